@@ -1,0 +1,13 @@
+/**
+ * `toolwire/client`: discover and call tools of MCP servers. Everything exported here is public API.
+ * @module
+ */
+export { Client, type ClientOptions, type CallToolOptions } from './client.js';
+export { ClientError } from './client-error.js';
+export type {
+  ClientHandlers,
+  ElicitationHandler,
+  SamplingHandler,
+  HandlerContext,
+} from './client-handlers.js';
+export type { RequestOptions } from '../protocol/engine/peer.js';

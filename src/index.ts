@@ -1,0 +1,10 @@
+/**
+ * `toolwire`: the Model Context Protocol tools feature on both ends of the wire.
+ * This entry point is runtime-neutral (no Node.js imports): the protocol core, the server and the
+ * client. Transports live in `toolwire/stdio` and `toolwire/in-memory`.
+ * Everything exported here is public API.
+ * @module
+ */
+export * from './protocol/index.js';
+export * from './server/index.js';
+export * from './client/index.js';

@@ -1,0 +1,177 @@
+/**
+ * Requests this side sent and awaits: ids, timeouts (with reset on progress and a hard maximum),
+ * abort signals, progress routing. Pure bookkeeping; the peer does the I/O.
+ * @module
+ */
+import { LocalErrorCode, ProtocolError, ToolwireError } from '../errors.js';
+import type { JsonObject, JsonRpcResponse, RequestId } from '../jsonrpc.js';
+import type { ProgressParams } from '../types/lifecycle.js';
+
+export interface RequestOptions {
+  /** Milliseconds to wait for the response. */
+  timeout?: number;
+  /** Restart the timeout clock on each progress notification (bounded by `maxTotalTimeout`). */
+  resetTimeoutOnProgress?: boolean;
+  /** Hard cap in milliseconds, whatever progress arrives. */
+  maxTotalTimeout?: number;
+  /** Aborting sends `notifications/cancelled` and rejects with REQUEST_CANCELLED. */
+  signal?: AbortSignal;
+  /** Called for each progress notification; asks the peer for progress by adding a progressToken. */
+  onProgress?: (progress: ProgressParams) => void;
+  /** The incoming request this one is made on behalf of (routes it on HTTP). */
+  relatedRequestId?: RequestId;
+}
+
+interface Pending {
+  method: string;
+  resolve: (result: JsonObject) => void;
+  reject: (error: Error) => void;
+  options: RequestOptions;
+  timeout: number;
+  startedAt: number;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  cleanup: () => void;
+}
+
+export type CancelSender = (id: RequestId, reason: string, method: string) => void;
+
+export class OutgoingRequests {
+  #nextId = 0;
+  readonly #pending = new Map<RequestId, Pending>();
+  readonly #byToken = new Map<string | number, RequestId>();
+  readonly #sendCancel: CancelSender;
+
+  constructor(sendCancel: CancelSender) {
+    this.#sendCancel = sendCancel;
+  }
+
+  get size(): number {
+    return this.#pending.size;
+  }
+
+  nextId(): number {
+    return this.#nextId++;
+  }
+
+  /** Registers a request; the returned promise settles with its response, timeout, abort or close. */
+  track(id: RequestId, method: string, timeout: number, options: RequestOptions): Promise<JsonObject> {
+    return new Promise<JsonObject>((resolve, reject) => {
+      const entry: Pending = {
+        method,
+        resolve,
+        reject,
+        options,
+        timeout,
+        startedAt: Date.now(),
+        timer: undefined,
+        cleanup: () => undefined,
+      };
+      const signal = options.signal;
+      if (signal) {
+        const onAbort = () => this.#abort(id, signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      if (options.onProgress) this.#byToken.set(id, id);
+      this.#pending.set(id, entry);
+      this.#arm(id, entry, timeout);
+    });
+  }
+
+  #arm(id: RequestId, entry: Pending, ms: number): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    if (!Number.isFinite(ms)) return;
+    entry.timer = setTimeout(
+      () => {
+        const elapsed = Date.now() - entry.startedAt;
+        this.#fail(
+          id,
+          new ToolwireError(
+            LocalErrorCode.RequestTimeout,
+            `Request ${entry.method} timed out after ${elapsed} ms`,
+            { details: { method: entry.method, timeout: entry.timeout, elapsed } },
+          ),
+          'Request timed out',
+        );
+      },
+      Math.max(0, ms),
+    );
+  }
+
+  /** Routes a progress notification; returns false when no live request owns the token. */
+  progress(params: ProgressParams): boolean {
+    const id = this.#byToken.get(params.progressToken);
+    const entry = id === undefined ? undefined : this.#pending.get(id);
+    if (id === undefined || !entry) return false;
+    entry.options.onProgress?.(params);
+    if (entry.options.resetTimeoutOnProgress) {
+      const max = entry.options.maxTotalTimeout ?? Infinity;
+      const remaining = max - (Date.now() - entry.startedAt);
+      if (remaining <= 0) {
+        this.#fail(
+          id,
+          new ToolwireError(
+            LocalErrorCode.RequestTimeout,
+            `Request ${entry.method} exceeded its maximum total timeout of ${max} ms`,
+            { details: { method: entry.method, maxTotalTimeout: max } },
+          ),
+          'Maximum total timeout exceeded',
+        );
+      } else {
+        this.#arm(id, entry, Math.min(entry.timeout, remaining));
+      }
+    }
+    return true;
+  }
+
+  /** Settles a request with the response that arrived; returns false for an unknown id. */
+  settle(response: JsonRpcResponse): boolean {
+    const id = response.id;
+    if (id === undefined || id === null) return false;
+    const entry = this.#take(id);
+    if (!entry) return false;
+    if ('result' in response) entry.resolve(response.result);
+    else entry.reject(ProtocolError.fromObject(response.error));
+    return true;
+  }
+
+  /** Rejects every pending request (the connection closed). */
+  rejectAll(error: Error): void {
+    for (const id of [...this.#pending.keys()]) this.#take(id)?.reject(error);
+  }
+
+  #abort(id: RequestId, reason: unknown): void {
+    const entry = this.#pending.get(id);
+    if (!entry) return;
+    const message =
+      reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'aborted';
+    this.#fail(
+      id,
+      new ToolwireError(
+        LocalErrorCode.RequestCancelled,
+        `Request ${entry.method} was cancelled: ${message}`,
+        {
+          cause: reason,
+        },
+      ),
+      message,
+    );
+  }
+
+  #fail(id: RequestId, error: Error, cancelReason: string): void {
+    const entry = this.#take(id);
+    if (!entry) return;
+    this.#sendCancel(id, cancelReason, entry.method);
+    entry.reject(error);
+  }
+
+  #take(id: RequestId): Pending | undefined {
+    const entry = this.#pending.get(id);
+    if (!entry) return undefined;
+    this.#pending.delete(id);
+    this.#byToken.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.cleanup();
+    return entry;
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * The JSON-RPC engine shared by client and server sessions: dispatches what arrives on a transport,
+ * answers requests through registered handlers, correlates responses, and implements cancellation
+ * (`notifications/cancelled`) and progress routing (`notifications/progress`) in both directions.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../errors.js';
+import {
+  classify,
+  errorResponse,
+  isJsonObject,
+  notification,
+  request as makeRequest,
+  resultResponse,
+  type JsonObject,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type RequestId,
+} from '../jsonrpc.js';
+import type { SendOptions, Transport } from '../transport.js';
+import type { ProgressParams } from '../types/lifecycle.js';
+import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
+
+export type { RequestOptions } from './outgoing-requests.js';
+
+/** What a request handler sees besides the params. */
+export interface RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Aborted by `notifications/cancelled` for this request, or when the connection closes. */
+  readonly signal: AbortSignal;
+  readonly meta: JsonObject | undefined;
+}
+
+export type RequestHandler = (params: JsonObject, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
+export type NotificationHandler = (params: JsonObject) => void | Promise<void>;
+
+export interface PeerOptions {
+  /** Default timeout for outgoing requests, in ms. */
+  defaultTimeout?: number;
+  /** Whether a JSON-RPC batch may be received now (2025-03-26 peers only). */
+  acceptBatch?: () => boolean;
+  /** How to write the id of an error response whose request id could not be read. */
+  unknownErrorId?: () => null | undefined;
+  /** Called before a request is dispatched; may throw a ProtocolError to refuse it. */
+  gate?: (message: JsonRpcRequest) => void;
+  /** Called before a notification is dispatched; return false to drop it. */
+  gateNotification?: (message: JsonRpcNotification) => boolean;
+}
+
+interface Inflight {
+  controller: AbortController;
+  cancelled: boolean;
+}
+
+export class Peer {
+  readonly #requestHandlers = new Map<string, RequestHandler>();
+  readonly #notificationHandlers = new Map<string, NotificationHandler>();
+  readonly #inflight = new Map<RequestId, Inflight>();
+  readonly #outgoing: OutgoingRequests;
+  readonly #options: PeerOptions;
+  #transport: Transport | undefined;
+  #closed = false;
+
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(options: PeerOptions = {}) {
+    this.#options = options;
+    this.#outgoing = new OutgoingRequests((id, reason, method) => {
+      if (method === 'initialize') return; // MUST NOT be cancelled
+      this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
+    });
+  }
+
+  get transport(): Transport | undefined {
+    return this.#transport;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  setRequestHandler(method: string, handler: RequestHandler): void {
+    this.#requestHandlers.set(method, handler);
+  }
+
+  setNotificationHandler(method: string, handler: NotificationHandler): void {
+    this.#notificationHandlers.set(method, handler);
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    if (this.#transport)
+      throw new ToolwireError(LocalErrorCode.AlreadyConnected, 'Peer is already connected');
+    this.#transport = transport;
+    transport.onmessage = (value) => this.#receive(value);
+    transport.onerror = (error) => this.#transportError(error);
+    transport.onclose = () => this.#handleClose();
+    await transport.start();
+  }
+
+  /** Sends a request and resolves with its result; rejects with ProtocolError or ToolwireError. */
+  request(method: string, params: JsonObject | undefined, options: RequestOptions = {}): Promise<JsonObject> {
+    if (this.#closed || !this.#transport) {
+      return Promise.reject(
+        new ToolwireError(LocalErrorCode.ConnectionClosed, `Cannot send ${method}: the connection is closed`),
+      );
+    }
+    if (options.signal?.aborted) {
+      return Promise.reject(
+        new ToolwireError(
+          LocalErrorCode.RequestCancelled,
+          `Request ${method} was cancelled before it was sent`,
+          {
+            cause: options.signal.reason,
+          },
+        ),
+      );
+    }
+    const id = this.#outgoing.nextId();
+    let sent = params;
+    if (options.onProgress) {
+      const meta = isJsonObject(params?._meta) ? params._meta : {};
+      sent = { ...params, _meta: { ...meta, progressToken: id } };
+    }
+    const timeout = options.timeout ?? this.#options.defaultTimeout ?? 60_000;
+    const result = this.#outgoing.track(id, method, timeout, options);
+    const sendOptions =
+      options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
+    this.#transport.send(makeRequest(id, method, sent), sendOptions).catch((error: unknown) => {
+      this.#outgoing.settle(
+        errorResponse(id, { code: ErrorCode.InternalError, message: `Send failed: ${errorMessage(error)}` }),
+      );
+    });
+    return result;
+  }
+
+  async notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
+    if (this.#closed || !this.#transport) return;
+    await this.#transport.send(notification(method, params), options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#transport?.close();
+    this.#handleClose();
+  }
+
+  #handleClose(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#outgoing.rejectAll(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    for (const inflight of this.#inflight.values()) {
+      inflight.cancelled = true;
+      inflight.controller.abort(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    }
+    this.#inflight.clear();
+    this.onclose?.();
+  }
+
+  #transportError(error: Error): void {
+    if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
+      this.#send(errorResponse(this.#options.unknownErrorId?.(), error.toJSON()));
+    }
+    this.onerror?.(error);
+  }
+
+  #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
+    if (this.#closed || !this.#transport) return;
+    this.#transport.send(message, options).catch((error: unknown) => {
+      this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+    });
+  }
+
+  #receive(value: unknown): void {
+    if (Array.isArray(value)) {
+      void this.#receiveBatch(value);
+      return;
+    }
+    const pending = this.#dispatch(value);
+    if (pending) {
+      void pending.then((response) => {
+        if (!response) return;
+        const id = response.id;
+        this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+      });
+    }
+  }
+
+  async #receiveBatch(values: unknown[]): Promise<void> {
+    if (values.length === 0 || !(this.#options.acceptBatch?.() ?? false)) {
+      const reason =
+        values.length === 0 ? 'an empty batch' : 'JSON-RPC batches are not supported by this revision';
+      this.#send(
+        errorResponse(this.#options.unknownErrorId?.(), {
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid request: ${reason}`,
+        }),
+      );
+      return;
+    }
+    const responses = await Promise.all(values.map((value) => this.#dispatch(value)));
+    const out = responses.filter((r): r is JsonRpcResponse => r !== undefined);
+    if (out.length > 0) this.#send(out);
+  }
+
+  /** Handles one message; resolves with the response to send, if any. */
+  #dispatch(value: unknown): Promise<JsonRpcResponse | undefined> | undefined {
+    const item = classify(value);
+    switch (item.kind) {
+      case 'response':
+        if (!this.#outgoing.settle(item.message)) {
+          this.onerror?.(
+            new Error(`Received a response for an unknown request id ${String(item.message.id)}`),
+          );
+        }
+        return undefined;
+      case 'notification':
+        this.#handleNotification(item.message);
+        return undefined;
+      case 'request':
+        return this.#handleRequest(item.message);
+      case 'invalid':
+        return Promise.resolve(
+          errorResponse(item.id ?? this.#options.unknownErrorId?.(), {
+            code: ErrorCode.InvalidRequest,
+            message: `Invalid request: ${item.reason}`,
+          }),
+        );
+    }
+  }
+
+  #handleNotification(message: JsonRpcNotification): void {
+    const params = message.params ?? {};
+    if (message.method === 'notifications/cancelled') {
+      const id = params.requestId;
+      const inflight = typeof id === 'string' || typeof id === 'number' ? this.#inflight.get(id) : undefined;
+      if (inflight && !inflight.cancelled) {
+        inflight.cancelled = true;
+        const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the peer';
+        inflight.controller.abort(new ToolwireError(LocalErrorCode.RequestCancelled, reason));
+      }
+      return;
+    }
+    if (message.method === 'notifications/progress') {
+      this.#outgoing.progress(params as unknown as ProgressParams);
+      return;
+    }
+    if (this.#options.gateNotification && !this.#options.gateNotification(message)) return;
+    const handler = this.#notificationHandlers.get(message.method);
+    if (!handler) return;
+    try {
+      const done = handler(params);
+      if (done) done.catch((error: unknown) => this.onerror?.(asError(error)));
+    } catch (error) {
+      this.onerror?.(asError(error));
+    }
+  }
+
+  async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    const { id, method } = message;
+    const params = message.params ?? {};
+    const inflight: Inflight = { controller: new AbortController(), cancelled: false };
+    this.#inflight.set(id, inflight);
+    try {
+      this.#options.gate?.(message);
+      const handler = this.#requestHandlers.get(method);
+      if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      const ctx: RequestContext = {
+        id,
+        method,
+        signal: inflight.controller.signal,
+        meta: isJsonObject(params._meta) ? params._meta : undefined,
+      };
+      const result = await handler(params, ctx);
+      return inflight.cancelled ? undefined : resultResponse(id, result);
+    } catch (error) {
+      if (inflight.cancelled) return undefined;
+      if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
+      this.onerror?.(asError(error));
+      return errorResponse(id, {
+        code: ErrorCode.InternalError,
+        message: `Internal error: ${errorMessage(error)}`,
+      });
+    } finally {
+      if (this.#inflight.get(id) === inflight) this.#inflight.delete(id);
+    }
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(errorMessage(error));
+}

@@ -1,0 +1,115 @@
+/**
+ * The two error families of toolwire.
+ *
+ * - {@link ProtocolError}: an error that crosses the wire as a JSON-RPC error object, with a numeric code.
+ * - {@link ToolwireError}: a local error (timeouts, closed connections, bad definitions) with a string code.
+ *   Each layer narrows it (`ClientError`, `ServerError`, `TransportError`, `SchemaError`).
+ *
+ * @module
+ */
+
+/** JSON-RPC and MCP error codes, as they appear on the wire. */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Resource not found (2024-11-05 … 2025-11-25). */
+  ResourceNotFound: -32002,
+  /** 2026-07-28: an HTTP header does not match the body. */
+  HeaderMismatch: -32020,
+  /** 2026-07-28: the request lacks a client capability the server needs. */
+  MissingRequiredClientCapability: -32021,
+  /** 2026-07-28: the protocol version is not supported. */
+  UnsupportedProtocolVersion: -32022,
+  /** 2025-11-25: URL-mode elicitation is required before the request can proceed. */
+  UrlElicitationRequired: -32042,
+} as const;
+
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+/** The JSON shape of a JSON-RPC error object. */
+export interface ErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** An error that is sent to, or was received from, the peer as a JSON-RPC error. */
+export class ProtocolError extends Error {
+  override readonly name = 'ProtocolError';
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.data = data;
+  }
+
+  /** Rebuilds an error received on the wire. */
+  static fromObject(error: ErrorObject): ProtocolError {
+    return new ProtocolError(error.code, error.message, error.data);
+  }
+
+  toJSON(): ErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+/** String codes of local errors; one table for every layer. */
+export const LocalErrorCode = {
+  RequestTimeout: 'REQUEST_TIMEOUT',
+  RequestCancelled: 'REQUEST_CANCELLED',
+  ConnectionClosed: 'CONNECTION_CLOSED',
+  NotConnected: 'NOT_CONNECTED',
+  AlreadyConnected: 'ALREADY_CONNECTED',
+  UnsupportedProtocolVersion: 'UNSUPPORTED_PROTOCOL_VERSION',
+  CapabilityNotSupported: 'CAPABILITY_NOT_SUPPORTED',
+  InvalidResult: 'INVALID_RESULT',
+  OutputSchemaMismatch: 'OUTPUT_SCHEMA_MISMATCH',
+  TooManyPages: 'TOO_MANY_PAGES',
+  InvalidDefinition: 'INVALID_DEFINITION',
+  DuplicateName: 'DUPLICATE_NAME',
+  InvalidSchema: 'INVALID_SCHEMA',
+  UnsupportedSchemaDialect: 'UNSUPPORTED_SCHEMA_DIALECT',
+  InvalidProgress: 'INVALID_PROGRESS',
+  MessageTooLarge: 'MESSAGE_TOO_LARGE',
+  SpawnFailed: 'SPAWN_FAILED',
+  SendFailed: 'SEND_FAILED',
+} as const;
+
+export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
+
+/** A local error: never sent over the wire as such. */
+export class ToolwireError extends Error {
+  override name = 'ToolwireError';
+  readonly code: LocalErrorCodeValue;
+  readonly details: unknown;
+
+  constructor(code: LocalErrorCodeValue, message: string, options?: { cause?: unknown; details?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options?.details;
+  }
+
+  toJSON(): { name: string; code: LocalErrorCodeValue; message: string; details?: unknown } {
+    return this.details === undefined
+      ? { name: this.name, code: this.code, message: this.message }
+      : { name: this.name, code: this.code, message: this.message, details: this.details };
+  }
+}
+
+/** Turns anything thrown into a readable one-line message. */
+export function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    return String(error);
+  }
+}

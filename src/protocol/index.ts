@@ -1,0 +1,74 @@
+/**
+ * The protocol core: JSON-RPC shapes, error families, MCP types by area, revisions and their wire
+ * shaping, the transport interface and the JSON-RPC engine. Pure: no Node.js imports.
+ * Everything exported here is public API.
+ * @module
+ */
+export {
+  ErrorCode,
+  LocalErrorCode,
+  ProtocolError,
+  ToolwireError,
+  errorMessage,
+  type ErrorCodeValue,
+  type ErrorObject,
+  type LocalErrorCodeValue,
+} from './errors.js';
+export {
+  classify,
+  isJsonObject,
+  type Classified,
+  type JsonObject,
+  type JsonRpcErrorResponse,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from './jsonrpc.js';
+export type { Transport, SendOptions } from './transport.js';
+export {
+  Peer,
+  type PeerOptions,
+  type RequestContext,
+  type RequestHandler,
+  type NotificationHandler,
+  type RequestOptions,
+} from './engine/peer.js';
+export {
+  LEGACY_REVISIONS,
+  LATEST_LEGACY_REVISION,
+  isLegacyRevision,
+  negotiateVersion,
+  profileFor,
+  type LegacyRevision,
+  type RevisionFeatures,
+  type RevisionProfile,
+} from './revisions/index.js';
+export type * from './types/content.js';
+export type * from './types/client-features.js';
+export {
+  LOGGING_LEVELS,
+  isLoggingLevel,
+  type Icon,
+  type Implementation,
+  type ClientCapabilities,
+  type ServerCapabilities,
+  type InitializeParams,
+  type InitializeResult,
+  type LoggingLevel,
+  type LoggingMessageParams,
+  type ProgressParams,
+  type CancelledParams,
+} from './types/lifecycle.js';
+export {
+  TOOL_NAME_PATTERN,
+  displayName,
+  type Tool,
+  type ToolAnnotations,
+  type WireSchema,
+  type ListToolsResult,
+  type CallToolParams,
+  type CallToolResult,
+} from './types/tools.js';

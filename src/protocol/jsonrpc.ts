@@ -1,0 +1,108 @@
+/**
+ * JSON-RPC 2.0 message shapes as MCP uses them, and a classifier for values read off the wire.
+ * @module
+ */
+import { ErrorCode, type ErrorObject } from './errors.js';
+
+export type RequestId = string | number;
+
+/** Any JSON object used as `params` or `result`. `_meta` is reserved by MCP. */
+export interface JsonObject {
+  [key: string]: unknown;
+}
+
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: JsonObject;
+}
+
+export interface JsonRpcResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: JsonObject;
+}
+
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  /** Omitted (2025-11-25+) or null (older) when the request id could not be read. */
+  id?: RequestId | null;
+  error: ErrorObject;
+}
+
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** A value read off the wire, sorted into what it is. */
+export type Classified =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'response'; message: JsonRpcResponse }
+  | { kind: 'invalid'; id: RequestId | undefined; reason: string };
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Sorts one parsed JSON value (not a batch) into request, notification, response, or invalid. */
+export function classify(value: unknown): Classified {
+  if (!isJsonObject(value))
+    return { kind: 'invalid', id: undefined, reason: 'a JSON-RPC message must be an object' };
+  const id = isRequestId(value.id) ? value.id : undefined;
+  if (value.jsonrpc !== '2.0') return { kind: 'invalid', id, reason: 'jsonrpc must be "2.0"' };
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return { kind: 'invalid', id, reason: 'method must be a string' };
+    if (value.params !== undefined && !isJsonObject(value.params)) {
+      return { kind: 'invalid', id, reason: 'params must be an object' };
+    }
+    if (!('id' in value)) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
+    if (id === undefined)
+      return { kind: 'invalid', id: undefined, reason: 'id must be a string or an integer' };
+    return { kind: 'request', message: value as unknown as JsonRpcRequest };
+  }
+  if ('result' in value) {
+    if (id === undefined) return { kind: 'invalid', id: undefined, reason: 'a response needs an id' };
+    if (!isJsonObject(value.result)) return { kind: 'invalid', id, reason: 'result must be an object' };
+    return { kind: 'response', message: value as unknown as JsonRpcResultResponse };
+  }
+  if ('error' in value) {
+    const error = value.error;
+    if (!isJsonObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+      return { kind: 'invalid', id, reason: 'error must have a numeric code and a message' };
+    }
+    return { kind: 'response', message: value as unknown as JsonRpcErrorResponse };
+  }
+  return { kind: 'invalid', id, reason: 'not a request, notification or response' };
+}
+
+export function request(id: RequestId, method: string, params?: JsonObject): JsonRpcRequest {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+
+export function notification(method: string, params?: JsonObject): JsonRpcNotification {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+export function resultResponse(id: RequestId, result: JsonObject): JsonRpcResultResponse {
+  return { jsonrpc: '2.0', id, result };
+}
+
+export function errorResponse(id: RequestId | null | undefined, error: ErrorObject): JsonRpcErrorResponse {
+  return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
+}
+
+/** The response for bytes that are not JSON at all. */
+export function parseErrorResponse(detail: string, id: null | undefined = undefined): JsonRpcErrorResponse {
+  return errorResponse(id, { code: ErrorCode.ParseError, message: `Parse error: ${detail}` });
+}

@@ -1,0 +1,35 @@
+/**
+ * What a protocol revision has on the wire. Each revision's module declares one of these;
+ * the shaping functions read nothing else.
+ * @module
+ */
+export interface RevisionFeatures {
+  /** JSON-RPC batches may be received (2025-03-26 only). */
+  batching: boolean;
+  /** `Tool.annotations` (ToolAnnotations). */
+  toolAnnotations: boolean;
+  /** `audio` content blocks. */
+  audioContent: boolean;
+  /** `message` on progress notifications. */
+  progressMessage: boolean;
+  /** the `completions` server capability. */
+  completions: boolean;
+  /** `title` on tools and implementations (BaseMetadata). */
+  titles: boolean;
+  /** `outputSchema` on tools and `structuredContent` on results. */
+  structuredContent: boolean;
+  /** `resource_link` content blocks. */
+  resourceLinks: boolean;
+  /** `_meta` on tools and content blocks; `lastModified` in content annotations. */
+  contentMeta: boolean;
+  /** the `elicitation` client capability and `elicitation/create`. */
+  elicitation: boolean;
+  /** `icons` on tools, resource links and implementations; `description`/`websiteUrl` on implementations. */
+  icons: boolean;
+  /** `$schema` inside `inputSchema` / `outputSchema`; JSON Schema 2020-12 is the default dialect. */
+  schemaDialect: boolean;
+  /** experimental tasks: `tasks` capabilities, `Tool.execution`. */
+  tasks: boolean;
+  /** the `id` of an error response may be omitted when it could not be read. */
+  optionalErrorId: boolean;
+}

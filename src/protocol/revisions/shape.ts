@@ -1,0 +1,119 @@
+/**
+ * Shapes what toolwire produces (the union of every revision) into what one revision defines.
+ * A peer never receives a field or content type its revision lacks.
+ *
+ * Conversion rules, for content a revision does not have:
+ * - `audio` (before 2025-03-26) becomes an embedded `resource` with the same bytes as `blob`, the same
+ *   `mimeType`, and the URI `data:<mimeType>;base64,` (the payload lives in `blob`, not in the URI).
+ * - `resource_link` (before 2025-06-18) becomes a `text` block: `Resource link: <title or name> <uri>`,
+ *   followed by ` (<mimeType>)` and `: <description>` when present.
+ * - `structuredContent` (before 2025-06-18) is dropped; if nothing else would remain, its JSON text
+ *   becomes the content, so the data is never lost.
+ * Fields a revision lacks (`title`, `outputSchema`, `icons`, `_meta`, annotations, `execution`,
+ * `annotations.lastModified`, `$schema`) are removed.
+ * @module
+ */
+import type { JsonObject } from '../jsonrpc.js';
+import type { Annotations, ContentBlock } from '../types/content.js';
+import type { Implementation, ServerCapabilities } from '../types/lifecycle.js';
+import type { CallToolResult, Tool, WireSchema } from '../types/tools.js';
+import type { RevisionFeatures } from './features.js';
+
+function shapeAnnotations(annotations: Annotations, f: RevisionFeatures): Annotations {
+  if (f.contentMeta || annotations.lastModified === undefined) return annotations;
+  const { lastModified: _drop, ...rest } = annotations;
+  return rest;
+}
+
+function withoutMeta<T extends { _meta?: JsonObject }>(value: T, f: RevisionFeatures): T {
+  if (f.contentMeta || value._meta === undefined) return value;
+  const { _meta: _drop, ...rest } = value;
+  return rest as T;
+}
+
+export function shapeContent(block: ContentBlock, f: RevisionFeatures): ContentBlock {
+  let out: ContentBlock = block;
+  if (block.type === 'audio' && !f.audioContent) {
+    out = {
+      type: 'resource',
+      resource: { uri: `data:${block.mimeType};base64,`, mimeType: block.mimeType, blob: block.data },
+      ...(block.annotations ? { annotations: block.annotations } : {}),
+    };
+  } else if (block.type === 'resource_link' && !f.resourceLinks) {
+    let text = `Resource link: ${block.title ?? block.name} ${block.uri}`;
+    if (block.mimeType) text += ` (${block.mimeType})`;
+    if (block.description) text += `: ${block.description}`;
+    out = { type: 'text', text, ...(block.annotations ? { annotations: block.annotations } : {}) };
+  } else if (block.type === 'resource_link' && !f.icons && block.icons !== undefined) {
+    const { icons: _drop, ...rest } = block;
+    out = rest;
+  }
+  if (out.type === 'resource' && !f.contentMeta && out.resource._meta !== undefined) {
+    out = { ...out, resource: withoutMeta(out.resource, f) };
+  }
+  out = withoutMeta(out, f);
+  if (out.annotations && !f.contentMeta && out.annotations.lastModified !== undefined) {
+    out = { ...out, annotations: shapeAnnotations(out.annotations, f) };
+  }
+  return out;
+}
+
+function shapeSchema(schema: WireSchema, f: RevisionFeatures): WireSchema {
+  if (f.schemaDialect || schema.$schema === undefined) return schema;
+  const { $schema: _drop, ...rest } = schema;
+  return rest;
+}
+
+export function shapeTool(tool: Tool, f: RevisionFeatures): Tool {
+  const out = { name: tool.name } as Tool;
+  if (tool.title !== undefined && f.titles) out.title = tool.title;
+  if (tool.description !== undefined) out.description = tool.description;
+  out.inputSchema = shapeSchema(tool.inputSchema, f);
+  if (tool.outputSchema !== undefined && f.structuredContent)
+    out.outputSchema = shapeSchema(tool.outputSchema, f);
+  if (tool.annotations !== undefined && f.toolAnnotations) out.annotations = tool.annotations;
+  if (tool.icons !== undefined && f.icons) out.icons = tool.icons;
+  if (tool.execution !== undefined && f.tasks) out.execution = tool.execution;
+  if (tool._meta !== undefined && f.contentMeta) out._meta = tool._meta;
+  return out;
+}
+
+export function shapeCallResult(result: CallToolResult, f: RevisionFeatures): CallToolResult {
+  let content = result.content.map((block) => shapeContent(block, f));
+  const out: CallToolResult = { content };
+  if (result.structuredContent !== undefined) {
+    if (f.structuredContent) out.structuredContent = result.structuredContent;
+    else if (content.length === 0) {
+      content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+      out.content = content;
+    }
+  }
+  if (result.isError !== undefined) out.isError = result.isError;
+  if (result._meta !== undefined) out._meta = result._meta;
+  return out;
+}
+
+export function shapeImplementation(info: Implementation, f: RevisionFeatures): Implementation {
+  const out: Implementation = { name: info.name, version: info.version };
+  if (info.title !== undefined && f.titles) out.title = info.title;
+  if (f.icons) {
+    if (info.description !== undefined) out.description = info.description;
+    if (info.icons !== undefined) out.icons = info.icons;
+    if (info.websiteUrl !== undefined) out.websiteUrl = info.websiteUrl;
+  }
+  return out;
+}
+
+export function shapeServerCapabilities(caps: ServerCapabilities, f: RevisionFeatures): ServerCapabilities {
+  const out: ServerCapabilities = { ...caps };
+  if (!f.completions) delete out.completions;
+  if (!f.tasks) delete out.tasks;
+  return out;
+}
+
+/** Progress params: `message` exists from 2025-03-26. */
+export function shapeProgress<T extends { message?: string }>(params: T, f: RevisionFeatures): T {
+  if (f.progressMessage || params.message === undefined) return params;
+  const { message: _drop, ...rest } = params;
+  return rest as T;
+}

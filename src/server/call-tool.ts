@@ -1,0 +1,114 @@
+/**
+ * The `tools/call` pipeline: check params, find the tool, validate arguments, run the handler,
+ * normalize and check its result. Tool failures become `isError` results; only malformed requests and
+ * unknown tools are protocol errors (SEP-1303).
+ * @module
+ */
+import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import type { ContentBlock } from '../protocol/types/content.js';
+import type { CallToolResult } from '../protocol/types/tools.js';
+import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../schema/index.js';
+import { toolError } from './results.js';
+import type { RegisteredTool, ToolReturn } from './tool-definition.js';
+import type { ToolContext } from './tool-context.js';
+
+export interface CallToolHooks {
+  /** Reports a server-side bug (e.g. output that breaks the tool's outputSchema). */
+  onToolBug?: (message: string, tool: string) => void;
+}
+
+/** Checks `tools/call` params; throws -32602 for a malformed request. */
+export function parseCallParams(params: JsonObject): { name: string; args: JsonObject } {
+  const { name, arguments: args } = params;
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: "name" must be a non-empty string');
+  }
+  if (args !== undefined && args !== null && !isJsonObject(args)) {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: "arguments" must be an object');
+  }
+  return { name, args: isJsonObject(args) ? args : {} };
+}
+
+function validate(
+  schema: ResolvedSchema,
+  value: unknown,
+): ValidationOutcome<unknown> | Promise<ValidationOutcome<unknown>> {
+  return schema.validateSync ? schema.validateSync(value) : schema.validate(value);
+}
+
+function isContentBlock(value: unknown): value is ContentBlock {
+  return isJsonObject(value) && typeof value.type === 'string';
+}
+
+/** Turns whatever the handler returned into a CallToolResult, or explains why it cannot. */
+export function normalizeResult(value: ToolReturn): CallToolResult | string {
+  if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+  if (Array.isArray(value)) {
+    return value.every(isContentBlock)
+      ? { content: value }
+      : 'the handler returned an array that is not content blocks';
+  }
+  if (!isJsonObject(value))
+    return `the handler returned ${value === null ? 'null' : typeof value}, not a result`;
+  if ('content' in value || 'structuredContent' in value) {
+    const content = value.content ?? [];
+    if (!Array.isArray(content) || !content.every(isContentBlock))
+      return 'the result\'s "content" is not an array of content blocks';
+    const out: CallToolResult = { content };
+    if (value.structuredContent !== undefined) out.structuredContent = value.structuredContent;
+    if (value.isError === true) out.isError = true;
+    if (isJsonObject(value._meta)) out._meta = value._meta;
+    return out;
+  }
+  if (isContentBlock(value)) return { content: [value] };
+  return 'the handler returned an object that is neither a result nor a content block';
+}
+
+export async function callTool(
+  tool: RegisteredTool,
+  args: JsonObject,
+  ctx: ToolContext,
+  hooks: CallToolHooks = {},
+): Promise<CallToolResult> {
+  const checked = await validate(tool.input, args);
+  if (!checked.ok) {
+    return toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+  }
+
+  let returned: ToolReturn;
+  try {
+    returned = await tool.handler(checked.value as never, ctx);
+  } catch (error) {
+    if (error instanceof ProtocolError) throw error;
+    if (ctx.signal.aborted) throw error;
+    const prefix = error instanceof ToolwireError ? '' : `Tool ${tool.name} failed: `;
+    return toolError(`${prefix}${errorMessage(error)}`);
+  }
+
+  const result = normalizeResult(returned);
+  if (typeof result === 'string') {
+    const message = `Tool ${tool.name} returned an invalid result: ${result}`;
+    hooks.onToolBug?.(message, tool.name);
+    return toolError(message);
+  }
+  if (result.isError) return result;
+
+  if (tool.output) {
+    if (result.structuredContent === undefined) {
+      const message = `Tool ${tool.name} declares an outputSchema but returned no structuredContent`;
+      hooks.onToolBug?.(message, tool.name);
+      return toolError(message);
+    }
+    const outcome = await validate(tool.output, result.structuredContent);
+    if (!outcome.ok) {
+      const message = `Tool ${tool.name} returned structured content that does not match its outputSchema: ${formatIssues(outcome.issues)}`;
+      hooks.onToolBug?.(message, tool.name);
+      return toolError(message);
+    }
+  }
+  if (result.structuredContent !== undefined && result.content.length === 0) {
+    result.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+  }
+  return result;
+}

@@ -1,0 +1,96 @@
+/**
+ * Helpers that build content blocks and tool results, one per content type.
+ *
+ * @example
+ * ```ts
+ * server.tool('greet', { inputSchema: z.object({ who: z.string() }) }, ({ who }) => text(`Hello, ${who}`));
+ * server.tool('stats', { outputSchema }, () => structured({ files: 3, bytes: 1200 }));
+ * ```
+ * @module
+ */
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import type {
+  Annotations,
+  AudioContent,
+  ContentBlock,
+  EmbeddedResource,
+  ImageContent,
+  ResourceLink,
+  TextContent,
+} from '../protocol/types/content.js';
+import type { CallToolResult } from '../protocol/types/tools.js';
+
+interface BlockOptions {
+  annotations?: Annotations;
+  _meta?: JsonObject;
+}
+
+/** Encodes bytes as base64 without Node's Buffer, so the server layer runs anywhere. */
+export function toBase64(data: Uint8Array | string): string {
+  if (typeof data === 'string') return data;
+  let binary = '';
+  const chunk = 0x8000;
+  for (let i = 0; i < data.length; i += chunk) {
+    binary += String.fromCharCode(...data.subarray(i, i + chunk));
+  }
+  return btoa(binary);
+}
+
+function extras(options: BlockOptions | undefined): BlockOptions {
+  if (!options) return {};
+  const out: BlockOptions = {};
+  if (options.annotations) out.annotations = options.annotations;
+  if (options._meta) out._meta = options._meta;
+  return out;
+}
+
+export function text(value: string, options?: BlockOptions): TextContent {
+  return { type: 'text', text: value, ...extras(options) };
+}
+
+/** An image; `data` is raw bytes or a base64 string. */
+export function image(data: Uint8Array | string, mimeType: string, options?: BlockOptions): ImageContent {
+  return { type: 'image', data: toBase64(data), mimeType, ...extras(options) };
+}
+
+/** Audio (a 2024-11-05 peer receives it as an embedded blob resource). */
+export function audio(data: Uint8Array | string, mimeType: string, options?: BlockOptions): AudioContent {
+  return { type: 'audio', data: toBase64(data), mimeType, ...extras(options) };
+}
+
+/** A link to a resource (older peers receive it as text). */
+export function resourceLink(link: Omit<ResourceLink, 'type'>): ResourceLink {
+  return { type: 'resource_link', ...link };
+}
+
+/** An embedded resource with text or binary (`blob`: raw bytes or base64) contents. */
+export function embeddedResource(
+  resource: { uri: string; mimeType?: string; _meta?: JsonObject } & (
+    { text: string } | { blob: Uint8Array | string }
+  ),
+  options?: BlockOptions,
+): EmbeddedResource {
+  const contents =
+    'text' in resource
+      ? { ...resource }
+      : { ...resource, blob: toBase64((resource as { blob: Uint8Array | string }).blob) };
+  return { type: 'resource', resource: contents, ...extras(options) };
+}
+
+/** A result with these content blocks. */
+export function toolResult(...content: ContentBlock[]): CallToolResult<never> {
+  return { content };
+}
+
+/**
+ * A structured result: `structuredContent` plus its JSON as a text block for clients that read only
+ * `content` (the spec's backwards-compatibility SHOULD). Extra blocks follow the JSON text.
+ */
+export function structured<T>(value: T, ...more: ContentBlock[]): CallToolResult<T> {
+  return { content: [text(JSON.stringify(value)), ...more], structuredContent: value };
+}
+
+/** A tool execution error the model can read and correct (`isError: true`). */
+export function toolError(message: string, ...more: ContentBlock[]): CallToolResult<never> {
+  return { content: [text(message), ...more], isError: true };
+}

@@ -1,0 +1,134 @@
+/**
+ * The context a tool handler receives: cancellation, progress, logging, requests to the client.
+ * @module
+ */
+import { LocalErrorCode } from '../protocol/errors.js';
+import type { RequestOptions } from '../protocol/engine/peer.js';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  ListRootsResult,
+} from '../protocol/types/client-features.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
+import { ServerError } from './server-error.js';
+
+/** What the server knows of the client on this connection. */
+export interface ClientView {
+  readonly protocolVersion: string;
+  readonly info: Implementation | undefined;
+  readonly capabilities: ClientCapabilities;
+}
+
+export interface ToolContext {
+  /** Aborted when the client cancels the call, the connection closes, or the server shuts down. */
+  readonly signal: AbortSignal;
+  readonly requestId: RequestId;
+  /** The request's `_meta`. */
+  readonly meta: JsonObject | undefined;
+  readonly client: ClientView;
+  /** Reports progress when the caller asked for it (a no-op otherwise). Values must increase. */
+  progress(progress: number, total?: number, message?: string): Promise<void>;
+  /** Sends `notifications/message`, honouring the level the client set. */
+  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  /** Asks the user for input through the client (needs the client's `elicitation` capability). */
+  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>;
+  /** Asks the client's model for a completion (needs the client's `sampling` capability). */
+  sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
+  /** Lists the client's roots (needs the client's `roots` capability). */
+  listRoots(options?: RequestOptions): Promise<ListRootsResult>;
+}
+
+/** What a session provides to build contexts. */
+export interface ContextHost {
+  readonly client: ClientView;
+  canElicit(): boolean;
+  request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
+  notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void>;
+  sendProgress(
+    token: string | number,
+    progress: number,
+    total: number | undefined,
+    message: string | undefined,
+    relatedRequestId: RequestId,
+  ): Promise<void>;
+  log(
+    level: LoggingLevel,
+    data: unknown,
+    logger: string | undefined,
+    relatedRequestId: RequestId,
+  ): Promise<void>;
+}
+
+export function createToolContext(
+  host: ContextHost,
+  requestId: RequestId,
+  signal: AbortSignal,
+  meta: JsonObject | undefined,
+): ToolContext {
+  const token = meta?.progressToken;
+  const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+  let lastProgress = -Infinity;
+
+  const ask = async (
+    capability: string,
+    method: string,
+    params: JsonObject | undefined,
+    options?: RequestOptions,
+  ) => {
+    if (
+      host.client.capabilities[capability] === undefined ||
+      (capability === 'elicitation' && !host.canElicit())
+    ) {
+      throw new ServerError(
+        LocalErrorCode.CapabilityNotSupported,
+        `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
+      );
+    }
+    return host.request(method, params, { signal, ...options, relatedRequestId: requestId });
+  };
+
+  return {
+    signal,
+    requestId,
+    meta,
+    client: host.client,
+    async progress(progress, total, message) {
+      if (progressToken === undefined) return;
+      if (!(progress > lastProgress)) {
+        throw new ServerError(
+          LocalErrorCode.InvalidProgress,
+          `Progress must increase with each notification (got ${progress} after ${lastProgress})`,
+        );
+      }
+      lastProgress = progress;
+      if (signal.aborted) return;
+      await host.sendProgress(progressToken, progress, total, message, requestId);
+    },
+    async log(level, data, logger) {
+      if (signal.aborted) return;
+      await host.log(level, data, logger, requestId);
+    },
+    async elicit(params, options) {
+      return (await ask(
+        'elicitation',
+        'elicitation/create',
+        params as unknown as JsonObject,
+        options,
+      )) as unknown as ElicitResult;
+    },
+    async sample(params, options) {
+      return (await ask(
+        'sampling',
+        'sampling/createMessage',
+        params as unknown as JsonObject,
+        options,
+      )) as unknown as CreateMessageResult;
+    },
+    async listRoots(options) {
+      return (await ask('roots', 'roots/list', undefined, options)) as unknown as ListRootsResult;
+    },
+  };
+}

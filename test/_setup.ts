@@ -1,0 +1,59 @@
+// The transport matrix: every protocol test runs over the in-memory pair and over stdio (a real child
+// process), against the same fixture server.
+import { fileURLToPath } from 'node:url';
+import { describe } from 'vitest';
+import { Client, type ClientOptions } from '../src/client/index.js';
+import type { Server } from '../src/server/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+
+export const FIXTURE = fileURLToPath(new URL('./fixtures/protocol-server.mjs', import.meta.url));
+const SERVE = fileURLToPath(new URL('./fixtures/serve-stdio.mjs', import.meta.url));
+
+export interface Connected {
+  client: Client;
+  /** The server object, where it lives in this process (in-memory only). */
+  server: Server | undefined;
+  close(): Promise<void>;
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+export type Connect = (options?: ClientOptions & { fixture?: string }) => Promise<Connected>;
+
+async function inMemory(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
+  const mod = (await import(options.fixture ?? FIXTURE)) as { default: () => Server };
+  const server = mod.default();
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await server.connect(serverEnd);
+  const client = new Client({ name: 'matrix', version: '1.0.0' }, options);
+  await client.connect(clientEnd);
+  const close = async () => {
+    await client.close();
+    await server.close();
+  };
+  return { client, server, close, [Symbol.asyncDispose]: close };
+}
+
+async function stdio(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVE, options.fixture ?? FIXTURE],
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'matrix', version: '1.0.0' }, options);
+  await client.connect(transport);
+  const close = () => client.close();
+  return { client, server: undefined, close, [Symbol.asyncDispose]: close };
+}
+
+export const TRANSPORTS: ReadonlyArray<{ name: string; connect: Connect }> = [
+  { name: 'in-memory', connect: inMemory },
+  { name: 'stdio', connect: stdio },
+];
+
+/** Runs `fn` once per transport. */
+export function describeMatrix(title: string, fn: (connect: Connect, transport: string) => void): void {
+  for (const { name, connect } of TRANSPORTS) {
+    describe(`${title} [${name}]`, () => fn(connect, name));
+  }
+}

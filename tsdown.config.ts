@@ -1,0 +1,19 @@
+import { defineConfig } from 'tsdown';
+
+export default defineConfig({
+  entry: {
+    index: 'src/index.ts',
+    server: 'src/server/index.ts',
+    client: 'src/client/index.ts',
+    stdio: 'src/transports/stdio/index.ts',
+    'in-memory': 'src/transports/in-memory.ts',
+
+  },
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  outExtensions: () => ({ js: '.js', dts: '.d.ts' }),
+});
