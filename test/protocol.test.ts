@@ -6,8 +6,21 @@ import { LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
 import { describeMatrix } from './_setup.js';
 
 const ALL_TOOLS = [
-  'echo', 'add', 'structured_only', 'bad_output', 'throws', 'all_content', 'slow', 'wait_for_cancel',
-  'logs', 'ask', 'sample', 'roots', 'last_cancel', 'add_tools', 'meta',
+  'echo',
+  'add',
+  'structured_only',
+  'bad_output',
+  'throws',
+  'all_content',
+  'slow',
+  'wait_for_cancel',
+  'logs',
+  'ask',
+  'sample',
+  'roots',
+  'last_cancel',
+  'add_tools',
+  'meta',
 ];
 
 describeMatrix('protocol', (connect) => {
@@ -50,7 +63,9 @@ describeMatrix('protocol', (connect) => {
 
   it('calls a tool and returns its text', async () => {
     await using c = await connect();
-    expect(await c.client.callTool('echo', { text: 'hi' })).toEqual({ content: [{ type: 'text', text: 'hi' }] });
+    expect(await c.client.callTool('echo', { text: 'hi' })).toEqual({
+      content: [{ type: 'text', text: 'hi' }],
+    });
   });
 
   it('returns structuredContent with its JSON as text, checked against the outputSchema', async () => {
@@ -68,7 +83,9 @@ describeMatrix('protocol', (connect) => {
 
   it('drops structuredContent for a 2025-03-26 peer but keeps the data as text', async () => {
     await using c = await connect({ protocolVersion: '2025-03-26' });
-    expect(await c.client.callTool('structured_only')).toEqual({ content: [{ type: 'text', text: '{"ok":true}' }] });
+    expect(await c.client.callTool('structured_only')).toEqual({
+      content: [{ type: 'text', text: '{"ok":true}' }],
+    });
   });
 
   it('returns isError for arguments that fail the schema', async () => {
@@ -94,7 +111,9 @@ describeMatrix('protocol', (connect) => {
     await using c = await connect();
     const result = await c.client.callTool('bad_output');
     expect(result.isError).toBe(true);
-    expect((result.content[0] as { text: string }).text).toMatch(/does not match its outputSchema: \/n must be number/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /does not match its outputSchema: \/n must be number/,
+    );
   });
 
   it('answers an unknown tool with -32602', async () => {
@@ -111,19 +130,38 @@ describeMatrix('protocol', (connect) => {
       const result = await c.client.callTool('all_content');
       shapes[version] = result.content.map((b) => b.type);
       if (version === '2024-11-05') {
-        expect(result.content[0]).toEqual({ type: 'text', text: 'hello', annotations: { audience: ['user'], priority: 0.5 } });
+        expect(result.content[0]).toEqual({
+          type: 'text',
+          text: 'hello',
+          annotations: { audience: ['user'], priority: 0.5 },
+        });
         expect(result.content[2]).toEqual({
           type: 'resource',
           resource: { uri: 'data:audio/wav;base64,', mimeType: 'audio/wav', blob: 'UklGRg==' },
         });
-        expect(result.content[3]).toEqual({ type: 'text', text: 'Resource link: a.txt file:///a.txt (text/plain): A file' });
-        expect(result.content[4]).toEqual({ type: 'resource', resource: { uri: 'file:///b.txt', mimeType: 'text/plain', text: 'bee' } });
+        expect(result.content[3]).toEqual({
+          type: 'text',
+          text: 'Resource link: a.txt file:///a.txt (text/plain): A file',
+        });
+        expect(result.content[4]).toEqual({
+          type: 'resource',
+          resource: { uri: 'file:///b.txt', mimeType: 'text/plain', text: 'bee' },
+        });
       }
       if (version === '2025-06-18') {
-        expect(result.content[3]).toEqual({ type: 'resource_link', uri: 'file:///a.txt', name: 'a.txt', mimeType: 'text/plain', description: 'A file' });
+        expect(result.content[3]).toEqual({
+          type: 'resource_link',
+          uri: 'file:///a.txt',
+          name: 'a.txt',
+          mimeType: 'text/plain',
+          description: 'A file',
+        });
       }
       if (version === '2025-11-25') {
-        expect(result.content[0]).toMatchObject({ _meta: { k: 1 }, annotations: { lastModified: '2025-01-01T00:00:00Z' } });
+        expect(result.content[0]).toMatchObject({
+          _meta: { k: 1 },
+          annotations: { lastModified: '2025-01-01T00:00:00Z' },
+        });
         expect(result.content[3]).toMatchObject({ icons: [{ src: 'data:,' }] });
       }
     }
@@ -163,50 +201,68 @@ describeMatrix('protocol', (connect) => {
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolwireError);
     expect(error).toMatchObject({ code: 'REQUEST_CANCELLED' });
-    await expect.poll(async () => (await c.client.callTool('last_cancel')).content).toEqual([
-      { type: 'text', text: 'user pressed stop' },
-    ]);
+    await expect
+      .poll(async () => (await c.client.callTool('last_cancel')).content)
+      .toEqual([{ type: 'text', text: 'user pressed stop' }]);
   });
 
   it('times out a call, cancels it on the server, and reports a typed timeout', async () => {
     await using c = await connect();
     const error = await c.client.callTool('wait_for_cancel', {}, { timeout: 50 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'ToolwireError', code: 'REQUEST_TIMEOUT' });
-    await expect.poll(async () => (await c.client.callTool('last_cancel')).content).toEqual([
-      { type: 'text', text: 'Request timed out' },
-    ]);
+    await expect
+      .poll(async () => (await c.client.callTool('last_cancel')).content)
+      .toEqual([{ type: 'text', text: 'Request timed out' }]);
   });
 
   it('resets the timeout on progress, up to the maximum total timeout', async () => {
     await using c = await connect();
-    const ok = await c.client.callTool('slow', { steps: 5, ms: 40 }, { timeout: 100, resetTimeoutOnProgress: true, onProgress: () => {} });
+    const ok = await c.client.callTool(
+      'slow',
+      { steps: 5, ms: 40 },
+      { timeout: 100, resetTimeoutOnProgress: true, onProgress: () => {} },
+    );
     expect(ok.isError).toBeUndefined();
     const capped = await c.client
-      .callTool('slow', { steps: 10, ms: 40 }, { timeout: 100, resetTimeoutOnProgress: true, maxTotalTimeout: 150, onProgress: () => {} })
+      .callTool(
+        'slow',
+        { steps: 10, ms: 40 },
+        { timeout: 100, resetTimeoutOnProgress: true, maxTotalTimeout: 150, onProgress: () => {} },
+      )
       .catch((e: unknown) => e);
     expect(capped).toMatchObject({ code: 'REQUEST_TIMEOUT' });
   });
 
   it('routes elicitation, sampling and roots requests to the client handlers', async () => {
     await using c = await connect({
-      elicitation: (params) => ({ action: 'accept', content: { name: params.message === 'Name?' ? 'Ada' : '?' } }),
+      elicitation: (params) => ({
+        action: 'accept',
+        content: { name: params.message === 'Name?' ? 'Ada' : '?' },
+      }),
       sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
       roots: [{ uri: 'file:///r1' }, { uri: 'file:///r2' }],
     });
     expect((await c.client.callTool('ask')).content).toEqual([{ type: 'text', text: 'accept:Ada' }]);
     expect((await c.client.callTool('sample')).content).toEqual([{ type: 'text', text: 'model said hello' }]);
-    expect((await c.client.callTool('roots')).content).toEqual([{ type: 'text', text: 'file:///r1,file:///r2' }]);
+    expect((await c.client.callTool('roots')).content).toEqual([
+      { type: 'text', text: 'file:///r1,file:///r2' },
+    ]);
   });
 
   it('refuses server requests the client did not declare, as an isError result', async () => {
     await using c = await connect();
     const result = await c.client.callTool('ask');
     expect(result.isError).toBe(true);
-    expect((result.content[0] as { text: string }).text).toMatch(/did not declare the elicitation capability/);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /did not declare the elicitation capability/,
+    );
   });
 
   it('does not elicit from a 2025-03-26 client, which has no elicitation', async () => {
-    await using c = await connect({ protocolVersion: '2025-03-26', elicitation: () => ({ action: 'accept' }) });
+    await using c = await connect({
+      protocolVersion: '2025-03-26',
+      elicitation: () => ({ action: 'accept' }),
+    });
     const result = await c.client.callTool('ask');
     expect(result.isError).toBe(true);
   });

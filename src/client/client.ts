@@ -12,7 +12,7 @@
  * @module
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
-import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError } from '../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
@@ -211,7 +211,7 @@ export class Client {
     try {
       this.#requireConnected();
     } catch (error) {
-      return Promise.reject(error as ToolwireError);
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.#peer.request(method, params, options);
   }

@@ -37,6 +37,8 @@ export class ServerSession implements ContextHost {
   #clientInfo: Implementation | undefined;
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
+  /** The registry version the client knows of: set at initialize, advanced by each list_changed. */
+  #toolsVersionSeen = 0;
 
   onclose?: () => void;
 
@@ -86,10 +88,12 @@ export class ServerSession implements ContextHost {
     await this.peer.request('ping', undefined, options);
   }
 
+  /** Tells the client its tool list changed, unless it has seen this registry version already. */
   async sendToolListChanged(): Promise<void> {
-    if (this.#phase === 'ready' || this.#phase === 'initialized') {
-      await this.peer.notify('notifications/tools/list_changed');
-    }
+    const version = this.#core.tools.version;
+    if (!this.ready || version <= this.#toolsVersionSeen) return;
+    this.#toolsVersionSeen = version;
+    await this.peer.notify('notifications/tools/list_changed');
   }
 
   // ContextHost
@@ -211,6 +215,7 @@ export class ServerSession implements ContextHost {
     if (isJsonObject(info) && typeof info.name === 'string')
       this.#clientInfo = info as unknown as Implementation;
     this.#phase = 'initialized';
+    this.#toolsVersionSeen = this.#core.tools.version;
     const result: InitializeResult = {
       protocolVersion: version,
       capabilities: profile.shapeServerCapabilities(this.#core.capabilities),

@@ -163,6 +163,13 @@ export class Peer {
   #transportError(error: Error): void {
     if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
       this.#send(errorResponse(this.#options.unknownErrorId?.(), error.toJSON()));
+    } else if (error instanceof ToolwireError && error.code === LocalErrorCode.MessageTooLarge) {
+      this.#send(
+        errorResponse(this.#options.unknownErrorId?.(), {
+          code: ErrorCode.InvalidRequest,
+          message: `Invalid request: ${error.message}`,
+        }),
+      );
     }
     this.onerror?.(error);
   }
@@ -201,7 +208,9 @@ export class Peer {
       );
       return;
     }
-    const responses = await Promise.all(values.map((value) => this.#dispatch(value)));
+    const responses = await Promise.all(
+      values.map((value) => this.#dispatch(value) ?? Promise.resolve(undefined)),
+    );
     const out = responses.filter((r): r is JsonRpcResponse => r !== undefined);
     if (out.length > 0) this.#send(out);
   }

@@ -1,0 +1,187 @@
+/**
+ * Compiles plain JSON Schemas into validators with ajv: 2020-12 by default, draft-07 and 2019-09 when
+ * `$schema` says so. Nothing is ever fetched: a `$ref` that does not resolve inside the schema is an error.
+ * @module
+ */
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormatsImport, { type FormatsPlugin } from 'ajv-formats';
+import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
+import { schemaDialect, type SchemaDialect } from './dialect.js';
+import { isJsonSchemaObject, type JsonSchema } from './json-schema.js';
+import { assertSchemaBounds } from './schema-bounds.js';
+import { SchemaError } from './schema-error.js';
+
+/** One problem found in a value: where (a JSON Pointer such as `/a/0`, `''` for the root) and what. */
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** The result of a validation: the (possibly parsed) value, or the issues found. */
+export type ValidationOutcome<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/** A synchronous validator. */
+export interface Validator<T> {
+  (value: unknown): ValidationOutcome<T>;
+}
+
+/**
+ * One line for humans: `/a must be number; must have required property 'b'`. At most `max` issues are
+ * listed, followed by `(and N more)`.
+ */
+export function formatIssues(issues: readonly ValidationIssue[], max = 10): string {
+  const shown = issues
+    .slice(0, max)
+    .map((issue) => (issue.path ? `${issue.path} ${issue.message}` : issue.message));
+  if (issues.length > max) shown.push(`(and ${issues.length - max} more)`);
+  return shown.join('; ');
+}
+
+// ajv and ajv-formats are CommonJS; under NodeNext the default import of ajv-formats is typed as the module
+// object, while at run time it is the plugin itself (which also carries `.default`).
+const addFormats: FormatsPlugin =
+  (ajvFormatsImport as unknown as { default?: FormatsPlugin }).default ??
+  (ajvFormatsImport as unknown as FormatsPlugin);
+
+/** What we use of an ajv instance (the three dialect classes share it). */
+interface AjvInstance {
+  compile(schema: object): ValidateFunction;
+  removeSchema(schema: object): unknown;
+  readonly schemas: Record<string, unknown>;
+  readonly refs: Record<string, unknown>;
+}
+
+const AJV_OPTIONS: Options = {
+  allErrors: true,
+  strict: false,
+  validateFormats: true,
+  logger: false,
+};
+
+const AJV_CLASSES: Record<SchemaDialect, new (options: Options) => AjvInstance> = {
+  'draft-2020-12': Ajv2020,
+  'draft-2019-09': Ajv2019,
+  'draft-07': Ajv,
+};
+
+/**
+ * ajv keeps a reference to every schema it compiled in its code-generation scope, so a shared instance is
+ * replaced after this many compilations (validators already compiled keep working).
+ */
+const COMPILES_PER_INSTANCE = 500;
+
+const instances = new Map<SchemaDialect, { ajv: AjvInstance; compiles: number }>();
+
+function ajvFor(dialect: SchemaDialect): { ajv: AjvInstance; compiles: number } {
+  let entry = instances.get(dialect);
+  if (entry === undefined || entry.compiles >= COMPILES_PER_INSTANCE) {
+    const ajv = new AJV_CLASSES[dialect](AJV_OPTIONS);
+    addFormats(ajv as unknown as Parameters<FormatsPlugin>[0]);
+    entry = { ajv, compiles: 0 };
+    instances.set(dialect, entry);
+  }
+  return entry;
+}
+
+/** The bound of the JSON-text cache. */
+const TEXT_CACHE_SIZE = 1000;
+const byObject = new WeakMap<object, Validator<unknown>>();
+const byText = new Map<string, Validator<unknown>>();
+
+function cacheByText(text: string, validator: Validator<unknown>): void {
+  byText.set(text, validator);
+  if (byText.size > TEXT_CACHE_SIZE) {
+    const oldest = byText.keys().next();
+    if (oldest.done !== true) byText.delete(oldest.value);
+  }
+}
+
+/**
+ * Compiles a JSON Schema into a synchronous validator. The same schema (same object, or same JSON text) is
+ * compiled once. The caller's object is not modified, and schemas sharing an `$id` do not conflict.
+ *
+ * @throws {SchemaError} `UNSUPPORTED_SCHEMA_DIALECT` when `$schema` names a dialect other than 2020-12,
+ *   2019-09 or draft-07; `INVALID_SCHEMA` when the schema is not an object, is too large or too deep (see
+ *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`), has an unresolvable `$ref`, uses `$async`, or is rejected by ajv.
+ */
+export function compileJsonSchema(schema: JsonSchema): Validator<unknown> {
+  const cached = byObject.get(schema);
+  if (cached !== undefined) return cached;
+  if (!isJsonSchemaObject(schema)) {
+    throw new SchemaError(LocalErrorCode.InvalidSchema, 'a JSON Schema must be a plain object');
+  }
+  assertSchemaBounds(schema);
+  const text = schemaText(schema);
+  let validator = byText.get(text);
+  if (validator !== undefined) {
+    byText.delete(text); // refresh its place in the LRU order
+  } else {
+    const dialect = schemaDialect(schema);
+    validator = wrap(compileWithAjv(dialect, JSON.parse(text) as JsonSchema));
+  }
+  cacheByText(text, validator);
+  byObject.set(schema, validator);
+  return validator;
+}
+
+function schemaText(schema: JsonSchema): string {
+  try {
+    return JSON.stringify(schema);
+  } catch (error) {
+    throw new SchemaError(LocalErrorCode.InvalidSchema, `invalid JSON Schema: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema): ValidateFunction {
+  // The instance already knows its dialect; dropping `$schema` lets the https / no-'#' spellings through.
+  delete copy.$schema;
+  const entry = ajvFor(dialect);
+  const { ajv } = entry;
+  entry.compiles += 1;
+  const schemasBefore = new Set(Object.keys(ajv.schemas));
+  const refsBefore = new Set(Object.keys(ajv.refs));
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(copy);
+  } catch (error) {
+    throw new SchemaError(LocalErrorCode.InvalidSchema, `invalid JSON Schema: ${errorMessage(error)}`, {
+      cause: error,
+    });
+  } finally {
+    // Forget the schema and any `$id` it registered, so another schema may reuse the same `$id`.
+    ajv.removeSchema(copy);
+    for (const key of Object.keys(ajv.schemas)) if (!schemasBefore.has(key)) delete ajv.schemas[key];
+    for (const key of Object.keys(ajv.refs)) if (!refsBefore.has(key)) delete ajv.refs[key];
+  }
+  if ((validate as { $async?: unknown }).$async === true) {
+    throw new SchemaError(
+      LocalErrorCode.InvalidSchema,
+      'invalid JSON Schema: $async schemas are not supported',
+    );
+  }
+  return validate;
+}
+
+function wrap(validate: ValidateFunction): Validator<unknown> {
+  return (value: unknown): ValidationOutcome<unknown> => {
+    if (validate(value)) return { ok: true, value };
+    return { ok: false, issues: (validate.errors ?? []).map(toIssue) };
+  };
+}
+
+function toIssue(error: ErrorObject): ValidationIssue {
+  let message = error.message ?? `must pass "${error.keyword}" keyword validation`;
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+    message += `: '${params.additionalProperty}'`;
+  } else if (error.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+    const allowed = params.allowedValues as unknown[];
+    const listed = allowed.slice(0, 10).map((v) => JSON.stringify(v));
+    message += `: ${listed.join(', ')}${allowed.length > 10 ? ', ...' : ''}`;
+  }
+  return { path: error.instancePath, message };
+}

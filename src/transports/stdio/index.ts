@@ -1,0 +1,20 @@
+/**
+ * The stdio transports (`toolwire/stdio`): newline-delimited JSON over a child process's
+ * stdin and stdout. Everything exported here is public API.
+ * @module
+ */
+export { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
+export {
+  StdioClientTransport,
+  type StdioClientTransportOptions,
+  type ExitStatus,
+} from './stdio-client-transport.js';
+export { SAFE_ENV_VARS } from './child-environment.js';
+export {
+  LineDecoder,
+  serializeMessage,
+  DEFAULT_MAX_MESSAGE_SIZE,
+  type DecodedItem,
+  type LineDecoderOptions,
+} from './line-decoder.js';
+export { TransportError } from '../transport-error.js';

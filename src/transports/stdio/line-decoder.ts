@@ -1,0 +1,156 @@
+/**
+ * Newline-delimited JSON framing for the stdio transports.
+ *
+ * Bytes are kept as Buffers and decoded per complete line, so a multi-byte UTF-8 character split
+ * across chunks decodes correctly. Each chunk is scanned once for newlines (no re-scanning of the
+ * pending bytes), and at most `maxMessageSize + 1` bytes of an unfinished line are kept.
+ * @module
+ */
+import { Buffer } from 'node:buffer';
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import { TransportError } from '../transport-error.js';
+
+/** 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const CARRIAGE_RETURN = 0x0d;
+
+/** One outcome of decoding: a parsed value, a line that is not JSON, or a line that was too long. */
+export type DecodedItem =
+  | { kind: 'message'; value: unknown }
+  | { kind: 'parse-error'; error: ProtocolError }
+  | { kind: 'too-large'; error: TransportError };
+
+export interface LineDecoderOptions {
+  /** The largest line accepted, in bytes, excluding the line terminator. Default 4 MiB. */
+  maxMessageSize?: number;
+}
+
+/**
+ * Splits a byte stream into lines and parses each as JSON.
+ * Blank lines are skipped and a trailing `\r` is dropped. Nothing here throws for bad input:
+ * a line that is not JSON yields a `parse-error` item (a `ProtocolError` with code -32700), and a
+ * line longer than `maxMessageSize` yields one `too-large` item and is discarded up to its newline.
+ */
+export class LineDecoder {
+  readonly maxMessageSize: number;
+  private parts: Buffer[] = [];
+  private size = 0;
+  /** Inside an oversized line: drop bytes up to the next newline. */
+  private discarding = false;
+
+  constructor(options: LineDecoderOptions = {}) {
+    const max = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
+    if (!Number.isSafeInteger(max) || max <= 0) {
+      throw new RangeError(`maxMessageSize must be a positive integer, got ${String(max)}`);
+    }
+    this.maxMessageSize = max;
+  }
+
+  /** Bytes of an unfinished line currently held. */
+  get bufferedBytes(): number {
+    return this.size;
+  }
+
+  /** Feeds one chunk; returns the items of the lines it completed, in order. */
+  push(chunk: Uint8Array | string): DecodedItem[] {
+    const bytes =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, 'utf8')
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    const out: DecodedItem[] = [];
+    let start = 0;
+    for (;;) {
+      const newline = bytes.indexOf(NEWLINE, start);
+      if (newline === -1) break;
+      this.completeLine(bytes.subarray(start, newline), out);
+      start = newline + 1;
+    }
+    if (start < bytes.length) this.keepPartial(bytes.subarray(start), out);
+    return out;
+  }
+
+  /** The input ended: decodes a final line that had no newline, and resets. */
+  end(): DecodedItem[] {
+    const out: DecodedItem[] = [];
+    if (this.discarding) this.reset();
+    else if (this.size > 0) this.completeLine(Buffer.alloc(0), out);
+    return out;
+  }
+
+  /** Drops any unfinished line. */
+  reset(): void {
+    this.parts = [];
+    this.size = 0;
+    this.discarding = false;
+  }
+
+  private completeLine(segment: Buffer, out: DecodedItem[]): void {
+    if (this.discarding) {
+      this.reset();
+      return;
+    }
+    let length = this.size + segment.length;
+    const last = segment.length > 0 ? segment[segment.length - 1] : this.parts.at(-1)?.at(-1);
+    if (last === CARRIAGE_RETURN) length -= 1;
+    if (length > this.maxMessageSize) {
+      this.reset();
+      out.push(this.tooLarge(length));
+      return;
+    }
+    const line = this.parts.length === 0 ? segment : Buffer.concat([...this.parts, segment]);
+    this.parts = [];
+    this.size = 0;
+    decodeLine(line.subarray(0, length), out);
+  }
+
+  private keepPartial(tail: Buffer, out: DecodedItem[]): void {
+    if (this.discarding) return;
+    const size = this.size + tail.length;
+    // One spare byte for a '\r' that may precede the newline.
+    if (size > this.maxMessageSize + 1) {
+      this.reset();
+      this.discarding = true;
+      out.push(this.tooLarge(size));
+      return;
+    }
+    // Copy: the caller may reuse its buffer, and a small tail should not pin a large chunk.
+    this.parts.push(Buffer.from(tail));
+    this.size = size;
+  }
+
+  private tooLarge(receivedBytes: number): DecodedItem {
+    const error = new TransportError(
+      LocalErrorCode.MessageTooLarge,
+      `Message exceeds the maximum size of ${this.maxMessageSize} bytes; it was discarded`,
+      { details: { maxMessageSize: this.maxMessageSize, receivedBytes } },
+    );
+    return { kind: 'too-large', error };
+  }
+}
+
+function decodeLine(bytes: Buffer, out: DecodedItem[]): void {
+  const text = bytes.toString('utf8');
+  if (text.trim() === '') return;
+  try {
+    out.push({ kind: 'message', value: JSON.parse(text) as unknown });
+  } catch (error) {
+    out.push({
+      kind: 'parse-error',
+      error: new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`, undefined, {
+        cause: error,
+      }),
+    });
+  }
+}
+
+/**
+ * One message (or batch) as one line: `JSON.stringify(message) + '\n'`.
+ * `JSON.stringify` without indentation never emits a raw newline: newlines inside strings are
+ * escaped as `\n`, so the line terminator is unambiguous.
+ */
+export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
+  return JSON.stringify(message) + '\n';
+}

@@ -1,0 +1,39 @@
+import { PassThrough, Writable } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { LocalErrorCode } from '../../protocol/errors.js';
+import { LineWriter } from './line-writer.js';
+
+describe('LineWriter', () => {
+  it('writes lines in order across drains', async () => {
+    const stream = new PassThrough({ highWaterMark: 8 });
+    const writer = new LineWriter(stream);
+    const writes = Array.from({ length: 20 }, (_, i) => writer.write(`line ${i}\n`));
+    await new Promise((resolve) => setImmediate(resolve));
+    // At most one line past the high-water mark is buffered; the rest wait for drain.
+    expect(stream.writableLength).toBeLessThan(8 + 8);
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await Promise.all(writes);
+    expect(text.trim().split('\n')).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i}`));
+  });
+
+  it('rejects with SEND_FAILED when the stream fails the write', async () => {
+    const stream = new Writable({
+      highWaterMark: 1,
+      write: (_chunk, _encoding, callback) => callback(new Error('EPIPE')),
+    });
+    stream.on('error', () => {});
+    const writer = new LineWriter(stream);
+    await expect(writer.write('x\n')).rejects.toMatchObject({
+      name: 'TransportError',
+      code: LocalErrorCode.SendFailed,
+    });
+  });
+
+  it('rejects every write after close with the close error', async () => {
+    const writer = new LineWriter(new PassThrough());
+    const error = new Error('closed');
+    writer.close(error);
+    await expect(writer.write('x\n')).rejects.toBe(error);
+  });
+});

@@ -1,0 +1,282 @@
+/**
+ * The client end of the stdio transport: spawns the server process and talks to it over its
+ * stdin and stdout, one JSON message per line.
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { PassThrough, type Readable } from 'node:stream';
+import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { Transport } from '../../protocol/transport.js';
+import { TransportError } from '../transport-error.js';
+import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
+import { LineWriter } from './line-writer.js';
+import { buildEnvironment } from './child-environment.js';
+
+export interface StdioClientTransportOptions {
+  /** The executable; spawned directly, without a shell. */
+  command: string;
+  args?: string[];
+  /**
+   * Variables merged over the default environment. By default the child inherits all of
+   * `process.env`; with `inheritEnv: false` it gets only `SAFE_ENV_VARS` (PATH, HOME, …).
+   */
+  env?: Record<string, string>;
+  /** Default true: the child inherits all of `process.env`. False: only a small safe set. */
+  inheritEnv?: boolean;
+  cwd?: string;
+  /**
+   * The child's stderr: passed through to ours (`'inherit'`, default), exposed as
+   * {@link StdioClientTransport.stderr} (`'pipe'`; read it, or a chatty child may block), or dropped.
+   */
+  stderr?: 'inherit' | 'pipe' | 'ignore';
+  /** The largest incoming line, in bytes. Default 4 MiB. */
+  maxMessageSize?: number;
+  /** How long `close()` waits at each shutdown step before escalating. Default 2000 ms. */
+  shutdownTimeoutMs?: number;
+}
+
+/** How the child ended: an exit code, or the signal that killed it. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Grace period for the child's stdio to close after it exited (a grandchild may hold them). */
+const STREAM_CLOSE_GRACE_MS = 100;
+
+/**
+ * Spawns an MCP server and exchanges newline-delimited JSON with it.
+ * If the child exits without `close()`, `onerror` gets a `TransportError` `CONNECTION_CLOSED`
+ * naming the exit code or signal, then `onclose` fires. Lines from the child that are not JSON
+ * or are too large are reported through `onerror`; the connection lives on.
+ */
+export class StdioClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly sessionId: string | undefined = undefined;
+
+  private readonly options: StdioClientTransportOptions;
+  private readonly decoder: LineDecoder;
+  private readonly stderrStream: PassThrough | null;
+  private readonly shutdownTimeoutMs: number;
+  private child: ChildProcess | undefined;
+  private writer: LineWriter | undefined;
+  private state: 'idle' | 'starting' | 'open' | 'closing' | 'closed' = 'idle';
+  private startPromise: Promise<void> | undefined;
+  private closePromise: Promise<void> | undefined;
+  private status: ExitStatus | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private finished: Promise<void> = Promise.resolve();
+  private closeFired = false;
+
+  constructor(options: StdioClientTransportOptions) {
+    if (!options.command) throw new TypeError('StdioClientTransport: command is required');
+    this.options = options;
+    this.decoder = new LineDecoder(
+      options.maxMessageSize === undefined ? {} : { maxMessageSize: options.maxMessageSize },
+    );
+    this.stderrStream = options.stderr === 'pipe' ? new PassThrough() : null;
+    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 2000;
+  }
+
+  /** The child's stderr when `stderr: 'pipe'` (available before `start()`), else null. */
+  get stderr(): Readable | null {
+    return this.stderrStream;
+  }
+
+  /** The child's process id, once spawned. */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** How the child ended, once it has. */
+  get exitStatus(): ExitStatus | undefined {
+    return this.status;
+  }
+
+  start(): Promise<void> {
+    if (this.state !== 'idle') {
+      return Promise.reject(
+        new TransportError(LocalErrorCode.AlreadyConnected, 'The stdio transport was already started'),
+      );
+    }
+    this.state = 'starting';
+    this.startPromise = this.spawnChild();
+    return this.startPromise;
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.state === 'idle' || this.state === 'starting' || !this.writer) {
+      throw new TransportError(LocalErrorCode.NotConnected, 'The stdio transport is not started');
+    }
+    if (this.state !== 'open') {
+      throw new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed');
+    }
+    return this.writer.write(serializeMessage(message));
+  }
+
+  /**
+   * Shuts the server down as the MCP spec describes: ends its stdin, waits up to
+   * `shutdownTimeoutMs` for it to exit, then sends SIGTERM, waits again, then SIGKILL.
+   * Resolves once the process has exited; calling it again returns the same promise.
+   */
+  close(): Promise<void> {
+    this.closePromise ??= this.shutdown();
+    return this.closePromise;
+  }
+
+  private async spawnChild(): Promise<void> {
+    const { command, args = [], cwd, env, inheritEnv = true } = this.options;
+    let child: ChildProcess;
+    try {
+      child = spawn(command, args, {
+        cwd,
+        env: buildEnvironment(env, inheritEnv),
+        stdio: ['pipe', 'pipe', this.options.stderr ?? 'inherit'],
+        shell: false,
+        windowsHide: true,
+      });
+    } catch (error) {
+      this.state = 'closed';
+      throw spawnFailed(command, error);
+    }
+    await new Promise<void>((resolve, reject) => {
+      const onSpawn = (): void => {
+        child.removeListener('error', onError);
+        resolve();
+      };
+      const onError = (error: Error): void => {
+        child.removeListener('spawn', onSpawn);
+        child.stdin?.destroy();
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        this.state = 'closed';
+        reject(spawnFailed(command, error));
+      };
+      child.once('spawn', onSpawn);
+      child.once('error', onError);
+    });
+    this.attach(child);
+  }
+
+  private attach(child: ChildProcess): void {
+    const stdin = child.stdin;
+    const stdout = child.stdout;
+    if (!stdin || !stdout) throw new Error('unreachable: stdio pipes were requested');
+    this.child = child;
+    this.writer = new LineWriter(stdin, (error) => this.report(error));
+
+    let onExit!: () => void;
+    this.exited = new Promise<void>((resolve) => (onExit = resolve));
+    let onFinish!: () => void;
+    this.finished = new Promise<void>((resolve) => (onFinish = resolve));
+    let graceTimer: NodeJS.Timeout | undefined;
+    const finish = (): void => {
+      clearTimeout(graceTimer);
+      child.removeListener('close', finish);
+      stdout.destroy();
+      this.finalize();
+      onFinish();
+    };
+
+    child.on('exit', (code, signal) => {
+      this.status = { code, signal };
+      onExit();
+      graceTimer = setTimeout(finish, STREAM_CLOSE_GRACE_MS);
+    });
+    child.on('close', finish);
+    child.on('error', (error) => this.report(error));
+    stdin.on('error', (error: NodeJS.ErrnoException) => {
+      // EPIPE: the child stopped reading; its exit is reported on its own.
+      if (error.code !== 'EPIPE') this.report(error);
+    });
+    stdout.on('data', (chunk: Buffer) => this.dispatch(this.decoder.push(chunk)));
+    stdout.on('end', () => this.dispatch(this.decoder.end()));
+    stdout.on('error', (error) => this.report(error));
+    if (this.stderrStream && child.stderr) child.stderr.pipe(this.stderrStream);
+    this.state = 'open';
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.state === 'starting') await this.startPromise?.catch(() => {});
+    const child = this.child;
+    if (!child || this.state === 'closed') {
+      this.state = 'closed';
+      this.fireClose();
+      return;
+    }
+    this.state = 'closing';
+    this.writer?.close(new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed'));
+    if (!this.status) {
+      child.stdin?.end();
+      if (!(await this.waitForExit(this.shutdownTimeoutMs))) {
+        child.kill('SIGTERM');
+        if (!(await this.waitForExit(this.shutdownTimeoutMs))) {
+          child.kill('SIGKILL');
+          await this.exited;
+        }
+      }
+    }
+    await this.finished;
+  }
+
+  private waitForExit(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    return Promise.race([this.exited.then(() => true), timeout]).finally(() => clearTimeout(timer));
+  }
+
+  /** The child is gone and its output read: report an unexpected exit, then close. */
+  private finalize(): void {
+    if (this.state === 'closed') return;
+    const unexpected = this.state === 'open';
+    this.state = 'closed';
+    this.writer?.close(
+      new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed'),
+    );
+    if (unexpected) {
+      this.report(
+        new TransportError(
+          LocalErrorCode.ConnectionClosed,
+          `The server process exited unexpectedly (${describeExit(this.status)})`,
+          { details: this.status },
+        ),
+      );
+    }
+    this.fireClose();
+  }
+
+  private fireClose(): void {
+    if (this.closeFired) return;
+    this.closeFired = true;
+    this.onclose?.();
+  }
+
+  private dispatch(items: DecodedItem[]): void {
+    for (const item of items) {
+      if (this.state !== 'open') return;
+      if (item.kind === 'message') this.onmessage?.(item.value);
+      else this.onerror?.(item.error);
+    }
+  }
+
+  private report(error: Error): void {
+    this.onerror?.(error);
+  }
+}
+
+function spawnFailed(command: string, cause: unknown): TransportError {
+  return new TransportError(
+    LocalErrorCode.SpawnFailed,
+    `Could not start server process "${command}": ${errorMessage(cause)}`,
+    { cause },
+  );
+}
+
+function describeExit(status: ExitStatus | undefined): string {
+  if (!status) return 'unknown status';
+  if (status.signal) return `signal ${status.signal}`;
+  return `exit code ${String(status.code)}`;
+}

@@ -1,0 +1,70 @@
+// A raw stdio peer for wire-level tests: writes exact bytes to a server process and reads its lines.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { serverCommand } from './_setup.js';
+
+export class RawWire {
+  readonly child: ChildProcessWithoutNullStreams;
+  readonly #lines: string[] = [];
+  readonly #waiters: Array<(line: string) => void> = [];
+  readonly exited: Promise<number | null>;
+
+  constructor(fixture?: string) {
+    const { command, args } = serverCommand(fixture);
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    createInterface({ input: this.child.stdout }).on('line', (line) => {
+      const waiter = this.#waiters.shift();
+      if (waiter) waiter(line);
+      else this.#lines.push(line);
+    });
+  }
+
+  write(text: string): void {
+    this.child.stdin.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  send(message: unknown): void {
+    this.write(JSON.stringify(message));
+  }
+
+  /** The next line the server wrote, parsed. */
+  next(timeoutMs = 5000): Promise<unknown> {
+    const line = this.#lines.shift();
+    if (line !== undefined) return Promise.resolve(JSON.parse(line));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no line from the server')), timeoutMs);
+      this.#waiters.push((l) => {
+        clearTimeout(timer);
+        resolve(JSON.parse(l));
+      });
+    });
+  }
+
+  /** Sends a request and returns the next line (the tests send one request at a time). */
+  async call(id: number | string, method: string, params?: unknown): Promise<unknown> {
+    this.send(params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+    return this.next();
+  }
+
+  async initialize(protocolVersion = '2025-11-25'): Promise<unknown> {
+    const result = await this.call(0, 'initialize', {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
