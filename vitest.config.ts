@@ -5,6 +5,6 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    typecheck: { enabled: false },
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -8,3 +8,15 @@
 export * from './protocol/index.js';
 export * from './server/index.js';
 export * from './client/index.js';
+export {
+  SchemaError,
+  compileJsonSchema,
+  formatIssues,
+  type SchemaInput,
+  type InferSchema,
+  type JsonSchema,
+  type ValidationIssue,
+  type ValidationOutcome,
+  type Validator,
+  type StandardSchemaV1,
+} from './schema/index.js';
