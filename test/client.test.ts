@@ -1,0 +1,142 @@
+// The client against hand-written servers that misbehave on purpose, over the in-memory pair.
+import { describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { Peer } from '../src/protocol/engine/peer.js';
+import type { JsonObject } from '../src/protocol/jsonrpc.js';
+import { Server, text } from '../src/server/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
+
+type Handlers = Record<string, (params: JsonObject) => JsonObject | Promise<JsonObject>>;
+
+async function fakeServer(handlers: Handlers, version = '2025-11-25') {
+  const [clientEnd, serverEnd] = createLinkedPair();
+  const peer = new Peer();
+  peer.setRequestHandler('initialize', () => ({
+    protocolVersion: version,
+    capabilities: { tools: { listChanged: true } },
+    serverInfo: { name: 'fake', version: '0' },
+  }));
+  for (const [method, handler] of Object.entries(handlers)) peer.setRequestHandler(method, handler);
+  await peer.connect(serverEnd);
+  const client = new Client({ name: 'c', version: '1' });
+  return { client, peer, clientEnd };
+}
+
+describe('client against misbehaving servers', () => {
+  it('disconnects with a typed error when the server picks a revision it does not speak', async () => {
+    const { client, peer, clientEnd } = await fakeServer({}, '2099-01-01');
+    await expect(client.connect(clientEnd)).rejects.toMatchObject({
+      name: 'ClientError',
+      code: 'UNSUPPORTED_PROTOCOL_VERSION',
+      message: expect.stringContaining('2099-01-01'),
+    });
+    expect(peer.closed).toBe(true); // the in-memory pair closes both ends
+    await expect(client.listTools()).rejects.toMatchObject({ code: 'NOT_CONNECTED' });
+  });
+
+  it('stops following a cursor that never ends', async () => {
+    let calls = 0;
+    const { client, clientEnd } = await fakeServer({
+      'tools/list': () => ({
+        tools: [{ name: `t${calls}`, inputSchema: { type: 'object' } }],
+        nextCursor: `c${calls++}`,
+      }),
+    });
+    await client.connect(clientEnd);
+    await expect(client.listTools()).rejects.toMatchObject({ code: 'TOO_MANY_PAGES' });
+    expect(calls).toBe(100);
+  });
+
+  it('refuses a repeated cursor', async () => {
+    const { client, clientEnd } = await fakeServer({
+      'tools/list': () => ({ tools: [], nextCursor: 'same' }),
+    });
+    await client.connect(clientEnd);
+    await expect(client.listTools()).rejects.toMatchObject({ code: 'INVALID_RESULT' });
+  });
+
+  it('reports structuredContent that breaks the cached outputSchema, but not for isError results', async () => {
+    const { client, clientEnd } = await fakeServer({
+      'tools/list': () => ({
+        tools: [
+          {
+            name: 'n',
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+          },
+        ],
+      }),
+      'tools/call': (params) =>
+        params.arguments && (params.arguments as JsonObject).fail
+          ? { content: [{ type: 'text', text: 'failed' }], isError: true }
+          : { content: [], structuredContent: { n: 'nope' } },
+    });
+    await client.connect(clientEnd);
+    await client.listTools();
+    await expect(client.callTool('n')).rejects.toMatchObject({
+      name: 'ClientError',
+      code: 'OUTPUT_SCHEMA_MISMATCH',
+      message: expect.stringContaining('/n must be number'),
+    });
+    await expect(client.callTool('n', { fail: true })).resolves.toMatchObject({ isError: true });
+    await expect(client.callTool('n', {}, { validateOutput: false })).resolves.toMatchObject({
+      structuredContent: { n: 'nope' },
+    });
+  });
+
+  it('refuses a result without a content array', async () => {
+    const { client, clientEnd } = await fakeServer({ 'tools/call': () => ({ nothing: true }) });
+    await client.connect(clientEnd);
+    await expect(client.callTool('x')).rejects.toMatchObject({ code: 'INVALID_RESULT' });
+  });
+
+  it('answers server pings and refuses server requests it has no handler for', async () => {
+    const { client, peer, clientEnd } = await fakeServer({});
+    await client.connect(clientEnd);
+    await expect(peer.request('ping', undefined)).resolves.toEqual({});
+    await expect(
+      peer.request('sampling/createMessage', { messages: [], maxTokens: 1 }),
+    ).rejects.toMatchObject({
+      code: -32601,
+    });
+  });
+});
+
+describe('server lifecycle', () => {
+  it('pings the client and aborts running handlers when the server closes', async () => {
+    const server = new Server({ name: 's', version: '1' });
+    let aborted: unknown;
+    server.tool('hang', {}, async (_args, ctx) => {
+      await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      aborted = ctx.signal.reason;
+      return text('never delivered');
+    });
+    const [clientEnd, serverEnd] = createLinkedPair();
+    const session = await server.connect(serverEnd);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientEnd);
+    await expect(session.ping()).resolves.toBeUndefined();
+    const call = client.callTool('hang').catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 20));
+    await server.close();
+    expect(await call).toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(aborted).toBeInstanceOf(Error);
+    expect(server.sessions.size).toBe(0);
+  });
+
+  it('does not send list_changed for registrations made before the client initialized', async () => {
+    const server = new Server({ name: 's', version: '1' });
+    server.tool('a', {}, () => 'a');
+    const [clientEnd, serverEnd] = createLinkedPair();
+    await server.connect(serverEnd);
+    const client = new Client({ name: 'c', version: '1' });
+    let changes = 0;
+    client.onToolsChanged(() => changes++);
+    await client.connect(clientEnd);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(changes).toBe(0);
+    server.tool('b', {}, () => 'b');
+    await expect.poll(() => changes).toBe(1);
+    await client.close();
+  });
+});
