@@ -8,7 +8,12 @@ import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 
 export const FIXTURE = fileURLToPath(new URL('./fixtures/protocol-server.mjs', import.meta.url));
-const SERVE = fileURLToPath(new URL('./fixtures/serve-stdio.mjs', import.meta.url));
+const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
+
+/** The command that serves a fixture module over stdio. */
+export function serverCommand(fixture: string = FIXTURE): { command: string; args: string[] } {
+  return { command: process.execPath, args: [BIN, 'serve', fixture] };
+}
 
 export interface Connected {
   client: Client;
@@ -35,11 +40,7 @@ async function inMemory(options: ClientOptions & { fixture?: string } = {}): Pro
 }
 
 async function stdio(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SERVE, options.fixture ?? FIXTURE],
-    stderr: 'pipe',
-  });
+  const transport = new StdioClientTransport({ ...serverCommand(options.fixture), stderr: 'ignore' });
   const client = new Client({ name: 'matrix', version: '1.0.0' }, options);
   await client.connect(transport);
   const close = () => client.close();

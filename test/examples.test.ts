@@ -7,7 +7,9 @@ const run = promisify(execFile);
 
 describe('getting started', () => {
   it('the 10-line client lists and calls the 10-line server over stdio', async () => {
-    const { stdout } = await run(process.execPath, ['examples/getting-started/client.mjs'], { timeout: 10_000 });
+    const { stdout } = await run(process.execPath, ['examples/getting-started/client.mjs'], {
+      timeout: 10_000,
+    });
     expect(stdout).toBe('tools: greet\nHello, Ada!\n');
   });
 });

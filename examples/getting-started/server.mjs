@@ -4,6 +4,8 @@ import { StdioServerTransport } from 'toolwire/stdio';
 const server = new Server({ name: 'hello', version: '1.0.0' });
 const inputSchema = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] };
 
-server.tool('greet', { description: 'Greets someone by name', inputSchema }, ({ name }) => text(`Hello, ${name}!`));
+server.tool('greet', { description: 'Greets someone by name', inputSchema }, ({ name }) =>
+  text(`Hello, ${name}!`),
+);
 
 await server.connect(new StdioServerTransport());

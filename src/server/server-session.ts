@@ -42,7 +42,8 @@ export class ServerSession implements ContextHost {
 
   onclose?: () => void;
 
-  constructor(core: ServerCore) {
+  /** @param closed internal: the server's own bookkeeping, called before `onclose` */
+  constructor(core: ServerCore, closed?: (session: ServerSession) => void) {
     this.#core = core;
     this.peer = new Peer({
       defaultTimeout: core.options.requestTimeout,
@@ -52,6 +53,7 @@ export class ServerSession implements ContextHost {
     });
     this.peer.onclose = () => {
       this.#phase = 'closed';
+      closed?.(this);
       this.onclose?.();
     };
     this.peer.onerror = (error) => core.options.onError?.(error);

@@ -80,9 +80,8 @@ export class Server implements ServerCore {
 
   /** Serves this server on a transport; resolves once the transport has started. */
   async connect(transport: Transport): Promise<ServerSession> {
-    const session = new ServerSession(this);
+    const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
     this.#sessions.add(session);
-    session.onclose = () => this.#sessions.delete(session);
     await session.connect(transport);
     return session;
   }

@@ -20,8 +20,8 @@ export interface StdioServerTransportOptions {
   /**
    * Called once, after `onclose`, when the transport closed because stdin ended or closed
    * (not after an explicit `close()`). The client closing the server's stdin is how an MCP stdio
-   * session ends, so the CLI passes `() => process.exit(0)` here to exit the server process;
-   * the transport itself never calls `process.exit`.
+   * session ends; `toolwire serve` uses it to finish serving and exit 0. The transport itself never
+   * calls `process.exit`.
    */
   onStdinClosed?: () => void;
 }

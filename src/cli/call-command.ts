@@ -1,0 +1,84 @@
+/**
+ * `toolwire call --tool NAME [--args JSON] [key=value...] [--json] [--timeout MS] -- <command...>`:
+ * calls one tool and prints its result.
+ * @module
+ */
+import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { formatResult } from './format-result.js';
+import { parseTarget } from './open-target.js';
+import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
+import { parseToolArguments } from './parse-tool-arguments.js';
+import { withClient } from './with-client.js';
+
+export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
+
+Starts the MCP server <command...> (everything after "--"), connects over stdio, calls one tool,
+and prints its result: text as text, images and audio as "[image image/png, N bytes]", resource
+links as "[link name uri]", embedded resources summarized, structured content as indented JSON.
+
+Arguments (before "--"):
+  --tool NAME     the tool to call (required)
+  --args JSON     the arguments, a JSON object: --args '{"path":"README.md"}'
+  key=value       one argument; the value is parsed as JSON when it parses (n=5, ok=true,
+                  tags='["a"]'), else taken as a string (path=README.md). Pairs override --args.
+
+Options:
+  --json          print the raw result as JSON instead
+  --timeout MS    timeout of the call, in ms (default 60000; the handshake waits at least 30 s)
+  --progress      print the tool's progress notifications on stderr
+  -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
+  -h, --help      show this help
+
+Examples:
+  toolwire call --tool read_file path=README.md -- node bin/toolwire.mjs serve
+  toolwire call --tool search_files --args '{"pattern":"/TODO|FIXME/"}' --progress -- toolwire serve
+
+${EXIT_CODES_HELP}
+A tool error prints the result like any other, then a line on stderr, and exits 1.
+`;
+
+const HINT = 'toolwire call --help';
+
+export async function callCommand(argv: readonly string[]): Promise<ExitCodeValue> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(CALL_HELP);
+    return ExitCode.Success;
+  }
+  const { values, positionals, rest } = parseCommandLine(
+    argv,
+    {
+      tool: { type: 'string' },
+      args: { type: 'string' },
+      json: { type: 'boolean' },
+      timeout: { type: 'string' },
+      progress: { type: 'boolean' },
+      verbose: { type: 'boolean', short: 'v' },
+    },
+    HINT,
+  );
+  const name = values.tool;
+  if (name === undefined || name === '') throw usageError('missing --tool NAME', HINT);
+  const args = parseToolArguments(values.args, positionals, HINT);
+  const target = parseTarget(rest, HINT);
+  const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT);
+
+  return withClient(target, { timeout, verbose: values.verbose }, async (client) => {
+    const result = await client.callTool(name, args, {
+      ...(timeout === undefined ? {} : { timeout }),
+      ...(values.progress
+        ? {
+            onProgress: ({ progress, total, message }) => {
+              const of = total === undefined ? '' : `/${total}`;
+              process.stderr.write(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
+            },
+          }
+        : {}),
+    });
+    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
+    if (result.isError === true) {
+      process.stderr.write(`toolwire: tool ${name} returned an error (isError)\n`);
+      return ExitCode.ToolError;
+    }
+    return ExitCode.Success;
+  });
+}

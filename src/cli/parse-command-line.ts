@@ -1,0 +1,64 @@
+/**
+ * Option parsing shared by the subcommands: `node:util` parseArgs, with usage errors (exit 2)
+ * instead of thrown TypeErrors, and the `-- <command...>` split.
+ * @module
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { usageError } from './exit-code.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface CommandLine<O extends Options> {
+  values: ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
+  /** Arguments before `--` that are not options. */
+  positionals: string[];
+  /** Everything after the first `--` (undefined when there is no `--`). */
+  rest: string[] | undefined;
+}
+
+/**
+ * Parses `argv` (the arguments after the subcommand name). Options come before `--`;
+ * everything after it is returned untouched as `rest`.
+ */
+export function parseCommandLine<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  helpHint: string,
+): CommandLine<O> {
+  const split = argv.indexOf('--');
+  const before = split === -1 ? [...argv] : argv.slice(0, split);
+  const rest = split === -1 ? undefined : argv.slice(split + 1);
+  try {
+    const parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true });
+    return { values: parsed.values, positionals: parsed.positionals, rest };
+  } catch (error) {
+    throw usageError(cleanParseError(error), helpHint);
+  }
+}
+
+/** parseArgs messages carry a long tip about `--`; keep the first sentence. */
+function cleanParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('. To specify')[0]?.split('\n')[0] ?? message;
+}
+
+/** Parses a positive integer option such as `--timeout 5000`. */
+export function parsePositiveInteger(
+  value: string | undefined,
+  name: string,
+  helpHint: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isSafeInteger(parsed) || parsed <= 0) {
+    throw usageError(`--${name} must be a positive integer (milliseconds), got "${value}"`, helpHint);
+  }
+  return parsed;
+}
+
+/** Whether `argv` asks for help (`-h` / `--help` before any `--`). */
+export function wantsHelp(argv: readonly string[]): boolean {
+  const split = argv.indexOf('--');
+  const before = split === -1 ? argv : argv.slice(0, split);
+  return before.includes('--help') || before.includes('-h');
+}

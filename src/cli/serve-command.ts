@@ -1,0 +1,109 @@
+/**
+ * `toolwire serve [MODULE]`: serves a toolwire Server over stdio.
+ *
+ * The contract (tests and the benchmark rely on it):
+ * - MODULE is a .js/.mjs file, resolved from the current directory, whose default export is a
+ *   toolwire `Server` or a (possibly async) function returning one. Without MODULE: the demo server.
+ * - stdout carries MCP messages only (console.log/info/debug are sent to stderr while serving).
+ * - One line on stderr says what is served and how to call it.
+ * - Exit 0 when stdin closes (the client ends the session); exit 2, with a message on stderr,
+ *   when the module cannot be loaded.
+ * @module
+ */
+import { stat } from 'node:fs/promises';
+import { isAbsolute, relative } from 'node:path';
+import type { Server } from '../server/index.js';
+import { StdioServerTransport } from '../transports/stdio/index.js';
+import { createDemoServer, demoRoot } from './demo/create-demo-server.js';
+import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { loadServerModule } from './load-server-module.js';
+import { parseCommandLine, wantsHelp } from './parse-command-line.js';
+
+export const SERVE_HELP = `Usage: toolwire serve [MODULE]
+
+Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
+
+  MODULE   a .js/.mjs file, resolved from the current directory, whose default export is a
+           toolwire Server, or a (possibly async) function that returns one.
+           Without MODULE, serves the demo server: a sandboxed workspace toolbox (list_files,
+           read_file, search_files, write_file, workspace_info) rooted at $TOOLWIRE_DEMO_ROOT,
+           or the current directory. Paths cannot escape the root ("..", absolute paths,
+           symbolic links pointing outside are refused).
+
+Contract:
+  - stdout carries MCP messages only; console.log/info/debug go to stderr while serving.
+  - one line on stderr says what is served and how to call it.
+  - exits 0 when stdin closes (the client ended the session).
+  - exits 2 with a message on stderr when MODULE is missing, has no default export, or its
+    default export is not a Server or a function returning one.
+
+Examples:
+  toolwire serve                            # the demo, rooted at the current directory
+  toolwire serve ./my-server.mjs
+  toolwire tools -- toolwire serve ./my-server.mjs
+
+${EXIT_CODES_HELP}
+`;
+
+const HINT = 'toolwire serve --help';
+
+/** Keeps stdout for MCP: stray console output from the served module goes to stderr. */
+function routeConsoleToStderr(): void {
+  const toStderr = (...data: unknown[]) => console.error(...data);
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+}
+
+/** How the user would start this server again, for the hint line. */
+function invocation(module: string | undefined): string {
+  const script = process.argv[1];
+  let self = 'toolwire';
+  if (script !== undefined && !script.endsWith('/toolwire')) {
+    const rel = relative(process.cwd(), script);
+    self = `node ${rel.startsWith('..') || isAbsolute(rel) ? script : rel}`;
+  }
+  return module === undefined ? `${self} serve` : `${self} serve ${module}`;
+}
+
+export async function serveCommand(argv: readonly string[]): Promise<ExitCodeValue> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(SERVE_HELP);
+    return ExitCode.Success;
+  }
+  const { positionals, rest } = parseCommandLine(argv, {}, HINT);
+  if (rest !== undefined) throw usageError('serve takes no "--"', HINT);
+  if (positionals.length > 1) throw usageError(`serve takes one MODULE, got ${positionals.length}`, HINT);
+  const module = positionals[0];
+
+  routeConsoleToStderr();
+  let server: Server;
+  let what: string;
+  if (module === undefined) {
+    const root = demoRoot();
+    const info = await stat(root).catch(() => undefined);
+    if (!info?.isDirectory()) {
+      throw usageError(
+        `cannot serve the demo: its root ${root} is not a directory (TOOLWIRE_DEMO_ROOT)`,
+        HINT,
+      );
+    }
+    server = createDemoServer({ root });
+    what = `the demo server (root ${root})`;
+  } else {
+    server = await loadServerModule(module);
+    what = `${server.info.name} ${server.info.version}`.trim();
+  }
+
+  let onClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (onClosed = resolve));
+  const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });
+  const session = await server.connect(transport);
+  session.onclose = onClosed;
+  process.stderr.write(
+    `toolwire: serving ${what} over stdio (try: toolwire tools -- ${invocation(module)})\n`,
+  );
+  await closed;
+  await server.close().catch(() => undefined);
+  return ExitCode.Success;
+}
