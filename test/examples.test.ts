@@ -13,3 +13,13 @@ describe('getting started', () => {
     expect(stdout).toBe('tools: greet\nHello, Ada!\n');
   });
 });
+
+describe('README', () => {
+  it('shows the getting-started examples exactly as they run', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const readme = await readFile('README.md', 'utf8');
+    for (const file of ['examples/getting-started/server.mjs', 'examples/getting-started/client.mjs']) {
+      expect(readme).toContain(await readFile(file, 'utf8'));
+    }
+  });
+});

@@ -4,24 +4,9 @@ import { ProtocolError, ToolwireError } from '../src/protocol/errors.js';
 import type { ProgressParams } from '../src/protocol/types/lifecycle.js';
 import { LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
 import { describeMatrix } from './_setup.js';
+import { FIXTURE_TOOL_NAMES } from './interop/_helpers.js';
 
-const ALL_TOOLS = [
-  'echo',
-  'add',
-  'structured_only',
-  'bad_output',
-  'throws',
-  'all_content',
-  'slow',
-  'wait_for_cancel',
-  'logs',
-  'ask',
-  'sample',
-  'roots',
-  'last_cancel',
-  'add_tools',
-  'meta',
-];
+const ALL_TOOLS = FIXTURE_TOOL_NAMES;
 
 describeMatrix('protocol', (connect) => {
   it.each(LEGACY_REVISIONS)('negotiates %s when the client speaks only that revision', async (version) => {

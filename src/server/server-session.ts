@@ -20,6 +20,7 @@ import {
   type Implementation,
   type InitializeResult,
   type LoggingLevel,
+  type ProgressParams,
 } from '../protocol/types/lifecycle.js';
 import { callTool, parseCallParams } from './call-tool.js';
 import type { ServerCore } from './server-core.js';
@@ -111,21 +112,9 @@ export class ServerSession implements ContextHost {
     return this.peer.notify(method, params, { relatedRequestId });
   }
 
-  sendProgress(
-    token: string | number,
-    progress: number,
-    total: number | undefined,
-    message: string | undefined,
-    relatedRequestId: RequestId,
-  ): Promise<void> {
-    const params: { progressToken: string | number; progress: number; total?: number; message?: string } = {
-      progressToken: token,
-      progress,
-    };
-    if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
+  sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void> {
     const shaped = this.#profile ? this.#profile.shapeProgress(params) : params;
-    return this.notify('notifications/progress', shaped, relatedRequestId);
+    return this.notify('notifications/progress', shaped as unknown as JsonObject, relatedRequestId);
   }
 
   log(

@@ -12,7 +12,12 @@ import type {
   ElicitResult,
   ListRootsResult,
 } from '../protocol/types/client-features.js';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
+import type {
+  ClientCapabilities,
+  Implementation,
+  LoggingLevel,
+  ProgressParams,
+} from '../protocol/types/lifecycle.js';
 import { ServerError } from './server-error.js';
 
 /** What the server knows of the client on this connection. */
@@ -47,13 +52,7 @@ export interface ContextHost {
   canElicit(): boolean;
   request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
   notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void>;
-  sendProgress(
-    token: string | number,
-    progress: number,
-    total: number | undefined,
-    message: string | undefined,
-    relatedRequestId: RequestId,
-  ): Promise<void>;
+  sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void>;
   log(
     level: LoggingLevel,
     data: unknown,
@@ -72,12 +71,12 @@ export function createToolContext(
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   let lastProgress = -Infinity;
 
-  const ask = async (
-    capability: string,
+  const ask = async <T>(
+    capability: 'elicitation' | 'sampling' | 'roots',
     method: string,
-    params: JsonObject | undefined,
+    params: unknown,
     options?: RequestOptions,
-  ) => {
+  ): Promise<T> => {
     if (
       host.client.capabilities[capability] === undefined ||
       (capability === 'elicitation' && !host.canElicit())
@@ -87,7 +86,12 @@ export function createToolContext(
         `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
       );
     }
-    return host.request(method, params, { signal, ...options, relatedRequestId: requestId });
+    const result = await host.request(method, params as JsonObject | undefined, {
+      signal,
+      ...options,
+      relatedRequestId: requestId,
+    });
+    return result as unknown as T;
   };
 
   return {
@@ -105,30 +109,18 @@ export function createToolContext(
       }
       lastProgress = progress;
       if (signal.aborted) return;
-      await host.sendProgress(progressToken, progress, total, message, requestId);
+      const params: ProgressParams = { progressToken, progress };
+      if (total !== undefined) params.total = total;
+      if (message !== undefined) params.message = message;
+      await host.sendProgress(params, requestId);
     },
     async log(level, data, logger) {
       if (signal.aborted) return;
       await host.log(level, data, logger, requestId);
     },
-    async elicit(params, options) {
-      return (await ask(
-        'elicitation',
-        'elicitation/create',
-        params as unknown as JsonObject,
-        options,
-      )) as unknown as ElicitResult;
-    },
-    async sample(params, options) {
-      return (await ask(
-        'sampling',
-        'sampling/createMessage',
-        params as unknown as JsonObject,
-        options,
-      )) as unknown as CreateMessageResult;
-    },
-    async listRoots(options) {
-      return (await ask('roots', 'roots/list', undefined, options)) as unknown as ListRootsResult;
-    },
+    elicit: (params, options) => ask<ElicitResult>('elicitation', 'elicitation/create', params, options),
+    sample: (params, options) =>
+      ask<CreateMessageResult>('sampling', 'sampling/createMessage', params, options),
+    listRoots: (options) => ask<ListRootsResult>('roots', 'roots/list', undefined, options),
   };
 }
