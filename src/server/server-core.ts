@@ -28,6 +28,15 @@ export interface ServerOptions {
   onRootsListChanged?: (session: ServerSession) => void;
 }
 
+/**
+ * A server feature beyond tools (resources, prompts, completions): the capabilities it adds and the
+ * request handlers it binds on each session (through `session.peer.setRequestHandler`).
+ */
+export interface ServerFeature {
+  capabilities(): ServerCapabilities;
+  bind(session: ServerSession): void;
+}
+
 export interface ServerCore {
   readonly info: Implementation;
   readonly options: ServerOptions;
@@ -36,4 +45,5 @@ export interface ServerCore {
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;
   readonly shutdownSignal: AbortSignal;
+  readonly features: readonly ServerFeature[];
 }

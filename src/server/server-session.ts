@@ -10,6 +10,7 @@ import {
   isLegacyRevision,
   negotiateVersion,
   profileFor,
+  type LegacyRevision,
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
@@ -66,6 +67,11 @@ export class ServerSession implements ContextHost {
     return this.#profile?.version;
   }
 
+  /** The negotiated revision's profile (shaping), or -32600 before initialize. */
+  get profile(): RevisionProfile {
+    return this.#requireProfile();
+  }
+
   get ready(): boolean {
     return this.#phase === 'ready' || this.#phase === 'initialized';
   }
@@ -76,6 +82,17 @@ export class ServerSession implements ContextHost {
       info: this.#clientInfo,
       capabilities: this.#clientCapabilities,
     };
+  }
+
+  /**
+   * Skips the handshake: the session speaks `version` as if `initialize` had been answered. For stateless
+   * HTTP, where every request arrives on a fresh session and the version comes from a header.
+   */
+  assumeInitialized(version: LegacyRevision, capabilities: ClientCapabilities = {}): void {
+    this.#profile = profileFor(version);
+    this.#clientCapabilities = capabilities;
+    this.#phase = 'ready';
+    this.#toolsVersionSeen = this.#core.tools.version;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -177,6 +194,7 @@ export class ServerSession implements ContextHost {
       const result = await callTool(tool, args, context, { onToolBug: core.options.onToolBug });
       return this.#requireProfile().shapeCallResult(result) as unknown as JsonObject;
     });
+    for (const feature of core.features) feature.bind(this);
   }
 
   #requireProfile(): RevisionProfile {

@@ -15,7 +15,7 @@ import type { Implementation, ServerCapabilities } from '../protocol/types/lifec
 import type { SchemaInput } from '../schema/index.js';
 import { Coalescer } from './coalescer.js';
 import { Registry, type RegistryHandle } from './registry.js';
-import type { ServerCore, ServerOptions } from './server-core.js';
+import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
 import { ServerSession } from './server-session.js';
 import {
   buildTool,
@@ -37,6 +37,7 @@ export class Server implements ServerCore {
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();
   readonly #listChanged: Coalescer;
+  readonly features: ServerFeature[] = [];
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -53,7 +54,9 @@ export class Server implements ServerCore {
   }
 
   get capabilities(): ServerCapabilities {
-    return { tools: { listChanged: true }, logging: {} };
+    const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
+    for (const feature of this.features) Object.assign(caps, feature.capabilities());
+    return caps;
   }
 
   get shutdownSignal(): AbortSignal {
