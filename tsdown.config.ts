@@ -7,6 +7,7 @@ export default defineConfig({
     client: 'src/client/index.ts',
     stdio: 'src/transports/stdio/index.ts',
     'in-memory': 'src/transports/in-memory.ts',
+    http: 'src/transports/http/index.ts',
     cli: 'src/cli/main.ts',
   },
   format: 'esm',

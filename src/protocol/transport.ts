@@ -26,6 +26,11 @@ export interface Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /**
+   * Ends the HTTP response stream that carries `relatedRequestId` without ending the request (2025-11-25
+   * SSE polling): the client reconnects and what follows is replayed. Transports without streams omit it.
+   */
+  closeStream?(relatedRequestId: RequestId): void;
   /** A session id, where the transport has one (HTTP). */
   readonly sessionId?: string | undefined;
 }

@@ -147,6 +147,10 @@ export class ServerSession implements ContextHost {
     return this.notify('notifications/message', params, relatedRequestId);
   }
 
+  closeStream(relatedRequestId: RequestId): void {
+    this.peer.transport?.closeStream?.(relatedRequestId);
+  }
+
   #gate(message: JsonRpcRequest): void {
     if (this.#phase === 'new' && !BEFORE_INIT.has(message.method)) {
       throw new ProtocolError(

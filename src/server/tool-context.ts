@@ -44,6 +44,12 @@ export interface ToolContext {
   sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
   /** Lists the client's roots (needs the client's `roots` capability). */
   listRoots(options?: RequestOptions): Promise<ListRootsResult>;
+  /**
+   * Ends this call's HTTP response stream now without ending the call (2025-11-25 SSE polling): the
+   * client reconnects with `Last-Event-ID` and receives the rest. A no-op on stdio, in JSON mode and
+   * without an event store.
+   */
+  closeSSEStream(): void;
 }
 
 /** What a session provides to build contexts. */
@@ -122,5 +128,6 @@ export function createToolContext(
     sample: (params, options) =>
       ask<CreateMessageResult>('sampling', 'sampling/createMessage', params, options),
     listRoots: (options) => ask<ListRootsResult>('roots', 'roots/list', undefined, options),
+    closeSSEStream: () => host.closeStream(requestId),
   };
 }

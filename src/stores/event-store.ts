@@ -1,0 +1,97 @@
+/**
+ * Where a Streamable HTTP server keeps the SSE events it sent, so a client that lost a stream can resume
+ * it with `Last-Event-ID`. Event ids name their stream (`<streamId>.<seq>`), as 2025-11-25 recommends.
+ * @module
+ */
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+
+export interface StoredEvent {
+  id: string;
+  message: JsonRpcMessage;
+}
+
+interface Slot {
+  id: string;
+  seq: number;
+  message: JsonRpcMessage | null;
+}
+
+export interface EventStore {
+  /**
+   * Records a message sent on `streamId` and returns its event id. `null` records a priming event: it has
+   * an id a client can resume from, and is never replayed.
+   */
+  append(streamId: string, message: JsonRpcMessage | null): Promise<string> | string;
+  /**
+   * The stream an event id belongs to and the events after it, in order; undefined when the id is unknown
+   * (expired or never issued).
+   */
+  replayAfter(
+    eventId: string,
+  ):
+    | Promise<{ streamId: string; events: StoredEvent[] } | undefined>
+    | { streamId: string; events: StoredEvent[] }
+    | undefined;
+  /** Forgets a stream (its session ended). */
+  deleteStream(streamId: string): Promise<void> | void;
+}
+
+export interface MemoryEventStoreOptions {
+  /** Events kept per stream; older ones are dropped (default 1000). */
+  maxEventsPerStream?: number;
+  /** Streams kept; the least recently written is dropped first (default 10,000). */
+  maxStreams?: number;
+}
+
+/** A bounded in-memory event store: the default for a single process. */
+export class MemoryEventStore implements EventStore {
+  readonly #streams = new Map<string, { seq: number; events: Slot[] }>();
+  readonly #maxEvents: number;
+  readonly #maxStreams: number;
+
+  constructor(options: MemoryEventStoreOptions = {}) {
+    this.#maxEvents = options.maxEventsPerStream ?? 1000;
+    this.#maxStreams = options.maxStreams ?? 10_000;
+  }
+
+  get streamCount(): number {
+    return this.#streams.size;
+  }
+
+  append(streamId: string, message: JsonRpcMessage | null): string {
+    let stream = this.#streams.get(streamId);
+    if (stream) {
+      this.#streams.delete(streamId); // re-insert: most recently written last
+    } else {
+      stream = { seq: 0, events: [] };
+      if (this.#streams.size >= this.#maxStreams) {
+        const oldest = this.#streams.keys().next().value;
+        if (oldest !== undefined) this.#streams.delete(oldest);
+      }
+    }
+    this.#streams.set(streamId, stream);
+    const seq = ++stream.seq;
+    const id = `${streamId}.${seq}`;
+    stream.events.push({ id, seq, message });
+    if (stream.events.length > this.#maxEvents) stream.events.shift();
+    return id;
+  }
+
+  replayAfter(eventId: string): { streamId: string; events: StoredEvent[] } | undefined {
+    const dot = eventId.lastIndexOf('.');
+    if (dot <= 0) return undefined;
+    const streamId = eventId.slice(0, dot);
+    const seq = Number(eventId.slice(dot + 1));
+    const stream = this.#streams.get(streamId);
+    if (!stream || !Number.isInteger(seq) || seq < 0 || seq > stream.seq) return undefined;
+    const events: StoredEvent[] = [];
+    for (const slot of stream.events) {
+      if (slot.seq > seq && slot.message !== null) events.push({ id: slot.id, message: slot.message });
+    }
+    return { streamId, events };
+  }
+
+  deleteStream(streamId: string): void {
+    this.#streams.delete(streamId);
+  }
+}

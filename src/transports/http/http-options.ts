@@ -1,0 +1,45 @@
+/**
+ * Options of the Streamable HTTP handler, with their defaults.
+ * @module
+ */
+import type { EventStore } from '../../stores/event-store.js';
+import type { SessionStore } from '../../stores/session-store.js';
+import type { OriginGuardOptions } from './origin-guard.js';
+
+export interface StreamableHttpOptions extends OriginGuardOptions {
+  /** No sessions: every POST is served on its own (default false). */
+  stateless?: boolean;
+  /** Answer requests with an SSE stream (default) or with one JSON body. */
+  responseMode?: 'sse' | 'json';
+  /** Where SSE events are kept for resumption (default: a bounded in-memory store; false to disable). */
+  eventStore?: EventStore | false;
+  /** Session records (default: in memory). */
+  sessionStore?: SessionStore;
+  /** A session unused this long is closed (default 30 minutes). */
+  sessionIdleTimeoutMs?: number;
+  /** Live sessions at most; more get 503 (default 10,000). */
+  maxSessions?: number;
+  /** The SSE `retry` field, in ms (default 1000). */
+  retryMs?: number;
+  /** Keep-alive comments on open SSE streams, in ms (default 15,000; 0 turns them off). */
+  keepAliveMs?: number;
+  /** The largest POST body, in bytes (default 4 MiB). */
+  maxBodyBytes?: number;
+  /** Legacy HTTP+SSE (2024-11-05) endpoints beside the MCP endpoint (default on: `/sse` and `/messages`). */
+  legacySse?: false | { ssePath?: string; messagesPath?: string };
+  /** The MCP endpoint path (default `/mcp`); other paths get 404. */
+  endpoint?: string;
+}
+
+export interface ResolvedHttpOptions {
+  stateless: boolean;
+  responseMode: 'sse' | 'json';
+  eventStore: EventStore | undefined;
+  sessionIdleTimeoutMs: number;
+  maxSessions: number;
+  retryMs: number;
+  keepAliveMs: number;
+  maxBodyBytes: number;
+  endpoint: string;
+  legacySse: { ssePath: string; messagesPath: string } | undefined;
+}

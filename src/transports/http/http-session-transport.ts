@@ -1,0 +1,287 @@
+/**
+ * The server side of one Streamable HTTP session (or of one stateless request): routes every outgoing
+ * message to the HTTP response it belongs to. A POST that carries requests opens a logical stream; the
+ * responses, and the notifications and requests related to them, go there (as SSE events or one JSON
+ * body); unrelated messages go to the standalone GET stream. With an event store, every SSE event is
+ * recorded and a client resumes a broken stream with `Last-Event-ID`.
+ *
+ * Disconnection rule: when the client goes away mid-call, the call keeps running if an event store can
+ * replay its result on a resumed stream; without one (or in JSON mode) nothing could ever deliver the
+ * result, so the call is cancelled as if the client had sent `notifications/cancelled`.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../../protocol/transport.js';
+import type { EventStore } from '../../stores/event-store.js';
+import { TransportError } from '../transport-error.js';
+import { jsonResponse } from './http-status.js';
+import { SSE_HEADERS, SseSink } from './sse-sink.js';
+
+export interface HttpSessionTransportOptions {
+  sessionId?: string;
+  eventStore?: EventStore;
+  responseMode: 'sse' | 'json';
+  /** The SSE `retry` value sent with priming events and before the server closes a stream (ms). */
+  retryMs: number;
+  keepAliveMs: number;
+  /** Whether streams start with a priming event (the session speaks 2025-11-25 or later). */
+  primeStreams: () => boolean;
+  /** Headers every response of this session carries (e.g. the session id). */
+  headers: Record<string, string>;
+}
+
+interface LogicalStream {
+  readonly id: string;
+  readonly standalone: boolean;
+  readonly pending: Set<RequestId>;
+  sink: SseSink | undefined;
+  json: { responses: JsonRpcMessage[]; batch: boolean; resolve: (response: Response) => void } | undefined;
+}
+
+function isResponse(
+  message: JsonRpcMessage,
+): message is Extract<JsonRpcMessage, { id?: unknown }> & { id?: RequestId | null } {
+  return 'result' in message || 'error' in message;
+}
+
+export class HttpSessionTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  /** No request is waiting for its response any more. */
+  onidle?: () => void;
+  readonly sessionId: string | undefined;
+  readonly #options: HttpSessionTransportOptions;
+  readonly #streams = new Map<string, LogicalStream>();
+  readonly #byRequest = new Map<RequestId, LogicalStream>();
+  readonly #streamIds = new Set<string>();
+  #standalone: LogicalStream | undefined;
+  #closed = false;
+
+  constructor(options: HttpSessionTransportOptions) {
+    this.#options = options;
+    this.sessionId = options.sessionId;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Requests still waiting for their response. */
+  get pendingRequests(): number {
+    return this.#byRequest.size;
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP session is closed');
+    if (Array.isArray(message)) {
+      for (const item of message) await this.send(item, options);
+      return;
+    }
+    const response = isResponse(message);
+    const key = response ? message.id : options?.relatedRequestId;
+    const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key);
+    if (stream) {
+      await this.#write(stream, message, response ? (key ?? undefined) : undefined);
+      return;
+    }
+    if (response) return; // its request is gone (cancelled, or the session never saw it)
+    if (this.#standalone) await this.#write(this.#standalone, message, undefined);
+  }
+
+  /**
+   * Serves one POST: registers a stream for its requests, dispatches every message, and returns the
+   * HTTP response (202 when it carried no request).
+   */
+  post(
+    messages: readonly unknown[],
+    requestIds: readonly RequestId[],
+    batch: boolean,
+    signal: AbortSignal,
+  ): Promise<Response> {
+    if (requestIds.length === 0) {
+      for (const message of messages) this.onmessage?.(message);
+      return Promise.resolve(new Response(null, { status: 202, headers: this.#options.headers }));
+    }
+    const stream = this.#open(false, requestIds);
+    if (this.#options.responseMode === 'json') {
+      const result = new Promise<Response>((resolve) => {
+        stream.json = { responses: [], batch, resolve };
+      });
+      signal.addEventListener('abort', () => this.#disconnected(stream), { once: true });
+      for (const message of messages) this.onmessage?.(message);
+      return result;
+    }
+    const sink = this.#attach(stream);
+    const response = new Response(sink.body, {
+      status: 200,
+      headers: { ...SSE_HEADERS, ...this.#options.headers },
+    });
+    return this.#prime(stream, sink).then(() => {
+      for (const message of messages) this.onmessage?.(message);
+      return response;
+    });
+  }
+
+  /** Serves a GET without `Last-Event-ID`: the standalone stream for unrelated messages (one at a time). */
+  async openStandalone(): Promise<Response> {
+    if (this.#standalone?.sink && !this.#standalone.sink.closed) {
+      return jsonResponse(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: ErrorCode.InvalidRequest,
+            message: 'Conflict: a GET stream is already open for this session',
+          },
+        },
+        409,
+        this.#options.headers,
+      );
+    }
+    this.#standalone ??= this.#open(true, []);
+    const sink = this.#attach(this.#standalone);
+    await this.#prime(this.#standalone, sink);
+    return new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } });
+  }
+
+  /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
+  async resume(lastEventId: string): Promise<Response> {
+    const store = this.#options.eventStore;
+    const replay = store ? await store.replayAfter(lastEventId) : undefined;
+    if (!replay || !this.#streamIds.has(replay.streamId)) {
+      return jsonResponse(
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: ErrorCode.InvalidRequest, message: `Unknown Last-Event-ID: ${lastEventId}` },
+        },
+        404,
+        this.#options.headers,
+      );
+    }
+    const live = this.#streams.get(replay.streamId);
+    const sink = new SseSink(this.#options.keepAliveMs);
+    for (const event of replay.events) sink.event({ id: event.id, data: JSON.stringify(event.message) });
+    if (live) {
+      live.sink?.close();
+      live.sink = sink;
+      sink.oncancel = () => this.#disconnected(live);
+    } else {
+      sink.close();
+    }
+    return new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } });
+  }
+
+  closeStream(relatedRequestId: RequestId): void {
+    const stream = this.#byRequest.get(relatedRequestId);
+    if (!stream?.sink || !this.#options.eventStore) return;
+    stream.sink.event({ retry: this.#options.retryMs });
+    stream.sink.close();
+    stream.sink = undefined;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const stream of this.#streams.values()) {
+      stream.sink?.close();
+      stream.json?.resolve(
+        jsonResponse(
+          {
+            jsonrpc: '2.0',
+            id: null,
+            error: { code: ErrorCode.InternalError, message: 'The session closed' },
+          },
+          503,
+          this.#options.headers,
+        ),
+      );
+    }
+    this.#streams.clear();
+    this.#byRequest.clear();
+    const store = this.#options.eventStore;
+    if (store) for (const id of this.#streamIds) await store.deleteStream(id);
+    this.onclose?.();
+  }
+
+  #open(standalone: boolean, requestIds: readonly RequestId[]): LogicalStream {
+    const stream: LogicalStream = {
+      id: crypto.randomUUID(),
+      standalone,
+      pending: new Set(requestIds),
+      sink: undefined,
+      json: undefined,
+    };
+    this.#streams.set(stream.id, stream);
+    this.#streamIds.add(stream.id);
+    for (const id of requestIds) this.#byRequest.set(id, stream);
+    return stream;
+  }
+
+  #attach(stream: LogicalStream): SseSink {
+    const sink = new SseSink(this.#options.keepAliveMs);
+    stream.sink = sink;
+    sink.oncancel = () => this.#disconnected(stream);
+    return sink;
+  }
+
+  async #prime(stream: LogicalStream, sink: SseSink): Promise<void> {
+    const store = this.#options.eventStore;
+    if (!store || !this.#options.primeStreams()) return;
+    const id = await store.append(stream.id, null);
+    sink.event({ id, retry: this.#options.retryMs, data: '' });
+  }
+
+  async #write(
+    stream: LogicalStream,
+    message: JsonRpcMessage,
+    responseId: RequestId | undefined,
+  ): Promise<void> {
+    if (stream.json) {
+      if (responseId !== undefined) stream.json.responses.push(message);
+      else if (this.#standalone) await this.#write(this.#standalone, message, undefined);
+    } else {
+      const store = this.#options.eventStore;
+      const id = store ? await store.append(stream.id, message) : undefined;
+      stream.sink?.event(
+        id === undefined ? { data: JSON.stringify(message) } : { id, data: JSON.stringify(message) },
+      );
+    }
+    if (responseId !== undefined) this.#settle(stream, responseId);
+  }
+
+  #settle(stream: LogicalStream, id: RequestId): void {
+    stream.pending.delete(id);
+    this.#byRequest.delete(id);
+    if (this.#byRequest.size === 0) queueMicrotask(() => this.onidle?.());
+    if (stream.pending.size > 0 || stream.standalone) return;
+    this.#streams.delete(stream.id);
+    if (stream.json) {
+      const { responses, batch, resolve } = stream.json;
+      resolve(jsonResponse(batch ? responses : responses[0], 200, this.#options.headers));
+    }
+    stream.sink?.close();
+  }
+
+  /** The client went away from a stream. */
+  #disconnected(stream: LogicalStream): void {
+    stream.sink = undefined;
+    if (stream.standalone || this.#closed) return;
+    if (this.#options.eventStore && !stream.json) return; // resumable: the result waits for a GET
+    for (const requestId of [...stream.pending]) {
+      this.#byRequest.delete(requestId);
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId, reason: 'The client disconnected' },
+      });
+    }
+    stream.pending.clear();
+    this.#streams.delete(stream.id);
+    if (this.#byRequest.size === 0) this.onidle?.();
+  }
+}

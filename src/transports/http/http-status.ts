@@ -1,0 +1,41 @@
+/**
+ * The one table from JSON-RPC error codes to HTTP statuses, and the JSON error responses the HTTP
+ * transport writes itself.
+ * @module
+ */
+import { ErrorCode } from '../../protocol/errors.js';
+
+const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
+  [ErrorCode.ParseError, 400],
+  [ErrorCode.InvalidRequest, 400],
+  [ErrorCode.MethodNotFound, 404],
+  [ErrorCode.InvalidParams, 400],
+  [ErrorCode.InternalError, 500],
+  [ErrorCode.HeaderMismatch, 400],
+  [ErrorCode.MissingRequiredClientCapability, 400],
+  [ErrorCode.UnsupportedProtocolVersion, 400],
+]);
+
+export function httpStatusFor(code: number): number {
+  return STATUS_BY_CODE.get(code) ?? 500;
+}
+
+/** A JSON-RPC error with no id as an HTTP response. */
+export function jsonRpcErrorResponse(
+  status: number,
+  code: number,
+  message: string,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}

@@ -1,0 +1,20 @@
+/**
+ * `toolwire/http`: serve a toolwire Server over Streamable HTTP (2025-03-26 … 2025-11-25 semantics) and
+ * the legacy HTTP+SSE transport. The core is a web-standard handler (`handle(Request): Response`) for any
+ * runtime or framework; `toNodeHandler` and `serveHttp` adapt it to node:http.
+ * Everything exported here is public API.
+ * @module
+ */
+export { StreamableHttpHandler } from './streamable-http-handler.js';
+export type { StreamableHttpOptions } from './http-options.js';
+export type { OriginGuardOptions } from './origin-guard.js';
+export {
+  serveHttp,
+  toNodeHandler,
+  type ServeHttpOptions,
+  type HttpServerHandle,
+  type FetchHandler,
+} from './node-adapter.js';
+export { httpStatusFor } from './http-status.js';
+export { MemoryEventStore, MemorySessionStore } from '../../stores/index.js';
+export type { EventStore, SessionStore, SessionRecord, StoredEvent } from '../../stores/index.js';

@@ -1,0 +1,118 @@
+/**
+ * The HTTP+SSE transport of 2024-11-05, beside the Streamable HTTP endpoint so old clients still connect:
+ * `GET /sse` opens the stream and names the POST endpoint in an `endpoint` event; `POST
+ * /messages?sessionId=…` carries client messages (202), and every server message is an SSE `message`.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { Transport } from '../../protocol/transport.js';
+import type { Server, ServerSession } from '../../server/index.js';
+import { TransportError } from '../transport-error.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import { jsonRpcErrorResponse } from './http-status.js';
+import { BodyTooLargeError, readBody } from './read-body.js';
+import { SSE_HEADERS, SseSink } from './sse-sink.js';
+
+class LegacySseTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly sessionId: string;
+  readonly sink: SseSink;
+  #closed = false;
+
+  constructor(sessionId: string, keepAliveMs: number) {
+    this.sessionId = sessionId;
+    this.sink = new SseSink(keepAliveMs);
+    this.sink.oncancel = () => void this.close();
+  }
+
+  async start(): Promise<void> {}
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE stream is closed');
+    this.sink.event({ event: 'message', data: JSON.stringify(message) });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.sink.close();
+    this.onclose?.();
+  }
+}
+
+export class LegacySseEndpoints {
+  readonly #server: Server;
+  readonly #paths: { ssePath: string; messagesPath: string };
+  readonly #options: ResolvedHttpOptions;
+  readonly #sessions = new Map<string, { session: ServerSession; transport: LegacySseTransport }>();
+
+  constructor(
+    server: Server,
+    paths: { ssePath: string; messagesPath: string },
+    options: ResolvedHttpOptions,
+  ) {
+    this.#server = server;
+    this.#paths = paths;
+    this.#options = options;
+  }
+
+  /** Serves the request when it is for a legacy path; undefined otherwise. */
+  async handle(request: Request, path: string): Promise<Response | undefined> {
+    if (path === this.#paths.ssePath) {
+      if (request.method !== 'GET')
+        return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'GET' });
+      return this.#open();
+    }
+    if (path === this.#paths.messagesPath) {
+      if (request.method !== 'POST')
+        return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'POST' });
+      return this.#message(request);
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
+  }
+
+  async #open(): Promise<Response> {
+    if (this.#sessions.size >= this.#options.maxSessions) {
+      return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
+        'retry-after': '60',
+      });
+    }
+    const id = crypto.randomUUID();
+    const transport = new LegacySseTransport(id, this.#options.keepAliveMs);
+    const session = await this.#server.connect(transport);
+    this.#sessions.set(id, { session, transport });
+    session.onclose = () => this.#sessions.delete(id);
+    transport.sink.event({ event: 'endpoint', data: `${this.#paths.messagesPath}?sessionId=${id}` });
+    return new Response(transport.sink.body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  async #message(request: Request): Promise<Response> {
+    const id = new URL(request.url).searchParams.get('sessionId');
+    const live = id ? this.#sessions.get(id) : undefined;
+    if (!live) return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
+    if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
+      return jsonRpcErrorResponse(
+        415,
+        ErrorCode.InvalidRequest,
+        'Unsupported Media Type: Content-Type must be application/json',
+      );
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(await readBody(request, this.#options.maxBodyBytes));
+    } catch (error) {
+      if (error instanceof BodyTooLargeError)
+        return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
+      return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    }
+    live.transport.onmessage?.(body);
+    return new Response('Accepted', { status: 202 });
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * DNS-rebinding protection: the Host header must name an allowed host, and an Origin header, when present,
+ * an allowed origin. On by default, allowing only loopback names.
+ * @module
+ */
+
+export interface OriginGuardOptions {
+  /** Allowed Host header values, with or without a port (default: localhost, 127.0.0.1, [::1]). */
+  allowedHosts?: readonly string[];
+  /** Allowed Origin values, e.g. `https://app.example.com` (default: http(s) origins on loopback names). */
+  allowedOrigins?: readonly string[];
+  /** Turns the checks off (not recommended; for servers behind a proxy that checks them). */
+  disabled?: boolean;
+}
+
+const LOOPBACK = ['localhost', '127.0.0.1', '[::1]'];
+
+function hostName(value: string): string {
+  const host = value.trim().toLowerCase();
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end === -1 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.lastIndexOf(':');
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+export class OriginGuard {
+  readonly #hosts: ReadonlySet<string>;
+  readonly #hostsWithPort: ReadonlySet<string>;
+  readonly #origins: ReadonlySet<string> | undefined;
+  readonly #disabled: boolean;
+
+  constructor(options: OriginGuardOptions = {}) {
+    const hosts = (options.allowedHosts ?? LOOPBACK).map((h) => h.toLowerCase());
+    this.#hosts = new Set(hosts.filter((h) => hostName(h) === h));
+    this.#hostsWithPort = new Set(hosts.filter((h) => hostName(h) !== h));
+    this.#origins = options.allowedOrigins
+      ? new Set(options.allowedOrigins.map((o) => o.toLowerCase()))
+      : undefined;
+    this.#disabled = options.disabled ?? false;
+  }
+
+  /** A reason to refuse the request, or undefined when it may proceed. */
+  check(host: string | null, origin: string | null): string | undefined {
+    if (this.#disabled) return undefined;
+    if (host === null) return 'Missing Host header';
+    const h = host.toLowerCase();
+    if (!this.#hostsWithPort.has(h) && !this.#hosts.has(hostName(h))) return `Host not allowed: ${host}`;
+    if (origin === null) return undefined;
+    const o = origin.toLowerCase();
+    if (this.#origins) return this.#origins.has(o) ? undefined : `Origin not allowed: ${origin}`;
+    try {
+      const url = new URL(o);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK.includes(url.hostname))
+        return undefined;
+    } catch {
+      // fall through
+    }
+    return `Origin not allowed: ${origin}`;
+  }
+}

@@ -1,0 +1,69 @@
+// Reads SSE events from a fetch Response, for wire-level HTTP tests.
+export interface SseEvent {
+  id?: string;
+  event?: string;
+  data: string;
+  retry?: number;
+}
+
+export class SseReader {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #decoder = new TextDecoder();
+  #buffer = '';
+  done = false;
+
+  constructor(response: Response) {
+    if (!response.body) throw new Error('no body');
+    this.#reader = response.body.getReader();
+  }
+
+  /** The next event (blank-data events included), or undefined when the stream ended. */
+  async next(timeoutMs = 5000): Promise<SseEvent | undefined> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const end = this.#buffer.indexOf('\n\n');
+      if (end !== -1) {
+        const block = this.#buffer.slice(0, end);
+        this.#buffer = this.#buffer.slice(end + 2);
+        if (block.split('\n').every((l) => l.startsWith(':'))) continue;
+        const event: SseEvent = { data: '' };
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          const colon = line.indexOf(':');
+          const field = colon === -1 ? line : line.slice(0, colon);
+          const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
+          if (field === 'data') data.push(value);
+          else if (field === 'id') event.id = value;
+          else if (field === 'event') event.event = value;
+          else if (field === 'retry') event.retry = Number(value);
+        }
+        event.data = data.join('\n');
+        return event;
+      }
+      if (this.done) return undefined;
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error('timed out waiting for an SSE event');
+      const chunk = await Promise.race([
+        this.#reader.read(),
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('timed out waiting for an SSE event')), remaining),
+        ),
+      ]);
+      if (chunk.done) this.done = true;
+      else this.#buffer += this.#decoder.decode(chunk.value, { stream: true });
+    }
+  }
+
+  /** The next event that carries a JSON-RPC message, parsed. */
+  async nextMessage(timeoutMs = 5000): Promise<Record<string, unknown> | undefined> {
+    for (;;) {
+      const event = await this.next(timeoutMs);
+      if (!event) return undefined;
+      if (event.data !== '') return JSON.parse(event.data) as Record<string, unknown>;
+    }
+  }
+
+  async cancel(): Promise<void> {
+    await this.#reader.cancel();
+  }
+}
