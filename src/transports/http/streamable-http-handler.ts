@@ -237,17 +237,18 @@ export class StreamableHttpHandler {
   }
 
   async #connect(sessionId: string | undefined): Promise<LiveSession> {
-    let session: ServerSession | undefined;
+    const ref: { session?: ServerSession } = {};
     const transport = new HttpSessionTransport({
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(this.#options.eventStore ? { eventStore: this.#options.eventStore } : {}),
       responseMode: this.#options.responseMode,
       retryMs: this.#options.retryMs,
       keepAliveMs: this.#options.keepAliveMs,
-      primeStreams: () => (session?.protocolVersion ?? '') >= '2025-11-25',
+      primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
       headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
     });
-    session = await this.#server.connect(transport);
+    const session = await this.#server.connect(transport);
+    ref.session = session;
     if (sessionId !== undefined) {
       transport.onclose = chain(transport.onclose, () => {
         this.#live.delete(sessionId);
