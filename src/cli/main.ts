@@ -20,7 +20,7 @@ export const VERSION = CLIENT_INFO.version;
 export const HELP = `toolwire ${VERSION}: MCP tools from the command line
 
 Usage:
-  toolwire serve [MODULE]                         serve a server module (default: the demo) over stdio
+  toolwire serve [MODULE] [--http]                serve a server module (default: the demo) over stdio or HTTP
   toolwire tools [--json] -- <command...>         list the tools of the server <command...>
   toolwire call --tool NAME [--args JSON | key=value...] [--json] -- <command...>
                                                   call one tool and print its result

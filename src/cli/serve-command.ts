@@ -1,5 +1,6 @@
 /**
- * `toolwire serve [MODULE]`: serves a toolwire Server over stdio.
+ * `toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]]`: serves a toolwire
+ * Server over stdio, or over Streamable HTTP (plus legacy HTTP+SSE) on 127.0.0.1 by default.
  *
  * The contract (tests and the benchmark rely on it):
  * - MODULE is a .js/.mjs file, resolved from the current directory, whose default export is a
@@ -13,15 +14,33 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { Server } from '../server/index.js';
+import { serveHttp } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { createDemoServer, demoRoot } from './demo/create-demo-server.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, wantsHelp } from './parse-command-line.js';
 
-export const SERVE_HELP = `Usage: toolwire serve [MODULE]
+const SERVE_OPTIONS = {
+  http: { type: 'boolean' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  stateless: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
+
+export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]]
 
 Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
+With --http, serves it over Streamable HTTP at http://HOST:PORT/mcp (and the legacy HTTP+SSE
+transport at /sse + /messages) and prints the URL on stdout.
+
+  --http        serve over HTTP instead of stdio
+  --port P      the port (default 3000; 0 picks a free one)
+  --host H      the interface (default 127.0.0.1: only this machine can connect); any other
+                host also needs its name allowed, which --host adds to the Host allow-list
+  --stateless   no sessions: each POST is served on its own
+  --json        answer POSTs with one JSON body instead of an SSE stream
 
   MODULE   a .js/.mjs file, resolved from the current directory, whose default export is a
            toolwire Server, or a (possibly async) function that returns one.
@@ -41,6 +60,7 @@ Examples:
   toolwire serve                            # the demo, rooted at the current directory
   toolwire serve ./my-server.mjs
   toolwire tools -- toolwire serve ./my-server.mjs
+  toolwire serve --http --port 8080          # the demo at http://127.0.0.1:8080/mcp
 
 ${EXIT_CODES_HELP}
 `;
@@ -71,7 +91,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
     process.stdout.write(SERVE_HELP);
     return ExitCode.Success;
   }
-  const { positionals, rest } = parseCommandLine(argv, {}, HINT);
+  const { positionals, rest, values } = parseCommandLine(argv, SERVE_OPTIONS, HINT);
   if (rest !== undefined) throw usageError('serve takes no "--"', HINT);
   if (positionals.length > 1) throw usageError(`serve takes one MODULE, got ${positionals.length}`, HINT);
   const module = positionals[0];
@@ -95,6 +115,11 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
     what = `${server.info.name} ${server.info.version}`.trim();
   }
 
+  if (values.http) return serveOverHttp(server, what, values);
+  if (values.port !== undefined || values.host !== undefined || values.stateless || values.json) {
+    throw usageError('--port, --host, --stateless and --json go with --http', HINT);
+  }
+
   let onClosed!: () => void;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });
@@ -104,6 +129,43 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
     `toolwire: serving ${what} over stdio (try: toolwire tools -- ${invocation(module)})\n`,
   );
   await closed;
+  await server.close().catch(() => undefined);
+  return ExitCode.Success;
+}
+
+async function serveOverHttp(
+  server: Server,
+  what: string,
+  values: {
+    port?: string | undefined;
+    host?: string | undefined;
+    stateless?: boolean | undefined;
+    json?: boolean | undefined;
+  },
+): Promise<ExitCodeValue> {
+  const port = values.port === undefined ? 3000 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
+  const host = values.host ?? '127.0.0.1';
+  const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+  const handle = await serveHttp(server, {
+    port,
+    host,
+    stateless: values.stateless ?? false,
+    responseMode: values.json ? 'json' : 'sse',
+    ...(loopback
+      ? {}
+      : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host] }),
+  });
+  process.stdout.write(`${handle.url}\n`);
+  process.stderr.write(
+    `toolwire: serving ${what} over HTTP at ${handle.url} (try: toolwire tools ${handle.url})\n`,
+  );
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await handle.close();
   await server.close().catch(() => undefined);
   return ExitCode.Success;
 }

@@ -1,0 +1,46 @@
+// `toolwire serve --http`: prints its URL, serves Streamable HTTP there, exits on SIGTERM.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { describe, expect, it } from 'vitest';
+
+describe('toolwire serve --http', () => {
+  it('serves a module over HTTP on 127.0.0.1 and prints the URL', async () => {
+    const child = spawn(
+      process.execPath,
+      ['bin/toolwire.mjs', 'serve', 'test/fixtures/protocol-server.mjs', '--http', '--port', '0', '--json'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const url = await new Promise<string>((resolve) =>
+      createInterface({ input: child.stdout }).once('line', resolve),
+    );
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(await response.json()).toMatchObject({
+      id: 1,
+      result: { protocolVersion: '2025-06-18', serverInfo: { name: 'protocol-fixture' } },
+    });
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses HTTP options without --http', async () => {
+    const child = spawn(process.execPath, ['bin/toolwire.mjs', 'serve', '--port', '1'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(2);
+  });
+});
