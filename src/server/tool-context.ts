@@ -65,6 +65,7 @@ export interface ContextHost {
     logger: string | undefined,
     relatedRequestId: RequestId,
   ): Promise<void>;
+  closeStream(relatedRequestId: RequestId): void;
 }
 
 export function createToolContext(
