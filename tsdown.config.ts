@@ -8,6 +8,7 @@ export default defineConfig({
     stdio: 'src/transports/stdio/index.ts',
     'in-memory': 'src/transports/in-memory.ts',
     http: 'src/transports/http/index.ts',
+    'http-client': 'src/transports/http-client/index.ts',
     cli: 'src/cli/main.ts',
   },
   format: 'esm',

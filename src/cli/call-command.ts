@@ -1,22 +1,25 @@
 /**
- * `toolwire call --tool NAME [--args JSON] [key=value...] [--json] [--timeout MS] -- <command...>`:
+ * `toolwire call --tool NAME [--args JSON] [key=value...] [--json] [--timeout MS] (URL | -- <command...>)`:
  * calls one tool and prints its result.
  * @module
  */
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { formatResult } from './format-result.js';
-import { parseTarget } from './open-target.js';
+import { parseTarget, takeUrlTarget } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { parseToolArguments } from './parse-tool-arguments.js';
 import { withClient } from './with-client.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
+       toolwire call --tool NAME [--args JSON | key=value...] [options] URL
 
-Starts the MCP server <command...> (everything after "--"), connects over stdio, calls one tool,
-and prints its result: text as text, images and audio as "[image image/png, N bytes]", resource
-links as "[link name uri]", embedded resources summarized, structured content as indented JSON.
+Starts the MCP server <command...> (everything after "--") and connects over stdio, or connects to
+the server at URL (http:// or https://; Streamable HTTP, falling back to the legacy HTTP+SSE
+transport), calls one tool, and prints its result: text as text, images and audio as
+"[image image/png, N bytes]", resource links as "[link name uri]", embedded resources summarized,
+structured content as indented JSON.
 
-Arguments (before "--"):
+Arguments (before "--" or anywhere around the URL):
   --tool NAME     the tool to call (required)
   --args JSON     the arguments, a JSON object: --args '{"path":"README.md"}'
   key=value       one argument; the value is parsed as JSON when it parses (n=5, ok=true,
@@ -26,12 +29,14 @@ Options:
   --json          print the raw result as JSON instead
   --timeout MS    timeout of the call, in ms (default 60000; the handshake waits at least 30 s)
   --progress      print the tool's progress notifications on stderr
+  --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help
 
 Examples:
   toolwire call --tool read_file path=README.md -- node bin/toolwire.mjs serve
   toolwire call --tool search_files --args '{"pattern":"/TODO|FIXME/"}' --progress -- toolwire serve
+  toolwire call --tool read_file path=README.md http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
 A tool error prints the result like any other, then a line on stderr, and exits 1.
@@ -52,14 +57,16 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
       json: { type: 'boolean' },
       timeout: { type: 'string' },
       progress: { type: 'boolean' },
+      header: { type: 'string', multiple: true },
       verbose: { type: 'boolean', short: 'v' },
     },
     HINT,
   );
   const name = values.tool;
   if (name === undefined || name === '') throw usageError('missing --tool NAME', HINT);
-  const args = parseToolArguments(values.args, positionals, HINT);
-  const target = parseTarget(rest, HINT);
+  const { url, others } = takeUrlTarget(positionals, HINT);
+  const args = parseToolArguments(values.args, others, HINT);
+  const target = parseTarget(rest, HINT, { url, headers: values.header });
   const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT);
 
   return withClient(target, { timeout, verbose: values.verbose }, async (client) => {

@@ -21,19 +21,22 @@ export const HELP = `toolwire ${VERSION}: MCP tools from the command line
 
 Usage:
   toolwire serve [MODULE] [--http]                serve a server module (default: the demo) over stdio or HTTP
-  toolwire tools [--json] -- <command...>         list the tools of the server <command...>
-  toolwire call --tool NAME [--args JSON | key=value...] [--json] -- <command...>
+  toolwire tools [--json] (-- <command...> | URL)
+                                                  list the tools of the server <command...> or at URL
+  toolwire call --tool NAME [--args JSON | key=value...] [--json] (-- <command...> | URL)
                                                   call one tool and print its result
   toolwire help [COMMAND]                         show help (also: toolwire COMMAND --help)
   toolwire --version
 
 Options of "tools" and "call" come before "--"; everything after "--" is the server command,
-spawned without a shell and spoken to over stdio.
+spawned without a shell and spoken to over stdio. Instead of "-- <command...>", an http(s) URL
+connects to a running server over Streamable HTTP (or legacy HTTP+SSE); add --header 'K: V' for auth.
 
 Examples:
   toolwire serve                                  # the demo workspace toolbox, rooted at the cwd
   toolwire tools -- node bin/toolwire.mjs serve
   toolwire call --tool read_file path=README.md -- node bin/toolwire.mjs serve
+  toolwire tools http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
 `;

@@ -1,28 +1,33 @@
 /**
- * `toolwire tools [--json] [--timeout MS] [--verbose] -- <command...>`: lists a server's tools.
+ * `toolwire tools [--json] [--timeout MS] [--verbose] (URL | -- <command...>)`: lists a server's tools.
  * @module
  */
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { describeTool } from './describe-tool.js';
-import { parseTarget } from './open-target.js';
+import { parseTarget, takeUrlTarget } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
 
 export const TOOLS_HELP = `Usage: toolwire tools [options] -- <command...>
+       toolwire tools [options] URL
 
-Starts the MCP server <command...> (everything after "--"), connects over stdio, and lists all its
-tools (every page): name and title, description, annotation hints (read-only, destructive,
-idempotent, open-world), and a one-line summary of the input and output schemas.
+Starts the MCP server <command...> (everything after "--") and connects over stdio, or connects to
+the server at URL (http:// or https://; Streamable HTTP, falling back to the legacy HTTP+SSE
+transport), and lists all its tools (every page): name and title, description, annotation hints
+(read-only, destructive, idempotent, open-world), and a one-line summary of the input and output
+schemas.
 
 Options (before "--"):
   --json          print the raw "tools" array as JSON instead
   --timeout MS    timeout of each request, in ms (default 60000; the handshake waits at least 30 s)
+  --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help
 
 Examples:
   toolwire tools -- node bin/toolwire.mjs serve
   toolwire tools --json -- npx -y some-mcp-server
+  toolwire tools --header "Authorization: Bearer $TOKEN" http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
 `;
@@ -39,14 +44,16 @@ export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeVal
     {
       json: { type: 'boolean' },
       timeout: { type: 'string' },
+      header: { type: 'string', multiple: true },
       verbose: { type: 'boolean', short: 'v' },
     },
     HINT,
   );
-  if (positionals.length > 0) {
-    throw usageError(`unexpected argument "${positionals[0]}" (put the server command after "--")`, HINT);
+  const { url, others } = takeUrlTarget(positionals, HINT);
+  if (others.length > 0) {
+    throw usageError(`unexpected argument "${others[0]}" (put the server command after "--")`, HINT);
   }
-  const target = parseTarget(rest, HINT);
+  const target = parseTarget(rest, HINT, { url, headers: values.header });
   const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT);
 
   return withClient(target, { timeout, verbose: values.verbose }, async (client) => {

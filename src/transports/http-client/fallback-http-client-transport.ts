@@ -1,0 +1,165 @@
+/**
+ * An HTTP client transport that speaks Streamable HTTP to servers that do, and falls back to the
+ * legacy HTTP+SSE transport for 2024-11-05 servers, as the spec's backwards-compatibility section
+ * describes.
+ * @module
+ */
+import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../../protocol/transport.js';
+import { TransportError } from '../transport-error.js';
+import { failureStatus } from './http-failure.js';
+import { SseClientTransport } from './sse-client-transport.js';
+import {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+} from './streamable-http-client-transport.js';
+
+export interface FallbackHttpClientTransportOptions extends StreamableHttpClientTransportOptions {
+  /** How long the legacy transport waits for the `endpoint` event, in ms. Default 30000. */
+  endpointTimeoutMs?: number;
+}
+
+/** The HTTP statuses to a POSTed initialize that mean "not a Streamable HTTP endpoint" (2025-11-25). */
+const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
+
+/**
+ * Decides on the first message it sends, which the Client makes the `initialize` request:
+ *
+ * 1. POST it to the URL as Streamable HTTP. If the server answers it (JSON or SSE, or a JSON-RPC
+ *    error naming the request), the server speaks Streamable HTTP and every later message goes there.
+ * 2. If the POST fails with HTTP 400, 404 or 405 and no JSON-RPC error for the request, GET the same
+ *    URL as a legacy HTTP+SSE stream and wait for its `endpoint` event; if it arrives, send the
+ *    initialize again over the legacy transport and keep using it.
+ * 3. Any other failure (network errors, 401, 500, …), or a legacy attempt that fails too, is
+ *    reported through `onerror`, closes this transport and rejects the send: the Client's `connect`
+ *    fails with a `CONNECTION_CLOSED` error.
+ *
+ * `kind` tells which transport was chosen. Messages sent while the decision is pending wait for it.
+ */
+export class FallbackHttpClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  readonly #options: FallbackHttpClientTransportOptions;
+  #inner: Transport | undefined;
+  #chosen: Promise<Transport> | undefined;
+  #kind: 'streamable-http' | 'sse' | undefined;
+  #state: 'idle' | 'open' | 'closed' = 'idle';
+  #closeFired = false;
+
+  constructor(options: FallbackHttpClientTransportOptions) {
+    new URL(options.url); // throws early on a bad URL
+    this.#options = options;
+  }
+
+  /** The transport in use, once the first message decided it. */
+  get kind(): 'streamable-http' | 'sse' | undefined {
+    return this.#kind;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner?.sessionId;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'idle') {
+      throw new TransportError(LocalErrorCode.AlreadyConnected, 'The HTTP transport was already started');
+    }
+    this.#state = 'open';
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.#state !== 'open') {
+      throw this.#state === 'idle'
+        ? new TransportError(LocalErrorCode.NotConnected, 'The HTTP transport is not started')
+        : new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP transport is closed');
+    }
+    if (this.#chosen === undefined) {
+      this.#chosen = this.#choose(message, options);
+      try {
+        await this.#chosen;
+      } catch (error) {
+        if (this.#state === 'open') {
+          // Nothing could carry the first message: the connection never came up.
+          this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+          await this.close();
+        }
+        throw error;
+      }
+      return;
+    }
+    const inner = await this.#chosen;
+    await inner.send(message, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'closed';
+    await this.#inner?.close();
+    this.#fireClose();
+  }
+
+  async #choose(first: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<Transport> {
+    const streamable = new StreamableHttpClientTransport(this.#options);
+    this.#attach(streamable);
+    await streamable.start();
+    try {
+      await streamable.send(first, options);
+      this.#kind = 'streamable-http';
+      return streamable;
+    } catch (error) {
+      const status = failureStatus(error);
+      if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
+      this.#detach(streamable);
+      await streamable.close();
+      return this.#legacy(first, options, status);
+    }
+  }
+
+  async #legacy(
+    first: JsonRpcMessage | JsonRpcMessage[],
+    options: SendOptions | undefined,
+    status: number,
+  ): Promise<Transport> {
+    const legacy = new SseClientTransport(this.#options);
+    this.#attach(legacy);
+    try {
+      await legacy.start();
+    } catch (error) {
+      this.#detach(legacy);
+      throw new TransportError(
+        LocalErrorCode.ConnectionClosed,
+        `${String(this.#options.url)} is neither a Streamable HTTP endpoint (POST got HTTP ${status}) nor an HTTP+SSE endpoint (${errorMessage(error)})`,
+        { cause: error, details: { status } },
+      );
+    }
+    this.#kind = 'sse';
+    await legacy.send(first, options);
+    return legacy;
+  }
+
+  #attach(inner: Transport): void {
+    this.#inner = inner;
+    inner.onmessage = (message) => this.onmessage?.(message);
+    inner.onerror = (error) => this.onerror?.(error);
+    inner.onclose = () => {
+      this.#state = 'closed';
+      this.#fireClose();
+    };
+  }
+
+  #detach(inner: Transport): void {
+    inner.onmessage = undefined;
+    inner.onerror = undefined;
+    inner.onclose = undefined;
+    if (this.#inner === inner) this.#inner = undefined;
+  }
+
+  #fireClose(): void {
+    if (this.#closeFired) return;
+    this.#closeFired = true;
+    this.onclose?.();
+  }
+}

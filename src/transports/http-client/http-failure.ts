@@ -1,0 +1,69 @@
+/**
+ * Turning an HTTP error response into something the client can use: a JSON-RPC error addressed to
+ * one of its requests, or a `TransportError` naming the status and a short excerpt of the body.
+ * @module
+ */
+import { LocalErrorCode, type LocalErrorCodeValue } from '../../protocol/errors.js';
+import { classify, type JsonRpcErrorResponse } from '../../protocol/jsonrpc.js';
+import { TransportError } from '../transport-error.js';
+
+/** The most of an error body quoted in a message. */
+const EXCERPT_CHARS = 200;
+
+/** What `TransportError.details` holds for an HTTP status failure. */
+export interface HttpFailureDetails {
+  status: number;
+  /** The start of the response body, whitespace collapsed. */
+  body: string;
+  /** Set on a 404 for a request that carried a session id: the server ended the session. */
+  sessionExpired?: true;
+}
+
+/** The body of an error response, as text (empty when it cannot be read). */
+export async function readErrorBody(response: Response): Promise<string> {
+  try {
+    return await response.text();
+  } catch {
+    return '';
+  }
+}
+
+/** The JSON-RPC error response in `body`, when it is one and names a request id. */
+export function jsonRpcErrorWithId(body: string): JsonRpcErrorResponse | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const item = classify(value);
+  if (item.kind !== 'response' || !('error' in item.message)) return undefined;
+  const id = item.message.id;
+  return id === undefined || id === null ? undefined : item.message;
+}
+
+/** A `TransportError` for an HTTP status: `"<what> failed: HTTP 400 Bad Request: <excerpt>"`. */
+export function httpStatusError(
+  what: string,
+  response: Response,
+  body: string,
+  code: LocalErrorCodeValue = LocalErrorCode.SendFailed,
+  extra: Partial<HttpFailureDetails> = {},
+): TransportError {
+  const excerpt = excerptOf(body);
+  const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const details: HttpFailureDetails = { status: response.status, body: excerpt, ...extra };
+  return new TransportError(code, `${what} failed: ${status}${excerpt ? `: ${excerpt}` : ''}`, { details });
+}
+
+/** The HTTP status of a failure raised by {@link httpStatusError}, if it is one. */
+export function failureStatus(error: unknown): number | undefined {
+  if (!(error instanceof TransportError)) return undefined;
+  const details = error.details as Partial<HttpFailureDetails> | undefined;
+  return typeof details?.status === 'number' ? details.status : undefined;
+}
+
+function excerptOf(body: string): string {
+  const flat = body.replace(/\s+/g, ' ').trim();
+  return flat.length > EXCERPT_CHARS ? `${flat.slice(0, EXCERPT_CHARS)}…` : flat;
+}

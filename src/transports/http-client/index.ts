@@ -1,0 +1,30 @@
+/**
+ * The HTTP client transports (`toolwire/http-client`): Streamable HTTP (MCP 2025-03-26 and later),
+ * the legacy HTTP+SSE transport (2024-11-05), and a transport that picks between them the way the
+ * spec's backwards-compatibility rules say. Web-standard only (`fetch`, streams): no Node imports.
+ * Everything exported here is public API.
+ *
+ * @example
+ * ```ts
+ * import { Client } from 'toolwire/client';
+ * import { FallbackHttpClientTransport } from 'toolwire/http-client';
+ *
+ * const client = new Client({ name: 'my-app', version: '1.0.0' });
+ * await client.connect(new FallbackHttpClientTransport({ url: 'http://127.0.0.1:3000/mcp' }));
+ * ```
+ * @module
+ */
+export {
+  StreamableHttpClientTransport,
+  type StreamableHttpClientTransportOptions,
+} from './streamable-http-client-transport.js';
+export { SseClientTransport, type SseClientTransportOptions } from './sse-client-transport.js';
+export {
+  FallbackHttpClientTransport,
+  type FallbackHttpClientTransportOptions,
+} from './fallback-http-client-transport.js';
+export type { HttpClientOptions, HeadersOption } from './http-client-options.js';
+export type { HttpFailureDetails } from './http-failure.js';
+export { DEFAULT_RECONNECT, type ReconnectOptions } from './reconnect-policy.js';
+export { SseParser, type SseEvent, type SseParserOptions } from './sse-parser.js';
+export { TransportError } from '../transport-error.js';

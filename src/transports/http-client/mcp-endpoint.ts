@@ -1,0 +1,85 @@
+/**
+ * The MCP endpoint as a Streamable HTTP client sees it: one URL, the session the server assigned, the
+ * negotiated protocol version, and the headers every request carries.
+ * @module
+ */
+import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { TransportError } from '../transport-error.js';
+import { discardBody, requestHeaders, type HttpClientOptions } from './http-client-options.js';
+import { httpStatusError } from './http-failure.js';
+
+/** How long ending a session (DELETE) may take. */
+const DELETE_TIMEOUT_MS = 5_000;
+
+export class McpEndpoint {
+  readonly url: URL;
+  /** The `Mcp-Session-Id` the server assigned, once it has. */
+  sessionId: string | undefined;
+  /** The `MCP-Protocol-Version` sent with every request, once known. */
+  protocolVersion: string | undefined;
+  readonly #options: HttpClientOptions;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: HttpClientOptions & { protocolVersion?: string | undefined }) {
+    this.url = new URL(options.url);
+    this.#options = options;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.protocolVersion = options.protocolVersion;
+  }
+
+  /**
+   * Sends one request with the caller's headers, the session id and the protocol version (and
+   * `own`, the request's own headers, plus its body). A network failure becomes a `SEND_FAILED`
+   * TransportError; HTTP statuses are the caller's to judge.
+   */
+  async request(
+    method: 'POST' | 'GET' | 'DELETE',
+    signal: AbortSignal,
+    own: Record<string, string | undefined> & { body?: string },
+  ): Promise<Response> {
+    const { body, ...names } = own;
+    try {
+      const headers = await requestHeaders(this.#options.headers, {
+        ...names,
+        'mcp-session-id': this.sessionId,
+        'mcp-protocol-version': this.protocolVersion,
+      });
+      return await this.#fetch(this.url, { method, headers, body, signal });
+    } catch (error) {
+      throw new TransportError(
+        LocalErrorCode.SendFailed,
+        `${method} ${this.url.href} failed: ${describeFetchError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  /** Remembers the session id a response assigned. */
+  learnSession(response: Response): void {
+    const sessionId = response.headers.get('mcp-session-id');
+    if (sessionId) this.sessionId = sessionId;
+  }
+
+  /**
+   * Ends the session with a DELETE, if there is one. Resolves with the failure to report, if any
+   * (a 405, "the server does not allow it", and a 404, "already gone", are not failures).
+   */
+  async endSession(): Promise<Error | undefined> {
+    if (this.sessionId === undefined) return undefined;
+    try {
+      const response = await this.request('DELETE', AbortSignal.timeout(DELETE_TIMEOUT_MS), {});
+      await discardBody(response);
+      if (response.ok || response.status === 404 || response.status === 405) return undefined;
+      return httpStatusError(`DELETE ${this.url.href}`, response, '', LocalErrorCode.ConnectionClosed);
+    } catch (error) {
+      return error instanceof Error ? error : new Error(errorMessage(error));
+    }
+  }
+}
+
+/** `fetch failed` says little; its cause (`connect ECONNREFUSED …`) says more. */
+export function describeFetchError(error: unknown): string {
+  const message = errorMessage(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? message : `${message} (${errorMessage(cause)})`;
+}

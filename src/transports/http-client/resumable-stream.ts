@@ -1,0 +1,85 @@
+/**
+ * One SSE stream of a Streamable HTTP client, followed across reconnections: a POST's response
+ * stream (done once every response it owes has arrived) or the standalone GET stream (never done).
+ * @module
+ */
+import type { RequestId } from '../../protocol/jsonrpc.js';
+import { readEventStream } from './read-event-stream.js';
+import { wait, type ReconnectPolicy } from './reconnect-policy.js';
+import { SseParser } from './sse-parser.js';
+
+/** What a (re)connection attempt gave: a stream to read, a reason to try again later, or the end. */
+export type Attempt = Response | 'retry' | 'stop';
+
+/** What the stream needs from its transport. */
+export interface StreamHost {
+  /** Aborted when the transport closes; stops waits and reads. */
+  readonly signal: AbortSignal;
+  readonly policy: ReconnectPolicy;
+  /** GETs the endpoint with the stream's `Last-Event-ID`; counts failures on the stream. */
+  reconnect(stream: ResumableStream): Promise<Attempt>;
+  /** The data of one `message` event. */
+  deliver(data: string): void;
+  /** The stream cannot go on; answer what it owes. */
+  abandon(stream: ResumableStream, reason: string): void;
+}
+
+export class ResumableStream {
+  readonly kind: 'post' | 'get';
+  /** The requests whose responses this stream still owes (POST streams only). */
+  readonly pending: Set<RequestId>;
+  /** The `Last-Event-ID` to resume with. */
+  lastEventId: string | undefined;
+  /** The server's last `retry` value, in ms. */
+  retryMs: number | undefined;
+  /** Reconnections that failed in a row. */
+  failures = 0;
+  /** Why the last connection or reconnection failed. */
+  lastError: unknown;
+  readonly #host: StreamHost;
+
+  constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
+    this.kind = kind;
+    this.pending = new Set(requestIds);
+    this.#host = host;
+  }
+
+  /**
+   * Reads `first`, then keeps reconnecting (after the server's `retry`, backing off on failures)
+   * and reading until the stream owes nothing, the transport closes, or it has to give up.
+   */
+  async follow(first: Attempt): Promise<void> {
+    const host = this.#host;
+    let next = first;
+    for (;;) {
+      if (next === 'stop') return;
+      if (next !== 'retry') await this.#read(next);
+      if (host.signal.aborted) return;
+      if (this.kind === 'post' && this.pending.size === 0) return;
+      if (this.kind === 'post' && this.lastEventId === undefined) {
+        return host.abandon(this, 'the server ended it before the response, with no event id to resume');
+      }
+      if (this.failures >= host.policy.maxRetries) {
+        return host.abandon(this, `${this.failures} reconnections failed`);
+      }
+      if (!(await wait(host.policy.delay(this.failures, this.retryMs), host.signal))) return;
+      next = await host.reconnect(this);
+    }
+  }
+
+  async #read(response: Response): Promise<void> {
+    const parser = new SseParser({ lastEventId: this.lastEventId });
+    try {
+      if (!response.body) return;
+      await readEventStream(response.body, parser, (event) => {
+        if (event.type === 'message' && event.data !== '') this.#host.deliver(event.data);
+        return !this.#host.signal.aborted;
+      });
+    } catch (error) {
+      this.lastError = error; // the connection broke: resume as after a clean end
+    } finally {
+      this.lastEventId = parser.lastEventId;
+      this.retryMs = parser.retry ?? this.retryMs;
+    }
+  }
+}

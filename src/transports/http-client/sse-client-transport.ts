@@ -1,0 +1,212 @@
+/**
+ * The client end of the legacy HTTP+SSE transport (MCP 2024-11-05, deprecated since 2025-03-26):
+ * a GET opens an SSE stream whose first event, `endpoint`, names the URL to POST messages to; the
+ * server's messages arrive as `message` events on the stream.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../../protocol/transport.js';
+import { TransportError } from '../transport-error.js';
+import { discardBody, mediaType, requestHeaders, type HttpClientOptions } from './http-client-options.js';
+import { httpStatusError, readErrorBody } from './http-failure.js';
+import { describeFetchError } from './mcp-endpoint.js';
+import { readEventStream } from './read-event-stream.js';
+import { SseParser, type SseEvent } from './sse-parser.js';
+
+export interface SseClientTransportOptions extends HttpClientOptions {
+  /** How long `start()` waits for the `endpoint` event, in ms. Default 30000. */
+  endpointTimeoutMs?: number;
+}
+
+const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;
+
+/**
+ * A legacy HTTP+SSE client transport. `start()` resolves once the `endpoint` event arrived; an
+ * endpoint on another origin than the SSE URL is refused (`start()` rejects). When the stream ends,
+ * `onerror` gets a `CONNECTION_CLOSED` TransportError and the transport closes: this transport has no
+ * resumption.
+ */
+export class SseClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly sessionId: string | undefined = undefined;
+
+  readonly #url: URL;
+  readonly #options: SseClientTransportOptions;
+  readonly #fetch: typeof fetch;
+  readonly #abort = new AbortController();
+  #state: 'idle' | 'starting' | 'open' | 'closed' = 'idle';
+  #endpoint: URL | undefined;
+  #closeFired = false;
+
+  constructor(options: SseClientTransportOptions) {
+    this.#url = new URL(options.url);
+    this.#options = options;
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+  }
+
+  /** The URL messages are POSTed to, once the server named it. */
+  get endpoint(): URL | undefined {
+    return this.#endpoint;
+  }
+
+  /** Opens the SSE stream and waits for the `endpoint` event. */
+  async start(): Promise<void> {
+    if (this.#state !== 'idle') {
+      throw new TransportError(LocalErrorCode.AlreadyConnected, 'The SSE transport was already started');
+    }
+    this.#state = 'starting';
+    try {
+      const response = await this.#request(this.#url, 'GET', { accept: 'text/event-stream' });
+      if (!response.ok || mediaType(response) !== 'text/event-stream' || !response.body) {
+        const body = response.ok ? '' : await readErrorBody(response);
+        if (response.ok) await discardBody(response);
+        throw httpStatusError(
+          `GET ${this.#url.href} (HTTP+SSE)`,
+          response,
+          body,
+          LocalErrorCode.ConnectionClosed,
+        );
+      }
+      this.#endpoint = await this.#awaitEndpoint(response.body);
+      this.#state = 'open';
+    } catch (error) {
+      this.#state = 'closed';
+      this.#abort.abort();
+      throw error;
+    }
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    if (this.#state !== 'open' || !this.#endpoint) {
+      throw this.#state === 'closed'
+        ? new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE transport is closed')
+        : new TransportError(LocalErrorCode.NotConnected, 'The SSE transport is not started');
+    }
+    const response = await this.#request(this.#endpoint, 'POST', {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      body: JSON.stringify(message),
+    });
+    if (!response.ok) {
+      const body = await readErrorBody(response);
+      throw httpStatusError(`POST ${this.#endpoint.href}`, response, body);
+    }
+    await discardBody(response); // responses come on the SSE stream
+  }
+
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    this.#abort.abort();
+    this.#fireClose();
+  }
+
+  /** Reads the stream in the background; resolves with the endpoint, or rejects if none comes. */
+  #awaitEndpoint(body: ReadableStream<Uint8Array>): Promise<URL> {
+    return new Promise<URL>((resolve, reject) => {
+      let settled = false;
+      const settle = (error: Error | undefined, endpoint?: URL): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (endpoint) resolve(endpoint);
+        else reject(error ?? new Error('unreachable'));
+      };
+      const timeoutMs = this.#options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+      const timer = setTimeout(
+        () => settle(this.#lost(`no "endpoint" event within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      const onEvent = (event: SseEvent): boolean => {
+        if (!settled && event.type === 'endpoint') {
+          try {
+            settle(undefined, this.#endpointUrl(event.data));
+          } catch (error) {
+            settle(error as Error);
+            return false;
+          }
+        } else if (settled && event.type === 'message') {
+          this.#deliver(event.data);
+        }
+        return this.#state !== 'closed';
+      };
+      readEventStream(body, new SseParser(), onEvent).then(
+        () => this.#ended(undefined, settle),
+        (error: unknown) => this.#ended(error, settle),
+      );
+    });
+  }
+
+  #endpointUrl(data: string): URL {
+    let endpoint: URL;
+    try {
+      endpoint = new URL(data.trim(), this.#url);
+    } catch (error) {
+      throw this.#lost(`the "endpoint" event holds no valid URL (${JSON.stringify(data)})`, error);
+    }
+    if (endpoint.origin !== this.#url.origin) {
+      throw this.#lost(
+        `the "endpoint" event names ${endpoint.origin}, another origin than ${this.#url.origin}; refused`,
+      );
+    }
+    return endpoint;
+  }
+
+  #ended(error: unknown, settle: (error: Error | undefined) => void): void {
+    if (this.#state === 'closed') return;
+    const lost = this.#lost(
+      error === undefined ? 'the server ended the SSE stream' : describeFetchError(error),
+      error,
+    );
+    if (this.#state === 'starting') return settle(lost);
+    this.#state = 'closed';
+    this.onerror?.(lost);
+    this.#fireClose();
+  }
+
+  #deliver(data: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch (error) {
+      this.onerror?.(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+      return;
+    }
+    this.onmessage?.(value);
+  }
+
+  async #request(
+    url: URL,
+    method: 'GET' | 'POST',
+    own: Record<string, string> & { body?: string },
+  ): Promise<Response> {
+    const { body, ...names } = own;
+    try {
+      const headers = await requestHeaders(this.#options.headers, names);
+      return await this.#fetch(url, { method, headers, body, signal: this.#abort.signal });
+    } catch (error) {
+      if (this.#state === 'closed') {
+        throw new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE transport is closed');
+      }
+      throw new TransportError(
+        LocalErrorCode.SendFailed,
+        `${method} ${url.href} failed: ${describeFetchError(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  #lost(reason: string, cause?: unknown): TransportError {
+    return new TransportError(LocalErrorCode.ConnectionClosed, `HTTP+SSE ${this.#url.href}: ${reason}`, {
+      cause,
+    });
+  }
+
+  #fireClose(): void {
+    if (this.#closeFired) return;
+    this.#closeFired = true;
+    this.onclose?.();
+  }
+}

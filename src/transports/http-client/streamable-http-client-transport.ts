@@ -1,0 +1,298 @@
+/**
+ * The client end of the Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25): every message is a
+ * POST to the MCP endpoint, answered with 202, a JSON body, or an SSE stream; a GET stream carries
+ * the server's own requests and notifications; broken streams resume with `Last-Event-ID`.
+ *
+ * @example
+ * ```ts
+ * const client = new Client({ name: 'my-app', version: '1.0.0' });
+ * await client.connect(new StreamableHttpClientTransport({ url: 'http://127.0.0.1:3000/mcp' }));
+ * ```
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { errorResponse, isJsonObject, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../../protocol/transport.js';
+import { TransportError } from '../transport-error.js';
+import { discardBody, mediaType, type HttpClientOptions } from './http-client-options.js';
+import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
+import { McpEndpoint } from './mcp-endpoint.js';
+import { ReconnectPolicy, type ReconnectOptions } from './reconnect-policy.js';
+import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
+
+export interface StreamableHttpClientTransportOptions extends HttpClientOptions {
+  /**
+   * The `MCP-Protocol-Version` header to send from the start. Normally left out: the transport reads
+   * the negotiated version from the InitializeResult that passes through it and sends it afterwards.
+   */
+  protocolVersion?: string;
+  /** How SSE streams that end or break before their response arrived are resumed. */
+  reconnect?: ReconnectOptions;
+}
+
+/**
+ * A Streamable HTTP client transport.
+ *
+ * - Session: the `Mcp-Session-Id` the server assigns with the InitializeResult is sent on every later
+ *   request, and `close()` ends the session with a DELETE (a 405 answer is fine).
+ * - Session expiry: a 404 to a request that carried the session id means the server ended the session.
+ *   The transport reports a `TransportError` with code `CONNECTION_CLOSED` and
+ *   `details: { status: 404, sessionExpired: true, body }` through `onerror`, then closes (`onclose`);
+ *   connect a new Client (a new transport) to start a new session.
+ * - Resumability: when a POST's SSE stream ends or breaks before the response, the transport waits the
+ *   server's `retry` (else `reconnect.initialDelayMs`), then GETs the endpoint with `Last-Event-ID`, and
+ *   keeps doing so (backing off on failures) until the response arrives. If the stream cannot be resumed
+ *   (no event id, GET refused, retries exhausted), `onerror` gets a `CONNECTION_CLOSED` TransportError and
+ *   each pending request is answered locally with a JSON-RPC internal error, so its caller is not left
+ *   waiting for a timeout.
+ * - Once `notifications/initialized` is sent, a GET stream listens for the server's own messages (a 405
+ *   means the server has none) and is reopened with `Last-Event-ID` when it ends.
+ */
+export class StreamableHttpClientTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+
+  readonly #endpoint: McpEndpoint;
+  readonly #abort = new AbortController();
+  /** Which stream owes the response to each request. */
+  readonly #awaiting = new Map<RequestId, ResumableStream>();
+  #state: 'idle' | 'open' | 'closed' = 'idle';
+  #initializeId: RequestId | undefined;
+  #listening = false;
+  #closing: Promise<void> | undefined;
+  readonly #host: StreamHost;
+
+  constructor(options: StreamableHttpClientTransportOptions) {
+    this.#endpoint = new McpEndpoint(options);
+    this.#host = {
+      signal: this.#abort.signal,
+      policy: new ReconnectPolicy(options.reconnect),
+      reconnect: (stream) => this.#reconnect(stream),
+      deliver: (data) => this.#deliverText(data),
+      abandon: (stream, reason) => this.#abandon(stream, reason),
+    };
+  }
+
+  /** The session id the server assigned, once it has. */
+  get sessionId(): string | undefined {
+    return this.#endpoint.sessionId;
+  }
+
+  /** The `MCP-Protocol-Version` sent with requests (the negotiated version after initialize). */
+  get protocolVersion(): string | undefined {
+    return this.#endpoint.protocolVersion;
+  }
+
+  async start(): Promise<void> {
+    if (this.#state !== 'idle') {
+      throw new TransportError(LocalErrorCode.AlreadyConnected, 'The HTTP transport was already started');
+    }
+    this.#state = 'open';
+  }
+
+  /** POSTs one message (or a 2025-03-26 batch). Resolves once the server accepted it. */
+  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    if (this.#state !== 'open') throw this.#notOpen();
+    const messages = Array.isArray(message) ? message : [message];
+    const requestIds: RequestId[] = [];
+    for (const item of messages) {
+      if (!('method' in item) || !('id' in item)) continue;
+      requestIds.push(item.id);
+      if (item.method === 'initialize') this.#initializeId = item.id;
+    }
+    const withSession = this.#endpoint.sessionId !== undefined;
+    const response = await this.#request('POST', {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      body: JSON.stringify(message),
+    });
+    this.#endpoint.learnSession(response);
+    if (!response.ok) return this.#postFailed(response, withSession);
+    const type = mediaType(response);
+    if (response.status === 202 || requestIds.length === 0) {
+      await discardBody(response);
+      if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
+        this.#listen();
+      }
+    } else if (type === 'text/event-stream' && response.body) {
+      void this.#track(requestIds).follow(response);
+    } else if (type === 'application/json') {
+      this.#deliverText(await this.#readText(response));
+    } else {
+      await discardBody(response);
+      throw new TransportError(
+        LocalErrorCode.SendFailed,
+        `POST ${this.#endpoint.url.href} answered HTTP ${response.status} with unexpected content type "${type}"`,
+        { details: { status: response.status } },
+      );
+    }
+  }
+
+  /** Aborts every stream, ends the session with a DELETE, and fires `onclose` once. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown(true);
+    return this.#closing;
+  }
+
+  async #postFailed(response: Response, withSession: boolean): Promise<void> {
+    const body = await readErrorBody(response);
+    if (response.status === 404 && withSession)
+      throw this.#expire(`POST ${this.#endpoint.url.href}`, response, body);
+    const rpcError = jsonRpcErrorWithId(body);
+    if (rpcError) return this.#deliver(rpcError);
+    throw httpStatusError(`POST ${this.#endpoint.url.href}`, response, body);
+  }
+
+  #track(requestIds: RequestId[]): ResumableStream {
+    const stream = new ResumableStream('post', requestIds, this.#host);
+    for (const id of requestIds) this.#awaiting.set(id, stream);
+    return stream;
+  }
+
+  /** Opens the standalone GET stream for the server's own requests and notifications. */
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    const stream = new ResumableStream('get', [], this.#host);
+    void this.#reconnect(stream).then((first) => stream.follow(first));
+  }
+
+  /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */
+  async #reconnect(stream: ResumableStream): Promise<Attempt> {
+    const withSession = this.#endpoint.sessionId !== undefined;
+    let response: Response;
+    try {
+      response = await this.#request('GET', {
+        accept: 'text/event-stream',
+        'last-event-id': stream.lastEventId,
+      });
+    } catch (error) {
+      stream.failures += 1;
+      stream.lastError = error;
+      return this.#state === 'open' ? 'retry' : 'stop';
+    }
+    if (response.ok && mediaType(response) === 'text/event-stream') {
+      stream.failures = 0;
+      return response;
+    }
+    const body = await readErrorBody(response);
+    const what = `GET ${this.#endpoint.url.href}`;
+    if (response.status === 404 && withSession) {
+      this.#expire(what, response, body);
+      return 'stop';
+    }
+    stream.lastError = httpStatusError(what, response, body, LocalErrorCode.ConnectionClosed);
+    const transient = response.ok || response.status >= 500 || [408, 409, 429].includes(response.status);
+    if (transient) {
+      stream.failures += 1;
+      return 'retry';
+    }
+    if (response.status === 405 && stream.kind === 'get') return 'stop'; // no server-initiated messages
+    this.#abandon(stream, errorMessage(stream.lastError));
+    return 'stop';
+  }
+
+  /** Gives up on a stream: reports it, and answers what it still owed with local errors. */
+  #abandon(stream: ResumableStream, reason: string): void {
+    if (this.#state !== 'open') return;
+    const ids = [...stream.pending];
+    for (const id of ids) this.#awaiting.delete(id);
+    stream.pending.clear();
+    const what =
+      stream.kind === 'get' ? 'The server message stream' : `The SSE stream of request ${ids.join(', ')}`;
+    const error = new TransportError(LocalErrorCode.ConnectionClosed, `${what} was lost: ${reason}`, {
+      cause: stream.lastError,
+      details: { requestIds: ids },
+    });
+    this.onerror?.(error);
+    for (const id of ids) {
+      this.onmessage?.(errorResponse(id, { code: ErrorCode.InternalError, message: error.message }));
+    }
+  }
+
+  /** The server ended the session: report it and close (without a DELETE). */
+  #expire(what: string, response: Response, body: string): TransportError {
+    const error = httpStatusError(
+      `${what} (session ${this.#endpoint.sessionId ?? '?'} expired; connect again for a new session)`,
+      response,
+      body,
+      LocalErrorCode.ConnectionClosed,
+      { sessionExpired: true },
+    );
+    if (this.#state === 'open') {
+      this.onerror?.(error);
+      this.#closing ??= this.#shutdown(false);
+    }
+    return error;
+  }
+
+  #deliverText(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.onerror?.(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+      return;
+    }
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#deliver(item);
+  }
+
+  #deliver(message: unknown): void {
+    if (this.#state !== 'open') return;
+    if (isJsonObject(message) && ('result' in message || 'error' in message)) {
+      const id = message.id as RequestId;
+      const stream = this.#awaiting.get(id);
+      stream?.pending.delete(id);
+      this.#awaiting.delete(id);
+      const result = message.result;
+      if (id === this.#initializeId && isJsonObject(result) && typeof result.protocolVersion === 'string') {
+        this.#endpoint.protocolVersion = result.protocolVersion;
+      }
+    }
+    this.onmessage?.(message);
+  }
+
+  async #readText(response: Response): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      throw this.#state === 'open'
+        ? new TransportError(
+            LocalErrorCode.SendFailed,
+            `Reading the response failed: ${errorMessage(error)}`,
+            {
+              cause: error,
+            },
+          )
+        : this.#notOpen();
+    }
+  }
+
+  /** One request to the endpoint, aborted when the transport closes. */
+  async #request(
+    method: 'POST' | 'GET',
+    own: Record<string, string | undefined> & { body?: string },
+  ): Promise<Response> {
+    try {
+      return await this.#endpoint.request(method, this.#abort.signal, own);
+    } catch (error) {
+      throw this.#state === 'open' ? error : this.#notOpen();
+    }
+  }
+
+  async #shutdown(endSession: boolean): Promise<void> {
+    this.#state = 'closed';
+    this.#abort.abort();
+    this.#awaiting.clear();
+    const failure = endSession ? await this.#endpoint.endSession() : undefined;
+    if (failure) this.onerror?.(failure);
+    this.onclose?.();
+  }
+
+  #notOpen(): TransportError {
+    return this.#state === 'idle'
+      ? new TransportError(LocalErrorCode.NotConnected, 'The HTTP transport is not started')
+      : new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP transport is closed');
+  }
+}
