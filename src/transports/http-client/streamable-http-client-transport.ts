@@ -11,13 +11,20 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
-import { errorResponse, isJsonObject, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
+import {
+  errorResponse,
+  isJsonObject,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType, type HttpClientOptions } from './http-client-options.js';
 import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { ReconnectPolicy, type ReconnectOptions } from './reconnect-policy.js';
+import { reinitializeSession } from './reinitialize-session.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
 
 export interface StreamableHttpClientTransportOptions extends HttpClientOptions {
@@ -36,9 +43,10 @@ export interface StreamableHttpClientTransportOptions extends HttpClientOptions 
  * - Session: the `Mcp-Session-Id` the server assigns with the InitializeResult is sent on every later
  *   request, and `close()` ends the session with a DELETE (a 405 answer is fine).
  * - Session expiry: a 404 to a request that carried the session id means the server ended the session.
- *   The transport reports a `TransportError` with code `CONNECTION_CLOSED` and
- *   `details: { status: 404, sessionExpired: true, body }` through `onerror`, then closes (`onclose`);
- *   connect a new Client (a new transport) to start a new session.
+ *   The transport starts a new one (it replays the client's initialize without a session id, checks the
+ *   same revision is negotiated, sends `notifications/initialized`) and sends the message again. If that
+ *   fails, or the retried message gets a 404 too, it reports a `TransportError` `CONNECTION_CLOSED` with
+ *   `details: { status: 404, sessionExpired: true, body }` through `onerror` and closes (`onclose`).
  * - Resumability: when a POST's SSE stream ends or breaks before the response, the transport waits the
  *   server's `retry` (else `reconnect.initialDelayMs`), then GETs the endpoint with `Last-Event-ID`, and
  *   keeps doing so (backing off on failures) until the response arrives. If the stream cannot be resumed
@@ -59,6 +67,9 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #awaiting = new Map<RequestId, ResumableStream>();
   #state: 'idle' | 'open' | 'closed' = 'idle';
   #initializeId: RequestId | undefined;
+  /** The client's initialize request, replayed to start a new session when the server ended ours. */
+  #initialize: JsonRpcRequest | undefined;
+  #reinitializing: Promise<void> | undefined;
   #listening = false;
   #closing: Promise<void> | undefined;
   readonly #host: StreamHost;
@@ -92,14 +103,22 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** POSTs one message (or a 2025-03-26 batch). Resolves once the server accepted it. */
-  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    return this.#send(message, true);
+  }
+
+  async #send(message: JsonRpcMessage | JsonRpcMessage[], mayReinitialize: boolean): Promise<void> {
     if (this.#state !== 'open') throw this.#notOpen();
+    if (this.#reinitializing) await this.#reinitializing.catch(() => undefined);
     const messages = Array.isArray(message) ? message : [message];
     const requestIds: RequestId[] = [];
     for (const item of messages) {
       if (!('method' in item) || !('id' in item)) continue;
       requestIds.push(item.id);
-      if (item.method === 'initialize') this.#initializeId = item.id;
+      if (item.method === 'initialize') {
+        this.#initializeId = item.id;
+        this.#initialize = item;
+      }
     }
     const withSession = this.#endpoint.sessionId !== undefined;
     const response = await this.#request('POST', {
@@ -108,6 +127,17 @@ export class StreamableHttpClientTransport implements Transport {
       body: JSON.stringify(message),
     });
     this.#endpoint.learnSession(response);
+    if (
+      response.status === 404 &&
+      withSession &&
+      mayReinitialize &&
+      this.#initialize &&
+      requestIds[0] !== this.#initializeId
+    ) {
+      await discardBody(response);
+      await this.#newSession();
+      return this.#send(message, false);
+    }
     if (!response.ok) return this.#postFailed(response, withSession);
     const type = mediaType(response);
     if (response.status === 202 || requestIds.length === 0) {
@@ -133,6 +163,28 @@ export class StreamableHttpClientTransport implements Transport {
   close(): Promise<void> {
     this.#closing ??= this.#shutdown(true);
     return this.#closing;
+  }
+
+  /** The server ended the session: start a new one (once, however many sends noticed). */
+  async #newSession(): Promise<void> {
+    const initialize = this.#initialize;
+    if (!initialize) return;
+    this.#reinitializing ??= reinitializeSession(this.#endpoint, initialize, this.#abort.signal).then(
+      () => {
+        this.#reinitializing = undefined;
+        this.#listening = false;
+        this.#listen();
+      },
+      (error: unknown) => {
+        this.#reinitializing = undefined;
+        if (this.#state === 'open') {
+          this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+          this.#closing ??= this.#shutdown(false);
+        }
+        throw error;
+      },
+    );
+    await this.#reinitializing;
   }
 
   async #postFailed(response: Response, withSession: boolean): Promise<void> {
@@ -179,6 +231,10 @@ export class StreamableHttpClientTransport implements Transport {
     const body = await readErrorBody(response);
     const what = `GET ${this.#endpoint.url.href}`;
     if (response.status === 404 && withSession) {
+      if (this.#initialize && stream.kind === 'get') {
+        this.#listening = false; // the next POST starts a new session, which listens again
+        return 'stop';
+      }
       this.#expire(what, response, body);
       return 'stop';
     }
