@@ -13,7 +13,9 @@ afterEach(async () => {
 
 describe('Streamable HTTP session expiry', () => {
   it('re-initializes transparently on a 404 and keeps the negotiated revision', async () => {
-    const mod = (await import('./fixtures/http-server.mjs')) as { default: () => Server };
+    const mod = (await import(new URL('./fixtures/http-server.mjs', import.meta.url).href)) as {
+      default: () => Server;
+    };
     handle = await serveHttp(mod.default(), { port: 0 });
     const transport = new StreamableHttpClientTransport({ url: handle.url });
     const client = new Client({ name: 'expiry', version: '1' }, { protocolVersion: '2025-06-18' });

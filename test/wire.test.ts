@@ -23,7 +23,13 @@ describe('stdio wire', () => {
       id: 0,
       result: {
         protocolVersion: '2025-11-25',
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          resources: { subscribe: true, listChanged: true },
+          prompts: { listChanged: true },
+          completions: {},
+        },
         serverInfo: { name: 'protocol-fixture', version: '1.0.0', title: 'Protocol fixture' },
         instructions: 'fixture',
       },

@@ -14,7 +14,12 @@
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../protocol/revisions/index.js';
+import {
+  LEGACY_REVISIONS,
+  isLegacyRevision,
+  profileFor,
+  type LegacyRevision,
+} from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type {
   ClientCapabilities,
@@ -24,10 +29,19 @@ import type {
   LoggingMessageParams,
   ServerCapabilities,
 } from '../protocol/types/lifecycle.js';
+import type {
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  Prompt,
+} from '../protocol/types/prompts.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { formatIssues } from '../schema/index.js';
 import { ClientError } from './client-error.js';
 import { clientCapabilities, type ClientHandlers } from './client-handlers.js';
+import { complete, getPrompt, listPrompts } from './prompts.js';
+import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import { ToolCache } from './tool-cache.js';
 
 export interface ClientOptions extends ClientHandlers {
@@ -37,7 +51,7 @@ export interface ClientOptions extends ClientHandlers {
   protocolVersion?: LegacyRevision;
   /** Default timeout for requests, in ms (default 60 s). */
   requestTimeout?: number;
-  /** Cap on `tools/list` pages followed (default 100). */
+  /** Cap on pages followed by each list method (tools, resources, templates, prompts; default 100). */
   maxListPages?: number;
   /** Server log messages (`notifications/message`). */
   onLog?: (params: LoggingMessageParams) => void;
@@ -56,12 +70,18 @@ export class Client {
   readonly #peer: Peer;
   readonly #tools: ToolCache;
   readonly #toolListeners = new Set<(tools: readonly Tool[]) => void>();
+  readonly #resourceUpdatedListeners = new Set<(uri: string) => void>();
+  readonly #resourceListListeners = new Set<() => void>();
+  readonly #promptListListeners = new Set<() => void>();
+  readonly #maxPages: number;
+  readonly #send: Requester = (method, params, options) => this.#request(method, params, options);
   #server: InitializeResult | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
     this.#options = options;
-    this.#tools = new ToolCache(options.maxListPages ?? 100);
+    this.#maxPages = options.maxListPages ?? 100;
+    this.#tools = new ToolCache(this.#maxPages);
     this.#peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
       acceptBatch: () => this.#server?.protocolVersion === '2025-03-26',
@@ -176,6 +196,76 @@ export class Client {
     return result;
   }
 
+  /** Every resource of the server (all pages). */
+  listResources(options?: RequestOptions): Promise<Resource[]> {
+    return listResources(this.#send, this.#maxPages, options);
+  }
+
+  /** Every resource template of the server (all pages). */
+  listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
+    return listResourceTemplates(this.#send, this.#maxPages, options);
+  }
+
+  /** Reads a resource. An unknown URI rejects with ProtocolError -32002. */
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return readResource(this.#send, uri, options);
+  }
+
+  /** Asks for `notifications/resources/updated` about `uri` (see `onResourceUpdated`). */
+  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.#request('resources/subscribe', { uri }, options);
+  }
+
+  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    await this.#request('resources/unsubscribe', { uri }, options);
+  }
+
+  /** Calls `listener` with the URI of each subscribed resource that changed. Returns an unsubscribe. */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    return listen(this.#resourceUpdatedListeners, listener);
+  }
+
+  /** Calls `listener` when the server says its resources or templates changed. Returns an unsubscribe. */
+  onResourceListChanged(listener: () => void): () => void {
+    return listen(this.#resourceListListeners, listener);
+  }
+
+  /** Every prompt of the server (all pages). */
+  listPrompts(options?: RequestOptions): Promise<Prompt[]> {
+    return listPrompts(this.#send, this.#maxPages, options);
+  }
+
+  /** Gets a prompt. An unknown prompt or a missing required argument rejects with ProtocolError -32602. */
+  getPrompt(
+    name: string,
+    args: Record<string, string> = {},
+    options?: RequestOptions,
+  ): Promise<GetPromptResult> {
+    return getPrompt(this.#send, name, args, options);
+  }
+
+  /** Calls `listener` when the server says its prompts changed. Returns an unsubscribe. */
+  onPromptListChanged(listener: () => void): () => void {
+    return listen(this.#promptListListeners, listener);
+  }
+
+  /**
+   * Asks for values of a prompt argument (`{ type: 'ref/prompt', name }`) or a resource-template
+   * variable (`{ type: 'ref/resource', uri: uriTemplate }`). `context` holds the values already chosen for
+   * the other arguments (sent to 2025-06-18 and later servers only).
+   */
+  async complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+    options?: RequestOptions,
+  ): Promise<CompleteResult['completion']> {
+    this.#requireConnected();
+    const version = this.#server?.protocolVersion ?? LEGACY_REVISIONS[0];
+    const profile = profileFor(version as LegacyRevision);
+    return complete(this.#send, profile, ref, argument, context, options);
+  }
+
   #checkOutput(name: string, result: CallToolResult): void {
     const tool = this.#tools.get(name);
     if (!tool?.outputSchema) return;
@@ -247,6 +337,16 @@ export class Client {
         (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))),
       );
     });
+    peer.setNotificationHandler('notifications/resources/updated', (params) => {
+      const uri = params.uri;
+      if (typeof uri === 'string') this.#resourceUpdatedListeners.forEach((listener) => listener(uri));
+    });
+    peer.setNotificationHandler('notifications/resources/list_changed', () =>
+      this.#resourceListListeners.forEach((listener) => listener()),
+    );
+    peer.setNotificationHandler('notifications/prompts/list_changed', () =>
+      this.#promptListListeners.forEach((listener) => listener()),
+    );
     peer.setNotificationHandler('notifications/message', (params) => {
       options.onLog?.(params as unknown as LoggingMessageParams);
     });
@@ -256,4 +356,9 @@ export class Client {
   async sendRootsListChanged(): Promise<void> {
     await this.#peer.notify('notifications/roots/list_changed');
   }
+}
+
+function listen<T>(listeners: Set<T>, listener: T): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }

@@ -3,13 +3,12 @@
  * cached until `list_changed`, and compiled output validators per tool.
  * @module
  */
-import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import type { ListToolsResult, Tool } from '../protocol/types/tools.js';
+import { isJsonObject } from '../protocol/jsonrpc.js';
+import type { Tool } from '../protocol/types/tools.js';
 import { compileJsonSchema, type Validator } from '../schema/index.js';
-import { ClientError } from './client-error.js';
+import { followPages, type PageFetcher } from './follow-pages.js';
 
-export type PageFetcher = (cursor: string | undefined) => Promise<JsonObject>;
+export type { PageFetcher } from './follow-pages.js';
 
 export class ToolCache {
   readonly #maxPages: number;
@@ -59,32 +58,13 @@ export class ToolCache {
   }
 
   async #fetchAll(fetchPage: PageFetcher): Promise<readonly Tool[]> {
-    const tools: Tool[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    for (let page = 0; ; page++) {
-      if (page >= this.#maxPages) {
-        throw new ClientError(
-          LocalErrorCode.TooManyPages,
-          `tools/list returned more than ${this.#maxPages} pages; stopping (raise maxListPages if this is expected)`,
-        );
-      }
-      const result = await fetchPage(cursor);
-      if (!Array.isArray(result.tools)) {
-        throw new ClientError(LocalErrorCode.InvalidResult, 'tools/list result has no "tools" array');
-      }
-      for (const tool of (result as unknown as ListToolsResult).tools) {
-        if (isJsonObject(tool) && typeof tool.name === 'string' && isJsonObject(tool.inputSchema))
-          tools.push(tool);
-      }
-      const next = result.nextCursor;
-      if (typeof next !== 'string') break;
-      if (seen.has(next)) {
-        throw new ClientError(LocalErrorCode.InvalidResult, `tools/list repeated the cursor "${next}"`);
-      }
-      seen.add(next);
-      cursor = next;
-    }
+    const tools = await followPages(fetchPage, {
+      method: 'tools/list',
+      key: 'tools',
+      maxPages: this.#maxPages,
+      accept: (tool): tool is Tool =>
+        isJsonObject(tool) && typeof tool.name === 'string' && isJsonObject(tool.inputSchema),
+    });
     return Object.freeze(tools);
   }
 

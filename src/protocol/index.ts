@@ -48,6 +48,9 @@ export {
 } from './revisions/index.js';
 export type * from './types/content.js';
 export type * from './types/client-features.js';
+export type * from './types/resources.js';
+export type * from './types/prompts.js';
+export { MAX_COMPLETION_VALUES } from './types/prompts.js';
 export {
   LOGGING_LEVELS,
   isLoggingLevel,

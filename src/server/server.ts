@@ -14,6 +14,19 @@ import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { SchemaInput } from '../schema/index.js';
 import { Coalescer } from './coalescer.js';
+import { CompletionsFeature } from './completions/completions-feature.js';
+import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
+import { PromptsFeature } from './prompts/prompts-feature.js';
+import type { FeatureHost } from './resources/list-changed.js';
+import type {
+  ResourceDefinition,
+  ResourceReader,
+  ResourceSpec,
+  ResourceTemplateDefinition,
+  ResourceTemplateReader,
+  ResourceTemplateSpec,
+} from './resources/resource-definition.js';
+import { ResourcesFeature } from './resources/resources-feature.js';
 import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
 import { ServerSession } from './server-session.js';
@@ -27,6 +40,11 @@ import {
 import { ToolPages } from './tool-pages.js';
 
 export type ToolHandle = RegistryHandle<ToolSpec>;
+/** A resource's handle; its `name` is the resource's URI. */
+export type ResourceHandle = RegistryHandle<ResourceSpec>;
+/** A resource template's handle; its `name` is the URI template. */
+export type ResourceTemplateHandle = RegistryHandle<ResourceTemplateSpec>;
+export type PromptHandle = RegistryHandle<PromptSpec>;
 
 export class Server implements ServerCore {
   readonly info: Implementation;
@@ -38,6 +56,9 @@ export class Server implements ServerCore {
   readonly #shutdown = new AbortController();
   readonly #listChanged: Coalescer;
   readonly features: ServerFeature[] = [];
+  #resources: ResourcesFeature | undefined;
+  #prompts: PromptsFeature | undefined;
+  #completions: CompletionsFeature | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -81,6 +102,77 @@ export class Server implements ServerCore {
     return this.tools.register(name, { ...definition, handler } as unknown as ToolSpec);
   }
 
+  /**
+   * Registers a resource at `uri`. `read` returns text (a string, typed with `mimeType`), bytes, contents
+   * or a `{ contents }` result. Throws a ServerError for a URI without a scheme, a duplicate, or a template
+   * (use `resourceTemplate`). The first resource or template adds the `resources` capability.
+   */
+  resource(uri: string, definition: ResourceDefinition, read: ResourceReader): ResourceHandle {
+    const feature = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
+    const handle = feature.resources.register(uri, { ...definition, read });
+    this.#addFeature(feature);
+    return handle;
+  }
+
+  /**
+   * Registers a family of resources by an RFC 6570 level-1 URI template (`file:///{dir}/{name}`); `read`
+   * receives the decoded variables. `complete` offers values for variables (`completion/complete`).
+   * Resources registered by exact URI win over templates; among templates, the first registered wins.
+   */
+  resourceTemplate(
+    uriTemplate: string,
+    definition: ResourceTemplateDefinition,
+    read: ResourceTemplateReader,
+  ): ResourceTemplateHandle {
+    const feature = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
+    const handle = feature.templates.register(uriTemplate, { ...definition, read });
+    this.#addFeature(feature);
+    this.#addFeature(this.#completionsFeature());
+    return handle;
+  }
+
+  /**
+   * Registers a prompt. `get` receives the arguments (every required one present) and returns messages,
+   * a `{ description?, messages }` result, or text. An argument's `complete` offers values for it.
+   */
+  prompt(name: string, definition: PromptDefinition, get: PromptGetter): PromptHandle {
+    const feature = (this.#prompts ??= new PromptsFeature(this.#featureHost()));
+    const handle = feature.prompts.register(name, { ...definition, get });
+    this.#addFeature(feature);
+    this.#addFeature(this.#completionsFeature());
+    return handle;
+  }
+
+  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  async notifyResourceUpdated(uri: string): Promise<void> {
+    await this.#resources?.notifyUpdated(uri);
+  }
+
+  #featureHost(): FeatureHost {
+    return {
+      pageSize: this.options.pageSize ?? 100,
+      listChangedDebounceMs: this.options.listChangedDebounceMs ?? 10,
+      shutdownSignal: this.#shutdown.signal,
+      sessions: () => this.#sessions,
+    };
+  }
+
+  #completionsFeature(): CompletionsFeature {
+    return (this.#completions ??= new CompletionsFeature({
+      prompt: (name) => this.#prompts?.prompts.get(name),
+      template: (uriTemplate) => this.#resources?.templates.get(uriTemplate),
+      hasResource: (uri) => this.#resources?.resources.get(uri) !== undefined,
+      shutdownSignal: this.#shutdown.signal,
+    }));
+  }
+
+  /** Adds a feature once; sessions already connected get its handlers too. */
+  #addFeature(feature: ServerFeature): void {
+    if (this.features.includes(feature)) return;
+    this.features.push(feature);
+    for (const session of this.#sessions) feature.bind(session);
+  }
+
   /** Serves this server on a transport; resolves once the transport has started. */
   async connect(transport: Transport): Promise<ServerSession> {
     const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
@@ -92,6 +184,8 @@ export class Server implements ServerCore {
   /** Aborts every running tool call and closes every session. */
   async close(): Promise<void> {
     this.#listChanged.cancel();
+    this.#resources?.close();
+    this.#prompts?.close();
     this.#shutdown.abort(new Error('The server is shutting down'));
     await Promise.all([...this.#sessions].map((s) => s.close()));
   }

@@ -26,6 +26,17 @@ export function sdkServerCommand(script: string): { command: string; args: strin
 /** Whether revision `version` is `since` or later (revision ids are ISO dates). */
 export const atLeast = (version: Revision, since: Revision): boolean => version >= since;
 
+/** The capabilities protocol-server.mjs declares at `version` (`completions` exists from 2025-03-26). */
+export function expectedFixtureCapabilities(version: Revision): Record<string, unknown> {
+  return {
+    tools: { listChanged: true },
+    logging: {},
+    resources: { subscribe: true, listChanged: true },
+    prompts: { listChanged: true },
+    ...(atLeast(version, '2025-03-26') ? { completions: {} } : {}),
+  };
+}
+
 /** Every tool of protocol-server.mjs, in registration order (= tools/list order). */
 export const FIXTURE_TOOL_NAMES = [
   'echo',

@@ -21,6 +21,7 @@ import {
   expectedAddTool,
   expectedAllContent,
   expectedEchoTool,
+  expectedFixtureCapabilities,
   expectedProgress,
   expectedServerInfo,
   toolwireServeCommand,
@@ -71,7 +72,7 @@ describe.each(REVISIONS)('SDK 1.x client -> toolwire server over stdio at %s', (
   it('negotiates the offered revision and sees serverInfo shaped for it', () => {
     expect(client.negotiatedVersion).toBe(version);
     expect(client.getServerVersion()).toEqual(expectedServerInfo(version));
-    expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+    expect(client.getServerCapabilities()).toEqual(expectedFixtureCapabilities(version));
     expect(client.getInstructions()).toBe('fixture');
   });
 

@@ -16,6 +16,7 @@ import {
   expectedAddTool,
   expectedAllContent,
   expectedEchoTool,
+  expectedFixtureCapabilities,
   expectedProgress,
   expectedServerInfo,
   toolwireServeCommand,
@@ -50,7 +51,7 @@ for (const { title, offered: version, pin } of CASES) {
       expect(client.getNegotiatedProtocolVersion()).toBe(version);
       expect(client.getProtocolEra()).toBe('legacy');
       expect(client.getServerVersion()).toEqual(expectedServerInfo(version));
-      expect(client.getServerCapabilities()).toEqual({ tools: { listChanged: true }, logging: {} });
+      expect(client.getServerCapabilities()).toEqual(expectedFixtureCapabilities(version));
     });
 
     it('lists every tool (the SDK follows the cursors), shaped for the revision', async () => {

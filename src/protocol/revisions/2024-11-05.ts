@@ -11,6 +11,7 @@ export const revision20241105 = defineRevision('2024-11-05', {
   audioContent: false,
   progressMessage: false,
   completions: false,
+  completionContext: false,
   titles: false,
   structuredContent: false,
   resourceLinks: false,

@@ -14,6 +14,8 @@ export interface RevisionFeatures {
   progressMessage: boolean;
   /** the `completions` server capability. */
   completions: boolean;
+  /** `context.arguments` in `completion/complete` params. */
+  completionContext: boolean;
   /** `title` on tools and implementations (BaseMetadata). */
   titles: boolean;
   /** `outputSchema` on tools and `structuredContent` on results. */

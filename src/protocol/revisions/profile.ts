@@ -4,13 +4,21 @@
  */
 import type { ContentBlock } from '../types/content.js';
 import type { Implementation, ServerCapabilities } from '../types/lifecycle.js';
+import type { CompleteParams, GetPromptResult, Prompt } from '../types/prompts.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/resources.js';
 import type { CallToolResult, Tool } from '../types/tools.js';
 import type { RevisionFeatures } from './features.js';
 import {
   shapeCallResult,
+  shapeCompleteParams,
   shapeContent,
   shapeImplementation,
   shapeProgress,
+  shapePrompt,
+  shapePromptResult,
+  shapeReadResult,
+  shapeResource,
+  shapeResourceTemplate,
   shapeServerCapabilities,
   shapeTool,
 } from './shape.js';
@@ -24,6 +32,12 @@ export interface RevisionProfile {
   shapeImplementation(info: Implementation): Implementation;
   shapeServerCapabilities(caps: ServerCapabilities): ServerCapabilities;
   shapeProgress<T extends { message?: string }>(params: T): T;
+  shapeResource(resource: Resource): Resource;
+  shapeResourceTemplate(template: ResourceTemplate): ResourceTemplate;
+  shapeReadResult(result: ReadResourceResult): ReadResourceResult;
+  shapePrompt(prompt: Prompt): Prompt;
+  shapePromptResult(result: GetPromptResult): GetPromptResult;
+  shapeCompleteParams(params: CompleteParams): CompleteParams;
 }
 
 export function defineRevision(version: string, features: RevisionFeatures): RevisionProfile {
@@ -37,5 +51,11 @@ export function defineRevision(version: string, features: RevisionFeatures): Rev
     shapeImplementation: (info: Implementation) => shapeImplementation(info, f),
     shapeServerCapabilities: (caps: ServerCapabilities) => shapeServerCapabilities(caps, f),
     shapeProgress: <T extends { message?: string }>(params: T) => shapeProgress(params, f),
+    shapeResource: (resource: Resource) => shapeResource(resource, f),
+    shapeResourceTemplate: (template: ResourceTemplate) => shapeResourceTemplate(template, f),
+    shapeReadResult: (result: ReadResourceResult) => shapeReadResult(result, f),
+    shapePrompt: (prompt: Prompt) => shapePrompt(prompt, f),
+    shapePromptResult: (result: GetPromptResult) => shapePromptResult(result, f),
+    shapeCompleteParams: (params: CompleteParams) => shapeCompleteParams(params, f),
   });
 }

@@ -10,12 +10,15 @@
  * - `structuredContent` (before 2025-06-18) is dropped; if nothing else would remain, its JSON text
  *   becomes the content, so the data is never lost.
  * Fields a revision lacks (`title`, `outputSchema`, `icons`, `_meta`, annotations, `execution`,
- * `annotations.lastModified`, `$schema`) are removed.
+ * `annotations.lastModified`, `$schema`) are removed, from tools, resources, resource templates, prompts
+ * (and their arguments), resource contents and prompt messages alike.
  * @module
  */
 import type { JsonObject } from '../jsonrpc.js';
 import type { Annotations, ContentBlock } from '../types/content.js';
-import type { Implementation, ServerCapabilities } from '../types/lifecycle.js';
+import type { Icon, Implementation, ServerCapabilities } from '../types/lifecycle.js';
+import type { CompleteParams, GetPromptResult, Prompt } from '../types/prompts.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/resources.js';
 import type { CallToolResult, Tool, WireSchema } from '../types/tools.js';
 import type { RevisionFeatures } from './features.js';
 
@@ -116,4 +119,60 @@ export function shapeProgress<T extends { message?: string }>(params: T, f: Revi
   if (f.progressMessage || params.message === undefined) return params;
   const { message: _drop, ...rest } = params;
   return rest as T;
+}
+
+/** The fields resources, templates and prompts share with tools: BaseMetadata `title`, icons, `_meta`. */
+interface Described {
+  title?: string;
+  icons?: Icon[];
+  _meta?: JsonObject;
+  annotations?: Annotations;
+}
+
+function shapeDescribed<T extends Described>(value: T, f: RevisionFeatures): T {
+  const out: T = { ...value };
+  if (!f.titles) delete out.title;
+  if (!f.icons) delete out.icons;
+  if (!f.contentMeta) delete out._meta;
+  if (out.annotations) out.annotations = shapeAnnotations(out.annotations, f);
+  return out;
+}
+
+export function shapeResource(resource: Resource, f: RevisionFeatures): Resource {
+  return shapeDescribed(resource, f);
+}
+
+export function shapeResourceTemplate(template: ResourceTemplate, f: RevisionFeatures): ResourceTemplate {
+  return shapeDescribed(template, f);
+}
+
+/** `resources/read`: `_meta` on each contents item exists from 2025-06-18. */
+export function shapeReadResult(result: ReadResourceResult, f: RevisionFeatures): ReadResourceResult {
+  if (f.contentMeta) return result;
+  return { ...result, contents: result.contents.map((c) => withoutMeta(c, f)) };
+}
+
+export function shapePrompt(prompt: Prompt, f: RevisionFeatures): Prompt {
+  const out = shapeDescribed(prompt, f);
+  if (out.arguments && !f.titles) out.arguments = out.arguments.map((a) => shapeDescribed(a, f));
+  return out;
+}
+
+/** `prompts/get`: each message's content is shaped like a content block of a tool result. */
+export function shapePromptResult(result: GetPromptResult, f: RevisionFeatures): GetPromptResult {
+  return {
+    ...result,
+    messages: result.messages.map((m) => ({ role: m.role, content: shapeContent(m.content, f) })),
+  };
+}
+
+/** `completion/complete` params a client sends: `context` and a prompt ref's `title` from 2025-06-18. */
+export function shapeCompleteParams(params: CompleteParams, f: RevisionFeatures): CompleteParams {
+  const out: CompleteParams = { ...params };
+  if (!f.completionContext) delete out.context;
+  if (!f.titles && out.ref.type === 'ref/prompt' && out.ref.title !== undefined) {
+    const { title: _drop, ...ref } = out.ref;
+    out.ref = ref;
+  }
+  return out;
 }

@@ -1,0 +1,77 @@
+/**
+ * The client side of the prompts feature and of completion: every page of `prompts/list`,
+ * `prompts/get` and `completion/complete`, with their results checked.
+ * @module
+ */
+import type { RequestOptions } from '../protocol/engine/peer.js';
+import { LocalErrorCode } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import type { RevisionProfile } from '../protocol/revisions/index.js';
+import type {
+  CompleteParams,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  Prompt,
+} from '../protocol/types/prompts.js';
+import { ClientError } from './client-error.js';
+import { followPages } from './follow-pages.js';
+import type { Requester } from './resources.js';
+
+/** Every prompt of the server, all pages followed. */
+export function listPrompts(
+  request: Requester,
+  maxPages: number,
+  options?: RequestOptions,
+): Promise<Prompt[]> {
+  return followPages((cursor) => request('prompts/list', cursor === undefined ? {} : { cursor }, options), {
+    method: 'prompts/list',
+    key: 'prompts',
+    maxPages,
+    accept: (p): p is Prompt => isJsonObject(p) && typeof p.name === 'string',
+  });
+}
+
+/** Gets a prompt with its arguments; a ClientError INVALID_RESULT when the result has no messages. */
+export async function getPrompt(
+  request: Requester,
+  name: string,
+  args: Record<string, string>,
+  options?: RequestOptions,
+): Promise<GetPromptResult> {
+  const result = await request('prompts/get', { name, arguments: args }, options);
+  if (!Array.isArray(result.messages)) {
+    throw new ClientError(LocalErrorCode.InvalidResult, `prompts/get ${name} returned no messages array`, {
+      details: { result },
+    });
+  }
+  return result as unknown as GetPromptResult;
+}
+
+/**
+ * Asks for values of one argument of a prompt (`ref/prompt`) or variable of a resource template
+ * (`ref/resource`). `context` (the other arguments' values) reaches only 2025-06-18 and later servers.
+ */
+export async function complete(
+  request: Requester,
+  profile: RevisionProfile,
+  ref: CompletionReference,
+  argument: { name: string; value: string },
+  context: Record<string, string> | undefined,
+  options?: RequestOptions,
+): Promise<CompleteResult['completion']> {
+  const params: CompleteParams = { ref, argument };
+  if (context !== undefined) params.context = { arguments: context };
+  const result = await request(
+    'completion/complete',
+    profile.shapeCompleteParams(params) as unknown as JsonObject,
+    options,
+  );
+  const completion = result.completion;
+  if (!isJsonObject(completion) || !Array.isArray(completion.values)) {
+    throw new ClientError(LocalErrorCode.InvalidResult, 'completion/complete returned no completion.values', {
+      details: { result },
+    });
+  }
+  return completion as unknown as CompleteResult['completion'];
+}

@@ -1,0 +1,63 @@
+/**
+ * The client side of the resources feature: every page of `resources/list` and
+ * `resources/templates/list`, and `resources/read` with its result checked.
+ * @module
+ */
+import type { RequestOptions } from '../protocol/engine/peer.js';
+import { LocalErrorCode } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
+import { ClientError } from './client-error.js';
+import { followPages } from './follow-pages.js';
+
+/** Sends one request on the client's connection. */
+export type Requester = (
+  method: string,
+  params: JsonObject | undefined,
+  options?: RequestOptions,
+) => Promise<JsonObject>;
+
+/** Every resource of the server, all pages followed. */
+export function listResources(
+  request: Requester,
+  maxPages: number,
+  options?: RequestOptions,
+): Promise<Resource[]> {
+  return followPages((cursor) => request('resources/list', cursor === undefined ? {} : { cursor }, options), {
+    method: 'resources/list',
+    key: 'resources',
+    maxPages,
+    accept: (r): r is Resource => isJsonObject(r) && typeof r.uri === 'string' && typeof r.name === 'string',
+  });
+}
+
+/** Every resource template of the server, all pages followed. */
+export function listResourceTemplates(
+  request: Requester,
+  maxPages: number,
+  options?: RequestOptions,
+): Promise<ResourceTemplate[]> {
+  const method = 'resources/templates/list';
+  return followPages((cursor) => request(method, cursor === undefined ? {} : { cursor }, options), {
+    method,
+    key: 'resourceTemplates',
+    maxPages,
+    accept: (t): t is ResourceTemplate =>
+      isJsonObject(t) && typeof t.uriTemplate === 'string' && typeof t.name === 'string',
+  });
+}
+
+/** Reads a resource; a ClientError INVALID_RESULT when the result has no `contents` array. */
+export async function readResource(
+  request: Requester,
+  uri: string,
+  options?: RequestOptions,
+): Promise<ReadResourceResult> {
+  const result = await request('resources/read', { uri }, options);
+  if (!Array.isArray(result.contents)) {
+    throw new ClientError(LocalErrorCode.InvalidResult, `resources/read ${uri} returned no contents array`, {
+      details: { result },
+    });
+  }
+  return result as unknown as ReadResourceResult;
+}

@@ -1,0 +1,92 @@
+/**
+ * The completions feature of a server: `completion/complete` for a prompt's arguments (`ref/prompt`)
+ * and a resource template's variables (`ref/resource`). The `completions` capability exists from
+ * 2025-03-26 (shaping removes it for older peers); the method is served at every revision.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import type { RegisteredPrompt } from '../prompts/prompt-definition.js';
+import type { RegisteredResourceTemplate } from '../resources/resource-definition.js';
+import type { ServerFeature } from '../server-core.js';
+import type { ServerSession } from '../server-session.js';
+import { runCompleter, type Completer } from './completer.js';
+
+/** Where completions come from: the server's prompts and resources, looked up when asked. */
+export interface CompletionSources {
+  prompt(name: string): RegisteredPrompt | undefined;
+  template(uriTemplate: string): RegisteredResourceTemplate | undefined;
+  /** Whether a plain resource has this URI (it has nothing to complete). */
+  hasResource(uri: string): boolean;
+  readonly shutdownSignal: AbortSignal;
+}
+
+function invalidParams(message: string): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+function stringRecord(value: unknown): Record<string, string> {
+  if (!isJsonObject(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+export class CompletionsFeature implements ServerFeature {
+  readonly #sources: CompletionSources;
+
+  constructor(sources: CompletionSources) {
+    this.#sources = sources;
+  }
+
+  capabilities(): ServerCapabilities {
+    return { completions: {} };
+  }
+
+  bind(session: ServerSession): void {
+    session.peer.setRequestHandler('completion/complete', async (params, ctx) => {
+      const { ref, argument } = params;
+      if (!isJsonObject(ref)) throw invalidParams('ref must be an object');
+      if (
+        !isJsonObject(argument) ||
+        typeof argument.name !== 'string' ||
+        typeof argument.value !== 'string'
+      ) {
+        throw invalidParams('argument must be { name, value } strings');
+      }
+      const completer = this.#completer(ref, argument.name);
+      const context = {
+        arguments: stringRecord(isJsonObject(params.context) ? params.context.arguments : undefined),
+        signal: AbortSignal.any([ctx.signal, this.#sources.shutdownSignal]),
+      };
+      return (await runCompleter(completer, argument.value, context)) as unknown as JsonObject;
+    });
+  }
+
+  /** The completer of `name` in what `ref` names (undefined: nothing to suggest); -32602 for unknown refs. */
+  #completer(ref: JsonObject, name: string): Completer | undefined {
+    if (ref.type === 'ref/prompt') {
+      if (typeof ref.name !== 'string') throw invalidParams('ref/prompt needs a name');
+      const prompt = this.#sources.prompt(ref.name);
+      if (!prompt) throw invalidParams(`unknown prompt "${ref.name}"`);
+      if (!prompt.argumentNames.includes(name)) {
+        throw invalidParams(`prompt "${ref.name}" has no argument "${name}"`);
+      }
+      return prompt.completers.get(name);
+    }
+    if (ref.type === 'ref/resource') {
+      if (typeof ref.uri !== 'string') throw invalidParams('ref/resource needs a uri');
+      const template = this.#sources.template(ref.uri);
+      if (!template) {
+        if (this.#sources.hasResource(ref.uri)) return undefined;
+        throw invalidParams(`unknown resource template "${ref.uri}"`);
+      }
+      if (!template.matcher.variables.includes(name)) {
+        throw invalidParams(`resource template "${ref.uri}" has no variable "${name}"`);
+      }
+      return template.completers.get(name);
+    }
+    throw invalidParams(`unknown ref type ${JSON.stringify(ref.type)}`);
+  }
+}

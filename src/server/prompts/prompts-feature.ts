@@ -1,0 +1,80 @@
+/**
+ * The prompts feature of a server: the prompt registry, its pages, `prompts/get` (arguments checked
+ * against the declaration, messages shaped per revision) and `notifications/prompts/list_changed`.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import type { Prompt } from '../../protocol/types/prompts.js';
+import { Pages, cursorParam } from '../pages.js';
+import { Registry } from '../registry.js';
+import { ListChanged, type FeatureHost } from '../resources/list-changed.js';
+import type { ServerFeature } from '../server-core.js';
+import type { ServerSession } from '../server-session.js';
+import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
+
+function invalidParams(message: string): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+}
+
+/** The `arguments` of `prompts/get`: an object of strings, with every required one present. */
+function promptArguments(prompt: RegisteredPrompt, value: unknown): Record<string, string> {
+  if (value !== undefined && !isJsonObject(value)) throw invalidParams('arguments must be an object');
+  const args: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value ?? {})) {
+    if (typeof v !== 'string') throw invalidParams(`argument "${key}" must be a string`);
+    args[key] = v;
+  }
+  const missing = prompt.required.filter((name) => !Object.hasOwn(args, name));
+  if (missing.length > 0) {
+    const list = missing.map((m) => `"${m}"`).join(', ');
+    throw invalidParams(`prompt "${prompt.name}" needs the argument${missing.length > 1 ? 's' : ''} ${list}`);
+  }
+  return args;
+}
+
+export class PromptsFeature implements ServerFeature {
+  readonly prompts = new Registry<PromptSpec, RegisteredPrompt>('prompt', buildPrompt);
+  readonly #host: FeatureHost;
+  readonly #pages: Pages<RegisteredPrompt, Prompt, 'prompts'>;
+  readonly #listChanged: ListChanged;
+
+  constructor(host: FeatureHost) {
+    this.#host = host;
+    this.#pages = new Pages('prompts', host.pageSize, (e, profile) => profile.shapePrompt(e.prompt));
+    this.#listChanged = new ListChanged(
+      'notifications/prompts/list_changed',
+      () => this.prompts.version,
+      host,
+    );
+    this.prompts.onChange(() => this.#listChanged.changed());
+  }
+
+  capabilities(): ServerCapabilities {
+    return { prompts: { listChanged: true } };
+  }
+
+  bind(session: ServerSession): void {
+    const peer = session.peer;
+    this.#listChanged.bind(session);
+    peer.setRequestHandler('prompts/list', (params) => {
+      const cursor = cursorParam(params);
+      return this.#pages.page(this.prompts.list(), this.prompts.version, session.profile, cursor);
+    });
+    peer.setRequestHandler('prompts/get', async (params, ctx) => {
+      if (typeof params.name !== 'string') throw invalidParams('name must be a string');
+      const prompt = this.prompts.get(params.name);
+      if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
+      const args = promptArguments(prompt, params.arguments);
+      const signal = AbortSignal.any([ctx.signal, this.#host.shutdownSignal]);
+      const value = await prompt.get(args, { signal, meta: ctx.meta, client: session.client });
+      const result = toPromptResult(value, prompt.name);
+      return session.profile.shapePromptResult(result) as unknown as JsonObject;
+    });
+  }
+
+  close(): void {
+    this.#listChanged.cancel();
+  }
+}

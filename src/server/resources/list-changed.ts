@@ -1,0 +1,73 @@
+/**
+ * `notifications/<feature>/list_changed` for the features beyond tools (resources, prompts): one
+ * notification per burst of registry changes (debounced), sent only to sessions that have initialized
+ * and only for changes they have not seen. The technique is the tool list's: each session remembers
+ * the registry version it knows of; a change made before a session initialized is part of what it gets
+ * from its first list request, so it never causes a notification.
+ * @module
+ */
+import { Coalescer } from '../coalescer.js';
+import type { ServerSession } from '../server-session.js';
+
+/** What a feature needs from the server that owns it. */
+export interface FeatureHost {
+  /** Items per list page. */
+  readonly pageSize: number;
+  /** Changes within this window send one `list_changed`. */
+  readonly listChangedDebounceMs: number;
+  /** Aborted when the server closes. */
+  readonly shutdownSignal: AbortSignal;
+  /** The live sessions. */
+  sessions(): Iterable<ServerSession>;
+}
+
+/** A session bound after it initialized was never told of the capability: it gets no notifications. */
+const NEVER = -1;
+
+export class ListChanged {
+  readonly #method: string;
+  readonly #version: () => number;
+  readonly #host: FeatureHost;
+  readonly #seen = new WeakMap<ServerSession, number>();
+  readonly #coalescer: Coalescer;
+
+  /**
+   * @param method the notification, e.g. `notifications/resources/list_changed`
+   * @param version the registries' combined version: increases with every change
+   */
+  constructor(method: string, version: () => number, host: FeatureHost) {
+    this.#method = method;
+    this.#version = version;
+    this.#host = host;
+    this.#coalescer = new Coalescer(host.listChangedDebounceMs, () => this.#flush());
+  }
+
+  /** Starts tracking a session (from the feature's `bind`). */
+  bind(session: ServerSession): void {
+    this.#seen.set(session, session.protocolVersion === undefined ? this.#version() : NEVER);
+  }
+
+  /** A registry changed (call from `registry.onChange`). */
+  changed(): void {
+    const version = this.#version();
+    for (const session of this.#host.sessions()) {
+      const seen = this.#seen.get(session);
+      if (!session.ready && seen !== undefined && seen !== NEVER) this.#seen.set(session, version);
+    }
+    this.#coalescer.trigger();
+  }
+
+  cancel(): void {
+    this.#coalescer.cancel();
+  }
+
+  #flush(): void {
+    const version = this.#version();
+    for (const session of this.#host.sessions()) {
+      const seen = this.#seen.get(session);
+      if (!session.ready || seen === undefined || seen === NEVER || version <= seen) continue;
+      this.#seen.set(session, version);
+      void session.peer.notify(this.#method).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The resources feature of a server: two registries (resources by URI, templates by URI template),
+ * their pages, `resources/read` (exact URIs win over templates), per-session subscriptions and
+ * `notifications/resources/updated`, and `notifications/resources/list_changed`.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import type {
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ResourceUpdatedParams,
+} from '../../protocol/types/resources.js';
+import { Pages, cursorParam } from '../pages.js';
+import { Registry } from '../registry.js';
+import type { ServerFeature } from '../server-core.js';
+import type { ServerSession } from '../server-session.js';
+import { ListChanged, type FeatureHost } from './list-changed.js';
+import { resourceNotFound, toReadResult } from './read-result.js';
+import {
+  buildResource,
+  buildResourceTemplate,
+  type RegisteredResource,
+  type RegisteredResourceTemplate,
+  type ResourceContext,
+  type ResourceSpec,
+  type ResourceTemplateSpec,
+} from './resource-definition.js';
+
+function uriParam(params: JsonObject): string {
+  if (typeof params.uri !== 'string') {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: uri must be a string');
+  }
+  return params.uri;
+}
+
+export class ResourcesFeature implements ServerFeature {
+  readonly resources = new Registry<ResourceSpec, RegisteredResource>('resource', buildResource);
+  readonly templates = new Registry<ResourceTemplateSpec, RegisteredResourceTemplate>(
+    'resource template',
+    buildResourceTemplate,
+  );
+  readonly #host: FeatureHost;
+  readonly #resourcePages: Pages<RegisteredResource, Resource, 'resources'>;
+  readonly #templatePages: Pages<RegisteredResourceTemplate, ResourceTemplate, 'resourceTemplates'>;
+  readonly #subscriptions = new WeakMap<ServerSession, Set<string>>();
+  readonly #listChanged: ListChanged;
+
+  constructor(host: FeatureHost) {
+    this.#host = host;
+    this.#resourcePages = new Pages('resources', host.pageSize, (e, profile) =>
+      profile.shapeResource(e.resource),
+    );
+    this.#templatePages = new Pages('resourceTemplates', host.pageSize, (e, profile) =>
+      profile.shapeResourceTemplate(e.template),
+    );
+    this.#listChanged = new ListChanged(
+      'notifications/resources/list_changed',
+      () => this.resources.version + this.templates.version,
+      host,
+    );
+    this.resources.onChange(() => this.#listChanged.changed());
+    this.templates.onChange(() => this.#listChanged.changed());
+  }
+
+  capabilities(): ServerCapabilities {
+    return { resources: { subscribe: true, listChanged: true } };
+  }
+
+  bind(session: ServerSession): void {
+    const peer = session.peer;
+    this.#listChanged.bind(session);
+    peer.setRequestHandler('resources/list', (params) => {
+      const { resources } = this;
+      const cursor = cursorParam(params);
+      return this.#resourcePages.page(resources.list(), resources.version, session.profile, cursor);
+    });
+    peer.setRequestHandler('resources/templates/list', (params) => {
+      const { templates } = this;
+      const cursor = cursorParam(params);
+      return this.#templatePages.page(templates.list(), templates.version, session.profile, cursor);
+    });
+    peer.setRequestHandler('resources/read', async (params, ctx) => {
+      const uri = uriParam(params);
+      const context: ResourceContext = {
+        signal: AbortSignal.any([ctx.signal, this.#host.shutdownSignal]),
+        meta: ctx.meta,
+        client: session.client,
+      };
+      const result = await this.read(uri, context);
+      return session.profile.shapeReadResult(result) as unknown as JsonObject;
+    });
+    peer.setRequestHandler('resources/subscribe', (params) => {
+      const uri = uriParam(params);
+      let uris = this.#subscriptions.get(session);
+      if (!uris) this.#subscriptions.set(session, (uris = new Set()));
+      uris.add(uri);
+      return {};
+    });
+    peer.setRequestHandler('resources/unsubscribe', (params) => {
+      this.#subscriptions.get(session)?.delete(uriParam(params));
+      return {};
+    });
+  }
+
+  /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */
+  async read(uri: string, context: ResourceContext): Promise<ReadResourceResult> {
+    const exact = this.resources.get(uri);
+    if (exact) return toReadResult(await exact.read(uri, context), uri, exact.resource.mimeType);
+    for (const template of this.templates.list()) {
+      const variables = template.matcher.match(uri);
+      if (variables) {
+        const value = await template.read(uri, variables, context);
+        return toReadResult(value, uri, template.template.mimeType);
+      }
+    }
+    throw resourceNotFound(uri);
+  }
+
+  /** Sends `notifications/resources/updated` to every initialized session subscribed to `uri`. */
+  async notifyUpdated(uri: string): Promise<void> {
+    const params: ResourceUpdatedParams = { uri };
+    const sends: Promise<void>[] = [];
+    for (const session of this.#host.sessions()) {
+      if (!session.ready || !this.#subscriptions.get(session)?.has(uri)) continue;
+      sends.push(
+        session.peer.notify('notifications/resources/updated', { ...params }).catch(() => undefined),
+      );
+    }
+    await Promise.all(sends);
+  }
+
+  close(): void {
+    this.#listChanged.cancel();
+  }
+}
