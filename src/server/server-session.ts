@@ -39,8 +39,6 @@ export class ServerSession implements ContextHost {
   #clientInfo: Implementation | undefined;
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
-  /** The registry version the client knows of: set at initialize, advanced by each list_changed. */
-  #toolsVersionSeen = 0;
 
   onclose?: () => void;
 
@@ -92,7 +90,6 @@ export class ServerSession implements ContextHost {
     this.#profile = profileFor(version);
     this.#clientCapabilities = capabilities;
     this.#phase = 'ready';
-    this.#toolsVersionSeen = this.#core.tools.version;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -106,14 +103,6 @@ export class ServerSession implements ContextHost {
   /** Pings the client. */
   async ping(options?: RequestOptions): Promise<void> {
     await this.peer.request('ping', undefined, options);
-  }
-
-  /** Tells the client its tool list changed, unless it has seen this registry version already. */
-  async sendToolListChanged(): Promise<void> {
-    const version = this.#core.tools.version;
-    if (!this.ready || version <= this.#toolsVersionSeen) return;
-    this.#toolsVersionSeen = version;
-    await this.peer.notify('notifications/tools/list_changed');
   }
 
   // ContextHost
@@ -228,7 +217,6 @@ export class ServerSession implements ContextHost {
     if (isJsonObject(info) && typeof info.name === 'string')
       this.#clientInfo = info as unknown as Implementation;
     this.#phase = 'initialized';
-    this.#toolsVersionSeen = this.#core.tools.version;
     const result: InitializeResult = {
       protocolVersion: version,
       capabilities: profile.shapeServerCapabilities(this.#core.capabilities),

@@ -13,11 +13,10 @@ import { LEGACY_REVISIONS, type LegacyRevision } from '../protocol/revisions/ind
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { SchemaInput } from '../schema/index.js';
-import { Coalescer } from './coalescer.js';
 import { CompletionsFeature } from './completions/completions-feature.js';
 import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
 import { PromptsFeature } from './prompts/prompts-feature.js';
-import type { FeatureHost } from './resources/list-changed.js';
+import { ListChanged, type FeatureHost } from './list-changed.js';
 import type {
   ResourceDefinition,
   ResourceReader,
@@ -54,7 +53,7 @@ export class Server implements ServerCore {
   readonly toolPages: ToolPages;
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();
-  readonly #listChanged: Coalescer;
+  readonly #listChanged: ListChanged;
   readonly features: ServerFeature[] = [];
   #resources: ResourcesFeature | undefined;
   #prompts: PromptsFeature | undefined;
@@ -68,10 +67,12 @@ export class Server implements ServerCore {
     };
     this.versions = options.versions?.length ? options.versions : LEGACY_REVISIONS;
     this.toolPages = new ToolPages(options.pageSize ?? 100);
-    this.#listChanged = new Coalescer(options.listChangedDebounceMs ?? 10, () => {
-      for (const session of this.#sessions) void session.sendToolListChanged().catch(() => undefined);
-    });
-    this.tools.onChange(() => this.#listChanged.trigger());
+    this.#listChanged = new ListChanged(
+      'notifications/tools/list_changed',
+      () => this.tools.version,
+      this.#featureHost(),
+    );
+    this.tools.onChange(() => this.#listChanged.changed());
   }
 
   get capabilities(): ServerCapabilities {
@@ -177,6 +178,7 @@ export class Server implements ServerCore {
   async connect(transport: Transport): Promise<ServerSession> {
     const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
     this.#sessions.add(session);
+    this.#listChanged.bind(session);
     await session.connect(transport);
     return session;
   }

@@ -9,7 +9,7 @@ import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { Prompt } from '../../protocol/types/prompts.js';
 import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
-import { ListChanged, type FeatureHost } from '../resources/list-changed.js';
+import { ListChanged, type FeatureHost } from '../list-changed.js';
 import type { ServerFeature } from '../server-core.js';
 import type { ServerSession } from '../server-session.js';
 import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';

@@ -17,7 +17,7 @@ import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
 import type { ServerFeature } from '../server-core.js';
 import type { ServerSession } from '../server-session.js';
-import { ListChanged, type FeatureHost } from './list-changed.js';
+import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
   buildResource,

@@ -1,13 +1,13 @@
 /**
- * `notifications/<feature>/list_changed` for the features beyond tools (resources, prompts): one
+ * `notifications/<feature>/list_changed` for tools, resources and prompts: one
  * notification per burst of registry changes (debounced), sent only to sessions that have initialized
- * and only for changes they have not seen. The technique is the tool list's: each session remembers
+ * and only for changes they have not seen. Each session remembers
  * the registry version it knows of; a change made before a session initialized is part of what it gets
  * from its first list request, so it never causes a notification.
  * @module
  */
-import { Coalescer } from '../coalescer.js';
-import type { ServerSession } from '../server-session.js';
+import { Coalescer } from './coalescer.js';
+import type { ServerSession } from './server-session.js';
 
 /** What a feature needs from the server that owns it. */
 export interface FeatureHost {
