@@ -12,7 +12,7 @@
  * @module
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
-import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
+import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   LEGACY_REVISIONS,
@@ -37,9 +37,8 @@ import type {
 } from '../protocol/types/prompts.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
-import { formatIssues } from '../schema/index.js';
 import { ClientError } from './client-error.js';
-import { clientCapabilities, type ClientHandlers } from './client-handlers.js';
+import { bindServerRequests, clientCapabilities, type ClientHandlers } from './client-handlers.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import { ToolCache } from './tool-cache.js';
@@ -192,7 +191,7 @@ export class Client {
       );
     }
     const result = raw as unknown as CallToolResult;
-    if (options.validateOutput !== false && result.isError !== true) this.#checkOutput(name, result);
+    if (options.validateOutput !== false && result.isError !== true) this.#tools.checkOutput(name, result);
     return result;
   }
 
@@ -266,27 +265,6 @@ export class Client {
     return complete(this.#send, profile, ref, argument, context, options);
   }
 
-  #checkOutput(name: string, result: CallToolResult): void {
-    const tool = this.#tools.get(name);
-    if (!tool?.outputSchema) return;
-    if (result.structuredContent === undefined) {
-      throw new ClientError(
-        LocalErrorCode.OutputSchemaMismatch,
-        `Tool ${name} declares an outputSchema but its result has no structuredContent`,
-        { details: { result } },
-      );
-    }
-    const validator = this.#tools.outputValidator(name);
-    const outcome = validator?.(result.structuredContent);
-    if (outcome && !outcome.ok) {
-      throw new ClientError(
-        LocalErrorCode.OutputSchemaMismatch,
-        `Tool ${name} returned structuredContent that does not match its outputSchema: ${formatIssues(outcome.issues)}`,
-        { details: { result, issues: outcome.issues } },
-      );
-    }
-  }
-
   #requireConnected(): void {
     if (!this.#server || this.#peer.closed) {
       throw new ClientError(LocalErrorCode.NotConnected, 'The client is not connected');
@@ -309,26 +287,7 @@ export class Client {
   #bind(): void {
     const peer = this.#peer;
     const options = this.#options;
-    peer.setRequestHandler('ping', () => ({}));
-    const serve = <K extends 'elicitation' | 'sampling'>(method: string, key: K) => {
-      peer.setRequestHandler(method, async (params, ctx) => {
-        const handler = options[key];
-        if (!handler)
-          throw new ProtocolError(
-            ErrorCode.MethodNotFound,
-            `Method not found: the client does not support ${method}`,
-          );
-        return (await handler(params as never, { signal: ctx.signal })) as unknown as JsonObject;
-      });
-    };
-    serve('elicitation/create', 'elicitation');
-    serve('sampling/createMessage', 'sampling');
-    peer.setRequestHandler('roots/list', async () => {
-      if (!options.roots)
-        throw new ProtocolError(ErrorCode.MethodNotFound, 'Method not found: the client has no roots');
-      const roots = typeof options.roots === 'function' ? await options.roots() : options.roots;
-      return { roots } as unknown as JsonObject;
-    });
+    bindServerRequests(peer, options);
     peer.setNotificationHandler('notifications/tools/list_changed', () => {
       this.#tools.invalidate();
       if (this.#toolListeners.size === 0) return;

@@ -3,9 +3,11 @@
  * cached until `list_changed`, and compiled output validators per tool.
  * @module
  */
+import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject } from '../protocol/jsonrpc.js';
-import type { Tool } from '../protocol/types/tools.js';
-import { compileJsonSchema, type Validator } from '../schema/index.js';
+import type { CallToolResult, Tool } from '../protocol/types/tools.js';
+import { compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
+import { ClientError } from './client-error.js';
 import { followPages, type PageFetcher } from './follow-pages.js';
 
 export type { PageFetcher } from './follow-pages.js';
@@ -70,6 +72,30 @@ export class ToolCache {
 
   get(name: string): Tool | undefined {
     return this.#byName.get(name);
+  }
+
+  /**
+   * Checks a result's `structuredContent` against the tool's cached outputSchema (nothing to check when
+   * the tool is not cached or has none). Throws ClientError OUTPUT_SCHEMA_MISMATCH.
+   */
+  checkOutput(name: string, result: CallToolResult): void {
+    const tool = this.#byName.get(name);
+    if (!tool?.outputSchema) return;
+    if (result.structuredContent === undefined) {
+      throw new ClientError(
+        LocalErrorCode.OutputSchemaMismatch,
+        `Tool ${name} declares an outputSchema but its result has no structuredContent`,
+        { details: { result } },
+      );
+    }
+    const outcome = this.outputValidator(name)?.(result.structuredContent);
+    if (outcome && !outcome.ok) {
+      throw new ClientError(
+        LocalErrorCode.OutputSchemaMismatch,
+        `Tool ${name} returned structuredContent that does not match its outputSchema: ${formatIssues(outcome.issues)}`,
+        { details: { result, issues: outcome.issues } },
+      );
+    }
   }
 
   /** The compiled validator of a tool's outputSchema; null when it has none or it does not compile. */
