@@ -327,3 +327,31 @@ describe('demo server sandbox', () => {
     expect(await expectRefused('read_file', { path: 'hello.txt/child' })).toBeTruthy();
   });
 });
+
+describe('demo server resources', () => {
+  it('resolves the file links of list_files through resources/read', async () => {
+    const result = await call('list_files');
+    const link = result.content.find((b) => b.type === 'resource_link' && b.name === 'hello.txt');
+    expect(link).toBeDefined();
+    const read = await client.readResource((link as { uri: string }).uri);
+    expect(read.contents).toEqual([
+      { uri: pathToFileURL(join(root, 'hello.txt')).href, mimeType: 'text/plain', text: HELLO },
+    ]);
+    const png = await client.readResource(pathToFileURL(join(root, 'pic.png')).href);
+    expect(png.contents[0]).toMatchObject({ mimeType: 'image/png', blob: Buffer.from(tinyPng()).toString('base64') });
+  });
+
+  it('answers "not found" for files outside the root, through links, and for directories', async () => {
+    for (const target of [
+      join(outside, 'secret.txt'),
+      join(root, 'secret-link.txt'),
+      join(root, 'escape', 'secret.txt'),
+      join(root, 'docs'),
+      join(root, 'missing.txt'),
+    ]) {
+      const error = await client.readResource(pathToFileURL(target).href).catch((e: unknown) => e);
+      expect(error, target).toMatchObject({ code: -32002, message: 'Resource not found' });
+      expect(JSON.stringify(error)).not.toContain(SECRET);
+    }
+  });
+});

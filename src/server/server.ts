@@ -116,7 +116,7 @@ export class Server implements ServerCore {
   }
 
   /**
-   * Registers a family of resources by an RFC 6570 level-1 URI template (`file:///{dir}/{name}`); `read`
+   * Registers a family of resources by an RFC 6570 URI template (`file:///{dir}/{name}`, `file://{+path}`); `read`
    * receives the decoded variables. `complete` offers values for variables (`completion/complete`).
    * Resources registered by exact URI win over templates; among templates, the first registered wins.
    */

@@ -1,6 +1,7 @@
 /**
  * The demo server of `toolwire serve`: a sandboxed workspace toolbox. Five tools to list, read,
- * search and write the files under one root directory, which no path can escape.
+ * search and write the files under one root directory, which no path can escape, and the files
+ * themselves as `file://` resources (what list_files links to).
  *
  * @example
  * ```ts
@@ -15,6 +16,7 @@ import { registerReadFile } from './read-file.js';
 import { Sandbox } from './sandbox.js';
 import { registerSearchFiles } from './search-files.js';
 import { registerWorkspaceInfo } from './workspace-info.js';
+import { registerWorkspaceFiles } from './workspace-files.js';
 import { registerWriteFile } from './write-file.js';
 
 export interface DemoServerOptions {
@@ -47,5 +49,6 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
   registerSearchFiles(server, sandbox);
   registerWriteFile(server, sandbox);
   registerWorkspaceInfo(server, sandbox);
+  registerWorkspaceFiles(server, sandbox);
   return server;
 }

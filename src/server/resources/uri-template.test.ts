@@ -48,8 +48,15 @@ describe('UriTemplate', () => {
     expect(UriTemplate.isTemplate('test://plain')).toBe(false);
   });
 
+  it('matches slashes with a reserved expansion {+path} and expands it keeping them', () => {
+    const template = new UriTemplate('file://{+path}');
+    expect(template.match('file:///home/ada/notes%20v2.md')).toEqual({ path: '/home/ada/notes v2.md' });
+    expect(template.match('file://')).toBeUndefined();
+    expect(template.expand({ path: '/home/ada/notes v2.md' })).toBe('file:///home/ada/notes%20v2.md');
+  });
+
   it.each([
-    'x://{+path}',
+    'x://{#path}',
     'x://{?q}',
     'x://{a,b}',
     'x://{a*}',
@@ -58,7 +65,7 @@ describe('UriTemplate', () => {
     'x://{a}/{a}',
     'x://{a',
     'x://a}',
-  ])('refuses %j, which is not a level-1 template', (template) => {
+  ])('refuses %j, which is neither {name} nor {+name}', (template) => {
     expect(() => new UriTemplate(template)).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }));
   });
 });

@@ -1,8 +1,9 @@
 /**
- * RFC 6570 level-1 URI templates (`file:///{dir}/{name}`): enough to address a family of resources.
- * Each `{variable}` matches one path segment (`[^/]+`) and its value is percent-decoded; expansion
- * percent-encodes everything outside the unreserved set. Operators (`{+x}`, `{?q}`), modifiers and
- * variable lists are level 2 and up, and are refused.
+ * RFC 6570 URI templates, level 1 plus reserved expansion (`file:///{dir}/{name}`, `file://{+path}`):
+ * enough to address a family of resources. Each `{variable}` matches one path segment (`[^/]+`); a
+ * `{+variable}` matches any non-empty text, slashes included. Values are percent-decoded; expansion
+ * percent-encodes everything outside the unreserved set (and, for `{+x}`, outside the reserved set too).
+ * Other operators (`{?q}`, `{#x}`, …), modifiers and variable lists are refused.
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
@@ -27,6 +28,7 @@ export class UriTemplate {
   /** The variable names, in order of appearance. */
   readonly variables: readonly string[];
   readonly #literals: readonly string[];
+  readonly #reserved: readonly boolean[];
   readonly #pattern: RegExp;
 
   /** Throws a ServerError for a template that is not level 1. */
@@ -34,13 +36,17 @@ export class UriTemplate {
     const invalid = (why: string) =>
       new ServerError(LocalErrorCode.InvalidDefinition, `Invalid URI template "${template}": ${why}`);
     const variables: string[] = [];
+    const reserved: boolean[] = [];
     const literals: string[] = [];
     let last = 0;
     for (const match of template.matchAll(EXPRESSION)) {
-      const name = match[1] ?? '';
+      const expression = match[1] ?? '';
+      const plus = expression.startsWith('+');
+      const name = plus ? expression.slice(1) : expression;
       if (!VARNAME.test(name)) {
-        throw invalid(`{${name}} is not a level-1 expression (only {name} is supported)`);
+        throw invalid(`{${expression}} is not supported (only {name} and {+name})`);
       }
+      reserved.push(plus);
       if (variables.includes(name)) throw invalid(`the variable "${name}" appears twice`);
       literals.push(template.slice(last, match.index));
       variables.push(name);
@@ -51,7 +57,11 @@ export class UriTemplate {
     this.template = template;
     this.variables = Object.freeze(variables);
     this.#literals = Object.freeze(literals);
-    this.#pattern = new RegExp(`^${literals.map(escapeRegExp).join('([^/]+)')}$`);
+    this.#reserved = Object.freeze(reserved);
+    let source = escapeRegExp(literals[0] ?? '');
+    for (const [i, plus] of reserved.entries())
+      source += (plus ? '(.+)' : '([^/]+)') + escapeRegExp(literals[i + 1] ?? '');
+    this.#pattern = new RegExp(`^${source}$`);
   }
 
   /** Whether `text` contains a template expression at all (a plain URI does not). */
@@ -79,7 +89,8 @@ export class UriTemplate {
     let uri = this.#literals[0] ?? '';
     for (const [i, name] of this.variables.entries()) {
       const value = Object.hasOwn(values, name) ? values[name] : undefined;
-      uri += (value === undefined ? '' : encodeValue(value)) + (this.#literals[i + 1] ?? '');
+      const encoded = value === undefined ? '' : this.#reserved[i] ? encodeURI(value) : encodeValue(value);
+      uri += encoded + (this.#literals[i + 1] ?? '');
     }
     return uri;
   }
