@@ -97,6 +97,59 @@ describe('Streamable HTTP server', () => {
     expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(3);
   });
 
+  it('keeps nothing per request once answered, in JSON and SSE modes', async () => {
+    for (const responseMode of ['json', 'sse'] as const) {
+      const { url } = await start({ responseMode });
+      const sid = (await post(url, INIT())).headers.get('mcp-session-id')!;
+      await Promise.all(
+        Array.from({ length: 200 }, async (_, i) => {
+          const response = await post(
+            url,
+            {
+              jsonrpc: '2.0',
+              id: i + 1,
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: String(i) } },
+            },
+            { 'mcp-session-id': sid },
+          );
+          expect(await response.text()).toContain(`"text":"${i}"`);
+        }),
+      );
+      expect(handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
+      await handle!.close();
+      handle = undefined;
+    }
+  });
+
+  it("never delivers one session's response to another, even with the same request ids", async () => {
+    const { url } = await start({ responseMode: 'json' });
+    const a = (await post(url, INIT())).headers.get('mcp-session-id')!;
+    const b = (await post(url, INIT())).headers.get('mcp-session-id')!;
+    const call = (sid: string, text: string) =>
+      post(
+        url,
+        {
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'slow', arguments: { steps: 1, ms: 20 } },
+        },
+        { 'mcp-session-id': sid },
+      ).then(async (r) => [
+        ((await r.json()) as { id: number }).id,
+        text,
+        await post(
+          url,
+          { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text } } },
+          { 'mcp-session-id': sid },
+        ).then((x) => x.json()),
+      ]);
+    const [fromA, fromB] = await Promise.all([call(a, 'for a'), call(b, 'for b')]);
+    expect(fromA[2]).toMatchObject({ id: 2, result: { content: [{ text: 'for a' }] } });
+    expect(fromB[2]).toMatchObject({ id: 2, result: { content: [{ text: 'for b' }] } });
+  });
+
   it('requires a session id (400), knows ended sessions (404), and ends them on DELETE', async () => {
     const { url } = await start();
     const sid = await open(url);

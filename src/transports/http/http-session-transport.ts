@@ -68,6 +68,11 @@ export class HttpSessionTransport implements Transport {
     return this.#closed;
   }
 
+  /** Logical streams still open (POST streams awaiting responses, and the standalone stream). */
+  get openStreams(): number {
+    return this.#streams.size;
+  }
+
   /** Requests still waiting for their response. */
   get pendingRequests(): number {
     return this.#byRequest.size;

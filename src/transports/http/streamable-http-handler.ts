@@ -97,6 +97,17 @@ export class StreamableHttpHandler {
     }
   }
 
+  /** Open streams and waiting requests across live sessions (what a leak would grow). */
+  get load(): { streams: number; pendingRequests: number } {
+    let streams = 0;
+    let pendingRequests = 0;
+    for (const { transport } of this.#live.values()) {
+      streams += transport.openStreams;
+      pendingRequests += transport.pendingRequests;
+    }
+    return { streams, pendingRequests };
+  }
+
   /** Closes sessions idle past the timeout. */
   async sweep(now = Date.now()): Promise<void> {
     for (const id of await this.#store.idleSince(now - this.#options.sessionIdleTimeoutMs))
