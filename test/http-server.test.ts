@@ -136,14 +136,14 @@ describe('Streamable HTTP server', () => {
           params: { name: 'slow', arguments: { steps: 1, ms: 20 } },
         },
         { 'mcp-session-id': sid },
-      ).then(async (r) => [
+      ).then(async (r): Promise<unknown[]> => [
         ((await r.json()) as { id: number }).id,
         text,
-        await post(
+        (await post(
           url,
           { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo', arguments: { text } } },
           { 'mcp-session-id': sid },
-        ).then((x) => x.json()),
+        ).then((x) => x.json())) as unknown,
       ]);
     const [fromA, fromB] = await Promise.all([call(a, 'for a'), call(b, 'for b')]);
     expect(fromA[2]).toMatchObject({ id: 2, result: { content: [{ text: 'for a' }] } });
