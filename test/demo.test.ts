@@ -338,7 +338,10 @@ describe('demo server resources', () => {
       { uri: pathToFileURL(join(root, 'hello.txt')).href, mimeType: 'text/plain', text: HELLO },
     ]);
     const png = await client.readResource(pathToFileURL(join(root, 'pic.png')).href);
-    expect(png.contents[0]).toMatchObject({ mimeType: 'image/png', blob: Buffer.from(tinyPng()).toString('base64') });
+    expect(png.contents[0]).toMatchObject({
+      mimeType: 'image/png',
+      blob: Buffer.from(tinyPng()).toString('base64'),
+    });
   });
 
   it('answers "not found" for files outside the root, through links, and for directories', async () => {

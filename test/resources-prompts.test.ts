@@ -480,7 +480,7 @@ describe('resource and prompt notifications', () => {
     expect(() => server.resource('test://x', { name: 'x' }, read)).toThrow(
       expect.objectContaining({ code: 'DUPLICATE_NAME' }),
     );
-    expect(() => server.resourceTemplate('test://{+path}', { name: 't' }, read)).toThrow(/level-1/);
+    expect(() => server.resourceTemplate('test://{#path}', { name: 't' }, read)).toThrow(/is not supported/);
     expect(() =>
       server.resourceTemplate('test://{id}', { name: 't', complete: { other: () => [] } }, read),
     ).toThrow(/other/);

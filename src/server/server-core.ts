@@ -2,7 +2,8 @@
  * What every session of a server shares: options, the registry, the cached pages, capabilities.
  * @module
  */
-import type { LegacyRevision } from '../protocol/revisions/index.js';
+import type { Revision } from '../protocol/revisions/index.js';
+import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { Registry } from './registry.js';
 import type { ServerSession } from './server-session.js';
@@ -18,8 +19,17 @@ export interface ServerOptions {
   listChangedDebounceMs?: number;
   /** Timeout of requests the server sends to the client, e.g. elicitation (default 60 s). */
   requestTimeout?: number;
-  /** Revisions to accept, newest first (default: every handshake-era revision). */
-  versions?: readonly LegacyRevision[];
+  /**
+   * Revisions to serve, newest first (default: all, both eras). Leave out the handshake-era ones for a
+   * stateless-only server, or 2026-07-28 for a handshake-only one.
+   */
+  versions?: readonly Revision[];
+  /**
+   * Stateless era: how long clients may cache list and read results, and whether the cache may be shared
+   * across authorization contexts (default `{ ttlMs: 0, cacheScope: 'public' }`: always re-fetch). Use
+   * `cacheScope: 'private'` when lists vary by the caller's authorization.
+   */
+  cache?: Partial<CacheHint>;
   /** Errors that reach no caller (transport errors, stray responses). */
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */
@@ -40,7 +50,8 @@ export interface ServerFeature {
 export interface ServerCore {
   readonly info: Implementation;
   readonly options: ServerOptions;
-  readonly versions: readonly LegacyRevision[];
+  readonly versions: readonly Revision[];
+  readonly cache: CacheHint;
   readonly capabilities: ServerCapabilities;
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;

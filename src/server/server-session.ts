@@ -1,37 +1,54 @@
 /**
- * One connection to a client: the handshake, the negotiated revision, the client's capabilities and
- * log level, and the request handlers bound to the server's shared registry.
+ * One connection to a client. It serves both eras: `initialize` starts the handshake era for the
+ * connection (revision, client capabilities and log level kept here); a request whose `_meta` carries a
+ * protocol version is served statelessly, from what that request says (2026-07-28). Every handler is
+ * registered through `handle`, which works out the request's scope and finishes its result for the era.
  * @module
  */
-import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
+import { Peer, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject, type JsonRpcRequest, type RequestId } from '../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import {
   isLegacyRevision,
   negotiateVersion,
   profileFor,
   type LegacyRevision,
+  type ResultExtras,
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import {
   isLoggingLevel,
-  loggingRank,
   type ClientCapabilities,
   type Implementation,
   type InitializeResult,
   type LoggingLevel,
-  type ProgressParams,
 } from '../protocol/types/lifecycle.js';
-import { callTool, parseCallParams } from './call-tool.js';
+import { isModernRequest } from '../protocol/types/modern.js';
+import { modernScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
-import { createToolContext, type ClientView, type ContextHost } from './tool-context.js';
+import type { ClientView } from './tool-context.js';
+import { bindTools } from './tools-handlers.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
 
+export type ScopedHandler = (
+  params: JsonObject,
+  scope: RequestScope,
+  ctx: RequestContext,
+) => Promise<JsonObject> | JsonObject;
+
+export interface HandleOptions {
+  /** The eras the method exists in (default both). */
+  eras?: ReadonlyArray<'legacy' | 'modern'>;
+  /** The result may be cached: in the stateless era it gets the server's `ttlMs` and `cacheScope`. */
+  cacheable?: boolean;
+}
+
+/** Methods a handshake-era client may send before `initialize`. */
 const BEFORE_INIT = new Set(['initialize', 'ping']);
 
-export class ServerSession implements ContextHost {
+export class ServerSession {
   readonly peer: Peer;
   readonly #core: ServerCore;
   #phase: Phase = 'new';
@@ -60,7 +77,11 @@ export class ServerSession implements ContextHost {
     this.#bind();
   }
 
-  /** The negotiated revision, once `initialize` has been answered. */
+  get core(): ServerCore {
+    return this.#core;
+  }
+
+  /** The negotiated handshake-era revision, once `initialize` has been answered. */
   get protocolVersion(): string | undefined {
     return this.#profile?.version;
   }
@@ -70,6 +91,7 @@ export class ServerSession implements ContextHost {
     return this.#requireProfile();
   }
 
+  /** The handshake is done (list_changed and the like may be sent). */
   get ready(): boolean {
     return this.#phase === 'ready' || this.#phase === 'initialized';
   }
@@ -100,59 +122,59 @@ export class ServerSession implements ContextHost {
     return this.peer.close();
   }
 
-  /** Pings the client. */
+  /** Pings the client (handshake era). */
   async ping(options?: RequestOptions): Promise<void> {
     await this.peer.request('ping', undefined, options);
   }
 
-  // ContextHost
-  canElicit(): boolean {
-    return this.#profile?.features.elicitation ?? false;
+  /**
+   * Registers a request handler that receives the request's scope; in the stateless era its result gets
+   * `resultType`, `serverInfo` and (for cacheable results) the cache hint. A method missing from the
+   * request's era is -32601.
+   */
+  handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
+    const eras = options.eras ?? ['legacy', 'modern'];
+    this.peer.setRequestHandler(method, async (params, ctx) => {
+      const scope = this.scope(params);
+      if (!eras.includes(scope.era)) {
+        throw new ProtocolError(
+          ErrorCode.MethodNotFound,
+          `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
+        );
+      }
+      const result = await handler(params, scope, ctx);
+      if (scope.era === 'legacy') return result;
+      const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
+      if (options.cacheable) extras.cache = this.#core.cache;
+      return scope.profile.finishResult(result, extras);
+    });
   }
 
-  request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
-    return this.peer.request(method, params, options);
-  }
-
-  notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void> {
-    return this.peer.notify(method, params, { relatedRequestId });
-  }
-
-  sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void> {
-    const shaped = this.#profile ? this.#profile.shapeProgress(params) : params;
-    return this.notify('notifications/progress', shaped as unknown as JsonObject, relatedRequestId);
-  }
-
-  log(
-    level: LoggingLevel,
-    data: unknown,
-    logger: string | undefined,
-    relatedRequestId: RequestId,
-  ): Promise<void> {
-    if (this.#logLevel !== undefined && loggingRank(level) < loggingRank(this.#logLevel))
-      return Promise.resolve();
-    const params: JsonObject = { level, data };
-    if (logger !== undefined) params.logger = logger;
-    return this.notify('notifications/message', params, relatedRequestId);
-  }
-
-  closeStream(relatedRequestId: RequestId): void {
-    this.peer.transport?.closeStream?.(relatedRequestId);
+  /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */
+  scope(params: JsonObject): RequestScope {
+    if (isModernRequest(params)) return modernScope(params, this.#core.versions);
+    return { era: 'legacy', profile: this.#requireProfile(), client: this.client, logLevel: this.#logLevel };
   }
 
   #gate(message: JsonRpcRequest): void {
-    if (this.#phase === 'new' && !BEFORE_INIT.has(message.method)) {
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        `Invalid request: ${message.method} before initialize; the client must initialize first`,
-      );
-    }
+    if (this.#phase !== 'new' || BEFORE_INIT.has(message.method) || isModernRequest(message.params)) return;
+    if (message.method === 'server/discover') return; // answered with -32602: its _meta is missing
+    throw new ProtocolError(
+      ErrorCode.InvalidRequest,
+      `Invalid request: ${message.method} before initialize; the client must initialize first`,
+    );
   }
 
   #bind(): void {
     const peer = this.peer;
     const core = this.#core;
-    peer.setRequestHandler('ping', () => ({}));
+    peer.setRequestHandler('ping', (params) => {
+      if (!isModernRequest(params)) return {}; // allowed before initialize, so no scope
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        'Method not found: ping does not exist in the stateless era',
+      );
+    });
     peer.setRequestHandler('initialize', (params) => this.#initialize(params));
     peer.setNotificationHandler('notifications/initialized', () => {
       if (this.#phase === 'initialized') this.#phase = 'ready';
@@ -160,33 +182,30 @@ export class ServerSession implements ContextHost {
     peer.setNotificationHandler('notifications/roots/list_changed', () =>
       core.options.onRootsListChanged?.(this),
     );
-    peer.setRequestHandler('logging/setLevel', (params) => {
-      if (!isLoggingLevel(params.level)) {
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `Invalid params: unknown logging level ${String(params.level)}`,
-        );
-      }
-      this.#logLevel = params.level;
-      return {};
-    });
-    peer.setRequestHandler('tools/list', (params) => {
-      const cursor = params.cursor;
-      if (cursor !== undefined && typeof cursor !== 'string') {
-        throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: cursor must be a string');
-      }
-      const page = core.toolPages.page(core.tools.list(), core.tools.version, this.#requireProfile(), cursor);
-      return page as unknown as JsonObject;
-    });
-    peer.setRequestHandler('tools/call', async (params, ctx) => {
-      const { name, args } = parseCallParams(params);
-      const tool = core.tools.get(name);
-      if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-      const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
-      const context = createToolContext(this, ctx.id, signal, ctx.meta);
-      const result = await callTool(tool, args, context, { onToolBug: core.options.onToolBug });
-      return this.#requireProfile().shapeCallResult(result) as unknown as JsonObject;
-    });
+    this.handle(
+      'logging/setLevel',
+      (params) => {
+        if (!isLoggingLevel(params.level)) {
+          throw new ProtocolError(
+            ErrorCode.InvalidParams,
+            `Invalid params: unknown logging level ${String(params.level)}`,
+          );
+        }
+        this.#logLevel = params.level;
+        return {};
+      },
+      { eras: ['legacy'] },
+    );
+    this.handle(
+      'server/discover',
+      (_params, scope) => ({
+        supportedVersions: [...core.versions],
+        capabilities: scope.profile.shapeServerCapabilities(core.capabilities),
+        ...(core.options.instructions === undefined ? {} : { instructions: core.options.instructions }),
+      }),
+      { eras: ['modern'], cacheable: true },
+    );
+    bindTools(this);
     for (const feature of core.features) feature.bind(this);
   }
 
@@ -206,8 +225,15 @@ export class ServerSession implements ContextHost {
     if (typeof requested !== 'string' || requested.length === 0) {
       throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: protocolVersion must be a string');
     }
-    const version = negotiateVersion(requested, this.#core.versions);
-    if (!isLegacyRevision(version)) throw new ProtocolError(ErrorCode.InternalError, 'No supported revision');
+    const legacy = this.#core.versions.filter(isLegacyRevision);
+    if (legacy.length === 0) {
+      throw new ProtocolError(
+        ErrorCode.InvalidParams,
+        'Unsupported protocol version: this server speaks only the stateless era (no initialize)',
+        { supported: [...this.#core.versions], requested },
+      );
+    }
+    const version = negotiateVersion(requested, legacy);
     const profile = profileFor(version);
     this.#profile = profile;
     this.#clientCapabilities = isJsonObject(params.capabilities)

@@ -9,9 +9,10 @@
  * ```
  * @module
  */
-import { LEGACY_REVISIONS, type LegacyRevision } from '../protocol/revisions/index.js';
+import { ALL_REVISIONS, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
+import type { CacheHint } from '../protocol/types/modern.js';
 import type { SchemaInput } from '../schema/index.js';
 import { CompletionsFeature } from './completions/completions-feature.js';
 import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
@@ -48,7 +49,8 @@ export type PromptHandle = RegistryHandle<PromptSpec>;
 export class Server implements ServerCore {
   readonly info: Implementation;
   readonly options: ServerOptions;
-  readonly versions: readonly LegacyRevision[];
+  readonly versions: readonly Revision[];
+  readonly cache: CacheHint;
   readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', buildTool);
   readonly toolPages: ToolPages;
   readonly #sessions = new Set<ServerSession>();
@@ -65,7 +67,8 @@ export class Server implements ServerCore {
       ...options,
       onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
     };
-    this.versions = options.versions?.length ? options.versions : LEGACY_REVISIONS;
+    this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
+    this.cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'public' };
     this.toolPages = new ToolPages(options.pageSize ?? 100);
     this.#listChanged = new ListChanged(
       'notifications/tools/list_changed',

@@ -118,17 +118,22 @@ for (const { title, offered: version, pin } of CASES) {
 }
 
 describe("SDK 2.x client with versionNegotiation mode 'auto' -> toolwire server over stdio", () => {
-  it('probes with server/discover, then falls back to the initialize handshake at 2025-11-25', async () => {
+  it('probes with server/discover and speaks the stateless 2026-07-28 era', async () => {
     const client = new Client(
       { name: 'sdk-v2-interop', version: '2.0.0' },
       { versionNegotiation: { mode: 'auto', probe: { timeoutMs: 5_000 } } },
     );
     try {
       await client.connect(new StdioClientTransport(toolwireServeCommand()));
-      expect(client.getProtocolEra()).toBe('legacy');
-      expect(client.getNegotiatedProtocolVersion()).toBe('2025-11-25');
-      expect(await client.callTool({ name: 'echo', arguments: { text: 'after probe' } })).toEqual({
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name)).toEqual(FIXTURE_TOOL_NAMES);
+      expect(await client.callTool({ name: 'echo', arguments: { text: 'after probe' } })).toMatchObject({
         content: [{ type: 'text', text: 'after probe' }],
+      });
+      expect(await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } })).toMatchObject({
+        structuredContent: { sum: 3 },
       });
     } finally {
       await client.close();

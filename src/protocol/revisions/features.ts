@@ -34,4 +34,10 @@ export interface RevisionFeatures {
   tasks: boolean;
   /** the `id` of an error response may be omitted when it could not be read. */
   optionalErrorId: boolean;
+  /**
+   * The stateless era (2026-07-28): no handshake, the version and client capabilities in every request's
+   * `_meta`; `resultType` on every result and `ttlMs` + `cacheScope` on list and read results; no `ping`,
+   * `logging/setLevel` or `resources/subscribe`; an unknown resource is -32602; no server→client requests.
+   */
+  modern: boolean;
 }

@@ -1,40 +1,62 @@
 /**
- * The protocol revisions toolwire speaks, and version negotiation for the handshake era.
+ * The protocol revisions toolwire speaks: the handshake era (2024-11-05 … 2025-11-25, `initialize`) and
+ * the stateless era (2026-07-28, version in every request's `_meta`), and version negotiation.
  * @module
  */
 import { revision20241105 } from './2024-11-05.js';
 import { revision20250326 } from './2025-03-26.js';
 import { revision20250618 } from './2025-06-18.js';
 import { revision20251125 } from './2025-11-25.js';
+import { revision20260728 } from './2026-07-28.js';
 import type { RevisionProfile } from './profile.js';
 
 export type { RevisionFeatures } from './features.js';
 export type { RevisionProfile } from './profile.js';
+export type { ResultExtras } from './finish-result.js';
 
 /** Handshake-era revisions, newest first. */
 export const LEGACY_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
 export type LegacyRevision = (typeof LEGACY_REVISIONS)[number];
 export const LATEST_LEGACY_REVISION: LegacyRevision = '2025-11-25';
 
+/** Stateless-era revisions, newest first. */
+export const MODERN_REVISIONS = ['2026-07-28'] as const;
+export type ModernRevision = (typeof MODERN_REVISIONS)[number];
+export const LATEST_REVISION: ModernRevision = '2026-07-28';
+
+/** Every revision, newest first. */
+export const ALL_REVISIONS = [...MODERN_REVISIONS, ...LEGACY_REVISIONS] as const;
+export type Revision = LegacyRevision | ModernRevision;
+
 const PROFILES: ReadonlyMap<string, RevisionProfile> = new Map([
   ['2024-11-05', revision20241105],
   ['2025-03-26', revision20250326],
   ['2025-06-18', revision20250618],
   ['2025-11-25', revision20251125],
+  ['2026-07-28', revision20260728],
 ]);
 
 export function isLegacyRevision(version: unknown): version is LegacyRevision {
+  return typeof version === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(version);
+}
+
+export function isModernRevision(version: unknown): version is ModernRevision {
+  return typeof version === 'string' && (MODERN_REVISIONS as readonly string[]).includes(version);
+}
+
+export function isRevision(version: unknown): version is Revision {
   return typeof version === 'string' && PROFILES.has(version);
 }
 
-export function profileFor(version: LegacyRevision): RevisionProfile {
+export function profileFor(version: Revision): RevisionProfile {
   const profile = PROFILES.get(version);
   if (!profile) throw new RangeError(`unknown protocol revision ${version}`);
   return profile;
 }
 
 /**
- * Server-side negotiation: the client's version when supported, else our latest among `supported`.
+ * Handshake negotiation (server side): the client's version when supported, else our latest among
+ * `supported`.
  */
 export function negotiateVersion(
   requested: string,

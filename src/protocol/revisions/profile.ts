@@ -7,7 +7,9 @@ import type { Implementation, ServerCapabilities } from '../types/lifecycle.js';
 import type { CompleteParams, GetPromptResult, Prompt } from '../types/prompts.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/resources.js';
 import type { CallToolResult, Tool } from '../types/tools.js';
+import type { JsonObject } from '../jsonrpc.js';
 import type { RevisionFeatures } from './features.js';
+import { finishResult, type ResultExtras } from './finish-result.js';
 import {
   shapeCallResult,
   shapeCompleteParams,
@@ -38,6 +40,8 @@ export interface RevisionProfile {
   shapePrompt(prompt: Prompt): Prompt;
   shapePromptResult(result: GetPromptResult): GetPromptResult;
   shapeCompleteParams(params: CompleteParams): CompleteParams;
+  /** Adds what the era requires of every result (`resultType`, cache hints, `serverInfo`). */
+  finishResult(result: JsonObject, extras?: ResultExtras): JsonObject;
 }
 
 export function defineRevision(version: string, features: RevisionFeatures): RevisionProfile {
@@ -57,5 +61,6 @@ export function defineRevision(version: string, features: RevisionFeatures): Rev
     shapePrompt: (prompt: Prompt) => shapePrompt(prompt, f),
     shapePromptResult: (result: GetPromptResult) => shapePromptResult(result, f),
     shapeCompleteParams: (params: CompleteParams) => shapeCompleteParams(params, f),
+    finishResult: (result: JsonObject, extras?: ResultExtras) => finishResult(result, f, extras),
   });
 }

@@ -45,7 +45,7 @@ export class CompletionsFeature implements ServerFeature {
   }
 
   bind(session: ServerSession): void {
-    session.peer.setRequestHandler('completion/complete', async (params, ctx) => {
+    session.handle('completion/complete', async (params, _scope, ctx) => {
       const { ref, argument } = params;
       if (!isJsonObject(ref)) throw invalidParams('ref must be an object');
       if (

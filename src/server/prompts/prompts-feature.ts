@@ -56,21 +56,24 @@ export class PromptsFeature implements ServerFeature {
   }
 
   bind(session: ServerSession): void {
-    const peer = session.peer;
     this.#listChanged.bind(session);
-    peer.setRequestHandler('prompts/list', (params) => {
-      const cursor = cursorParam(params);
-      return this.#pages.page(this.prompts.list(), this.prompts.version, session.profile, cursor);
-    });
-    peer.setRequestHandler('prompts/get', async (params, ctx) => {
+    session.handle(
+      'prompts/list',
+      (params, scope) => {
+        const cursor = cursorParam(params);
+        return this.#pages.page(this.prompts.list(), this.prompts.version, scope.profile, cursor);
+      },
+      { cacheable: true },
+    );
+    session.handle('prompts/get', async (params, scope, ctx) => {
       if (typeof params.name !== 'string') throw invalidParams('name must be a string');
       const prompt = this.prompts.get(params.name);
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
       const args = promptArguments(prompt, params.arguments);
       const signal = AbortSignal.any([ctx.signal, this.#host.shutdownSignal]);
-      const value = await prompt.get(args, { signal, meta: ctx.meta, client: session.client });
+      const value = await prompt.get(args, { signal, meta: ctx.meta, client: scope.client });
       const result = toPromptResult(value, prompt.name);
-      return session.profile.shapePromptResult(result) as unknown as JsonObject;
+      return scope.profile.shapePromptResult(result) as unknown as JsonObject;
     });
   }
 

@@ -70,39 +70,70 @@ export class ResourcesFeature implements ServerFeature {
   }
 
   bind(session: ServerSession): void {
-    const peer = session.peer;
     this.#listChanged.bind(session);
-    peer.setRequestHandler('resources/list', (params) => {
-      const { resources } = this;
-      const cursor = cursorParam(params);
-      return this.#resourcePages.page(resources.list(), resources.version, session.profile, cursor);
-    });
-    peer.setRequestHandler('resources/templates/list', (params) => {
-      const { templates } = this;
-      const cursor = cursorParam(params);
-      return this.#templatePages.page(templates.list(), templates.version, session.profile, cursor);
-    });
-    peer.setRequestHandler('resources/read', async (params, ctx) => {
-      const uri = uriParam(params);
-      const context: ResourceContext = {
-        signal: AbortSignal.any([ctx.signal, this.#host.shutdownSignal]),
-        meta: ctx.meta,
-        client: session.client,
-      };
-      const result = await this.read(uri, context);
-      return session.profile.shapeReadResult(result) as unknown as JsonObject;
-    });
-    peer.setRequestHandler('resources/subscribe', (params) => {
-      const uri = uriParam(params);
-      let uris = this.#subscriptions.get(session);
-      if (!uris) this.#subscriptions.set(session, (uris = new Set()));
-      uris.add(uri);
-      return {};
-    });
-    peer.setRequestHandler('resources/unsubscribe', (params) => {
-      this.#subscriptions.get(session)?.delete(uriParam(params));
-      return {};
-    });
+    const cacheable = { cacheable: true };
+    const legacyOnly = { eras: ['legacy'] } as const;
+    session.handle(
+      'resources/list',
+      (params, scope) => {
+        const { resources } = this;
+        const cursor = cursorParam(params);
+        return this.#resourcePages.page(resources.list(), resources.version, scope.profile, cursor);
+      },
+      cacheable,
+    );
+    session.handle(
+      'resources/templates/list',
+      (params, scope) => {
+        const { templates } = this;
+        const cursor = cursorParam(params);
+        return this.#templatePages.page(templates.list(), templates.version, scope.profile, cursor);
+      },
+      cacheable,
+    );
+    session.handle(
+      'resources/read',
+      async (params, scope, ctx) => {
+        const uri = uriParam(params);
+        const context: ResourceContext = {
+          signal: AbortSignal.any([ctx.signal, this.#host.shutdownSignal]),
+          meta: ctx.meta,
+          client: scope.client,
+        };
+        const result = await this.read(uri, context).catch((error: unknown) => {
+          // 2026-07-28: an unknown resource is -32602 (never -32002).
+          if (
+            scope.profile.features.modern &&
+            error instanceof ProtocolError &&
+            error.code === ErrorCode.ResourceNotFound
+          ) {
+            throw new ProtocolError(ErrorCode.InvalidParams, error.message, error.data);
+          }
+          throw error;
+        });
+        return scope.profile.shapeReadResult(result) as unknown as JsonObject;
+      },
+      cacheable,
+    );
+    session.handle(
+      'resources/subscribe',
+      (params) => {
+        const uri = uriParam(params);
+        let uris = this.#subscriptions.get(session);
+        if (!uris) this.#subscriptions.set(session, (uris = new Set()));
+        uris.add(uri);
+        return {};
+      },
+      legacyOnly,
+    );
+    session.handle(
+      'resources/unsubscribe',
+      (params) => {
+        this.#subscriptions.get(session)?.delete(uriParam(params));
+        return {};
+      },
+      legacyOnly,
+    );
   }
 
   /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */

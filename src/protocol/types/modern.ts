@@ -1,0 +1,38 @@
+/**
+ * The stateless era's reserved `_meta` keys, result fields and errors (2026-07-28).
+ * @module
+ */
+import type { JsonObject } from '../jsonrpc.js';
+
+export const META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+} as const;
+
+export type ResultType = 'complete' | 'input_required' | (string & {});
+
+/** How long a list or read result may be cached, and by whom. */
+export interface CacheHint {
+  /** Milliseconds the result stays fresh (0: immediately stale). */
+  ttlMs: number;
+  /** `public`: no user-specific data; `private`: never shared across authorization contexts. */
+  cacheScope: 'public' | 'private';
+}
+
+export interface DiscoverResult extends CacheHint {
+  resultType: 'complete';
+  supportedVersions: string[];
+  capabilities: JsonObject;
+  instructions?: string;
+  _meta?: JsonObject;
+}
+
+/** Whether request params carry the modern era's version key. */
+export function isModernRequest(params: JsonObject | undefined): boolean {
+  const meta = params?._meta;
+  return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
+}

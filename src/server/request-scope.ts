@@ -1,0 +1,70 @@
+/**
+ * What one request is served as: its era, its revision's profile, the client as that request describes
+ * it, and its log level. A handshake-era request takes these from its session; a stateless-era request
+ * (2026-07-28) carries them in its own `_meta`, checked here.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import {
+  isModernRevision,
+  profileFor,
+  type RevisionProfile,
+  type Revision,
+} from '../protocol/revisions/index.js';
+import {
+  isLoggingLevel,
+  type ClientCapabilities,
+  type Implementation,
+  type LoggingLevel,
+} from '../protocol/types/lifecycle.js';
+import { META } from '../protocol/types/modern.js';
+import type { ClientView } from './tool-context.js';
+
+export interface RequestScope {
+  readonly era: 'legacy' | 'modern';
+  readonly profile: RevisionProfile;
+  readonly client: ClientView;
+  /** Messages below this level are not sent; undefined: none at all (modern) or all (legacy, unset). */
+  readonly logLevel: LoggingLevel | undefined;
+}
+
+const missing = (key: string) =>
+  new ProtocolError(ErrorCode.InvalidParams, `Invalid params: _meta["${key}"] is required`);
+
+/**
+ * The scope of a stateless-era request, or the error to answer it with: -32022 for a version the server
+ * does not serve (with the supported list), -32602 for a missing or malformed required `_meta` field.
+ */
+export function modernScope(params: JsonObject, supported: readonly Revision[]): RequestScope {
+  const meta = isJsonObject(params._meta) ? params._meta : {};
+  const version = meta[META.protocolVersion];
+  if (typeof version !== 'string') throw missing(META.protocolVersion);
+  if (!isModernRevision(version) || !supported.includes(version)) {
+    throw new ProtocolError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
+      supported: supported.filter(isModernRevision),
+      requested: version,
+    });
+  }
+  const capabilities = meta[META.clientCapabilities];
+  if (!isJsonObject(capabilities)) throw missing(META.clientCapabilities);
+  const info = meta[META.clientInfo];
+  const logLevel = meta[META.logLevel];
+  if (logLevel !== undefined && !isLoggingLevel(logLevel)) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Invalid params: unknown logging level ${JSON.stringify(logLevel)}`,
+    );
+  }
+  return {
+    era: 'modern',
+    profile: profileFor(version),
+    client: {
+      protocolVersion: version,
+      info:
+        isJsonObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
+      capabilities: capabilities as ClientCapabilities,
+    },
+    logLevel,
+  };
+}

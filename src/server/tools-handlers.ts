@@ -1,0 +1,81 @@
+/**
+ * `tools/list` and `tools/call` on a session, in both eras; and the handler context of one call, bound
+ * to that call's scope (its revision's shaping, its client capabilities, its log level).
+ * @module
+ */
+import type { RequestOptions } from '../protocol/engine/peer.js';
+import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
+import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
+import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
+import { callTool, parseCallParams } from './call-tool.js';
+import type { RequestScope } from './request-scope.js';
+import { ServerError } from './server-error.js';
+import type { ServerSession } from './server-session.js';
+import { createToolContext, type ContextHost } from './tool-context.js';
+
+/** The context host of one request: what its handler may send, shaped and filtered for its scope. */
+export function scopedHost(session: ServerSession, scope: RequestScope): ContextHost {
+  const notify = (method: string, params: JsonObject, relatedRequestId: RequestId) =>
+    session.peer.notify(method, params, { relatedRequestId });
+  return {
+    client: scope.client,
+    canElicit: () => scope.era === 'legacy' && scope.profile.features.elicitation,
+    request(method: string, params: JsonObject | undefined, options: RequestOptions) {
+      if (scope.era === 'modern') {
+        return Promise.reject(
+          new ServerError(
+            LocalErrorCode.CapabilityNotSupported,
+            `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available`,
+          ),
+        );
+      }
+      return session.peer.request(method, params, options);
+    },
+    notify,
+    sendProgress: (params: ProgressParams, relatedRequestId: RequestId) =>
+      notify(
+        'notifications/progress',
+        scope.profile.shapeProgress(params) as unknown as JsonObject,
+        relatedRequestId,
+      ),
+    log(level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId) {
+      // Stateless era: no level in the request means no log messages at all.
+      if (scope.era === 'modern' && scope.logLevel === undefined) return Promise.resolve();
+      if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel))
+        return Promise.resolve();
+      const params: JsonObject = { level, data };
+      if (logger !== undefined) params.logger = logger;
+      return notify('notifications/message', params, relatedRequestId);
+    },
+    closeStream: (relatedRequestId: RequestId) => session.peer.transport?.closeStream?.(relatedRequestId),
+  };
+}
+
+export function bindTools(session: ServerSession): void {
+  const core = session.core;
+  session.handle(
+    'tools/list',
+    (params, scope) => {
+      const cursor = params.cursor;
+      if (cursor !== undefined && typeof cursor !== 'string') {
+        throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: cursor must be a string');
+      }
+      return core.toolPages.page(
+        core.tools.list(),
+        core.tools.version,
+        scope.profile,
+        cursor,
+      ) as unknown as JsonObject;
+    },
+    { cacheable: true },
+  );
+  session.handle('tools/call', async (params, scope, ctx) => {
+    const { name, args } = parseCallParams(params);
+    const tool = core.tools.get(name);
+    if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
+    const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
+    const result = await callTool(tool, args, context, { onToolBug: core.options.onToolBug });
+    return scope.profile.shapeCallResult(result) as unknown as JsonObject;
+  });
+}
