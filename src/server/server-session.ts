@@ -135,7 +135,8 @@ export class ServerSession {
   handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
     const eras = options.eras ?? ['legacy', 'modern'];
     this.peer.setRequestHandler(method, async (params, ctx) => {
-      const scope = this.scope(params);
+      // A method of the stateless era only: its _meta is required (-32602 when missing).
+      const scope = eras.includes('legacy') ? this.scope(params) : modernScope(params, this.#core.versions);
       if (!eras.includes(scope.era)) {
         throw new ProtocolError(
           ErrorCode.MethodNotFound,
