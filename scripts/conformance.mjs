@@ -3,12 +3,19 @@
 // the server fixture (examples/conformance-server) with `--suite all`, then the 4 core client scenarios
 // through the client adapter (examples/conformance-client), one at a time. See shared/conformance.md.
 //
-//   node scripts/conformance.mjs [--server-only | --client-only] [--scenario NAME] [--url URL]
+//   node scripts/conformance.mjs [--alpha] [--server-only | --client-only] [--scenario NAME] [--url URL]
 //                                [--sdk-baseline] [--keep] [--verbose]
 //
-// The suite needs Node 22: `node@22` and the suite are installed into .conformance/ (ignored by git,
-// never the project's own node_modules), once; toolwire itself runs on the host's Node. Every listener
-// of the suite is kept on 127.0.0.1 by preloading ../shared/tools/loopback-only.cjs.
+// --alpha runs the 0.2.0 pre-release instead (`npm run conformance:alpha`; not part of `npm test` yet),
+// which covers 2026-07-28: the server scenarios twice, `--suite all` (each scenario at its default wire,
+// the handshake era unless it exists only in 2026-07-28) and `--requirements 2026-07-28` (what that
+// revision requires, at its stateless wire); then every client scenario that needs no OAuth, once per
+// wire it applies to (the newest handshake-era revision it lists, and 2026-07-28).
+//
+// The suite needs Node 22: `node@22` and the suite are installed into .conformance/ (the alpha into
+// .conformance/alpha/; ignored by git, never the project's own node_modules), once; toolwire itself runs
+// on the host's Node. Every listener of the suite is kept on 127.0.0.1 by preloading
+// ../shared/tools/loopback-only.cjs.
 // Exits 1 when a server scenario has a FAILURE or a WARNING (the suite itself exits 0 on warnings, so
 // the checks.json files are read) or a client scenario fails; 2 when the harness cannot run.
 import { spawn, spawnSync } from 'node:child_process';
@@ -19,13 +26,12 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SUITE_VERSION = '0.1.16';
+const STABLE = { version: '0.1.16', prefix: '.conformance' };
+const ALPHA = { version: '0.2.0-alpha.12', prefix: path.join('.conformance', 'alpha') };
+const STATELESS_REVISION = '2026-07-28';
 const NODE_MAJOR = 22;
-const PREFIX = path.join(ROOT, '.conformance');
-const SUITE_DIR = path.join(PREFIX, 'node_modules', '@modelcontextprotocol', 'conformance');
-const SUITE_CLI = path.join(SUITE_DIR, 'dist', 'index.js');
-const NODE22 = path.join(PREFIX, 'node_modules', '.bin', process.platform === 'win32' ? 'node.cmd' : 'node');
 const PRELOAD = path.resolve(ROOT, '..', 'shared', 'tools', 'loopback-only.cjs');
+/** The client scenarios of 0.1.16 (the alpha's come from its `list --client`). */
 const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
 const FIXTURE = {
@@ -47,8 +53,9 @@ const SERVER_START_TIMEOUT_MS = 30_000;
 // ---- options --------------------------------------------------------------------------------------
 
 const USAGE = `usage: node scripts/conformance.mjs [options]
-  --server-only      only the server scenarios (--suite all)
-  --client-only      only the client scenarios (${CLIENT_SCENARIOS.join(', ')})
+  --alpha            the ${ALPHA.version} suite (2026-07-28) instead of ${STABLE.version}
+  --server-only      only the server scenarios (--suite all; with --alpha also --requirements ${STATELESS_REVISION})
+  --client-only      only the client scenarios (${CLIENT_SCENARIOS.join(', ')}; with --alpha all without OAuth)
   --scenario NAME    only this scenario (server or client, by name)
   --url URL          test an already running server instead of starting the fixture
   --sdk-baseline     run against the official-SDK fixtures (checks the harness, not toolwire)
@@ -59,6 +66,7 @@ let options;
 try {
   ({ values: options } = parseArgs({
     options: {
+      alpha: { type: 'boolean', default: false },
       'server-only': { type: 'boolean', default: false },
       'client-only': { type: 'boolean', default: false },
       scenario: { type: 'string' },
@@ -82,14 +90,12 @@ if (options['server-only'] && options['client-only'])
 if (options.url !== undefined && !/^https?:\/\/[^/]+/.test(options.url))
   usageError(`invalid --url ${options.url}`);
 
-const scenarioIsClient =
-  options.scenario !== undefined &&
-  (CLIENT_SCENARIOS.includes(options.scenario) || options.scenario.startsWith('auth/'));
-const runServer = !options['client-only'] && (options.scenario === undefined || !scenarioIsClient);
-const runClient = !options['server-only'] && (options.scenario === undefined || scenarioIsClient);
-if (!runServer && !runClient)
-  usageError(`--scenario ${options.scenario} is excluded by --server-only/--client-only`);
 const fixture = options['sdk-baseline'] ? FIXTURE.sdk : FIXTURE.toolwire;
+const SUITE = options.alpha ? ALPHA : STABLE;
+const PREFIX = path.join(ROOT, SUITE.prefix);
+const SUITE_DIR = path.join(PREFIX, 'node_modules', '@modelcontextprotocol', 'conformance');
+const SUITE_CLI = path.join(SUITE_DIR, 'dist', 'index.js');
+const NODE22 = path.join(PREFIX, 'node_modules', '.bin', process.platform === 'win32' ? 'node.cmd' : 'node');
 
 function usageError(message) {
   console.error(`conformance: ${message}\n${USAGE}`);
@@ -171,13 +177,13 @@ function node22Version() {
 }
 
 function installed() {
-  return suiteVersion() === SUITE_VERSION && node22Version()?.startsWith(`v${NODE_MAJOR}.`) === true;
+  return suiteVersion() === SUITE.version && node22Version()?.startsWith(`v${NODE_MAJOR}.`) === true;
 }
 
 function ensureInstalled() {
   if (installed()) return;
-  const packages = [`node@${NODE_MAJOR}`, `@modelcontextprotocol/conformance@${SUITE_VERSION}`];
-  console.log(`conformance: installing ${packages.join(' and ')} into .conformance/`);
+  const packages = [`node@${NODE_MAJOR}`, `@modelcontextprotocol/conformance@${SUITE.version}`];
+  console.log(`conformance: installing ${packages.join(' and ')} into ${SUITE.prefix}/`);
   fs.mkdirSync(PREFIX, { recursive: true });
   const manifest = path.join(PREFIX, 'package.json');
   if (!fs.existsSync(manifest)) {
@@ -270,6 +276,7 @@ function clientError(file) {
 function tally(checks) {
   const count = { SUCCESS: 0, FAILURE: 0, WARNING: 0 };
   const problems = [];
+  const skips = [];
   for (const check of checks) {
     if (check.status in count) count[check.status]++;
     if (check.status === 'FAILURE' || check.status === 'WARNING') {
@@ -277,20 +284,24 @@ function tally(checks) {
         `${check.status === 'WARNING' ? 'warning ' : ''}${check.id}: ${check.errorMessage ?? check.description}`,
       );
     }
+    if (check.status === 'SKIPPED')
+      skips.push(`skipped ${check.id}: ${check.errorMessage ?? check.description}`);
   }
-  return { passed: count.SUCCESS, failed: count.FAILURE, warnings: count.WARNING, problems };
+  return { passed: count.SUCCESS, failed: count.FAILURE, warnings: count.WARNING, problems, skips };
 }
 
 const results = [];
 
+/** `outcome.skipped`: nothing was checked (every check SKIPPED): neither a pass nor a failure. */
 function report(kind, scenario, outcome) {
-  results.push({ kind, scenario, ok: outcome.ok });
+  results.push({ kind, scenario, ok: outcome.ok, skipped: outcome.skipped === true });
   const counts =
     outcome.passed === undefined
       ? ''
       : `${outcome.passed} passed, ${outcome.failed} failed${outcome.warnings ? `, ${outcome.warnings} warnings` : ''}`;
   const detail = [counts, ...outcome.problems].filter(Boolean).join(' | ');
-  const line = `${outcome.ok ? 'PASS' : 'FAIL'}  ${kind.padEnd(6)}  ${scenario.padEnd(38)}  ${detail}`;
+  const verdict = outcome.skipped ? 'SKIP' : outcome.ok ? 'PASS' : 'FAIL';
+  const line = `${verdict}  ${kind.padEnd(options.alpha ? 17 : 6)}  ${scenario.padEnd(38)}  ${detail}`;
   console.log(line.length > 400 ? `${line.slice(0, 397)}...` : line);
 }
 
@@ -299,53 +310,119 @@ function judge(checks, extraProblems = []) {
   if (!Array.isArray(checks)) return { ok: false, problems: [checks.error ?? 'checks.json is not an array'] };
   const counts = tally(checks);
   const problems = [...counts.problems, ...extraProblems];
+  if (problems.length === 0 && counts.passed === 0 && counts.skips.length > 0)
+    return { ...counts, problems: counts.skips.slice(0, 2), ok: true, skipped: true };
   return { ...counts, problems, ok: problems.length === 0 };
 }
 
-async function serverScenarios(url, outDir) {
-  let expected;
-  if (options.scenario !== undefined) {
-    expected = [options.scenario];
-  } else {
-    const list = spawnSync(NODE22, ['--require', PRELOAD, SUITE_CLI, 'list', '--server'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
-    expected = [...(list.stdout ?? '').matchAll(/^\s+-\s+(\S+)/gm)].map((match) => match[1]);
-    if (list.status !== 0 || expected.length === 0) {
-      console.error(`conformance: cannot list the server scenarios\n${list.stdout}${list.stderr}`);
-      return false;
-    }
+/**
+ * The scenarios `list` prints: `{ server, client }`, each `[{ name, tags, unscored }]` (`tags`: the
+ * revisions it applies to; `unscored`: why a requirement set runs it without scoring it).
+ */
+function listScenarios(args) {
+  const list = spawnSync(NODE22, ['--require', PRELOAD, SUITE_CLI, 'list', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const found = { server: [], client: [] };
+  let section;
+  let reason;
+  for (const line of (list.stdout ?? '').split('\n')) {
+    if (/^\s*Server scenarios/.test(line)) section = 'server';
+    else if (/^\s*Client scenarios/.test(line)) section = 'client';
+    else if (/never scored/.test(line)) section = 'unscored';
+    else if (section === 'unscored' && /^\s+[a-z-]+ \(\d+\):\s*$/.test(line))
+      reason = line.trim().split(' ')[0];
+    const match = /^\s+-\s+(\S+)(?:\s+\[([^\]]*)\])?/.exec(line);
+    if (!match || section === undefined) continue;
+    const tags = match[2] ? match[2].split(',').map((tag) => tag.trim()) : [];
+    if (section !== 'unscored') found[section].push({ name: match[1], tags, unscored: undefined });
+    else if (tags[0] === 'server' || tags[0] === 'client')
+      found[tags[0]].push({ name: match[1], tags: [], unscored: reason });
   }
-  const dir = path.join(outDir, 'server');
-  const scope = options.scenario === undefined ? ['--suite', 'all'] : ['--scenario', options.scenario];
+  if (list.status !== 0 || found.server.length + found.client.length === 0) {
+    console.error(`conformance: cannot list the scenarios (${args.join(' ')})\n${list.stdout}${list.stderr}`);
+    return undefined;
+  }
+  return found;
+}
+
+/**
+ * The server passes: 0.1.16 runs `--suite all`; the alpha also runs the 2026-07-28 requirement set at
+ * that revision's wire. Each pass: its label, its folder, its `list` arguments and its run arguments.
+ */
+function serverPasses() {
+  const all = { label: 'server', dir: 'server', list: ['--server'], run: ['--suite', 'all'], one: [] };
+  if (!options.alpha) return [all];
+  const required = ['--requirements', STATELESS_REVISION];
+  return [
+    { ...all, dir: 'server-all' },
+    {
+      label: `server@${STATELESS_REVISION}`,
+      dir: `server-${STATELESS_REVISION}`,
+      list: ['--server', ...required],
+      run: required,
+      one: ['--spec-version', STATELESS_REVISION],
+    },
+  ];
+}
+
+async function serverScenarios(url, outDir, pass) {
+  const listed = listScenarios(pass.list)?.server;
+  if (listed === undefined) return false;
+  let expected = listed;
+  if (options.scenario !== undefined) {
+    expected = listed.filter((entry) => entry.name === options.scenario);
+    if (expected.length === 0) return true; // not in this pass
+  }
+  const dir = path.join(outDir, pass.dir);
+  const scope = options.scenario === undefined ? pass.run : ['--scenario', options.scenario, ...pass.one];
   const timeout = options.scenario === undefined ? SERVER_SUITE_TIMEOUT_MS : SERVER_SCENARIO_TIMEOUT_MS;
-  const logFile = path.join(outDir, 'server-suite.log');
+  const logFile = path.join(outDir, `${pass.dir}-suite.log`);
   const run = await runSuite(['server', '--url', url, ...scope, '-o', dir], logFile, timeout);
   const found = findChecks(dir);
   let anyFailure = false;
-  for (const scenario of expected) {
-    const file = checksFile(found, 'server-', scenario);
+  for (const { name, unscored } of expected) {
+    const file = checksFile(found, 'server-', name);
     const outcome = judge(readChecks(file), file ? [] : [`see ${logFile}`]);
     anyFailure ||= !outcome.ok;
-    report('server', scenario, outcome);
+    report(pass.label, unscored ? `${name} (not scored: ${unscored})` : name, outcome);
   }
   if (run.timedOut || (run.code !== 0 && !anyFailure)) {
     const why = run.timedOut ? `timed out after ${timeout / 1000} s` : `exited with code ${run.code}`;
-    report('server', '(suite)', { ok: false, problems: [`the suite ${why}; see ${logFile}`] });
+    report(pass.label, '(suite)', { ok: false, problems: [`the suite ${why}; see ${logFile}`] });
   }
   return true;
 }
 
-async function clientScenarios(outDir) {
-  const scenarios = options.scenario === undefined ? CLIENT_SCENARIOS : [options.scenario];
+/**
+ * The client runs: `{ scenario, version }`, `version` being the revision to run it at (undefined: the
+ * suite's default). 0.1.16: the 4 core scenarios. The alpha: every scenario without OAuth, at the newest
+ * handshake-era revision it lists and at 2026-07-28 when it lists that (an extension: the default).
+ */
+function clientRuns(listed) {
+  if (!options.alpha) return CLIENT_SCENARIOS.map((scenario) => ({ scenario, version: undefined }));
+  const runs = [];
+  for (const { name, tags } of listed) {
+    if (name.startsWith('auth/')) continue;
+    const dated = tags.filter((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)).sort();
+    const legacy = dated.filter((tag) => tag < STATELESS_REVISION).at(-1);
+    if (dated.length === 0) runs.push({ scenario: name, version: undefined });
+    if (legacy !== undefined) runs.push({ scenario: name, version: legacy });
+    if (dated.includes(STATELESS_REVISION)) runs.push({ scenario: name, version: STATELESS_REVISION });
+  }
+  return runs;
+}
+
+async function clientScenarios(outDir, runs) {
   // The suite splits the command on spaces and appends the server URL; it runs in ROOT.
   const node = /\s/.test(process.execPath) ? 'node' : process.execPath;
   const command = `${node} ${fixture.client}`;
-  const dir = path.join(outDir, 'client');
-  for (const scenario of scenarios) {
-    const logFile = path.join(outDir, `client-${scenario.replaceAll('/', '_')}.log`);
+  for (const { scenario, version } of runs) {
+    const label = version === undefined ? 'client' : `client@${version}`;
+    const dir = path.join(outDir, version === undefined ? 'client' : `client-${version}`);
+    const logFile = path.join(outDir, `${label.replace('@', '-')}-${scenario.replaceAll('/', '_')}.log`);
     const run = await runSuite(
       [
         'client',
@@ -353,6 +430,7 @@ async function clientScenarios(outDir) {
         command,
         '--scenario',
         scenario,
+        ...(version === undefined ? [] : ['--spec-version', version]),
         '--timeout',
         String(CLIENT_TIMEOUT_MS),
         '-o',
@@ -370,7 +448,7 @@ async function clientScenarios(outDir) {
       extra.push(`the suite exited with code ${run.code}; see ${logFile}`);
     }
     const outcome = judge(readChecks(file), extra);
-    report('client', scenario, outcome);
+    report(options.alpha ? label : 'client', scenario, outcome);
   }
 }
 
@@ -416,6 +494,23 @@ if (!fs.existsSync(PRELOAD)) {
 }
 ensureInstalled();
 
+// Which side --scenario names: the 0.1.16 client scenarios are known, the alpha's are listed.
+const clientListed = options.alpha
+  ? (listScenarios(['--client'])?.client ?? process.exit(2))
+  : CLIENT_SCENARIOS.map((name) => ({ name, tags: [] }));
+const scenarioIsClient =
+  options.scenario !== undefined &&
+  (clientListed.some((entry) => entry.name === options.scenario) || options.scenario.startsWith('auth/'));
+const runServer = !options['client-only'] && (options.scenario === undefined || !scenarioIsClient);
+const runClient = !options['server-only'] && (options.scenario === undefined || scenarioIsClient);
+if (!runServer && !runClient)
+  usageError(`--scenario ${options.scenario} is excluded by --server-only/--client-only`);
+let clientPlan = clientRuns(clientListed);
+if (options.scenario !== undefined) {
+  const chosen = clientPlan.filter((run) => run.scenario === options.scenario);
+  clientPlan = chosen.length > 0 ? chosen : [{ scenario: options.scenario, version: undefined }];
+}
+
 const usesToolwire = !options['sdk-baseline'] && ((runServer && options.url === undefined) || runClient);
 if (usesToolwire && !fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) {
   console.error('conformance: dist/ is missing: build toolwire first (npm run build)');
@@ -425,7 +520,7 @@ if (usesToolwire && !fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) {
 outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-conformance-'));
 const started = Date.now();
 console.log(
-  `conformance: @modelcontextprotocol/conformance ${SUITE_VERSION} on node ${node22Version()}` +
+  `conformance: @modelcontextprotocol/conformance ${SUITE.version} on node ${node22Version()}` +
     (options['sdk-baseline'] ? ' (SDK baseline: the official SDK under test, not toolwire)' : ''),
 );
 
@@ -442,9 +537,11 @@ try {
       }
     }
     if (url !== undefined) {
-      console.log(`conformance: server scenarios against ${url}`);
-      if (!(await serverScenarios(url, outDir)))
-        report('server', '(suite)', { ok: false, problems: ['no run'] });
+      for (const pass of serverPasses()) {
+        console.log(`conformance: server scenarios (${pass.run.join(' ')}) against ${url}`);
+        if (!(await serverScenarios(url, outDir, pass)))
+          report(pass.label, '(suite)', { ok: false, problems: ['no run'] });
+      }
     }
     const crashed = fixtureServer?.child.exitCode ?? fixtureServer?.child.signalCode;
     if (crashed !== undefined && crashed !== null) {
@@ -463,13 +560,14 @@ try {
 }
 if (runClient) {
   console.log(`conformance: client scenarios, one at a time (${fixture.client})`);
-  await clientScenarios(outDir);
+  await clientScenarios(outDir, clientPlan);
 }
 
-const passed = results.filter((result) => result.ok).length;
-const failed = results.length - passed;
+const skipped = results.filter((result) => result.skipped).length;
+const passed = results.filter((result) => result.ok && !result.skipped).length;
+const failed = results.length - passed - skipped;
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 if (failed === 0 && !options.keep) fs.rmSync(outDir, { recursive: true, force: true });
 else console.log(`conformance: results and logs in ${outDir} (${seconds} s)`);
-console.log(`conformance: ${passed} passed, ${failed} failed`);
+console.log(`conformance: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 ? 0 : 1);

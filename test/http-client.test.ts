@@ -257,8 +257,9 @@ function sseHead(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 }
 
+/** These tests exercise the handshake-era transport, so the client skips the 2026-07-28 probe. */
 function connectClient(options: ClientOptions = {}): Client {
-  return new Client({ name: 'http-test', version: '1.0.0' }, options);
+  return new Client({ name: 'http-test', version: '1.0.0' }, { protocolVersion: '2025-11-25', ...options });
 }
 
 async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {

@@ -2,13 +2,16 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError, ToolwireError } from '../src/protocol/errors.js';
 import type { ProgressParams } from '../src/protocol/types/lifecycle.js';
-import { LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
-import { describeMatrix } from './_setup.js';
+import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
+import { describeMatrix, type Connect } from './_setup.js';
 import { FIXTURE_TOOL_NAMES } from './interop/_helpers.js';
 
 const ALL_TOOLS = FIXTURE_TOOL_NAMES;
 
-describeMatrix('protocol', (connect) => {
+describeMatrix('protocol', (connectAny) => {
+  // The handshake-era suite: without a pinned revision, connect as a handshake-era client would (the
+  // stateless era has its own suite, test/client-modern.test.ts).
+  const connect: Connect = (options) => connectAny({ protocolVersion: LATEST_LEGACY_REVISION, ...options });
   it.each(LEGACY_REVISIONS)('negotiates %s when the client speaks only that revision', async (version) => {
     await using c = await connect({ protocolVersion: version });
     expect(c.client.protocolVersion).toBe(version);

@@ -79,7 +79,7 @@ describeMatrix('resources and prompts', (connect) => {
   });
 
   it('answers an unknown URI with -32002 and the URI as data', async () => {
-    await using c = await connect();
+    await using c = await connect({ protocolVersion: '2025-11-25' }); // the stateless era answers -32602
     const error = await c.client.readResource('test://missing').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({
@@ -347,7 +347,8 @@ async function connectClients(server: Server, count: number) {
   for (let i = 0; i < count; i++) {
     const [clientEnd, serverEnd] = createLinkedPair();
     await server.connect(serverEnd);
-    const client = new Client({ name: `c${i}`, version: '1' });
+    // Handshake-era sessions: list_changed reaches them without a subscriptions/listen stream.
+    const client = new Client({ name: `c${i}`, version: '1' }, { protocolVersion: '2025-11-25' });
     await client.connect(clientEnd);
     clients.push(client);
   }

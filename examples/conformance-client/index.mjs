@@ -2,11 +2,17 @@
 // Client and its Streamable HTTP transport, built from the package in dist/.
 //
 // The suite runs `node examples/conformance-client/index.mjs <serverUrl>` with the scenario's name in
-// MCP_CONFORMANCE_SCENARIO (scripts/conformance.mjs runs the 4 core scenarios one at a time).
+// MCP_CONFORMANCE_SCENARIO (scripts/conformance.mjs runs the client scenarios one at a time: the 4 core
+// ones of 0.1.16, and with --alpha every scenario of 0.2.0-alpha that needs no OAuth). The 0.2.0 alphas
+// also set MCP_CONFORMANCE_PROTOCOL_VERSION (the revision to speak: 2026-07-28 pins the stateless era,
+// a handshake-era revision leaves the client's default) and, for some scenarios, MCP_CONFORMANCE_CONTEXT
+// (JSON, e.g. the tool calls to make).
 // Exits 0 once the scenario's steps succeeded, 1 with a message otherwise.
 
 const serverUrl = process.argv.at(-1);
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO;
+const protocolVersion = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+const STATELESS_ERA = '2026-07-28';
 
 function fail(message) {
   console.error(`conformance client: ${message}`);
@@ -39,6 +45,23 @@ if (typeof StreamableHttpClientTransport !== 'function') {
 
 const INFO = { name: 'toolwire-conformance-client', version: '1.0.0' };
 
+// Guard: a stateless-era scenario needs a Client that speaks 2026-07-28 (it reports its era once connected).
+const speaksStatelessEra = Object.getOwnPropertyDescriptor(Client.prototype, 'era') !== undefined;
+if (protocolVersion === STATELESS_ERA && !speaksStatelessEra) {
+  fail(`this toolwire Client does not speak the stateless era (${STATELESS_ERA}) yet`);
+}
+
+/** The scenario's context (MCP_CONFORMANCE_CONTEXT), `{}` when there is none. */
+function context() {
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (!raw) return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    fail(`MCP_CONFORMANCE_CONTEXT is not JSON: ${raw.slice(0, 200)}`);
+  }
+}
+
 /** The answer to a form elicitation: every field that has a default, set to it. */
 function defaultsOf(requestedSchema) {
   const content = {};
@@ -56,7 +79,8 @@ function textOf(result) {
 }
 
 async function session(options, body) {
-  const client = new Client(INFO, options);
+  const era = protocolVersion === STATELESS_ERA ? { protocolVersion } : {};
+  const client = new Client(INFO, { ...era, ...options });
   await client.connect(new StreamableHttpClientTransport({ url: serverUrl }));
   try {
     await body(client);
@@ -70,6 +94,38 @@ async function callOk(client, name, args) {
   if (result.isError) throw new Error(`${name} returned an error result: ${textOf(result)}`);
   console.log(`${name}: ${textOf(result)}`);
   return result;
+}
+
+/** Arguments that satisfy the required properties of a simple object schema. */
+function sampleArguments(inputSchema) {
+  const samples = { string: 'x', integer: 1, number: 1, boolean: true, object: {}, array: [], null: null };
+  const args = {};
+  for (const name of inputSchema?.required ?? []) {
+    const type = inputSchema.properties?.[name]?.type;
+    args[name] = samples[Array.isArray(type) ? type[0] : type] ?? 'x';
+  }
+  return args;
+}
+
+/** Answers every kind of server request (handshake era) or input request (stateless era). */
+const ANSWER_EVERYTHING = {
+  elicitation: (params) => ({
+    action: 'accept',
+    content: { confirmed: true, ...defaultsOf(params.requestedSchema) },
+  }),
+  sampling: () => ({
+    role: 'assistant',
+    content: { type: 'text', text: 'conformance sample' },
+    model: 'conformance-model',
+    stopReason: 'endTurn',
+  }),
+  roots: [{ uri: 'file:///conformance', name: 'conformance' }],
+};
+
+function unsupported(feature) {
+  return () => {
+    throw new Error(`not supported by toolwire: ${feature}`);
+  };
 }
 
 const scenarios = {
@@ -97,6 +153,74 @@ const scenarios = {
   // The server closes the call's SSE stream after a priming event with `retry: 500`; the transport must
   // wait that long, reconnect with GET + Last-Event-ID and take the result from that stream.
   'sse-retry': () => session({}, (client) => callOk(client, 'test_reconnection', {})),
+
+  // ---- 0.2.0-alpha (2026-07-28) ----
+
+  // _meta on every request, the MCP-Protocol-Version header, and a retry after a first -32022.
+  'request-metadata': () =>
+    session(ANSWER_EVERYTHING, async (client) => {
+      const tools = await client.listTools();
+      console.log(`tools: ${tools.length} (protocol ${client.protocolVersion})`);
+    }),
+
+  // MRTR: echo requestState exactly, omit it when none came, keep flows apart, no resultType = complete.
+  'sep-2322-client-request-state': () =>
+    session(ANSWER_EVERYTHING, async (client) => {
+      await client.listTools();
+      await Promise.all([
+        callOk(client, 'test_mrtr_echo_state', {}),
+        callOk(client, 'test_mrtr_unrelated', {}),
+      ]);
+      await callOk(client, 'test_mrtr_no_state', {});
+      await callOk(client, 'test_mrtr_no_result_type', {});
+    }),
+
+  // Mcp-Method on every POST, Mcp-Name on tools/call, resources/read and prompts/get.
+  'http-standard-headers': () =>
+    session({}, async (client) => {
+      for (const tool of await client.listTools()) await callOk(client, tool.name, {});
+      for (const resource of await client.listResources()) await client.readResource(resource.uri);
+      for (const prompt of await client.listPrompts()) await client.getPrompt(prompt.name);
+    }),
+
+  // Mcp-Param-* headers mirrored from x-mcp-header parameters: the calls come in the scenario's context.
+  'http-custom-headers': () =>
+    session({}, async (client) => {
+      await client.listTools();
+      const calls = context().toolCalls ?? [];
+      if (calls.length === 0) throw new Error('MCP_CONFORMANCE_CONTEXT has no toolCalls');
+      for (const call of calls) await callOk(client, call.name, call.arguments ?? {});
+    }),
+
+  // Tools with an invalid x-mcp-header must not even be listed; every listed tool is called.
+  'http-invalid-tool-headers': () =>
+    session({}, async (client) => {
+      const tools = await client.listTools();
+      console.log(`tools kept: ${tools.map((tool) => tool.name).join(', ')}`);
+      for (const tool of tools) await callOk(client, tool.name, sampleArguments(tool.inputSchema));
+    }),
+
+  // Listing (and validating against) a schema with a network $ref must not fetch it.
+  'json-schema-ref-no-deref': () =>
+    session({}, async (client) => {
+      const tools = await client.listTools();
+      console.log(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
+    }),
+
+  // The inputSchema the client holds goes back verbatim, so the suite can see which keywords survived.
+  'json-schema-2020-12-preservation': () =>
+    session({}, async (client) => {
+      const tools = await client.listTools();
+      const focal = tools.find((tool) => tool.name === 'json_schema_2020_12_tool');
+      if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+      await callOk(client, 'json_schema_echo', { schema: focal.inputSchema });
+    }),
+
+  // The skills extension (SEP-2640): toolwire has none.
+  'sep-2640-client-no-prefetch': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
+  'sep-2640-client-verify-digest': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
+  'sep-2640-client-verify-size': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
+  'sep-2640-client-verify-frontmatter': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
 };
 
 const run = scenarios[scenario];

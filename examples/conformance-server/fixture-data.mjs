@@ -30,6 +30,7 @@ export const JSON_SCHEMA_2020_12 = {
   type: 'object',
   $defs: {
     address: {
+      $anchor: 'addressDef',
       type: 'object',
       properties: { street: { type: 'string' }, city: { type: 'string' } },
     },
@@ -37,7 +38,15 @@ export const JSON_SCHEMA_2020_12 = {
   properties: {
     name: { type: 'string' },
     address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' },
   },
+  // The vocabulary SEP-2106 (2026-07-28) allows beyond type/properties/required: composition and conditionals.
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
   additionalProperties: false,
 };
 

@@ -1,5 +1,6 @@
 // The toolwire conformance fixture: the tools, resources and prompts that the MCP conformance suite
-// (@modelcontextprotocol/conformance, server mode) expects, served over Streamable HTTP.
+// (@modelcontextprotocol/conformance, server mode) expects, served over Streamable HTTP; those of its
+// 2026-07-28 scenarios (0.2.0-alpha) are in stateless-era.mjs.
 // Built only with toolwire's public API (the built package in dist/, through its own name).
 //
 //   node examples/conformance-server/index.mjs [--port 0] [--host 127.0.0.1]
@@ -312,6 +313,11 @@ if (typeof server.prompt === 'function') {
 } else {
   console.error('conformance server: server.prompt() is not available yet; serving no prompts');
 }
+
+// ---- the 2026-07-28 scenarios of the 0.2.0 alphas ------------------------------------------------
+
+const { registerStatelessEraFixtures } = await import('./stateless-era.mjs');
+registerStatelessEraFixtures(server);
 
 // ---- HTTP ---------------------------------------------------------------------------------------
 

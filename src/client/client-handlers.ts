@@ -1,5 +1,7 @@
 /**
- * Handlers for the requests a server may send, and the capabilities they imply.
+ * Handlers for the requests a server may make of the client, and the capabilities they imply. In the
+ * handshake era the server sends them as JSON-RPC requests; in the stateless era (2026-07-28) they arrive
+ * as the `inputRequests` of an `input_required` result and are answered through the same handlers.
  * @module
  */
 import type {
@@ -15,7 +17,7 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 
 export interface HandlerContext {
-  /** Aborted when the server cancels its request or the connection closes. */
+  /** Aborted when the server cancels its request, the call it belongs to ends, or the connection closes. */
   signal: AbortSignal;
 }
 
@@ -33,37 +35,70 @@ export interface ClientHandlers {
   elicitation?: ElicitationHandler;
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
   sampling?: SamplingHandler;
-  /** Answers `roots/list`; declares the `roots` capability (with `listChanged`). */
+  /** Answers `roots/list`; declares the `roots` capability (with `listChanged` in the handshake era). */
   roots?: Root[] | (() => Root[] | Promise<Root[]>);
 }
 
+/**
+ * The capabilities the handlers imply, plus `extra`. In the stateless era `roots` is `{}`: there is no
+ * `notifications/roots/list_changed` any more (the 2026-07-28 schema types it as an empty object).
+ */
 export function clientCapabilities(
   handlers: ClientHandlers,
   extra: ClientCapabilities = {},
+  era: 'legacy' | 'modern' = 'legacy',
 ): ClientCapabilities {
   const caps: ClientCapabilities = {};
   if (handlers.elicitation) caps.elicitation = { form: {} };
   if (handlers.sampling) caps.sampling = {};
-  if (handlers.roots) caps.roots = { listChanged: true };
+  if (handlers.roots) caps.roots = era === 'modern' ? {} : { listChanged: true };
   return { ...caps, ...extra };
 }
 
-const missing = (what: string) => new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${what}`);
+/** The request methods a server may make of a client (in either era). */
+export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
+
+/**
+ * Answers one server request with the handlers; `undefined` when there is no handler for it (the caller
+ * decides what that means in its era).
+ */
+export async function answerInputRequest(
+  method: string,
+  params: JsonObject,
+  handlers: ClientHandlers,
+  ctx: HandlerContext,
+): Promise<JsonObject | undefined> {
+  switch (method) {
+    case 'elicitation/create':
+      if (!handlers.elicitation) return undefined;
+      return (await handlers.elicitation(params as never, ctx)) as unknown as JsonObject;
+    case 'sampling/createMessage':
+      if (!handlers.sampling) return undefined;
+      return (await handlers.sampling(params as never, ctx)) as unknown as JsonObject;
+    case 'roots/list': {
+      if (!handlers.roots) return undefined;
+      const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;
+      return { roots } as unknown as JsonObject;
+    }
+    default:
+      return undefined;
+  }
+}
+
+const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
+  'elicitation/create': 'the client does not support elicitation/create',
+  'sampling/createMessage': 'the client does not support sampling/createMessage',
+  'roots/list': 'the client has no roots',
+};
 
 /** Answers the server's requests with the handlers (ping always; the others when given). */
 export function bindServerRequests(peer: Peer, handlers: ClientHandlers): void {
   peer.setRequestHandler('ping', () => ({}));
-  peer.setRequestHandler('elicitation/create', async (params, ctx) => {
-    if (!handlers.elicitation) throw missing('the client does not support elicitation/create');
-    return (await handlers.elicitation(params as never, { signal: ctx.signal })) as unknown as JsonObject;
-  });
-  peer.setRequestHandler('sampling/createMessage', async (params, ctx) => {
-    if (!handlers.sampling) throw missing('the client does not support sampling/createMessage');
-    return (await handlers.sampling(params as never, { signal: ctx.signal })) as unknown as JsonObject;
-  });
-  peer.setRequestHandler('roots/list', async () => {
-    if (!handlers.roots) throw missing('the client has no roots');
-    const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;
-    return { roots } as unknown as JsonObject;
-  });
+  for (const method of INPUT_METHODS) {
+    peer.setRequestHandler(method, async (params, ctx) => {
+      const result = await answerInputRequest(method, params, handlers, { signal: ctx.signal });
+      if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
+      return result;
+    });
+  }
 }

@@ -1,6 +1,8 @@
 /**
- * The toolwire client: connects to a server, negotiates the revision, lists and calls tools, and
- * answers the server's requests (elicitation, sampling, roots, ping).
+ * The toolwire client: connects to a server in the era it speaks (the stateless era of 2026-07-28 when
+ * it can, else the `initialize` handshake), lists and calls tools, and answers the server's requests
+ * (elicitation, sampling, roots) — as JSON-RPC requests in the handshake era, as the `inputRequests` of
+ * `input_required` results in the stateless era.
  *
  * @example
  * ```ts
@@ -13,22 +15,18 @@
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import {
-  LEGACY_REVISIONS,
-  isLegacyRevision,
-  profileFor,
-  type LegacyRevision,
-} from '../protocol/revisions/index.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import { profileFor, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
-import type {
-  ClientCapabilities,
-  Implementation,
-  InitializeResult,
-  LoggingLevel,
-  LoggingMessageParams,
-  ServerCapabilities,
+import {
+  isLoggingLevel,
+  type ClientCapabilities,
+  type Implementation,
+  type LoggingLevel,
+  type LoggingMessageParams,
+  type ServerCapabilities,
 } from '../protocol/types/lifecycle.js';
+import { validateMcpHeaderDeclarations } from '../protocol/types/mcp-header-declarations.js';
 import type {
   CompleteResult,
   CompletionReference,
@@ -37,8 +35,14 @@ import type {
 } from '../protocol/types/prompts.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
+import { chooseEra, type ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
 import { bindServerRequests, clientCapabilities, type ClientHandlers } from './client-handlers.js';
+import type { ExchangeOptions } from './input-required.js';
+import { ListenStream, type SubscriptionFilter } from './listen-stream.js';
+import { ModernChannel } from './modern-channel.js';
+import { ModernRequests } from './modern-requests.js';
+import { ObservedTransport } from './observed-transport.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import { ToolCache } from './tool-cache.js';
@@ -46,19 +50,35 @@ import { ToolCache } from './tool-cache.js';
 export interface ClientOptions extends ClientHandlers {
   /** Capabilities to declare beyond those implied by the handlers. */
   capabilities?: ClientCapabilities;
-  /** Speak only this revision (default: offer the latest, accept any supported one). */
-  protocolVersion?: LegacyRevision;
+  /**
+   * `auto` (default): probe with `server/discover` and speak the stateless era (2026-07-28) when the server
+   * does, else fall back to the `initialize` handshake. A handshake-era revision: offer only that one. A
+   * stateless-era revision: no handshake; `server/discover` is still called, for the server's capabilities
+   * and instructions, and must succeed.
+   */
+  protocolVersion?: 'auto' | Revision;
+  /** How long the `server/discover` probe may take before the client falls back to `initialize` (ms, default 5 s). */
+  discoverTimeout?: number;
   /** Default timeout for requests, in ms (default 60 s). */
   requestTimeout?: number;
   /** Cap on pages followed by each list method (tools, resources, templates, prompts; default 100). */
   maxListPages?: number;
+  /** Stateless era: `input_required` rounds answered per request before giving up (default 8). */
+  maxInputRounds?: number;
+  /**
+   * Stateless era: the authorization context (e.g. a digest of the access token) that `cacheScope: "private"`
+   * results are cached under; they are never served to another context. Default `''`.
+   */
+  authContext?: string | (() => string);
   /** Server log messages (`notifications/message`). */
   onLog?: (params: LoggingMessageParams) => void;
   /** Errors that reach no caller. */
   onError?: (error: Error) => void;
+  /** Things worth a warning, e.g. a tool left out of `listTools()` for invalid `x-mcp-header` declarations (default: `onError`). */
+  onWarning?: (message: string) => void;
 }
 
-export interface CallToolOptions extends RequestOptions {
+export interface CallToolOptions extends ExchangeOptions {
   /** Check `structuredContent` against the tool's cached outputSchema (default true). */
   validateOutput?: boolean;
 }
@@ -68,13 +88,17 @@ export class Client {
   readonly #options: ClientOptions;
   readonly #peer: Peer;
   readonly #tools: ToolCache;
+  readonly #listen: ListenStream;
   readonly #toolListeners = new Set<(tools: readonly Tool[]) => void>();
   readonly #resourceUpdatedListeners = new Set<(uri: string) => void>();
   readonly #resourceListListeners = new Set<() => void>();
   readonly #promptListListeners = new Set<() => void>();
+  readonly #subscribedUris = new Set<string>();
+  readonly #warned = new Set<string>();
   readonly #maxPages: number;
   readonly #send: Requester = (method, params, options) => this.#request(method, params, options);
-  #server: InitializeResult | undefined;
+  #server: ServerView | undefined;
+  #modern: ModernRequests | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
@@ -83,19 +107,29 @@ export class Client {
     this.#tools = new ToolCache(this.#maxPages);
     this.#peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
-      acceptBatch: () => this.#server?.protocolVersion === '2025-03-26',
+      acceptBatch: () => this.#server?.era === 'legacy' && this.#server.protocolVersion === '2025-03-26',
     });
     this.#peer.onerror = (error) => options.onError?.(error);
+    this.#listen = new ListenStream(
+      (params, opts) => this.#modern!.channel.request('subscriptions/listen', params, opts),
+      (error) => options.onError?.(error),
+    );
     this.#bind();
   }
 
-  /** The negotiated revision. */
-  get protocolVersion(): string | undefined {
-    return this.#server?.protocolVersion;
+  /** The era spoken with the server, once connected. */
+  get era(): 'legacy' | 'modern' | undefined {
+    return this.#server?.era;
   }
 
+  /** The revision in use: negotiated by `initialize`, or chosen from `server/discover`. */
+  get protocolVersion(): string | undefined {
+    return this.#modern?.channel.version ?? this.#server?.protocolVersion;
+  }
+
+  /** From the initialize result; in the stateless era from `server/discover`, then each result's `_meta`. */
   get serverInfo(): Implementation | undefined {
-    return this.#server?.serverInfo;
+    return this.#modern?.channel.serverInfo ?? this.#server?.serverInfo;
   }
 
   get serverCapabilities(): ServerCapabilities | undefined {
@@ -106,74 +140,113 @@ export class Client {
     return this.#server?.instructions;
   }
 
+  /** Stateless era: what the server agreed to send on the `subscriptions/listen` stream (once it did). */
+  get subscriptions(): SubscriptionFilter | undefined {
+    return this.#listen.acknowledged;
+  }
+
   set onclose(listener: (() => void) | undefined) {
     this.#peer.onclose = listener;
   }
 
-  /** Connects and performs the handshake. Throws ClientError on a version the client does not speak. */
+  /**
+   * Connects and meets the server in the era `protocolVersion` says (see ClientOptions). `timeout` bounds
+   * `initialize`; the probe has `discoverTimeout`. Throws ClientError UNSUPPORTED_PROTOCOL_VERSION on a
+   * version the client does not speak, and closes the connection on any failure.
+   */
   async connect(transport: Transport, options: { timeout?: number } = {}): Promise<void> {
-    await this.#peer.connect(transport);
-    const offered = this.#options.protocolVersion ?? LEGACY_REVISIONS[0];
-    const capabilities = clientCapabilities(this.#options, this.#options.capabilities);
-    let result: JsonObject;
+    await this.#peer.connect(new ObservedTransport(transport, this.#listen));
+    const handlers = this.#options;
     try {
-      result = await this.#peer.request(
-        'initialize',
-        { protocolVersion: offered, capabilities, clientInfo: this.info } as unknown as JsonObject,
-        { timeout: options.timeout ?? this.#options.requestTimeout ?? 60_000 },
-      );
+      this.#server = await chooseEra(this.#peer, {
+        protocolVersion: handlers.protocolVersion ?? 'auto',
+        info: this.info,
+        capabilities: (era) => clientCapabilities(handlers, handlers.capabilities, era),
+        discoverTimeout: handlers.discoverTimeout ?? 5_000,
+        initializeTimeout: options.timeout ?? handlers.requestTimeout ?? 60_000,
+      });
     } catch (error) {
       await this.#peer.close();
       throw error;
     }
-    const version = result.protocolVersion;
-    const accepted = this.#options.protocolVersion
-      ? version === this.#options.protocolVersion
-      : isLegacyRevision(version);
-    if (!accepted || !isJsonObject(result.capabilities) || !isJsonObject(result.serverInfo)) {
-      await this.#peer.close();
-      throw new ClientError(
-        LocalErrorCode.UnsupportedProtocolVersion,
-        accepted
-          ? 'The server sent an invalid initialize result'
-          : `The server chose protocol version ${String(version)}, which this client does not support (it speaks ${(this.#options.protocolVersion ? [this.#options.protocolVersion] : LEGACY_REVISIONS).join(', ')})`,
-        { details: { serverVersion: version } },
-      );
+    if (this.#server.era === 'modern') {
+      const channel = new ModernChannel(this.#peer, this.#server.protocolVersion, {
+        info: this.info,
+        capabilities: clientCapabilities(handlers, handlers.capabilities, 'modern'),
+      });
+      channel.serverInfo = this.#server.serverInfo;
+      this.#modern = new ModernRequests(channel, {
+        handlers,
+        authContext: handlers.authContext,
+        maxInputRounds: handlers.maxInputRounds,
+        defaultTimeout: handlers.requestTimeout ?? 60_000,
+      });
+      void this.#updateListen();
     }
-    this.#server = result as unknown as InitializeResult;
-    await this.#peer.notify('notifications/initialized');
   }
 
   async close(): Promise<void> {
+    this.#listen.close();
     await this.#peer.close();
   }
 
+  /** Pings the server (handshake era; the stateless era has no ping: ClientError CAPABILITY_NOT_SUPPORTED). */
   async ping(options?: RequestOptions): Promise<void> {
+    this.#requireConnected();
+    if (this.#modern) {
+      throw new ClientError(
+        LocalErrorCode.CapabilityNotSupported,
+        `ping does not exist in protocol version ${this.#modern.channel.version}`,
+      );
+    }
     await this.#request('ping', undefined, options);
   }
 
+  /**
+   * Handshake era: `logging/setLevel`. Stateless era: no request; the level goes in the `_meta` of every
+   * request from now on (without one, the server sends no log messages).
+   */
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    await this.#request('logging/setLevel', { level });
+    this.#requireConnected();
+    if (!this.#modern) {
+      await this.#request('logging/setLevel', { level });
+      return;
+    }
+    if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
+    this.#modern.channel.logLevel = level;
   }
 
-  /** Every tool of the server (all pages), cached until the server says the list changed. */
+  /**
+   * Every tool of the server (all pages). Handshake era: cached until the server says the list changed.
+   * Stateless era: each page is reused while its `ttlMs` says it is fresh; tools with invalid
+   * `x-mcp-header` declarations are left out (with a warning).
+   */
   async listTools(options: { refresh?: boolean } & RequestOptions = {}): Promise<readonly Tool[]> {
     this.#requireConnected();
-    if (options.refresh) this.#tools.invalidate();
-    return this.#tools.load((cursor) =>
-      this.#request('tools/list', cursor === undefined ? {} : { cursor }, options),
-    );
+    const { refresh, ...requestOptions } = options;
+    if (refresh) {
+      this.#tools.invalidate();
+      this.#modern?.cache.invalidate('tools/list');
+    }
+    const fetchPage = (cursor: string | undefined) =>
+      this.#request('tools/list', cursor === undefined ? {} : { cursor }, requestOptions);
+    if (!this.#modern) return this.#tools.load(fetchPage);
+    return this.#tools.load(fetchPage, { memoize: false, filter: (tool) => this.#validHeaders(tool) });
   }
 
-  /** Calls `listener` with the fresh list whenever the server's tools change. Returns an unsubscribe. */
+  /**
+   * Calls `listener` with the fresh list whenever the server's tools change (in the stateless era through
+   * a `subscriptions/listen` stream, opened while there are listeners). Returns an unsubscribe.
+   */
   onToolsChanged(listener: (tools: readonly Tool[]) => void): () => void {
-    this.#toolListeners.add(listener);
-    return () => this.#toolListeners.delete(listener);
+    return this.#listenTo(this.#toolListeners, listener);
   }
 
   /**
    * Calls a tool. Tool failures come back as `isError` results; protocol failures throw ProtocolError;
    * timeouts, cancellation and output that breaks the tool's outputSchema throw ClientError / ToolwireError.
+   * In the stateless era, `input_required` rounds are answered through the handlers (options apply to the
+   * whole exchange).
    */
   async callTool(
     name: string,
@@ -185,9 +258,7 @@ export class Client {
       throw new ClientError(
         LocalErrorCode.InvalidResult,
         `tools/call ${name} returned a result without a content array`,
-        {
-          details: { result: raw },
-        },
+        { details: { result: raw } },
       );
     }
     const result = raw as unknown as CallToolResult;
@@ -205,28 +276,44 @@ export class Client {
     return listResourceTemplates(this.#send, this.#maxPages, options);
   }
 
-  /** Reads a resource. An unknown URI rejects with ProtocolError -32002. */
-  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+  /** Reads a resource. An unknown URI rejects with ProtocolError -32002 (-32602 in the stateless era). */
+  readResource(uri: string, options?: ExchangeOptions): Promise<ReadResourceResult> {
     return readResource(this.#send, uri, options);
   }
 
-  /** Asks for `notifications/resources/updated` about `uri` (see `onResourceUpdated`). */
+  /**
+   * Asks for `notifications/resources/updated` about `uri` (see `onResourceUpdated`): `resources/subscribe`
+   * in the handshake era; in the stateless era the URI joins the `subscriptions/listen` stream (resolves once
+   * the server acknowledged it).
+   */
   async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.#request('resources/subscribe', { uri }, options);
+    this.#requireConnected();
+    if (!this.#modern) {
+      await this.#request('resources/subscribe', { uri }, options);
+      return;
+    }
+    this.#subscribedUris.add(uri);
+    await this.#updateListen();
   }
 
   async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    await this.#request('resources/unsubscribe', { uri }, options);
+    this.#requireConnected();
+    if (!this.#modern) {
+      await this.#request('resources/unsubscribe', { uri }, options);
+      return;
+    }
+    this.#subscribedUris.delete(uri);
+    await this.#updateListen();
   }
 
   /** Calls `listener` with the URI of each subscribed resource that changed. Returns an unsubscribe. */
   onResourceUpdated(listener: (uri: string) => void): () => void {
-    return listen(this.#resourceUpdatedListeners, listener);
+    return this.#listenTo(this.#resourceUpdatedListeners, listener);
   }
 
   /** Calls `listener` when the server says its resources or templates changed. Returns an unsubscribe. */
   onResourceListChanged(listener: () => void): () => void {
-    return listen(this.#resourceListListeners, listener);
+    return this.#listenTo(this.#resourceListListeners, listener);
   }
 
   /** Every prompt of the server (all pages). */
@@ -238,14 +325,14 @@ export class Client {
   getPrompt(
     name: string,
     args: Record<string, string> = {},
-    options?: RequestOptions,
+    options?: ExchangeOptions,
   ): Promise<GetPromptResult> {
     return getPrompt(this.#send, name, args, options);
   }
 
   /** Calls `listener` when the server says its prompts changed. Returns an unsubscribe. */
   onPromptListChanged(listener: () => void): () => void {
-    return listen(this.#promptListListeners, listener);
+    return this.#listenTo(this.#promptListListeners, listener);
   }
 
   /**
@@ -260,9 +347,17 @@ export class Client {
     options?: RequestOptions,
   ): Promise<CompleteResult['completion']> {
     this.#requireConnected();
-    const version = this.#server?.protocolVersion ?? LEGACY_REVISIONS[0];
-    const profile = profileFor(version as LegacyRevision);
+    const profile = profileFor(this.protocolVersion as Revision);
     return complete(this.#send, profile, ref, argument, context, options);
+  }
+
+  /**
+   * Tells the server the roots changed (after the `roots` option's answer changed). Handshake era only: in
+   * the stateless era the server asks for the roots with each request that needs them, so nothing is sent.
+   */
+  async sendRootsListChanged(): Promise<void> {
+    if (this.#modern) return;
+    await this.#peer.notify('notifications/roots/list_changed');
   }
 
   #requireConnected(): void {
@@ -274,50 +369,82 @@ export class Client {
   #request(
     method: string,
     params: JsonObject | undefined,
-    options: RequestOptions = {},
+    options: ExchangeOptions = {},
   ): Promise<JsonObject> {
     try {
       this.#requireConnected();
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.#peer.request(method, params, options);
+    if (!this.#modern) return this.#peer.request(method, params, options);
+    return this.#modern.request(method, params ?? {}, options);
+  }
+
+  /** Whether a listed tool's `x-mcp-header` declarations are valid; warns (once) about one that is not. */
+  #validHeaders(tool: Tool): boolean {
+    const problems = validateMcpHeaderDeclarations(tool.inputSchema);
+    if (problems.length === 0) return true;
+    const message = `Tool ${tool.name} is left out of tools/list: invalid x-mcp-header (${problems.join('; ')})`;
+    if (!this.#warned.has(message)) {
+      this.#warned.add(message);
+      if (this.#options.onWarning) this.#options.onWarning(message);
+      else this.#options.onError?.(new ClientError(LocalErrorCode.InvalidDefinition, message));
+    }
+    return false;
+  }
+
+  #listenTo<T>(listeners: Set<T>, listener: T): () => void {
+    listeners.add(listener);
+    void this.#updateListen();
+    return () => {
+      listeners.delete(listener);
+      void this.#updateListen();
+    };
+  }
+
+  /** Stateless era: listens for what the listeners and subscriptions want (errors go to `onError`). */
+  #updateListen(): Promise<void> {
+    if (!this.#modern || this.#peer.closed) return Promise.resolve();
+    return this.#listen.update({
+      toolsListChanged: this.#toolListeners.size > 0,
+      promptsListChanged: this.#promptListListeners.size > 0,
+      resourcesListChanged: this.#resourceListListeners.size > 0,
+      resourceSubscriptions: [...this.#subscribedUris],
+    });
   }
 
   #bind(): void {
     const peer = this.#peer;
     const options = this.#options;
+    const report = (error: unknown) =>
+      options.onError?.(error instanceof Error ? error : new Error(String(error)));
     bindServerRequests(peer, options);
     peer.setNotificationHandler('notifications/tools/list_changed', () => {
       this.#tools.invalidate();
+      this.#modern?.cache.invalidate('tools/list');
       if (this.#toolListeners.size === 0) return;
-      this.listTools().then(
-        (tools) => this.#toolListeners.forEach((listener) => listener(tools)),
-        (error: unknown) => options.onError?.(error instanceof Error ? error : new Error(String(error))),
-      );
+      this.listTools().then((tools) => this.#toolListeners.forEach((listener) => listener(tools)), report);
     });
     peer.setNotificationHandler('notifications/resources/updated', (params) => {
       const uri = params.uri;
-      if (typeof uri === 'string') this.#resourceUpdatedListeners.forEach((listener) => listener(uri));
+      if (typeof uri !== 'string') return;
+      this.#modern?.cache.invalidate('resources/read', (read) => read.uri === uri);
+      this.#resourceUpdatedListeners.forEach((listener) => listener(uri));
     });
-    peer.setNotificationHandler('notifications/resources/list_changed', () =>
-      this.#resourceListListeners.forEach((listener) => listener()),
-    );
-    peer.setNotificationHandler('notifications/prompts/list_changed', () =>
-      this.#promptListListeners.forEach((listener) => listener()),
+    peer.setNotificationHandler('notifications/resources/list_changed', () => {
+      this.#modern?.cache.invalidate('resources/list');
+      this.#modern?.cache.invalidate('resources/templates/list');
+      this.#resourceListListeners.forEach((listener) => listener());
+    });
+    peer.setNotificationHandler('notifications/prompts/list_changed', () => {
+      this.#modern?.cache.invalidate('prompts/list');
+      this.#promptListListeners.forEach((listener) => listener());
+    });
+    peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) =>
+      this.#listen.acknowledge(params),
     );
     peer.setNotificationHandler('notifications/message', (params) => {
       options.onLog?.(params as unknown as LoggingMessageParams);
     });
   }
-
-  /** Tells the server the roots changed (after the `roots` option's answer changed). */
-  async sendRootsListChanged(): Promise<void> {
-    await this.#peer.notify('notifications/roots/list_changed');
-  }
-}
-
-function listen<T>(listeners: Set<T>, listener: T): () => void {
-  listeners.add(listener);
-  return () => listeners.delete(listener);
 }

@@ -10,4 +10,6 @@ export type {
   SamplingHandler,
   HandlerContext,
 } from './client-handlers.js';
+export type { ExchangeOptions } from './input-required.js';
+export type { SubscriptionFilter } from './listen-stream.js';
 export type { RequestOptions } from '../protocol/engine/peer.js';

@@ -1,22 +1,36 @@
 /**
- * The client's view of a server's tools: every page fetched (with a cap against endless cursors),
- * cached until `list_changed`, and compiled output validators per tool.
+ * The client's view of a server's tools: every page fetched (with a cap against endless cursors) and
+ * compiled output validators per tool. In the handshake era the list is kept until `list_changed`; in the
+ * stateless era every `listTools()` walks the pages again, each page coming from the result cache while
+ * its `ttlMs` says it is fresh.
  * @module
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject } from '../protocol/jsonrpc.js';
-import type { CallToolResult, Tool } from '../protocol/types/tools.js';
+import type { CallToolResult, Tool, WireSchema } from '../protocol/types/tools.js';
 import { compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
 import { ClientError } from './client-error.js';
 import { followPages, type PageFetcher } from './follow-pages.js';
 
 export type { PageFetcher } from './follow-pages.js';
 
+export interface LoadOptions {
+  /** Keep the list until `invalidate()` (handshake era); otherwise fetch the pages on every load. */
+  memoize: boolean;
+  /** Drops tools that fail it (after the basic shape check), e.g. invalid `x-mcp-header` declarations. */
+  filter?: (tool: Tool) => boolean;
+}
+
+interface CompiledOutput {
+  schema: WireSchema;
+  validator: Validator<unknown> | null;
+}
+
 export class ToolCache {
   readonly #maxPages: number;
   #tools: readonly Tool[] | undefined;
   #byName = new Map<string, Tool>();
-  #validators = new Map<string, Validator<unknown> | null>();
+  #validators = new Map<string, CompiledOutput>();
   #loading: Promise<readonly Tool[]> | undefined;
   #generation = 0;
 
@@ -36,15 +50,15 @@ export class ToolCache {
     this.#validators = new Map();
   }
 
-  /** Returns the cached list, or fetches every page. Concurrent callers share one fetch. */
-  load(fetchPage: PageFetcher): Promise<readonly Tool[]> {
-    if (this.#tools) return Promise.resolve(this.#tools);
+  /** Returns the kept list (when memoizing), or fetches every page. Concurrent callers share one fetch. */
+  load(fetchPage: PageFetcher, options: LoadOptions = { memoize: true }): Promise<readonly Tool[]> {
+    if (options.memoize && this.#tools) return Promise.resolve(this.#tools);
     if (this.#loading) return this.#loading;
     const generation = this.#generation;
-    const loading = this.#fetchAll(fetchPage).then(
+    const loading = this.#fetchAll(fetchPage, options.filter).then(
       (tools) => {
         if (generation === this.#generation) {
-          this.#tools = tools;
+          this.#tools = options.memoize ? tools : undefined;
           this.#byName = new Map(tools.map((t) => [t.name, t]));
           this.#loading = undefined;
         }
@@ -59,13 +73,16 @@ export class ToolCache {
     return loading;
   }
 
-  async #fetchAll(fetchPage: PageFetcher): Promise<readonly Tool[]> {
+  async #fetchAll(fetchPage: PageFetcher, filter?: (tool: Tool) => boolean): Promise<readonly Tool[]> {
     const tools = await followPages(fetchPage, {
       method: 'tools/list',
       key: 'tools',
       maxPages: this.#maxPages,
       accept: (tool): tool is Tool =>
-        isJsonObject(tool) && typeof tool.name === 'string' && isJsonObject(tool.inputSchema),
+        isJsonObject(tool) &&
+        typeof tool.name === 'string' &&
+        isJsonObject(tool.inputSchema) &&
+        (!filter || filter(tool as unknown as Tool)),
     });
     return Object.freeze(tools);
   }
@@ -98,20 +115,22 @@ export class ToolCache {
     }
   }
 
-  /** The compiled validator of a tool's outputSchema; null when it has none or it does not compile. */
+  /**
+   * The compiled validator of a tool's outputSchema; null when it has none or it does not compile. Kept
+   * while the listed schema is the same object (a page served again from the cache reuses it).
+   */
   outputValidator(name: string): Validator<unknown> | null {
-    const known = this.#validators.get(name);
-    if (known !== undefined) return known;
     const schema = this.#byName.get(name)?.outputSchema;
-    let validator: Validator<unknown> | null = null;
-    if (schema) {
-      try {
-        validator = compileJsonSchema(schema);
-      } catch {
-        validator = null;
-      }
+    if (!schema) return null;
+    const known = this.#validators.get(name);
+    if (known && known.schema === schema) return known.validator;
+    let validator: Validator<unknown> | null;
+    try {
+      validator = compileJsonSchema(schema);
+    } catch {
+      validator = null;
     }
-    this.#validators.set(name, validator);
+    this.#validators.set(name, { schema, validator });
     return validator;
   }
 }

@@ -72,6 +72,8 @@ export const LocalErrorCode = {
   InvalidResult: 'INVALID_RESULT',
   OutputSchemaMismatch: 'OUTPUT_SCHEMA_MISMATCH',
   TooManyPages: 'TOO_MANY_PAGES',
+  /** 2026-07-28: a server kept answering `input_required` past the client's round limit. */
+  TooManyInputRounds: 'TOO_MANY_INPUT_ROUNDS',
   InvalidDefinition: 'INVALID_DEFINITION',
   DuplicateName: 'DUPLICATE_NAME',
   InvalidSchema: 'INVALID_SCHEMA',

@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { ContentBlock } from '../protocol/types/content.js';
 import type { CallToolResult } from '../protocol/types/tools.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../schema/index.js';
+import { InputRequiredSignal } from './input-required/input-round.js';
 import { toolError } from './results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
 import type { ToolContext } from './tool-context.js';
@@ -80,7 +81,8 @@ export async function callTool(
   try {
     returned = await tool.handler(checked.value as never, ctx);
   } catch (error) {
-    if (error instanceof ProtocolError) throw error;
+    // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
+    if (error instanceof ProtocolError || error instanceof InputRequiredSignal) throw error;
     if (ctx.signal.aborted) throw error;
     const prefix = error instanceof ToolwireError ? '' : `Tool ${tool.name} failed: `;
     return toolError(`${prefix}${errorMessage(error)}`);

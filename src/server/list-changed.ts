@@ -1,13 +1,16 @@
 /**
- * `notifications/<feature>/list_changed` for tools, resources and prompts: one
- * notification per burst of registry changes (debounced), sent only to sessions that have initialized
- * and only for changes they have not seen. Each session remembers
- * the registry version it knows of; a change made before a session initialized is part of what it gets
- * from its first list request, so it never causes a notification.
+ * `notifications/<feature>/list_changed` for tools, resources and prompts: one notification per burst of
+ * registry changes (debounced), to two audiences, each only for changes it has not seen:
+ * - handshake-era sessions that have initialized. Each session remembers the registry version it knows
+ *   of; a change made before a session initialized is part of what it gets from its first list request,
+ *   so it never causes a notification. A connection that never initialized gets none.
+ * - open `subscriptions/listen` streams (2026-07-28) that asked for this notification; a stream opened
+ *   after a change but before the burst's notification does not get it.
  * @module
  */
 import { Coalescer } from './coalescer.js';
 import type { ServerSession } from './server-session.js';
+import type { ListenSubscription } from './subscriptions/listen-subscription.js';
 
 /** What a feature needs from the server that owns it. */
 export interface FeatureHost {
@@ -19,6 +22,8 @@ export interface FeatureHost {
   readonly shutdownSignal: AbortSignal;
   /** The live sessions. */
   sessions(): Iterable<ServerSession>;
+  /** The open `subscriptions/listen` streams. */
+  subscriptions(): Iterable<ListenSubscription>;
 }
 
 /** A session bound after it initialized was never told of the capability: it gets no notifications. */
@@ -29,6 +34,8 @@ export class ListChanged {
   readonly #version: () => number;
   readonly #host: FeatureHost;
   readonly #seen = new WeakMap<ServerSession, number>();
+  /** Listen streams that saw a change of this burst. */
+  readonly #pending = new Set<ListenSubscription>();
   readonly #coalescer: Coalescer;
 
   /**
@@ -54,11 +61,15 @@ export class ListChanged {
       const seen = this.#seen.get(session);
       if (!session.ready && seen !== undefined && seen !== NEVER) this.#seen.set(session, version);
     }
+    for (const subscription of this.#host.subscriptions()) {
+      if (subscription.wantsListChanged(this.#method)) this.#pending.add(subscription);
+    }
     this.#coalescer.trigger();
   }
 
   cancel(): void {
     this.#coalescer.cancel();
+    this.#pending.clear();
   }
 
   #flush(): void {
@@ -69,5 +80,7 @@ export class ListChanged {
       this.#seen.set(session, version);
       void session.peer.notify(this.#method).catch(() => undefined);
     }
+    for (const subscription of this.#pending) void subscription.notify(this.#method);
+    this.#pending.clear();
   }
 }

@@ -5,6 +5,7 @@
  * ```ts
  * server.tool('greet', { inputSchema: z.object({ who: z.string() }) }, ({ who }) => text(`Hello, ${who}`));
  * server.tool('stats', { outputSchema }, () => structured({ files: 3, bytes: 1200 }));
+ * server.tool('names', { outputSchema: { type: 'array' } }, () => structured(['a', 'b']));
  * ```
  * @module
  */
@@ -84,10 +85,22 @@ export function toolResult(...content: ContentBlock[]): CallToolResult<never> {
 
 /**
  * A structured result: `structuredContent` plus its JSON as a text block for clients that read only
- * `content` (the spec's backwards-compatibility SHOULD). Extra blocks follow the JSON text.
+ * `content` (a SHOULD for objects, a MUST for other values). The value may be any JSON value: an
+ * object, an array, a string, a number, a boolean or `null` (SEP-2106, 2026-07-28; a 2025-06-18 /
+ * 2025-11-25 client receives a non-object value as `{ result: value }`). Extra blocks follow the
+ * JSON text.
+ *
+ * @example
+ * ```ts
+ * server.tool('tags', { outputSchema: { type: 'array', items: { type: 'string' } } as const }, () =>
+ *   structured(['a', 'b']),
+ * );
+ * ```
  */
 export function structured<T>(value: T, ...more: ContentBlock[]): CallToolResult<T> {
-  return { content: [text(JSON.stringify(value)), ...more], structuredContent: value };
+  const json = JSON.stringify(value) as string | undefined;
+  if (json === undefined) throw new TypeError(`structured() needs a JSON value, not ${typeof value}`);
+  return { content: [text(json), ...more], structuredContent: value };
 }
 
 /** A tool execution error the model can read and correct (`isError: true`). */

@@ -30,6 +30,15 @@ export interface ServerOptions {
    * `cacheScope: 'private'` when lists vary by the caller's authorization.
    */
   cache?: Partial<CacheHint>;
+  /**
+   * Stateless era: the HMAC-SHA256 key that protects the `requestState` of multi round-trip requests
+   * (a string is taken as UTF-8; use at least 32 random bytes). Default: a random key per process, so
+   * several processes behind a load balancer must share one, or a retry that reaches another process is
+   * refused with -32602.
+   */
+  requestStateSecret?: string | Uint8Array;
+  /** Stateless era: how long a `requestState` stays valid, in ms (default 600,000: ten minutes). */
+  requestStateTtlMs?: number;
   /** Errors that reach no caller (transport errors, stray responses). */
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */

@@ -30,6 +30,7 @@ import { ResourcesFeature } from './resources/resources-feature.js';
 import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
 import { ServerSession } from './server-session.js';
+import { Subscriptions } from './subscriptions/subscriptions.js';
 import {
   buildTool,
   type RegisteredTool,
@@ -56,7 +57,8 @@ export class Server implements ServerCore {
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();
   readonly #listChanged: ListChanged;
-  readonly features: ServerFeature[] = [];
+  readonly #subscriptions = new Subscriptions();
+  readonly features: ServerFeature[] = [this.#subscriptions];
   #resources: ResourcesFeature | undefined;
   #prompts: PromptsFeature | undefined;
   #completions: CompletionsFeature | undefined;
@@ -91,6 +93,11 @@ export class Server implements ServerCore {
   /** Live sessions (one per connected transport). */
   get sessions(): ReadonlySet<ServerSession> {
     return this.#sessions;
+  }
+
+  /** Open `subscriptions/listen` streams (2026-07-28), across every session. */
+  get subscriptionCount(): number {
+    return this.#subscriptions.open.size;
   }
 
   /**
@@ -147,7 +154,10 @@ export class Server implements ServerCore {
     return handle;
   }
 
-  /** Sends `notifications/resources/updated` to the sessions subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` to the sessions subscribed to `uri` (`resources/subscribe`)
+   * and on the `subscriptions/listen` streams that asked for it.
+   */
   async notifyResourceUpdated(uri: string): Promise<void> {
     await this.#resources?.notifyUpdated(uri);
   }
@@ -158,6 +168,7 @@ export class Server implements ServerCore {
       listChangedDebounceMs: this.options.listChangedDebounceMs ?? 10,
       shutdownSignal: this.#shutdown.signal,
       sessions: () => this.#sessions,
+      subscriptions: () => this.#subscriptions.open,
     };
   }
 
@@ -186,11 +197,15 @@ export class Server implements ServerCore {
     return session;
   }
 
-  /** Aborts every running tool call and closes every session. */
+  /**
+   * Ends every `subscriptions/listen` stream gracefully (its request gets its response), aborts every
+   * running tool call and closes every session.
+   */
   async close(): Promise<void> {
     this.#listChanged.cancel();
     this.#resources?.close();
     this.#prompts?.close();
+    await this.#subscriptions.endAll();
     this.#shutdown.abort(new Error('The server is shutting down'));
     await Promise.all([...this.#sessions].map((s) => s.close()));
   }

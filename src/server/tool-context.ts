@@ -1,5 +1,7 @@
 /**
- * The context a tool handler receives: cancellation, progress, logging, requests to the client.
+ * The context a tool handler receives: cancellation, progress, logging, input from the client
+ * (elicitation, sampling, roots: requests to the client in the handshake era, multi round-trip requests
+ * in the stateless era), and the request's trace context.
  * @module
  */
 import { LocalErrorCode } from '../protocol/errors.js';
@@ -18,7 +20,9 @@ import type {
   LoggingLevel,
   ProgressParams,
 } from '../protocol/types/lifecycle.js';
+import type { InputMethod } from './input-required/input-requests.js';
 import { ServerError } from './server-error.js';
+import { traceContext } from './trace-context.js';
 
 /** What the server knows of the client on this connection. */
 export interface ClientView {
@@ -34,15 +38,28 @@ export interface ToolContext {
   /** The request's `_meta`. */
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
+  /** W3C `traceparent` from the request's `_meta` (undefined when absent or malformed). */
+  readonly traceparent: string | undefined;
+  /** W3C `tracestate` from the request's `_meta` (only alongside a valid `traceparent`). */
+  readonly tracestate: string | undefined;
   /** Reports progress when the caller asked for it (a no-op otherwise). Values must increase. */
   progress(progress: number, total?: number, message?: string): Promise<void>;
   /** Sends `notifications/message`, honouring the level the client set. */
   log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
-  /** Asks the user for input through the client (needs the client's `elicitation` capability). */
+  /**
+   * Asks the user for input through the client (needs the client's `elicitation` capability).
+   *
+   * The same code serves both eras. In the handshake era this sends `elicitation/create` to the client.
+   * In the stateless era (2026-07-28) a server sends no requests: the call ends with an
+   * `InputRequiredResult` carrying the question, and when the client retries with the answer the handler
+   * runs again from the start and this resolves with it. So everything a handler does before its last
+   * question runs once per round; keep it free of side effects, or make them idempotent. A client that
+   * did not declare the capability gets -32021 (stateless era) or an `isError` result (handshake era).
+   */
   elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>;
-  /** Asks the client's model for a completion (needs the client's `sampling` capability). */
+  /** Asks the client's model for a completion (needs the client's `sampling` capability); both eras as `elicit`. */
   sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
-  /** Lists the client's roots (needs the client's `roots` capability). */
+  /** Lists the client's roots (needs the client's `roots` capability); both eras as `elicit`. */
   listRoots(options?: RequestOptions): Promise<ListRootsResult>;
   /**
    * Ends this call's HTTP response stream now without ending the call (2025-11-25 SSE polling): the
@@ -55,8 +72,11 @@ export interface ToolContext {
 /** What a session provides to build contexts. */
 export interface ContextHost {
   readonly client: ClientView;
-  canElicit(): boolean;
-  request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
+  /**
+   * The client's answer to a request for input: a request to the client (handshake era), or the answer
+   * the retried request carries (stateless era, which rejects to end the attempt with input_required).
+   */
+  input(method: InputMethod, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
   notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void>;
   sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void>;
   log(
@@ -77,23 +97,10 @@ export function createToolContext(
   const token = meta?.progressToken;
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   let lastProgress = -Infinity;
+  const trace = traceContext(meta);
 
-  const ask = async <T>(
-    capability: 'elicitation' | 'sampling' | 'roots',
-    method: string,
-    params: unknown,
-    options?: RequestOptions,
-  ): Promise<T> => {
-    if (
-      host.client.capabilities[capability] === undefined ||
-      (capability === 'elicitation' && !host.canElicit())
-    ) {
-      throw new ServerError(
-        LocalErrorCode.CapabilityNotSupported,
-        `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
-      );
-    }
-    const result = await host.request(method, params as JsonObject | undefined, {
+  const ask = async <T>(method: InputMethod, params: unknown, options?: RequestOptions): Promise<T> => {
+    const result = await host.input(method, params as JsonObject | undefined, {
       signal,
       ...options,
       relatedRequestId: requestId,
@@ -106,6 +113,8 @@ export function createToolContext(
     requestId,
     meta,
     client: host.client,
+    traceparent: trace.traceparent,
+    tracestate: trace.tracestate,
     async progress(progress, total, message) {
       if (progressToken === undefined) return;
       if (!(progress > lastProgress)) {
@@ -125,10 +134,9 @@ export function createToolContext(
       if (signal.aborted) return;
       await host.log(level, data, logger, requestId);
     },
-    elicit: (params, options) => ask<ElicitResult>('elicitation', 'elicitation/create', params, options),
-    sample: (params, options) =>
-      ask<CreateMessageResult>('sampling', 'sampling/createMessage', params, options),
-    listRoots: (options) => ask<ListRootsResult>('roots', 'roots/list', undefined, options),
+    elicit: (params, options) => ask<ElicitResult>('elicitation/create', params, options),
+    sample: (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options),
+    listRoots: (options) => ask<ListRootsResult>('roots/list', undefined, options),
     closeSSEStream: () => host.closeStream(requestId),
   };
 }

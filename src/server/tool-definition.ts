@@ -37,7 +37,12 @@ export interface ToolDefinition<
   description?: string;
   /** JSON Schema (2020-12 by default, draft-07 via `$schema`), or a zod v4 / Standard JSON Schema. */
   inputSchema?: I;
-  /** The shape of `structuredContent`; results are checked against it. */
+  /**
+   * The shape of `structuredContent`, any JSON Schema (e.g. `type: 'array'`); results are checked
+   * against it. A 2025-06-18 / 2025-11-25 client, whose revision allows only object output, sees a
+   * schema whose root is not `type: 'object'` as `{ type: 'object', properties: { result: <schema> },
+   * required: ['result'] }`, and each value as `{ result: <value> }`.
+   */
   outputSchema?: O;
   annotations?: ToolAnnotations;
   icons?: Icon[];
@@ -61,11 +66,12 @@ export interface RegisteredTool {
 
 const NO_ARGUMENTS: JsonObject = { type: 'object', additionalProperties: false };
 
-function objectRoot(schema: JsonObject, name: string, which: string): void {
+/** Tool arguments are an object: an `inputSchema` root must say `"type": "object"` (every revision). */
+function objectRoot(schema: JsonObject, name: string): void {
   if (schema.type !== 'object') {
     throw new ServerError(
       LocalErrorCode.InvalidSchema,
-      `Tool "${name}": ${which} must describe an object (its root needs "type": "object")`,
+      `Tool "${name}": inputSchema must describe an object (its root needs "type": "object")`,
     );
   }
 }
@@ -81,9 +87,9 @@ export function buildTool(name: string, spec: ToolSpec): RegisteredTool {
     throw new ServerError(LocalErrorCode.InvalidDefinition, `Tool "${name}" needs a handler function`);
   }
   const input = resolveSchema(spec.inputSchema ?? NO_ARGUMENTS, 'input');
-  objectRoot(input.json, name, 'inputSchema');
+  objectRoot(input.json, name);
+  // Any JSON Schema describes the output (SEP-2106): an array, a string, a composition...
   const output = spec.outputSchema === undefined ? undefined : resolveSchema(spec.outputSchema, 'output');
-  if (output) objectRoot(output.json, name, 'outputSchema');
 
   const tool = { name } as Tool;
   if (spec.title !== undefined) tool.title = spec.title;

@@ -1,32 +1,55 @@
 /**
  * `tools/list` and `tools/call` on a session, in both eras; and the handler context of one call, bound
- * to that call's scope (its revision's shaping, its client capabilities, its log level).
+ * to that call's scope (its revision's shaping, its client capabilities, its log level). A stateless-era
+ * call that needs client input is a multi round-trip request: see `input-required/input-round.ts`.
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
+import type { CallToolResult } from '../protocol/types/tools.js';
 import { callTool, parseCallParams } from './call-tool.js';
+import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
+import { InputRound } from './input-required/input-round.js';
+import { requestStateCodec } from './input-required/request-state.js';
 import type { RequestScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
 import type { ServerSession } from './server-session.js';
 import { createToolContext, type ContextHost } from './tool-context.js';
 
-/** The context host of one request: what its handler may send, shaped and filtered for its scope. */
-export function scopedHost(session: ServerSession, scope: RequestScope): ContextHost {
+const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots',
+};
+
+/**
+ * The context host of one request: what its handler may send, shaped and filtered for its scope. In
+ * the stateless era, input from the client comes through `round` (the request's multi round-trip
+ * attempt); a stateless request without one cannot ask for input.
+ */
+export function scopedHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
   const notify = (method: string, params: JsonObject, relatedRequestId: RequestId) =>
     session.peer.notify(method, params, { relatedRequestId });
   return {
     client: scope.client,
-    canElicit: () => scope.era === 'legacy' && scope.profile.features.elicitation,
-    request(method: string, params: JsonObject | undefined, options: RequestOptions) {
+    async input(method: InputMethod, params: JsonObject | undefined, options: RequestOptions) {
       if (scope.era === 'modern') {
-        return Promise.reject(
-          new ServerError(
-            LocalErrorCode.CapabilityNotSupported,
-            `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available`,
-          ),
+        if (round) return round.ask(method, params);
+        throw new ServerError(
+          LocalErrorCode.CapabilityNotSupported,
+          `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available here`,
+        );
+      }
+      const capability = CAPABILITY[method];
+      if (
+        scope.client.capabilities[capability] === undefined ||
+        (capability === 'elicitation' && !scope.profile.features.elicitation)
+      ) {
+        throw new ServerError(
+          LocalErrorCode.CapabilityNotSupported,
+          `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
         );
       }
       return session.peer.request(method, params, options);
@@ -74,8 +97,22 @@ export function bindTools(session: ServerSession): void {
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
-    const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
-    const result = await callTool(tool, args, context, { onToolBug: core.options.onToolBug });
-    return scope.profile.shapeCallResult(result) as unknown as JsonObject;
+    const hooks = { onToolBug: core.options.onToolBug };
+    let result: CallToolResult | InputRequiredResult;
+    if (scope.era === 'legacy') {
+      const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
+      result = await callTool(tool, args, context, hooks);
+    } else {
+      const round = await InputRound.open({
+        method: 'tools/call',
+        params,
+        capabilities: scope.client.capabilities,
+        codec: requestStateCodec(core.options),
+      });
+      const context = createToolContext(scopedHost(session, scope, round), ctx.id, signal, ctx.meta);
+      result = await round.run(() => callTool(tool, args, context, hooks));
+    }
+    if ('resultType' in result) return result as unknown as JsonObject;
+    return scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;
   });
 }

@@ -30,7 +30,8 @@ export interface RevisionProfile {
   readonly features: Readonly<RevisionFeatures>;
   shapeTool(tool: Tool): Tool;
   shapeContent(block: ContentBlock): ContentBlock;
-  shapeCallResult(result: CallToolResult): CallToolResult;
+  /** `tool`: the definition of the tool that produced the result (its `outputSchema`). */
+  shapeCallResult(result: CallToolResult, tool?: Pick<Tool, 'outputSchema'>): CallToolResult;
   shapeImplementation(info: Implementation): Implementation;
   shapeServerCapabilities(caps: ServerCapabilities): ServerCapabilities;
   shapeProgress<T extends { message?: string }>(params: T): T;
@@ -51,7 +52,8 @@ export function defineRevision(version: string, features: RevisionFeatures): Rev
     features: f,
     shapeTool: (tool: Tool) => shapeTool(tool, f),
     shapeContent: (block: ContentBlock) => shapeContent(block, f),
-    shapeCallResult: (result: CallToolResult) => shapeCallResult(result, f),
+    shapeCallResult: (result: CallToolResult, tool?: Pick<Tool, 'outputSchema'>) =>
+      shapeCallResult(result, f, tool),
     shapeImplementation: (info: Implementation) => shapeImplementation(info, f),
     shapeServerCapabilities: (caps: ServerCapabilities) => shapeServerCapabilities(caps, f),
     shapeProgress: <T extends { message?: string }>(params: T) => shapeProgress(params, f),

@@ -9,6 +9,10 @@
  *   followed by ` (<mimeType>)` and `: <description>` when present.
  * - `structuredContent` (before 2025-06-18) is dropped; if nothing else would remain, its JSON text
  *   becomes the content, so the data is never lost.
+ * - Structured output that is not an object (SEP-2106, 2026-07-28) always travels with its JSON in a
+ *   text block (added when the result has no text block). A 2025-06-18 / 2025-11-25 peer, whose
+ *   revision requires objects, gets the schema and the value wrapped under `result`
+ *   (see `legacy-output.ts`); a 2026-07-28 peer gets them as they are.
  * Fields a revision lacks (`title`, `outputSchema`, `icons`, `_meta`, annotations, `execution`,
  * `annotations.lastModified`, `$schema`) are removed, from tools, resources, resource templates, prompts
  * (and their arguments), resource contents and prompt messages alike.
@@ -21,6 +25,7 @@ import type { CompleteParams, GetPromptResult, Prompt } from '../types/prompts.j
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/resources.js';
 import type { CallToolResult, Tool, WireSchema } from '../types/tools.js';
 import type { RevisionFeatures } from './features.js';
+import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './legacy-output.js';
 
 function shapeAnnotations(annotations: Annotations, f: RevisionFeatures): Annotations {
   if (f.contentMeta || annotations.lastModified === undefined) return annotations;
@@ -72,8 +77,10 @@ export function shapeTool(tool: Tool, f: RevisionFeatures): Tool {
   if (tool.title !== undefined && f.titles) out.title = tool.title;
   if (tool.description !== undefined) out.description = tool.description;
   out.inputSchema = shapeSchema(tool.inputSchema, f);
-  if (tool.outputSchema !== undefined && f.structuredContent)
-    out.outputSchema = shapeSchema(tool.outputSchema, f);
+  if (tool.outputSchema !== undefined && f.structuredContent) {
+    const wrap = !f.modern && wrapsOutput(tool.outputSchema, undefined);
+    out.outputSchema = shapeSchema(wrap ? wrapOutputSchema(tool.outputSchema) : tool.outputSchema, f);
+  }
   if (tool.annotations !== undefined && f.toolAnnotations) out.annotations = tool.annotations;
   if (tool.icons !== undefined && f.icons) out.icons = tool.icons;
   if (tool.execution !== undefined && f.tasks) out.execution = tool.execution;
@@ -81,13 +88,32 @@ export function shapeTool(tool: Tool, f: RevisionFeatures): Tool {
   return out;
 }
 
-export function shapeCallResult(result: CallToolResult, f: RevisionFeatures): CallToolResult {
+function isObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A tool result for one revision. `tool` is the definition of the tool that produced it (its
+ * `outputSchema` decides whether a handshake-era peer gets the structured output wrapped).
+ */
+export function shapeCallResult(
+  result: CallToolResult,
+  f: RevisionFeatures,
+  tool?: Pick<Tool, 'outputSchema'>,
+): CallToolResult {
+  const value = result.structuredContent;
   let content = result.content.map((block) => shapeContent(block, f));
+  // SEP-2106: servers using array or primitive structuredContent MUST also emit a TextContent block.
+  if (value !== undefined && !isObject(value) && !content.some((block) => block.type === 'text')) {
+    content = [...content, { type: 'text', text: JSON.stringify(value) }];
+  }
   const out: CallToolResult = { content };
-  if (result.structuredContent !== undefined) {
-    if (f.structuredContent) out.structuredContent = result.structuredContent;
-    else if (content.length === 0) {
-      content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
+  if (value !== undefined) {
+    if (f.modern) out.structuredContent = value;
+    else if (f.structuredContent) {
+      out.structuredContent = wrapsOutput(tool?.outputSchema, value) ? wrapOutputValue(value) : value;
+    } else if (content.length === 0) {
+      content = [{ type: 'text', text: JSON.stringify(value) }];
       out.content = content;
     }
   }

@@ -150,7 +150,10 @@ export class ResourcesFeature implements ServerFeature {
     throw resourceNotFound(uri);
   }
 
-  /** Sends `notifications/resources/updated` to every initialized session subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` to every initialized session subscribed to `uri`, and on
+   * every `subscriptions/listen` stream whose `resourceSubscriptions` name it.
+   */
   async notifyUpdated(uri: string): Promise<void> {
     const params: ResourceUpdatedParams = { uri };
     const sends: Promise<void>[] = [];
@@ -159,6 +162,10 @@ export class ResourcesFeature implements ServerFeature {
       sends.push(
         session.peer.notify('notifications/resources/updated', { ...params }).catch(() => undefined),
       );
+    }
+    for (const subscription of this.#host.subscriptions()) {
+      if (subscription.watches(uri))
+        sends.push(subscription.notify('notifications/resources/updated', { uri }));
     }
     await Promise.all(sends);
   }

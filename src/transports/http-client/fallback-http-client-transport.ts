@@ -9,6 +9,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { failureStatus } from './http-failure.js';
+import { isStatelessRequest } from './modern-requests.js';
 import { SseClientTransport } from './sse-client-transport.js';
 import {
   StreamableHttpClientTransport,
@@ -23,6 +24,16 @@ export interface FallbackHttpClientTransportOptions extends StreamableHttpClient
 /** The HTTP statuses to a POSTed initialize that mean "not a Streamable HTTP endpoint" (2025-11-25). */
 const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 
+const isCancellation = (message: JsonRpcMessage | JsonRpcMessage[]) =>
+  !Array.isArray(message) && 'method' in message && message.method === 'notifications/cancelled';
+
+/** A stateless-era request got a 400: that decides nothing (the handshake that follows will). */
+class Undecided extends Error {
+  constructor(override readonly cause: unknown) {
+    super('undecided');
+  }
+}
+
 /**
  * Decides on the first message it sends, which the Client makes the `initialize` request:
  *
@@ -35,6 +46,11 @@ const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
  *    reported through `onerror`, closes this transport and rejects the send: the Client's `connect`
  *    fails with a `CONNECTION_CLOSED` error.
  *
+ * When that first message is a stateless-era request (2026-07-28, the Client's `server/discover` probe),
+ * the same rules apply, except that a 400 decides nothing: the send rejects, the connection stays up, and
+ * the `initialize` the Client falls back to decides (a handshake-era Streamable HTTP server refuses a
+ * request without a session with 400).
+ *
  * `kind` tells which transport was chosen. Messages sent while the decision is pending wait for it.
  */
 export class FallbackHttpClientTransport implements Transport {
@@ -44,6 +60,8 @@ export class FallbackHttpClientTransport implements Transport {
 
   readonly #options: FallbackHttpClientTransportOptions;
   #inner: Transport | undefined;
+  /** The Streamable HTTP transport, kept across a first attempt that decided nothing. */
+  #streamable: StreamableHttpClientTransport | undefined;
   #chosen: Promise<Transport> | undefined;
   #kind: 'streamable-http' | 'sse' | undefined;
   #state: 'idle' | 'open' | 'closed' = 'idle';
@@ -76,11 +94,19 @@ export class FallbackHttpClientTransport implements Transport {
         ? new TransportError(LocalErrorCode.NotConnected, 'The HTTP transport is not started')
         : new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP transport is closed');
     }
+    if (this.#kind === undefined && this.#streamable && isCancellation(message)) {
+      // The probe being decided on timed out: its stream closes now, not once the server answers.
+      return this.#streamable.send(message, options);
+    }
     if (this.#chosen === undefined) {
       this.#chosen = this.#choose(message, options);
       try {
         await this.#chosen;
       } catch (error) {
+        if (error instanceof Undecided) {
+          this.#chosen = undefined;
+          throw error.cause;
+        }
         if (this.#state === 'open') {
           // Nothing could carry the first message: the connection never came up.
           this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
@@ -101,16 +127,24 @@ export class FallbackHttpClientTransport implements Transport {
     this.#fireClose();
   }
 
-  async #choose(first: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<Transport> {
+  async #openStreamable(): Promise<StreamableHttpClientTransport> {
+    if (this.#streamable) return this.#streamable;
     const streamable = new StreamableHttpClientTransport(this.#options);
+    this.#streamable = streamable;
     this.#attach(streamable);
     await streamable.start();
+    return streamable;
+  }
+
+  async #choose(first: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<Transport> {
+    const streamable = await this.#openStreamable();
     try {
       await streamable.send(first, options);
       this.#kind = 'streamable-http';
       return streamable;
     } catch (error) {
       const status = failureStatus(error);
+      if (status === 400 && isStatelessRequest(first) && this.#state === 'open') throw new Undecided(error);
       if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
       this.#detach(streamable);
       await streamable.close();

@@ -1,8 +1,9 @@
 /**
- * The HTTP client transports (`toolwire/http-client`): Streamable HTTP (MCP 2025-03-26 and later),
- * the legacy HTTP+SSE transport (2024-11-05), and a transport that picks between them the way the
- * spec's backwards-compatibility rules say. Web-standard only (`fetch`, streams): no Node imports.
- * Everything exported here is public API.
+ * The HTTP client transports (`toolwire/http-client`): Streamable HTTP (MCP 2025-03-26 and later,
+ * with the 2026-07-28 request metadata headers), the legacy HTTP+SSE transport (2024-11-05), and a
+ * transport that picks between them the way the spec's backwards-compatibility rules say; and
+ * `validateMcpHeaderDeclarations`, which checks a tool's `x-mcp-header` marks. Web-standard only
+ * (`fetch`, streams): no Node imports. Everything exported here is public API.
  *
  * @example
  * ```ts
@@ -23,6 +24,12 @@ export {
   FallbackHttpClientTransport,
   type FallbackHttpClientTransportOptions,
 } from './fallback-http-client-transport.js';
+export {
+  scanMcpHeaderDeclarations,
+  validateMcpHeaderDeclarations,
+  type McpHeaderDeclaration,
+  type McpHeaderScan,
+} from '../../protocol/types/mcp-header-declarations.js';
 export type { HttpClientOptions, HeadersOption } from './http-client-options.js';
 export type { HttpFailureDetails } from './http-failure.js';
 export { DEFAULT_RECONNECT, type ReconnectOptions } from './reconnect-policy.js';

@@ -29,8 +29,8 @@ export class McpEndpoint {
 
   /**
    * Sends one request with the caller's headers, the session id and the protocol version (and
-   * `own`, the request's own headers, plus its body). A network failure becomes a `SEND_FAILED`
-   * TransportError; HTTP statuses are the caller's to judge.
+   * `own`, the request's own headers, which win over those two, plus its body). A network failure
+   * becomes a `SEND_FAILED` TransportError; HTTP statuses are the caller's to judge.
    */
   async request(
     method: 'POST' | 'GET' | 'DELETE',
@@ -39,10 +39,11 @@ export class McpEndpoint {
   ): Promise<Response> {
     const { body, ...names } = own;
     try {
+      // `own` wins: a stateless-era request names its own version and carries no session id.
       const headers = await requestHeaders(this.#options.headers, {
-        ...names,
         'mcp-session-id': this.sessionId,
         'mcp-protocol-version': this.protocolVersion,
+        ...names,
       });
       return await this.#fetch(this.url, { method, headers, body, signal });
     } catch (error) {

@@ -1,7 +1,9 @@
 /**
- * The client end of the Streamable HTTP transport (MCP 2025-03-26 … 2025-11-25): every message is a
- * POST to the MCP endpoint, answered with 202, a JSON body, or an SSE stream; a GET stream carries
- * the server's own requests and notifications; broken streams resume with `Last-Event-ID`.
+ * The client end of the Streamable HTTP transport (MCP 2025-03-26 … 2026-07-28): every message is a
+ * POST to the MCP endpoint, answered with 202, a JSON body, or an SSE stream. In the handshake era a
+ * GET stream carries the server's own requests and notifications and broken streams resume with
+ * `Last-Event-ID`; a stateless-era request (its `_meta` names the protocol version) is an exchange of
+ * its own, with the request metadata headers (see `modern-requests.ts`).
  *
  * @example
  * ```ts
@@ -23,6 +25,7 @@ import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType, type HttpClientOptions } from './http-client-options.js';
 import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
+import { ModernRequests, isStatelessRequest } from './modern-requests.js';
 import { ReconnectPolicy, type ReconnectOptions } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
@@ -35,6 +38,11 @@ export interface StreamableHttpClientTransportOptions extends HttpClientOptions 
   protocolVersion?: string;
   /** How SSE streams that end or break before their response arrived are resumed. */
   reconnect?: ReconnectOptions;
+  /**
+   * Stateless era: the tool definitions `Mcp-Param-*` headers are built from (a tool's `inputSchema` by
+   * name). Default: the transport remembers the schemas of the `tools/list` results it carries.
+   */
+  toolSchemas?: (name: string) => object | undefined;
 }
 
 /**
@@ -55,6 +63,12 @@ export interface StreamableHttpClientTransportOptions extends HttpClientOptions 
  *   waiting for a timeout.
  * - Once `notifications/initialized` is sent, a GET stream listens for the server's own messages (a 405
  *   means the server has none) and is reopened with `Last-Event-ID` when it ends.
+ * - Stateless era (2026-07-28): a request whose `_meta` names the protocol version is POSTed with
+ *   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the tool's
+ *   `x-mcp-header` marks (values that are not header-safe Base64-encoded), and without a session id. A
+ *   modern error status (400 with -32020/-32022, 404 with -32601) is delivered as the request's error
+ *   response. Cancelling it (`notifications/cancelled` from the engine) closes its stream instead of
+ *   being POSTed. Without an `initialize` there is no session, no GET stream and no DELETE.
  */
 export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -73,9 +87,17 @@ export class StreamableHttpClientTransport implements Transport {
   #listening = false;
   #closing: Promise<void> | undefined;
   readonly #host: StreamHost;
+  readonly #modern: ModernRequests;
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
+    this.#modern = new ModernRequests({
+      endpoint: this.#endpoint,
+      signal: this.#abort.signal,
+      deliver: (message) => this.#deliver(message),
+      report: (error) => this.onerror?.(error),
+      toolSchemas: options.toolSchemas,
+    });
     this.#host = {
       signal: this.#abort.signal,
       policy: new ReconnectPolicy(options.reconnect),
@@ -103,8 +125,26 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** POSTs one message (or a 2025-03-26 batch). Resolves once the server accepted it. */
-  send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+  async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    if (isStatelessRequest(message)) {
+      if (this.#state !== 'open') throw this.#notOpen();
+      return this.#modern.send(message);
+    }
+    if (!Array.isArray(message) && 'method' in message) {
+      if (message.method === 'notifications/cancelled' && this.#closesStream(message.params?.requestId))
+        return;
+    }
     return this.#send(message, true);
+  }
+
+  /**
+   * Cancelling a stateless-era request closes its stream; nothing is POSTed. Before any `initialize`
+   * every request is of that era, so a cancellation of one already answered is dropped too.
+   */
+  #closesStream(requestId: unknown): boolean {
+    const ours =
+      (typeof requestId === 'string' || typeof requestId === 'number') && this.#modern.cancel(requestId);
+    return ours || this.#initializeId === undefined;
   }
 
   async #send(message: JsonRpcMessage | JsonRpcMessage[], mayReinitialize: boolean): Promise<void> {

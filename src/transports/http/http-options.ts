@@ -7,9 +7,15 @@ import type { SessionStore } from '../../stores/session-store.js';
 import type { OriginGuardOptions } from './origin-guard.js';
 
 export interface StreamableHttpOptions extends OriginGuardOptions {
-  /** No sessions: every POST is served on its own (default false). */
+  /**
+   * Handshake era: no sessions, every POST is served on its own (default false). Stateless-era
+   * (2026-07-28) requests are always served on their own, whatever this says.
+   */
   stateless?: boolean;
-  /** Answer requests with an SSE stream (default) or with one JSON body. */
+  /**
+   * Answer requests with an SSE stream (default) or with one JSON body. In the stateless era an error
+   * that comes before anything else is always one JSON body, with the HTTP status its code maps to.
+   */
   responseMode?: 'sse' | 'json';
   /** Where SSE events are kept for resumption (default: a bounded in-memory store; false to disable). */
   eventStore?: EventStore | false;
@@ -21,7 +27,10 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   maxSessions?: number;
   /** The SSE `retry` field, in ms (default 1000). */
   retryMs?: number;
-  /** Keep-alive comments on open SSE streams, in ms (default 15,000; 0 turns them off). */
+  /**
+   * Keep-alive comments on open SSE streams, in ms (default 15,000; 0 turns them off). A stateless-era
+   * SSE response starts with its first message, or with its first keep-alive if nothing comes sooner.
+   */
   keepAliveMs?: number;
   /** The largest POST body, in bytes (default 4 MiB). */
   maxBodyBytes?: number;

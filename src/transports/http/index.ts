@@ -1,6 +1,7 @@
 /**
- * `toolwire/http`: serve a toolwire Server over Streamable HTTP (2025-03-26 … 2025-11-25 semantics) and
- * the legacy HTTP+SSE transport. The core is a web-standard handler (`handle(Request): Response`) for any
+ * `toolwire/http`: serve a toolwire Server over Streamable HTTP (the handshake era's sessions,
+ * 2025-03-26 … 2025-11-25, and the stateless era's per-request exchanges, 2026-07-28, on one endpoint)
+ * and the legacy HTTP+SSE transport. The core is a web-standard handler (`handle(Request): Response`) for any
  * runtime or framework; `toNodeHandler` and `serveHttp` adapt it to node:http.
  * Everything exported here is public API.
  * @module

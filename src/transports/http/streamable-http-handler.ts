@@ -1,13 +1,18 @@
 /**
  * The Streamable HTTP transport, server side, as a web-standard handler: `handle(Request): Response`.
- * POST carries client messages, GET opens (or resumes) the server's stream, DELETE ends a session.
+ * One endpoint serves both eras. Handshake era (2025-03-26 … 2025-11-25): POST carries client
+ * messages, GET opens (or resumes) the server's stream, DELETE ends a session. Stateless era
+ * (2026-07-28): a POSTed request whose `_meta` names a protocol version is checked against its
+ * metadata headers and served on its own (no session id, no resumption; closing the stream cancels
+ * it). A server that speaks only the stateless era answers GET and DELETE with 405.
  * One toolwire `Server` serves every session from its shared registry; each session has its own small
  * protocol state and transport.
  * @module
  */
 import { ErrorCode } from '../../protocol/errors.js';
-import { classify, type RequestId } from '../../protocol/jsonrpc.js';
+import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
+import { isModernRequest } from '../../protocol/types/modern.js';
 import type { Server, ServerSession } from '../../server/index.js';
 import { MemoryEventStore } from '../../stores/event-store.js';
 import { MemorySessionStore, type SessionStore } from '../../stores/session-store.js';
@@ -15,8 +20,10 @@ import type { ResolvedHttpOptions, StreamableHttpOptions } from './http-options.
 import { HttpSessionTransport } from './http-session-transport.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
+import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
 import { BodyTooLargeError, readBody } from './read-body.js';
+import { statelessEraPost } from './stateless-era-post.js';
 
 interface LiveSession {
   session: ServerSession;
@@ -32,6 +39,8 @@ export class StreamableHttpHandler {
   readonly #guard: OriginGuard;
   readonly #store: SessionStore;
   readonly #live = new Map<string, LiveSession>();
+  /** Stateless-era exchanges in progress. */
+  readonly #exchanges = new Set<ModernRequestTransport>();
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
 
@@ -92,12 +101,12 @@ export class StreamableHttpHandler {
         return this.#delete(request);
       default:
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${request.method}`, {
-          allow: this.#options.stateless ? 'POST' : 'GET, POST, DELETE',
+          allow: this.#options.stateless || this.#modernOnly ? 'POST' : 'GET, POST, DELETE',
         });
     }
   }
 
-  /** Open streams and waiting requests across live sessions (what a leak would grow). */
+  /** Open streams and waiting requests across live sessions and stateless exchanges (what a leak would grow). */
   get load(): { streams: number; pendingRequests: number } {
     let streams = 0;
     let pendingRequests = 0;
@@ -105,7 +114,16 @@ export class StreamableHttpHandler {
       streams += transport.openStreams;
       pendingRequests += transport.pendingRequests;
     }
+    for (const exchange of this.#exchanges) {
+      if (exchange.streaming) streams += 1;
+      if (exchange.pending) pendingRequests += 1;
+    }
     return { streams, pendingRequests };
+  }
+
+  /** The server speaks no handshake-era revision: no sessions, no GET or DELETE. */
+  get #modernOnly(): boolean {
+    return !this.#server.versions.some(isLegacyRevision);
   }
 
   /** Closes sessions idle past the timeout. */
@@ -117,6 +135,7 @@ export class StreamableHttpHandler {
   async close(): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
     await Promise.all([...this.#live.keys()].map((id) => this.#end(id)));
+    await Promise.all([...this.#exchanges].map((exchange) => exchange.close()));
     await this.#legacy?.close();
   }
 
@@ -145,6 +164,15 @@ export class StreamableHttpHandler {
       return bad('Parse error: the body is not valid JSON', ErrorCode.ParseError);
     }
     const batch = Array.isArray(body);
+    const version = request.headers.get('mcp-protocol-version');
+    if (!batch) {
+      const modern = statelessEraPost(request, body, {
+        server: this.#server,
+        modernOnly: this.#modernOnly,
+        serve: (message) => this.#exchange(request, message),
+      });
+      if (modern) return modern;
+    }
     const messages: unknown[] = batch ? (body as unknown[]) : [body];
     if (messages.length === 0) return bad('Invalid request: an empty batch');
     const requestIds: RequestId[] = [];
@@ -153,12 +181,13 @@ export class StreamableHttpHandler {
       const item = classify(message);
       if (item.kind === 'invalid') return bad(`Invalid request: ${item.reason}`);
       if (item.kind === 'request') {
+        if (isModernRequest(item.message.params))
+          return bad('Invalid request: the stateless era (2026-07-28) has no JSON-RPC batches');
         requestIds.push(item.message.id);
         if (item.message.method === 'initialize') initialize = true;
       }
     }
     if (initialize && messages.length > 1) return bad('Invalid request: initialize must be sent alone');
-    const version = request.headers.get('mcp-protocol-version');
     if (version !== null && !isLegacyRevision(version)) {
       return bad(
         `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${LEGACY_REVISIONS.join(', ')})`,
@@ -196,15 +225,25 @@ export class StreamableHttpHandler {
     return found.transport.post(messages, requestIds, batch, request.signal);
   }
 
+  /** Serves one request on a session of its own, which ends with the exchange. */
+  async #exchange(request: Request, message: JsonRpcRequest): Promise<Response> {
+    const transport = new ModernRequestTransport({
+      // A listen stream is a stream whatever the mode: its notifications are all it carries.
+      responseMode: message.method === 'subscriptions/listen' ? 'sse' : this.#options.responseMode,
+      keepAliveMs: this.#options.keepAliveMs,
+    });
+    const session = await this.#server.connect(transport);
+    this.#exchanges.add(transport);
+    transport.onfinish = () => {
+      this.#exchanges.delete(transport);
+      void session.close();
+    };
+    return transport.serve(message, request.signal);
+  }
+
   async #get(request: Request): Promise<Response> {
-    if (this.#options.stateless) {
-      return jsonRpcErrorResponse(
-        405,
-        ErrorCode.InvalidRequest,
-        'Method not allowed: this server is stateless',
-        { allow: 'POST' },
-      );
-    }
+    if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
+    if (this.#options.stateless) return this.#notAllowed('this server is stateless');
     if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
       return jsonRpcErrorResponse(
         406,
@@ -219,18 +258,18 @@ export class StreamableHttpHandler {
   }
 
   async #delete(request: Request): Promise<Response> {
-    if (this.#options.stateless) {
-      return jsonRpcErrorResponse(
-        405,
-        ErrorCode.InvalidRequest,
-        'Method not allowed: this server is stateless',
-        { allow: 'POST' },
-      );
-    }
+    if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
+    if (this.#options.stateless) return this.#notAllowed('this server is stateless');
     const found = await this.#session(request);
     if (found instanceof Response) return found;
     await this.#end(found.transport.sessionId ?? '');
     return new Response(null, { status: 200 });
+  }
+
+  #notAllowed(why: string): Response {
+    return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${why}`, {
+      allow: 'POST',
+    });
   }
 
   async #session(request: Request): Promise<LiveSession | Response> {

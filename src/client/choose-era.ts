@@ -1,0 +1,152 @@
+/**
+ * Meeting the server, and choosing the era to speak with it.
+ *
+ * - `auto` (the default): probe with `server/discover`, sent as a stateless-era request with a short
+ *   timeout. A DiscoverResult naming a version this client speaks, or a -32022 whose `supported` list
+ *   names one (the probe is then repeated with it), means the stateless era (2026-07-28). Any other
+ *   answer — another error, a result that is not a DiscoverResult, no answer within the timeout, a
+ *   transport that refuses the message — means a handshake-era server: the client falls back to
+ *   `initialize` on the same connection. The fallback is not keyed to any particular error code.
+ * - A pinned stateless-era revision skips the handshake but still calls `server/discover` (for the
+ *   capabilities, instructions and server info); a failure there fails the connection (a server that does
+ *   not speak the pinned revision: ClientError UNSUPPORTED_PROTOCOL_VERSION).
+ * - A pinned handshake-era revision sends `initialize` offering only that one.
+ * @module
+ */
+import type { Peer } from '../protocol/engine/peer.js';
+import { LocalErrorCode } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import {
+  LEGACY_REVISIONS,
+  MODERN_REVISIONS,
+  isLegacyRevision,
+  isModernRevision,
+  type Revision,
+} from '../protocol/revisions/index.js';
+import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
+import { META } from '../protocol/types/modern.js';
+import { ClientError } from './client-error.js';
+import { modernMeta, pickModernVersion, resultTypeOf, unsupportedVersionList } from './modern-channel.js';
+
+/** What the client knows of the server once connected, in either era. */
+export interface ServerView {
+  era: 'legacy' | 'modern';
+  protocolVersion: string;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation | undefined;
+  instructions: string | undefined;
+}
+
+export interface EraOptions {
+  protocolVersion: 'auto' | Revision;
+  info: Implementation;
+  /** The capabilities to declare, per era. */
+  capabilities: (era: 'legacy' | 'modern') => ClientCapabilities;
+  /** How long the `server/discover` probe (or a pinned-era discover) may take, in ms. */
+  discoverTimeout: number;
+  /** How long `initialize` may take, in ms. */
+  initializeTimeout: number;
+}
+
+/** The view a DiscoverResult gives, speaking the newest version both sides speak; undefined otherwise. */
+function readDiscoverResult(result: JsonObject): ServerView | undefined {
+  if (resultTypeOf(result) !== 'complete') return undefined;
+  if (!Array.isArray(result.supportedVersions) || !isJsonObject(result.capabilities)) return undefined;
+  const version = pickModernVersion(result.supportedVersions);
+  if (version === undefined) return undefined;
+  const meta = isJsonObject(result._meta) ? result._meta : {};
+  const info = meta[META.serverInfo];
+  return {
+    era: 'modern',
+    protocolVersion: version,
+    capabilities: result.capabilities as ServerCapabilities,
+    serverInfo:
+      isJsonObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
+
+function discover(peer: Peer, version: string, options: EraOptions): Promise<JsonObject> {
+  const meta = modernMeta(version, options.capabilities('modern'), options.info);
+  return peer.request('server/discover', { _meta: meta }, { timeout: options.discoverTimeout });
+}
+
+/** The stateless-era view, or undefined when the server did not answer as a stateless-era server. */
+async function probe(peer: Peer, options: EraOptions): Promise<ServerView | undefined> {
+  let version: string | undefined = MODERN_REVISIONS[0];
+  for (let attempt = 0; attempt < 2 && version !== undefined; attempt++) {
+    try {
+      return readDiscoverResult(await discover(peer, version, options));
+    } catch (error) {
+      if (peer.closed) throw error;
+      version = pickModernVersion(unsupportedVersionList(error), MODERN_REVISIONS, version);
+    }
+  }
+  return undefined;
+}
+
+async function pinnedModern(peer: Peer, version: string, options: EraOptions): Promise<ServerView> {
+  let result: JsonObject;
+  try {
+    result = await discover(peer, version, options);
+  } catch (error) {
+    if (!unsupportedVersionList(error)) throw error;
+    throw new ClientError(
+      LocalErrorCode.UnsupportedProtocolVersion,
+      `The server does not speak protocol version ${version}`,
+      { cause: error, details: { requested: version, supported: unsupportedVersionList(error) } },
+    );
+  }
+  const view = readDiscoverResult(result);
+  const supported = Array.isArray(result.supportedVersions) ? result.supportedVersions : [];
+  if (!view || !supported.includes(version)) {
+    throw new ClientError(
+      LocalErrorCode.UnsupportedProtocolVersion,
+      view
+        ? `The server does not list protocol version ${version} (it lists ${supported.join(', ')})`
+        : 'The server sent an invalid server/discover result',
+      { details: { requested: version, result } },
+    );
+  }
+  return { ...view, protocolVersion: version };
+}
+
+async function initialize(peer: Peer, pinned: string | undefined, options: EraOptions): Promise<ServerView> {
+  const offered = pinned ?? LEGACY_REVISIONS[0];
+  const result = await peer.request(
+    'initialize',
+    {
+      protocolVersion: offered,
+      capabilities: options.capabilities('legacy') as JsonObject,
+      clientInfo: options.info as unknown as JsonObject,
+    },
+    { timeout: options.initializeTimeout },
+  );
+  const version = result.protocolVersion;
+  const accepted = pinned ? version === pinned : isLegacyRevision(version);
+  if (!accepted || !isJsonObject(result.capabilities) || !isJsonObject(result.serverInfo)) {
+    throw new ClientError(
+      LocalErrorCode.UnsupportedProtocolVersion,
+      accepted
+        ? 'The server sent an invalid initialize result'
+        : `The server chose protocol version ${String(version)}, which this client does not support (it speaks ${(pinned ? [pinned] : LEGACY_REVISIONS).join(', ')})`,
+      { details: { serverVersion: version } },
+    );
+  }
+  await peer.notify('notifications/initialized');
+  return {
+    era: 'legacy',
+    protocolVersion: version as string,
+    capabilities: result.capabilities as ServerCapabilities,
+    serverInfo: result.serverInfo as unknown as Implementation,
+    instructions: typeof result.instructions === 'string' ? result.instructions : undefined,
+  };
+}
+
+/** Meets the server as `options.protocolVersion` says. Throws (without closing the peer) on failure. */
+export async function chooseEra(peer: Peer, options: EraOptions): Promise<ServerView> {
+  const pinned = options.protocolVersion;
+  if (pinned === 'auto') return (await probe(peer, options)) ?? initialize(peer, undefined, options);
+  if (isModernRevision(pinned)) return pinnedModern(peer, pinned, options);
+  return initialize(peer, pinned, options);
+}

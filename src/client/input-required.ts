@@ -1,0 +1,221 @@
+/**
+ * Multi round-trip requests (2026-07-28, client side). When `tools/call`, `prompts/get` or `resources/read`
+ * answers `resultType: "input_required"`, each of its `inputRequests` is answered through the client's
+ * handlers, and the same method and params are sent again (a new request, so a new id) with the
+ * `inputResponses` and the `requestState` exactly as received (none when the result had none), until a
+ * complete result arrives or the round limit is passed.
+ *
+ * Timeout, progress and abort options apply to the whole exchange: one deadline covers every round and
+ * the time the handlers take; progress of every round reaches `onProgress`; aborting stops whatever is
+ * under way (a request in flight is cancelled on the wire, a handler sees its signal abort).
+ * @module
+ */
+import type { RequestOptions } from '../protocol/engine/peer.js';
+import { LocalErrorCode } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import type { ProgressParams } from '../protocol/types/lifecycle.js';
+import { ClientError } from './client-error.js';
+import { answerInputRequest, type ClientHandlers, type HandlerContext } from './client-handlers.js';
+import { resultTypeOf } from './modern-channel.js';
+
+/** The methods a server may answer with `input_required`. */
+export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'prompts/get',
+  'resources/read',
+]);
+
+export interface ExchangeOptions extends RequestOptions {
+  /** `input_required` results answered before giving up with TOO_MANY_INPUT_ROUNDS (default 8). */
+  maxInputRounds?: number;
+}
+
+export interface Exchange {
+  /** The final (complete, or unknown-type) result. */
+  result: JsonObject;
+  /** How many `input_required` results were answered on the way (0: the first answer was final). */
+  rounds: number;
+}
+
+/** Sends the request once (with whatever `_meta` the era needs). */
+export type RoundSender = (params: JsonObject, options: RequestOptions) => Promise<JsonObject>;
+
+/**
+ * Answers one input request in the stateless era: through the handler; without one, an elicitation is
+ * declined and anything else is a ClientError CAPABILITY_NOT_SUPPORTED.
+ */
+export async function answerInModernEra(
+  method: string,
+  params: JsonObject,
+  handlers: ClientHandlers,
+  ctx: HandlerContext,
+): Promise<JsonObject> {
+  const answer = await answerInputRequest(method, params, handlers, ctx);
+  if (answer) return answer;
+  if (method === 'elicitation/create') return { action: 'decline' };
+  throw new ClientError(
+    LocalErrorCode.CapabilityNotSupported,
+    `The server asked for ${method}, which this client has no handler for`,
+    { details: { method, params } },
+  );
+}
+
+type InputRequest = { method: string; params: JsonObject };
+
+function readInputRequired(
+  method: string,
+  result: JsonObject,
+): { requests: [string, InputRequest][]; state?: string } {
+  const { inputRequests, requestState } = result;
+  const invalid = (why: string) =>
+    new ClientError(
+      LocalErrorCode.InvalidResult,
+      `${method} returned an invalid input_required result: ${why}`,
+      {
+        details: { result },
+      },
+    );
+  if (inputRequests === undefined && requestState === undefined) {
+    throw invalid('it has neither inputRequests nor requestState');
+  }
+  if (requestState !== undefined && typeof requestState !== 'string')
+    throw invalid('requestState is not a string');
+  if (inputRequests !== undefined && !isJsonObject(inputRequests))
+    throw invalid('inputRequests is not an object');
+  const requests: [string, InputRequest][] = [];
+  for (const [key, request] of Object.entries(inputRequests ?? {})) {
+    if (!isJsonObject(request) || typeof request.method !== 'string') {
+      throw invalid(`inputRequests["${key}"] is not a request`);
+    }
+    const params = isJsonObject(request.params) ? request.params : {};
+    requests.push([key, { method: request.method, params }]);
+  }
+  return requestState === undefined ? { requests } : { requests, state: requestState };
+}
+
+/** The whole exchange's clock: one deadline, pushed back by progress when `resetTimeoutOnProgress`. */
+class ExchangeClock {
+  readonly #started = Date.now();
+  readonly #timeout: number;
+  readonly #maxTotal: number;
+  #deadline: number;
+
+  constructor(timeout: number, maxTotal: number | undefined) {
+    this.#timeout = timeout;
+    this.#maxTotal = maxTotal ?? Infinity;
+    this.#deadline = Math.min(this.#started + timeout, this.#started + this.#maxTotal);
+  }
+
+  get remaining(): number {
+    return this.#deadline - Date.now();
+  }
+
+  progressed(): void {
+    this.#deadline = Math.min(Date.now() + this.#timeout, this.#started + this.#maxTotal);
+  }
+
+  roundOptions(options: ExchangeOptions): RequestOptions {
+    const { maxInputRounds: _rounds, ...rest } = options;
+    const round: RequestOptions = { ...rest, timeout: Math.max(0, this.remaining) };
+    if (Number.isFinite(this.#maxTotal)) {
+      round.maxTotalTimeout = Math.max(0, this.#started + this.#maxTotal - Date.now());
+    }
+    const onProgress = options.onProgress;
+    if (onProgress) {
+      round.onProgress = (progress: ProgressParams) => {
+        if (options.resetTimeoutOnProgress) this.progressed();
+        onProgress(progress);
+      };
+    }
+    return round;
+  }
+}
+
+/** Runs the handlers for one round's input requests, within the exchange's deadline and signal. */
+async function answerRound(
+  requests: [string, InputRequest][],
+  answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
+  clock: ExchangeClock,
+  signal: AbortSignal | undefined,
+): Promise<JsonObject> {
+  const controller = new AbortController();
+  const stop = (error: Error) => controller.abort(error);
+  const timer = Number.isFinite(clock.remaining)
+    ? setTimeout(
+        () =>
+          stop(
+            new ClientError(
+              LocalErrorCode.RequestTimeout,
+              'The request timed out while its input requests were answered',
+            ),
+          ),
+        Math.max(0, clock.remaining),
+      )
+    : undefined;
+  const onAbort = () =>
+    stop(
+      new ClientError(LocalErrorCode.RequestCancelled, 'The request was cancelled', {
+        cause: signal?.reason,
+      }),
+    );
+  if (signal?.aborted) onAbort();
+  else signal?.addEventListener('abort', onAbort, { once: true });
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(controller.signal.reason as Error);
+    if (controller.signal.aborted) fail();
+    else controller.signal.addEventListener('abort', fail, { once: true });
+  });
+  try {
+    const work = (async () => {
+      const responses: JsonObject = {};
+      for (const [key, request] of requests) {
+        responses[key] = await answer(request.method, request.params, { signal: controller.signal });
+      }
+      return responses;
+    })();
+    return await Promise.race([work, aborted]);
+  } finally {
+    if (timer) clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/**
+ * Sends `params` and keeps answering `input_required` results until another result arrives. Throws
+ * ClientError TOO_MANY_INPUT_ROUNDS past `maxInputRounds`, INVALID_RESULT for a malformed input_required
+ * result, and whatever a handler or a round throws.
+ */
+export async function exchangeWithInput(
+  method: string,
+  params: JsonObject,
+  send: RoundSender,
+  answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
+  options: ExchangeOptions & { defaultTimeout: number },
+): Promise<Exchange> {
+  const { defaultTimeout, ...exchangeOptions } = options;
+  const maxRounds = options.maxInputRounds ?? 8;
+  const clock = new ExchangeClock(options.timeout ?? defaultTimeout, options.maxTotalTimeout);
+  let retry: JsonObject = params;
+  for (let rounds = 0; ; rounds++) {
+    const result = await send(retry, clock.roundOptions(exchangeOptions));
+    if (resultTypeOf(result) !== 'input_required') return { result, rounds };
+    const { requests, state } = readInputRequired(method, result);
+    if (rounds >= maxRounds) {
+      throw new ClientError(
+        LocalErrorCode.TooManyInputRounds,
+        `${method} still asked for input after ${maxRounds} rounds; giving up (raise maxInputRounds if this is expected)`,
+        { details: { result } },
+      );
+    }
+    const inputResponses = await answerRound(requests, answer, clock, options.signal);
+    if (clock.remaining <= 0) {
+      throw new ClientError(
+        LocalErrorCode.RequestTimeout,
+        `Request ${method} timed out between input rounds`,
+      );
+    }
+    retry = { ...params };
+    if (requests.length > 0) retry.inputResponses = inputResponses;
+    if (state !== undefined) retry.requestState = state;
+  }
+}

@@ -1,0 +1,150 @@
+/**
+ * Requests in the stateless era (2026-07-28), client side. Every request carries the protocol version, the
+ * client's capabilities and info, and the log level the user chose, in `_meta` (added here, before the
+ * era-agnostic engine sends it). A -32022 whose `supported` list names another version this client speaks
+ * switches to it and retries once. Results are checked for `resultType` and handed to the caller without
+ * the fields the client consumes itself (`resultType`, `ttlMs`, `cacheScope`, `_meta` serverInfo).
+ * @module
+ */
+import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
+import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { MODERN_REVISIONS } from '../protocol/revisions/index.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
+import { META } from '../protocol/types/modern.js';
+import { ClientError } from './client-error.js';
+
+/**
+ * The newest version of `spoken` (newest first) that `supported` names, other than `exclude`; undefined
+ * when there is none (or `supported` is not a list).
+ */
+export function pickModernVersion(
+  supported: unknown,
+  spoken: readonly string[] = MODERN_REVISIONS,
+  exclude?: string,
+): string | undefined {
+  if (!Array.isArray(supported)) return undefined;
+  return spoken.find((version) => version !== exclude && supported.includes(version));
+}
+
+/** The `supported` list of a -32022 UnsupportedProtocolVersion error, if `error` is one. */
+export function unsupportedVersionList(error: unknown): unknown[] | undefined {
+  if (!(error instanceof ProtocolError) || error.code !== ErrorCode.UnsupportedProtocolVersion)
+    return undefined;
+  const data = error.data;
+  return isJsonObject(data) && Array.isArray(data.supported) ? data.supported : undefined;
+}
+
+/** The request `_meta` of the stateless era. */
+export function modernMeta(
+  version: string,
+  capabilities: ClientCapabilities,
+  info: Implementation,
+  logLevel?: LoggingLevel,
+): JsonObject {
+  const meta: JsonObject = {
+    [META.protocolVersion]: version,
+    [META.clientCapabilities]: capabilities as JsonObject,
+    [META.clientInfo]: info as unknown as JsonObject,
+  };
+  if (logLevel !== undefined) meta[META.logLevel] = logLevel;
+  return meta;
+}
+
+/** `resultType` of a stateless-era result: absent means `complete` (older servers). */
+export function resultTypeOf(result: JsonObject): string {
+  return typeof result.resultType === 'string' ? result.resultType : 'complete';
+}
+
+/** A ClientError INVALID_RESULT unless the result is `complete` (or, where allowed, `input_required`). */
+export function checkResultType(method: string, result: JsonObject, inputRequiredAllowed: boolean): void {
+  const type = resultTypeOf(result);
+  if (type === 'complete' || (type === 'input_required' && inputRequiredAllowed)) return;
+  throw new ClientError(
+    LocalErrorCode.InvalidResult,
+    type === 'input_required'
+      ? `${method} returned an input_required result, which only tools/call, prompts/get and resources/read may`
+      : `${method} returned a result of unknown resultType ${JSON.stringify(result.resultType)}`,
+    { details: { result } },
+  );
+}
+
+/** A copy of a complete result without the fields the client consumes. */
+export function plainResult(result: JsonObject): JsonObject {
+  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+  if (isJsonObject(rest._meta) && META.serverInfo in rest._meta) {
+    const { [META.serverInfo]: _info, ...meta } = rest._meta;
+    if (Object.keys(meta).length === 0) delete rest._meta;
+    else rest._meta = meta;
+  }
+  return rest;
+}
+
+export interface ModernIdentity {
+  info: Implementation;
+  capabilities: ClientCapabilities;
+}
+
+export class ModernChannel {
+  readonly #peer: Peer;
+  readonly #identity: ModernIdentity;
+  readonly #spoken: readonly string[];
+  #version: string;
+  /** Sent as `_meta` logLevel when set; the server sends no log messages otherwise. */
+  logLevel: LoggingLevel | undefined;
+  /** The server's latest self-description (from any result's `_meta`). */
+  serverInfo: Implementation | undefined;
+
+  constructor(
+    peer: Peer,
+    version: string,
+    identity: ModernIdentity,
+    spoken: readonly string[] = MODERN_REVISIONS,
+  ) {
+    this.#peer = peer;
+    this.#version = version;
+    this.#identity = identity;
+    this.#spoken = spoken;
+  }
+
+  get version(): string {
+    return this.#version;
+  }
+
+  meta(): JsonObject {
+    const { capabilities, info } = this.#identity;
+    return modernMeta(this.#version, capabilities, info, this.logLevel);
+  }
+
+  /**
+   * Sends one request with the era's `_meta`; on -32022 naming another version both sides speak, switches
+   * to it and retries once (with a new request id). Resolves with the raw result (its `resultType` is the
+   * caller's to check); notes the server's info.
+   */
+  async request(
+    method: string,
+    params: JsonObject | undefined,
+    options: RequestOptions,
+  ): Promise<JsonObject> {
+    let result: JsonObject;
+    try {
+      result = await this.#send(method, params, options);
+    } catch (error) {
+      const next = pickModernVersion(unsupportedVersionList(error), this.#spoken, this.#version);
+      if (next === undefined) throw error;
+      this.#version = next;
+      result = await this.#send(method, params, options);
+    }
+    const meta = result._meta;
+    const info = isJsonObject(meta) ? meta[META.serverInfo] : undefined;
+    if (isJsonObject(info) && typeof info.name === 'string') {
+      this.serverInfo = info as unknown as Implementation;
+    }
+    return result;
+  }
+
+  #send(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
+    const own = isJsonObject(params?._meta) ? params._meta : {};
+    return this.#peer.request(method, { ...params, _meta: { ...own, ...this.meta() } }, options);
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * A stateless-era request (2026-07-28) as the client's methods see it: served from the result cache
+ * while fresh; sent with the era's `_meta`; `input_required` answered through the handlers where the
+ * method allows it; the result checked, cached (unless it took input rounds, which are never cached), and
+ * handed back without the fields the client consumes (`resultType`, the cache hint, `serverInfo`).
+ * @module
+ */
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { ClientHandlers } from './client-handlers.js';
+import {
+  INPUT_REQUIRED_METHODS,
+  answerInModernEra,
+  exchangeWithInput,
+  type ExchangeOptions,
+} from './input-required.js';
+import { checkResultType, plainResult, type ModernChannel } from './modern-channel.js';
+import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
+
+export interface ModernRequestsOptions {
+  /** Answer the server's input requests. */
+  handlers: ClientHandlers;
+  /** The authorization context private results are cached under (default `''`). */
+  authContext?: string | (() => string);
+  /** `input_required` rounds per request (default 8). */
+  maxInputRounds?: number;
+  /** The timeout of a request (its whole exchange) when the caller gives none, in ms. */
+  defaultTimeout: number;
+}
+
+export class ModernRequests {
+  readonly channel: ModernChannel;
+  readonly cache = new ResultCache();
+  readonly #options: ModernRequestsOptions;
+
+  constructor(channel: ModernChannel, options: ModernRequestsOptions) {
+    this.channel = channel;
+    this.#options = options;
+  }
+
+  get authContext(): string {
+    const context = this.#options.authContext;
+    return typeof context === 'function' ? context() : (context ?? '');
+  }
+
+  async request(method: string, params: JsonObject, options: ExchangeOptions = {}): Promise<JsonObject> {
+    const cacheable = CACHEABLE_METHODS.has(method);
+    const authContext = this.authContext;
+    const hit = cacheable ? this.cache.get(method, params, authContext) : undefined;
+    if (hit) return plainResult(hit);
+    const channel = this.channel;
+    let result: JsonObject;
+    let rounds = 0;
+    if (INPUT_REQUIRED_METHODS.has(method)) {
+      const { handlers, maxInputRounds, defaultTimeout } = this.#options;
+      ({ result, rounds } = await exchangeWithInput(
+        method,
+        params,
+        (retry, roundOptions) => channel.request(method, retry, roundOptions),
+        (inputMethod, inputParams, ctx) => answerInModernEra(inputMethod, inputParams, handlers, ctx),
+        { ...options, maxInputRounds: options.maxInputRounds ?? maxInputRounds, defaultTimeout },
+      ));
+    } else {
+      result = await channel.request(method, params, options);
+    }
+    checkResultType(method, result, false);
+    if (cacheable && rounds === 0) this.cache.store(method, params, authContext, result);
+    return plainResult(result);
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * A transport wrapper that lets the client see what passes through before the engine does: the id the
+ * engine gave an outgoing request (the `subscriptions/listen` stream is named after it), and incoming
+ * messages (a stdio server ends a listen stream with `notifications/cancelled` naming that id, which the
+ * engine, knowing only the requests it serves, would ignore). Everything else is the inner transport's.
+ * @module
+ */
+import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../protocol/transport.js';
+
+export interface TransportObserver {
+  /** A message is about to be sent. */
+  outgoing?(message: JsonRpcMessage): void;
+  /** A message arrived, before the engine dispatches it. */
+  incoming?(message: unknown): void;
+}
+
+export class ObservedTransport implements Transport {
+  readonly #inner: Transport;
+  readonly #observer: TransportObserver;
+
+  constructor(inner: Transport, observer: TransportObserver) {
+    this.#inner = inner;
+    this.#observer = observer;
+  }
+
+  get inner(): Transport {
+    return this.#inner;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  set onmessage(listener: ((message: unknown) => void) | undefined) {
+    this.#inner.onmessage =
+      listener &&
+      ((message) => {
+        this.#observer.incoming?.(message);
+        listener(message);
+      });
+  }
+
+  get onmessage(): ((message: unknown) => void) | undefined {
+    return this.#inner.onmessage;
+  }
+
+  set onerror(listener: ((error: Error) => void) | undefined) {
+    this.#inner.onerror = listener;
+  }
+
+  get onerror(): ((error: Error) => void) | undefined {
+    return this.#inner.onerror;
+  }
+
+  set onclose(listener: (() => void) | undefined) {
+    this.#inner.onclose = listener;
+  }
+
+  get onclose(): (() => void) | undefined {
+    return this.#inner.onclose;
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (!Array.isArray(message)) this.#observer.outgoing?.(message);
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  closeStream(relatedRequestId: Parameters<NonNullable<Transport['closeStream']>>[0]): void {
+    this.#inner.closeStream?.(relatedRequestId);
+  }
+}

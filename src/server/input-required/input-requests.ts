@@ -1,0 +1,97 @@
+/**
+ * The three kinds of client input a stateless-era server may ask for inside an `InputRequiredResult`
+ * (`elicitation/create`, `sampling/createMessage`, `roots/list`): the keys they travel under, the client
+ * capabilities each needs, and what a well-formed answer looks like.
+ * @module
+ */
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
+
+export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** One entry of `inputRequests`. */
+export interface InputRequest {
+  method: InputMethod;
+  params?: JsonObject;
+}
+
+/** A stateless-era `InputRequiredResult` (before `resultType` and `serverInfo` are added). */
+export interface InputRequiredResult {
+  resultType: 'input_required';
+  inputRequests?: Record<string, InputRequest>;
+  requestState?: string;
+}
+
+const PREFIX: Record<InputMethod, string> = {
+  'elicitation/create': 'elicit',
+  'sampling/createMessage': 'sample',
+  'roots/list': 'roots',
+};
+
+/** The key of the `n`th (1-based) input a call asks for: `elicit-1`, `sample-2`, `roots-3`. */
+export function inputKey(method: InputMethod, n: number): string {
+  return `${PREFIX[method]}-${n}`;
+}
+
+/** The method a key was made for, or undefined for a key this server never makes. */
+export function methodOfKey(key: string): InputMethod | undefined {
+  const match = /^([a-z]+)-[1-9][0-9]*$/.exec(key);
+  return (Object.keys(PREFIX) as InputMethod[]).find((method) => PREFIX[method] === match?.[1]);
+}
+
+const present = (value: unknown) => value !== undefined && value !== null;
+const sub = (value: unknown, key: string) => (isJsonObject(value) ? value[key] : undefined);
+
+/**
+ * The capabilities a request for `method` needs that `capabilities` lacks (the `requiredCapabilities`
+ * of a -32021 error), or undefined when the client declared everything needed. Elicitation: `{}` means
+ * form mode only; URL mode needs `elicitation.url`. Sampling with `tools` or `toolChoice` needs
+ * `sampling.tools`.
+ */
+export function missingCapabilities(
+  method: InputMethod,
+  params: JsonObject | undefined,
+  capabilities: ClientCapabilities,
+): ClientCapabilities | undefined {
+  switch (method) {
+    case 'elicitation/create': {
+      const declared = capabilities.elicitation;
+      if (!present(declared)) return { elicitation: {} };
+      if (params?.mode === 'url')
+        return present(sub(declared, 'url')) ? undefined : { elicitation: { url: {} } };
+      const formOnly = !present(sub(declared, 'form')) && !present(sub(declared, 'url'));
+      return formOnly || present(sub(declared, 'form')) ? undefined : { elicitation: { form: {} } };
+    }
+    case 'sampling/createMessage': {
+      const declared = capabilities.sampling;
+      if (!present(declared)) return { sampling: {} };
+      const usesTools = params?.tools !== undefined || params?.toolChoice !== undefined;
+      return usesTools && !present(sub(declared, 'tools')) ? { sampling: { tools: {} } } : undefined;
+    }
+    case 'roots/list':
+      return present(capabilities.roots) ? undefined : { roots: {} };
+  }
+}
+
+/** Whether `value` has the shape of the result of `method` (ElicitResult, CreateMessageResult, ListRootsResult). */
+export function isInputResponse(method: InputMethod, value: unknown): value is JsonObject {
+  if (!isJsonObject(value)) return false;
+  switch (method) {
+    case 'elicitation/create':
+      return (
+        (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel') &&
+        (value.content === undefined || isJsonObject(value.content))
+      );
+    case 'sampling/createMessage':
+      return (
+        typeof value.role === 'string' &&
+        typeof value.model === 'string' &&
+        (isJsonObject(value.content) || Array.isArray(value.content))
+      );
+    case 'roots/list':
+      return (
+        Array.isArray(value.roots) &&
+        value.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string')
+      );
+  }
+}

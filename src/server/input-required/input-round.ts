@@ -1,0 +1,193 @@
+/**
+ * One attempt of a multi round-trip request (SEP-2322) in the stateless era. The handler runs from the
+ * start on every attempt; each `ctx.elicit()`, `ctx.sample()` or `ctx.listRoots()` gets a key from its
+ * position in the call (`elicit-1`, `sample-2`, …) and resolves with the client's answer for that key
+ * when this attempt has one (from `inputResponses`, or from earlier rounds carried in `requestState`).
+ * Otherwise the ask rejects with an {@link InputRequiredSignal} and, once the handler has settled, the
+ * attempt ends with an `InputRequiredResult` listing every unanswered question and a fresh, signed
+ * `requestState`. A question asked under a key whose recorded answer was for a different question is
+ * asked again.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
+import { digest } from './digest.js';
+import {
+  inputKey,
+  isInputResponse,
+  methodOfKey,
+  missingCapabilities,
+  type InputMethod,
+  type InputRequest,
+  type InputRequiredResult,
+} from './input-requests.js';
+import type { RequestBinding, RequestStateCodec } from './request-state.js';
+
+/** Thrown into a handler by an ask the client has not answered yet; the call ends with `input_required`. */
+export class InputRequiredSignal extends Error {
+  override readonly name = 'InputRequiredSignal';
+  readonly key: string;
+
+  constructor(key: string, method: InputMethod) {
+    super(`Waiting for the client's answer to ${method} (${key}); the call ends with input_required`);
+    this.key = key;
+  }
+}
+
+/** The stateless era has no `elicitationId` (its URL elicitations complete by the retry). */
+function shape(method: InputMethod, params: JsonObject): JsonObject {
+  if (method !== 'elicitation/create' || !('elicitationId' in params)) return params;
+  const { elicitationId: _dropped, ...rest } = params;
+  return rest;
+}
+
+function missingCapability(required: ClientCapabilities): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.MissingRequiredClientCapability,
+    `Server requires the ${Object.keys(required).join(', ')} capability for this request`,
+    { requiredCapabilities: required },
+  );
+}
+
+/** The retry fields, which are not part of what a `requestState` is bound to. */
+const RETRY_FIELDS = new Set(['inputResponses', 'requestState', '_meta']);
+
+export interface OpenRound {
+  /** The request method (`tools/call`, `prompts/get`, `resources/read`). */
+  method: string;
+  params: JsonObject;
+  capabilities: ClientCapabilities;
+  codec: RequestStateCodec;
+  principal?: string;
+}
+
+interface Pending {
+  question: string;
+  request: InputRequest;
+}
+
+/** What a state of this request is bound to: its method and the digest of its salient params. */
+async function bindingOf(options: OpenRound): Promise<RequestBinding> {
+  const salient = Object.fromEntries(
+    Object.entries(options.params).filter(([key]) => !RETRY_FIELDS.has(key)),
+  );
+  const binding: RequestBinding = { method: options.method, paramsDigest: await digest(salient) };
+  if (options.principal !== undefined) binding.principal = options.principal;
+  return binding;
+}
+
+export class InputRound {
+  readonly #options: OpenRound;
+  #binding: Promise<RequestBinding> | undefined;
+  readonly #capabilities: ClientCapabilities;
+  readonly #codec: RequestStateCodec;
+  readonly #answers: Record<string, [string, JsonObject]>;
+  readonly #pending = new Map<string, Pending>();
+  readonly #checks: Array<Promise<unknown>> = [];
+  #asked = 0;
+
+  private constructor(
+    options: OpenRound,
+    binding: Promise<RequestBinding> | undefined,
+    answers: Record<string, [string, JsonObject]>,
+  ) {
+    this.#options = options;
+    this.#binding = binding;
+    this.#capabilities = options.capabilities;
+    this.#codec = options.codec;
+    this.#answers = answers;
+  }
+
+  /**
+   * Reads this attempt's `requestState` and `inputResponses`: -32602 for a state that fails verification
+   * (tampered, expired, made for another request) and for malformed answers. `inputResponses` without a
+   * `requestState` are ignored (every question is asked again).
+   */
+  static async open(options: OpenRound): Promise<InputRound> {
+    const { params } = options;
+    const responses = params.inputResponses;
+    if (responses !== undefined && !isJsonObject(responses)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+    }
+    const answers: Record<string, [string, JsonObject]> = {};
+    if (params.requestState === undefined) return new InputRound(options, undefined, answers);
+    const binding = bindingOf(options);
+    const state = await options.codec.open(params.requestState, await binding);
+    Object.assign(answers, state.answers);
+    for (const [key, question] of Object.entries(state.asked)) {
+      const response = responses?.[key];
+      const method = methodOfKey(key);
+      if (response === undefined || method === undefined) continue;
+      if (!isInputResponse(method, response)) {
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Invalid params: inputResponses["${key}"] is not a valid ${method} result`,
+        );
+      }
+      answers[key] = [question, response];
+    }
+    return new InputRound(options, binding, answers);
+  }
+
+  /**
+   * The client's answer to this question, or a rejection: -32021 when the client did not declare the
+   * capability the question needs, an {@link InputRequiredSignal} when it has not answered yet.
+   */
+  ask(method: InputMethod, params: JsonObject | undefined): Promise<JsonObject> {
+    const key = inputKey(method, ++this.#asked);
+    const missing = missingCapabilities(method, params, this.#capabilities);
+    const answer = missing ? Promise.reject(missingCapability(missing)) : this.#answer(key, method, params);
+    // A handler that never awaits its ask must not cause an unhandled rejection.
+    this.#checks.push(answer.catch(() => undefined));
+    return answer;
+  }
+
+  async #answer(key: string, method: InputMethod, params: JsonObject | undefined): Promise<JsonObject> {
+    const request: InputRequest =
+      params === undefined ? { method } : { method, params: shape(method, params) };
+    const question = await digest(request);
+    const known = this.#answers[key];
+    if (known && known[0] === question) return known[1];
+    this.#pending.set(key, { question, request });
+    throw new InputRequiredSignal(key, method);
+  }
+
+  /**
+   * Runs the handler of this attempt: its value when every question it asked was answered, otherwise an
+   * `InputRequiredResult`, even when the handler caught the signal and went on. A ProtocolError from the
+   * handler (e.g. -32021) is passed on.
+   */
+  async run<T>(handler: () => Promise<T>): Promise<T | InputRequiredResult> {
+    let value: T;
+    try {
+      value = await handler();
+    } catch (error) {
+      await this.#settled();
+      if (error instanceof ProtocolError || this.#pending.size === 0) throw error;
+      return this.#inputRequired();
+    }
+    await this.#settled();
+    return this.#pending.size === 0 ? value : this.#inputRequired();
+  }
+
+  async #settled(): Promise<void> {
+    for (let seen = 0; seen < this.#checks.length; seen = this.#checks.length) {
+      await Promise.all(this.#checks.slice(seen));
+    }
+  }
+
+  async #inputRequired(): Promise<InputRequiredResult> {
+    const pending = [...this.#pending];
+    const binding = await (this.#binding ??= bindingOf(this.#options));
+    const requestState = await this.#codec.seal(binding, {
+      answers: this.#answers,
+      asked: Object.fromEntries(pending.map(([key, { question }]) => [key, question])),
+    });
+    return {
+      resultType: 'input_required',
+      inputRequests: Object.fromEntries(pending.map(([key, { request }]) => [key, request])),
+      requestState,
+    };
+  }
+}

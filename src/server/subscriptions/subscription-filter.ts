@@ -1,0 +1,77 @@
+/**
+ * The filter of a `subscriptions/listen` request (2026-07-28): the notifications a client opts in to,
+ * read from the request's params (-32602 when malformed), and the subset a server honours, which is
+ * what its capabilities advertise.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+
+/** Every notification type is opt-in: the server sends none the filter does not name. */
+export interface SubscriptionFilter {
+  /** `notifications/tools/list_changed` */
+  toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed` */
+  promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed` */
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs (replaces `resources/subscribe`). */
+  resourceSubscriptions?: string[];
+}
+
+type ListChangedKey = 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
+
+/** The filter key that opts in to each `list_changed` notification. */
+export const LIST_CHANGED_KEYS: Readonly<Record<string, ListChangedKey>> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
+const FLAGS: readonly ListChangedKey[] = ['toolsListChanged', 'promptsListChanged', 'resourcesListChanged'];
+
+const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
+
+/** The filter a listen request asks for; unknown keys are ignored (never honoured). */
+export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter {
+  const value = params.notifications;
+  if (!isJsonObject(value)) throw invalid('notifications must be an object');
+  const filter: SubscriptionFilter = {};
+  for (const key of FLAGS) {
+    const flag = value[key];
+    if (flag === undefined) continue;
+    if (typeof flag !== 'boolean') throw invalid(`notifications.${key} must be a boolean`);
+    filter[key] = flag;
+  }
+  const uris = value.resourceSubscriptions;
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
+      throw invalid('notifications.resourceSubscriptions must be an array of strings');
+    }
+    filter.resourceSubscriptions = [...new Set(uris as string[])];
+  }
+  return filter;
+}
+
+/**
+ * What the server agrees to send: each requested type its capabilities advertise (tools always;
+ * prompts and resources once such a feature exists). Requested URIs are honoured as given, known or not:
+ * a resource may appear later, and `resources/updated` may name a sub-resource.
+ */
+export function honouredFilter(
+  requested: SubscriptionFilter,
+  capabilities: ServerCapabilities,
+): SubscriptionFilter {
+  const supported: Record<ListChangedKey, boolean> = {
+    toolsListChanged: capabilities.tools?.listChanged === true,
+    promptsListChanged: capabilities.prompts?.listChanged === true,
+    resourcesListChanged: capabilities.resources?.listChanged === true,
+  };
+  const honoured: SubscriptionFilter = {};
+  for (const key of FLAGS) if (requested[key] === true && supported[key]) honoured[key] = true;
+  if (requested.resourceSubscriptions && capabilities.resources?.subscribe === true) {
+    honoured.resourceSubscriptions = [...requested.resourceSubscriptions];
+  }
+  return honoured;
+}

@@ -1,0 +1,63 @@
+/**
+ * `subscriptions/listen` (2026-07-28, stateless era only): a long-lived request that carries the change
+ * notifications a client opts in to. The server acknowledges it with the honoured subset
+ * (`notifications/subscriptions/acknowledged`), then sends the requested `list_changed` notifications
+ * (from each feature's `ListChanged`, one per burst) and `resources/updated` for the requested URIs,
+ * until the client cancels the request (`notifications/cancelled` on stdio, closing the stream on HTTP:
+ * no response then) or the server closes (a normal response ends each stream gracefully).
+ * @module
+ */
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import type { RequestContext } from '../../protocol/engine/peer.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import { META } from '../../protocol/types/modern.js';
+import type { ServerFeature } from '../server-core.js';
+import type { ServerSession } from '../server-session.js';
+import { ListenSubscription } from './listen-subscription.js';
+import { honouredFilter, parseSubscriptionFilter } from './subscription-filter.js';
+
+export class Subscriptions implements ServerFeature {
+  readonly #open = new Set<ListenSubscription>();
+
+  /** The open streams, across every session. */
+  get open(): ReadonlySet<ListenSubscription> {
+    return this.#open;
+  }
+
+  /** None of its own: each list feature advertises `listChanged` (and resources `subscribe`). */
+  capabilities(): ServerCapabilities {
+    return {};
+  }
+
+  bind(session: ServerSession): void {
+    session.handle('subscriptions/listen', (params, _scope, ctx) => this.#listen(session, params, ctx), {
+      eras: ['modern'],
+    });
+  }
+
+  /**
+   * Ends every open stream gracefully: each listen request gets its response. Resolves once the engine
+   * has handed those responses to the transports, so the caller may close the sessions next.
+   */
+  async endAll(): Promise<void> {
+    if (this.#open.size === 0) return;
+    for (const subscription of this.#open) subscription.end();
+    // A response is written a few microtasks after its handler returns; a macrotask lets them all out.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+
+  async #listen(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+    const requested = parseSubscriptionFilter(params);
+    const filter = honouredFilter(requested, session.core.capabilities);
+    const subscription = new ListenSubscription(session, ctx.id, filter);
+    if (!ctx.signal.aborted) {
+      // The acknowledgement is queued on the transport before anything can be sent on the stream.
+      void subscription.acknowledge();
+      this.#open.add(subscription);
+      await subscription.whileOpen(ctx.signal);
+      this.#open.delete(subscription);
+    }
+    // Sent only when the server ended the stream: the engine drops the response of a cancelled request.
+    return { _meta: { [META.subscriptionId]: ctx.id } };
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * The client side of stateless-era (2026-07-28) Streamable HTTP exchanges: each request is its own POST
+ * with the request metadata headers (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`),
+ * never a session id; the answer is one JSON body or an SSE stream that ends with the response. Nothing
+ * resumes: a stream that ends early loses its request (answered locally with an error; the caller may
+ * send it again as a new request). Cancelling a request closes its stream, which is how the server
+ * learns of it (no `notifications/cancelled` is posted).
+ *
+ * `Mcp-Param-*` headers come from the called tool's `x-mcp-header` marks. The tool definitions are
+ * learned from the `tools/list` results that pass through here (the latest definition of each name
+ * wins), unless the `toolSchemas` option supplies them.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import {
+  errorResponse,
+  isJsonObject,
+  type JsonRpcMessage,
+  type JsonRpcRequest,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
+import { isModernRequest } from '../../protocol/types/modern.js';
+import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
+import { TransportError } from '../transport-error.js';
+import { discardBody, mediaType } from './http-client-options.js';
+import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
+import { readEventStream } from './read-event-stream.js';
+import { SseParser } from './sse-parser.js';
+
+/** Whether a message is a stateless-era request (its `_meta` names the protocol version). */
+export function isStatelessRequest(message: JsonRpcMessage | JsonRpcMessage[]): message is JsonRpcRequest {
+  return (
+    !Array.isArray(message) &&
+    'method' in message &&
+    'id' in message &&
+    message.method !== 'initialize' &&
+    isModernRequest(message.params)
+  );
+}
+
+/** What the exchanges need from their transport. */
+export interface ModernHost {
+  readonly endpoint: McpEndpoint;
+  /** Aborted when the transport closes. */
+  readonly signal: AbortSignal;
+  /** A message for the engine. */
+  deliver(message: unknown): void;
+  report(error: Error): void;
+  /** The caller's tool definitions, when it supplies them (see the `toolSchemas` option). */
+  toolSchemas?: ((name: string) => object | undefined) | undefined;
+}
+
+export class ModernRequests {
+  readonly #host: ModernHost;
+  /** Requests waiting for their response, and how to abandon each. */
+  readonly #inflight = new Map<RequestId, AbortController>();
+  /** `tools/list` requests in flight: their results teach us the tools' schemas. */
+  readonly #lists = new Set<RequestId>();
+  readonly #schemas = new Map<string, unknown>();
+
+  constructor(host: ModernHost) {
+    this.#host = host;
+  }
+
+  /** Requests waiting for their response. */
+  get size(): number {
+    return this.#inflight.size;
+  }
+
+  /** Closes the stream of `id`, if it is ours; true when it was. */
+  cancel(id: RequestId): boolean {
+    const controller = this.#inflight.get(id);
+    if (!controller) return false;
+    this.#forget(id);
+    controller.abort();
+    return true;
+  }
+
+  /** POSTs one request. Resolves once the server answered the POST (a stream is read on in the background). */
+  async send(message: JsonRpcRequest): Promise<void> {
+    const { id } = message;
+    const controller = new AbortController();
+    this.#inflight.set(id, controller);
+    if (message.method === 'tools/list') this.#lists.add(id);
+    const name = message.params?.name;
+    const schema =
+      message.method === 'tools/call' && typeof name === 'string' ? this.#schema(name) : undefined;
+    let response: Response;
+    try {
+      response = await this.#host.endpoint.request(
+        'POST',
+        AbortSignal.any([this.#host.signal, controller.signal]),
+        {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-session-id': undefined,
+          ...requestMetadataHeaders(message, schema),
+          body: JSON.stringify(message),
+        },
+      );
+    } catch (error) {
+      if (controller.signal.aborted) return; // cancelled: its caller has stopped waiting
+      this.#forget(id);
+      throw error;
+    }
+    if (!response.ok) {
+      // A modern error (-32020, -32022, -32601, …) comes with the request's id: it is the answer.
+      const body = await readErrorBody(response);
+      const rpcError = jsonRpcErrorWithId(body);
+      if (rpcError) this.#receive(rpcError);
+      if (this.#inflight.get(id) !== controller) return; // answered, or cancelled meanwhile
+      this.#forget(id);
+      throw httpStatusError(`POST ${this.#host.endpoint.url.href}`, response, body);
+    }
+    const type = mediaType(response);
+    if (type === 'text/event-stream' && response.body) {
+      void this.#follow(id, controller, response.body);
+    } else if (type === 'application/json') {
+      let text: string;
+      try {
+        text = await response.text();
+      } catch (error) {
+        if (controller.signal.aborted) return;
+        this.#forget(id);
+        throw new TransportError(
+          LocalErrorCode.SendFailed,
+          `Reading the response failed: ${errorMessage(error)}`,
+          {
+            cause: error,
+          },
+        );
+      }
+      this.#parse(text);
+      this.#lost(id, 'the JSON body did not hold its response');
+    } else {
+      await discardBody(response);
+      this.#forget(id);
+      throw new TransportError(
+        LocalErrorCode.SendFailed,
+        `POST ${this.#host.endpoint.url.href} answered HTTP ${response.status} with unexpected content type "${type}"`,
+        { details: { status: response.status } },
+      );
+    }
+  }
+
+  /** Reads a request's SSE stream until its response; a stream that ends first loses the request. */
+  async #follow(id: RequestId, controller: AbortController, body: ReadableStream<Uint8Array>): Promise<void> {
+    let cause: unknown;
+    try {
+      await readEventStream(body, new SseParser(), (event) => {
+        if (event.type === 'message' && event.data !== '') this.#parse(event.data);
+        return this.#inflight.get(id) === controller;
+      });
+    } catch (error) {
+      cause = error;
+    }
+    if (this.#host.signal.aborted || controller.signal.aborted) return;
+    const reason = cause === undefined ? 'the server ended it' : `it broke (${errorMessage(cause)})`;
+    this.#lost(id, `The SSE stream of request ${id} ended before its response: ${reason}`);
+  }
+
+  /** Answers a request that will get no response locally, so its caller is not left waiting. */
+  #lost(id: RequestId, reason: string): void {
+    if (!this.#inflight.has(id)) return;
+    this.#forget(id);
+    const error = new TransportError(LocalErrorCode.ConnectionClosed, reason, {
+      details: { requestIds: [id] },
+    });
+    this.#host.report(error);
+    this.#host.deliver(errorResponse(id, { code: ErrorCode.InternalError, message: reason }));
+  }
+
+  #parse(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.#host.report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+      return;
+    }
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#receive(item);
+  }
+
+  #receive(message: unknown): void {
+    if (isJsonObject(message) && ('result' in message || 'error' in message)) {
+      const id = message.id as RequestId;
+      if (!this.#inflight.has(id)) return; // cancelled, or not ours
+      if (this.#lists.has(id)) this.#learn(message.result);
+      this.#forget(id);
+    }
+    this.#host.deliver(message);
+  }
+
+  /** Remembers the input schema of every tool in a `tools/list` result. */
+  #learn(result: unknown): void {
+    if (!isJsonObject(result) || !Array.isArray(result.tools)) return;
+    for (const tool of result.tools as unknown[]) {
+      if (isJsonObject(tool) && typeof tool.name === 'string') this.#schemas.set(tool.name, tool.inputSchema);
+    }
+  }
+
+  #schema(name: string): unknown {
+    return this.#host.toolSchemas ? this.#host.toolSchemas(name) : this.#schemas.get(name);
+  }
+
+  #forget(id: RequestId): void {
+    this.#inflight.delete(id);
+    this.#lists.delete(id);
+  }
+}

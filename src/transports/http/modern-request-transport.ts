@@ -1,0 +1,170 @@
+/**
+ * The server side of one stateless-era (2026-07-28) Streamable HTTP exchange: one POSTed request served
+ * on its own short-lived session, answered with one JSON body or an SSE stream that carries the
+ * request's notifications (progress, log messages) and ends with its response. No session id, no event
+ * ids, no resumption: the client closing the stream (or aborting the POST) cancels the request.
+ *
+ * The HTTP status waits for the first message: an error response that comes before anything else is
+ * sent as JSON with the status its code maps to (-32602 → 400, -32601 → 404, …); otherwise the status is
+ * 200, and in SSE mode the stream starts with the first notification, the response, or the first
+ * keep-alive, whichever comes first (so a long silent call still gets keep-alives).
+ * @module
+ */
+import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
+import type { SendOptions, Transport } from '../../protocol/transport.js';
+import { TransportError } from '../transport-error.js';
+import { httpStatusFor, jsonResponse } from './http-status.js';
+import { SSE_HEADERS, SseSink } from './sse-sink.js';
+
+export interface ModernRequestOptions {
+  responseMode: 'sse' | 'json';
+  /** Keep-alive comments on the SSE stream, in ms (0: none). */
+  keepAliveMs: number;
+}
+
+export class ModernRequestTransport implements Transport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  /** The exchange is over (answered, cancelled or closed); its session may go. */
+  onfinish?: () => void;
+  readonly #options: ModernRequestOptions;
+  #id: RequestId | undefined;
+  /** Settles the HTTP response; undefined once it is settled. */
+  #resolve: ((response: Response) => void) | undefined;
+  #sink: SseSink | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #finished = false;
+  #closed = false;
+
+  constructor(options: ModernRequestOptions) {
+    this.#options = options;
+  }
+
+  /** The request has not been answered, cancelled or closed yet. */
+  get pending(): boolean {
+    return !this.#finished;
+  }
+
+  /** An SSE response stream is open. */
+  get streaming(): boolean {
+    return this.#sink !== undefined && !this.#sink.closed;
+  }
+
+  async start(): Promise<void> {}
+
+  /** Dispatches the request; resolves with its HTTP response. `signal` aborts when the client goes away. */
+  serve(message: JsonRpcRequest, signal: AbortSignal): Promise<Response> {
+    this.#id = message.id;
+    const response = new Promise<Response>((resolve) => (this.#resolve = resolve));
+    if (signal.aborted) {
+      this.#finish();
+      this.#settle(this.#gone());
+      return response;
+    }
+    signal.addEventListener('abort', () => this.#cancel(), { once: true });
+    const { responseMode, keepAliveMs } = this.#options;
+    if (responseMode === 'sse' && keepAliveMs > 0) {
+      this.#timer = setTimeout(() => this.#stream()?.write(': keep-alive\n\n'), keepAliveMs);
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+    this.onmessage?.(message);
+    return response;
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP exchange is over');
+    if (Array.isArray(message)) {
+      for (const item of message) await this.send(item, options);
+      return;
+    }
+    if (this.#finished) return;
+    const response = 'result' in message || 'error' in message;
+    // The stateless era has no messages unrelated to the request.
+    if ((response ? message.id : options?.relatedRequestId) !== this.#id) return;
+    if (!response) {
+      // JSON mode has room for the response only.
+      if (this.#options.responseMode === 'sse') this.#stream()?.event({ data: JSON.stringify(message) });
+      return;
+    }
+    this.#finish();
+    if (this.#resolve) {
+      const status = 'error' in message ? httpStatusFor(message.error.code) : 200;
+      if (status !== 200 || this.#options.responseMode === 'json') {
+        this.#settle(jsonResponse(message, status));
+        return;
+      }
+    }
+    const sink = this.#stream();
+    sink?.event({ data: JSON.stringify(message) });
+    sink?.close();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#finish();
+    this.#settle(
+      jsonResponse(
+        {
+          jsonrpc: '2.0',
+          id: this.#id ?? null,
+          error: { code: ErrorCode.InternalError, message: 'The server closed' },
+        },
+        503,
+      ),
+    );
+    this.#sink?.close();
+    this.onclose?.();
+  }
+
+  /** The SSE stream, started (with status 200) if it was not; undefined once a JSON response went out. */
+  #stream(): SseSink | undefined {
+    if (this.#sink) return this.#sink;
+    if (!this.#resolve) return undefined;
+    if (this.#timer) clearTimeout(this.#timer);
+    const sink = new SseSink(this.#options.keepAliveMs);
+    sink.oncancel = () => this.#cancel();
+    this.#sink = sink;
+    this.#settle(new Response(sink.body, { status: 200, headers: SSE_HEADERS }));
+    return sink;
+  }
+
+  #settle(response: Response): void {
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    resolve?.(response);
+  }
+
+  /** The client went away before the response: the request is cancelled and nothing more is sent. */
+  #cancel(): void {
+    if (this.#finished) return;
+    this.#finish();
+    this.#settle(this.#gone());
+    this.#sink?.close();
+    this.onmessage?.({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: this.#id ?? null, reason: 'The client closed the connection' },
+    });
+  }
+
+  #gone(): Response {
+    return jsonResponse(
+      {
+        jsonrpc: '2.0',
+        id: this.#id ?? null,
+        error: { code: ErrorCode.InvalidRequest, message: 'The client went away' },
+      },
+      400,
+    );
+  }
+
+  #finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    queueMicrotask(() => this.onfinish?.());
+  }
+}
