@@ -292,15 +292,58 @@ function tally(checks) {
 
 const results = [];
 
+/**
+ * Alpha scenarios toolwire does not pass yet, and why. They are reported XFAIL and do not fail the run;
+ * one that starts passing is reported XPASS and fails it, so this list never goes stale.
+ */
+const EXPECTED_FAILURES = new Map([
+  ['tasks-', 'the io.modelcontextprotocol/tasks extension (SEP-2663) is not implemented'],
+  [
+    'sep-2640-client-no-prefetch',
+    'the client side of the io.modelcontextprotocol/skills extension is not implemented',
+  ],
+]);
+
+function expectedFailure(scenario) {
+  if (!options.alpha) return undefined;
+  for (const [prefix, why] of EXPECTED_FAILURES) if (scenario.startsWith(prefix)) return why;
+  return undefined;
+}
+
 /** `outcome.skipped`: nothing was checked (every check SKIPPED): neither a pass nor a failure. */
 function report(kind, scenario, outcome) {
-  results.push({ kind, scenario, ok: outcome.ok, skipped: outcome.skipped === true });
+  const why = expectedFailure(scenario);
+  if (why !== undefined && !outcome.skipped) {
+    outcome = outcome.ok
+      ? {
+          ...outcome,
+          ok: false,
+          xpass: true,
+          problems: [`expected to fail (${why}) but passed: update EXPECTED_FAILURES`],
+        }
+      : { ...outcome, xfail: true, problems: [why] };
+  }
+  results.push({
+    kind,
+    scenario,
+    ok: outcome.ok,
+    skipped: outcome.skipped === true,
+    xfail: outcome.xfail === true,
+  });
   const counts =
     outcome.passed === undefined
       ? ''
       : `${outcome.passed} passed, ${outcome.failed} failed${outcome.warnings ? `, ${outcome.warnings} warnings` : ''}`;
   const detail = [counts, ...outcome.problems].filter(Boolean).join(' | ');
-  const verdict = outcome.skipped ? 'SKIP' : outcome.ok ? 'PASS' : 'FAIL';
+  const verdict = outcome.xfail
+    ? 'XFAIL'
+    : outcome.xpass
+      ? 'XPASS'
+      : outcome.skipped
+        ? 'SKIP'
+        : outcome.ok
+          ? 'PASS'
+          : 'FAIL';
   const line = `${verdict}  ${kind.padEnd(options.alpha ? 17 : 6)}  ${scenario.padEnd(38)}  ${detail}`;
   console.log(line.length > 400 ? `${line.slice(0, 397)}...` : line);
 }
@@ -564,10 +607,14 @@ if (runClient) {
 }
 
 const skipped = results.filter((result) => result.skipped).length;
+const expected = results.filter((result) => result.xfail).length;
 const passed = results.filter((result) => result.ok && !result.skipped).length;
-const failed = results.length - passed - skipped;
+const failed = results.length - passed - skipped - expected;
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 if (failed === 0 && !options.keep) fs.rmSync(outDir, { recursive: true, force: true });
 else console.log(`conformance: results and logs in ${outDir} (${seconds} s)`);
-console.log(`conformance: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
+console.log(
+  `conformance: ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}` +
+    (expected > 0 ? `, ${expected} expected failures (not implemented: see EXPECTED_FAILURES)` : ''),
+);
 process.exit(failed === 0 ? 0 : 1);

@@ -338,6 +338,72 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
   });
 });
 
+describe('named questions, answers without state, and prompts', () => {
+  it('uses the key the handler names, and completes when the answer comes without a requestState', async () => {
+    await using wire = new RawWire(FIXTURE);
+    const first = await rpc(wire, 1, 'tools/call', call('named_question', ELICIT));
+    expect(Object.keys(first.result?.inputRequests ?? {})).toEqual(['user_name']);
+    const answered = await rpc(
+      wire,
+      2,
+      'tools/call',
+      call('named_question', ELICIT, {
+        inputResponses: {
+          user_name: { action: 'accept', content: { topic: 'Ada' } },
+          extra: { ignored: true },
+        },
+      }),
+    );
+    expect(answered.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text', text: 'hello Ada' }],
+    });
+  });
+
+  it('refuses an answer without state that is not a valid result for its question', async () => {
+    await using wire = new RawWire(FIXTURE);
+    const answered = await rpc(
+      wire,
+      1,
+      'tools/call',
+      call('named_question', ELICIT, { inputResponses: { user_name: { nope: 1 } } }),
+    );
+    expect(answered.error).toMatchObject({ code: -32602 });
+  });
+
+  it('asks for input from prompts/get too, then completes it', async () => {
+    await using wire = new RawWire(FIXTURE);
+    const params = (more: Record<string, unknown> = {}) => ({
+      name: 'ask_context',
+      ...more,
+      _meta: META(ELICIT),
+    });
+    const first = await rpc(wire, 1, 'prompts/get', params());
+    expect(first.result).toMatchObject({
+      resultType: 'input_required',
+      inputRequests: { context: { method: 'elicitation/create' } },
+    });
+    const done = await rpc(
+      wire,
+      2,
+      'prompts/get',
+      params({
+        inputResponses: { context: { action: 'accept', content: { topic: 'tests' } } },
+        requestState: first.result?.requestState,
+      }),
+    );
+    expect(done.result).toMatchObject({
+      resultType: 'complete',
+      messages: [{ role: 'user', content: { type: 'text', text: 'Use this context: tests' } }],
+    });
+  });
+
+  it('answers initialize sent with the stateless _meta as a removed method (-32601)', async () => {
+    await using wire = new RawWire(FIXTURE);
+    expect(await rpc(wire, 1, 'initialize', { _meta: META() })).toMatchObject({ error: { code: -32601 } });
+  });
+});
+
 describe('requestState lifetime and secret', () => {
   afterEach(() => {
     vi.useRealTimers();

@@ -121,7 +121,10 @@ export function registerStatelessEraFixtures(server) {
     'test_input_required_result_elicitation',
     { description: 'Asks the user for their name, then greets them' },
     async (_args, ctx) => {
-      const result = await ctx.elicit({ message: 'What is your name?', requestedSchema: NAME_FORM });
+      const result = await ctx.elicit(
+        { message: 'What is your name?', requestedSchema: NAME_FORM },
+        { key: 'user_name' },
+      );
       return text(`Hello, ${result.content?.name ?? 'nobody'}!`);
     },
   );
@@ -129,14 +132,17 @@ export function registerStatelessEraFixtures(server) {
   server.tool(
     'test_input_required_result_sampling',
     { description: "Asks the client's model for the capital of France" },
-    async (_args, ctx) => text(answerText(await ctx.sample(question('What is the capital of France?')))),
+    async (_args, ctx) =>
+      text(
+        answerText(await ctx.sample(question('What is the capital of France?'), { key: 'capital_question' })),
+      ),
   );
 
   server.tool(
     'test_input_required_result_list_roots',
     { description: "Lists the client's roots" },
     async (_args, ctx) => {
-      const { roots } = await ctx.listRoots();
+      const { roots } = await ctx.listRoots({ key: 'client_roots' });
       return text(`Roots: ${roots.map((root) => root.uri).join(', ')}`);
     },
   );
@@ -145,7 +151,10 @@ export function registerStatelessEraFixtures(server) {
     'test_input_required_result_request_state',
     { description: 'Asks for a confirmation; the answer comes back with the request state' },
     async (_args, ctx) => {
-      const result = await ctx.elicit({ message: 'Please confirm', requestedSchema: CONFIRM_FORM });
+      const result = await ctx.elicit(
+        { message: 'Please confirm', requestedSchema: CONFIRM_FORM },
+        { key: 'confirm' },
+      );
       return text(`state-ok (confirmed: ${result.content?.ok === true})`);
     },
   );
@@ -155,9 +164,9 @@ export function registerStatelessEraFixtures(server) {
     { description: 'Asks for a name, a sample and the roots at once' },
     async (_args, ctx) => {
       const [name, greeting, { roots }] = await Promise.all([
-        ctx.elicit({ message: 'What is your name?', requestedSchema: NAME_FORM }),
-        ctx.sample({ ...question('Generate a greeting'), maxTokens: 50 }),
-        ctx.listRoots(),
+        ctx.elicit({ message: 'What is your name?', requestedSchema: NAME_FORM }, { key: 'user_name' }),
+        ctx.sample({ ...question('Generate a greeting'), maxTokens: 50 }, { key: 'greeting' }),
+        ctx.listRoots({ key: 'client_roots' }),
       ]);
       return text(`${answerText(greeting)} ${name.content?.name ?? 'nobody'} (${roots.length} roots)`);
     },
@@ -167,11 +176,17 @@ export function registerStatelessEraFixtures(server) {
     'test_input_required_result_multi_round',
     { description: 'Asks for a name, then for a favourite colour' },
     async (_args, ctx) => {
-      const name = await ctx.elicit({ message: 'Step 1: What is your name?', requestedSchema: NAME_FORM });
-      const color = await ctx.elicit({
-        message: 'Step 2: What is your favorite color?',
-        requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
-      });
+      const name = await ctx.elicit(
+        { message: 'Step 1: What is your name?', requestedSchema: NAME_FORM },
+        { key: 'step1' },
+      );
+      const color = await ctx.elicit(
+        {
+          message: 'Step 2: What is your favorite color?',
+          requestedSchema: { type: 'object', properties: { color: { type: 'string' } }, required: ['color'] },
+        },
+        { key: 'step2' },
+      );
       return text(`${name.content?.name ?? 'nobody'} likes ${color.content?.color ?? 'nothing'}`);
     },
   );

@@ -79,7 +79,12 @@ async function probe(peer: Peer, options: EraOptions): Promise<ServerView | unde
       return readDiscoverResult(await discover(peer, version, options));
     } catch (error) {
       if (peer.closed) throw error;
-      version = pickModernVersion(unsupportedVersionList(error), MODERN_REVISIONS, version);
+      // After a first -32022, any version we share may be tried (even the same: SEP-2575 retry).
+      version = pickModernVersion(
+        unsupportedVersionList(error),
+        MODERN_REVISIONS,
+        attempt === 0 ? undefined : version,
+      );
     }
   }
   return undefined;
@@ -88,7 +93,11 @@ async function probe(peer: Peer, options: EraOptions): Promise<ServerView | unde
 async function pinnedModern(peer: Peer, version: string, options: EraOptions): Promise<ServerView> {
   let result: JsonObject;
   try {
-    result = await discover(peer, version, options);
+    result = await discover(peer, version, options).catch((error: unknown) => {
+      // A -32022 that lists the very version we asked for: ask once more with it (SEP-2575 retry).
+      if (unsupportedVersionList(error)?.includes(version)) return discover(peer, version, options);
+      throw error;
+    });
   } catch (error) {
     if (!unsupportedVersionList(error)) throw error;
     throw new ClientError(

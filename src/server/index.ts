@@ -15,7 +15,7 @@ export { ServerSession } from './server-session.js';
 export { ServerError } from './server-error.js';
 export type { RegistryHandle } from './registry.js';
 export type { ToolDefinition, ToolHandler, ToolReturn } from './tool-definition.js';
-export type { ToolContext, ClientView } from './tool-context.js';
+export type { ToolContext, ClientView, InputOptions } from './tool-context.js';
 export type {
   ResourceContext,
   ResourceDefinition,

@@ -176,7 +176,15 @@ export class ServerSession {
         'Method not found: ping does not exist in the stateless era',
       );
     });
-    peer.setRequestHandler('initialize', (params) => this.#initialize(params));
+    peer.setRequestHandler('initialize', (params) => {
+      if (isModernRequest(params)) {
+        throw new ProtocolError(
+          ErrorCode.MethodNotFound,
+          'Method not found: initialize does not exist in the stateless era',
+        );
+      }
+      return this.#initialize(params);
+    });
     peer.setNotificationHandler('notifications/initialized', () => {
       if (this.#phase === 'initialized') this.#phase = 'ready';
     });

@@ -24,6 +24,15 @@ import type { InputMethod } from './input-required/input-requests.js';
 import { ServerError } from './server-error.js';
 import { traceContext } from './trace-context.js';
 
+/** Options of `elicit`, `sample` and `listRoots`. */
+export interface InputOptions extends RequestOptions {
+  /**
+   * Stateless era: the key of this question in `inputRequests` (default: its kind and position, e.g.
+   * `elicit-1`). Name it when clients or tests expect a stable key; keys must be unique within a call.
+   */
+  key?: string;
+}
+
 /** What the server knows of the client on this connection. */
 export interface ClientView {
   readonly protocolVersion: string;
@@ -56,11 +65,11 @@ export interface ToolContext {
    * question runs once per round; keep it free of side effects, or make them idempotent. A client that
    * did not declare the capability gets -32021 (stateless era) or an `isError` result (handshake era).
    */
-  elicit(params: ElicitParams, options?: RequestOptions): Promise<ElicitResult>;
+  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
   /** Asks the client's model for a completion (needs the client's `sampling` capability); both eras as `elicit`. */
-  sample(params: CreateMessageParams, options?: RequestOptions): Promise<CreateMessageResult>;
+  sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
   /** Lists the client's roots (needs the client's `roots` capability); both eras as `elicit`. */
-  listRoots(options?: RequestOptions): Promise<ListRootsResult>;
+  listRoots(options?: InputOptions): Promise<ListRootsResult>;
   /**
    * Ends this call's HTTP response stream now without ending the call (2025-11-25 SSE polling): the
    * client reconnects with `Last-Event-ID` and receives the rest. A no-op on stdio, in JSON mode and
@@ -76,7 +85,7 @@ export interface ContextHost {
    * The client's answer to a request for input: a request to the client (handshake era), or the answer
    * the retried request carries (stateless era, which rejects to end the attempt with input_required).
    */
-  input(method: InputMethod, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject>;
+  input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject>;
   notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void>;
   sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void>;
   log(
@@ -99,7 +108,7 @@ export function createToolContext(
   let lastProgress = -Infinity;
   const trace = traceContext(meta);
 
-  const ask = async <T>(method: InputMethod, params: unknown, options?: RequestOptions): Promise<T> => {
+  const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
     const result = await host.input(method, params as JsonObject | undefined, {
       signal,
       ...options,

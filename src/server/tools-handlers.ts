@@ -4,11 +4,9 @@
  * call that needs client input is a multi round-trip request: see `input-required/input-round.ts`.
  * @module
  */
-import type { RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
-import type { CallToolResult } from '../protocol/types/tools.js';
 import { callTool, parseCallParams } from './call-tool.js';
 import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
@@ -16,7 +14,7 @@ import { requestStateCodec } from './input-required/request-state.js';
 import type { RequestScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
 import type { ServerSession } from './server-session.js';
-import { createToolContext, type ContextHost } from './tool-context.js';
+import { createToolContext, type ContextHost, type InputOptions, type ToolContext } from './tool-context.js';
 
 const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
   'elicitation/create': 'elicitation',
@@ -34,9 +32,9 @@ export function scopedHost(session: ServerSession, scope: RequestScope, round?: 
     session.peer.notify(method, params, { relatedRequestId });
   return {
     client: scope.client,
-    async input(method: InputMethod, params: JsonObject | undefined, options: RequestOptions) {
+    async input(method: InputMethod, params: JsonObject | undefined, options: InputOptions) {
       if (scope.era === 'modern') {
-        if (round) return round.ask(method, params);
+        if (round) return round.ask(method, params, options.key);
         throw new ServerError(
           LocalErrorCode.CapabilityNotSupported,
           `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available here`,
@@ -52,7 +50,8 @@ export function scopedHost(session: ServerSession, scope: RequestScope, round?: 
           `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
         );
       }
-      return session.peer.request(method, params, options);
+      const { key: _key, ...requestOptions } = options;
+      return session.peer.request(method, params, requestOptions);
     },
     notify,
     sendProgress: (params: ProgressParams, relatedRequestId: RequestId) =>
@@ -72,6 +71,33 @@ export function scopedHost(session: ServerSession, scope: RequestScope, round?: 
     },
     closeStream: (relatedRequestId: RequestId) => session.peer.transport?.closeStream?.(relatedRequestId),
   };
+}
+
+/**
+ * Runs `work` with a handler context bound to the request's scope. In the stateless era the work runs
+ * inside a multi round-trip attempt: when it asks for input the client has not given, the result is an
+ * `InputRequiredResult` (tools/call, prompts/get and resources/read may do this).
+ */
+export async function withInput<T>(
+  session: ServerSession,
+  scope: RequestScope,
+  params: JsonObject,
+  method: 'tools/call' | 'prompts/get' | 'resources/read',
+  requestId: RequestId,
+  signal: AbortSignal,
+  meta: JsonObject | undefined,
+  work: (context: ToolContext) => Promise<T>,
+): Promise<T | InputRequiredResult> {
+  if (scope.era === 'legacy')
+    return work(createToolContext(scopedHost(session, scope), requestId, signal, meta));
+  const round = await InputRound.open({
+    method,
+    params,
+    capabilities: scope.client.capabilities,
+    codec: requestStateCodec(session.core.options),
+  });
+  const context = createToolContext(scopedHost(session, scope, round), requestId, signal, meta);
+  return round.run(() => work(context));
 }
 
 export function bindTools(session: ServerSession): void {
@@ -98,20 +124,16 @@ export function bindTools(session: ServerSession): void {
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
     const hooks = { onToolBug: core.options.onToolBug };
-    let result: CallToolResult | InputRequiredResult;
-    if (scope.era === 'legacy') {
-      const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
-      result = await callTool(tool, args, context, hooks);
-    } else {
-      const round = await InputRound.open({
-        method: 'tools/call',
-        params,
-        capabilities: scope.client.capabilities,
-        codec: requestStateCodec(core.options),
-      });
-      const context = createToolContext(scopedHost(session, scope, round), ctx.id, signal, ctx.meta);
-      result = await round.run(() => callTool(tool, args, context, hooks));
-    }
+    const result = await withInput(
+      session,
+      scope,
+      params,
+      'tools/call',
+      ctx.id,
+      signal,
+      ctx.meta,
+      (context) => callTool(tool, args, context, hooks),
+    );
     if ('resultType' in result) return result as unknown as JsonObject;
     return scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;
   });

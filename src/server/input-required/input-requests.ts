@@ -95,3 +95,8 @@ export function isInputResponse(method: InputMethod, value: unknown): value is J
       );
   }
 }
+
+/** Whether a handler's outcome is an `InputRequiredResult` (the request must be retried with input). */
+export function isInputRequired(value: unknown): value is InputRequiredResult {
+  return isJsonObject(value) && value.resultType === 'input_required';
+}

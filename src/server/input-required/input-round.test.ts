@@ -87,12 +87,17 @@ describe('InputRound', () => {
     });
   });
 
-  it('ignores inputResponses that come without a requestState', async () => {
-    const round = await open({ name: 'tool', inputResponses: { 'elicit-1': ACCEPT('sneaky') } });
+  it('takes inputResponses that come without a requestState as answers to the first round', async () => {
+    const round = await open({ name: 'tool', inputResponses: { 'elicit-1': ACCEPT('early') } });
     const result = await round.run(
       async () => (await round.ask('elicitation/create', { message: 'x' })).action as string,
     );
-    expect(result).toMatchObject({ resultType: 'input_required' });
+    expect(result).toBe('accept');
+    const unanswered = await open({ name: 'tool', inputResponses: { 'other-key': ACCEPT('early') } });
+    const next = await unanswered.run(
+      async () => (await unanswered.ask('elicitation/create', { message: 'x' })).action as string,
+    );
+    expect(next).toMatchObject({ resultType: 'input_required' });
   });
 
   it('refuses a question whose capability the request lacks with -32021', async () => {

@@ -50,6 +50,16 @@ function missingCapability(required: ClientCapabilities): ProtocolError {
   );
 }
 
+/** Marks an answer that came without a `requestState`: it answers whatever its key asks. */
+const ANY_QUESTION = '*';
+
+function invalidAnswer(key: string, what: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid params: inputResponses["${key}"] is not a valid ${what}`,
+  );
+}
+
 /** The retry fields, which are not part of what a `requestState` is bound to. */
 const RETRY_FIELDS = new Set(['inputResponses', 'requestState', '_meta']);
 
@@ -86,6 +96,7 @@ export class InputRound {
   readonly #pending = new Map<string, Pending>();
   readonly #checks: Array<Promise<unknown>> = [];
   #asked = 0;
+  readonly #named = new Set<string>();
 
   private constructor(
     options: OpenRound,
@@ -102,7 +113,8 @@ export class InputRound {
   /**
    * Reads this attempt's `requestState` and `inputResponses`: -32602 for a state that fails verification
    * (tampered, expired, made for another request) and for malformed answers. `inputResponses` without a
-   * `requestState` are ignored (every question is asked again).
+   * `requestState` answer the questions of their keys, whatever they are (a first round needs no state:
+   * the client could give those answers anyway); each is checked when its question is asked.
    */
   static async open(options: OpenRound): Promise<InputRound> {
     const { params } = options;
@@ -111,14 +123,24 @@ export class InputRound {
       throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
     }
     const answers: Record<string, [string, JsonObject]> = {};
-    if (params.requestState === undefined) return new InputRound(options, undefined, answers);
+    if (params.requestState === undefined) {
+      for (const [key, response] of Object.entries(responses ?? {})) {
+        if (isJsonObject(response)) answers[key] = [ANY_QUESTION, response];
+      }
+      return new InputRound(options, undefined, answers);
+    }
     const binding = bindingOf(options);
     const state = await options.codec.open(params.requestState, await binding);
     Object.assign(answers, state.answers);
     for (const [key, question] of Object.entries(state.asked)) {
       const response = responses?.[key];
+      if (response === undefined) continue;
       const method = methodOfKey(key);
-      if (response === undefined || method === undefined) continue;
+      if (method === undefined) {
+        if (!isJsonObject(response)) throw invalidAnswer(key, 'an input response');
+        answers[key] = [question, response]; // a named key: checked when its question is asked
+        continue;
+      }
       if (!isInputResponse(method, response)) {
         throw new ProtocolError(
           ErrorCode.InvalidParams,
@@ -134,8 +156,15 @@ export class InputRound {
    * The client's answer to this question, or a rejection: -32021 when the client did not declare the
    * capability the question needs, an {@link InputRequiredSignal} when it has not answered yet.
    */
-  ask(method: InputMethod, params: JsonObject | undefined): Promise<JsonObject> {
-    const key = inputKey(method, ++this.#asked);
+  ask(method: InputMethod, params: JsonObject | undefined, name?: string): Promise<JsonObject> {
+    const position = ++this.#asked;
+    if (name !== undefined && (name === '' || this.#named.has(name))) {
+      return Promise.reject(
+        new TypeError(`Input key "${name}" must be a non-empty string used once per call`),
+      );
+    }
+    if (name !== undefined) this.#named.add(name);
+    const key = name ?? inputKey(method, position);
     const missing = missingCapabilities(method, params, this.#capabilities);
     const answer = missing ? Promise.reject(missingCapability(missing)) : this.#answer(key, method, params);
     // A handler that never awaits its ask must not cause an unhandled rejection.
@@ -148,7 +177,10 @@ export class InputRound {
       params === undefined ? { method } : { method, params: shape(method, params) };
     const question = await digest(request);
     const known = this.#answers[key];
-    if (known && known[0] === question) return known[1];
+    if (known && (known[0] === question || known[0] === ANY_QUESTION)) {
+      if (!isInputResponse(method, known[1])) throw invalidAnswer(key, `${method} result`);
+      return known[1];
+    }
     this.#pending.set(key, { question, request });
     throw new InputRequiredSignal(key, method);
   }

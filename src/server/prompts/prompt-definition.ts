@@ -18,7 +18,7 @@ import type { Icon } from '../../protocol/types/lifecycle.js';
 import type { GetPromptResult, Prompt, PromptArgument, PromptMessage } from '../../protocol/types/prompts.js';
 import { completersOf, type Completer } from '../completions/completer.js';
 import { ServerError } from '../server-error.js';
-import type { ClientView } from '../tool-context.js';
+import type { ClientView, ToolContext } from '../tool-context.js';
 
 export interface PromptContext {
   /** Aborted when the client cancels the request, the connection closes, or the server shuts down. */
@@ -26,6 +26,12 @@ export interface PromptContext {
   /** The request's `_meta`. */
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
+  /** Asks the user for input, in both eras, as the tool context's `elicit` does. */
+  elicit: ToolContext['elicit'];
+  /** Asks the client's model, as the tool context's `sample` does. */
+  sample: ToolContext['sample'];
+  /** Lists the client's roots, as the tool context's `listRoots` does. */
+  listRoots: ToolContext['listRoots'];
 }
 
 /** An argument as declared: the wire fields plus an optional completion function. */

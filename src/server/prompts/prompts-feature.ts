@@ -12,6 +12,8 @@ import { Registry } from '../registry.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import type { ServerFeature } from '../server-core.js';
 import type { ServerSession } from '../server-session.js';
+import { isInputRequired } from '../input-required/input-requests.js';
+import { withInput } from '../tools-handlers.js';
 import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
 
 function invalidParams(message: string): ProtocolError {
@@ -71,7 +73,19 @@ export class PromptsFeature implements ServerFeature {
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
       const args = promptArguments(prompt, params.arguments);
       const signal = AbortSignal.any([ctx.signal, this.#host.shutdownSignal]);
-      const value = await prompt.get(args, { signal, meta: ctx.meta, client: scope.client });
+      const value = await withInput(session, scope, params, 'prompts/get', ctx.id, signal, ctx.meta, (tool) =>
+        Promise.resolve(
+          prompt.get(args, {
+            signal,
+            meta: ctx.meta,
+            client: scope.client,
+            elicit: (request, options) => tool.elicit(request, options),
+            sample: (request, options) => tool.sample(request, options),
+            listRoots: (options) => tool.listRoots(options),
+          }),
+        ),
+      );
+      if (isInputRequired(value)) return value as unknown as JsonObject;
       const result = toPromptResult(value, prompt.name);
       return scope.profile.shapePromptResult(result) as unknown as JsonObject;
     });

@@ -4,7 +4,8 @@
  * - a request whose `_meta` names a protocol version: its metadata headers must match its body (else
  *   400, -32020 HeaderMismatch), then it is served on its own;
  * - on a server that speaks only this era, `initialize` too (its session answers with the error that
- *   names the versions it speaks, 400);
+ *   names the versions it speaks, 400); an `initialize` that carries this era's `_meta` is a removed
+ *   method (404, -32601);
  * - a notification that names this era (header or `_meta`): 202, nothing more (this era defines none
  *   over HTTP: cancellation is closing the stream);
  * - a request that names this era in `MCP-Protocol-Version` but not in `_meta`: 400, -32602.
@@ -44,7 +45,9 @@ export function statelessEraPost(
   }
   if (item.kind !== 'request') return undefined;
   const message = item.message;
-  if (message.method === 'initialize') return host.modernOnly ? host.serve(message) : undefined;
+  if (message.method === 'initialize' && !isModernRequest(message.params)) {
+    return host.modernOnly ? host.serve(message) : undefined;
+  }
   if (isModernRequest(message.params)) {
     const problem = headerProblem(request.headers, message, host.server);
     return problem === undefined
