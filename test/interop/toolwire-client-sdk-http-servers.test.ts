@@ -75,3 +75,22 @@ describe.each(SERVERS)('toolwire client -> $title', ({ start }) => {
     await client.close();
   });
 });
+
+describe('toolwire client (auto) -> SDK 2.x createMcpHandler', () => {
+  it('picks the stateless era and lists and calls tools in it', async () => {
+    const url = await sdkV2Handler();
+    const client = new Client({ name: 'toolwire-http', version: '1' });
+    await client.connect(new StreamableHttpClientTransport({ url }));
+    expect(client.era).toBe('modern');
+    expect(client.protocolVersion).toBe('2026-07-28');
+    expect((await client.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add']));
+    expect((await client.callTool('echo', { text: 'modern' })).content).toEqual([
+      { type: 'text', text: 'modern' },
+    ]);
+    expect(await client.callTool('add', { a: 1, b: 1 })).toMatchObject({ structuredContent: { sum: 2 } });
+    const progress: ProgressParams[] = [];
+    await client.callTool('slow', { steps: 2, ms: 5 }, { onProgress: (p) => progress.push(p) });
+    expect(progress.map((p) => p.progress)).toEqual([1, 2]);
+    await client.close();
+  });
+});
