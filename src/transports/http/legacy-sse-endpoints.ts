@@ -11,7 +11,7 @@ import type { Server, ServerSession } from '../../server/index.js';
 import { TransportError } from '../transport-error.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { jsonRpcErrorResponse } from './http-status.js';
-import { BodyTooLargeError, readBody } from './read-body.js';
+import { readJsonBody } from './read-body.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 class LegacySseTransport implements Transport {
@@ -97,21 +97,9 @@ export class LegacySseEndpoints {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
     if (!live) return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
-    if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
-      return jsonRpcErrorResponse(
-        415,
-        ErrorCode.InvalidRequest,
-        'Unsupported Media Type: Content-Type must be application/json',
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await readBody(request, this.#options.maxBodyBytes));
-    } catch (error) {
-      if (error instanceof BodyTooLargeError)
-        return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
-      return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
-    }
+    const read = await readJsonBody(request, this.#options.maxBodyBytes);
+    if (read instanceof Response) return read;
+    const body = read.body;
     live.transport.onmessage?.(body);
     return new Response('Accepted', { status: 202 });
   }

@@ -22,7 +22,7 @@ import { jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
-import { BodyTooLargeError, readBody } from './read-body.js';
+import { readJsonBody } from './read-body.js';
 import { statelessEraPost } from './stateless-era-post.js';
 
 interface LiveSession {
@@ -148,21 +148,9 @@ export class StreamableHttpHandler {
         'Not Acceptable: Accept must list application/json and text/event-stream',
       );
     }
-    if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
-      return jsonRpcErrorResponse(
-        415,
-        ErrorCode.InvalidRequest,
-        'Unsupported Media Type: Content-Type must be application/json',
-      );
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(await readBody(request, this.#options.maxBodyBytes));
-    } catch (error) {
-      if (error instanceof BodyTooLargeError)
-        return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
-      return bad('Parse error: the body is not valid JSON', ErrorCode.ParseError);
-    }
+    const read = await readJsonBody(request, this.#options.maxBodyBytes);
+    if (read instanceof Response) return read;
+    const body = read.body;
     const batch = Array.isArray(body);
     const version = request.headers.get('mcp-protocol-version');
     if (!batch) {
