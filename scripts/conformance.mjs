@@ -297,7 +297,6 @@ const results = [];
  * one that starts passing is reported XPASS and fails it, so this list never goes stale.
  */
 const EXPECTED_FAILURES = new Map([
-  ['tasks-', 'the io.modelcontextprotocol/tasks extension (SEP-2663) is not implemented'],
   [
     'sep-2640-client-no-prefetch',
     'the client side of the io.modelcontextprotocol/skills extension is not implemented',

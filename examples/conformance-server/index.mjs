@@ -1,6 +1,6 @@
 // The toolwire conformance fixture: the tools, resources and prompts that the MCP conformance suite
 // (@modelcontextprotocol/conformance, server mode) expects, served over Streamable HTTP; those of its
-// 2026-07-28 scenarios (0.2.0-alpha) are in stateless-era.mjs.
+// 2026-07-28 scenarios (0.2.0-alpha) are in stateless-era.mjs, those of the tasks extension in tasks.mjs.
 // Built only with toolwire's public API (the built package in dist/, through its own name).
 //
 //   node examples/conformance-server/index.mjs [--port 0] [--host 127.0.0.1]
@@ -318,6 +318,10 @@ if (typeof server.prompt === 'function') {
 
 const { registerStatelessEraFixtures } = await import('./stateless-era.mjs');
 registerStatelessEraFixtures(server);
+
+// The tasks extension (tasks-* scenarios): tools that run as tasks for clients that declare it.
+const { registerTasksFixtures } = await import('./tasks.mjs');
+registerTasksFixtures(server);
 
 // ---- HTTP ---------------------------------------------------------------------------------------
 

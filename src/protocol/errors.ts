@@ -25,6 +25,11 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** 2025-11-25: URL-mode elicitation is required before the request can proceed. */
   UrlElicitationRequired: -32042,
+  /**
+   * toolwire's own, outside the JSON-RPC reserved range as 2026-07-28 asks of application codes: a
+   * `tools/call` over a rate limit or concurrency cap; `data: { retryAfterMs, limit }` (HTTP 429).
+   */
+  RateLimited: -31429,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

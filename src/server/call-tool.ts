@@ -1,7 +1,9 @@
 /**
- * The `tools/call` pipeline: check params, find the tool, validate arguments, run the handler,
- * normalize and check its result. Tool failures become `isError` results; only malformed requests and
- * unknown tools are protocol errors (SEP-1303).
+ * The `tools/call` pipeline: check params, find the tool, validate arguments, run the handler through
+ * the server's middleware chain (audit, limits, timeout, sanitization, `server.use()`), normalize and
+ * check its result. Tool failures become `isError` results; only malformed requests, unknown tools and
+ * refusals by middleware (e.g. a rate limit) are protocol errors (SEP-1303). Calls whose arguments fail
+ * the schema end before the chain: the handler would never run.
  * @module
  */
 import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/errors.js';
@@ -10,11 +12,12 @@ import type { ContentBlock } from '../protocol/types/content.js';
 import type { CallToolResult } from '../protocol/types/tools.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../schema/index.js';
 import { InputRequiredSignal } from './input-required/input-round.js';
+import { startToolCall, type CallOrigin } from './middleware/tool-call.js';
 import { toolError } from './results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
 import type { ToolContext } from './tool-context.js';
 
-export interface CallToolHooks {
+export interface CallToolHooks extends CallOrigin {
   /** Reports a server-side bug (e.g. output that breaks the tool's outputSchema). */
   onToolBug?: (message: string, tool: string) => void;
 }
@@ -76,10 +79,34 @@ export async function callTool(
   if (!checked.ok) {
     return toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
   }
+  if (!tool.chain) return runHandler(tool, checked.value, ctx, hooks);
 
+  const { call, context, finished } = startToolCall(tool, checked.value as JsonObject, ctx, hooks);
+  let ran = false;
+  try {
+    return await tool.chain.run(call, async () => {
+      ran = true;
+      try {
+        return await runHandler(tool, checked.value, context, hooks);
+      } finally {
+        finished();
+      }
+    });
+  } finally {
+    if (!ran) finished();
+  }
+}
+
+/** Runs the handler on validated arguments; normalizes and checks what it returns. */
+async function runHandler(
+  tool: RegisteredTool,
+  args: unknown,
+  ctx: ToolContext,
+  hooks: CallToolHooks,
+): Promise<CallToolResult> {
   let returned: ToolReturn;
   try {
-    returned = await tool.handler(checked.value as never, ctx);
+    returned = await tool.handler(args as never, ctx);
   } catch (error) {
     // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
     if (error instanceof ProtocolError || error instanceof InputRequiredSignal) throw error;

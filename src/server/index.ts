@@ -14,7 +14,25 @@ export type { ServerOptions, ServerFeature } from './server-core.js';
 export { ServerSession } from './server-session.js';
 export { ServerError } from './server-error.js';
 export type { RegistryHandle } from './registry.js';
-export type { ToolDefinition, ToolHandler, ToolReturn } from './tool-definition.js';
+export type {
+  ToolDefinition,
+  ToolHandler,
+  ToolReturn,
+  ToolTaskOptions,
+  ToolTaskSupport,
+} from './tool-definition.js';
+export type { Tasks, TasksOptions } from './tasks/tasks.js';
+export { TASKS_EXTENSION } from './tasks/task-wire.js';
+export {
+  MemoryTaskStore,
+  isTerminalStatus,
+  type MemoryTaskStoreOptions,
+  type TaskChange,
+  type TaskInputRequest,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from '../stores/task-store.js';
 export type { ToolContext, ClientView, InputOptions } from './tool-context.js';
 export type {
   ResourceContext,
@@ -47,3 +65,48 @@ export {
   structured,
   toolError,
 } from './results.js';
+// The tool-call middleware chain and its security built-ins.
+export type { ToolLimits } from './tool-definition.js';
+export type { ToolMiddleware, ToolCall, CalledTool, CallDecision } from './middleware/middleware.js';
+export type { ToolChainOptions } from './middleware/tool-chain.js';
+export {
+  rateLimit,
+  rateLimitedError,
+  DEFAULT_GLOBAL_RATE_LIMIT,
+  type RateLimitOptions,
+  type RateLimitedData,
+  type LimitKind,
+} from './middleware/rate-limit.js';
+export { concurrencyLimit, type ConcurrencyOptions } from './middleware/concurrency-limit.js';
+export { timeout, DEFAULT_TOOL_TIMEOUT_MS, type TimeoutOptions } from './middleware/timeout.js';
+export {
+  sanitize,
+  DEFAULT_MAX_TEXT_BYTES,
+  DEFAULT_MAX_BINARY_BYTES,
+  type SanitizeOptions,
+} from './middleware/sanitize.js';
+export {
+  SECRET_PATTERNS,
+  DEFAULT_SECRET_PATTERNS,
+  REDACTED,
+  redactText,
+  redactJson,
+} from './middleware/redact.js';
+export {
+  audit,
+  jsonLinesSink,
+  pinoSink,
+  sha256Digest,
+  type AuditOptions,
+  type AuditRecord,
+  type AuditSink,
+  type CallOutcome,
+} from './middleware/audit.js';
+export {
+  MemoryRateLimitStore,
+  type RateLimitStore,
+  type TokenBucket,
+  type BucketTake,
+  type TakeResult,
+  type MemoryRateLimitStoreOptions,
+} from '../stores/rate-limit-store.js';

@@ -5,12 +5,18 @@
 import type { Revision } from '../protocol/revisions/index.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
+import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
 import type { ServerSession } from './server-session.js';
+import type { Tasks, TasksOptions } from './tasks/tasks.js';
 import type { RegisteredTool, ToolSpec } from './tool-definition.js';
 import type { ToolPages } from './tool-pages.js';
 
-export interface ServerOptions {
+/**
+ * Server options. The security built-ins of `tools/call` (`rateLimit`, `concurrency`, `toolTimeout`,
+ * `sanitize`, `audit`) come from {@link ToolChainOptions}.
+ */
+export interface ServerOptions extends ToolChainOptions {
   /** Shown to the client in the initialize result. */
   instructions?: string;
   /** Tools per `tools/list` page (default 100). */
@@ -39,6 +45,12 @@ export interface ServerOptions {
   requestStateSecret?: string | Uint8Array;
   /** Stateless era: how long a `requestState` stays valid, in ms (default 600,000: ten minutes). */
   requestStateTtlMs?: number;
+  /**
+   * 2026-07-28, the tasks extension (`io.modelcontextprotocol/tasks`): advertise it and serve
+   * `tasks/get`, `tasks/update` and `tasks/cancel`, with these settings. A tool declared with `task`
+   * turns it on too (with the defaults). Which calls become tasks: see `ToolDefinition.task`.
+   */
+  tasks?: TasksOptions;
   /** Errors that reach no caller (transport errors, stray responses). */
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */
@@ -66,4 +78,6 @@ export interface ServerCore {
   readonly toolPages: ToolPages;
   readonly shutdownSignal: AbortSignal;
   readonly features: readonly ServerFeature[];
+  /** The tasks extension, once configured or a tool declared for tasks is registered. */
+  readonly tasks: Tasks | undefined;
 }

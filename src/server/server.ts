@@ -9,6 +9,7 @@
  * ```
  * @module
  */
+import { isJsonObject } from '../protocol/jsonrpc.js';
 import { ALL_REVISIONS, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
@@ -18,6 +19,8 @@ import { CompletionsFeature } from './completions/completions-feature.js';
 import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
 import { PromptsFeature } from './prompts/prompts-feature.js';
 import { ListChanged, type FeatureHost } from './list-changed.js';
+import type { ToolMiddleware } from './middleware/middleware.js';
+import { ToolChain } from './middleware/tool-chain.js';
 import type {
   ResourceDefinition,
   ResourceReader,
@@ -31,6 +34,7 @@ import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
 import { ServerSession } from './server-session.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
+import { Tasks } from './tasks/tasks.js';
 import {
   buildTool,
   type RegisteredTool,
@@ -52,16 +56,20 @@ export class Server implements ServerCore {
   readonly options: ServerOptions;
   readonly versions: readonly Revision[];
   readonly cache: CacheHint;
-  readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', buildTool);
+  readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
+    buildTool(name, spec, this.#chain),
+  );
   readonly toolPages: ToolPages;
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();
+  readonly #chain: ToolChain;
   readonly #listChanged: ListChanged;
   readonly #subscriptions = new Subscriptions();
   readonly features: ServerFeature[] = [this.#subscriptions];
   #resources: ResourcesFeature | undefined;
   #prompts: PromptsFeature | undefined;
   #completions: CompletionsFeature | undefined;
+  #tasks: Tasks | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -69,6 +77,7 @@ export class Server implements ServerCore {
       ...options,
       onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
     };
+    this.#chain = new ToolChain(options);
     this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
     this.cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'public' };
     this.toolPages = new ToolPages(options.pageSize ?? 100);
@@ -78,12 +87,28 @@ export class Server implements ServerCore {
       this.#featureHost(),
     );
     this.tools.onChange(() => this.#listChanged.changed());
+    if (options.tasks) this.#addFeature(this.#tasksFeature());
+    // A tool declared for tasks turns the extension on.
+    this.tools.onChange(() => {
+      if (!this.#tasks && this.tools.list().some((tool) => tool.task)) this.#addFeature(this.#tasksFeature());
+    });
   }
 
   get capabilities(): ServerCapabilities {
     const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
-    for (const feature of this.features) Object.assign(caps, feature.capabilities());
+    for (const feature of this.features) {
+      const { extensions, ...rest } = feature.capabilities();
+      Object.assign(caps, rest);
+      if (isJsonObject(extensions)) {
+        caps.extensions = { ...(isJsonObject(caps.extensions) ? caps.extensions : {}), ...extensions };
+      }
+    }
     return caps;
+  }
+
+  /** The tasks extension (2026-07-28), once configured or a tool declared for tasks is registered. */
+  get tasks(): Tasks | undefined {
+    return this.#tasks;
   }
 
   get shutdownSignal(): AbortSignal {
@@ -111,6 +136,26 @@ export class Server implements ServerCore {
     handler: ToolHandler<I, O>,
   ): ToolHandle {
     return this.tools.register(name, { ...definition, handler } as unknown as ToolSpec);
+  }
+
+  /**
+   * Adds a tool-call middleware, after the built-ins (audit, rate limits, concurrency caps, timeout,
+   * sanitization) and the middleware added before it. It applies to every tool, registered before or
+   * after. See `ToolMiddleware`.
+   *
+   * @example
+   * ```ts
+   * server.use(async (call, next) => {
+   *   const started = Date.now();
+   *   const result = await next();
+   *   metrics.observe(call.tool.name, Date.now() - started);
+   *   return result;
+   * });
+   * ```
+   */
+  use(middleware: ToolMiddleware): this {
+    this.#chain.use(middleware);
+    return this;
   }
 
   /**
@@ -178,6 +223,13 @@ export class Server implements ServerCore {
       template: (uriTemplate) => this.#resources?.templates.get(uriTemplate),
       hasResource: (uri) => this.#resources?.resources.get(uri) !== undefined,
       shutdownSignal: this.#shutdown.signal,
+    }));
+  }
+
+  #tasksFeature(): Tasks {
+    return (this.#tasks ??= new Tasks(this.options.tasks ?? {}, {
+      shutdownSignal: this.#shutdown.signal,
+      onError: this.options.onError,
     }));
   }
 

@@ -76,6 +76,15 @@ export interface ToolContext {
    * without an event store.
    */
   closeSSEStream(): void;
+  /**
+   * 2026-07-28, the tasks extension: turns this call into a task, for a tool declared with
+   * `task: { support, start: 'handler' }` (input asked before this went through multi round-trip
+   * requests; input asked after it waits for `tasks/update`). The client gets its `CreateTaskResult`
+   * once the task is stored, and the handler goes on in the background. Resolves with the task id
+   * (the same one on a second call), or undefined when the call cannot become a task (the client did
+   * not declare the extension, the handshake era, a tool not declared for tasks).
+   */
+  startTask(): Promise<string | undefined>;
 }
 
 /** What a session provides to build contexts. */
@@ -95,6 +104,8 @@ export interface ContextHost {
     relatedRequestId: RequestId,
   ): Promise<void>;
   closeStream(relatedRequestId: RequestId): void;
+  /** Turns the call into a task (tasks extension); absent where a call cannot become one. */
+  startTask?(): Promise<string | undefined>;
 }
 
 export function createToolContext(
@@ -147,5 +158,6 @@ export function createToolContext(
     sample: (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options),
     listRoots: (options) => ask<ListRootsResult>('roots/list', undefined, options),
     closeSSEStream: () => host.closeStream(requestId),
+    startTask: () => host.startTask?.() ?? Promise.resolve(undefined),
   };
 }

@@ -14,6 +14,11 @@ import {
   type ToolAnnotations,
 } from '../protocol/types/tools.js';
 import { resolveSchema, type InferSchema, type ResolvedSchema, type SchemaInput } from '../schema/index.js';
+import type { TokenBucket } from '../stores/rate-limit-store.js';
+import { checkConcurrency } from './middleware/concurrency-limit.js';
+import { checkBucket } from './middleware/rate-limit.js';
+import { checkTimeout } from './middleware/timeout.js';
+import type { ToolChain } from './middleware/tool-chain.js';
 import { ServerError } from './server-error.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -29,10 +34,28 @@ export type ToolHandler<I = undefined, O = undefined> = (
   ctx: ToolContext,
 ) => ToolReturn<Structured<O>> | Promise<ToolReturn<Structured<O>>>;
 
+/** What a tool may declare about how it is run; none of it is sent to clients. */
+export interface ToolLimits {
+  /** Execution timeout in ms (default: the server's `toolTimeout`, 60 s); 0: none. */
+  timeout?: number;
+  /**
+   * A token bucket per caller for this tool (default: the server's `rateLimit.perTool`, none unless set);
+   * `false` exempts the tool from per-tool limits.
+   */
+  rateLimit?: TokenBucket | false;
+  /** Calls of this tool at once (default: the server's `concurrency.perTool`, no cap unless set). */
+  maxConcurrency?: number;
+  /**
+   * Its output carries text from untrusted sources (web pages, files, mail, other agents): text blocks are
+   * wrapped in visible delimiters so the model can tell data from instructions (default false).
+   */
+  untrustedOutput?: boolean;
+}
+
 export interface ToolDefinition<
   I extends SchemaInput | undefined = undefined,
   O extends SchemaInput | undefined = undefined,
-> {
+> extends ToolLimits {
   title?: string;
   description?: string;
   /** JSON Schema (2020-12 by default, draft-07 via `$schema`), or a zod v4 / Standard JSON Schema. */
@@ -47,6 +70,25 @@ export interface ToolDefinition<
   annotations?: ToolAnnotations;
   icons?: Icon[];
   _meta?: JsonObject;
+  /**
+   * 2026-07-28, the tasks extension: a call may run as a task (`tools/call` answers at once with a task
+   * id, the client polls `tasks/get`). `'optional'`: when the request declares the extension;
+   * `'required'`: a request that does not gets -32021. With `start: 'handler'` the call starts as an
+   * ordinary one (its input through multi round-trip requests) and becomes a task when the handler
+   * calls `ctx.startTask()`. Handshake-era calls always run inline.
+   */
+  task?: ToolTaskSupport | ToolTaskOptions;
+}
+
+export type ToolTaskSupport = 'optional' | 'required';
+
+export interface ToolTaskOptions {
+  support: ToolTaskSupport;
+  /**
+   * When the call becomes a task: `'call'` (default) before the handler runs; `'handler'` when the
+   * handler calls `ctx.startTask()` (a handler that returns first answers inline).
+   */
+  start?: 'call' | 'handler';
 }
 
 /** A definition plus its handler: what the registry stores and `handle.update()` patches. */
@@ -62,6 +104,12 @@ export interface RegisteredTool {
   readonly input: ResolvedSchema;
   readonly output: ResolvedSchema | undefined;
   readonly handler: ToolSpec['handler'];
+  /** Whether and how calls may run as tasks (2026-07-28 tasks extension); undefined: always inline. */
+  readonly task: Required<ToolTaskOptions> | undefined;
+  /** Its timeout, rate limit, concurrency cap and output trust, as declared. */
+  readonly limits: ToolLimits;
+  /** The middleware chain of the server it is registered on (none outside a server). */
+  readonly chain: ToolChain | undefined;
 }
 
 const NO_ARGUMENTS: JsonObject = { type: 'object', additionalProperties: false };
@@ -76,7 +124,21 @@ function objectRoot(schema: JsonObject, name: string): void {
   }
 }
 
-export function buildTool(name: string, spec: ToolSpec): RegisteredTool {
+function limitsOf(name: string, spec: ToolLimits): ToolLimits {
+  const what = `Tool "${name}"`;
+  checkTimeout(spec.timeout, `${what}: timeout`);
+  checkBucket(spec.rateLimit, `${what}: rateLimit`);
+  checkConcurrency(spec.maxConcurrency, `${what}: maxConcurrency`);
+  const limits: ToolLimits = {};
+  if (spec.timeout !== undefined) limits.timeout = spec.timeout;
+  if (spec.rateLimit !== undefined) limits.rateLimit = spec.rateLimit && { ...spec.rateLimit };
+  if (spec.maxConcurrency !== undefined) limits.maxConcurrency = spec.maxConcurrency;
+  if (spec.untrustedOutput === true) limits.untrustedOutput = true;
+  return Object.freeze(limits);
+}
+
+/** Builds a tool; `chain` is the middleware of the server it runs on. */
+export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): RegisteredTool {
   if (!TOOL_NAME_PATTERN.test(name)) {
     throw new ServerError(
       LocalErrorCode.InvalidDefinition,
@@ -99,5 +161,20 @@ export function buildTool(name: string, spec: ToolSpec): RegisteredTool {
   if (spec.annotations !== undefined) tool.annotations = spec.annotations;
   if (spec.icons !== undefined) tool.icons = spec.icons;
   if (spec._meta !== undefined) tool._meta = spec._meta;
-  return Object.freeze({ name, tool: Object.freeze(tool), input, output, handler: spec.handler });
+  const task = taskOptions(name, spec.task);
+  const limits = limitsOf(name, spec);
+  const { handler } = spec;
+  return Object.freeze({ name, tool: Object.freeze(tool), input, output, handler, task, limits, chain });
+}
+
+function taskOptions(name: string, task: ToolSpec['task']): Required<ToolTaskOptions> | undefined {
+  if (task === undefined) return undefined;
+  const { support, start = 'call' } = typeof task === 'string' ? { support: task } : task;
+  if ((support !== 'optional' && support !== 'required') || (start !== 'call' && start !== 'handler')) {
+    throw new ServerError(
+      LocalErrorCode.InvalidDefinition,
+      `Tool "${name}": task must be 'optional', 'required' or { support, start?: 'call' | 'handler' }`,
+    );
+  }
+  return Object.freeze({ support, start });
 }

@@ -7,6 +7,7 @@
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
+import type { CallToolResult } from '../protocol/types/tools.js';
 import { callTool, parseCallParams } from './call-tool.js';
 import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
@@ -123,18 +124,16 @@ export function bindTools(session: ServerSession): void {
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
-    const hooks = { onToolBug: core.options.onToolBug };
-    const result = await withInput(
-      session,
-      scope,
-      params,
-      'tools/call',
-      ctx.id,
-      signal,
-      ctx.meta,
-      (context) => callTool(tool, args, context, hooks),
-    );
+    const hooks = { onToolBug: core.options.onToolBug, sessionId: session.peer.transport?.sessionId };
+    const run = (context: ToolContext) => callTool(tool, args, context, hooks);
+    const shape = (result: CallToolResult) =>
+      scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;
+    // 2026-07-28 tasks extension: the server decides whether this call runs as a task.
+    if (core.tasks?.decide(tool, scope)) {
+      return core.tasks.call({ session, scope, params, tool, ctx, run, shape });
+    }
+    const result = await withInput(session, scope, params, 'tools/call', ctx.id, signal, ctx.meta, run);
     if ('resultType' in result) return result as unknown as JsonObject;
-    return scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;
+    return shape(result);
   });
 }

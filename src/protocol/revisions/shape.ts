@@ -137,6 +137,7 @@ export function shapeServerCapabilities(caps: ServerCapabilities, f: RevisionFea
   const out: ServerCapabilities = { ...caps };
   if (!f.completions) delete out.completions;
   if (!f.tasks) delete out.tasks;
+  if (!f.modern) delete out.extensions; // capabilities.extensions exists from 2026-07-28
   return out;
 }
 

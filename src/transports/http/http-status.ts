@@ -14,6 +14,7 @@ const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.HeaderMismatch, 400],
   [ErrorCode.MissingRequiredClientCapability, 400],
   [ErrorCode.UnsupportedProtocolVersion, 400],
+  [ErrorCode.RateLimited, 429],
 ]);
 
 export function httpStatusFor(code: number): number {
@@ -33,9 +34,17 @@ export function jsonRpcErrorResponse(
   });
 }
 
+/** `Retry-After` (whole seconds, at least 1) for a 429 JSON-RPC error whose `data` has `retryAfterMs`. */
+function retryAfter(status: number, body: unknown): Record<string, string> {
+  if (status !== 429) return {};
+  const ms = (body as { error?: { data?: { retryAfterMs?: unknown } } } | null)?.error?.data?.retryAfterMs;
+  if (typeof ms !== 'number' || !Number.isFinite(ms)) return {};
+  return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) };
+}
+
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
     status,
-    headers: { 'content-type': 'application/json', ...headers },
+    headers: { 'content-type': 'application/json', ...retryAfter(status, body), ...headers },
   });
 }

@@ -16,10 +16,14 @@ import { decodeHeaderValue, encodeHeaderValue } from './header-value.js';
 const MCP_PARAM_PREFIX = 'Mcp-Param-';
 
 /** The body field `Mcp-Name` mirrors, for the methods that have one. */
-const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri'>> = {
+const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
   'prompts/get': 'name',
   'resources/read': 'uri',
+  // the Tasks extension (SEP-2663)
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** The value `Mcp-Name` mirrors for this request, when its method has one and the body carries it. */

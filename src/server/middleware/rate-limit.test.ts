@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { fakeCall, ok } from '../../../test/_calls.js';
+import { ProtocolError } from '../../protocol/errors.js';
+import { MemoryRateLimitStore } from '../../stores/rate-limit-store.js';
+import { callerKey, rateLimit } from './rate-limit.js';
+
+const clock = () => {
+  const c = { now: 0, store: undefined as unknown as MemoryRateLimitStore };
+  c.store = new MemoryRateLimitStore({ now: () => c.now });
+  return c;
+};
+
+async function attempt(mw: ReturnType<typeof rateLimit>, call = fakeCall()): Promise<unknown> {
+  return mw(call, async () => ok()).then(
+    () => 'ok',
+    (error: unknown) => error,
+  );
+}
+
+describe('rateLimit', () => {
+  it('lets a burst through and refuses the next call with -31429 and retryAfterMs', async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store, global: { burst: 5, perSecond: 1 } });
+    const outcomes = [];
+    for (let i = 0; i < 6; i++) outcomes.push(await attempt(mw));
+    expect(outcomes.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
+    const error = outcomes[5] as ProtocolError;
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error.toJSON()).toEqual({
+      code: -31429,
+      message: 'Rate limit exceeded for the server; retry after 1000 ms',
+      data: { retryAfterMs: 1000, limit: 'global' },
+    });
+  });
+
+  it('marks the refused call rate_limited and never runs the handler', async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store, global: { burst: 1, perSecond: 1 } });
+    await attempt(mw);
+    const call = fakeCall();
+    let ran = false;
+    await mw(call, async () => ((ran = true), ok())).catch(() => {});
+    expect(ran).toBe(false);
+    expect(call.decision).toBe('rate_limited');
+  });
+
+  it('counts per caller: one caller over its limit does not hold back another', async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store, global: false, perCaller: { burst: 2, perSecond: 1 } });
+    const alice = () => fakeCall({ principal: 'alice' });
+    const bob = () => fakeCall({ principal: 'bob' });
+    expect(await attempt(mw, alice())).toBe('ok');
+    expect(await attempt(mw, alice())).toBe('ok');
+    expect(await attempt(mw, alice())).toMatchObject({ data: { limit: 'caller' } });
+    expect(await attempt(mw, bob())).toBe('ok');
+  });
+
+  it("applies a tool's own bucket per caller, and rateLimit: false exempts a tool from perTool", async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store, global: false, perTool: { burst: 1, perSecond: 1 } });
+    const search = (sessionId: string) =>
+      fakeCall({ sessionId, tool: { name: 'search', limits: { rateLimit: { burst: 2, perSecond: 1 } } } });
+    expect(await attempt(mw, search('s1'))).toBe('ok');
+    expect(await attempt(mw, search('s1'))).toBe('ok');
+    expect(await attempt(mw, search('s1'))).toMatchObject({
+      message: 'Rate limit exceeded for tool search; retry after 1000 ms',
+      data: { limit: 'tool' },
+    });
+    expect(await attempt(mw, search('s2'))).toBe('ok');
+    const free = () => fakeCall({ tool: { name: 'free', limits: { rateLimit: false } } });
+    for (let i = 0; i < 3; i++) expect(await attempt(mw, free())).toBe('ok');
+    const other = () => fakeCall({ tool: { name: 'other' } });
+    expect(await attempt(mw, other())).toBe('ok');
+    expect(await attempt(mw, other())).toMatchObject({ data: { limit: 'tool' } });
+  });
+
+  it('refills with time', async () => {
+    const c = clock();
+    const mw = rateLimit({ store: c.store, global: { burst: 1, perSecond: 4 } });
+    expect(await attempt(mw)).toBe('ok');
+    expect(await attempt(mw)).toMatchObject({ data: { retryAfterMs: 250 } });
+    c.now += 250;
+    expect(await attempt(mw)).toBe('ok');
+  });
+
+  it('has a generous global default and can be turned off per bucket', async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store });
+    for (let i = 0; i < 500; i++) expect(await attempt(mw)).toBe('ok');
+    expect(await attempt(mw)).toMatchObject({ data: { limit: 'global' } });
+    const off = rateLimit({ store, global: false });
+    expect(await attempt(off)).toBe('ok');
+  });
+
+  it('refuses a bucket no call could get a token from', () => {
+    expect(() => rateLimit({ global: { burst: 0, perSecond: 1 } })).toThrow(/burst/);
+    expect(() => rateLimit({ perCaller: { burst: 1, perSecond: 0 } })).toThrow(/perSecond/);
+  });
+
+  it('keys callers by principal, else session, else anonymous', () => {
+    expect(callerKey({ principal: 'p', sessionId: 's' })).toBe('principal:p');
+    expect(callerKey({ principal: undefined, sessionId: 's' })).toBe('session:s');
+    expect(callerKey({ principal: undefined, sessionId: undefined })).toBe('anonymous');
+  });
+});

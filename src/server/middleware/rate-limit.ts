@@ -1,0 +1,106 @@
+/**
+ * Rate limits on `tools/call`: token buckets, global, per caller, and per caller and tool, counted in a
+ * {@link RateLimitStore}. A call over a limit is refused with the JSON-RPC error `-31429` (toolwire's
+ * own code, outside the reserved range as 2026-07-28 asks) and `data: { retryAfterMs, limit }`; the
+ * stateless-era HTTP transport answers it with status 429 and `Retry-After`. The handler does not run.
+ *
+ * A caller is its principal once authentication is on, else its HTTP session, else `anonymous` (one
+ * bucket shared by every caller without either, e.g. the one client of a stdio server).
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
+import {
+  MemoryRateLimitStore,
+  type BucketTake,
+  type RateLimitStore,
+  type TokenBucket,
+} from '../../stores/rate-limit-store.js';
+import { ServerError } from '../server-error.js';
+import type { ToolCall, ToolMiddleware } from './middleware.js';
+
+/** Which limit refused a call. */
+export type LimitKind = 'global' | 'caller' | 'tool' | 'concurrency';
+
+/** The `data` of a `-31429` error. */
+export interface RateLimitedData {
+  /** Try again after this long, in ms. */
+  retryAfterMs: number;
+  limit: LimitKind;
+}
+
+export interface RateLimitOptions {
+  /** Where the buckets live (default: a new `MemoryRateLimitStore`). */
+  store?: RateLimitStore;
+  /** One bucket for every call to the server (default `{ burst: 500, perSecond: 100 }`); false: none. */
+  global?: TokenBucket | false;
+  /** One bucket per caller, across tools (default: none). */
+  perCaller?: TokenBucket | false;
+  /**
+   * One bucket per caller and tool, for tools that declare no `rateLimit` of their own (default: none).
+   * A tool's `rateLimit` replaces it; `rateLimit: false` on a tool exempts it.
+   */
+  perTool?: TokenBucket | false;
+}
+
+/** The generous default: floods are cut, no interactive use is. */
+export const DEFAULT_GLOBAL_RATE_LIMIT: TokenBucket = Object.freeze({ burst: 500, perSecond: 100 });
+
+/** The error a refused call gets. */
+export function rateLimitedError(message: string, data: RateLimitedData): ProtocolError {
+  return new ProtocolError(ErrorCode.RateLimited, message, data);
+}
+
+/** The key of a call's caller: its principal, else its HTTP session, else `anonymous`. */
+export function callerKey(call: Pick<ToolCall, 'principal' | 'sessionId'>): string {
+  if (call.principal !== undefined) return `principal:${call.principal}`;
+  if (call.sessionId !== undefined) return `session:${call.sessionId}`;
+  return 'anonymous';
+}
+
+/** Throws a ServerError for a bucket no call could ever get a token from. */
+export function checkBucket(bucket: TokenBucket | false | undefined, what: string): void {
+  if (bucket === undefined || bucket === false) return;
+  if (!(bucket.burst >= 1) || !Number.isFinite(bucket.burst)) {
+    throw new ServerError(LocalErrorCode.InvalidDefinition, `${what}: burst must be a finite number ≥ 1`);
+  }
+  if (!(bucket.perSecond > 0) || !Number.isFinite(bucket.perSecond)) {
+    throw new ServerError(LocalErrorCode.InvalidDefinition, `${what}: perSecond must be a finite number > 0`);
+  }
+}
+
+const KIND_BY_PREFIX: ReadonlyArray<[string, LimitKind]> = [
+  ['global', 'global'],
+  ['caller:', 'caller'],
+  ['tool:', 'tool'],
+];
+
+export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
+  const store = options.store ?? new MemoryRateLimitStore();
+  const global = options.global === undefined ? DEFAULT_GLOBAL_RATE_LIMIT : options.global;
+  const { perCaller, perTool } = options;
+  checkBucket(global, 'rateLimit.global');
+  checkBucket(perCaller, 'rateLimit.perCaller');
+  checkBucket(perTool, 'rateLimit.perTool');
+
+  return async (call, next) => {
+    const caller = callerKey(call);
+    const takes: BucketTake[] = [];
+    if (global) takes.push({ key: 'global', bucket: global });
+    if (perCaller) takes.push({ key: `caller:${caller}`, bucket: perCaller });
+    const own = call.tool.limits.rateLimit;
+    const toolBucket = own === undefined ? perTool : own;
+    if (toolBucket) takes.push({ key: `tool:${call.tool.name}:${caller}`, bucket: toolBucket });
+    if (takes.length === 0) return next();
+
+    const taken = await store.take(takes);
+    if (taken.ok) return next();
+    const limit = KIND_BY_PREFIX.find(([prefix]) => taken.key.startsWith(prefix))?.[1] ?? 'global';
+    call.decision = 'rate_limited';
+    const scope =
+      limit === 'global' ? 'the server' : limit === 'caller' ? 'this caller' : `tool ${call.tool.name}`;
+    throw rateLimitedError(`Rate limit exceeded for ${scope}; retry after ${taken.retryAfterMs} ms`, {
+      retryAfterMs: taken.retryAfterMs,
+      limit,
+    });
+  };
+}

@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SECRET_PATTERNS, SECRET_KEY, globalPatterns, redactJson, redactText } from './redact.js';
+
+const redact = (text: string) => redactText(text, DEFAULT_SECRET_PATTERNS);
+
+describe('secret redaction', () => {
+  it.each([
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----', '[REDACTED]'],
+    [
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk=\n-----END OPENSSH PRIVATE KEY-----',
+      '[REDACTED]',
+    ],
+    ['key AKIAIOSFODNN7EXAMPLE here', 'key [REDACTED] here'],
+    ['ghp_' + 'a'.repeat(36), '[REDACTED]'],
+    ['github_pat_' + 'B'.repeat(30), '[REDACTED]'],
+    ['xoxb-1234567890-abcdef', '[REDACTED]'],
+    ['sk-ant-' + 'x'.repeat(30), '[REDACTED]'],
+    ['AIza' + 'c'.repeat(35), '[REDACTED]'],
+    ['eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.dGhpcyBpcyBhIHNpZw', '[REDACTED]'],
+    ['Authorization: Bearer abc123def456ghi', 'Authorization: Bearer [REDACTED]'],
+    ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: Basic [REDACTED]'],
+    ['api_key=abcdef123&x=1', 'api_key=[REDACTED]&x=1'],
+    ['DB_PASSWORD="hunter2-hunter2"', 'DB_PASSWORD="[REDACTED]"'],
+    ['{"client_secret": "s3cr3t-value"}', '{"client_secret": "[REDACTED]"}'],
+  ])('redacts %j', (input, expected) => {
+    expect(redact(input)).toBe(expected);
+  });
+
+  it.each([
+    'Bearer authentication is used here',
+    'the secretary: Jane Smith',
+    'tokens: 1234567',
+    'a sketch of AKIA',
+    'plain text with no secrets',
+  ])('leaves %j alone', (input) => {
+    expect(redact(input)).toBe(input);
+  });
+
+  it('redacts every string of a JSON value and keeps its shape', () => {
+    const value = { note: 'token=abcdefgh', list: ['AKIAIOSFODNN7EXAMPLE', 3], nested: { ok: true } };
+    expect(redactJson(value, DEFAULT_SECRET_PATTERNS)).toEqual({
+      note: 'token=[REDACTED]',
+      list: ['[REDACTED]', 3],
+      nested: { ok: true },
+    });
+    expect(value.list[0]).toBe('AKIAIOSFODNN7EXAMPLE'); // a copy: the input is untouched
+  });
+
+  it('replaces whole values under secret-looking keys when asked', () => {
+    expect(redactJson({ password: 'x', user: 'ada', apiKey: 'short' }, [], SECRET_KEY)).toEqual({
+      password: '[REDACTED]',
+      user: 'ada',
+      apiKey: '[REDACTED]',
+    });
+  });
+
+  it('matches custom patterns globally even without the g flag', () => {
+    expect(redactText('id-1 id-2', globalPatterns([/id-\d/]))).toBe('[REDACTED] [REDACTED]');
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * Secret redaction: patterns for the credentials that most often leak into tool output and logs, and
+ * the functions that replace their matches with `[REDACTED]` in text and in any JSON value. Patterns
+ * that name the secret (`api_key=…`, `Bearer …`) keep the name and replace only the value.
+ * @module
+ */
+
+export const REDACTED = '[REDACTED]';
+
+/**
+ * The default patterns, by name. Extend them with your own: `[...Object.values(SECRET_PATTERNS), /mine/g]`.
+ * Every pattern is matched globally (a missing `g` flag is added).
+ */
+export const SECRET_PATTERNS = Object.freeze({
+  /** PEM private keys (RSA, EC, DSA, OpenSSH, encrypted PKCS#8), header to footer. */
+  privateKey:
+    /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
+  /** AWS access key ids (long-term AKIA…, temporary ASIA…). */
+  awsAccessKeyId: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g,
+  /** GitHub tokens: personal (classic and fine-grained), OAuth, app and refresh tokens. */
+  githubToken: /\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g,
+  /** Slack tokens. */
+  slackToken: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
+  /** Stripe live secret and restricted keys. */
+  stripeKey: /\b[rs]k_live_[A-Za-z0-9]{16,}\b/g,
+  /** Google API keys. */
+  googleApiKey: /\bAIza[0-9A-Za-z_-]{35}\b/g,
+  /** `sk-…` keys of model providers (OpenAI, Anthropic). */
+  providerKey: /\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}/g,
+  /** JWTs (three base64url parts, the first two JSON objects). */
+  jwt: /\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g,
+  /**
+   * The credential after `Bearer` or `Basic`: 8+ token characters with a digit or a lower-upper pair
+   * (`dX`), which prose after the word "Bearer" rarely has.
+   */
+  authorizationValue:
+    /(?<=\b(?:Bearer|Basic)\s+)(?=[A-Za-z0-9\-._~+/]*(?:[0-9]|[a-z][A-Z]))[A-Za-z0-9\-._~+/]{8,}=*/g,
+  /** The value (6+ characters) of `api_key=…`, `"password": "…"`, `CLIENT_SECRET: …` and the like. */
+  namedSecret:
+    /(?<=(?:api[_-]?key|secret(?:[_-]?key)?|token|passw(?:or)?d|pwd)["']?\s*[:=]\s*["']?)[^\s"'&,;]{6,}/gi,
+} satisfies Record<string, RegExp>);
+
+/** The default patterns as a list. */
+export const DEFAULT_SECRET_PATTERNS: readonly RegExp[] = Object.freeze(Object.values(SECRET_PATTERNS));
+
+/** The patterns, each with the `g` flag (so `replace` replaces every match). */
+export function globalPatterns(patterns: readonly RegExp[]): RegExp[] {
+  return patterns.map((p) => (p.global ? p : new RegExp(p.source, `${p.flags}g`)));
+}
+
+/** `text` with every match of `patterns` replaced by `[REDACTED]`. */
+export function redactText(text: string, patterns: readonly RegExp[]): string {
+  let out = text;
+  for (const pattern of patterns) {
+    pattern.lastIndex = 0;
+    out = out.replace(pattern, REDACTED);
+  }
+  return out;
+}
+
+/** Object keys whose string values are secrets whatever they look like (for logs: arguments). */
+export const SECRET_KEY =
+  /pass(?:word|wd|phrase)?$|secret|token|api[_-]?key|authorization|cookie|credential|private[_-]?key/i;
+
+/**
+ * A copy of a JSON value with every string redacted (object keys are kept). With `secretKeys`, the
+ * string values of keys that name a secret (`password`, `token`, …) are replaced whole.
+ */
+export function redactJson(value: unknown, patterns: readonly RegExp[], secretKeys?: RegExp): unknown {
+  if (typeof value === 'string') return redactText(value, patterns);
+  if (Array.isArray(value)) return value.map((item) => redactJson(item, patterns, secretKeys));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      out[key] =
+        secretKeys && typeof item === 'string' && secretKeys.test(key)
+          ? REDACTED
+          : redactJson(item, patterns, secretKeys);
+    }
+    return out;
+  }
+  return value;
+}

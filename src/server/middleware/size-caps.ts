@@ -1,0 +1,96 @@
+/**
+ * Size caps on a tool result: text (text blocks and embedded text resources, in UTF-8 bytes) and binary
+ * data (image and audio blocks and embedded blobs, in decoded bytes), each counted across the whole
+ * result. Cutting keeps what fits, in order: text is cut at a character boundary and ends with a
+ * visible `…[truncated N bytes]` marker; a binary block that does not fit is replaced by a text note.
+ * @module
+ */
+import type { ContentBlock, EmbeddedResource } from '../../protocol/types/content.js';
+import { decodedSize } from './media-signature.js';
+
+export interface SizeCaps {
+  maxTextBytes: number;
+  maxBinaryBytes: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export function utf8Length(text: string): number {
+  return encoder.encode(text).length;
+}
+
+export function truncationMarker(bytes: number): string {
+  return `…[truncated ${bytes} bytes]`;
+}
+
+/** The text inside a block, if it holds text. */
+function textOf(block: ContentBlock): string | undefined {
+  if (block.type === 'text') return typeof block.text === 'string' ? block.text : undefined;
+  if (block.type === 'resource' && 'text' in block.resource && typeof block.resource.text === 'string')
+    return block.resource.text;
+  return undefined;
+}
+
+function withText(block: ContentBlock, text: string): ContentBlock {
+  if (block.type === 'text') return { ...block, text };
+  const resource = (block as EmbeddedResource).resource;
+  return { ...(block as EmbeddedResource), resource: { ...resource, text } };
+}
+
+/** The base64 data inside a block, if it holds binary. */
+function dataOf(block: ContentBlock): string | undefined {
+  if (block.type === 'image' || block.type === 'audio')
+    return typeof block.data === 'string' ? block.data : '';
+  if (block.type === 'resource' && 'blob' in block.resource && typeof block.resource.blob === 'string')
+    return block.resource.blob;
+  return undefined;
+}
+
+/** Total text and binary bytes of `content`. */
+export function measure(content: readonly ContentBlock[]): { text: number; binary: number } {
+  let text = 0;
+  let binary = 0;
+  for (const block of content) {
+    const value = textOf(block);
+    if (value !== undefined) text += utf8Length(value);
+    const data = dataOf(block);
+    if (data !== undefined) binary += decodedSize(data);
+  }
+  return { text, binary };
+}
+
+/** `text` cut to at most `maxBytes` UTF-8 bytes at a character boundary, and how many bytes went. */
+export function cutUtf8(text: string, maxBytes: number): { kept: string; dropped: number } {
+  const bytes = encoder.encode(text);
+  if (bytes.length <= maxBytes) return { kept: text, dropped: 0 };
+  let end = Math.max(0, maxBytes);
+  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return { kept: decoder.decode(bytes.subarray(0, end)), dropped: bytes.length - end };
+}
+
+/** `content` cut to the caps (see the module comment). */
+export function truncateContent(content: readonly ContentBlock[], caps: SizeCaps): ContentBlock[] {
+  let textLeft = caps.maxTextBytes;
+  let binaryLeft = caps.maxBinaryBytes;
+  return content.map((block) => {
+    const text = textOf(block);
+    if (text !== undefined) {
+      const { kept, dropped } = cutUtf8(text, textLeft);
+      textLeft -= utf8Length(kept);
+      return dropped === 0 ? block : withText(block, `${kept}${truncationMarker(dropped)}`);
+    }
+    const data = dataOf(block);
+    if (data === undefined) return block;
+    const size = decodedSize(data);
+    if (size <= binaryLeft) {
+      binaryLeft -= size;
+      return block;
+    }
+    const what = block.type === 'resource' ? `resource ${block.resource.uri}` : block.type;
+    return {
+      type: 'text',
+      text: `[${what} omitted: ${size} bytes, over the ${caps.maxBinaryBytes}-byte limit on binary data]`,
+    };
+  });
+}

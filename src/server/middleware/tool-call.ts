@@ -1,0 +1,91 @@
+/**
+ * Starts one tool call's trip through the chain: the `ToolCall` the middleware sees, and the handler
+ * context bound to it. The handler's signal is the call's (so a middleware can abort it, e.g. on
+ * timeout; its progress and log messages stop then too), and the time the handler spends waiting for
+ * the client's input (elicitation, sampling, roots) is measured, so the timeout can leave it out.
+ * @module
+ */
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { isModernRevision } from '../../protocol/revisions/index.js';
+import type { ToolContext } from '../tool-context.js';
+import type { RegisteredTool } from '../tool-definition.js';
+import type { ToolCall } from './middleware.js';
+
+/** Where a call comes from, beyond what its context says. */
+export interface CallOrigin {
+  /** The authenticated principal (reserved for authentication). */
+  principal?: string | undefined;
+  /** The HTTP session id of the connection, where it has one. */
+  sessionId?: string | undefined;
+}
+
+export interface StartedCall {
+  readonly call: ToolCall;
+  /** The context to give the handler. */
+  readonly context: ToolContext;
+  /** Settles `call.done`: the handler has finished (or will never run). */
+  readonly finished: () => void;
+}
+
+export function startToolCall(
+  tool: RegisteredTool,
+  args: JsonObject,
+  ctx: ToolContext,
+  origin: CallOrigin = {},
+): StartedCall {
+  const controller = new AbortController();
+  const signal = AbortSignal.any([ctx.signal, controller.signal]);
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+
+  let waiting = 0;
+  let waitStarted = 0;
+  let waited = 0;
+  const track = async <T>(ask: () => Promise<T>): Promise<T> => {
+    if (waiting++ === 0) waitStarted = performance.now();
+    try {
+      return await ask();
+    } finally {
+      if (--waiting === 0) waited += performance.now() - waitStarted;
+    }
+  };
+
+  const version = ctx.client.protocolVersion;
+  const call: ToolCall = {
+    tool: Object.freeze({
+      name: tool.name,
+      definition: tool.tool,
+      annotations: tool.tool.annotations,
+      limits: tool.limits,
+      task: tool.task !== undefined,
+    }),
+    arguments: args,
+    principal: origin.principal,
+    sessionId: origin.sessionId,
+    requestId: ctx.requestId,
+    era: isModernRevision(version) ? 'modern' : 'legacy',
+    protocolVersion: version,
+    signal,
+    meta: ctx.meta,
+    decision: 'allowed',
+    abort: (reason?: unknown) => controller.abort(reason),
+    done,
+    get waitingForInput() {
+      return waiting > 0;
+    },
+    inputWaitMs: () => waited + (waiting > 0 ? performance.now() - waitStarted : 0),
+  };
+
+  // Once the call is aborted (e.g. timed out), the handler's late progress and log messages are dropped.
+  const context: ToolContext = {
+    ...ctx,
+    signal,
+    progress: (progress, total, message) =>
+      signal.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
+    log: (level, data, logger) => (signal.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
+    elicit: (params, options) => track(() => ctx.elicit(params, { signal, ...options })),
+    sample: (params, options) => track(() => ctx.sample(params, { signal, ...options })),
+    listRoots: (options) => track(() => ctx.listRoots({ signal, ...options })),
+  };
+  return { call, context, finished };
+}

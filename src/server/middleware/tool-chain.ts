@@ -1,0 +1,71 @@
+/**
+ * A server's tool-call chain: the built-in middleware its options turn on, then the middleware added
+ * with `server.use()`, in the order added, then the handler. The built-ins, outermost first:
+ *
+ * | built-in | default | option |
+ * |---|---|---|
+ * | audit log | off (needs a sink) | `audit: { sink }` |
+ * | (authentication and access control go here) | | |
+ * | rate limits | global bucket `{ burst: 500, perSecond: 100 }` | `rateLimit` |
+ * | concurrency cap | none unless a tool sets `maxConcurrency` | `concurrency` |
+ * | execution timeout | 60 s | `toolTimeout` |
+ * | output sanitization | on: media check, secret redaction, 1 MiB text / 2 MiB binary | `sanitize` |
+ *
+ * So the audit log sees every decision; limits refuse a call before it costs anything; the timeout
+ * covers user middleware and the handler; sanitization sees the final result of both.
+ * @module
+ */
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import { audit, type AuditOptions } from './audit.js';
+import { compose } from './compose.js';
+import { concurrencyLimit, type ConcurrencyOptions } from './concurrency-limit.js';
+import type { ToolCall, ToolMiddleware } from './middleware.js';
+import { rateLimit, type RateLimitOptions } from './rate-limit.js';
+import { sanitize, type SanitizeOptions } from './sanitize.js';
+import { timeout } from './timeout.js';
+
+/** The server options that configure the built-ins (each `false` turns one off). */
+export interface ToolChainOptions {
+  /** Token buckets on tool calls (default: one global bucket, `{ burst: 500, perSecond: 100 }`). */
+  rateLimit?: RateLimitOptions | false;
+  /** Caps on concurrent calls per tool (default: only tools that set `maxConcurrency`). */
+  concurrency?: ConcurrencyOptions | false;
+  /**
+   * The execution timeout of tool calls in ms (default 60,000); a tool's own `timeout` wins. Tools
+   * declared for tasks have none unless they set one.
+   */
+  toolTimeout?: number | false;
+  /** Output sanitization (default on; see `SanitizeOptions`). */
+  sanitize?: SanitizeOptions | false;
+  /** The audit log: one record per call, to `sink` (default: none). */
+  audit?: AuditOptions;
+}
+
+export class ToolChain {
+  readonly #builtIns: readonly ToolMiddleware[];
+  readonly #added: ToolMiddleware[] = [];
+  #all: readonly ToolMiddleware[];
+
+  constructor(options: ToolChainOptions = {}) {
+    const builtIns: ToolMiddleware[] = [];
+    if (options.audit) builtIns.push(audit(options.audit));
+    if (options.rateLimit !== false) builtIns.push(rateLimit(options.rateLimit));
+    if (options.concurrency !== false) builtIns.push(concurrencyLimit(options.concurrency));
+    if (options.toolTimeout !== false) builtIns.push(timeout({ defaultMs: options.toolTimeout }));
+    if (options.sanitize !== false) builtIns.push(sanitize(options.sanitize));
+    this.#builtIns = builtIns;
+    this.#all = builtIns;
+  }
+
+  /** Adds a middleware after the built-ins and those added before it. */
+  use(middleware: ToolMiddleware): void {
+    if (typeof middleware !== 'function') throw new TypeError('A tool middleware must be a function');
+    this.#added.push(middleware);
+    this.#all = [...this.#builtIns, ...this.#added];
+  }
+
+  /** Runs `call` through the chain, `handler` innermost. */
+  run(call: ToolCall, handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
+    return compose(this.#all, handler)(call);
+  }
+}

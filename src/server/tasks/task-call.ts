@@ -1,0 +1,124 @@
+/**
+ * A `tools/call` that runs as a task (2026-07-28, tasks extension). With `start: 'call'` the task is
+ * stored before the handler runs and the call is answered with its `CreateTaskResult` at once. With
+ * `start: 'handler'` the call starts as an ordinary stateless-era call (its input through multi
+ * round-trip requests, its cancellation by the request's signal) and becomes a task when the handler
+ * calls `ctx.startTask()`; a handler that returns first answers inline. Once a task, the handler's input
+ * waits for `tasks/update`, its notifications go nowhere, and only `tasks/cancel`, expiry and shutdown
+ * abort it.
+ * @module
+ */
+import type { RequestContext } from '../../protocol/engine/peer.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import { InputRound } from '../input-required/input-round.js';
+import { requestStateCodec } from '../input-required/request-state.js';
+import type { RequestScope } from '../request-scope.js';
+import type { ServerSession } from '../server-session.js';
+import { createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
+import type { RegisteredTool } from '../tool-definition.js';
+import { scopedHost } from '../tools-handlers.js';
+import type { TaskRun } from './task-run.js';
+import { createTaskResult } from './task-wire.js';
+
+/** One `tools/call` the tasks feature serves. */
+export interface TaskCall {
+  session: ServerSession;
+  scope: RequestScope;
+  params: JsonObject;
+  tool: RegisteredTool;
+  ctx: RequestContext;
+  /** Runs the tool pipeline (validation, handler, result checks) with a context. */
+  run: (context: ToolContext) => Promise<CallToolResult>;
+  /** Shapes a call result for the request's revision. */
+  shape: (result: CallToolResult) => JsonObject;
+}
+
+/** What task-call needs of the tasks feature: to store a new task for a call and track its run. */
+export interface TaskStarter {
+  start(call: TaskCall, controller: AbortController): Promise<TaskRun>;
+  readonly shutdownSignal: AbortSignal;
+}
+
+const ignored = () => Promise.resolve();
+
+/** The context host of a call once it is a task: input through the task, nothing sent to the client. */
+function taskHost(call: TaskCall, run: TaskRun): ContextHost {
+  return {
+    client: call.scope.client,
+    input: (method, params, options) => run.input.ask(method, params, options.key),
+    notify: ignored,
+    sendProgress: ignored,
+    log: ignored,
+    closeStream: () => undefined,
+    startTask: () => Promise.resolve(run.taskId),
+  };
+}
+
+/** The result of a call that the tasks feature serves (the decision to do so is already made). */
+export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
+  return call.tool.task?.start === 'handler' ? startedByHandler(call, tasks) : startedAtCall(call, tasks);
+}
+
+async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
+  const controller = new AbortController();
+  const run = await tasks.start(call, controller);
+  const context = createToolContext(taskHost(call, run), call.ctx.id, run.signal, call.ctx.meta);
+  void run.settle(
+    Promise.resolve().then(() => call.run(context)),
+    call.shape,
+  );
+  return createTaskResult(run.record);
+}
+
+async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
+  const { session, scope, params, ctx } = call;
+  const round = await InputRound.open({
+    method: 'tools/call',
+    params,
+    capabilities: scope.client.capabilities,
+    codec: requestStateCodec(session.core.options),
+  });
+  const controller = new AbortController();
+  const signal = AbortSignal.any([controller.signal, tasks.shutdownSignal]);
+  // Until the call is a task, the request's own cancellation applies.
+  const followRequest = () => controller.abort(ctx.signal.reason);
+  if (ctx.signal.aborted) followRequest();
+  else ctx.signal.addEventListener('abort', followRequest, { once: true });
+  const inline = scopedHost(session, scope, round);
+  let run: TaskRun | undefined;
+  let starting: Promise<TaskRun> | undefined;
+  let escalate = () => {};
+  const escalated = new Promise<void>((resolve) => (escalate = resolve));
+  const host: ContextHost = {
+    client: inline.client,
+    input: (method, p, options) =>
+      run ? run.input.ask(method, p, options.key) : inline.input(method, p, options),
+    notify: (...args) => (run ? ignored() : inline.notify(...args)),
+    sendProgress: (...args) => (run ? ignored() : inline.sendProgress(...args)),
+    log: (...args) => (run ? ignored() : inline.log(...args)),
+    closeStream: (id) => (run ? undefined : inline.closeStream(id)),
+    startTask: async () => {
+      starting ??= tasks.start(call, controller).then((started) => {
+        run = started;
+        ctx.signal.removeEventListener('abort', followRequest);
+        escalate();
+        return started;
+      });
+      return (await starting).taskId;
+    },
+  };
+  const context = createToolContext(host, ctx.id, signal, ctx.meta);
+  const outcome = round.run(() => call.run(context));
+  const settled = () => undefined;
+  await Promise.race([outcome.then(settled, settled), escalated]);
+  // A handler that returned without waiting for startTask() still becomes a task once it is stored.
+  if (starting !== undefined) await starting.catch(settled);
+  if (run === undefined) {
+    ctx.signal.removeEventListener('abort', followRequest);
+    const result = await outcome;
+    return 'resultType' in result ? (result as unknown as JsonObject) : call.shape(result);
+  }
+  void run.settle(outcome, call.shape);
+  return createTaskResult(run.record);
+}
