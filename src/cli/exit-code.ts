@@ -8,6 +8,7 @@
  * | 2    | usage error: bad options or arguments, or a server module that won't load  |
  * | 3    | protocol error: the server answered with a JSON-RPC error (or bad result)  |
  * | 4    | connection failure: spawn failed, connection closed, timeout, version      |
+ * | 5    | denied: the tool call was not approved (nothing was run)                   |
  * @module
  */
 import { LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/index.js';
@@ -19,6 +20,7 @@ export const ExitCode = {
   Usage: 2,
   Protocol: 3,
   Connection: 4,
+  Denied: 5,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -29,7 +31,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   1  tool error (the tool returned an isError result)
   2  usage error (bad options or arguments, a server module that does not load)
   3  protocol error (a JSON-RPC error from the server, or a result that breaks the protocol)
-  4  connection failure (spawn failed, connection closed, timeout, protocol version mismatch)`;
+  4  connection failure (spawn failed, connection closed, timeout, protocol version mismatch)
+  5  denied (the tool call was not approved; nothing was run)`;
 
 /** A failure the CLI reports as one line on stderr, with its exit code. */
 export class CliError extends Error {
@@ -61,6 +64,7 @@ const PROTOCOL_LOCAL_CODES: ReadonlySet<string> = new Set([
 export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof ProtocolError) return ExitCode.Protocol;
+  if (error instanceof ToolwireError && error.code === LocalErrorCode.ToolCallDenied) return ExitCode.Denied;
   if (error instanceof ToolwireError && PROTOCOL_LOCAL_CODES.has(error.code)) return ExitCode.Protocol;
   // Timeouts, closed connections, spawn failures, version mismatches, and anything unexpected.
   return ExitCode.Connection;

@@ -3,7 +3,7 @@
  * Connection failures become exit code 4 with the server's stderr attached.
  * @module
  */
-import { Client } from '../client/index.js';
+import { Client, type ApprovalOptions } from '../client/index.js';
 import { ToolwireError, errorMessage } from '../protocol/index.js';
 import { CliError, ExitCode, exitCodeFor, describeError } from './exit-code.js';
 import { openTarget, type Target } from './open-target.js';
@@ -13,6 +13,8 @@ export interface WithClientOptions {
   timeout?: number;
   /** Show the server's stderr as it comes (default: keep it, show it only on failure). */
   verbose?: boolean;
+  /** The client's approval policy for tool calls (default none: every call runs). */
+  approval?: ApprovalOptions;
 }
 
 export const CLIENT_INFO = { name: 'toolwire-cli', version: '0.1.0' } as const;
@@ -33,6 +35,7 @@ export async function withClient<T>(
   const client = new Client(CLIENT_INFO, {
     requestTimeout: timeout,
     onError: (error) => (transportError ??= error),
+    ...(options.approval ? { approval: options.approval } : {}),
   });
   try {
     await client.connect(opened.transport, { timeout: Math.max(timeout, MIN_CONNECT_TIMEOUT_MS) });

@@ -46,6 +46,7 @@ import { ObservedTransport } from './observed-transport.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import { ToolCache } from './tool-cache.js';
+import { ToolCallGate, type ApprovalOptions, type ClientAuditRecord } from './approval/index.js';
 
 export interface ClientOptions extends ClientHandlers {
   /** Capabilities to declare beyond those implied by the handlers. */
@@ -76,6 +77,14 @@ export interface ClientOptions extends ClientHandlers {
   onError?: (error: Error) => void;
   /** Things worth a warning, e.g. a tool left out of `listTools()` for invalid `x-mcp-header` declarations (default: `onError`). */
   onWarning?: (message: string) => void;
+  /**
+   * Decides, before anything is sent, whether each `tools/call` may run: rules, trusted annotations and an
+   * approver for `ask` (see ApprovalOptions). A refusal throws ClientError TOOL_CALL_DENIED. Without it,
+   * every call goes through.
+   */
+  approval?: ApprovalOptions;
+  /** One audit record per tool call: decision, argument digest, duration, outcome (never the arguments). */
+  onAudit?: (record: ClientAuditRecord) => void;
 }
 
 export interface CallToolOptions extends ExchangeOptions {
@@ -99,6 +108,7 @@ export class Client {
   readonly #send: Requester = (method, params, options) => this.#request(method, params, options);
   #server: ServerView | undefined;
   #modern: ModernRequests | undefined;
+  readonly #gate: ToolCallGate | undefined;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
@@ -115,6 +125,9 @@ export class Client {
       (error) => options.onError?.(error),
     );
     this.#bind();
+    if (options.approval || options.onAudit) {
+      this.#gate = new ToolCallGate(options.approval, options.onAudit, (error) => options.onError?.(error));
+    }
   }
 
   /** The era spoken with the server, once connected. */
@@ -253,6 +266,15 @@ export class Client {
     args: JsonObject = {},
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
+    if (!this.#gate) return this.#callTool(name, args, options);
+    const tool = async (): Promise<Tool> =>
+      this.#tools.get(name) ??
+      (await this.listTools()).find((t) => t.name === name) ?? { name, inputSchema: { type: 'object' } };
+    const context = { server: this.serverInfo, tool };
+    return this.#gate.run(name, args, context, () => this.#callTool(name, args, options));
+  }
+
+  async #callTool(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
     const raw = await this.#request('tools/call', { name, arguments: args }, options);
     if (!Array.isArray(raw.content)) {
       throw new ClientError(

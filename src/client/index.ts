@@ -13,3 +13,18 @@ export type {
 export type { ExchangeOptions } from './input-required.js';
 export type { SubscriptionFilter } from './listen-stream.js';
 export type { RequestOptions } from '../protocol/engine/peer.js';
+export {
+  argumentsDigest,
+  canonicalJson,
+  decideApproval,
+  matchGlob,
+  type ApprovalAction,
+  type ApprovalAnswer,
+  type ApprovalOptions,
+  type ApprovalRequest,
+  type ApprovalRule,
+  type Approver,
+  type ClientAuditDecision,
+  type ClientAuditRecord,
+  type PolicyDecision,
+} from './approval/index.js';

@@ -87,6 +87,8 @@ export const LocalErrorCode = {
   MessageTooLarge: 'MESSAGE_TOO_LARGE',
   SpawnFailed: 'SPAWN_FAILED',
   SendFailed: 'SEND_FAILED',
+  /** The client's approval policy (or its approver) refused a `tools/call`; nothing was sent. */
+  ToolCallDenied: 'TOOL_CALL_DENIED',
 } as const;
 
 export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];

@@ -1,0 +1,78 @@
+/**
+ * The approver of `toolwire call`: shows the tool (name, title, annotations) and the exact arguments on
+ * stderr and asks on the terminal whether to run it. With no terminal to ask on (stdin is not a TTY) it
+ * refuses without asking: the caller says to pass `--yes`.
+ * @module
+ */
+import { createInterface } from 'node:readline';
+import type { ApprovalRequest, Approver } from '../client/index.js';
+import { displayName } from '../protocol/index.js';
+
+/** The reason given when there is no terminal to ask on. */
+export const NO_TERMINAL = 'there is no terminal to ask on (stdin is not a TTY)';
+
+export interface TerminalApprover {
+  approver: Approver;
+  /** Set when a request was refused because there was no terminal to ask on. */
+  readonly refusedWithoutTerminal: boolean;
+}
+
+/** An approver prompting on `process.stdin` / `process.stderr`. */
+export function terminalApprover(
+  input: NodeJS.ReadStream = process.stdin,
+  output: NodeJS.WriteStream = process.stderr,
+): TerminalApprover {
+  const state = { refusedWithoutTerminal: false };
+  const approver: Approver = async (request) => {
+    if (!input.isTTY) {
+      state.refusedWithoutTerminal = true;
+      return 'deny';
+    }
+    output.write(describeRequest(request));
+    const answer = await question(input, output, 'Run it? [y]es / [n]o (default no): ');
+    return /^\s*y(es)?\s*$/i.test(answer) ? 'once' : 'deny';
+  };
+  return {
+    approver,
+    get refusedWithoutTerminal() {
+      return state.refusedWithoutTerminal;
+    },
+  };
+}
+
+/** What the person is asked about: the tool, why, its annotations and the exact arguments. */
+export function describeRequest(request: ApprovalRequest): string {
+  const { tool } = request;
+  const title = displayName(tool);
+  const lines = [
+    `toolwire: approval needed to call tool ${tool.name}${title === tool.name ? '' : ` (${title})`}`,
+    `  server:      ${request.server ? `${request.server.name} ${request.server.version}` : 'unknown'}`,
+    `  why:         ${request.reason}`,
+    `  annotations: ${tool.annotations ? JSON.stringify(tool.annotations) : 'none'}`,
+  ];
+  if (tool.description) lines.push(`  description: ${tool.description.split('\n')[0] ?? ''}`);
+  lines.push('  arguments:', indent(JSON.stringify(request.arguments, null, 2)), '');
+  return lines.join('\n');
+}
+
+function question(input: NodeJS.ReadStream, output: NodeJS.WriteStream, prompt: string): Promise<string> {
+  const lines = createInterface({ input, output, terminal: true });
+  return new Promise<string>((resolve) => {
+    let answered = false;
+    lines.on('close', () => {
+      if (!answered) resolve('');
+    });
+    lines.question(prompt, (answer) => {
+      answered = true;
+      lines.close();
+      resolve(answer);
+    });
+  });
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}
