@@ -296,12 +296,7 @@ const results = [];
  * Alpha scenarios toolwire does not pass yet, and why. They are reported XFAIL and do not fail the run;
  * one that starts passing is reported XPASS and fails it, so this list never goes stale.
  */
-const EXPECTED_FAILURES = new Map([
-  [
-    'sep-2640-client-no-prefetch',
-    'the client side of the io.modelcontextprotocol/skills extension is not implemented',
-  ],
-]);
+const EXPECTED_FAILURES = new Map([]);
 
 function expectedFailure(scenario) {
   if (!options.alpha) return undefined;

@@ -122,10 +122,19 @@ const ANSWER_EVERYTHING = {
   roots: [{ uri: 'file:///conformance', name: 'conformance' }],
 };
 
-function unsupported(feature) {
-  return () => {
-    throw new Error(`not supported by toolwire: ${feature}`);
-  };
+/** Lists the skills and loads each one; a skill that fails verification is refused (and reported). */
+function loadEverySkill() {
+  return session({ skills: true }, async (client) => {
+    for (const entry of await client.listSkills()) {
+      try {
+        const skill = await client.loadSkill(entry);
+        console.log(`loaded ${entry.uri}: ${skill.files.length} verified file(s)`);
+      } catch (error) {
+        if (error?.code !== 'INVALID_RESULT' || error.details?.check === undefined) throw error;
+        console.log(`refused ${entry.uri}: ${error.message}`);
+      }
+    }
+  });
 }
 
 const scenarios = {
@@ -216,11 +225,18 @@ const scenarios = {
       await callOk(client, 'json_schema_echo', { schema: focal.inputSchema });
     }),
 
-  // The skills extension (SEP-2640): toolwire has none.
-  'sep-2640-client-no-prefetch': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
-  'sep-2640-client-verify-digest': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
-  'sep-2640-client-verify-size': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
-  'sep-2640-client-verify-frontmatter': unsupported('the skills extension (io.modelcontextprotocol/skills)'),
+  // The skills extension (SEP-2640): list without reading any skill file.
+  'sep-2640-client-no-prefetch': () =>
+    session({ skills: true }, async (client) => {
+      const skills = await client.listSkills();
+      console.log(`skills: ${skills.map((skill) => skill.uri).join(', ')}`);
+    }),
+
+  // Loading a skill verifies every file (SKILL.md first) against its entry: the tampered SKILL.md must be
+  // refused and nothing after it read.
+  'sep-2640-client-verify-digest': () => loadEverySkill(),
+  'sep-2640-client-verify-size': () => loadEverySkill(),
+  'sep-2640-client-verify-frontmatter': () => loadEverySkill(),
 };
 
 const run = scenarios[scenario];

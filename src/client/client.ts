@@ -46,6 +46,8 @@ import { ObservedTransport } from './observed-transport.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import { ToolCache } from './tool-cache.js';
+import type { LoadedSkill, SkillEntry } from './skills/skill-entry.js';
+import { Skills, withSkillsExtension } from './skills/skills.js';
 import { ToolCallGate, type ApprovalOptions, type ClientAuditRecord } from './approval/index.js';
 
 export interface ClientOptions extends ClientHandlers {
@@ -85,6 +87,11 @@ export interface ClientOptions extends ClientHandlers {
   approval?: ApprovalOptions;
   /** One audit record per tool call: decision, argument digest, duration, outcome (never the arguments). */
   onAudit?: (record: ClientAuditRecord) => void;
+  /**
+   * Opts in to the skills extension (SEP-2640): declares `extensions["io.modelcontextprotocol/skills"]` in
+   * the client's capabilities and enables `listSkills` / `loadSkill`. Off by default (nothing declared).
+   */
+  skills?: boolean;
 }
 
 export interface CallToolOptions extends ExchangeOptions {
@@ -109,10 +116,13 @@ export class Client {
   #server: ServerView | undefined;
   #modern: ModernRequests | undefined;
   readonly #gate: ToolCallGate | undefined;
+  readonly #skills: Skills;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
-    this.#options = options;
+    this.#options = options.skills
+      ? { ...options, capabilities: withSkillsExtension(options.capabilities) }
+      : options;
     this.#maxPages = options.maxListPages ?? 100;
     this.#tools = new ToolCache(this.#maxPages);
     this.#peer = new Peer({
@@ -125,6 +135,11 @@ export class Client {
       (error) => options.onError?.(error),
     );
     this.#bind();
+    this.#skills = new Skills(this.#send, {
+      enabled: options.skills === true,
+      maxPages: this.#maxPages,
+      serverCapabilities: () => this.#server?.capabilities,
+    });
     if (options.approval || options.onAudit) {
       this.#gate = new ToolCallGate(options.approval, options.onAudit, (error) => options.onError?.(error));
     }
@@ -350,6 +365,23 @@ export class Client {
     options?: ExchangeOptions,
   ): Promise<GetPromptResult> {
     return getPrompt(this.#send, name, args, options);
+  }
+
+  /**
+   * Skills extension (needs `{ skills: true }`): every entry of `skills/list`. Reads no skill file. Throws
+   * ClientError CAPABILITY_NOT_SUPPORTED when the client or the server does not declare the extension.
+   */
+  listSkills(options?: RequestOptions): Promise<SkillEntry[]> {
+    return this.#skills.list(options);
+  }
+
+  /**
+   * Skills extension: reads every file of a skill (an entry, or its URI from `skills/list`) with
+   * `resources/read`, SKILL.md first, verifying sizes, digests and the frontmatter; the first mismatch
+   * throws ClientError INVALID_RESULT (`details: { skill, uri, check, expected, actual }`).
+   */
+  loadSkill(skill: string | SkillEntry, options?: RequestOptions): Promise<LoadedSkill> {
+    return this.#skills.load(skill, options);
   }
 
   /** Calls `listener` when the server says its prompts changed. Returns an unsubscribe. */

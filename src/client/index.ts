@@ -28,3 +28,10 @@ export {
   type ClientAuditRecord,
   type PolicyDecision,
 } from './approval/index.js';
+export {
+  SKILLS_EXTENSION,
+  type LoadedSkill,
+  type SkillEntry,
+  type SkillFile,
+  type SkillResource,
+} from './skills/skill-entry.js';
