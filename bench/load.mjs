@@ -1,0 +1,384 @@
+// A wire-level MCP load generator of its own (no toolwire client code): raw JSON-RPC lines over a
+// child's stdio pipes, and raw node:http keep-alive requests for Streamable HTTP. It measures the
+// server process only through the wire and /proc/<pid> (CPU: utime+stime; memory: VmRSS).
+//
+// Used by bench/run.mjs; also usable alone against any server command, for example:
+//   node bench/load.mjs stdio -- node bin/toolwire.mjs serve bench/fixture-server.mjs
+//   node bench/load.mjs http  -- node bench/sdk-v1-server.mjs --http --port 0 --json
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const PROTOCOL_VERSION = '2025-06-18';
+const CLK_TCK = 100; // getconf CLK_TCK on Linux
+const ECHO_ARGS = { text: 'hello, benchmark' };
+
+// ---------------------------------------------------------------- /proc of the server process
+
+/** utime + stime of a process, in microseconds (all its threads). */
+export function cpuMicros(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // fields[0] is field 3 (state); utime is field 14, stime field 15
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLK_TCK;
+}
+
+/** Resident set size in kB. */
+export function rssKb(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /VmRSS:\s+(\d+)/.exec(status);
+  return match ? Number(match[1]) : NaN;
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+function summarize(latencies, calls, elapsedMs, cpuUs, errors) {
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    calls,
+    errors,
+    callsPerSec: (calls / elapsedMs) * 1000,
+    p50Ms: percentile(sorted, 50),
+    p99Ms: percentile(sorted, 99),
+    cpuUsPerCall: cpuUs / calls,
+  };
+}
+
+const initializeParams = () => ({
+  protocolVersion: PROTOCOL_VERSION,
+  capabilities: {},
+  clientInfo: { name: 'toolwire-bench-load', version: '1.0.0' },
+});
+
+// ---------------------------------------------------------------- stdio
+
+/** A spawned stdio server with a raw JSON-RPC line client on its pipes. */
+export class StdioPeer {
+  constructor(command, args, env = {}) {
+    this.spawnedAt = performance.now();
+    this.child = spawn(command, args, {
+      stdio: ['pipe', 'pipe', 'ignore'],
+      env: { ...process.env, ...env },
+    });
+    this.pid = this.child.pid;
+    this.pending = new Map();
+    this.nextId = 1;
+    this.buffer = '';
+    this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.stdout.setEncoding('utf8');
+    this.child.stdout.on('data', (chunk) => this.onData(chunk));
+    this.child.stdin.on('error', () => {});
+  }
+
+  onData(chunk) {
+    let data = this.buffer + chunk;
+    let start = 0;
+    let nl;
+    while ((nl = data.indexOf('\n', start)) !== -1) {
+      const line = data.slice(start, nl);
+      start = nl + 1;
+      if (line.length === 0) continue;
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (message.id === undefined || message.method !== undefined) continue; // notification/request
+      const entry = this.pending.get(message.id);
+      if (entry) {
+        this.pending.delete(message.id);
+        entry(message);
+      }
+    }
+    this.buffer = data.slice(start);
+  }
+
+  request(method, params) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  notify(method, params) {
+    this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) })}\n`);
+  }
+
+  async initialize() {
+    const response = await this.request('initialize', initializeParams());
+    if (!response.result) throw new Error(`initialize failed: ${JSON.stringify(response)}`);
+    this.notify('notifications/initialized');
+    return response;
+  }
+
+  async close() {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), 3000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
+
+/** spawn → initialize → first tools/call result, in ms; leaves the peer open (for idle RSS). */
+export async function coldStart(command, args, env) {
+  const peer = new StdioPeer(command, args, env);
+  await peer.initialize();
+  const response = await peer.request('tools/call', { name: 'echo', arguments: ECHO_ARGS });
+  const ms = performance.now() - peer.spawnedAt;
+  if (!response.result) throw new Error(`first call failed: ${JSON.stringify(response)}`);
+  return { peer, ms };
+}
+
+/**
+ * `total` tools/call requests with `inFlight` outstanding at a time (1 = sequential), or until
+ * `maxMs` passes. Alternates echo and add (so both the text and the structuredContent paths run).
+ */
+export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000 }) {
+  const latencies = [];
+  let errors = 0;
+  let sent = 0;
+  const cpu0 = cpuMicros(peer.pid);
+  const t0 = performance.now();
+  const deadline = t0 + maxMs;
+  const worker = async () => {
+    while (sent < total && performance.now() < deadline) {
+      const n = sent++;
+      const params =
+        n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
+      const start = performance.now();
+      const response = await peer.request('tools/call', params);
+      latencies.push(performance.now() - start);
+      if (!response.result || response.result.isError) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  const elapsed = performance.now() - t0;
+  return summarize(latencies, latencies.length, elapsed, cpuMicros(peer.pid) - cpu0, errors);
+}
+
+/** tools/list following every nextCursor; returns ms per full list (first, median) and the count. */
+export async function listAll(peer, repeats) {
+  const times = [];
+  let count = 0;
+  for (let r = 0; r < repeats; r++) {
+    const start = performance.now();
+    let cursor;
+    count = 0;
+    for (let page = 0; page < 1000; page++) {
+      const response = await peer.request('tools/list', cursor === undefined ? {} : { cursor });
+      if (!response.result) throw new Error(`tools/list failed: ${JSON.stringify(response)}`);
+      count += response.result.tools.length;
+      cursor = response.result.nextCursor;
+      if (cursor === undefined) break;
+    }
+    times.push(performance.now() - start);
+  }
+  const rest = times.slice(1).sort((a, b) => a - b);
+  return { tools: count, firstMs: times[0], medianMs: percentile(rest, 50) };
+}
+
+// ---------------------------------------------------------------- HTTP
+
+/** Spawns an HTTP server whose first stdout line is its URL. */
+export async function spawnHttp(command, args, env = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-2000)));
+  child.stdout.setEncoding('utf8');
+  const url = await new Promise((resolve, reject) => {
+    let buffer = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from ${args.join(' ')}`)), 15_000);
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      const nl = buffer.indexOf('\n');
+      if (nl !== -1) {
+        clearTimeout(timer);
+        resolve(buffer.slice(0, nl).trim());
+      }
+    });
+    child.once('exit', (code) =>
+      setTimeout(() => reject(new Error(`server exited (${code}) before its URL: ${stderr.trim()}`)), 50),
+    );
+  });
+  child.stdout.resume();
+  return {
+    url,
+    pid: child.pid,
+    async close() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** One raw POST; resolves { status, headers, body }. */
+export function post(agent, url, message, sessionId) {
+  const body = JSON.stringify(message);
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': PROTOCOL_VERSION,
+    'content-length': Buffer.byteLength(body),
+  };
+  if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (data += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: data }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** The JSON-RPC response inside a JSON or SSE body (the message carrying `id`). */
+export function responseOf(body) {
+  if (body.startsWith('{')) return JSON.parse(body);
+  for (const line of body.split('\n')) {
+    if (line.startsWith('data:')) {
+      const message = JSON.parse(line.slice(5));
+      if (message.id !== undefined && message.method === undefined) return message;
+    }
+  }
+  return undefined;
+}
+
+/** initialize + notifications/initialized over HTTP; returns the session id (undefined if none). */
+export async function httpSession(agent, url) {
+  const init = await post(agent, url, {
+    jsonrpc: '2.0',
+    id: 0,
+    method: 'initialize',
+    params: initializeParams(),
+  });
+  const response = responseOf(init.body);
+  if (init.status !== 200 || !response?.result)
+    throw new Error(`initialize: ${init.status} ${init.body.slice(0, 200)}`);
+  const sessionId = init.headers['mcp-session-id'];
+  await post(agent, url, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  return sessionId;
+}
+
+/**
+ * `total` tools/call POSTs over `connections` keep-alive sockets (one request in flight each),
+ * in one session (stateful) or none (stateless), or until `maxMs` passes.
+ */
+export async function httpCalls(server, { total, connections, stateful, maxMs = 20_000, agent: given }) {
+  const agent = given ?? new Agent({ keepAlive: true, maxSockets: connections });
+  const sessionId = stateful ? await httpSession(agent, server.url) : undefined;
+  const latencies = [];
+  let errors = 0;
+  let sent = 0;
+  const cpu0 = cpuMicros(server.pid);
+  const t0 = performance.now();
+  const deadline = t0 + maxMs;
+  const worker = async () => {
+    while (sent < total && performance.now() < deadline) {
+      const n = sent++;
+      const params =
+        n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
+      const start = performance.now();
+      const res = await post(
+        agent,
+        server.url,
+        { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params },
+        sessionId,
+      );
+      latencies.push(performance.now() - start);
+      const message = res.status === 200 ? responseOf(res.body) : undefined;
+      if (!message?.result || message.result.isError) errors++;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, worker));
+  const elapsed = performance.now() - t0;
+  const result = summarize(latencies, latencies.length, elapsed, cpuMicros(server.pid) - cpu0, errors);
+  if (!given) agent.destroy();
+  return result;
+}
+
+/** Opens `count` initialize sessions (16 at a time); returns the RSS delta in MB per 1000. */
+export async function rssPerSessions(server, count) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  await httpSession(agent, server.url); // warm
+  await sleep(300);
+  const before = rssKb(server.pid);
+  let opened = 0;
+  const worker = async () => {
+    while (opened < count) {
+      opened++;
+      await httpSession(agent, server.url);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, worker));
+  await sleep(300);
+  const after = rssKb(server.pid);
+  agent.destroy();
+  return {
+    sessions: count,
+    rssBeforeMb: before / 1024,
+    rssAfterMb: after / 1024,
+    mbPer1000: ((after - before) / 1024) * (1000 / count),
+  };
+}
+
+/** RSS over `total` calls in one session (16 connections): KB per request of growth. */
+export async function soak(server, { total, stateful }) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  await httpCalls(server, { total: 1000, connections: 16, stateful, agent, maxMs: 60_000 });
+  await sleep(300);
+  const before = rssKb(server.pid);
+  const run = await httpCalls(server, { total, connections: 16, stateful, agent, maxMs: 240_000 });
+  await sleep(300);
+  const after = rssKb(server.pid);
+  agent.destroy();
+  return {
+    requests: run.calls,
+    errors: run.errors,
+    rssBeforeMb: before / 1024,
+    rssAfterMb: after / 1024,
+    kbPerRequest: (after - before) / run.calls,
+  };
+}
+
+// ---------------------------------------------------------------- CLI
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const dash = process.argv.indexOf('--');
+  const kind = process.argv[2];
+  const [command, ...args] = process.argv.slice(dash + 1);
+  if (dash === -1 || !['stdio', 'http'].includes(kind)) {
+    console.error('usage: node bench/load.mjs stdio|http -- COMMAND ARGS…');
+    process.exit(2);
+  }
+  if (kind === 'stdio') {
+    const { peer, ms } = await coldStart(command, args);
+    console.log('cold start ms', ms.toFixed(1), 'rss MB', (rssKb(peer.pid) / 1024).toFixed(1));
+    await stdioCalls(peer, { total: 2000, inFlight: 16 });
+    for (const inFlight of [1, 16, 64])
+      console.log(`in flight ${inFlight}`, await stdioCalls(peer, { total: 10_000, inFlight }));
+    await peer.close();
+  } else {
+    const server = await spawnHttp(command, args);
+    const stateful = !args.includes('--stateless');
+    for (const connections of [1, 16, 64]) {
+      console.log(
+        `connections ${connections}`,
+        await httpCalls(server, { total: 3000, connections, stateful }),
+      );
+    }
+    await server.close();
+  }
+}

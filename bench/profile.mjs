@@ -1,0 +1,55 @@
+// Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
+// the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
+//   node bench/profile.mjs [toolwire|sdk1|sdk2] [calls]
+import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { StdioPeer, stdioCalls } from './load.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+process.chdir(dirname(here));
+const which = process.argv[2] ?? 'toolwire';
+const calls = Number(process.argv[3] ?? 30_000);
+const script = {
+  toolwire: ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'],
+  sdk1: ['bench/sdk-v1-server.mjs'],
+  sdk2: ['bench/sdk-v2-server.mjs'],
+}[which];
+const dir = join(here, 'profiles', `${which}-${Date.now()}`);
+mkdirSync(dir, { recursive: true });
+
+const peer = new StdioPeer('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...script]);
+await peer.initialize();
+await stdioCalls(peer, { total: 2000, inFlight: 16 });
+const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000 });
+await peer.close();
+console.log(
+  `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,
+);
+
+const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const self = new Map();
+const total = profile.samples.length;
+for (const id of profile.samples) {
+  const n = byId.get(id);
+  const f = n.callFrame;
+  const where = f.url
+    ? `${f.url.replace(/^file:\/\/\/work\/main\//, '').replace(/^file:\/\//, '')}:${f.lineNumber + 1}`
+    : '';
+  const key = `${f.functionName || '(anonymous)'} ${where}`;
+  self.set(key, (self.get(key) ?? 0) + 1);
+}
+const byFile = new Map();
+for (const [key, count] of self) {
+  const file = key.split(' ')[1]?.replace(/:\d+$/, '') || key.split(' ')[0];
+  byFile.set(file, (byFile.get(file) ?? 0) + count);
+}
+const pct = (n) => `${((n / total) * 100).toFixed(1).padStart(5)}%`;
+console.log(`\ntop self time (${total} samples), profile: ${join(dir, file)}`);
+for (const [key, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30))
+  console.log(`${pct(count)}  ${key}`);
+console.log('\nby file:');
+for (const [key, count] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 15))
+  console.log(`${pct(count)}  ${key}`);

@@ -1,0 +1,416 @@
+// The benchmark (issue 6): toolwire vs the official SDK 1.x and 2.x, same fixture, same wire-level
+// load generator (bench/load.mjs), interleaved per repetition (A, B, C, A, B, C, …), medians and
+// ratios against SDK 1.x. Writes bench/results/<date>[-quick|-full].md and .json.
+//
+//   npm run bench                 # normal: 5 repetitions, 10k-request soak   (~3-5 min, 2 cores)
+//   npm run bench -- --quick      # 3 repetitions, small counts               (< 1 min)
+//   npm run bench -- --full       # 5 repetitions, larger counts, 100k soak
+//   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import {
+  StdioPeer,
+  coldStart,
+  httpCalls,
+  listAll,
+  rssKb,
+  rssPerSessions,
+  soak,
+  spawnHttp,
+  stdioCalls,
+} from './load.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = dirname(here);
+process.chdir(root);
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: 'boolean' },
+    full: { type: 'boolean' },
+    only: { type: 'string' },
+    reps: { type: 'string' },
+  },
+});
+const MODE = flags.quick ? 'quick' : flags.full ? 'full' : 'normal';
+const CONFIG = {
+  quick: {
+    reps: 3,
+    warm: 1000,
+    seq: 800,
+    pipe: 4000,
+    http: 500,
+    conns: [1, 16],
+    sse: false,
+    lists: 5,
+    sessions: 200,
+    soak: 3000,
+  },
+  normal: {
+    reps: 5,
+    warm: 2000,
+    seq: 2000,
+    pipe: 12000,
+    http: 1500,
+    conns: [1, 16, 64],
+    sse: true,
+    lists: 10,
+    sessions: 1000,
+    soak: 10_000,
+  },
+  full: {
+    reps: 5,
+    warm: 3000,
+    seq: 5000,
+    pipe: 30000,
+    http: 3000,
+    conns: [1, 16, 64],
+    sse: true,
+    lists: 20,
+    sessions: 1000,
+    soak: 100_000,
+  },
+}[MODE];
+if (flags.reps) CONFIG.reps = Number(flags.reps);
+
+const SERVERS = [
+  {
+    id: 'toolwire',
+    label: 'toolwire',
+    stdio: ['node', ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs']],
+    http: (f) => [
+      'node',
+      ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs', '--http', '--port', '0', ...f],
+    ],
+    stateful: true,
+  },
+  {
+    id: 'sdk1',
+    label: 'SDK 1.x',
+    stdio: ['node', ['bench/sdk-v1-server.mjs']],
+    http: (f) => ['node', ['bench/sdk-v1-server.mjs', '--http', '--port', '0', ...f]],
+    stateful: true,
+  },
+  {
+    id: 'sdk2',
+    label: 'SDK 2.x',
+    stdio: ['node', ['bench/sdk-v2-server.mjs']],
+    http: (f) => ['node', ['bench/sdk-v2-server.mjs', '--http', '--port', '0', ...f]],
+    stateful: false, // createMcpHandler serves each request on its own
+  },
+].filter((s) => !flags.only || flags.only.split(',').includes(s.id));
+
+const HTTP_MODES = [
+  { id: 'stateful-json', stateful: true, flags: ['--json'] },
+  { id: 'stateless-json', stateful: false, flags: ['--stateless', '--json'] },
+  ...(CONFIG.sse
+    ? [
+        { id: 'stateful-sse', stateful: true, flags: [] },
+        { id: 'stateless-sse', stateful: false, flags: ['--stateless'] },
+      ]
+    : []),
+];
+
+// samples[serverId][metricKey] = [values across repetitions]
+const samples = Object.fromEntries(SERVERS.map((s) => [s.id, {}]));
+const failures = [];
+const record = (server, key, value) => {
+  if (value === undefined || Number.isNaN(value)) return;
+  (samples[server.id][key] ??= []).push(value);
+};
+const errorsSeen = Object.fromEntries(SERVERS.map((s) => [s.id, 0]));
+
+async function attempt(server, what, fn) {
+  try {
+    return await fn();
+  } catch (error) {
+    failures.push(`${server.label}: ${what}: ${error?.message ?? error}`);
+    process.stderr.write(`  ! ${server.label}: ${what}: ${error?.message ?? error}\n`);
+    return undefined;
+  }
+}
+
+function recordRun(server, prefix, run) {
+  if (!run) return;
+  errorsSeen[server.id] += run.errors;
+  record(server, `${prefix}.cps`, run.callsPerSec);
+  record(server, `${prefix}.p50`, run.p50Ms);
+  record(server, `${prefix}.p99`, run.p99Ms);
+  record(server, `${prefix}.cpu`, run.cpuUsPerCall);
+}
+
+async function stdioPhase(server) {
+  const [command, args] = server.stdio;
+  const cold = await coldStart(command, args);
+  record(server, 'cold', cold.ms);
+  const peer = cold.peer;
+  try {
+    await sleep(500);
+    record(server, 'idleRss', rssKb(peer.pid) / 1024);
+    await stdioCalls(peer, { total: CONFIG.warm, inFlight: 16 });
+    recordRun(server, 'stdio1', await stdioCalls(peer, { total: CONFIG.seq, inFlight: 1 }));
+    recordRun(server, 'stdio16', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 16 }));
+    recordRun(server, 'stdio64', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 64 }));
+  } finally {
+    await peer.close();
+  }
+}
+
+async function listPhase(server) {
+  const [command, args] = server.stdio;
+  const peer = new StdioPeer(command, args, { MCP_BENCH_EXTRA_TOOLS: '1000' });
+  try {
+    await peer.initialize();
+    const list = await listAll(peer, CONFIG.lists + 1);
+    if (list.tools !== 1002) throw new Error(`tools/list returned ${list.tools} tools, not 1002`);
+    record(server, 'listFirst', list.firstMs);
+    record(server, 'list', list.medianMs);
+  } finally {
+    await peer.close();
+  }
+}
+
+async function httpPhase(server, mode) {
+  if (mode.stateful && !server.stateful) return;
+  const [command, args] = server.http(mode.flags);
+  const http = await spawnHttp(command, args);
+  try {
+    await httpCalls(http, { total: Math.min(500, CONFIG.http), connections: 16, stateful: mode.stateful });
+    for (const connections of CONFIG.conns) {
+      recordRun(
+        server,
+        `http.${mode.id}.${connections}`,
+        await httpCalls(http, { total: CONFIG.http, connections, stateful: mode.stateful }),
+      );
+    }
+  } finally {
+    await http.close();
+  }
+}
+
+async function sessionsPhase(server) {
+  if (!server.stateful) return;
+  const [command, args] = server.http(['--json']);
+  const http = await spawnHttp(command, args);
+  try {
+    const result = await rssPerSessions(http, CONFIG.sessions);
+    record(server, 'sessionsRss', result.mbPer1000);
+  } finally {
+    await http.close();
+  }
+}
+
+async function soakPhase(server) {
+  const stateful = server.stateful;
+  const [command, args] = server.http(stateful ? ['--json'] : ['--stateless', '--json']);
+  const http = await spawnHttp(command, args);
+  try {
+    const result = await soak(http, { total: CONFIG.soak, stateful });
+    errorsSeen[server.id] += result.errors;
+    record(server, 'soakKb', result.kbPerRequest);
+    record(server, 'soakRssAfter', result.rssAfterMb);
+  } finally {
+    await http.close();
+  }
+}
+
+// ---------------------------------------------------------------- run, interleaved
+
+const started = Date.now();
+const machine = {
+  date: new Date().toISOString(),
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  cores: os.cpus().length,
+  node: process.version,
+  platform: `${os.type()} ${os.release()} ${os.arch()}`,
+  memoryGb: Math.round(os.totalmem() / 2 ** 30),
+  loadAverageAtStart: os
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' '),
+};
+console.log(
+  `toolwire benchmark (${MODE}): ${SERVERS.map((s) => s.label).join(', ')}, ${CONFIG.reps} repetitions`,
+);
+console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
+
+for (let rep = 1; rep <= CONFIG.reps; rep++) {
+  for (const server of SERVERS) {
+    const t0 = Date.now();
+    await attempt(server, 'stdio', () => stdioPhase(server));
+    await attempt(server, 'tools/list', () => listPhase(server));
+    for (const mode of HTTP_MODES) await attempt(server, `http ${mode.id}`, () => httpPhase(server, mode));
+    console.log(`  rep ${rep}/${CONFIG.reps} ${server.label}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+}
+// Memory measures take one run each (they are not noisy the way throughput is), still interleaved.
+for (const server of SERVERS) {
+  await attempt(server, 'sessions', () => sessionsPhase(server));
+  await attempt(server, 'soak', () => soakPhase(server));
+  console.log(`  memory ${server.label} done`);
+}
+
+// ---------------------------------------------------------------- report
+
+const median = (list) => {
+  if (!list || list.length === 0) return undefined;
+  const sorted = [...list].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+const ROWS = [
+  { key: 'stdio1.cps', label: 'stdio sequential, calls/s', better: 'higher' },
+  { key: 'stdio1.p50', label: 'stdio sequential, p50 ms', better: 'lower' },
+  { key: 'stdio1.cpu', label: 'stdio sequential, server CPU µs/call', better: 'lower' },
+  { key: 'stdio16.cps', label: 'stdio 16 in flight, calls/s', better: 'higher' },
+  { key: 'stdio16.p99', label: 'stdio 16 in flight, p99 ms', better: 'lower' },
+  {
+    key: 'stdio16.cpu',
+    label: 'stdio 16 in flight, server CPU µs/call',
+    better: 'lower',
+    target: { abs: 6 },
+  },
+  { key: 'stdio64.cps', label: 'stdio 64 in flight, calls/s', better: 'higher', target: { ratio: 2.5 } },
+  { key: 'stdio64.p50', label: 'stdio 64 in flight, p50 ms', better: 'lower' },
+  { key: 'stdio64.p99', label: 'stdio 64 in flight, p99 ms', better: 'lower' },
+  { key: 'stdio64.cpu', label: 'stdio 64 in flight, server CPU µs/call', better: 'lower' },
+];
+for (const mode of HTTP_MODES) {
+  for (const c of CONFIG.conns) {
+    const name = `HTTP ${mode.id}, ${c} conn${c > 1 ? 's' : ''}`;
+    const k = `http.${mode.id}.${c}`;
+    ROWS.push({
+      key: `${k}.cps`,
+      label: `${name}, calls/s`,
+      better: 'higher',
+      target: mode.id === 'stateless-json' && c === 16 ? { ratio: 10 } : undefined,
+    });
+    ROWS.push({ key: `${k}.p99`, label: `${name}, p99 ms`, better: 'lower' });
+    ROWS.push({
+      key: `${k}.cpu`,
+      label: `${name}, server CPU µs/call`,
+      better: 'lower',
+      target: mode.id === 'stateful-json' && c === 16 ? { abs: 30 } : undefined,
+    });
+  }
+}
+ROWS.push(
+  { key: 'listFirst', label: 'tools/list 1000 tools, first list ms', better: 'lower' },
+  {
+    key: 'list',
+    label: 'tools/list 1000 tools, ms (median of later lists)',
+    better: 'lower',
+    target: { abs: 6 },
+  },
+  {
+    key: 'cold',
+    label: 'cold start stdio (spawn → first result), ms',
+    better: 'lower',
+    target: { abs: 110 },
+  },
+  { key: 'idleRss', label: 'idle RSS after first call, MB', better: 'lower' },
+  { key: 'sessionsRss', label: 'RSS per 1000 HTTP sessions, MB', better: 'lower', target: { abs: 15 } },
+  {
+    key: 'soakKb',
+    label: `RSS growth over a ${CONFIG.soak / 1000}k-request soak, KB/request`,
+    better: 'lower',
+    target: { flat: 0.2 },
+  },
+  { key: 'soakRssAfter', label: 'RSS after the soak, MB', better: 'lower' },
+);
+
+const fmt = (v) => {
+  if (v === undefined) return 'n/a';
+  const a = Math.abs(v);
+  if (a >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (a >= 100) return v.toFixed(0);
+  if (a >= 10) return v.toFixed(1);
+  return v.toFixed(2);
+};
+
+const results = [];
+for (const row of ROWS) {
+  const med = Object.fromEntries(SERVERS.map((s) => [s.id, median(samples[s.id][row.key])]));
+  const base = med.sdk1;
+  const ratio = (v) => (v === undefined || base === undefined || base === 0 ? undefined : v / base);
+  let verdict = '';
+  const tw = med.toolwire;
+  if (row.target && tw !== undefined) {
+    if (row.target.abs !== undefined) {
+      verdict =
+        tw <= row.target.abs
+          ? `met (≤ ${row.target.abs})`
+          : `missed: ${fmt(tw)} vs ≤ ${row.target.abs} (${(tw / row.target.abs).toFixed(1)}× over)`;
+    } else if (row.target.ratio !== undefined && base !== undefined) {
+      const r = tw / base;
+      verdict =
+        r >= row.target.ratio
+          ? `met (≥ ${row.target.ratio}×)`
+          : `missed: ${r.toFixed(2)}× vs ≥ ${row.target.ratio}×`;
+    } else if (row.target.flat !== undefined) {
+      verdict =
+        Math.abs(tw) <= row.target.flat
+          ? `met (flat, |growth| ≤ ${row.target.flat})`
+          : `missed: ${fmt(tw)} KB/request`;
+    }
+  }
+  results.push({
+    ...row,
+    medians: med,
+    samples: Object.fromEntries(SERVERS.map((s) => [s.id, samples[s.id][row.key] ?? []])),
+    ratioToolwire: ratio(tw),
+    ratioSdk2: ratio(med.sdk2),
+    verdict,
+  });
+}
+
+const ratioText = (r) => (r === undefined ? '' : `${r.toFixed(2)}×`);
+const header = `| measure | ${SERVERS.map((s) => s.label).join(' | ')} | toolwire / SDK 1.x | SDK 2.x / SDK 1.x | target (issue 6) |`;
+const lines = [header, `|---|${SERVERS.map(() => '---:').join('|')}|---:|---:|---|`];
+for (const r of results) {
+  if (SERVERS.every((s) => r.medians[s.id] === undefined)) continue;
+  lines.push(
+    `| ${r.label} | ${SERVERS.map((s) => fmt(r.medians[s.id])).join(' | ')} | ${ratioText(r.ratioToolwire)} | ${ratioText(r.ratioSdk2)} | ${r.verdict} |`,
+  );
+}
+const seconds = ((Date.now() - started) / 1000).toFixed(0);
+const markdown = `# toolwire benchmark — ${MODE} run, ${machine.date.slice(0, 10)}
+
+${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, Node ${machine.node};
+load average at start ${machine.loadAverageAtStart}; ${CONFIG.reps} interleaved repetitions (medians), ${seconds} s in all.
+Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@modelcontextprotocol/sdk\` 1.x
+(\`bench/sdk-v1-server.mjs\`), \`@modelcontextprotocol/server\` 2.x (\`bench/sdk-v2-server.mjs\`; its
+\`createMcpHandler\` has no sessions, so stateful rows are n/a). Load: \`bench/load.mjs\` (raw JSON-RPC over
+pipes / node:http keep-alive), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. Server CPU is
+utime+stime of the server process from /proc (10 ms ticks). Counts: ${JSON.stringify(CONFIG)}.
+The load generator shares the 2 cores with the server, so calls/s are bounded by both; CPU µs/call is the
+server's own cost.
+
+${lines.join('\n')}
+${failures.length ? `\nFailures:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}
+Non-result answers (errors) seen: ${SERVERS.map((s) => `${s.label} ${errorsSeen[s.id]}`).join(', ')}.
+`;
+
+const stamp = machine.date.slice(0, 10);
+const base = join(here, 'results', `${stamp}${MODE === 'normal' ? '' : `-${MODE}`}`);
+mkdirSync(dirname(base), { recursive: true });
+// Formatted with the repo's prettier, so `npm run lint` (prettier --check .) accepts the committed file.
+const prettier = await import('prettier').catch(() => undefined);
+const formatted = prettier
+  ? await prettier.format(markdown, {
+      ...(await prettier.resolveConfig(`${base}.md`)),
+      filepath: `${base}.md`,
+    })
+  : markdown;
+writeFileSync(`${base}.md`, formatted);
+writeFileSync(
+  `${base}.json`,
+  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results }, null, 2)}\n`,
+);
+console.log(`\n${formatted}`);
+console.log(`wrote ${base}.md and .json`);
