@@ -123,7 +123,9 @@ export function bindTools(session: ServerSession): void {
     const { name, args } = parseCallParams(params);
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
-    const signal = AbortSignal.any([ctx.signal, core.shutdownSignal]);
+    // No AbortSignal.any with the server's shutdown signal here: server.close() closes every session,
+    // which aborts the requests in flight (and `any` is costly on the hot path).
+    const signal = ctx.signal;
     const hooks = { onToolBug: core.options.onToolBug, sessionId: session.peer.transport?.sessionId };
     const run = (context: ToolContext) => callTool(tool, args, context, hooks);
     const shape = (result: CallToolResult) =>

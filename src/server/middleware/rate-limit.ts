@@ -31,7 +31,7 @@ export interface RateLimitedData {
 export interface RateLimitOptions {
   /** Where the buckets live (default: a new `MemoryRateLimitStore`). */
   store?: RateLimitStore;
-  /** One bucket for every call to the server (default `{ burst: 500, perSecond: 100 }`); false: none. */
+  /** One bucket for every call to the server (default `{ burst: 20_000, perSecond: 20_000 }`); false: none. */
   global?: TokenBucket | false;
   /** One bucket per caller, across tools (default: none). */
   perCaller?: TokenBucket | false;
@@ -43,7 +43,7 @@ export interface RateLimitOptions {
 }
 
 /** The generous default: floods are cut, no interactive use is. */
-export const DEFAULT_GLOBAL_RATE_LIMIT: TokenBucket = Object.freeze({ burst: 500, perSecond: 100 });
+export const DEFAULT_GLOBAL_RATE_LIMIT: TokenBucket = Object.freeze({ burst: 20_000, perSecond: 20_000 });
 
 /** The error a refused call gets. */
 export function rateLimitedError(message: string, data: RateLimitedData): ProtocolError {

@@ -48,7 +48,7 @@ describe('timeout', () => {
 
   it('drops a late result', async () => {
     const mw = timeout({ defaultMs: 10 });
-    const result = await mw(fakeCall(), async () => (await sleep(40), ok('late')));
+    const result = await mw(fakeCall(), async () => (await sleep(300), ok('late')));
     expect(result.isError).toBe(true);
   });
 

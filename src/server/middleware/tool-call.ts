@@ -5,6 +5,7 @@
  * the client's input (elicitation, sampling, roots) is measured, so the timeout can leave it out.
  * @module
  */
+import { linkedSignal } from '../linked-signal.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import type { ToolContext } from '../tool-context.js';
@@ -33,10 +34,14 @@ export function startToolCall(
   ctx: ToolContext,
   origin: CallOrigin = {},
 ): StartedCall {
-  const controller = new AbortController();
-  const signal = AbortSignal.any([ctx.signal, controller.signal]);
-  let finished!: () => void;
-  const done = new Promise<void>((resolve) => (finished = resolve));
+  const linked = linkedSignal(ctx.signal);
+  const signal = linked.signal;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const finished = () => {
+    linked.dispose();
+    resolveDone();
+  };
 
   let waiting = 0;
   let waitStarted = 0;
@@ -68,7 +73,7 @@ export function startToolCall(
     signal,
     meta: ctx.meta,
     decision: 'allowed',
-    abort: (reason?: unknown) => controller.abort(reason),
+    abort: (reason?: unknown) => linked.abort(reason),
     done,
     get waitingForInput() {
       return waiting > 0;
