@@ -11,7 +11,10 @@ import { TransportError } from '../transport-error.js';
  * Each `write` resolves once its line was accepted by the stream (not necessarily flushed).
  */
 export class LineWriter {
-  private tail: Promise<void> = Promise.resolve();
+  /** Settles after the last queued line; new lines wait for it while `busy > 0`. */
+  private tail: Promise<void> = RESOLVED;
+  /** Lines queued behind a wait for `'drain'`, plus that wait itself. */
+  private busy = 0;
   private closedError: Error | undefined;
   private abortWait: ((error: Error) => void) | undefined;
 
@@ -26,11 +29,15 @@ export class LineWriter {
 
   /** Queues one line; resolves when the stream accepted it, rejects with a `TransportError`. */
   write(line: string): Promise<void> {
-    const result = this.tail.then(() => this.writeNow(line));
-    this.tail = result.then(
-      () => {},
-      () => {},
-    );
+    // The common case: nothing waits for 'drain', so the line is written now, with no promise
+    // chain and no listeners (a shared resolved promise when the stream accepts it).
+    if (this.busy === 0) return this.writeNow(line, true);
+    this.busy += 1;
+    const result = this.tail.then(() => {
+      this.busy -= 1;
+      return this.writeNow(line, false);
+    });
+    this.tail = result.then(noop, noop);
     return result;
   }
 
@@ -40,20 +47,48 @@ export class LineWriter {
     this.abortWait?.(this.closedError);
   }
 
-  private writeNow(line: string): Promise<void> {
+  private writeNow(line: string, direct: boolean): Promise<void> {
     if (this.closedError) return Promise.reject(this.closedError);
     const { stream } = this;
-    return new Promise<void>((resolve, reject) => {
+    // Where the line is when its write callback reports an error: still inside `write()`, accepted
+    // (its promise resolved: a late error), or waiting for 'drain' (`fail` rejects it).
+    let state: 'writing' | 'accepted' | 'waiting' = 'writing';
+    let fail: ((error: Error) => void) | undefined;
+    let failedEarly: TransportError | undefined;
+    let accepted: boolean;
+    try {
+      accepted = stream.write(line, (error) => {
+        if (!error) return;
+        if (state === 'writing') failedEarly ??= sendFailed(error);
+        else if (state === 'waiting' && fail) fail(sendFailed(error));
+        else this.onLateError(sendFailed(error));
+      });
+    } catch (error) {
+      return Promise.reject(sendFailed(error));
+    }
+    if (failedEarly) return Promise.reject(failedEarly);
+    if (accepted) {
+      state = 'accepted';
+      return RESOLVED;
+    }
+
+    state = 'waiting';
+    this.busy += 1;
+    const wait = new Promise<void>((resolve, reject) => {
       let settled = false;
       const cleanup = (): void => {
         settled = true;
+        this.busy -= 1;
         this.abortWait = undefined;
         stream.removeListener('drain', onDrain);
         stream.removeListener('close', onClose);
         stream.removeListener('error', onError);
       };
-      const fail = (error: Error): void => {
-        if (settled) return;
+      fail = (error: Error): void => {
+        if (settled) {
+          this.onLateError(error instanceof TransportError ? error : sendFailed(error));
+          return;
+        }
         cleanup();
         reject(error);
       };
@@ -62,33 +97,21 @@ export class LineWriter {
         cleanup();
         resolve();
       };
-      const onClose = (): void => fail(closedError());
-      const onError = (error: Error): void => fail(sendFailed(error));
-
-      let accepted: boolean;
-      try {
-        accepted = stream.write(line, (error) => {
-          if (!error) return;
-          if (settled) this.onLateError(sendFailed(error));
-          else fail(sendFailed(error));
-        });
-      } catch (error) {
-        fail(sendFailed(error));
-        return;
-      }
-      if (settled) return;
-      if (accepted) {
-        cleanup();
-        resolve();
-        return;
-      }
+      const onClose = (): void => fail?.(closedError());
+      const onError = (error: Error): void => fail?.(sendFailed(error));
       this.abortWait = fail;
       stream.once('drain', onDrain);
       stream.once('close', onClose);
       stream.once('error', onError);
     });
+    if (direct) this.tail = wait.then(noop, noop);
+    return wait;
   }
 }
+
+const RESOLVED: Promise<void> = Promise.resolve();
+
+function noop(): void {}
 
 function sendFailed(cause: unknown): TransportError {
   return new TransportError(LocalErrorCode.SendFailed, `Could not write message: ${errorMessage(cause)}`, {
