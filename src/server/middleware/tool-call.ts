@@ -34,8 +34,8 @@ export function startToolCall(
   ctx: ToolContext,
   origin: CallOrigin = {},
 ): StartedCall {
+  // Created on first use (see linked-signal.ts): most calls end without anyone reading it.
   const linked = linkedSignal(ctx.signal);
-  const signal = linked.signal;
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const finished = () => {
@@ -70,7 +70,9 @@ export function startToolCall(
     requestId: ctx.requestId,
     era: isModernRevision(version) ? 'modern' : 'legacy',
     protocolVersion: version,
-    signal,
+    get signal() {
+      return linked.signal;
+    },
     meta: ctx.meta,
     decision: 'allowed',
     abort: (reason?: unknown) => linked.abort(reason),
@@ -84,13 +86,15 @@ export function startToolCall(
   // Once the call is aborted (e.g. timed out), the handler's late progress and log messages are dropped.
   const context: ToolContext = {
     ...ctx,
-    signal,
+    get signal() {
+      return linked.signal;
+    },
     progress: (progress, total, message) =>
-      signal.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
-    log: (level, data, logger) => (signal.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
-    elicit: (params, options) => track(() => ctx.elicit(params, { signal, ...options })),
-    sample: (params, options) => track(() => ctx.sample(params, { signal, ...options })),
-    listRoots: (options) => track(() => ctx.listRoots({ signal, ...options })),
+      linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
+    log: (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
+    elicit: (params, options) => track(() => ctx.elicit(params, { signal: linked.signal, ...options })),
+    sample: (params, options) => track(() => ctx.sample(params, { signal: linked.signal, ...options })),
+    listRoots: (options) => track(() => ctx.listRoots({ signal: linked.signal, ...options })),
   };
   return { call, context, finished };
 }
