@@ -17,7 +17,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function utf8Length(text: string): number {
-  return encoder.encode(text).length;
+  // Counts like TextEncoder (a lone surrogate is 3 bytes, as U+FFFD), without making the bytes.
+  return Buffer.byteLength(text, 'utf8');
 }
 
 export function truncationMarker(bytes: number): string {
