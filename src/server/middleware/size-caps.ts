@@ -17,8 +17,22 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export function utf8Length(text: string): number {
-  // Counts like TextEncoder (a lone surrogate is 3 bytes, as U+FFFD), without making the bytes.
-  return Buffer.byteLength(text, 'utf8');
+  // Counts like TextEncoder (a lone surrogate is 3 bytes, as U+FFFD), without making the bytes and
+  // without Node's Buffer: the server layer runs in any runtime.
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
 }
 
 export function truncationMarker(bytes: number): string {
