@@ -10,30 +10,15 @@ import { RawWire } from './_wire.js';
 
 // What test/fixtures/structured-server.mjs registers and returns.
 const FIXTURE = fileURLToPath(new URL('./fixtures/structured-server.mjs', import.meta.url));
-const USERS = [
-  { id: 'u1', name: 'Alice' },
-  { id: 'u2', name: 'Bob' },
-];
-const USERS_SCHEMA = {
-  type: 'array',
-  items: {
-    type: 'object',
-    properties: { id: { type: 'string' }, name: { type: 'string' } },
-    required: ['id', 'name'],
-  },
+const { USERS, USERS_SCHEMA, GREETING_SCHEMA, TREE_SCHEMA, TREE } = (await import(
+  new URL('./fixtures/structured-server.mjs', import.meta.url).href
+)) as {
+  USERS: { id: string; name: string }[];
+  USERS_SCHEMA: Record<string, unknown>;
+  GREETING_SCHEMA: Record<string, unknown>;
+  TREE_SCHEMA: { $ref: string; $defs: { node: { properties: Record<string, unknown> } } };
+  TREE: Record<string, unknown>;
 };
-const GREETING_SCHEMA = { type: 'string', minLength: 1 };
-const TREE_SCHEMA = {
-  $ref: '#/$defs/node',
-  $defs: {
-    node: {
-      type: 'object',
-      properties: { label: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
-      required: ['label'],
-    },
-  },
-};
-const TREE = { label: 'root', children: [{ label: 'leaf', children: [] }] };
 const USERS_JSON = JSON.stringify(USERS);
 const wrapped = (schema: object) => ({
   type: 'object',
