@@ -1,7 +1,7 @@
 // The transport matrix: every protocol test runs over the in-memory pair and over stdio (a real child
 // process), against the same fixture server.
 import { fileURLToPath } from 'node:url';
-import { describe } from 'vitest';
+import { describe, expect } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import type { Server } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
@@ -57,4 +57,21 @@ export function describeMatrix(title: string, fn: (connect: Connect, transport: 
   for (const { name, connect } of TRANSPORTS) {
     describe(`${title} [${name}]`, () => fn(connect, name));
   }
+}
+
+/** Client handlers for the fixture's `ask`, `sample` and `roots` tools (both eras use the same ones). */
+export const INPUT_HANDLERS: ClientOptions = {
+  elicitation: (params) => ({
+    action: 'accept',
+    content: { name: params.message === 'Name?' ? 'Ada' : '?' },
+  }),
+  sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
+  roots: [{ uri: 'file:///r1' }, { uri: 'file:///r2' }],
+};
+
+/** The fixture's input tools answered through {@link INPUT_HANDLERS}. */
+export async function expectInputAnswered(client: Client): Promise<void> {
+  expect((await client.callTool('ask')).content).toEqual([{ type: 'text', text: 'accept:Ada' }]);
+  expect((await client.callTool('sample')).content).toEqual([{ type: 'text', text: 'model said hello' }]);
+  expect((await client.callTool('roots')).content).toEqual([{ type: 'text', text: 'file:///r1,file:///r2' }]);
 }

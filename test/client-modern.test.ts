@@ -9,7 +9,7 @@ import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { Server, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { describeMatrix } from './_setup.js';
+import { INPUT_HANDLERS, describeMatrix, expectInputAnswered } from './_setup.js';
 import { FIXTURE_TOOL_NAMES, SDK_SERVER_V2, sdkServerCommand } from './interop/_helpers.js';
 
 const VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -118,19 +118,8 @@ describeMatrix('client, stateless era', (connect) => {
   });
 
   it('answers the server’s questions through the handlers (multi round-trip)', async () => {
-    await using c = await connect({
-      elicitation: (params) => ({
-        action: 'accept',
-        content: { name: params.message === 'Name?' ? 'Ada' : '?' },
-      }),
-      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
-      roots: [{ uri: 'file:///r1' }, { uri: 'file:///r2' }],
-    });
-    expect((await c.client.callTool('ask')).content).toEqual([{ type: 'text', text: 'accept:Ada' }]);
-    expect((await c.client.callTool('sample')).content).toEqual([{ type: 'text', text: 'model said hello' }]);
-    expect((await c.client.callTool('roots')).content).toEqual([
-      { type: 'text', text: 'file:///r1,file:///r2' },
-    ]);
+    await using c = await connect(INPUT_HANDLERS);
+    await expectInputAnswered(c.client);
   });
 
   it('refreshes the tool list through a subscriptions/listen stream', async () => {

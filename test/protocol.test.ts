@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ProtocolError, ToolwireError } from '../src/protocol/errors.js';
 import type { ProgressParams } from '../src/protocol/types/lifecycle.js';
 import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
-import { describeMatrix, type Connect } from './_setup.js';
+import { INPUT_HANDLERS, describeMatrix, expectInputAnswered, type Connect } from './_setup.js';
 import { FIXTURE_TOOL_NAMES } from './interop/_helpers.js';
 
 const ALL_TOOLS = FIXTURE_TOOL_NAMES;
@@ -222,19 +222,8 @@ describeMatrix('protocol', (connectAny) => {
   });
 
   it('routes elicitation, sampling and roots requests to the client handlers', async () => {
-    await using c = await connect({
-      elicitation: (params) => ({
-        action: 'accept',
-        content: { name: params.message === 'Name?' ? 'Ada' : '?' },
-      }),
-      sampling: () => ({ role: 'assistant', content: { type: 'text', text: 'hello' }, model: 'm' }),
-      roots: [{ uri: 'file:///r1' }, { uri: 'file:///r2' }],
-    });
-    expect((await c.client.callTool('ask')).content).toEqual([{ type: 'text', text: 'accept:Ada' }]);
-    expect((await c.client.callTool('sample')).content).toEqual([{ type: 'text', text: 'model said hello' }]);
-    expect((await c.client.callTool('roots')).content).toEqual([
-      { type: 'text', text: 'file:///r1,file:///r2' },
-    ]);
+    await using c = await connect(INPUT_HANDLERS);
+    await expectInputAnswered(c.client);
   });
 
   it('refuses server requests the client did not declare, as an isError result', async () => {
