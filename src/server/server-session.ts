@@ -56,6 +56,7 @@ export class ServerSession {
   #clientInfo: Implementation | undefined;
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
+  #legacyScope: RequestScope | undefined;
 
   onclose?: () => void;
 
@@ -111,6 +112,7 @@ export class ServerSession {
   assumeInitialized(version: LegacyRevision, capabilities: ClientCapabilities = {}): void {
     this.#profile = profileFor(version);
     this.#clientCapabilities = capabilities;
+    this.#legacyScope = undefined;
     this.#phase = 'ready';
   }
 
@@ -154,7 +156,14 @@ export class ServerSession {
   /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */
   scope(params: JsonObject): RequestScope {
     if (isModernRequest(params)) return modernScope(params, this.#core.versions);
-    return { era: 'legacy', profile: this.#requireProfile(), client: this.client, logLevel: this.#logLevel };
+    // The same for every request of the session until initialize, assumeInitialized or setLevel change it.
+    this.#legacyScope ??= {
+      era: 'legacy',
+      profile: this.#requireProfile(),
+      client: this.client,
+      logLevel: this.#logLevel,
+    };
+    return this.#legacyScope;
   }
 
   #gate(message: JsonRpcRequest): void {
@@ -201,6 +210,7 @@ export class ServerSession {
           );
         }
         this.#logLevel = params.level;
+        this.#legacyScope = undefined;
         return {};
       },
       { eras: ['legacy'] },
@@ -245,6 +255,7 @@ export class ServerSession {
     const version = negotiateVersion(requested, legacy);
     const profile = profileFor(version);
     this.#profile = profile;
+    this.#legacyScope = undefined;
     this.#clientCapabilities = isJsonObject(params.capabilities)
       ? (params.capabilities as ClientCapabilities)
       : {};
