@@ -1,0 +1,106 @@
+/**
+ * What the server tells the client without being asked, and who wants to hear it: the listeners of
+ * `onToolsChanged`, `onResourceUpdated`, `onResourceListChanged` and `onPromptListChanged`, the resource
+ * URIs subscribed to, and the notification handlers that feed them (and drop stale cached lists). In the
+ * stateless era the `subscriptions/listen` stream is kept asking for exactly what they want.
+ * @module
+ */
+import type { Peer } from '../protocol/engine/peer.js';
+import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
+import type { Tool } from '../protocol/types/tools.js';
+import type { ListenStream } from './listen-stream.js';
+import type { ModernRequests } from './modern-requests.js';
+
+/** What the events need from their client. */
+export interface EventsHost {
+  /** The stateless-era requests, once connected in that era. */
+  modern(): ModernRequests | undefined;
+  /** Fetches the tools again (the handshake-era list is dropped first by `toolsChanged`). */
+  listTools(): Promise<readonly Tool[]>;
+  /** The tools the server listed are stale. */
+  toolsChanged(): void;
+  onLog?: ((params: LoggingMessageParams) => void) | undefined;
+  report(error: Error): void;
+}
+
+export class ClientEvents {
+  readonly tools = new Set<(tools: readonly Tool[]) => void>();
+  readonly resourceUpdated = new Set<(uri: string) => void>();
+  readonly resourceList = new Set<() => void>();
+  readonly promptList = new Set<() => void>();
+  readonly #uris = new Set<string>();
+  readonly #peer: Peer;
+  readonly #listen: ListenStream;
+  readonly #host: EventsHost;
+
+  constructor(peer: Peer, listen: ListenStream, host: EventsHost) {
+    this.#peer = peer;
+    this.#listen = listen;
+    this.#host = host;
+    this.#bind();
+  }
+
+  /** Adds `listener` to `listeners` (and listens for it); returns the unsubscribe. */
+  listenTo<T>(listeners: Set<T>, listener: T): () => void {
+    listeners.add(listener);
+    void this.update();
+    return () => {
+      listeners.delete(listener);
+      void this.update();
+    };
+  }
+
+  /** Stateless era: the URI joins the listen stream (resolves once the server acknowledged it). */
+  subscribe(uri: string): Promise<void> {
+    this.#uris.add(uri);
+    return this.update();
+  }
+
+  unsubscribe(uri: string): Promise<void> {
+    this.#uris.delete(uri);
+    return this.update();
+  }
+
+  /** Stateless era: listens for what the listeners and subscriptions want (errors go to `onError`). */
+  update(): Promise<void> {
+    if (!this.#host.modern() || this.#peer.closed) return Promise.resolve();
+    return this.#listen.update({
+      toolsListChanged: this.tools.size > 0,
+      promptsListChanged: this.promptList.size > 0,
+      resourcesListChanged: this.resourceList.size > 0,
+      resourceSubscriptions: [...this.#uris],
+    });
+  }
+
+  #bind(): void {
+    const peer = this.#peer;
+    const host = this.#host;
+    const report = (error: unknown) => host.report(error instanceof Error ? error : new Error(String(error)));
+    peer.setNotificationHandler('notifications/tools/list_changed', () => {
+      host.toolsChanged();
+      if (this.tools.size === 0) return;
+      host.listTools().then((tools) => this.tools.forEach((listener) => listener(tools)), report);
+    });
+    peer.setNotificationHandler('notifications/resources/updated', (params) => {
+      const uri = params.uri;
+      if (typeof uri !== 'string') return;
+      host.modern()?.cache.invalidate('resources/read', (read) => read.uri === uri);
+      this.resourceUpdated.forEach((listener) => listener(uri));
+    });
+    peer.setNotificationHandler('notifications/resources/list_changed', () => {
+      host.modern()?.cache.invalidate('resources/list');
+      host.modern()?.cache.invalidate('resources/templates/list');
+      this.resourceList.forEach((listener) => listener());
+    });
+    peer.setNotificationHandler('notifications/prompts/list_changed', () => {
+      host.modern()?.cache.invalidate('prompts/list');
+      this.promptList.forEach((listener) => listener());
+    });
+    peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) =>
+      this.#listen.acknowledge(params),
+    );
+    peer.setNotificationHandler('notifications/message', (params) => {
+      host.onLog?.(params as unknown as LoggingMessageParams);
+    });
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * What a `Client` is configured with (`ClientOptions`) and what one `callTool` may add (`CallToolOptions`).
+ * @module
+ */
+import type { Revision } from '../protocol/revisions/index.js';
+import type { ClientCapabilities, LoggingMessageParams } from '../protocol/types/lifecycle.js';
+import type { ApprovalOptions, ClientAuditRecord } from './approval/index.js';
+import type { ClientHandlers } from './client-handlers.js';
+import type { ExchangeOptions } from './input-required.js';
+
+export interface ClientOptions extends ClientHandlers {
+  /** Capabilities to declare beyond those implied by the handlers. */
+  capabilities?: ClientCapabilities;
+  /**
+   * `auto` (default): probe with `server/discover` and speak the stateless era (2026-07-28) when the server
+   * does, else fall back to the `initialize` handshake. A handshake-era revision: offer only that one. A
+   * stateless-era revision: no handshake; `server/discover` is still called, for the server's capabilities
+   * and instructions, and must succeed.
+   */
+  protocolVersion?: 'auto' | Revision;
+  /** How long the `server/discover` probe may take before the client falls back to `initialize` (ms, default 5 s). */
+  discoverTimeout?: number;
+  /** Default timeout for requests, in ms (default 60 s). */
+  requestTimeout?: number;
+  /** Cap on pages followed by each list method (tools, resources, templates, prompts; default 100). */
+  maxListPages?: number;
+  /** Stateless era: `input_required` rounds answered per request before giving up (default 8). */
+  maxInputRounds?: number;
+  /**
+   * Stateless era: the authorization context (e.g. a digest of the access token) that `cacheScope: "private"`
+   * results are cached under; they are never served to another context. Default `''`.
+   */
+  authContext?: string | (() => string);
+  /** Server log messages (`notifications/message`). */
+  onLog?: (params: LoggingMessageParams) => void;
+  /** Errors that reach no caller. */
+  onError?: (error: Error) => void;
+  /** Things worth a warning, e.g. a tool left out of `listTools()` for invalid `x-mcp-header` declarations (default: `onError`). */
+  onWarning?: (message: string) => void;
+  /**
+   * Decides, before anything is sent, whether each `tools/call` may run: rules, trusted annotations and an
+   * approver for `ask` (see ApprovalOptions). A refusal throws ClientError TOOL_CALL_DENIED. Without it,
+   * every call goes through.
+   */
+  approval?: ApprovalOptions;
+  /** One audit record per tool call: decision, argument digest, duration, outcome (never the arguments). */
+  onAudit?: (record: ClientAuditRecord) => void;
+  /**
+   * Opts in to the skills extension (SEP-2640): declares `extensions["io.modelcontextprotocol/skills"]` in
+   * the client's capabilities and enables `listSkills` / `loadSkill`. Off by default (nothing declared).
+   */
+  skills?: boolean;
+}
+
+export interface CallToolOptions extends ExchangeOptions {
+  /** Check `structuredContent` against the tool's cached outputSchema (default true). */
+  validateOutput?: boolean;
+}

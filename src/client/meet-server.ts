@@ -1,0 +1,56 @@
+/**
+ * Connecting a client: the transport is attached to the engine, the era is chosen (see `choose-era.ts`),
+ * and in the stateless era the channel that adds the era's `_meta` to every request is set up.
+ * @module
+ */
+import type { Peer } from '../protocol/engine/peer.js';
+import type { Implementation } from '../protocol/types/lifecycle.js';
+import { chooseEra, type ServerView } from './choose-era.js';
+import { clientCapabilities } from './client-handlers.js';
+import type { ClientOptions } from './client-options.js';
+import { ModernChannel } from './modern-channel.js';
+import { ModernRequests } from './modern-requests.js';
+
+export interface MetServer {
+  server: ServerView;
+  /** Set in the stateless era. */
+  modern: ModernRequests | undefined;
+}
+
+/**
+ * Meets the server over a connected `peer` as `options.protocolVersion` says; `timeout` bounds
+ * `initialize`. Closes the peer and rethrows on any failure.
+ */
+export async function meetServer(
+  peer: Peer,
+  info: Implementation,
+  options: ClientOptions,
+  timeout: number | undefined,
+): Promise<MetServer> {
+  let server: ServerView;
+  try {
+    server = await chooseEra(peer, {
+      protocolVersion: options.protocolVersion ?? 'auto',
+      info,
+      capabilities: (era) => clientCapabilities(options, options.capabilities, era),
+      discoverTimeout: options.discoverTimeout ?? 5_000,
+      initializeTimeout: timeout ?? options.requestTimeout ?? 60_000,
+    });
+  } catch (error) {
+    await peer.close();
+    throw error;
+  }
+  if (server.era !== 'modern') return { server, modern: undefined };
+  const channel = new ModernChannel(peer, server.protocolVersion, {
+    info,
+    capabilities: clientCapabilities(options, options.capabilities, 'modern'),
+  });
+  channel.serverInfo = server.serverInfo;
+  const modern = new ModernRequests(channel, {
+    handlers: options,
+    authContext: options.authContext,
+    maxInputRounds: options.maxInputRounds,
+    defaultTimeout: options.requestTimeout ?? 60_000,
+  });
+  return { server, modern };
+}
