@@ -30,6 +30,11 @@ export const ErrorCode = {
    * `tools/call` over a rate limit or concurrency cap; `data: { retryAfterMs, limit }` (HTTP 429).
    */
   RateLimited: -31429,
+  /**
+   * toolwire's own: the caller is authenticated but lacks what the request needs (e.g. a tool's scopes);
+   * `data: { requiredScopes, missingScopes }` (HTTP 403).
+   */
+  Forbidden: -31403,
 } as const;
 
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode];

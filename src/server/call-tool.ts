@@ -97,6 +97,28 @@ export async function callTool(
   }
 }
 
+/**
+ * Ends a call refused before its arguments were even checked (access control): the audit log records
+ * it as `denied`, then `error` is thrown (the request's JSON-RPC error). The handler never runs.
+ */
+export async function refuseCall(
+  tool: RegisteredTool,
+  args: JsonObject,
+  ctx: ToolContext,
+  origin: CallOrigin,
+  error: ProtocolError,
+): Promise<never> {
+  if (tool.chain) {
+    const { call, finished } = startToolCall(tool, args, ctx, origin);
+    try {
+      await tool.chain.refuse(call, error);
+    } finally {
+      finished();
+    }
+  }
+  throw error;
+}
+
 /** Runs the handler on validated arguments; normalizes and checks what it returns. */
 async function runHandler(
   tool: RegisteredTool,

@@ -11,6 +11,9 @@ export {
   type PromptHandle,
 } from './server.js';
 export type { ServerOptions, ServerFeature } from './server-core.js';
+export type { ConnectOptions } from './server.js';
+export type { Principal } from './auth/principal.js';
+export type { AccessPolicy, AccessTarget, ToolAccess } from './auth/access-control.js';
 export { ServerSession } from './server-session.js';
 export { ServerError } from './server-error.js';
 export type { RegistryHandle } from './registry.js';

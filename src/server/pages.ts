@@ -9,6 +9,8 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 
 const CURSOR_PREFIX = 'tw1.';
+/** Cached page sets at most (views of a subset; the full list of each revision always stays). */
+const MAX_CACHED = 64;
 
 export function encodeCursor(offset: number): string {
   return CURSOR_PREFIX + btoa(String(offset)).replace(/=+$/, '');
@@ -70,14 +72,18 @@ export class Pages<TEntry, TItem, K extends string> {
     this.#shape = shape;
   }
 
-  /** The page that starts at `cursor` (or the first page), shaped for `profile`. */
+  /**
+   * The page that starts at `cursor` (or the first page), shaped for `profile`. `view` names the subset
+   * `entries` is (e.g. the tools one caller may see; '' for all): each view's pages are cached apart.
+   */
   page(
     entries: readonly TEntry[],
     version: number,
     profile: RevisionProfile,
     cursor: string | undefined,
+    view = '',
   ): Page<K, TItem> {
-    const pages = this.#pages(entries, version, profile);
+    const pages = this.#pages(entries, version, profile, view);
     if (cursor === undefined) return pages[0] ?? this.#make([]);
     const offset = decodeCursor(cursor, this.#pageSize);
     // A cursor past the end (the list shrank since it was issued) is an empty last page.
@@ -90,8 +96,14 @@ export class Pages<TEntry, TItem, K extends string> {
     return Object.freeze(page);
   }
 
-  #pages(entries: readonly TEntry[], version: number, profile: RevisionProfile): readonly Page<K, TItem>[] {
-    const cached = this.#cache.get(profile.version);
+  #pages(
+    entries: readonly TEntry[],
+    version: number,
+    profile: RevisionProfile,
+    view: string,
+  ): readonly Page<K, TItem>[] {
+    const key = view === '' ? profile.version : `${profile.version}|${view}`;
+    const cached = this.#cache.get(key);
     if (cached && cached.version === version) return cached.pages;
     const pages: Page<K, TItem>[] = [];
     for (let offset = 0; offset < entries.length || offset === 0; offset += this.#pageSize) {
@@ -100,7 +112,16 @@ export class Pages<TEntry, TItem, K extends string> {
       pages.push(this.#make(items, next < entries.length ? encodeCursor(next) : undefined));
     }
     const built = { version, pages: Object.freeze(pages) };
-    this.#cache.set(profile.version, built);
+    // Views come and go with callers: keep the most recent ones (the full views stay, one per revision).
+    if (view !== '' && this.#cache.size >= MAX_CACHED) {
+      for (const old of this.#cache.keys()) {
+        if (old.includes('|')) {
+          this.#cache.delete(old);
+          break;
+        }
+      }
+    }
+    this.#cache.set(key, built);
     return built.pages;
   }
 }

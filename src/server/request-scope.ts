@@ -19,6 +19,7 @@ import {
   type LoggingLevel,
 } from '../protocol/types/lifecycle.js';
 import { META } from '../protocol/types/modern.js';
+import type { Principal } from './auth/principal.js';
 import type { ClientView } from './tool-context.js';
 
 export interface RequestScope {
@@ -27,6 +28,8 @@ export interface RequestScope {
   readonly client: ClientView;
   /** Messages below this level are not sent; undefined: none at all (modern) or all (legacy, unset). */
   readonly logLevel: LoggingLevel | undefined;
+  /** Who sent the request, when the transport authenticated it (undefined: anonymous). */
+  readonly principal: Principal | undefined;
 }
 
 const missing = (key: string) =>
@@ -36,7 +39,11 @@ const missing = (key: string) =>
  * The scope of a stateless-era request, or the error to answer it with: -32022 for a version the server
  * does not serve (with the supported list), -32602 for a missing or malformed required `_meta` field.
  */
-export function modernScope(params: JsonObject, supported: readonly Revision[]): RequestScope {
+export function modernScope(
+  params: JsonObject,
+  supported: readonly Revision[],
+  principal?: Principal,
+): RequestScope {
   const meta = isJsonObject(params._meta) ? params._meta : {};
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') throw missing(META.protocolVersion);
@@ -66,5 +73,6 @@ export function modernScope(params: JsonObject, supported: readonly Revision[]):
       capabilities: capabilities as ClientCapabilities,
     },
     logLevel,
+    principal,
   };
 }

@@ -5,6 +5,7 @@
 import type { Revision } from '../protocol/revisions/index.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
+import type { AccessControl, AccessPolicy } from './auth/access-control.js';
 import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
 import type { ServerSession } from './server-session.js';
@@ -36,6 +37,11 @@ export interface ServerOptions extends ToolChainOptions {
    * `cacheScope: 'private'` when lists vary by the caller's authorization.
    */
   cache?: Partial<CacheHint>;
+  /**
+   * Decides which tools each caller may see and call, beyond what tools declare in `access` (scopes,
+   * roles). Tools it refuses are absent from the caller's `tools/list` and answered like unknown tools.
+   */
+  accessPolicy?: AccessPolicy;
   /**
    * Stateless era: the HMAC-SHA256 key that protects the `requestState` of multi round-trip requests
    * (a string is taken as UTF-8; use at least 32 random bytes). Default: a random key per process, so
@@ -73,6 +79,8 @@ export interface ServerCore {
   readonly options: ServerOptions;
   readonly versions: readonly Revision[];
   readonly cache: CacheHint;
+  /** Who may see and call which tool. */
+  readonly access: AccessControl;
   readonly capabilities: ServerCapabilities;
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;

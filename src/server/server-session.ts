@@ -25,6 +25,7 @@ import {
   type LoggingLevel,
 } from '../protocol/types/lifecycle.js';
 import { isModernRequest } from '../protocol/types/modern.js';
+import type { Principal } from './auth/principal.js';
 import { modernScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
 import type { ClientView } from './tool-context.js';
@@ -57,6 +58,7 @@ export class ServerSession {
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
   #legacyScope: RequestScope | undefined;
+  #principal: Principal | undefined;
 
   onclose?: () => void;
 
@@ -80,6 +82,21 @@ export class ServerSession {
 
   get core(): ServerCore {
     return this.#core;
+  }
+
+  /** Who this connection's requests come from (undefined: anonymous), as its transport authenticated it. */
+  get principal(): Principal | undefined {
+    return this.#principal;
+  }
+
+  /**
+   * Sets who the following requests come from. An HTTP transport calls it with each request's verified
+   * principal (same subject, fresher scopes); a stdio server with the credentials of its environment.
+   */
+  authenticate(principal: Principal | undefined): void {
+    if (principal === this.#principal) return;
+    this.#principal = principal;
+    this.#legacyScope = undefined;
   }
 
   /** The negotiated handshake-era revision, once `initialize` has been answered. */
@@ -138,7 +155,9 @@ export class ServerSession {
     const eras = options.eras ?? ['legacy', 'modern'];
     this.peer.setRequestHandler(method, async (params, ctx) => {
       // A method of the stateless era only: its _meta is required (-32602 when missing).
-      const scope = eras.includes('legacy') ? this.scope(params) : modernScope(params, this.#core.versions);
+      const scope = eras.includes('legacy')
+        ? this.scope(params)
+        : modernScope(params, this.#core.versions, this.#principal);
       if (!eras.includes(scope.era)) {
         throw new ProtocolError(
           ErrorCode.MethodNotFound,
@@ -155,13 +174,15 @@ export class ServerSession {
 
   /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */
   scope(params: JsonObject): RequestScope {
-    if (isModernRequest(params)) return modernScope(params, this.#core.versions);
-    // The same for every request of the session until initialize, assumeInitialized or setLevel change it.
+    if (isModernRequest(params)) return modernScope(params, this.#core.versions, this.#principal);
+    // The same for every request of the session until initialize, assumeInitialized, setLevel or
+    // authenticate change it.
     this.#legacyScope ??= {
       era: 'legacy',
       profile: this.#requireProfile(),
       client: this.client,
       logLevel: this.#logLevel,
+      principal: this.#principal,
     };
     return this.#legacyScope;
   }

@@ -15,6 +15,8 @@ import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { SchemaInput } from '../schema/index.js';
+import { AccessControl } from './auth/access-control.js';
+import type { Principal } from './auth/principal.js';
 import { CompletionsFeature } from './completions/completions-feature.js';
 import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
 import { PromptsFeature } from './prompts/prompts-feature.js';
@@ -45,6 +47,11 @@ import {
 import { ToolPages } from './tool-pages.js';
 
 export type ToolHandle = RegistryHandle<ToolSpec>;
+
+export interface ConnectOptions {
+  /** Who the connection's requests come from (default: anonymous). */
+  principal?: Principal;
+}
 /** A resource's handle; its `name` is the resource's URI. */
 export type ResourceHandle = RegistryHandle<ResourceSpec>;
 /** A resource template's handle; its `name` is the URI template. */
@@ -55,7 +62,7 @@ export class Server implements ServerCore {
   readonly info: Implementation;
   readonly options: ServerOptions;
   readonly versions: readonly Revision[];
-  readonly cache: CacheHint;
+  readonly access: AccessControl;
   readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
     buildTool(name, spec, this.#chain),
   );
@@ -79,7 +86,7 @@ export class Server implements ServerCore {
     };
     this.#chain = new ToolChain(options);
     this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
-    this.cache = { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'public' };
+    this.access = new AccessControl(options.accessPolicy);
     this.toolPages = new ToolPages(options.pageSize ?? 100);
     this.#listChanged = new ListChanged(
       'notifications/tools/list_changed',
@@ -92,6 +99,17 @@ export class Server implements ServerCore {
     this.tools.onChange(() => {
       if (!this.#tasks && this.tools.list().some((tool) => tool.task)) this.#addFeature(this.#tasksFeature());
     });
+  }
+
+  /**
+   * Stateless era: the cache hint of list and read results. Unless set, `cacheScope` is `private` once
+   * tool lists vary by caller (a tool declares `access`, or there is an `accessPolicy`).
+   */
+  get cache(): CacheHint {
+    const scope =
+      this.options.cache?.cacheScope ??
+      (this.access.restricts(this.tools.list(), this.tools.version) ? 'private' : 'public');
+    return { ttlMs: this.options.cache?.ttlMs ?? 0, cacheScope: scope };
   }
 
   get capabilities(): ServerCapabilities {
@@ -240,9 +258,14 @@ export class Server implements ServerCore {
     for (const session of this.#sessions) feature.bind(session);
   }
 
-  /** Serves this server on a transport; resolves once the transport has started. */
-  async connect(transport: Transport): Promise<ServerSession> {
+  /**
+   * Serves this server on a transport; resolves once the transport has started. `principal`: who the
+   * connection's requests come from, e.g. the user a stdio server runs for (credentials from its
+   * environment, as the spec asks of stdio); HTTP transports authenticate each request themselves.
+   */
+  async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
     const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
+    if (options.principal) session.authenticate(options.principal);
     this.#sessions.add(session);
     this.#listChanged.bind(session);
     await session.connect(transport);

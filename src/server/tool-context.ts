@@ -20,6 +20,7 @@ import type {
   LoggingLevel,
   ProgressParams,
 } from '../protocol/types/lifecycle.js';
+import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
 import { ServerError } from './server-error.js';
 import { traceContext } from './trace-context.js';
@@ -47,6 +48,11 @@ export interface ToolContext {
   /** The request's `_meta`. */
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
+  /**
+   * Who is calling, as the transport authenticated it (verified facts: subject, scopes, roles, claims —
+   * never the credential); undefined for anonymous calls.
+   */
+  readonly principal: Principal | undefined;
   /** W3C `traceparent` from the request's `_meta` (undefined when absent or malformed). */
   readonly traceparent: string | undefined;
   /** W3C `tracestate` from the request's `_meta` (only alongside a valid `traceparent`). */
@@ -90,6 +96,7 @@ export interface ToolContext {
 /** What a session provides to build contexts. */
 export interface ContextHost {
   readonly client: ClientView;
+  readonly principal: Principal | undefined;
   /**
    * The client's answer to a request for input: a request to the client (handshake era), or the answer
    * the retried request carries (stateless era, which rejects to end the attempt with input_required).
@@ -133,6 +140,7 @@ export function createToolContext(
     requestId,
     meta,
     client: host.client,
+    principal: host.principal,
     traceparent: trace.traceparent,
     tracestate: trace.tracestate,
     async progress(progress, total, message) {

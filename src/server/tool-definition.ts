@@ -19,6 +19,7 @@ import { checkConcurrency } from './middleware/concurrency-limit.js';
 import { checkBucket } from './middleware/rate-limit.js';
 import { checkTimeout } from './middleware/timeout.js';
 import type { ToolChain } from './middleware/tool-chain.js';
+import { checkAccess, type ToolAccess } from './auth/access-control.js';
 import { ServerError } from './server-error.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -78,6 +79,12 @@ export interface ToolDefinition<
    * calls `ctx.startTask()`. Handshake-era calls always run inline.
    */
   task?: ToolTaskSupport | ToolTaskOptions;
+  /**
+   * What a caller needs to see and call this tool: every scope in `scopes` and one role of `roles`
+   * (from the authenticated principal). Callers without them do not find it in `tools/list`, and their
+   * calls are refused. Not sent to clients.
+   */
+  access?: ToolAccess;
 }
 
 export type ToolTaskSupport = 'optional' | 'required';
@@ -108,6 +115,8 @@ export interface RegisteredTool {
   readonly task: Required<ToolTaskOptions> | undefined;
   /** Its timeout, rate limit, concurrency cap and output trust, as declared. */
   readonly limits: ToolLimits;
+  /** What a caller needs to see and call it; undefined: anyone the server lets in. */
+  readonly access: ToolAccess | undefined;
   /** The middleware chain of the server it is registered on (none outside a server). */
   readonly chain: ToolChain | undefined;
 }
@@ -163,8 +172,19 @@ export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): Regi
   if (spec._meta !== undefined) tool._meta = spec._meta;
   const task = taskOptions(name, spec.task);
   const limits = limitsOf(name, spec);
+  const access = checkAccess(spec.access, `Tool "${name}"`);
   const { handler } = spec;
-  return Object.freeze({ name, tool: Object.freeze(tool), input, output, handler, task, limits, chain });
+  return Object.freeze({
+    name,
+    tool: Object.freeze(tool),
+    input,
+    output,
+    handler,
+    task,
+    limits,
+    access,
+    chain,
+  });
 }
 
 function taskOptions(name: string, task: ToolSpec['task']): Required<ToolTaskOptions> | undefined {

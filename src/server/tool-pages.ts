@@ -16,13 +16,14 @@ export class ToolPages {
     this.#pages = new Pages('tools', pageSize, (entry, profile) => profile.shapeTool(entry.tool));
   }
 
-  /** The page that starts at `cursor` (or the first page), shaped for `profile`. */
+  /** The page that starts at `cursor` (or the first page) of the `view` subset, shaped for `profile`. */
   page(
     tools: readonly RegisteredTool[],
     version: number,
     profile: RevisionProfile,
     cursor: string | undefined,
+    view = '',
   ): ListToolsResult {
-    return this.#pages.page(tools, version, profile, cursor);
+    return this.#pages.page(tools, version, profile, cursor, view);
   }
 }

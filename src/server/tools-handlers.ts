@@ -8,7 +8,7 @@ import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js'
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
 import type { CallToolResult } from '../protocol/types/tools.js';
-import { callTool, parseCallParams } from './call-tool.js';
+import { callTool, parseCallParams, refuseCall } from './call-tool.js';
 import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
 import { requestStateCodec } from './input-required/request-state.js';
@@ -33,6 +33,7 @@ export function scopedHost(session: ServerSession, scope: RequestScope, round?: 
     session.peer.notify(method, params, { relatedRequestId });
   return {
     client: scope.client,
+    principal: scope.principal,
     async input(method: InputMethod, params: JsonObject | undefined, options: InputOptions) {
       if (scope.era === 'modern') {
         if (round) return round.ask(method, params, options.key);
@@ -96,6 +97,7 @@ export async function withInput<T>(
     params,
     capabilities: scope.client.capabilities,
     codec: requestStateCodec(session.core.options),
+    principal: scope.principal?.subject,
   });
   const context = createToolContext(scopedHost(session, scope, round), requestId, signal, meta);
   return round.run(() => work(context));
@@ -110,11 +112,14 @@ export function bindTools(session: ServerSession): void {
       if (cursor !== undefined && typeof cursor !== 'string') {
         throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: cursor must be a string');
       }
+      const version = core.tools.version;
+      const visible = core.access.visible(core.tools.list(), version, scope.principal);
       return core.toolPages.page(
-        core.tools.list(),
-        core.tools.version,
+        visible.tools,
+        version,
         scope.profile,
         cursor,
+        visible.key,
       ) as unknown as JsonObject;
     },
     { cacheable: true },
@@ -126,7 +131,16 @@ export function bindTools(session: ServerSession): void {
     // No AbortSignal.any with the server's shutdown signal here: server.close() closes every session,
     // which aborts the requests in flight (and `any` is costly on the hot path).
     const signal = ctx.signal;
-    const hooks = { onToolBug: core.options.onToolBug, sessionId: session.peer.transport?.sessionId };
+    const hooks = {
+      onToolBug: core.options.onToolBug,
+      sessionId: session.peer.transport?.sessionId,
+      principal: scope.principal,
+    };
+    const refusal = core.access.refusal(scope.principal, tool);
+    if (refusal) {
+      const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
+      return refuseCall(tool, args, context, hooks, refusal);
+    }
     const run = (context: ToolContext) => callTool(tool, args, context, hooks);
     const shape = (result: CallToolResult) =>
       scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;

@@ -29,6 +29,7 @@ export type CallOutcome = 'ok' | 'isError' | 'error' | 'input_required';
 export interface AuditRecord {
   /** When the call entered the chain (ISO 8601). */
   time: string;
+  /** The caller's subject (never its credential); null when anonymous. */
   principal: string | null;
   session: string | null;
   requestId: RequestId;
@@ -112,7 +113,7 @@ export function audit(options: AuditOptions): ToolMiddleware {
             : {};
       write({
         time,
-        principal: call.principal ?? null,
+        principal: call.principal?.subject ?? null,
         session: call.sessionId ?? null,
         requestId: call.requestId,
         protocolVersion: call.protocolVersion,

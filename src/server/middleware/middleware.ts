@@ -19,6 +19,7 @@
  */
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import type { CallToolResult, Tool, ToolAnnotations } from '../../protocol/types/tools.js';
+import type { Principal } from '../auth/principal.js';
 import type { ToolLimits } from '../tool-definition.js';
 
 /**
@@ -44,8 +45,8 @@ export interface ToolCall {
   readonly tool: CalledTool;
   /** The arguments, checked against the tool's `inputSchema` (and transformed by it, for zod schemas). */
   readonly arguments: JsonObject;
-  /** Who is calling, once authentication is on; undefined for anonymous calls. */
-  readonly principal: string | undefined;
+  /** Who is calling, as the transport authenticated it; undefined for anonymous calls. */
+  readonly principal: Principal | undefined;
   /** The HTTP session id of a stateful HTTP connection; undefined elsewhere. */
   readonly sessionId: string | undefined;
   readonly requestId: RequestId;

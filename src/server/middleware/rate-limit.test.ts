@@ -47,8 +47,8 @@ describe('rateLimit', () => {
   it('counts per caller: one caller over its limit does not hold back another', async () => {
     const { store } = clock();
     const mw = rateLimit({ store, global: false, perCaller: { burst: 2, perSecond: 1 } });
-    const alice = () => fakeCall({ principal: 'alice' });
-    const bob = () => fakeCall({ principal: 'bob' });
+    const alice = () => fakeCall({ principal: { subject: 'alice', scopes: [] } });
+    const bob = () => fakeCall({ principal: { subject: 'bob', scopes: [] } });
     expect(await attempt(mw, alice())).toBe('ok');
     expect(await attempt(mw, alice())).toBe('ok');
     expect(await attempt(mw, alice())).toMatchObject({ data: { limit: 'caller' } });
@@ -98,7 +98,7 @@ describe('rateLimit', () => {
   });
 
   it('keys callers by principal, else session, else anonymous', () => {
-    expect(callerKey({ principal: 'p', sessionId: 's' })).toBe('principal:p');
+    expect(callerKey({ principal: { subject: 'p', scopes: [] }, sessionId: 's' })).toBe('principal:p');
     expect(callerKey({ principal: undefined, sessionId: 's' })).toBe('session:s');
     expect(callerKey({ principal: undefined, sessionId: undefined })).toBe('anonymous');
   });

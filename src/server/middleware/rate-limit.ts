@@ -52,7 +52,7 @@ export function rateLimitedError(message: string, data: RateLimitedData): Protoc
 
 /** The key of a call's caller: its principal, else its HTTP session, else `anonymous`. */
 export function callerKey(call: Pick<ToolCall, 'principal' | 'sessionId'>): string {
-  if (call.principal !== undefined) return `principal:${call.principal}`;
+  if (call.principal !== undefined) return `principal:${call.principal.subject}`;
   if (call.sessionId !== undefined) return `session:${call.sessionId}`;
   return 'anonymous';
 }

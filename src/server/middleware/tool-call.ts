@@ -8,14 +8,15 @@
 import { linkedSignal } from '../linked-signal.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
+import type { Principal } from '../auth/principal.js';
 import type { ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import type { ToolCall } from './middleware.js';
 
 /** Where a call comes from, beyond what its context says. */
 export interface CallOrigin {
-  /** The authenticated principal (reserved for authentication). */
-  principal?: string | undefined;
+  /** Who is calling, as the transport authenticated it. */
+  principal?: Principal | undefined;
   /** The HTTP session id of the connection, where it has one. */
   sessionId?: string | undefined;
 }

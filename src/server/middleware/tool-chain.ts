@@ -5,7 +5,7 @@
  * | built-in | default | option |
  * |---|---|---|
  * | audit log | off (needs a sink) | `audit: { sink }` |
- * | (authentication and access control go here) | | |
+ * | (access control: refused calls are recorded here as `denied`; see `refuse`) | | |
  * | rate limits | global bucket `{ burst: 20_000, perSecond: 20_000 }` | `rateLimit` |
  * | concurrency cap | none unless a tool sets `maxConcurrency` | `concurrency` |
  * | execution timeout | 60 s | `toolTimeout` |
@@ -43,12 +43,14 @@ export interface ToolChainOptions {
 
 export class ToolChain {
   readonly #builtIns: readonly ToolMiddleware[];
+  readonly #audit: readonly ToolMiddleware[];
   readonly #added: ToolMiddleware[] = [];
   #all: readonly ToolMiddleware[];
 
   constructor(options: ToolChainOptions = {}) {
     const builtIns: ToolMiddleware[] = [];
     if (options.audit) builtIns.push(audit(options.audit));
+    this.#audit = [...builtIns];
     if (options.rateLimit !== false) builtIns.push(rateLimit(options.rateLimit));
     if (options.concurrency !== false) builtIns.push(concurrencyLimit(options.concurrency));
     if (options.toolTimeout !== false) builtIns.push(timeout({ defaultMs: options.toolTimeout }));
@@ -62,6 +64,17 @@ export class ToolChain {
     if (typeof middleware !== 'function') throw new TypeError('A tool middleware must be a function');
     this.#added.push(middleware);
     this.#all = [...this.#builtIns, ...this.#added];
+  }
+
+  /**
+   * A call refused before the chain (access control): only the audit log sees it, as `denied`; the
+   * returned promise rejects with `error`.
+   */
+  refuse(call: ToolCall, error: Error): Promise<CallToolResult> {
+    return compose(this.#audit, () => {
+      call.decision = 'denied';
+      return Promise.reject(error);
+    })(call);
   }
 
   /** Runs `call` through the chain, `handler` innermost. */

@@ -46,6 +46,7 @@ const ignored = () => Promise.resolve();
 function taskHost(call: TaskCall, run: TaskRun): ContextHost {
   return {
     client: call.scope.client,
+    principal: call.scope.principal,
     input: (method, params, options) => run.input.ask(method, params, options.key),
     notify: ignored,
     sendProgress: ignored,
@@ -78,6 +79,7 @@ async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<Jso
     params,
     capabilities: scope.client.capabilities,
     codec: requestStateCodec(session.core.options),
+    principal: scope.principal?.subject,
   });
   const controller = new AbortController();
   const signal = AbortSignal.any([controller.signal, tasks.shutdownSignal]);
@@ -92,6 +94,7 @@ async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<Jso
   const escalated = new Promise<void>((resolve) => (escalate = resolve));
   const host: ContextHost = {
     client: inline.client,
+    principal: inline.principal,
     input: (method, p, options) =>
       run ? run.input.ask(method, p, options.key) : inline.input(method, p, options),
     notify: (...args) => (run ? ignored() : inline.notify(...args)),

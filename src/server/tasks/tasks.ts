@@ -153,6 +153,8 @@ export class Tasks implements ServerFeature, TaskStarter {
       pollIntervalMs: this.#pollIntervalMs,
       method: 'tools/call',
     };
+    const owner = call.scope.principal?.subject;
+    if (owner !== undefined) record.principal = owner;
     await this.store.create(record);
     const run = new TaskRun(record, {
       store: this.store,
@@ -177,8 +179,8 @@ export class Tasks implements ServerFeature, TaskStarter {
     if (!declaresTasks(scope.client.capabilities)) throw missingTasksExtension(method);
     const taskId = taskIdOf(params);
     const record = await this.store.get(taskId);
-    // Once requests carry an authenticated principal, a task is served only to the one that created it.
-    if (record === undefined) throw unknownTask(taskId);
+    // A task is served only to the principal that created it; to anyone else it does not exist.
+    if (record === undefined || record.principal !== scope.principal?.subject) throw unknownTask(taskId);
     return record;
   }
 }

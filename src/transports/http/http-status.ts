@@ -15,6 +15,7 @@ const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.MissingRequiredClientCapability, 400],
   [ErrorCode.UnsupportedProtocolVersion, 400],
   [ErrorCode.RateLimited, 429],
+  [ErrorCode.Forbidden, 403],
 ]);
 
 export function httpStatusFor(code: number): number {
