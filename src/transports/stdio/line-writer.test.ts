@@ -17,6 +17,29 @@ describe('LineWriter', () => {
     expect(text.trim().split('\n')).toEqual(Array.from({ length: 20 }, (_, i) => `line ${i}`));
   });
 
+  it('writes the lines of one tick as one chunk, in order', async () => {
+    const chunks: string[] = [];
+    const stream = new Writable({
+      write: (chunk: Buffer, _encoding, callback) => {
+        chunks.push(chunk.toString());
+        callback();
+      },
+    });
+    const writer = new LineWriter(stream);
+    await Promise.all([writer.write('a\n'), writer.write('b\n'), writer.write('c\n')]);
+    await writer.write('d\n');
+    expect(chunks).toEqual(['a\nb\nc\n', 'd\n']);
+  });
+
+  it('writes the pending lines when closed in the same tick', async () => {
+    const stream = new PassThrough();
+    const writer = new LineWriter(stream);
+    const written = writer.write('last\n');
+    writer.close(new Error('closed'));
+    await written;
+    expect(stream.read()?.toString()).toBe('last\n');
+  });
+
   it('rejects with SEND_FAILED when the stream fails the write', async () => {
     const stream = new Writable({
       highWaterMark: 1,

@@ -2,6 +2,8 @@
  * Ordered, backpressure-aware writing of lines to a Node writable stream.
  * @module
  */
+import process from 'node:process';
+import type { Writable } from 'node:stream';
 import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import { TransportError } from '../transport-error.js';
 
@@ -9,14 +11,23 @@ import { TransportError } from '../transport-error.js';
  * Writes lines one after another. When `write()` returns false it waits for `'drain'` before
  * writing the next line, so a slow reader bounds memory and the order of lines is kept.
  * Each `write` resolves once its line was accepted by the stream (not necessarily flushed).
+ *
+ * Lines written in the same tick (for example the answers to a chunk of pipelined requests, which
+ * settle in one run of microtasks) go to the stream as one string, in order, on the next tick: one
+ * `write` (one system call on a pipe) instead of one per line; a batch is written at once when it
+ * reaches the stream's high-water mark. `close` writes what is pending first,
+ * so nothing written before it is lost.
  */
 export class LineWriter {
+  /** Lines of this tick, not yet given to the stream, and the promise their writes share. */
+  private batch: Batch | undefined;
   /** Settles after the last queued line; new lines wait for it while `busy > 0`. */
   private tail: Promise<void> = RESOLVED;
   /** Lines queued behind a wait for `'drain'`, plus that wait itself. */
   private busy = 0;
   private closedError: Error | undefined;
   private abortWait: ((error: Error) => void) | undefined;
+  private readonly batchLimit: number;
 
   /**
    * @param stream Where lines go.
@@ -25,10 +36,43 @@ export class LineWriter {
   constructor(
     private readonly stream: NodeJS.WritableStream,
     private readonly onLateError: (error: TransportError) => void = () => {},
-  ) {}
+  ) {
+    this.batchLimit = (stream as Partial<Writable>).writableHighWaterMark ?? 16_384;
+  }
 
   /** Queues one line; resolves when the stream accepted it, rejects with a `TransportError`. */
   write(line: string): Promise<void> {
+    if (this.closedError) return Promise.reject(this.closedError);
+    const batch = this.batch;
+    if (batch) {
+      batch.text += line;
+      // A batch never grows past the stream's high-water mark: a slow reader still bounds memory.
+      if (batch.text.length >= this.batchLimit) this.flush();
+      return batch.done;
+    }
+    const next = new Batch(line);
+    this.batch = next;
+    process.nextTick(this.flush);
+    return next.done;
+  }
+
+  /** Rejects the line waiting for `'drain'` and every later one with `error`. */
+  close(error: Error): void {
+    this.flush();
+    this.closedError ??= error;
+    this.abortWait?.(this.closedError);
+  }
+
+  private readonly flush = (): void => {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    const written = this.enqueue(batch.text);
+    if (written === RESOLVED) batch.resolve();
+    else written.then(batch.resolve, batch.reject);
+  };
+
+  private enqueue(line: string): Promise<void> {
     // The common case: nothing waits for 'drain', so the line is written now, with no promise
     // chain and no listeners (a shared resolved promise when the stream accepts it).
     if (this.busy === 0) return this.writeNow(line, true);
@@ -39,12 +83,6 @@ export class LineWriter {
     });
     this.tail = result.then(noop, noop);
     return result;
-  }
-
-  /** Rejects the line waiting for `'drain'` and every later one with `error`. */
-  close(error: Error): void {
-    this.closedError ??= error;
-    this.abortWait?.(this.closedError);
   }
 
   private writeNow(line: string, direct: boolean): Promise<void> {
@@ -110,6 +148,20 @@ export class LineWriter {
 }
 
 const RESOLVED: Promise<void> = Promise.resolve();
+
+/** Text gathered in one tick and the promise of its write. */
+class Batch {
+  readonly done: Promise<void>;
+  resolve!: () => void;
+  reject!: (error: unknown) => void;
+
+  constructor(public text: string) {
+    this.done = new Promise<void>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+}
 
 function noop(): void {}
 
