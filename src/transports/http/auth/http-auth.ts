@@ -1,0 +1,204 @@
+/**
+ * The OAuth 2.1 resource-server side of the HTTP transport (MCP authorization, 2025-06-18 onwards): serves
+ * the protected resource metadata, takes the bearer token from the `Authorization` header (never from the
+ * URL), has it verified, checks the required scopes, and answers refusals with 401/403/400 and a
+ * `WWW-Authenticate` challenge pointing at the metadata. The token itself goes no further than the verifier.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode } from '../../../protocol/errors.js';
+import type { Principal } from '../../../server/auth/principal.js';
+import { TransportError } from '../../transport-error.js';
+import { jsonResponse, jsonRpcErrorResponse } from '../http-status.js';
+import { bearerChallenge, type BearerError } from './bearer-challenge.js';
+import {
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  metadataUrl,
+  protectedResourceMetadata,
+  resourceUrl,
+  type ProtectedResourceMetadataOptions,
+} from './protected-resource-metadata.js';
+import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
+
+export interface HttpAuthOptions extends ProtectedResourceMetadataOptions {
+  /** Checks the bearer token of each request. */
+  verifier: TokenVerifier;
+  /** Scopes every request needs; a principal without all of them gets 403 `insufficient_scope`. */
+  requiredScopes?: readonly string[];
+  /**
+   * Sees the errors a verifier threw that were not {@link InvalidTokenError}s (a bug, an unreachable key
+   * server), whose messages the client never sees; for logging.
+   */
+  onVerifierError?: (error: unknown) => void;
+}
+
+/** `token68` (RFC 9110 §11.2), the form of a bearer token (RFC 6750 §2.1). */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const SCHEME = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+)(?: |$)/;
+const METADATA_HEADERS = { 'cache-control': 'max-age=300', 'access-control-allow-origin': '*' };
+
+const STATUS: Record<BearerError, number> = {
+  invalid_request: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+};
+
+export class HttpAuth {
+  readonly #options: HttpAuthOptions;
+  readonly #endpoint: string;
+  readonly #metadataPaths: ReadonlySet<string>;
+  readonly #required: readonly string[];
+
+  constructor(options: HttpAuthOptions, endpoint: string) {
+    if (options.authorizationServers.length === 0)
+      throw new TransportError(
+        LocalErrorCode.InvalidDefinition,
+        'HttpAuth: name at least one authorization server',
+      );
+    if (!endpoint.startsWith('/'))
+      throw new TransportError(
+        LocalErrorCode.InvalidDefinition,
+        `HttpAuth: endpoint must be a path: ${endpoint}`,
+      );
+    this.#options = options;
+    this.#endpoint = endpoint;
+    this.#required = [...(options.requiredScopes ?? [])];
+    const paths = [
+      PROTECTED_RESOURCE_WELL_KNOWN,
+      `${PROTECTED_RESOURCE_WELL_KNOWN}${endpoint === '/' ? '' : endpoint}`,
+    ];
+    if (options.resource !== undefined) paths.push(new URL(metadataUrl(options.resource)).pathname);
+    this.#metadataPaths = new Set(paths);
+  }
+
+  /**
+   * The protected resource metadata, for a request on `/.well-known/oauth-protected-resource` or on that
+   * path followed by the endpoint (or by the path of `resource`): 200 JSON for GET and HEAD, cacheable for
+   * five minutes and readable from any origin; 204 for a CORS preflight (OPTIONS); 405 for other methods.
+   * `undefined` for any other path. No credential is needed.
+   */
+  metadata(request: Request, path: string): Response | undefined {
+    if (!this.#metadataPaths.has(path)) return undefined;
+    switch (request.method) {
+      case 'GET':
+      case 'HEAD': {
+        const document = protectedResourceMetadata(this.#options, this.#resource(request));
+        const response = jsonResponse(document, 200, METADATA_HEADERS);
+        return request.method === 'GET' ? response : new Response(null, { headers: response.headers });
+      }
+      case 'OPTIONS':
+        return new Response(null, {
+          status: 204,
+          headers: {
+            ...METADATA_HEADERS,
+            'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+            'access-control-allow-headers': '*',
+          },
+        });
+      default:
+        return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', {
+          allow: 'GET, HEAD, OPTIONS',
+        });
+    }
+  }
+
+  /**
+   * Who sent the request, or the response refusing it:
+   * - a token in the query string (`access_token`) → 400 `invalid_request` (URLs end up in logs);
+   * - no credential (no header, an empty one, another scheme) → 401 without an error code;
+   * - a malformed `Bearer` credential → 401 `invalid_request`;
+   * - a token the verifier refuses (or an expired principal) → 401 `invalid_token`;
+   * - a principal without every `requiredScopes` → 403 `insufficient_scope`.
+   * Each 401 names the scopes to ask for: `requiredScopes`, else `scopesSupported`, when set.
+   */
+  async authenticate(request: Request): Promise<Principal | Response> {
+    if (new URL(request.url).searchParams.has('access_token'))
+      return this.#refuse(
+        request,
+        'invalid_request',
+        'access tokens are accepted in the Authorization header only',
+      );
+    const header = request.headers.get('authorization')?.trim() ?? '';
+    if (header.length === 0) return this.#refuse(request, undefined, 'authorization required');
+    const token = BEARER.exec(header)?.[1];
+    if (token === undefined) {
+      const scheme = SCHEME.exec(header)?.[1];
+      if (scheme !== undefined && scheme.toLowerCase() !== 'bearer')
+        return this.#refuse(request, undefined, 'authorization required');
+      return this.#refuse(request, 'invalid_request', 'malformed Authorization header', 401);
+    }
+    let principal: Principal;
+    try {
+      principal = await this.#options.verifier(token, request);
+    } catch (error) {
+      if (error instanceof InvalidTokenError) return this.#refuse(request, 'invalid_token', error.message);
+      this.#options.onVerifierError?.(error);
+      return this.#refuse(request, 'invalid_token', 'the access token could not be verified');
+    }
+    if (
+      typeof principal.subject !== 'string' ||
+      principal.subject.length === 0 ||
+      !Array.isArray(principal.scopes)
+    ) {
+      this.#options.onVerifierError?.(new TypeError('TokenVerifier returned no subject or scopes'));
+      return this.#refuse(request, 'invalid_token', 'the access token could not be verified');
+    }
+    if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now())
+      return this.#refuse(request, 'invalid_token', 'token expired');
+    const granted = new Set(principal.scopes);
+    if (this.#required.some((scope) => !granted.has(scope)))
+      return this.insufficientScope(this.#required, 'the token lacks a required scope', request);
+    return principal;
+  }
+
+  /**
+   * 403 `insufficient_scope` asking for `scopes` (step-up authorization), e.g. from a tool that needs more
+   * than the endpoint does. `resource_metadata` is absolute: built from `resource`, or from the `request`'s
+   * origin when `resource` is not set (without either, the challenge has no `resource_metadata`).
+   */
+  insufficientScope(scopes: readonly string[], description: string, request?: Request): Response {
+    return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
+  }
+
+  #resource(request: Request): string {
+    return resourceUrl(this.#options, request, this.#endpoint);
+  }
+
+  #metadataUrl(request: Request | undefined): string | undefined {
+    if (this.#options.resource !== undefined) return metadataUrl(this.#options.resource);
+    return request === undefined ? undefined : metadataUrl(this.#resource(request));
+  }
+
+  #refuse(request: Request, error: BearerError | undefined, description: string, status?: number): Response {
+    const scope = this.#required.length > 0 ? this.#required : (this.#options.scopesSupported ?? []);
+    return this.#respond(
+      this.#metadataUrl(request),
+      error,
+      scope,
+      description,
+      status ?? (error ? STATUS[error] : 401),
+    );
+  }
+
+  #respond(
+    resourceMetadata: string | undefined,
+    error: BearerError | undefined,
+    scope: readonly string[],
+    description: string,
+    status: number,
+  ): Response {
+    const challenge = bearerChallenge({
+      ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
+      scope,
+      ...(error === undefined ? {} : { error, errorDescription: description }),
+    });
+    const message = status === 403 ? `Forbidden: ${description}` : `Unauthorized: ${description}`;
+    return jsonRpcErrorResponse(
+      status,
+      ErrorCode.InvalidRequest,
+      status === 400 ? `Bad request: ${description}` : message,
+      {
+        'www-authenticate': challenge,
+      },
+    );
+  }
+}

@@ -1,0 +1,23 @@
+/**
+ * OAuth 2.1 resource-server support for the HTTP transport: token verifiers (JWT, API keys), protected
+ * resource metadata (RFC 9728) and `WWW-Authenticate` challenges. Everything exported here is public API.
+ * @module
+ */
+export { HttpAuth, type HttpAuthOptions } from './http-auth.js';
+export {
+  apiKeyVerifier,
+  InvalidTokenError,
+  type ApiKeyLookup,
+  type ApiKeyPrincipal,
+  type TokenVerifier,
+} from './token-verifier.js';
+export { jwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier.js';
+export {
+  metadataUrl,
+  protectedResourceMetadata,
+  resourceUrl,
+  PROTECTED_RESOURCE_WELL_KNOWN,
+  type ProtectedResourceMetadata,
+  type ProtectedResourceMetadataOptions,
+} from './protected-resource-metadata.js';
+export { bearerChallenge, quotedString, type BearerChallenge, type BearerError } from './bearer-challenge.js';
