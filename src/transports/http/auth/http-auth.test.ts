@@ -176,6 +176,29 @@ describe('HttpAuth.authenticate', () => {
     expect(calls).toEqual(['key-reader POST']);
   });
 
+  it('with a cache, verifies a token once and still checks scopes on every request', async () => {
+    const calls: string[] = [];
+    const cached = auth({
+      cache: { ttlMs: 60_000 },
+      requiredScopes: ['tools:call'],
+      verifier: (t, r) => (calls.push(t), keys(t, r)),
+    });
+    for (let i = 0; i < 3; i++) {
+      expect(await cached.authenticate(post({ authorization: 'Bearer key-writer' }))).toMatchObject({
+        subject: 'writer',
+      });
+      expect(await cached.authenticate(post({ authorization: 'Bearer key-reader' }))).toHaveProperty(
+        'status',
+        403,
+      );
+      expect(await cached.authenticate(post({ authorization: 'Bearer key-nobody' }))).toHaveProperty(
+        'status',
+        401,
+      );
+    }
+    expect(calls).toEqual(['key-writer', 'key-reader', 'key-nobody', 'key-nobody', 'key-nobody']);
+  });
+
   it('builds resource_metadata from the request origin when no resource is set', async () => {
     const local = new HttpAuth({ authorizationServers: [ISSUER], verifier: keys }, '/mcp');
     const { challenge } = await refused(await local.authenticate(post({}, 'http://localhost:3000/mcp')));
@@ -254,7 +277,9 @@ describe('HttpAuth.metadata', () => {
         path,
       );
       expect(response?.status).toBe(200);
-      expect(Object.fromEntries(response?.headers.entries() ?? [])).toEqual({
+      const headers: Record<string, string> = {};
+      response?.headers.forEach((value, name) => (headers[name] = value));
+      expect(headers).toEqual({
         'content-type': 'application/json',
         'cache-control': 'max-age=300',
         'access-control-allow-origin': '*',

@@ -18,6 +18,7 @@ import {
   type ProtectedResourceMetadataOptions,
 } from './protected-resource-metadata.js';
 import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
+import { VerificationCache, type VerificationCacheOptions } from './verification-cache.js';
 
 export interface HttpAuthOptions extends ProtectedResourceMetadataOptions {
   /** Checks the bearer token of each request. */
@@ -29,6 +30,12 @@ export interface HttpAuthOptions extends ProtectedResourceMetadataOptions {
    * server), whose messages the client never sees; for logging.
    */
   onVerifierError?: (error: unknown) => void;
+  /**
+   * Remember successful verifications (keyed by the token's SHA-256, bounded in size and time) instead of
+   * calling the verifier on every request. Off by default: a cached principal ignores revocation for up to
+   * `ttlMs`, and a verifier that looks at more than the token (the request) is not asked again.
+   */
+  cache?: VerificationCacheOptions;
 }
 
 /** `token68` (RFC 9110 §11.2), the form of a bearer token (RFC 6750 §2.1). */
@@ -47,6 +54,7 @@ export class HttpAuth {
   readonly #endpoint: string;
   readonly #metadataPaths: ReadonlySet<string>;
   readonly #required: readonly string[];
+  readonly #cache: VerificationCache | undefined;
 
   constructor(options: HttpAuthOptions, endpoint: string) {
     if (options.authorizationServers.length === 0)
@@ -62,6 +70,7 @@ export class HttpAuth {
     this.#options = options;
     this.#endpoint = endpoint;
     this.#required = [...(options.requiredScopes ?? [])];
+    this.#cache = options.cache === undefined ? undefined : new VerificationCache(options.cache);
     const paths = [
       PROTECTED_RESOURCE_WELL_KNOWN,
       `${PROTECTED_RESOURCE_WELL_KNOWN}${endpoint === '/' ? '' : endpoint}`,
@@ -126,6 +135,30 @@ export class HttpAuth {
         return this.#refuse(request, undefined, 'authorization required');
       return this.#refuse(request, 'invalid_request', 'malformed Authorization header', 401);
     }
+    const principal = await this.#verify(token, request);
+    if (principal instanceof Response) return principal;
+    if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now())
+      return this.#refuse(request, 'invalid_token', 'token expired');
+    const granted = new Set(principal.scopes);
+    if (this.#required.some((scope) => !granted.has(scope)))
+      return this.insufficientScope(this.#required, 'the token lacks a required scope', request);
+    return principal;
+  }
+
+  /**
+   * 403 `insufficient_scope` asking for `scopes` (step-up authorization), e.g. from a tool that needs more
+   * than the endpoint does. `resource_metadata` is absolute: built from `resource`, or from the `request`'s
+   * origin when `resource` is not set (without either, the challenge has no `resource_metadata`).
+   */
+  insufficientScope(scopes: readonly string[], description: string, request?: Request): Response {
+    return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
+  }
+
+  /** The verified principal (from the cache when enabled and fresh), or the 401 refusing the token. */
+  async #verify(token: string, request: Request): Promise<Principal | Response> {
+    const key = this.#cache === undefined ? undefined : await this.#cache.key(token);
+    const cached = key === undefined ? undefined : this.#cache?.get(key);
+    if (cached !== undefined) return cached;
     let principal: Principal;
     try {
       principal = await this.#options.verifier(token, request);
@@ -142,21 +175,8 @@ export class HttpAuth {
       this.#options.onVerifierError?.(new TypeError('TokenVerifier returned no subject or scopes'));
       return this.#refuse(request, 'invalid_token', 'the access token could not be verified');
     }
-    if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now())
-      return this.#refuse(request, 'invalid_token', 'token expired');
-    const granted = new Set(principal.scopes);
-    if (this.#required.some((scope) => !granted.has(scope)))
-      return this.insufficientScope(this.#required, 'the token lacks a required scope', request);
+    if (key !== undefined) this.#cache?.set(key, principal);
     return principal;
-  }
-
-  /**
-   * 403 `insufficient_scope` asking for `scopes` (step-up authorization), e.g. from a tool that needs more
-   * than the endpoint does. `resource_metadata` is absolute: built from `resource`, or from the `request`'s
-   * origin when `resource` is not set (without either, the challenge has no `resource_metadata`).
-   */
-  insufficientScope(scopes: readonly string[], description: string, request?: Request): Response {
-    return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
   }
 
   #resource(request: Request): string {

@@ -20,4 +20,5 @@ export {
   type ProtectedResourceMetadata,
   type ProtectedResourceMetadataOptions,
 } from './protected-resource-metadata.js';
+export { VerificationCache, type VerificationCacheOptions } from './verification-cache.js';
 export { bearerChallenge, quotedString, type BearerChallenge, type BearerError } from './bearer-challenge.js';
