@@ -13,7 +13,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
-import type { Server } from '../server/index.js';
+import type { Principal, Server } from '../server/index.js';
 import { serveHttp } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { createDemoServer, demoRoot } from './demo/create-demo-server.js';
@@ -49,6 +49,10 @@ transport at /sse + /messages) and prints the URL on stdout.
            or the current directory. Paths cannot escape the root ("..", absolute paths,
            symbolic links pointing outside are refused).
 
+Over stdio, the caller is anonymous unless the environment names it: TOOLWIRE_SUBJECT,
+TOOLWIRE_SCOPES and TOOLWIRE_ROLES (space-separated) make the principal that tools' access
+rules see.
+
 Contract:
   - stdout carries MCP messages only; console.log/info/debug go to stderr while serving.
   - one line on stderr says what is served and how to call it.
@@ -66,6 +70,17 @@ ${EXIT_CODES_HELP}
 `;
 
 const HINT = 'toolwire serve --help';
+
+/**
+ * Over stdio the caller's credentials come from the environment (the spec's rule for stdio):
+ * `TOOLWIRE_SUBJECT`, `TOOLWIRE_SCOPES` and `TOOLWIRE_ROLES` (space-separated). None set: anonymous.
+ */
+export function principalFromEnv(env: NodeJS.ProcessEnv): Principal | undefined {
+  const words = (value: string | undefined) => (value ?? '').split(/\s+/).filter((w) => w.length > 0);
+  const { TOOLWIRE_SUBJECT: subject, TOOLWIRE_SCOPES: scopes, TOOLWIRE_ROLES: roles } = env;
+  if (!subject && !scopes && !roles) return undefined;
+  return { subject: subject || 'local', scopes: words(scopes), roles: words(roles) };
+}
 
 /** Keeps stdout for MCP: stray console output from the served module goes to stderr. */
 function routeConsoleToStderr(): void {
@@ -123,7 +138,8 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   let onClosed!: () => void;
   const closed = new Promise<void>((resolve) => (onClosed = resolve));
   const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });
-  const session = await server.connect(transport);
+  const principal = principalFromEnv(process.env);
+  const session = await server.connect(transport, principal ? { principal } : {});
   session.onclose = onClosed;
   process.stderr.write(
     `toolwire: serving ${what} over stdio (try: toolwire tools -- ${invocation(module)})\n`,

@@ -82,6 +82,8 @@ export const LocalErrorCode = {
   InvalidResult: 'INVALID_RESULT',
   OutputSchemaMismatch: 'OUTPUT_SCHEMA_MISMATCH',
   TooManyPages: 'TOO_MANY_PAGES',
+  /** An access token was refused (malformed, expired, for another audience, badly signed). */
+  InvalidToken: 'INVALID_TOKEN',
   /** 2026-07-28: a server kept answering `input_required` past the client's round limit. */
   TooManyInputRounds: 'TOO_MANY_INPUT_ROUNDS',
   InvalidDefinition: 'INVALID_DEFINITION',

@@ -4,6 +4,7 @@
  */
 import type { EventStore } from '../../stores/event-store.js';
 import type { SessionStore } from '../../stores/session-store.js';
+import type { HttpAuthOptions } from './auth/http-auth.js';
 import type { OriginGuardOptions } from './origin-guard.js';
 
 export interface StreamableHttpOptions extends OriginGuardOptions {
@@ -38,6 +39,14 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   legacySse?: false | { ssePath?: string; messagesPath?: string };
   /** The MCP endpoint path (default `/mcp`); other paths get 404. */
   endpoint?: string;
+  /**
+   * Turns on authentication: every request to the MCP endpoint (and the legacy SSE endpoints) needs an
+   * `Authorization: Bearer` credential that `auth.verifier` accepts (see `jwtVerifier`), in both eras and
+   * in stateless mode; the protected resource metadata (RFC 9728) is served at
+   * `/.well-known/oauth-protected-resource` (and with the endpoint's path appended). A session is bound
+   * to the subject that opened it: another subject's requests on it get 404. Default: off (anonymous).
+   */
+  auth?: HttpAuthOptions;
 }
 
 export interface ResolvedHttpOptions {

@@ -19,3 +19,6 @@ export {
 export { httpStatusFor } from './http-status.js';
 export { MemoryEventStore, MemorySessionStore } from '../../stores/index.js';
 export type { EventStore, SessionStore, SessionRecord, StoredEvent } from '../../stores/index.js';
+// Authentication: the OAuth 2.1 resource server (RFC 9728 metadata, bearer challenges, verifiers).
+export * from './auth/index.js';
+export type { Principal } from '../../server/index.js';

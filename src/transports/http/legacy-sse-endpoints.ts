@@ -7,7 +7,7 @@
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
-import type { Server, ServerSession } from '../../server/index.js';
+import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { TransportError } from '../transport-error.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { jsonRpcErrorResponse } from './http-status.js';
@@ -47,7 +47,10 @@ export class LegacySseEndpoints {
   readonly #server: Server;
   readonly #paths: { ssePath: string; messagesPath: string };
   readonly #options: ResolvedHttpOptions;
-  readonly #sessions = new Map<string, { session: ServerSession; transport: LegacySseTransport }>();
+  readonly #sessions = new Map<
+    string,
+    { session: ServerSession; transport: LegacySseTransport; owner: string | undefined }
+  >();
 
   constructor(
     server: Server,
@@ -59,26 +62,31 @@ export class LegacySseEndpoints {
     this.#options = options;
   }
 
-  /** Serves the request when it is for a legacy path; undefined otherwise. */
-  async handle(request: Request, path: string): Promise<Response | undefined> {
+  /** The path is one of the legacy endpoints. */
+  owns(path: string): boolean {
+    return path === this.#paths.ssePath || path === this.#paths.messagesPath;
+  }
+
+  /**
+   * Serves a request for a legacy path (see `owns`) from `principal` (undefined: anonymous); the stream's
+   * session is bound to the principal's subject.
+   */
+  async handle(request: Request, path: string, principal: Principal | undefined): Promise<Response> {
     if (path === this.#paths.ssePath) {
       if (request.method !== 'GET')
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'GET' });
-      return this.#open();
+      return this.#open(principal);
     }
-    if (path === this.#paths.messagesPath) {
-      if (request.method !== 'POST')
-        return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'POST' });
-      return this.#message(request);
-    }
-    return undefined;
+    if (request.method !== 'POST')
+      return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'POST' });
+    return this.#message(request, principal);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
   }
 
-  async #open(): Promise<Response> {
+  async #open(principal: Principal | undefined): Promise<Response> {
     if (this.#sessions.size >= this.#options.maxSessions) {
       return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
         'retry-after': '60',
@@ -86,17 +94,20 @@ export class LegacySseEndpoints {
     }
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, this.#options.keepAliveMs);
-    const session = await this.#server.connect(transport);
-    this.#sessions.set(id, { session, transport });
+    const session = await this.#server.connect(transport, principal ? { principal } : {});
+    this.#sessions.set(id, { session, transport, owner: principal?.subject });
     session.onclose = () => this.#sessions.delete(id);
     transport.sink.event({ event: 'endpoint', data: `${this.#paths.messagesPath}?sessionId=${id}` });
     return new Response(transport.sink.body, { status: 200, headers: SSE_HEADERS });
   }
 
-  async #message(request: Request): Promise<Response> {
+  async #message(request: Request, principal: Principal | undefined): Promise<Response> {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
-    if (!live) return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
+    // Another subject's session is no session for this caller.
+    if (!live || live.owner !== principal?.subject)
+      return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
+    live.session.authenticate(principal);
     const read = await readJsonBody(request, this.#options.maxBodyBytes);
     if (read instanceof Response) return read;
     const body = read.body;

@@ -13,9 +13,10 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
-import type { Server, ServerSession } from '../../server/index.js';
+import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { MemoryEventStore } from '../../stores/event-store.js';
 import { MemorySessionStore, type SessionStore } from '../../stores/session-store.js';
+import { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions, StreamableHttpOptions } from './http-options.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 import { jsonRpcErrorResponse } from './http-status.js';
@@ -28,6 +29,8 @@ import { statelessEraPost } from './stateless-era-post.js';
 interface LiveSession {
   session: ServerSession;
   transport: HttpSessionTransport;
+  /** The subject of the principal that opened it (undefined: anonymous). */
+  owner: string | undefined;
 }
 
 const bad = (message: string, code: number = ErrorCode.InvalidRequest) =>
@@ -43,6 +46,7 @@ export class StreamableHttpHandler {
   readonly #exchanges = new Set<ModernRequestTransport>();
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
+  readonly #auth: HttpAuth | undefined;
 
   constructor(server: Server, options: StreamableHttpOptions = {}) {
     this.#server = server;
@@ -69,6 +73,7 @@ export class StreamableHttpHandler {
             },
     };
     this.#guard = new OriginGuard(options);
+    if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
     this.#store = options.sessionStore ?? new MemorySessionStore();
     if (this.#options.legacySse)
       this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options);
@@ -88,17 +93,22 @@ export class StreamableHttpHandler {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return jsonRpcErrorResponse(403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
     const path = new URL(request.url).pathname;
-    if (path !== this.#options.endpoint) {
-      const legacy = await this.#legacy?.handle(request, path);
-      return legacy ?? jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, `Not found: ${path}`);
-    }
+    const metadata = this.#auth?.metadata(request, path);
+    if (metadata) return metadata;
+    const legacy = path !== this.#options.endpoint && this.#legacy?.owns(path) ? this.#legacy : undefined;
+    if (path !== this.#options.endpoint && !legacy)
+      return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, `Not found: ${path}`);
+    // Every request is authenticated, whatever its era or method.
+    const principal = this.#auth ? await this.#auth.authenticate(request) : undefined;
+    if (principal instanceof Response) return principal;
+    if (legacy) return legacy.handle(request, path, principal);
     switch (request.method) {
       case 'POST':
-        return this.#post(request);
+        return this.#post(request, principal);
       case 'GET':
-        return this.#get(request);
+        return this.#get(request, principal);
       case 'DELETE':
-        return this.#delete(request);
+        return this.#delete(request, principal);
       default:
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${request.method}`, {
           allow: this.#options.stateless || this.#modernOnly ? 'POST' : 'GET, POST, DELETE',
@@ -139,7 +149,7 @@ export class StreamableHttpHandler {
     await this.#legacy?.close();
   }
 
-  async #post(request: Request): Promise<Response> {
+  async #post(request: Request, principal: Principal | undefined): Promise<Response> {
     const accept = request.headers.get('accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return jsonRpcErrorResponse(
@@ -152,12 +162,14 @@ export class StreamableHttpHandler {
     if (read instanceof Response) return read;
     const body = read.body;
     const batch = Array.isArray(body);
+    const stepUp = batch ? undefined : this.#stepUp(request, body, principal);
+    if (stepUp) return stepUp;
     const version = request.headers.get('mcp-protocol-version');
     if (!batch) {
       const modern = statelessEraPost(request, body, {
         server: this.#server,
         modernOnly: this.#modernOnly,
-        serve: (message) => this.#exchange(request, message),
+        serve: (message) => this.#exchange(request, message, principal),
       });
       if (modern) return modern;
     }
@@ -183,7 +195,7 @@ export class StreamableHttpHandler {
     }
 
     if (this.#options.stateless) {
-      const { session, transport } = await this.#connect(undefined);
+      const { session, transport } = await this.#connect(undefined, principal);
       if (!initialize) session.assumeInitialized(version ?? '2025-03-26');
       // The per-request session ends once its last response is out.
       transport.onidle = () => void session.close();
@@ -199,13 +211,18 @@ export class StreamableHttpHandler {
         });
       }
       const id = crypto.randomUUID();
-      const live = await this.#connect(id);
+      const live = await this.#connect(id, principal);
       this.#live.set(id, live);
       const now = Date.now();
-      await this.#store.create({ id, createdAt: now, lastSeenAt: now });
+      await this.#store.create({
+        id,
+        createdAt: now,
+        lastSeenAt: now,
+        ...(principal ? { principal: principal.subject } : {}),
+      });
       return live.transport.post(messages, requestIds, batch, request.signal);
     }
-    const found = await this.#session(request);
+    const found = await this.#session(request, principal);
     if (found instanceof Response) return found;
     if (batch && found.session.protocolVersion !== '2025-03-26') {
       return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
@@ -214,13 +231,17 @@ export class StreamableHttpHandler {
   }
 
   /** Serves one request on a session of its own, which ends with the exchange. */
-  async #exchange(request: Request, message: JsonRpcRequest): Promise<Response> {
+  async #exchange(
+    request: Request,
+    message: JsonRpcRequest,
+    principal: Principal | undefined,
+  ): Promise<Response> {
     const transport = new ModernRequestTransport({
       // A listen stream is a stream whatever the mode: its notifications are all it carries.
       responseMode: message.method === 'subscriptions/listen' ? 'sse' : this.#options.responseMode,
       keepAliveMs: this.#options.keepAliveMs,
     });
-    const session = await this.#server.connect(transport);
+    const session = await this.#server.connect(transport, principal ? { principal } : {});
     this.#exchanges.add(transport);
     transport.onfinish = () => {
       this.#exchanges.delete(transport);
@@ -229,7 +250,7 @@ export class StreamableHttpHandler {
     return transport.serve(message, request.signal);
   }
 
-  async #get(request: Request): Promise<Response> {
+  async #get(request: Request, principal: Principal | undefined): Promise<Response> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
     if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
@@ -239,16 +260,16 @@ export class StreamableHttpHandler {
         'Not Acceptable: Accept must list text/event-stream',
       );
     }
-    const found = await this.#session(request);
+    const found = await this.#session(request, principal);
     if (found instanceof Response) return found;
     const lastEventId = request.headers.get('last-event-id');
     return lastEventId ? found.transport.resume(lastEventId) : found.transport.openStandalone();
   }
 
-  async #delete(request: Request): Promise<Response> {
+  async #delete(request: Request, principal: Principal | undefined): Promise<Response> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
-    const found = await this.#session(request);
+    const found = await this.#session(request, principal);
     if (found instanceof Response) return found;
     await this.#end(found.transport.sessionId ?? '');
     return new Response(null, { status: 200 });
@@ -260,21 +281,40 @@ export class StreamableHttpHandler {
     });
   }
 
-  async #session(request: Request): Promise<LiveSession | Response> {
+  /**
+   * A `tools/call` for a tool the principal lacks scopes for, with authentication on: 403
+   * `insufficient_scope` naming the scopes to ask for (those held and those missing), before anything runs.
+   */
+  #stepUp(request: Request, body: unknown, principal: Principal | undefined): Response | undefined {
+    if (!this.#auth) return undefined;
+    const item = classify(body);
+    if (item.kind !== 'request' || item.message.method !== 'tools/call') return undefined;
+    const name = item.message.params?.name;
+    const tool = typeof name === 'string' ? this.#server.tools.get(name) : undefined;
+    const refusal = tool && this.#server.access.refusal(principal, tool);
+    if (refusal?.code !== ErrorCode.Forbidden) return undefined;
+    const needed = new Set([...(principal?.scopes ?? []), ...(tool?.access?.scopes ?? [])]);
+    return this.#auth.insufficientScope([...needed], refusal.message, request);
+  }
+
+  /** The session a request names, if it exists and belongs to the request's principal (else 404). */
+  async #session(request: Request, principal: Principal | undefined): Promise<LiveSession | Response> {
     const id = request.headers.get('mcp-session-id');
     if (!id) return bad('Bad Request: the Mcp-Session-Id header is required');
     const live = this.#live.get(id);
-    if (!live)
+    // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
+    if (!live || live.owner !== principal?.subject)
       return jsonRpcErrorResponse(
         404,
         ErrorCode.InvalidRequest,
         'Not Found: the session does not exist or has ended',
       );
     await this.#store.update(id, { lastSeenAt: Date.now() });
+    live.session.authenticate(principal);
     return live;
   }
 
-  async #connect(sessionId: string | undefined): Promise<LiveSession> {
+  async #connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
     const ref: { session?: ServerSession } = {};
     const transport = new HttpSessionTransport({
       ...(sessionId === undefined ? {} : { sessionId }),
@@ -285,7 +325,7 @@ export class StreamableHttpHandler {
       primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
       headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
     });
-    const session = await this.#server.connect(transport);
+    const session = await this.#server.connect(transport, principal ? { principal } : {});
     ref.session = session;
     if (sessionId !== undefined) {
       transport.onclose = chain(transport.onclose, () => {
@@ -293,7 +333,7 @@ export class StreamableHttpHandler {
         void this.#store.delete(sessionId);
       });
     }
-    return { session, transport };
+    return { session, transport, owner: principal?.subject };
   }
 
   async #end(id: string): Promise<void> {

@@ -5,7 +5,7 @@
  * tokens. Web-standard only (WebCrypto), so it runs on any runtime.
  * @module
  */
-import { LocalErrorCode, type LocalErrorCodeValue } from '../../../protocol/errors.js';
+import { LocalErrorCode } from '../../../protocol/errors.js';
 import type { Principal } from '../../../server/auth/principal.js';
 import { TransportError } from '../../transport-error.js';
 
@@ -21,13 +21,6 @@ import { TransportError } from '../../transport-error.js';
 export type TokenVerifier = (token: string, request: Request) => Promise<Principal>;
 
 /**
- * `INVALID_TOKEN`: not yet in `LocalErrorCode` (src/protocol/errors.ts belongs to another layer's owner).
- * Until it is added there as `InvalidToken: 'INVALID_TOKEN'`, the value is asserted here; the runtime code
- * is already the final one.
- */
-const INVALID_TOKEN = 'INVALID_TOKEN' as LocalErrorCodeValue;
-
-/**
  * A bearer token was refused: malformed, expired, for another audience, badly signed, unknown. The message
  * is a client-safe description and becomes the `error_description` of the `invalid_token` challenge; keep
  * details for the `cause`.
@@ -36,7 +29,7 @@ export class InvalidTokenError extends TransportError {
   override name = 'InvalidTokenError';
 
   constructor(description: string, options?: { cause?: unknown }) {
-    super(INVALID_TOKEN, description, options);
+    super(LocalErrorCode.InvalidToken, description, options);
   }
 }
 
