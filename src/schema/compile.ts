@@ -10,6 +10,7 @@ import ajvFormatsImport, { type FormatsPlugin } from 'ajv-formats';
 import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
 import { schemaDialect, type SchemaDialect } from './dialect.js';
 import { isJsonSchemaObject, type JsonSchema } from './json-schema.js';
+import { isPlainlyValid } from './plainly-valid.js';
 import { assertSchemaBounds } from './schema-bounds.js';
 import { SchemaError } from './schema-error.js';
 
@@ -72,15 +73,23 @@ const AJV_CLASSES: Record<SchemaDialect, new (options: Options) => AjvInstance> 
  */
 const COMPILES_PER_INSTANCE = 500;
 
-const instances = new Map<SchemaDialect, { ajv: AjvInstance; compiles: number }>();
+/**
+ * Two instances per dialect: one that validates each schema against the meta-schema first (compiling the
+ * meta-schema on first use, the costly part of a cold start), and one that skips that step, used only for
+ * schemas `isPlainlyValid` already knows to be valid.
+ */
+const instances = new Map<string, { ajv: AjvInstance; compiles: number }>();
 
-function ajvFor(dialect: SchemaDialect): { ajv: AjvInstance; compiles: number } {
-  let entry = instances.get(dialect);
+function ajvFor(dialect: SchemaDialect, knownValid: boolean): { ajv: AjvInstance; compiles: number } {
+  const key = knownValid ? `${dialect} known-valid` : dialect;
+  let entry = instances.get(key);
   if (entry === undefined || entry.compiles >= COMPILES_PER_INSTANCE) {
-    const ajv = new AJV_CLASSES[dialect](AJV_OPTIONS);
+    const ajv = new AJV_CLASSES[dialect](
+      knownValid ? { ...AJV_OPTIONS, validateSchema: false } : AJV_OPTIONS,
+    );
     addFormats(ajv as unknown as Parameters<FormatsPlugin>[0]);
     entry = { ajv, compiles: 0 };
-    instances.set(dialect, entry);
+    instances.set(key, entry);
   }
   return entry;
 }
@@ -139,7 +148,7 @@ function schemaText(schema: JsonSchema): string {
 function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema): ValidateFunction {
   // The instance already knows its dialect; dropping `$schema` lets the https / no-'#' spellings through.
   delete copy.$schema;
-  const entry = ajvFor(dialect);
+  const entry = ajvFor(dialect, isPlainlyValid(copy));
   const { ajv } = entry;
   entry.compiles += 1;
   const schemasBefore = new Set(Object.keys(ajv.schemas));
