@@ -1,19 +1,20 @@
 /**
  * A client's connection: the engine (`Peer`) it speaks through, what it learned of the server when it
- * connected (era, revision, capabilities), and how one request is sent in that era — straight through the
- * engine in the handshake era, through the stateless-era channel (result cache, `_meta`, `input_required`
- * rounds) otherwise.
+ * connected (era, revision, capabilities), and how one request is sent: through the client's request links,
+ * then in the era spoken — straight through the engine in the handshake era, through the stateless-era
+ * channel (result cache, `_meta`, `input_required` rounds) otherwise.
  * @module
  */
-import { Peer } from '../protocol/engine/peer.js';
+import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Transport } from '../protocol/transport.js';
-import type { Implementation } from '../protocol/types/lifecycle.js';
+import { isLoggingLevel, type Implementation, type LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
 import type { ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './input-required.js';
+import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
 import type { ModernRequests } from './modern-requests.js';
 import { ObservedTransport, type TransportObserver } from './observed-transport.js';
@@ -25,7 +26,10 @@ export class ClientConnection {
   /** Set in the stateless era. */
   modern: ModernRequests | undefined;
 
-  constructor(options: ClientOptions) {
+  readonly #links: LinkChain;
+
+  constructor(options: ClientOptions, links: LinkChain) {
+    this.#links = links;
     this.peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
       acceptBatch: () => this.server?.era === 'legacy' && this.server.protocolVersion === '2025-03-26',
@@ -63,7 +67,7 @@ export class ClientConnection {
     }
   }
 
-  /** Sends one request in the era spoken; rejects with NOT_CONNECTED when not connected. */
+  /** Sends one request through the links, in the era spoken; rejects with NOT_CONNECTED when not connected. */
   request(
     method: string,
     params: JsonObject | undefined,
@@ -74,7 +78,32 @@ export class ClientConnection {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    if (!this.modern) return this.peer.request(method, params, options);
-    return this.modern.request(method, params ?? {}, options);
+    return this.#links.request({ method, params, options }, (out) => {
+      if (!this.modern) return this.peer.request(out.method, out.params, out.options);
+      return this.modern.request(out.method, out.params ?? {}, out.options);
+    });
+  }
+
+  /** Handshake era: `ping`. The stateless era has none: ClientError CAPABILITY_NOT_SUPPORTED. */
+  async ping(options?: RequestOptions): Promise<void> {
+    this.requireConnected();
+    if (this.modern) {
+      throw new ClientError(
+        LocalErrorCode.CapabilityNotSupported,
+        `ping does not exist in protocol version ${this.modern.channel.version}`,
+      );
+    }
+    await this.request('ping', undefined, options);
+  }
+
+  /** Handshake era: `logging/setLevel`. Stateless era: the level goes in the `_meta` of every request. */
+  async setLoggingLevel(level: LoggingLevel): Promise<void> {
+    this.requireConnected();
+    if (!this.modern) {
+      await this.request('logging/setLevel', { level });
+      return;
+    }
+    if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
+    this.modern.channel.logLevel = level;
   }
 }

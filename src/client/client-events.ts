@@ -5,16 +5,19 @@
  * stateless era the `subscriptions/listen` stream is kept asking for exactly what they want.
  * @module
  */
-import type { Peer } from '../protocol/engine/peer.js';
+import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
 import type { ListenStream } from './listen-stream.js';
-import type { ModernRequests } from './modern-requests.js';
+import type { ClientConnection } from './client-connection.js';
+import type { Requester } from './resources.js';
 
 /** What the events need from their client. */
 export interface EventsHost {
-  /** The stateless-era requests, once connected in that era. */
-  modern(): ModernRequests | undefined;
+  /** The connection (its era, and whether it is up). */
+  connection: ClientConnection;
+  /** Sends one request through the client's links. */
+  send: Requester;
   /** Fetches the tools again (the handshake-era list is dropped first by `toolsChanged`). */
   listTools(): Promise<readonly Tool[]>;
   /** The tools the server listed are stale. */
@@ -50,20 +53,33 @@ export class ClientEvents {
     };
   }
 
-  /** Stateless era: the URI joins the listen stream (resolves once the server acknowledged it). */
-  subscribe(uri: string): Promise<void> {
+  /**
+   * `resources/subscribe` in the handshake era; in the stateless era the URI joins the listen stream
+   * (resolves once the server acknowledged it).
+   */
+  async subscribe(uri: string, options?: RequestOptions): Promise<void> {
+    this.#host.connection.requireConnected();
+    if (!this.#host.connection.modern) {
+      await this.#host.send('resources/subscribe', { uri }, options);
+      return;
+    }
     this.#uris.add(uri);
-    return this.update();
+    await this.update();
   }
 
-  unsubscribe(uri: string): Promise<void> {
+  async unsubscribe(uri: string, options?: RequestOptions): Promise<void> {
+    this.#host.connection.requireConnected();
+    if (!this.#host.connection.modern) {
+      await this.#host.send('resources/unsubscribe', { uri }, options);
+      return;
+    }
     this.#uris.delete(uri);
-    return this.update();
+    await this.update();
   }
 
   /** Stateless era: listens for what the listeners and subscriptions want (errors go to `onError`). */
   update(): Promise<void> {
-    if (!this.#host.modern() || this.#peer.closed) return Promise.resolve();
+    if (!this.#host.connection.modern || this.#peer.closed) return Promise.resolve();
     return this.#listen.update({
       toolsListChanged: this.tools.size > 0,
       promptsListChanged: this.promptList.size > 0,
@@ -84,16 +100,16 @@ export class ClientEvents {
     peer.setNotificationHandler('notifications/resources/updated', (params) => {
       const uri = params.uri;
       if (typeof uri !== 'string') return;
-      host.modern()?.cache.invalidate('resources/read', (read) => read.uri === uri);
+      host.connection.modern?.cache.invalidate('resources/read', (read) => read.uri === uri);
       this.resourceUpdated.forEach((listener) => listener(uri));
     });
     peer.setNotificationHandler('notifications/resources/list_changed', () => {
-      host.modern()?.cache.invalidate('resources/list');
-      host.modern()?.cache.invalidate('resources/templates/list');
+      host.connection.modern?.cache.invalidate('resources/list');
+      host.connection.modern?.cache.invalidate('resources/templates/list');
       this.resourceList.forEach((listener) => listener());
     });
     peer.setNotificationHandler('notifications/prompts/list_changed', () => {
-      host.modern()?.cache.invalidate('prompts/list');
+      host.connection.modern?.cache.invalidate('prompts/list');
       this.promptList.forEach((listener) => listener());
     });
     peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) =>

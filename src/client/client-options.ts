@@ -7,6 +7,7 @@ import type { ClientCapabilities, LoggingMessageParams } from '../protocol/types
 import type { ApprovalOptions, ClientAuditRecord } from './approval/index.js';
 import type { ClientHandlers } from './client-handlers.js';
 import type { ExchangeOptions } from './input-required.js';
+import type { ClientLink } from './links/client-link.js';
 
 export interface ClientOptions extends ClientHandlers {
   /** Capabilities to declare beyond those implied by the handlers. */
@@ -20,7 +21,7 @@ export interface ClientOptions extends ClientHandlers {
   protocolVersion?: 'auto' | Revision;
   /** How long the `server/discover` probe may take before the client falls back to `initialize` (ms, default 5 s). */
   discoverTimeout?: number;
-  /** Default timeout for requests, in ms (default 60 s). */
+  /** Default timeout for requests, tool calls included, in ms (default 60 s); on expiry the request is cancelled. */
   requestTimeout?: number;
   /** Cap on pages followed by each list method (tools, resources, templates, prompts; default 100). */
   maxListPages?: number;
@@ -43,8 +44,21 @@ export interface ClientOptions extends ClientHandlers {
    * every call goes through.
    */
   approval?: ApprovalOptions;
-  /** One audit record per tool call: decision, argument digest, duration, outcome (never the arguments). */
+  /**
+   * One audit record per tool call: decision, argument digest, duration, outcome (never the arguments).
+   * The audit is the outermost link, so it sees every decision (the approval's and the links').
+   */
   onAudit?: (record: ClientAuditRecord) => void;
+  /**
+   * Middleware around every request and every tool call, in order (more with `client.use`). They run
+   * inside the audit and the approval gate and outside the result checks (see `ClientLink`).
+   */
+  links?: readonly ClientLink[];
+  /**
+   * The most a tool result may weigh, in bytes of JSON (default 16 MiB; `Infinity` for no cap). A bigger
+   * result throws ClientError MESSAGE_TOO_LARGE and is not returned.
+   */
+  maxResultBytes?: number;
   /**
    * Opts in to the skills extension (SEP-2640): declares `extensions["io.modelcontextprotocol/skills"]` in
    * the client's capabilities and enables `listSkills` / `loadSkill`. Off by default (nothing declared).
@@ -55,4 +69,6 @@ export interface ClientOptions extends ClientHandlers {
 export interface CallToolOptions extends ExchangeOptions {
   /** Check `structuredContent` against the tool's cached outputSchema (default true). */
   validateOutput?: boolean;
+  /** This call's cap on the size of its result (default: the client's `maxResultBytes`). */
+  maxResultBytes?: number;
 }

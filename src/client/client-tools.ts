@@ -1,7 +1,8 @@
 /**
  * The tools side of a client: `tools/list` (every page, cached per era's rules, tools with invalid
- * `x-mcp-header` declarations left out with a warning) and `tools/call` (through the approval gate when
- * there is one, its result checked against the tool's outputSchema).
+ * `x-mcp-header` declarations left out with a warning) and `tools/call`, through the link chain: audit,
+ * approval, the application's links, the result checks (size, content blocks, outputSchema), then the
+ * request (see `links/client-link.ts`).
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
@@ -10,11 +11,14 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { validateMcpHeaderDeclarations } from '../protocol/types/mcp-header-declarations.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
-import { ToolCallGate } from './approval/index.js';
+import { approvalLink, auditLink } from './approval/index.js';
 import { ClientError } from './client-error.js';
 import type { CallToolOptions, ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './input-required.js';
 import type { ModernRequests } from './modern-requests.js';
+import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
+import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
+import type { LinkChain } from './links/link-chain.js';
 import { ToolCache } from './tool-cache.js';
 
 /** What the tools need from their client. */
@@ -31,16 +35,18 @@ export class ClientTools {
   readonly #cache: ToolCache;
   readonly #host: ToolsHost;
   readonly #options: ClientOptions;
-  readonly #gate: ToolCallGate | undefined;
+  readonly #links: LinkChain;
+  /** The built-in links, outermost first: the audit, then the approval gate. */
+  readonly #builtIns: ToolCallLink[] = [];
   readonly #warned = new Set<string>();
 
-  constructor(host: ToolsHost, options: ClientOptions, maxPages: number) {
+  constructor(host: ToolsHost, options: ClientOptions, links: LinkChain, maxPages: number) {
     this.#host = host;
     this.#options = options;
+    this.#links = links;
     this.#cache = new ToolCache(maxPages);
-    if (options.approval || options.onAudit) {
-      this.#gate = new ToolCallGate(options.approval, options.onAudit, (error) => options.onError?.(error));
-    }
+    if (options.onAudit) this.#builtIns.push(auditLink(options.onAudit, (error) => options.onError?.(error)));
+    if (options.approval) this.#builtIns.push(approvalLink(options.approval));
   }
 
   /** The listed tools are stale (the server said so, or the caller asked for a refresh). */
@@ -58,25 +64,33 @@ export class ClientTools {
     return this.#cache.load(fetchPage, { memoize: false, filter: (tool) => this.#validHeaders(tool) });
   }
 
-  async call(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
-    if (!this.#gate) return this.#call(name, args, options);
-    const tool = async (): Promise<Tool> =>
-      this.#cache.get(name) ??
-      (await this.list()).find((t) => t.name === name) ?? { name, inputSchema: { type: 'object' } };
-    const context = { server: this.#host.serverInfo(), tool };
-    return this.#gate.run(name, args, context, () => this.#call(name, args, options));
+  call(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
+    let tool: Promise<Tool> | undefined;
+    const call: OutgoingToolCall = {
+      name,
+      arguments: args,
+      tool: () => (tool ??= this.#definition(name)),
+      server: this.#host.serverInfo(),
+      options,
+      verdict: { decision: 'allowed', reason: 'no approval policy' },
+    };
+    return this.#links.toolCall(this.#builtIns, call, (last) => this.#send(last));
   }
 
-  async #call(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
-    const raw = await this.#host.request('tools/call', { name, arguments: args }, options);
-    if (!Array.isArray(raw.content)) {
-      throw new ClientError(
-        LocalErrorCode.InvalidResult,
-        `tools/call ${name} returned a result without a content array`,
-        { details: { result: raw } },
-      );
-    }
-    const result = raw as unknown as CallToolResult;
+  /** The tool as listed (the cached list, else a fresh one); only its name when the server lists no such tool. */
+  async #definition(name: string): Promise<Tool> {
+    return (
+      this.#cache.get(name) ??
+      (await this.list()).find((t) => t.name === name) ?? { name, inputSchema: { type: 'object' } }
+    );
+  }
+
+  /** The inner end of the chain: the request, then the result checks. */
+  async #send(call: OutgoingToolCall): Promise<CallToolResult> {
+    const { name, options } = call;
+    const raw = await this.#host.request('tools/call', { name, arguments: call.arguments }, options);
+    const limit = options.maxResultBytes ?? this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    const result = checkToolResult(name, raw, limit, (message, type) => this.#warn(`block:${type}`, message));
     if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
     return result;
   }
@@ -86,11 +100,15 @@ export class ClientTools {
     const problems = validateMcpHeaderDeclarations(tool.inputSchema);
     if (problems.length === 0) return true;
     const message = `Tool ${tool.name} is left out of tools/list: invalid x-mcp-header (${problems.join('; ')})`;
-    if (!this.#warned.has(message)) {
-      this.#warned.add(message);
-      if (this.#options.onWarning) this.#options.onWarning(message);
-      else this.#options.onError?.(new ClientError(LocalErrorCode.InvalidDefinition, message));
-    }
+    this.#warn(message, message);
     return false;
+  }
+
+  /** Warns once per `key` through `onWarning` (else `onError`). */
+  #warn(key: string, message: string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    if (this.#options.onWarning) this.#options.onWarning(message);
+    else this.#options.onError?.(new ClientError(LocalErrorCode.InvalidDefinition, message));
   }
 }

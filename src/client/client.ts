@@ -14,12 +14,10 @@
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import {
-  isLoggingLevel,
   type Implementation,
   type LoggingLevel,
   type ServerCapabilities,
@@ -33,12 +31,13 @@ import type {
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { ClientConnection } from './client-connection.js';
-import { ClientError } from './client-error.js';
 import { ClientEvents } from './client-events.js';
 import { bindServerRequests } from './client-handlers.js';
 import type { CallToolOptions, ClientOptions } from './client-options.js';
 import { ClientTools } from './client-tools.js';
 import type { ExchangeOptions } from './input-required.js';
+import type { ClientLink } from './links/client-link.js';
+import { LinkChain } from './links/link-chain.js';
 import { ListenStream, type SubscriptionFilter } from './listen-stream.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
@@ -55,6 +54,7 @@ export class Client {
   readonly #listen: ListenStream;
   readonly #events: ClientEvents;
   readonly #maxPages: number;
+  readonly #links: LinkChain;
   readonly #send: Requester = (method, params, options) => this.#connection.request(method, params, options);
   readonly #skills: Skills;
 
@@ -64,19 +64,22 @@ export class Client {
       ? { ...options, capabilities: withSkillsExtension(options.capabilities) }
       : options;
     this.#maxPages = options.maxListPages ?? 100;
+    this.#links = new LinkChain(options.links);
     this.#tools = new ClientTools(
       { request: this.#send, modern: () => connection.modern, serverInfo: () => this.serverInfo },
       options,
+      this.#links,
       this.#maxPages,
     );
-    const connection = (this.#connection = new ClientConnection(options));
+    const connection = (this.#connection = new ClientConnection(options, this.#links));
     this.#listen = new ListenStream(
       (params, opts) => connection.modern!.channel.request('subscriptions/listen', params, opts),
       (error) => options.onError?.(error),
     );
     bindServerRequests(connection.peer, this.#options);
     this.#events = new ClientEvents(connection.peer, this.#listen, {
-      modern: () => connection.modern,
+      connection,
+      send: this.#send,
       listTools: () => this.listTools(),
       toolsChanged: () => this.#tools.invalidate(),
       onLog: options.onLog,
@@ -87,6 +90,15 @@ export class Client {
       maxPages: this.#maxPages,
       serverCapabilities: () => this.#connection.server?.capabilities,
     });
+  }
+
+  /**
+   * Adds a link (middleware around requests and/or tool calls; see `ClientLink`) after those already
+   * there. It applies to calls started from now on. Returns the client.
+   */
+  use(link: ClientLink): this {
+    this.#links.add(link);
+    return this;
   }
 
   /** The era spoken with the server, once connected. */
@@ -137,29 +149,16 @@ export class Client {
   }
 
   /** Pings the server (handshake era; the stateless era has no ping: ClientError CAPABILITY_NOT_SUPPORTED). */
-  async ping(options?: RequestOptions): Promise<void> {
-    this.#connection.requireConnected();
-    if (this.#connection.modern) {
-      throw new ClientError(
-        LocalErrorCode.CapabilityNotSupported,
-        `ping does not exist in protocol version ${this.#connection.modern.channel.version}`,
-      );
-    }
-    await this.#connection.request('ping', undefined, options);
+  ping(options?: RequestOptions): Promise<void> {
+    return this.#connection.ping(options);
   }
 
   /**
    * Handshake era: `logging/setLevel`. Stateless era: no request; the level goes in the `_meta` of every
    * request from now on (without one, the server sends no log messages).
    */
-  async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    this.#connection.requireConnected();
-    if (!this.#connection.modern) {
-      await this.#connection.request('logging/setLevel', { level });
-      return;
-    }
-    if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
-    this.#connection.modern.channel.logLevel = level;
+  setLoggingLevel(level: LoggingLevel): Promise<void> {
+    return this.#connection.setLoggingLevel(level);
   }
 
   /**
@@ -214,22 +213,12 @@ export class Client {
    * in the handshake era; in the stateless era the URI joins the `subscriptions/listen` stream (resolves once
    * the server acknowledged it).
    */
-  async subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    this.#connection.requireConnected();
-    if (!this.#connection.modern) {
-      await this.#connection.request('resources/subscribe', { uri }, options);
-      return;
-    }
-    await this.#events.subscribe(uri);
+  subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.#events.subscribe(uri, options);
   }
 
-  async unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    this.#connection.requireConnected();
-    if (!this.#connection.modern) {
-      await this.#connection.request('resources/unsubscribe', { uri }, options);
-      return;
-    }
-    await this.#events.unsubscribe(uri);
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.#events.unsubscribe(uri, options);
   }
 
   /** Calls `listener` with the URI of each subscribed resource that changed. Returns an unsubscribe. */

@@ -11,4 +11,5 @@ export {
   type ClientAuditRecord,
 } from './audit-record.js';
 export { matchGlob } from './glob.js';
-export { ToolCallGate, type GateContext } from './tool-call-gate.js';
+export { approvalLink } from './approval-link.js';
+export { auditLink } from './audit-link.js';

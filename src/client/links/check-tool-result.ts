@@ -1,0 +1,109 @@
+/**
+ * The checks a `tools/call` result passes before any link or caller sees it:
+ * - size: the JSON of the result is at most `maxResultBytes` UTF-8 bytes (default 16 MiB); a bigger one
+ *   throws ClientError MESSAGE_TOO_LARGE (`details: { tool, bytes, limit }`) and is not returned;
+ * - shape: `content` is an array of objects with a string `type`; `isError`, when present, is a boolean;
+ *   the blocks of known types carry their fields (`text.text`; `image`/`audio` `data` and `mimeType`;
+ *   `resource.resource.uri` with `text` or `blob`; `resource_link` `uri` and `name`). A malformed block
+ *   throws ClientError INVALID_RESULT (`details: { tool, index, problem }`). A block of a type this client
+ *   does not know is kept as it came (newer revisions add types) and reported once per type through
+ *   `onWarning`;
+ * - the tool's outputSchema, as before (see `ToolCache.checkOutput`).
+ * @module
+ */
+import { LocalErrorCode } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import { ClientError } from '../client-error.js';
+
+/** The default cap on a tool result: 16 MiB of JSON. */
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
+
+const KNOWN_BLOCKS = new Map<string, (block: JsonObject) => string | undefined>(
+  Object.entries({
+    text: (block) => (typeof block.text === 'string' ? undefined : 'a text block without a string text'),
+    image: (block) => media(block),
+    audio: (block) => media(block),
+    resource: (block) => {
+      const resource = block.resource;
+      if (!isJsonObject(resource) || typeof resource.uri !== 'string') {
+        return 'a resource block without a resource.uri';
+      }
+      return typeof resource.text === 'string' || typeof resource.blob === 'string'
+        ? undefined
+        : 'an embedded resource without text or blob';
+    },
+    resource_link: (block) =>
+      typeof block.uri === 'string' && typeof block.name === 'string'
+        ? undefined
+        : 'a resource_link block without a string uri and name',
+  }),
+);
+
+function media(block: JsonObject): string | undefined {
+  return typeof block.data === 'string' && typeof block.mimeType === 'string'
+    ? undefined
+    : `an ${String(block.type)} block without a string data and mimeType`;
+}
+
+/** The UTF-8 size of `text`, counted without encoding it when its length already decides. */
+function utf8Bytes(text: string, limit: number): number {
+  if (text.length > limit || text.length * 3 <= limit) return text.length;
+  return new TextEncoder().encode(text).byteLength;
+}
+
+/**
+ * Checks a raw `tools/call` result (size, then shape) and returns it typed. `warn` hears of block types
+ * this client does not know.
+ */
+export function checkToolResult(
+  name: string,
+  raw: JsonObject,
+  maxBytes: number,
+  warn: (message: string, type: string) => void,
+): CallToolResult {
+  if (Number.isFinite(maxBytes)) {
+    const bytes = utf8Bytes(JSON.stringify(raw), maxBytes);
+    if (bytes > maxBytes) {
+      throw new ClientError(
+        LocalErrorCode.MessageTooLarge,
+        `tools/call ${name} returned a result of ${bytes} bytes, over the client's limit of ${maxBytes} (maxResultBytes)`,
+        { details: { tool: name, bytes, limit: maxBytes } },
+      );
+    }
+  }
+  const invalid = (problem: string, index?: number) =>
+    new ClientError(
+      LocalErrorCode.InvalidResult,
+      `tools/call ${name} returned an invalid result: ${problem}`,
+      {
+        details: { tool: name, ...(index === undefined ? {} : { index }), problem, result: raw },
+      },
+    );
+  if (!Array.isArray(raw.content)) {
+    throw new ClientError(
+      LocalErrorCode.InvalidResult,
+      `tools/call ${name} returned a result without a content array`,
+      { details: { result: raw } },
+    );
+  }
+  if (raw.isError !== undefined && typeof raw.isError !== 'boolean') {
+    throw invalid(`isError is ${JSON.stringify(raw.isError)}, not a boolean`);
+  }
+  for (const [index, block] of raw.content.entries()) {
+    if (!isJsonObject(block) || typeof block.type !== 'string') {
+      throw invalid(`content[${index}] is not an object with a string type`, index);
+    }
+    const check = KNOWN_BLOCKS.get(block.type);
+    if (!check) {
+      warn(
+        `Tool ${name} returned a content block of unknown type ${JSON.stringify(block.type)} (kept)`,
+        block.type,
+      );
+      continue;
+    }
+    const problem = check(block);
+    if (problem) throw invalid(`content[${index}] is ${problem}`, index);
+  }
+  return raw as unknown as CallToolResult;
+}
