@@ -3,10 +3,6 @@
 // or forged token, 403 insufficient_scope for a tool's scopes, sessions bound to their subject, tools
 // hidden from callers who may not call them, per-principal rate limits, tokens never passed on. Over
 // in-memory and stdio: the same access rules for a principal given at connect time or by the environment.
-import { once } from 'node:events';
-import { createServer, type Server as NodeServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { SignJWT, exportJWK, generateKeyPair, type JWTPayload } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { ProtocolError } from '../src/protocol/errors.js';
@@ -23,14 +19,13 @@ import { StreamableHttpClientTransport } from '../src/transports/http-client/ind
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { serverCommand } from './_setup.js';
+import { ISSUER, startIssuer, type TestIssuer, type TokenOptions } from './_tokens.js';
 
 const FIXTURE = new URL('./fixtures/auth-server.mjs', import.meta.url);
 type Build = (mod: typeof source, options?: ServerOptions) => Server;
 const fixture = async (options: ServerOptions = {}): Promise<Server> =>
   ((await import(FIXTURE.href)) as { build: Build }).build(source, options);
 
-type KeyLike = Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
-const ISSUER = 'https://auth.example.test';
 const RESOURCE = 'https://mcp.example.test/mcp';
 const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
 const MODERN_META = {
@@ -39,48 +34,12 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
 };
 
-let signingKey: KeyLike;
-let otherKey: KeyLike;
-let jwks: NodeServer;
-let jwksUrl: string;
-
-beforeAll(async () => {
-  const pair = await generateKeyPair('ES256');
-  signingKey = pair.privateKey;
-  otherKey = (await generateKeyPair('ES256')).privateKey;
-  const jwk = { ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
-  jwks = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ keys: [jwk] }));
-  });
-  jwks.listen(0, '127.0.0.1');
-  await once(jwks, 'listening');
-  jwksUrl = `http://127.0.0.1:${(jwks.address() as AddressInfo).port}/jwks`;
-});
-afterAll(() => new Promise<void>((resolve) => jwks.close(() => resolve())));
-
-interface TokenOptions {
-  scope?: string;
-  roles?: string[];
-  audience?: string;
-  issuer?: string;
-  expiresIn?: string | number;
-  key?: KeyLike;
-}
+let issuer: TestIssuer;
+beforeAll(async () => (issuer = await startIssuer()));
+afterAll(() => issuer.close());
 
 /** A signed access token for `subject`, valid for this server unless told otherwise. */
-function token(subject: string, options: TokenOptions = {}): Promise<string> {
-  const claims: JWTPayload = { scope: options.scope ?? '' };
-  if (options.roles) claims.roles = options.roles;
-  return new SignJWT(claims)
-    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-    .setSubject(subject)
-    .setIssuer(options.issuer ?? ISSUER)
-    .setAudience(options.audience ?? RESOURCE)
-    .setIssuedAt()
-    .setExpirationTime(options.expiresIn ?? '5m')
-    .sign(options.key ?? signingKey);
-}
+const token = (subject: string, options: TokenOptions = {}) => issuer.token(subject, RESOURCE, options);
 
 let handle: HttpServerHandle | undefined;
 afterEach(async () => {
@@ -93,7 +52,7 @@ async function start(http: ServeHttpOptions = {}, options: ServerOptions = {}): 
     port: 0,
     responseMode: 'json',
     auth: {
-      verifier: jwtVerifier({ jwksUrl, issuer: ISSUER, audience: RESOURCE }),
+      verifier: jwtVerifier({ jwksUrl: issuer.jwksUrl, issuer: ISSUER, audience: RESOURCE }),
       resource: RESOURCE,
       authorizationServers: [ISSUER],
       scopesSupported: ['notes:read', 'notes:write'],
@@ -202,13 +161,12 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
     ['expired', { expiresIn: Math.floor(Date.now() / 1000) - 60 }],
     ['for another audience', { audience: 'https://other.example.test/mcp' }],
     ['from another issuer', { issuer: 'https://evil.example.test' }],
-    ['signed by another key', { key: 'other' as const }],
+    ['signed by another key', { forged: true }],
   ] as const)('refuses a token %s with 401 invalid_token', async (_what, options) => {
     const url = await start(http);
     const forged = await token('mallory', {
       scope: 'notes:read notes:write',
       ...options,
-      key: 'key' in options ? otherKey : signingKey,
     });
     const response = await post(url, first, bearer(forged), modern);
     expect(response.status).toBe(401);

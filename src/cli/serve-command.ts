@@ -14,7 +14,7 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { Principal, Server } from '../server/index.js';
-import { serveHttp } from '../transports/http/index.js';
+import { jwtVerifier, serveHttp, type HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { createDemoServer, demoRoot } from './demo/create-demo-server.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
@@ -27,9 +27,19 @@ const SERVE_OPTIONS = {
   host: { type: 'string' },
   stateless: { type: 'boolean' },
   json: { type: 'boolean' },
+  jwks: { type: 'string' },
+  issuer: { type: 'string' },
+  audience: { type: 'string' },
+  'authorization-server': { type: 'string' },
+  scope: { type: 'string' },
 } as const;
 
-export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]]
+type ServeValues = {
+  [K in keyof typeof SERVE_OPTIONS]?: (typeof SERVE_OPTIONS)[K]['type'] extends 'boolean' ? boolean : string;
+};
+
+export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]
+                                      [--jwks URL --issuer ISS [--audience URL] [--scope S]]]
 
 Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
 With --http, serves it over Streamable HTTP at http://HOST:PORT/mcp (and the legacy HTTP+SSE
@@ -41,6 +51,17 @@ transport at /sse + /messages) and prints the URL on stdout.
                 host also needs its name allowed, which --host adds to the Host allow-list
   --stateless   no sessions: each POST is served on its own
   --json        answer POSTs with one JSON body instead of an SSE stream
+
+Authentication (HTTP; off unless --jwks is given): every request needs an OAuth 2.1 access token
+(Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this server.
+  --jwks URL                  the authorization server's JWKS (jwks_uri)
+  --issuer ISS                the issuer the tokens must name (iss)
+  --audience URL              this server's resource URL, the tokens' audience (aud); it is also
+                              the resource of the metadata at /.well-known/oauth-protected-resource
+                              (default http://HOST:PORT/mcp)
+  --authorization-server URL  named in the metadata (default: ISS)
+  --scope S                   a scope every request needs (the demo: workspace:read; the demo's
+                              write_file also needs workspace:write)
 
   MODULE   a .js/.mjs file, resolved from the current directory, whose default export is a
            toolwire Server, or a (possibly async) function that returns one.
@@ -123,16 +144,29 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
         HINT,
       );
     }
-    server = createDemoServer({ root });
+    server = createDemoServer({ root, ...(values.jwks ? { writeScope: 'workspace:write' } : {}) });
     what = `the demo server (root ${root})`;
   } else {
     server = await loadServerModule(module);
     what = `${server.info.name} ${server.info.version}`.trim();
   }
 
-  if (values.http) return serveOverHttp(server, what, values);
-  if (values.port !== undefined || values.host !== undefined || values.stateless || values.json) {
-    throw usageError('--port, --host, --stateless and --json go with --http', HINT);
+  if (values.http) return serveOverHttp(server, what, values, module === undefined);
+  const httpOnly = [
+    'port',
+    'host',
+    'stateless',
+    'json',
+    'jwks',
+    'issuer',
+    'audience',
+    'authorization-server',
+  ];
+  if (httpOnly.some((name) => values[name as keyof ServeValues] !== undefined)) {
+    throw usageError(
+      '--port, --host, --stateless, --json and the authentication options go with --http',
+      HINT,
+    );
   }
 
   let onClosed!: () => void;
@@ -149,33 +183,57 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   return ExitCode.Success;
 }
 
+/** The HTTP authentication the options ask for, or undefined (off). */
+function authOptions(
+  values: ServeValues,
+  host: string,
+  port: number,
+  demo: boolean,
+): HttpAuthOptions | undefined {
+  if (values.jwks === undefined) {
+    if (values.issuer ?? values.audience ?? values['authorization-server'] ?? values.scope)
+      throw usageError('--issuer, --audience, --authorization-server and --scope go with --jwks', HINT);
+    return undefined;
+  }
+  if (values.issuer === undefined) throw usageError('--jwks needs --issuer', HINT);
+  if (values.audience === undefined && port === 0)
+    throw usageError('--jwks with --port 0 needs --audience (the URL clients reach this server at)', HINT);
+  const audience = values.audience ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
+  const required = values.scope ?? (demo ? 'workspace:read' : undefined);
+  return {
+    verifier: jwtVerifier({ jwksUrl: values.jwks, issuer: values.issuer, audience }),
+    resource: audience,
+    authorizationServers: [values['authorization-server'] ?? values.issuer],
+    ...(required ? { requiredScopes: [required] } : {}),
+    ...(demo ? { scopesSupported: ['workspace:read', 'workspace:write'] } : {}),
+  };
+}
+
 async function serveOverHttp(
   server: Server,
   what: string,
-  values: {
-    port?: string | undefined;
-    host?: string | undefined;
-    stateless?: boolean | undefined;
-    json?: boolean | undefined;
-  },
+  values: ServeValues,
+  demo: boolean,
 ): Promise<ExitCodeValue> {
   const port = values.port === undefined ? 3000 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
   const host = values.host ?? '127.0.0.1';
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
+  const auth = authOptions(values, host, port, demo);
   const handle = await serveHttp(server, {
     port,
     host,
     stateless: values.stateless ?? false,
     responseMode: values.json ? 'json' : 'sse',
+    ...(auth ? { auth } : {}),
     ...(loopback
       ? {}
       : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host] }),
   });
   process.stdout.write(`${handle.url}\n`);
   process.stderr.write(
-    `toolwire: serving ${what} over HTTP at ${handle.url} (try: toolwire tools ${handle.url})\n`,
+    `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''} (try: toolwire tools ${handle.url})\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

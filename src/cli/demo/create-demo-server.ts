@@ -24,6 +24,11 @@ export interface DemoServerOptions {
   root?: string;
   /** Server name in the handshake (default `toolwire-demo`). */
   name?: string;
+  /**
+   * The scope `write_file` needs (default: none, anyone the server lets in may write). `toolwire serve`
+   * sets `workspace:write` when authentication is on.
+   */
+  writeScope?: string;
 }
 
 /** The root the demo serves by default: `$TOOLWIRE_DEMO_ROOT`, else the current directory. */
@@ -38,6 +43,8 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
   const server = new Server(
     { name: options.name ?? 'toolwire-demo', version: '0.1.0', title: 'toolwire demo workspace' },
     {
+      // Sensible limits for a tool box a model drives: 20 calls/s per caller, bursts of 50.
+      rateLimit: { perCaller: { burst: 50, perSecond: 20 } },
       instructions:
         `A sandboxed workspace rooted at ${sandbox.root}. Paths are relative to that root; none may leave it. ` +
         'Start with workspace_info or list_files; read_file reads text and images; search_files finds ' +
@@ -47,7 +54,7 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
   registerListFiles(server, sandbox);
   registerReadFile(server, sandbox);
   registerSearchFiles(server, sandbox);
-  registerWriteFile(server, sandbox);
+  registerWriteFile(server, sandbox, options.writeScope ? { scopes: [options.writeScope] } : undefined);
   registerWorkspaceInfo(server, sandbox);
   registerWorkspaceFiles(server, sandbox);
   return server;

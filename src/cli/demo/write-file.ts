@@ -6,7 +6,7 @@
  */
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { text, toolError, type Server, type ToolHandle } from '../../server/index.js';
+import { text, toolError, type Server, type ToolAccess, type ToolHandle } from '../../server/index.js';
 import { formatBytes } from './media-type.js';
 import type { Sandbox } from './sandbox.js';
 import { guarded } from './tool-failure.js';
@@ -28,7 +28,7 @@ const inputSchema = {
   additionalProperties: false,
 } as const;
 
-export function registerWriteFile(server: Server, sandbox: Sandbox): ToolHandle {
+export function registerWriteFile(server: Server, sandbox: Sandbox, access?: ToolAccess): ToolHandle {
   return server.tool(
     'write_file',
     {
@@ -39,6 +39,7 @@ export function registerWriteFile(server: Server, sandbox: Sandbox): ToolHandle 
         'same content twice has the same effect as once.',
       inputSchema,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      ...(access ? { access } : {}),
     },
     async ({ path: given, content, overwrite = false }) =>
       guarded(given, async () => {
