@@ -330,6 +330,59 @@ describe('security built-ins over Streamable HTTP', () => {
     });
   });
 
+  it('answers a handshake-era call over the limit with 429 and Retry-After in JSON mode', async () => {
+    const store = new MemoryRateLimitStore({ now: () => 0 });
+    handle = await serveHttp(await fixture({ rateLimit: { store, global: { burst: 1, perSecond: 0.25 } } }), {
+      port: 0,
+      responseMode: 'json',
+    });
+    const headers = {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    };
+    const init = await fetch(handle.url, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+    });
+    const session = {
+      'mcp-session-id': init.headers.get('mcp-session-id') ?? '',
+      'mcp-protocol-version': '2025-11-25',
+    };
+    const call = (id: number) =>
+      fetch(handle!.url, {
+        method: 'POST',
+        headers: { ...headers, ...session },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: {} },
+        }),
+      });
+    expect((await call(2)).status).toBe(200);
+    const refused = await call(3);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('4');
+    expect(await refused.json()).toMatchObject({
+      id: 3,
+      error: { code: -31429, data: { retryAfterMs: 4000 } },
+    });
+    const client = new Client({ name: 'security-http', version: '1.0.0' }, { protocolVersion: '2025-11-25' });
+    await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+    await expect(client.callTool('echo', { text: 'x' })).rejects.toMatchObject({ code: -31429 });
+    await client.close();
+  });
+
   it.each(['2026-07-28', '2025-11-25'] as const)(
     'gives the toolwire client (%s) the -31429 error as a ProtocolError',
     async (protocolVersion) => {

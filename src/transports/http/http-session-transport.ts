@@ -267,7 +267,9 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (stream.json) {
       const { responses, batch, resolve } = stream.json;
-      resolve(jsonResponse(batch ? responses : responses[0], 200, this.#options.headers));
+      // A lone answer that is a rate-limit refusal is a 429 (with Retry-After), as in the stateless era.
+      const status = !batch && isRateLimited(responses[0]) ? 429 : 200;
+      resolve(jsonResponse(batch ? responses : responses[0], status, this.#options.headers));
     }
     stream.sink?.close();
   }
@@ -289,4 +291,8 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (this.#byRequest.size === 0) this.onidle?.();
   }
+}
+
+function isRateLimited(message: unknown): boolean {
+  return (message as { error?: { code?: unknown } } | undefined)?.error?.code === ErrorCode.RateLimited;
 }
