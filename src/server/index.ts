@@ -72,6 +72,7 @@ export {
 export type { ToolLimits } from './tool-definition.js';
 export type { ToolMiddleware, ToolCall, CalledTool, CallDecision } from './middleware/middleware.js';
 export type { ToolChainOptions } from './middleware/tool-chain.js';
+export type { RequestMiddleware, ServerRequest } from './middleware/request-chain.js';
 export {
   rateLimit,
   rateLimitedError,

@@ -6,6 +6,7 @@ import type { Revision } from '../protocol/revisions/index.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { AccessControl, AccessPolicy } from './auth/access-control.js';
+import type { RequestChain } from './middleware/request-chain.js';
 import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
 import type { ServerSession } from './server-session.js';
@@ -81,6 +82,8 @@ export interface ServerCore {
   readonly cache: CacheHint;
   /** Who may see and call which tool. */
   readonly access: AccessControl;
+  /** The middleware around every request (`server.useRequest`). */
+  readonly requests: RequestChain;
   readonly capabilities: ServerCapabilities;
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;

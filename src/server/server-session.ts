@@ -164,7 +164,24 @@ export class ServerSession {
           `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
         );
       }
-      const result = await handler(params, scope, ctx);
+      const requests = this.#core.requests;
+      const result = requests.empty
+        ? await handler(params, scope, ctx)
+        : await requests.run(
+            {
+              method,
+              params,
+              requestId: ctx.id,
+              principal: scope.principal,
+              sessionId: this.peer.transport?.sessionId,
+              era: scope.era,
+              protocolVersion: scope.profile.version,
+              get signal() {
+                return ctx.signal;
+              },
+            },
+            () => handler(params, scope, ctx),
+          );
       if (scope.era === 'legacy') return result;
       const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
       if (options.cacheable) extras.cache = this.#core.cache;

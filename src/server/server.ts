@@ -22,6 +22,7 @@ import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/promp
 import { PromptsFeature } from './prompts/prompts-feature.js';
 import { ListChanged, type FeatureHost } from './list-changed.js';
 import type { ToolMiddleware } from './middleware/middleware.js';
+import { RequestChain, type RequestMiddleware } from './middleware/request-chain.js';
 import { ToolChain } from './middleware/tool-chain.js';
 import type {
   ResourceDefinition,
@@ -63,6 +64,7 @@ export class Server implements ServerCore {
   readonly options: ServerOptions;
   readonly versions: readonly Revision[];
   readonly access: AccessControl;
+  readonly requests = new RequestChain();
   readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
     buildTool(name, spec, this.#chain),
   );
@@ -173,6 +175,16 @@ export class Server implements ServerCore {
    */
   use(middleware: ToolMiddleware): this {
     this.#chain.use(middleware);
+    return this;
+  }
+
+  /**
+   * Adds a request middleware: around every request the server serves (lists, calls, reads, prompts,
+   * tasks), in both eras, in the order added; tool calls then go through the tool-call chain too. See
+   * `RequestMiddleware`.
+   */
+  useRequest(middleware: RequestMiddleware): this {
+    this.requests.use(middleware);
     return this;
   }
 

@@ -1,0 +1,88 @@
+// Request middleware (`server.useRequest`): around every request a session serves, in both eras, with the
+// principal; it can refuse, answer, or change results; tool calls still pass the tool-call chain inside it.
+import { describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { ErrorCode, ProtocolError } from '../src/protocol/errors.js';
+import { Server, text, type Principal, type ServerRequest } from '../src/server/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
+
+async function connect(server: Server, protocolVersion: '2025-11-25' | '2026-07-28', principal?: Principal) {
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await server.connect(serverEnd, principal ? { principal } : {});
+  const client = new Client({ name: 'request-mw', version: '1.0.0' }, { protocolVersion });
+  await client.connect(clientEnd);
+  return {
+    client,
+    async [Symbol.asyncDispose]() {
+      await client.close();
+      await server.close();
+    },
+  };
+}
+
+function build(): { server: Server; seen: string[]; requests: ServerRequest[] } {
+  const seen: string[] = [];
+  const requests: ServerRequest[] = [];
+  const server = new Server({ name: 'mw', version: '1.0.0' });
+  const inputSchema = { type: 'object', properties: { text: { type: 'string' } } } as const;
+  server.tool('echo', { inputSchema }, (args) => text(String(args.text)));
+  server.prompt('greet', {}, () => 'hello');
+  server.useRequest(async (request, next) => {
+    seen.push(`outer>${request.method}`);
+    requests.push(request);
+    const result = await next();
+    seen.push(`outer<${request.method}`);
+    return result;
+  });
+  server.useRequest(async (request, next) => {
+    if (request.method === 'prompts/get' && request.principal?.roles?.includes('writer') !== true)
+      throw new ProtocolError(ErrorCode.Forbidden, 'Forbidden: prompts need the writer role');
+    if (request.method === 'tools/list') {
+      const result = await next();
+      return { ...result, tools: (result.tools as { name: string }[]).map((t) => ({ ...t, title: 'Echo' })) };
+    }
+    return next();
+  });
+  server.use(async (_call, next) => {
+    seen.push('tool-chain');
+    return next();
+  });
+  return { server, seen, requests };
+}
+
+describe.each(['2025-11-25', '2026-07-28'] as const)('request middleware [%s]', (protocolVersion) => {
+  it('runs around every request in order, around the tool-call chain, and may change results', async () => {
+    const { server, seen, requests } = build();
+    await using c = await connect(server, protocolVersion, { subject: 'ann', scopes: [] });
+    const [tool] = await c.client.listTools();
+    expect(tool?.title).toBe('Echo');
+    await c.client.callTool('echo', { text: 'x' });
+    expect(seen.filter((s) => !s.includes('discover'))).toEqual([
+      'outer>tools/list',
+      'outer<tools/list',
+      'outer>tools/call',
+      'tool-chain',
+      'outer<tools/call',
+    ]);
+    const call = requests.find((r) => r.method === 'tools/call');
+    expect(call).toMatchObject({
+      principal: { subject: 'ann' },
+      era: protocolVersion === '2026-07-28' ? 'modern' : 'legacy',
+      protocolVersion,
+      params: { name: 'echo', arguments: { text: 'x' } },
+    });
+  });
+
+  it('can refuse a request with a protocol error, and let it through for another principal', async () => {
+    const refused = build();
+    await using anon = await connect(refused.server, protocolVersion);
+    await expect(anon.client.getPrompt('greet')).rejects.toMatchObject({ code: -31403 });
+    const allowed = build();
+    await using writer = await connect(allowed.server, protocolVersion, {
+      subject: 'w',
+      scopes: [],
+      roles: ['writer'],
+    });
+    expect((await writer.client.getPrompt('greet')).messages).toHaveLength(1);
+  });
+});
