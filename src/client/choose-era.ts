@@ -46,6 +46,8 @@ export interface EraOptions {
   discoverTimeout: number;
   /** How long `initialize` may take, in ms. */
   initializeTimeout: number;
+  /** A probe failure no fallback can fix (e.g. refused credentials): rethrown instead of falling back. */
+  fatal?: (error: unknown) => boolean;
 }
 
 /** The view a DiscoverResult gives, speaking the newest version both sides speak; undefined otherwise. */
@@ -78,7 +80,7 @@ async function probe(peer: Peer, options: EraOptions): Promise<ServerView | unde
     try {
       return readDiscoverResult(await discover(peer, version, options));
     } catch (error) {
-      if (peer.closed) throw error;
+      if (peer.closed || options.fatal?.(error)) throw error;
       // After a first -32022, any version we share may be tried (even the same: SEP-2575 retry).
       version = pickModernVersion(
         unsupportedVersionList(error),

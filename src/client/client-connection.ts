@@ -17,7 +17,7 @@ import type { ExchangeOptions } from './input-required.js';
 import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
 import type { ModernRequests } from './modern-requests.js';
-import { ObservedTransport, type TransportObserver } from './observed-transport.js';
+import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
 
 export class ClientConnection {
   readonly peer: Peer;
@@ -27,6 +27,7 @@ export class ClientConnection {
   modern: ModernRequests | undefined;
 
   readonly #links: LinkChain;
+  #observed: ObservedTransport | undefined;
 
   constructor(options: ClientOptions, links: LinkChain) {
     this.#links = links;
@@ -54,8 +55,14 @@ export class ClientConnection {
     options: ClientOptions,
     timeout: number | undefined,
   ): Promise<void> {
-    await this.peer.connect(new ObservedTransport(transport, observer));
-    const met = await meetServer(this.peer, info, options, timeout);
+    const observed = (this.#observed = new ObservedTransport(transport, observer));
+    await this.peer.connect(observed);
+    const original = (error: unknown) => observed.original(error);
+    const met = await meetServer(this.peer, info, options, timeout, (error) =>
+      isCredentialsFailure(original(error)),
+    ).catch((error: unknown) => {
+      throw original(error);
+    });
     this.server = met.server;
     this.modern = met.modern;
   }
@@ -78,10 +85,14 @@ export class ClientConnection {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
-    return this.#links.request({ method, params, options }, (out) => {
-      if (!this.modern) return this.peer.request(out.method, out.params, out.options);
-      return this.modern.request(out.method, out.params ?? {}, out.options);
-    });
+    return this.#links.request({ method, params, options }, (out) =>
+      (this.modern
+        ? this.modern.request(out.method, out.params ?? {}, out.options)
+        : this.peer.request(out.method, out.params, out.options)
+      ).catch((error: unknown) => {
+        throw this.#observed?.original(error) ?? error;
+      }),
+    );
   }
 
   /** Handshake era: `ping`. The stateless era has none: ClientError CAPABILITY_NOT_SUPPORTED. */

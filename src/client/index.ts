@@ -13,6 +13,15 @@ export type {
 export type { ExchangeOptions } from './input-required.js';
 export type { SubscriptionFilter } from './listen-stream.js';
 export type { RequestOptions } from '../protocol/engine/peer.js';
+export type {
+  ClientLink,
+  OutgoingRequest,
+  OutgoingToolCall,
+  RequestLink,
+  ToolCallLink,
+  ToolCallVerdict,
+} from './links/client-link.js';
+export { DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 export {
   argumentsDigest,
   canonicalJson,

@@ -19,13 +19,15 @@ export interface MetServer {
 
 /**
  * Meets the server over a connected `peer` as `options.protocolVersion` says; `timeout` bounds
- * `initialize`. Closes the peer and rethrows on any failure.
+ * `initialize`; a probe failure that `fatal` says
+ * no fallback can fix (refused credentials) ends it at once. Closes the peer and rethrows on any failure.
  */
 export async function meetServer(
   peer: Peer,
   info: Implementation,
   options: ClientOptions,
   timeout: number | undefined,
+  fatal?: (error: unknown) => boolean,
 ): Promise<MetServer> {
   let server: ServerView;
   try {
@@ -35,6 +37,7 @@ export async function meetServer(
       capabilities: (era) => clientCapabilities(options, options.capabilities, era),
       discoverTimeout: options.discoverTimeout ?? 5_000,
       initializeTimeout: timeout ?? options.requestTimeout ?? 60_000,
+      ...(fatal ? { fatal } : {}),
     });
   } catch (error) {
     await peer.close();
