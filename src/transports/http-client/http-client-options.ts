@@ -8,22 +8,39 @@
 export type HeadersOption =
   Record<string, string> | (() => Record<string, string> | Promise<Record<string, string>>);
 
+/** A bearer token, or a function returning one (called before every request). */
+export type BearerOption = string | (() => string | Promise<string>);
+
 export interface HttpClientOptions {
   /** The MCP endpoint (Streamable HTTP) or the SSE endpoint (HTTP+SSE). */
   url: string | URL;
   /** Sent with every request (POST, GET and DELETE); the transport's own headers win on a clash. */
   headers?: HeadersOption;
+  /**
+   * An OAuth access token (or API key), sent as `Authorization: Bearer <token>` with every request; a
+   * function is called before each request (refresh the token there). Wins over an `authorization` in
+   * `headers`. Never put a token in the URL.
+   */
+  bearer?: BearerOption;
   /** Used for every request instead of the global `fetch`. */
   fetch?: typeof fetch;
 }
 
-/** The headers of one request: the caller's, then the transport's own (`undefined` values are skipped). */
+/**
+ * The headers of one request: the caller's, then the bearer token, then the transport's own (`undefined`
+ * values are skipped).
+ */
 export async function requestHeaders(
   option: HeadersOption | undefined,
   own: Record<string, string | undefined>,
+  bearer?: BearerOption,
 ): Promise<Headers> {
   const custom = typeof option === 'function' ? await option() : option;
   const headers = new Headers(custom);
+  if (bearer !== undefined) {
+    const token = typeof bearer === 'function' ? await bearer() : bearer;
+    if (token) headers.set('authorization', `Bearer ${token}`);
+  }
   for (const [name, value] of Object.entries(own)) {
     if (value !== undefined) headers.set(name, value);
   }

@@ -6,6 +6,7 @@
 import { LocalErrorCode, type LocalErrorCodeValue } from '../../protocol/errors.js';
 import { classify, type JsonRpcErrorResponse } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
+import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 
 /** The most of an error body quoted in a message. */
 const EXCERPT_CHARS = 200;
@@ -17,6 +18,29 @@ export interface HttpFailureDetails {
   body: string;
   /** Set on a 404 for a request that carried a session id: the server ended the session. */
   sessionExpired?: true;
+}
+
+/**
+ * What `TransportError.details` holds for a 401 or 403: the status and what the `WWW-Authenticate:
+ * Bearer` challenge said (`error` e.g. `invalid_token` or `insufficient_scope`, `scope` to ask for,
+ * `resourceMetadata` the RFC 9728 metadata URL). The message names the status and the challenge's error,
+ * never a token.
+ */
+export interface HttpAuthFailureDetails extends HttpFailureDetails, BearerChallenge {
+  status: 401 | 403;
+}
+
+/** Whether `status` refuses the request's credentials (no retry helps without new ones). */
+export function isAuthStatus(status: number): status is 401 | 403 {
+  return status === 401 || status === 403;
+}
+
+/** The details of a 401/403 TransportError raised by {@link httpStatusError}, if `error` is one. */
+export function authFailure(error: unknown): HttpAuthFailureDetails | undefined {
+  const status = failureStatus(error);
+  return status !== undefined && isAuthStatus(status)
+    ? ((error as TransportError).details as HttpAuthFailureDetails)
+    : undefined;
 }
 
 /** The body of an error response, as text (empty when it cannot be read). */
@@ -52,6 +76,18 @@ export function httpStatusError(
 ): TransportError {
   const excerpt = excerptOf(body);
   const status = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  const authStatus = response.status;
+  if (isAuthStatus(authStatus)) {
+    const challenge = bearerChallenge(response.headers.get('www-authenticate')) ?? {};
+    const details: HttpAuthFailureDetails = { ...extra, ...challenge, status: authStatus, body: excerpt };
+    return new TransportError(
+      code,
+      `${what} failed: ${status}${describeChallenge(response.status, challenge)}`,
+      {
+        details,
+      },
+    );
+  }
   const details: HttpFailureDetails = { status: response.status, body: excerpt, ...extra };
   return new TransportError(code, `${what} failed: ${status}${excerpt ? `: ${excerpt}` : ''}`, { details });
 }
@@ -61,6 +97,17 @@ export function failureStatus(error: unknown): number | undefined {
   if (!(error instanceof TransportError)) return undefined;
   const details = error.details as Partial<HttpFailureDetails> | undefined;
   return typeof details?.status === 'number' ? details.status : undefined;
+}
+
+/** `: invalid_token (The token expired); scope needed: "a b"; see <metadata>` — the body is left out. */
+function describeChallenge(status: number, challenge: BearerChallenge): string {
+  const parts: string[] = [];
+  const error = challenge.error ?? (status === 401 ? 'authentication required' : 'access denied');
+  parts.push(challenge.errorDescription ? `${error} (${challenge.errorDescription})` : error);
+  if (challenge.scope !== undefined) parts.push(`scope needed: ${JSON.stringify(challenge.scope)}`);
+  if (challenge.resourceMetadata !== undefined)
+    parts.push(`resource metadata: ${challenge.resourceMetadata}`);
+  return `: ${parts.join('; ')}`;
 }
 
 function excerptOf(body: string): string {

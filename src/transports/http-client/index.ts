@@ -30,8 +30,14 @@ export {
   type McpHeaderDeclaration,
   type McpHeaderScan,
 } from '../../protocol/types/mcp-header-declarations.js';
-export type { HttpClientOptions, HeadersOption } from './http-client-options.js';
-export type { HttpFailureDetails } from './http-failure.js';
+export type { BearerOption, HttpClientOptions, HeadersOption } from './http-client-options.js';
+export { authFailure, type HttpAuthFailureDetails, type HttpFailureDetails } from './http-failure.js';
+export {
+  bearerChallenge,
+  parseWwwAuthenticate,
+  type AuthChallenge,
+  type BearerChallenge,
+} from './www-authenticate.js';
 export { DEFAULT_RECONNECT, type ReconnectOptions } from './reconnect-policy.js';
 export { SseParser, type SseEvent, type SseParserOptions } from './sse-parser.js';
 export { TransportError } from '../transport-error.js';

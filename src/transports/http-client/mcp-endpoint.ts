@@ -40,11 +40,11 @@ export class McpEndpoint {
     const { body, ...names } = own;
     try {
       // `own` wins: a stateless-era request names its own version and carries no session id.
-      const headers = await requestHeaders(this.#options.headers, {
-        'mcp-session-id': this.sessionId,
-        'mcp-protocol-version': this.protocolVersion,
-        ...names,
-      });
+      const headers = await requestHeaders(
+        this.#options.headers,
+        { 'mcp-session-id': this.sessionId, 'mcp-protocol-version': this.protocolVersion, ...names },
+        this.#options.bearer,
+      );
       return await this.#fetch(this.url, { method, headers, body, signal });
     } catch (error) {
       throw new TransportError(

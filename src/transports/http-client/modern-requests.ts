@@ -23,7 +23,7 @@ import { isModernRequest } from '../../protocol/types/modern.js';
 import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType } from './http-client-options.js';
-import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
+import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser } from './sse-parser.js';
@@ -107,7 +107,7 @@ export class ModernRequests {
     if (!response.ok) {
       // A modern error (-32020, -32022, -32601, …) comes with the request's id: it is the answer.
       const body = await readErrorBody(response);
-      const rpcError = jsonRpcErrorWithId(body);
+      const rpcError = isAuthStatus(response.status) ? undefined : jsonRpcErrorWithId(body);
       if (rpcError) this.#receive(rpcError);
       if (this.#inflight.get(id) !== controller) return; // answered, or cancelled meanwhile
       this.#forget(id);

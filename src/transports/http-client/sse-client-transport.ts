@@ -184,7 +184,7 @@ export class SseClientTransport implements Transport {
   ): Promise<Response> {
     const { body, ...names } = own;
     try {
-      const headers = await requestHeaders(this.#options.headers, names);
+      const headers = await requestHeaders(this.#options.headers, names, this.#options.bearer);
       return await this.#fetch(url, { method, headers, body, signal: this.#abort.signal });
     } catch (error) {
       if (this.#state === 'closed') {

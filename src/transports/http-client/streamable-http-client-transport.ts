@@ -23,7 +23,7 @@ import {
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType, type HttpClientOptions } from './http-client-options.js';
-import { httpStatusError, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
+import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { ModernRequests, isStatelessRequest } from './modern-requests.js';
 import { ReconnectPolicy, type ReconnectOptions } from './reconnect-policy.js';
@@ -231,7 +231,8 @@ export class StreamableHttpClientTransport implements Transport {
     const body = await readErrorBody(response);
     if (response.status === 404 && withSession)
       throw this.#expire(`POST ${this.#endpoint.url.href}`, response, body);
-    const rpcError = jsonRpcErrorWithId(body);
+    // A 401/403 is the credentials' failure, whatever the body says: the caller gets the challenge.
+    const rpcError = isAuthStatus(response.status) ? undefined : jsonRpcErrorWithId(body);
     if (rpcError) return this.#deliver(rpcError);
     throw httpStatusError(`POST ${this.#endpoint.url.href}`, response, body);
   }
