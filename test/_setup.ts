@@ -3,7 +3,7 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
-import type { Server } from '../src/server/index.js';
+import type { ConnectOptions, Server } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 
@@ -25,11 +25,14 @@ export interface Connected {
 
 export type Connect = (options?: ClientOptions & { fixture?: string }) => Promise<Connected>;
 
-async function inMemory(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
-  const mod = (await import(options.fixture ?? FIXTURE)) as { default: () => Server };
-  const server = mod.default();
+/** A client connected to `server` over the in-memory pair; disposing closes both. */
+export async function linkServer(
+  server: Server,
+  options: ClientOptions = {},
+  connect: ConnectOptions = {},
+): Promise<Connected & { server: Server }> {
   const [clientEnd, serverEnd] = createLinkedPair();
-  await server.connect(serverEnd);
+  await server.connect(serverEnd, connect);
   const client = new Client({ name: 'matrix', version: '1.0.0' }, options);
   await client.connect(clientEnd);
   const close = async () => {
@@ -37,6 +40,11 @@ async function inMemory(options: ClientOptions & { fixture?: string } = {}): Pro
     await server.close();
   };
   return { client, server, close, [Symbol.asyncDispose]: close };
+}
+
+async function inMemory(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
+  const mod = (await import(options.fixture ?? FIXTURE)) as { default: () => Server };
+  return linkServer(mod.default(), options);
 }
 
 async function stdio(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {

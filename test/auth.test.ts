@@ -16,9 +16,8 @@ import {
   type ServeHttpOptions,
 } from '../src/transports/http/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { serverCommand } from './_setup.js';
+import { linkServer, serverCommand } from './_setup.js';
 import { ISSUER, startIssuer, type TestIssuer, type TokenOptions } from './_tokens.js';
 
 const FIXTURE = new URL('./fixtures/auth-server.mjs', import.meta.url);
@@ -336,20 +335,8 @@ describe('the 2026-07-28 cache hint follows access control', () => {
 });
 
 describe('access control without HTTP', () => {
-  async function inMemory(principal: Principal | undefined, options: ServerOptions = {}) {
-    const server = await fixture(options);
-    const [clientEnd, serverEnd] = createLinkedPair();
-    await server.connect(serverEnd, principal ? { principal } : {});
-    const client = new Client({ name: 'access-test', version: '1.0.0' });
-    await client.connect(clientEnd);
-    return {
-      client,
-      async [Symbol.asyncDispose]() {
-        await client.close();
-        await server.close();
-      },
-    };
-  }
+  const inMemory = async (principal: Principal | undefined, options: ServerOptions = {}) =>
+    linkServer(await fixture(options), {}, principal ? { principal } : {});
 
   it('hides scoped tools from an anonymous caller and refuses them with -31403 and the scopes', async () => {
     const records: AuditRecord[] = [];

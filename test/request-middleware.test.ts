@@ -1,24 +1,12 @@
 // Request middleware (`server.useRequest`): around every request a session serves, in both eras, with the
 // principal; it can refuse, answer, or change results; tool calls still pass the tool-call chain inside it.
 import { describe, expect, it } from 'vitest';
-import { Client } from '../src/client/index.js';
 import { ErrorCode, ProtocolError } from '../src/protocol/errors.js';
 import { Server, text, type Principal, type ServerRequest } from '../src/server/index.js';
-import { createLinkedPair } from '../src/transports/in-memory.js';
+import { linkServer } from './_setup.js';
 
-async function connect(server: Server, protocolVersion: '2025-11-25' | '2026-07-28', principal?: Principal) {
-  const [clientEnd, serverEnd] = createLinkedPair();
-  await server.connect(serverEnd, principal ? { principal } : {});
-  const client = new Client({ name: 'request-mw', version: '1.0.0' }, { protocolVersion });
-  await client.connect(clientEnd);
-  return {
-    client,
-    async [Symbol.asyncDispose]() {
-      await client.close();
-      await server.close();
-    },
-  };
-}
+const connect = (server: Server, protocolVersion: '2025-11-25' | '2026-07-28', principal?: Principal) =>
+  linkServer(server, { protocolVersion }, principal ? { principal } : {});
 
 function build(): { server: Server; seen: string[]; requests: ServerRequest[] } {
   const seen: string[] = [];

@@ -18,9 +18,8 @@ import {
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import * as source from '../src/server/index.js';
-import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { serverCommand } from './_setup.js';
+import { linkServer, serverCommand } from './_setup.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/security-server.mjs', import.meta.url));
 type Build = (mod: typeof source, options?: ServerOptions) => Server;
@@ -28,26 +27,7 @@ type Build = (mod: typeof source, options?: ServerOptions) => Server;
 const fixture = async (options: ServerOptions = {}): Promise<Server> =>
   ((await import(FIXTURE)) as { build: Build }).build(source, options);
 
-interface Connected {
-  client: Client;
-  server: Server;
-  [Symbol.asyncDispose](): Promise<void>;
-}
-
-async function connect(server: Server, options: ClientOptions = {}): Promise<Connected> {
-  const [clientEnd, serverEnd] = createLinkedPair();
-  await server.connect(serverEnd);
-  const client = new Client({ name: 'security-test', version: '1.0.0' }, options);
-  await client.connect(clientEnd);
-  return {
-    client,
-    server,
-    async [Symbol.asyncDispose]() {
-      await client.close();
-      await server.close();
-    },
-  };
-}
+const connect = (server: Server, options: ClientOptions = {}) => linkServer(server, options);
 
 const textOf = (result: CallToolResult) => result.content.map((b) => (b.type === 'text' ? b.text : b.type));
 const failure = (promise: Promise<unknown>) =>
