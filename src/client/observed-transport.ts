@@ -97,10 +97,7 @@ export class ObservedTransport implements Transport {
   /** The transport's error behind the engine's `Send failed: …` error, or `error` itself. */
   original(error: unknown): unknown {
     if (!(error instanceof ProtocolError) || error.code !== ErrorCode.InternalError) return error;
-    const failure = this.#failures.get(error.message);
-    if (!failure) return error;
-    this.#failures.delete(error.message);
-    return failure;
+    return this.#failures.get(error.message) ?? error;
   }
 
   close(): Promise<void> {
