@@ -82,7 +82,7 @@ export function httpStatusError(
     const details: HttpAuthFailureDetails = { ...extra, ...challenge, status: authStatus, body: excerpt };
     return new TransportError(
       code,
-      `${what} failed: ${status}${describeChallenge(response.status, challenge)}`,
+      `${what} failed: ${status}${describeChallenge(response.status, challenge)}${excerpt ? `: ${excerpt}` : ''}`,
       {
         details,
       },
