@@ -175,6 +175,18 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
     expect(await response.text()).not.toContain(forged);
   });
 
+  it('gives the toolwire client a 401 with the challenge, without the token', async () => {
+    const url = await start(http);
+    const expired = await token('alice', { expiresIn: Math.floor(Date.now() / 1000) - 60 });
+    const error = await connectHttp(url, expired, protocolVersion).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
+      details: { status: 401, error: 'invalid_token', resourceMetadata: METADATA_URL },
+    });
+    expect(JSON.stringify(error)).not.toContain(expired);
+    expect(String(error)).not.toContain(expired);
+  });
+
   it('refuses a token in the query string', async () => {
     const url = await start(http);
     const good = await token('alice', { scope: 'notes:read' });
@@ -197,7 +209,11 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
       expect(textOf(await reader.callTool('read_notes'))).toEqual(['the notes']);
       expect(textOf(await writer.callTool('write_notes', { text: 'x' }))).toEqual(['wrote x']);
       expect(textOf(await writer.callTool('admin_reset'))).toEqual(['reset']);
-      await expect(reader.callTool('write_notes', { text: 'x' })).rejects.toThrow();
+      // The toolwire client surfaces the step-up challenge: what to ask the authorization server for.
+      await expect(reader.callTool('write_notes', { text: 'x' })).rejects.toMatchObject({
+        code: 'FORBIDDEN',
+        details: { status: 403, error: 'insufficient_scope', resourceMetadata: METADATA_URL },
+      });
       await expect(reader.callTool('admin_reset')).rejects.toThrow(/Unknown tool: admin_reset/);
     } finally {
       await reader.close();

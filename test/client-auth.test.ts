@@ -67,6 +67,7 @@ describe('refused credentials', () => {
     expect(performance.now() - started).toBeLessThan(3_000);
     expect(error).toBeInstanceOf(TransportError);
     expect(error).toMatchObject({
+      code: 'UNAUTHORIZED',
       details: {
         status: 401,
         error: 'invalid_token',
@@ -89,6 +90,7 @@ describe('refused credentials', () => {
       .connect(new StreamableHttpClientTransport({ url: server.url, bearer: 'tok' }))
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
+      code: 'FORBIDDEN',
       details: { status: 403, error: 'insufficient_scope', scope: 'tools:call' },
     });
     expect(server.seen).toHaveLength(1);

@@ -84,6 +84,10 @@ export const LocalErrorCode = {
   TooManyPages: 'TOO_MANY_PAGES',
   /** An access token was refused (malformed, expired, for another audience, badly signed). */
   InvalidToken: 'INVALID_TOKEN',
+  /** An HTTP server refused the request's credentials (401): `details` hold the Bearer challenge. */
+  Unauthorized: 'UNAUTHORIZED',
+  /** An HTTP server refused the request for lack of scope or rights (403): `details` hold the challenge. */
+  Forbidden: 'FORBIDDEN',
   /** 2026-07-28: a server kept answering `input_required` past the client's round limit. */
   TooManyInputRounds: 'TOO_MANY_INPUT_ROUNDS',
   InvalidDefinition: 'INVALID_DEFINITION',

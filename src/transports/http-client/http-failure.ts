@@ -81,7 +81,7 @@ export function httpStatusError(
     const challenge = bearerChallenge(response.headers.get('www-authenticate')) ?? {};
     const details: HttpAuthFailureDetails = { ...extra, ...challenge, status: authStatus, body: excerpt };
     return new TransportError(
-      code,
+      authStatus === 401 ? LocalErrorCode.Unauthorized : LocalErrorCode.Forbidden,
       `${what} failed: ${status}${describeChallenge(response.status, challenge)}${excerpt ? `: ${excerpt}` : ''}`,
       {
         details,
