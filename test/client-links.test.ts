@@ -8,7 +8,7 @@ import { LocalErrorCode, type JsonObject } from '../src/protocol/index.js';
 import { Server, text } from '../src/server/index.js';
 import { serveHttp } from '../src/transports/http/node-adapter.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { createLinkedPair } from '../src/transports/in-memory.js';
+import { linkServer } from './_setup.js';
 
 interface Fixture {
   client: Client;
@@ -49,16 +49,8 @@ const TRANSPORTS = {
   'in-memory': async (options: ClientOptions): Promise<Fixture> => {
     const ran: JsonObject[] = [];
     const aborted: string[] = [];
-    const server = buildServer(ran, aborted);
-    const [clientEnd, serverEnd] = createLinkedPair();
-    await server.connect(serverEnd);
-    const client = new Client({ name: 'links-test', version: '1.0.0' }, options);
-    await client.connect(clientEnd);
-    const dispose = async () => {
-      await client.close();
-      await server.close();
-    };
-    return { client, ran, aborted, [Symbol.asyncDispose]: dispose };
+    const linked = await linkServer(buildServer(ran, aborted), options);
+    return { client: linked.client, ran, aborted, [Symbol.asyncDispose]: linked.close };
   },
   http: async (options: ClientOptions): Promise<Fixture> => {
     const ran: JsonObject[] = [];
