@@ -50,7 +50,7 @@ const TRANSPORTS = {
     const ran: JsonObject[] = [];
     const aborted: string[] = [];
     const linked = await linkServer(buildServer(ran, aborted), options);
-    return { client: linked.client, ran, aborted, [Symbol.asyncDispose]: linked.close };
+    return { client: linked.client, ran, aborted, [Symbol.asyncDispose]: () => linked.close() };
   },
   http: async (options: ClientOptions): Promise<Fixture> => {
     const ran: JsonObject[] = [];
