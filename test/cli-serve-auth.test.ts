@@ -1,6 +1,6 @@
 // `toolwire serve --http --jwks …`: the demo as an OAuth 2.1 resource server. Tokens from a test issuer
 // (a real JWKS over HTTP); every request needs workspace:read, write_file needs workspace:write too.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,5 +86,34 @@ describe('toolwire serve --http --jwks (the demo with OAuth)', () => {
     ]);
     expect(await toolsFor('workspace:read workspace:write')).toContain('write_file');
     await expect(toolsFor('workspace:write')).rejects.toThrow();
+  });
+
+  it('lets `toolwire tools` and `toolwire call` use TOOLWIRE_TOKEN, and explains a refusal (exit 5)', async () => {
+    const run = (args: string[], token?: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        const env = { ...process.env };
+        delete env.TOOLWIRE_TOKEN;
+        if (token !== undefined) env.TOOLWIRE_TOKEN = token;
+        execFile(process.execPath, ['bin/toolwire.mjs', ...args], { env }, (error, stdout, stderr) =>
+          resolve({ code: typeof error?.code === 'number' ? error.code : 0, stdout, stderr }),
+        );
+      });
+    const none = await run(['tools', url]);
+    expect(none.code).toBe(5);
+    expect(none.stderr).toContain('needs an OAuth access token');
+    expect(none.stderr).toContain('https://demo.example.test/.well-known/oauth-protected-resource/mcp');
+    const reader = await issuer.token('ada', AUDIENCE, { scope: 'workspace:read' });
+    const listed = await run(['tools', url], reader);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain('list_files');
+    expect(listed.stdout).not.toContain('write_file');
+    const write = await run(
+      ['call', '--yes', '--tool', 'write_file', url, 'path=a.txt', 'content=hi'],
+      reader,
+    );
+    expect(write.code).toBe(5);
+    expect(write.stderr).toContain('insufficient_scope');
+    expect(write.stderr).toContain('scopes to ask for: workspace:read workspace:write');
+    expect(write.stderr).not.toContain(reader);
   });
 });

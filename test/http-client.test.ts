@@ -412,14 +412,16 @@ describe('FallbackHttpClientTransport', () => {
     expect(await client.listTools()).toHaveLength(5);
   });
 
-  it('does not fall back on a 401: connect fails as a closed connection, onError has the status', async () => {
+  it('does not fall back on a 401: connect fails with UNAUTHORIZED and the status', async () => {
     const server = await listen((_req, res) => void res.writeHead(401).end('no token'));
-    const errors: Error[] = [];
-    const client = connectClient({ onError: (error) => errors.push(error) });
+    const client = connectClient();
     await expect(
       client.connect(new FallbackHttpClientTransport({ url: `${server.origin}/mcp` })),
-    ).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
-    expect(errors.map((error) => error.message)).toEqual([expect.stringMatching(/HTTP 401.*no token/)]);
+    ).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+      details: { status: 401 },
+      message: /HTTP 401.*no token/,
+    });
     expect(server.seen.map((seen) => seen.method)).toEqual(['POST']);
   });
 

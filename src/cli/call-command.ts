@@ -40,6 +40,8 @@ Options:
   --progress      print the tool's progress notifications on stderr
   -y, --yes       call the tool without asking, whatever its annotations say
   --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
+                  (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
+                  kept out of the command line)
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help
 

@@ -8,7 +8,7 @@
  * | 2    | usage error: bad options or arguments, or a server module that won't load  |
  * | 3    | protocol error: the server answered with a JSON-RPC error (or bad result)  |
  * | 4    | connection failure: spawn failed, connection closed, timeout, version      |
- * | 5    | denied: the tool call was not approved (nothing was run)                   |
+ * | 5    | denied: the call was not approved, or the server refused the credentials   |
  * @module
  */
 import { LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/index.js';
@@ -32,7 +32,8 @@ export const EXIT_CODES_HELP = `Exit codes:
   2  usage error (bad options or arguments, a server module that does not load)
   3  protocol error (a JSON-RPC error from the server, or a result that breaks the protocol)
   4  connection failure (spawn failed, connection closed, timeout, protocol version mismatch)
-  5  denied (the tool call was not approved; nothing was run)`;
+  5  denied (the tool call was not approved, or the server refused the credentials:
+     HTTP 401/403; nothing was run)`;
 
 /** A failure the CLI reports as one line on stderr, with its exit code. */
 export class CliError extends Error {
@@ -60,11 +61,18 @@ const PROTOCOL_LOCAL_CODES: ReadonlySet<string> = new Set([
   LocalErrorCode.TooManyPages,
 ]);
 
+/** Local error codes of a refusal: by the approval policy, or of the credentials by the server. */
+const DENIED_CODES: ReadonlySet<string> = new Set([
+  LocalErrorCode.ToolCallDenied,
+  LocalErrorCode.Unauthorized,
+  LocalErrorCode.Forbidden,
+]);
+
 /** The exit code for anything thrown while talking to a server. */
 export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof CliError) return error.exitCode;
   if (error instanceof ProtocolError) return ExitCode.Protocol;
-  if (error instanceof ToolwireError && error.code === LocalErrorCode.ToolCallDenied) return ExitCode.Denied;
+  if (error instanceof ToolwireError && DENIED_CODES.has(error.code)) return ExitCode.Denied;
   if (error instanceof ToolwireError && PROTOCOL_LOCAL_CODES.has(error.code)) return ExitCode.Protocol;
   // Timeouts, closed connections, spawn failures, version mismatches, and anything unexpected.
   return ExitCode.Connection;
@@ -76,12 +84,35 @@ export function describeError(error: unknown): string {
   if (error instanceof ProtocolError) return `the server answered with error ${error.code}: ${error.message}`;
   if (error instanceof ToolwireError) {
     if (error.code === LocalErrorCode.RequestTimeout) return `timed out: ${error.message}`;
+    if (error.code === LocalErrorCode.Unauthorized || error.code === LocalErrorCode.Forbidden)
+      return credentialsRefused(error);
     if (error.code === LocalErrorCode.UnsupportedProtocolVersion) {
       return `protocol version mismatch: ${error.message}`;
     }
     return error.message;
   }
   return errorMessage(error);
+}
+
+/** What to do about a 401/403: which scopes the server asks for, where its OAuth metadata is. */
+function credentialsRefused(error: ToolwireError): string {
+  const details = (error.details ?? {}) as {
+    status?: number;
+    error?: string;
+    errorDescription?: string;
+    scope?: string;
+    resourceMetadata?: string;
+  };
+  const why = [details.error, details.errorDescription].filter(Boolean).join(': ');
+  const lines = [
+    details.status === 403
+      ? `the server refused the access token${why ? ` (${why})` : ''}`
+      : `the server needs an OAuth access token${why ? ` (${why})` : ''}`,
+  ];
+  if (details.scope) lines.push(`scopes to ask for: ${details.scope}`);
+  if (details.resourceMetadata) lines.push(`its OAuth metadata: ${details.resourceMetadata}`);
+  lines.push('pass a token in TOOLWIRE_TOKEN (or --header "Authorization: Bearer …")');
+  return lines.join('; ');
 }
 
 /** Prints a failure on stderr (`toolwire: message`, then its detail) and returns its exit code. */

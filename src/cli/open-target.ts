@@ -18,6 +18,11 @@ export type Target =
 export interface OpenTargetOptions {
   /** Pass the server's stderr through to ours (true), or keep it to show on failure (default). */
   inheritStderr?: boolean;
+  /**
+   * An OAuth access token for URL targets (from `TOOLWIRE_TOKEN`: tokens stay out of the command line,
+   * where `ps` and shell history would show them). An `Authorization` given with `--header` wins.
+   */
+  token?: string | undefined;
 }
 
 /** A transport to the target, plus what the server said on stderr (for error reports). */
@@ -106,16 +111,21 @@ export function openTarget(target: Target, options: OpenTargetOptions = {}): Ope
     case 'command':
       return openCommand(target, options);
     case 'url':
-      return openUrl(target);
+      return openUrl(target, options.token);
   }
 }
 
-function openUrl(target: Target & { kind: 'url' }): OpenedTarget {
+function openUrl(target: Target & { kind: 'url' }, token: string | undefined): OpenedTarget {
   const shown = new URL(target.url);
   shown.username = '';
   shown.password = '';
+  const authorized = Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization');
   return {
-    transport: new FallbackHttpClientTransport({ url: target.url, headers: target.headers }),
+    transport: new FallbackHttpClientTransport({
+      url: target.url,
+      headers: target.headers,
+      ...(token && !authorized ? { bearer: token } : {}),
+    }),
     stderrTail: () => '',
     description: shown.href,
   };

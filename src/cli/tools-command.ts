@@ -21,6 +21,8 @@ Options (before "--"):
   --json          print the raw "tools" array as JSON instead
   --timeout MS    timeout of each request, in ms (default 60000; the handshake waits at least 30 s)
   --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
+                  (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
+                  kept out of the command line)
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help
 

@@ -30,7 +30,10 @@ export async function withClient<T>(
   work: (client: Client) => Promise<T>,
 ): Promise<T> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
-  const opened = openTarget(target, { inheritStderr: options.verbose === true });
+  const opened = openTarget(target, {
+    inheritStderr: options.verbose === true,
+    token: process.env.TOOLWIRE_TOKEN,
+  });
   let transportError: Error | undefined;
   const client = new Client(CLIENT_INFO, {
     requestTimeout: timeout,

@@ -27,7 +27,7 @@ const FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 const isCancellation = (message: JsonRpcMessage | JsonRpcMessage[]) =>
   !Array.isArray(message) && 'method' in message && message.method === 'notifications/cancelled';
 
-/** A stateless-era request got a 400: that decides nothing (the handshake that follows will). */
+/** A failure that decides nothing (a stateless-era request's 400; refused credentials, 401/403). */
 class Undecided extends Error {
   constructor(override readonly cause: unknown) {
     super('undecided');
@@ -42,7 +42,9 @@ class Undecided extends Error {
  * 2. If the POST fails with HTTP 400, 404 or 405 and no JSON-RPC error for the request, GET the same
  *    URL as a legacy HTTP+SSE stream and wait for its `endpoint` event; if it arrives, send the
  *    initialize again over the legacy transport and keep using it.
- * 3. Any other failure (network errors, 401, 500, …), or a legacy attempt that fails too, is
+ * 3. A 401 or 403 (refused credentials) rejects the send with the `UNAUTHORIZED` / `FORBIDDEN`
+ *    TransportError and its Bearer challenge, and decides nothing: the transport stays open.
+ * 4. Any other failure (network errors, 500, …), or a legacy attempt that fails too, is
  *    reported through `onerror`, closes this transport and rejects the send: the Client's `connect`
  *    fails with a `CONNECTION_CLOSED` error.
  *
@@ -145,6 +147,8 @@ export class FallbackHttpClientTransport implements Transport {
     } catch (error) {
       const status = failureStatus(error);
       if (status === 400 && isStatelessRequest(first) && this.#state === 'open') throw new Undecided(error);
+      // Refused credentials decide nothing either: the caller gets the challenge, and may retry with a token.
+      if ((status === 401 || status === 403) && this.#state === 'open') throw new Undecided(error);
       if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
       this.#detach(streamable);
       await streamable.close();
