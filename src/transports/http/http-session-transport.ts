@@ -36,7 +36,16 @@ interface LogicalStream {
   readonly standalone: boolean;
   readonly pending: Set<RequestId>;
   sink: SseSink | undefined;
-  json: { responses: JsonRpcMessage[]; batch: boolean; resolve: (response: Response) => void } | undefined;
+  json: JsonReply | undefined;
+}
+
+/** A JSON-mode POST waiting for its responses. */
+interface JsonReply {
+  responses: JsonRpcMessage[];
+  batch: boolean;
+  resolve: (response: Response) => void;
+  /** Stops watching the request's signal (it may outlive the POST). */
+  unwatch: () => void;
 }
 
 function isResponse(
@@ -55,6 +64,11 @@ export class HttpSessionTransport implements Transport {
   readonly #options: HttpSessionTransportOptions;
   readonly #streams = new Map<string, LogicalStream>();
   readonly #byRequest = new Map<RequestId, LogicalStream>();
+  /**
+   * The streams whose events went to the event store: what `Last-Event-ID` may resume here and what
+   * `close` deletes from the store. Without a store, or in JSON mode, nothing is recorded (a long session
+   * would otherwise keep one id per POST).
+   */
   readonly #streamIds = new Set<string>();
   #standalone: LogicalStream | undefined;
   #closed = false;
@@ -71,6 +85,11 @@ export class HttpSessionTransport implements Transport {
   /** Logical streams still open (POST streams awaiting responses, and the standalone stream). */
   get openStreams(): number {
     return this.#streams.size;
+  }
+
+  /** Streams that `Last-Event-ID` may resume (their events are in the event store). */
+  get resumableStreams(): number {
+    return this.#streamIds.size;
   }
 
   /** Requests still waiting for their response. */
@@ -113,10 +132,12 @@ export class HttpSessionTransport implements Transport {
     }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
+      const onAbort = (): void => this.#disconnected(stream);
+      const unwatch = (): void => signal.removeEventListener('abort', onAbort);
       const result = new Promise<Response>((resolve) => {
-        stream.json = { responses: [], batch, resolve };
+        stream.json = { responses: [], batch, resolve, unwatch };
       });
-      signal.addEventListener('abort', () => this.#disconnected(stream), { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
       for (const message of messages) this.onmessage?.(message);
       return result;
     }
@@ -194,6 +215,7 @@ export class HttpSessionTransport implements Transport {
     this.#closed = true;
     for (const stream of this.#streams.values()) {
       stream.sink?.close();
+      stream.json?.unwatch();
       stream.json?.resolve(
         jsonResponse(
           {
@@ -222,7 +244,8 @@ export class HttpSessionTransport implements Transport {
       json: undefined,
     };
     this.#streams.set(stream.id, stream);
-    this.#streamIds.add(stream.id);
+    if (this.#options.eventStore && (standalone || this.#options.responseMode === 'sse'))
+      this.#streamIds.add(stream.id);
     for (const id of requestIds) this.#byRequest.set(id, stream);
     return stream;
   }
@@ -266,7 +289,8 @@ export class HttpSessionTransport implements Transport {
     if (stream.pending.size > 0 || stream.standalone) return;
     this.#streams.delete(stream.id);
     if (stream.json) {
-      const { responses, batch, resolve } = stream.json;
+      const { responses, batch, resolve, unwatch } = stream.json;
+      unwatch();
       // A lone answer that is a rate-limit refusal is a 429 (with Retry-After), as in the stateless era.
       const status = !batch && isRateLimited(responses[0]) ? 429 : 200;
       resolve(jsonResponse(batch ? responses : responses[0], status, this.#options.headers));
