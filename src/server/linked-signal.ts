@@ -10,6 +10,12 @@
  * @module
  */
 
+/** A parent signal that may not exist yet: `aborted` is read without creating `signal`. */
+export interface SignalSource {
+  readonly signal: AbortSignal;
+  readonly aborted: boolean;
+}
+
 export interface LinkedSignal {
   readonly signal: AbortSignal;
   /** Whether `signal` is aborted, without creating it. */
@@ -20,13 +26,13 @@ export interface LinkedSignal {
 }
 
 class Linked implements LinkedSignal {
-  readonly #parent: AbortSignal;
+  readonly #source: SignalSource;
   #controller: AbortController | undefined;
   #follow: (() => void) | undefined;
   #detached = false;
 
-  constructor(parent: AbortSignal) {
-    this.#parent = parent;
+  constructor(source: SignalSource) {
+    this.#source = source;
   }
 
   get signal(): AbortSignal {
@@ -35,7 +41,7 @@ class Linked implements LinkedSignal {
 
   get aborted(): boolean {
     if (this.#controller) return this.#controller.signal.aborted;
-    return !this.#detached && this.#parent.aborted;
+    return !this.#detached && this.#source.aborted;
   }
 
   abort(reason?: unknown): void {
@@ -44,12 +50,12 @@ class Linked implements LinkedSignal {
 
   dispose(): void {
     if (this.#controller) {
-      if (this.#follow) this.#parent.removeEventListener('abort', this.#follow);
+      if (this.#follow) this.#source.signal.removeEventListener('abort', this.#follow);
       this.#follow = undefined;
       return;
     }
     // Not created yet: an already aborted parent is kept; a later abort of the parent is not followed.
-    if (this.#parent.aborted) this.#ensure();
+    if (this.#source.aborted) this.#ensure();
     else this.#detached = true;
   }
 
@@ -58,7 +64,7 @@ class Linked implements LinkedSignal {
     const controller = new AbortController();
     this.#controller = controller;
     if (this.#detached) return controller;
-    const parent = this.#parent;
+    const parent = this.#source.signal;
     if (parent.aborted) controller.abort(parent.reason);
     else {
       this.#follow = () => controller.abort(parent.reason);
@@ -68,6 +74,16 @@ class Linked implements LinkedSignal {
   }
 }
 
-export function linkedSignal(parent: AbortSignal): LinkedSignal {
-  return new Linked(parent);
+/** Follows `parent`: a signal, or a source whose signal is created only if the linked one is. */
+export function linkedSignal(parent: AbortSignal | SignalSource): LinkedSignal {
+  return new Linked(parent instanceof AbortSignal ? sourceOf(parent) : parent);
+}
+
+function sourceOf(signal: AbortSignal): SignalSource {
+  return {
+    signal,
+    get aborted() {
+      return signal.aborted;
+    },
+  };
 }

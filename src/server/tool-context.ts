@@ -22,6 +22,7 @@ import type {
 } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
+import type { SignalSource } from './linked-signal.js';
 import { ServerError } from './server-error.js';
 import { traceContext } from './trace-context.js';
 
@@ -115,12 +116,37 @@ export interface ContextHost {
   startTask?(): Promise<string | undefined>;
 }
 
-export function createToolContext(
-  host: ContextHost,
-  requestId: RequestId,
-  signal: AbortSignal,
-  meta: JsonObject | undefined,
-): ToolContext {
+/**
+ * The request a context serves: its id, `_meta`, and its cancellation. The engine creates a request's
+ * signal on first use, so `aborted` answers without creating it (most calls never need the signal).
+ */
+export interface CallRequest extends SignalSource {
+  readonly id: RequestId;
+  readonly meta: JsonObject | undefined;
+}
+
+/** Where a context's cancellation comes from (internal: the tool-call chain links to it lazily). */
+export const SIGNAL_SOURCE: unique symbol = Symbol('toolwire.signalSource');
+
+/** A request whose signal already exists. */
+export function callRequest(id: RequestId, signal: AbortSignal, meta: JsonObject | undefined): CallRequest {
+  return {
+    id,
+    meta,
+    signal,
+    get aborted() {
+      return signal.aborted;
+    },
+  };
+}
+
+/** The cancellation source of a context made by {@link createToolContext}, else its signal. */
+export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
+  return (ctx as ToolContext & { [SIGNAL_SOURCE]?: SignalSource })[SIGNAL_SOURCE] ?? ctx.signal;
+}
+
+export function createToolContext(host: ContextHost, request: CallRequest): ToolContext {
+  const { id: requestId, meta } = request;
   const token = meta?.progressToken;
   const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
   let lastProgress = -Infinity;
@@ -128,15 +154,18 @@ export function createToolContext(
 
   const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
     const result = await host.input(method, params as JsonObject | undefined, {
-      signal,
+      signal: request.signal,
       ...options,
       relatedRequestId: requestId,
     });
     return result as unknown as T;
   };
 
-  return {
-    signal,
+  const context: ToolContext & { [SIGNAL_SOURCE]: SignalSource } = {
+    [SIGNAL_SOURCE]: request,
+    get signal() {
+      return request.signal;
+    },
     requestId,
     meta,
     client: host.client,
@@ -152,14 +181,14 @@ export function createToolContext(
         );
       }
       lastProgress = progress;
-      if (signal.aborted) return;
+      if (request.aborted) return;
       const params: ProgressParams = { progressToken, progress };
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
       await host.sendProgress(params, requestId);
     },
     async log(level, data, logger) {
-      if (signal.aborted) return;
+      if (request.aborted) return;
       await host.log(level, data, logger, requestId);
     },
     elicit: (params, options) => ask<ElicitResult>('elicitation/create', params, options),
@@ -168,4 +197,5 @@ export function createToolContext(
     closeSSEStream: () => host.closeStream(requestId),
     startTask: () => host.startTask?.() ?? Promise.resolve(undefined),
   };
+  return context;
 }

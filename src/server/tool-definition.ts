@@ -18,6 +18,7 @@ import type { TokenBucket } from '../stores/rate-limit-store.js';
 import { checkConcurrency } from './middleware/concurrency-limit.js';
 import { checkBucket } from './middleware/rate-limit.js';
 import { checkTimeout } from './middleware/timeout.js';
+import type { CalledTool } from './middleware/middleware.js';
 import type { ToolChain } from './middleware/tool-chain.js';
 import { checkAccess, type ToolAccess } from './auth/access-control.js';
 import { ServerError } from './server-error.js';
@@ -115,6 +116,8 @@ export interface RegisteredTool {
   readonly task: Required<ToolTaskOptions> | undefined;
   /** Its timeout, rate limit, concurrency cap and output trust, as declared. */
   readonly limits: ToolLimits;
+  /** The tool as tool-call middleware sees it (built once). */
+  readonly called: CalledTool;
   /** What a caller needs to see and call it; undefined: anyone the server lets in. */
   readonly access: ToolAccess | undefined;
   /** The middleware chain of the server it is registered on (none outside a server). */
@@ -174,14 +177,23 @@ export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): Regi
   const limits = limitsOf(name, spec);
   const access = checkAccess(spec.access, `Tool "${name}"`);
   const { handler } = spec;
+  const frozen = Object.freeze(tool);
+  const called: CalledTool = Object.freeze({
+    name,
+    definition: frozen,
+    annotations: frozen.annotations,
+    limits,
+    task: task !== undefined,
+  });
   return Object.freeze({
     name,
-    tool: Object.freeze(tool),
+    tool: frozen,
     input,
     output,
     handler,
     task,
     limits,
+    called,
     access,
     chain,
   });

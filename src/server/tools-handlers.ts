@@ -15,7 +15,13 @@ import { requestStateCodec } from './input-required/request-state.js';
 import type { RequestScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
 import type { ServerSession } from './server-session.js';
-import { createToolContext, type ContextHost, type InputOptions, type ToolContext } from './tool-context.js';
+import {
+  createToolContext,
+  type CallRequest,
+  type ContextHost,
+  type InputOptions,
+  type ToolContext,
+} from './tool-context.js';
 
 const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
   'elicitation/create': 'elicitation',
@@ -85,13 +91,10 @@ export async function withInput<T>(
   scope: RequestScope,
   params: JsonObject,
   method: 'tools/call' | 'prompts/get' | 'resources/read',
-  requestId: RequestId,
-  signal: AbortSignal,
-  meta: JsonObject | undefined,
+  request: CallRequest,
   work: (context: ToolContext) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
-  if (scope.era === 'legacy')
-    return work(createToolContext(scopedHost(session, scope), requestId, signal, meta));
+  if (scope.era === 'legacy') return work(createToolContext(scopedHost(session, scope), request));
   const round = await InputRound.open({
     method,
     params,
@@ -99,7 +102,7 @@ export async function withInput<T>(
     codec: requestStateCodec(session.core.options),
     principal: scope.principal?.subject,
   });
-  const context = createToolContext(scopedHost(session, scope, round), requestId, signal, meta);
+  const context = createToolContext(scopedHost(session, scope, round), request);
   return round.run(() => work(context));
 }
 
@@ -129,8 +132,8 @@ export function bindTools(session: ServerSession): void {
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     // No AbortSignal.any with the server's shutdown signal here: server.close() closes every session,
-    // which aborts the requests in flight (and `any` is costly on the hot path).
-    const signal = ctx.signal;
+    // which aborts the requests in flight (and `any` is costly on the hot path). The request's signal is
+    // not read here either: the engine creates it on first use, and most calls never use it.
     const hooks = {
       onToolBug: core.options.onToolBug,
       sessionId: session.peer.transport?.sessionId,
@@ -138,7 +141,7 @@ export function bindTools(session: ServerSession): void {
     };
     const refusal = core.access.refusal(scope.principal, tool);
     if (refusal) {
-      const context = createToolContext(scopedHost(session, scope), ctx.id, signal, ctx.meta);
+      const context = createToolContext(scopedHost(session, scope), ctx);
       return refuseCall(tool, args, context, hooks, refusal);
     }
     const run = (context: ToolContext) => callTool(tool, args, context, hooks);
@@ -148,7 +151,7 @@ export function bindTools(session: ServerSession): void {
     if (core.tasks?.decide(tool, scope)) {
       return core.tasks.call({ session, scope, params, tool, ctx, run, shape });
     }
-    const result = await withInput(session, scope, params, 'tools/call', ctx.id, signal, ctx.meta, run);
+    const result = await withInput(session, scope, params, 'tools/call', ctx, run);
     if ('resultType' in result) return result as unknown as JsonObject;
     return shape(result);
   });

@@ -31,6 +31,8 @@ export interface RequestContext {
   readonly method: string;
   /** Aborted by `notifications/cancelled` for this request, or when the connection closes. */
   readonly signal: AbortSignal;
+  /** Whether `signal` is aborted, without creating it (it is created on first use). */
+  readonly aborted: boolean;
   readonly meta: JsonObject | undefined;
 }
 
@@ -294,6 +296,9 @@ export class Peer {
         method,
         get signal() {
           return inflight.signal;
+        },
+        get aborted() {
+          return inflight.cancelled;
         },
         meta: isJsonObject(params._meta) ? params._meta : undefined,
       };

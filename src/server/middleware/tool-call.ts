@@ -9,7 +9,7 @@ import { linkedSignal } from '../linked-signal.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
-import type { ToolContext } from '../tool-context.js';
+import { signalSourceOf, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import type { ToolCall } from './middleware.js';
 
@@ -36,7 +36,7 @@ export function startToolCall(
   origin: CallOrigin = {},
 ): StartedCall {
   // Created on first use (see linked-signal.ts): most calls end without anyone reading it.
-  const linked = linkedSignal(ctx.signal);
+  const linked = linkedSignal(signalSourceOf(ctx));
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
   const finished = () => {
@@ -58,13 +58,7 @@ export function startToolCall(
 
   const version = ctx.client.protocolVersion;
   const call: ToolCall = {
-    tool: Object.freeze({
-      name: tool.name,
-      definition: tool.tool,
-      annotations: tool.tool.annotations,
-      limits: tool.limits,
-      task: tool.task !== undefined,
-    }),
+    tool: tool.called,
     arguments: args,
     principal: origin.principal,
     sessionId: origin.sessionId,
@@ -85,17 +79,25 @@ export function startToolCall(
   };
 
   // Once the call is aborted (e.g. timed out), the handler's late progress and log messages are dropped.
+  // Built field by field: spreading `ctx` would read its lazy `signal` and create the request's signal.
   const context: ToolContext = {
-    ...ctx,
     get signal() {
       return linked.signal;
     },
+    requestId: ctx.requestId,
+    meta: ctx.meta,
+    client: ctx.client,
+    principal: ctx.principal,
+    traceparent: ctx.traceparent,
+    tracestate: ctx.tracestate,
     progress: (progress, total, message) =>
       linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
     log: (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
     elicit: (params, options) => track(() => ctx.elicit(params, { signal: linked.signal, ...options })),
     sample: (params, options) => track(() => ctx.sample(params, { signal: linked.signal, ...options })),
     listRoots: (options) => track(() => ctx.listRoots({ signal: linked.signal, ...options })),
+    closeSSEStream: () => ctx.closeSSEStream(),
+    startTask: () => ctx.startTask(),
   };
   return { call, context, finished };
 }

@@ -14,6 +14,7 @@ import type { ServerFeature } from '../server-core.js';
 import type { ServerSession } from '../server-session.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { withInput } from '../tools-handlers.js';
+import { callRequest } from '../tool-context.js';
 import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
 
 function invalidParams(message: string): ProtocolError {
@@ -73,7 +74,8 @@ export class PromptsFeature implements ServerFeature {
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
       const args = promptArguments(prompt, params.arguments);
       const signal = AbortSignal.any([ctx.signal, this.#host.shutdownSignal]);
-      const value = await withInput(session, scope, params, 'prompts/get', ctx.id, signal, ctx.meta, (tool) =>
+      const request = callRequest(ctx.id, signal, ctx.meta);
+      const value = await withInput(session, scope, params, 'prompts/get', request, (tool) =>
         Promise.resolve(
           prompt.get(args, {
             signal,

@@ -15,7 +15,7 @@ import { InputRound } from '../input-required/input-round.js';
 import { requestStateCodec } from '../input-required/request-state.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerSession } from '../server-session.js';
-import { createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
+import { callRequest, createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import { scopedHost } from '../tools-handlers.js';
 import type { TaskRun } from './task-run.js';
@@ -64,7 +64,7 @@ export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<Js
 async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
   const controller = new AbortController();
   const run = await tasks.start(call, controller);
-  const context = createToolContext(taskHost(call, run), call.ctx.id, run.signal, call.ctx.meta);
+  const context = createToolContext(taskHost(call, run), callRequest(call.ctx.id, run.signal, call.ctx.meta));
   void run.settle(
     Promise.resolve().then(() => call.run(context)),
     call.shape,
@@ -111,7 +111,7 @@ async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<Jso
       return (await starting).taskId;
     },
   };
-  const context = createToolContext(host, ctx.id, signal, ctx.meta);
+  const context = createToolContext(host, callRequest(ctx.id, signal, ctx.meta));
   const outcome = round.run(() => call.run(context));
   const settled = () => undefined;
   await Promise.race([outcome.then(settled, settled), escalated]);
