@@ -11,6 +11,19 @@ import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const PROTOCOL_VERSION = '2025-06-18';
+/** The stateless era: every request carries its protocol version, client info and capabilities. */
+export const MODERN_VERSION = '2026-07-28';
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench-load', version: '1.0.0' },
+};
+
+/** The params of the n-th tools/call: alternately echo and add; with the stateless era's `_meta` when modern. */
+function callParams(n, modern) {
+  const params = n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
+  return modern ? { ...params, _meta: MODERN_META } : params;
+}
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
 const ECHO_ARGS = { text: 'hello, benchmark' };
 
@@ -139,7 +152,7 @@ export async function coldStart(command, args, env) {
  * `total` tools/call requests with `inFlight` outstanding at a time (1 = sequential), or until
  * `maxMs` passes. Alternates echo and add (so both the text and the structuredContent paths run).
  */
-export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000 }) {
+export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000, modern = false }) {
   const latencies = [];
   let errors = 0;
   let sent = 0;
@@ -149,10 +162,8 @@ export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000 }) {
   const worker = async () => {
     while (sent < total && performance.now() < deadline) {
       const n = sent++;
-      const params =
-        n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
       const start = performance.now();
-      const response = await peer.request('tools/call', params);
+      const response = await peer.request('tools/call', callParams(n, modern));
       latencies.push(performance.now() - start);
       if (!response.result || response.result.isError) errors++;
     }
@@ -221,16 +232,23 @@ export async function spawnHttp(command, args, env = {}) {
   };
 }
 
-/** One raw POST; resolves { status, headers, body }. */
-export function post(agent, url, message, sessionId) {
+/**
+ * One raw POST; resolves { status, headers, body }. A stateless-era (modern) request also carries the
+ * request metadata headers its body implies (`Mcp-Method`, `Mcp-Name`).
+ */
+export function post(agent, url, message, sessionId, modern = false) {
   const body = JSON.stringify(message);
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': PROTOCOL_VERSION,
+    'mcp-protocol-version': modern ? MODERN_VERSION : PROTOCOL_VERSION,
     'content-length': Buffer.byteLength(body),
   };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
+  if (modern) {
+    headers['mcp-method'] = message.method;
+    if (typeof message.params?.name === 'string') headers['mcp-name'] = message.params.name;
+  }
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
       let data = '';
@@ -274,11 +292,15 @@ export async function httpSession(agent, url) {
 
 /**
  * `total` tools/call POSTs over `connections` keep-alive sockets (one request in flight each),
- * in one session (stateful) or none (stateless), or until `maxMs` passes.
+ * in one session (stateful) or none (stateless, or `modern`: 2026-07-28 requests that need no
+ * initialize), or until `maxMs` passes.
  */
-export async function httpCalls(server, { total, connections, stateful, maxMs = 20_000, agent: given }) {
+export async function httpCalls(
+  server,
+  { total, connections, stateful, modern = false, maxMs = 20_000, agent: given },
+) {
   const agent = given ?? new Agent({ keepAlive: true, maxSockets: connections });
-  const sessionId = stateful ? await httpSession(agent, server.url) : undefined;
+  const sessionId = stateful && !modern ? await httpSession(agent, server.url) : undefined;
   const latencies = [];
   let errors = 0;
   let sent = 0;
@@ -288,14 +310,13 @@ export async function httpCalls(server, { total, connections, stateful, maxMs = 
   const worker = async () => {
     while (sent < total && performance.now() < deadline) {
       const n = sent++;
-      const params =
-        n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
       const start = performance.now();
       const res = await post(
         agent,
         server.url,
-        { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params },
+        { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, modern) },
         sessionId,
+        modern,
       );
       latencies.push(performance.now() - start);
       const message = res.status === 200 ? responseOf(res.body) : undefined;

@@ -1,6 +1,6 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2] [calls]
+//   node bench/profile.mjs [toolwire|sdk1|sdk2] [calls] [--modern]   (--modern: 2026-07-28 calls, no initialize)
 import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,8 +8,9 @@ import { StdioPeer, stdioCalls } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 process.chdir(dirname(here));
-const which = process.argv[2] ?? 'toolwire';
-const calls = Number(process.argv[3] ?? 30_000);
+const modern = process.argv.includes('--modern');
+const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => a !== '--modern');
+const calls = Number(count ?? 30_000);
 const script = {
   toolwire: ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'],
   sdk1: ['bench/sdk-v1-server.mjs'],
@@ -19,9 +20,9 @@ const dir = join(here, 'profiles', `${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 
 const peer = new StdioPeer('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...script]);
-await peer.initialize();
-await stdioCalls(peer, { total: 2000, inFlight: 16 });
-const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000 });
+if (!modern) await peer.initialize();
+await stdioCalls(peer, { total: 2000, inFlight: 16, modern });
+const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, modern });
 await peer.close();
 console.log(
   `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,

@@ -87,6 +87,7 @@ const SERVERS = [
       ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs', '--http', '--port', '0', ...f],
     ],
     stateful: true,
+    modern: true,
   },
   {
     id: 'sdk1',
@@ -94,6 +95,7 @@ const SERVERS = [
     stdio: ['node', ['bench/sdk-v1-server.mjs']],
     http: (f) => ['node', ['bench/sdk-v1-server.mjs', '--http', '--port', '0', ...f]],
     stateful: true,
+    modern: false, // 1.x does not speak 2026-07-28
   },
   {
     id: 'sdk2',
@@ -101,12 +103,15 @@ const SERVERS = [
     stdio: ['node', ['bench/sdk-v2-server.mjs']],
     http: (f) => ['node', ['bench/sdk-v2-server.mjs', '--http', '--port', '0', ...f]],
     stateful: false, // createMcpHandler serves each request on its own
+    modern: true,
   },
 ].filter((s) => !flags.only || flags.only.split(',').includes(s.id));
 
 const HTTP_MODES = [
   { id: 'stateful-json', stateful: true, flags: ['--json'] },
   { id: 'stateless-json', stateful: false, flags: ['--stateless', '--json'] },
+  // 2026-07-28 requests (no initialize, no session; `_meta` + Mcp-Method/Mcp-Name) on the default server.
+  { id: 'modern-json', stateful: false, modern: true, flags: ['--json'] },
   ...(CONFIG.sse
     ? [
         { id: 'stateful-sse', stateful: true, flags: [] },
@@ -160,6 +165,19 @@ async function stdioPhase(server) {
   }
 }
 
+/** 2026-07-28 tools/call on a fresh stdio connection: no initialize, every request carries `_meta`. */
+async function modernStdioPhase(server) {
+  if (!server.modern) return;
+  const [command, args] = server.stdio;
+  const peer = new StdioPeer(command, args);
+  try {
+    await stdioCalls(peer, { total: CONFIG.warm, inFlight: 16, modern: true });
+    recordRun(server, 'modern16', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 16, modern: true }));
+  } finally {
+    await peer.close();
+  }
+}
+
 async function listPhase(server) {
   const [command, args] = server.stdio;
   const peer = new StdioPeer(command, args, { MCP_BENCH_EXTRA_TOOLS: '1000' });
@@ -176,15 +194,17 @@ async function listPhase(server) {
 
 async function httpPhase(server, mode) {
   if (mode.stateful && !server.stateful) return;
+  if (mode.modern && !server.modern) return;
   const [command, args] = server.http(mode.flags);
   const http = await spawnHttp(command, args);
+  const load = { stateful: mode.stateful, modern: mode.modern ?? false };
   try {
-    await httpCalls(http, { total: Math.min(500, CONFIG.http), connections: 16, stateful: mode.stateful });
+    await httpCalls(http, { total: Math.min(500, CONFIG.http), connections: 16, ...load });
     for (const connections of CONFIG.conns) {
       recordRun(
         server,
         `http.${mode.id}.${connections}`,
-        await httpCalls(http, { total: CONFIG.http, connections, stateful: mode.stateful }),
+        await httpCalls(http, { total: CONFIG.http, connections, ...load }),
       );
     }
   } finally {
@@ -242,6 +262,7 @@ for (let rep = 1; rep <= CONFIG.reps; rep++) {
   for (const server of SERVERS) {
     const t0 = Date.now();
     await attempt(server, 'stdio', () => stdioPhase(server));
+    await attempt(server, 'stdio modern', () => modernStdioPhase(server));
     await attempt(server, 'tools/list', () => listPhase(server));
     for (const mode of HTTP_MODES) await attempt(server, `http ${mode.id}`, () => httpPhase(server, mode));
     console.log(`  rep ${rep}/${CONFIG.reps} ${server.label}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -279,6 +300,9 @@ const ROWS = [
   { key: 'stdio64.p50', label: 'stdio 64 in flight, p50 ms', better: 'lower' },
   { key: 'stdio64.p99', label: 'stdio 64 in flight, p99 ms', better: 'lower' },
   { key: 'stdio64.cpu', label: 'stdio 64 in flight, server CPU µs/call', better: 'lower' },
+  { key: 'modern16.cps', label: 'stdio 2026-07-28, 16 in flight, calls/s', better: 'higher' },
+  { key: 'modern16.p99', label: 'stdio 2026-07-28, 16 in flight, p99 ms', better: 'lower' },
+  { key: 'modern16.cpu', label: 'stdio 2026-07-28, 16 in flight, server CPU µs/call', better: 'lower' },
 ];
 for (const mode of HTTP_MODES) {
   for (const c of CONFIG.conns) {
@@ -365,17 +389,19 @@ for (const row of ROWS) {
     samples: Object.fromEntries(SERVERS.map((s) => [s.id, samples[s.id][row.key] ?? []])),
     ratioToolwire: ratio(tw),
     ratioSdk2: ratio(med.sdk2),
+    ratioToolwireSdk2:
+      tw === undefined || med.sdk2 === undefined || med.sdk2 === 0 ? undefined : tw / med.sdk2,
     verdict,
   });
 }
 
 const ratioText = (r) => (r === undefined ? '' : `${r.toFixed(2)}×`);
-const header = `| measure | ${SERVERS.map((s) => s.label).join(' | ')} | toolwire / SDK 1.x | SDK 2.x / SDK 1.x | target (issue 6) |`;
-const lines = [header, `|---|${SERVERS.map(() => '---:').join('|')}|---:|---:|---|`];
+const header = `| measure | ${SERVERS.map((s) => s.label).join(' | ')} | toolwire / SDK 1.x | SDK 2.x / SDK 1.x | toolwire / SDK 2.x | target (issue 6) |`;
+const lines = [header, `|---|${SERVERS.map(() => '---:').join('|')}|---:|---:|---:|---|`];
 for (const r of results) {
   if (SERVERS.every((s) => r.medians[s.id] === undefined)) continue;
   lines.push(
-    `| ${r.label} | ${SERVERS.map((s) => fmt(r.medians[s.id])).join(' | ')} | ${ratioText(r.ratioToolwire)} | ${ratioText(r.ratioSdk2)} | ${r.verdict} |`,
+    `| ${r.label} | ${SERVERS.map((s) => fmt(r.medians[s.id])).join(' | ')} | ${ratioText(r.ratioToolwire)} | ${ratioText(r.ratioSdk2)} | ${ratioText(r.ratioToolwireSdk2)} | ${r.verdict} |`,
   );
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
@@ -386,7 +412,9 @@ load average at start ${machine.loadAverageAtStart}; ${CONFIG.reps} interleaved 
 Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@modelcontextprotocol/sdk\` 1.x
 (\`bench/sdk-v1-server.mjs\`), \`@modelcontextprotocol/server\` 2.x (\`bench/sdk-v2-server.mjs\`; its
 \`createMcpHandler\` has no sessions, so stateful rows are n/a). Load: \`bench/load.mjs\` (raw JSON-RPC over
-pipes / node:http keep-alive), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. Server CPU is
+pipes / node:http keep-alive), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. The 2026-07-28 rows
+(\`modern\`: no initialize, \`_meta\` on every request, \`Mcp-Method\`/\`Mcp-Name\` headers on HTTP) compare
+toolwire with SDK 2.x only: SDK 1.x does not speak that revision. Server CPU is
 utime+stime of the server process from /proc (10 ms ticks). Counts: ${JSON.stringify(CONFIG)}.
 The load generator shares the 2 cores with the server, so calls/s are bounded by both; CPU µs/call is the
 server's own cost.
