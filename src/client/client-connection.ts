@@ -27,7 +27,6 @@ export class ClientConnection {
   modern: ModernRequests | undefined;
 
   readonly #links: LinkChain;
-  #observed: ObservedTransport | undefined;
 
   constructor(options: ClientOptions, links: LinkChain) {
     this.#links = links;
@@ -55,14 +54,8 @@ export class ClientConnection {
     options: ClientOptions,
     timeout: number | undefined,
   ): Promise<void> {
-    const observed = (this.#observed = new ObservedTransport(transport, observer));
-    await this.peer.connect(observed);
-    const original = (error: unknown) => observed.original(error);
-    const met = await meetServer(this.peer, info, options, timeout, (error) =>
-      isCredentialsFailure(original(error)),
-    ).catch((error: unknown) => {
-      throw original(error);
-    });
+    await this.peer.connect(new ObservedTransport(transport, observer));
+    const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure);
     this.server = met.server;
     this.modern = met.modern;
   }
@@ -86,12 +79,9 @@ export class ClientConnection {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     return this.#links.request({ method, params, options }, (out) =>
-      (this.modern
+      this.modern
         ? this.modern.request(out.method, out.params ?? {}, out.options)
-        : this.peer.request(out.method, out.params, out.options)
-      ).catch((error: unknown) => {
-        throw this.#observed?.original(error) ?? error;
-      }),
+        : this.peer.request(out.method, out.params, out.options),
     );
   }
 

@@ -2,13 +2,10 @@
  * A transport wrapper that lets the client see what passes through before the engine does: the id the
  * engine gave an outgoing request (the `subscriptions/listen` stream is named after it), and incoming
  * messages (a stdio server ends a listen stream with `notifications/cancelled` naming that id, which the
- * engine, knowing only the requests it serves, would ignore), and the transport's own error when sending
- * a request fails (the engine answers the request with a `-32603 Send failed: …` ProtocolError; the client
- * hands its caller the transport's error instead, e.g. a 401 TransportError with the Bearer challenge).
- * Everything else is the inner transport's.
+ * engine, knowing only the requests it serves, would ignore). Everything else is the inner transport's.
  * @module
  */
-import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/errors.js';
+import { ToolwireError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../protocol/transport.js';
 
@@ -18,9 +15,6 @@ export interface TransportObserver {
   /** A message arrived, before the engine dispatches it. */
   incoming?(message: unknown): void;
 }
-
-/** Send failures kept for their callers (the oldest dropped past this). */
-const KEPT_FAILURES = 32;
 
 /** Whether `error` is an HTTP transport's refusal of the credentials (401 or 403). */
 export function isCredentialsFailure(error: unknown): boolean {
@@ -32,8 +26,6 @@ export function isCredentialsFailure(error: unknown): boolean {
 export class ObservedTransport implements Transport {
   readonly #inner: Transport;
   readonly #observer: TransportObserver;
-  /** The transport's errors of failed request sends, by the message the engine turned each into. */
-  readonly #failures = new Map<string, Error>();
 
   constructor(inner: Transport, observer: TransportObserver) {
     this.#inner = inner;
@@ -83,21 +75,7 @@ export class ObservedTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (!Array.isArray(message)) this.#observer.outgoing?.(message);
-    const sent = this.#inner.send(message, options);
-    if (Array.isArray(message) || !('method' in message) || !('id' in message)) return sent;
-    return sent.catch((error: unknown) => {
-      if (error instanceof ToolwireError) {
-        this.#failures.set(`Send failed: ${errorMessage(error)}`, error);
-        if (this.#failures.size > KEPT_FAILURES) this.#failures.delete(this.#failures.keys().next().value!);
-      }
-      throw error;
-    });
-  }
-
-  /** The transport's error behind the engine's `Send failed: …` error, or `error` itself. */
-  original(error: unknown): unknown {
-    if (!(error instanceof ProtocolError) || error.code !== ErrorCode.InternalError) return error;
-    return this.#failures.get(error.message) ?? error;
+    return this.#inner.send(message, options);
   }
 
   close(): Promise<void> {

@@ -135,6 +135,11 @@ export class OutgoingRequests {
     return true;
   }
 
+  /** Rejects one request that never reached the peer (its send failed): nothing to cancel there. */
+  reject(id: RequestId, error: Error): void {
+    this.#take(id)?.reject(error);
+  }
+
   /** Rejects every pending request (the connection closed). */
   rejectAll(error: Error): void {
     for (const id of [...this.#pending.keys()]) this.#take(id)?.reject(error);

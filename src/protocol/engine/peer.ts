@@ -145,9 +145,16 @@ export class Peer {
     const result = this.#outgoing.track(id, method, timeout, options);
     const sendOptions =
       options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
+    // A failed send rejects the request with the transport's own error (e.g. an HTTP 401 with its
+    // challenge), so the caller sees why; anything else becomes a SEND_FAILED error with it as the cause.
     this.#transport.send(makeRequest(id, method, sent), sendOptions).catch((error: unknown) => {
-      this.#outgoing.settle(
-        errorResponse(id, { code: ErrorCode.InternalError, message: `Send failed: ${errorMessage(error)}` }),
+      this.#outgoing.reject(
+        id,
+        error instanceof ToolwireError
+          ? error
+          : new ToolwireError(LocalErrorCode.SendFailed, `Send failed: ${errorMessage(error)}`, {
+              cause: error,
+            }),
       );
     });
     return result;
