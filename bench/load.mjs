@@ -297,10 +297,10 @@ export async function httpSession(agent, url) {
  */
 export async function httpCalls(
   server,
-  { total, connections, stateful, modern = false, maxMs = 20_000, agent: given },
+  { total, connections, stateful, modern = false, maxMs = 20_000, agent: given, session },
 ) {
   const agent = given ?? new Agent({ keepAlive: true, maxSockets: connections });
-  const sessionId = stateful && !modern ? await httpSession(agent, server.url) : undefined;
+  const sessionId = stateful && !modern ? (session ?? (await httpSession(agent, server.url))) : undefined;
   const latencies = [];
   let errors = 0;
   let sent = 0;
@@ -355,22 +355,32 @@ export async function rssPerSessions(server, count) {
   };
 }
 
-/** RSS over `total` calls in one session (16 connections): KB per request of growth. */
+/**
+ * RSS over `total` calls in one session (16 connections): KB per request of growth over the whole soak,
+ * and over its second half alone (warm-up — heap growth to its working size — is over by then, so
+ * growth there is what a leak looks like).
+ */
 export async function soak(server, { total, stateful }) {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  await httpCalls(server, { total: 1000, connections: 16, stateful, agent, maxMs: 60_000 });
+  const session = stateful ? await httpSession(agent, server.url) : undefined;
+  const load = { connections: 16, stateful, agent, session, maxMs: 240_000 };
+  await httpCalls(server, { ...load, total: 1000 });
   await sleep(300);
   const before = rssKb(server.pid);
-  const run = await httpCalls(server, { total, connections: 16, stateful, agent, maxMs: 240_000 });
+  const first = await httpCalls(server, { ...load, total: Math.ceil(total / 2) });
+  await sleep(300);
+  const middle = rssKb(server.pid);
+  const second = await httpCalls(server, { ...load, total: Math.floor(total / 2) });
   await sleep(300);
   const after = rssKb(server.pid);
   agent.destroy();
   return {
-    requests: run.calls,
-    errors: run.errors,
+    requests: first.calls + second.calls,
+    errors: first.errors + second.errors,
     rssBeforeMb: before / 1024,
     rssAfterMb: after / 1024,
-    kbPerRequest: (after - before) / run.calls,
+    kbPerRequest: (after - before) / (first.calls + second.calls),
+    lateKbPerRequest: (after - middle) / second.calls,
   };
 }
 

@@ -2,7 +2,7 @@
 // load generator (bench/load.mjs), interleaved per repetition (A, B, C, A, B, C, …), medians and
 // ratios against SDK 1.x. Writes bench/results/<date>[-quick|-full].md and .json.
 //
-//   npm run bench                 # normal: 5 repetitions, 10k-request soak   (~3-5 min, 2 cores)
+//   npm run bench                 # normal: 5 repetitions, 40k-request soak   (~5-7 min, 2 cores)
 //   npm run bench -- --quick      # 3 repetitions, small counts               (< 1 min)
 //   npm run bench -- --full       # 5 repetitions, larger counts, 100k soak
 //   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
@@ -60,7 +60,7 @@ const CONFIG = {
     sse: true,
     lists: 10,
     sessions: 1000,
-    soak: 10_000,
+    soak: 40_000,
   },
   full: {
     reps: 5,
@@ -232,6 +232,7 @@ async function soakPhase(server) {
     const result = await soak(http, { total: CONFIG.soak, stateful });
     errorsSeen[server.id] += result.errors;
     record(server, 'soakKb', result.kbPerRequest);
+    record(server, 'soakLateKb', result.lateKbPerRequest);
     record(server, 'soakRssAfter', result.rssAfterMb);
   } finally {
     await http.close();
@@ -342,6 +343,11 @@ ROWS.push(
   {
     key: 'soakKb',
     label: `RSS growth over a ${CONFIG.soak / 1000}k-request soak, KB/request`,
+    better: 'lower',
+  },
+  {
+    key: 'soakLateKb',
+    label: `RSS growth over the soak's second half (after warm-up), KB/request`,
     better: 'lower',
     target: { flat: 0.2 },
   },
