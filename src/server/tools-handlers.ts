@@ -29,12 +29,23 @@ const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
   'roots/list': 'roots',
 };
 
+/** Hosts of handshake-era scopes: one per scope (a session keeps its scope until it changes). */
+const legacyHosts = new WeakMap<RequestScope, ContextHost>();
+
 /**
- * The context host of one request: what its handler may send, shaped and filtered for its scope. In
- * the stateless era, input from the client comes through `round` (the request's multi round-trip
- * attempt); a stateless request without one cannot ask for input.
+ * The context host of a request: what its handler may send, shaped and filtered for its scope (shared
+ * by the requests of a handshake-era session while its scope stays the same). In the stateless era,
+ * input from the client comes through `round` (the request's multi round-trip attempt); a stateless
+ * request without one cannot ask for input.
  */
 export function scopedHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
+  if (scope.era === 'modern' || round) return buildHost(session, scope, round);
+  let host = legacyHosts.get(scope);
+  if (!host) legacyHosts.set(scope, (host = buildHost(session, scope)));
+  return host;
+}
+
+function buildHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
   const notify = (method: string, params: JsonObject, relatedRequestId: RequestId) =>
     session.peer.notify(method, params, { relatedRequestId });
   return {
