@@ -125,9 +125,6 @@ export interface CallRequest extends SignalSource {
   readonly meta: JsonObject | undefined;
 }
 
-/** Where a context's cancellation comes from (internal: the tool-call chain links to it lazily). */
-export const SIGNAL_SOURCE: unique symbol = Symbol('toolwire.signalSource');
-
 /** A request whose signal already exists. */
 export function callRequest(id: RequestId, signal: AbortSignal, meta: JsonObject | undefined): CallRequest {
   return {
@@ -142,37 +139,38 @@ export function callRequest(id: RequestId, signal: AbortSignal, meta: JsonObject
 
 /** The cancellation source of a context made by {@link createToolContext}, else its signal. */
 export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
-  return (ctx as ToolContext & { [SIGNAL_SOURCE]?: SignalSource })[SIGNAL_SOURCE] ?? ctx.signal;
+  return ctx instanceof HostedContext ? ctx.source : ctx.signal;
 }
 
-export function createToolContext(host: ContextHost, request: CallRequest): ToolContext {
-  const { id: requestId, meta } = request;
-  const token = meta?.progressToken;
-  const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-  let lastProgress = -Infinity;
-  const trace = traceContext(meta);
+/**
+ * A handler context on a host (a class: accessors on object literals are slow to create). Its methods
+ * are arrow functions, so a handler may destructure them.
+ */
+class HostedContext implements ToolContext {
+  readonly requestId: RequestId;
+  readonly meta: JsonObject | undefined;
+  readonly client: ClientView;
+  readonly principal: Principal | undefined;
+  readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
+  /** Where the signal comes from: read lazily (the engine creates it on first use). */
+  readonly source: CallRequest;
 
-  const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
-    const result = await host.input(method, params as JsonObject | undefined, {
-      signal: request.signal,
-      ...options,
-      relatedRequestId: requestId,
-    });
-    return result as unknown as T;
-  };
+  constructor(host: ContextHost, request: CallRequest) {
+    const { id: requestId, meta } = request;
+    this.requestId = requestId;
+    this.meta = meta;
+    this.client = host.client;
+    this.principal = host.principal;
+    this.source = request;
+    const trace = traceContext(meta);
+    this.traceparent = trace.traceparent;
+    this.tracestate = trace.tracestate;
 
-  const context: ToolContext & { [SIGNAL_SOURCE]: SignalSource } = {
-    [SIGNAL_SOURCE]: request,
-    get signal() {
-      return request.signal;
-    },
-    requestId,
-    meta,
-    client: host.client,
-    principal: host.principal,
-    traceparent: trace.traceparent,
-    tracestate: trace.tracestate,
-    async progress(progress, total, message) {
+    const token = meta?.progressToken;
+    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    let lastProgress = -Infinity;
+    this.progress = async (progress, total, message) => {
       if (progressToken === undefined) return;
       if (!(progress > lastProgress)) {
         throw new ServerError(
@@ -186,16 +184,39 @@ export function createToolContext(host: ContextHost, request: CallRequest): Tool
       if (total !== undefined) params.total = total;
       if (message !== undefined) params.message = message;
       await host.sendProgress(params, requestId);
-    },
-    async log(level, data, logger) {
+    };
+    this.log = async (level, data, logger) => {
       if (request.aborted) return;
       await host.log(level, data, logger, requestId);
-    },
-    elicit: (params, options) => ask<ElicitResult>('elicitation/create', params, options),
-    sample: (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options),
-    listRoots: (options) => ask<ListRootsResult>('roots/list', undefined, options),
-    closeSSEStream: () => host.closeStream(requestId),
-    startTask: () => host.startTask?.() ?? Promise.resolve(undefined),
-  };
-  return context;
+    };
+    const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
+      const result = await host.input(method, params as JsonObject | undefined, {
+        signal: request.signal,
+        ...options,
+        relatedRequestId: requestId,
+      });
+      return result as unknown as T;
+    };
+    this.elicit = (params, options) => ask<ElicitResult>('elicitation/create', params, options);
+    this.sample = (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options);
+    this.listRoots = (options) => ask<ListRootsResult>('roots/list', undefined, options);
+    this.closeSSEStream = () => host.closeStream(requestId);
+    this.startTask = () => host.startTask?.() ?? Promise.resolve(undefined);
+  }
+
+  get signal(): AbortSignal {
+    return this.source.signal;
+  }
+
+  readonly progress: ToolContext['progress'];
+  readonly log: ToolContext['log'];
+  readonly elicit: ToolContext['elicit'];
+  readonly sample: ToolContext['sample'];
+  readonly listRoots: ToolContext['listRoots'];
+  readonly closeSSEStream: ToolContext['closeSSEStream'];
+  readonly startTask: ToolContext['startTask'];
+}
+
+export function createToolContext(host: ContextHost, request: CallRequest): ToolContext {
+  return new HostedContext(host, request);
 }

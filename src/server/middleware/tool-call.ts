@@ -5,13 +5,13 @@
  * the client's input (elicitation, sampling, roots) is measured, so the timeout can leave it out.
  * @module
  */
-import { linkedSignal } from '../linked-signal.js';
-import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
+import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
-import { signalSourceOf, type ToolContext } from '../tool-context.js';
+import { signalSourceOf, type ClientView, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
-import type { ToolCall } from './middleware.js';
+import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
 
 /** Where a call comes from, beyond what its context says. */
 export interface CallOrigin {
@@ -29,75 +29,163 @@ export interface StartedCall {
   readonly finished: () => void;
 }
 
+/** One call's state: its linked signal, the time its handler waited for input, its `done` promise. */
+class CallState {
+  // Created on first use (see linked-signal.ts): most calls end without anyone reading it.
+  readonly linked: LinkedSignal;
+  waiting = 0;
+  waitStarted = 0;
+  waited = 0;
+  #finished = false;
+  #done: Promise<void> | undefined;
+  #resolveDone: (() => void) | undefined;
+
+  constructor(ctx: ToolContext) {
+    this.linked = linkedSignal(signalSourceOf(ctx));
+  }
+
+  /** Created when a middleware asks for it: most calls finish without anyone waiting on it. */
+  get done(): Promise<void> {
+    if (!this.#done) {
+      this.#done = this.#finished
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => (this.#resolveDone = resolve));
+    }
+    return this.#done;
+  }
+
+  finish(): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.linked.dispose();
+    this.#resolveDone?.();
+  }
+
+  async track<T>(ask: () => Promise<T>): Promise<T> {
+    if (this.waiting++ === 0) this.waitStarted = performance.now();
+    try {
+      return await ask();
+    } finally {
+      if (--this.waiting === 0) this.waited += performance.now() - this.waitStarted;
+    }
+  }
+
+  inputWaitMs(): number {
+    return this.waited + (this.waiting > 0 ? performance.now() - this.waitStarted : 0);
+  }
+}
+
+/** The `ToolCall` middleware sees (a class: accessors on object literals are slow to create). */
+class ChainedCall implements ToolCall {
+  readonly tool: CalledTool;
+  readonly arguments: JsonObject;
+  readonly principal: Principal | undefined;
+  readonly sessionId: string | undefined;
+  readonly requestId: RequestId;
+  readonly era: 'legacy' | 'modern';
+  readonly protocolVersion: string;
+  readonly meta: JsonObject | undefined;
+  decision: CallDecision = 'allowed';
+  readonly #state: CallState;
+
+  constructor(
+    tool: RegisteredTool,
+    args: JsonObject,
+    ctx: ToolContext,
+    origin: CallOrigin,
+    state: CallState,
+  ) {
+    const version = ctx.client.protocolVersion;
+    this.tool = tool.called;
+    this.arguments = args;
+    this.principal = origin.principal;
+    this.sessionId = origin.sessionId;
+    this.requestId = ctx.requestId;
+    this.era = isModernRevision(version) ? 'modern' : 'legacy';
+    this.protocolVersion = version;
+    this.meta = ctx.meta;
+    this.#state = state;
+  }
+
+  get signal(): AbortSignal {
+    return this.#state.linked.signal;
+  }
+
+  get done(): Promise<void> {
+    return this.#state.done;
+  }
+
+  get waitingForInput(): boolean {
+    return this.#state.waiting > 0;
+  }
+
+  abort(reason?: unknown): void {
+    this.#state.linked.abort(reason);
+  }
+
+  inputWaitMs(): number {
+    return this.#state.inputWaitMs();
+  }
+}
+
+/**
+ * The handler's context inside the chain: the call's signal; once the call is aborted (e.g. timed out),
+ * late progress and log messages are dropped; time spent waiting for input is tracked. Its methods are
+ * arrow functions, so a handler may destructure them.
+ */
+class ChainedContext implements ToolContext {
+  readonly requestId: RequestId;
+  readonly meta: JsonObject | undefined;
+  readonly client: ClientView;
+  readonly principal: Principal | undefined;
+  readonly traceparent: string | undefined;
+  readonly tracestate: string | undefined;
+  readonly #state: CallState;
+
+  constructor(ctx: ToolContext, state: CallState) {
+    this.requestId = ctx.requestId;
+    this.meta = ctx.meta;
+    this.client = ctx.client;
+    this.principal = ctx.principal;
+    this.traceparent = ctx.traceparent;
+    this.tracestate = ctx.tracestate;
+    this.#state = state;
+    const { linked } = state;
+    this.progress = (progress, total, message) =>
+      linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message);
+    this.log = (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger));
+    this.elicit = (params, options) =>
+      state.track(() => ctx.elicit(params, { signal: linked.signal, ...options }));
+    this.sample = (params, options) =>
+      state.track(() => ctx.sample(params, { signal: linked.signal, ...options }));
+    this.listRoots = (options) => state.track(() => ctx.listRoots({ signal: linked.signal, ...options }));
+    this.closeSSEStream = () => ctx.closeSSEStream();
+    this.startTask = () => ctx.startTask();
+  }
+
+  get signal(): AbortSignal {
+    return this.#state.linked.signal;
+  }
+
+  readonly progress: ToolContext['progress'];
+  readonly log: ToolContext['log'];
+  readonly elicit: ToolContext['elicit'];
+  readonly sample: ToolContext['sample'];
+  readonly listRoots: ToolContext['listRoots'];
+  readonly closeSSEStream: ToolContext['closeSSEStream'];
+  readonly startTask: ToolContext['startTask'];
+}
+
 export function startToolCall(
   tool: RegisteredTool,
   args: JsonObject,
   ctx: ToolContext,
   origin: CallOrigin = {},
 ): StartedCall {
-  // Created on first use (see linked-signal.ts): most calls end without anyone reading it.
-  const linked = linkedSignal(signalSourceOf(ctx));
-  let resolveDone!: () => void;
-  const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  const finished = () => {
-    linked.dispose();
-    resolveDone();
+  const state = new CallState(ctx);
+  return {
+    call: new ChainedCall(tool, args, ctx, origin, state),
+    context: new ChainedContext(ctx, state),
+    finished: () => state.finish(),
   };
-
-  let waiting = 0;
-  let waitStarted = 0;
-  let waited = 0;
-  const track = async <T>(ask: () => Promise<T>): Promise<T> => {
-    if (waiting++ === 0) waitStarted = performance.now();
-    try {
-      return await ask();
-    } finally {
-      if (--waiting === 0) waited += performance.now() - waitStarted;
-    }
-  };
-
-  const version = ctx.client.protocolVersion;
-  const call: ToolCall = {
-    tool: tool.called,
-    arguments: args,
-    principal: origin.principal,
-    sessionId: origin.sessionId,
-    requestId: ctx.requestId,
-    era: isModernRevision(version) ? 'modern' : 'legacy',
-    protocolVersion: version,
-    get signal() {
-      return linked.signal;
-    },
-    meta: ctx.meta,
-    decision: 'allowed',
-    abort: (reason?: unknown) => linked.abort(reason),
-    done,
-    get waitingForInput() {
-      return waiting > 0;
-    },
-    inputWaitMs: () => waited + (waiting > 0 ? performance.now() - waitStarted : 0),
-  };
-
-  // Once the call is aborted (e.g. timed out), the handler's late progress and log messages are dropped.
-  // Built field by field: spreading `ctx` would read its lazy `signal` and create the request's signal.
-  const context: ToolContext = {
-    get signal() {
-      return linked.signal;
-    },
-    requestId: ctx.requestId,
-    meta: ctx.meta,
-    client: ctx.client,
-    principal: ctx.principal,
-    traceparent: ctx.traceparent,
-    tracestate: ctx.tracestate,
-    progress: (progress, total, message) =>
-      linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
-    log: (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
-    elicit: (params, options) => track(() => ctx.elicit(params, { signal: linked.signal, ...options })),
-    sample: (params, options) => track(() => ctx.sample(params, { signal: linked.signal, ...options })),
-    listRoots: (options) => track(() => ctx.listRoots({ signal: linked.signal, ...options })),
-    closeSSEStream: () => ctx.closeSSEStream(),
-    startTask: () => ctx.startTask(),
-  };
-  return { call, context, finished };
 }
