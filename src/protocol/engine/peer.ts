@@ -57,9 +57,22 @@ export interface PeerOptions {
  * `ctx.signal`, or an abort): most requests finish without either, and a controller per request is a
  * noticeable part of a call's cost. What a handler can observe is the same as with an eager one.
  */
-class Inflight {
+class Inflight implements RequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  readonly meta: JsonObject | undefined;
   cancelled = false;
   #controller: AbortController | undefined;
+
+  constructor(id: RequestId, method: string, meta: JsonObject | undefined) {
+    this.id = id;
+    this.method = method;
+    this.meta = meta;
+  }
+
+  get aborted(): boolean {
+    return this.cancelled;
+  }
 
   get signal(): AbortSignal {
     return (this.#controller ??= new AbortController()).signal;
@@ -292,24 +305,14 @@ export class Peer {
   async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
     const params = message.params ?? {};
-    const inflight = new Inflight();
+    // The request's context is its in-flight record (a class: accessors on literals are slow to create).
+    const inflight = new Inflight(id, method, isJsonObject(params._meta) ? params._meta : undefined);
     this.#inflight.set(id, inflight);
     try {
       this.#options.gate?.(message);
       const handler = this.#requestHandlers.get(method);
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const ctx: RequestContext = {
-        id,
-        method,
-        get signal() {
-          return inflight.signal;
-        },
-        get aborted() {
-          return inflight.cancelled;
-        },
-        meta: isJsonObject(params._meta) ? params._meta : undefined,
-      };
-      const result = await handler(params, ctx);
+      const result = await handler(params, inflight);
       return inflight.cancelled ? undefined : resultResponse(id, result);
     } catch (error) {
       if (inflight.cancelled) return undefined;
