@@ -25,19 +25,30 @@ type MaybeParsed = IncomingMessage & { body?: unknown };
  */
 const WHOLE_BODY_BYTES = 64 * 1024;
 
+/**
+ * The web `Request` for a node:http request; its `signal` is `signal` itself. It is set on the instance
+ * rather than given to the constructor: a `Request` built with a signal follows it through a listener, a
+ * weak reference and a finalization registry entry (about 30 µs per request on Node 20, a tenth of a
+ * tool call over HTTP), where aborting `signal` is all the adapter needs.
+ */
 export function toWebRequest(req: MaybeParsed, signal: AbortSignal, whole?: Uint8Array): Request {
   const url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2)
     headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   const method = req.method ?? 'GET';
-  if (method === 'GET' || method === 'HEAD' || method === 'DELETE')
-    return new Request(url, { method, headers, signal });
-  const body =
-    req.body !== undefined
-      ? JSON.stringify(req.body)
-      : (whole ?? (Readable.toWeb(req) as ReadableStream<Uint8Array>));
-  return new Request(url, { method, headers, body, signal, duplex: 'half' } as RequestInit);
+  let request: Request;
+  if (method === 'GET' || method === 'HEAD' || method === 'DELETE') {
+    request = new Request(url, { method, headers });
+  } else {
+    const body =
+      req.body !== undefined
+        ? JSON.stringify(req.body)
+        : (whole ?? (Readable.toWeb(req) as ReadableStream<Uint8Array>));
+    request = new Request(url, { method, headers, body, duplex: 'half' } as RequestInit);
+  }
+  Object.defineProperty(request, 'signal', { value: signal, enumerable: true });
+  return request;
 }
 
 /** The whole body of a POST that declares a small `Content-Length` (see `WHOLE_BODY_BYTES`), else undefined. */

@@ -1,0 +1,73 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toNodeHandler, type FetchHandler } from './node-adapter.js';
+
+let server: Server | undefined;
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  server = undefined;
+});
+
+async function listen(handler: FetchHandler): Promise<string> {
+  server = createServer(toNodeHandler(handler));
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+describe('toNodeHandler', () => {
+  it('gives the handler the method, headers and whole body, and sends its JSON response', async () => {
+    const url = await listen({
+      async handle(request) {
+        const text = await request.text();
+        return Response.json(
+          { method: request.method, type: request.headers.get('content-type'), text },
+          { status: 201, headers: { 'x-seen': 'yes' } },
+        );
+      },
+    });
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-seen')).toBe('yes');
+    expect(await response.json()).toEqual({ method: 'POST', type: 'application/json', text: '{"a":1}' });
+  });
+
+  it("aborts the request's signal when the client goes away before the response", async () => {
+    let seen: AbortSignal | undefined;
+    const aborted = new Promise<void>((resolve) => {
+      void listen({
+        handle(request) {
+          seen = request.signal;
+          request.signal.addEventListener('abort', () => resolve());
+          return new Promise<Response>(() => {});
+        },
+      }).then((url) => {
+        const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
+        req.on('error', () => {});
+        req.end('{}');
+        setTimeout(() => req.destroy(), 50);
+      });
+    });
+    await aborted;
+    expect(seen?.aborted).toBe(true);
+  });
+
+  it('leaves the signal alone once the response was sent', async () => {
+    let seen: AbortSignal | undefined;
+    const url = await listen({
+      handle(request) {
+        seen = request.signal;
+        return Promise.resolve(new Response(null, { status: 202 }));
+      },
+    });
+    expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(seen?.aborted).toBe(false);
+  });
+});
