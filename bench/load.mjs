@@ -330,28 +330,38 @@ export async function httpCalls(
   return result;
 }
 
-/** Opens `count` initialize sessions (16 at a time); returns the RSS delta in MB per 1000. */
+/**
+ * Opens `count` initialize sessions (16 at a time), then `count` more; returns the RSS delta in MB per
+ * 1000 for the first batch (which includes the heap growing to its working size) and for the second
+ * (what each further session costs).
+ */
 export async function rssPerSessions(server, count) {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const openSessions = async () => {
+    let opened = 0;
+    const worker = async () => {
+      while (opened < count) {
+        opened++;
+        await httpSession(agent, server.url);
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await sleep(300);
+    return rssKb(server.pid);
+  };
   await httpSession(agent, server.url); // warm
   await sleep(300);
   const before = rssKb(server.pid);
-  let opened = 0;
-  const worker = async () => {
-    while (opened < count) {
-      opened++;
-      await httpSession(agent, server.url);
-    }
-  };
-  await Promise.all(Array.from({ length: 16 }, worker));
-  await sleep(300);
-  const after = rssKb(server.pid);
+  const middle = await openSessions();
+  const after = await openSessions();
   agent.destroy();
+  const per1000 = (kb) => (kb / 1024) * (1000 / count);
   return {
-    sessions: count,
+    sessions: 2 * count,
     rssBeforeMb: before / 1024,
     rssAfterMb: after / 1024,
-    mbPer1000: ((after - before) / 1024) * (1000 / count),
+    mbPer1000: per1000(middle - before),
+    nextMbPer1000: per1000(after - middle),
   };
 }
 
