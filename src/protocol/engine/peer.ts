@@ -187,7 +187,11 @@ export class Peer {
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#outgoing.rejectAll(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    // Errors are built only when something waits for them (capturing a stack is costly, and a stateless
+    // HTTP request closes a peer each time, usually with nothing pending).
+    if (this.#outgoing.size > 0) {
+      this.#outgoing.rejectAll(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    }
     for (const inflight of this.#inflight.values()) {
       inflight.cancel(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
     }
