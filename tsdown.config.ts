@@ -18,4 +18,7 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   outExtensions: () => ({ js: '.js', dts: '.d.ts' }),
+  // ajv is ~100 small CommonJS files: bundled into one chunk it loads in ≈15 ms instead of ≈45 ms, which
+  // is a third of a stdio server's cold start (the benchmark measures spawn → first result).
+  noExternal: [/^ajv(\/|$)/, 'ajv-formats'],
 });

@@ -5,17 +5,12 @@
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { callCommand, CALL_HELP } from './call-command.js';
 import { EXIT_CODES_HELP, ExitCode, reportFailure, usageError, type ExitCodeValue } from './exit-code.js';
-import { serveCommand, SERVE_HELP } from './serve-command.js';
-import { toolsCommand, TOOLS_HELP } from './tools-command.js';
-import { CLIENT_INFO } from './with-client.js';
+import { VERSION } from './version.js';
 
 export { ExitCode, type ExitCodeValue } from './exit-code.js';
-export { openTarget, parseTarget, type Target } from './open-target.js';
-export { createDemoServer, type DemoServerOptions } from './demo/create-demo-server.js';
 
-export const VERSION = CLIENT_INFO.version;
+export { VERSION };
 
 export const HELP = `toolwire ${VERSION}: MCP tools from the command line
 
@@ -41,12 +36,28 @@ Examples:
 ${EXIT_CODES_HELP}
 `;
 
-type Command = (argv: readonly string[]) => Promise<ExitCodeValue>;
+interface Command {
+  run(argv: readonly string[]): Promise<ExitCodeValue>;
+  help: string;
+}
 
-const COMMANDS: Readonly<Record<string, { run: Command; help: string }>> = {
-  serve: { run: serveCommand, help: SERVE_HELP },
-  tools: { run: toolsCommand, help: TOOLS_HELP },
-  call: { run: callCommand, help: CALL_HELP },
+/**
+ * Each command's module is loaded when it runs: `serve` over stdio never loads the client, the HTTP
+ * transport or jose (cold start is part of the benchmark).
+ */
+const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
+  serve: async () => {
+    const { serveCommand, SERVE_HELP } = await import('./serve-command.js');
+    return { run: serveCommand, help: SERVE_HELP };
+  },
+  tools: async () => {
+    const { toolsCommand, TOOLS_HELP } = await import('./tools-command.js');
+    return { run: toolsCommand, help: TOOLS_HELP };
+  },
+  call: async () => {
+    const { callCommand, CALL_HELP } = await import('./call-command.js');
+    return { run: callCommand, help: CALL_HELP };
+  },
 };
 
 /** Runs the command line `argv` (without `node` and the script) and resolves with the exit code. */
@@ -71,19 +82,19 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(HELP);
         return ExitCode.Success;
       }
-      const command = COMMANDS[topic];
-      if (!command) throw usageError(`no help for unknown command "${topic}"`, 'toolwire --help');
-      process.stdout.write(command.help);
+      const load = COMMANDS[topic];
+      if (!load) throw usageError(`no help for unknown command "${topic}"`, 'toolwire --help');
+      process.stdout.write((await load()).help);
       return ExitCode.Success;
     }
-    const command = COMMANDS[name];
-    if (!command) {
+    const load = COMMANDS[name];
+    if (!load) {
       throw usageError(
         `unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`,
         'toolwire --help',
       );
     }
-    return await command.run(rest);
+    return await (await load()).run(rest);
   } catch (error) {
     return reportFailure(error);
   }

@@ -14,9 +14,8 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, relative } from 'node:path';
 import type { Principal, Server } from '../server/index.js';
-import { jwtVerifier, serveHttp, type HttpAuthOptions } from '../transports/http/index.js';
+import type { HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
-import { createDemoServer, demoRoot } from './demo/create-demo-server.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, wantsHelp } from './parse-command-line.js';
@@ -136,6 +135,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   let server: Server;
   let what: string;
   if (module === undefined) {
+    const { createDemoServer, demoRoot } = await import('./demo/create-demo-server.js');
     const root = demoRoot();
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) {
@@ -184,12 +184,12 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
 }
 
 /** The HTTP authentication the options ask for, or undefined (off). */
-function authOptions(
+async function authOptions(
   values: ServeValues,
   host: string,
   port: number,
   demo: boolean,
-): HttpAuthOptions | undefined {
+): Promise<HttpAuthOptions | undefined> {
   if (values.jwks === undefined) {
     if (values.issuer ?? values.audience ?? values['authorization-server'] ?? values.scope)
       throw usageError('--issuer, --audience, --authorization-server and --scope go with --jwks', HINT);
@@ -200,6 +200,7 @@ function authOptions(
     throw usageError('--jwks with --port 0 needs --audience (the URL clients reach this server at)', HINT);
   const audience = values.audience ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
   const required = values.scope ?? (demo ? 'workspace:read' : undefined);
+  const { jwtVerifier } = await import('../transports/http/index.js');
   return {
     verifier: jwtVerifier({ jwksUrl: values.jwks, issuer: values.issuer, audience }),
     resource: audience,
@@ -220,7 +221,9 @@ async function serveOverHttp(
     throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
   const host = values.host ?? '127.0.0.1';
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
-  const auth = authOptions(values, host, port, demo);
+  const auth = await authOptions(values, host, port, demo);
+  // Loaded only here: serving over stdio never loads the HTTP transport (nor jose).
+  const { serveHttp } = await import('../transports/http/index.js');
   const handle = await serveHttp(server, {
     port,
     host,

@@ -7,6 +7,7 @@ import { Client, type ApprovalOptions } from '../client/index.js';
 import { ToolwireError, errorMessage } from '../protocol/index.js';
 import { CliError, ExitCode, exitCodeFor, describeError } from './exit-code.js';
 import { openTarget, type Target } from './open-target.js';
+import { VERSION } from './version.js';
 
 export interface WithClientOptions {
   /** Timeout of each request, in ms (default 60 s). The handshake waits this long, or 30 s if more. */
@@ -17,7 +18,7 @@ export interface WithClientOptions {
   approval?: ApprovalOptions;
 }
 
-export const CLIENT_INFO = { name: 'toolwire-cli', version: '0.1.0' } as const;
+export const CLIENT_INFO = { name: 'toolwire-cli', version: VERSION } as const;
 
 const DEFAULT_TIMEOUT_MS = 60_000;
 /** The least the handshake waits: a server may take a while to start (npx, a cold cache). */
