@@ -11,6 +11,7 @@ import * as source from '../src/server/index.js';
 import type { AuditRecord, Principal, Server, ServerOptions } from '../src/server/index.js';
 import {
   jwtVerifier,
+  type AuthRefusal,
   serveHttp,
   type HttpServerHandle,
   type ServeHttpOptions,
@@ -41,9 +42,12 @@ afterAll(() => issuer.close());
 const token = (subject: string, options: TokenOptions = {}) => issuer.token(subject, RESOURCE, options);
 
 let handle: HttpServerHandle | undefined;
+/** What the resource server reported as refused (its security log). */
+let refusals: AuthRefusal[] = [];
 afterEach(async () => {
   await handle?.close();
   handle = undefined;
+  refusals = [];
 });
 
 async function start(http: ServeHttpOptions = {}, options: ServerOptions = {}): Promise<string> {
@@ -55,6 +59,7 @@ async function start(http: ServeHttpOptions = {}, options: ServerOptions = {}): 
       resource: RESOURCE,
       authorizationServers: [ISSUER],
       scopesSupported: ['notes:read', 'notes:write'],
+      onRefused: (refusal) => void refusals.push(refusal),
     },
     ...http,
   });
@@ -154,6 +159,9 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
     expect(params.resource_metadata).toBe(METADATA_URL);
     expect(params.scope).toBe('notes:read notes:write');
     expect(params.error).toBeUndefined();
+    expect(refusals).toEqual([
+      { status: 401, error: undefined, description: 'authorization required', method: 'POST', path: '/mcp' },
+    ]);
   });
 
   it.each([
@@ -236,6 +244,7 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
     const params = challenge(response);
     expect(params.error).toBe('insufficient_scope');
     expect(params.scope?.split(' ').sort()).toEqual(['notes:read', 'notes:write']);
+    expect(refusals.at(-1)).toMatchObject({ status: 403, error: 'insufficient_scope', subject: 'alice' });
     expect(params.resource_metadata).toBe(METADATA_URL);
   });
 
@@ -298,6 +307,9 @@ describe('sessions are bound to the principal that opened them', () => {
       expect(listen.status).toBe(404);
       const end = await fetch(url, { method: 'DELETE', headers: theirs });
       expect(end.status).toBe(404);
+      expect(refusals.map((r) => [r.method, r.status, r.error, r.subject])).toEqual(
+        ['POST', 'GET', 'DELETE'].map((method) => [method, 404, 'session_of_another_subject', 'mallory']),
+      );
       // The owner's session is untouched.
       const own = await post(
         url,

@@ -294,7 +294,7 @@ export class StreamableHttpHandler {
     const refusal = tool && this.#server.access.refusal(principal, tool);
     if (refusal?.code !== ErrorCode.Forbidden) return undefined;
     const needed = new Set([...(principal?.scopes ?? []), ...(tool?.access?.scopes ?? [])]);
-    return this.#auth.insufficientScope([...needed], refusal.message, request);
+    return this.#auth.insufficientScope([...needed], refusal.message, request, principal?.subject);
   }
 
   /** The session a request names, if it exists and belongs to the request's principal (else 404). */
@@ -303,6 +303,15 @@ export class StreamableHttpHandler {
     if (!id) return bad('Bad Request: the Mcp-Session-Id header is required');
     const live = this.#live.get(id);
     // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
+    if (live && live.owner !== principal?.subject) {
+      this.#auth?.refused(
+        request,
+        404,
+        'session_of_another_subject',
+        'a session id opened by another subject',
+        principal?.subject,
+      );
+    }
     if (!live || live.owner !== principal?.subject)
       return jsonRpcErrorResponse(
         404,

@@ -20,6 +20,19 @@ import {
 import { InvalidTokenError, type TokenVerifier } from './token-verifier.js';
 import { VerificationCache, type VerificationCacheOptions } from './verification-cache.js';
 
+/** A request the resource server refused, for the security log (never the credential). */
+export interface AuthRefusal {
+  /** 400 (token in the URL), 401 (no or bad token), 403 (insufficient scope), 404 (another subject's session). */
+  readonly status: number;
+  /** The Bearer error code, when there is one. */
+  readonly error: BearerError | 'session_of_another_subject' | undefined;
+  readonly description: string;
+  readonly method: string;
+  readonly path: string;
+  /** The verified subject, when the token was good but not good enough (403, 404). */
+  readonly subject?: string;
+}
+
 export interface HttpAuthOptions extends ProtectedResourceMetadataOptions {
   /** Checks the bearer token of each request. */
   verifier: TokenVerifier;
@@ -30,6 +43,11 @@ export interface HttpAuthOptions extends ProtectedResourceMetadataOptions {
    * server), whose messages the client never sees; for logging.
    */
   onVerifierError?: (error: unknown) => void;
+  /**
+   * Every refused request (401, 403, a token in the URL, a session id used by another subject), for a
+   * security log or alerting: what was refused and why, never the token.
+   */
+  onRefused?: (refusal: AuthRefusal) => void;
   /**
    * Remember successful verifications (keyed by the token's SHA-256, bounded in size and time) instead of
    * calling the verifier on every request. Off by default: a cached principal ignores revocation for up to
@@ -141,7 +159,12 @@ export class HttpAuth {
       return this.#refuse(request, 'invalid_token', 'token expired');
     const granted = new Set(principal.scopes);
     if (this.#required.some((scope) => !granted.has(scope)))
-      return this.insufficientScope(this.#required, 'the token lacks a required scope', request);
+      return this.insufficientScope(
+        this.#required,
+        'the token lacks a required scope',
+        request,
+        principal.subject,
+      );
     return principal;
   }
 
@@ -150,7 +173,13 @@ export class HttpAuth {
    * than the endpoint does. `resource_metadata` is absolute: built from `resource`, or from the `request`'s
    * origin when `resource` is not set (without either, the challenge has no `resource_metadata`).
    */
-  insufficientScope(scopes: readonly string[], description: string, request?: Request): Response {
+  insufficientScope(
+    scopes: readonly string[],
+    description: string,
+    request?: Request,
+    subject?: string,
+  ): Response {
+    if (request) this.refused(request, 403, 'insufficient_scope', description, subject);
     return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
   }
 
@@ -188,7 +217,26 @@ export class HttpAuth {
     return request === undefined ? undefined : metadataUrl(this.#resource(request));
   }
 
+  /** Reports a refusal to `onRefused` (a listener that throws is ignored). */
+  refused(
+    request: Request,
+    status: number,
+    error: AuthRefusal['error'],
+    description: string,
+    subject?: string,
+  ): void {
+    const listener = this.#options.onRefused;
+    if (!listener) return;
+    const path = new URL(request.url).pathname;
+    try {
+      listener({ status, error, description, method: request.method, path, ...(subject ? { subject } : {}) });
+    } catch {
+      // A logging hook must never change the answer.
+    }
+  }
+
   #refuse(request: Request, error: BearerError | undefined, description: string, status?: number): Response {
+    this.refused(request, status ?? (error ? STATUS[error] : 401), error, description);
     const scope = this.#required.length > 0 ? this.#required : (this.#options.scopesSupported ?? []);
     return this.#respond(
       this.#metadataUrl(request),
