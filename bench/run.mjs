@@ -392,7 +392,7 @@ for (const row of ROWS) {
     } else if (row.target.flat !== undefined) {
       verdict =
         Math.abs(tw) <= row.target.flat
-          ? `met (flat, |growth| ≤ ${row.target.flat})`
+          ? `met (flat: ≤ ${row.target.flat} KB/request)`
           : `missed: ${fmt(tw)} KB/request`;
     }
   }
