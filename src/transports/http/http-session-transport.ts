@@ -10,12 +10,13 @@
  * result, so the call is cancelled as if the client had sent `notifications/cancelled`.
  * @module
  */
+import type { Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { TransportError } from '../transport-error.js';
-import { jsonResponse } from './http-status.js';
+import { emptyReply, jsonResponse } from './http-status.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 export interface HttpSessionTransportOptions {
@@ -43,7 +44,7 @@ interface LogicalStream {
 interface JsonReply {
   responses: JsonRpcMessage[];
   batch: boolean;
-  resolve: (response: Response) => void;
+  resolve: (response: Reply) => void;
   /** Stops watching the request's signal (it may outlive the POST). */
   unwatch: () => void;
 }
@@ -125,16 +126,16 @@ export class HttpSessionTransport implements Transport {
     requestIds: readonly RequestId[],
     batch: boolean,
     signal: AbortSignal,
-  ): Promise<Response> {
+  ): Promise<Reply> {
     if (requestIds.length === 0) {
       for (const message of messages) this.onmessage?.(message);
-      return Promise.resolve(new Response(null, { status: 202, headers: this.#options.headers }));
+      return Promise.resolve(emptyReply(202, this.#options.headers));
     }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
       const onAbort = (): void => this.#disconnected(stream);
       const unwatch = (): void => signal.removeEventListener('abort', onAbort);
-      const result = new Promise<Response>((resolve) => {
+      const result = new Promise<Reply>((resolve) => {
         stream.json = { responses: [], batch, resolve, unwatch };
       });
       signal.addEventListener('abort', onAbort, { once: true });
@@ -153,7 +154,7 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** Serves a GET without `Last-Event-ID`: the standalone stream for unrelated messages (one at a time). */
-  async openStandalone(): Promise<Response> {
+  async openStandalone(): Promise<Reply> {
     if (this.#standalone?.sink && !this.#standalone.sink.closed) {
       return jsonResponse(
         {
@@ -175,7 +176,7 @@ export class HttpSessionTransport implements Transport {
   }
 
   /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
-  async resume(lastEventId: string): Promise<Response> {
+  async resume(lastEventId: string): Promise<Reply> {
     const store = this.#options.eventStore;
     const replay = store ? await store.replayAfter(lastEventId) : undefined;
     if (!replay || !this.#streamIds.has(replay.streamId)) {

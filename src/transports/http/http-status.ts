@@ -4,6 +4,7 @@
  * @module
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { JsonReply } from './http-exchange.js';
 
 const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
   [ErrorCode.ParseError, 400],
@@ -28,11 +29,12 @@ export function jsonRpcErrorResponse(
   code: number,
   message: string,
   headers: Record<string, string> = {},
-): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+): JsonReply {
+  return new JsonReply(
     status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
+    { 'content-type': 'application/json', ...headers },
+    JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
+  );
 }
 
 /** `Retry-After` (whole seconds, at least 1) for a 429 JSON-RPC error whose `data` has `retryAfterMs`. */
@@ -43,9 +45,15 @@ function retryAfter(status: number, body: unknown): Record<string, string> {
   return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) };
 }
 
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): JsonReply {
+  return new JsonReply(
     status,
-    headers: { 'content-type': 'application/json', ...retryAfter(status, body), ...headers },
-  });
+    { 'content-type': 'application/json', ...retryAfter(status, body), ...headers },
+    JSON.stringify(body),
+  );
+}
+
+/** An answer without a body (202 Accepted, 200 for a DELETE). */
+export function emptyReply(status: number, headers: Record<string, string> = {}): JsonReply {
+  return new JsonReply(status, headers, null);
 }

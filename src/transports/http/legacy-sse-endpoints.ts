@@ -4,6 +4,7 @@
  * /messages?sessionId=…` carries client messages (202), and every server message is an SSE `message`.
  * @module
  */
+import { JsonReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
@@ -71,7 +72,7 @@ export class LegacySseEndpoints {
    * Serves a request for a legacy path (see `owns`) from `principal` (undefined: anonymous); the stream's
    * session is bound to the principal's subject.
    */
-  async handle(request: Request, path: string, principal: Principal | undefined): Promise<Response> {
+  async handle(request: HttpRequestLike, path: string, principal: Principal | undefined): Promise<Reply> {
     if (path === this.#paths.ssePath) {
       if (request.method !== 'GET')
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'GET' });
@@ -86,7 +87,7 @@ export class LegacySseEndpoints {
     await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
   }
 
-  async #open(principal: Principal | undefined): Promise<Response> {
+  async #open(principal: Principal | undefined): Promise<Reply> {
     if (this.#sessions.size >= this.#options.maxSessions) {
       return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
         'retry-after': '60',
@@ -101,7 +102,7 @@ export class LegacySseEndpoints {
     return new Response(transport.sink.body, { status: 200, headers: SSE_HEADERS });
   }
 
-  async #message(request: Request, principal: Principal | undefined): Promise<Response> {
+  async #message(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
     // Another subject's session is no session for this caller.
@@ -109,9 +110,9 @@ export class LegacySseEndpoints {
       return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
     live.session.authenticate(principal);
     const read = await readJsonBody(request, this.#options.maxBodyBytes);
-    if (read instanceof Response) return read;
+    if (isReply(read)) return read;
     const body = read.body;
     live.transport.onmessage?.(body);
-    return new Response('Accepted', { status: 202 });
+    return new JsonReply(202, { 'content-type': 'text/plain; charset=utf-8' }, 'Accepted');
   }
 }

@@ -10,6 +10,7 @@
  * keep-alive, whichever comes first (so a long silent call still gets keep-alives).
  * @module
  */
+import type { Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
@@ -32,7 +33,7 @@ export class ModernRequestTransport implements Transport {
   readonly #options: ModernRequestOptions;
   #id: RequestId | undefined;
   /** Settles the HTTP response; undefined once it is settled. */
-  #resolve: ((response: Response) => void) | undefined;
+  #resolve: ((response: Reply) => void) | undefined;
   #sink: SseSink | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
@@ -55,9 +56,9 @@ export class ModernRequestTransport implements Transport {
   async start(): Promise<void> {}
 
   /** Dispatches the request; resolves with its HTTP response. `signal` aborts when the client goes away. */
-  serve(message: JsonRpcRequest, signal: AbortSignal): Promise<Response> {
+  serve(message: JsonRpcRequest, signal: AbortSignal): Promise<Reply> {
     this.#id = message.id;
-    const response = new Promise<Response>((resolve) => (this.#resolve = resolve));
+    const response = new Promise<Reply>((resolve) => (this.#resolve = resolve));
     if (signal.aborted) {
       this.#finish();
       this.#settle(this.#gone());
@@ -131,7 +132,7 @@ export class ModernRequestTransport implements Transport {
     return sink;
   }
 
-  #settle(response: Response): void {
+  #settle(response: Reply): void {
     const resolve = this.#resolve;
     this.#resolve = undefined;
     resolve?.(response);
@@ -150,7 +151,7 @@ export class ModernRequestTransport implements Transport {
     });
   }
 
-  #gone(): Response {
+  #gone(): Reply {
     return jsonResponse(
       {
         jsonrpc: '2.0',

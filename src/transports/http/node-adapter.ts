@@ -8,10 +8,63 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Server } from '../../server/index.js';
 import type { StreamableHttpOptions } from './http-options.js';
+import { JsonReply, type HeaderReader, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { StreamableHttpHandler } from './streamable-http-handler.js';
 
 export interface FetchHandler {
   handle(request: Request): Promise<Response>;
+}
+
+/**
+ * A handler that also answers a light request view with a light reply (`StreamableHttpHandler.serve`):
+ * the adapter then builds no web `Request` or `Response` at all for a JSON exchange.
+ */
+export interface ReplyHandler {
+  serve(request: HttpRequestLike): Promise<Reply>;
+}
+
+/** A node:http request as the handler reads it, without a web `Request` (headers read in place). */
+class NodeRequestView implements HttpRequestLike {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: HeaderReader;
+  readonly signal: AbortSignal;
+  readonly wholeBody: Uint8Array | undefined;
+  readonly #req: MaybeParsed;
+
+  constructor(req: MaybeParsed, signal: AbortSignal, whole: Uint8Array | undefined) {
+    this.#req = req;
+    this.method = req.method ?? 'GET';
+    this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+    const raw = req.headers;
+    this.headers = {
+      get(name: string): string | null {
+        const value = raw[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    };
+    this.signal = signal;
+    this.wholeBody = req.body !== undefined ? new TextEncoder().encode(JSON.stringify(req.body)) : whole;
+  }
+
+  /** The body as a web stream, when it was not read whole (large or undeclared POSTs). */
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.wholeBody || this.method === 'GET' || this.method === 'HEAD' || this.method === 'DELETE')
+      return null;
+    return Readable.toWeb(this.#req) as ReadableStream<Uint8Array>;
+  }
+}
+
+/** Writes a reply: a whole one with its headers in one write, a web `Response` as it streams. */
+async function writeReply(reply: Reply, res: ServerResponse): Promise<void> {
+  if (!(reply instanceof JsonReply)) return writeWebResponse(reply, res);
+  res.writeHead(reply.status, reply.headers.toObject());
+  if (reply.bodyText === null) res.end();
+  else res.end(reply.bodyText);
+}
+
+function isReplyHandler(handler: FetchHandler | ReplyHandler): handler is ReplyHandler {
+  return typeof (handler as Partial<ReplyHandler>).serve === 'function';
 }
 
 /** `req.body` as Express' JSON middleware leaves it, when it ran first. */
@@ -92,16 +145,27 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
   res.end();
 }
 
-/** A node:http listener for any fetch-style handler (mount it in node:http, Express, Fastify's raw reply). */
-export function toNodeHandler(handler: FetchHandler): (req: IncomingMessage, res: ServerResponse) => void {
+/**
+ * A node:http listener for any fetch-style handler (mount it in node:http, Express, Fastify's raw reply).
+ * A toolwire `StreamableHttpHandler` is served through its native path (`serve`): no web `Request` or
+ * `Response` is built for a JSON exchange.
+ */
+export function toNodeHandler(
+  handler: FetchHandler | ReplyHandler,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const native = isReplyHandler(handler);
   return (req, res) => {
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
     smallBody(req)
-      .then((whole) => handler.handle(toWebRequest(req, controller.signal, whole)))
-      .then((response) => writeWebResponse(response, res))
+      .then((whole) =>
+        native
+          ? handler.serve(new NodeRequestView(req, controller.signal, whole))
+          : (handler as FetchHandler).handle(toWebRequest(req, controller.signal, whole)),
+      )
+      .then((reply) => writeReply(reply, res))
       .catch(() => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(

@@ -4,16 +4,22 @@
  * @module
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import type { HttpRequestLike, JsonReply } from './http-exchange.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 
 export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
 }
 
-export async function readBody(request: Request, maxBytes: number): Promise<string> {
+export async function readBody(request: HttpRequestLike, maxBytes: number): Promise<string> {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes)
     throw new BodyTooLargeError(`Body exceeds ${maxBytes} bytes`);
+  const whole = request.wholeBody;
+  if (whole) {
+    if (whole.byteLength > maxBytes) throw new BodyTooLargeError(`Body exceeds ${maxBytes} bytes`);
+    return new TextDecoder().decode(whole);
+  }
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -43,9 +49,9 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 
 /** The parsed JSON body of a POST, or the error response to send: 415, 413, or 400 with -32700. */
 export async function readJsonBody(
-  request: Request,
+  request: HttpRequestLike,
   maxBytes: number,
-): Promise<{ body: unknown } | Response> {
+): Promise<{ body: unknown } | JsonReply> {
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
     return jsonRpcErrorResponse(
       415,

@@ -5,6 +5,7 @@
  * only.
  * @module
  */
+import type { HeaderReader } from './http-exchange.js';
 import type { JsonObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import {
   scanMcpHeaderDeclarations,
@@ -69,7 +70,7 @@ const malformed = (header: string) =>
   `Header mismatch: the ${header} header holds invalid characters or an invalid Base64 value`;
 
 /** Why `MCP-Protocol-Version` does not match the body's `_meta` version, or undefined. */
-export function protocolVersionMismatch(headers: Headers, version: string): string | undefined {
+export function protocolVersionMismatch(headers: HeaderReader, version: string): string | undefined {
   const sent = headers.get('mcp-protocol-version');
   if (sent === null) return missing('MCP-Protocol-Version');
   return sent === version ? undefined : mismatch('MCP-Protocol-Version', sent, version);
@@ -80,7 +81,7 @@ export function protocolVersionMismatch(headers: Headers, version: string): stri
  * undefined. `inputSchema` is the called tool's (for `tools/call`), when the server knows the tool.
  */
 export function metadataMismatch(
-  headers: Headers,
+  headers: HeaderReader,
   message: JsonRpcRequest,
   inputSchema: unknown,
 ): string | undefined {
@@ -108,7 +109,7 @@ export function metadataMismatch(
 const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 function paramMismatch(
-  headers: Headers,
+  headers: HeaderReader,
   declaration: McpHeaderDeclaration,
   value: unknown,
 ): string | undefined {

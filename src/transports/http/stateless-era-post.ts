@@ -12,12 +12,14 @@
  * Everything else belongs to the handshake era.
  * @module
  */
+import type { HeaderReader } from './http-exchange.js';
+import type { HttpRequestLike, Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import { META, isModernRequest } from '../../protocol/types/modern.js';
 import type { Server } from '../../server/index.js';
-import { jsonResponse } from './http-status.js';
+import { emptyReply, jsonResponse } from './http-status.js';
 import { metaVersionOf, metadataMismatch, protocolVersionMismatch } from './request-metadata-headers.js';
 
 export interface StatelessEraHost {
@@ -25,7 +27,7 @@ export interface StatelessEraHost {
   /** The server speaks no handshake-era revision. */
   readonly modernOnly: boolean;
   /** Serves one request on a session of its own. */
-  serve(message: JsonRpcRequest): Promise<Response>;
+  serve(message: JsonRpcRequest): Promise<Reply>;
 }
 
 const errorAnswer = (id: JsonRpcRequest['id'], code: number, message: string) =>
@@ -33,15 +35,15 @@ const errorAnswer = (id: JsonRpcRequest['id'], code: number, message: string) =>
 
 /** The answer to a single-message POST the stateless era takes, or undefined (the handshake era's). */
 export function statelessEraPost(
-  request: Request,
+  request: HttpRequestLike,
   body: unknown,
   host: StatelessEraHost,
-): Promise<Response> | Response | undefined {
+): Promise<Reply> | Reply | undefined {
   const version = request.headers.get('mcp-protocol-version');
   const item = classify(body);
   if (item.kind === 'notification') {
     const modern = isModernRevision(version) || isModernRequest(item.message.params);
-    return modern ? new Response(null, { status: 202 }) : undefined;
+    return modern ? emptyReply(202) : undefined;
   }
   if (item.kind !== 'request') return undefined;
   const message = item.message;
@@ -67,7 +69,7 @@ export function statelessEraPost(
  * serve, or a malformed `_meta`, skips the checks after `MCP-Protocol-Version`: its session answers
  * (-32022 with the supported versions, -32602).
  */
-function headerProblem(headers: Headers, message: JsonRpcRequest, server: Server): string | undefined {
+function headerProblem(headers: HeaderReader, message: JsonRpcRequest, server: Server): string | undefined {
   const version = metaVersionOf(message.params);
   if (typeof version !== 'string') return undefined;
   const versionProblem = protocolVersionMismatch(headers, version);

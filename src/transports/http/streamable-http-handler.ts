@@ -9,6 +9,7 @@
  * protocol state and transport.
  * @module
  */
+import { isReply, toResponse, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
@@ -19,7 +20,7 @@ import { MemorySessionStore, type SessionStore } from '../../stores/session-stor
 import { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions, StreamableHttpOptions } from './http-options.js';
 import { HttpSessionTransport } from './http-session-transport.js';
-import { jsonRpcErrorResponse } from './http-status.js';
+import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
@@ -89,7 +90,16 @@ export class StreamableHttpHandler {
     return this.#live.size;
   }
 
+  /** Answers one request (the web-standard seam). */
   async handle(request: Request): Promise<Response> {
+    return toResponse(await this.serve(request));
+  }
+
+  /**
+   * Answers one request given as a web `Request` or a lighter view of one (the node adapter's), with a
+   * web `Response` or a {@link JsonReply} (a whole answer the adapter writes without building a Response).
+   */
+  async serve(request: HttpRequestLike): Promise<Reply> {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return jsonRpcErrorResponse(403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
     const path = new URL(request.url).pathname;
@@ -100,7 +110,7 @@ export class StreamableHttpHandler {
       return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, `Not found: ${path}`);
     // Every request is authenticated, whatever its era or method.
     const principal = this.#auth ? await this.#auth.authenticate(request) : undefined;
-    if (principal instanceof Response) return principal;
+    if (isReply(principal)) return principal;
     if (legacy) return legacy.handle(request, path, principal);
     switch (request.method) {
       case 'POST':
@@ -149,7 +159,7 @@ export class StreamableHttpHandler {
     await this.#legacy?.close();
   }
 
-  async #post(request: Request, principal: Principal | undefined): Promise<Response> {
+  async #post(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     const accept = request.headers.get('accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return jsonRpcErrorResponse(
@@ -159,7 +169,7 @@ export class StreamableHttpHandler {
       );
     }
     const read = await readJsonBody(request, this.#options.maxBodyBytes);
-    if (read instanceof Response) return read;
+    if (isReply(read)) return read;
     const body = read.body;
     const batch = Array.isArray(body);
     const stepUp = batch ? undefined : this.#stepUp(request, body, principal);
@@ -223,7 +233,7 @@ export class StreamableHttpHandler {
       return live.transport.post(messages, requestIds, batch, request.signal);
     }
     const found = await this.#session(request, principal);
-    if (found instanceof Response) return found;
+    if (isReply(found)) return found;
     if (batch && found.session.protocolVersion !== '2025-03-26') {
       return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
     }
@@ -232,10 +242,10 @@ export class StreamableHttpHandler {
 
   /** Serves one request on a session of its own, which ends with the exchange. */
   async #exchange(
-    request: Request,
+    request: HttpRequestLike,
     message: JsonRpcRequest,
     principal: Principal | undefined,
-  ): Promise<Response> {
+  ): Promise<Reply> {
     const transport = new ModernRequestTransport({
       // A listen stream is a stream whatever the mode: its notifications are all it carries.
       responseMode: message.method === 'subscriptions/listen' ? 'sse' : this.#options.responseMode,
@@ -250,7 +260,7 @@ export class StreamableHttpHandler {
     return transport.serve(message, request.signal);
   }
 
-  async #get(request: Request, principal: Principal | undefined): Promise<Response> {
+  async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
     if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
@@ -261,21 +271,21 @@ export class StreamableHttpHandler {
       );
     }
     const found = await this.#session(request, principal);
-    if (found instanceof Response) return found;
+    if (isReply(found)) return found;
     const lastEventId = request.headers.get('last-event-id');
     return lastEventId ? found.transport.resume(lastEventId) : found.transport.openStandalone();
   }
 
-  async #delete(request: Request, principal: Principal | undefined): Promise<Response> {
+  async #delete(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
     const found = await this.#session(request, principal);
-    if (found instanceof Response) return found;
+    if (isReply(found)) return found;
     await this.#end(found.transport.sessionId ?? '');
-    return new Response(null, { status: 200 });
+    return emptyReply(200);
   }
 
-  #notAllowed(why: string): Response {
+  #notAllowed(why: string): Reply {
     return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${why}`, {
       allow: 'POST',
     });
@@ -285,7 +295,7 @@ export class StreamableHttpHandler {
    * A `tools/call` for a tool the principal lacks scopes for, with authentication on: 403
    * `insufficient_scope` naming the scopes to ask for (those held and those missing), before anything runs.
    */
-  #stepUp(request: Request, body: unknown, principal: Principal | undefined): Response | undefined {
+  #stepUp(request: HttpRequestLike, body: unknown, principal: Principal | undefined): Reply | undefined {
     if (!this.#auth) return undefined;
     const item = classify(body);
     if (item.kind !== 'request' || item.message.method !== 'tools/call') return undefined;
@@ -298,7 +308,7 @@ export class StreamableHttpHandler {
   }
 
   /** The session a request names, if it exists and belongs to the request's principal (else 404). */
-  async #session(request: Request, principal: Principal | undefined): Promise<LiveSession | Response> {
+  async #session(request: HttpRequestLike, principal: Principal | undefined): Promise<LiveSession | Reply> {
     const id = request.headers.get('mcp-session-id');
     if (!id) return bad('Bad Request: the Mcp-Session-Id header is required');
     const live = this.#live.get(id);

@@ -1,4 +1,5 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { isReply, toResponse, type Reply } from '../http-exchange.js';
 import { describe, expect, it } from 'vitest';
 import { HttpAuth, type HttpAuthOptions } from './http-auth.js';
 import { jwtVerifier } from './jwt-verifier.js';
@@ -27,8 +28,8 @@ function post(headers: Record<string, string> = {}, url = RESOURCE): Request {
 async function refused(
   result: unknown,
 ): Promise<{ status: number; challenge: string | null; body: unknown }> {
-  expect(result).toBeInstanceOf(Response);
-  const response = result as Response;
+  expect(isReply(result)).toBe(true);
+  const response = toResponse(result as Reply);
   expect(response.headers.get('content-type')).toBe('application/json');
   return {
     status: response.status,
@@ -278,7 +279,7 @@ describe('HttpAuth.metadata', () => {
       );
       expect(response?.status).toBe(200);
       const headers: Record<string, string> = {};
-      response?.headers.forEach((value, name) => (headers[name] = value));
+      if (response) toResponse(response).headers.forEach((value, name) => (headers[name] = value));
       expect(headers).toEqual({
         'content-type': 'application/json',
         'cache-control': 'max-age=300',
@@ -306,7 +307,7 @@ describe('HttpAuth.metadata', () => {
     const path = '/.well-known/oauth-protected-resource/mcp';
     const url = `http://localhost:3000${path}`;
     const head = metadata.metadata(new Request(url, { method: 'HEAD' }), path);
-    expect([head?.status, head?.body, head?.headers.get('cache-control')]).toEqual([
+    expect([head?.status, head && toResponse(head).body, head?.headers.get('cache-control')]).toEqual([
       200,
       null,
       'max-age=300',

@@ -5,6 +5,7 @@
  * `WWW-Authenticate` challenge pointing at the metadata. The token itself goes no further than the verifier.
  * @module
  */
+import { JsonReply, isReply, type HttpRequestLike, type Reply } from '../http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../../protocol/errors.js';
 import type { Principal } from '../../../server/auth/principal.js';
 import { TransportError } from '../../transport-error.js';
@@ -103,24 +104,25 @@ export class HttpAuth {
    * five minutes and readable from any origin; 204 for a CORS preflight (OPTIONS); 405 for other methods.
    * `undefined` for any other path. No credential is needed.
    */
-  metadata(request: Request, path: string): Response | undefined {
+  metadata(request: HttpRequestLike, path: string): Reply | undefined {
     if (!this.#metadataPaths.has(path)) return undefined;
     switch (request.method) {
       case 'GET':
       case 'HEAD': {
         const document = protectedResourceMetadata(this.#options, this.#resource(request));
         const response = jsonResponse(document, 200, METADATA_HEADERS);
-        return request.method === 'GET' ? response : new Response(null, { headers: response.headers });
+        return request.method === 'GET' ? response : new JsonReply(200, response.headers.toObject(), null);
       }
       case 'OPTIONS':
-        return new Response(null, {
-          status: 204,
-          headers: {
+        return new JsonReply(
+          204,
+          {
             ...METADATA_HEADERS,
             'access-control-allow-methods': 'GET, HEAD, OPTIONS',
             'access-control-allow-headers': '*',
           },
-        });
+          null,
+        );
       default:
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', {
           allow: 'GET, HEAD, OPTIONS',
@@ -137,7 +139,7 @@ export class HttpAuth {
    * - a principal without every `requiredScopes` → 403 `insufficient_scope`.
    * Each 401 names the scopes to ask for: `requiredScopes`, else `scopesSupported`, when set.
    */
-  async authenticate(request: Request): Promise<Principal | Response> {
+  async authenticate(request: HttpRequestLike): Promise<Principal | Reply> {
     if (new URL(request.url).searchParams.has('access_token'))
       return this.#refuse(
         request,
@@ -154,7 +156,7 @@ export class HttpAuth {
       return this.#refuse(request, 'invalid_request', 'malformed Authorization header', 401);
     }
     const principal = await this.#verify(token, request);
-    if (principal instanceof Response) return principal;
+    if (isReply(principal)) return principal;
     if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now())
       return this.#refuse(request, 'invalid_token', 'token expired');
     const granted = new Set(principal.scopes);
@@ -176,15 +178,15 @@ export class HttpAuth {
   insufficientScope(
     scopes: readonly string[],
     description: string,
-    request?: Request,
+    request?: HttpRequestLike,
     subject?: string,
-  ): Response {
+  ): Reply {
     if (request) this.refused(request, 403, 'insufficient_scope', description, subject);
     return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
   }
 
   /** The verified principal (from the cache when enabled and fresh), or the 401 refusing the token. */
-  async #verify(token: string, request: Request): Promise<Principal | Response> {
+  async #verify(token: string, request: HttpRequestLike): Promise<Principal | Reply> {
     const key = this.#cache === undefined ? undefined : await this.#cache.key(token);
     const cached = key === undefined ? undefined : this.#cache?.get(key);
     if (cached !== undefined) return cached;
@@ -208,18 +210,18 @@ export class HttpAuth {
     return principal;
   }
 
-  #resource(request: Request): string {
+  #resource(request: HttpRequestLike): string {
     return resourceUrl(this.#options, request, this.#endpoint);
   }
 
-  #metadataUrl(request: Request | undefined): string | undefined {
+  #metadataUrl(request: HttpRequestLike | undefined): string | undefined {
     if (this.#options.resource !== undefined) return metadataUrl(this.#options.resource);
     return request === undefined ? undefined : metadataUrl(this.#resource(request));
   }
 
   /** Reports a refusal to `onRefused` (a listener that throws is ignored). */
   refused(
-    request: Request,
+    request: HttpRequestLike,
     status: number,
     error: AuthRefusal['error'],
     description: string,
@@ -235,7 +237,12 @@ export class HttpAuth {
     }
   }
 
-  #refuse(request: Request, error: BearerError | undefined, description: string, status?: number): Response {
+  #refuse(
+    request: HttpRequestLike,
+    error: BearerError | undefined,
+    description: string,
+    status?: number,
+  ): Reply {
     this.refused(request, status ?? (error ? STATUS[error] : 401), error, description);
     const scope = this.#required.length > 0 ? this.#required : (this.#options.scopesSupported ?? []);
     return this.#respond(
@@ -253,7 +260,7 @@ export class HttpAuth {
     scope: readonly string[],
     description: string,
     status: number,
-  ): Response {
+  ): Reply {
     const challenge = bearerChallenge({
       ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
       scope,

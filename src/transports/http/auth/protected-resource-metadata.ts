@@ -3,6 +3,7 @@
  * authorization servers issue tokens for this server, and where that document lives.
  * @module
  */
+import type { HttpRequestLike } from '../http-exchange.js';
 
 /** The path prefix RFC 9728 registers under `/.well-known/`. */
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
@@ -36,7 +37,11 @@ export interface ProtectedResourceMetadata {
 }
 
 /** The resource identifier: `options.resource`, or the request's origin followed by `endpoint`. */
-export function resourceUrl(options: { resource?: string }, request: Request, endpoint: string): string {
+export function resourceUrl(
+  options: { resource?: string },
+  request: HttpRequestLike,
+  endpoint: string,
+): string {
   return options.resource ?? new URL(endpoint, new URL(request.url).origin).href;
 }
 

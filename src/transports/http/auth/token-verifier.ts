@@ -5,6 +5,7 @@
  * tokens. Web-standard only (WebCrypto), so it runs on any runtime.
  * @module
  */
+import type { HttpRequestLike } from '../http-exchange.js';
 import { LocalErrorCode } from '../../../protocol/errors.js';
 import type { Principal } from '../../../server/auth/principal.js';
 import { TransportError } from '../../transport-error.js';
@@ -18,7 +19,7 @@ import { TransportError } from '../../transport-error.js';
  * Any other error is treated as an invalid token as well, but its message is NOT sent to the client: the
  * client sees a generic description, and the error goes to `HttpAuthOptions.onVerifierError` if set.
  */
-export type TokenVerifier = (token: string, request: Request) => Promise<Principal>;
+export type TokenVerifier = (token: string, request: HttpRequestLike) => Promise<Principal>;
 
 /**
  * A bearer token was refused: malformed, expired, for another audience, badly signed, unknown. The message
@@ -37,7 +38,7 @@ export class InvalidTokenError extends TransportError {
 export type ApiKeyPrincipal = Omit<Principal, 'scopes'> & { readonly scopes?: readonly string[] };
 
 /** Looks a key up (e.g. in a database by its hash); `undefined` when the key is unknown. */
-export type ApiKeyLookup = (key: string, request: Request) => Promise<Principal | undefined>;
+export type ApiKeyLookup = (key: string, request: HttpRequestLike) => Promise<Principal | undefined>;
 
 const encoder = new TextEncoder();
 

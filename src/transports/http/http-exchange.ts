@@ -1,0 +1,93 @@
+/**
+ * What the HTTP handler reads of a request and what it answers, without tying it to the web `Request`
+ * and `Response` classes: those are the public seam (`handle(Request): Response`), but building them costs
+ * more than the rest of a small JSON-RPC exchange on Node 20 (web streams, an abort signal, header
+ * objects). The node adapter hands the handler a light view of the node:http request and writes a
+ * {@link JsonReply} straight out; `handle()` converts at its edges.
+ * @module
+ */
+
+/** What the handler reads of request headers (a web `Headers` is one). */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+/** The parts of a request the handler reads: a web `Request` has them, and so has the adapter's view. */
+export interface HttpRequestLike {
+  readonly method: string;
+  /** The absolute URL. */
+  readonly url: string;
+  readonly headers: HeaderReader;
+  /** Aborted when the client goes away. */
+  readonly signal: AbortSignal;
+  /** The body as a stream (a web `Request`), when it was not read whole. */
+  readonly body: ReadableStream<Uint8Array> | null;
+  /** The body already read whole (the node adapter's small POSTs). */
+  readonly wholeBody?: Uint8Array;
+}
+
+/** Headers of a {@link JsonReply}, read like a web `Headers` (lower-case names). */
+export class ReplyHeaders {
+  readonly #values: Readonly<Record<string, string>>;
+
+  constructor(values: Readonly<Record<string, string>>) {
+    this.#values = values;
+  }
+
+  get(name: string): string | null {
+    return this.#values[name.toLowerCase()] ?? null;
+  }
+
+  has(name: string): boolean {
+    return name.toLowerCase() in this.#values;
+  }
+
+  /** The headers as a plain object (lower-case names). */
+  toObject(): Record<string, string> {
+    return { ...this.#values };
+  }
+}
+
+/**
+ * A whole HTTP answer (JSON, or no body) not yet made into a web `Response`. It reads like one
+ * (`status`, `headers.get`, `text()`, `json()`), and `toResponse()` makes it one.
+ */
+export class JsonReply {
+  readonly status: number;
+  readonly headers: ReplyHeaders;
+  /** The body text; null for none. */
+  readonly bodyText: string | null;
+
+  constructor(status: number, headers: Record<string, string>, body: string | null) {
+    this.status = status;
+    const lower: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+    this.headers = new ReplyHeaders(lower);
+    this.bodyText = body;
+  }
+
+  text(): Promise<string> {
+    return Promise.resolve(this.bodyText ?? '');
+  }
+
+  json(): Promise<unknown> {
+    return Promise.resolve(JSON.parse(this.bodyText ?? '') as unknown);
+  }
+
+  toResponse(): Response {
+    return new Response(this.bodyText, { status: this.status, headers: this.headers.toObject() });
+  }
+}
+
+/** An answer: a whole one, or a web `Response` (SSE streams). */
+export type Reply = JsonReply | Response;
+
+/** The answer as a web `Response`. */
+export function toResponse(reply: Reply): Response {
+  return reply instanceof JsonReply ? reply.toResponse() : reply;
+}
+
+/** Whether a value a step returned is an answer (to send as is) rather than its result. */
+export function isReply(value: unknown): value is Reply {
+  return value instanceof JsonReply || value instanceof Response;
+}
