@@ -19,7 +19,9 @@ const options = { connections: 16, stateful: mode === 'stateful', modern: mode =
 await httpCalls(server, { ...options, total: 2000 });
 const run = await httpCalls(server, { ...options, total: calls, maxMs: 60_000 });
 await server.close();
-console.log(`${mode}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`);
+console.log(
+  `${mode}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,
+);
 
 const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
 const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -35,5 +37,10 @@ for (const id of profile.samples) {
 }
 const total = profile.samples.length;
 const top = (map, n) =>
-  [...map].sort((a, b) => b[1] - a[1]).slice(0, n).map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
-console.log(`\ntop self time (${total} samples):\n${top(self, 30).join('\n')}\n\nby file:\n${top(files, 15).join('\n')}`);
+  [...map]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([k, v]) => `${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+console.log(
+  `\ntop self time (${total} samples):\n${top(self, 30).join('\n')}\n\nby file:\n${top(files, 15).join('\n')}`,
+);
