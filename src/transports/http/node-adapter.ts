@@ -28,11 +28,12 @@ class NodeRequestView implements HttpRequestLike {
   readonly method: string;
   readonly url: string;
   readonly headers: HeaderReader;
-  readonly signal: AbortSignal;
   readonly wholeBody: Uint8Array | undefined;
   readonly #req: MaybeParsed;
+  readonly #gone: ClientGone;
 
-  constructor(req: MaybeParsed, signal: AbortSignal, whole: Uint8Array | undefined) {
+  constructor(req: MaybeParsed, gone: ClientGone, whole: Uint8Array | undefined) {
+    this.#gone = gone;
     this.#req = req;
     this.method = req.method ?? 'GET';
     this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
@@ -43,8 +44,11 @@ class NodeRequestView implements HttpRequestLike {
         return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
       },
     };
-    this.signal = signal;
     this.wholeBody = req.body !== undefined ? new TextEncoder().encode(JSON.stringify(req.body)) : whole;
+  }
+
+  get signal(): AbortSignal {
+    return this.#gone.signal;
   }
 
   /** The body as a web stream, when it was not read whole (large or undeclared POSTs). */
@@ -52,6 +56,31 @@ class NodeRequestView implements HttpRequestLike {
     if (this.wholeBody || this.method === 'GET' || this.method === 'HEAD' || this.method === 'DELETE')
       return null;
     return Readable.toWeb(this.#req) as ReadableStream<Uint8Array>;
+  }
+}
+
+/**
+ * Aborted when the client goes away before its response is finished. The controller is created when
+ * someone asks for the signal (many exchanges never do).
+ */
+class ClientGone {
+  #controller: AbortController | undefined;
+  #gone = false;
+
+  constructor(res: ServerResponse) {
+    res.on('close', () => {
+      if (res.writableFinished) return;
+      this.#gone = true;
+      this.#controller?.abort();
+    });
+  }
+
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#gone) this.#controller.abort();
+    }
+    return this.#controller.signal;
   }
 }
 
@@ -155,15 +184,12 @@ export function toNodeHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const native = isReplyHandler(handler);
   return (req, res) => {
-    const controller = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
+    const gone = new ClientGone(res);
     smallBody(req)
       .then((whole) =>
         native
-          ? handler.serve(new NodeRequestView(req, controller.signal, whole))
-          : (handler as FetchHandler).handle(toWebRequest(req, controller.signal, whole)),
+          ? handler.serve(new NodeRequestView(req, gone, whole))
+          : (handler as FetchHandler).handle(toWebRequest(req, gone.signal, whole)),
       )
       .then((reply) => writeReply(reply, res))
       .catch(() => {
