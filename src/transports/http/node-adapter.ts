@@ -138,9 +138,13 @@ async function smallBody(req: MaybeParsed): Promise<Uint8Array | undefined> {
   if (req.body !== undefined || req.method !== 'POST') return undefined;
   const declared = Number(req.headers['content-length']);
   if (!(declared >= 0 && declared <= WHOLE_BODY_BYTES)) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  // Events rather than `for await`: no async iterator per request.
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
 }
 
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
