@@ -142,53 +142,66 @@ export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
   return ctx instanceof HostedContext ? ctx.source : ctx.signal;
 }
 
+/** What a context tells about its request. */
+export type ContextFacts = Pick<
+  ToolContext,
+  'requestId' | 'meta' | 'client' | 'principal' | 'traceparent' | 'tracestate'
+>;
+
+/** What a context does: arrow functions, so a handler may destructure them. */
+export type ContextMethods = Pick<
+  ToolContext,
+  'progress' | 'log' | 'elicit' | 'sample' | 'listRoots' | 'closeSSEStream' | 'startTask'
+>;
+
 /**
- * A handler context on a host (a class: accessors on object literals are slow to create). Its methods
- * are arrow functions, so a handler may destructure them.
+ * The handler contexts' common shape: a class, because accessors (`signal`) on object literals take V8's
+ * slow path, and a call builds two contexts (the request's, and the tool-call chain's around it).
  */
-class HostedContext implements ToolContext {
+export abstract class ContextBase implements ToolContext {
   readonly requestId: RequestId;
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
   readonly principal: Principal | undefined;
   readonly traceparent: string | undefined;
   readonly tracestate: string | undefined;
+  readonly progress: ContextMethods['progress'];
+  readonly log: ContextMethods['log'];
+  readonly elicit: ContextMethods['elicit'];
+  readonly sample: ContextMethods['sample'];
+  readonly listRoots: ContextMethods['listRoots'];
+  readonly closeSSEStream: ContextMethods['closeSSEStream'];
+  readonly startTask: ContextMethods['startTask'];
+
+  constructor(facts: ContextFacts, methods: ContextMethods) {
+    this.requestId = facts.requestId;
+    this.meta = facts.meta;
+    this.client = facts.client;
+    this.principal = facts.principal;
+    this.traceparent = facts.traceparent;
+    this.tracestate = facts.tracestate;
+    this.progress = methods.progress;
+    this.log = methods.log;
+    this.elicit = methods.elicit;
+    this.sample = methods.sample;
+    this.listRoots = methods.listRoots;
+    this.closeSSEStream = methods.closeSSEStream;
+    this.startTask = methods.startTask;
+  }
+
+  abstract get signal(): AbortSignal;
+}
+
+/** The context of a request on a host: sends through the host, honours the request's cancellation. */
+class HostedContext extends ContextBase {
   /** Where the signal comes from: read lazily (the engine creates it on first use). */
   readonly source: CallRequest;
 
   constructor(host: ContextHost, request: CallRequest) {
     const { id: requestId, meta } = request;
-    this.requestId = requestId;
-    this.meta = meta;
-    this.client = host.client;
-    this.principal = host.principal;
-    this.source = request;
-    const trace = traceContext(meta);
-    this.traceparent = trace.traceparent;
-    this.tracestate = trace.tracestate;
-
     const token = meta?.progressToken;
     const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
     let lastProgress = -Infinity;
-    this.progress = async (progress, total, message) => {
-      if (progressToken === undefined) return;
-      if (!(progress > lastProgress)) {
-        throw new ServerError(
-          LocalErrorCode.InvalidProgress,
-          `Progress must increase with each notification (got ${progress} after ${lastProgress})`,
-        );
-      }
-      lastProgress = progress;
-      if (request.aborted) return;
-      const params: ProgressParams = { progressToken, progress };
-      if (total !== undefined) params.total = total;
-      if (message !== undefined) params.message = message;
-      await host.sendProgress(params, requestId);
-    };
-    this.log = async (level, data, logger) => {
-      if (request.aborted) return;
-      await host.log(level, data, logger, requestId);
-    };
     const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
       const result = await host.input(method, params as JsonObject | undefined, {
         signal: request.signal,
@@ -197,24 +210,49 @@ class HostedContext implements ToolContext {
       });
       return result as unknown as T;
     };
-    this.elicit = (params, options) => ask<ElicitResult>('elicitation/create', params, options);
-    this.sample = (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options);
-    this.listRoots = (options) => ask<ListRootsResult>('roots/list', undefined, options);
-    this.closeSSEStream = () => host.closeStream(requestId);
-    this.startTask = () => host.startTask?.() ?? Promise.resolve(undefined);
+    const trace = traceContext(meta);
+    super(
+      {
+        requestId,
+        meta,
+        client: host.client,
+        principal: host.principal,
+        traceparent: trace.traceparent,
+        tracestate: trace.tracestate,
+      },
+      {
+        async progress(progress, total, message) {
+          if (progressToken === undefined) return;
+          if (!(progress > lastProgress)) {
+            throw new ServerError(
+              LocalErrorCode.InvalidProgress,
+              `Progress must increase with each notification (got ${progress} after ${lastProgress})`,
+            );
+          }
+          lastProgress = progress;
+          if (request.aborted) return;
+          const params: ProgressParams = { progressToken, progress };
+          if (total !== undefined) params.total = total;
+          if (message !== undefined) params.message = message;
+          await host.sendProgress(params, requestId);
+        },
+        async log(level, data, logger) {
+          if (request.aborted) return;
+          await host.log(level, data, logger, requestId);
+        },
+        elicit: (params, options) => ask<ElicitResult>('elicitation/create', params, options),
+        sample: (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options),
+        listRoots: (options) => ask<ListRootsResult>('roots/list', undefined, options),
+        closeSSEStream: () => host.closeStream(requestId),
+        startTask: () => host.startTask?.() ?? Promise.resolve(undefined),
+      },
+    );
+    this.source = request;
   }
 
   get signal(): AbortSignal {
     return this.source.signal;
   }
-
-  readonly progress: ToolContext['progress'];
-  readonly log: ToolContext['log'];
-  readonly elicit: ToolContext['elicit'];
-  readonly sample: ToolContext['sample'];
-  readonly listRoots: ToolContext['listRoots'];
-  readonly closeSSEStream: ToolContext['closeSSEStream'];
-  readonly startTask: ToolContext['startTask'];
 }
 
 export function createToolContext(host: ContextHost, request: CallRequest): ToolContext {

@@ -9,7 +9,7 @@ import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
-import { signalSourceOf, type ClientView, type ToolContext } from '../tool-context.js';
+import { ContextBase, signalSourceOf, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
 
@@ -130,50 +130,31 @@ class ChainedCall implements ToolCall {
 
 /**
  * The handler's context inside the chain: the call's signal; once the call is aborted (e.g. timed out),
- * late progress and log messages are dropped; time spent waiting for input is tracked. Its methods are
- * arrow functions, so a handler may destructure them.
+ * late progress and log messages are dropped; time spent waiting for input is tracked.
  */
-class ChainedContext implements ToolContext {
-  readonly requestId: RequestId;
-  readonly meta: JsonObject | undefined;
-  readonly client: ClientView;
-  readonly principal: Principal | undefined;
-  readonly traceparent: string | undefined;
-  readonly tracestate: string | undefined;
+class ChainedContext extends ContextBase {
   readonly #state: CallState;
 
   constructor(ctx: ToolContext, state: CallState) {
-    this.requestId = ctx.requestId;
-    this.meta = ctx.meta;
-    this.client = ctx.client;
-    this.principal = ctx.principal;
-    this.traceparent = ctx.traceparent;
-    this.tracestate = ctx.tracestate;
-    this.#state = state;
     const { linked } = state;
-    this.progress = (progress, total, message) =>
-      linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message);
-    this.log = (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger));
-    this.elicit = (params, options) =>
-      state.track(() => ctx.elicit(params, { signal: linked.signal, ...options }));
-    this.sample = (params, options) =>
-      state.track(() => ctx.sample(params, { signal: linked.signal, ...options }));
-    this.listRoots = (options) => state.track(() => ctx.listRoots({ signal: linked.signal, ...options }));
-    this.closeSSEStream = () => ctx.closeSSEStream();
-    this.startTask = () => ctx.startTask();
+    super(ctx, {
+      progress: (progress, total, message) =>
+        linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
+      log: (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
+      elicit: (params, options) =>
+        state.track(() => ctx.elicit(params, { signal: linked.signal, ...options })),
+      sample: (params, options) =>
+        state.track(() => ctx.sample(params, { signal: linked.signal, ...options })),
+      listRoots: (options) => state.track(() => ctx.listRoots({ signal: linked.signal, ...options })),
+      closeSSEStream: () => ctx.closeSSEStream(),
+      startTask: () => ctx.startTask(),
+    });
+    this.#state = state;
   }
 
   get signal(): AbortSignal {
     return this.#state.linked.signal;
   }
-
-  readonly progress: ToolContext['progress'];
-  readonly log: ToolContext['log'];
-  readonly elicit: ToolContext['elicit'];
-  readonly sample: ToolContext['sample'];
-  readonly listRoots: ToolContext['listRoots'];
-  readonly closeSSEStream: ToolContext['closeSSEStream'];
-  readonly startTask: ToolContext['startTask'];
 }
 
 export function startToolCall(
