@@ -1,10 +1,11 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
 //   node bench/profile.mjs [toolwire|sdk1|sdk2] [calls] [--modern]   (--modern: 2026-07-28 calls, no initialize)
-import { readFileSync, readdirSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioPeer, stdioCalls } from './load.mjs';
+import { printProfile } from './profile-report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 process.chdir(dirname(here));
@@ -28,29 +29,4 @@ console.log(
   `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,
 );
 
-const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
-const profile = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-const self = new Map();
-const total = profile.samples.length;
-for (const id of profile.samples) {
-  const n = byId.get(id);
-  const f = n.callFrame;
-  const where = f.url
-    ? `${f.url.replace(/^file:\/\/\/work\/main\//, '').replace(/^file:\/\//, '')}:${f.lineNumber + 1}`
-    : '';
-  const key = `${f.functionName || '(anonymous)'} ${where}`;
-  self.set(key, (self.get(key) ?? 0) + 1);
-}
-const byFile = new Map();
-for (const [key, count] of self) {
-  const file = key.split(' ')[1]?.replace(/:\d+$/, '') || key.split(' ')[0];
-  byFile.set(file, (byFile.get(file) ?? 0) + count);
-}
-const pct = (n) => `${((n / total) * 100).toFixed(1).padStart(5)}%`;
-console.log(`\ntop self time (${total} samples), profile: ${join(dir, file)}`);
-for (const [key, count] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30))
-  console.log(`${pct(count)}  ${key}`);
-console.log('\nby file:');
-for (const [key, count] of [...byFile].sort((a, b) => b[1] - a[1]).slice(0, 15))
-  console.log(`${pct(count)}  ${key}`);
+printProfile(dir);
