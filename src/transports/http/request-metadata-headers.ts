@@ -16,6 +16,22 @@ import { decodeHeaderValue, encodeHeaderValue } from './header-value.js';
 
 const MCP_PARAM_PREFIX = 'Mcp-Param-';
 
+/**
+ * The `x-mcp-header` declarations of a tool's inputSchema, scanned once per schema object: a server's
+ * registered schemas and a client's listed ones do not change once built, and every call needs them.
+ */
+const declarationsBySchema = new WeakMap<object, readonly McpHeaderDeclaration[]>();
+
+function declarationsOf(inputSchema: unknown): readonly McpHeaderDeclaration[] {
+  if (typeof inputSchema !== 'object' || inputSchema === null) return [];
+  let found = declarationsBySchema.get(inputSchema);
+  if (!found) {
+    found = Object.freeze(scanMcpHeaderDeclarations(inputSchema).declarations);
+    declarationsBySchema.set(inputSchema, found);
+  }
+  return found;
+}
+
 /** The body field `Mcp-Name` mirrors, for the methods that have one. */
 const NAME_SOURCE: Readonly<Record<string, 'name' | 'uri' | 'taskId'>> = {
   'tools/call': 'name',
@@ -55,7 +71,7 @@ export function requestMetadataHeaders(
   if (name !== undefined) headers['mcp-name'] = encodeHeaderValue(name);
   if (message.method === 'tools/call' && inputSchema !== undefined) {
     const args = message.params?.arguments;
-    for (const declaration of scanMcpHeaderDeclarations(inputSchema).declarations) {
+    for (const declaration of declarationsOf(inputSchema)) {
       const text = paramHeaderText(argumentAt(args, declaration.path));
       if (text !== undefined) headers[`${MCP_PARAM_PREFIX}${declaration.header}`] = encodeHeaderValue(text);
     }
@@ -98,7 +114,7 @@ export function metadataMismatch(
   }
   if (message.method !== 'tools/call' || inputSchema === undefined) return undefined;
   const args = message.params?.arguments;
-  for (const declaration of scanMcpHeaderDeclarations(inputSchema).declarations) {
+  for (const declaration of declarationsOf(inputSchema)) {
     const problem = paramMismatch(headers, declaration, argumentAt(args, declaration.path));
     if (problem) return problem;
   }
