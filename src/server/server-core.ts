@@ -6,6 +6,7 @@ import type { Revision } from '../protocol/revisions/index.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { AccessControl, AccessPolicy } from './auth/access-control.js';
+import type { HandlerTable } from './handler-table.js';
 import type { RequestChain } from './middleware/request-chain.js';
 import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
@@ -67,12 +68,14 @@ export interface ServerOptions extends ToolChainOptions {
 }
 
 /**
- * A server feature beyond tools (resources, prompts, completions): the capabilities it adds and the
- * request handlers it binds on each session (through `session.peer.setRequestHandler`).
+ * A server feature beyond tools (resources, prompts, completions, tasks, subscriptions): the capabilities
+ * it adds, the request handlers it installs once in the server's table (shared by every session), and
+ * what it keeps per session, if anything (`bind`, called for each session).
  */
 export interface ServerFeature {
   capabilities(): ServerCapabilities;
-  bind(session: ServerSession): void;
+  install(handlers: HandlerTable): void;
+  bind?(session: ServerSession): void;
 }
 
 export interface ServerCore {
@@ -84,6 +87,8 @@ export interface ServerCore {
   readonly access: AccessControl;
   /** The middleware around every request (`server.useRequest`). */
   readonly requests: RequestChain;
+  /** The request handlers every session serves. */
+  readonly handlers: HandlerTable;
   readonly capabilities: ServerCapabilities;
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;

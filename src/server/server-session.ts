@@ -5,7 +5,12 @@
  * registered through `handle`, which works out the request's scope and finishes its result for the era.
  * @module
  */
-import { Peer, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
+import {
+  Peer,
+  type RequestContext,
+  type RequestHandler,
+  type RequestOptions,
+} from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import {
@@ -26,25 +31,14 @@ import {
 } from '../protocol/types/lifecycle.js';
 import { isModernRequest } from '../protocol/types/modern.js';
 import type { Principal } from './auth/principal.js';
+import { HandlerTable, type HandleOptions, type HandlerEntry, type ScopedHandler } from './handler-table.js';
 import { modernScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
 import type { ClientView } from './tool-context.js';
-import { bindTools } from './tools-handlers.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
 
-export type ScopedHandler = (
-  params: JsonObject,
-  scope: RequestScope,
-  ctx: RequestContext,
-) => Promise<JsonObject> | JsonObject;
-
-export interface HandleOptions {
-  /** The eras the method exists in (default both). */
-  eras?: ReadonlyArray<'legacy' | 'modern'>;
-  /** The result may be cached: in the stateless era it gets the server's `ttlMs` and `cacheScope`. */
-  cacheable?: boolean;
-}
+export type { HandleOptions, ScopedHandler } from './handler-table.js';
 
 /** Methods a handshake-era client may send before `initialize`. */
 const BEFORE_INIT = new Set(['initialize', 'ping']);
@@ -70,6 +64,7 @@ export class ServerSession {
       acceptBatch: () => this.#profile?.features.batching ?? false,
       unknownErrorId: () => (this.#profile && !this.#profile.features.optionalErrorId ? null : undefined),
       gate: (message) => this.#gate(message),
+      fallback: this.#dispatch,
     });
     this.peer.onclose = () => {
       this.#phase = 'closed';
@@ -147,46 +142,61 @@ export class ServerSession {
   }
 
   /**
-   * Registers a request handler that receives the request's scope; in the stateless era its result gets
+   * Registers a handler for this session only (the server's own handlers are shared by every session;
+   * see `HandlerTable`). It receives the request's scope; in the stateless era its result gets
    * `resultType`, `serverInfo` and (for cacheable results) the cache hint. A method missing from the
    * request's era is -32601.
    */
   handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
-    const eras = options.eras ?? ['legacy', 'modern'];
-    this.peer.setRequestHandler(method, async (params, ctx) => {
-      // A method of the stateless era only: its _meta is required (-32602 when missing).
-      const scope = eras.includes('legacy')
-        ? this.scope(params)
-        : modernScope(params, this.#core.versions, this.#principal);
-      if (!eras.includes(scope.era)) {
-        throw new ProtocolError(
-          ErrorCode.MethodNotFound,
-          `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
-        );
-      }
-      const requests = this.#core.requests;
-      const result = requests.empty
-        ? await handler(params, scope, ctx)
-        : await requests.run(
-            {
-              method,
-              params,
-              requestId: ctx.id,
-              principal: scope.principal,
-              sessionId: this.peer.transport?.sessionId,
-              era: scope.era,
-              protocolVersion: scope.profile.version,
-              get signal() {
-                return ctx.signal;
-              },
+    const own = new HandlerTable();
+    own.handle(method, handler, options);
+    const entry = own.get(method)!;
+    this.peer.setRequestHandler(method, (params, ctx) => this.#run(entry, params, ctx));
+  }
+
+  /** Serves a request with a handler of the server's table (the engine's fallback for every method). */
+  readonly #dispatch: RequestHandler = (params, ctx) => {
+    const handshake = this.#handshake(ctx.method, params);
+    if (handshake) return handshake;
+    const entry = this.#core.handlers.get(ctx.method);
+    if (!entry) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${ctx.method}`);
+    return this.#run(entry, params, ctx);
+  };
+
+  async #run(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+    const method = ctx.method;
+    // A method of the stateless era only: its _meta is required (-32602 when missing).
+    const scope = entry.legacy
+      ? this.scope(params)
+      : modernScope(params, this.#core.versions, this.#principal);
+    if (scope.era === 'legacy' ? !entry.legacy : !entry.modern) {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
+      );
+    }
+    const requests = this.#core.requests;
+    const result = requests.empty
+      ? await entry.handler(params, scope, ctx, this)
+      : await requests.run(
+          {
+            method,
+            params,
+            requestId: ctx.id,
+            principal: scope.principal,
+            sessionId: this.peer.transport?.sessionId,
+            era: scope.era,
+            protocolVersion: scope.profile.version,
+            get signal() {
+              return ctx.signal;
             },
-            () => handler(params, scope, ctx),
-          );
-      if (scope.era === 'legacy') return result;
-      const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
-      if (options.cacheable) extras.cache = this.#core.cache;
-      return scope.profile.finishResult(result, extras);
-    });
+          },
+          () => entry.handler(params, scope, ctx, this),
+        );
+    if (scope.era === 'legacy') return result;
+    const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
+    if (entry.cacheable) extras.cache = this.#core.cache;
+    return scope.profile.finishResult(result, extras);
   }
 
   /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */
@@ -216,54 +226,32 @@ export class ServerSession {
   #bind(): void {
     const peer = this.peer;
     const core = this.#core;
-    peer.setRequestHandler('ping', (params) => {
-      if (!isModernRequest(params)) return {}; // allowed before initialize, so no scope
-      throw new ProtocolError(
-        ErrorCode.MethodNotFound,
-        'Method not found: ping does not exist in the stateless era',
-      );
-    });
-    peer.setRequestHandler('initialize', (params) => {
-      if (isModernRequest(params)) {
-        throw new ProtocolError(
-          ErrorCode.MethodNotFound,
-          'Method not found: initialize does not exist in the stateless era',
-        );
-      }
-      return this.#initialize(params);
-    });
     peer.setNotificationHandler('notifications/initialized', () => {
       if (this.#phase === 'initialized') this.#phase = 'ready';
     });
     peer.setNotificationHandler('notifications/roots/list_changed', () =>
       core.options.onRootsListChanged?.(this),
     );
-    this.handle(
-      'logging/setLevel',
-      (params) => {
-        if (!isLoggingLevel(params.level)) {
-          throw new ProtocolError(
-            ErrorCode.InvalidParams,
-            `Invalid params: unknown logging level ${String(params.level)}`,
-          );
-        }
-        this.#logLevel = params.level;
-        this.#legacyScope = undefined;
-        return {};
-      },
-      { eras: ['legacy'] },
-    );
-    this.handle(
-      'server/discover',
-      (_params, scope) => ({
-        supportedVersions: [...core.versions],
-        capabilities: scope.profile.shapeServerCapabilities(core.capabilities),
-        ...(core.options.instructions === undefined ? {} : { instructions: core.options.instructions }),
-      }),
-      { eras: ['modern'], cacheable: true },
-    );
-    bindTools(this);
-    for (const feature of core.features) feature.bind(this);
+    // Per-session state of features (their handlers are the server's, shared).
+    for (const feature of core.features) feature.bind?.(this);
+  }
+
+  /** `ping` and `initialize`: the handshake's own methods, served before any scope exists. */
+  #handshake(method: string, params: JsonObject): JsonObject | undefined {
+    if (method !== 'ping' && method !== 'initialize') return undefined;
+    if (isModernRequest(params)) {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        `Method not found: ${method} does not exist in the stateless era`,
+      );
+    }
+    return method === 'ping' ? {} : this.#initialize(params);
+  }
+
+  /** `logging/setLevel` (handshake era): messages below `level` are not sent on this session. */
+  setLogLevel(level: LoggingLevel): void {
+    this.#logLevel = level;
+    this.#legacyScope = undefined;
   }
 
   #requireProfile(): RevisionProfile {
@@ -309,4 +297,31 @@ export class ServerSession {
     if (this.#core.options.instructions !== undefined) result.instructions = this.#core.options.instructions;
     return result as unknown as JsonObject;
   }
+}
+
+/** The session-level methods every server serves: `logging/setLevel` and `server/discover`. */
+export function installSessionHandlers(table: HandlerTable, core: ServerCore): void {
+  table.handle(
+    'logging/setLevel',
+    (params, _scope, _ctx, session) => {
+      if (!isLoggingLevel(params.level)) {
+        throw new ProtocolError(
+          ErrorCode.InvalidParams,
+          `Invalid params: unknown logging level ${String(params.level)}`,
+        );
+      }
+      session.setLogLevel(params.level);
+      return {};
+    },
+    { eras: ['legacy'] },
+  );
+  table.handle(
+    'server/discover',
+    (_params, scope) => ({
+      supportedVersions: [...core.versions],
+      capabilities: scope.profile.shapeServerCapabilities(core.capabilities),
+      ...(core.options.instructions === undefined ? {} : { instructions: core.options.instructions }),
+    }),
+    { eras: ['modern'], cacheable: true },
+  );
 }

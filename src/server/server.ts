@@ -35,7 +35,9 @@ import type {
 import { ResourcesFeature } from './resources/resources-feature.js';
 import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
-import { ServerSession } from './server-session.js';
+import { ServerSession, installSessionHandlers } from './server-session.js';
+import { HandlerTable } from './handler-table.js';
+import { installTools } from './tools-handlers.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
 import { Tasks } from './tasks/tasks.js';
 import {
@@ -65,6 +67,7 @@ export class Server implements ServerCore {
   readonly versions: readonly Revision[];
   readonly access: AccessControl;
   readonly requests = new RequestChain();
+  readonly handlers = new HandlerTable();
   readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
     buildTool(name, spec, this.#chain),
   );
@@ -87,6 +90,9 @@ export class Server implements ServerCore {
       onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
     };
     this.#chain = new ToolChain(options);
+    installSessionHandlers(this.handlers, this);
+    installTools(this.handlers, this);
+    for (const feature of this.features) feature.install(this.handlers);
     this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
     this.access = new AccessControl(options.accessPolicy);
     this.toolPages = new ToolPages(options.pageSize ?? 100);
@@ -267,7 +273,8 @@ export class Server implements ServerCore {
   #addFeature(feature: ServerFeature): void {
     if (this.features.includes(feature)) return;
     this.features.push(feature);
-    for (const session of this.#sessions) feature.bind(session);
+    feature.install(this.handlers);
+    for (const session of this.#sessions) feature.bind?.(session);
   }
 
   /**

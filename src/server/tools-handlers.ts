@@ -14,6 +14,8 @@ import { InputRound } from './input-required/input-round.js';
 import { requestStateCodec } from './input-required/request-state.js';
 import type { RequestScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
+import type { HandlerTable } from './handler-table.js';
+import type { ServerCore } from './server-core.js';
 import type { ServerSession } from './server-session.js';
 import {
   createToolContext,
@@ -117,9 +119,9 @@ export async function withInput<T>(
   return round.run(() => work(context));
 }
 
-export function bindTools(session: ServerSession): void {
-  const core = session.core;
-  session.handle(
+/** `tools/list` and `tools/call`, in the server's handler table. */
+export function installTools(table: HandlerTable, core: ServerCore): void {
+  table.handle(
     'tools/list',
     (params, scope) => {
       const cursor = params.cursor;
@@ -138,7 +140,7 @@ export function bindTools(session: ServerSession): void {
     },
     { cacheable: true },
   );
-  session.handle('tools/call', async (params, scope, ctx) => {
+  table.handle('tools/call', async (params, scope, ctx, session) => {
     const { name, args } = parseCallParams(params);
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);

@@ -50,6 +50,11 @@ export interface PeerOptions {
   gate?: (message: JsonRpcRequest) => void;
   /** Called before a notification is dispatched; return false to drop it. */
   gateNotification?: (message: JsonRpcNotification) => boolean;
+  /**
+   * Handles the requests no handler was set for (e.g. a table of handlers shared by many peers); it
+   * throws -32601 itself for a method it does not know. Default: -32601.
+   */
+  fallback?: RequestHandler;
 }
 
 /**
@@ -314,7 +319,7 @@ export class Peer {
     this.#inflight.set(id, inflight);
     try {
       this.#options.gate?.(message);
-      const handler = this.#requestHandlers.get(method);
+      const handler = this.#requestHandlers.get(method) ?? this.#options.fallback;
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       const result = await handler(params, inflight);
       return inflight.cancelled ? undefined : resultResponse(id, result);

@@ -10,7 +10,7 @@ import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { RegisteredPrompt } from '../prompts/prompt-definition.js';
 import type { RegisteredResourceTemplate } from '../resources/resource-definition.js';
 import type { ServerFeature } from '../server-core.js';
-import type { ServerSession } from '../server-session.js';
+import type { HandlerTable } from '../handler-table.js';
 import { runCompleter, type Completer } from './completer.js';
 
 /** Where completions come from: the server's prompts and resources, looked up when asked. */
@@ -44,8 +44,8 @@ export class CompletionsFeature implements ServerFeature {
     return { completions: {} };
   }
 
-  bind(session: ServerSession): void {
-    session.handle('completion/complete', async (params, _scope, ctx) => {
+  install(handlers: HandlerTable): void {
+    handlers.handle('completion/complete', async (params, _scope, ctx) => {
       const { ref, argument } = params;
       if (!isJsonObject(ref)) throw invalidParams('ref must be an object');
       if (

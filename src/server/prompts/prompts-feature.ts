@@ -11,6 +11,7 @@ import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import type { ServerFeature } from '../server-core.js';
+import type { HandlerTable } from '../handler-table.js';
 import type { ServerSession } from '../server-session.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { withInput } from '../tools-handlers.js';
@@ -60,7 +61,10 @@ export class PromptsFeature implements ServerFeature {
 
   bind(session: ServerSession): void {
     this.#listChanged.bind(session);
-    session.handle(
+  }
+
+  install(handlers: HandlerTable): void {
+    handlers.handle(
       'prompts/list',
       (params, scope) => {
         const cursor = cursorParam(params);
@@ -68,7 +72,7 @@ export class PromptsFeature implements ServerFeature {
       },
       { cacheable: true },
     );
-    session.handle('prompts/get', async (params, scope, ctx) => {
+    handlers.handle('prompts/get', async (params, scope, ctx, session) => {
       if (typeof params.name !== 'string') throw invalidParams('name must be a string');
       const prompt = this.prompts.get(params.name);
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);

@@ -16,6 +16,7 @@ import type {
 import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
 import type { ServerFeature } from '../server-core.js';
+import type { HandlerTable } from '../handler-table.js';
 import type { ServerSession } from '../server-session.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
@@ -71,9 +72,12 @@ export class ResourcesFeature implements ServerFeature {
 
   bind(session: ServerSession): void {
     this.#listChanged.bind(session);
+  }
+
+  install(handlers: HandlerTable): void {
     const cacheable = { cacheable: true };
     const legacyOnly = { eras: ['legacy'] } as const;
-    session.handle(
+    handlers.handle(
       'resources/list',
       (params, scope) => {
         const { resources } = this;
@@ -82,7 +86,7 @@ export class ResourcesFeature implements ServerFeature {
       },
       cacheable,
     );
-    session.handle(
+    handlers.handle(
       'resources/templates/list',
       (params, scope) => {
         const { templates } = this;
@@ -91,7 +95,7 @@ export class ResourcesFeature implements ServerFeature {
       },
       cacheable,
     );
-    session.handle(
+    handlers.handle(
       'resources/read',
       async (params, scope, ctx) => {
         const uri = uriParam(params);
@@ -115,9 +119,9 @@ export class ResourcesFeature implements ServerFeature {
       },
       cacheable,
     );
-    session.handle(
+    handlers.handle(
       'resources/subscribe',
-      (params) => {
+      (params, _scope, _ctx, session) => {
         const uri = uriParam(params);
         let uris = this.#subscriptions.get(session);
         if (!uris) this.#subscriptions.set(session, (uris = new Set()));
@@ -126,9 +130,9 @@ export class ResourcesFeature implements ServerFeature {
       },
       legacyOnly,
     );
-    session.handle(
+    handlers.handle(
       'resources/unsubscribe',
-      (params) => {
+      (params, _scope, _ctx, session) => {
         this.#subscriptions.get(session)?.delete(uriParam(params));
         return {};
       },

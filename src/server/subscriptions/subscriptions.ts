@@ -12,6 +12,7 @@ import type { RequestContext } from '../../protocol/engine/peer.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/modern.js';
 import type { ServerFeature } from '../server-core.js';
+import type { HandlerTable } from '../handler-table.js';
 import type { ServerSession } from '../server-session.js';
 import { ListenSubscription } from './listen-subscription.js';
 import { honouredFilter, parseSubscriptionFilter } from './subscription-filter.js';
@@ -29,10 +30,14 @@ export class Subscriptions implements ServerFeature {
     return {};
   }
 
-  bind(session: ServerSession): void {
-    session.handle('subscriptions/listen', (params, _scope, ctx) => this.#listen(session, params, ctx), {
-      eras: ['modern'],
-    });
+  install(handlers: HandlerTable): void {
+    handlers.handle(
+      'subscriptions/listen',
+      (params, _scope, ctx, session) => this.#listen(session, params, ctx),
+      {
+        eras: ['modern'],
+      },
+    );
   }
 
   /**

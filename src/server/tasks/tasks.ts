@@ -22,7 +22,7 @@ import {
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-core.js';
 import { ServerError } from '../server-error.js';
-import type { ServerSession } from '../server-session.js';
+import type { HandlerTable } from '../handler-table.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { TaskRun } from './task-run.js';
@@ -90,12 +90,12 @@ export class Tasks implements ServerFeature, TaskStarter {
     return { extensions: { [TASKS_EXTENSION]: {} } };
   }
 
-  bind(session: ServerSession): void {
-    session.handle('tasks/get', async (params, scope) => {
+  install(handlers: HandlerTable): void {
+    handlers.handle('tasks/get', async (params, scope) => {
       const record = await this.#find(params, scope, 'tasks/get');
       return detailedTask(record);
     });
-    session.handle('tasks/update', async (params, scope) => {
+    handlers.handle('tasks/update', async (params, scope) => {
       const responses = params.inputResponses;
       const record = await this.#find(params, scope, 'tasks/update');
       if (!isJsonObject(responses)) {
@@ -108,7 +108,7 @@ export class Tasks implements ServerFeature, TaskStarter {
       if (run && !isTerminalStatus(record.status)) await run.input.answer(responses);
       return {};
     });
-    session.handle('tasks/cancel', async (params, scope) => {
+    handlers.handle('tasks/cancel', async (params, scope) => {
       const record = await this.#find(params, scope, 'tasks/cancel');
       if (isTerminalStatus(record.status)) return {};
       const run = this.#running.get(record.taskId);
