@@ -90,10 +90,12 @@ class Inflight implements RequestContext {
 }
 
 export class Peer {
-  readonly #requestHandlers = new Map<string, RequestHandler>();
+  /** Created on first use: a server session serves through `fallback` and sets none. */
+  #requestHandlers: Map<string, RequestHandler> | undefined;
   readonly #notificationHandlers = new Map<string, NotificationHandler>();
   readonly #inflight = new Map<RequestId, Inflight>();
-  readonly #outgoing: OutgoingRequests;
+  /** Created on first use: most server sessions never send a request. */
+  #outgoingRequests: OutgoingRequests | undefined;
   readonly #options: PeerOptions;
   #transport: Transport | undefined;
   #closed = false;
@@ -103,10 +105,13 @@ export class Peer {
 
   constructor(options: PeerOptions = {}) {
     this.#options = options;
-    this.#outgoing = new OutgoingRequests((id, reason, method) => {
+  }
+
+  #outgoing(): OutgoingRequests {
+    return (this.#outgoingRequests ??= new OutgoingRequests((id, reason, method) => {
       if (method === 'initialize') return; // MUST NOT be cancelled
       this.notify('notifications/cancelled', { requestId: id, reason }).catch(() => undefined);
-    });
+    }));
   }
 
   get transport(): Transport | undefined {
@@ -118,7 +123,7 @@ export class Peer {
   }
 
   setRequestHandler(method: string, handler: RequestHandler): void {
-    this.#requestHandlers.set(method, handler);
+    (this.#requestHandlers ??= new Map()).set(method, handler);
   }
 
   setNotificationHandler(method: string, handler: NotificationHandler): void {
@@ -153,20 +158,21 @@ export class Peer {
         ),
       );
     }
-    const id = this.#outgoing.nextId();
+    const outgoing = this.#outgoing();
+    const id = outgoing.nextId();
     let sent = params;
     if (options.onProgress) {
       const meta = isJsonObject(params?._meta) ? params._meta : {};
       sent = { ...params, _meta: { ...meta, progressToken: id } };
     }
     const timeout = options.timeout ?? this.#options.defaultTimeout ?? 60_000;
-    const result = this.#outgoing.track(id, method, timeout, options);
+    const result = outgoing.track(id, method, timeout, options);
     const sendOptions =
       options.relatedRequestId === undefined ? undefined : { relatedRequestId: options.relatedRequestId };
     // A failed send rejects the request with the transport's own error (e.g. an HTTP 401 with its
     // challenge), so the caller sees why; anything else becomes a SEND_FAILED error with it as the cause.
     this.#transport.send(makeRequest(id, method, sent), sendOptions).catch((error: unknown) => {
-      this.#outgoing.reject(
+      outgoing.reject(
         id,
         error instanceof ToolwireError
           ? error
@@ -194,8 +200,10 @@ export class Peer {
     this.#closed = true;
     // Errors are built only when something waits for them (capturing a stack is costly, and a stateless
     // HTTP request closes a peer each time, usually with nothing pending).
-    if (this.#outgoing.size > 0) {
-      this.#outgoing.rejectAll(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    if (this.#outgoingRequests && this.#outgoingRequests.size > 0) {
+      this.#outgoingRequests.rejectAll(
+        new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'),
+      );
     }
     for (const inflight of this.#inflight.values()) {
       inflight.cancel(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
@@ -264,7 +272,7 @@ export class Peer {
     const item = classify(value);
     switch (item.kind) {
       case 'response':
-        if (!this.#outgoing.settle(item.message)) {
+        if (!this.#outgoingRequests?.settle(item.message)) {
           this.onerror?.(
             new Error(`Received a response for an unknown request id ${String(item.message.id)}`),
           );
@@ -297,7 +305,7 @@ export class Peer {
       return;
     }
     if (message.method === 'notifications/progress') {
-      this.#outgoing.progress(params as unknown as ProgressParams);
+      this.#outgoingRequests?.progress(params as unknown as ProgressParams);
       return;
     }
     if (this.#options.gateNotification && !this.#options.gateNotification(message)) return;
@@ -319,7 +327,7 @@ export class Peer {
     this.#inflight.set(id, inflight);
     try {
       this.#options.gate?.(message);
-      const handler = this.#requestHandlers.get(method) ?? this.#options.fallback;
+      const handler = this.#requestHandlers?.get(method) ?? this.#options.fallback;
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       const result = await handler(params, inflight);
       return inflight.cancelled ? undefined : resultResponse(id, result);
