@@ -12,6 +12,34 @@ export interface HeaderReader {
   get(name: string): string | null;
 }
 
+/**
+ * Tells when the client went away. A request's `signal` does (`watchClient`), but the node adapter offers
+ * a cheaper one: an `AbortController` plus an event listener per request show in the profile.
+ */
+export interface ClientWatch {
+  readonly gone: boolean;
+  /** Calls `listener` once when the client goes away; returns the function that stops watching. */
+  onGone(listener: () => void): () => void;
+}
+
+/** The request's client watch: the adapter's own, else one over its `signal`. */
+export function watchClient(request: HttpRequestLike): ClientWatch {
+  return request.watch ?? watchSignal(request.signal);
+}
+
+/** A client watch over an abort signal. */
+export function watchSignal(signal: AbortSignal): ClientWatch {
+  return {
+    get gone() {
+      return signal.aborted;
+    },
+    onGone(listener) {
+      signal.addEventListener('abort', listener, { once: true });
+      return () => signal.removeEventListener('abort', listener);
+    },
+  };
+}
+
 /** The parts of a request the handler reads: a web `Request` has them, and so has the adapter's view. */
 export interface HttpRequestLike {
   readonly method: string;
@@ -24,6 +52,8 @@ export interface HttpRequestLike {
   readonly body: ReadableStream<Uint8Array> | null;
   /** The body already read whole (the node adapter's small POSTs). */
   readonly wholeBody?: Uint8Array;
+  /** A cheaper way than `signal` to learn that the client went away (the node adapter's). */
+  readonly watch?: ClientWatch;
 }
 
 /** Headers of a {@link JsonReply}, read like a web `Headers` (lower-case names). */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { watchSignal } from './http-exchange.js';
 import { MemoryEventStore } from '../../stores/event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 
@@ -23,7 +24,12 @@ function echoing(responseMode: 'json' | 'sse'): HttpSessionTransport {
 async function postCalls(transport: HttpSessionTransport, count: number): Promise<void> {
   const signal = new AbortController().signal;
   for (let id = 1; id <= count; id++) {
-    const response = await transport.post([{ jsonrpc: '2.0', id, method: 'ping' }], [id], false, signal);
+    const response = await transport.post(
+      [{ jsonrpc: '2.0', id, method: 'ping' }],
+      [id],
+      false,
+      watchSignal(signal),
+    );
     await response.text();
   }
 }
@@ -51,7 +57,12 @@ describe('HttpSessionTransport', () => {
       watching--;
       remove(...args);
     };
-    const response = await transport.post([{ jsonrpc: '2.0', id: 1, method: 'ping' }], [1], false, signal);
+    const response = await transport.post(
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [1],
+      false,
+      watchSignal(signal),
+    );
     expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     expect(watching).toBe(0);
   });

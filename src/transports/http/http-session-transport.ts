@@ -10,7 +10,7 @@
  * result, so the call is cancelled as if the client had sent `notifications/cancelled`.
  * @module
  */
-import type { Reply } from './http-exchange.js';
+import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
@@ -125,7 +125,7 @@ export class HttpSessionTransport implements Transport {
     messages: readonly unknown[],
     requestIds: readonly RequestId[],
     batch: boolean,
-    signal: AbortSignal,
+    client: ClientWatch,
   ): Promise<Reply> {
     if (requestIds.length === 0) {
       for (const message of messages) this.onmessage?.(message);
@@ -133,12 +133,11 @@ export class HttpSessionTransport implements Transport {
     }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
-      const onAbort = (): void => this.#disconnected(stream);
-      const unwatch = (): void => signal.removeEventListener('abort', onAbort);
+      let unwatch = (): void => {};
       const result = new Promise<Reply>((resolve) => {
-        stream.json = { responses: [], batch, resolve, unwatch };
+        stream.json = { responses: [], batch, resolve, unwatch: () => unwatch() };
       });
-      signal.addEventListener('abort', onAbort, { once: true });
+      unwatch = client.onGone(() => this.#disconnected(stream));
       for (const message of messages) this.onmessage?.(message);
       return result;
     }

@@ -10,7 +10,7 @@
  * keep-alive, whichever comes first (so a long silent call still gets keep-alives).
  * @module
  */
-import type { Reply } from './http-exchange.js';
+import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
@@ -55,16 +55,16 @@ export class ModernRequestTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  /** Dispatches the request; resolves with its HTTP response. `signal` aborts when the client goes away. */
-  serve(message: JsonRpcRequest, signal: AbortSignal): Promise<Reply> {
+  /** Dispatches the request; resolves with its HTTP response. `client` tells when the client goes away. */
+  serve(message: JsonRpcRequest, client: ClientWatch): Promise<Reply> {
     this.#id = message.id;
     const response = new Promise<Reply>((resolve) => (this.#resolve = resolve));
-    if (signal.aborted) {
+    if (client.gone) {
       this.#finish();
       this.#settle(this.#gone());
       return response;
     }
-    signal.addEventListener('abort', () => this.#cancel(), { once: true });
+    client.onGone(() => this.#cancel());
     const { responseMode, keepAliveMs } = this.#options;
     if (responseMode === 'sse' && keepAliveMs > 0) {
       this.#timer = setTimeout(() => this.#stream()?.write(': keep-alive\n\n'), keepAliveMs);

@@ -8,7 +8,13 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Server } from '../../server/index.js';
 import type { StreamableHttpOptions } from './http-options.js';
-import { JsonReply, type HeaderReader, type HttpRequestLike, type Reply } from './http-exchange.js';
+import {
+  JsonReply,
+  type ClientWatch,
+  type HeaderReader,
+  type HttpRequestLike,
+  type Reply,
+} from './http-exchange.js';
 import { StreamableHttpHandler } from './streamable-http-handler.js';
 
 export interface FetchHandler {
@@ -51,6 +57,10 @@ class NodeRequestView implements HttpRequestLike {
     return this.#gone.signal;
   }
 
+  get watch(): ClientWatch {
+    return this.#gone;
+  }
+
   /** The body as a web stream, when it was not read whole (large or undeclared POSTs). */
   get body(): ReadableStream<Uint8Array> | null {
     if (this.wholeBody || this.method === 'GET' || this.method === 'HEAD' || this.method === 'DELETE')
@@ -63,8 +73,9 @@ class NodeRequestView implements HttpRequestLike {
  * Aborted when the client goes away before its response is finished. The controller is created when
  * someone asks for the signal (many exchanges never do).
  */
-class ClientGone {
+class ClientGone implements ClientWatch {
   #controller: AbortController | undefined;
+  #listeners: Array<() => void> | undefined;
   #gone = false;
 
   constructor(res: ServerResponse) {
@@ -72,7 +83,23 @@ class ClientGone {
       if (res.writableFinished) return;
       this.#gone = true;
       this.#controller?.abort();
+      const listeners = this.#listeners ?? [];
+      this.#listeners = undefined;
+      for (const listener of listeners) listener();
     });
+  }
+
+  get gone(): boolean {
+    return this.#gone;
+  }
+
+  onGone(listener: () => void): () => void {
+    if (this.#gone) return () => {};
+    (this.#listeners ??= []).push(listener);
+    return () => {
+      const at = this.#listeners?.indexOf(listener) ?? -1;
+      if (at !== -1) this.#listeners?.splice(at, 1);
+    };
   }
 
   get signal(): AbortSignal {

@@ -9,7 +9,7 @@
  * protocol state and transport.
  * @module
  */
-import { isReply, toResponse, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
@@ -209,7 +209,7 @@ export class StreamableHttpHandler {
       if (!initialize) session.assumeInitialized(version ?? '2025-03-26');
       // The per-request session ends once its last response is out.
       transport.onidle = () => void session.close();
-      const response = await transport.post(messages, requestIds, batch, request.signal);
+      const response = await transport.post(messages, requestIds, batch, watchClient(request));
       if (transport.pendingRequests === 0) void session.close();
       return response;
     }
@@ -230,14 +230,14 @@ export class StreamableHttpHandler {
         lastSeenAt: now,
         ...(principal ? { principal: principal.subject } : {}),
       });
-      return live.transport.post(messages, requestIds, batch, request.signal);
+      return live.transport.post(messages, requestIds, batch, watchClient(request));
     }
     const found = await this.#session(request, principal);
     if (isReply(found)) return found;
     if (batch && found.session.protocolVersion !== '2025-03-26') {
       return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
     }
-    return found.transport.post(messages, requestIds, batch, request.signal);
+    return found.transport.post(messages, requestIds, batch, watchClient(request));
   }
 
   /** Serves one request on a session of its own, which ends with the exchange. */
@@ -257,7 +257,7 @@ export class StreamableHttpHandler {
       this.#exchanges.delete(transport);
       void session.close();
     };
-    return transport.serve(message, request.signal);
+    return transport.serve(message, watchClient(request));
   }
 
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
