@@ -11,7 +11,7 @@
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
+import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { ProgressParams } from '../protocol/types/lifecycle.js';
 import { ClientError } from './client-error.js';
@@ -114,6 +114,21 @@ class ExchangeClock {
     this.#deadline = Math.min(Date.now() + this.#timeout, this.#started + this.#maxTotal);
   }
 
+  /**
+   * A round that timed out: the error names the exchange's timeout (what the caller set), not the
+   * remaining budget its round was given.
+   */
+  explain(error: unknown): unknown {
+    if (!(error instanceof ToolwireError) || error.code !== LocalErrorCode.RequestTimeout) return error;
+    const details = isJsonObject(error.details) ? error.details : {};
+    if (details.timeout === undefined || details.timeout === this.#timeout) return error;
+    const elapsed = Date.now() - this.#started;
+    return new ClientError(LocalErrorCode.RequestTimeout, error.message.replace(/\d+ ms$/, `${elapsed} ms`), {
+      details: { ...details, timeout: this.#timeout, elapsed },
+      cause: error,
+    });
+  }
+
   roundOptions(options: ExchangeOptions): RequestOptions {
     const { maxInputRounds: _rounds, ...rest } = options;
     const round: RequestOptions = { ...rest, timeout: Math.max(0, this.remaining) };
@@ -197,7 +212,9 @@ export async function exchangeWithInput(
   const clock = new ExchangeClock(options.timeout ?? defaultTimeout, options.maxTotalTimeout);
   let retry: JsonObject = params;
   for (let rounds = 0; ; rounds++) {
-    const result = await send(retry, clock.roundOptions(exchangeOptions));
+    const result = await send(retry, clock.roundOptions(exchangeOptions)).catch((error: unknown) => {
+      throw clock.explain(error);
+    });
     if (resultTypeOf(result) !== 'input_required') return { result, rounds };
     const { requests, state } = readInputRequired(method, result);
     if (rounds >= maxRounds) {
