@@ -1,8 +1,9 @@
 /**
  * One connection to a client. It serves both eras: `initialize` starts the handshake era for the
  * connection (revision, client capabilities and log level kept here); a request whose `_meta` carries a
- * protocol version is served statelessly, from what that request says (2026-07-28). Every handler is
- * registered through `handle`, which works out the request's scope and finishes its result for the era.
+ * protocol version is served statelessly, from what that request says (2026-07-28). The handlers are the
+ * server's (`HandlerTable`, shared by every session); the session works out each request's scope and
+ * finishes its result for the era.
  * @module
  */
 import {
@@ -31,14 +32,12 @@ import {
 } from '../protocol/types/lifecycle.js';
 import { isModernRequest } from '../protocol/types/modern.js';
 import type { Principal } from './auth/principal.js';
-import { HandlerTable, type HandleOptions, type HandlerEntry, type ScopedHandler } from './handler-table.js';
+import type { HandlerEntry, HandlerTable } from './handler-table.js';
 import { modernScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
 import type { ClientView } from './tool-context.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
-
-export type { HandleOptions, ScopedHandler } from './handler-table.js';
 
 /** Methods a handshake-era client may send before `initialize`. */
 const BEFORE_INIT = new Set(['initialize', 'ping']);
@@ -142,19 +141,10 @@ export class ServerSession {
   }
 
   /**
-   * Registers a handler for this session only (the server's own handlers are shared by every session;
-   * see `HandlerTable`). It receives the request's scope; in the stateless era its result gets
-   * `resultType`, `serverInfo` and (for cacheable results) the cache hint. A method missing from the
-   * request's era is -32601.
+   * Serves a request with a handler of the server's table (the engine's fallback for every method): its
+   * scope worked out, -32601 for a method missing from the request's era; in the stateless era the result
+   * gets `resultType`, `serverInfo` and (for cacheable results) the cache hint.
    */
-  handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
-    const own = new HandlerTable();
-    own.handle(method, handler, options);
-    const entry = own.get(method)!;
-    this.peer.setRequestHandler(method, (params, ctx) => this.#run(entry, params, ctx));
-  }
-
-  /** Serves a request with a handler of the server's table (the engine's fallback for every method). */
   readonly #dispatch: RequestHandler = (params, ctx) => {
     const handshake = this.#handshake(ctx.method, params);
     if (handshake) return handshake;
