@@ -22,3 +22,12 @@ export type { EventStore, SessionStore, SessionRecord, StoredEvent } from '../..
 // Authentication: the OAuth 2.1 resource server (RFC 9728 metadata, bearer challenges, verifiers).
 export * from './auth/index.js';
 export type { Principal } from '../../server/index.js';
+// The light request/answer types the handler's native path uses (and that verifiers receive).
+export {
+  JsonReply,
+  toResponse,
+  type ClientWatch,
+  type HeaderReader,
+  type HttpRequestLike,
+  type Reply,
+} from './http-exchange.js';
