@@ -2,7 +2,7 @@
  * Options of the Streamable HTTP handler, with their defaults.
  * @module
  */
-import type { EventStore } from '../../stores/event-store.js';
+import { MemoryEventStore, type EventStore } from '../../stores/event-store.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuthOptions } from './auth/http-auth.js';
 import type { OriginGuardOptions } from './origin-guard.js';
@@ -47,6 +47,30 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
    * to the subject that opened it: another subject's requests on it get 404. Default: off (anonymous).
    */
   auth?: HttpAuthOptions;
+}
+
+/** The options with their defaults filled in. */
+export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttpOptions {
+  const stateless = options.stateless ?? false;
+  return {
+    stateless,
+    responseMode: options.responseMode ?? 'sse',
+    eventStore:
+      stateless || options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+    maxSessions: options.maxSessions ?? 10_000,
+    retryMs: options.retryMs ?? 1000,
+    keepAliveMs: options.keepAliveMs ?? 15_000,
+    maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    endpoint: options.endpoint ?? '/mcp',
+    legacySse:
+      options.legacySse === false
+        ? undefined
+        : {
+            ssePath: options.legacySse?.ssePath ?? '/sse',
+            messagesPath: options.legacySse?.messagesPath ?? '/messages',
+          },
+  };
 }
 
 export interface ResolvedHttpOptions {

@@ -15,10 +15,9 @@ import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/js
 import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
-import { MemoryEventStore } from '../../stores/event-store.js';
 import { MemorySessionStore, type SessionStore } from '../../stores/session-store.js';
 import { HttpAuth } from './auth/http-auth.js';
-import type { ResolvedHttpOptions, StreamableHttpOptions } from './http-options.js';
+import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
@@ -51,34 +50,13 @@ export class StreamableHttpHandler {
 
   constructor(server: Server, options: StreamableHttpOptions = {}) {
     this.#server = server;
-    const stateless = options.stateless ?? false;
-    this.#options = {
-      stateless,
-      responseMode: options.responseMode ?? 'sse',
-      eventStore:
-        stateless || options.eventStore === false
-          ? undefined
-          : (options.eventStore ?? new MemoryEventStore()),
-      sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
-      maxSessions: options.maxSessions ?? 10_000,
-      retryMs: options.retryMs ?? 1000,
-      keepAliveMs: options.keepAliveMs ?? 15_000,
-      maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
-      endpoint: options.endpoint ?? '/mcp',
-      legacySse:
-        options.legacySse === false
-          ? undefined
-          : {
-              ssePath: options.legacySse?.ssePath ?? '/sse',
-              messagesPath: options.legacySse?.messagesPath ?? '/messages',
-            },
-    };
+    this.#options = resolveHttpOptions(options);
     this.#guard = new OriginGuard(options);
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
     this.#store = options.sessionStore ?? new MemorySessionStore();
     if (this.#options.legacySse)
       this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options);
-    if (!stateless) {
+    if (!this.#options.stateless) {
       const every = Math.max(1000, Math.min(this.#options.sessionIdleTimeoutMs / 2, 60_000));
       this.#sweeper = setInterval(() => void this.sweep(), every);
       (this.#sweeper as { unref?: () => void }).unref?.();
@@ -172,7 +150,7 @@ export class StreamableHttpHandler {
     if (isReply(read)) return read;
     const body = read.body;
     const batch = Array.isArray(body);
-    const stepUp = batch ? undefined : this.#stepUp(request, body, principal);
+    const stepUp = batch ? undefined : this.#auth?.stepUp(this.#server, request, body, principal);
     if (stepUp) return stepUp;
     const version = request.headers.get('mcp-protocol-version');
     if (!batch) {
@@ -289,22 +267,6 @@ export class StreamableHttpHandler {
     return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${why}`, {
       allow: 'POST',
     });
-  }
-
-  /**
-   * A `tools/call` for a tool the principal lacks scopes for, with authentication on: 403
-   * `insufficient_scope` naming the scopes to ask for (those held and those missing), before anything runs.
-   */
-  #stepUp(request: HttpRequestLike, body: unknown, principal: Principal | undefined): Reply | undefined {
-    if (!this.#auth) return undefined;
-    const item = classify(body);
-    if (item.kind !== 'request' || item.message.method !== 'tools/call') return undefined;
-    const name = item.message.params?.name;
-    const tool = typeof name === 'string' ? this.#server.tools.get(name) : undefined;
-    const refusal = tool && this.#server.access.refusal(principal, tool);
-    if (refusal?.code !== ErrorCode.Forbidden) return undefined;
-    const needed = new Set([...(principal?.scopes ?? []), ...(tool?.access?.scopes ?? [])]);
-    return this.#auth.insufficientScope([...needed], refusal.message, request, principal?.subject);
   }
 
   /** The session a request names, if it exists and belongs to the request's principal (else 404). */

@@ -7,7 +7,9 @@
  */
 import { JsonReply, isReply, type HttpRequestLike, type Reply } from '../http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../../protocol/errors.js';
+import { classify } from '../../../protocol/jsonrpc.js';
 import type { Principal } from '../../../server/auth/principal.js';
+import type { Server } from '../../../server/index.js';
 import { TransportError } from '../../transport-error.js';
 import { jsonResponse, jsonRpcErrorResponse } from '../http-status.js';
 import { bearerChallenge, type BearerError } from './bearer-challenge.js';
@@ -217,6 +219,26 @@ export class HttpAuth {
   #metadataUrl(request: HttpRequestLike | undefined): string | undefined {
     if (this.#options.resource !== undefined) return metadataUrl(this.#options.resource);
     return request === undefined ? undefined : metadataUrl(this.#resource(request));
+  }
+
+  /**
+   * A `tools/call` for a tool `principal` lacks scopes for: 403 `insufficient_scope` naming the scopes to
+   * ask for (those held and those missing), before anything runs; undefined for any other request.
+   */
+  stepUp(
+    server: Server,
+    request: HttpRequestLike,
+    body: unknown,
+    principal: Principal | undefined,
+  ): Reply | undefined {
+    const item = classify(body);
+    if (item.kind !== 'request' || item.message.method !== 'tools/call') return undefined;
+    const name = item.message.params?.name;
+    const tool = typeof name === 'string' ? server.tools.get(name) : undefined;
+    const refusal = tool && server.access.refusal(principal, tool);
+    if (refusal?.code !== ErrorCode.Forbidden) return undefined;
+    const needed = new Set([...(principal?.scopes ?? []), ...(tool?.access?.scopes ?? [])]);
+    return this.insufficientScope([...needed], refusal.message, request, principal?.subject);
   }
 
   /** Reports a refusal to `onRefused` (a listener that throws is ignored). */
