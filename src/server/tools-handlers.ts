@@ -41,57 +41,83 @@ const legacyHosts = new WeakMap<RequestScope, ContextHost>();
  * request without one cannot ask for input.
  */
 export function scopedHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
-  if (scope.era === 'modern' || round) return buildHost(session, scope, round);
+  if (scope.era === 'modern' || round) return new ScopedHost(session, scope, round);
   let host = legacyHosts.get(scope);
-  if (!host) legacyHosts.set(scope, (host = buildHost(session, scope)));
+  if (!host) legacyHosts.set(scope, (host = new ScopedHost(session, scope, undefined)));
   return host;
 }
 
-function buildHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
-  const notify = (method: string, params: JsonObject, relatedRequestId: RequestId) =>
-    session.peer.notify(method, params, { relatedRequestId });
-  return {
-    client: scope.client,
-    principal: scope.principal,
-    async input(method: InputMethod, params: JsonObject | undefined, options: InputOptions) {
-      if (scope.era === 'modern') {
-        if (round) return round.ask(method, params, options.key);
-        throw new ServerError(
-          LocalErrorCode.CapabilityNotSupported,
-          `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available here`,
-        );
-      }
-      const capability = CAPABILITY[method];
-      if (
-        scope.client.capabilities[capability] === undefined ||
-        (capability === 'elicitation' && !scope.profile.features.elicitation)
-      ) {
-        throw new ServerError(
-          LocalErrorCode.CapabilityNotSupported,
-          `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
-        );
-      }
-      const { key: _key, ...requestOptions } = options;
-      return session.peer.request(method, params, requestOptions);
-    },
-    notify,
-    sendProgress: (params: ProgressParams, relatedRequestId: RequestId) =>
-      notify(
-        'notifications/progress',
-        scope.profile.shapeProgress(params) as unknown as JsonObject,
-        relatedRequestId,
-      ),
-    log(level: LoggingLevel, data: unknown, logger: string | undefined, relatedRequestId: RequestId) {
-      // Stateless era: no level in the request means no log messages at all.
-      if (scope.era === 'modern' && scope.logLevel === undefined) return Promise.resolve();
-      if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel))
-        return Promise.resolve();
-      const params: JsonObject = { level, data };
-      if (logger !== undefined) params.logger = logger;
-      return notify('notifications/message', params, relatedRequestId);
-    },
-    closeStream: (relatedRequestId: RequestId) => session.peer.transport?.closeStream?.(relatedRequestId),
-  };
+/** A context host as one object with methods on its prototype (no closures per request). */
+class ScopedHost implements ContextHost {
+  readonly client: ContextHost['client'];
+  readonly principal: ContextHost['principal'];
+  readonly #session: ServerSession;
+  readonly #scope: RequestScope;
+  readonly #round: InputRound | undefined;
+
+  constructor(session: ServerSession, scope: RequestScope, round: InputRound | undefined) {
+    this.client = scope.client;
+    this.principal = scope.principal;
+    this.#session = session;
+    this.#scope = scope;
+    this.#round = round;
+  }
+
+  async input(
+    method: InputMethod,
+    params: JsonObject | undefined,
+    options: InputOptions,
+  ): Promise<JsonObject> {
+    const scope = this.#scope;
+    if (scope.era === 'modern') {
+      if (this.#round) return this.#round.ask(method, params, options.key);
+      throw new ServerError(
+        LocalErrorCode.CapabilityNotSupported,
+        `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available here`,
+      );
+    }
+    const capability = CAPABILITY[method];
+    if (
+      scope.client.capabilities[capability] === undefined ||
+      (capability === 'elicitation' && !scope.profile.features.elicitation)
+    ) {
+      throw new ServerError(
+        LocalErrorCode.CapabilityNotSupported,
+        `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
+      );
+    }
+    const { key: _key, ...requestOptions } = options;
+    return this.#session.peer.request(method, params, requestOptions);
+  }
+
+  notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void> {
+    return this.#session.peer.notify(method, params, { relatedRequestId });
+  }
+
+  sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void> {
+    const shaped = this.#scope.profile.shapeProgress(params) as unknown as JsonObject;
+    return this.notify('notifications/progress', shaped, relatedRequestId);
+  }
+
+  log(
+    level: LoggingLevel,
+    data: unknown,
+    logger: string | undefined,
+    relatedRequestId: RequestId,
+  ): Promise<void> {
+    const scope = this.#scope;
+    // Stateless era: no level in the request means no log messages at all.
+    if (scope.era === 'modern' && scope.logLevel === undefined) return Promise.resolve();
+    if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel))
+      return Promise.resolve();
+    const params: JsonObject = { level, data };
+    if (logger !== undefined) params.logger = logger;
+    return this.notify('notifications/message', params, relatedRequestId);
+  }
+
+  closeStream(relatedRequestId: RequestId): void {
+    this.#session.peer.transport?.closeStream?.(relatedRequestId);
+  }
 }
 
 /**
