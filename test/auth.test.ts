@@ -347,6 +347,12 @@ describe('sessions are bound to the principal that opened them', () => {
         body: JSON.stringify(message),
       });
     expect((await send('mallory')).status).toBe(404);
+    expect(refusals.at(-1)).toMatchObject({
+      status: 404,
+      error: 'session_of_another_subject',
+      subject: 'mallory',
+      path: '/messages',
+    });
     expect((await send('alice')).status).toBe(202);
     await reader.cancel();
   });

@@ -10,6 +10,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { TransportError } from '../transport-error.js';
+import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 import { readJsonBody } from './read-body.js';
@@ -53,14 +54,18 @@ export class LegacySseEndpoints {
     { session: ServerSession; transport: LegacySseTransport; owner: string | undefined }
   >();
 
+  readonly #auth: HttpAuth | undefined;
+
   constructor(
     server: Server,
     paths: { ssePath: string; messagesPath: string },
     options: ResolvedHttpOptions,
+    auth?: HttpAuth,
   ) {
     this.#server = server;
     this.#paths = paths;
     this.#options = options;
+    this.#auth = auth;
   }
 
   /** The path is one of the legacy endpoints. */
@@ -106,6 +111,10 @@ export class LegacySseEndpoints {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
     // Another subject's session is no session for this caller.
+    if (live && live.owner !== principal?.subject) {
+      const why = 'a session id opened by another subject';
+      this.#auth?.refused(request, 404, 'session_of_another_subject', why, principal?.subject);
+    }
     if (!live || live.owner !== principal?.subject)
       return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
     live.session.authenticate(principal);

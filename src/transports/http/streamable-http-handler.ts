@@ -55,7 +55,7 @@ export class StreamableHttpHandler {
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
     this.#store = options.sessionStore ?? new MemorySessionStore();
     if (this.#options.legacySse)
-      this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options);
+      this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options, this.#auth);
     if (!this.#options.stateless) {
       const every = Math.max(1000, Math.min(this.#options.sessionIdleTimeoutMs / 2, 60_000));
       this.#sweeper = setInterval(() => void this.sweep(), every);
