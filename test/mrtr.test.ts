@@ -57,6 +57,19 @@ async function rpc(wire: RawWire, id: number, method: string, params: unknown): 
   return (await wire.call(id, method, params)) as Response;
 }
 
+/** Calls `tool` again with `inputResponses`, carrying the `requestState` of the `previous` answer. */
+function retryWith(
+  wire: RawWire,
+  id: number,
+  tool: string,
+  capabilities: Record<string, unknown>,
+  previous: Response,
+  inputResponses: Record<string, unknown>,
+): Promise<Response> {
+  const requestState = previous.result!.requestState;
+  return rpc(wire, id, 'tools/call', call(tool, capabilities, { inputResponses, requestState }));
+}
+
 interface ServerModule {
   default: (options?: Record<string, unknown>) => {
     connect(transport: unknown): Promise<unknown>;
@@ -99,15 +112,9 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
         _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO },
       },
     });
-    const retry = await rpc(
-      wire,
-      2,
-      'tools/call',
-      call('ask', ELICIT, {
-        inputResponses: { 'elicit-1': { action: 'accept', content: { name: 'Ada' } } },
-        requestState: first.result!.requestState,
-      }),
-    );
+    const retry = await retryWith(wire, 2, 'ask', ELICIT, first, {
+      'elicit-1': { action: 'accept', content: { name: 'Ada' } },
+    });
     expect(retry).toEqual({
       jsonrpc: '2.0',
       id: 2,
@@ -129,15 +136,9 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
       inputRequests: { 'elicit-1': ASK_TOPIC },
     });
 
-    const second = await rpc(
-      wire,
-      2,
-      'tools/call',
-      call('ask_then_sample', caps, {
-        inputResponses: { 'elicit-1': { action: 'accept', content: { topic: 'tides' } } },
-        requestState: first.result!.requestState,
-      }),
-    );
+    const second = await retryWith(wire, 2, 'ask_then_sample', caps, first, {
+      'elicit-1': { action: 'accept', content: { topic: 'tides' } },
+    });
     expect(second.result).toMatchObject({
       resultType: 'input_required',
       inputRequests: {
@@ -153,17 +154,9 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
     expect(Object.keys(second.result!.inputRequests!)).toEqual(['sample-2']);
 
     // Only this round's answer travels in inputResponses; the topic comes back from requestState.
-    const third = await rpc(
-      wire,
-      3,
-      'tools/call',
-      call('ask_then_sample', caps, {
-        inputResponses: {
-          'sample-2': { role: 'assistant', model: 'm', content: { type: 'text', text: 'the moon pulls' } },
-        },
-        requestState: second.result!.requestState,
-      }),
-    );
+    const third = await retryWith(wire, 3, 'ask_then_sample', caps, second, {
+      'sample-2': { role: 'assistant', model: 'm', content: { type: 'text', text: 'the moon pulls' } },
+    });
     expect(third.result).toMatchObject({
       resultType: 'complete',
       content: [{ type: 'text', text: 'tides: the moon pulls' }],
@@ -173,12 +166,7 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
   it('asks again, rather than failing, when the retry leaves a question unanswered', async () => {
     await using wire = new RawWire(FIXTURE);
     const first = await rpc(wire, 1, 'tools/call', call('ask', ELICIT));
-    const again = await rpc(
-      wire,
-      2,
-      'tools/call',
-      call('ask', ELICIT, { inputResponses: {}, requestState: first.result!.requestState }),
-    );
+    const again = await retryWith(wire, 2, 'ask', ELICIT, first, {});
     expect(again.result).toMatchObject({
       resultType: 'input_required',
       inputRequests: { 'elicit-1': ASK_NAME },
@@ -193,18 +181,10 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
       'elicit-1': ASK_TOPIC,
       'roots-2': { method: 'roots/list' },
     });
-    const done = await rpc(
-      wire,
-      2,
-      'tools/call',
-      call('ask_and_roots', caps, {
-        inputResponses: {
-          'elicit-1': { action: 'accept', content: { topic: 'tides' } },
-          'roots-2': { roots: [{ uri: 'file:///sea' }] },
-        },
-        requestState: first.result!.requestState,
-      }),
-    );
+    const done = await retryWith(wire, 2, 'ask_and_roots', caps, first, {
+      'elicit-1': { action: 'accept', content: { topic: 'tides' } },
+      'roots-2': { roots: [{ uri: 'file:///sea' }] },
+    });
     expect(done.result).toMatchObject({ content: [{ type: 'text', text: 'tides in file:///sea' }] });
   });
 
@@ -221,15 +201,9 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
     });
     // The second question of a call needs its own capability, checked when it is asked.
     const first = await rpc(wire, 2, 'tools/call', call('ask_then_sample', ELICIT));
-    const second = await rpc(
-      wire,
-      3,
-      'tools/call',
-      call('ask_then_sample', ELICIT, {
-        inputResponses: { 'elicit-1': { action: 'accept', content: { topic: 'tides' } } },
-        requestState: first.result!.requestState,
-      }),
-    );
+    const second = await retryWith(wire, 3, 'ask_then_sample', ELICIT, first, {
+      'elicit-1': { action: 'accept', content: { topic: 'tides' } },
+    });
     expect(second.error).toEqual({
       code: -32021,
       message: 'Server requires the sampling capability for this request',
@@ -290,15 +264,7 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
   it('refuses a malformed answer with -32602', async () => {
     await using wire = new RawWire(FIXTURE);
     const first = await rpc(wire, 1, 'tools/call', call('ask', ELICIT));
-    const retry = await rpc(
-      wire,
-      2,
-      'tools/call',
-      call('ask', ELICIT, {
-        inputResponses: { 'elicit-1': { action: 'maybe' } },
-        requestState: first.result!.requestState,
-      }),
-    );
+    const retry = await retryWith(wire, 2, 'ask', ELICIT, first, { 'elicit-1': { action: 'maybe' } });
     expect(retry.error).toEqual({
       code: -32602,
       message: 'Invalid params: inputResponses["elicit-1"] is not a valid elicitation/create result',
