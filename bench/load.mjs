@@ -153,24 +153,35 @@ export async function coldStart(command, args, env) {
  * `maxMs` passes. Alternates echo and add (so both the text and the structuredContent paths run).
  */
 export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000, modern = false }) {
+  return measureCalls(peer.pid, { total, workers: inFlight, maxMs }, async (n) => {
+    const response = await peer.request('tools/call', callParams(n, modern));
+    return Boolean(response.result && !response.result.isError);
+  });
+}
+
+/**
+ * Runs `call(n)` for n = 0 … total-1 from `workers` concurrent loops (or until `maxMs` passes), timing
+ * each, and reads the server's CPU around the run. `call` resolves true for a good answer.
+ */
+async function measureCalls(pid, { total, workers, maxMs }, call) {
   const latencies = [];
   let errors = 0;
   let sent = 0;
-  const cpu0 = cpuMicros(peer.pid);
+  const cpu0 = cpuMicros(pid);
   const t0 = performance.now();
   const deadline = t0 + maxMs;
   const worker = async () => {
     while (sent < total && performance.now() < deadline) {
       const n = sent++;
       const start = performance.now();
-      const response = await peer.request('tools/call', callParams(n, modern));
+      const ok = await call(n);
       latencies.push(performance.now() - start);
-      if (!response.result || response.result.isError) errors++;
+      if (!ok) errors++;
     }
   };
-  await Promise.all(Array.from({ length: inFlight }, worker));
+  await Promise.all(Array.from({ length: workers }, worker));
   const elapsed = performance.now() - t0;
-  return summarize(latencies, latencies.length, elapsed, cpuMicros(peer.pid) - cpu0, errors);
+  return summarize(latencies, latencies.length, elapsed, cpuMicros(pid) - cpu0, errors);
 }
 
 /** tools/list following every nextCursor; returns ms per full list (first, median) and the count. */
@@ -301,31 +312,17 @@ export async function httpCalls(
 ) {
   const agent = given ?? new Agent({ keepAlive: true, maxSockets: connections });
   const sessionId = stateful && !modern ? (session ?? (await httpSession(agent, server.url))) : undefined;
-  const latencies = [];
-  let errors = 0;
-  let sent = 0;
-  const cpu0 = cpuMicros(server.pid);
-  const t0 = performance.now();
-  const deadline = t0 + maxMs;
-  const worker = async () => {
-    while (sent < total && performance.now() < deadline) {
-      const n = sent++;
-      const start = performance.now();
-      const res = await post(
-        agent,
-        server.url,
-        { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, modern) },
-        sessionId,
-        modern,
-      );
-      latencies.push(performance.now() - start);
-      const message = res.status === 200 ? responseOf(res.body) : undefined;
-      if (!message?.result || message.result.isError) errors++;
-    }
-  };
-  await Promise.all(Array.from({ length: connections }, worker));
-  const elapsed = performance.now() - t0;
-  const result = summarize(latencies, latencies.length, elapsed, cpuMicros(server.pid) - cpu0, errors);
+  const result = await measureCalls(server.pid, { total, workers: connections, maxMs }, async (n) => {
+    const res = await post(
+      agent,
+      server.url,
+      { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, modern) },
+      sessionId,
+      modern,
+    );
+    const message = res.status === 200 ? responseOf(res.body) : undefined;
+    return Boolean(message?.result && !message.result.isError);
+  });
   if (!given) agent.destroy();
   return result;
 }
