@@ -199,7 +199,8 @@ async function httpPhase(server, mode) {
   const http = await spawnHttp(command, args);
   const load = { stateful: mode.stateful, modern: mode.modern ?? false };
   try {
-    await httpCalls(http, { total: Math.min(500, CONFIG.http), connections: 16, ...load });
+    // Warm up as long as the stdio phases do: a fresh server's JIT is not done after a few hundred calls.
+    await httpCalls(http, { total: CONFIG.warm, connections: 16, ...load });
     for (const connections of CONFIG.conns) {
       recordRun(
         server,
