@@ -109,19 +109,17 @@ export class AccessControl {
   /** The error a refused `tools/call` gets; undefined when the call may go ahead. */
   refusal(principal: Principal | undefined, tool: Entry): ProtocolError | undefined {
     if (tool.access === undefined && !this.#policy) return undefined;
+    // Refused by role or policy: not found. Refused for scopes only, which a client can do something
+    // about (step-up): say which.
+    const permitted = hasRole(principal, tool.access) && (this.#policy?.(principal, tool) ?? true);
+    if (!permitted) return new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${tool.name}`);
     const missing = missingScopes(principal, tool.access);
-    // Scopes are what a client can do something about (step-up): say which. Anything else: not found.
-    if (missing.length > 0 && hasRole(principal, tool.access) && (this.#policy?.(principal, tool) ?? true)) {
-      return new ProtocolError(
-        ErrorCode.Forbidden,
-        `Forbidden: tool ${tool.name} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`,
-        { requiredScopes: [...(tool.access?.scopes ?? [])], missingScopes: missing },
-      );
-    }
-    if (missing.length > 0 || !this.allows(principal, tool)) {
-      return new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${tool.name}`);
-    }
-    return undefined;
+    if (missing.length === 0) return undefined;
+    return new ProtocolError(
+      ErrorCode.Forbidden,
+      `Forbidden: tool ${tool.name} needs the scope${missing.length > 1 ? 's' : ''} ${missing.join(' ')}`,
+      { requiredScopes: [...(tool.access?.scopes ?? [])], missingScopes: missing },
+    );
   }
 
   /** The tools `principal` may see, in registry order, with a key for caching their pages. */
