@@ -111,10 +111,7 @@ export class LegacySseEndpoints {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
     // Another subject's session is no session for this caller.
-    if (live && live.owner !== principal?.subject) {
-      const why = 'a session id opened by another subject';
-      this.#auth?.refused(request, 404, 'session_of_another_subject', why, principal?.subject);
-    }
+    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
     if (!live || live.owner !== principal?.subject)
       return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
     live.session.authenticate(principal);

@@ -275,15 +275,7 @@ export class StreamableHttpHandler {
     if (!id) return bad('Bad Request: the Mcp-Session-Id header is required');
     const live = this.#live.get(id);
     // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
-    if (live && live.owner !== principal?.subject) {
-      this.#auth?.refused(
-        request,
-        404,
-        'session_of_another_subject',
-        'a session id opened by another subject',
-        principal?.subject,
-      );
-    }
+    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
     if (!live || live.owner !== principal?.subject)
       return jsonRpcErrorResponse(
         404,

@@ -241,6 +241,12 @@ export class HttpAuth {
     return this.insufficientScope([...needed], refusal.message, request, principal?.subject);
   }
 
+  /** Reports a session id used by a subject other than the one that opened it (answered 404). */
+  foreignSession(request: HttpRequestLike, principal: Principal | undefined): void {
+    const why = 'a session id opened by another subject';
+    this.refused(request, 404, 'session_of_another_subject', why, principal?.subject);
+  }
+
   /** Reports a refusal to `onRefused` (a listener that throws is ignored). */
   refused(
     request: HttpRequestLike,
