@@ -6,7 +6,7 @@
 //   node bench/load.mjs stdio -- node bin/toolwire.mjs serve bench/fixture-server.mjs
 //   node bench/load.mjs http  -- node bench/sdk-v1-server.mjs --http --port 0 --json
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -29,8 +29,37 @@ const ECHO_ARGS = { text: 'hello, benchmark' };
 
 // ---------------------------------------------------------------- /proc of the server process
 
-/** utime + stime of a process, in microseconds (all its threads). */
+/**
+ * CPU time of a process in microseconds, all its threads: the scheduler's run time from
+ * `/proc/<pid>/task/<tid>/schedstat` (nanoseconds, brought up to date at every context switch — a
+ * server that waits for I/O switches all the time), or utime + stime from `/proc/<pid>/stat` (10 ms
+ * ticks: ±10 ms on every reading) where the kernel keeps no schedstat.
+ */
 export function cpuMicros(pid) {
+  const scheduled = schedstatMicros(pid);
+  return scheduled > 0 ? scheduled : tickMicros(pid);
+}
+
+function schedstatMicros(pid) {
+  let ns = 0;
+  let tasks;
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  for (const tid of tasks) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return ns / 1000;
+}
+
+/** utime + stime in microseconds (all threads), at the kernel's tick resolution. */
+export function tickMicros(pid) {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // fields[0] is field 3 (state); utime is field 14, stime field 15
@@ -328,11 +357,12 @@ export async function httpCalls(
 }
 
 /**
- * Opens `count` initialize sessions (16 at a time), then `count` more; returns the RSS delta in MB per
- * 1000 for the first batch (which includes the heap growing to its working size) and for the second
- * (what each further session costs).
+ * Opens `count` initialize sessions (16 at a time), then `more` batches of `count`; returns the RSS
+ * delta in MB per 1000 sessions for the first batch (which includes the heap growing to its working
+ * size) and over the later batches together (what each further session costs; several batches, so one
+ * garbage collection more or less at a reading moves the figure less).
  */
-export async function rssPerSessions(server, count) {
+export async function rssPerSessions(server, count, more = 3) {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const openSessions = async () => {
     let opened = 0;
@@ -350,15 +380,16 @@ export async function rssPerSessions(server, count) {
   await sleep(300);
   const before = rssKb(server.pid);
   const middle = await openSessions();
-  const after = await openSessions();
+  let after = middle;
+  for (let i = 0; i < more; i++) after = await openSessions();
   agent.destroy();
-  const per1000 = (kb) => (kb / 1024) * (1000 / count);
+  const per1000 = (kb, sessions) => (kb / 1024) * (1000 / sessions);
   return {
-    sessions: 2 * count,
+    sessions: (1 + more) * count,
     rssBeforeMb: before / 1024,
     rssAfterMb: after / 1024,
-    mbPer1000: per1000(middle - before),
-    nextMbPer1000: per1000(after - middle),
+    mbPer1000: per1000(middle - before, count),
+    nextMbPer1000: per1000(after - middle, more * count),
   };
 }
 

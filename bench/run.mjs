@@ -40,7 +40,8 @@ const MODE = flags.quick ? 'quick' : flags.full ? 'full' : 'normal';
 const CONFIG = {
   quick: {
     reps: 3,
-    warm: 1000,
+    warm: 5000,
+    httpWarm: 1000,
     seq: 800,
     pipe: 4000,
     http: 500,
@@ -52,10 +53,11 @@ const CONFIG = {
   },
   normal: {
     reps: 5,
-    warm: 2000,
+    warm: 40_000,
+    httpWarm: 6000,
     seq: 2000,
-    pipe: 12000,
-    http: 1500,
+    pipe: 20_000,
+    http: 2000,
     conns: [1, 16, 64],
     sse: true,
     lists: 10,
@@ -64,10 +66,11 @@ const CONFIG = {
   },
   full: {
     reps: 5,
-    warm: 3000,
+    warm: 60_000,
+    httpWarm: 10_000,
     seq: 5000,
-    pipe: 30000,
-    http: 3000,
+    pipe: 50_000,
+    http: 5000,
     conns: [1, 16, 64],
     sse: true,
     lists: 20,
@@ -199,8 +202,9 @@ async function httpPhase(server, mode) {
   const http = await spawnHttp(command, args);
   const load = { stateful: mode.stateful, modern: mode.modern ?? false };
   try {
-    // Warm up as long as the stdio phases do: a fresh server's JIT is not done after a few hundred calls.
-    await httpCalls(http, { total: CONFIG.warm, connections: 16, ...load });
+    // A fresh server's JIT and heap take thousands of calls to settle (toolwire's CPU per call halves
+    // between calls 2,000 and 6,000, the SDK's too): warm up that long, but at most 5 s for slow servers.
+    await httpCalls(http, { total: CONFIG.httpWarm, connections: 16, maxMs: 5000, ...load });
     for (const connections of CONFIG.conns) {
       recordRun(
         server,
@@ -344,7 +348,7 @@ ROWS.push(
   { key: 'sessionsRss', label: 'RSS per 1000 HTTP sessions (the first 1000), MB', better: 'lower' },
   {
     key: 'sessionsNextRss',
-    label: 'RSS per 1000 HTTP sessions (the next 1000, after warm-up), MB',
+    label: 'RSS per 1000 HTTP sessions (the next 3000, after warm-up), MB',
     better: 'lower',
     target: { abs: 15 },
   },
@@ -429,7 +433,9 @@ Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@mode
 pipes / node:http keep-alive), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. The 2026-07-28 rows
 (\`modern\`: no initialize, \`_meta\` on every request, \`Mcp-Method\`/\`Mcp-Name\` headers on HTTP) compare
 toolwire with SDK 2.x only: SDK 1.x does not speak that revision. Server CPU is
-utime+stime of the server process from /proc (10 ms ticks). Counts: ${JSON.stringify(CONFIG)}.
+the run time of all the server's threads from /proc/<pid>/task/*/schedstat (ns), after a warm-up of
+${CONFIG.warm} stdio / ${CONFIG.httpWarm} HTTP calls per server (a fresh server's CPU per call takes that
+long to settle). Counts: ${JSON.stringify(CONFIG)}.
 The load generator shares the 2 cores with the server, so calls/s are bounded by both; CPU µs/call is the
 server's own cost.
 
