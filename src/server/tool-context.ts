@@ -24,7 +24,7 @@ import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
 import type { SignalSource } from './linked-signal.js';
 import { ServerError } from './server-error.js';
-import { traceContext } from './trace-context.js';
+import { traceContext, type TraceContext } from './trace-context.js';
 
 /** Options of `elicit`, `sample` and `listRoots`. */
 export interface InputOptions extends RequestOptions {
@@ -59,9 +59,9 @@ export interface ToolContext {
   /** W3C `tracestate` from the request's `_meta` (only alongside a valid `traceparent`). */
   readonly tracestate: string | undefined;
   /** Reports progress when the caller asked for it (a no-op otherwise). Values must increase. */
-  progress(progress: number, total?: number, message?: string): Promise<void>;
+  readonly progress: (progress: number, total?: number, message?: string) => Promise<void>;
   /** Sends `notifications/message`, honouring the level the client set. */
-  log(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  readonly log: (level: LoggingLevel, data: unknown, logger?: string) => Promise<void>;
   /**
    * Asks the user for input through the client (needs the client's `elicitation` capability).
    *
@@ -72,17 +72,17 @@ export interface ToolContext {
    * question runs once per round; keep it free of side effects, or make them idempotent. A client that
    * did not declare the capability gets -32021 (stateless era) or an `isError` result (handshake era).
    */
-  elicit(params: ElicitParams, options?: InputOptions): Promise<ElicitResult>;
+  readonly elicit: (params: ElicitParams, options?: InputOptions) => Promise<ElicitResult>;
   /** Asks the client's model for a completion (needs the client's `sampling` capability); both eras as `elicit`. */
-  sample(params: CreateMessageParams, options?: InputOptions): Promise<CreateMessageResult>;
+  readonly sample: (params: CreateMessageParams, options?: InputOptions) => Promise<CreateMessageResult>;
   /** Lists the client's roots (needs the client's `roots` capability); both eras as `elicit`. */
-  listRoots(options?: InputOptions): Promise<ListRootsResult>;
+  readonly listRoots: (options?: InputOptions) => Promise<ListRootsResult>;
   /**
    * Ends this call's HTTP response stream now without ending the call (2025-11-25 SSE polling): the
    * client reconnects with `Last-Event-ID` and receives the rest. A no-op on stdio, in JSON mode and
    * without an event store.
    */
-  closeSSEStream(): void;
+  readonly closeSSEStream: () => void;
   /**
    * 2026-07-28, the tasks extension: turns this call into a task, for a tool declared with
    * `task: { support, start: 'handler' }` (input asked before this went through multi round-trip
@@ -91,7 +91,7 @@ export interface ToolContext {
    * (the same one on a second call), or undefined when the call cannot become a task (the client did
    * not declare the extension, the handshake era, a tool not declared for tasks).
    */
-  startTask(): Promise<string | undefined>;
+  readonly startTask: () => Promise<string | undefined>;
 }
 
 /** What a session provides to build contexts. */
@@ -142,13 +142,10 @@ export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
   return ctx instanceof HostedContext ? ctx.source : ctx.signal;
 }
 
-/** What a context tells about its request. */
-export type ContextFacts = Pick<
-  ToolContext,
-  'requestId' | 'meta' | 'client' | 'principal' | 'traceparent' | 'tracestate'
->;
+/** What a context tells about its request, besides its trace context (read from `meta`). */
+export type ContextFacts = Pick<ToolContext, 'requestId' | 'meta' | 'client' | 'principal'>;
 
-/** What a context does: arrow functions, so a handler may destructure them. */
+/** What a context does: a handler may destructure them (`async (args, { progress }) => …`). */
 export type ContextMethods = Pick<
   ToolContext,
   'progress' | 'log' | 'elicit' | 'sample' | 'listRoots' | 'closeSSEStream' | 'startTask'
@@ -156,105 +153,132 @@ export type ContextMethods = Pick<
 
 /**
  * The handler contexts' common shape: a class, because accessors (`signal`) on object literals take V8's
- * slow path, and a call builds two contexts (the request's, and the tool-call chain's around it).
+ * slow path, and a call builds two contexts (the request's, and the tool-call chain's around it). The
+ * methods live on the prototype and are bound on first read, so a handler may still destructure them
+ * while a call that never uses one (nearly all) creates no closure for it; the trace context is parsed
+ * when read.
  */
 export abstract class ContextBase implements ToolContext {
   readonly requestId: RequestId;
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
   readonly principal: Principal | undefined;
-  readonly traceparent: string | undefined;
-  readonly tracestate: string | undefined;
-  readonly progress: ContextMethods['progress'];
-  readonly log: ContextMethods['log'];
-  readonly elicit: ContextMethods['elicit'];
-  readonly sample: ContextMethods['sample'];
-  readonly listRoots: ContextMethods['listRoots'];
-  readonly closeSSEStream: ContextMethods['closeSSEStream'];
-  readonly startTask: ContextMethods['startTask'];
+  #trace: TraceContext | undefined;
+  #bound: { -readonly [K in keyof ContextMethods]?: ContextMethods[K] } | undefined;
 
-  constructor(facts: ContextFacts, methods: ContextMethods) {
+  constructor(facts: ContextFacts) {
     this.requestId = facts.requestId;
     this.meta = facts.meta;
     this.client = facts.client;
     this.principal = facts.principal;
-    this.traceparent = facts.traceparent;
-    this.tracestate = facts.tracestate;
-    this.progress = methods.progress;
-    this.log = methods.log;
-    this.elicit = methods.elicit;
-    this.sample = methods.sample;
-    this.listRoots = methods.listRoots;
-    this.closeSSEStream = methods.closeSSEStream;
-    this.startTask = methods.startTask;
   }
 
   abstract get signal(): AbortSignal;
+  protected abstract doProgress(progress: number, total?: number, message?: string): Promise<void>;
+  protected abstract doLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
+  protected abstract ask<T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T>;
+  protected abstract doCloseSSEStream(): void;
+  protected abstract doStartTask(): Promise<string | undefined>;
+
+  get traceparent(): string | undefined {
+    return (this.#trace ??= traceContext(this.meta)).traceparent;
+  }
+
+  get tracestate(): string | undefined {
+    return (this.#trace ??= traceContext(this.meta)).tracestate;
+  }
+
+  get progress(): ContextMethods['progress'] {
+    return ((this.#bound ??= {}).progress ??= (progress, total, message) =>
+      this.doProgress(progress, total, message));
+  }
+
+  get log(): ContextMethods['log'] {
+    return ((this.#bound ??= {}).log ??= (level, data, logger) => this.doLog(level, data, logger));
+  }
+
+  get elicit(): ContextMethods['elicit'] {
+    return ((this.#bound ??= {}).elicit ??= (params, options) =>
+      this.ask<ElicitResult>('elicitation/create', params, options));
+  }
+
+  get sample(): ContextMethods['sample'] {
+    return ((this.#bound ??= {}).sample ??= (params, options) =>
+      this.ask<CreateMessageResult>('sampling/createMessage', params, options));
+  }
+
+  get listRoots(): ContextMethods['listRoots'] {
+    return ((this.#bound ??= {}).listRoots ??= (options) =>
+      this.ask<ListRootsResult>('roots/list', undefined, options));
+  }
+
+  get closeSSEStream(): ContextMethods['closeSSEStream'] {
+    return ((this.#bound ??= {}).closeSSEStream ??= () => this.doCloseSSEStream());
+  }
+
+  get startTask(): ContextMethods['startTask'] {
+    return ((this.#bound ??= {}).startTask ??= () => this.doStartTask());
+  }
 }
 
 /** The context of a request on a host: sends through the host, honours the request's cancellation. */
 class HostedContext extends ContextBase {
   /** Where the signal comes from: read lazily (the engine creates it on first use). */
   readonly source: CallRequest;
+  readonly #host: ContextHost;
+  #lastProgress = -Infinity;
 
   constructor(host: ContextHost, request: CallRequest) {
-    const { id: requestId, meta } = request;
-    const token = meta?.progressToken;
-    const progressToken = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    let lastProgress = -Infinity;
-    const ask = async <T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> => {
-      const result = await host.input(method, params as JsonObject | undefined, {
-        signal: request.signal,
-        ...options,
-        relatedRequestId: requestId,
-      });
-      return result as unknown as T;
-    };
-    const trace = traceContext(meta);
-    super(
-      {
-        requestId,
-        meta,
-        client: host.client,
-        principal: host.principal,
-        traceparent: trace.traceparent,
-        tracestate: trace.tracestate,
-      },
-      {
-        async progress(progress, total, message) {
-          if (progressToken === undefined) return;
-          if (!(progress > lastProgress)) {
-            throw new ServerError(
-              LocalErrorCode.InvalidProgress,
-              `Progress must increase with each notification (got ${progress} after ${lastProgress})`,
-            );
-          }
-          lastProgress = progress;
-          if (request.aborted) return;
-          const params: ProgressParams = { progressToken, progress };
-          if (total !== undefined) params.total = total;
-          if (message !== undefined) params.message = message;
-          await host.sendProgress(params, requestId);
-        },
-        async log(level, data, logger) {
-          if (request.aborted) return;
-          await host.log(level, data, logger, requestId);
-        },
-        elicit: (params, options) => ask<ElicitResult>('elicitation/create', params, options),
-        sample: (params, options) => ask<CreateMessageResult>('sampling/createMessage', params, options),
-        listRoots: (options) => ask<ListRootsResult>('roots/list', undefined, options),
-        closeSSEStream: () => host.closeStream(requestId),
-        startTask: () => host.startTask?.() ?? Promise.resolve(undefined),
-      },
-    );
+    super({ requestId: request.id, meta: request.meta, client: host.client, principal: host.principal });
     this.source = request;
+    this.#host = host;
   }
 
   get signal(): AbortSignal {
     return this.source.signal;
   }
+
+  protected async doProgress(progress: number, total?: number, message?: string): Promise<void> {
+    const token = this.meta?.progressToken;
+    if (typeof token !== 'string' && typeof token !== 'number') return;
+    if (!(progress > this.#lastProgress)) {
+      throw new ServerError(
+        LocalErrorCode.InvalidProgress,
+        `Progress must increase with each notification (got ${progress} after ${this.#lastProgress})`,
+      );
+    }
+    this.#lastProgress = progress;
+    if (this.source.aborted) return;
+    const params: ProgressParams = { progressToken: token, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined) params.message = message;
+    await this.#host.sendProgress(params, this.requestId);
+  }
+
+  protected async doLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    if (this.source.aborted) return;
+    await this.#host.log(level, data, logger, this.requestId);
+  }
+
+  protected async ask<T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> {
+    const result = await this.#host.input(method, params as JsonObject | undefined, {
+      signal: this.source.signal,
+      ...options,
+      relatedRequestId: this.requestId,
+    });
+    return result as unknown as T;
+  }
+
+  protected doCloseSSEStream(): void {
+    this.#host.closeStream(this.requestId);
+  }
+
+  protected doStartTask(): Promise<string | undefined> {
+    return this.#host.startTask?.() ?? Promise.resolve(undefined);
+  }
 }
 
+/** A handler context that sends through `host` and follows `request`'s cancellation. */
 export function createToolContext(host: ContextHost, request: CallRequest): ToolContext {
   return new HostedContext(host, request);
 }

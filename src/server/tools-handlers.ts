@@ -125,7 +125,7 @@ class ScopedHost implements ContextHost {
  * inside a multi round-trip attempt: when it asks for input the client has not given, the result is an
  * `InputRequiredResult` (tools/call, prompts/get and resources/read may do this).
  */
-export async function withInput<T>(
+export function withInput<T>(
   session: ServerSession,
   scope: RequestScope,
   params: JsonObject,
@@ -133,7 +133,19 @@ export async function withInput<T>(
   request: CallRequest,
   work: (context: ToolContext) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
+  // Not async: the handshake era's promise is the work's own (an async wrapper costs microtask hops).
   if (scope.era === 'legacy') return work(createToolContext(scopedHost(session, scope), request));
+  return inRound(session, scope, params, method, request, work);
+}
+
+async function inRound<T>(
+  session: ServerSession,
+  scope: RequestScope,
+  params: JsonObject,
+  method: 'tools/call' | 'prompts/get' | 'resources/read',
+  request: CallRequest,
+  work: (context: ToolContext) => Promise<T>,
+): Promise<T | InputRequiredResult> {
   const round = await InputRound.open({
     method,
     params,

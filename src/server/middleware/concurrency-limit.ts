@@ -8,6 +8,7 @@
  */
 import { ServerError } from '../server-error.js';
 import { LocalErrorCode } from '../../protocol/errors.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 import { rateLimitedError } from './rate-limit.js';
 
@@ -99,14 +100,17 @@ export function concurrencyLimit(options: ConcurrencyOptions = {}): ToolMiddlewa
     });
   };
 
-  return async (call, next) => {
-    const cap = call.tool.limits.maxConcurrency ?? perTool;
-    if (cap === undefined) return next();
+  const limited = async (call: ToolCall, next: () => Promise<CallToolResult>, cap: number) => {
     await acquire(call, cap);
     try {
       return await next();
     } finally {
       void call.done.then(() => release(call.tool.name));
     }
+  };
+  // Not async for uncapped tools (nearly all): their call is the rest of the chain's promise as is.
+  return (call, next) => {
+    const cap = call.tool.limits.maxConcurrency ?? perTool;
+    return cap === undefined ? next() : limited(call, next, cap);
   };
 }

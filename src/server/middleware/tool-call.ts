@@ -9,7 +9,10 @@ import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
-import { ContextBase, signalSourceOf, type ToolContext } from '../tool-context.js';
+import type { CreateMessageParams, ElicitParams } from '../../protocol/types/client-features.js';
+import type { LoggingLevel } from '../../protocol/types/lifecycle.js';
+import type { InputMethod } from '../input-required/input-requests.js';
+import { ContextBase, signalSourceOf, type InputOptions, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
 
@@ -133,27 +136,46 @@ class ChainedCall implements ToolCall {
  * late progress and log messages are dropped; time spent waiting for input is tracked.
  */
 class ChainedContext extends ContextBase {
+  readonly #ctx: ToolContext;
   readonly #state: CallState;
 
   constructor(ctx: ToolContext, state: CallState) {
-    const { linked } = state;
-    super(ctx, {
-      progress: (progress, total, message) =>
-        linked.aborted ? Promise.resolve() : ctx.progress(progress, total, message),
-      log: (level, data, logger) => (linked.aborted ? Promise.resolve() : ctx.log(level, data, logger)),
-      elicit: (params, options) =>
-        state.track(() => ctx.elicit(params, { signal: linked.signal, ...options })),
-      sample: (params, options) =>
-        state.track(() => ctx.sample(params, { signal: linked.signal, ...options })),
-      listRoots: (options) => state.track(() => ctx.listRoots({ signal: linked.signal, ...options })),
-      closeSSEStream: () => ctx.closeSSEStream(),
-      startTask: () => ctx.startTask(),
-    });
+    super(ctx);
+    this.#ctx = ctx;
     this.#state = state;
   }
 
   get signal(): AbortSignal {
     return this.#state.linked.signal;
+  }
+
+  protected doProgress(progress: number, total?: number, message?: string): Promise<void> {
+    return this.#state.linked.aborted ? Promise.resolve() : this.#ctx.progress(progress, total, message);
+  }
+
+  protected doLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
+    return this.#state.linked.aborted ? Promise.resolve() : this.#ctx.log(level, data, logger);
+  }
+
+  protected ask<T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T> {
+    const ctx = this.#ctx;
+    const asked = { signal: this.#state.linked.signal, ...options };
+    return this.#state.track(
+      () =>
+        (method === 'elicitation/create'
+          ? ctx.elicit(params as ElicitParams, asked)
+          : method === 'sampling/createMessage'
+            ? ctx.sample(params as CreateMessageParams, asked)
+            : ctx.listRoots(asked)) as Promise<unknown> as Promise<T>,
+    );
+  }
+
+  protected doCloseSSEStream(): void {
+    this.#ctx.closeSSEStream();
+  }
+
+  protected doStartTask(): Promise<string | undefined> {
+    return this.#ctx.startTask();
   }
 }
 
