@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SECRET_PATTERNS, SECRET_KEY, globalPatterns, redactJson, redactText } from './redact.js';
+import {
+  DEFAULT_SECRET_PATTERNS,
+  Redactor,
+  SECRET_KEY,
+  globalPatterns,
+  redactJson,
+  redactText,
+} from './redact.js';
 
 const redact = (text: string) => redactText(text, DEFAULT_SECRET_PATTERNS);
 
@@ -56,5 +63,58 @@ describe('secret redaction', () => {
 
   it('matches custom patterns globally even without the g flag', () => {
     expect(redactText('id-1 id-2', globalPatterns([/id-\d/]))).toBe('[REDACTED] [REDACTED]');
+  });
+});
+
+describe('Redactor (patterns compiled once, screened together)', () => {
+  const samples = [
+    'key AKIAIOSFODNN7EXAMPLE here',
+    'Authorization: Bearer abc123def456ghi and api_key=abcdef123',
+    'DB_PASSWORD="hunter2-hunter2"',
+    'PASSWORD: hunter2-hunter2',
+    'the secretary: Jane Smith',
+    'plain text with no secrets',
+    'aa-aa xyzzy-xyzzy tag=ID-9',
+  ];
+  const custom = [
+    /(\w{2})-\1/, // a backreference: cannot share an alternation
+    /(?<word>xyzzy)-\k<word>/g, // a named group
+    /id-\d/i, // other flags
+    ...DEFAULT_SECRET_PATTERNS,
+  ];
+
+  it.each(samples)('redacts %j exactly as redactText does', (input) => {
+    const redactor = new Redactor(custom);
+    expect(redactor.text(input)).toBe(redactText(input, globalPatterns(custom)));
+    expect(new Redactor(DEFAULT_SECRET_PATTERNS).text(input)).toBe(redact(input));
+  });
+
+  it('finds what each kind of pattern matches', () => {
+    const redactor = new Redactor(custom);
+    expect(redactor.text('aa-aa')).toBe('[REDACTED]');
+    expect(redactor.text('xyzzy-xyzzy')).toBe('[REDACTED]');
+    expect(redactor.text('ID-9')).toBe('[REDACTED]');
+    expect(redactor.matches('ab-cd')).toBe(false);
+  });
+
+  it('copies only what it changes in JSON, and keeps a __proto__ key an own property', () => {
+    const redactor = new Redactor(DEFAULT_SECRET_PATTERNS);
+    const clean = { a: ['x', { b: 1 }], c: 'plain' };
+    expect(redactor.json(clean)).toBe(clean);
+    const value = JSON.parse(
+      '{"keep":{"n":1},"list":["ok","token=abcdef123"],"__proto__":"AKIAIOSFODNN7EXAMPLE"}',
+    );
+    const out = redactor.json(value) as Record<string, unknown>;
+    expect(out).not.toBe(value);
+    expect(out.keep).toBe(value.keep);
+    expect(out.list).toEqual(['ok', 'token=[REDACTED]']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(out, '__proto__')?.value).toBe('[REDACTED]');
+    expect(value.list[1]).toBe('token=abcdef123');
+  });
+
+  it('does nothing without patterns', () => {
+    expect(new Redactor([]).active).toBe(false);
+    expect(new Redactor([]).text('AKIAIOSFODNN7EXAMPLE')).toBe('AKIAIOSFODNN7EXAMPLE');
   });
 });

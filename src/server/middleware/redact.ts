@@ -81,3 +81,94 @@ export function redactJson(value: unknown, patterns: readonly RegExp[], secretKe
   }
   return value;
 }
+
+/**
+ * Patterns that may sit in one alternation with others: no backreferences (their numbers would shift)
+ * and no named groups (two patterns may use the same name).
+ */
+function combinable(pattern: RegExp): boolean {
+  return !/\\[1-9]|\\k<|\(\?<(?![=!])/.test(pattern.source);
+}
+
+/**
+ * Screens for `patterns`: one alternation per set of flags (so a text none of them matches costs a test
+ * or two, not one scan per pattern), patterns that cannot share one kept apart.
+ */
+function screensFor(patterns: readonly RegExp[]): RegExp[] {
+  const groups = new Map<string, string[]>();
+  const screens: RegExp[] = [];
+  for (const pattern of patterns) {
+    const flags = pattern.flags.replace(/[gy]/g, '');
+    if (!combinable(pattern)) screens.push(new RegExp(pattern.source, flags));
+    else groups.set(flags, [...(groups.get(flags) ?? []), pattern.source]);
+  }
+  for (const [flags, sources] of groups) {
+    try {
+      screens.push(new RegExp(sources.map((source) => `(?:${source})`).join('|'), flags));
+    } catch {
+      for (const source of sources) screens.push(new RegExp(source, flags));
+    }
+  }
+  return screens;
+}
+
+/**
+ * Redaction compiled once for a list of patterns. A text none of them matches is returned as is after
+ * one screening test per set of flags; one that some pattern matches is redacted exactly as
+ * {@link redactText} does (each pattern in turn). {@link Redactor.json} copies only what it changes.
+ */
+export class Redactor {
+  readonly patterns: readonly RegExp[];
+  readonly #screens: readonly RegExp[];
+
+  constructor(patterns: readonly RegExp[]) {
+    this.patterns = globalPatterns(patterns);
+    this.#screens = screensFor(this.patterns);
+  }
+
+  /** Whether there is anything to redact with. */
+  get active(): boolean {
+    return this.patterns.length > 0;
+  }
+
+  /** Whether some pattern matches `text`. */
+  matches(text: string): boolean {
+    for (const screen of this.#screens) if (screen.test(text)) return true;
+    return false;
+  }
+
+  /** `text` with every match replaced by `[REDACTED]` (the same string when nothing matched). */
+  text(text: string): string {
+    return this.matches(text) ? redactText(text, this.patterns) : text;
+  }
+
+  /** A JSON value with every string redacted; the value itself (or a part of it) where nothing changed. */
+  json(value: unknown): unknown {
+    if (typeof value === 'string') return this.text(value);
+    if (Array.isArray(value)) {
+      let out: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        const redacted = this.json(item);
+        if (redacted !== item) (out ??= value.slice())[i] = redacted;
+      }
+      return out ?? value;
+    }
+    if (typeof value === 'object' && value !== null) {
+      let out: Record<string, unknown> | undefined;
+      for (const [key, item] of Object.entries(value)) {
+        const redacted = this.json(item);
+        // defineProperty: a `__proto__` key of parsed JSON is an own property, not the prototype.
+        if (redacted !== item)
+          Object.defineProperty((out ??= { ...value }), key, {
+            value: redacted,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+      }
+      return out ?? value;
+    }
+    return value;
+  }
+}

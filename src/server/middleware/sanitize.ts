@@ -16,7 +16,7 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
 import type { ToolMiddleware } from './middleware.js';
-import { DEFAULT_SECRET_PATTERNS, globalPatterns, redactJson, redactText } from './redact.js';
+import { DEFAULT_SECRET_PATTERNS, Redactor } from './redact.js';
 import { measure, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
 
 export interface SanitizeOptions {
@@ -49,25 +49,35 @@ export function markUntrusted(text: string, tool: string, id: string = randomId(
   );
 }
 
-function checkMediaBlocks(content: readonly ContentBlock[]): { content: ContentBlock[]; replaced: number } {
-  let replaced = 0;
-  const out = content.map((block): ContentBlock => {
-    if (block.type !== 'image' && block.type !== 'audio') return block;
-    const why = mediaMismatch(String(block.data), String(block.mimeType));
-    if (why === undefined) return block;
-    replaced += 1;
-    return { type: 'text', text: `[${block.type} removed: declared as ${block.mimeType}, but ${why}]` };
-  });
-  return { content: out, replaced };
+/** `blocks` with `change` applied to each; the array itself when no block changed. */
+function mapBlocks(
+  blocks: readonly ContentBlock[],
+  change: (block: ContentBlock) => ContentBlock,
+): readonly ContentBlock[] {
+  let out: ContentBlock[] | undefined;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    const changed = change(block);
+    if (changed !== block) (out ??= blocks.slice())[i] = changed;
+  }
+  return out ?? blocks;
 }
 
-function redactBlock(block: ContentBlock, patterns: readonly RegExp[]): ContentBlock {
+/** An image or audio block whose data does not match its MIME type, as a text note (else the block). */
+function checkedMedia(block: ContentBlock): ContentBlock {
+  if (block.type !== 'image' && block.type !== 'audio') return block;
+  const why = mediaMismatch(String(block.data), String(block.mimeType));
+  if (why === undefined) return block;
+  return { type: 'text', text: `[${block.type} removed: declared as ${block.mimeType}, but ${why}]` };
+}
+
+function redactBlock(block: ContentBlock, redactor: Redactor): ContentBlock {
   if (block.type === 'text' && typeof block.text === 'string') {
-    const text = redactText(block.text, patterns);
+    const text = redactor.text(block.text);
     return text === block.text ? block : { ...block, text };
   }
   if (block.type === 'resource' && 'text' in block.resource && typeof block.resource.text === 'string') {
-    const text = redactText(block.resource.text, patterns);
+    const text = redactor.text(block.resource.text);
     return text === block.resource.text ? block : { ...block, resource: { ...block.resource, text } };
   }
   return block;
@@ -79,34 +89,42 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
     maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
   };
   const refuse = options.oversize === 'refuse';
-  const patterns = options.redact === false ? [] : globalPatterns(options.redact ?? DEFAULT_SECRET_PATTERNS);
+  const redactor = new Redactor(options.redact === false ? [] : (options.redact ?? DEFAULT_SECRET_PATTERNS));
   const checkMedia = options.checkMedia ?? true;
+  const redactBlocks = (block: ContentBlock) => redactBlock(block, redactor);
 
   return async (call, next) => {
     const result = await next();
     const name = call.tool.name;
-    const out: CallToolResult = { ...result, content: Array.isArray(result.content) ? result.content : [] };
+    // Nothing is copied unless something changes: most results pass as they came.
+    let content: readonly ContentBlock[] = Array.isArray(result.content) ? result.content : [];
+    let isError = result.isError;
+    let structured = result.structuredContent;
 
     if (checkMedia) {
-      const { content, replaced } = checkMediaBlocks(out.content);
-      out.content = content;
-      if (replaced > 0 && replaced === content.length) out.isError = true;
+      const checked = mapBlocks(content, checkedMedia);
+      if (checked !== content) {
+        const replaced = checked.filter((block, i) => block !== content[i]).length;
+        if (replaced === checked.length) isError = true;
+        content = checked;
+      }
     }
 
-    if (patterns.length > 0) {
-      out.content = out.content.map((block) => redactBlock(block, patterns));
-      if (out.structuredContent !== undefined)
-        out.structuredContent = redactJson(out.structuredContent, patterns);
+    if (redactor.active) {
+      content = mapBlocks(content, redactBlocks);
+      if (structured !== undefined) structured = redactor.json(structured) as typeof structured;
     }
 
-    if (out.structuredContent !== undefined) {
-      const bytes = utf8Length(JSON.stringify(out.structuredContent) ?? '');
+    if (structured !== undefined) {
+      const json = JSON.stringify(structured) ?? '';
+      // UTF-8 takes at most 3 bytes per UTF-16 unit: short JSON needs no count.
+      const bytes = json.length * 3 <= caps.maxTextBytes ? 0 : utf8Length(json);
       if (bytes > caps.maxTextBytes)
         return toolError(
           `Tool ${name} returned ${bytes} bytes of structured content, over the ${caps.maxTextBytes}-byte limit`,
         );
     }
-    const size = measure(out.content);
+    const size = measure(content);
     if (size.text > caps.maxTextBytes || size.binary > caps.maxBinaryBytes) {
       if (refuse) {
         const [kind, bytes, cap] =
@@ -115,15 +133,20 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
             : ['binary data', size.binary, caps.maxBinaryBytes];
         return toolError(`Tool ${name} returned ${bytes} bytes of ${kind}, over the ${cap}-byte limit`);
       }
-      out.content = truncateContent(out.content, caps);
+      content = truncateContent(content, caps);
     }
 
     if (call.tool.limits.untrustedOutput) {
       const id = randomId();
-      out.content = out.content.map((block) =>
+      content = content.map((block) =>
         block.type === 'text' ? { ...block, text: markUntrusted(block.text, name, id) } : block,
       );
     }
+    if (content === result.content && structured === result.structuredContent && isError === result.isError)
+      return result;
+    const out: CallToolResult = { ...result, content: content as ContentBlock[] };
+    if (structured !== undefined) out.structuredContent = structured;
+    if (isError !== undefined) out.isError = isError;
     return out;
   };
 }
