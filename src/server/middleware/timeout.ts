@@ -10,7 +10,8 @@ import { LocalErrorCode } from '../../protocol/errors.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { ServerError } from '../server-error.js';
-import type { ToolMiddleware } from './middleware.js';
+import { DeadlineEntry, DeadlineList } from './deadline-list.js';
+import type { ToolCall, ToolMiddleware } from './middleware.js';
 
 export interface TimeoutOptions {
   /** The timeout of tools that declare none, in ms (default 60,000; 0: none). */
@@ -25,48 +26,84 @@ export function checkTimeout(value: number | undefined, what: string): void {
   }
 }
 
+/** One call under a timeout: settles its promise with the result, or with an `isError` when time is up. */
+class TimedCall extends DeadlineEntry {
+  readonly #call: ToolCall;
+  readonly #list: DeadlineList;
+  readonly #started: number;
+  readonly #resolve: (result: CallToolResult) => void;
+  readonly #reject: (error: Error) => void;
+  #settled = false;
+
+  constructor(
+    call: ToolCall,
+    list: DeadlineList,
+    resolve: (result: CallToolResult) => void,
+    reject: (error: Error) => void,
+  ) {
+    super();
+    this.#call = call;
+    this.#list = list;
+    this.#resolve = resolve;
+    this.#reject = reject;
+    this.#started = performance.now();
+    list.add(this, this.#started);
+  }
+
+  /** Settles with what the chain produced, unless the call already timed out. */
+  done(result: CallToolResult): void {
+    if (this.#settle()) this.#resolve(result);
+  }
+
+  /** Settles with the chain's error, unless the call already timed out. */
+  fail(error: unknown): void {
+    if (this.#settle()) this.#reject(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  #settle(): boolean {
+    if (this.#settled) return false;
+    this.#settled = true;
+    this.cancel();
+    return true;
+  }
+
+  expire(now: number): void {
+    if (this.#settled) return;
+    const call = this.#call;
+    const ms = this.#list.ms;
+    const used = now - this.#started - call.inputWaitMs();
+    // While the handler waits for input its clock stands still: look again later (rare, so a timer
+    // of its own rather than a place out of order in the list).
+    if (call.waitingForInput || used < ms) {
+      setTimeout(() => this.expire(performance.now()), Math.max(ms - used, 50));
+      return;
+    }
+    this.#settled = true;
+    const message = `Tool ${call.tool.name} timed out after ${ms} ms`;
+    call.decision = 'timed_out';
+    call.abort(new DOMException(message, 'TimeoutError'));
+    this.#resolve(toolError(message));
+  }
+}
+
 export function timeout(options: TimeoutOptions = {}): ToolMiddleware {
   const defaultMs = options.defaultMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   checkTimeout(defaultMs, 'toolTimeout');
+  // One list per timeout length (the default, and each length tools declare).
+  const lists = new Map<number, DeadlineList>();
 
   return (call, next) => {
     // A tool declared for tasks is long-running by design: only its own timeout applies.
     const ms = call.tool.limits.timeout ?? (call.tool.task ? 0 : defaultMs);
     if (ms <= 0) return next();
-    const started = performance.now();
+    let list = lists.get(ms);
+    if (!list) lists.set(ms, (list = new DeadlineList(ms)));
+    const deadlines = list;
     return new Promise<CallToolResult>((resolve, reject) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      let settled = false;
-      const finish = () => {
-        settled = true;
-        clearTimeout(timer);
-      };
-      const check = () => {
-        if (settled) return;
-        const used = performance.now() - started - call.inputWaitMs();
-        // While the handler waits for input its clock stands still: look again later.
-        if (call.waitingForInput || used < ms) return arm(Math.max(ms - used, 50));
-        finish();
-        const message = `Tool ${call.tool.name} timed out after ${ms} ms`;
-        call.decision = 'timed_out';
-        call.abort(new DOMException(message, 'TimeoutError'));
-        resolve(toolError(message));
-      };
-      const arm = (delay: number) => {
-        timer = setTimeout(check, delay);
-      };
-      arm(ms);
+      const timed = new TimedCall(call, deadlines, resolve, reject);
       next().then(
-        (result) => {
-          if (settled) return;
-          finish();
-          resolve(result);
-        },
-        (error: unknown) => {
-          if (settled) return;
-          finish();
-          reject(error instanceof Error ? error : new Error(String(error)));
-        },
+        (result) => timed.done(result),
+        (error: unknown) => timed.fail(error),
       );
     });
   };
