@@ -45,6 +45,8 @@ export interface HttpRequestLike {
   readonly method: string;
   /** The absolute URL. */
   readonly url: string;
+  /** The URL's path, where the view knows it without parsing `url` (the node adapter's). */
+  readonly path?: string;
   readonly headers: HeaderReader;
   /** Aborted when the client goes away. */
   readonly signal: AbortSignal;
@@ -54,6 +56,18 @@ export interface HttpRequestLike {
   readonly wholeBody?: Uint8Array;
   /** A cheaper way than `signal` to learn that the client went away (the node adapter's). */
   readonly watch?: ClientWatch;
+}
+
+/** `headers` with lower-case names: the object itself when they all are (the usual case). */
+function lowerCased(headers: Record<string, string>): Record<string, string> {
+  for (const name in headers) {
+    if (name !== name.toLowerCase()) {
+      const lower: Record<string, string> = {};
+      for (const [key, value] of Object.entries(headers)) lower[key.toLowerCase()] = value;
+      return lower;
+    }
+  }
+  return headers;
 }
 
 /** Headers of a {@link JsonReply}, read like a web `Headers` (lower-case names). */
@@ -76,6 +90,11 @@ export class ReplyHeaders {
   toObject(): Record<string, string> {
     return { ...this.#values };
   }
+
+  /** The headers themselves, not to be changed (for the node adapter's `writeHead`: no copy). */
+  get values(): Readonly<Record<string, string>> {
+    return this.#values;
+  }
 }
 
 /**
@@ -90,9 +109,7 @@ export class JsonReply {
 
   constructor(status: number, headers: Record<string, string>, body: string | null) {
     this.status = status;
-    const lower: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-    this.headers = new ReplyHeaders(lower);
+    this.headers = new ReplyHeaders(lowerCased(headers));
     this.bodyText = body;
   }
 

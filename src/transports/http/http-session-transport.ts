@@ -64,6 +64,7 @@ export class HttpSessionTransport implements Transport {
   readonly sessionId: string | undefined;
   readonly #options: HttpSessionTransportOptions;
   readonly #streams = new Map<string, LogicalStream>();
+  #streamCount = 0;
   readonly #byRequest = new Map<RequestId, LogicalStream>();
   /**
    * The streams whose events went to the event store: what `Last-Event-ID` may resume here and what
@@ -237,7 +238,9 @@ export class HttpSessionTransport implements Transport {
 
   #open(standalone: boolean, requestIds: readonly RequestId[]): LogicalStream {
     const stream: LogicalStream = {
-      id: crypto.randomUUID(),
+      // Stream ids are part of event ids only with an event store (then unguessable and unique across
+      // processes); otherwise they only key this session's map.
+      id: this.#options.eventStore ? crypto.randomUUID() : String(++this.#streamCount),
       standalone,
       pending: new Set(requestIds),
       sink: undefined,

@@ -46,11 +46,11 @@ function retryAfter(status: number, body: unknown): Record<string, string> {
 }
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): JsonReply {
-  return new JsonReply(
-    status,
-    { 'content-type': 'application/json', ...retryAfter(status, body), ...headers },
-    JSON.stringify(body),
-  );
+  const all =
+    status === 429
+      ? { 'content-type': 'application/json', ...retryAfter(status, body), ...headers }
+      : { 'content-type': 'application/json', ...headers };
+  return new JsonReply(status, all, JSON.stringify(body));
 }
 
 /** An answer without a body (202 Accepted, 200 for a DELETE). */

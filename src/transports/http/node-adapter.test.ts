@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { JsonReply, type HttpRequestLike } from './http-exchange.js';
 import { toNodeHandler, type FetchHandler } from './node-adapter.js';
 
 let server: Server | undefined;
@@ -69,5 +70,38 @@ describe('toNodeHandler', () => {
     expect((await fetch(url, { method: 'POST', body: '{}' })).status).toBe(202);
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(seen?.aborted).toBe(false);
+  });
+});
+
+describe('the request view of the native path', () => {
+  it('gives the path without parsing only where new URL would give the same', async () => {
+    server = createServer(
+      toNodeHandler({
+        serve(request: HttpRequestLike) {
+          const parsed = new URL(request.url).pathname;
+          return Promise.resolve(
+            new JsonReply(200, {}, JSON.stringify({ path: request.path ?? null, parsed })),
+          );
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const get = (path: string) =>
+      new Promise<{ path: string | null; parsed: string }>((resolve, reject) => {
+        httpRequest({ host: '127.0.0.1', port, path }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve(JSON.parse(body) as { path: string | null; parsed: string }));
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await get('/mcp?x=1')).toEqual({ path: '/mcp', parsed: '/mcp' });
+    expect(await get('/a/b_c-d')).toEqual({ path: '/a/b_c-d', parsed: '/a/b_c-d' });
+    // Dot segments, escapes and other characters: left to new URL (which normalizes them).
+    expect(await get('/a/../mcp')).toEqual({ path: null, parsed: '/mcp' });
+    expect(await get('/m%63p')).toEqual({ path: null, parsed: '/m%63p' });
+    expect(await get('/mcp.json')).toEqual({ path: null, parsed: '/mcp.json' });
   });
 });

@@ -29,10 +29,21 @@ export interface ReplyHandler {
   serve(request: HttpRequestLike): Promise<Reply>;
 }
 
+/**
+ * The path of a request target made only of characters `new URL` leaves as they are (letters, digits,
+ * `-`, `_`, `/`; no dot segments, no escapes), without parsing it; undefined for any other target.
+ */
+function plainPath(target: string | undefined): string | undefined {
+  if (target === undefined || !/^\/[\w\-/]*(?:\?|$)/.test(target)) return undefined;
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
+}
+
 /** A node:http request as the handler reads it, without a web `Request` (headers read in place). */
 class NodeRequestView implements HttpRequestLike {
   readonly method: string;
   readonly url: string;
+  readonly path: string | undefined;
   readonly headers: HeaderReader;
   readonly wholeBody: Uint8Array | undefined;
   readonly #req: MaybeParsed;
@@ -43,6 +54,7 @@ class NodeRequestView implements HttpRequestLike {
     this.#req = req;
     this.method = req.method ?? 'GET';
     this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
+    this.path = plainPath(req.url);
     const raw = req.headers;
     this.headers = {
       get(name: string): string | null {
@@ -114,7 +126,7 @@ class ClientGone implements ClientWatch {
 /** Writes a reply: a whole one with its headers in one write, a web `Response` as it streams. */
 async function writeReply(reply: Reply, res: ServerResponse): Promise<void> {
   if (!(reply instanceof JsonReply)) return writeWebResponse(reply, res);
-  res.writeHead(reply.status, reply.headers.toObject());
+  res.writeHead(reply.status, reply.headers.values as Record<string, string>);
   if (reply.bodyText === null) res.end();
   else res.end(reply.bodyText);
 }

@@ -80,7 +80,7 @@ export class StreamableHttpHandler {
   async serve(request: HttpRequestLike): Promise<Reply> {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return jsonRpcErrorResponse(403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
-    const path = new URL(request.url).pathname;
+    const path = request.path ?? new URL(request.url).pathname;
     const metadata = this.#auth?.metadata(request, path);
     if (metadata) return metadata;
     const legacy = path !== this.#options.endpoint && this.#legacy?.owns(path) ? this.#legacy : undefined;
