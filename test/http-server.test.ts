@@ -390,6 +390,59 @@ describe('Streamable HTTP server', () => {
   });
 });
 
+describe('stateless handshake-era requests in JSON mode (one exchange each)', () => {
+  const v = { 'mcp-protocol-version': '2025-06-18' };
+
+  it('answers JSON-RPC errors with status 200, notifications with 202, and keeps nothing', async () => {
+    const { url } = await start({ stateless: true, responseMode: 'json' });
+    const unknown = await post(
+      url,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'nope', arguments: {} } },
+      v,
+    );
+    expect(unknown.status).toBe(200);
+    expect(await unknown.json()).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    const missing = await post(url, { jsonrpc: '2.0', id: 8, method: 'no/such/method' }, v);
+    expect(missing.status).toBe(200);
+    expect(await missing.json()).toMatchObject({ id: 8, error: { code: -32601 } });
+    const failed = await post(
+      url,
+      { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'throws', arguments: {} } },
+      v,
+    );
+    expect(await failed.json()).toMatchObject({ id: 9, result: { isError: true } });
+    const note = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, v);
+    expect(note.status).toBe(202);
+    // Without a version header the request is taken as 2025-03-26 (the spec's default).
+    const plain = await post(url, { jsonrpc: '2.0', id: 10, method: 'tools/list' });
+    expect(await plain.json()).toMatchObject({ id: 10, result: { tools: expect.any(Array) } });
+    expect(handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
+  });
+
+  it('cancels the call when the client goes away', async () => {
+    const { url, server } = await start({ stateless: true, responseMode: 'json' });
+    const aborted = new AbortController();
+    const call = fetch(url, {
+      method: 'POST',
+      headers: { accept: ACCEPT, 'content-type': 'application/json', ...v },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'wait_for_cancel', arguments: {} },
+      }),
+      signal: aborted.signal,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    aborted.abort();
+    await expect(call).rejects.toThrow();
+    await expect
+      .poll(() => (server as Server & { lastCancelReason?: string }).lastCancelReason)
+      .toContain('closed the connection');
+    await expect.poll(() => handle!.handler.load.pendingRequests).toBe(0);
+  });
+});
+
 describe('legacy HTTP+SSE', () => {
   it('names the POST endpoint, accepts messages with 202, and answers on the stream', async () => {
     const { url } = await start();

@@ -363,6 +363,38 @@ describe('security built-ins over Streamable HTTP', () => {
     await client.close();
   });
 
+  it("answers a stateless server's handshake-era call over the limit with 429 and Retry-After", async () => {
+    const store = new MemoryRateLimitStore({ now: () => 0 });
+    handle = await serveHttp(await fixture({ rateLimit: { store, global: { burst: 1, perSecond: 0.5 } } }), {
+      port: 0,
+      responseMode: 'json',
+      stateless: true,
+    });
+    const call = (id: number) =>
+      fetch(handle!.url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2025-06-18',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'echo', arguments: {} },
+        }),
+      });
+    expect((await call(1)).status).toBe(200);
+    const refused = await call(2);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(await refused.json()).toMatchObject({
+      id: 2,
+      error: { code: -31429, data: { retryAfterMs: 2000 } },
+    });
+  });
+
   it.each(['2026-07-28', '2025-11-25'] as const)(
     'gives the toolwire client (%s) the -31429 error as a ProtocolError',
     async (protocolVersion) => {

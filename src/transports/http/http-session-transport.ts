@@ -16,7 +16,7 @@ import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import type { EventStore } from '../../stores/event-store.js';
 import { TransportError } from '../transport-error.js';
-import { emptyReply, jsonResponse } from './http-status.js';
+import { emptyReply, isRateLimited, jsonResponse } from './http-status.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 export interface HttpSessionTransportOptions {
@@ -318,8 +318,4 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (this.#byRequest.size === 0) this.onidle?.();
   }
-}
-
-function isRateLimited(message: unknown): boolean {
-  return (message as { error?: { code?: unknown } } | undefined)?.error?.code === ErrorCode.RateLimited;
 }

@@ -57,3 +57,8 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
 export function emptyReply(status: number, headers: Record<string, string> = {}): JsonReply {
   return new JsonReply(status, headers, null);
 }
+
+/** Whether a message is a JSON-RPC error refusing a request for its rate limit (sent with status 429). */
+export function isRateLimited(message: unknown): boolean {
+  return (message as { error?: { code?: unknown } } | undefined)?.error?.code === ErrorCode.RateLimited;
+}

@@ -8,6 +8,9 @@
  * sent as JSON with the status its code maps to (-32602 → 400, -32601 → 404, …); otherwise the status is
  * 200, and in SSE mode the stream starts with the first notification, the response, or the first
  * keep-alive, whichever comes first (so a long silent call still gets keep-alives).
+ *
+ * A stateless server serves a lone handshake-era request in JSON mode the same way (`legacy`), with that
+ * era's statuses: 200 for any JSON-RPC answer, 429 for a rate-limit refusal.
  * @module
  */
 import type { ClientWatch, Reply } from './http-exchange.js';
@@ -15,13 +18,15 @@ import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
-import { httpStatusFor, jsonResponse } from './http-status.js';
+import { httpStatusFor, isRateLimited, jsonResponse } from './http-status.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 export interface ModernRequestOptions {
   responseMode: 'sse' | 'json';
   /** Keep-alive comments on the SSE stream, in ms (0: none). */
   keepAliveMs: number;
+  /** A handshake-era request (on a stateless server): errors are answered with status 200 (429 when rate-limited). */
+  legacy?: boolean;
 }
 
 export class ModernRequestTransport implements Transport {
@@ -91,7 +96,13 @@ export class ModernRequestTransport implements Transport {
     }
     this.#finish();
     if (this.#resolve) {
-      const status = 'error' in message ? httpStatusFor(message.error.code) : 200;
+      const status = !('error' in message)
+        ? 200
+        : this.#options.legacy
+          ? isRateLimited(message)
+            ? 429
+            : 200
+          : httpStatusFor(message.error.code);
       if (status !== 200 || this.#options.responseMode === 'json') {
         this.#settle(jsonResponse(message, status));
         return;

@@ -12,7 +12,7 @@
 import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
-import { LEGACY_REVISIONS, isLegacyRevision } from '../../protocol/revisions/index.js';
+import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { MemorySessionStore, type SessionStore } from '../../stores/session-store.js';
@@ -183,6 +183,11 @@ export class StreamableHttpHandler {
     }
 
     if (this.#options.stateless) {
+      // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
+      if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
+        const legacy = version ?? '2025-03-26';
+        return this.#exchange(request, body as JsonRpcRequest, principal, legacy);
+      }
       const { session, transport } = await this.#connect(undefined, principal);
       if (!initialize) session.assumeInitialized(version ?? '2025-03-26');
       // The per-request session ends once its last response is out.
@@ -218,18 +223,24 @@ export class StreamableHttpHandler {
     return found.transport.post(messages, requestIds, batch, watchClient(request));
   }
 
-  /** Serves one request on a session of its own, which ends with the exchange. */
+  /**
+   * Serves one request on a session of its own, which ends with the exchange: a stateless-era request,
+   * or a lone handshake-era one on a stateless server (`legacy`: the revision it speaks).
+   */
   async #exchange(
     request: HttpRequestLike,
     message: JsonRpcRequest,
     principal: Principal | undefined,
+    legacy?: LegacyRevision,
   ): Promise<Reply> {
     const transport = new ModernRequestTransport({
       // A listen stream is a stream whatever the mode: its notifications are all it carries.
       responseMode: message.method === 'subscriptions/listen' ? 'sse' : this.#options.responseMode,
       keepAliveMs: this.#options.keepAliveMs,
+      legacy: legacy !== undefined,
     });
     const session = await this.#server.connect(transport, principal ? { principal } : {});
+    if (legacy !== undefined) session.assumeInitialized(legacy);
     this.#exchanges.add(transport);
     transport.onfinish = () => {
       this.#exchanges.delete(transport);
