@@ -153,7 +153,7 @@ export class ServerSession {
     return this.#run(entry, params, ctx);
   };
 
-  async #run(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+  #run(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<JsonObject> | JsonObject {
     const method = ctx.method;
     // A method of the stateless era only: its _meta is required (-32602 when missing).
     const scope = entry.legacy
@@ -166,9 +166,12 @@ export class ServerSession {
       );
     }
     const requests = this.#core.requests;
+    // The handshake era without request middleware (the common case): the handler's own answer, with
+    // no async wrapper around it (each costs microtask hops).
+    if (requests.empty && scope.era === 'legacy') return entry.handler(params, scope, ctx, this);
     const result = requests.empty
-      ? await entry.handler(params, scope, ctx, this)
-      : await requests.run(
+      ? entry.handler(params, scope, ctx, this)
+      : requests.run(
           {
             method,
             params,
@@ -183,6 +186,15 @@ export class ServerSession {
           },
           () => entry.handler(params, scope, ctx, this),
         );
+    return this.#finish(entry, scope, result);
+  }
+
+  async #finish(
+    entry: HandlerEntry,
+    scope: RequestScope,
+    pending: Promise<JsonObject> | JsonObject,
+  ): Promise<JsonObject> {
+    const result = await pending;
     if (scope.era === 'legacy') return result;
     const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
     if (entry.cacheable) extras.cache = this.#core.cache;
