@@ -83,19 +83,12 @@ export async function callTool(
   }
   if (!tool.chain) return runHandler(tool, checked.value, ctx, hooks);
 
-  const { call, context, finished } = startToolCall(tool, checked.value as JsonObject, ctx, hooks);
-  let ran = false;
+  const started = startToolCall(tool, checked.value as JsonObject, ctx, hooks);
+  const handler = (context: ToolContext) => runHandler(tool, checked.value, context, hooks);
   try {
-    return await tool.chain.run(call, async () => {
-      ran = true;
-      try {
-        return await runHandler(tool, checked.value, context, hooks);
-      } finally {
-        finished();
-      }
-    });
+    return await tool.chain.run(started.call, () => started.handle(handler));
   } finally {
-    if (!ran) finished();
+    started.end();
   }
 }
 
@@ -111,11 +104,11 @@ export async function refuseCall(
   error: ProtocolError,
 ): Promise<never> {
   if (tool.chain) {
-    const { call, finished } = startToolCall(tool, args, ctx, origin);
+    const started = startToolCall(tool, args, ctx, origin);
     try {
-      await tool.chain.refuse(call, error);
+      await tool.chain.refuse(started.call, error);
     } finally {
-      finished();
+      started.end();
     }
   }
   throw error;

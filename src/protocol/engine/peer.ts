@@ -239,14 +239,15 @@ export class Peer {
       return;
     }
     const pending = this.#dispatch(value);
-    if (pending) {
-      void pending.then((response) => {
-        if (!response) return;
-        const id = response.id;
-        this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
-      });
-    }
+    if (pending) void pending.then(this.#respond);
   }
+
+  /** Sends the answer to a request (one function for all: no closure per message). */
+  readonly #respond = (response: JsonRpcResponse | undefined): void => {
+    if (!response) return;
+    const id = response.id;
+    this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+  };
 
   async #receiveBatch(values: unknown[]): Promise<void> {
     if (values.length === 0 || !(this.#options.acceptBatch?.() ?? false)) {

@@ -31,6 +31,11 @@ describe('secret redaction', () => {
     ['{"client_secret": "s3cr3t-value"}', '{"client_secret": "[REDACTED]"}'],
   ])('redacts %j', (input, expected) => {
     expect(redact(input)).toBe(expected);
+    // The Redactor's screens (literal hints for the default patterns) let every such secret through.
+    expect(new Redactor(DEFAULT_SECRET_PATTERNS).text(input)).toBe(expected);
+    expect(new Redactor(DEFAULT_SECRET_PATTERNS).text(`some text before ${input}`)).toBe(
+      redact(`some text before ${input}`),
+    );
   });
 
   it.each([

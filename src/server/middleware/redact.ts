@@ -83,6 +83,23 @@ export function redactJson(value: unknown, patterns: readonly RegExp[], secretKe
 }
 
 /**
+ * For each default pattern, a literal every match of it contains (same flags): a text without any of
+ * them cannot match, and literals are screened several times faster than the patterns themselves.
+ */
+const HINTS = new Map<RegExp, string>([
+  [SECRET_PATTERNS.privateKey, '-----BEGIN '],
+  [SECRET_PATTERNS.awsAccessKeyId, 'AKIA|ASIA'],
+  [SECRET_PATTERNS.githubToken, 'gh[pousr]_|github_pat_'],
+  [SECRET_PATTERNS.slackToken, 'xox'],
+  [SECRET_PATTERNS.stripeKey, 'k_live_'],
+  [SECRET_PATTERNS.googleApiKey, 'AIza'],
+  [SECRET_PATTERNS.providerKey, 'sk-'],
+  [SECRET_PATTERNS.jwt, 'eyJ'],
+  [SECRET_PATTERNS.authorizationValue, 'Bearer|Basic'],
+  [SECRET_PATTERNS.namedSecret, 'api|secret|token|passw|pwd'],
+]);
+
+/**
  * Patterns that may sit in one alternation with others: no backreferences (their numbers would shift)
  * and no named groups (two patterns may use the same name).
  */
@@ -92,15 +109,17 @@ function combinable(pattern: RegExp): boolean {
 
 /**
  * Screens for `patterns`: one alternation per set of flags (so a text none of them matches costs a test
- * or two, not one scan per pattern), patterns that cannot share one kept apart.
+ * or two, not one scan per pattern), patterns that cannot share one kept apart; a default pattern is
+ * screened by its literal hint.
  */
 function screensFor(patterns: readonly RegExp[]): RegExp[] {
   const groups = new Map<string, string[]>();
   const screens: RegExp[] = [];
   for (const pattern of patterns) {
     const flags = pattern.flags.replace(/[gy]/g, '');
-    if (!combinable(pattern)) screens.push(new RegExp(pattern.source, flags));
-    else groups.set(flags, [...(groups.get(flags) ?? []), pattern.source]);
+    const screen = HINTS.get(pattern) ?? pattern.source;
+    if (!combinable(pattern)) screens.push(new RegExp(screen, flags));
+    else groups.set(flags, [...(groups.get(flags) ?? []), screen]);
   }
   for (const [flags, sources] of groups) {
     try {

@@ -24,14 +24,6 @@ export interface CallOrigin {
   sessionId?: string | undefined;
 }
 
-export interface StartedCall {
-  readonly call: ToolCall;
-  /** The context to give the handler. */
-  readonly context: ToolContext;
-  /** Settles `call.done`: the handler has finished (or will never run). */
-  readonly finished: () => void;
-}
-
 /** One call's state: its linked signal, the time its handler waited for input, its `done` promise. */
 class CallState {
   // Created on first use (see linked-signal.ts): most calls end without anyone reading it.
@@ -179,16 +171,42 @@ class ChainedContext extends ContextBase {
   }
 }
 
+/** One call on its way through the chain: the `ToolCall` middleware sees, the handler's context. */
+export class StartedCall {
+  readonly call: ToolCall;
+  /** The context to give the handler. */
+  readonly context: ToolContext;
+  readonly #state: CallState;
+  #ran = false;
+
+  constructor(tool: RegisteredTool, args: JsonObject, ctx: ToolContext, origin: CallOrigin) {
+    const state = new CallState(ctx);
+    this.#state = state;
+    this.call = new ChainedCall(tool, args, ctx, origin, state);
+    this.context = new ChainedContext(ctx, state);
+  }
+
+  /** Runs the handler (the chain's innermost step); the call is finished when it settles. */
+  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T> {
+    this.#ran = true;
+    const running = handler(this.context);
+    running.then(this.#finish, this.#finish);
+    return running;
+  }
+
+  /** Finishes the call now: its handler never ran (refused by the chain), or will never run. */
+  end(): void {
+    if (!this.#ran) this.#state.finish();
+  }
+
+  readonly #finish = (): void => this.#state.finish();
+}
+
 export function startToolCall(
   tool: RegisteredTool,
   args: JsonObject,
   ctx: ToolContext,
   origin: CallOrigin = {},
 ): StartedCall {
-  const state = new CallState(ctx);
-  return {
-    call: new ChainedCall(tool, args, ctx, origin, state),
-    context: new ChainedContext(ctx, state),
-    finished: () => state.finish(),
-  };
+  return new StartedCall(tool, args, ctx, origin);
 }
