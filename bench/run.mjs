@@ -161,6 +161,8 @@ async function stdioPhase(server) {
     record(server, 'idleRss', rssKb(peer.pid) / 1024);
     await stdioCalls(peer, { total: CONFIG.warm, inFlight: 16 });
     recordRun(server, 'stdio1', await stdioCalls(peer, { total: CONFIG.seq, inFlight: 1 }));
+    // As for HTTP: a warm-up at the measure's own concurrency after the sequential phase.
+    await stdioCalls(peer, { total: CONFIG.seq, inFlight: 16 });
     recordRun(server, 'stdio16', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 16 }));
     recordRun(server, 'stdio64', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 64 }));
   } finally {
@@ -206,6 +208,9 @@ async function httpPhase(server, mode) {
     // between calls 2,000 and 6,000, the SDK's too): warm up that long, but at most 5 s for slow servers.
     await httpCalls(http, { total: CONFIG.httpWarm, connections: 16, maxMs: 5000, ...load });
     for (const connections of CONFIG.conns) {
+      // Each measure gets a short warm-up at its own concurrency: after the sequential phase a server
+      // reads ≈1.6× its steady CPU per call for a while (an idle server's heap shrinks between calls).
+      await httpCalls(http, { total: CONFIG.http, connections, maxMs: 3000, ...load });
       recordRun(
         server,
         `http.${mode.id}.${connections}`,
