@@ -111,7 +111,8 @@ export class HttpSessionTransport implements Transport {
     const key = response ? message.id : options?.relatedRequestId;
     const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key);
     if (stream) {
-      await this.#write(stream, message, response ? (key ?? undefined) : undefined);
+      const written = this.#write(stream, message, response ? (key ?? undefined) : undefined);
+      if (written) await written;
       return;
     }
     if (response) return; // its request is gone (cancelled, or the session never saw it)
@@ -267,28 +268,40 @@ export class HttpSessionTransport implements Transport {
     sink.event({ id, retry: this.#options.retryMs, data: '' });
   }
 
-  async #write(
+  /** Writes a message to a stream; returns a promise only when it has to wait (an SSE event store). */
+  #write(
+    stream: LogicalStream,
+    message: JsonRpcMessage,
+    responseId: RequestId | undefined,
+  ): Promise<void> | undefined {
+    if (stream.json) {
+      // A JSON response has room for the answers only; anything else goes to the standalone stream.
+      if (responseId === undefined)
+        return this.#standalone && this.#write(this.#standalone, message, undefined);
+      stream.json.responses.push(message);
+      this.#settle(stream, responseId);
+      return undefined;
+    }
+    return this.#event(stream, message, responseId);
+  }
+
+  async #event(
     stream: LogicalStream,
     message: JsonRpcMessage,
     responseId: RequestId | undefined,
   ): Promise<void> {
-    if (stream.json) {
-      if (responseId !== undefined) stream.json.responses.push(message);
-      else if (this.#standalone) await this.#write(this.#standalone, message, undefined);
-    } else {
-      const store = this.#options.eventStore;
-      const id = store ? await store.append(stream.id, message) : undefined;
-      stream.sink?.event(
-        id === undefined ? { data: JSON.stringify(message) } : { id, data: JSON.stringify(message) },
-      );
-    }
+    const store = this.#options.eventStore;
+    const id = store ? await store.append(stream.id, message) : undefined;
+    stream.sink?.event(
+      id === undefined ? { data: JSON.stringify(message) } : { id, data: JSON.stringify(message) },
+    );
     if (responseId !== undefined) this.#settle(stream, responseId);
   }
 
   #settle(stream: LogicalStream, id: RequestId): void {
     stream.pending.delete(id);
     this.#byRequest.delete(id);
-    if (this.#byRequest.size === 0) queueMicrotask(() => this.onidle?.());
+    if (this.#byRequest.size === 0 && this.onidle) queueMicrotask(() => this.onidle?.());
     if (stream.pending.size > 0 || stream.standalone) return;
     this.#streams.delete(stream.id);
     if (stream.json) {

@@ -31,7 +31,12 @@ interface LiveSession {
   transport: HttpSessionTransport;
   /** The subject of the principal that opened it (undefined: anonymous). */
   owner: string | undefined;
+  /** When the store last heard of it (its `lastSeenAt`, kept to the second). */
+  seenAt: number;
 }
+
+/** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
+const SEEN_RESOLUTION_MS = 1000;
 
 const bad = (message: string, code: number = ErrorCode.InvalidRequest) =>
   jsonRpcErrorResponse(400, code, message);
@@ -293,7 +298,11 @@ export class StreamableHttpHandler {
         ErrorCode.InvalidRequest,
         'Not Found: the session does not exist or has ended',
       );
-    await this.#store.update(id, { lastSeenAt: Date.now() });
+    const now = Date.now();
+    if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
+      live.seenAt = now;
+      await this.#store.update(id, { lastSeenAt: now });
+    }
     live.session.authenticate(principal);
     return live;
   }
@@ -317,7 +326,7 @@ export class StreamableHttpHandler {
         void this.#store.delete(sessionId);
       });
     }
-    return { session, transport, owner: principal?.subject };
+    return { session, transport, owner: principal?.subject, seenAt: Date.now() };
   }
 
   async #end(id: string): Promise<void> {
