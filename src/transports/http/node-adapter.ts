@@ -123,9 +123,8 @@ class ClientGone implements ClientWatch {
   }
 }
 
-/** Writes a reply: a whole one with its headers in one write, a web `Response` as it streams. */
-async function writeReply(reply: Reply, res: ServerResponse): Promise<void> {
-  if (!(reply instanceof JsonReply)) return writeWebResponse(reply, res);
+/** Writes a whole reply, its headers and body in one write. */
+function writeJsonReply(reply: JsonReply, res: ServerResponse): void {
   res.writeHead(reply.status, reply.headers.values as Record<string, string>);
   if (reply.bodyText === null) res.end();
   else res.end(reply.bodyText);
@@ -226,22 +225,28 @@ export function toNodeHandler(
   handler: FetchHandler | ReplyHandler,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const native = isReplyHandler(handler);
-  return (req, res) => {
+  return (req, res) => void answer(handler, native, req, res);
+}
+
+/** One request through the handler, its reply written (a 500 with -32603 if anything throws). */
+async function answer(
+  handler: FetchHandler | ReplyHandler,
+  native: boolean,
+  req: MaybeParsed,
+  res: ServerResponse,
+): Promise<void> {
+  try {
     const gone = new ClientGone(res);
-    smallBody(req)
-      .then((whole) =>
-        native
-          ? handler.serve(new NodeRequestView(req, gone, whole))
-          : (handler as FetchHandler).handle(toWebRequest(req, gone.signal, whole)),
-      )
-      .then((reply) => writeReply(reply, res))
-      .catch(() => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(
-          JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }),
-        );
-      });
-  };
+    const whole = await smallBody(req);
+    const reply = native
+      ? await (handler as ReplyHandler).serve(new NodeRequestView(req, gone, whole))
+      : await (handler as FetchHandler).handle(toWebRequest(req, gone.signal, whole));
+    if (reply instanceof JsonReply) writeJsonReply(reply, res);
+    else await writeWebResponse(reply, res);
+  } catch {
+    if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }));
+  }
 }
 
 export interface ServeHttpOptions extends StreamableHttpOptions {

@@ -1,6 +1,3 @@
-/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
-const UTF8 = new TextDecoder();
-
 /**
  * Reads a request body with a size limit, so a huge POST cannot exhaust memory; and the JSON body of a
  * POST with its checks (415, 413, 400 -32700) as one step.
@@ -10,19 +7,30 @@ import { ErrorCode } from '../../protocol/errors.js';
 import type { HttpRequestLike, JsonReply } from './http-exchange.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 
+/** One decoder for every body (`decode` without `stream` keeps no state between calls). */
+const UTF8 = new TextDecoder();
+
 export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
 }
 
-export async function readBody(request: HttpRequestLike, maxBytes: number): Promise<string> {
+/**
+ * The body, when the request holds it whole (the node adapter's small POSTs), else undefined; throws
+ * `BodyTooLargeError` for a body (declared or held) over `maxBytes`.
+ */
+function wholeText(request: HttpRequestLike, maxBytes: number): string | undefined {
   const declared = Number(request.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > maxBytes)
     throw new BodyTooLargeError(`Body exceeds ${maxBytes} bytes`);
   const whole = request.wholeBody;
-  if (whole) {
-    if (whole.byteLength > maxBytes) throw new BodyTooLargeError(`Body exceeds ${maxBytes} bytes`);
-    return UTF8.decode(whole);
-  }
+  if (!whole) return undefined;
+  if (whole.byteLength > maxBytes) throw new BodyTooLargeError(`Body exceeds ${maxBytes} bytes`);
+  return UTF8.decode(whole);
+}
+
+export async function readBody(request: HttpRequestLike, maxBytes: number): Promise<string> {
+  const whole = wholeText(request, maxBytes);
+  if (whole !== undefined) return whole;
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -51,10 +59,10 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 }
 
 /** The parsed JSON body of a POST, or the error response to send: 415, 413, or 400 with -32700. */
-export async function readJsonBody(
+export function readJsonBody(
   request: HttpRequestLike,
   maxBytes: number,
-): Promise<{ body: unknown } | JsonReply> {
+): Promise<{ body: unknown } | JsonReply> | { body: unknown } | JsonReply {
   if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
     return jsonRpcErrorResponse(
       415,
@@ -62,12 +70,28 @@ export async function readJsonBody(
       'Unsupported Media Type: Content-Type must be application/json',
     );
   }
+  // A body read whole already (the node adapter's small POSTs) is parsed at once, with no async step.
+  let whole: string | undefined;
   try {
-    return { body: JSON.parse(await readBody(request, maxBytes)) as unknown };
+    whole = wholeText(request, maxBytes);
   } catch (error) {
-    if (error instanceof BodyTooLargeError) {
-      return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
-    }
+    return unreadable(error);
+  }
+  if (whole !== undefined) return parsed(whole);
+  return readBody(request, maxBytes).then(parsed, unreadable);
+}
+
+function parsed(text: string): { body: unknown } | JsonReply {
+  try {
+    return { body: JSON.parse(text) as unknown };
+  } catch {
     return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
   }
+}
+
+function unreadable(error: unknown): JsonReply {
+  if (error instanceof BodyTooLargeError) {
+    return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
+  }
+  return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
 }
