@@ -146,13 +146,14 @@ async function inRound<T>(
   request: CallRequest,
   work: (context: ToolContext) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
-  const round = await InputRound.open({
+  const opened = InputRound.open({
     method,
     params,
     capabilities: scope.client.capabilities,
     codec: requestStateCodec(session.core.options),
     principal: scope.principal?.subject,
   });
+  const round = opened instanceof InputRound ? opened : await opened;
   const context = createToolContext(scopedHost(session, scope, round), request);
   return round.run(() => work(context));
 }

@@ -116,19 +116,33 @@ export class InputRound {
    * `requestState` answer the questions of their keys, whatever they are (a first round needs no state:
    * the client could give those answers anyway); each is checked when its question is asked.
    */
-  static async open(options: OpenRound): Promise<InputRound> {
+  static open(options: OpenRound): InputRound | Promise<InputRound> {
     const { params } = options;
     const responses = params.inputResponses;
     if (responses !== undefined && !isJsonObject(responses)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object');
+      return Promise.reject(
+        new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: inputResponses must be an object'),
+      );
     }
     const answers: Record<string, [string, JsonObject]> = {};
+    // A first attempt (no state to verify, nearly every call) opens at once, with no async step.
     if (params.requestState === undefined) {
-      for (const [key, response] of Object.entries(responses ?? {})) {
-        if (isJsonObject(response)) answers[key] = [ANY_QUESTION, response];
+      if (responses !== undefined) {
+        for (const [key, response] of Object.entries(responses)) {
+          if (isJsonObject(response)) answers[key] = [ANY_QUESTION, response];
+        }
       }
       return new InputRound(options, undefined, answers);
     }
+    return InputRound.#resume(options, responses, answers);
+  }
+
+  static async #resume(
+    options: OpenRound,
+    responses: JsonObject | undefined,
+    answers: Record<string, [string, JsonObject]>,
+  ): Promise<InputRound> {
+    const { params } = options;
     const binding = bindingOf(options);
     const state = await options.codec.open(params.requestState, await binding);
     Object.assign(answers, state.answers);
@@ -195,11 +209,12 @@ export class InputRound {
     try {
       value = await handler();
     } catch (error) {
-      await this.#settled();
+      if (this.#checks.length > 0) await this.#settled();
       if (error instanceof ProtocolError || this.#pending.size === 0) throw error;
       return this.#inputRequired();
     }
-    await this.#settled();
+    // A call that asked nothing (nearly all) has no checks to wait for.
+    if (this.#checks.length > 0) await this.#settled();
     return this.#pending.size === 0 ? value : this.#inputRequired();
   }
 
