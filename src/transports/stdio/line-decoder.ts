@@ -65,7 +65,7 @@ export class LineDecoder {
     for (;;) {
       const newline = bytes.indexOf(NEWLINE, start);
       if (newline === -1) break;
-      this.completeLine(bytes.subarray(start, newline), out);
+      this.completeLine(bytes, start, newline, out);
       start = newline + 1;
     }
     if (start < bytes.length) this.keepPartial(bytes.subarray(start), out);
@@ -76,7 +76,7 @@ export class LineDecoder {
   end(): DecodedItem[] {
     const out: DecodedItem[] = [];
     if (this.discarding) this.reset();
-    else if (this.size > 0) this.completeLine(Buffer.alloc(0), out);
+    else if (this.size > 0) this.completeLine(EMPTY, 0, 0, out);
     return out;
   }
 
@@ -87,23 +87,29 @@ export class LineDecoder {
     this.discarding = false;
   }
 
-  private completeLine(segment: Buffer, out: DecodedItem[]): void {
+  /** The line made of what is held and `bytes[start, end)` (the newline excluded). */
+  private completeLine(bytes: Buffer, start: number, end: number, out: DecodedItem[]): void {
     if (this.discarding) {
       this.reset();
       return;
     }
-    let length = this.size + segment.length;
-    const last = segment.length > 0 ? segment[segment.length - 1] : this.parts.at(-1)?.at(-1);
+    let length = this.size + (end - start);
+    const last = end > start ? bytes[end - 1] : this.parts.at(-1)?.at(-1);
     if (last === CARRIAGE_RETURN) length -= 1;
     if (length > this.maxMessageSize) {
       this.reset();
       out.push(this.tooLarge(length));
       return;
     }
-    const line = this.parts.length === 0 ? segment : Buffer.concat([...this.parts, segment]);
+    // The common case, a whole line inside one chunk: decoded in place (no view, no copy).
+    if (this.parts.length === 0) {
+      decodeLine(bytes.toString('utf8', start, start + length), out);
+      return;
+    }
+    const line = Buffer.concat([...this.parts, bytes.subarray(start, end)]);
     this.parts = [];
     this.size = 0;
-    decodeLine(line.subarray(0, length), out);
+    decodeLine(line.toString('utf8', 0, length), out);
   }
 
   private keepPartial(tail: Buffer, out: DecodedItem[]): void {
@@ -131,8 +137,9 @@ export class LineDecoder {
   }
 }
 
-function decodeLine(bytes: Buffer, out: DecodedItem[]): void {
-  const text = bytes.toString('utf8');
+const EMPTY = Buffer.alloc(0);
+
+function decodeLine(text: string, out: DecodedItem[]): void {
   if (text.trim() === '') return;
   try {
     out.push({ kind: 'message', value: JSON.parse(text) as unknown });
