@@ -228,10 +228,12 @@ export class Peer {
 
   #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
     if (this.#closed || !this.#transport) return;
-    this.#transport.send(message, options).catch((error: unknown) => {
-      this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
-    });
+    this.#transport.send(message, options).catch(this.#sendFailed);
   }
+
+  readonly #sendFailed = (error: unknown): void => {
+    this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+  };
 
   #receive(value: unknown): void {
     if (Array.isArray(value)) {

@@ -71,14 +71,23 @@ export class StdioServerTransport implements Transport {
     this.stdin.resume();
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    // Not async: the promise is the writer's own (shared by the lines of one tick).
     if (this.state === 'idle') {
-      throw new TransportError(LocalErrorCode.NotConnected, 'The stdio transport is not started');
+      return Promise.reject(
+        new TransportError(LocalErrorCode.NotConnected, 'The stdio transport is not started'),
+      );
     }
     if (this.state === 'closed') {
-      throw new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed');
+      return Promise.reject(
+        new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed'),
+      );
     }
-    return this.writer.write(serializeMessage(message));
+    try {
+      return this.writer.write(serializeMessage(message));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error))); // e.g. a BigInt in it
+    }
   }
 
   async close(): Promise<void> {
