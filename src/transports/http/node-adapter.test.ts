@@ -1,6 +1,7 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { JsonReply, type HttpRequestLike } from './http-exchange.js';
 import { toNodeHandler, type FetchHandler } from './node-adapter.js';
 
@@ -103,5 +104,39 @@ describe('the request view of the native path', () => {
     expect(await get('/a/../mcp')).toEqual({ path: null, parsed: '/mcp' });
     expect(await get('/m%63p')).toEqual({ path: null, parsed: '/m%63p' });
     expect(await get('/mcp.json')).toEqual({ path: null, parsed: '/mcp.json' });
+  });
+});
+
+describe('small POST bodies', () => {
+  async function rawPost(port: number, parts: string[]): Promise<string> {
+    const socket = connect(port, '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    let received = '';
+    socket.on('data', (chunk: Buffer) => (received += chunk.toString()));
+    for (const part of parts) {
+      socket.write(part);
+      await new Promise((resolve) => setTimeout(resolve, 30));
+    }
+    await vi.waitFor(() => expect(received).toContain('}'), { timeout: 2000 });
+    socket.destroy();
+    return received;
+  }
+
+  it('reads a body that comes with its headers, after them, or not at all', async () => {
+    server = createServer(
+      toNodeHandler({
+        serve(request: HttpRequestLike) {
+          const text = new TextDecoder().decode(request.wholeBody ?? new Uint8Array(0));
+          return Promise.resolve(new JsonReply(200, {}, JSON.stringify({ text })));
+        },
+      }),
+    );
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    const head = (length: number) =>
+      `POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`;
+    expect(await rawPost(port, [head(7) + '{"a":1}'])).toContain('{"text":"{\\"a\\":1}"}');
+    expect(await rawPost(port, [head(7), '{"a":', '1}'])).toContain('{"text":"{\\"a\\":1}"}');
+    expect(await rawPost(port, [head(0)])).toContain('{"text":""}');
   });
 });
