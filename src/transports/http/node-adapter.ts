@@ -40,9 +40,22 @@ function plainPath(target: string | undefined): string | undefined {
 }
 
 /** A node:http request as the handler reads it, without a web `Request` (headers read in place). */
+/** node:http's parsed headers, read like a web `Headers`. */
+class NodeHeaders implements HeaderReader {
+  readonly #raw: IncomingMessage['headers'];
+
+  constructor(raw: IncomingMessage['headers']) {
+    this.#raw = raw;
+  }
+
+  get(name: string): string | null {
+    const value = this.#raw[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+  }
+}
+
 class NodeRequestView implements HttpRequestLike {
   readonly method: string;
-  readonly url: string;
   readonly path: string | undefined;
   readonly headers: HeaderReader;
   readonly wholeBody: Uint8Array | undefined;
@@ -53,16 +66,14 @@ class NodeRequestView implements HttpRequestLike {
     this.#gone = gone;
     this.#req = req;
     this.method = req.method ?? 'GET';
-    this.url = `http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`;
     this.path = plainPath(req.url);
-    const raw = req.headers;
-    this.headers = {
-      get(name: string): string | null {
-        const value = raw[name.toLowerCase()];
-        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-      },
-    };
+    this.headers = new NodeHeaders(req.headers);
     this.wholeBody = req.body !== undefined ? new TextEncoder().encode(JSON.stringify(req.body)) : whole;
+  }
+
+  /** The absolute URL, made when read (the path is enough for most requests). */
+  get url(): string {
+    return `http://${this.#req.headers.host ?? 'localhost'}${this.#req.url ?? '/'}`;
   }
 
   get signal(): AbortSignal {

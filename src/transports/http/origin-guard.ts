@@ -30,6 +30,8 @@ export class OriginGuard {
   readonly #hostsWithPort: ReadonlySet<string>;
   readonly #origins: ReadonlySet<string> | undefined;
   readonly #disabled: boolean;
+  /** The last Host value found allowed: the next request from the same client names it too. */
+  #allowedHost: string | undefined;
 
   constructor(options: OriginGuardOptions = {}) {
     const hosts = (options.allowedHosts ?? LOOPBACK).map((h) => h.toLowerCase());
@@ -45,8 +47,11 @@ export class OriginGuard {
   check(host: string | null, origin: string | null): string | undefined {
     if (this.#disabled) return undefined;
     if (host === null) return 'Missing Host header';
-    const h = host.toLowerCase();
-    if (!this.#hostsWithPort.has(h) && !this.#hosts.has(hostName(h))) return `Host not allowed: ${host}`;
+    if (host !== this.#allowedHost) {
+      const h = host.toLowerCase();
+      if (!this.#hostsWithPort.has(h) && !this.#hosts.has(hostName(h))) return `Host not allowed: ${host}`;
+      this.#allowedHost = host;
+    }
     if (origin === null) return undefined;
     const o = origin.toLowerCase();
     if (this.#origins) return this.#origins.has(o) ? undefined : `Origin not allowed: ${origin}`;
