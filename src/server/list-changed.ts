@@ -49,9 +49,13 @@ export class ListChanged {
     this.#coalescer = new Coalescer(host.listChangedDebounceMs, () => this.#flush());
   }
 
-  /** Starts tracking a session (from the feature's `bind`). */
+  /**
+   * Starts tracking a session (from the feature's `bind`). A session bound before its handshake (every
+   * new session) is recorded only when a change comes: no entry means "bound before any change since"
+   * — so creating a session, which every stateless request does, costs nothing here.
+   */
   bind(session: ServerSession): void {
-    this.#seen.set(session, session.protocolVersion === undefined ? this.#version() : NEVER);
+    if (session.protocolVersion !== undefined) this.#seen.set(session, NEVER);
   }
 
   /** A registry changed (call from `registry.onChange`). */
@@ -59,7 +63,11 @@ export class ListChanged {
     const version = this.#version();
     for (const session of this.#host.sessions()) {
       const seen = this.#seen.get(session);
-      if (!session.ready && seen !== undefined && seen !== NEVER) this.#seen.set(session, version);
+      if (seen === NEVER) continue;
+      // Not ready yet: it will list after its handshake, this change included. Ready and never recorded:
+      // it was bound before this change, so it is owed a notification (any version below this one).
+      if (!session.ready) this.#seen.set(session, version);
+      else if (seen === undefined) this.#seen.set(session, version - 1);
     }
     for (const subscription of this.#host.subscriptions()) {
       if (subscription.wantsListChanged(this.#method)) this.#pending.add(subscription);
