@@ -22,72 +22,12 @@ import {
 import type { SendOptions, Transport } from '../transport.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
+import type { PeerOptions } from './peer-options.js';
+import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
-
-/** What a request handler sees besides the params. */
-export interface RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Aborted by `notifications/cancelled` for this request, or when the connection closes. */
-  readonly signal: AbortSignal;
-  /** Whether `signal` is aborted, without creating it (it is created on first use). */
-  readonly aborted: boolean;
-  readonly meta: JsonObject | undefined;
-}
-
-export type RequestHandler = (params: JsonObject, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
-export type NotificationHandler = (params: JsonObject) => void | Promise<void>;
-
-export interface PeerOptions {
-  /** Default timeout for outgoing requests, in ms. */
-  defaultTimeout?: number;
-  /** Whether a JSON-RPC batch may be received now (2025-03-26 peers only). */
-  acceptBatch?: () => boolean;
-  /** How to write the id of an error response whose request id could not be read. */
-  unknownErrorId?: () => null | undefined;
-  /** Called before a request is dispatched; may throw a ProtocolError to refuse it. */
-  gate?: (message: JsonRpcRequest) => void;
-  /** Called before a notification is dispatched; return false to drop it. */
-  gateNotification?: (message: JsonRpcNotification) => boolean;
-  /**
-   * Handles the requests no handler was set for (e.g. a table of handlers shared by many peers); it
-   * throws -32601 itself for a method it does not know. Default: -32601.
-   */
-  fallback?: RequestHandler;
-}
-
-/**
- * A request being answered. Its `AbortController` is created on first use (a handler reading
- * `ctx.signal`, or an abort): most requests finish without either, and a controller per request is a
- * noticeable part of a call's cost. What a handler can observe is the same as with an eager one.
- */
-class Inflight implements RequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  readonly meta: JsonObject | undefined;
-  cancelled = false;
-  #controller: AbortController | undefined;
-
-  constructor(id: RequestId, method: string, meta: JsonObject | undefined) {
-    this.id = id;
-    this.method = method;
-    this.meta = meta;
-  }
-
-  get aborted(): boolean {
-    return this.cancelled;
-  }
-
-  get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
-  }
-
-  cancel(reason: ToolwireError): void {
-    this.cancelled = true;
-    (this.#controller ??= new AbortController()).abort(reason);
-  }
-}
+export type { PeerOptions } from './peer-options.js';
+export type { NotificationHandler, RequestContext, RequestHandler } from './request-context.js';
 
 export class Peer {
   /** Created on first use: a server session serves through `fallback` and sets none. */
