@@ -14,29 +14,17 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
-import type { Principal, Server, ServerSession } from '../../server/index.js';
-import { MemorySessionStore, type SessionStore } from '../../stores/session-store.js';
+import type { Principal, Server } from '../../server/index.js';
+import { MemorySessionStore } from '../../stores/session-store.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
-import { HttpSessionTransport } from './http-session-transport.js';
 import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
+import { LiveSessions } from './live-sessions.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
 import { statelessEraPost } from './stateless-era-post.js';
-
-interface LiveSession {
-  session: ServerSession;
-  transport: HttpSessionTransport;
-  /** The subject of the principal that opened it (undefined: anonymous). */
-  owner: string | undefined;
-  /** When the store last heard of it (its `lastSeenAt`, kept to the second). */
-  seenAt: number;
-}
-
-/** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
-const SEEN_RESOLUTION_MS = 1000;
 
 const bad = (message: string, code: number = ErrorCode.InvalidRequest) =>
   jsonRpcErrorResponse(400, code, message);
@@ -45,8 +33,7 @@ export class StreamableHttpHandler {
   readonly #server: Server;
   readonly #options: ResolvedHttpOptions;
   readonly #guard: OriginGuard;
-  readonly #store: SessionStore;
-  readonly #live = new Map<string, LiveSession>();
+  readonly #sessions: LiveSessions;
   /** Stateless-era exchanges in progress. */
   readonly #exchanges = new Set<ModernRequestTransport>();
   readonly #legacy: LegacySseEndpoints | undefined;
@@ -58,7 +45,8 @@ export class StreamableHttpHandler {
     this.#options = resolveHttpOptions(options);
     this.#guard = new OriginGuard(options);
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
-    this.#store = options.sessionStore ?? new MemorySessionStore();
+    const store = options.sessionStore ?? new MemorySessionStore();
+    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth);
     if (this.#options.legacySse)
       this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options, this.#auth);
     if (!this.#options.stateless) {
@@ -70,7 +58,7 @@ export class StreamableHttpHandler {
 
   /** Live sessions on this handler. */
   get sessionCount(): number {
-    return this.#live.size;
+    return this.#sessions.size;
   }
 
   /** Answers one request (the web-standard seam). */
@@ -113,7 +101,7 @@ export class StreamableHttpHandler {
   get load(): { streams: number; pendingRequests: number } {
     let streams = 0;
     let pendingRequests = 0;
-    for (const { transport } of this.#live.values()) {
+    for (const { transport } of this.#sessions.values()) {
       streams += transport.openStreams;
       pendingRequests += transport.pendingRequests;
     }
@@ -130,14 +118,13 @@ export class StreamableHttpHandler {
   }
 
   /** Closes sessions idle past the timeout. */
-  async sweep(now = Date.now()): Promise<void> {
-    for (const id of await this.#store.idleSince(now - this.#options.sessionIdleTimeoutMs))
-      await this.#end(id);
+  sweep(now = Date.now()): Promise<void> {
+    return this.#sessions.sweep(now);
   }
 
   async close(): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
-    await Promise.all([...this.#live.keys()].map((id) => this.#end(id)));
+    await this.#sessions.endAll();
     await Promise.all([...this.#exchanges].map((exchange) => exchange.close()));
     await this.#legacy?.close();
   }
@@ -193,7 +180,7 @@ export class StreamableHttpHandler {
         const legacy = version ?? '2025-03-26';
         return this.#exchange(request, body as JsonRpcRequest, principal, legacy);
       }
-      const { session, transport } = await this.#connect(undefined, principal);
+      const { session, transport } = await this.#sessions.connect(undefined, principal);
       if (!initialize) session.assumeInitialized(version ?? '2025-03-26');
       // The per-request session ends once its last response is out.
       transport.onidle = () => void session.close();
@@ -203,24 +190,11 @@ export class StreamableHttpHandler {
     }
 
     if (initialize) {
-      if (this.#live.size >= this.#options.maxSessions) {
-        return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
-          'retry-after': '60',
-        });
-      }
-      const id = crypto.randomUUID();
-      const live = await this.#connect(id, principal);
-      this.#live.set(id, live);
-      const now = Date.now();
-      await this.#store.create({
-        id,
-        createdAt: now,
-        lastSeenAt: now,
-        ...(principal ? { principal: principal.subject } : {}),
-      });
-      return live.transport.post(messages, requestIds, batch, watchClient(request));
+      const opened = await this.#sessions.open(principal);
+      if (isReply(opened)) return opened;
+      return opened.transport.post(messages, requestIds, batch, watchClient(request));
     }
-    const found = await this.#session(request, principal);
+    const found = await this.#sessions.find(request, principal);
     if (isReply(found)) return found;
     if (batch && found.session.protocolVersion !== '2025-03-26') {
       return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
@@ -264,7 +238,7 @@ export class StreamableHttpHandler {
         'Not Acceptable: Accept must list text/event-stream',
       );
     }
-    const found = await this.#session(request, principal);
+    const found = await this.#sessions.find(request, principal);
     if (isReply(found)) return found;
     const lastEventId = request.headers.get('last-event-id');
     return lastEventId ? found.transport.resume(lastEventId) : found.transport.openStandalone();
@@ -273,9 +247,9 @@ export class StreamableHttpHandler {
   async #delete(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
-    const found = await this.#session(request, principal);
+    const found = await this.#sessions.find(request, principal);
     if (isReply(found)) return found;
-    await this.#end(found.transport.sessionId ?? '');
+    await this.#sessions.end(found.transport.sessionId ?? '');
     return emptyReply(200);
   }
 
@@ -284,62 +258,4 @@ export class StreamableHttpHandler {
       allow: 'POST',
     });
   }
-
-  /** The session a request names, if it exists and belongs to the request's principal (else 404). */
-  async #session(request: HttpRequestLike, principal: Principal | undefined): Promise<LiveSession | Reply> {
-    const id = request.headers.get('mcp-session-id');
-    if (!id) return bad('Bad Request: the Mcp-Session-Id header is required');
-    const live = this.#live.get(id);
-    // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
-    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
-    if (!live || live.owner !== principal?.subject)
-      return jsonRpcErrorResponse(
-        404,
-        ErrorCode.InvalidRequest,
-        'Not Found: the session does not exist or has ended',
-      );
-    const now = Date.now();
-    if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
-      live.seenAt = now;
-      await this.#store.update(id, { lastSeenAt: now });
-    }
-    live.session.authenticate(principal);
-    return live;
-  }
-
-  async #connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
-    const ref: { session?: ServerSession } = {};
-    const transport = new HttpSessionTransport({
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(this.#options.eventStore ? { eventStore: this.#options.eventStore } : {}),
-      responseMode: this.#options.responseMode,
-      retryMs: this.#options.retryMs,
-      keepAliveMs: this.#options.keepAliveMs,
-      primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
-      headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
-    });
-    const session = await this.#server.connect(transport, principal ? { principal } : {});
-    ref.session = session;
-    if (sessionId !== undefined) {
-      transport.onclose = chain(transport.onclose, () => {
-        this.#live.delete(sessionId);
-        void this.#store.delete(sessionId);
-      });
-    }
-    return { session, transport, owner: principal?.subject, seenAt: Date.now() };
-  }
-
-  async #end(id: string): Promise<void> {
-    const live = this.#live.get(id);
-    this.#live.delete(id);
-    await this.#store.delete(id);
-    await live?.session.close();
-  }
-}
-
-function chain(first: (() => void) | undefined, second: () => void): () => void {
-  return () => {
-    first?.();
-    second();
-  };
 }

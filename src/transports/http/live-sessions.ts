@@ -1,0 +1,150 @@
+/**
+ * The live sessions of a Streamable HTTP handler (handshake era): each session's server side and
+ * transport, who opened it, and its record in the session store. Opens a session for `initialize`,
+ * finds the one a request names by `Mcp-Session-Id` (for its owner only), ends sessions on DELETE,
+ * when idle too long, or when the handler closes.
+ * @module
+ */
+import type { HttpRequestLike, Reply } from './http-exchange.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { SessionStore } from '../../stores/session-store.js';
+import type { HttpAuth } from './auth/http-auth.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import { HttpSessionTransport } from './http-session-transport.js';
+import { jsonRpcErrorResponse } from './http-status.js';
+
+export interface LiveSession {
+  session: ServerSession;
+  transport: HttpSessionTransport;
+  /** The subject of the principal that opened it (undefined: anonymous). */
+  owner: string | undefined;
+  /** When the store last heard of it (its `lastSeenAt`, kept to the second). */
+  seenAt: number;
+}
+
+/** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
+const SEEN_RESOLUTION_MS = 1000;
+
+export class LiveSessions {
+  readonly #server: Server;
+  readonly #options: ResolvedHttpOptions;
+  readonly #store: SessionStore;
+  readonly #auth: HttpAuth | undefined;
+  readonly #live = new Map<string, LiveSession>();
+
+  constructor(server: Server, options: ResolvedHttpOptions, store: SessionStore, auth: HttpAuth | undefined) {
+    this.#server = server;
+    this.#options = options;
+    this.#store = store;
+    this.#auth = auth;
+  }
+
+  /** How many sessions are live. */
+  get size(): number {
+    return this.#live.size;
+  }
+
+  values(): IterableIterator<LiveSession> {
+    return this.#live.values();
+  }
+
+  /** Opens a session for an `initialize` and records it in the store (503 when there are too many). */
+  async open(principal: Principal | undefined): Promise<LiveSession | Reply> {
+    if (this.#live.size >= this.#options.maxSessions) {
+      return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
+        'retry-after': '60',
+      });
+    }
+    const id = crypto.randomUUID();
+    const live = await this.connect(id, principal);
+    this.#live.set(id, live);
+    const now = Date.now();
+    await this.#store.create({
+      id,
+      createdAt: now,
+      lastSeenAt: now,
+      ...(principal ? { principal: principal.subject } : {}),
+    });
+    return live;
+  }
+
+  /** The session a request names, if it exists and belongs to the request's principal (else 404). */
+  async find(request: HttpRequestLike, principal: Principal | undefined): Promise<LiveSession | Reply> {
+    const id = request.headers.get('mcp-session-id');
+    if (!id)
+      return jsonRpcErrorResponse(
+        400,
+        ErrorCode.InvalidRequest,
+        'Bad Request: the Mcp-Session-Id header is required',
+      );
+    const live = this.#live.get(id);
+    // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
+    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
+    if (!live || live.owner !== principal?.subject)
+      return jsonRpcErrorResponse(
+        404,
+        ErrorCode.InvalidRequest,
+        'Not Found: the session does not exist or has ended',
+      );
+    const now = Date.now();
+    if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
+      live.seenAt = now;
+      await this.#store.update(id, { lastSeenAt: now });
+    }
+    live.session.authenticate(principal);
+    return live;
+  }
+
+  /**
+   * Connects a session of the server to a new session transport. With a `sessionId`, the session leaves
+   * the map and the store when its transport closes; without one it is a stateless server's per-request
+   * session, which nothing records.
+   */
+  async connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
+    const ref: { session?: ServerSession } = {};
+    const transport = new HttpSessionTransport({
+      ...(sessionId === undefined ? {} : { sessionId }),
+      ...(this.#options.eventStore ? { eventStore: this.#options.eventStore } : {}),
+      responseMode: this.#options.responseMode,
+      retryMs: this.#options.retryMs,
+      keepAliveMs: this.#options.keepAliveMs,
+      primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
+      headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
+    });
+    const session = await this.#server.connect(transport, principal ? { principal } : {});
+    ref.session = session;
+    if (sessionId !== undefined) {
+      transport.onclose = chain(transport.onclose, () => {
+        this.#live.delete(sessionId);
+        void this.#store.delete(sessionId);
+      });
+    }
+    return { session, transport, owner: principal?.subject, seenAt: Date.now() };
+  }
+
+  /** Closes sessions idle past the timeout. */
+  async sweep(now: number): Promise<void> {
+    for (const id of await this.#store.idleSince(now - this.#options.sessionIdleTimeoutMs))
+      await this.end(id);
+  }
+
+  async end(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    this.#live.delete(id);
+    await this.#store.delete(id);
+    await live?.session.close();
+  }
+
+  /** Ends every live session. */
+  async endAll(): Promise<void> {
+    await Promise.all([...this.#live.keys()].map((id) => this.end(id)));
+  }
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
+}
