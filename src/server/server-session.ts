@@ -15,27 +15,27 @@ import {
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
 import {
-  isLegacyRevision,
-  negotiateVersion,
   profileFor,
   type LegacyRevision,
   type ResultExtras,
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
-import {
-  isLoggingLevel,
-  type ClientCapabilities,
-  type Implementation,
-  type InitializeResult,
-  type LoggingLevel,
+import type {
+  ClientCapabilities,
+  Implementation,
+  InitializeResult,
+  LoggingLevel,
 } from '../protocol/types/lifecycle.js';
 import { isModernRequest } from '../protocol/types/modern.js';
 import type { Principal } from './auth/principal.js';
-import type { HandlerEntry, HandlerTable } from './handler-table.js';
+import type { HandlerEntry } from './handler-table.js';
 import { modernScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
+import { initializeVersion } from './session-handlers.js';
 import type { ClientView } from './tool-context.js';
+
+export { installSessionHandlers } from './session-handlers.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
 
@@ -268,19 +268,7 @@ export class ServerSession {
         'Invalid request: the session is already initialized',
       );
     }
-    const requested = params.protocolVersion;
-    if (typeof requested !== 'string' || requested.length === 0) {
-      throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: protocolVersion must be a string');
-    }
-    const legacy = this.#core.versions.filter(isLegacyRevision);
-    if (legacy.length === 0) {
-      throw new ProtocolError(
-        ErrorCode.InvalidParams,
-        'Unsupported protocol version: this server speaks only the stateless era (no initialize)',
-        { supported: [...this.#core.versions], requested },
-      );
-    }
-    const version = negotiateVersion(requested, legacy);
+    const version = initializeVersion(params, this.#core.versions);
     const profile = profileFor(version);
     this.#profile = profile;
     this.#legacyScope = undefined;
@@ -299,31 +287,4 @@ export class ServerSession {
     if (this.#core.options.instructions !== undefined) result.instructions = this.#core.options.instructions;
     return result as unknown as JsonObject;
   }
-}
-
-/** The session-level methods every server serves: `logging/setLevel` and `server/discover`. */
-export function installSessionHandlers(table: HandlerTable, core: ServerCore): void {
-  table.handle(
-    'logging/setLevel',
-    (params, _scope, _ctx, session) => {
-      if (!isLoggingLevel(params.level)) {
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `Invalid params: unknown logging level ${String(params.level)}`,
-        );
-      }
-      session.setLogLevel(params.level);
-      return {};
-    },
-    { eras: ['legacy'] },
-  );
-  table.handle(
-    'server/discover',
-    (_params, scope) => ({
-      supportedVersions: [...core.versions],
-      capabilities: scope.profile.shapeServerCapabilities(core.capabilities),
-      ...(core.options.instructions === undefined ? {} : { instructions: core.options.instructions }),
-    }),
-    { eras: ['modern'], cacheable: true },
-  );
 }
