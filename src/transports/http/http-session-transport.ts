@@ -14,40 +14,13 @@ import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
-import type { EventStore } from '../../stores/event-store.js';
 import { TransportError } from '../transport-error.js';
-import { emptyReply, isRateLimited, jsonResponse } from './http-status.js';
+import type { HttpSessionTransportOptions } from './http-session-transport-options.js';
+import { emptyReply, isRateLimited, jsonResponse, jsonRpcErrorResponse } from './http-status.js';
+import type { LogicalStream } from './logical-stream.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
-export interface HttpSessionTransportOptions {
-  sessionId?: string;
-  eventStore?: EventStore;
-  responseMode: 'sse' | 'json';
-  /** The SSE `retry` value sent with priming events and before the server closes a stream (ms). */
-  retryMs: number;
-  keepAliveMs: number;
-  /** Whether streams start with a priming event (the session speaks 2025-11-25 or later). */
-  primeStreams: () => boolean;
-  /** Headers every response of this session carries (e.g. the session id). */
-  headers: Record<string, string>;
-}
-
-interface LogicalStream {
-  readonly id: string;
-  readonly standalone: boolean;
-  readonly pending: Set<RequestId>;
-  sink: SseSink | undefined;
-  json: JsonReply | undefined;
-}
-
-/** A JSON-mode POST waiting for its responses. */
-interface JsonReply {
-  responses: JsonRpcMessage[];
-  batch: boolean;
-  resolve: (response: Reply) => void;
-  /** Stops watching the request's signal (it may outlive the POST). */
-  unwatch: () => void;
-}
+export type { HttpSessionTransportOptions } from './http-session-transport-options.js';
 
 function isResponse(
   message: JsonRpcMessage,
@@ -157,16 +130,10 @@ export class HttpSessionTransport implements Transport {
   /** Serves a GET without `Last-Event-ID`: the standalone stream for unrelated messages (one at a time). */
   async openStandalone(): Promise<Reply> {
     if (this.#standalone?.sink && !this.#standalone.sink.closed) {
-      return jsonResponse(
-        {
-          jsonrpc: '2.0',
-          id: null,
-          error: {
-            code: ErrorCode.InvalidRequest,
-            message: 'Conflict: a GET stream is already open for this session',
-          },
-        },
+      return jsonRpcErrorResponse(
         409,
+        ErrorCode.InvalidRequest,
+        'Conflict: a GET stream is already open for this session',
         this.#options.headers,
       );
     }
@@ -181,13 +148,10 @@ export class HttpSessionTransport implements Transport {
     const store = this.#options.eventStore;
     const replay = store ? await store.replayAfter(lastEventId) : undefined;
     if (!replay || !this.#streamIds.has(replay.streamId)) {
-      return jsonResponse(
-        {
-          jsonrpc: '2.0',
-          id: null,
-          error: { code: ErrorCode.InvalidRequest, message: `Unknown Last-Event-ID: ${lastEventId}` },
-        },
+      return jsonRpcErrorResponse(
         404,
+        ErrorCode.InvalidRequest,
+        `Unknown Last-Event-ID: ${lastEventId}`,
         this.#options.headers,
       );
     }
@@ -219,15 +183,7 @@ export class HttpSessionTransport implements Transport {
       stream.sink?.close();
       stream.json?.unwatch();
       stream.json?.resolve(
-        jsonResponse(
-          {
-            jsonrpc: '2.0',
-            id: null,
-            error: { code: ErrorCode.InternalError, message: 'The session closed' },
-          },
-          503,
-          this.#options.headers,
-        ),
+        jsonRpcErrorResponse(503, ErrorCode.InternalError, 'The session closed', this.#options.headers),
       );
     }
     this.#streams.clear();

@@ -1,0 +1,19 @@
+/**
+ * How an HTTP session transport is set up: its session id and event store, JSON or SSE answers, the SSE
+ * `retry` and keep-alive intervals, stream priming, and the headers of every response.
+ * @module
+ */
+import type { EventStore } from '../../stores/event-store.js';
+
+export interface HttpSessionTransportOptions {
+  sessionId?: string;
+  eventStore?: EventStore;
+  responseMode: 'sse' | 'json';
+  /** The SSE `retry` value sent with priming events and before the server closes a stream (ms). */
+  retryMs: number;
+  keepAliveMs: number;
+  /** Whether streams start with a priming event (the session speaks 2025-11-25 or later). */
+  primeStreams: () => boolean;
+  /** Headers every response of this session carries (e.g. the session id). */
+  headers: Record<string, string>;
+}

@@ -1,0 +1,25 @@
+/**
+ * A logical stream of an HTTP session: where the responses to a POST's requests (and the messages
+ * related to them) go, as SSE events on its sink or as one JSON body; or the standalone GET stream.
+ * @module
+ */
+import type { Reply } from './http-exchange.js';
+import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import type { SseSink } from './sse-sink.js';
+
+export interface LogicalStream {
+  readonly id: string;
+  readonly standalone: boolean;
+  readonly pending: Set<RequestId>;
+  sink: SseSink | undefined;
+  json: JsonReply | undefined;
+}
+
+/** A JSON-mode POST waiting for its responses. */
+export interface JsonReply {
+  responses: JsonRpcMessage[];
+  batch: boolean;
+  resolve: (response: Reply) => void;
+  /** Stops watching the request's signal (it may outlive the POST). */
+  unwatch: () => void;
+}
