@@ -12,9 +12,8 @@
  * ```
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import {
-  errorResponse,
   isJsonObject,
   type JsonRpcMessage,
   type JsonRpcRequest,
@@ -22,28 +21,16 @@ import {
 } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
-import { discardBody, mediaType, type HttpClientOptions } from './http-client-options.js';
+import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
 import { ModernRequests, isStatelessRequest } from './modern-requests.js';
-import { ReconnectPolicy, type ReconnectOptions } from './reconnect-policy.js';
+import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
-import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
+import { SessionStreams } from './session-streams.js';
+import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
-export interface StreamableHttpClientTransportOptions extends HttpClientOptions {
-  /**
-   * The `MCP-Protocol-Version` header to send from the start. Normally left out: the transport reads
-   * the negotiated version from the InitializeResult that passes through it and sends it afterwards.
-   */
-  protocolVersion?: string;
-  /** How SSE streams that end or break before their response arrived are resumed. */
-  reconnect?: ReconnectOptions;
-  /**
-   * Stateless era: the tool definitions `Mcp-Param-*` headers are built from (a tool's `inputSchema` by
-   * name). Default: the transport remembers the schemas of the `tools/list` results it carries.
-   */
-  toolSchemas?: (name: string) => object | undefined;
-}
+export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
 /**
  * A Streamable HTTP client transport.
@@ -77,16 +64,13 @@ export class StreamableHttpClientTransport implements Transport {
 
   readonly #endpoint: McpEndpoint;
   readonly #abort = new AbortController();
-  /** Which stream owes the response to each request. */
-  readonly #awaiting = new Map<RequestId, ResumableStream>();
   #state: 'idle' | 'open' | 'closed' = 'idle';
   #initializeId: RequestId | undefined;
   /** The client's initialize request, replayed to start a new session when the server ended ours. */
   #initialize: JsonRpcRequest | undefined;
   #reinitializing: Promise<void> | undefined;
-  #listening = false;
   #closing: Promise<void> | undefined;
-  readonly #host: StreamHost;
+  readonly #streams: SessionStreams;
   readonly #modern: ModernRequests;
 
   constructor(options: StreamableHttpClientTransportOptions) {
@@ -98,13 +82,18 @@ export class StreamableHttpClientTransport implements Transport {
       report: (error) => this.onerror?.(error),
       toolSchemas: options.toolSchemas,
     });
-    this.#host = {
+    this.#streams = new SessionStreams({
+      endpoint: this.#endpoint,
       signal: this.#abort.signal,
       policy: new ReconnectPolicy(options.reconnect),
-      reconnect: (stream) => this.#reconnect(stream),
-      deliver: (data) => this.#deliverText(data),
-      abandon: (stream, reason) => this.#abandon(stream, reason),
-    };
+      open: () => this.#state === 'open',
+      get: (headers) => this.#request('GET', headers),
+      renewable: () => this.#initialize !== undefined,
+      expire: (what, response, body) => this.#expire(what, response, body),
+      deliver: (message) => this.#deliver(message),
+      answer: (message) => this.onmessage?.(message),
+      report: (error) => this.onerror?.(error),
+    });
   }
 
   /** The session id the server assigned, once it has. */
@@ -183,12 +172,12 @@ export class StreamableHttpClientTransport implements Transport {
     if (response.status === 202 || requestIds.length === 0) {
       await discardBody(response);
       if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
-        this.#listen();
+        this.#streams.listen();
       }
     } else if (type === 'text/event-stream' && response.body) {
-      void this.#track(requestIds).follow(response);
+      void this.#streams.track(requestIds).follow(response);
     } else if (type === 'application/json') {
-      this.#deliverText(await this.#readText(response));
+      this.#streams.deliver(await this.#readText(response));
     } else {
       await discardBody(response);
       throw new TransportError(
@@ -212,8 +201,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#reinitializing ??= reinitializeSession(this.#endpoint, initialize, this.#abort.signal).then(
       () => {
         this.#reinitializing = undefined;
-        this.#listening = false;
-        this.#listen();
+        this.#streams.relisten();
       },
       (error: unknown) => {
         this.#reinitializing = undefined;
@@ -237,77 +225,6 @@ export class StreamableHttpClientTransport implements Transport {
     throw httpStatusError(`POST ${this.#endpoint.url.href}`, response, body);
   }
 
-  #track(requestIds: RequestId[]): ResumableStream {
-    const stream = new ResumableStream('post', requestIds, this.#host);
-    for (const id of requestIds) this.#awaiting.set(id, stream);
-    return stream;
-  }
-
-  /** Opens the standalone GET stream for the server's own requests and notifications. */
-  #listen(): void {
-    if (this.#listening) return;
-    this.#listening = true;
-    const stream = new ResumableStream('get', [], this.#host);
-    void this.#reconnect(stream).then((first) => stream.follow(first));
-  }
-
-  /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */
-  async #reconnect(stream: ResumableStream): Promise<Attempt> {
-    const withSession = this.#endpoint.sessionId !== undefined;
-    let response: Response;
-    try {
-      response = await this.#request('GET', {
-        accept: 'text/event-stream',
-        'last-event-id': stream.lastEventId,
-      });
-    } catch (error) {
-      stream.failures += 1;
-      stream.lastError = error;
-      return this.#state === 'open' ? 'retry' : 'stop';
-    }
-    if (response.ok && mediaType(response) === 'text/event-stream') {
-      stream.failures = 0;
-      return response;
-    }
-    const body = await readErrorBody(response);
-    const what = `GET ${this.#endpoint.url.href}`;
-    if (response.status === 404 && withSession) {
-      if (this.#initialize && stream.kind === 'get') {
-        this.#listening = false; // the next POST starts a new session, which listens again
-        return 'stop';
-      }
-      this.#expire(what, response, body);
-      return 'stop';
-    }
-    stream.lastError = httpStatusError(what, response, body, LocalErrorCode.ConnectionClosed);
-    const transient = response.ok || response.status >= 500 || [408, 409, 429].includes(response.status);
-    if (transient) {
-      stream.failures += 1;
-      return 'retry';
-    }
-    if (response.status === 405 && stream.kind === 'get') return 'stop'; // no server-initiated messages
-    this.#abandon(stream, errorMessage(stream.lastError));
-    return 'stop';
-  }
-
-  /** Gives up on a stream: reports it, and answers what it still owed with local errors. */
-  #abandon(stream: ResumableStream, reason: string): void {
-    if (this.#state !== 'open') return;
-    const ids = [...stream.pending];
-    for (const id of ids) this.#awaiting.delete(id);
-    stream.pending.clear();
-    const what =
-      stream.kind === 'get' ? 'The server message stream' : `The SSE stream of request ${ids.join(', ')}`;
-    const error = new TransportError(LocalErrorCode.ConnectionClosed, `${what} was lost: ${reason}`, {
-      cause: stream.lastError,
-      details: { requestIds: ids },
-    });
-    this.onerror?.(error);
-    for (const id of ids) {
-      this.onmessage?.(errorResponse(id, { code: ErrorCode.InternalError, message: error.message }));
-    }
-  }
-
   /** The server ended the session: report it and close (without a DELETE). */
   #expire(what: string, response: Response, body: string): TransportError {
     const error = httpStatusError(
@@ -324,24 +241,11 @@ export class StreamableHttpClientTransport implements Transport {
     return error;
   }
 
-  #deliverText(text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.onerror?.(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
-      return;
-    }
-    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#deliver(item);
-  }
-
   #deliver(message: unknown): void {
     if (this.#state !== 'open') return;
     if (isJsonObject(message) && ('result' in message || 'error' in message)) {
       const id = message.id as RequestId;
-      const stream = this.#awaiting.get(id);
-      stream?.pending.delete(id);
-      this.#awaiting.delete(id);
+      this.#streams.settle(id);
       const result = message.result;
       if (id === this.#initializeId && isJsonObject(result) && typeof result.protocolVersion === 'string') {
         this.#endpoint.protocolVersion = result.protocolVersion;
@@ -358,9 +262,7 @@ export class StreamableHttpClientTransport implements Transport {
         ? new TransportError(
             LocalErrorCode.SendFailed,
             `Reading the response failed: ${errorMessage(error)}`,
-            {
-              cause: error,
-            },
+            { cause: error },
           )
         : this.#notOpen();
     }
@@ -381,7 +283,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #shutdown(endSession: boolean): Promise<void> {
     this.#state = 'closed';
     this.#abort.abort();
-    this.#awaiting.clear();
+    this.#streams.clear();
     const failure = endSession ? await this.#endpoint.endSession() : undefined;
     if (failure) this.onerror?.(failure);
     this.onclose?.();

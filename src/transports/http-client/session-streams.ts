@@ -1,0 +1,152 @@
+/**
+ * The handshake era's SSE streams of a Streamable HTTP client: the POST response streams (and which one
+ * owes each request's response), the standalone GET stream for the server's own messages, their
+ * reconnection with `Last-Event-ID`, and the parsing of the messages they (and JSON answers) carry. A
+ * stream that cannot go on is reported, and what it still owed is answered locally with JSON-RPC errors.
+ * @module
+ */
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { errorResponse, type RequestId } from '../../protocol/jsonrpc.js';
+import { TransportError } from '../transport-error.js';
+import { mediaType } from './http-client-options.js';
+import { httpStatusError, readErrorBody } from './http-failure.js';
+import type { McpEndpoint } from './mcp-endpoint.js';
+import type { ReconnectPolicy } from './reconnect-policy.js';
+import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
+
+/** What the streams need from their transport. */
+export interface SessionStreamsHost {
+  readonly endpoint: McpEndpoint;
+  /** Aborted when the transport closes; stops waits and reads. */
+  readonly signal: AbortSignal;
+  readonly policy: ReconnectPolicy;
+  /** Whether the transport is open. */
+  open(): boolean;
+  /** One GET to the endpoint with these headers, aborted when the transport closes. */
+  get(headers: Record<string, string | undefined>): Promise<Response>;
+  /** Whether the client's initialize is known (the next POST can start a new session). */
+  renewable(): boolean;
+  /** The server ended the session: report it and close (without a DELETE). */
+  expire(what: string, response: Response, body: string): Error;
+  /** One message the server sent (to its transport's usual handling). */
+  deliver(message: unknown): void;
+  /** A message for the engine, as is. */
+  answer(message: unknown): void;
+  report(error: Error): void;
+}
+
+export class SessionStreams implements StreamHost {
+  readonly signal: AbortSignal;
+  readonly policy: ReconnectPolicy;
+  readonly #host: SessionStreamsHost;
+  /** Which stream owes the response to each request. */
+  readonly #awaiting = new Map<RequestId, ResumableStream>();
+  #listening = false;
+
+  constructor(host: SessionStreamsHost) {
+    this.#host = host;
+    this.signal = host.signal;
+    this.policy = host.policy;
+  }
+
+  /** A POST's response stream, owing the responses to `requestIds`. */
+  track(requestIds: RequestId[]): ResumableStream {
+    const stream = new ResumableStream('post', requestIds, this);
+    for (const id of requestIds) this.#awaiting.set(id, stream);
+    return stream;
+  }
+
+  /** A response arrived: no stream owes it any more. */
+  settle(id: RequestId): void {
+    const stream = this.#awaiting.get(id);
+    stream?.pending.delete(id);
+    this.#awaiting.delete(id);
+  }
+
+  /** The transport closed: nothing is owed any more. */
+  clear(): void {
+    this.#awaiting.clear();
+  }
+
+  /** Opens the standalone GET stream for the server's own requests and notifications. */
+  listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    const stream = new ResumableStream('get', [], this);
+    void this.reconnect(stream).then((first) => stream.follow(first));
+  }
+
+  /** Opens the GET stream of a new session (the old session's ended with it). */
+  relisten(): void {
+    this.#listening = false;
+    this.listen();
+  }
+
+  /** The data of one `message` event, or a JSON answer's body: one message or a batch. */
+  deliver(text: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      this.#host.report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+      return;
+    }
+    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#host.deliver(item);
+  }
+
+  /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */
+  async reconnect(stream: ResumableStream): Promise<Attempt> {
+    const host = this.#host;
+    const withSession = host.endpoint.sessionId !== undefined;
+    let response: Response;
+    try {
+      response = await host.get({ accept: 'text/event-stream', 'last-event-id': stream.lastEventId });
+    } catch (error) {
+      stream.failures += 1;
+      stream.lastError = error;
+      return host.open() ? 'retry' : 'stop';
+    }
+    if (response.ok && mediaType(response) === 'text/event-stream') {
+      stream.failures = 0;
+      return response;
+    }
+    const body = await readErrorBody(response);
+    const what = `GET ${host.endpoint.url.href}`;
+    if (response.status === 404 && withSession) {
+      if (host.renewable() && stream.kind === 'get') {
+        this.#listening = false; // the next POST starts a new session, which listens again
+        return 'stop';
+      }
+      host.expire(what, response, body);
+      return 'stop';
+    }
+    stream.lastError = httpStatusError(what, response, body, LocalErrorCode.ConnectionClosed);
+    const transient = response.ok || response.status >= 500 || [408, 409, 429].includes(response.status);
+    if (transient) {
+      stream.failures += 1;
+      return 'retry';
+    }
+    if (response.status === 405 && stream.kind === 'get') return 'stop'; // no server-initiated messages
+    this.abandon(stream, errorMessage(stream.lastError));
+    return 'stop';
+  }
+
+  /** Gives up on a stream: reports it, and answers what it still owed with local errors. */
+  abandon(stream: ResumableStream, reason: string): void {
+    const host = this.#host;
+    if (!host.open()) return;
+    const ids = [...stream.pending];
+    for (const id of ids) this.#awaiting.delete(id);
+    stream.pending.clear();
+    const what =
+      stream.kind === 'get' ? 'The server message stream' : `The SSE stream of request ${ids.join(', ')}`;
+    const error = new TransportError(LocalErrorCode.ConnectionClosed, `${what} was lost: ${reason}`, {
+      cause: stream.lastError,
+      details: { requestIds: ids },
+    });
+    host.report(error);
+    for (const id of ids) {
+      host.answer(errorResponse(id, { code: ErrorCode.InternalError, message: error.message }));
+    }
+  }
+}
