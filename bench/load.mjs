@@ -1,5 +1,6 @@
 // A wire-level MCP load generator of its own (no toolwire client code): raw JSON-RPC lines over a
-// child's stdio pipes, and raw node:http keep-alive requests for Streamable HTTP. It measures the
+// child's stdio pipes, and raw HTTP/1.1 keep-alive requests for Streamable HTTP (bench/http-pool.mjs,
+// a lean client, so the load takes as little as it can of the cores the server runs on). It measures the
 // server process only through the wire and /proc/<pid> (CPU: utime+stime; memory: VmRSS).
 //
 // Used by bench/run.mjs; also usable alone against any server command, for example:
@@ -7,8 +8,8 @@
 //   node bench/load.mjs http  -- node bench/sdk-v1-server.mjs --http --port 0 --json
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { HttpPool } from './http-pool.mjs';
 
 export const PROTOCOL_VERSION = '2025-06-18';
 /** The stateless era: every request carries its protocol version, client info and capabilities. */
@@ -273,33 +274,21 @@ export async function spawnHttp(command, args, env = {}) {
 }
 
 /**
- * One raw POST; resolves { status, headers, body }. A stateless-era (modern) request also carries the
- * request metadata headers its body implies (`Mcp-Method`, `Mcp-Name`).
+ * One raw POST over `pool`; resolves { status, headers, body }. A stateless-era (modern) request also
+ * carries the request metadata headers its body implies (`Mcp-Method`, `Mcp-Name`).
  */
-export function post(agent, url, message, sessionId, modern = false) {
-  const body = JSON.stringify(message);
+export function post(pool, message, sessionId, modern = false) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
     'mcp-protocol-version': modern ? MODERN_VERSION : PROTOCOL_VERSION,
-    'content-length': Buffer.byteLength(body),
   };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
   if (modern) {
     headers['mcp-method'] = message.method;
     if (typeof message.params?.name === 'string') headers['mcp-name'] = message.params.name;
   }
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', agent, headers }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk) => (data += chunk));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: data }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
+  return pool.post(headers, JSON.stringify(message));
 }
 
 /** The JSON-RPC response inside a JSON or SSE body (the message carrying `id`). */
@@ -315,8 +304,8 @@ export function responseOf(body) {
 }
 
 /** initialize + notifications/initialized over HTTP; returns the session id (undefined if none). */
-export async function httpSession(agent, url) {
-  const init = await post(agent, url, {
+export async function httpSession(pool) {
+  const init = await post(pool, {
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
@@ -326,7 +315,7 @@ export async function httpSession(agent, url) {
   if (init.status !== 200 || !response?.result)
     throw new Error(`initialize: ${init.status} ${init.body.slice(0, 200)}`);
   const sessionId = init.headers['mcp-session-id'];
-  await post(agent, url, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
+  await post(pool, { jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId);
   return sessionId;
 }
 
@@ -337,14 +326,13 @@ export async function httpSession(agent, url) {
  */
 export async function httpCalls(
   server,
-  { total, connections, stateful, modern = false, maxMs = 20_000, agent: given, session },
+  { total, connections, stateful, modern = false, maxMs = 20_000, pool: given, session },
 ) {
-  const agent = given ?? new Agent({ keepAlive: true, maxSockets: connections });
-  const sessionId = stateful && !modern ? (session ?? (await httpSession(agent, server.url))) : undefined;
+  const pool = given ?? new HttpPool(server.url, connections);
+  const sessionId = stateful && !modern ? (session ?? (await httpSession(pool))) : undefined;
   const result = await measureCalls(server.pid, { total, workers: connections, maxMs }, async (n) => {
     const res = await post(
-      agent,
-      server.url,
+      pool,
       { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, modern) },
       sessionId,
       modern,
@@ -352,7 +340,7 @@ export async function httpCalls(
     const message = res.status === 200 ? responseOf(res.body) : undefined;
     return Boolean(message?.result && !message.result.isError);
   });
-  if (!given) agent.destroy();
+  if (!given) pool.destroy();
   return result;
 }
 
@@ -363,26 +351,26 @@ export async function httpCalls(
  * garbage collection more or less at a reading moves the figure less).
  */
 export async function rssPerSessions(server, count, more = 3) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const pool = new HttpPool(server.url, 16);
   const openSessions = async () => {
     let opened = 0;
     const worker = async () => {
       while (opened < count) {
         opened++;
-        await httpSession(agent, server.url);
+        await httpSession(pool);
       }
     };
     await Promise.all(Array.from({ length: 16 }, worker));
     await sleep(300);
     return rssKb(server.pid);
   };
-  await httpSession(agent, server.url); // warm
+  await httpSession(pool); // warm
   await sleep(300);
   const before = rssKb(server.pid);
   const middle = await openSessions();
   let after = middle;
   for (let i = 0; i < more; i++) after = await openSessions();
-  agent.destroy();
+  pool.destroy();
   const per1000 = (kb, sessions) => (kb / 1024) * (1000 / sessions);
   return {
     sessions: (1 + more) * count,
@@ -399,9 +387,9 @@ export async function rssPerSessions(server, count, more = 3) {
  * growth there is what a leak looks like).
  */
 export async function soak(server, { total, stateful }) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
-  const session = stateful ? await httpSession(agent, server.url) : undefined;
-  const load = { connections: 16, stateful, agent, session, maxMs: 240_000 };
+  const pool = new HttpPool(server.url, 16);
+  const session = stateful ? await httpSession(pool) : undefined;
+  const load = { connections: 16, stateful, pool, session, maxMs: 240_000 };
   await httpCalls(server, { ...load, total: 1000 });
   await sleep(300);
   const before = rssKb(server.pid);
@@ -411,7 +399,7 @@ export async function soak(server, { total, stateful }) {
   const second = await httpCalls(server, { ...load, total: Math.floor(total / 2) });
   await sleep(300);
   const after = rssKb(server.pid);
-  agent.destroy();
+  pool.destroy();
   return {
     requests: first.calls + second.calls,
     errors: first.errors + second.errors,
