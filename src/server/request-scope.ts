@@ -20,7 +20,7 @@ import {
 } from '../protocol/types/lifecycle.js';
 import { META } from '../protocol/types/modern.js';
 import type { Principal } from './auth/principal.js';
-import type { ClientView } from './tool-context.js';
+import type { ClientView, ContextHost } from './tool-context.js';
 
 export interface RequestScope {
   readonly era: 'legacy' | 'modern';
@@ -30,6 +30,12 @@ export interface RequestScope {
   readonly logLevel: LoggingLevel | undefined;
   /** Who sent the request, when the transport authenticated it (undefined: anonymous). */
   readonly principal: Principal | undefined;
+  /**
+   * The tool-context host made for this scope, kept on it so that the requests of a handshake-era
+   * session share one while the scope stands (a WeakMap from scope to host cost a stateless server an
+   * entry per request, and its garbage collector the ephemeron work).
+   */
+  host?: ContextHost;
 }
 
 const missing = (key: string) =>

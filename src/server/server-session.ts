@@ -212,6 +212,7 @@ export class ServerSession {
       client: this.client,
       logLevel: this.#logLevel,
       principal: this.#principal,
+      host: undefined,
     };
     return this.#legacyScope;
   }

@@ -31,9 +31,6 @@ const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
   'roots/list': 'roots',
 };
 
-/** Hosts of handshake-era scopes: one per scope (a session keeps its scope until it changes). */
-const legacyHosts = new WeakMap<RequestScope, ContextHost>();
-
 /**
  * The context host of a request: what its handler may send, shaped and filtered for its scope (shared
  * by the requests of a handshake-era session while its scope stays the same). In the stateless era,
@@ -42,9 +39,8 @@ const legacyHosts = new WeakMap<RequestScope, ContextHost>();
  */
 export function scopedHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
   if (scope.era === 'modern' || round) return new ScopedHost(session, scope, round);
-  let host = legacyHosts.get(scope);
-  if (!host) legacyHosts.set(scope, (host = new ScopedHost(session, scope, undefined)));
-  return host;
+  // One host per handshake-era scope (a session keeps its scope until it changes).
+  return (scope.host ??= new ScopedHost(session, scope, undefined));
 }
 
 /** A context host as one object with methods on its prototype (no closures per request). */
