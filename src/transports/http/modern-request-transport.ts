@@ -117,16 +117,19 @@ export class ModernRequestTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#finish();
-    this.#settle(
-      jsonResponse(
-        {
-          jsonrpc: '2.0',
-          id: this.#id ?? null,
-          error: { code: ErrorCode.InternalError, message: 'The server closed' },
-        },
-        503,
-      ),
-    );
+    // Every exchange is closed when it ends; one still unanswered gets a 503 (built only then).
+    if (this.#resolve) {
+      this.#settle(
+        jsonResponse(
+          {
+            jsonrpc: '2.0',
+            id: this.#id ?? null,
+            error: { code: ErrorCode.InternalError, message: 'The server closed' },
+          },
+          503,
+        ),
+      );
+    }
     this.#sink?.close();
     this.onclose?.();
   }
