@@ -8,13 +8,8 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import type { Server } from '../../server/index.js';
 import type { StreamableHttpOptions } from './http-options.js';
-import {
-  JsonReply,
-  type ClientWatch,
-  type HeaderReader,
-  type HttpRequestLike,
-  type Reply,
-} from './http-exchange.js';
+import { JsonReply, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { ClientGone, NodeRequestView, smallBody, type MaybeParsed } from './node-request-view.js';
 import { StreamableHttpHandler } from './streamable-http-handler.js';
 
 export interface FetchHandler {
@@ -27,111 +22,6 @@ export interface FetchHandler {
  */
 export interface ReplyHandler {
   serve(request: HttpRequestLike): Promise<Reply>;
-}
-
-/**
- * The path of a request target made only of characters `new URL` leaves as they are (letters, digits,
- * `-`, `_`, `/`; no dot segments, no escapes), without parsing it; undefined for any other target.
- */
-function plainPath(target: string | undefined): string | undefined {
-  if (target === undefined || !/^\/[\w\-/]*(?:\?|$)/.test(target)) return undefined;
-  const query = target.indexOf('?');
-  return query === -1 ? target : target.slice(0, query);
-}
-
-/** node:http's parsed headers, read like a web `Headers`. */
-class NodeHeaders implements HeaderReader {
-  readonly #raw: IncomingMessage['headers'];
-
-  constructor(raw: IncomingMessage['headers']) {
-    this.#raw = raw;
-  }
-
-  get(name: string): string | null {
-    const value = this.#raw[name.toLowerCase()];
-    return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
-  }
-}
-
-/** A node:http request as the handler reads it, without a web `Request` (headers read in place). */
-class NodeRequestView implements HttpRequestLike {
-  readonly method: string;
-  readonly path: string | undefined;
-  readonly headers: HeaderReader;
-  readonly wholeBody: Uint8Array | undefined;
-  readonly #req: MaybeParsed;
-  readonly #gone: ClientGone;
-
-  constructor(req: MaybeParsed, gone: ClientGone, whole: Uint8Array | undefined) {
-    this.#gone = gone;
-    this.#req = req;
-    this.method = req.method ?? 'GET';
-    this.path = plainPath(req.url);
-    this.headers = new NodeHeaders(req.headers);
-    this.wholeBody = req.body !== undefined ? new TextEncoder().encode(JSON.stringify(req.body)) : whole;
-  }
-
-  /** The absolute URL, made when read (the path is enough for most requests). */
-  get url(): string {
-    return `http://${this.#req.headers.host ?? 'localhost'}${this.#req.url ?? '/'}`;
-  }
-
-  get signal(): AbortSignal {
-    return this.#gone.signal;
-  }
-
-  get watch(): ClientWatch {
-    return this.#gone;
-  }
-
-  /** The body as a web stream, when it was not read whole (large or undeclared POSTs). */
-  get body(): ReadableStream<Uint8Array> | null {
-    if (this.wholeBody || this.method === 'GET' || this.method === 'HEAD' || this.method === 'DELETE')
-      return null;
-    return Readable.toWeb(this.#req) as ReadableStream<Uint8Array>;
-  }
-}
-
-/**
- * Aborted when the client goes away before its response is finished. The controller is created when
- * someone asks for the signal (many exchanges never do).
- */
-class ClientGone implements ClientWatch {
-  #controller: AbortController | undefined;
-  #listeners: Array<() => void> | undefined;
-  #gone = false;
-
-  constructor(res: ServerResponse) {
-    res.on('close', () => {
-      if (res.writableFinished) return;
-      this.#gone = true;
-      this.#controller?.abort();
-      const listeners = this.#listeners ?? [];
-      this.#listeners = undefined;
-      for (const listener of listeners) listener();
-    });
-  }
-
-  get gone(): boolean {
-    return this.#gone;
-  }
-
-  onGone(listener: () => void): () => void {
-    if (this.#gone) return () => {};
-    (this.#listeners ??= []).push(listener);
-    return () => {
-      const at = this.#listeners?.indexOf(listener) ?? -1;
-      if (at !== -1) this.#listeners?.splice(at, 1);
-    };
-  }
-
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#gone) this.#controller.abort();
-    }
-    return this.#controller.signal;
-  }
 }
 
 /**
@@ -148,17 +38,6 @@ function writeJsonReply(reply: JsonReply, res: ServerResponse): void {
 function isReplyHandler(handler: FetchHandler | ReplyHandler): handler is ReplyHandler {
   return typeof (handler as Partial<ReplyHandler>).serve === 'function';
 }
-
-/** `req.body` as Express' JSON middleware leaves it, when it ran first. */
-type MaybeParsed = IncomingMessage & { body?: unknown };
-
-/**
- * Bodies up to this size, when `Content-Length` declares it, are read before the `Request` is built and
- * given to it whole: cheaper than a web stream over the node stream, for the small JSON-RPC POSTs that
- * are nearly all of them. Larger or undeclared bodies stream, so the handler's size limit reads no more
- * than it allows.
- */
-const WHOLE_BODY_BYTES = 64 * 1024;
 
 /**
  * The web `Request` for a node:http request; its `signal` is `signal` itself. It is set on the instance
@@ -184,30 +63,6 @@ export function toWebRequest(req: MaybeParsed, signal: AbortSignal, whole?: Uint
   }
   Object.defineProperty(request, 'signal', { value: signal, enumerable: true });
   return request;
-}
-
-const NO_BODY = new Uint8Array(0);
-
-/**
- * The whole body of a POST that declares a small `Content-Length` (see `WHOLE_BODY_BYTES`), else
- * undefined. Called a microtask after the request event: a small body that came in the same read as the
- * headers has been parsed by then (`req.complete`) and is taken as is, with no listeners.
- */
-function smallBody(req: MaybeParsed): Promise<Uint8Array> | Uint8Array | undefined {
-  if (req.body !== undefined || req.method !== 'POST') return undefined;
-  const declared = Number(req.headers['content-length']);
-  if (!(declared >= 0 && declared <= WHOLE_BODY_BYTES)) return undefined;
-  if (req.complete && req.readableLength === declared) {
-    const whole = req.read() as Buffer | null;
-    return whole ?? NO_BODY;
-  }
-  // Events rather than `for await`: no async iterator per request.
-  return new Promise<Uint8Array>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.once('end', () => resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)));
-    req.once('error', reject);
-  });
 }
 
 export async function writeWebResponse(response: Response, res: ServerResponse): Promise<void> {
