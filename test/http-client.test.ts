@@ -14,7 +14,7 @@ import {
   type EventStore,
 } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ElicitResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import { FIXTURE } from './_setup.js';
@@ -554,6 +554,37 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     const error = await client.callTool('x').catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({ code: -32602, message: 'bad' });
+  });
+
+  it('reports a -32700 for an answer that is not JSON, and goes on with the messages that are', async () => {
+    const server = await scriptedServer((_req, res, message) => {
+      if (message.method === 'tools/list') {
+        sseHead(res);
+        const answer = { jsonrpc: '2.0', id: message.id, result: { tools: [] } };
+        res.end(`data: {not json\n\ndata: ${JSON.stringify(answer)}\n\n`);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"jsonrpc": "2.0", "id": ');
+      }
+    });
+    const transport = track(new StreamableHttpClientTransport({ url: server.url }));
+    const errors: Error[] = [];
+    const messages: unknown[] = [];
+    transport.onerror = (error) => errors.push(error);
+    transport.onmessage = (message) => messages.push(message);
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await vi.waitFor(() => expect(messages).toHaveLength(1));
+    expect(messages[0]).toMatchObject({ id: 1, result: { tools: [] } });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toBeInstanceOf(ProtocolError);
+    expect(errors[0]).toMatchObject({ code: -32700 });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' }).catch(() => undefined);
+    await vi.waitFor(() => expect(errors).toHaveLength(2));
+    expect(errors[1]).toMatchObject({
+      code: -32700,
+      message: expect.stringMatching(/^Parse error/) as string,
+    });
   });
 
   it('rejects send with the status and a body excerpt on other HTTP errors', async () => {

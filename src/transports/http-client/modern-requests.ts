@@ -11,7 +11,7 @@
  * wins), unless the `toolSchemas` option supplies them.
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import {
   errorResponse,
   isJsonObject,
@@ -24,6 +24,7 @@ import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
+import { jsonMessages } from './json-messages.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser } from './sse-parser.js';
@@ -172,14 +173,7 @@ export class ModernRequests {
   }
 
   #parse(text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.#host.report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
-      return;
-    }
-    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#receive(item);
+    for (const item of jsonMessages(text, (error) => this.#host.report(error))) this.#receive(item);
   }
 
   #receive(message: unknown): void {

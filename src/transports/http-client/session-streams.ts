@@ -5,11 +5,12 @@
  * stream that cannot go on is reported, and what it still owed is answered locally with JSON-RPC errors.
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import { errorResponse, type RequestId } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
 import { mediaType } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
+import { jsonMessages } from './json-messages.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
@@ -84,14 +85,7 @@ export class SessionStreams implements StreamHost {
 
   /** The data of one `message` event, or a JSON answer's body: one message or a batch. */
   deliver(text: string): void {
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      this.#host.report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
-      return;
-    }
-    for (const item of Array.isArray(value) ? (value as unknown[]) : [value]) this.#host.deliver(item);
+    for (const item of jsonMessages(text, (error) => this.#host.report(error))) this.#host.deliver(item);
   }
 
   /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */
