@@ -16,6 +16,10 @@ export default defineConfig({
   target: 'node20',
   dts: true,
   sourcemap: true,
+  // Local names shortened (functions, classes, fields and methods keep theirs, lines stay lines; the
+  // source maps lead back): the bundle parses faster — importing server + stdio + cli ≈78 → ≈67 ms here,
+  // a twentieth of a stdio server's cold start. Whitespace removal and compression added nothing measurable.
+  minify: { compress: false, mangle: { keepNames: true }, codegen: { removeWhitespace: false } },
   clean: true,
   outExtensions: () => ({ js: '.js', dts: '.d.ts' }),
   // ajv is ~100 small CommonJS files: bundled into one chunk it loads in ≈15 ms instead of ≈45 ms, which
