@@ -124,11 +124,18 @@ export class HttpPool {
     const idle = this.idle.pop();
     if (idle) return idle;
     if (this.all.size < this.max) {
-      const connection = new Connection(this.url, (c) => this.all.delete(c));
+      const connection = new Connection(this.url, (closed) => this.forget(closed));
       this.all.add(connection);
       return connection;
     }
     return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  /** A connection the server closed (its keep-alive timeout, say) is never handed out again. */
+  forget(connection) {
+    this.all.delete(connection);
+    const at = this.idle.indexOf(connection);
+    if (at !== -1) this.idle.splice(at, 1);
   }
 
   release(connection) {
