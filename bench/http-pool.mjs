@@ -141,7 +141,7 @@ export class HttpPool {
   release(connection) {
     if (connection.closed) {
       connection.destroy();
-      this.all.delete(connection);
+      this.forget(connection);
       // A waiter gets a new connection in its place.
       const next = this.queue.shift();
       if (next) next(this.acquire());

@@ -2,7 +2,7 @@
 // load generator (bench/load.mjs), interleaved per repetition (A, B, C, A, B, C, …), medians and
 // ratios against SDK 1.x. Writes bench/results/<date>[-quick|-full].md and .json.
 //
-//   npm run bench                 # normal: 5 repetitions, 100k-request soak  (~10 min, 2 cores)
+//   npm run bench                 # normal: 5 repetitions, 100k-request soak  (~14 min, 2 cores)
 //   npm run bench -- --quick      # 3 repetitions, small counts               (< 1 min)
 //   npm run bench -- --full       # 5 repetitions, larger counts, 100k soak
 //   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
