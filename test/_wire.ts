@@ -29,14 +29,19 @@ export class RawWire {
   }
 
   /** The next line the server wrote, parsed. */
-  next(timeoutMs = 5000): Promise<unknown> {
+  async next(timeoutMs = 5000): Promise<unknown> {
+    return JSON.parse(await this.nextLine(timeoutMs)) as unknown;
+  }
+
+  /** The next line the server wrote, as written. */
+  nextLine(timeoutMs = 5000): Promise<string> {
     const line = this.#lines.shift();
-    if (line !== undefined) return Promise.resolve(JSON.parse(line));
+    if (line !== undefined) return Promise.resolve(line);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('no line from the server')), timeoutMs);
       this.#waiters.push((l) => {
         clearTimeout(timer);
-        resolve(JSON.parse(l));
+        resolve(l);
       });
     });
   }

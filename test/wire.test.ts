@@ -1,6 +1,9 @@
 // Wire-level behaviour over stdio: exact bytes in, exact JSON-RPC out.
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RawWire } from './_wire.js';
+
+const LISTEN_FIXTURE = fileURLToPath(new URL('./fixtures/listen-server.mjs', import.meta.url));
 
 describe('stdio wire', () => {
   it('answers malformed JSON with -32700 and keeps the connection', async () => {
@@ -93,6 +96,45 @@ describe('stdio wire', () => {
     };
     expect(second.result.tools.map((t) => t.name)).toEqual(['bad_output', 'throws', 'all_content']);
     expect(second.result.nextCursor).not.toBe(first.result.nextCursor);
+  });
+
+  it('answers every request for a list page with its own id around the same result text', async () => {
+    await using wire = new RawWire();
+    await wire.initialize();
+    wire.send({ jsonrpc: '2.0', id: 'q"1', method: 'tools/list' });
+    const first = await wire.nextLine();
+    wire.send({ jsonrpc: '2.0', id: 7, method: 'tools/list' });
+    const second = await wire.nextLine();
+    const { result } = JSON.parse(first) as { result: { tools: { name: string }[] } };
+    expect(result.tools.map((t) => t.name)).toEqual(['echo', 'add', 'structured_only']);
+    expect(first).toBe(JSON.stringify({ jsonrpc: '2.0', id: 'q"1', result }));
+    expect(second).toBe(JSON.stringify({ jsonrpc: '2.0', id: 7, result }));
+  });
+
+  it('serves a list page that carries a registry change made after it was first served', async () => {
+    await using wire = new RawWire(LISTEN_FIXTURE);
+    await wire.initialize();
+    // Every prompt name, following the cursors (the fixture pages by 3).
+    let id = 0;
+    const names = async () => {
+      const all: string[] = [];
+      let cursor: string | undefined;
+      do {
+        const message = (await wire.call(++id, 'prompts/list', cursor === undefined ? {} : { cursor })) as {
+          result: { prompts: { name: string }[]; nextCursor?: string };
+        };
+        all.push(...message.result.prompts.map((p) => p.name));
+        cursor = message.result.nextCursor;
+      } while (cursor !== undefined);
+      return all;
+    };
+    const before = await names();
+    expect(before).not.toContain('extra_prompt_1');
+    const changed = { name: 'change', arguments: { prompts: true } };
+    const answers = [await wire.call('change', 'tools/call', changed), await wire.next()];
+    expect(answers).toContainEqual({ jsonrpc: '2.0', method: 'notifications/prompts/list_changed' });
+    expect(answers).toContainEqual(expect.objectContaining({ id: 'change' }));
+    expect(await names()).toEqual([...before, 'extra_prompt_1']);
   });
 
   it('accepts a JSON-RPC batch from a 2025-03-26 peer and answers with an array', async () => {

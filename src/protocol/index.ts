@@ -27,6 +27,7 @@ export {
   type JsonRpcResultResponse,
   type RequestId,
 } from './jsonrpc.js';
+export { serializeOnce, stringifyJson } from './json-text.js';
 export type { Transport, SendOptions } from './transport.js';
 export {
   Peer,

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { serializeOnce } from '../protocol/json-text.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 
@@ -93,7 +94,8 @@ export class Pages<TEntry, TItem, K extends string> {
   #make(items: TItem[], nextCursor?: string): Page<K, TItem> {
     const page = { [this.#key]: items } as Page<K, TItem>;
     if (nextCursor !== undefined) page.nextCursor = nextCursor;
-    return Object.freeze(page);
+    // Frozen, and serialized once for all the requests that get it.
+    return serializeOnce(page);
   }
 
   #pages(

@@ -11,6 +11,7 @@ import type { CallToolResult } from '../protocol/types/tools.js';
 import { callTool, parseCallParams, refuseCall } from './call-tool.js';
 import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
+import { cursorParam } from './pages.js';
 import { requestStateCodec } from './input-required/request-state.js';
 import type { RequestScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
@@ -159,10 +160,7 @@ export function installTools(table: HandlerTable, core: ServerCore): void {
   table.handle(
     'tools/list',
     (params, scope) => {
-      const cursor = params.cursor;
-      if (cursor !== undefined && typeof cursor !== 'string') {
-        throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: cursor must be a string');
-      }
+      const cursor = cursorParam(params);
       const version = core.tools.version;
       const visible = core.access.visible(core.tools.list(), version, scope.principal);
       return core.toolPages.page(

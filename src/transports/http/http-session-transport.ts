@@ -12,6 +12,7 @@
  */
 import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -157,7 +158,7 @@ export class HttpSessionTransport implements Transport {
     }
     const live = this.#streams.get(replay.streamId);
     const sink = new SseSink(this.#options.keepAliveMs);
-    for (const event of replay.events) sink.event({ id: event.id, data: JSON.stringify(event.message) });
+    for (const event of replay.events) sink.event({ id: event.id, data: stringifyJson(event.message) });
     if (live) {
       live.sink?.close();
       live.sink = sink;
@@ -249,7 +250,7 @@ export class HttpSessionTransport implements Transport {
     const store = this.#options.eventStore;
     const id = store ? await store.append(stream.id, message) : undefined;
     stream.sink?.event(
-      id === undefined ? { data: JSON.stringify(message) } : { id, data: JSON.stringify(message) },
+      id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
     );
     if (responseId !== undefined) this.#settle(stream, responseId);
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import { JsonReply } from './http-exchange.js';
 
 const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
@@ -50,7 +51,7 @@ export function jsonResponse(body: unknown, status = 200, headers: Record<string
     status === 429
       ? { 'content-type': 'application/json', ...retryAfter(status, body), ...headers }
       : { 'content-type': 'application/json', ...headers };
-  return new JsonReply(status, all, JSON.stringify(body));
+  return new JsonReply(status, all, stringifyJson(body));
 }
 
 /** An answer without a body (202 Accepted, 200 for a DELETE). */

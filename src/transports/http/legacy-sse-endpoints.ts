@@ -6,6 +6,7 @@
  */
 import { JsonReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
@@ -34,7 +35,7 @@ class LegacySseTransport implements Transport {
 
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE stream is closed');
-    this.sink.event({ event: 'message', data: JSON.stringify(message) });
+    this.sink.event({ event: 'message', data: stringifyJson(message) });
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@
  */
 import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -91,7 +92,7 @@ export class ModernRequestTransport implements Transport {
     if ((response ? message.id : options?.relatedRequestId) !== this.#id) return;
     if (!response) {
       // JSON mode has room for the response only.
-      if (this.#options.responseMode === 'sse') this.#stream()?.event({ data: JSON.stringify(message) });
+      if (this.#options.responseMode === 'sse') this.#stream()?.event({ data: stringifyJson(message) });
       return;
     }
     this.#finish();
@@ -109,7 +110,7 @@ export class ModernRequestTransport implements Transport {
       }
     }
     const sink = this.#stream();
-    sink?.event({ data: JSON.stringify(message) });
+    sink?.event({ data: stringifyJson(message) });
     sink?.close();
   }
 

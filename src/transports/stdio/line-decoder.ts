@@ -8,6 +8,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
 
@@ -154,10 +155,10 @@ function decodeLine(text: string, out: DecodedItem[]): void {
 }
 
 /**
- * One message (or batch) as one line: `JSON.stringify(message) + '\n'`.
- * `JSON.stringify` without indentation never emits a raw newline: newlines inside strings are
- * escaped as `\n`, so the line terminator is unambiguous.
+ * One message (or batch) as one line: its JSON text (`stringifyJson`: `JSON.stringify`, or the text kept
+ * for a result serialized once) and `'\n'`. JSON without indentation never holds a raw newline:
+ * newlines inside strings are escaped as `\n`, so the line terminator is unambiguous.
  */
 export function serializeMessage(message: JsonRpcMessage | JsonRpcMessage[]): string {
-  return JSON.stringify(message) + '\n';
+  return stringifyJson(message) + '\n';
 }

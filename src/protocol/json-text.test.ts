@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { serializeOnce, stringifyJson } from './json-text.js';
+import { errorResponse, notification, resultResponse } from './jsonrpc.js';
+
+describe('serializeOnce / stringifyJson', () => {
+  it('writes a response with a marked result exactly as JSON.stringify would, for any id', () => {
+    const page = serializeOnce({
+      tools: [{ name: 'a "quoted" \u2028 name', inputSchema: {} }],
+      nextCursor: 'c',
+    });
+    for (const id of [1, 0, -7, 'abc', 'quote"d\n']) {
+      const message = resultResponse(id, page);
+      expect(stringifyJson(message)).toBe(JSON.stringify(message));
+    }
+  });
+
+  it('computes the text once, on first use, and reuses it for later messages', () => {
+    let reads = 0;
+    const items = [{ name: 'x' }];
+    const page = serializeOnce({
+      get tools() {
+        reads++;
+        return items;
+      },
+    });
+    expect(reads).toBe(1); // freezing reads the fields once
+    stringifyJson(resultResponse(1, page));
+    stringifyJson(resultResponse(2, page));
+    expect(stringifyJson(resultResponse(3, page))).toBe(
+      '{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"x"}]}}',
+    );
+    expect(reads).toBe(2);
+  });
+
+  it('freezes the result and its lists, so the kept text cannot go stale', () => {
+    const page = serializeOnce({ tools: [{ name: 'x' }] });
+    expect(Object.isFrozen(page)).toBe(true);
+    expect(Object.isFrozen(page.tools)).toBe(true);
+    expect(() => (page.tools as unknown[]).push({ name: 'y' })).toThrow(TypeError);
+  });
+
+  it('serializes anything else with JSON.stringify: other results, errors, notifications, non-messages', () => {
+    const values: unknown[] = [
+      resultResponse(1, { tools: [] }),
+      errorResponse(2, { code: -32602, message: 'bad' }),
+      notification('notifications/tools/list_changed'),
+      { resource: 'https://example.com', authorization_servers: [] },
+      'text',
+      null,
+    ];
+    for (const value of values) expect(stringifyJson(value)).toBe(JSON.stringify(value));
+  });
+
+  it('falls back to JSON.stringify when a message carrying a marked result has other fields', () => {
+    const page = serializeOnce({ prompts: [] });
+    const odd = { ...resultResponse(1, page), extra: true };
+    expect(stringifyJson(odd)).toBe(JSON.stringify(odd));
+    const noId = { jsonrpc: '2.0', result: page };
+    expect(stringifyJson(noId)).toBe(JSON.stringify(noId));
+  });
+
+  it('splices marked results inside a batch', () => {
+    const page = serializeOnce({ tools: [{ name: 'x' }] });
+    const batch = [
+      resultResponse(1, page),
+      errorResponse(2, { code: -32601, message: 'no' }),
+      resultResponse(3, page),
+    ];
+    expect(stringifyJson(batch)).toBe(JSON.stringify(batch));
+    expect(stringifyJson([])).toBe('[]');
+  });
+});

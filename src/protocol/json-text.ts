@@ -1,0 +1,60 @@
+/**
+ * JSON text of immutable results, computed once and spliced into every message that carries them.
+ * A page of a 1000-tool `tools/list` is ≈28 KB of JSON, the same for every request of every session
+ * until the registry changes; serializing it again for each request was most of the server's work.
+ *
+ * Marking is transparent: a marked result is still a plain frozen object (middleware, the in-memory
+ * transport and tests read it as usual); only the serializer below looks the text up.
+ * @module
+ */
+import type { JsonObject } from './jsonrpc.js';
+
+/** Marked results: '' until first serialized, then their JSON text. */
+const texts = new WeakMap<object, string>();
+
+/**
+ * Marks a result to be serialized once, on its first serialization, and freezes it with the lists it
+ * holds. What those lists hold must be immutable already (registered tools, resources and prompts are
+ * frozen at registration).
+ */
+export function serializeOnce<T extends JsonObject>(result: T): T {
+  for (const value of Object.values(result)) if (Array.isArray(value)) Object.freeze(value);
+  texts.set(Object.freeze(result), '');
+  return result;
+}
+
+/** The JSON text of a marked result (computed and kept on first use); undefined when not marked. */
+function textOf(result: unknown): string | undefined {
+  if (typeof result !== 'object' || result === null) return undefined;
+  let text = texts.get(result);
+  if (text === '') texts.set(result, (text = JSON.stringify(result)));
+  return text;
+}
+
+/**
+ * `JSON.stringify` for anything a transport writes: a JSON-RPC message, a batch of them, or any other
+ * body. A response whose result is marked by {@link serializeOnce} is spliced from the kept text.
+ */
+export function stringifyJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    let spliced = false;
+    const parts = value.map((item: unknown) => {
+      const text = splice(item);
+      if (text !== undefined) spliced = true;
+      return text ?? JSON.stringify(item);
+    });
+    return spliced ? `[${parts.join(',')}]` : JSON.stringify(value);
+  }
+  return splice(value) ?? JSON.stringify(value);
+}
+
+/** A result response `{jsonrpc, id, result}` (those keys only) whose result is marked, as text. */
+function splice(message: unknown): string | undefined {
+  if (typeof message !== 'object' || message === null || !('result' in message)) return undefined;
+  const text = textOf(message.result);
+  if (text === undefined) return undefined;
+  for (const key in message) if (key !== 'jsonrpc' && key !== 'id' && key !== 'result') return undefined;
+  const { jsonrpc, id } = message as { jsonrpc?: unknown; id?: unknown };
+  if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
+}
