@@ -6,8 +6,8 @@
 import { Server, structured, text } from '../dist/server.js';
 
 export default function createFixtureServer() {
-  // The default global rate limit (100 calls/s, burst 500) would answer a load test with -31429;
-  // the official SDKs have none, so the fixture turns it off. Every other built-in stays on.
+  // The default global rate limit (20,000 calls/s, burst 20,000) would answer a pipelined load test, which
+  // runs faster than that, with -31429; the official SDKs have none, so the fixture turns it off. Every other built-in stays on.
   const server = new Server({ name: 'toolwire-bench-fixture', version: '1.0.0' }, { rateLimit: false });
   server.tool(
     'echo',
