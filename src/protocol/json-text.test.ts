@@ -68,5 +68,7 @@ describe('serializeOnce / stringifyJson', () => {
     ];
     expect(stringifyJson(batch)).toBe(JSON.stringify(batch));
     expect(stringifyJson([])).toBe('[]');
+    const holey = [resultResponse(1, page), undefined];
+    expect(stringifyJson(holey)).toBe(JSON.stringify(holey));
   });
 });

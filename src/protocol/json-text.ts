@@ -36,16 +36,12 @@ function textOf(result: unknown): string | undefined {
  * body. A response whose result is marked by {@link serializeOnce} is spliced from the kept text.
  */
 export function stringifyJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    let spliced = false;
-    const parts = value.map((item: unknown) => {
-      const text = splice(item);
-      if (text !== undefined) spliced = true;
-      return text ?? JSON.stringify(item);
-    });
-    return spliced ? `[${parts.join(',')}]` : JSON.stringify(value);
-  }
-  return splice(value) ?? JSON.stringify(value);
+  if (!Array.isArray(value)) return splice(value) ?? JSON.stringify(value);
+  const spliced = value.map(splice);
+  if (spliced.every((text) => text === undefined)) return JSON.stringify(value);
+  // As JSON.stringify writes an array: what has no JSON text (undefined, a function) is `null`.
+  const parts = value.map((item: unknown, i) => spliced[i] ?? JSON.stringify(item) ?? 'null');
+  return `[${parts.join(',')}]`;
 }
 
 /** A result response `{jsonrpc, id, result}` (those keys only) whose result is marked, as text. */
