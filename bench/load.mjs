@@ -214,8 +214,11 @@ async function measureCalls(pid, { total, workers, maxMs }, call) {
   return summarize(latencies, latencies.length, elapsed, cpuMicros(pid) - cpu0, errors);
 }
 
-/** tools/list following every nextCursor; returns ms per full list (first, median) and the count. */
-export async function listAll(peer, repeats) {
+/**
+ * tools/list following every nextCursor; returns ms per full list (first, median) and the count. `modern`:
+ * as 2026-07-28 requests (the stateless era's `_meta` on each, no initialize needed).
+ */
+export async function listAll(peer, repeats, modern = false) {
   const times = [];
   let count = 0;
   for (let r = 0; r < repeats; r++) {
@@ -223,7 +226,8 @@ export async function listAll(peer, repeats) {
     let cursor;
     count = 0;
     for (let page = 0; page < 1000; page++) {
-      const response = await peer.request('tools/list', cursor === undefined ? {} : { cursor });
+      const params = cursor === undefined ? {} : { cursor };
+      const response = await peer.request('tools/list', modern ? { ...params, _meta: MODERN_META } : params);
       if (!response.result) throw new Error(`tools/list failed: ${JSON.stringify(response)}`);
       count += response.result.tools.length;
       cursor = response.result.nextCursor;

@@ -1,6 +1,9 @@
 // The stateless era (2026-07-28) on the wire over stdio: no handshake, everything from each request's _meta.
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RawWire } from './_wire.js';
+
+const LISTEN_FIXTURE = fileURLToPath(new URL('./fixtures/listen-server.mjs', import.meta.url));
 
 const META = (extra: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -49,6 +52,60 @@ describe('stateless era over stdio', () => {
         _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO },
       },
     });
+  });
+
+  it('answers every request for a list page with its own id around the same finished result text', async () => {
+    await using wire = new RawWire();
+    wire.send({ jsonrpc: '2.0', id: 'a"1', method: 'tools/list', params: { _meta: META() } });
+    const first = await wire.nextLine();
+    wire.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: META() } });
+    const second = await wire.nextLine();
+    const { result } = JSON.parse(first) as { result: Record<string, unknown> };
+    expect(Object.keys(result)).toEqual([
+      'resultType',
+      'tools',
+      'nextCursor',
+      'ttlMs',
+      'cacheScope',
+      '_meta',
+    ]);
+    expect(result._meta).toEqual({ 'io.modelcontextprotocol/serverInfo': SERVER_INFO });
+    expect(first).toBe(JSON.stringify({ jsonrpc: '2.0', id: 'a"1', result }));
+    expect(second).toBe(JSON.stringify({ jsonrpc: '2.0', id: 2, result }));
+  });
+
+  it('serves a finished list page that carries a registry change made after it was first served', async () => {
+    await using wire = new RawWire(LISTEN_FIXTURE);
+    const names = async (id: number) => {
+      const message = (await wire.call(id, 'prompts/list', { _meta: META() })) as {
+        result: { resultType: string; prompts: { name: string }[] };
+      };
+      expect(message.result.resultType).toBe('complete');
+      return message.result.prompts.map((p) => p.name);
+    };
+    const before = await names(1);
+    expect(await names(2)).toEqual(before);
+    const changed = { name: 'change', arguments: { prompts: true }, _meta: META() };
+    expect(await wire.call(3, 'tools/call', changed)).toMatchObject({
+      id: 3,
+      result: { resultType: 'complete' },
+    });
+    // The fixture pages prompts by 3: the new prompt is on the first page only if that page is not full.
+    const after: string[] = [];
+    let cursor: string | undefined;
+    let id = 10;
+    do {
+      const message = (await wire.call(++id, 'prompts/list', {
+        _meta: META(),
+        ...(cursor ? { cursor } : {}),
+      })) as {
+        result: { prompts: { name: string }[]; nextCursor?: string };
+      };
+      after.push(...message.result.prompts.map((p) => p.name));
+      cursor = message.result.nextCursor;
+    } while (cursor !== undefined);
+    expect(after).toContain('extra_prompt_1');
+    expect(after.filter((n) => n !== 'extra_prompt_1')).toEqual(expect.arrayContaining(before));
   });
 
   it('refuses an unsupported version with -32022 naming the supported ones', async () => {

@@ -23,6 +23,11 @@ export function serializeOnce<T extends JsonObject>(result: T): T {
   return result;
 }
 
+/** Whether `result` was marked by {@link serializeOnce} (so it is frozen, and its text is kept). */
+export function isSerializedOnce(result: object): boolean {
+  return texts.has(result);
+}
+
 /** The JSON text of a marked result (computed and kept on first use); undefined when not marked. */
 function textOf(result: unknown): string | undefined {
   if (typeof result !== 'object' || result === null) return undefined;

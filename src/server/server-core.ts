@@ -13,6 +13,7 @@ import type { Registry } from './registry.js';
 import type { ServerSession } from './server-session.js';
 import type { Tasks, TasksOptions } from './tasks/tasks.js';
 import type { RegisteredTool, ToolSpec } from './tool-definition.js';
+import type { FinishedResults } from './finished-results.js';
 import type { ToolPages } from './tool-pages.js';
 
 /**
@@ -92,6 +93,8 @@ export interface ServerCore {
   readonly capabilities: ServerCapabilities;
   readonly tools: Registry<ToolSpec, RegisteredTool>;
   readonly toolPages: ToolPages;
+  /** Stateless-era results finished for their revision (list pages once per page). */
+  readonly finished: FinishedResults;
   readonly shutdownSignal: AbortSignal;
   readonly features: readonly ServerFeature[];
   /** The tasks extension, once configured or a tool declared for tasks is registered. */

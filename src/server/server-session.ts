@@ -17,7 +17,6 @@ import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/
 import {
   profileFor,
   type LegacyRevision,
-  type ResultExtras,
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
@@ -196,9 +195,7 @@ export class ServerSession {
   ): Promise<JsonObject> {
     const result = await pending;
     if (scope.era === 'legacy') return result;
-    const extras: ResultExtras = { serverInfo: scope.profile.shapeImplementation(this.#core.info) };
-    if (entry.cacheable) extras.cache = this.#core.cache;
-    return scope.profile.finishResult(result, extras);
+    return this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
   }
 
   /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */

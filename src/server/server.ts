@@ -48,6 +48,7 @@ import {
   type ToolSpec,
 } from './tool-definition.js';
 import { ToolPages } from './tool-pages.js';
+import { FinishedResults } from './finished-results.js';
 
 export type ToolHandle = RegistryHandle<ToolSpec>;
 
@@ -72,6 +73,7 @@ export class Server implements ServerCore {
     buildTool(name, spec, this.#chain),
   );
   readonly toolPages: ToolPages;
+  readonly finished: FinishedResults;
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();
   readonly #chain: ToolChain;
@@ -96,6 +98,7 @@ export class Server implements ServerCore {
     this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
     this.access = new AccessControl(options.accessPolicy);
     this.toolPages = new ToolPages(options.pageSize ?? 100);
+    this.finished = new FinishedResults(this.info);
     this.#listChanged = new ListChanged(
       'notifications/tools/list_changed',
       () => this.tools.version,
