@@ -84,6 +84,31 @@ describe('compileJsonSchema', () => {
     ]);
   });
 
+  it('validates a simple schema of each dialect alike (compiled on first use, without meta-schemas)', () => {
+    for (const $schema of [
+      'https://json-schema.org/draft/2020-12/schema',
+      'https://json-schema.org/draft/2019-09/schema',
+      'http://json-schema.org/draft-07/schema#',
+    ]) {
+      const validate = compileJsonSchema({
+        $schema,
+        type: 'object',
+        properties: { n: { type: 'integer', minimum: 1 }, tag: { enum: ['a', 'b'] } },
+        required: ['n'],
+        additionalProperties: false,
+      });
+      expect(validate({ n: 2, tag: 'a' })).toEqual({ ok: true, value: { n: 2, tag: 'a' } });
+      expect(validate({ n: 0, tag: 'c', extra: 1 })).toEqual({
+        ok: false,
+        issues: [
+          { path: '', message: "must NOT have additional properties: 'extra'" },
+          { path: '/n', message: 'must be >= 1' },
+          { path: '/tag', message: 'must be equal to one of the allowed values: "a", "b"' },
+        ],
+      });
+    }
+  });
+
   it('ignores an unknown format instead of failing', () => {
     expect(compileJsonSchema({ type: 'string', format: 'x-unknown' })('anything').ok).toBe(true);
   });

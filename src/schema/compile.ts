@@ -84,8 +84,10 @@ function ajvFor(dialect: SchemaDialect, knownValid: boolean): { ajv: AjvInstance
   const key = knownValid ? `${dialect} known-valid` : dialect;
   let entry = instances.get(key);
   if (entry === undefined || entry.compiles >= COMPILES_PER_INSTANCE) {
+    // Known-valid schemas have no `$ref`, so that instance needs no meta-schemas either (adding them is
+    // most of an instance's creation).
     const ajv = new AJV_CLASSES[dialect](
-      knownValid ? { ...AJV_OPTIONS, validateSchema: false } : AJV_OPTIONS,
+      knownValid ? { ...AJV_OPTIONS, validateSchema: false, meta: false } : AJV_OPTIONS,
     );
     addFormats(ajv as unknown as Parameters<FormatsPlugin>[0]);
     entry = { ajv, compiles: 0 };
@@ -128,7 +130,10 @@ export function compileJsonSchema(schema: JsonSchema): Validator<unknown> {
     byText.delete(text); // refresh its place in the LRU order
   } else {
     const dialect = schemaDialect(schema);
-    validator = wrap(compileWithAjv(dialect, JSON.parse(text) as JsonSchema));
+    const copy = JSON.parse(text) as JsonSchema;
+    // The instance already knows its dialect; dropping `$schema` lets the https / no-'#' spellings through.
+    delete copy.$schema;
+    validator = isPlainlyValid(copy) ? lazily(dialect, copy) : wrap(compileWithAjv(dialect, copy, false));
   }
   cacheByText(text, validator);
   byObject.set(schema, validator);
@@ -145,10 +150,18 @@ function schemaText(schema: JsonSchema): string {
   }
 }
 
-function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema): ValidateFunction {
-  // The instance already knows its dialect; dropping `$schema` lets the https / no-'#' spellings through.
-  delete copy.$schema;
-  const entry = ajvFor(dialect, isPlainlyValid(copy));
+/**
+ * A validator for a schema `isPlainlyValid` knows to be valid, compiled when it first validates: ajv can
+ * find nothing wrong with it, and a server registers many tools whose calls may never come (ajv's first
+ * compilation in a process is a good part of a cold start).
+ */
+function lazily(dialect: SchemaDialect, copy: JsonSchema): Validator<unknown> {
+  let compiled: Validator<unknown> | undefined;
+  return (value) => (compiled ??= wrap(compileWithAjv(dialect, copy, true)))(value);
+}
+
+function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema, knownValid: boolean): ValidateFunction {
+  const entry = ajvFor(dialect, knownValid);
   const { ajv } = entry;
   entry.compiles += 1;
   const schemasBefore = new Set(Object.keys(ajv.schemas));

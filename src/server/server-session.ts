@@ -14,11 +14,7 @@ import {
 } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import {
-  profileFor,
-  type LegacyRevision,
-  type RevisionProfile,
-} from '../protocol/revisions/index.js';
+import { profileFor, type LegacyRevision, type RevisionProfile } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type {
   ClientCapabilities,
