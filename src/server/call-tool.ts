@@ -69,27 +69,40 @@ export function normalizeResult(value: ToolReturn): CallToolResult | string {
   return 'the handler returned an object that is neither a result nor a content block';
 }
 
-export async function callTool(
+/**
+ * Runs one call: arguments checked, then the chain (or the handler alone, for a tool without one). Not
+ * async: with a compiled validator and a synchronous handler nothing here waits.
+ */
+export function callTool(
   tool: RegisteredTool,
   args: JsonObject,
   ctx: ToolContext,
   hooks: CallToolHooks = {},
 ): Promise<CallToolResult> {
   const validated = validate(tool.input, args);
-  // A compiled (synchronous) validator's outcome needs no await: one microtask hop less per call.
-  const checked = validated instanceof Promise ? await validated : validated;
+  if (validated instanceof Promise)
+    return validated.then((checked) => checkedCall(tool, checked, ctx, hooks));
+  return checkedCall(tool, validated, ctx, hooks);
+}
+
+function checkedCall(
+  tool: RegisteredTool,
+  checked: ValidationOutcome<unknown>,
+  ctx: ToolContext,
+  hooks: CallToolHooks,
+): Promise<CallToolResult> {
   if (!checked.ok) {
-    return toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
+    return Promise.resolve(
+      toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`),
+    );
   }
   if (!tool.chain) return runHandler(tool, checked.value, ctx, hooks);
-
   const started = startToolCall(tool, checked.value as JsonObject, ctx, hooks);
   const handler = (context: ToolContext) => runHandler(tool, checked.value, context, hooks);
-  try {
-    return await tool.chain.run(started.call, () => started.handle(handler));
-  } finally {
-    started.end();
-  }
+  const running = tool.chain.run(started.call, () => started.handle(handler));
+  // A chain that ended without running the handler (a refusal) finishes the call when it settles.
+  running.then(started.end, started.end);
+  return running;
 }
 
 /**
@@ -114,48 +127,95 @@ export async function refuseCall(
   throw error;
 }
 
-/** Runs the handler on validated arguments; normalizes and checks what it returns. */
-async function runHandler(
+/**
+ * Runs the handler on validated arguments; normalizes and checks what it returns. Not async: a handler
+ * that answers synchronously (most do) is checked at once, with no frame kept across an `await`.
+ */
+function runHandler(
   tool: RegisteredTool,
   args: unknown,
   ctx: ToolContext,
   hooks: CallToolHooks,
 ): Promise<CallToolResult> {
-  let returned: ToolReturn;
+  let returned: ToolReturn | PromiseLike<ToolReturn>;
   try {
-    returned = await tool.handler(args as never, ctx);
+    returned = tool.handler(args as never, ctx);
   } catch (error) {
-    // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
-    if (error instanceof ProtocolError || error instanceof InputRequiredSignal) throw error;
-    if (ctx.signal.aborted) throw error;
-    const prefix = error instanceof ToolwireError ? '' : `Tool ${tool.name} failed: `;
-    return toolError(`${prefix}${errorMessage(error)}`);
+    return handlerFailed(tool, ctx, error);
   }
+  if (isPromiseLike(returned)) {
+    return Promise.resolve(returned).then(
+      (value) => checkResult(tool, value, hooks),
+      (error: unknown) => handlerFailed(tool, ctx, error),
+    );
+  }
+  return Promise.resolve(checkResult(tool, returned, hooks));
+}
 
+function isPromiseLike(value: unknown): value is PromiseLike<ToolReturn> {
+  return (
+    value instanceof Promise ||
+    (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
+  );
+}
+
+/** A handler threw or rejected: an `isError` result, or the error itself where it ends the call as such. */
+function handlerFailed(tool: RegisteredTool, ctx: ToolContext, error: unknown): Promise<CallToolResult> {
+  // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
+  if (error instanceof ProtocolError || error instanceof InputRequiredSignal) return Promise.reject(error);
+  if (ctx.signal.aborted) return Promise.reject(error);
+  const prefix = error instanceof ToolwireError ? '' : `Tool ${tool.name} failed: `;
+  return Promise.resolve(toolError(`${prefix}${errorMessage(error)}`));
+}
+
+/** What the handler returned, as a checked result (its outputSchema); a bug report and an `isError` if not. */
+function checkResult(
+  tool: RegisteredTool,
+  returned: ToolReturn,
+  hooks: CallToolHooks,
+): CallToolResult | Promise<CallToolResult> {
   const result = normalizeResult(returned);
-  if (typeof result === 'string') {
-    const message = `Tool ${tool.name} returned an invalid result: ${result}`;
-    hooks.onToolBug?.(message, tool.name);
-    return toolError(message);
-  }
+  if (typeof result === 'string') return reportBug(tool, hooks, `returned an invalid result: ${result}`);
   if (result.isError) return result;
 
   if (tool.output) {
     if (result.structuredContent === undefined) {
-      const message = `Tool ${tool.name} declares an outputSchema but returned no structuredContent`;
-      hooks.onToolBug?.(message, tool.name);
-      return toolError(message);
+      return reportBug(tool, hooks, 'declares an outputSchema but returned no structuredContent');
     }
     const validated = validate(tool.output, result.structuredContent);
-    const outcome = validated instanceof Promise ? await validated : validated;
-    if (!outcome.ok) {
-      const message = `Tool ${tool.name} returned structured content that does not match its outputSchema: ${formatIssues(outcome.issues)}`;
-      hooks.onToolBug?.(message, tool.name);
-      return toolError(message);
-    }
+    if (validated instanceof Promise)
+      return validated.then((outcome) => checkedOutput(tool, hooks, result, outcome));
+    return checkedOutput(tool, hooks, result, validated);
   }
+  return withText(result);
+}
+
+function checkedOutput(
+  tool: RegisteredTool,
+  hooks: CallToolHooks,
+  result: CallToolResult,
+  outcome: ValidationOutcome<unknown>,
+): CallToolResult {
+  if (!outcome.ok) {
+    return reportBug(
+      tool,
+      hooks,
+      `returned structured content that does not match its outputSchema: ${formatIssues(outcome.issues)}`,
+    );
+  }
+  return withText(result);
+}
+
+/** A result with structured content and no content blocks gets the structured content as text. */
+function withText(result: CallToolResult): CallToolResult {
   if (result.structuredContent !== undefined && result.content.length === 0) {
     result.content = [{ type: 'text', text: JSON.stringify(result.structuredContent) }];
   }
   return result;
+}
+
+function reportBug(tool: RegisteredTool, hooks: CallToolHooks, what: string): CallToolResult {
+  const message = `Tool ${tool.name} ${what}`;
+  hooks.onToolBug?.(message, tool.name);
+  return toolError(message);
 }

@@ -173,7 +173,8 @@ export function installTools(table: HandlerTable, core: ServerCore): void {
     },
     { cacheable: true },
   );
-  table.handle('tools/call', async (params, scope, ctx, session) => {
+  // Not async: the call's own promise, shaped when it settles (no frame kept across an `await`).
+  table.handle('tools/call', (params, scope, ctx, session) => {
     const { name, args } = parseCallParams(params);
     const tool = core.tools.get(name);
     if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
@@ -197,8 +198,8 @@ export function installTools(table: HandlerTable, core: ServerCore): void {
     if (core.tasks?.decide(tool, scope)) {
       return core.tasks.call({ session, scope, params, tool, ctx, run, shape });
     }
-    const result = await withInput(session, scope, params, 'tools/call', ctx, run);
-    if ('resultType' in result) return result as unknown as JsonObject;
-    return shape(result);
+    return withInput(session, scope, params, 'tools/call', ctx, run).then((result) =>
+      'resultType' in result ? (result as unknown as JsonObject) : shape(result),
+    );
   });
 }

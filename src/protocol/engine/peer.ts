@@ -262,30 +262,59 @@ export class Peer {
     }
   }
 
-  async #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+  /**
+   * Runs a request's handler; resolves with its response (undefined once cancelled). Not async: a
+   * handler's result is taken as it comes, with no frame kept across an `await` (this is every request).
+   */
+  #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
     const params = message.params ?? {};
     // The request's context is its in-flight record (a class: accessors on literals are slow to create).
     const inflight = new Inflight(id, method, isJsonObject(params._meta) ? params._meta : undefined);
     this.#inflight.set(id, inflight);
+    let pending: Promise<JsonObject> | JsonObject;
     try {
       this.#options.gate?.(message);
       const handler = this.#requestHandlers?.get(method) ?? this.#options.fallback;
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      const result = await handler(params, inflight);
-      return inflight.cancelled ? undefined : resultResponse(id, result);
+      pending = handler(params, inflight);
     } catch (error) {
-      if (inflight.cancelled) return undefined;
-      if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
-      this.onerror?.(asError(error));
-      return errorResponse(id, {
-        code: ErrorCode.InternalError,
-        message: `Internal error: ${errorMessage(error)}`,
-      });
-    } finally {
-      if (this.#inflight.get(id) === inflight) this.#inflight.delete(id);
+      return Promise.resolve(this.#failed(inflight, error));
     }
+    if (!isThenable(pending)) return Promise.resolve(this.#answered(inflight, pending));
+    return Promise.resolve(pending).then(
+      (result) => this.#answered(inflight, result),
+      (error: unknown) => this.#failed(inflight, error),
+    );
   }
+
+  #answered(inflight: Inflight, result: JsonObject): JsonRpcResponse | undefined {
+    this.#settled(inflight);
+    return inflight.cancelled ? undefined : resultResponse(inflight.id, result);
+  }
+
+  #failed(inflight: Inflight, error: unknown): JsonRpcResponse | undefined {
+    this.#settled(inflight);
+    if (inflight.cancelled) return undefined;
+    const id = inflight.id;
+    if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
+    this.onerror?.(asError(error));
+    return errorResponse(id, {
+      code: ErrorCode.InternalError,
+      message: `Internal error: ${errorMessage(error)}`,
+    });
+  }
+
+  #settled(inflight: Inflight): void {
+    if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<JsonObject> {
+  return (
+    value instanceof Promise ||
+    (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
+  );
 }
 
 function asError(error: unknown): Error {

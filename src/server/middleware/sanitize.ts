@@ -15,7 +15,7 @@ import type { ContentBlock } from '../../protocol/types/content.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
-import type { ToolMiddleware } from './middleware.js';
+import type { ToolCall, ToolMiddleware } from './middleware.js';
 import { DEFAULT_SECRET_PATTERNS, Redactor } from './redact.js';
 import { measure, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
 
@@ -93,8 +93,8 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
   const checkMedia = options.checkMedia ?? true;
   const redactBlocks = (block: ContentBlock) => redactBlock(block, redactor);
 
-  return async (call, next) => {
-    const result = await next();
+  /** The result as the client may see it (the same object when nothing needs to change). */
+  const sanitized = (call: ToolCall, result: CallToolResult): CallToolResult => {
     const name = call.tool.name;
     // Nothing is copied unless something changes: most results pass as they came.
     let content: readonly ContentBlock[] = Array.isArray(result.content) ? result.content : [];
@@ -149,4 +149,7 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
     if (isError !== undefined) out.isError = isError;
     return out;
   };
+  // Not async: one reaction on the rest of the chain (an async function's frame is most of a call's
+  // allocation here).
+  return (call, next) => next().then((result) => sanitized(call, result));
 }

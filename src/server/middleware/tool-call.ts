@@ -194,10 +194,10 @@ export class StartedCall {
     return running;
   }
 
-  /** Finishes the call now: its handler never ran (refused by the chain), or will never run. */
-  end(): void {
+  /** Finishes the call now if its handler never ran (refused by the chain), or will never run. */
+  readonly end = (): void => {
     if (!this.#ran) this.#state.finish();
-  }
+  };
 
   readonly #finish = (): void => this.#state.finish();
 }
