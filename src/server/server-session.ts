@@ -184,14 +184,16 @@ export class ServerSession {
     return this.#finish(entry, scope, result);
   }
 
-  async #finish(
+  #finish(
     entry: HandlerEntry,
     scope: RequestScope,
     pending: Promise<JsonObject> | JsonObject,
-  ): Promise<JsonObject> {
-    const result = await pending;
-    if (scope.era === 'legacy') return result;
-    return this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
+  ): Promise<JsonObject> | JsonObject {
+    if (scope.era === 'legacy') return pending;
+    // Not async: a result is finished as it comes (a promise's when it settles).
+    const finish = (result: JsonObject) =>
+      this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
+    return pending instanceof Promise ? pending.then(finish) : finish(pending);
   }
 
   /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */

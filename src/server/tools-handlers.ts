@@ -135,7 +135,7 @@ export function withInput<T>(
   return inRound(session, scope, params, method, request, work);
 }
 
-async function inRound<T>(
+function inRound<T>(
   session: ServerSession,
   scope: RequestScope,
   params: JsonObject,
@@ -150,9 +150,10 @@ async function inRound<T>(
     codec: requestStateCodec(session.core.options),
     principal: scope.principal?.subject,
   });
-  const round = opened instanceof InputRound ? opened : await opened;
-  const context = createToolContext(scopedHost(session, scope, round), request);
-  return round.run(() => work(context));
+  // Not async: a first attempt (no requestState) opens at once.
+  const run = (round: InputRound) =>
+    round.run(() => work(createToolContext(scopedHost(session, scope, round), request)));
+  return opened instanceof InputRound ? run(opened) : opened.then(run);
 }
 
 /** `tools/list` and `tools/call`, in the server's handler table. */

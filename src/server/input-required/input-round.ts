@@ -93,10 +93,11 @@ export class InputRound {
   readonly #capabilities: ClientCapabilities;
   readonly #codec: RequestStateCodec;
   readonly #answers: Record<string, [string, JsonObject]>;
-  readonly #pending = new Map<string, Pending>();
-  readonly #checks: Array<Promise<unknown>> = [];
+  // Made when the handler first asks (most calls never do).
+  #pending: Map<string, Pending> | undefined;
+  #checks: Array<Promise<unknown>> | undefined;
   #asked = 0;
-  readonly #named = new Set<string>();
+  #named: Set<string> | undefined;
 
   private constructor(
     options: OpenRound,
@@ -172,17 +173,17 @@ export class InputRound {
    */
   ask(method: InputMethod, params: JsonObject | undefined, name?: string): Promise<JsonObject> {
     const position = ++this.#asked;
-    if (name !== undefined && (name === '' || this.#named.has(name))) {
+    if (name !== undefined && (name === '' || this.#named?.has(name))) {
       return Promise.reject(
         new TypeError(`Input key "${name}" must be a non-empty string used once per call`),
       );
     }
-    if (name !== undefined) this.#named.add(name);
+    if (name !== undefined) (this.#named ??= new Set()).add(name);
     const key = name ?? inputKey(method, position);
     const missing = missingCapabilities(method, params, this.#capabilities);
     const answer = missing ? Promise.reject(missingCapability(missing)) : this.#answer(key, method, params);
     // A handler that never awaits its ask must not cause an unhandled rejection.
-    this.#checks.push(answer.catch(() => undefined));
+    (this.#checks ??= []).push(answer.catch(() => undefined));
     return answer;
   }
 
@@ -195,7 +196,7 @@ export class InputRound {
       if (!isInputResponse(method, known[1])) throw invalidAnswer(key, `${method} result`);
       return known[1];
     }
-    this.#pending.set(key, { question, request });
+    (this.#pending ??= new Map()).set(key, { question, request });
     throw new InputRequiredSignal(key, method);
   }
 
@@ -204,28 +205,45 @@ export class InputRound {
    * `InputRequiredResult`, even when the handler caught the signal and went on. A ProtocolError from the
    * handler (e.g. -32021) is passed on.
    */
-  async run<T>(handler: () => Promise<T>): Promise<T | InputRequiredResult> {
-    let value: T;
+  run<T>(handler: () => Promise<T>): Promise<T | InputRequiredResult> {
+    // Not async: a call that asked nothing (nearly all) is answered with its own value, no frame kept.
+    let running: Promise<T>;
     try {
-      value = await handler();
+      running = handler();
     } catch (error) {
-      if (this.#checks.length > 0) await this.#settled();
-      if (error instanceof ProtocolError || this.#pending.size === 0) throw error;
-      return this.#inputRequired();
+      return this.#failed(error);
     }
-    // A call that asked nothing (nearly all) has no checks to wait for.
-    if (this.#checks.length > 0) await this.#settled();
-    return this.#pending.size === 0 ? value : this.#inputRequired();
+    return running.then(
+      (value): T | Promise<T | InputRequiredResult> =>
+        this.#checks
+          ? this.#settled().then<T | InputRequiredResult>(() => this.#done(value))
+          : this.#done(value),
+      (error: unknown) => this.#failed(error),
+    );
+  }
+
+  #done<T>(value: T): T | Promise<InputRequiredResult> {
+    return this.#pending === undefined ? value : this.#inputRequired();
+  }
+
+  /** The handler threw: its error, unless it was (or it caught) a wait for input. */
+  #failed(error: unknown): Promise<InputRequiredResult> {
+    const end = (): Promise<InputRequiredResult> =>
+      error instanceof ProtocolError || this.#pending === undefined
+        ? Promise.reject(error)
+        : this.#inputRequired();
+    return this.#checks ? this.#settled().then(end) : end();
   }
 
   async #settled(): Promise<void> {
-    for (let seen = 0; seen < this.#checks.length; seen = this.#checks.length) {
-      await Promise.all(this.#checks.slice(seen));
+    const checks = this.#checks ?? [];
+    for (let seen = 0; seen < checks.length; seen = checks.length) {
+      await Promise.all(checks.slice(seen));
     }
   }
 
   async #inputRequired(): Promise<InputRequiredResult> {
-    const pending = [...this.#pending];
+    const pending = [...(this.#pending ?? [])];
     const binding = await (this.#binding ??= bindingOf(this.#options));
     const requestState = await this.#codec.seal(binding, {
       answers: this.#answers,
