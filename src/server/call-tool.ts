@@ -163,6 +163,7 @@ function isPromiseLike(value: unknown): value is PromiseLike<ToolReturn> {
 function handlerFailed(tool: RegisteredTool, ctx: ToolContext, error: unknown): Promise<CallToolResult> {
   // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
   if (error instanceof ProtocolError || error instanceof InputRequiredSignal) return Promise.reject(error);
+  // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the handler's own error, passed on as thrown
   if (ctx.signal.aborted) return Promise.reject(error);
   const prefix = error instanceof ToolwireError ? '' : `Tool ${tool.name} failed: `;
   return Promise.resolve(toolError(`${prefix}${errorMessage(error)}`));

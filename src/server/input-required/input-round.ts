@@ -230,7 +230,8 @@ export class InputRound {
   #failed(error: unknown): Promise<InputRequiredResult> {
     const end = (): Promise<InputRequiredResult> =>
       error instanceof ProtocolError || this.#pending === undefined
-        ? Promise.reject(error)
+        ? // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the handler's own error, passed on as thrown
+          Promise.reject(error)
         : this.#inputRequired();
     return this.#checks ? this.#settled().then(end) : end();
   }
