@@ -70,7 +70,11 @@ export class LiveSessions {
   }
 
   /** The session a request names, if it exists and belongs to the request's principal (else 404). */
-  async find(request: HttpRequestLike, principal: Principal | undefined): Promise<LiveSession | Reply> {
+  /** Not async: a promise only while the store records when the session was last seen (an async store). */
+  find(
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+  ): LiveSession | Reply | Promise<LiveSession | Reply> {
     const id = request.headers.get('mcp-session-id');
     if (!id)
       return jsonRpcErrorResponse(
@@ -88,9 +92,16 @@ export class LiveSessions {
         'Not Found: the session does not exist or has ended',
       );
     const now = Date.now();
+    let recorded: Promise<void> | void = undefined;
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
-      await this.#store.update(id, { lastSeenAt: now });
+      recorded = this.#store.update(id, { lastSeenAt: now });
+    }
+    if (recorded instanceof Promise) {
+      return recorded.then(() => {
+        live.session.authenticate(principal);
+        return live;
+      });
     }
     live.session.authenticate(principal);
     return live;

@@ -20,7 +20,7 @@ import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
-import { LiveSessions } from './live-sessions.js';
+import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
@@ -70,7 +70,17 @@ export class StreamableHttpHandler {
    * Answers one request given as a web `Request` or a lighter view of one (the node adapter's), with a
    * web `Response` or a {@link JsonReply} (a whole answer the adapter writes without building a Response).
    */
-  async serve(request: HttpRequestLike): Promise<Reply> {
+  serve(request: HttpRequestLike): Promise<Reply> {
+    // Not async: a request that needs no waiting (no async authentication, a JSON POST to a live
+    // session) keeps no frame across an `await`; anything thrown still rejects.
+    try {
+      return Promise.resolve(this.#route(request));
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+
+  #route(request: HttpRequestLike): Promise<Reply> | Reply {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return jsonRpcErrorResponse(403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
     const path = request.path ?? new URL(request.url).pathname;
@@ -80,8 +90,20 @@ export class StreamableHttpHandler {
     if (path !== this.#options.endpoint && !legacy)
       return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, `Not found: ${path}`);
     // Every request is authenticated, whatever its era or method.
-    const principal = this.#auth ? await this.#auth.authenticate(request) : undefined;
-    if (isReply(principal)) return principal;
+    if (!this.#auth) return this.#dispatch(request, path, legacy, undefined);
+    return this.#auth
+      .authenticate(request)
+      .then((principal) =>
+        isReply(principal) ? principal : this.#dispatch(request, path, legacy, principal),
+      );
+  }
+
+  #dispatch(
+    request: HttpRequestLike,
+    path: string,
+    legacy: LegacySseEndpoints | undefined,
+    principal: Principal | undefined,
+  ): Promise<Reply> | Reply {
     if (legacy) return legacy.handle(request, path, principal);
     switch (request.method) {
       case 'POST':
@@ -129,7 +151,11 @@ export class StreamableHttpHandler {
     await this.#legacy?.close();
   }
 
-  async #post(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
+  /**
+   * A POST. Not async: a small JSON body is read whole and a live session found at once, so a
+   * handshake-era request keeps no frame across an `await` on its way to the session's transport.
+   */
+  #post(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> | Reply {
     const accept = request.headers.get('accept') ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return jsonRpcErrorResponse(
@@ -138,7 +164,16 @@ export class StreamableHttpHandler {
         'Not Acceptable: Accept must list application/json and text/event-stream',
       );
     }
-    const read = await readJsonBody(request, this.#options.maxBodyBytes);
+    const read = readJsonBody(request, this.#options.maxBodyBytes);
+    if (read instanceof Promise) return read.then((whole) => this.#posted(request, principal, whole));
+    return this.#posted(request, principal, read);
+  }
+
+  #posted(
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+    read: { body: unknown } | Reply,
+  ): Promise<Reply> | Reply {
     if (isReply(read)) return read;
     const body = read.body;
     const batch = Array.isArray(body);
@@ -180,26 +215,58 @@ export class StreamableHttpHandler {
         const legacy = version ?? '2025-03-26';
         return this.#exchange(request, body as JsonRpcRequest, principal, legacy);
       }
-      const { session, transport } = await this.#sessions.connect(undefined, principal);
-      if (!initialize) session.assumeInitialized(version ?? '2025-03-26');
-      // The per-request session ends once its last response is out.
-      transport.onidle = () => void session.close();
-      const response = await transport.post(messages, requestIds, batch, watchClient(request));
-      if (transport.pendingRequests === 0) void session.close();
-      return response;
+      return this.#perRequestSession(request, principal, {
+        messages,
+        requestIds,
+        batch,
+        initialize,
+        version,
+      });
     }
 
-    if (initialize) {
-      const opened = await this.#sessions.open(principal);
-      if (isReply(opened)) return opened;
-      return opened.transport.post(messages, requestIds, batch, watchClient(request));
-    }
-    const found = await this.#sessions.find(request, principal);
-    if (isReply(found)) return found;
-    if (batch && found.session.protocolVersion !== '2025-03-26') {
-      return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
-    }
-    return found.transport.post(messages, requestIds, batch, watchClient(request));
+    if (initialize) return this.#initialize(request, principal, messages, requestIds, batch);
+    const found = this.#sessions.find(request, principal);
+    const post = (live: LiveSession | Reply): Promise<Reply> | Reply => {
+      if (isReply(live)) return live;
+      if (batch && live.session.protocolVersion !== '2025-03-26') {
+        return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
+      }
+      return live.transport.post(messages, requestIds, batch, watchClient(request));
+    };
+    return found instanceof Promise ? found.then(post) : post(found);
+  }
+
+  /** Stateless handshake era, streams needed (SSE, a batch, initialize): a session for this POST alone. */
+  async #perRequestSession(
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+    post: {
+      messages: unknown[];
+      requestIds: RequestId[];
+      batch: boolean;
+      initialize: boolean;
+      version: LegacyRevision | null;
+    },
+  ): Promise<Reply> {
+    const { session, transport } = await this.#sessions.connect(undefined, principal);
+    if (!post.initialize) session.assumeInitialized(post.version ?? '2025-03-26');
+    // The per-request session ends once its last response is out.
+    transport.onidle = () => void session.close();
+    const response = await transport.post(post.messages, post.requestIds, post.batch, watchClient(request));
+    if (transport.pendingRequests === 0) void session.close();
+    return response;
+  }
+
+  async #initialize(
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+    messages: unknown[],
+    requestIds: RequestId[],
+    batch: boolean,
+  ): Promise<Reply> {
+    const opened = await this.#sessions.open(principal);
+    if (isReply(opened)) return opened;
+    return opened.transport.post(messages, requestIds, batch, watchClient(request));
   }
 
   /**
