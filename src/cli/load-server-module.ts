@@ -4,7 +4,7 @@
  * says what is wrong with the module.
  * @module
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../protocol/index.js';
@@ -40,7 +40,7 @@ function describe(value: unknown): string {
 /** Imports `modulePath` (resolved from `cwd`) and returns the server it exports. */
 export async function loadServerModule(modulePath: string, cwd = process.cwd()): Promise<Server> {
   const file = resolve(cwd, modulePath);
-  const info = await stat(file).catch(() => undefined);
+  const info = statSync(file, { throwIfNoEntry: false });
   if (!info) throw usageError(`cannot serve ${modulePath}: no such file (${file})`, HINT);
   if (!info.isFile()) throw usageError(`cannot serve ${modulePath}: not a file (${file})`, HINT);
 

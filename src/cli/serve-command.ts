@@ -11,9 +11,8 @@
  *   when the module cannot be loaded.
  * @module
  */
-import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import type { Principal, Server } from '../server/index.js';
 import type { HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
@@ -138,7 +137,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   if (module === undefined) {
     const { createDemoServer, demoRoot } = await import('./demo/create-demo-server.js');
     const root = demoRoot();
-    const info = await stat(root).catch(() => undefined);
+    const info = statSync(root, { throwIfNoEntry: false });
     if (!info?.isDirectory()) {
       throw usageError(
         `cannot serve the demo: its root ${root} is not a directory (TOOLWIRE_DEMO_ROOT)`,
@@ -257,6 +256,9 @@ async function serveOverHttp(
  */
 function scavengeOnOneThread(): void {
   const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
-  if (!given.includes('parallel-scavenge') && !given.includes('parallel_scavenge'))
-    setFlagsFromString('--no-parallel-scavenge');
+  if (given.includes('parallel-scavenge') || given.includes('parallel_scavenge')) return;
+  // Set once the server is up: loading node:v8 (≈1 ms) is no work for the first answer to wait on.
+  setTimeout(() => {
+    void import('node:v8').then((v8) => v8.setFlagsFromString('--no-parallel-scavenge'));
+  }, 50).unref();
 }
