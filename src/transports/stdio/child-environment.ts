@@ -2,7 +2,6 @@
  * The environment a spawned stdio server gets.
  * @module
  */
-import process from 'node:process';
 
 /** Variables passed through with `inheritEnv: false`. */
 export const SAFE_ENV_VARS: readonly string[] =

@@ -6,7 +6,6 @@
  * pending bytes), and at most `maxMessageSize + 1` bytes of an unfinished line are kept.
  * @module
  */
-import { Buffer } from 'node:buffer';
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';

@@ -2,7 +2,6 @@
  * The server end of the stdio transport: JSON-RPC messages as lines on stdin and stdout.
  * @module
  */
-import process from 'node:process';
 import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
