@@ -331,8 +331,10 @@ const median = (list) => {
 const ROWS = [
   { key: 'stdio1.cps', label: 'stdio sequential, calls/s', better: 'higher' },
   { key: 'stdio1.p50', label: 'stdio sequential, p50 ms', better: 'lower' },
+  { key: 'stdio1.p99', label: 'stdio sequential, p99 ms', better: 'lower' },
   { key: 'stdio1.cpu', label: 'stdio sequential, server CPU µs/call', better: 'lower' },
   { key: 'stdio16.cps', label: 'stdio 16 in flight, calls/s', better: 'higher' },
+  { key: 'stdio16.p50', label: 'stdio 16 in flight, p50 ms', better: 'lower' },
   { key: 'stdio16.p99', label: 'stdio 16 in flight, p99 ms', better: 'lower' },
   {
     key: 'stdio16.cpu',
