@@ -4,6 +4,7 @@
  * @module
  */
 import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
+import { isPromiseLike } from '../protocol/promise-like.js';
 import {
   compileJsonSchema,
   type ValidationIssue,
@@ -98,10 +99,6 @@ function resolveStandardSchema(schema: StandardSchemaV1, io: 'input' | 'output')
     return isPromiseLike(result) ? Promise.resolve(result).then(toOutcome) : toOutcome(result);
   };
   return { json, validate };
-}
-
-function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
-  return typeof (value as { then?: unknown } | null)?.then === 'function';
 }
 
 function toOutcome<T>(result: StandardResultV1<T>): ValidationOutcome<T> {

@@ -8,6 +8,7 @@
  */
 import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { isPromiseLike } from '../protocol/promise-like.js';
 import type { ContentBlock } from '../protocol/types/content.js';
 import type { CallToolResult } from '../protocol/types/tools.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../schema/index.js';
@@ -150,13 +151,6 @@ function runHandler(
     );
   }
   return Promise.resolve(checkResult(tool, returned, hooks));
-}
-
-function isPromiseLike(value: unknown): value is PromiseLike<ToolReturn> {
-  return (
-    value instanceof Promise ||
-    (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
-  );
 }
 
 /** A handler threw or rejected: an `isError` result, or the error itself where it ends the call as such. */

@@ -20,6 +20,7 @@ import {
   type RequestId,
 } from '../jsonrpc.js';
 import type { SendOptions, Transport } from '../transport.js';
+import { isPromiseLike } from '../promise-like.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
 import type { PeerOptions } from './peer-options.js';
@@ -281,7 +282,7 @@ export class Peer {
     } catch (error) {
       return Promise.resolve(this.#failed(inflight, error));
     }
-    if (!isThenable(pending)) return Promise.resolve(this.#answered(inflight, pending));
+    if (!isPromiseLike(pending)) return Promise.resolve(this.#answered(inflight, pending));
     return Promise.resolve(pending).then(
       (result) => this.#answered(inflight, result),
       (error: unknown) => this.#failed(inflight, error),
@@ -308,13 +309,6 @@ export class Peer {
   #settled(inflight: Inflight): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
   }
-}
-
-function isThenable(value: unknown): value is PromiseLike<JsonObject> {
-  return (
-    value instanceof Promise ||
-    (typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function')
-  );
 }
 
 function asError(error: unknown): Error {

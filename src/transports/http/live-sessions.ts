@@ -69,8 +69,10 @@ export class LiveSessions {
     return live;
   }
 
-  /** The session a request names, if it exists and belongs to the request's principal (else 404). */
-  /** Not async: a promise only while the store records when the session was last seen (an async store). */
+  /**
+   * The session a request names, if it exists and belongs to the request's principal (else 404). Not
+   * async: a promise only while an async store records when the session was last seen.
+   */
   find(
     request: HttpRequestLike,
     principal: Principal | undefined,
@@ -92,19 +94,12 @@ export class LiveSessions {
         'Not Found: the session does not exist or has ended',
       );
     const now = Date.now();
-    let recorded: Promise<void> | void = undefined;
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
-      recorded = this.#store.update(id, { lastSeenAt: now });
+      const recorded = this.#store.update(id, { lastSeenAt: now });
+      if (recorded instanceof Promise) return recorded.then(() => authenticated(live, principal));
     }
-    if (recorded instanceof Promise) {
-      return recorded.then(() => {
-        live.session.authenticate(principal);
-        return live;
-      });
-    }
-    live.session.authenticate(principal);
-    return live;
+    return authenticated(live, principal);
   }
 
   /**
@@ -158,4 +153,10 @@ function chain(first: (() => void) | undefined, second: () => void): () => void 
     first?.();
     second();
   };
+}
+
+/** The session, now serving its requests as `principal` (same subject, fresher scopes). */
+function authenticated(live: LiveSession, principal: Principal | undefined): LiveSession {
+  live.session.authenticate(principal);
+  return live;
 }
