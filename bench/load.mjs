@@ -9,7 +9,19 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { getDefaultEnvironment } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { HttpPool } from './http-pool.mjs';
+
+/**
+ * The environment every server is spawned with: the one the official SDK's stdio client gives a server
+ * (`getDefaultEnvironment()`: HOME, LOGNAME, PATH, SHELL, TERM, USER), plus the bench's own variables.
+ * The host's other variables stay out of the measure: a `NODE_EXTRA_CA_CERTS` (set on the machine this
+ * bench was written on) makes every Node process read and parse a CA bundle before it runs a line, ≈25 ms
+ * of each cold start, whichever server it is. With `inherit`, the whole `process.env` is passed instead.
+ */
+export function serverEnv(env = {}, inherit = false) {
+  return { ...(inherit ? process.env : getDefaultEnvironment()), ...env };
+}
 
 export const PROTOCOL_VERSION = '2025-06-18';
 /** The stateless era: every request carries its protocol version, client info and capabilities. */
@@ -101,12 +113,9 @@ const initializeParams = () => ({
 
 /** A spawned stdio server with a raw JSON-RPC line client on its pipes. */
 export class StdioPeer {
-  constructor(command, args, env = {}) {
+  constructor(command, args, env = {}, { inheritEnv = false } = {}) {
     this.spawnedAt = performance.now();
-    this.child = spawn(command, args, {
-      stdio: ['pipe', 'pipe', 'ignore'],
-      env: { ...process.env, ...env },
-    });
+    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'ignore'], env: serverEnv(env, inheritEnv) });
     this.pid = this.child.pid;
     this.pending = new Map();
     this.nextId = 1;
@@ -169,13 +178,21 @@ export class StdioPeer {
 }
 
 /** spawn → initialize → first tools/call result, in ms; leaves the peer open (for idle RSS). */
-export async function coldStart(command, args, env) {
-  const peer = new StdioPeer(command, args, env);
+export async function coldStart(command, args, env, options) {
+  const peer = new StdioPeer(command, args, env, options);
   await peer.initialize();
   const response = await peer.request('tools/call', { name: 'echo', arguments: ECHO_ARGS });
   const ms = performance.now() - peer.spawnedAt;
   if (!response.result) throw new Error(`first call failed: ${JSON.stringify(response)}`);
   return { peer, ms };
+}
+
+/** spawn → exit of `node -e ''`, in ms: the floor under every Node server's cold start. */
+export async function nodeFloor(inherit = false) {
+  const started = performance.now();
+  const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore', env: serverEnv({}, inherit) });
+  await new Promise((resolve, reject) => child.once('exit', resolve).once('error', reject));
+  return performance.now() - started;
 }
 
 /**
@@ -243,7 +260,7 @@ export async function listAll(peer, repeats, modern = false) {
 
 /** Spawns an HTTP server whose first stdout line is its URL. */
 export async function spawnHttp(command, args, env = {}) {
-  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: serverEnv(env) });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   let stderr = '';
   child.stderr.setEncoding('utf8');

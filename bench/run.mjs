@@ -17,6 +17,7 @@ import {
   coldStart,
   httpCalls,
   listAll,
+  nodeFloor,
   rssKb,
   rssPerSessions,
   soak,
@@ -154,18 +155,27 @@ function recordRun(server, prefix, run) {
   record(server, `${prefix}.cpu`, run.cpuUsPerCall);
 }
 
+/** spawn → exit of `node -e ''` with each environment: the floor, shown above the table. */
+const floors = { client: [], inherited: [] };
+
 /**
  * Cold starts, `CONFIG.colds` per server and repetition, taken in turns (toolwire, SDK 1.x, SDK 2.x,
  * toolwire, …) so that a noisy moment on the host falls on all of them alike; the median is over all.
+ * Each is taken twice: with the environment an MCP client gives a stdio server (the target's row, see
+ * `serverEnv` in load.mjs) and with this process's whole environment.
  */
 async function coldPhase() {
   for (let i = 0; i < CONFIG.colds; i++) {
+    floors.client.push(await nodeFloor());
+    floors.inherited.push(await nodeFloor(true));
     for (const server of SERVERS) {
-      await attempt(server, 'cold start', async () => {
-        const cold = await coldStart(...server.stdio);
-        record(server, 'cold', cold.ms);
-        await cold.peer.close();
-      });
+      for (const inheritEnv of [false, true]) {
+        await attempt(server, 'cold start', async () => {
+          const cold = await coldStart(...server.stdio, {}, { inheritEnv });
+          record(server, inheritEnv ? 'coldInherited' : 'cold', cold.ms);
+          await cold.peer.close();
+        });
+      }
     }
   }
 }
@@ -388,6 +398,11 @@ ROWS.push(
     better: 'lower',
     target: { abs: 110, sdkRef: 217 },
   },
+  {
+    key: 'coldInherited',
+    label: "cold start stdio with the bench host's whole environment, ms",
+    better: 'lower',
+  },
   { key: 'idleRss', label: 'idle RSS after first call, MB', better: 'lower' },
   { key: 'sessionsRss', label: 'RSS per 1000 HTTP sessions (the first 1000), MB', better: 'lower' },
   {
@@ -481,7 +496,11 @@ Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@mode
 \`createMcpHandler\` has no sessions, so stateful rows are n/a). Load: \`bench/load.mjs\` (raw JSON-RPC over
 pipes / raw HTTP/1.1 keep-alive, bench/http-pool.mjs), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. The 2026-07-28 rows
 (\`modern\`: no initialize, \`_meta\` on every request, \`Mcp-Method\`/\`Mcp-Name\` headers on HTTP) compare
-toolwire with SDK 2.x only: SDK 1.x does not speak that revision. Server CPU is
+toolwire with SDK 2.x only: SDK 1.x does not speak that revision. Every server runs with the environment
+the official SDK's stdio client gives a server (its \`getDefaultEnvironment()\`: HOME, LOGNAME, PATH, SHELL,
+TERM, USER), plus \`MCP_BENCH_EXTRA_TOOLS\` where set; one row repeats the cold start with the bench host's
+whole environment. Node itself (\`node -e ''\`, spawn → exit) took ${fmt(median(floors.client))} ms with the
+first and ${fmt(median(floors.inherited))} ms with the second. Server CPU is
 the run time of all the server's threads from /proc/<pid>/task/*/schedstat (ns), after a warm-up of
 ${CONFIG.warm} stdio / ${CONFIG.httpWarm} HTTP calls per server (a fresh server's CPU per call takes that
 long to settle). Counts: ${JSON.stringify(CONFIG)}.
