@@ -6,7 +6,7 @@
  * @module
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
+import { LocalErrorCode, asError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Transport } from '../protocol/transport.js';
 import { isLoggingLevel, type Implementation, type LoggingLevel } from '../protocol/types/lifecycle.js';
@@ -76,7 +76,7 @@ export class ClientConnection {
     try {
       this.requireConnected();
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
     return this.#links.request({ method, params, options }, (out) =>
       this.modern

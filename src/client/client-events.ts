@@ -5,6 +5,7 @@
  * stateless era the `subscriptions/listen` stream is kept asking for exactly what they want.
  * @module
  */
+import { asError } from '../protocol/errors.js';
 import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
@@ -91,7 +92,7 @@ export class ClientEvents {
   #bind(): void {
     const peer = this.#peer;
     const host = this.#host;
-    const report = (error: unknown) => host.report(error instanceof Error ? error : new Error(String(error)));
+    const report = (error: unknown) => host.report(asError(error));
     peer.setNotificationHandler('notifications/tools/list_changed', () => {
       host.toolsChanged();
       if (this.tools.size === 0) return;

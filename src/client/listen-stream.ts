@@ -12,7 +12,7 @@
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
+import { LocalErrorCode, ToolwireError, asError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/types/modern.js';
 import type { TransportObserver } from './observed-transport.js';
@@ -170,7 +170,7 @@ export class ListenStream implements TransportObserver {
       () => this.#ended(stream, 'the server ended the stream'),
       (error: unknown) => {
         if (stream.controller.signal.aborted) return;
-        const failure = error instanceof Error ? error : new Error(String(error));
+        const failure = asError(error);
         stream.settle(failure);
         this.#ended(stream);
         this.#onError(failure);

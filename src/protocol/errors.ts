@@ -133,3 +133,8 @@ export function errorMessage(error: unknown): string {
     return String(error);
   }
 }
+
+/** `error` itself when it is an `Error`, else an `Error` whose message says what was thrown (`errorMessage`). */
+export function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(errorMessage(error));
+}

@@ -4,7 +4,7 @@
  * the wire would carry. Everything exported here is public API.
  * @module
  */
-import { LocalErrorCode } from '../protocol/errors.js';
+import { LocalErrorCode, asError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { Transport } from '../protocol/transport.js';
 import { TransportError } from './transport-error.js';
@@ -82,7 +82,7 @@ export class InMemoryTransport implements Transport {
       try {
         this.onmessage?.(message);
       } catch (error) {
-        const failure = error instanceof Error ? error : new Error(String(error));
+        const failure = asError(error);
         if (this.onerror) this.onerror(failure);
         else
           queueMicrotask(() => {

@@ -5,7 +5,7 @@
  * before it ran (verdict `denied`) gets no duration and no outcome.
  * @module
  */
-import { ProtocolError, ToolwireError } from '../../protocol/errors.js';
+import { ProtocolError, ToolwireError, asError } from '../../protocol/errors.js';
 import type { ToolCallLink } from '../links/client-link.js';
 import { argumentsDigest, type ClientAuditRecord } from './audit-record.js';
 
@@ -18,7 +18,7 @@ export function auditLink(
     try {
       onAudit(record);
     } catch (error) {
-      onError(error instanceof Error ? error : new Error(String(error)));
+      onError(asError(error));
     }
   };
   return async (call, next) => {

@@ -3,6 +3,7 @@
  * the next link (or the end) with the call it is given, or the same call when given none.
  * @module
  */
+import { asError } from '../../protocol/errors.js';
 
 /** A link over calls of type `C` producing `R`. */
 export type Link<C, R> = (call: C, next: (call?: C) => Promise<R>) => Promise<R>;
@@ -24,7 +25,7 @@ export function runLinks<C, R>(
     try {
       return Promise.resolve(link ? link(current, (next) => dispatch(i + 1, next ?? current)) : end(current));
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
   };
   return dispatch(0, call);

@@ -4,7 +4,7 @@
  * (`notifications/cancelled`) and progress routing (`notifications/progress`) in both directions.
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../errors.js';
+import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, asError, errorMessage } from '../errors.js';
 import {
   classify,
   errorResponse,
@@ -173,7 +173,7 @@ export class Peer {
   }
 
   readonly #sendFailed = (error: unknown): void => {
-    this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+    this.onerror?.(asError(error));
   };
 
   #receive(value: unknown): void {
@@ -309,8 +309,4 @@ export class Peer {
   #settled(inflight: Inflight): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(errorMessage(error));
 }

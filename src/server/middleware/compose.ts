@@ -3,6 +3,7 @@
  * of the chain and then the handler; a middleware that does not call `next` ends the call there.
  * @module
  */
+import { asError } from '../../protocol/errors.js';
 
 /** A middleware over calls of type `C` producing `R`. */
 export type Middleware<C, R> = (call: C, next: () => Promise<R>) => Promise<R>;
@@ -24,7 +25,7 @@ export function compose<C, R>(
       try {
         return Promise.resolve(fn ? fn(call, () => dispatch(i + 1)) : handler(call));
       } catch (error) {
-        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+        return Promise.reject(asError(error));
       }
     };
     return dispatch(0);

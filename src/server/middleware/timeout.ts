@@ -6,7 +6,7 @@
  * answering a form is not a hung tool. Tools declared for tasks get no default timeout, only their own.
  * @module
  */
-import { LocalErrorCode } from '../../protocol/errors.js';
+import { LocalErrorCode, asError } from '../../protocol/errors.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { ServerError } from '../server-error.js';
@@ -57,7 +57,7 @@ class TimedCall extends DeadlineEntry {
 
   /** Settles with the chain's error, unless the call already timed out. */
   fail(error: unknown): void {
-    if (this.#settle()) this.#reject(error instanceof Error ? error : new Error(String(error)));
+    if (this.#settle()) this.#reject(asError(error));
   }
 
   #settle(): boolean {

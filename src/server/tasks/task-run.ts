@@ -7,7 +7,7 @@
  * does after `tasks/cancel` is not recorded.
  * @module
  */
-import { ErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { ErrorCode, ProtocolError, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
@@ -116,7 +116,7 @@ export class TaskRun {
     try {
       await this.write(change);
     } catch (error) {
-      this.#host.onError?.(error instanceof Error ? error : new Error(String(error)));
+      this.#host.onError?.(asError(error));
     }
   }
 

@@ -4,7 +4,7 @@
  * describes.
  * @module
  */
-import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -111,7 +111,7 @@ export class FallbackHttpClientTransport implements Transport {
         }
         if (this.#state === 'open') {
           // Nothing could carry the first message: the connection never came up.
-          this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+          this.onerror?.(asError(error));
           await this.close();
         }
         throw error;

@@ -3,7 +3,7 @@
  * negotiated protocol version, and the headers every request carries.
  * @module
  */
-import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, requestHeaders, type HttpClientOptions } from './http-client-options.js';
 import { httpStatusError } from './http-failure.js';
@@ -73,7 +73,7 @@ export class McpEndpoint {
       if (response.ok || response.status === 404 || response.status === 405) return undefined;
       return httpStatusError(`DELETE ${this.url.href}`, response, '', LocalErrorCode.ConnectionClosed);
     } catch (error) {
-      return error instanceof Error ? error : new Error(errorMessage(error));
+      return asError(error);
     }
   }
 }

@@ -12,7 +12,7 @@
  * ```
  * @module
  */
-import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import {
   isJsonObject,
   type JsonRpcMessage,
@@ -206,7 +206,7 @@ export class StreamableHttpClientTransport implements Transport {
       (error: unknown) => {
         this.#reinitializing = undefined;
         if (this.#state === 'open') {
-          this.onerror?.(error instanceof Error ? error : new Error(errorMessage(error)));
+          this.onerror?.(asError(error));
           this.#closing ??= this.#shutdown(false);
         }
         throw error;

@@ -10,7 +10,7 @@
  * @module
  */
 import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, asError } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
@@ -76,7 +76,7 @@ export class StreamableHttpHandler {
     try {
       return Promise.resolve(this.#route(request));
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      return Promise.reject(asError(error));
     }
   }
 

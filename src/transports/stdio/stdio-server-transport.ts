@@ -2,7 +2,7 @@
  * The server end of the stdio transport: JSON-RPC messages as lines on stdin and stdout.
  * @module
  */
-import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -85,7 +85,7 @@ export class StdioServerTransport implements Transport {
     try {
       return this.writer.write(serializeMessage(message));
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new Error(String(error))); // e.g. a BigInt in it
+      return Promise.reject(asError(error)); // e.g. a BigInt in it
     }
   }
 
