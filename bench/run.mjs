@@ -209,29 +209,23 @@ async function modernStdioPhase(server) {
   }
 }
 
-async function listPhase(server) {
+/**
+ * `tools/list` of the 1000-tool fixture, every page, on a fresh connection: after an initialize, or with
+ * `modern` as 2026-07-28 requests (no initialize; only servers that speak that revision).
+ */
+async function listPhase(server, modern = false) {
+  if (modern && !server.modern) return;
   const [command, args] = server.stdio;
   const peer = new StdioPeer(command, args, { MCP_BENCH_EXTRA_TOOLS: '1000' });
   try {
-    await peer.initialize();
-    const list = await listAll(peer, CONFIG.lists + 1);
+    if (!modern) await peer.initialize();
+    const list = await listAll(peer, CONFIG.lists + 1, modern);
     if (list.tools !== 1002) throw new Error(`tools/list returned ${list.tools} tools, not 1002`);
-    record(server, 'listFirst', list.firstMs);
-    record(server, 'list', list.medianMs);
-  } finally {
-    await peer.close();
-  }
-}
-
-/** The same list as 2026-07-28 requests, on a fresh connection (no initialize). */
-async function modernListPhase(server) {
-  if (!server.modern) return;
-  const [command, args] = server.stdio;
-  const peer = new StdioPeer(command, args, { MCP_BENCH_EXTRA_TOOLS: '1000' });
-  try {
-    const list = await listAll(peer, CONFIG.lists + 1, true);
-    if (list.tools !== 1002) throw new Error(`tools/list returned ${list.tools} tools, not 1002`);
-    record(server, 'modernList', list.medianMs);
+    if (modern) record(server, 'modernList', list.medianMs);
+    else {
+      record(server, 'listFirst', list.firstMs);
+      record(server, 'list', list.medianMs);
+    }
   } finally {
     await peer.close();
   }
@@ -317,7 +311,7 @@ for (let rep = 1; rep <= CONFIG.reps; rep++) {
     await attempt(server, 'stdio', () => stdioPhase(server));
     await attempt(server, 'stdio modern', () => modernStdioPhase(server));
     await attempt(server, 'tools/list', () => listPhase(server));
-    await attempt(server, 'tools/list 2026-07-28', () => modernListPhase(server));
+    await attempt(server, 'tools/list 2026-07-28', () => listPhase(server, true));
     for (const mode of HTTP_MODES) await attempt(server, `http ${mode.id}`, () => httpPhase(server, mode));
     console.log(`  rep ${rep}/${CONFIG.reps} ${server.label}: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
