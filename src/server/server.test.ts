@@ -2,6 +2,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
 import { Server } from './server.js';
 import { ServerError } from './server-error.js';
+import { SchemaError } from './index.js';
 import { text } from './results.js';
 import type { ToolContext } from './tool-context.js';
 
@@ -28,23 +29,23 @@ describe('Server.tool registration', () => {
     expect(() => s.tool('dup', {}, () => 'y')).toThrow(/already registered/);
   });
 
-  it('rejects an inputSchema whose root is not an object', () => {
-    expect(() => server().tool('t', { inputSchema: { type: 'string' } }, () => 'x')).toThrow(
-      /must describe an object/,
-    );
+  it('rejects an inputSchema whose root is not an object with a SchemaError', () => {
+    const register = () => server().tool('t', { inputSchema: { type: 'string' } }, () => 'x');
+    expect(register).toThrow(SchemaError);
+    expect(register).toThrow(/must describe an object/);
   });
 
   it('rejects an unsupported JSON Schema dialect at registration', () => {
     const inputSchema = { $schema: 'http://json-schema.org/draft-04/schema#', type: 'object' };
     expect(() => server().tool('t', { inputSchema }, () => 'x')).toThrow(
-      expect.objectContaining({ code: 'UNSUPPORTED_SCHEMA_DIALECT' }),
+      expect.objectContaining({ name: 'SchemaError', code: 'UNSUPPORTED_SCHEMA_DIALECT' }),
     );
   });
 
   it('rejects a schema that does not compile', () => {
     expect(() =>
       server().tool('t', { inputSchema: { type: 'object', properties: { a: { type: 'nope' } } } }, () => 'x'),
-    ).toThrow(expect.objectContaining({ code: 'INVALID_SCHEMA' }));
+    ).toThrow(expect.objectContaining({ name: 'SchemaError', code: 'INVALID_SCHEMA' }));
   });
 
   it('defaults the inputSchema of a tool without parameters to an empty closed object', () => {
@@ -112,7 +113,7 @@ describe('tool handles', () => {
   it('keeps the old definition when an update does not compile', () => {
     const s = server();
     const a = s.tool('a', { inputSchema: { type: 'object' } }, () => 'a');
-    expect(() => a.update({ inputSchema: { type: 'string' } })).toThrow(ServerError);
+    expect(() => a.update({ inputSchema: { type: 'string' } })).toThrow(SchemaError);
     expect(s.tools.get('a')?.tool.inputSchema).toEqual({ type: 'object' });
   });
 

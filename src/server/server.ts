@@ -155,7 +155,9 @@ export class Server implements ServerCore {
   }
 
   /**
-   * Registers a tool. Throws a ServerError for a bad name, a duplicate, or a schema that does not compile.
+   * Registers a tool. Throws a ServerError for a bad name (`INVALID_DEFINITION`) or a duplicate
+   * (`DUPLICATE_NAME`), and a SchemaError for a schema that cannot be used (`INVALID_SCHEMA`: it does not
+   * compile, is too deep or too large, or its input root is not an object; `UNSUPPORTED_SCHEMA_DIALECT`).
    * The handler's argument type is inferred from `inputSchema` (zod v4 / Standard Schema, or a JSON
    * Schema literal declared `as const`).
    */

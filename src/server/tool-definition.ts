@@ -13,7 +13,13 @@ import {
   type Tool,
   type ToolAnnotations,
 } from '../protocol/types/tools.js';
-import { resolveSchema, type InferSchema, type ResolvedSchema, type SchemaInput } from '../schema/index.js';
+import {
+  resolveSchema,
+  SchemaError,
+  type InferSchema,
+  type ResolvedSchema,
+  type SchemaInput,
+} from '../schema/index.js';
 import type { TokenBucket } from '../stores/rate-limit-store.js';
 import { checkConcurrency } from './middleware/concurrency-limit.js';
 import { checkBucket } from './middleware/rate-limit.js';
@@ -129,7 +135,7 @@ const NO_ARGUMENTS: JsonObject = { type: 'object', additionalProperties: false }
 /** Tool arguments are an object: an `inputSchema` root must say `"type": "object"` (every revision). */
 function objectRoot(schema: JsonObject, name: string): void {
   if (schema.type !== 'object') {
-    throw new ServerError(
+    throw new SchemaError(
       LocalErrorCode.InvalidSchema,
       `Tool "${name}": inputSchema must describe an object (its root needs "type": "object")`,
     );
