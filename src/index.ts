@@ -3,7 +3,7 @@
  * This entry point is runtime-neutral (no Node.js imports): the protocol core, the server and the
  * client. Transports live in `toolwire/stdio` and `toolwire/in-memory`.
  * Everything exported here is public API.
- * @module
+ * @module toolwire
  */
 export * from './protocol/index.js';
 export * from './server/index.js';
@@ -19,4 +19,16 @@ export {
   type ValidationOutcome,
   type Validator,
   type StandardSchemaV1,
+  type StandardSchemaV1Props,
+  type StandardJsonSchemaV1Converter,
+  type StandardJsonSchemaV1Options,
+  type StandardJsonSchemaTarget,
+  type StandardTypesV1,
+  type StandardTypedV1Props,
+  type StandardResultV1,
+  type StandardIssueV1,
+  type StandardPathSegmentV1,
+  type InferInput,
+  type InferOutput,
+  type FromJsonSchema,
 } from './schema/index.js';

@@ -1,6 +1,6 @@
 /**
  * `toolwire/client`: discover and call tools of MCP servers. Everything exported here is public API.
- * @module
+ * @module toolwire/client
  */
 export { Client, type ClientOptions, type CallToolOptions } from './client.js';
 export { ClientError } from './client-error.js';

@@ -40,13 +40,18 @@ export {
 export {
   LEGACY_REVISIONS,
   LATEST_LEGACY_REVISION,
+  MODERN_REVISIONS,
   isLegacyRevision,
   negotiateVersion,
   profileFor,
   type LegacyRevision,
+  type ModernRevision,
+  type Revision,
+  type ResultExtras,
   type RevisionFeatures,
   type RevisionProfile,
 } from './revisions/index.js';
+export type { CacheHint } from './types/modern.js';
 export type * from './types/content.js';
 export type * from './types/client-features.js';
 export type * from './types/resources.js';

@@ -1,7 +1,7 @@
 /**
  * `toolwire/server`: expose tools, resources and prompts to MCP clients. Everything exported here is
  * public API.
- * @module
+ * @module toolwire/server
  */
 export {
   Server,
@@ -23,6 +23,7 @@ export type {
   ToolDefinition,
   ToolHandler,
   ToolReturn,
+  ToolSpec,
   ToolTaskOptions,
   ToolTaskSupport,
 } from './tool-definition.js';
@@ -43,7 +44,9 @@ export type {
   ResourceContext,
   ResourceDefinition,
   ResourceReader,
+  ResourceSpec,
   ResourceTemplateDefinition,
+  ResourceTemplateSpec,
   ResourceTemplateReader,
 } from './resources/resource-definition.js';
 export {
@@ -58,6 +61,7 @@ export type {
   PromptDefinition,
   PromptGetter,
   PromptReturn,
+  PromptSpec,
 } from './prompts/prompt-definition.js';
 export type { Completer, CompletionContext } from './completions/completer.js';
 export {
@@ -69,6 +73,7 @@ export {
   toolResult,
   structured,
   toolError,
+  type BlockOptions,
 } from './results.js';
 // The tool-call middleware chain and its security built-ins.
 export type { ToolLimits } from './tool-definition.js';

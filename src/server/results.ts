@@ -21,7 +21,8 @@ import type {
 } from '../protocol/types/content.js';
 import type { CallToolResult } from '../protocol/types/tools.js';
 
-interface BlockOptions {
+/** What every content block helper may add: the block's `annotations` and `_meta`. */
+export interface BlockOptions {
   annotations?: Annotations;
   _meta?: JsonObject;
 }

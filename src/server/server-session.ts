@@ -196,7 +196,7 @@ export class ServerSession {
     return pending instanceof Promise ? pending.then(finish) : finish(pending);
   }
 
-  /** The scope a request is served in (throws the protocol error a malformed stateless request gets). */
+  /** @internal The scope a request is served in (throws the protocol error a malformed stateless request gets). */
   scope(params: JsonObject): RequestScope {
     if (isModernRequest(params)) return modernScope(params, this.#core.versions, this.#principal);
     // The same for every request of the session until initialize, assumeInitialized, setLevel or

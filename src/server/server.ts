@@ -65,14 +65,21 @@ export type PromptHandle = RegistryHandle<PromptSpec>;
 export class Server implements ServerCore {
   readonly info: Implementation;
   readonly options: ServerOptions;
+  /** @internal The protocol revisions this server speaks (`options.versions`, else all). */
   readonly versions: readonly Revision[];
+  /** @internal Access control (the tools a principal may see and call). */
   readonly access: AccessControl;
+  /** @internal The request middleware chain (`useRequest` adds to it). */
   readonly requests = new RequestChain();
+  /** @internal The handler table every session dispatches through. */
   readonly handlers = new HandlerTable();
+  /** @internal The tool registry (`tool()` adds to it). */
   readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
     buildTool(name, spec, this.#chain),
   );
+  /** @internal The `tools/list` pages, built once per registry change and revision. */
   readonly toolPages: ToolPages;
+  /** @internal Finished list pages kept as JSON text. */
   readonly finished: FinishedResults;
   readonly #sessions = new Set<ServerSession>();
   readonly #shutdown = new AbortController();

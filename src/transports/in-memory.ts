@@ -2,7 +2,7 @@
  * An in-process transport pair (`toolwire/in-memory`), for tests and for embedding a server
  * and a client in one process. Messages take a JSON round trip, so each side sees exactly what
  * the wire would carry. Everything exported here is public API.
- * @module
+ * @module toolwire/in-memory
  */
 import { LocalErrorCode, asError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';

@@ -136,12 +136,12 @@ export class Tasks implements ServerFeature, TaskStarter {
     return false;
   }
 
-  /** Serves a `tools/call` that `decide` said runs as a task. */
+  /** @internal Serves a `tools/call` that `decide` said runs as a task. */
   call(call: TaskCall): Promise<JsonObject> {
     return callAsTask(call, this);
   }
 
-  /** Stores a new task for the call (resolving once `tasks/get` finds it) and tracks its run. */
+  /** @internal Stores a new task for the call (resolving once `tasks/get` finds it) and tracks its run. */
   async start(call: TaskCall, controller: AbortController): Promise<TaskRun> {
     const now = new Date().toISOString();
     const record: TaskRecord = {

@@ -35,7 +35,7 @@ export function isAuthStatus(status: number): status is 401 | 403 {
   return status === 401 || status === 403;
 }
 
-/** The details of a 401/403 TransportError raised by {@link httpStatusError}, if `error` is one. */
+/** The details of a TransportError raised for an HTTP 401 or 403 answer, if `error` is one. */
 export function authFailure(error: unknown): HttpAuthFailureDetails | undefined {
   const status = failureStatus(error);
   return status !== undefined && isAuthStatus(status)
@@ -92,7 +92,7 @@ export function httpStatusError(
   return new TransportError(code, `${what} failed: ${status}${excerpt ? `: ${excerpt}` : ''}`, { details });
 }
 
-/** The HTTP status of a failure raised by {@link httpStatusError}, if it is one. */
+/** The HTTP status of a failure raised for an HTTP error answer, if it is one. */
 export function failureStatus(error: unknown): number | undefined {
   if (!(error instanceof TransportError)) return undefined;
   const details = error.details as Partial<HttpFailureDetails> | undefined;

@@ -13,7 +13,7 @@
  * const client = new Client({ name: 'my-app', version: '1.0.0' });
  * await client.connect(new FallbackHttpClientTransport({ url: 'http://127.0.0.1:3000/mcp' }));
  * ```
- * @module
+ * @module toolwire/http-client
  */
 export {
   StreamableHttpClientTransport,

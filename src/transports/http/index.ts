@@ -4,7 +4,7 @@
  * and the legacy HTTP+SSE transport. The core is a web-standard handler (`handle(Request): Response`) for any
  * runtime or framework; `toNodeHandler` and `serveHttp` adapt it to node:http.
  * Everything exported here is public API.
- * @module
+ * @module toolwire/http
  */
 export { StreamableHttpHandler } from './streamable-http-handler.js';
 export type { StreamableHttpOptions } from './http-options.js';
@@ -15,10 +15,17 @@ export {
   type ServeHttpOptions,
   type HttpServerHandle,
   type FetchHandler,
+  type ReplyHandler,
 } from './node-adapter.js';
 export { httpStatusFor } from './http-status.js';
 export { MemoryEventStore, MemorySessionStore } from '../../stores/index.js';
-export type { EventStore, SessionStore, SessionRecord, StoredEvent } from '../../stores/index.js';
+export type {
+  EventStore,
+  MemoryEventStoreOptions,
+  SessionStore,
+  SessionRecord,
+  StoredEvent,
+} from '../../stores/index.js';
 // Authentication: the OAuth 2.1 resource server (RFC 9728 metadata, bearer challenges, verifiers).
 export * from './auth/index.js';
 export type { Principal } from '../../server/index.js';
@@ -26,6 +33,7 @@ export type { Principal } from '../../server/index.js';
 export {
   JsonReply,
   toResponse,
+  type ReplyHeaders,
   type ClientWatch,
   type HeaderReader,
   type HttpRequestLike,

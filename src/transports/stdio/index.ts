@@ -1,7 +1,7 @@
 /**
  * The stdio transports (`toolwire/stdio`): newline-delimited JSON over a child process's
  * stdin and stdout. Everything exported here is public API.
- * @module
+ * @module toolwire/stdio
  */
 export { StdioServerTransport, type StdioServerTransportOptions } from './stdio-server-transport.js';
 export {
