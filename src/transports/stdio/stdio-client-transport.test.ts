@@ -130,6 +130,42 @@ describe('StdioClientTransport', () => {
     expect(onclose).toHaveBeenCalledTimes(1);
   });
 
+  it('restart() from onclose starts the server again: same options, stderr goes on, onclose fires again', async () => {
+    const { transport, errors, onclose, received } = connect('echo-server.mjs', {
+      stderr: 'pipe',
+      env: { RESTART_MARK: 'kept' },
+    });
+    let text = '';
+    let ended = false;
+    transport.stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    transport.stderr?.on('end', () => (ended = true));
+    let restarting: Promise<void> | undefined;
+    onclose.mockImplementationOnce(() => (restarting = transport.restart()));
+    await expect(transport.restart()).rejects.toMatchObject({ code: LocalErrorCode.AlreadyConnected });
+    await transport.start();
+    const first = transport.pid;
+    await transport.send({ jsonrpc: '2.0', method: 'exit', params: { code: 1 } });
+    await vi.waitFor(() => expect(restarting).toBeDefined());
+    await restarting;
+    expect(transport.pid).not.toBe(first);
+    expect(transport.exitStatus).toBeUndefined();
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'env', params: { name: 'RESTART_MARK' } });
+    expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: { value: 'kept' } }]);
+    await vi.waitFor(() => expect(text.match(/echo-server ready/g)).toHaveLength(2));
+    expect(errors[0]?.message).toContain('exit code 1');
+    await transport.send({ jsonrpc: '2.0', method: 'exit', params: { code: 4 } });
+    await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(2));
+    expect(transport.exitStatus).toEqual({ code: 4, signal: null });
+    await vi.waitFor(() => expect(ended).toBe(true));
+  });
+
+  it('restart() is refused after close()', async () => {
+    const { transport } = connect('echo-server.mjs');
+    await transport.start();
+    await transport.close();
+    await expect(transport.restart()).rejects.toMatchObject({ code: LocalErrorCode.ConnectionClosed });
+  });
+
   it('close() ends stdin and the server exits on its own, without signals', async () => {
     const { transport, errors, onclose, received } = connect('echo-server.mjs');
     await transport.start();

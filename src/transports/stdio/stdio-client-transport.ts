@@ -48,8 +48,9 @@ const STREAM_CLOSE_GRACE_MS = 100;
 /**
  * Spawns an MCP server and exchanges newline-delimited JSON with it.
  * If the child exits without `close()`, `onerror` gets a `TransportError` `CONNECTION_CLOSED`
- * naming the exit code or signal, then `onclose` fires. Lines from the child that are not JSON
- * or are too large are reported through `onerror`; the connection lives on.
+ * naming the exit code or signal, then `onclose` fires; `restart()` may then start it again. Lines
+ * from the child that are not JSON or are too large are reported through `onerror`; the connection
+ * lives on.
  */
 export class StdioClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -58,8 +59,9 @@ export class StdioClientTransport implements Transport {
   readonly sessionId: string | undefined = undefined;
 
   private readonly options: StdioClientTransportOptions;
-  private readonly decoder: LineDecoder;
   private readonly stderrStream: PassThrough | null;
+  /** The stderr of each process still piped into `stderrStream`. */
+  private readonly stderrSources = new Set<Readable>();
   private readonly shutdownTimeoutMs: number;
   private child: ChildProcess | undefined;
   private writer: LineWriter | undefined;
@@ -74,14 +76,14 @@ export class StdioClientTransport implements Transport {
   constructor(options: StdioClientTransportOptions) {
     if (!options.command) throw new TypeError('StdioClientTransport: command is required');
     this.options = options;
-    this.decoder = new LineDecoder(
-      options.maxMessageSize === undefined ? {} : { maxMessageSize: options.maxMessageSize },
-    );
     this.stderrStream = options.stderr === 'pipe' ? new PassThrough() : null;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 2000;
   }
 
-  /** The child's stderr when `stderr: 'pipe'` (available before `start()`), else null. */
+  /**
+   * The child's stderr when `stderr: 'pipe'` (available before `start()`), else null. It ends when the
+   * transport closes; after a `restart()` it carries the new process's stderr too.
+   */
   get stderr(): Readable | null {
     return this.stderrStream;
   }
@@ -103,6 +105,32 @@ export class StdioClientTransport implements Transport {
       );
     }
     this.state = 'starting';
+    this.startPromise = this.spawnChild();
+    return this.startPromise;
+  }
+
+  /**
+   * Starts the server process again, with the same command, arguments, environment and working
+   * directory, after it exited on its own (`onclose` has fired; not after `close()`). The same
+   * transport then carries messages to and from the new process, and `onclose` fires again when it
+   * ends. The client uses it when a handshake-era server exits on the stateless era's probe (a
+   * request before `initialize`). Call it from `onclose` to keep `stderr` (`'pipe'`) open for the
+   * new process; later, the new process's stderr is dropped.
+   */
+  restart(): Promise<void> {
+    if (this.state !== 'closed' || this.closePromise || !this.child) {
+      return Promise.reject(
+        new TransportError(
+          this.closePromise ? LocalErrorCode.ConnectionClosed : LocalErrorCode.AlreadyConnected,
+          this.closePromise
+            ? 'The stdio transport was closed'
+            : 'The server process can be restarted only after it exited',
+        ),
+      );
+    }
+    this.state = 'starting';
+    this.status = undefined;
+    this.closeFired = false;
     this.startPromise = this.spawnChild();
     return this.startPromise;
   }
@@ -169,6 +197,10 @@ export class StdioClientTransport implements Transport {
     const stdout = child.stdout;
     if (!stdin || !stdout) throw new Error('unreachable: stdio pipes were requested');
     this.child = child;
+    // One decoder per process: a line the last one left unfinished is not the new one's.
+    const decoder = new LineDecoder(
+      this.options.maxMessageSize === undefined ? {} : { maxMessageSize: this.options.maxMessageSize },
+    );
     this.writer = new LineWriter(stdin, (error) => this.report(error));
 
     let onExit!: () => void;
@@ -195,10 +227,16 @@ export class StdioClientTransport implements Transport {
       // EPIPE: the child stopped reading; its exit is reported on its own.
       if (error.code !== 'EPIPE') this.report(error);
     });
-    stdout.on('data', (chunk: Buffer) => this.dispatch(this.decoder.push(chunk)));
-    stdout.on('end', () => this.dispatch(this.decoder.end()));
+    stdout.on('data', (chunk: Buffer) => this.dispatch(decoder.push(chunk)));
+    stdout.on('end', () => this.dispatch(decoder.end()));
     stdout.on('error', (error) => this.report(error));
-    if (this.stderrStream && child.stderr) child.stderr.pipe(this.stderrStream);
+    // Not ended with the child: a restart pipes the next one in (see fireClose).
+    const childStderr = child.stderr;
+    if (this.stderrStream && !this.stderrStream.writableEnded && childStderr) {
+      this.stderrSources.add(childStderr);
+      childStderr.once('close', () => this.stderrSources.delete(childStderr));
+      childStderr.pipe(this.stderrStream, { end: false });
+    }
     this.state = 'open';
   }
 
@@ -255,6 +293,11 @@ export class StdioClientTransport implements Transport {
     if (this.closeFired) return;
     this.closeFired = true;
     this.onclose?.();
+    // Restarted from onclose: the stream goes on with the new process.
+    if (this.state !== 'closed' || !this.stderrStream) return;
+    for (const source of this.stderrSources) source.unpipe(this.stderrStream);
+    this.stderrSources.clear();
+    this.stderrStream.end();
   }
 
   private dispatch(items: DecodedItem[]): void {
