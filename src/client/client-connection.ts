@@ -18,6 +18,7 @@ import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
 import type { ModernRequests } from './modern-requests.js';
 import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
+import { ProbeWindow, isRestartable } from './probe-window.js';
 
 export class ClientConnection {
   readonly peer: Peer;
@@ -46,7 +47,11 @@ export class ClientConnection {
     return this.modern?.channel.serverInfo ?? this.server?.serverInfo;
   }
 
-  /** Connects through `transport` (watched by `observer`) and meets the server (see `meetServer`). */
+  /**
+   * Connects through `transport` (watched by `observer`) and meets the server (see `meetServer`). In
+   * `auto` mode, a transport that can start its server again is watched by a ProbeWindow while the era
+   * is chosen: a server that exits on the probe is started again.
+   */
   async connect(
     transport: Transport,
     observer: TransportObserver,
@@ -54,10 +59,16 @@ export class ClientConnection {
     options: ClientOptions,
     timeout: number | undefined,
   ): Promise<void> {
-    await this.peer.connect(new ObservedTransport(transport, observer));
-    const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure);
-    this.server = met.server;
-    this.modern = met.modern;
+    const auto = (options.protocolVersion ?? 'auto') === 'auto';
+    const window = auto && isRestartable(transport) ? new ProbeWindow(transport) : undefined;
+    await this.peer.connect(new ObservedTransport(window ?? transport, observer));
+    try {
+      const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure, window);
+      this.server = met.server;
+      this.modern = met.modern;
+    } finally {
+      window?.end();
+    }
   }
 
   /** Throws ClientError NOT_CONNECTED before `connect()` succeeded and once the connection closed. */

@@ -14,12 +14,19 @@ export interface ClientOptions extends ClientHandlers {
   capabilities?: ClientCapabilities;
   /**
    * `auto` (default): probe with `server/discover` and speak the stateless era (2026-07-28) when the server
-   * does, else fall back to the `initialize` handshake. A handshake-era revision: offer only that one. A
-   * stateless-era revision: no handshake; `server/discover` is still called, for the server's capabilities
-   * and instructions, and must succeed.
+   * does, else fall back to the `initialize` handshake. On stdio it also meets servers that refuse any
+   * request before `initialize`: one that exits on the probe is started again (once) and gets the
+   * handshake; one that does not answer within 300 ms is also sent an `initialize` that only a
+   * handshake-era server accepts (it carries the stateless era's `_meta`), while a late answer to the probe
+   * still counts. A handshake-era revision: offer only that one. A stateless-era revision: no handshake;
+   * `server/discover` is still called, for the server's capabilities and instructions, and must succeed.
    */
   protocolVersion?: 'auto' | Revision;
-  /** How long the `server/discover` probe may take before the client falls back to `initialize` (ms, default 5 s). */
+  /**
+   * How long the `server/discover` probe may take before the client falls back to a plain `initialize`
+   * (ms, default 5 s). On stdio the client does not wait that long for a silent server (see
+   * `protocolVersion`), unless this is 300 ms or less.
+   */
   discoverTimeout?: number;
   /** Default timeout for requests, tool calls included, in ms (default 60 s); on expiry the request is cancelled. */
   requestTimeout?: number;

@@ -10,6 +10,7 @@ import { clientCapabilities } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
 import { ModernChannel } from './modern-channel.js';
 import { ModernRequests } from './modern-requests.js';
+import type { ProbeWindow } from './probe-window.js';
 
 export interface MetServer {
   server: ServerView;
@@ -19,8 +20,9 @@ export interface MetServer {
 
 /**
  * Meets the server over a connected `peer` as `options.protocolVersion` says; `timeout` bounds
- * `initialize`; a probe failure that `fatal` says
- * no fallback can fix (refused credentials) ends it at once. Closes the peer and rethrows on any failure.
+ * `initialize`; a probe failure that `fatal` says no fallback can fix (refused credentials) ends it at
+ * once; `window` is set when the transport can start the server again (stdio, see ProbeWindow). Closes
+ * the peer and rethrows on any failure.
  */
 export async function meetServer(
   peer: Peer,
@@ -28,6 +30,7 @@ export async function meetServer(
   options: ClientOptions,
   timeout: number | undefined,
   fatal?: (error: unknown) => boolean,
+  window?: ProbeWindow,
 ): Promise<MetServer> {
   let server: ServerView;
   try {
@@ -38,6 +41,7 @@ export async function meetServer(
       discoverTimeout: options.discoverTimeout ?? 5_000,
       initializeTimeout: timeout ?? options.requestTimeout ?? 60_000,
       ...(fatal ? { fatal } : {}),
+      window,
     });
   } catch (error) {
     await peer.close();
