@@ -1,8 +1,35 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/** The package's public subpaths (package.json "exports", tsdown.config.ts entries) and their sources. */
+const ENTRIES: Readonly<Record<string, string>> = {
+  index: 'src/index.ts',
+  server: 'src/server/index.ts',
+  client: 'src/client/index.ts',
+  stdio: 'src/transports/stdio/index.ts',
+  'in-memory': 'src/transports/in-memory.ts',
+  http: 'src/transports/http/index.ts',
+  'http-client': 'src/transports/http-client/index.ts',
+};
+const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');
+
 export default defineConfig({
+  resolve: {
+    // What the tests import in-process is src/, never a stale build: `toolwire/server` (as the examples write
+    // it) and a fixture's `../../dist/server.js` both resolve to src/server/index.ts. Processes the tests spawn
+    // run dist/, which test/global-setup.ts rebuilds when src/ changed.
+    alias: Object.entries(ENTRIES).flatMap(([name, file]) => [
+      {
+        find: new RegExp(`^toolwire${name === 'index' ? '' : `/${escape(name)}`}$`),
+        replacement: source(file),
+      },
+      { find: new RegExp(`^(?:\\.\\./)+dist/${escape(name)}\\.js$`), replacement: source(file) },
+    ]),
+  },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    globalSetup: ['./test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ['default', './test/summary-reporter.ts'],
