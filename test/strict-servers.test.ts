@@ -3,10 +3,23 @@
 // Both connect in well under discoverTimeout (5 s), through the library and the CLI; a stateless-era
 // server that is slow to start still gets the stateless era, and no handshake-era session.
 import { execFile } from 'node:child_process';
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
+import { Server, text } from '../src/server/index.js';
+import { serveHttp, toNodeHandler, type HttpServerHandle } from '../src/transports/http/index.js';
+import { FallbackHttpClientTransport } from '../src/transports/http-client/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { serverCommand } from './_setup.js';
 
@@ -206,5 +219,91 @@ describe('the CLI against strict servers', () => {
     const names = (Array.isArray(tools) ? tools : tools.tools).map((t) => t.name);
     expect(names).toEqual(['echo', 'add']);
     expect(result.elapsed).toBeLessThan(FAST_MS + 1_000); // the CLI's own start on top
+  });
+});
+
+describe('auto mode over HTTP against servers that refuse the probe', () => {
+  let closers: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const close of closers.reverse()) await close();
+    closers = [];
+  });
+
+  async function listen(handler: (req: IncomingMessage, res: ServerResponse) => void) {
+    const http: HttpServer = createHttpServer(handler);
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    closers.push(async () => {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    });
+    return `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  }
+
+  /** A handshake-era toolwire server behind a proxy that answers every stateless-era POST itself. */
+  async function refusing(status: number): Promise<string> {
+    const server = new Server({ name: 'handshake-only', version: '1' }, { versions: ['2025-11-25'] });
+    server.tool('echo', { inputSchema: z.object({ text: z.string() }) }, ({ text: said }) => text(said));
+    const handle: HttpServerHandle = await serveHttp(server, { port: 0 });
+    closers.push(() => handle.close());
+    const forward = toNodeHandler({ handle: (request) => handle.handler.handle(request) });
+    const origin = await listen((req, res) => {
+      if (req.method === 'POST' && req.headers['mcp-method'] !== undefined) {
+        res.writeHead(status, { 'content-type': 'text/plain' }).end('Invalid session ID');
+        return;
+      }
+      forward(req, res);
+    });
+    return `${origin}/mcp`;
+  }
+
+  it.each([[400], [404], [405]])(
+    'falls back to initialize on Streamable HTTP when the probe gets HTTP %i and no HTTP+SSE endpoint answers',
+    async (status) => {
+      const url = await refusing(status);
+      const client = new Client({ name: 'strict-test', version: '1' });
+      const transport = new FallbackHttpClientTransport({ url });
+      const started = performance.now();
+      await client.connect(transport);
+      expect(performance.now() - started).toBeLessThan(FAST_MS);
+      expect([client.era, client.protocolVersion, transport.kind]).toEqual([
+        'legacy',
+        '2025-11-25',
+        'streamable-http',
+      ]);
+      expect(textOf(await client.callTool('echo', { text: 'over http' }))).toBe('over http');
+      await client.close();
+    },
+  );
+
+  it('still takes a legacy HTTP+SSE server that answers the probe with 404 to HTTP+SSE', async () => {
+    const sessions = new Map<string, SSEServerTransport>();
+    const origin = await listen((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      if (req.method === 'GET' && url.pathname === '/sse') {
+        const transport = new SSEServerTransport('/messages', res);
+        sessions.set(transport.sessionId, transport);
+        const sdk = new McpServer({ name: 'sdk-sse', version: '1' });
+        sdk.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text: said }) => ({
+          content: [{ type: 'text', text: said }],
+        }));
+        void sdk.connect(transport);
+        return;
+      }
+      const session = sessions.get(url.searchParams.get('sessionId') ?? '');
+      if (req.method === 'POST' && url.pathname === '/messages' && session) {
+        void session.handlePostMessage(req, res);
+        return;
+      }
+      res.writeHead(404).end('Not Found');
+    });
+    closers.push(async () => {
+      for (const session of sessions.values()) await session.close();
+    });
+    const client = new Client({ name: 'strict-test', version: '1' });
+    const transport = new FallbackHttpClientTransport({ url: `${origin}/sse` });
+    await client.connect(transport);
+    expect([client.era, transport.kind]).toEqual(['legacy', 'sse']);
+    expect(textOf(await client.callTool('echo', { text: 'sse' }))).toBe('sse');
+    await client.close();
   });
 });

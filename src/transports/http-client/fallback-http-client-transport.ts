@@ -51,7 +51,8 @@ class Undecided extends Error {
  * When that first message is a stateless-era request (2026-07-28, the Client's `server/discover` probe),
  * the same rules apply, except that a 400 decides nothing: the send rejects, the connection stays up, and
  * the `initialize` the Client falls back to decides (a handshake-era Streamable HTTP server refuses a
- * request without a session with 400).
+ * request without a session with 400). Nor does a 404 or 405 whose HTTP+SSE attempt fails: some
+ * handshake-era Streamable HTTP servers refuse a request without a session that way.
  *
  * `kind` tells which transport was chosen. Messages sent while the decision is pending wait for it.
  */
@@ -152,7 +153,12 @@ export class FallbackHttpClientTransport implements Transport {
       if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
       this.#detach(streamable);
       await streamable.close();
-      return this.#legacy(first, options, status);
+      this.#streamable = undefined;
+      if (!isStatelessRequest(first)) return this.#legacy(first, options, status);
+      return this.#legacy(first, options, status).catch((legacyError: unknown) => {
+        if (this.#state !== 'open') throw legacyError;
+        throw new Undecided(error);
+      });
     }
   }
 
