@@ -91,13 +91,20 @@ describe('audit', () => {
       ok(),
     );
     expect(logged[0]).toEqual([expect.objectContaining({ tool: 'echo' }), 'tools/call']);
+    expect(logged[0]![0]).not.toHaveProperty('time');
+    expect(logged[0]![0]).toHaveProperty('startedAt', expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
   });
 
-  it('works with a real pino logger', async () => {
+  it('works with a real pino logger: one line per call, with one time key', async () => {
     const lines: string[] = [];
     const logger = pino({ base: undefined }, { write: (line: string) => void lines.push(line) });
     await audit({ sink: pinoSink(logger) })(fakeCall({ sessionId: 's' }), async () => ok());
+    expect(lines).toHaveLength(1);
+    // JSON.parse keeps the last of duplicate keys: count them in the text itself.
+    expect(lines[0]!.match(/"time":/g)).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({
+      time: expect.any(Number),
+      startedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       level: 30,
       msg: 'tools/call',
       tool: 'echo',

@@ -7,7 +7,7 @@
  *
  * Sinks: `jsonLinesSink(stream)` writes one JSON object per line to any `{ write(string) }` (a file
  * stream, `process.stderr`); `pinoSink(logger)` hands records to a pino logger (or anything with
- * `info(obj, msg)`).
+ * `info(obj, msg)`), the record's `time` renamed `startedAt` (pino writes its own `time`).
  *
  * @example
  * ```ts
@@ -73,12 +73,19 @@ export function jsonLinesSink(stream: { write(chunk: string): unknown }): AuditS
   return { write: (record) => void stream.write(`${JSON.stringify(record)}\n`) };
 }
 
-/** Hands each record to a pino logger (`logger.info(record, message)`); no import of pino needed. */
+/**
+ * Hands each record to a pino logger (`logger.info(record, message)`); no import of pino needed. pino
+ * writes a `time` of its own (when the line is logged) and would not replace the record's: a line would
+ * carry two `time` keys, which JSON parsers read as the last one and log shippers reject or mangle. The
+ * record's `time` (when the call entered the chain) is passed as `startedAt` instead.
+ */
 export function pinoSink(
   logger: { info(obj: object, msg?: string): void },
   message = 'tools/call',
 ): AuditSink {
-  return { write: (record) => logger.info(record, message) };
+  return {
+    write: ({ time, ...record }) => logger.info({ startedAt: time, ...record }, message),
+  };
 }
 
 export function audit(options: AuditOptions): ToolMiddleware {
