@@ -61,7 +61,11 @@ export class ClientTools {
     const fetchPage = (cursor: string | undefined) =>
       this.#host.request('tools/list', cursor === undefined ? {} : { cursor }, requestOptions);
     if (!this.#host.modern()) return this.#cache.load(fetchPage);
-    return this.#cache.load(fetchPage, { memoize: false, filter: (tool) => this.#validHeaders(tool) });
+    return this.#cache.load(fetchPage, {
+      memoize: false,
+      emptyCursorEnds: false,
+      filter: (tool) => this.#validHeaders(tool),
+    });
   }
 
   call(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {

@@ -37,6 +37,7 @@ import type { CallToolOptions, ClientOptions } from './client-options.js';
 import { ClientTools } from './client-tools.js';
 import type { ExchangeOptions } from './input-required.js';
 import type { ClientLink } from './links/client-link.js';
+import type { Paging } from './follow-pages.js';
 import { LinkChain } from './links/link-chain.js';
 import { ListenStream, type SubscriptionFilter } from './listen-stream.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
@@ -89,6 +90,7 @@ export class Client {
       enabled: options.skills === true,
       maxPages: this.#maxPages,
       serverCapabilities: () => this.#connection.server?.capabilities,
+      modern: () => this.#connection.modern !== undefined,
     });
   }
 
@@ -195,12 +197,12 @@ export class Client {
 
   /** Every resource of the server (all pages). */
   listResources(options?: RequestOptions): Promise<Resource[]> {
-    return listResources(this.#send, this.#maxPages, options);
+    return listResources(this.#send, this.#paging(), options);
   }
 
   /** Every resource template of the server (all pages). */
   listResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
-    return listResourceTemplates(this.#send, this.#maxPages, options);
+    return listResourceTemplates(this.#send, this.#paging(), options);
   }
 
   /** Reads a resource. An unknown URI rejects with ProtocolError -32002 (-32602 in the stateless era). */
@@ -231,9 +233,14 @@ export class Client {
     return this.#events.listenTo(this.#events.resourceList, listener);
   }
 
+  /** How lists are paged: the cap, and whether `nextCursor: ""` ends one (the handshake era's reading). */
+  #paging(): Paging {
+    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.modern === undefined };
+  }
+
   /** Every prompt of the server (all pages). */
   listPrompts(options?: RequestOptions): Promise<Prompt[]> {
-    return listPrompts(this.#send, this.#maxPages, options);
+    return listPrompts(this.#send, this.#paging(), options);
   }
 
   /** Gets a prompt. An unknown prompt or a missing required argument rejects with ProtocolError -32602. */

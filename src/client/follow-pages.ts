@@ -1,6 +1,12 @@
 /**
  * Follows the cursors of a paginated list method (`tools/list`, `resources/list`, …) to the end, with a
  * cap on pages against servers that never stop, and a check against cursors that repeat.
+ *
+ * Where a listing ends: the schema leaves `nextCursor` out of the last page; servers written to the
+ * "pocket spec" send `nextCursor: ""`, and some send `null`. A `null` (no cursor) ends it in both eras.
+ * An empty string ends it in the handshake era, whose revisions say nothing of it (and SDKs treat it as
+ * the end); in the stateless era (2026-07-28) "an empty string is a valid cursor and thus MUST NOT be
+ * treated as the end of results", so it is followed like any other.
  * @module
  */
 import { LocalErrorCode } from '../protocol/errors.js';
@@ -10,6 +16,9 @@ import { ClientError } from './client-error.js';
 /** Fetches the page at `cursor` (undefined: the first page). */
 export type PageFetcher = (cursor: string | undefined) => Promise<JsonObject>;
 
+/** How a client pages through lists: the cap on pages, and the era's reading of an empty cursor. */
+export type Paging = Pick<FollowPagesOptions<unknown>, 'maxPages' | 'emptyCursorEnds'>;
+
 export interface FollowPagesOptions<T> {
   /** The method, for error messages. */
   method: string;
@@ -17,6 +26,8 @@ export interface FollowPagesOptions<T> {
   key: string;
   /** Throws TOO_MANY_PAGES past this many pages. */
   maxPages: number;
+  /** Whether `nextCursor: ""` ends the listing: true in the handshake era, false in the stateless era. */
+  emptyCursorEnds: boolean;
   /** Keeps only the items that pass (malformed items are skipped). */
   accept(item: unknown): item is T;
 }
@@ -41,7 +52,7 @@ export async function followPages<T>(fetchPage: PageFetcher, options: FollowPage
     }
     for (const item of list as unknown[]) if (options.accept(item)) items.push(item);
     const next = result.nextCursor;
-    if (typeof next !== 'string') break;
+    if (typeof next !== 'string' || (next === '' && options.emptyCursorEnds)) break;
     if (seen.has(next)) {
       throw new ClientError(LocalErrorCode.InvalidResult, `${method} repeated the cursor "${next}"`);
     }

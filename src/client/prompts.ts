@@ -15,19 +15,15 @@ import type {
   Prompt,
 } from '../protocol/types/prompts.js';
 import { ClientError } from './client-error.js';
-import { followPages } from './follow-pages.js';
+import { followPages, type Paging } from './follow-pages.js';
 import type { Requester } from './resources.js';
 
 /** Every prompt of the server, all pages followed. */
-export function listPrompts(
-  request: Requester,
-  maxPages: number,
-  options?: RequestOptions,
-): Promise<Prompt[]> {
+export function listPrompts(request: Requester, paging: Paging, options?: RequestOptions): Promise<Prompt[]> {
   return followPages((cursor) => request('prompts/list', cursor === undefined ? {} : { cursor }, options), {
+    ...paging,
     method: 'prompts/list',
     key: 'prompts',
-    maxPages,
     accept: (p): p is Prompt => isJsonObject(p) && typeof p.name === 'string',
   });
 }

@@ -8,7 +8,7 @@ import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import { ClientError } from './client-error.js';
-import { followPages } from './follow-pages.js';
+import { followPages, type Paging } from './follow-pages.js';
 
 /** Sends one request on the client's connection. */
 export type Requester = (
@@ -20,13 +20,13 @@ export type Requester = (
 /** Every resource of the server, all pages followed. */
 export function listResources(
   request: Requester,
-  maxPages: number,
+  paging: Paging,
   options?: RequestOptions,
 ): Promise<Resource[]> {
   return followPages((cursor) => request('resources/list', cursor === undefined ? {} : { cursor }, options), {
+    ...paging,
     method: 'resources/list',
     key: 'resources',
-    maxPages,
     accept: (r): r is Resource => isJsonObject(r) && typeof r.uri === 'string' && typeof r.name === 'string',
   });
 }
@@ -34,14 +34,14 @@ export function listResources(
 /** Every resource template of the server, all pages followed. */
 export function listResourceTemplates(
   request: Requester,
-  maxPages: number,
+  paging: Paging,
   options?: RequestOptions,
 ): Promise<ResourceTemplate[]> {
   const method = 'resources/templates/list';
   return followPages((cursor) => request(method, cursor === undefined ? {} : { cursor }, options), {
+    ...paging,
     method,
     key: 'resourceTemplates',
-    maxPages,
     accept: (t): t is ResourceTemplate =>
       isJsonObject(t) && typeof t.uriTemplate === 'string' && typeof t.name === 'string',
   });

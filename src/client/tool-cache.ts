@@ -17,6 +17,8 @@ export type { PageFetcher } from './follow-pages.js';
 export interface LoadOptions {
   /** Keep the list until `invalidate()` (handshake era); otherwise fetch the pages on every load. */
   memoize: boolean;
+  /** Whether `nextCursor: ""` ends the listing (the handshake era; see `follow-pages.ts`). */
+  emptyCursorEnds: boolean;
   /** Drops tools that fail it (after the basic shape check), e.g. invalid `x-mcp-header` declarations. */
   filter?: (tool: Tool) => boolean;
 }
@@ -51,11 +53,14 @@ export class ToolCache {
   }
 
   /** Returns the kept list (when memoizing), or fetches every page. Concurrent callers share one fetch. */
-  load(fetchPage: PageFetcher, options: LoadOptions = { memoize: true }): Promise<readonly Tool[]> {
+  load(
+    fetchPage: PageFetcher,
+    options: LoadOptions = { memoize: true, emptyCursorEnds: true },
+  ): Promise<readonly Tool[]> {
     if (options.memoize && this.#tools) return Promise.resolve(this.#tools);
     if (this.#loading) return this.#loading;
     const generation = this.#generation;
-    const loading = this.#fetchAll(fetchPage, options.filter).then(
+    const loading = this.#fetchAll(fetchPage, options).then(
       (tools) => {
         if (generation === this.#generation) {
           this.#tools = options.memoize ? tools : undefined;
@@ -73,11 +78,13 @@ export class ToolCache {
     return loading;
   }
 
-  async #fetchAll(fetchPage: PageFetcher, filter?: (tool: Tool) => boolean): Promise<readonly Tool[]> {
+  async #fetchAll(fetchPage: PageFetcher, options: LoadOptions): Promise<readonly Tool[]> {
+    const { filter } = options;
     const tools = await followPages(fetchPage, {
       method: 'tools/list',
       key: 'tools',
       maxPages: this.#maxPages,
+      emptyCursorEnds: options.emptyCursorEnds,
       accept: (tool): tool is Tool =>
         isJsonObject(tool) &&
         typeof tool.name === 'string' &&

@@ -30,6 +30,8 @@ export interface SkillsOptions {
   maxPages: number;
   /** The server's capabilities once connected. */
   serverCapabilities(): ServerCapabilities | undefined;
+  /** Whether the client speaks the stateless era with the server (where `nextCursor: ""` does not end a list). */
+  modern(): boolean;
 }
 
 /** `capabilities` with the skills extension declared under `extensions` (other extensions kept). */
@@ -54,7 +56,13 @@ export class Skills {
     this.#requireExtension();
     const entries = await followPages(
       (cursor) => this.#request('skills/list', cursor === undefined ? {} : { cursor }, options),
-      { method: 'skills/list', key: 'skills', maxPages: this.#options.maxPages, accept: isSkillEntry },
+      {
+        method: 'skills/list',
+        key: 'skills',
+        maxPages: this.#options.maxPages,
+        emptyCursorEnds: !this.#options.modern(),
+        accept: isSkillEntry,
+      },
     );
     this.#entries.clear();
     for (const entry of entries) this.#entries.set(entry.uri, entry);
