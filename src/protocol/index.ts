@@ -48,6 +48,7 @@ export {
   type ModernRevision,
   type Revision,
   type ResultExtras,
+  type ResultShapes,
   type RevisionFeatures,
   type RevisionProfile,
 } from './revisions/index.js';

@@ -1,7 +1,9 @@
 /**
  * Pagination of every list method (tools, resources, resource templates, prompts): opaque cursors,
  * stable order, pages built once per registry change and per revision (already shaped), then shared by
- * every request of every session.
+ * every request of every session. A `cursor` of `""` asks for the first page (the pocket spec's clients
+ * send back the `""` that ended a listing, and no cursor this server issues is empty). The last page's
+ * `nextCursor` is the profile's `endCursor`: absent (the schema's shape) or `""` (the pocket spec's).
  * @module
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
@@ -45,7 +47,7 @@ export function cursorParam(params: JsonObject): string | undefined {
   return cursor;
 }
 
-/** One page of a list result: the items under `key`, and `nextCursor` unless it is the last page. */
+/** One page of a list result: the items under `key`, and `nextCursor` (on the last page only in pocket shapes). */
 export type Page<K extends string, TItem> = { [P in K]: TItem[] } & { nextCursor?: string };
 
 interface Built<K extends string, TItem> {
@@ -85,10 +87,10 @@ export class Pages<TEntry, TItem, K extends string> {
     view = '',
   ): Page<K, TItem> {
     const pages = this.#pages(entries, version, profile, view);
-    if (cursor === undefined) return pages[0] ?? this.#make([]);
+    if (cursor === undefined || cursor === '') return pages[0] ?? this.#make([], profile.endCursor);
     const offset = decodeCursor(cursor, this.#pageSize);
     // A cursor past the end (the list shrank since it was issued) is an empty last page.
-    return pages[offset / this.#pageSize] ?? this.#make([]);
+    return pages[offset / this.#pageSize] ?? this.#make([], profile.endCursor);
   }
 
   #make(items: TItem[], nextCursor?: string): Page<K, TItem> {
@@ -111,7 +113,7 @@ export class Pages<TEntry, TItem, K extends string> {
     for (let offset = 0; offset < entries.length || offset === 0; offset += this.#pageSize) {
       const items = entries.slice(offset, offset + this.#pageSize).map((e) => this.#shape(e, profile));
       const next = offset + this.#pageSize;
-      pages.push(this.#make(items, next < entries.length ? encodeCursor(next) : undefined));
+      pages.push(this.#make(items, next < entries.length ? encodeCursor(next) : profile.endCursor));
     }
     const built = { version, pages: Object.freeze(pages) };
     // Views come and go with callers: keep the most recent ones (the full views stay, one per revision).

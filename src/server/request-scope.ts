@@ -9,6 +9,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   isModernRevision,
   profileFor,
+  type ResultShapes,
   type RevisionProfile,
   type Revision,
 } from '../protocol/revisions/index.js';
@@ -44,11 +45,13 @@ const missing = (key: string) =>
 /**
  * The scope of a stateless-era request, or the error to answer it with: -32022 for a version the server
  * does not serve (with the supported list), -32602 for a missing or malformed required `_meta` field.
+ * `shapes`: the server's `resultShapes`.
  */
 export function modernScope(
   params: JsonObject,
   supported: readonly Revision[],
   principal?: Principal,
+  shapes?: ResultShapes,
 ): RequestScope {
   const meta = isJsonObject(params._meta) ? params._meta : {};
   const version = meta[META.protocolVersion];
@@ -71,7 +74,7 @@ export function modernScope(
   }
   return {
     era: 'modern',
-    profile: profileFor(version),
+    profile: profileFor(version, shapes),
     client: {
       protocolVersion: version,
       info:

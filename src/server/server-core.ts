@@ -2,7 +2,7 @@
  * What every session of a server shares: options, the registry, the cached pages, capabilities.
  * @module
  */
-import type { Revision } from '../protocol/revisions/index.js';
+import type { ResultShapes, Revision } from '../protocol/revisions/index.js';
 import type { CacheHint } from '../protocol/types/modern.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { AccessControl, AccessPolicy } from './auth/access-control.js';
@@ -40,6 +40,15 @@ export interface ServerOptions extends ToolChainOptions {
    * `cacheScope: 'private'` when lists vary by the caller's authorization.
    */
   cache?: Partial<CacheHint>;
+  /**
+   * The shapes of results (default `'schema'`: the normative schema's). `'pocket'` speaks the shapes of
+   * the "pocket spec" some clients are written against: `nextCursor: ""` on the last page of every list
+   * (handshake era only: in the stateless era `""` is a cursor like any other), `structuredContent: {}` on
+   * tool results that have none (2025-06-18 and later), and never an empty `content` (a text item is
+   * added: the JSON of `structuredContent`, else empty). A request's `cursor: ""` means the first page
+   * either way.
+   */
+  resultShapes?: ResultShapes;
   /**
    * Decides which tools each caller may see and call, beyond what tools declare in `access` (scopes,
    * roles). Tools it refuses are absent from the caller's `tools/list` and answered like unknown tools.

@@ -116,7 +116,7 @@ export class ServerSession {
    * HTTP, where every request arrives on a fresh session and the version comes from a header.
    */
   assumeInitialized(version: LegacyRevision, capabilities: ClientCapabilities = {}): void {
-    this.#profile = profileFor(version);
+    this.#profile = profileFor(version, this.#core.options.resultShapes);
     this.#clientCapabilities = capabilities;
     this.#legacyScope = undefined;
     this.#phase = 'ready';
@@ -153,7 +153,7 @@ export class ServerSession {
     // A method of the stateless era only: its _meta is required (-32602 when missing).
     const scope = entry.legacy
       ? this.scope(params)
-      : modernScope(params, this.#core.versions, this.#principal);
+      : modernScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
     if (scope.era === 'legacy' ? !entry.legacy : !entry.modern) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
@@ -198,7 +198,8 @@ export class ServerSession {
 
   /** @internal The scope a request is served in (throws the protocol error a malformed stateless request gets). */
   scope(params: JsonObject): RequestScope {
-    if (isModernRequest(params)) return modernScope(params, this.#core.versions, this.#principal);
+    if (isModernRequest(params))
+      return modernScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
     // The same for every request of the session until initialize, assumeInitialized, setLevel or
     // authenticate change it.
     this.#legacyScope ??= {
@@ -265,7 +266,7 @@ export class ServerSession {
       );
     }
     const version = initializeVersion(params, this.#core.versions);
-    const profile = profileFor(version);
+    const profile = profileFor(version, this.#core.options.resultShapes);
     this.#profile = profile;
     this.#legacyScope = undefined;
     this.#clientCapabilities = isJsonObject(params.capabilities)

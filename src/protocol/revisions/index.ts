@@ -8,10 +8,11 @@ import { revision20250326 } from './2025-03-26.js';
 import { revision20250618 } from './2025-06-18.js';
 import { revision20251125 } from './2025-11-25.js';
 import { revision20260728 } from './2026-07-28.js';
-import type { RevisionProfile } from './profile.js';
+import { pocketProfile } from './pocket-shapes.js';
+import type { ResultShapes, RevisionProfile } from './profile.js';
 
 export type { RevisionFeatures } from './features.js';
-export type { RevisionProfile } from './profile.js';
+export type { ResultShapes, RevisionProfile } from './profile.js';
 export type { ResultExtras } from './finish-result.js';
 
 /** Handshake-era revisions, newest first. */
@@ -48,10 +49,11 @@ export function isRevision(version: unknown): version is Revision {
   return typeof version === 'string' && PROFILES.has(version);
 }
 
-export function profileFor(version: Revision): RevisionProfile {
+/** The profile of `version`; `shapes: 'pocket'` gives its variant in the pocket spec's shapes. */
+export function profileFor(version: Revision, shapes: ResultShapes = 'schema'): RevisionProfile {
   const profile = PROFILES.get(version);
   if (!profile) throw new RangeError(`unknown protocol revision ${version}`);
-  return profile;
+  return shapes === 'pocket' ? pocketProfile(profile) : profile;
 }
 
 /**

@@ -25,9 +25,16 @@ import {
   shapeTool,
 } from './shape.js';
 
+/** Which shapes results take: the normative schema's (default) or the pocket spec's (`pocket-shapes.ts`). */
+export type ResultShapes = 'schema' | 'pocket';
+
 export interface RevisionProfile {
   readonly version: string;
   readonly features: Readonly<RevisionFeatures>;
+  /** The shapes results take: the schema's, or the pocket spec's (see `pocket-shapes.ts`). */
+  readonly shapes: ResultShapes;
+  /** The `nextCursor` of a list's last page: none (the schema's shape), or `""` (the pocket spec's). */
+  readonly endCursor: string | undefined;
   shapeTool(tool: Tool): Tool;
   shapeContent(block: ContentBlock): ContentBlock;
   /** `tool`: the definition of the tool that produced the result (its `outputSchema`). */
@@ -50,6 +57,8 @@ export function defineRevision(version: string, features: RevisionFeatures): Rev
   return Object.freeze({
     version,
     features: f,
+    shapes: 'schema',
+    endCursor: undefined,
     shapeTool: (tool: Tool) => shapeTool(tool, f),
     shapeContent: (block: ContentBlock) => shapeContent(block, f),
     shapeCallResult: (result: CallToolResult, tool?: Pick<Tool, 'outputSchema'>) =>
