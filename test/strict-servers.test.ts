@@ -138,6 +138,33 @@ describe('auto mode against a server that exits on any request before initialize
     expect(transport.exitStatus).toEqual({ code: 3, signal: null });
   });
 
+  it('does not restart a server that exits after the probe was answered: connect fails at once', async () => {
+    // Answers the probe with -32601, then exits on the initialize.
+    const script = `require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+      const { id, method } = JSON.parse(line);
+      if (method !== 'server/discover') process.exit(5);
+      process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32601, message: 'no' } }) + '\\n');
+    });`;
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', script],
+      stderr: 'ignore',
+    });
+    const first = new Promise<number | undefined>((resolve) => {
+      const start = transport.start.bind(transport);
+      transport.start = async () => {
+        await start();
+        resolve(transport.pid);
+      };
+    });
+    const client = new Client({ name: 'strict-test', version: '1' });
+    const started = performance.now();
+    await expect(client.connect(transport)).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect(performance.now() - started).toBeLessThan(FAST_MS);
+    expect(transport.exitStatus).toEqual({ code: 5, signal: null });
+    expect(transport.pid).toBe(await first);
+  });
+
   it('copes with a slow start too (the probe and the marked initialize both die with the first process)', async () => {
     await using c = await connect(strict('exit'), { STRICT_START_DELAY_MS: '700' });
     expect([c.client.era, c.client.protocolVersion]).toEqual(['legacy', '2025-11-25']);

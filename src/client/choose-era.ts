@@ -230,6 +230,8 @@ async function probeStdio(peer: Peer, options: EraOptions, window: ProbeWindow):
   try {
     for (;;) {
       const event = await Promise.race([discovery, quiet, marked, exited].filter((p) => p !== undefined));
+      // Decided (but for a restart): from here on, an exit closes the connection.
+      if (event.kind !== 'quiet' && event.kind !== 'refused' && event.kind !== 'exited') window.end();
       switch (event.kind) {
         case 'exited':
           // Both requests died with the process; their cancellations are refused while it restarts.
