@@ -1,44 +1,15 @@
-// The `toolwire` command, run for real: `node bin/toolwire.mjs ...` (which imports dist/cli.js; build first).
-import { spawn } from 'node:child_process';
+// The `toolwire` command, run for real: `node bin/toolwire.mjs ...` (which imports dist/cli.js; the global
+// setup builds it from src/).
+import { existsSync } from 'node:fs';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/cli/exit-code.js';
+import { BIN, FIXTURE, SERVE_FIXTURE, failureObject, runCli as run } from './_cli.js';
 
-const REPO = fileURLToPath(new URL('..', import.meta.url));
-const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
-const FIXTURE = 'test/fixtures/protocol-server.mjs';
-const SERVE_FIXTURE = ['--', process.execPath, BIN, 'serve', FIXTURE];
 const FIXTURE_TOOLS = ['echo', 'add', 'structured_only', 'throws', 'all_content', 'slow', 'meta'];
 const DEMO_TOOLS = ['list_files', 'read_file', 'search_files', 'write_file', 'workspace_info'];
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(
-  args: string[],
-  options: { cwd?: string; env?: Record<string, string>; stdin?: string } = {},
-): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd: options.cwd ?? REPO,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.stdin ?? '');
-  });
-}
 
 let workspace: string;
 
@@ -57,19 +28,29 @@ describe('toolwire (help and usage)', () => {
     expect(top.code).toBe(0);
     expect(top.stdout).toMatch(/toolwire serve \[MODULE\]/);
     expect(top.stdout).toMatch(/Exit codes:[\s\S]*4 {2}connection failure/);
-    for (const command of ['serve', 'tools', 'call']) {
+    for (const command of ['serve', 'tools', 'call', 'resources', 'read', 'prompts', 'prompt']) {
+      expect(top.stdout).toContain(`toolwire ${command} `);
       const help = await run([command, '--help']);
       expect(help.code, command).toBe(0);
       expect(help.stdout).toContain(`Usage: toolwire ${command}`);
+      // Examples and hints are commands that work in a clone: npx finds the package's own bin there.
+      expect(help.stdout).toMatch(/^ {2}npx toolwire /m);
+      expect(help.stdout).not.toMatch(/^ {2}toolwire /m);
+      const viaHelp = await run(['help', command]);
+      expect(viaHelp.stdout).toBe(help.stdout);
     }
+    expect((await run(['tools', '--help'])).stdout).toContain('--protocol-version REV');
   });
 
-  it('exits 2 for an unknown command, no command, or a missing "--"', async () => {
-    expect((await run(['frobnicate'])).code).toBe(ExitCode.Usage);
+  it('exits 2 for an unknown command, no command, or a missing "--", with a hint that works in a clone', async () => {
+    const unknown = await run(['frobnicate']);
+    expect(unknown.code).toBe(ExitCode.Usage);
+    expect(unknown.stderr).toContain('See: npx toolwire --help');
     expect((await run([])).code).toBe(ExitCode.Usage);
     const noTarget = await run(['tools']);
     expect(noTarget.code).toBe(ExitCode.Usage);
     expect(noTarget.stderr).toMatch(/missing "-- <command\.\.\.>"/);
+    expect(noTarget.stderr).toContain('See: npx toolwire tools --help');
   });
 });
 
@@ -120,12 +101,35 @@ describe('toolwire call', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'hi\n' });
   });
 
-  it('takes key=value arguments, parsing JSON values', async () => {
+  it('types key=value arguments as the input schema says: numbers for number, strings for string', async () => {
     const result = await run(['call', '--tool', 'add', 'a=2', 'b=40', ...SERVE_FIXTURE]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toEqual({ sum: 42 });
     const text = await run(['call', '--tool', 'echo', 'text=42 apples', ...SERVE_FIXTURE]);
     expect(text.stdout).toBe('42 apples\n');
+    // `text` is a string property: 5, true and null stay the strings as written (they parse as JSON).
+    for (const value of ['5', 'true', 'null', '[1]']) {
+      const typed = await run(['call', '--tool', 'echo', '--json', `text=${value}`, ...SERVE_FIXTURE]);
+      expect(typed.code, value).toBe(0);
+      expect(JSON.parse(typed.stdout), value).toEqual({ content: [{ type: 'text', text: value }] });
+    }
+  });
+
+  it('exits 2, running nothing, for arguments that do not match the input schema', async () => {
+    const wrongType = await run(['call', '--tool', 'add', 'a=two', 'b=1', ...SERVE_FIXTURE]);
+    expect(wrongType.code).toBe(ExitCode.Usage);
+    expect(wrongType.stdout).toBe('');
+    expect(wrongType.stderr).toContain(
+      'the arguments do not match the input schema of tool add: /a must be number',
+    );
+    expect(wrongType.stderr).toContain('add takes: a: number (required), b: number (required)');
+    expect(wrongType.stderr).toContain('Nothing was run.');
+    const missing = await run(['call', '--tool', 'echo', '--json', ...SERVE_FIXTURE]);
+    expect(missing.code).toBe(ExitCode.Usage);
+    expect(failureObject(missing)).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      details: { tool: 'echo', issues: [{ path: '', message: "must have required property 'text'" }] },
+    });
   });
 
   it('summarizes images, audio, links and embedded resources', async () => {
@@ -156,10 +160,14 @@ describe('toolwire call', () => {
     expect(result.stderr).toContain('returned an error');
   });
 
-  it('exits 3 for a JSON-RPC error (unknown tool)', async () => {
+  it('exits 2 for an unknown tool, naming the tools and how to list them', async () => {
     const result = await run(['call', '--tool', 'nope', ...SERVE_FIXTURE]);
-    expect(result.code).toBe(ExitCode.Protocol);
-    expect(result.stderr).toMatch(/-32602.*Unknown tool: nope/);
+    expect(result.code).toBe(ExitCode.Usage);
+    expect(result.stderr).toMatch(
+      /^toolwire: the server has no tool "nope" \(it answered: Unknown tool: nope\)$/m,
+    );
+    expect(result.stderr).toMatch(/^Its tools: echo, add, structured_only, /m);
+    expect(result.stderr).toContain(`See: npx toolwire tools -- ${process.execPath} ${BIN} serve ${FIXTURE}`);
   });
 
   it('exits 4 when the server command does not exist, exits, or times out', async () => {
@@ -169,21 +177,64 @@ describe('toolwire call', () => {
 
     const exits = await run(['tools', '--', process.execPath, '-e', 'console.error("bye"); process.exit(3)']);
     expect(exits.code).toBe(ExitCode.Connection);
-    expect(exits.stderr).toMatch(/exit code 3/);
-    expect(exits.stderr).toMatch(/server stderr:\n {2}bye/);
+    expect(exits.stderr).toMatch(/exited \(exit code 3\) before answering the MCP handshake/);
+    expect(exits.stderr).toMatch(/server stderr \(last lines\):\n {2}bye/);
 
+    // --timeout bounds each request too: a 20 s call, cut at 3 s.
     const slow = await run([
       'call',
       '--tool',
       'slow',
       '--timeout',
-      '100',
-      'steps=5',
-      'ms=200',
+      '3000',
+      'steps=40',
+      'ms=500',
       ...SERVE_FIXTURE,
     ]);
     expect(slow.code).toBe(ExitCode.Connection);
-    expect(slow.stderr).toMatch(/timed out/);
+    expect(slow.stderr).toMatch(/timed out: Request tools\/call timed out after \d+ ms/);
+    expect(slow.ms).toBeLessThan(12_000);
+  });
+
+  it('pins a protocol revision with --protocol-version, and refuses one it does not know (exit 2)', async () => {
+    for (const revision of ['2024-11-05', '2025-06-18', '2026-07-28']) {
+      const pinned = await run(['tools', '--protocol-version', revision, ...SERVE_FIXTURE]);
+      expect(pinned.code, revision).toBe(0);
+      expect(pinned.stdout).toMatch(
+        new RegExp(`^protocol-fixture 1\\.0\\.0 \\(protocol ${revision}\\): 15 tools`),
+      );
+    }
+    const unknown = await run(['tools', '--protocol-version', '2025-01-01', ...SERVE_FIXTURE]);
+    expect(unknown.code).toBe(ExitCode.Usage);
+    expect(unknown.stderr).toContain(
+      'unknown protocol version "2025-01-01" (known: 2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)',
+    );
+  });
+
+  it('with no terminal, runs nothing and says no one could be asked (exit 5)', async () => {
+    const args = [
+      'call',
+      '--tool',
+      'write_file',
+      'path=new.txt',
+      'content=5',
+      '--',
+      process.execPath,
+      BIN,
+      'serve',
+    ];
+    const denied = await run(args, { cwd: workspace });
+    expect(denied.code).toBe(ExitCode.Denied);
+    expect(denied.stderr).toMatch(
+      /^toolwire: tool write_file was not run: it needs approval \(.*destructive.*\), and no one could be asked: there is no terminal/m,
+    );
+    expect(denied.stderr).not.toContain('said no');
+    expect(denied.stderr).toContain('Pass --yes');
+    expect(existsSync(join(workspace, 'new.txt'))).toBe(false);
+    // content=5 is the string "5" (write_file's content is a string): --yes writes it.
+    const written = await run([...args.slice(0, 5), '--yes', ...args.slice(5)], { cwd: workspace });
+    expect(written.code).toBe(0);
+    expect(existsSync(join(workspace, 'new.txt'))).toBe(true);
   });
 
   it('exits 2 for bad --args or arguments', async () => {
@@ -213,7 +264,7 @@ describe('toolwire serve', () => {
         .map((line) => JSON.parse(line) as unknown),
     ).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
     expect(result.stderr).toMatch(
-      /^toolwire: serving protocol-fixture 1\.0\.0 over stdio \(try: toolwire tools -- /,
+      /^toolwire: serving protocol-fixture 1\.0\.0 over stdio \(try: npx toolwire tools -- /,
     );
   });
 

@@ -1,15 +1,27 @@
 /**
- * `toolwire call --tool NAME [--args JSON] [key=value...] [--json] [--timeout MS] [--yes] (URL | -- <command...>)`:
- * calls one tool and prints its result, asking on the terminal first when the tool may change things.
+ * `toolwire call --tool NAME [--args JSON] [key=value...] [options] (URL | -- <command...>)`: calls one
+ * tool and prints its result, asking on the terminal first when the tool may change things. The tool is
+ * looked up in the server's list first: arguments that do not match its input schema are a usage error
+ * (exit 2) and nothing is run; a tool it does not list and refuses is one too (`UNKNOWN_TOOL`).
  * @module
  */
-import { ClientError, type ApprovalOptions } from '../client/index.js';
-import { LocalErrorCode } from '../protocol/index.js';
-import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { ClientError, type ApprovalOptions, type Client } from '../client/index.js';
+import { LocalErrorCode, ProtocolError, type Tool } from '../protocol/index.js';
+import { checkToolArguments } from './check-tool-arguments.js';
+import { CLIENT_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
+import { CLI, helpHint } from './command-name.js';
+import {
+  CliError,
+  EXIT_CODES_HELP,
+  ExitCode,
+  exitCodeFor,
+  usageError,
+  type ExitCodeValue,
+} from './exit-code.js';
 import { formatResult } from './format-result.js';
-import { parseTarget, takeUrlTarget } from './open-target.js';
-import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
-import { parseToolArguments } from './parse-tool-arguments.js';
+import { targetArgs, type Target } from './open-target.js';
+import { wantsHelp } from './parse-command-line.js';
+import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
 import { withClient } from './with-client.js';
 
@@ -22,65 +34,60 @@ transport), calls one tool, and prints its result: text as text, images and audi
 "[image image/png, N bytes]", resource links as "[link name uri]", embedded resources summarized,
 structured content as indented JSON.
 
+The arguments must match the input schema of the tool as the server lists it: otherwise nothing is
+run and the command exits 2, saying what is wrong. A tool the server does not have exits 2 too,
+naming the tools it lists.
+
 Before calling a tool whose annotations say it may change things (not readOnlyHint, and
 destructiveHint not false — or open-world), it shows the tool, its annotations and the exact
-arguments on the terminal and asks. With no terminal to ask on (stdin is not a TTY), it refuses,
-runs nothing and exits 5: pass --yes to call without asking. The server is one you chose to run,
+arguments on the terminal and asks. With no terminal (stdin is not a TTY) no one can be asked: it
+runs nothing and exits 5; pass --yes to call without asking. The server is one you chose to run,
 so its annotations are trusted here; a tool that declares no annotations is called without asking.
 
-Arguments (before "--" or anywhere around the URL):
+Arguments (before "--" or around the URL):
   --tool NAME     the tool to call (required)
   --args JSON     the arguments, a JSON object: --args '{"path":"README.md"}'
-  key=value       one argument; the value is parsed as JSON when it parses (n=5, ok=true,
-                  tags='["a"]'), else taken as a string (path=README.md). Pairs override --args.
+  key=value       one argument, typed as the tool's input schema says: a string property takes
+                  the value as written (path=5 is "5"); a number, integer or boolean property
+                  parses it (n=5, ok=true); any other is JSON when it parses (tags='["a"]'),
+                  else a string. Pairs override --args.
 
 Options:
-  --json          print the raw result as JSON instead
-  --timeout MS    timeout of the call, in ms (default 60000; the handshake waits at least 30 s)
+${CLIENT_OPTIONS_HELP}
   --progress      print the tool's progress notifications on stderr
   -y, --yes       call the tool without asking, whatever its annotations say
-  --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
-                  (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
-                  kept out of the command line)
-  -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
-  -h, --help      show this help
 
 Examples:
-  toolwire call --tool read_file path=README.md -- node bin/toolwire.mjs serve
-  toolwire call --tool search_files --args '{"pattern":"/TODO|FIXME/"}' --progress -- toolwire serve
-  toolwire call --tool read_file path=README.md http://127.0.0.1:3000/mcp
+  ${CLI} call --tool read_file path=README.md -- ${CLI} serve
+  ${CLI} call --tool search_files --args '{"pattern":"TODO"}' --progress -- ${CLI} serve
+  ${CLI} call --tool read_file path=README.md http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
-A tool error prints the result like any other, then a line on stderr, and exits 1.
+A tool error prints the result like any other (with --json, the result object), then a line on
+stderr, and exits 1.
 `;
 
-const HINT = 'toolwire call --help';
+const HINT = helpHint('call');
 
 export async function callCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
     process.stdout.write(CALL_HELP);
     return ExitCode.Success;
   }
-  const { values, positionals, rest } = parseCommandLine(
+  const line = parseClientCommandLine(
     argv,
     {
       tool: { type: 'string' },
       args: { type: 'string' },
-      json: { type: 'boolean' },
-      timeout: { type: 'string' },
       progress: { type: 'boolean' },
-      header: { type: 'string', multiple: true },
-      verbose: { type: 'boolean', short: 'v' },
       yes: { type: 'boolean', short: 'y' },
     },
     HINT,
   );
+  const { values } = line;
   const name = values.tool;
   if (name === undefined || name === '') throw usageError('missing --tool NAME', HINT);
-  const { url, others } = takeUrlTarget(positionals, HINT);
-  const args = parseToolArguments(values.args, others, HINT);
-  const target = parseTarget(rest, HINT, { url, headers: values.header });
-  const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT);
+  const input = parseToolArguments(values.args, line.positionals, HINT);
 
   const terminal = values.yes ? undefined : terminalApprover();
   const approval: ApprovalOptions | undefined = terminal && {
@@ -89,10 +96,14 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     defaultAction: 'allow',
     approver: terminal.approver,
   };
-  return withClient(target, { timeout, verbose: values.verbose, approval }, async (client) => {
+  return withClient(line.target, { ...line.client, approval }, async (client) => {
+    const listed = await listTools(client);
+    const tool = listed?.find((t) => t.name === name);
+    const args = buildToolArguments(input, tool?.inputSchema);
+    if (tool) checkToolArguments(tool, args, HINT);
     const result = await client
       .callTool(name, args, {
-        ...(timeout === undefined ? {} : { timeout }),
+        ...(line.client.timeout === undefined ? {} : { timeout: line.client.timeout }),
         ...(values.progress
           ? {
               onProgress: ({ progress, total, message }) => {
@@ -103,9 +114,11 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
           : {}),
       })
       .catch((error: unknown) => {
-        throw deniedError(name, error, terminal?.refusedWithoutTerminal === true);
+        if (listed && !tool && error instanceof ProtocolError)
+          throw unknownTool(name, listed, line.target, error);
+        throw deniedError(name, error, terminal);
       });
-    process.stdout.write(values.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
+    process.stdout.write(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
     if (result.isError === true) {
       process.stderr.write(`toolwire: tool ${name} returned an error (isError)\n`);
       return ExitCode.ToolError;
@@ -114,12 +127,60 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
   });
 }
 
-/** A denied call as a CLI failure (exit 5) that says how to go ahead; anything else unchanged. */
-function deniedError(name: string, error: unknown, noTerminal: boolean): unknown {
+/** The server's tools, or undefined when it has no list to give (no tools/list): the call is then made blind. */
+async function listTools(client: Client): Promise<readonly Tool[] | undefined> {
+  try {
+    return await client.listTools();
+  } catch (error) {
+    if (exitCodeFor(error) === ExitCode.Connection) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * A tool the server does not list, and refused with a JSON-RPC error: a usage error (`UNKNOWN_TOOL`) naming
+ * the tools it lists. (An unlisted tool is still called: a server may hide a tool from a caller and then
+ * explain, e.g. with the scopes it needs.)
+ */
+function unknownTool(name: string, listed: readonly Tool[], target: Target, cause: ProtocolError): CliError {
+  const names = listed.map((t) => t.name);
+  const shown = names.length > 20 ? [...names.slice(0, 20), `… (${names.length} in all)`] : names;
+  return usageError(
+    `the server has no tool "${name}" (it answered: ${cause.message})`,
+    `${CLI} tools ${targetArgs(target)}`,
+    {
+      code: 'UNKNOWN_TOOL',
+      detail: names.length === 0 ? 'It lists no tools.' : `Its tools: ${shown.join(', ')}`,
+      details: { tool: name, tools: names, jsonrpcCode: cause.code },
+    },
+  );
+}
+
+/** A denied call as a CLI failure (exit 5) that says why and how to go ahead; anything else unchanged. */
+function deniedError(
+  name: string,
+  error: unknown,
+  terminal: { refusedWithoutTerminal: boolean; unaskedReason: string | undefined } | undefined,
+): unknown {
   if (!(error instanceof ClientError) || error.code !== LocalErrorCode.ToolCallDenied) return error;
-  const why = noTerminal ? `it needs approval and ${NO_TERMINAL}` : 'it was not approved';
-  return new CliError(ExitCode.Denied, `tool ${name} was not run: ${why}`, {
+  const reason = (error.details as { reason?: string } | undefined)?.reason ?? '';
+  if (terminal?.refusedWithoutTerminal) {
+    const why = terminal.unaskedReason ? ` (${terminal.unaskedReason})` : '';
+    return new CliError(
+      ExitCode.Denied,
+      `tool ${name} was not run: it needs approval${why}, and ${NO_TERMINAL}`,
+      {
+        cause: error,
+        code: 'TOOL_CALL_DENIED',
+        detail: 'Pass --yes to call it without asking.',
+        details: { tool: name, reason: `${terminal.unaskedReason ?? 'approval needed'}; ${NO_TERMINAL}` },
+      },
+    );
+  }
+  return new CliError(ExitCode.Denied, `tool ${name} was not run: it was not approved`, {
     cause: error,
-    detail: `${(error.details as { reason?: string } | undefined)?.reason ?? ''}\nPass --yes to call it without asking.`,
+    code: 'TOOL_CALL_DENIED',
+    detail: `${reason}\nPass --yes to call it without asking.`,
+    details: { tool: name, reason },
   });
 }

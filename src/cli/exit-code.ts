@@ -1,5 +1,5 @@
 /**
- * The exit codes of the `toolwire` command, and how every failure maps to one of them.
+ * The exit codes of the `toolwire` command, and the failure every command throws ({@link CliError}).
  *
  * | code | meaning                                                                    |
  * | ---- | -------------------------------------------------------------------------- |
@@ -9,9 +9,12 @@
  * | 3    | protocol error: the server answered with a JSON-RPC error (or bad result)  |
  * | 4    | connection failure: spawn failed, connection closed, timeout, version      |
  * | 5    | denied: the call was not approved, or the server refused the credentials   |
+ *
+ * How a failure is printed (a line on stderr; with `--json`, also one JSON object on stdout) is in
+ * `report-failure.ts`.
  * @module
  */
-import { LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/index.js';
+import { LocalErrorCode, ProtocolError, ToolwireError, type JsonObject } from '../protocol/index.js';
 
 /** Exit codes, stable: scripts and the benchmark rely on them. */
 export const ExitCode = {
@@ -29,29 +32,71 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
   1  tool error (the tool returned an isError result)
-  2  usage error (bad options or arguments, a server module that does not load)
+  2  usage error (bad options or arguments, arguments that do not match the tool's input schema,
+     an unknown tool or prompt, a server module that does not load, a port in use)
   3  protocol error (a JSON-RPC error from the server, or a result that breaks the protocol)
-  4  connection failure (spawn failed, connection closed, timeout, protocol version mismatch)
+  4  connection failure (spawn failed, not an MCP server, connection closed, timeout, protocol
+     version mismatch)
   5  denied (the tool call was not approved, or the server refused the credentials:
-     HTTP 401/403; nothing was run)`;
+     HTTP 401/403; nothing was run)
+With --json, every failure with exit code 2 or more also prints one JSON object on stdout:
+  {"error": {"code": "STABLE_CODE", "message": "…", "details": {…}}}`;
 
-/** A failure the CLI reports as one line on stderr, with its exit code. */
+/** The stable `error.code` of a CliError that names none, by exit code. */
+const DEFAULT_CODES: Readonly<Record<ExitCodeValue, string>> = {
+  0: 'OK',
+  1: 'TOOL_ERROR',
+  2: 'USAGE',
+  3: 'PROTOCOL_ERROR',
+  4: 'CONNECTION_FAILED',
+  5: 'DENIED',
+};
+
+export interface CliErrorOptions {
+  cause?: unknown;
+  /** Extra lines printed on stderr after the message (e.g. the server's stderr, a usage hint). */
+  detail?: string;
+  /** A stable code for scripts (`--json`), e.g. `UNKNOWN_TOOL`; default by exit code (`USAGE`, …). */
+  code?: string;
+  /** Facts for scripts, printed as `error.details` with `--json`. */
+  details?: JsonObject;
+}
+
+/** A failure the CLI reports as one line on stderr (and, with `--json`, one JSON object on stdout). */
 export class CliError extends Error {
   override name = 'CliError';
   readonly exitCode: ExitCodeValue;
-  /** Extra lines printed after the message (e.g. the server's stderr, a usage hint). */
   readonly detail: string | undefined;
+  readonly code: string;
+  readonly details: JsonObject | undefined;
 
-  constructor(exitCode: ExitCodeValue, message: string, options?: { cause?: unknown; detail?: string }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  constructor(exitCode: ExitCodeValue, message: string, options: CliErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = exitCode;
-    this.detail = options?.detail;
+    this.detail = options.detail;
+    this.code = options.code ?? DEFAULT_CODES[exitCode];
+    this.details = options.details;
   }
 }
 
-/** A usage error: exit code 2. `hint` names the help to read, e.g. `toolwire call --help`. */
-export function usageError(message: string, hint?: string): CliError {
-  return new CliError(ExitCode.Usage, message, hint ? { detail: `See: ${hint}` } : undefined);
+/**
+ * A usage error: exit code 2. `hint` is a command to run, e.g. `npx toolwire call --help`, printed as
+ * `See: <hint>` after the `detail` lines.
+ */
+export function usageError(
+  message: string,
+  hint?: string,
+  options: { code?: string; details?: JsonObject; detail?: string } = {},
+): CliError {
+  const details = hint === undefined ? options.details : { ...options.details, hint };
+  const lines = [options.detail, hint === undefined ? undefined : `See: ${hint}`].filter(
+    (line) => line !== undefined,
+  );
+  return new CliError(ExitCode.Usage, message, {
+    ...(lines.length === 0 ? {} : { detail: lines.join('\n') }),
+    ...(options.code === undefined ? {} : { code: options.code }),
+    ...(details === undefined ? {} : { details }),
+  });
 }
 
 /** Local error codes that mean the server broke the protocol rather than the connection failing. */
@@ -76,48 +121,4 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof ToolwireError && PROTOCOL_LOCAL_CODES.has(error.code)) return ExitCode.Protocol;
   // Timeouts, closed connections, spawn failures, version mismatches, and anything unexpected.
   return ExitCode.Connection;
-}
-
-/** The message printed for a failure (without the `toolwire: ` prefix). */
-export function describeError(error: unknown): string {
-  if (error instanceof CliError) return error.message;
-  if (error instanceof ProtocolError) return `the server answered with error ${error.code}: ${error.message}`;
-  if (error instanceof ToolwireError) {
-    if (error.code === LocalErrorCode.RequestTimeout) return `timed out: ${error.message}`;
-    if (error.code === LocalErrorCode.Unauthorized || error.code === LocalErrorCode.Forbidden)
-      return credentialsRefused(error);
-    if (error.code === LocalErrorCode.UnsupportedProtocolVersion) {
-      return `protocol version mismatch: ${error.message}`;
-    }
-    return error.message;
-  }
-  return errorMessage(error);
-}
-
-/** What to do about a 401/403: which scopes the server asks for, where its OAuth metadata is. */
-function credentialsRefused(error: ToolwireError): string {
-  const details = (error.details ?? {}) as {
-    status?: number;
-    error?: string;
-    errorDescription?: string;
-    scope?: string;
-    resourceMetadata?: string;
-  };
-  const why = [details.error, details.errorDescription].filter(Boolean).join(': ');
-  const lines = [
-    details.status === 403
-      ? `the server refused the access token${why ? ` (${why})` : ''}`
-      : `the server needs an OAuth access token${why ? ` (${why})` : ''}`,
-  ];
-  if (details.scope) lines.push(`scopes to ask for: ${details.scope}`);
-  if (details.resourceMetadata) lines.push(`its OAuth metadata: ${details.resourceMetadata}`);
-  lines.push('pass a token in TOOLWIRE_TOKEN (or --header "Authorization: Bearer …")');
-  return lines.join('; ');
-}
-
-/** Prints a failure on stderr (`toolwire: message`, then its detail) and returns its exit code. */
-export function reportFailure(error: unknown): ExitCodeValue {
-  const detail = error instanceof CliError ? error.detail : undefined;
-  process.stderr.write(`toolwire: ${describeError(error)}\n${detail ? `${detail.trimEnd()}\n` : ''}`);
-  return exitCodeFor(error);
 }

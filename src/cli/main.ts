@@ -1,11 +1,15 @@
 /**
- * The `toolwire` command: serve a toolwire server over stdio, list a server's tools, call a tool.
- * `bin/toolwire.mjs` runs {@link main} and exits with the code it returns.
+ * The `toolwire` command: serve a toolwire server over stdio or HTTP; list a server's tools, resources
+ * and prompts; call a tool, read a resource, get a prompt. `bin/toolwire.mjs` runs {@link main} and exits
+ * with the code it returns.
  * @module
  */
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { EXIT_CODES_HELP, ExitCode, reportFailure, usageError, type ExitCodeValue } from './exit-code.js';
+import { CLI, helpHint } from './command-name.js';
+import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { quietPipes } from './quiet-pipes.js';
+import { reportFailure } from './report-failure.js';
 import { VERSION } from './version.js';
 
 export { ExitCode, type ExitCodeValue } from './exit-code.js';
@@ -16,22 +20,33 @@ export const HELP = `toolwire ${VERSION}: MCP tools from the command line
 
 Usage:
   toolwire serve [MODULE] [--http]                serve a server module (default: the demo) over stdio or HTTP
-  toolwire tools [--json] (-- <command...> | URL)
-                                                  list the tools of the server <command...> or at URL
-  toolwire call --tool NAME [--args JSON | key=value...] [--json] (-- <command...> | URL)
+  toolwire tools [options] (-- <command...> | URL)
+                                                  list the server's tools
+  toolwire call --tool NAME [--args JSON | key=value...] [options] (-- <command...> | URL)
                                                   call one tool and print its result
+  toolwire resources [options] (-- <command...> | URL)
+                                                  list the server's resources and resource templates
+  toolwire read URI [options] (-- <command...> | URL)
+                                                  read one resource and print its contents
+  toolwire prompts [options] (-- <command...> | URL)
+                                                  list the server's prompts
+  toolwire prompt NAME [key=value...] [options] (-- <command...> | URL)
+                                                  get one prompt and print its messages
   toolwire help [COMMAND]                         show help (also: toolwire COMMAND --help)
   toolwire --version
 
-Options of "tools" and "call" come before "--"; everything after "--" is the server command,
-spawned without a shell and spoken to over stdio. Instead of "-- <command...>", an http(s) URL
-connects to a running server over Streamable HTTP (or legacy HTTP+SSE); add --header 'K: V' for auth.
+The server: everything after "--" is a command, spawned without a shell and spoken to over stdio;
+instead, an http(s) URL connects to a running server over Streamable HTTP (or legacy HTTP+SSE).
+Options come before "--": --json (raw JSON out, failures as one JSON object), --timeout MS (bounds
+connecting and each request), --protocol-version REV (speak only this revision), --header 'K: V'
+(URL only), --verbose (the server's stderr as it comes). See each command's --help.
 
-Examples:
-  toolwire serve                                  # the demo workspace toolbox, rooted at the cwd
-  toolwire tools -- node bin/toolwire.mjs serve
-  toolwire call --tool read_file path=README.md -- node bin/toolwire.mjs serve
-  toolwire tools http://127.0.0.1:3000/mcp
+Examples (in a clone of toolwire, or a project that depends on it):
+  ${CLI} serve                                 # the demo workspace toolbox, rooted at the cwd
+  ${CLI} tools -- ${CLI} serve
+  ${CLI} call --tool read_file path=README.md -- ${CLI} serve
+  ${CLI} resources --json -- node my-server.mjs
+  ${CLI} tools http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
 `;
@@ -58,11 +73,39 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
     const { callCommand, CALL_HELP } = await import('./call-command.js');
     return { run: callCommand, help: CALL_HELP };
   },
+  resources: async () => {
+    const { resourcesCommand, RESOURCES_HELP } = await import('./resources-command.js');
+    return { run: resourcesCommand, help: RESOURCES_HELP };
+  },
+  read: async () => {
+    const { readCommand, READ_HELP } = await import('./read-command.js');
+    return { run: readCommand, help: READ_HELP };
+  },
+  prompts: async () => {
+    const { promptsCommand, PROMPTS_HELP } = await import('./prompts-command.js');
+    return { run: promptsCommand, help: PROMPTS_HELP };
+  },
+  prompt: async () => {
+    const { promptCommand, PROMPT_HELP } = await import('./prompt-command.js');
+    return { run: promptCommand, help: PROMPT_HELP };
+  },
 };
+
+/**
+ * Whether a failure is also printed as JSON: `--json` before any `--`, except for `serve`, whose `--json`
+ * chooses the HTTP response mode.
+ */
+function wantsJsonFailure(name: string | undefined, rest: readonly string[]): boolean {
+  if (name === 'serve') return false;
+  const split = rest.indexOf('--');
+  return (split === -1 ? rest : rest.slice(0, split)).includes('--json');
+}
 
 /** Runs the command line `argv` (without `node` and the script) and resolves with the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  // The stdio server guards its own stdout (MCP messages); every other command may be piped into `head`.
+  if (name !== 'serve') quietPipes();
   try {
     if (name === undefined) {
       process.stderr.write(HELP);
@@ -83,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
         return ExitCode.Success;
       }
       const load = COMMANDS[topic];
-      if (!load) throw usageError(`no help for unknown command "${topic}"`, 'toolwire --help');
+      if (!load) throw usageError(`no help for unknown command "${topic}"`, helpHint());
       process.stdout.write((await load()).help);
       return ExitCode.Success;
     }
@@ -91,12 +134,13 @@ export async function main(argv: string[]): Promise<number> {
     if (!load) {
       throw usageError(
         `unknown command "${name}" (commands: ${Object.keys(COMMANDS).join(', ')})`,
-        'toolwire --help',
+        helpHint(),
+        { code: 'UNKNOWN_COMMAND' },
       );
     }
     return await (await load()).run(rest);
   } catch (error) {
-    return reportFailure(error);
+    return reportFailure(error, { json: wantsJsonFailure(name, rest) });
   }
 }
 

@@ -9,6 +9,7 @@ import type { Transport } from '../protocol/index.js';
 import { FallbackHttpClientTransport } from '../transports/http-client/index.js';
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { usageError } from './exit-code.js';
+import { WatchedTransport, type WatchReport } from './watched-transport.js';
 
 /** A server to connect to. */
 export type Target =
@@ -23,6 +24,8 @@ export interface OpenTargetOptions {
    * where `ps` and shell history would show them). An `Authorization` given with `--header` wins.
    */
   token?: string | undefined;
+  /** Hears of the first line a server command prints on stdout that is not JSON (see WatchedTransport). */
+  onPlainText?: (sample: string | undefined) => void;
 }
 
 /** A transport to the target, plus what the server said on stderr (for error reports). */
@@ -32,6 +35,8 @@ export interface OpenedTarget {
   stderrTail(): string;
   /** A short description for messages: the command line, or the URL. */
   readonly description: string;
+  /** What a server command did while connecting (command targets only). */
+  readonly watch?: (WatchReport & { readonly echo: Promise<void>; givingUp: boolean }) | undefined;
 }
 
 export interface UrlTargetOptions {
@@ -46,14 +51,18 @@ export function isUrlTarget(arg: string): boolean {
   return /^https?:\/\//i.test(arg);
 }
 
-/** Splits the URL target (at most one) from the other positionals. */
+/**
+ * Splits the server URL from the other positionals: the last positional that {@link isUrlTarget} (so that
+ * `read URI URL` may read an http(s) resource). With `--`, the server is the command and no positional is.
+ */
 export function takeUrlTarget(
   positionals: readonly string[],
-  helpHint: string,
+  rest: readonly string[] | undefined,
 ): { url: string | undefined; others: string[] } {
-  const urls = positionals.filter(isUrlTarget);
-  if (urls.length > 1) throw usageError(`more than one server URL: ${urls.join(', ')}`, helpHint);
-  return { url: urls[0], others: positionals.filter((arg) => !isUrlTarget(arg)) };
+  if (rest !== undefined) return { url: undefined, others: [...positionals] };
+  const at = positionals.findLastIndex(isUrlTarget);
+  if (at === -1) return { url: undefined, others: [...positionals] };
+  return { url: positionals[at], others: positionals.filter((_, index) => index !== at) };
 }
 
 /** Builds a target from a URL, or from the arguments after `--`. */
@@ -131,17 +140,26 @@ function openUrl(target: Target & { kind: 'url' }, token: string | undefined): O
   };
 }
 
+/**
+ * How long closing waits for the server to exit after its stdin ends, then after SIGTERM: the command is
+ * about to exit, and a server that ignores the end of its input should not hold it for long.
+ */
+const SHUTDOWN_STEP_MS = 1_000;
+
 function openCommand(target: Target & { kind: 'command' }, options: OpenTargetOptions): OpenedTarget {
-  const transport = new StdioClientTransport({
+  const stdio = new StdioClientTransport({
     command: target.command,
     args: target.args,
     stderr: options.inheritStderr ? 'inherit' : 'pipe',
+    shutdownTimeoutMs: SHUTDOWN_STEP_MS,
   });
-  const tail = options.inheritStderr ? undefined : captureTail(transport.stderr);
+  const tail = options.inheritStderr ? undefined : captureTail(stdio.stderr);
+  const watch = new WatchedTransport(stdio, () => stdio.exitStatus, options.onPlainText);
   return {
-    transport,
+    transport: watch,
     stderrTail: () => tail?.() ?? '',
     description: [target.command, ...target.args].map(quoteArg).join(' '),
+    watch,
   };
 }
 
@@ -155,6 +173,13 @@ function captureTail(stream: Readable | null): (() => string) | undefined {
   });
   stream.on('error', () => undefined);
   return () => kept.toString('utf8');
+}
+
+/** The target as it is written on a command line: the URL, or `-- <command...>` quoted for a shell. */
+export function targetArgs(target: Target): string {
+  return target.kind === 'url'
+    ? target.url.href
+    : ['--', target.command, ...target.args].map((arg, i) => (i === 0 ? arg : quoteArg(arg))).join(' ');
 }
 
 function quoteArg(arg: string): string {

@@ -16,9 +16,11 @@ import { isAbsolute, relative } from 'node:path';
 import type { Principal, Server } from '../server/index.js';
 import type { HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
+import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, wantsHelp } from './parse-command-line.js';
+import { quietPipes } from './quiet-pipes.js';
 
 const SERVE_OPTIONS = {
   http: { type: 'boolean' },
@@ -78,18 +80,20 @@ Contract:
   - one line on stderr says what is served and how to call it.
   - exits 0 when stdin closes (the client ended the session).
   - exits 2 with a message on stderr when MODULE is missing, has no default export, or its
-    default export is not a Server or a function returning one.
+    default export is not a Server or a function returning one; and (--http) when the port is
+    taken, naming --port.
 
 Examples:
-  toolwire serve                            # the demo, rooted at the current directory
-  toolwire serve ./my-server.mjs
-  toolwire tools -- toolwire serve ./my-server.mjs
-  toolwire serve --http --port 8080          # the demo at http://127.0.0.1:8080/mcp
+  ${CLI} serve                            # the demo, rooted at the current directory
+  ${CLI} serve ./my-server.mjs
+  ${CLI} tools -- ${CLI} serve ./my-server.mjs
+  ${CLI} serve --http --port 8080          # the demo at http://127.0.0.1:8080/mcp
+  ${CLI} serve --http --port 0             # any free port (the URL is printed)
 
 ${EXIT_CODES_HELP}
 `;
 
-const HINT = 'toolwire serve --help';
+const HINT = helpHint('serve');
 
 /**
  * Over stdio the caller's credentials come from the environment (the spec's rule for stdio):
@@ -113,8 +117,8 @@ function routeConsoleToStderr(): void {
 /** How the user would start this server again, for the hint line. */
 function invocation(module: string | undefined): string {
   const script = process.argv[1];
-  let self = 'toolwire';
-  if (script !== undefined && !script.endsWith('/toolwire')) {
+  let self = CLI;
+  if (script !== undefined && !/[\\/]toolwire(\.cmd)?$/.test(script)) {
     const rel = relative(process.cwd(), script);
     self = `node ${rel.startsWith('..') || isAbsolute(rel) ? script : rel}`;
   }
@@ -176,9 +180,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   const principal = principalFromEnv(process.env);
   const session = await server.connect(transport, principal ? { principal } : {});
   session.onclose = onClosed;
-  process.stderr.write(
-    `toolwire: serving ${what} over stdio (try: toolwire tools -- ${invocation(module)})\n`,
-  );
+  process.stderr.write(`toolwire: serving ${what} over stdio (try: ${CLI} tools -- ${invocation(module)})\n`);
   await closed;
   await server.close().catch(() => undefined);
   return ExitCode.Success;
@@ -217,6 +219,7 @@ async function serveOverHttp(
   values: ServeValues,
   demo: boolean,
 ): Promise<ExitCodeValue> {
+  quietPipes(); // over HTTP, stdout carries only the URL: a reader that went away is no failure
   const port = values.port === undefined ? 3000 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
@@ -234,10 +237,12 @@ async function serveOverHttp(
     ...(loopback
       ? {}
       : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host] }),
+  }).catch((error: unknown) => {
+    throw listenFailure(error, host, port, values.port === undefined);
   });
   process.stdout.write(`${handle.url}\n`);
   process.stderr.write(
-    `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''} (try: toolwire tools ${handle.url})\n`,
+    `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''} (try: ${CLI} tools ${handle.url})\n`,
   );
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -246,6 +251,19 @@ async function serveOverHttp(
   await handle.close();
   await server.close().catch(() => undefined);
   return ExitCode.Success;
+}
+
+/** A port that is taken (or not ours to use) is fixed with --port: a usage error that says so. */
+function listenFailure(error: unknown, host: string, port: number, defaultPort: boolean): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
+  const which = `port ${port}${defaultPort ? ' (the default)' : ''} on ${host}`;
+  const why = code === 'EADDRINUSE' ? `${which} is already in use` : `${which} may not be used by this user`;
+  return usageError(`cannot serve over HTTP: ${why}`, undefined, {
+    code: code === 'EADDRINUSE' ? 'PORT_IN_USE' : 'PORT_NOT_ALLOWED',
+    detail: `Pick another with --port, e.g. --port ${port === 3000 ? 3001 : 3000}, or --port 0 for any free one.`,
+    details: { host, port },
+  });
 }
 
 /**

@@ -1,20 +1,22 @@
 /**
  * The approver of `toolwire call`: shows the tool (name, title, annotations) and the exact arguments on
- * stderr and asks on the terminal whether to run it. With no terminal to ask on (stdin is not a TTY) it
- * refuses without asking: the caller says to pass `--yes`.
+ * stderr and asks on the terminal whether to run it. With no terminal to ask on (stdin is not a TTY) no one
+ * can be asked: it refuses, and the caller says so and to pass `--yes`.
  * @module
  */
 import { createInterface } from 'node:readline';
 import type { ApprovalRequest, Approver } from '../client/index.js';
 import { displayName } from '../protocol/index.js';
 
-/** The reason given when there is no terminal to ask on. */
-export const NO_TERMINAL = 'there is no terminal to ask on (stdin is not a TTY)';
+/** Why nothing was asked when there is no terminal. */
+export const NO_TERMINAL = 'no one could be asked: there is no terminal (stdin is not a TTY)';
 
 export interface TerminalApprover {
   approver: Approver;
   /** Set when a request was refused because there was no terminal to ask on. */
   readonly refusedWithoutTerminal: boolean;
+  /** Why the policy wanted to ask (e.g. the tool may be destructive), for the last request refused unasked. */
+  readonly unaskedReason: string | undefined;
 }
 
 /** An approver prompting on `process.stdin` / `process.stderr`. */
@@ -22,10 +24,14 @@ export function terminalApprover(
   input: NodeJS.ReadStream = process.stdin,
   output: NodeJS.WriteStream = process.stderr,
 ): TerminalApprover {
-  const state = { refusedWithoutTerminal: false };
+  const state: { refusedWithoutTerminal: boolean; unaskedReason: string | undefined } = {
+    refusedWithoutTerminal: false,
+    unaskedReason: undefined,
+  };
   const approver: Approver = async (request) => {
     if (!input.isTTY) {
       state.refusedWithoutTerminal = true;
+      state.unaskedReason = request.reason;
       return 'deny';
     }
     output.write(describeRequest(request));
@@ -36,6 +42,9 @@ export function terminalApprover(
     approver,
     get refusedWithoutTerminal() {
       return state.refusedWithoutTerminal;
+    },
+    get unaskedReason() {
+      return state.unaskedReason;
     },
   };
 }

@@ -1,28 +1,41 @@
 /**
- * Connects a toolwire Client to a target, runs a piece of work, and always disconnects.
- * Connection failures become exit code 4 with the server's stderr attached.
+ * Connects a toolwire Client to a target, runs a piece of work, and always disconnects. The whole connect
+ * (spawn, era probe, handshake) is bounded by the timeout; a failure becomes a CliError that says what
+ * happened (see `connectFailure`), with the server's stderr attached.
  * @module
  */
 import { Client, type ApprovalOptions } from '../client/index.js';
-import { ToolwireError, errorMessage } from '../protocol/index.js';
-import { CliError, ExitCode, exitCodeFor, describeError } from './exit-code.js';
-import { openTarget, type Target } from './open-target.js';
+import { ToolwireError, type Revision } from '../protocol/index.js';
+import { connectFailure, isReportedTransportError, type ConnectAttempt } from './connect-failure.js';
+import { ExitCode, exitCodeFor } from './exit-code.js';
+import { openTarget, type OpenedTarget, type Target } from './open-target.js';
 import { VERSION } from './version.js';
 
 export interface WithClientOptions {
-  /** Timeout of each request, in ms (default 60 s). The handshake waits this long, or 30 s if more. */
-  timeout?: number;
+  /** Bounds the connect, and each request after it, in ms (default 60 s). */
+  timeout?: number | undefined;
   /** Show the server's stderr as it comes (default: keep it, show it only on failure). */
-  verbose?: boolean;
+  verbose?: boolean | undefined;
   /** The client's approval policy for tool calls (default none: every call runs). */
-  approval?: ApprovalOptions;
+  approval?: ApprovalOptions | undefined;
+  /** Speak this revision only (default: the client's `auto`). */
+  protocolVersion?: Revision | undefined;
 }
 
 export const CLIENT_INFO = { name: 'toolwire-cli', version: VERSION } as const;
 
-const DEFAULT_TIMEOUT_MS = 60_000;
-/** The least the handshake waits: a server may take a while to start (npx, a cold cache). */
-const MIN_CONNECT_TIMEOUT_MS = 30_000;
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** How long a connect waits after a server printed plain text on stdout before saying so (it goes on waiting). */
+const PLAIN_TEXT_NOTE_MS = 2_000;
+
+function plainTextNote(sample: string | undefined): string {
+  const shown = sample ? ` ("${sample}")` : '';
+  return `toolwire: still waiting for the MCP handshake; the server printed a line on stdout that is not JSON-RPC${shown}: an MCP server writes only MCP messages there\n`;
+}
+
+/** The client's own probe patience (5 s) is cut down when the whole connect has less than twice that. */
+const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
 
 /** Runs `work` with a connected client; closes the connection (and stops the server) afterwards. */
 export async function withClient<T>(
@@ -31,58 +44,77 @@ export async function withClient<T>(
   work: (client: Client) => Promise<T>,
 ): Promise<T> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  let note: ReturnType<typeof setTimeout> | undefined;
   const opened = openTarget(target, {
     inheritStderr: options.verbose === true,
     token: process.env.TOOLWIRE_TOKEN,
+    // Said at once only when the wait goes on: a connect that fails soon says it in its own message.
+    onPlainText: (sample) => {
+      note = setTimeout(() => process.stderr.write(plainTextNote(sample)), PLAIN_TEXT_NOTE_MS);
+      note.unref();
+    },
   });
   let transportError: Error | undefined;
   const client = new Client(CLIENT_INFO, {
     requestTimeout: timeout,
-    onError: (error) => (transportError ??= error),
+    onError: (error) => {
+      if (isReportedTransportError(error)) transportError ??= error;
+    },
+    ...(options.protocolVersion ? { protocolVersion: options.protocolVersion } : {}),
+    ...(timeout < 2 * DEFAULT_DISCOVER_TIMEOUT_MS ? { discoverTimeout: Math.floor(timeout / 2) } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
   });
-  try {
-    await client.connect(opened.transport, { timeout: Math.max(timeout, MIN_CONNECT_TIMEOUT_MS) });
-  } catch (error) {
+  const attempt = (timedOut: boolean): ConnectAttempt => ({
+    description: opened.description,
+    stderr: opened.stderrTail(),
+    watch: opened.watch,
+    transportError,
+    timeout,
+    timedOut,
+  });
+  const outcome = await connectWithin(client, opened, timeout);
+  clearTimeout(note);
+  if (outcome !== 'connected') {
+    if (opened.watch) opened.watch.givingUp = true;
     await client.close().catch(() => undefined);
-    throw connectionFailure(`could not connect to ${opened.description}`, error, transportError, opened);
+    throw connectFailure(outcome.error, attempt(outcome.timedOut), 'connect');
   }
   try {
     return await work(client);
   } catch (error) {
     if (!(error instanceof ToolwireError) || exitCodeFor(error) !== ExitCode.Connection) throw error;
-    throw connectionFailure(undefined, error, transportError, opened);
+    throw connectFailure(error, attempt(false), 'work');
   } finally {
     await client.close().catch(() => undefined);
   }
 }
 
-/** The failure, with the server's stderr as detail; `what` prefixes it, else the server is named after it. */
-function connectionFailure(
-  what: string | undefined,
-  error: unknown,
-  transportError: Error | undefined,
-  opened: { stderrTail(): string; description: string },
-): CliError {
-  const reasons = [describeError(error)];
-  if (transportError && errorMessage(transportError) !== reasons[0])
-    reasons.push(errorMessage(transportError));
-  const stderr = opened.stderrTail().trimEnd();
-  const detail = stderr ? `server stderr:\n${indent(stderr)}` : undefined;
-  const message =
-    what === undefined
-      ? `${reasons.join('; ')} (server: ${opened.description})`
-      : `${what}: ${reasons.join('; ')}`;
-  return new CliError(
-    exitCodeFor(error),
-    message,
-    detail === undefined ? { cause: error } : { cause: error, detail },
+type ConnectOutcome = 'connected' | { error: unknown; timedOut: boolean };
+
+/**
+ * Connects, or gives up when `timeout` ms have passed (whatever the client's own probe and handshake
+ * timeouts), or as soon as the command echoes what it is sent.
+ */
+async function connectWithin(client: Client, opened: OpenedTarget, timeout: number): Promise<ConnectOutcome> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const connecting = client.connect(opened.transport, { timeout }).then(
+    (): ConnectOutcome => 'connected',
+    (error: unknown): ConnectOutcome => ({ error, timedOut: isTimeout(error) }),
   );
+  const deadline = new Promise<ConnectOutcome>((resolve) => {
+    timer = setTimeout(() => resolve({ error: new Error('connect timed out'), timedOut: true }), timeout);
+  });
+  const echoed = (opened.watch?.echo ?? new Promise<never>(() => undefined)).then((): ConnectOutcome => ({
+    error: new Error('the command echoes its input'),
+    timedOut: false,
+  }));
+  try {
+    return await Promise.race([connecting, deadline, echoed]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
+function isTimeout(error: unknown): boolean {
+  return error instanceof ToolwireError && error.code === 'REQUEST_TIMEOUT';
 }

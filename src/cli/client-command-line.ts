@@ -1,0 +1,95 @@
+/**
+ * The command line of every command that talks to a server (`tools`, `call`, `resources`, `read`,
+ * `prompts`, `prompt`): the shared options (`--json`, `--timeout`, `--protocol-version`, `--header`,
+ * `--verbose`), the command's own, and the server: `-- <command...>` or an http(s) URL.
+ * @module
+ */
+import { LEGACY_REVISIONS, MODERN_REVISIONS, type Revision } from '../protocol/index.js';
+import { usageError } from './exit-code.js';
+import { isUrlTarget, parseTarget, takeUrlTarget, type Target } from './open-target.js';
+import { parseCommandLine, parsePositiveInteger, type CommandLine } from './parse-command-line.js';
+import type { WithClientOptions } from './with-client.js';
+
+/** Options every client command takes. */
+export const CLIENT_OPTIONS = {
+  json: { type: 'boolean' },
+  timeout: { type: 'string' },
+  'protocol-version': { type: 'string' },
+  header: { type: 'string', multiple: true },
+  verbose: { type: 'boolean', short: 'v' },
+} as const;
+
+type Options = NonNullable<Parameters<typeof parseCommandLine>[1]>;
+
+/** Every revision the client speaks, newest first. */
+export const KNOWN_REVISIONS: readonly Revision[] = [...MODERN_REVISIONS, ...LEGACY_REVISIONS];
+
+/** The help text of the shared options. */
+export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)
+  --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
+                  (default 60000)
+  --protocol-version REV
+                  speak this protocol revision only: ${KNOWN_REVISIONS.join(', ')}
+                  (default: the newest both sides speak; ${MODERN_REVISIONS.join(', ')} is the stateless era)
+  --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
+                  (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
+                  kept out of the command line)
+  -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
+  -h, --help      show this help`;
+
+export interface ClientCommandLine<O extends Options> {
+  values: CommandLine<typeof CLIENT_OPTIONS & O>['values'];
+  /** The positionals that are not the server URL. */
+  positionals: string[];
+  target: Target;
+  /** `--json` was given. */
+  json: boolean;
+  /** What `withClient` needs: timeout, verbosity, protocol version. */
+  client: WithClientOptions;
+}
+
+/** Parses a client command's arguments; every problem is a usage error (exit 2) pointing at `hint`. */
+export function parseClientCommandLine<O extends Options>(
+  argv: readonly string[],
+  options: O,
+  hint: string,
+  rules: {
+    /** The most positionals the command takes besides the URL (default: any number). */
+    maxPositionals?: number;
+    /** A positional may be an http(s) URL of its own (`read URI`), not only the server's. */
+    urlPositionals?: boolean;
+  } = {},
+): ClientCommandLine<O> {
+  const { values, positionals, rest } = parseCommandLine(argv, { ...CLIENT_OPTIONS, ...options }, hint);
+  const shared = values as CommandLine<typeof CLIENT_OPTIONS>['values'];
+  const { url, others } = takeUrlTarget(positionals, rest);
+  if (rest !== undefined && rules.urlPositionals !== true && others.some(isUrlTarget)) {
+    throw usageError('give either a server URL or "-- <command...>", not both', hint);
+  }
+  if (rules.maxPositionals !== undefined && others.length > rules.maxPositionals) {
+    const extra = others[rules.maxPositionals];
+    throw usageError(`unexpected argument "${extra}" (put the server command after "--")`, hint);
+  }
+  const target = parseTarget(rest, hint, { url, headers: shared.header });
+  const timeout = parsePositiveInteger(shared.timeout, 'timeout', hint);
+  const protocolVersion = parseRevision(shared['protocol-version'], hint);
+  return {
+    values,
+    positionals: others,
+    target,
+    json: shared.json === true,
+    client: { timeout, verbose: shared.verbose, protocolVersion },
+  };
+}
+
+/** `--protocol-version REV`, checked against the revisions the client speaks. */
+export function parseRevision(value: string | undefined, hint: string): Revision | undefined {
+  if (value === undefined) return undefined;
+  const known = KNOWN_REVISIONS.find((revision) => revision === value);
+  if (known === undefined) {
+    throw usageError(`unknown protocol version "${value}" (known: ${KNOWN_REVISIONS.join(', ')})`, hint, {
+      code: 'UNKNOWN_PROTOCOL_VERSION',
+    });
+  }
+  return known;
+}

@@ -1,0 +1,50 @@
+/**
+ * `toolwire prompts [options] (URL | -- <command...>)`: lists a server's prompts (every page).
+ * @module
+ */
+import { CLIENT_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
+import { CLI, helpHint } from './command-name.js';
+import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
+import { describePrompt, serverLine } from './format-listing.js';
+import { wantsHelp } from './parse-command-line.js';
+import { withClient } from './with-client.js';
+
+export const PROMPTS_HELP = `Usage: toolwire prompts [options] -- <command...>
+       toolwire prompts [options] URL
+
+Connects to the MCP server (started from <command...> over stdio, or at URL) and lists its prompts
+(every page): name and title, description, and their arguments ("topic (required), style?").
+A server that does not declare the prompts capability has none. With --json, the raw "prompts"
+array. Get one with "toolwire prompt NAME key=value...".
+
+Options (before "--"):
+${CLIENT_OPTIONS_HELP}
+
+Examples:
+  ${CLI} prompts -- node my-server.mjs
+  ${CLI} prompts --json http://127.0.0.1:3000/mcp
+
+${EXIT_CODES_HELP}
+`;
+
+const HINT = helpHint('prompts');
+
+export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(PROMPTS_HELP);
+    return ExitCode.Success;
+  }
+  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
+  return withClient(line.target, line.client, async (client) => {
+    const declared = client.serverCapabilities?.prompts !== undefined;
+    const prompts = declared ? await client.listPrompts() : [];
+    if (line.json) {
+      process.stdout.write(`${JSON.stringify(prompts, null, 2)}\n`);
+      return ExitCode.Success;
+    }
+    process.stdout.write(serverLine(client.serverInfo, client.protocolVersion, [[prompts.length, 'prompt']]));
+    if (!declared) process.stdout.write('(the server does not declare the prompts capability)\n');
+    if (prompts.length > 0) process.stdout.write(`\n${prompts.map(describePrompt).join('\n\n')}\n`);
+    return ExitCode.Success;
+  });
+}

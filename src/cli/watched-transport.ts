@@ -1,0 +1,169 @@
+/**
+ * What a server command does while the CLI connects to it, watched from the transport: whether anything
+ * that looks like an MCP server answered, whether the command only echoes what it is sent (`cat`), what
+ * plain text it printed on stdout, and how it ended if it exited on its own. `connectFailure` turns that
+ * into a plain sentence ("`cat` is not an MCP server: it echoes back what it is sent").
+ *
+ * An echo is never passed on: `cat` sends our `server/discover` back to us, and the client would answer
+ * it (-32601), get its own answer echoed back as the reply to its request, and report "Method not found".
+ * @module
+ */
+import {
+  ErrorCode,
+  ProtocolError,
+  isJsonObject,
+  type JsonRpcMessage,
+  type SendOptions,
+  type Transport,
+} from '../protocol/index.js';
+import type { ExitStatus } from '../transports/stdio/index.js';
+
+/** What was seen of the command before it answered as an MCP server (see {@link WatchedTransport}). */
+export interface WatchReport {
+  /** A JSON-RPC message that is not an echo arrived: the command speaks JSON-RPC. */
+  readonly answered: boolean;
+  /** The command sent back a message we had sent it. */
+  readonly echoed: boolean;
+  /** Lines on stdout that are not JSON, before anything answered. */
+  readonly plainLines: number;
+  /** The start of the first such line, when the parser's message shows it. */
+  readonly plainSample: string | undefined;
+  /** How the process ended, when it exited before we closed the connection. */
+  readonly exit: ExitStatus | undefined;
+}
+
+/** Outgoing messages remembered to recognize an echo; only the connect's few are ever kept. */
+const MAX_REMEMBERED = 16;
+
+/**
+ * How long closing a connection that never got an answer waits for the command to end on its own first:
+ * a command that exits at once (`ls`) fails the first write before its exit and its output are read, and
+ * once closing, the transport reads no more. It has usually ended already; a live one is closed after this.
+ */
+const SETTLE_MS = 250;
+
+/** A transport around the stdio transport to a server command; everything passes through unchanged. */
+export class WatchedTransport implements Transport, WatchReport {
+  onmessage?: (message: unknown) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  /** Present when the inner transport can start its server again (the client's probe uses it). */
+  readonly restart?: () => Promise<void>;
+  /** Resolves when the command echoed a message back: it is no MCP server. */
+  readonly echo: Promise<void>;
+
+  answered = false;
+  echoed = false;
+  plainLines = 0;
+  plainSample: string | undefined;
+  exit: ExitStatus | undefined;
+  /** Set before closing on purpose (timed out, echoed): closing then waits for nothing. */
+  givingUp = false;
+
+  readonly #inner: Transport;
+  readonly #ended: Promise<void>;
+  #onEnded: () => void = () => undefined;
+  readonly #sentText = new Set<string>();
+  readonly #sentRequests = new Map<string | number, string>();
+  #closing = false;
+  #onEcho: () => void = () => undefined;
+
+  /**
+   * `exitStatus` reads how the process ended (the stdio transport's `exitStatus`); `onPlainText` hears of
+   * the first line on stdout that is not JSON (while nothing has answered).
+   */
+  constructor(
+    inner: Transport,
+    exitStatus: () => ExitStatus | undefined,
+    onPlainText?: (sample: string | undefined) => void,
+  ) {
+    this.#inner = inner;
+    this.echo = new Promise<void>((resolve) => (this.#onEcho = resolve));
+    this.#ended = new Promise<void>((resolve) => (this.#onEnded = resolve));
+    const restartable = inner as Transport & { restart?: unknown };
+    if (typeof restartable.restart === 'function') {
+      const restart = restartable.restart as () => Promise<void>;
+      this.restart = () => restart.call(inner);
+    }
+    inner.onmessage = (message) => {
+      if (!this.answered) {
+        if (this.#isEcho(message)) {
+          this.echoed = true;
+          this.#onEcho();
+          return;
+        }
+        if (looksLikeJsonRpc(message)) this.answered = true;
+      }
+      this.onmessage?.(message);
+    };
+    inner.onerror = (error) => {
+      if (!this.answered && error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
+        this.plainLines += 1;
+        if (this.plainLines === 1) {
+          this.plainSample = sampleOf(error);
+          onPlainText?.(this.plainSample);
+        }
+      }
+      this.onerror?.(error);
+    };
+    inner.onclose = () => {
+      if (!this.#closing) this.exit ??= exitStatus() ?? { code: null, signal: null };
+      this.#onEnded();
+      this.onclose?.();
+    };
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  start(): Promise<void> {
+    return this.#inner.start();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (!this.answered && this.#sentText.size < MAX_REMEMBERED) this.#remember(message);
+    return this.#inner.send(message, options);
+  }
+
+  /** Closes; when nothing answered, the command may first end on its own for a moment (see SETTLE_MS). */
+  async close(): Promise<void> {
+    if (!this.answered && !this.echoed && !this.givingUp && !this.#closing && this.exit === undefined) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const settled = new Promise<void>((resolve) => (timer = setTimeout(resolve, SETTLE_MS)));
+      await Promise.race([this.#ended, settled]).finally(() => clearTimeout(timer));
+    }
+    this.#closing = true;
+    return this.#inner.close();
+  }
+
+  #remember(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    this.#sentText.add(JSON.stringify(message));
+    for (const item of Array.isArray(message) ? message : [message]) {
+      if ('method' in item && 'id' in item) this.#sentRequests.set(item.id, item.method);
+    }
+  }
+
+  /** The very message we sent, or a request with the id and method of one of ours (a server never sends those). */
+  #isEcho(message: unknown): boolean {
+    if (this.#sentText.has(JSON.stringify(message))) return true;
+    if (!isJsonObject(message) || typeof message.method !== 'string') return false;
+    const id = message.id;
+    return (
+      (typeof id === 'string' || typeof id === 'number') && this.#sentRequests.get(id) === message.method
+    );
+  }
+}
+
+function looksLikeJsonRpc(message: unknown): boolean {
+  const first: unknown = Array.isArray(message) ? message[0] : message;
+  return isJsonObject(first) && first.jsonrpc === '2.0';
+}
+
+/** The line as JSON.parse quoted it in its message (`Unexpected token 'h', "hello" is not valid JSON`). */
+function sampleOf(error: ProtocolError): string | undefined {
+  const quoted = /"([\s\S]*)"(\.\.\.)? is not valid JSON/.exec(error.message);
+  if (!quoted?.[1]) return undefined;
+  const line = quoted[1].split('\n')[0] ?? '';
+  return quoted[2] || line.length < quoted[1].length ? `${line}…` : line;
+}

@@ -1,0 +1,111 @@
+// `toolwire tools -- <a command that is not an MCP server>`: said plainly, fast, and within --timeout —
+// `cat` (echoes our requests back), `ls` (prints plain text and exits), a program that prints plain text and
+// exits with a code of its own, one that prints plain text forever, one that says nothing. Never the
+// echoed "-32601 initialize", never "write after a stream was destroyed".
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/cli/exit-code.js';
+import { failureObject, runCli } from './_cli.js';
+
+const PLAIN = 'test/fixtures/plain-text-program.mjs';
+/** What a failure that is explained plainly never shows (the old messages, and a crash). */
+const NOISE = /-32601|Method not found|write after|destroyed|Parse error|Unexpected token|\n {4}at /;
+/**
+ * A command that cannot answer is given up on at --timeout; closing it then takes at most two 1 s steps
+ * (end of stdin, SIGTERM). The rest is margin for node starting twice on a loaded two-core machine.
+ */
+const GIVE_UP_MARGIN_MS = 6_000;
+
+let workspace: string;
+
+beforeAll(async () => {
+  workspace = await realpath(await mkdtemp(join(tmpdir(), 'toolwire-not-mcp-')));
+  await writeFile(join(workspace, 'alpha.txt'), 'a\n');
+  await writeFile(join(workspace, 'beta.txt'), 'b\n');
+});
+
+afterAll(async () => {
+  if (workspace) await rm(workspace, { recursive: true, force: true });
+});
+
+describe('a command that is not an MCP server', () => {
+  it('cat: says it echoes what it is sent, at once, in either era', async () => {
+    for (const pinned of [[], ['--protocol-version', '2025-11-25'], ['--protocol-version', '2026-07-28']]) {
+      const result = await runCli(['tools', '--timeout', '20000', ...pinned, '--', 'cat']);
+      expect(result.code, pinned.join(' ')).toBe(ExitCode.Connection);
+      expect(result.stderr).toBe(
+        'toolwire: the command "cat" is not an MCP server: it echoes back what it is sent\n',
+      );
+      expect(result.stdout).toBe('');
+      expect(result.ms).toBeLessThan(10_000); // far below the 20 s it was given
+    }
+  });
+
+  it('ls: says it printed plain text and exited, with its exit code', async () => {
+    const result = await runCli(['tools', '--', 'ls'], { cwd: workspace });
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(
+      /^toolwire: the command "ls" is not an MCP server: it printed plain text on stdout \("alpha\.txt"\), not MCP messages, and exited \(exit code 0\) before answering the MCP handshake\n$/,
+    );
+    expect(result.stderr).not.toMatch(NOISE);
+  });
+
+  it('a program printing plain text: its exit code and the last lines of its stderr', async () => {
+    const result = await runCli(['tools', '--', process.execPath, PLAIN]);
+    expect(result.code).toBe(ExitCode.Connection);
+    const [first, heading, ...stderrLines] = result.stderr.trimEnd().split('\n');
+    expect(first).toMatch(
+      /^toolwire: the command ".*plain-text-program\.mjs" is not an MCP server: it printed plain text on stdout \("Hello! I p…"\), not MCP messages, and exited \(exit code 7\) before answering the MCP handshake$/,
+    );
+    expect(heading).toBe('server stderr (last lines):');
+    expect(stderrLines.at(-1)).toBe('  log line 15');
+    expect(stderrLines.length).toBeLessThanOrEqual(12);
+    expect(result.stderr).not.toMatch(NOISE);
+
+    const json = await runCli(['tools', '--json', '--', process.execPath, PLAIN], {
+      env: { PLAIN_EXIT_CODE: '3' },
+    });
+    expect(json.code).toBe(ExitCode.Connection);
+    expect(failureObject(json)).toMatchObject({
+      code: 'NOT_AN_MCP_SERVER',
+      details: { exit: { code: 3, signal: null }, stderr: expect.stringMatching(/log line 15$/) },
+    });
+  });
+
+  it('a program printing plain text forever: given up on at --timeout', async () => {
+    const timeout = 2_000;
+    const result = await runCli(['tools', '--timeout', String(timeout), '--', process.execPath, PLAIN], {
+      env: { PLAIN_STAY: '1' },
+    });
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(
+      /^toolwire: the command ".*" is not an MCP server: it printed plain text on stdout \("Hello! I p…"\), not MCP messages, and did not answer the MCP handshake within 2000 ms$/m,
+    );
+    expect(result.stderr).not.toMatch(NOISE);
+    expect(result.ms).toBeGreaterThanOrEqual(timeout);
+    expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
+  });
+
+  it('a silent program: the handshake is bounded by --timeout (it took 37 s with --timeout 3000)', async () => {
+    const timeout = 3_000;
+    const silent = ['-e', 'setTimeout(() => {}, 60_000)'];
+    const result = await runCli([
+      'tools',
+      '--json',
+      '--timeout',
+      String(timeout),
+      '--',
+      process.execPath,
+      ...silent,
+    ]);
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(
+      /^toolwire: the command ".*" did not answer the MCP handshake within 3000 ms; it printed nothing on stdout/,
+    );
+    expect(failureObject(result).code).toBe('CONNECT_TIMEOUT');
+    expect(result.ms).toBeGreaterThanOrEqual(timeout);
+    expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
+  });
+});
