@@ -1,36 +1,51 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned) against toolwire:
 // the server fixture (examples/conformance-server) with `--suite all`, then the 4 core client scenarios
-// through the client adapter (examples/conformance-client), one at a time. See shared/conformance.md.
+// through the client adapter (examples/conformance-client), one at a time.
 //
 //   node scripts/conformance.mjs [--alpha] [--server-only | --client-only] [--scenario NAME] [--url URL]
 //                                [--sdk-baseline] [--keep] [--verbose]
 //
-// --alpha runs the 0.2.0 pre-release instead (`npm run conformance:alpha`; not part of `npm test` yet),
+// --alpha runs the 0.2.0 pre-release instead (`npm run conformance:alpha`, also part of `npm test`),
 // which covers 2026-07-28: the server scenarios twice, `--suite all` (each scenario at its default wire,
 // the handshake era unless it exists only in 2026-07-28) and `--requirements 2026-07-28` (what that
 // revision requires, at its stateless wire); then every client scenario that needs no OAuth, once per
 // wire it applies to (the newest handshake-era revision it lists, and 2026-07-28).
 //
-// The suite needs Node 22: `node@22` and the suite are installed into .conformance/ (the alpha into
-// .conformance/alpha/; ignored by git, never the project's own node_modules), once; toolwire itself runs
-// on the host's Node. Every listener of the suite is kept on 127.0.0.1 by preloading
-// ../shared/tools/loopback-only.cjs.
+// Both suite versions are installed once, side by side, into .conformance/ (ignored by git, never the
+// project's own node_modules) the first time either runs: `npm ci` with scripts/conformance/package.json
+// and its lock file, ≈6 MB of tarballs and no registry metadata to download, ≈52 MB on disk. The suite
+// runs on the host's Node: it asks for Node 22 only for `fs.globSync`, which scripts/conformance/node20.mjs
+// gives it on Node 20 (>= 20.18.1, what its dependencies ask). On an older Node 20, `node@22` (≈75 MB
+// to download, ≈185 MB on disk) is installed into .conformance/node22/ and runs the suite; toolwire
+// always runs on the host's Node. Every listener of the suite is kept on 127.0.0.1, and `localhost`
+// means 127.0.0.1, by preloading scripts/conformance/loopback-only.cjs.
 // Exits 1 when a server scenario has a FAILURE or a WARNING (the suite itself exits 0 on warnings, so
 // the checks.json files are read) or a client scenario fails; 2 when the harness cannot run.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const STABLE = { version: '0.1.16', prefix: '.conformance' };
-const ALPHA = { version: '0.2.0-alpha.12', prefix: path.join('.conformance', 'alpha') };
+const HERE = path.join(ROOT, 'scripts', 'conformance');
+/** Both suites, pinned by scripts/conformance/package.json (and its lock file) under two aliases. */
+const MANIFEST = JSON.parse(fs.readFileSync(path.join(HERE, 'package.json'), 'utf8'));
+const suite = (alias) => ({ alias, version: MANIFEST.dependencies[alias].split('@').at(-1) });
+const STABLE = suite('conformance-stable');
+const ALPHA = suite('conformance-alpha');
 const STATELESS_REVISION = '2026-07-28';
-const NODE_MAJOR = 22;
-const PRELOAD = path.resolve(ROOT, '..', 'shared', 'tools', 'loopback-only.cjs');
+/** Where the suites are installed (`npm ci` with that manifest and lock file). */
+const INSTALL_DIR = path.join(ROOT, '.conformance');
+/** Where `node@22` is installed when the host's Node cannot run the suite. */
+const NODE22_DIR = path.join(INSTALL_DIR, 'node22');
+const PRELOAD = path.join(HERE, 'loopback-only.cjs');
+/** Gives the suite's `import { globSync } from 'fs'` what it needs on a Node before 22. */
+const GLOB_SYNC_HOOKS = path.join(HERE, 'node20.mjs');
+/** The oldest Node the suite's dependencies run on (undici 7); an older one runs it on `node@22`. */
+const SUITE_MIN_NODE = [20, 18, 1];
 /** The client scenarios of 0.1.16 (the alpha's come from its `list --client`). */
 const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
@@ -92,10 +107,31 @@ if (options.url !== undefined && !/^https?:\/\/[^/]+/.test(options.url))
 
 const fixture = options['sdk-baseline'] ? FIXTURE.sdk : FIXTURE.toolwire;
 const SUITE = options.alpha ? ALPHA : STABLE;
-const PREFIX = path.join(ROOT, SUITE.prefix);
-const SUITE_DIR = path.join(PREFIX, 'node_modules', '@modelcontextprotocol', 'conformance');
-const SUITE_CLI = path.join(SUITE_DIR, 'dist', 'index.js');
-const NODE22 = path.join(PREFIX, 'node_modules', '.bin', process.platform === 'win32' ? 'node.cmd' : 'node');
+const SUITE_CLI = path.join(INSTALL_DIR, 'node_modules', SUITE.alias, 'dist', 'index.js');
+const NODE22 = path.join(
+  NODE22_DIR,
+  'node_modules',
+  '.bin',
+  process.platform === 'win32' ? 'node.cmd' : 'node',
+);
+/** Whether the host's Node can run the suite (else `node@22` from the registry does). */
+const hostRunsSuite = (() => {
+  const [major = 0, minor = 0, patch = 0] = process.versions.node.split('.').map(Number);
+  const [needMajor, needMinor, needPatch] = SUITE_MIN_NODE;
+  if (major !== needMajor) return major > needMajor;
+  return minor !== needMinor ? minor > needMinor : patch >= needPatch;
+})();
+/** The suite's Node and the arguments before the suite's CLI: the loopback preload, and the globSync hook if needed. */
+const SUITE_NODE = hostRunsSuite
+  ? {
+      command: process.execPath,
+      args: [
+        '--require',
+        PRELOAD,
+        ...(typeof fs.globSync === 'function' ? [] : ['--import', pathToFileURL(GLOB_SYNC_HOOKS).href]),
+      ],
+    }
+  : { command: NODE22, args: ['--require', PRELOAD] };
 
 function usageError(message) {
   console.error(`conformance: ${message}\n${USAGE}`);
@@ -163,54 +199,98 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
 
 // ---- install (cached) ------------------------------------------------------------------------------
 
-function suiteVersion() {
+function readText(file) {
   try {
-    return JSON.parse(fs.readFileSync(path.join(SUITE_DIR, 'package.json'), 'utf8')).version;
+    return fs.readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }
 }
 
-function node22Version() {
-  const result = spawnSync(NODE22, ['--version'], { encoding: 'utf8' });
+function suiteVersion({ alias }) {
+  const manifest = readText(path.join(INSTALL_DIR, 'node_modules', alias, 'package.json'));
+  return manifest === undefined ? undefined : JSON.parse(manifest).version;
+}
+
+function suiteNodeVersion() {
+  const result = spawnSync(SUITE_NODE.command, ['--version'], { encoding: 'utf8' });
   return result.status === 0 ? result.stdout.trim() : undefined;
 }
 
-function installed() {
-  return suiteVersion() === SUITE.version && node22Version()?.startsWith(`v${NODE_MAJOR}.`) === true;
+function npm(args, cwd) {
+  const result = spawnSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel', 'error'], {
+    cwd,
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+  });
+  if (result.status === 0) return true;
+  process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
+  if (result.error) console.error(result.error.message);
+  return false;
 }
 
-function ensureInstalled() {
-  if (installed()) return;
-  const packages = [`node@${NODE_MAJOR}`, `@modelcontextprotocol/conformance@${SUITE.version}`];
-  console.log(`conformance: installing ${packages.join(' and ')} into ${SUITE.prefix}/`);
-  fs.mkdirSync(PREFIX, { recursive: true });
-  const manifest = path.join(PREFIX, 'package.json');
-  if (!fs.existsSync(manifest)) {
-    const description = 'Node 22 and the MCP conformance suite, installed by scripts/conformance.mjs';
-    fs.writeFileSync(manifest, `${JSON.stringify({ private: true, description }, null, 2)}\n`);
-  }
-  const result = spawnSync(
-    'npm',
-    ['install', '--prefix', PREFIX, '--no-audit', '--no-fund', '--save-exact', ...packages],
-    { cwd: PREFIX, encoding: 'utf8', shell: process.platform === 'win32' },
+const LOCK = 'package-lock.json';
+
+/**
+ * Whether .conformance/ holds what scripts/conformance/'s lock file pins: the same lock file, and the
+ * hidden lock file npm writes into node_modules when an install completes (npm ci starts by removing
+ * node_modules, so an interrupted install has none).
+ */
+function suitesInstalled() {
+  return (
+    readText(path.join(INSTALL_DIR, LOCK)) === readText(path.join(HERE, LOCK)) &&
+    fs.existsSync(path.join(INSTALL_DIR, 'node_modules', '.package-lock.json')) &&
+    [STABLE, ALPHA].every((entry) => suiteVersion(entry) === entry.version)
   );
-  if (result.status !== 0 || !installed()) {
-    process.stderr.write(`${result.stdout ?? ''}${result.stderr ?? ''}`);
-    if (result.error) console.error(result.error.message);
-    console.error(
-      `conformance: install failed (suite ${suiteVersion() ?? 'missing'}, node ${node22Version() ?? 'missing'})`,
+}
+
+/**
+ * Installs both suites into .conformance/ with `npm ci` from the committed lock file (≈6 MB of tarballs
+ * and no registry metadata) once, and `node@22` beside them when the host's Node cannot run the suite.
+ */
+function ensureInstalled() {
+  if (!suitesInstalled()) {
+    console.log(
+      `conformance: installing the suites ${STABLE.version} and ${ALPHA.version} into .conformance/ (once)`,
     );
-    process.exit(2);
+    // What earlier versions of this script left there (node@22 and a suite each in .conformance/ and
+    // .conformance/alpha/): npm ci replaces node_modules, the rest goes.
+    for (const stale of ['alpha', LOCK, 'package.json'])
+      fs.rmSync(path.join(INSTALL_DIR, stale), { recursive: true, force: true });
+    fs.mkdirSync(INSTALL_DIR, { recursive: true });
+    fs.copyFileSync(path.join(HERE, 'package.json'), path.join(INSTALL_DIR, 'package.json'));
+    fs.copyFileSync(path.join(HERE, LOCK), path.join(INSTALL_DIR, LOCK));
+    if (!npm(['ci'], INSTALL_DIR) || !suitesInstalled()) {
+      const versions = [STABLE, ALPHA].map(
+        (entry) => `${entry.version}: ${suiteVersion(entry) ?? 'missing'}`,
+      );
+      console.error(`conformance: install failed (${versions.join(', ')})`);
+      process.exit(2);
+    }
+  }
+  if (!hostRunsSuite && suiteNodeVersion()?.startsWith('v22.') !== true) {
+    console.log(
+      `conformance: node ${process.versions.node} cannot run the suite: installing node@22 into .conformance/node22/ (once)`,
+    );
+    fs.mkdirSync(NODE22_DIR, { recursive: true });
+    const manifest = {
+      private: true,
+      description: 'Node 22 for the MCP conformance suite (scripts/conformance.mjs)',
+    };
+    fs.writeFileSync(path.join(NODE22_DIR, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    if (!npm(['install', 'node@22'], NODE22_DIR) || suiteNodeVersion()?.startsWith('v22.') !== true) {
+      console.error(`conformance: installing node@22 failed (node ${suiteNodeVersion() ?? 'missing'})`);
+      process.exit(2);
+    }
   }
 }
 
 // ---- running the suite --------------------------------------------------------------------------
 
-/** Runs the suite's CLI on Node 22 with the loopback preload; output to `logFile` (and the terminal with --verbose). */
+/** Runs the suite's CLI with the loopback preload; output to `logFile` (and the terminal with --verbose). */
 async function runSuite(args, logFile, timeoutMs) {
   const log = fs.createWriteStream(logFile);
-  const child = start(NODE22, ['--require', PRELOAD, SUITE_CLI, ...args]);
+  const child = start(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_CLI, ...args]);
   for (const stream of [child.stdout, child.stderr]) {
     stream.on('data', (chunk) => {
       log.write(chunk);
@@ -357,7 +437,7 @@ function judge(checks, extraProblems = []) {
  * revisions it applies to; `unscored`: why a requirement set runs it without scoring it).
  */
 function listScenarios(args) {
-  const list = spawnSync(NODE22, ['--require', PRELOAD, SUITE_CLI, 'list', ...args], {
+  const list = spawnSync(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_CLI, 'list', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,
@@ -525,10 +605,6 @@ async function startFixture(logFile) {
 
 // ---- main ---------------------------------------------------------------------------------------
 
-if (!fs.existsSync(PRELOAD)) {
-  console.error(`conformance: ${PRELOAD} is missing (shared/ must sit beside the repository)`);
-  process.exit(2);
-}
 ensureInstalled();
 
 // Which side --scenario names: the 0.1.16 client scenarios are known, the alpha's are listed.
@@ -557,7 +633,7 @@ if (usesToolwire && !fs.existsSync(path.join(ROOT, 'dist', 'index.js'))) {
 outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'toolwire-conformance-'));
 const started = Date.now();
 console.log(
-  `conformance: @modelcontextprotocol/conformance ${SUITE.version} on node ${node22Version()}` +
+  `conformance: @modelcontextprotocol/conformance ${SUITE.version} on node ${suiteNodeVersion()}` +
     (options['sdk-baseline'] ? ' (SDK baseline: the official SDK under test, not toolwire)' : ''),
 );
 

@@ -1,5 +1,6 @@
-// The data of the conformance fixture (shared/conformance.md §4), shared by the toolwire fixture
-// (index.mjs) and the official-SDK baseline (sdk-baseline.mjs) so that both serve the same thing.
+// The data of the conformance fixture (the tools, resources and prompts the suite's server scenarios
+// ask for), shared by the toolwire fixture (index.mjs) and the official-SDK baseline (sdk-baseline.mjs)
+// so that both serve the same thing.
 
 /** A valid 1x1 PNG. */
 export const PNG_BASE64 =
