@@ -1,7 +1,9 @@
 // `toolwire serve --http`: prints its URL, serves Streamable HTTP there, exits on SIGTERM.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
+import { runCli } from './_cli.js';
 
 describe('toolwire serve --http', () => {
   it('serves a module over HTTP on 127.0.0.1 and prints the URL', async () => {
@@ -42,5 +44,22 @@ describe('toolwire serve --http', () => {
     });
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(2);
+  });
+
+  it('exits 2 when the port is taken, suggesting --port', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as { port: number };
+    try {
+      const result = await runCli(['serve', '--http', '--port', String(port)]);
+      expect(result.code).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toBe(
+        `toolwire: cannot serve over HTTP: port ${port} on 127.0.0.1 is already in use\n` +
+          `Pick another with --port, e.g. --port 3000, or --port 0 for any free one.\n`,
+      );
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });

@@ -9,7 +9,6 @@ import { fileURLToPath } from 'node:url';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { quietPipes } from './quiet-pipes.js';
-import { reportFailure } from './report-failure.js';
 import { VERSION } from './version.js';
 
 export { ExitCode, type ExitCodeValue } from './exit-code.js';
@@ -140,6 +139,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     return await (await load()).run(rest);
   } catch (error) {
+    // Loaded only on failure: a stdio server's cold start is part of the benchmark.
+    const { reportFailure } = await import('./report-failure.js');
     return reportFailure(error, { json: wantsJsonFailure(name, rest) });
   }
 }
