@@ -9,9 +9,10 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../protocol/index.js';
 import { Server } from '../server/index.js';
+import { helpHint } from './command-name.js';
 import { usageError } from './exit-code.js';
 
-const HINT = 'toolwire serve --help';
+const HINT = helpHint('serve');
 
 /**
  * Whether `value` is a toolwire Server. Duck-typed as well, so a server built with another copy of

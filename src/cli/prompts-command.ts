@@ -15,7 +15,7 @@ export const PROMPTS_HELP = `Usage: toolwire prompts [options] -- <command...>
 Connects to the MCP server (started from <command...> over stdio, or at URL) and lists its prompts
 (every page): name and title, description, and their arguments ("topic (required), style?").
 A server that does not declare the prompts capability has none. With --json, the raw "prompts"
-array. Get one with "toolwire prompt NAME key=value...".
+array. Get one with "${CLI} prompt NAME key=value...".
 
 Options (before "--"):
 ${CLIENT_OPTIONS_HELP}

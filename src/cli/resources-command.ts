@@ -18,7 +18,7 @@ export const RESOURCES_HELP = `Usage: toolwire resources [options] -- <command..
 Connects to the MCP server (started from <command...> over stdio, or at URL) and lists its
 resources and resource templates (every page): URI, name and title, MIME type, size, description.
 A server that does not declare the resources capability has none. With --json:
-{"resources": [...], "resourceTemplates": [...]}. Read one with "toolwire read URI".
+{"resources": [...], "resourceTemplates": [...]}. Read one with "${CLI} read URI".
 
 Options (before "--"):
 ${CLIENT_OPTIONS_HELP}
