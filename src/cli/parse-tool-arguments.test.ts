@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { buildToolArguments, coerceValue, parseToolArguments } from './parse-tool-arguments.js';
+
+describe('key=value arguments typed by the input schema', () => {
+  it('keeps a string property as written, parses numbers, integers and booleans', () => {
+    expect(coerceValue('5', { type: 'string' })).toBe('5');
+    expect(coerceValue('"quoted"', { type: 'string' })).toBe('"quoted"');
+    expect(coerceValue('5', { type: 'number' })).toBe(5);
+    expect(coerceValue('5', { type: 'integer' })).toBe(5);
+    expect(coerceValue('true', { type: 'boolean' })).toBe(true);
+    // Not of the declared type: left as the string, for the schema check to refuse.
+    expect(coerceValue('five', { type: 'number' })).toBe('five');
+    expect(coerceValue('true', { type: 'number' })).toBe('true');
+    expect(coerceValue('5', { type: 'boolean' })).toBe('5');
+  });
+
+  it('parses JSON for other and undeclared types, else keeps the string', () => {
+    expect(coerceValue('["a"]', { type: 'array' })).toEqual(['a']);
+    expect(coerceValue('{"a":1}', { type: 'object' })).toEqual({ a: 1 });
+    expect(coerceValue('5', undefined)).toBe(5);
+    expect(coerceValue('hello', undefined)).toBe('hello');
+    expect(coerceValue('5', { enum: [5, 6] })).toBe(5);
+  });
+
+  it('follows a union: a JSON value of an allowed type, else the string when strings are allowed', () => {
+    expect(coerceValue('null', { type: ['string', 'null'] })).toBeNull();
+    expect(coerceValue('5', { type: ['string', 'null'] })).toBe('5');
+    expect(coerceValue('5', { type: ['integer', 'string'] })).toBe(5);
+  });
+
+  it('builds the arguments: --args first, pairs override, each pair typed by its property', () => {
+    const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } } };
+    const input = parseToolArguments(
+      '{"path":"a","extra":true}',
+      ['path=5', 'limit=10', 'tags=["x"]'],
+      'hint',
+    );
+    expect(buildToolArguments(input, schema)).toEqual({ path: '5', extra: true, limit: 10, tags: ['x'] });
+  });
+});
