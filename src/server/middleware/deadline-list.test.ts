@@ -1,5 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineEntry, DeadlineList } from './deadline-list.js';
 
 class Probe extends DeadlineEntry {
@@ -16,6 +15,15 @@ class Probe extends DeadlineEntry {
   }
 }
 
+// Fake timers and a fake performance.now() (the list's default clock): every step below happens at an exact
+// time, however busy the machine is.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('DeadlineList', () => {
   it('expires entries in order, once their time is up, and not the cancelled ones', async () => {
     const log: string[] = [];
@@ -26,15 +34,21 @@ describe('DeadlineList', () => {
     const c = new Probe('c', log);
     list.add(a);
     list.add(b);
-    await sleep(20);
+    await vi.advanceTimersByTimeAsync(20);
     const cAdded = performance.now();
     list.add(c);
     b.cancel();
     expect(list.size).toBe(2);
-    await vi.waitFor(() => expect(log).toHaveLength(2), { timeout: 2000, interval: 5 });
+    await vi.advanceTimersByTimeAsync(19);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(['a']);
+    expect(a.expiredAt! - started).toBe(40);
+    await vi.advanceTimersByTimeAsync(19);
+    expect(log).toEqual(['a']);
+    await vi.advanceTimersByTimeAsync(1);
     expect(log).toEqual(['a', 'c']);
-    expect(a.expiredAt! - started).toBeGreaterThanOrEqual(39);
-    expect(c.expiredAt! - cAdded).toBeGreaterThanOrEqual(39);
+    expect(c.expiredAt! - cAdded).toBe(40);
     expect(b.expiredAt).toBeUndefined();
     expect(list.size).toBe(0);
   });
@@ -46,10 +60,13 @@ describe('DeadlineList', () => {
     list.add(first);
     first.cancel();
     first.cancel(); // twice is harmless
-    await sleep(40);
+    await vi.advanceTimersByTimeAsync(40);
     expect(log).toEqual([]);
     list.add(new Probe('later', log));
-    await vi.waitFor(() => expect(log).toEqual(['later']), { timeout: 2000, interval: 5 });
+    await vi.advanceTimersByTimeAsync(19);
+    expect(log).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(log).toEqual(['later']);
   });
 
   it('lets an expiring entry watch itself again (moved to the end)', async () => {
@@ -63,8 +80,11 @@ describe('DeadlineList', () => {
       }
     })();
     list.add(again);
-    await vi.waitFor(() => expect(log).toEqual(['round 1', 'round 2']), { timeout: 2000, interval: 5 });
-    await sleep(40);
+    await vi.advanceTimersByTimeAsync(15);
+    expect(log).toEqual(['round 1']);
+    await vi.advanceTimersByTimeAsync(15);
+    expect(log).toEqual(['round 1', 'round 2']);
+    await vi.advanceTimersByTimeAsync(1000);
     expect(log).toEqual(['round 1', 'round 2']);
   });
 });
