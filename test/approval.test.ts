@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExitCode } from '../src/cli/exit-code.js';
 import { terminalApprover } from '../src/cli/terminal-approver.js';
 import {
@@ -364,7 +364,9 @@ describe('toolwire call asks before a destructive tool', () => {
         arguments: { path: 'a.txt', force: true },
         reason: 'the tool may be destructive (destructiveHint)',
       });
-      setTimeout(() => input.write(typed), 10);
+      // Type the answer once the question is on the screen.
+      await vi.waitFor(() => expect(shown).toMatch(/Run it\?/), { timeout: 5000 });
+      input.write(typed);
       return { answer: await answer, shown };
     };
     const yes = await ask('y\n');

@@ -489,7 +489,10 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
       pendingId ??= message.id;
     });
     const client = track(connectClient());
-    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    // Without the server's retry the client would wait 10 s, so an upper bound of 5× the retry tells them apart.
+    await client.connect(
+      new StreamableHttpClientTransport({ url: server.url, reconnect: { initialDelayMs: 10_000 } }),
+    );
     expect(await client.listTools()).toEqual([]);
 
     const resumed = server.seen.find((seen) => seen.headers['last-event-id'] !== undefined);
@@ -497,8 +500,8 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     expect(resumed?.headers['last-event-id']).toBe('e1');
     expect(resumed?.headers['mcp-session-id']).toBe('s1');
     const delay = (resumed?.at ?? 0) - streamEnded;
-    expect(delay).toBeGreaterThanOrEqual(450);
-    expect(delay).toBeLessThanOrEqual(700);
+    expect(delay).toBeGreaterThanOrEqual(498);
+    expect(delay).toBeLessThan(2500);
   });
 
   it('closes with a sessionExpired error on a 404 to a request that carried the session id', async () => {
@@ -574,13 +577,13 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     transport.onmessage = (message) => messages.push(message);
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    await vi.waitFor(() => expect(messages).toHaveLength(1));
+    await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 10_000 });
     expect(messages[0]).toMatchObject({ id: 1, result: { tools: [] } });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(ProtocolError);
     expect(errors[0]).toMatchObject({ code: -32700 });
     await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' }).catch(() => undefined);
-    await vi.waitFor(() => expect(errors).toHaveLength(2));
+    await vi.waitFor(() => expect(errors).toHaveLength(2), { timeout: 10_000 });
     expect(errors[1]).toMatchObject({
       code: -32700,
       message: expect.stringMatching(/^Parse error/) as string,

@@ -293,7 +293,7 @@ describe('Streamable HTTP server', () => {
   });
 
   it('cancels the call when the client disconnects and no event store could replay it', async () => {
-    const { url } = await start({ eventStore: false });
+    const { url, server } = await start({ eventStore: false });
     const sid = await open(url);
     const reader = new SseReader(
       await post(
@@ -302,7 +302,7 @@ describe('Streamable HTTP server', () => {
         { 'mcp-session-id': sid },
       ),
     );
-    await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(() => (server as Server & { waitingForCancel: number }).waitingForCancel).toBe(1);
     await reader.cancel();
     await expect
       .poll(async () => {
@@ -433,7 +433,7 @@ describe('stateless handshake-era requests in JSON mode (one exchange each)', ()
       }),
       signal: aborted.signal,
     });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await expect.poll(() => (server as Server & { waitingForCancel: number }).waitingForCancel).toBe(1);
     aborted.abort();
     await expect(call).rejects.toThrow();
     await expect

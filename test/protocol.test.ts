@@ -184,8 +184,12 @@ describeMatrix('protocol', (connectAny) => {
   it('aborting a call sends notifications/cancelled and aborts the handler', async () => {
     await using c = await connect();
     const controller = new AbortController();
-    const call = c.client.callTool('wait_for_cancel', {}, { signal: controller.signal });
-    setTimeout(() => controller.abort('user pressed stop'), 30);
+    // Abort once the handler is waiting: it says so with a progress notification.
+    const call = c.client.callTool(
+      'wait_for_cancel',
+      {},
+      { signal: controller.signal, onProgress: () => controller.abort('user pressed stop') },
+    );
     const error = await call.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ToolwireError);
     expect(error).toMatchObject({ code: 'REQUEST_CANCELLED' });
@@ -205,17 +209,24 @@ describeMatrix('protocol', (connectAny) => {
 
   it('resets the timeout on progress, up to the maximum total timeout', async () => {
     await using c = await connect();
+    // 20 steps of 20 ms: the call lasts at least 400 ms, twice the timeout, so it ends well only if progress
+    // resets the timeout; a gap between two progress notifications stays far under 200 ms (10× the step) even
+    // on a busy machine.
+    const started = performance.now();
     const ok = await c.client.callTool(
       'slow',
-      { steps: 5, ms: 40 },
-      { timeout: 100, resetTimeoutOnProgress: true, onProgress: () => {} },
+      { steps: 20, ms: 20 },
+      { timeout: 200, resetTimeoutOnProgress: true, onProgress: () => {} },
     );
-    expect(ok.isError).toBeUndefined();
+    expect(ok.content).toEqual([{ type: 'text', text: 'done after 20' }]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(398);
+    // Progress every 20 ms for 4 s: only the maximum total timeout (300 ms) can end it early; were it ignored,
+    // the call would succeed.
     const capped = await c.client
       .callTool(
         'slow',
-        { steps: 10, ms: 40 },
-        { timeout: 100, resetTimeoutOnProgress: true, maxTotalTimeout: 150, onProgress: () => {} },
+        { steps: 200, ms: 20 },
+        { timeout: 200, resetTimeoutOnProgress: true, maxTotalTimeout: 300, onProgress: () => {} },
       )
       .catch((e: unknown) => e);
     expect(capped).toMatchObject({ code: 'REQUEST_TIMEOUT' });
@@ -263,10 +274,14 @@ describeMatrix('protocol', (connectAny) => {
     c.client.onToolsChanged((tools) => updates.push(tools.map((t) => t.name)));
     await c.client.callTool('add_tools', { count: 4 });
     await expect.poll(() => updates.length).toBe(1);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(updates).toHaveLength(1);
     const names = updates[0]!;
     expect(names).toHaveLength(ALL_TOOLS.length + 3); // one of the four was disabled
+    // A later change marks the end: its list_changed travels after any other the burst caused, so the second
+    // update is the marker's (one more tool), never a second one for the burst.
+    await c.client.callTool('add_tools', { count: 1 });
+    await expect.poll(() => updates.length).toBeGreaterThanOrEqual(2);
+    expect(updates).toHaveLength(2);
+    expect(updates[1]).toHaveLength(ALL_TOOLS.length + 4);
     const fresh = await c.client.listTools();
     expect(fresh.find((t) => t.name.startsWith('extra_'))?.description).toBe('updated');
   });

@@ -493,17 +493,17 @@ describe('resource and prompt notifications', () => {
   it('gives readers a signal that aborts when the server closes', async () => {
     const server = new Server({ name: 's', version: '1' });
     let aborted = false;
-    server.resource(
-      'test://slow',
-      { name: 'slow' },
-      (_uri, ctx) =>
-        new Promise((resolve) =>
-          ctx.signal.addEventListener('abort', () => ((aborted = true), resolve('late'))),
-        ),
-    );
+    let reading!: () => void;
+    const started = new Promise<void>((resolve) => (reading = resolve));
+    server.resource('test://slow', { name: 'slow' }, (_uri, ctx) => {
+      reading();
+      return new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => ((aborted = true), resolve('late'))),
+      );
+    });
     const pair = await connectClients(server, 1);
     const read = pair.clients[0]!.readResource('test://slow').catch((e: unknown) => e);
-    await settle();
+    await started; // the reader is running when the server closes
     await server.close();
     expect(await read).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(aborted).toBe(true);

@@ -71,10 +71,12 @@ describe.each([
     const server = await fixture({ concurrency: { maxWaitMs: 0 } });
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
-    server.tool('single', { maxConcurrency: 1 }, async () => (await gate, text('done')));
+    let entered!: () => void;
+    const running = new Promise<void>((resolve) => (entered = resolve));
+    server.tool('single', { maxConcurrency: 1 }, async () => (entered(), await gate, text('done')));
     await using c = await connect(server, { protocolVersion });
     const first = c.client.callTool('single');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await running; // the first call holds the only slot
     expect(await failure(c.client.callTool('single'))).toMatchObject({
       code: -31429,
       data: { limit: 'concurrency', retryAfterMs: 1000 },

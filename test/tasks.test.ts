@@ -49,7 +49,7 @@ function overWire(wire: RawWire): Rpc {
 
 /** Polls `tasks/get` until the task leaves `working` (or reaches `status`). */
 async function poll(rpc: Rpc, taskId: unknown, status?: string): Promise<Json> {
-  for (let tries = 0; tries < 100; tries++) {
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
     const { result, error } = await rpc('tasks/get', { taskId });
     if (error) throw new Error(`tasks/get: ${error.message}`);
     if (status ? result!.status === status : result!.status !== 'working') return result!;
@@ -80,7 +80,8 @@ describe('tasks extension over stdio (2026-07-28)', () => {
   it('answers tools/call with a flat CreateTaskResult that tasks/get finds at once, then inlines the result', async () => {
     await using wire = new RawWire(FIXTURE);
     const rpc = overWire(wire);
-    const created = await rpc('tools/call', { name: 'sleepy', arguments: { ms: 50 } });
+    // Long enough for tasks/get to find it working even on a busy machine.
+    const created = await rpc('tools/call', { name: 'sleepy', arguments: { ms: 1000 } });
     expect(created).toEqual({
       jsonrpc: '2.0',
       id: 1,
@@ -109,7 +110,7 @@ describe('tasks extension over stdio (2026-07-28)', () => {
       lastUpdatedAt: expect.stringMatching(ISO),
       ttlMs: 3_600_000,
       pollIntervalMs: 250,
-      result: { content: [{ type: 'text', text: 'slept 50 ms' }] },
+      result: { content: [{ type: 'text', text: 'slept 1000 ms' }] },
       _meta: { 'io.modelcontextprotocol/serverInfo': SERVER_INFO },
     });
   });
@@ -383,14 +384,18 @@ describe('tasks extension in process', () => {
   }
 
   it('forgets a task once its ttl has elapsed (-32602) and aborts a handler still running', async () => {
-    await using peer = await connect({ tasks: { ttlMs: 150 } });
+    // A ttl long enough for the next request to find the task even on a busy machine; then it goes away.
+    await using peer = await connect({ tasks: { ttlMs: 1000 } });
     const created = await peer.rpc('tools/call', { name: 'sleepy', arguments: { ms: 60_000 } });
-    expect(created.result!.ttlMs).toBe(150);
+    expect(created.result!.ttlMs).toBe(1000);
     expect((await peer.rpc('tasks/get', { taskId: created.result!.taskId })).result!.status).toBe('working');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const gone = await peer.rpc('tasks/get', { taskId: created.result!.taskId });
-    expect(gone.error).toMatchObject({ code: -32602 });
-    expect(peer.server.tasks!.runningCount).toBe(0);
+    await expect
+      .poll(async () => (await peer.rpc('tasks/get', { taskId: created.result!.taskId })).error, {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .toMatchObject({ code: -32602 });
+    await expect.poll(() => peer.server.tasks!.runningCount).toBe(0);
   });
 
   it('leaves the handshake era alone: task tools run inline, tasks/* do not exist', async () => {
@@ -411,11 +416,12 @@ describe('tasks extension in process', () => {
     const { taskId } = (await peer.rpc('tools/call', { name: 'sleepy', arguments: { ms: 60_000 } })).result!;
     const store = peer.server.tasks!.store;
     await peer[Symbol.asyncDispose]();
-    await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(await store.get(String(taskId))).toMatchObject({
-      status: 'failed',
-      error: { code: -32603, message: 'The server shut down before the task finished' },
-    });
+    await expect
+      .poll(() => store.get(String(taskId)))
+      .toMatchObject({
+        status: 'failed',
+        error: { code: -32603, message: 'The server shut down before the task finished' },
+      });
   });
 
   it('turns tasks on for a server whose tool declares them, and not for one without', async () => {

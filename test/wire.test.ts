@@ -203,9 +203,17 @@ describe('stdio wire', () => {
       method: 'notifications/cancelled',
       params: { requestId: 5, reason: 'stop' },
     });
-    // The next line must be the ping's answer, not a response to id 5.
-    await new Promise((r) => setTimeout(r, 50));
-    expect(await wire.call(6, 'ping')).toEqual({ jsonrpc: '2.0', id: 6, result: {} });
+    // Until the handler has seen the cancellation and returned, every line is the answer to the request just
+    // sent, never a response to id 5; after that, so is the ping's.
+    let id = 6;
+    await expect
+      .poll(async () => {
+        const answer = (await wire.call(id, 'tools/call', { name: 'last_cancel' })) as { id: unknown };
+        expect(answer.id).toBe(id++);
+        return answer;
+      })
+      .toMatchObject({ result: { content: [{ type: 'text', text: 'stop' }] } });
+    expect(await wire.call(id, 'ping')).toEqual({ jsonrpc: '2.0', id, result: {} });
   });
 
   it('exits when its stdin closes', async () => {

@@ -123,15 +123,16 @@ describe.each(REVISIONS)('SDK 1.x client -> toolwire server over stdio at %s', (
 
   it('reports progress through the onprogress option', async () => {
     const seen: Progress[] = [];
-    const result = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 20 } }, undefined, {
+    const result = await client.callTool({ name: 'slow', arguments: { steps: 3, ms: 100 } }, undefined, {
       onprogress: (progress) => seen.push(progress),
     });
     expect(result).toEqual({ content: [{ type: 'text', text: 'done after 3' }] });
     // On the wire toolwire writes all three notifications, then the response. But SDK 1.x dispatches
     // notifications on a microtask while it settles responses (and drops the progress handler)
     // synchronously, so a notification read in the same stdout chunk as the response is lost: the
-    // last one may be. The ones received must still be exactly the first ones, shaped for the revision.
-    expect(seen.length).toBeGreaterThanOrEqual(2);
+    // last ones may be (the last two on a busy machine; 100 ms apart, the first one comes alone). The ones
+    // received must still be exactly the first ones, shaped for the revision.
+    expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen).toEqual(expectedProgress(version, 3).slice(0, seen.length));
   });
 
@@ -154,10 +155,11 @@ describe.each(REVISIONS)('SDK 1.x client -> toolwire server over stdio at %s', (
 
   it('cancels a running tool: the server handler sees the reason the SDK sent', async () => {
     const controller = new AbortController();
+    // Abort once the handler is waiting: it says so with a progress notification.
     const call = client.callTool({ name: 'wait_for_cancel', arguments: {} }, undefined, {
       signal: controller.signal,
+      onprogress: () => controller.abort('stop now'),
     });
-    setTimeout(() => controller.abort('stop now'), 50);
     await expect(call).rejects.toThrow('stop now');
     // notifications/cancelled and the next request travel in order on the same pipe.
     await expect

@@ -80,12 +80,13 @@ for (const { title, offered: version, pin } of CASES) {
     it('reports progress through onprogress', async () => {
       const seen: Progress[] = [];
       const result = await client.callTool(
-        { name: 'slow', arguments: { steps: 3, ms: 20 } },
+        { name: 'slow', arguments: { steps: 3, ms: 100 } },
         { onprogress: (progress) => seen.push(progress) },
       );
       expect(result).toEqual({ content: [{ type: 'text', text: 'done after 3' }] });
-      // Like 1.x, the SDK may drop the last notification when it arrives in the response's chunk.
-      expect(seen.length).toBeGreaterThanOrEqual(2);
+      // Like 1.x, the SDK drops the notifications that arrive in the response's chunk: on a busy machine the
+      // last two may be. 100 ms apart, the first one comes alone.
+      expect(seen.length).toBeGreaterThanOrEqual(1);
       expect(seen).toEqual(expectedProgress(version, 3).slice(0, seen.length));
     });
 
@@ -105,8 +106,11 @@ for (const { title, offered: version, pin } of CASES) {
 
     it('cancels a running tool: the server handler sees the reason', async () => {
       const controller = new AbortController();
-      const call = client.callTool({ name: 'wait_for_cancel', arguments: {} }, { signal: controller.signal });
-      setTimeout(() => controller.abort('stop now'), 50);
+      // Abort once the handler is waiting: it says so with a progress notification.
+      const call = client.callTool(
+        { name: 'wait_for_cancel', arguments: {} },
+        { signal: controller.signal, onprogress: () => controller.abort('stop now') },
+      );
       await expect(call).rejects.toThrow();
       await expect
         .poll(async () => client.callTool({ name: 'last_cancel', arguments: {} }))

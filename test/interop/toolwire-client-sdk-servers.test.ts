@@ -128,17 +128,18 @@ for (const { sdk, script, serverInfo, pin, expected, title } of CASES) {
     // Timeouts and cancellation do not depend on the revision: checked once per server, at the default.
     if (pin === undefined)
       it('keeps a slow call alive with resetTimeoutOnProgress, and times out without it', async () => {
+        // 20 steps of 20 ms: twice the timeout in all, each gap a tenth of it (a margin a busy machine keeps).
         const steps: number[] = [];
         expect(
           await client.callTool(
             'slow',
-            { steps: 4, ms: 60 },
-            { timeout: 150, resetTimeoutOnProgress: true, onProgress: (p) => steps.push(p.progress) },
+            { steps: 20, ms: 20 },
+            { timeout: 200, resetTimeoutOnProgress: true, onProgress: (p) => steps.push(p.progress) },
           ),
-        ).toEqual({ content: [{ type: 'text', text: 'done after 4' }] });
-        expect(steps).toEqual([1, 2, 3, 4]);
+        ).toEqual({ content: [{ type: 'text', text: 'done after 20' }] });
+        expect(steps).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
         const error: unknown = await client
-          .callTool('slow', { steps: 4, ms: 60 }, { timeout: 100 })
+          .callTool('slow', { steps: 20, ms: 20 }, { timeout: 200 })
           .catch((e: unknown) => e);
         expect(error).toBeInstanceOf(ToolwireError);
         expect((error as ToolwireError).code).toBe('REQUEST_TIMEOUT');
@@ -171,8 +172,12 @@ for (const { sdk, script, serverInfo, pin, expected, title } of CASES) {
 
     it('cancels through an AbortSignal: the SDK handler is aborted with the reason', async () => {
       const controller = new AbortController();
-      const call = client.callTool('wait_for_cancel', {}, { signal: controller.signal });
-      setTimeout(() => controller.abort(new Error('user gave up')), 50);
+      // Abort once the handler is waiting: it says so with a progress notification.
+      const call = client.callTool(
+        'wait_for_cancel',
+        {},
+        { signal: controller.signal, onProgress: () => controller.abort(new Error('user gave up')) },
+      );
       const error: unknown = await call.catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ToolwireError);
       expect((error as ToolwireError).code).toBe('REQUEST_CANCELLED');

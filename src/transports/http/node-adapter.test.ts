@@ -43,17 +43,19 @@ describe('toNodeHandler', () => {
   it("aborts the request's signal when the client goes away before the response", async () => {
     let seen: AbortSignal | undefined;
     const aborted = new Promise<void>((resolve) => {
+      let hangUp!: () => void;
       void listen({
         handle(request) {
           seen = request.signal;
           request.signal.addEventListener('abort', () => resolve());
+          hangUp(); // the client goes away while the request is being handled
           return new Promise<Response>(() => {});
         },
       }).then((url) => {
         const req = httpRequest(url, { method: 'POST', headers: { 'content-type': 'application/json' } });
         req.on('error', () => {});
+        hangUp = () => req.destroy();
         req.end('{}');
-        setTimeout(() => req.destroy(), 50);
       });
     });
     await aborted;

@@ -94,7 +94,7 @@ describe('StdioClientTransport', () => {
     let text = '';
     stderr?.on('data', (chunk: Buffer) => (text += chunk.toString()));
     await transport.start();
-    await vi.waitFor(() => expect(text).toContain('echo-server ready'));
+    await vi.waitFor(() => expect(text).toContain('echo-server ready'), { timeout: 10_000 });
   });
 
   it('reports non-JSON and too-large lines from the server and keeps the connection', async () => {
@@ -117,7 +117,7 @@ describe('StdioClientTransport', () => {
     const { transport, errors, onclose } = connect('echo-server.mjs');
     await transport.start();
     await transport.send({ jsonrpc: '2.0', method: 'exit', params: { code: 3 } });
-    await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(1));
+    await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(1), { timeout: 10_000 });
     expect(errors).toHaveLength(1);
     expect(errors[0]).toBeInstanceOf(TransportError);
     expect((errors[0] as TransportError).code).toBe(LocalErrorCode.ConnectionClosed);
@@ -145,18 +145,18 @@ describe('StdioClientTransport', () => {
     await transport.start();
     const first = transport.pid;
     await transport.send({ jsonrpc: '2.0', method: 'exit', params: { code: 1 } });
-    await vi.waitFor(() => expect(restarting).toBeDefined());
+    await vi.waitFor(() => expect(restarting).toBeDefined(), { timeout: 10_000 });
     await restarting;
     expect(transport.pid).not.toBe(first);
     expect(transport.exitStatus).toBeUndefined();
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'env', params: { name: 'RESTART_MARK' } });
     expect(await received(1)).toEqual([{ jsonrpc: '2.0', id: 1, result: { value: 'kept' } }]);
-    await vi.waitFor(() => expect(text.match(/echo-server ready/g)).toHaveLength(2));
+    await vi.waitFor(() => expect(text.match(/echo-server ready/g)).toHaveLength(2), { timeout: 10_000 });
     expect(errors[0]?.message).toContain('exit code 1');
     await transport.send({ jsonrpc: '2.0', method: 'exit', params: { code: 4 } });
-    await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(2), { timeout: 10_000 });
     expect(transport.exitStatus).toEqual({ code: 4, signal: null });
-    await vi.waitFor(() => expect(ended).toBe(true));
+    await vi.waitFor(() => expect(ended).toBe(true), { timeout: 10_000 });
   });
 
   it('restart() is refused after close()', async () => {
