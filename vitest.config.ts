@@ -32,6 +32,9 @@ export default defineConfig({
     globalSetup: ['./test/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // expect.poll waits for an event (a notification, a child's answer): 1 s by default, too short for a round
+    // trip over a child process on a busy 2-core machine.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default', './test/summary-reporter.ts'],
   },
 });
