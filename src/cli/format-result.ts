@@ -59,13 +59,23 @@ function mirrorsStructured(block: ContentBlock, structured: unknown): boolean {
   }
 }
 
+function isEmptyObject(value: unknown): boolean {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  );
+}
+
 /**
  * The whole result as text, ending with a newline (empty string for an empty result). The structured
  * content replaces the text block that mirrors it, or follows the blocks when none does.
  */
 export function formatResult(result: CallToolResult): string {
   const structured = result.structuredContent;
-  const pretty = structured === undefined ? undefined : JSON.stringify(structured, null, 2);
+  // `{}` beside other content says nothing (servers written to the pocket spec always send it): not printed.
+  const pretty =
+    structured === undefined || (result.content.length > 0 && isEmptyObject(structured))
+      ? undefined
+      : JSON.stringify(structured, null, 2);
   let placed = false;
   const parts: string[] = [];
   for (const block of result.content) {
