@@ -1,7 +1,8 @@
 // The `toolwire` command, run for real: `node bin/toolwire.mjs ...` (which imports dist/cli.js; the global
 // setup builds it from src/).
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -51,6 +52,24 @@ describe('toolwire (help and usage)', () => {
     expect(noTarget.code).toBe(ExitCode.Usage);
     expect(noTarget.stderr).toMatch(/missing "-- <command\.\.\.>"/);
     expect(noTarget.stderr).toContain('See: npx toolwire tools --help');
+  });
+  it('says in one line that dist/ is not built, in a clone that never built it', async () => {
+    const clone = await mkdtemp(join(tmpdir(), 'toolwire-unbuilt-'));
+    try {
+      await mkdir(join(clone, 'bin'));
+      await copyFile(BIN, join(clone, 'bin', 'toolwire.mjs'));
+      const unbuilt = await new Promise<{ code: number | null; stderr: string }>((resolve) =>
+        execFile(process.execPath, [join(clone, 'bin', 'toolwire.mjs'), '--version'], (error, _out, stderr) =>
+          resolve({ code: error ? (error.code as number) : 0, stderr }),
+        ),
+      );
+      expect(unbuilt).toEqual({
+        code: ExitCode.Connection,
+        stderr: 'toolwire: dist/ is not built here: run `npm run build` (npm install builds it too)\n',
+      });
+    } finally {
+      await rm(clone, { recursive: true, force: true });
+    }
   });
 });
 
