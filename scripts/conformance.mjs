@@ -15,11 +15,11 @@
 // Both suite versions are installed once, side by side, into .conformance/ (ignored by git, never the
 // project's own node_modules) the first time either runs: `npm ci` with scripts/conformance/package.json
 // and its lock file, ≈6 MB of tarballs and no registry metadata to download, ≈52 MB on disk. The suite
-// runs on the host's Node: it asks for Node 22 only for `fs.globSync`, which scripts/conformance/node20.mjs
-// gives it on Node 20 (>= 20.18.1, what its dependencies ask). On an older Node 20, `node@22` (≈75 MB
-// to download, ≈185 MB on disk) is installed into .conformance/node22/ and runs the suite; toolwire
-// always runs on the host's Node. Every listener of the suite is kept on 127.0.0.1, and `localhost`
-// means 127.0.0.1, by preloading scripts/conformance/loopback-only.cjs.
+// runs on the host's Node: it asks for Node 22 only for `fs.globSync`, which scripts/conformance/glob-sync.mjs
+// gives it on Node 20 (>= 20.18.1, what its dependencies ask; see suiteEntry()). On an older Node 20,
+// `node@22` (≈52 MB to download, ≈185 MB on disk) is installed into .conformance/node22/ and runs the
+// suite. toolwire always runs on the host's Node. Every listener of the suite is kept on 127.0.0.1, and
+// `localhost` means 127.0.0.1, by preloading scripts/conformance/loopback-only.cjs.
 // Exits 1 when a server scenario has a FAILURE or a WARNING (the suite itself exits 0 on warnings, so
 // the checks.json files are read) or a client scenario fails; 2 when the harness cannot run.
 import { spawn, spawnSync } from 'node:child_process';
@@ -42,8 +42,8 @@ const INSTALL_DIR = path.join(ROOT, '.conformance');
 /** Where `node@22` is installed when the host's Node cannot run the suite. */
 const NODE22_DIR = path.join(INSTALL_DIR, 'node22');
 const PRELOAD = path.join(HERE, 'loopback-only.cjs');
-/** Gives the suite's `import { globSync } from 'fs'` what it needs on a Node before 22. */
-const GLOB_SYNC_HOOKS = path.join(HERE, 'node20.mjs');
+/** The `globSync` the suite's bundle gets on a Node before 22 (see suiteEntry()). */
+const GLOB_SYNC = path.join(HERE, 'glob-sync.mjs');
 /** The oldest Node the suite's dependencies run on (undici 7); an older one runs it on `node@22`. */
 const SUITE_MIN_NODE = [20, 18, 1];
 /** The client scenarios of 0.1.16 (the alpha's come from its `list --client`). */
@@ -121,17 +121,10 @@ const hostRunsSuite = (() => {
   if (major !== needMajor) return major > needMajor;
   return minor !== needMinor ? minor > needMinor : patch >= needPatch;
 })();
-/** The suite's Node and the arguments before the suite's CLI: the loopback preload, and the globSync hook if needed. */
-const SUITE_NODE = hostRunsSuite
-  ? {
-      command: process.execPath,
-      args: [
-        '--require',
-        PRELOAD,
-        ...(typeof fs.globSync === 'function' ? [] : ['--import', pathToFileURL(GLOB_SYNC_HOOKS).href]),
-      ],
-    }
-  : { command: NODE22, args: ['--require', PRELOAD] };
+/** The suite's Node and the arguments before the suite's CLI: the loopback preload. */
+const SUITE_NODE = { command: hostRunsSuite ? process.execPath : NODE22, args: ['--require', PRELOAD] };
+/** The file the suite's Node runs (suiteEntry(), once the suite is installed). */
+let SUITE_ENTRY = SUITE_CLI;
 
 function usageError(message) {
   console.error(`conformance: ${message}\n${USAGE}`);
@@ -285,12 +278,46 @@ function ensureInstalled() {
   }
 }
 
+/**
+ * The suite's CLI for this Node. The bundle asks for Node 22 only for `import { globSync } from 'fs'`,
+ * which on Node 20 fails at link time. There a copy of it beside the original (index.node20.js, rewritten
+ * each run) takes `globSync` from scripts/conformance/glob-sync.mjs instead; the rest of the bundle and
+ * its dependencies run on Node 20 unchanged. (A module.register resolve hook does the same without a
+ * copy, but every import of the suite then crosses to the hooks thread: ≈0.5 s more per suite process,
+ * ≈25 s more per alpha run.)
+ */
+function suiteEntry() {
+  if (SUITE_NODE.command !== process.execPath || typeof fs.globSync === 'function') return SUITE_CLI;
+  const bundle = fs.readFileSync(SUITE_CLI, 'utf8');
+  const fsImport = /import\{([^}]*)\}from"fs";/;
+  const names = fsImport.exec(bundle)?.[1].split(',') ?? [];
+  const globSync = names.find((name) => /^globSync as [\w$]+$/.test(name));
+  if (globSync === undefined) {
+    console.error(
+      `conformance: the suite ${SUITE.version} does not import globSync from "fs" as 0.1.16 and` +
+        ' 0.2.0-alpha.12 do: update suiteEntry() in scripts/conformance.mjs',
+    );
+    process.exit(2);
+  }
+  const rest = names.filter((name) => name !== globSync);
+  const shim = JSON.stringify(pathToFileURL(GLOB_SYNC).href);
+  const patched = bundle.replace(
+    fsImport,
+    () => `import{${rest.join(',')}}from"fs";import{${globSync}}from${shim};`,
+  );
+  const file = path.join(path.dirname(SUITE_CLI), 'index.node20.js');
+  const temporary = `${file}.${process.pid}`;
+  fs.writeFileSync(temporary, patched);
+  fs.renameSync(temporary, file);
+  return file;
+}
+
 // ---- running the suite --------------------------------------------------------------------------
 
 /** Runs the suite's CLI with the loopback preload; output to `logFile` (and the terminal with --verbose). */
 async function runSuite(args, logFile, timeoutMs) {
   const log = fs.createWriteStream(logFile);
-  const child = start(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_CLI, ...args]);
+  const child = start(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_ENTRY, ...args]);
   for (const stream of [child.stdout, child.stderr]) {
     stream.on('data', (chunk) => {
       log.write(chunk);
@@ -437,7 +464,7 @@ function judge(checks, extraProblems = []) {
  * revisions it applies to; `unscored`: why a requirement set runs it without scoring it).
  */
 function listScenarios(args) {
-  const list = spawnSync(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_CLI, 'list', ...args], {
+  const list = spawnSync(SUITE_NODE.command, [...SUITE_NODE.args, SUITE_ENTRY, 'list', ...args], {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 60_000,
@@ -606,6 +633,7 @@ async function startFixture(logFile) {
 // ---- main ---------------------------------------------------------------------------------------
 
 ensureInstalled();
+SUITE_ENTRY = suiteEntry();
 
 // Which side --scenario names: the 0.1.16 client scenarios are known, the alpha's are listed.
 const clientListed = options.alpha

@@ -1,15 +1,13 @@
-// node:fs with a `globSync` for Node 20 (Node 22 has fs.globSync): what glob-sync-hooks.mjs gives the
-// conformance suite for `fs`. The suite calls `globSync('**/checks.json', { cwd })`; this globSync
-// takes patterns made of `**`, `*`, `?` and literal characters, relative to `cwd`, and returns the
-// matching paths relative to it, as Node 22's does (dot entries are matched only by a pattern segment
-// that starts with a dot). Symbolic links are matched but never followed (Node 22 follows some: no
-// results folder has any). Any other syntax or option throws rather than match differently.
+// A `globSync` for the conformance suite on Node 20 (Node 22 has fs.globSync): scripts/conformance.mjs
+// runs a copy of the suite's bundle that imports it from here instead of from `fs` (see suiteEntry()).
+// The suite calls `globSync('**/checks.json', { cwd })`; this one takes patterns made of `**`, `*`, `?`
+// and literal characters, relative to `cwd`, and returns the matching paths relative to it, as Node 22's
+// does (dot entries are matched only by a pattern segment that starts with a dot). Symbolic links are
+// matched but never followed (Node 22 follows some: no results folder has any). Any other syntax or
+// option throws rather than match differently.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-
-export * from 'node:fs';
-export { default } from 'node:fs';
 
 const GLOBSTAR = Symbol('**');
 const OPTIONS = new Set(['cwd']);
@@ -17,7 +15,8 @@ const OPTIONS = new Set(['cwd']);
 /** One pattern segment: GLOBSTAR or a RegExp for one name. */
 function segment(text, pattern) {
   if (text === '**') return GLOBSTAR;
-  if (/[[\]{}()!+@\\]/.test(text)) throw new Error(`globSync (Node 20 shim): unsupported pattern ${pattern}`);
+  if (/[[\]{}()!+@\\]/.test(text))
+    throw new Error(`globSync (scripts/conformance/glob-sync.mjs): unsupported pattern ${pattern}`);
   const source = [...text]
     .map((char) => (char === '*' ? '[^/]*' : char === '?' ? '[^/]' : char.replace(/[.^$|]/g, '\\$&')))
     .join('');
@@ -39,14 +38,16 @@ function entries(dir) {
  */
 export function globSync(patterns, options = {}) {
   for (const key of Object.keys(options))
-    if (!OPTIONS.has(key)) throw new Error(`globSync (Node 20 shim): unsupported option ${key}`);
+    if (!OPTIONS.has(key))
+      throw new Error(`globSync (scripts/conformance/glob-sync.mjs): unsupported option ${key}`);
   const cwd = options.cwd instanceof URL ? fileURLToPath(options.cwd) : (options.cwd ?? process.cwd());
   const found = new Set();
   for (const pattern of Array.isArray(patterns) ? patterns : [patterns]) {
     if (typeof pattern !== 'string' || pattern === '' || path.isAbsolute(pattern))
-      throw new Error(`globSync (Node 20 shim): unsupported pattern ${String(pattern)}`);
+      throw new Error(`globSync (scripts/conformance/glob-sync.mjs): unsupported pattern ${String(pattern)}`);
     const parts = pattern.split('/');
-    if (parts.includes('')) throw new Error(`globSync (Node 20 shim): unsupported pattern ${pattern}`);
+    if (parts.includes(''))
+      throw new Error(`globSync (scripts/conformance/glob-sync.mjs): unsupported pattern ${pattern}`);
     const segments = parts.map((part) => segment(part, pattern));
     const walk = (relative, index) => {
       if (index === segments.length) {
