@@ -438,6 +438,7 @@ describe('input_required (multi round-trip requests)', () => {
 
   it('applies the timeout to the whole exchange, handlers included, and aborts the handler', async () => {
     let handlerSignal: AbortSignal | undefined;
+    const onAsked = { run: () => {} };
     await using f = await fakeServer(
       {
         'tools/call': () => ({
@@ -448,6 +449,7 @@ describe('input_required (multi round-trip requests)', () => {
       {
         elicitation: (_params, ctx) => {
           handlerSignal = ctx.signal;
+          onAsked.run();
           return new Promise(() => {});
         },
       },
@@ -458,8 +460,9 @@ describe('input_required (multi round-trip requests)', () => {
     });
     expect(handlerSignal?.aborted).toBe(true);
     const controller = new AbortController();
+    // Aborted while its elicitation handler runs, the call's whole exchange is cancelled.
+    onAsked.run = () => controller.abort('stop');
     const call = f.client.callTool('t', {}, { signal: controller.signal });
-    setTimeout(() => controller.abort('stop'), 20);
     await expect(call).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
   });
 });
@@ -501,8 +504,8 @@ describe('the result cache', () => {
     await f.client.listTools();
     expect(f.calls('tools/list')).toHaveLength(3);
     await f.peer.notify('notifications/tools/list_changed');
-    await new Promise((r) => setTimeout(r, 10));
-    await f.client.listTools();
+    // Once the client has the notification, the next listing asks the server again.
+    await expect.poll(async () => (await f.client.listTools(), f.calls('tools/list').length)).toBe(4);
     await f.client.listTools({ refresh: true });
     expect(f.calls('tools/list')).toHaveLength(5);
   });

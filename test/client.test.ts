@@ -106,7 +106,10 @@ describe('server lifecycle', () => {
   it('pings the client and aborts running handlers when the server closes', async () => {
     const server = new Server({ name: 's', version: '1' });
     let aborted: unknown;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
     server.tool('hang', {}, async (_args, ctx) => {
+      started();
       await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       aborted = ctx.signal.reason;
       return text('never delivered');
@@ -117,7 +120,7 @@ describe('server lifecycle', () => {
     await client.connect(clientEnd);
     await expect(session.ping()).resolves.toBeUndefined();
     const call = client.callTool('hang').catch((e: unknown) => e);
-    await new Promise((r) => setTimeout(r, 20));
+    await running;
     await server.close();
     expect(await call).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(aborted).toBeInstanceOf(Error);
