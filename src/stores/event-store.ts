@@ -81,9 +81,12 @@ export class MemoryEventStore implements EventStore {
     const dot = eventId.lastIndexOf('.');
     if (dot <= 0) return undefined;
     const streamId = eventId.slice(0, dot);
-    const seq = Number(eventId.slice(dot + 1));
+    const digits = eventId.slice(dot + 1);
+    // Digits only: Number() would also read '' (0), ' 1', '0x1' and '1e0'.
+    if (!/^\d{1,15}$/.test(digits)) return undefined;
+    const seq = Number(digits);
     const stream = this.#streams.get(streamId);
-    if (!stream || !Number.isInteger(seq) || seq < 0 || seq > stream.seq) return undefined;
+    if (!stream || seq > stream.seq) return undefined;
     const events: StoredEvent[] = [];
     for (const slot of stream.events) {
       if (slot.seq > seq && slot.message !== null) events.push({ id: slot.id, message: slot.message });

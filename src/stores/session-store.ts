@@ -33,7 +33,8 @@ export class MemorySessionStore implements SessionStore {
   }
 
   get(id: string): SessionRecord | undefined {
-    return this.#records.get(id);
+    const record = this.#records.get(id);
+    return record && { ...record };
   }
 
   update(id: string, patch: Partial<Omit<SessionRecord, 'id'>>): void {

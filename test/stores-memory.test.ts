@@ -1,0 +1,34 @@
+// The store contracts (test/store-contracts/) run against the in-memory stores, on a fake clock. The
+// same contracts run against Redis in test/stores-redis.test.ts.
+import { MemoryEventStore } from '../src/stores/event-store.js';
+import { MemoryRateLimitStore } from '../src/stores/rate-limit-store.js';
+import { MemorySessionStore } from '../src/stores/session-store.js';
+import { MemoryTaskStore } from '../src/stores/task-store.js';
+import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
+import { fakeClock } from './store-contracts/harness.js';
+import { describeRateLimitStoreContract } from './store-contracts/rate-limit-store-contract.js';
+import { describeSessionStoreContract } from './store-contracts/session-store-contract.js';
+import { describeTaskStoreContract } from './store-contracts/task-store-contract.js';
+
+// In one process both handles are the one store.
+describeSessionStoreContract('memory', () => {
+  const store = new MemorySessionStore();
+  return { a: store, b: store, clock: fakeClock() };
+});
+
+describeEventStoreContract('memory', (options) => {
+  const store = new MemoryEventStore(options);
+  return { a: store, b: store, clock: fakeClock() };
+});
+
+describeRateLimitStoreContract('memory', () => {
+  const clock = fakeClock();
+  const store = new MemoryRateLimitStore({ now: clock.now });
+  return { a: store, b: store, clock };
+});
+
+describeTaskStoreContract('memory', () => {
+  const clock = fakeClock();
+  const store = new MemoryTaskStore({ now: clock.now });
+  return { a: store, b: store, clock };
+});
