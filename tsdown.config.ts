@@ -13,6 +13,7 @@ export default defineConfig({
     'in-memory': 'src/transports/in-memory.ts',
     http: 'src/transports/http/index.ts',
     'http-client': 'src/transports/http-client/index.ts',
+    redis: 'src/stores/redis.ts',
     cli: 'src/cli/main.ts',
   },
   format: 'esm',

@@ -10,6 +10,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   'in-memory': 'src/transports/in-memory.ts',
   http: 'src/transports/http/index.ts',
   'http-client': 'src/transports/http-client/index.ts',
+  redis: 'src/stores/redis.ts',
 };
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');

@@ -35,6 +35,7 @@ describe('API reference', () => {
         'toolwire/http',
         'toolwire/http-client',
         'toolwire/in-memory',
+        'toolwire/redis',
         'toolwire/server',
         'toolwire/stdio',
       ]);

@@ -100,6 +100,8 @@ export const LocalErrorCode = {
   SendFailed: 'SEND_FAILED',
   /** The client's approval policy (or its approver) refused a `tools/call`; nothing was sent. */
   ToolCallDenied: 'TOOL_CALL_DENIED',
+  /** A shared store (Redis) could not be reached, or failed, within its time limit: retry later. */
+  StoreUnavailable: 'STORE_UNAVAILABLE',
 } as const;
 
 export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];

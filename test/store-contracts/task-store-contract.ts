@@ -49,20 +49,21 @@ export function describeTaskStoreContract(name: string, make: MakeStores<TaskSto
 
     it('applies a change, removes the fields set to undefined, and resolves with the record as stored', async () => {
       const { a, b, clock } = await make();
-      await a.create(record(clock.now()));
+      const now = clock.now();
+      await a.create(record(now));
       const asked = await b.update('t1', {
         status: 'input_required',
         inputRequests: { a: { method: 'roots/list' } },
       });
       expect(asked).toEqual(
-        record(clock.now(), { status: 'input_required', inputRequests: { a: { method: 'roots/list' } } }),
+        record(now, { status: 'input_required', inputRequests: { a: { method: 'roots/list' } } }),
       );
       const working = await a.update('t1', {
         status: 'working',
         inputRequests: undefined,
         statusMessage: 'on it',
       });
-      expect(working).toEqual(record(clock.now(), { statusMessage: 'on it' }));
+      expect(working).toEqual(record(now, { statusMessage: 'on it' }));
       expect(working).not.toHaveProperty('inputRequests');
       expect(await b.get('t1')).toEqual(working);
       expect(await a.update('nope', { status: 'failed' })).toBeUndefined();

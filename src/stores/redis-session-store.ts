@@ -1,0 +1,119 @@
+/**
+ * Session records in Redis, for several processes: a hash per session (`<prefix>session:<id>`, one
+ * field per property) and one sorted set of ids by `lastSeenAt` (`<prefix>sessions`) that answers
+ * `idleSince` and `count` without scanning keys. A record expires `ttlMs` after it was last seen (Redis
+ * TTL, refreshed by every update of `lastSeenAt`); the index sheds what expired as sessions are created
+ * and counted, and expires itself once no session was seen for `ttlMs`.
+ * @module
+ */
+import type { Redis } from 'ioredis';
+import { decodeFields, encodeFields } from './redis-fields.js';
+import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
+import { RedisScript, execReplies } from './redis-script.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
+import { redisOperation } from './redis-operation.js';
+
+export interface RedisSessionStoreOptions extends RedisStoreOptions {
+  /**
+   * How long a record is kept after it was last seen, in ms (default 24 hours). A backstop for records
+   * no process deletes (their process died): keep it above the handler's `sessionIdleTimeoutMs`, which
+   * ends idle sessions first.
+   */
+  ttlMs?: number;
+}
+
+export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60_000;
+
+// KEYS: record, index. ARGV: id, lastSeenAt, ttl ms, prune-before, then the record's field/JSON pairs.
+const CREATE = new RedisScript(`
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return 1`);
+
+// KEYS: record, index. ARGV: id, lastSeenAt or '', ttl ms, n, then n field/JSON values, then fields to delete.
+const UPDATE = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = tonumber(ARGV[4])
+if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + n)) end
+if #ARGV > 4 + n then redis.call('HDEL', KEYS[1], unpack(ARGV, 5 + n)) end
+if ARGV[2] ~= '' then
+  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+return 1`);
+
+const NAME = 'Redis session store';
+
+export class RedisSessionStore implements SessionStore {
+  readonly #client: Redis;
+  readonly #prefix: string;
+  readonly #index: string;
+  readonly #ttlMs: number;
+
+  constructor(client: Redis, options: RedisSessionStoreOptions = {}) {
+    this.#client = client;
+    this.#prefix = `${prefixOf(options)}session:`;
+    this.#index = `${prefixOf(options)}sessions`;
+    this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_SESSION_TTL_MS, 'ttlMs');
+  }
+
+  async create(record: SessionRecord): Promise<void> {
+    const { set } = encodeFields(record);
+    const args = [record.id, record.lastSeenAt, this.#ttlMs, Date.now() - this.#ttlMs, ...set];
+    await redisOperation(this.#client, NAME, 'create', () =>
+      CREATE.run(this.#client, this.#keys(record.id), args),
+    );
+  }
+
+  get(id: string): Promise<SessionRecord | undefined> {
+    return redisOperation(this.#client, NAME, 'get', async () => {
+      const record = decodeFields(await this.#client.hgetall(this.#prefix + id));
+      return record as SessionRecord | undefined;
+    });
+  }
+
+  async update(id: string, patch: Partial<Omit<SessionRecord, 'id'>>): Promise<void> {
+    const { set, unset } = encodeFields(patch);
+    const seen = patch.lastSeenAt === undefined ? '' : patch.lastSeenAt;
+    const args = [id, seen, this.#ttlMs, set.length, ...set, ...unset];
+    await redisOperation(this.#client, NAME, 'update', () => UPDATE.run(this.#client, this.#keys(id), args));
+  }
+
+  async delete(id: string): Promise<void> {
+    await redisOperation(this.#client, NAME, 'delete', async () =>
+      execReplies(
+        await this.#client
+          .multi()
+          .del(this.#prefix + id)
+          .zrem(this.#index, id)
+          .exec(),
+      ),
+    );
+  }
+
+  idleSince(before: number): Promise<string[]> {
+    return redisOperation(this.#client, NAME, 'idleSince', () =>
+      this.#client.zrangebyscore(this.#index, '-inf', `(${before}`),
+    );
+  }
+
+  count(): Promise<number> {
+    return redisOperation(this.#client, NAME, 'count', async () => {
+      const replies = await this.#client
+        .multi()
+        .zremrangebyscore(this.#index, '-inf', `(${Date.now() - this.#ttlMs}`)
+        .zcard(this.#index)
+        .exec();
+      return Number(execReplies(replies)[1]);
+    });
+  }
+
+  #keys(id: string): string[] {
+    return [this.#prefix + id, this.#index];
+  }
+}

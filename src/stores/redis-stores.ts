@@ -1,0 +1,87 @@
+/**
+ * Every store on one Redis connection: `redisStores('redis://…')` opens a connection with the limits a
+ * server wants (a command fails after `commandTimeoutMs` instead of waiting, the connection comes back
+ * by itself after Redis restarts), or takes an `ioredis` client you made.
+ * @module
+ */
+import { Redis } from 'ioredis';
+import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
+import { positiveOption, type RedisStoreOptions } from './redis-options.js';
+import { RedisRateLimitStore } from './redis-rate-limit-store.js';
+import { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js';
+import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
+
+export interface RedisStoresOptions extends RedisStoreOptions {
+  /**
+   * With a URL: how long a command may wait for its reply, connected or not, before it fails with a
+   * `StoreError` (default 2000 ms). A client you pass keeps its own settings: give it a
+   * `commandTimeout` and a small `maxRetriesPerRequest` for the same bound.
+   */
+  commandTimeoutMs?: number;
+  sessions?: Omit<RedisSessionStoreOptions, 'prefix'>;
+  events?: Omit<RedisEventStoreOptions, 'prefix'>;
+  tasks?: Omit<RedisTaskStoreOptions, 'prefix'>;
+}
+
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2000;
+
+/** The stores of toolwire on one Redis connection; `close()` closes the connection if it opened it. */
+export class RedisStores {
+  /** The connection the stores use. */
+  readonly client: Redis;
+  readonly sessions: RedisSessionStore;
+  readonly events: RedisEventStore;
+  readonly rateLimits: RedisRateLimitStore;
+  readonly tasks: RedisTaskStore;
+  readonly #owned: boolean;
+
+  constructor(connection: string | Redis, options: RedisStoresOptions = {}) {
+    this.#owned = typeof connection === 'string';
+    this.client = typeof connection === 'string' ? connect(connection, options) : connection;
+    const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
+    this.sessions = new RedisSessionStore(this.client, { ...options.sessions, ...prefix });
+    this.events = new RedisEventStore(this.client, { ...options.events, ...prefix });
+    this.rateLimits = new RedisRateLimitStore(this.client, prefix);
+    this.tasks = new RedisTaskStore(this.client, { ...options.tasks, ...prefix });
+  }
+
+  /** Closes the connection when it was opened from a URL (a client you passed stays yours). */
+  async close(): Promise<void> {
+    if (!this.#owned || this.client.status === 'end') return;
+    if (this.client.status !== 'ready') {
+      this.client.disconnect();
+      return;
+    }
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}
+
+/** {@link RedisStores} on `connection`: a `redis://` or `rediss://` URL, or an `ioredis` client. */
+export function redisStores(connection: string | Redis, options: RedisStoresOptions = {}): RedisStores {
+  return new RedisStores(connection, options);
+}
+
+function connect(url: string, options: RedisStoresOptions): Redis {
+  if (!/^rediss?:\/\//i.test(url))
+    throw new TypeError(`a Redis URL starts with redis:// or rediss://, got ${url}`);
+  const timeout = positiveOption(
+    options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    'commandTimeoutMs',
+  );
+  const client = new Redis(url, {
+    commandTimeout: timeout,
+    connectTimeout: timeout,
+    // A command waits for one reconnection at most (and commandTimeout in any case), then fails.
+    maxRetriesPerRequest: 1,
+    // Reconnect for ever, at most a second apart: Redis coming back is noticed within a second.
+    retryStrategy: (times) => Math.min(times * 100, 1000),
+  });
+  // Connection errors reach the commands that fail because of them; the event itself needs no handler
+  // (without one, ioredis prints every reconnection failure).
+  client.on('error', () => undefined);
+  return client;
+}

@@ -1,0 +1,13 @@
+/**
+ * `toolwire/redis`: the stores on Redis (`ioredis`), for servers that run as several processes sharing
+ * sessions, resumable streams, rate limits and tasks. A separate entry point, so that a program that
+ * does not use Redis never loads `ioredis`. Everything exported here is public API.
+ * @module toolwire/redis
+ */
+export { RedisStores, redisStores, type RedisStoresOptions } from './redis-stores.js';
+export { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js';
+export { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from './redis-rate-limit-store.js';
+export { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
+export type { RedisStoreOptions } from './redis-options.js';
+export { StoreError } from './store-error.js';

@@ -1,0 +1,53 @@
+// The store contracts (test/store-contracts/) run against the Redis stores, on a real redis-server this file
+// starts: the two handles of each contract are two connections, as two processes would hold, and expiry
+// follows Redis's clock. The same contracts run against the memory stores in test/stores-memory.test.ts.
+import { afterAll, beforeAll } from 'vitest';
+import type { Redis } from 'ioredis';
+import { redisStores, type RedisStores } from '../src/stores/redis.js';
+import { RedisEventStore } from '../src/stores/redis-event-store.js';
+import { RedisRateLimitStore } from '../src/stores/redis-rate-limit-store.js';
+import { RedisSessionStore } from '../src/stores/redis-session-store.js';
+import { RedisTaskStore } from '../src/stores/redis-task-store.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
+import { realClock, type StorePair } from './store-contracts/harness.js';
+import { describeRateLimitStoreContract } from './store-contracts/rate-limit-store-contract.js';
+import { describeSessionStoreContract } from './store-contracts/session-store-contract.js';
+import { describeTaskStoreContract } from './store-contracts/task-store-contract.js';
+
+let redis: RedisServerHandle;
+let one: RedisStores;
+let two: RedisStores;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  one = redisStores(redis.url);
+  two = redisStores(redis.url);
+});
+
+afterAll(async () => {
+  await one?.close();
+  await two?.close();
+  await redis?.close();
+});
+
+let tests = 0;
+/** The same store on both connections, under a prefix of its own: every test starts from nothing. */
+function pair<S>(make: (client: Redis, prefix: string) => S): StorePair<S> {
+  const prefix = `contract${++tests}:`;
+  return { a: make(one.client, prefix), b: make(two.client, prefix), clock: realClock };
+}
+
+describeSessionStoreContract('redis', () =>
+  pair((client, prefix) => new RedisSessionStore(client, { prefix })),
+);
+
+describeEventStoreContract('redis', (options) =>
+  pair((client, prefix) => new RedisEventStore(client, { ...options, prefix })),
+);
+
+describeRateLimitStoreContract('redis', () =>
+  pair((client, prefix) => new RedisRateLimitStore(client, { prefix })),
+);
+
+describeTaskStoreContract('redis', () => pair((client, prefix) => new RedisTaskStore(client, { prefix })));
