@@ -23,6 +23,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'toolwire/in-memory': 'src/transports/in-memory.ts',
   'toolwire/http': 'src/transports/http/index.ts',
   'toolwire/http-client': 'src/transports/http-client/index.ts',
+  'toolwire/redis': 'src/stores/redis.ts',
 };
 
 interface Block {
