@@ -64,14 +64,18 @@ export function provisionRedisServer({ log = () => {} } = {}) {
   const install = ['install', '-y', '--no-install-recommends', 'redis-server'];
   let result = aptGet(install, log);
   if (!result.ok) {
-    // A fresh image often has no package lists: fetch them and try once more.
+    // A fresh image often has no package lists, an old one stale lists: fetch them and try once more.
+    log(`apt-get install failed (${lastLine(result.output)}); updating the package lists`);
     const update = aptGet(['update'], log);
     if (update.ok) result = aptGet(install, log);
   }
   const installed = findRedisServer();
   if (installed) return installed;
-  const last = result.output.trim().split('\n').at(-1) ?? '';
-  throw new Error(`apt-get install redis-server failed (${last}); ${INSTALL_HINT}`);
+  throw new Error(`apt-get install redis-server failed (${lastLine(result.output)}); ${INSTALL_HINT}`);
+}
+
+function lastLine(output) {
+  return output.trim().split('\n').at(-1) ?? '';
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */
