@@ -21,7 +21,7 @@ import type { RequestId } from '../../protocol/jsonrpc.js';
 import { canonicalJson, utf8 } from '../input-required/digest.js';
 import { InputRequiredSignal } from '../input-required/input-round.js';
 import type { CallDecision, ToolMiddleware } from './middleware.js';
-import { DEFAULT_SECRET_PATTERNS, SECRET_KEY, globalPatterns, redactJson, redactText } from './redact.js';
+import { DEFAULT_SECRET_PATTERNS, SECRET_KEY, redactJson, redactText } from './redact.js';
 
 /** How a call ended: a result, an `isError` result, a JSON-RPC error, or (stateless era) input_required. */
 export type CallOutcome = 'ok' | 'isError' | 'error' | 'input_required';
@@ -90,7 +90,7 @@ export function pinoSink(
 
 export function audit(options: AuditOptions): ToolMiddleware {
   const mode = options.arguments ?? 'digest';
-  const patterns = globalPatterns(options.redact ?? DEFAULT_SECRET_PATTERNS);
+  const patterns = options.redact ?? DEFAULT_SECRET_PATTERNS;
   const onError =
     options.onError ??
     ((error: unknown) => console.error(`[toolwire] audit sink failed: ${errorMessage(error)}`));
