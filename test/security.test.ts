@@ -29,6 +29,22 @@ const fixture = async (options: ServerOptions = {}): Promise<Server> =>
 
 const connect = (server: Server, options: ClientOptions = {}) => linkServer(server, options);
 
+/** What a client receives from the fixture's `aws_credentials` tool. */
+const AWS_REDACTED = {
+  content: [
+    {
+      type: 'text',
+      text: '{"profile":"default","aws_access_key_id":"[REDACTED]","aws_secret_access_key":"[REDACTED]"}',
+    },
+    { type: 'text', text: '[default]\naws_access_key_id = [REDACTED]\naws_secret_access_key = [REDACTED]' },
+  ],
+  structuredContent: {
+    profile: 'default',
+    aws_access_key_id: '[REDACTED]',
+    aws_secret_access_key: '[REDACTED]',
+  },
+};
+
 const textOf = (result: CallToolResult) => result.content.map((b) => (b.type === 'text' ? b.text : b.type));
 const failure = (promise: Promise<unknown>) =>
   promise.then(
@@ -120,6 +136,11 @@ describe.each([
       'a picture:',
       '[image removed: declared as image/jpeg, but its data is not image/jpeg]',
     ]);
+  });
+
+  it('redacts an AWS key pair in structuredContent, its JSON text and a credentials file', async () => {
+    await using c = await open();
+    expect(await c.client.callTool('aws_credentials')).toEqual(AWS_REDACTED);
   });
 
   it('writes one audit record per call: allowed, denied, rate limited, timed out; no secret in it', async () => {
@@ -253,6 +274,7 @@ describe('security built-ins over stdio', () => {
     expect(textOf(await c.client.callTool('leak'))[0]).toBe(
       'config: aws_key=[REDACTED], Authorization: Bearer [REDACTED]',
     );
+    expect(await c.client.callTool('aws_credentials')).toEqual(AWS_REDACTED);
   });
 });
 

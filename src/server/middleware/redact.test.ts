@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SECRET_PATTERNS, Redactor, SECRET_KEY, redactJson, redactText } from './redact.js';
+import {
+  DEFAULT_SECRET_PATTERNS,
+  MAX_JSON_DEPTH,
+  Redactor,
+  SECRET_KEY,
+  SECRET_NAME,
+  redactJson,
+  redactText,
+} from './redact.js';
 
 const redact = (text: string) => redactText(text, DEFAULT_SECRET_PATTERNS);
 
@@ -114,5 +122,89 @@ describe('Redactor (patterns compiled once, screened together)', () => {
   it('does nothing without patterns', () => {
     expect(new Redactor([]).active).toBe(false);
     expect(new Redactor([]).text('AKIAIOSFODNN7EXAMPLE')).toBe('AKIAIOSFODNN7EXAMPLE');
+  });
+});
+
+describe('Redactor.json (structuredContent)', () => {
+  const redactor = new Redactor(DEFAULT_SECRET_PATTERNS, { secretKeys: SECRET_NAME });
+  const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
+  it('redacts the values of keys named like a secret, whatever the values look like', () => {
+    const value = {
+      profile: 'default',
+      aws_access_key_id: 'AKIAIOSFODNN7EXAMPLE',
+      aws_secret_access_key: AWS_SECRET,
+      nested: [{ SecretAccessKey: AWS_SECRET, password: 'hunter2', clientSecret: 'abc', apiKey: 'k' }],
+      headers: { Authorization: 'Bearer xyz', cookie: 'a=b' },
+    };
+    expect(redactor.json(value)).toEqual({
+      profile: 'default',
+      aws_access_key_id: '[REDACTED]',
+      aws_secret_access_key: '[REDACTED]',
+      nested: [
+        {
+          SecretAccessKey: '[REDACTED]',
+          password: '[REDACTED]',
+          clientSecret: '[REDACTED]',
+          apiKey: '[REDACTED]',
+        },
+      ],
+      headers: { Authorization: '[REDACTED]', cookie: '[REDACTED]' },
+    });
+  });
+
+  it('leaves keys that only look like secret names alone', () => {
+    const value = {
+      token_type: 'Bearer',
+      nextPageToken: 'CiAKGjBpNDd2',
+      max_tokens: 4096,
+      tokens: ['a', 'b'],
+      secretName: 'tls-cert',
+      secretary: 'Jane Smith',
+      password: '',
+      private_key_id: '0123abcd',
+    };
+    expect(redactor.json(value)).toBe(value);
+  });
+
+  it('looks MAX_JSON_DEPTH levels deep and redacts deeper values whole, without recursing further', () => {
+    let deep: unknown = 'plain';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    let out = redactor.json(deep);
+    for (let depth = 0; depth < MAX_JSON_DEPTH; depth++) {
+      expect(Array.isArray(out), `depth ${depth}`).toBe(true);
+      out = (out as unknown[])[0];
+    }
+    expect(out).toBe('[REDACTED]');
+
+    let shallow: unknown = 'AKIAIOSFODNN7EXAMPLE';
+    for (let i = 0; i < MAX_JSON_DEPTH; i++) shallow = { a: shallow };
+    expect(JSON.stringify(redactor.json(shallow))).not.toContain('AKIA');
+  });
+
+  it('walks each object once however often it is shared (linear work), and cuts cycles', () => {
+    // 2^50 paths through 51 objects: walking every path would never end.
+    let visits = 0;
+    const count = <T extends object>(target: T): T =>
+      new Proxy(target, { ownKeys: (t) => (visits++, Reflect.ownKeys(t)) });
+    let shared: unknown = count({ note: 'token=abcdef123', n: 1 });
+    for (let i = 0; i < 50; i++) shared = count({ left: shared, right: shared });
+    const out = redactor.json(shared) as { left: unknown; right: unknown };
+    expect(visits).toBe(2 * 51); // each object's keys read once to walk it, once to copy it (it changed)
+    expect(out.left).toBe(out.right); // the shared part is copied once, and still shared
+    let leaf: unknown = out;
+    for (let i = 0; i < 50; i++) leaf = (leaf as { left: unknown }).left;
+    expect(leaf).toEqual({ note: 'token=[REDACTED]', n: 1 });
+
+    const cyclic: Record<string, unknown> = { key: 'AKIAIOSFODNN7EXAMPLE' };
+    cyclic.self = cyclic;
+    expect(redactor.json(cyclic)).toEqual({ key: '[REDACTED]', self: '[REDACTED]' });
+  });
+
+  it('redactJson walks the same way', () => {
+    let shared: unknown = ['AKIAIOSFODNN7EXAMPLE'];
+    for (let i = 0; i < 60; i++) shared = [shared, shared];
+    const out = redactJson(shared, DEFAULT_SECRET_PATTERNS) as unknown[];
+    expect(out[0]).toBe(out[1]);
   });
 });

@@ -29,6 +29,26 @@ describe('sanitize', () => {
     });
   });
 
+  it('redacts an AWS secret access key in text and under its name in structuredContent', async () => {
+    const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+    const result = await run({
+      content: [{ type: 'text', text: `aws_secret_access_key = ${secret}` }],
+      structuredContent: {
+        aws_secret_access_key: secret,
+        list: [{ SecretAccessKey: secret }],
+        region: 'eu-west-1',
+      },
+    });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'aws_secret_access_key = [REDACTED]' }],
+      structuredContent: {
+        aws_secret_access_key: '[REDACTED]',
+        list: [{ SecretAccessKey: '[REDACTED]' }],
+        region: 'eu-west-1',
+      },
+    });
+  });
+
   it('truncates text past the cap with a visible marker, across blocks', async () => {
     const result = await run(
       {

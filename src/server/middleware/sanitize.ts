@@ -3,7 +3,8 @@
  * 1. image and audio blocks whose data does not decode, or does not match the declared MIME type, are
  *    replaced by a text note (the result becomes `isError` only when every block was such a block);
  * 2. secrets are redacted: matches of the patterns become `[REDACTED]` in text blocks, embedded text
- *    resources and every string of `structuredContent`;
+ *    resources and every string of `structuredContent`, where the string values of keys named like a
+ *    secret (`password`, `clientSecret`, `aws_secret_access_key`: `SECRET_NAME`) are redacted whole;
  * 3. size caps: text and binary bytes per result (see `size-caps.ts`), cut with a visible marker
  *    (`truncate`) or refused with an `isError` result (`refuse`). `structuredContent` whose JSON is
  *    over the text cap is refused either way: cutting JSON would break the schema it was checked against;
@@ -16,7 +17,7 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
-import { DEFAULT_SECRET_PATTERNS, Redactor } from './redact.js';
+import { DEFAULT_SECRET_PATTERNS, Redactor, SECRET_NAME } from './redact.js';
 import { measure, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
 
 export interface SanitizeOptions {
@@ -26,7 +27,10 @@ export interface SanitizeOptions {
   maxBinaryBytes?: number;
   /** What a result over a cap gets: cut with a visible marker (default) or refused with `isError`. */
   oversize?: 'truncate' | 'refuse';
-  /** Patterns whose matches are redacted (default `DEFAULT_SECRET_PATTERNS`); false: no redaction. */
+  /**
+   * Patterns whose matches are redacted (default `DEFAULT_SECRET_PATTERNS`; yours must run in linear time
+   * too, see `secret-patterns.ts`); false: no redaction.
+   */
   redact?: readonly RegExp[] | false;
   /** Check image and audio data against their MIME type (default true). */
   checkMedia?: boolean;
@@ -89,7 +93,10 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
     maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
   };
   const refuse = options.oversize === 'refuse';
-  const redactor = new Redactor(options.redact === false ? [] : (options.redact ?? DEFAULT_SECRET_PATTERNS));
+  const redactor =
+    options.redact === false
+      ? new Redactor([])
+      : new Redactor(options.redact ?? DEFAULT_SECRET_PATTERNS, { secretKeys: SECRET_NAME });
   const checkMedia = options.checkMedia ?? true;
   const redactBlocks = (block: ContentBlock) => redactBlock(block, redactor);
 
