@@ -4,19 +4,9 @@
  * so the server layer runs in browsers and edge runtimes as well as Node.
  * @module
  */
+import { canonicalJson } from '../../protocol/canonical-json.js';
 
-/** JSON with object keys sorted at every level; `undefined` members are dropped as JSON does. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((v) => canonicalJson(v ?? null)).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const entries = Object.keys(value)
-      .sort()
-      .filter((key) => (value as Record<string, unknown>)[key] !== undefined)
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
+export { canonicalJson };
 
 const encoder = new TextEncoder();
 
