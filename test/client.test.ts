@@ -84,6 +84,57 @@ describe('client against misbehaving servers', () => {
     });
   });
 
+  it('checks structuredContent against a hostile outputSchema pattern in linear time', async () => {
+    const { client, clientEnd } = await fakeServer({
+      'tools/list': () => ({
+        tools: [
+          {
+            name: 'redos',
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(a+)+$' } } },
+          },
+        ],
+      }),
+      'tools/call': () => ({ content: [], structuredContent: { s: `${'a'.repeat(40)}!` } }),
+    });
+    await client.connect(clientEnd);
+    await client.listTools();
+    const started = performance.now();
+    await expect(client.callTool('redos')).rejects.toMatchObject({
+      code: 'OUTPUT_SCHEMA_MISMATCH',
+      message: expect.stringContaining('/s must match pattern "^(a+)+$"'),
+    });
+    expect(performance.now() - started).toBeLessThan(1000); // a backtracking engine: hours
+  });
+
+  it('refuses results checked by an outputSchema whose pattern cannot run in linear time', async () => {
+    const { client, clientEnd } = await fakeServer({
+      'tools/list': () => ({
+        tools: [
+          {
+            name: 'lookahead',
+            inputSchema: { type: 'object' },
+            outputSchema: { type: 'object', properties: { s: { type: 'string', pattern: '^(?=a)(a+)+$' } } },
+          },
+        ],
+      }),
+      'tools/call': () => ({ content: [], structuredContent: { s: `${'a'.repeat(40)}!` } }),
+    });
+    await client.connect(clientEnd);
+    await client.listTools();
+    await expect(client.callTool('lookahead')).rejects.toMatchObject({
+      name: 'ClientError',
+      code: 'OUTPUT_SCHEMA_MISMATCH',
+      message:
+        'Tool lookahead returned structuredContent that cannot be checked: its outputSchema is refused: invalid ' +
+        'JSON Schema: the pattern "^(?=a)(a+)+$" at /properties/s/pattern cannot be used: lookahead ((?= and (?!) ' +
+        'is not supported (patterns run in linear time, without backreferences or lookaround)',
+    });
+    await expect(client.callTool('lookahead', {}, { validateOutput: false })).resolves.toMatchObject({
+      structuredContent: { s: expect.any(String) },
+    });
+  });
+
   it('refuses a result without a content array', async () => {
     const { client, clientEnd } = await fakeServer({ 'tools/call': () => ({ nothing: true }) });
     await client.connect(clientEnd);

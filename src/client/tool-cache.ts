@@ -8,7 +8,7 @@
 import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject } from '../protocol/jsonrpc.js';
 import type { CallToolResult, Tool, WireSchema } from '../protocol/types/tools.js';
-import { compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
+import { SchemaError, compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
 import { ClientError } from './client-error.js';
 import { followPages, type PageFetcher } from './follow-pages.js';
 
@@ -26,6 +26,8 @@ export interface LoadOptions {
 interface CompiledOutput {
   schema: WireSchema;
   validator: Validator<unknown> | null;
+  /** Why a schema with a pattern the linear-time engine refuses cannot check results. */
+  refused?: SchemaError;
 }
 
 export class ToolCache {
@@ -112,6 +114,14 @@ export class ToolCache {
         { details: { result } },
       );
     }
+    const refused = this.#compiled(name)?.refused;
+    if (refused) {
+      throw new ClientError(
+        LocalErrorCode.OutputSchemaMismatch,
+        `Tool ${name} returned structuredContent that cannot be checked: its outputSchema is refused: ${refused.message}`,
+        { details: { result, reason: refused.message } },
+      );
+    }
     const outcome = this.outputValidator(name)?.(result.structuredContent);
     if (outcome && !outcome.ok) {
       throw new ClientError(
@@ -127,17 +137,30 @@ export class ToolCache {
    * while the listed schema is the same object (a page served again from the cache reuses it).
    */
   outputValidator(name: string): Validator<unknown> | null {
-    const schema = this.#byName.get(name)?.outputSchema;
-    if (!schema) return null;
-    const known = this.#validators.get(name);
-    if (known && known.schema === schema) return known.validator;
-    let validator: Validator<unknown> | null;
-    try {
-      validator = compileJsonSchema(schema);
-    } catch {
-      validator = null;
-    }
-    this.#validators.set(name, { schema, validator });
-    return validator;
+    return this.#compiled(name)?.validator ?? null;
   }
+
+  /**
+   * A schema that does not compile checks nothing, except one whose pattern the linear-time engine refuses
+   * (a backreference, lookaround): that one is `refused`, and its results are not accepted unchecked.
+   */
+  #compiled(name: string): CompiledOutput | undefined {
+    const schema = this.#byName.get(name)?.outputSchema;
+    if (!schema) return undefined;
+    const known = this.#validators.get(name);
+    if (known && known.schema === schema) return known;
+    let compiled: CompiledOutput;
+    try {
+      compiled = { schema, validator: compileJsonSchema(schema) };
+    } catch (error) {
+      const pattern = error instanceof SchemaError && isPatternRefusal(error.details);
+      compiled = pattern ? { schema, validator: null, refused: error } : { schema, validator: null };
+    }
+    this.#validators.set(name, compiled);
+    return compiled;
+  }
+}
+
+function isPatternRefusal(details: unknown): boolean {
+  return typeof details === 'object' && details !== null && 'pattern' in details;
 }

@@ -322,3 +322,74 @@ describe('formatIssues', () => {
     expect(formatIssues([])).toBe('');
   });
 });
+
+describe('compileJsonSchema patterns (linear time)', () => {
+  it('validates a catastrophic pattern against a 31-byte string at once', () => {
+    const validate = compileJsonSchema({ type: 'string', pattern: '^(a+)+$' });
+    const started = performance.now();
+    expect(issuesOf(validate(`${'a'.repeat(30)}!`))).toEqual([
+      { path: '', message: 'must match pattern "^(a+)+$"' },
+    ]);
+    expect(validate('a'.repeat(31)).ok).toBe(true);
+    expect(performance.now() - started).toBeLessThan(250);
+  });
+
+  it('validates patternProperties keys in linear time', () => {
+    const validate = compileJsonSchema({
+      type: 'object',
+      patternProperties: { '^(a|aa)+$': { type: 'number' } },
+      additionalProperties: false,
+    });
+    const started = performance.now();
+    expect(validate({ aaaa: 1 }).ok).toBe(true);
+    expect(validate({ [`${'a'.repeat(40)}!`]: 1 }).ok).toBe(false);
+    expect(performance.now() - started).toBeLessThan(250);
+  });
+
+  it('refuses a pattern with a backreference, naming the pattern and where it is', () => {
+    const error = compileError({
+      type: 'object',
+      properties: { word: { type: 'string', pattern: '^(a)\\1$' } },
+    });
+    expect(error.code).toBe('INVALID_SCHEMA');
+    expect(error.message).toBe(
+      'invalid JSON Schema: the pattern "^(a)\\\\1$" at /properties/word/pattern cannot be used: backreferences ' +
+        '(\\1) are not supported (patterns run in linear time, without backreferences or lookaround)',
+    );
+    expect(error.details).toEqual({
+      pattern: '^(a)\\1$',
+      path: '/properties/word/pattern',
+      reason: 'backreferences (\\1) are not supported',
+    });
+  });
+
+  it('refuses lookaround in patternProperties, naming the key', () => {
+    const error = compileError({ patternProperties: { '^(?!x)': {} } });
+    expect(error.message).toContain(
+      'the pattern "^(?!x)" at /patternProperties/^(?!x) cannot be used: lookahead',
+    );
+  });
+
+  it('finds a pattern under a property named like a keyword, and not inside data', () => {
+    const error = compileError({
+      default: { pattern: 'a(?=b)' },
+      properties: { const: { type: 'string', pattern: 'a(?=b)' } },
+    });
+    expect((error.details as { path: string }).path).toBe('/properties/const/pattern');
+  });
+
+  it('keeps the JavaScript meaning of \\u escapes, \\s and the dot', () => {
+    const validate = compileJsonSchema({ type: 'string', pattern: '^[\\u0041-\\u005A]\\s.$' });
+    expect(validate('A\u00a0x').ok).toBe(true);
+    expect(validate('A \n').ok).toBe(false);
+    expect(validate('a x').ok).toBe(false);
+  });
+
+  it('accepts for format "regex" the patterns it runs, checked without compiling them', () => {
+    const validate = compileJsonSchema({ type: 'string', format: 'regex' });
+    expect(validate('^(a+)+$').ok).toBe(true);
+    expect(issuesOf(validate('(a)\\1'))).toEqual([{ path: '', message: 'must match format "regex"' }]);
+    expect(validate('a(?<=b)').ok).toBe(false);
+    expect(validate('[').ok).toBe(false);
+  });
+});

@@ -6,10 +6,13 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormatsImport, { type FormatsPlugin } from 'ajv-formats';
 import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
 import { schemaDialect, type SchemaDialect } from './dialect.js';
+import { PatternSyntaxError } from './ecma-pattern.js';
+import { addSchemaFormats } from './formats.js';
 import { isJsonSchemaObject, type JsonSchema } from './json-schema.js';
+import { linearRegExpEngine } from './linear-regexp.js';
+import { patternLocation } from './pattern-location.js';
 import { isPlainlyValid } from './plainly-valid.js';
 import { assertSchemaBounds } from './schema-bounds.js';
 import { SchemaError } from './schema-error.js';
@@ -40,12 +43,6 @@ export function formatIssues(issues: readonly ValidationIssue[], max = 10): stri
   return shown.join('; ');
 }
 
-// ajv and ajv-formats are CommonJS; under NodeNext the default import of ajv-formats is typed as the module
-// object, while at run time it is the plugin itself (which also carries `.default`).
-const addFormats: FormatsPlugin =
-  (ajvFormatsImport as unknown as { default?: FormatsPlugin }).default ??
-  (ajvFormatsImport as unknown as FormatsPlugin);
-
 /** What we use of an ajv instance (the three dialect classes share it). */
 interface AjvInstance {
   compile(schema: object): ValidateFunction;
@@ -59,6 +56,8 @@ const AJV_OPTIONS: Options = {
   strict: false,
   validateFormats: true,
   logger: false,
+  // `pattern` and `patternProperties` run in linear time (see linear-regexp.ts).
+  code: { regExp: linearRegExpEngine },
 };
 
 const AJV_CLASSES: Record<SchemaDialect, new (options: Options) => AjvInstance> = {
@@ -89,7 +88,7 @@ function ajvFor(dialect: SchemaDialect, knownValid: boolean): { ajv: AjvInstance
     const ajv = new AJV_CLASSES[dialect](
       knownValid ? { ...AJV_OPTIONS, validateSchema: false, meta: false } : AJV_OPTIONS,
     );
-    addFormats(ajv as unknown as Parameters<FormatsPlugin>[0]);
+    addSchemaFormats(ajv as unknown as Parameters<typeof addSchemaFormats>[0]);
     entry = { ajv, compiles: 0 };
     instances.set(key, entry);
   }
@@ -115,7 +114,9 @@ function cacheByText(text: string, validator: Validator<unknown>): void {
  *
  * @throws {SchemaError} `UNSUPPORTED_SCHEMA_DIALECT` when `$schema` names a dialect other than 2020-12,
  *   2019-09 or draft-07; `INVALID_SCHEMA` when the schema is not an object, is too large or too deep (see
- *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`), has an unresolvable `$ref`, uses `$async`, or is rejected by ajv.
+ *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`), has an unresolvable `$ref`, uses `$async`, has a `pattern` or
+ *   `patternProperties` key the linear-time engine refuses (`details: { pattern, path, reason }`), or is
+ *   rejected by ajv.
  */
 export function compileJsonSchema(schema: JsonSchema): Validator<unknown> {
   const cached = byObject.get(schema);
@@ -170,6 +171,7 @@ function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema, knownValid: bo
   try {
     validate = ajv.compile(copy);
   } catch (error) {
+    if (error instanceof PatternSyntaxError) throw patternError(copy, error);
     throw new SchemaError(LocalErrorCode.InvalidSchema, `invalid JSON Schema: ${errorMessage(error)}`, {
       cause: error,
     });
@@ -186,6 +188,18 @@ function compileWithAjv(dialect: SchemaDialect, copy: JsonSchema, knownValid: bo
     );
   }
   return validate;
+}
+
+/** A pattern the linear-time engine refuses, named with its place in the schema. */
+function patternError(schema: JsonSchema, error: PatternSyntaxError): SchemaError {
+  const pattern = error.pattern ?? '';
+  const path = patternLocation(schema, pattern);
+  return new SchemaError(
+    LocalErrorCode.InvalidSchema,
+    `invalid JSON Schema: the pattern ${JSON.stringify(pattern)}${path === undefined ? '' : ` at ${path}`} ` +
+      `cannot be used: ${error.message} (patterns run in linear time, without backreferences or lookaround)`,
+    { cause: error, details: { pattern, path, reason: error.message } },
+  );
 }
 
 function wrap(validate: ValidateFunction): Validator<unknown> {
