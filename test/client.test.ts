@@ -135,6 +135,21 @@ describe('client against misbehaving servers', () => {
     });
   });
 
+  it('fails a request whose response is nested deeper than 128 levels, and goes on', async () => {
+    let deep: unknown = [];
+    for (let i = 0; i < 200; i++) deep = [deep];
+    const { client, clientEnd } = await fakeServer({
+      'tools/call': (params) =>
+        params.name === 'deep' ? { content: [], structuredContent: { deep } } : { content: [] },
+    });
+    await client.connect(clientEnd);
+    await expect(client.callTool('deep')).rejects.toMatchObject({
+      code: 'INVALID_RESULT',
+      message: 'The response is nested deeper than 128 levels',
+    });
+    await expect(client.callTool('shallow')).resolves.toEqual({ content: [] });
+  });
+
   it('refuses a result without a content array', async () => {
     const { client, clientEnd } = await fakeServer({ 'tools/call': () => ({ nothing: true }) });
     await client.connect(clientEnd);

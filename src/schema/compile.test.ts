@@ -393,3 +393,25 @@ describe('compileJsonSchema patterns (linear time)', () => {
     expect(validate('[').ok).toBe(false);
   });
 });
+
+describe('compileJsonSchema bounds on values', () => {
+  const nested = (levels: number): unknown => {
+    let value: unknown = [];
+    for (let i = 1; i < levels; i++) value = [value];
+    return value;
+  };
+
+  it('refuses a value nested deeper than 64 levels before validating it (100,000 levels overflowed the stack)', () => {
+    const validate = compileJsonSchema({
+      $defs: { a: { type: 'array', items: { $ref: '#/$defs/a' } } },
+      $ref: '#/$defs/a',
+    });
+    expect(validate(nested(64)).ok).toBe(true);
+    expect(issuesOf(validate(nested(65)))).toEqual([
+      { path: '', message: 'must NOT be nested deeper than 64 levels' },
+    ]);
+    expect(issuesOf(validate(nested(100_000)))).toEqual([
+      { path: '', message: 'must NOT be nested deeper than 64 levels' },
+    ]);
+  });
+});

@@ -7,6 +7,7 @@ import { Ajv, type ErrorObject, type FuncKeywordDefinition, type Options, type V
 import { Ajv2019 } from 'ajv/dist/2019.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
+import { MAX_VALUE_DEPTH, isNestedDeeper } from '../protocol/json-depth.js';
 import { schemaDialect, type SchemaDialect } from './dialect.js';
 import { PatternSyntaxError } from './ecma-pattern.js';
 import { addSchemaFormats } from './formats.js';
@@ -122,7 +123,7 @@ function cacheByText(text: string, validator: Validator<unknown>): void {
  *   2019-09 or draft-07; `INVALID_SCHEMA` when the schema is not an object, is too large or too deep (see
  *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`), has an unresolvable `$ref`, uses `$async`, has a `pattern` or
  *   `patternProperties` key the linear-time engine refuses (`details: { pattern, path, reason }`), or is
- *   rejected by ajv.
+ *   rejected by ajv. Values nested deeper than `MAX_VALUE_DEPTH` (64) levels fail validation.
  */
 export function compileJsonSchema(schema: JsonSchema): Validator<unknown> {
   const cached = byObject.get(schema);
@@ -210,7 +211,20 @@ function patternError(schema: JsonSchema, error: PatternSyntaxError): SchemaErro
 
 function wrap(validate: ValidateFunction): Validator<unknown> {
   return (value: unknown): ValidationOutcome<unknown> => {
-    if (validate(value)) return { ok: true, value };
+    // Bounded before ajv runs: its validators, like anything recursive, would exhaust the stack.
+    if (isNestedDeeper(value, MAX_VALUE_DEPTH)) {
+      return {
+        ok: false,
+        issues: [{ path: '', message: `must NOT be nested deeper than ${MAX_VALUE_DEPTH} levels` }],
+      };
+    }
+    let valid: unknown;
+    try {
+      valid = validate(value);
+    } catch (error) {
+      return { ok: false, issues: [{ path: '', message: `could not be validated: ${errorMessage(error)}` }] };
+    }
+    if (valid === true) return { ok: true, value };
     return { ok: false, issues: (validate.errors ?? []).map(toIssue) };
   };
 }

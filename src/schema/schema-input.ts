@@ -4,6 +4,7 @@
  * @module
  */
 import { LocalErrorCode, errorMessage } from '../protocol/errors.js';
+import { MAX_VALUE_DEPTH, isNestedDeeper } from '../protocol/json-depth.js';
 import { isPromiseLike } from '../protocol/promise-like.js';
 import {
   compileJsonSchema,
@@ -95,6 +96,13 @@ function resolveStandardSchema(schema: StandardSchemaV1, io: 'input' | 'output')
     );
   }
   const validate = (value: unknown): Promise<ValidationOutcome<unknown>> | ValidationOutcome<unknown> => {
+    // Bounded as compileJsonSchema bounds values: a Standard Schema's own validation recurses too.
+    if (isNestedDeeper(value, MAX_VALUE_DEPTH)) {
+      return {
+        ok: false,
+        issues: [{ path: '', message: `must NOT be nested deeper than ${MAX_VALUE_DEPTH} levels` }],
+      };
+    }
     const result = props.validate(value);
     return isPromiseLike(result) ? Promise.resolve(result).then(toOutcome) : toOutcome(result);
   };

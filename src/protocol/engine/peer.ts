@@ -7,6 +7,7 @@
 import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, asError, errorMessage } from '../errors.js';
 import {
   classify,
+  type Classified,
   errorResponse,
   isJsonObject,
   notification,
@@ -20,6 +21,7 @@ import {
   type RequestId,
 } from '../jsonrpc.js';
 import type { SendOptions, Transport } from '../transport.js';
+import { MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
@@ -214,6 +216,9 @@ export class Peer {
   /** Handles one message; resolves with the response to send, if any. */
   #dispatch(value: unknown): Promise<JsonRpcResponse | undefined> | undefined {
     const item = classify(value);
+    // Nothing past here recurses into a message deeper than this (validation, digests, JSON.stringify).
+    if (item.kind !== 'invalid' && isNestedDeeper(item.message, MAX_MESSAGE_DEPTH))
+      return this.#tooDeep(item);
     switch (item.kind) {
       case 'response':
         if (!this.#outgoingRequests?.settle(item.message)) {
@@ -234,6 +239,32 @@ export class Peer {
             message: `Invalid request: ${item.reason}`,
           }),
         );
+    }
+  }
+
+  /**
+   * A message nested deeper than {@link MAX_MESSAGE_DEPTH}: a request gets -32602, a response fails the
+   * request it answers, a notification is dropped.
+   */
+  #tooDeep(item: Exclude<Classified, { kind: 'invalid' }>): Promise<JsonRpcResponse> | undefined {
+    const what = `nested deeper than ${MAX_MESSAGE_DEPTH} levels`;
+    switch (item.kind) {
+      case 'request':
+        return Promise.resolve(
+          errorResponse(item.message.id, {
+            code: ErrorCode.InvalidParams,
+            message: `Invalid params: the request is ${what}`,
+          }),
+        );
+      case 'response': {
+        const id = item.message.id;
+        const error = new ToolwireError(LocalErrorCode.InvalidResult, `The response is ${what}`);
+        if (id !== null && id !== undefined) this.#outgoingRequests?.reject(id, error);
+        return undefined;
+      }
+      case 'notification':
+        this.onerror?.(new Error(`Dropped a ${item.message.method} notification ${what}`));
+        return undefined;
     }
   }
 

@@ -1,0 +1,109 @@
+// Input built to hurt, over stdio (a real server process): catastrophic patterns, deep nesting, big
+// uniqueItems arrays. Each gets a clear answer at once, and the server goes on answering.
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { RawWire } from './_wire.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/hostile-input-server.mjs', import.meta.url));
+
+/** A tools/call request line whose `arguments` carry `value` (JSON text) under `key`. */
+const callLine = (id: number, name: string, key: string, value: string) =>
+  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"${key}":${value}}}}`;
+
+const nestedArrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+async function open(): Promise<RawWire> {
+  const wire = new RawWire(FIXTURE);
+  await wire.initialize();
+  return wire;
+}
+
+describe('hostile input over stdio', () => {
+  it('answers a catastrophic pattern at once, and the next call too', async () => {
+    await using wire = await open();
+    const started = performance.now();
+    wire.write(callLine(1, 'redos', 'word', JSON.stringify(`${'a'.repeat(40)}!`)));
+    expect(await wire.next()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: {
+        content: [
+          { type: 'text', text: 'Invalid arguments for tool redos: /word must match pattern "^(a+)+$"' },
+        ],
+        isError: true,
+      },
+    });
+    expect(await wire.call(2, 'tools/call', { name: 'redos', arguments: { word: 'aaaa' } })).toMatchObject({
+      result: { content: [{ type: 'text', text: 'matched aaaa' }] },
+    });
+    // A backtracking engine takes hours over 40 characters; 2 s is all margin for a loaded host.
+    expect(performance.now() - started).toBeLessThan(2000);
+  });
+
+  it('refuses a 100,000-deep argument with -32602, and answers the next call', async () => {
+    await using wire = await open();
+    for (const [id, tool] of [
+      [1, 'tree'],
+      [2, 'anything'],
+      [3, 'zod'],
+    ] as const) {
+      wire.write(callLine(id, tool, 'node', nestedArrays(100_000)));
+      expect(await wire.next()).toEqual({
+        jsonrpc: '2.0',
+        id,
+        error: { code: -32602, message: 'Invalid params: the request is nested deeper than 128 levels' },
+      });
+    }
+    expect(await wire.call(4, 'tools/call', { name: 'tree', arguments: { node: [[], [[]]] } })).toMatchObject(
+      {
+        result: { content: [{ type: 'text', text: '[[],[[]]]' }] },
+      },
+    );
+  });
+
+  it('answers arguments nested deeper than 64 levels with an isError result, as other invalid arguments', async () => {
+    await using wire = await open();
+    for (const [id, tool] of [
+      [1, 'tree'],
+      [2, 'anything'],
+      [3, 'zod'],
+    ] as const) {
+      wire.write(callLine(id, tool, tool === 'zod' ? 'value' : 'node', nestedArrays(100)));
+      expect(await wire.next()).toEqual({
+        jsonrpc: '2.0',
+        id,
+        result: {
+          content: [
+            {
+              type: 'text',
+              text: `Invalid arguments for tool ${tool}: must NOT be nested deeper than 64 levels`,
+            },
+          ],
+          isError: true,
+        },
+      });
+    }
+    wire.write(callLine(4, 'tree', 'node', nestedArrays(63))); // 63 levels, 64 with the arguments object
+    expect(await wire.next()).toMatchObject({ id: 4, result: { content: [{ type: 'text' }] } });
+  });
+
+  it('refuses other requests nested deeper than 128 levels with -32602', async () => {
+    await using wire = await open();
+    wire.write(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"x":${nestedArrays(200)}}}}`,
+    );
+    expect(await wire.next()).toMatchObject({ id: 1, error: { code: -32602 } });
+    expect(await wire.call(2, 'ping')).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('checks uniqueItems over 30,000 objects in well under a second', async () => {
+    await using wire = await open();
+    const list = Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `item ${i}` }));
+    const started = performance.now();
+    expect(await wire.call(1, 'tools/call', { name: 'unique', arguments: { list } })).toMatchObject({
+      result: { content: [{ type: 'text', text: '30000 distinct' }] },
+    });
+    // ajv's pairwise comparison took 36 s; ≈50 ms idle, the rest is margin for a loaded 2-core host.
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});
