@@ -215,7 +215,7 @@ describe('demo server', () => {
     const sandbox = new Sandbox(root);
     const abort = new AbortController();
     let reports = 0;
-    const outcome = await searchFiles(sandbox, await sandbox.realRoot(), compilePattern('needle'), {
+    const outcome = await searchFiles(sandbox, await sandbox.realRoot(), await compilePattern('needle'), {
       signal: abort.signal,
       onProgress: () => {
         reports++;

@@ -1,9 +1,15 @@
 /**
  * The demo's `search_files` tool: finds lines matching a substring or a /regex/ in the files under a
  * directory, reporting progress (files scanned) as it goes and stopping early when cancelled.
+ *
+ * The caller's regular expression runs on re2js (RE2: linear time), never on `RegExp`: with a
+ * backtracking engine `/^(a+)+$/` froze the whole server for 9.4 s on a 28-byte file, while no other
+ * session was served and no cancellation could land. The search also yields to other work every
+ * {@link SEARCH_LIMITS.yieldEveryBytes} of text and reads at most {@link SEARCH_LIMITS.maxTotalBytes}.
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { structured, text, toolError, type Server, type ToolHandle } from '../../server/index.js';
 import { looksBinary } from './media-type.js';
 import type { Sandbox } from './sandbox.js';
@@ -17,6 +23,10 @@ export const SEARCH_LIMITS = {
   maxFiles: 10_000,
   /** Larger files are skipped. */
   maxFileBytes: 1024 * 1024,
+  /** Text read at most, over all files; the search stops there (truncated). */
+  maxTotalBytes: 64 * 1024 * 1024,
+  /** Other work (other calls, cancellation) gets a turn after this much text is matched. */
+  yieldEveryBytes: 64 * 1024,
   /** Matching lines are cut to this many characters. */
   maxLineChars: 200,
   /** Progress notifications per search, about. */
@@ -40,14 +50,23 @@ export interface SearchOutcome {
   cancelled: boolean;
 }
 
-/** `/regex/flags` becomes a RegExp (throws SyntaxError when invalid); anything else a substring test. */
-export function compilePattern(pattern: string): (line: string) => boolean {
-  const regex = /^\/(.+)\/([a-z]*)$/s.exec(pattern);
-  if (regex) {
-    const compiled = new RegExp(regex[1] ?? '', (regex[2] ?? '').replace(/[gy]/g, ''));
-    return (line) => compiled.test(line);
-  }
-  return (line) => line.includes(pattern);
+/** Flags a /regex/ may carry: `i` matters, the others change nothing for a search line by line. */
+const REGEX_FLAGS = /^[dgimsuvy]*$/;
+
+/**
+ * `/regex/flags` becomes a test run by RE2 in linear time (its syntax: no backreferences or lookaround;
+ * `i` for a case-insensitive match); anything else a substring test. Throws (a re2js syntax error) when
+ * the regular expression is invalid. re2js is loaded on the first regular expression.
+ */
+export async function compilePattern(pattern: string): Promise<(line: string) => boolean> {
+  const end = pattern.lastIndexOf('/');
+  const flags = pattern.slice(end + 1);
+  if (!pattern.startsWith('/') || end < 2 || !/^[a-z]*$/.test(flags)) return (line) => line.includes(pattern);
+  if (!REGEX_FLAGS.test(flags)) throw new SyntaxError(`unknown flag in "${flags}"`);
+  const { RE2JS } = await import('re2js');
+  const source = RE2JS.translateRegExp(pattern.slice(1, end));
+  const compiled = RE2JS.compile(source, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+  return (line) => compiled.test(line);
 }
 
 /** Searches the files under `directory` (a real absolute path inside the sandbox). */
@@ -77,17 +96,33 @@ export async function searchFiles(
   };
   const every = Math.max(1, Math.ceil(files.length / SEARCH_LIMITS.progressSteps));
 
+  let budget = SEARCH_LIMITS.maxTotalBytes;
+  let sinceYield = 0;
   for (const file of files) {
     if (signal?.aborted) {
       outcome.cancelled = true;
       return outcome;
     }
     if (file.size <= SEARCH_LIMITS.maxFileBytes) {
+      if (file.size > budget) {
+        outcome.truncated = true;
+        break;
+      }
       const bytes = await readFile(file.absolute).catch(() => undefined);
+      budget -= bytes?.length ?? 0;
       if (bytes && !looksBinary(bytes)) {
         const lines = bytes.toString('utf8').split(/\r?\n/);
         for (let i = 0; i < lines.length; i++) {
           const line = lines[i] ?? '';
+          sinceYield += line.length;
+          if (sinceYield >= SEARCH_LIMITS.yieldEveryBytes) {
+            sinceYield = 0;
+            await nextTurn(); // other sessions' calls, and a cancellation, get their turn
+            if (signal?.aborted) {
+              outcome.cancelled = true;
+              return outcome;
+            }
+          }
           if (!matches(line)) continue;
           if (outcome.matches.length === SEARCH_LIMITS.maxMatches) {
             outcome.truncated = true;
@@ -119,7 +154,9 @@ const inputSchema = {
     pattern: {
       type: 'string',
       minLength: 1,
-      description: 'A substring to find (case-sensitive), or a regular expression written /like this/i',
+      description:
+        'A substring to find (case-sensitive), or a regular expression written /like this/i ' +
+        '(RE2 syntax, run in linear time: no backreferences or lookaround)',
     },
     path: {
       type: 'string',
@@ -171,7 +208,7 @@ export function registerSearchFiles(server: Server, sandbox: Sandbox): ToolHandl
       guarded(path, async () => {
         let matcher: (line: string) => boolean;
         try {
-          matcher = compilePattern(pattern);
+          matcher = await compilePattern(pattern);
         } catch (error) {
           return toolError(`Invalid regular expression ${pattern}: ${(error as Error).message}`);
         }
