@@ -1,5 +1,6 @@
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { compileJsonSchema } from './compile.js';
 import { URL_PATTERN } from './formats.js';
 import { LinearRegExp } from './linear-regexp.js';
@@ -56,5 +57,47 @@ describe('schema formats', () => {
     const started = performance.now();
     for (const validate of validators) for (const input of inputs) validate(input);
     expect(performance.now() - started).toBeLessThan(3000);
+  });
+
+  it('runs the patterns zod v4 writes for its string formats (all but those with lookahead)', () => {
+    const schema = z.object({
+      email: z.email(),
+      uuid: z.uuid(),
+      dt: z.iso.datetime(),
+      date: z.iso.date(),
+      time: z.iso.time(),
+      ipv4: z.ipv4(),
+      ipv6: z.ipv6(),
+      cidr: z.cidrv4(),
+      b64: z.base64(),
+      e164: z.e164(),
+      ulid: z.ulid(),
+      mac: z.mac(),
+      lower: z.string().lowercase(),
+      starts: z.string().startsWith('a.b'),
+    });
+    const validate = compileJsonSchema(z.toJSONSchema(schema) as Record<string, unknown>);
+    const good = {
+      email: 'a.b@example.com',
+      uuid: '123e4567-e89b-12d3-a456-426614174000',
+      dt: '2024-02-29T12:00:00Z',
+      date: '2024-02-29',
+      time: '12:30',
+      ipv4: '10.0.0.1',
+      ipv6: '::1',
+      cidr: '10.0.0.0/8',
+      b64: 'aGk=',
+      e164: '+15551234567',
+      ulid: '01ARZ3NDEKTSV4RRFFQ69G5FAV',
+      mac: '00:1a:2b:3c:4d:5e',
+      lower: 'abc',
+      starts: 'a.bc',
+    };
+    expect(validate(good)).toEqual({ ok: true, value: good });
+    for (const key of Object.keys(good)) expect(validate({ ...good, [key]: 'X y!' }).ok, key).toBe(false);
+    // z.iso.duration(), z.emoji() and z.hostname() write lookahead: such a schema is refused, not run.
+    expect(() => compileJsonSchema(z.toJSONSchema(z.hostname()) as Record<string, unknown>)).toThrow(
+      /lookahead/,
+    );
   });
 });
