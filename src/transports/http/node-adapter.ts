@@ -6,10 +6,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import { ErrorCode } from '../../protocol/errors.js';
 import type { Server } from '../../server/index.js';
 import type { StreamableHttpOptions } from './http-options.js';
 import { JsonReply, type HttpRequestLike, type Reply } from './http-exchange.js';
-import { ClientGone, NodeRequestView, smallBody, type MaybeParsed } from './node-request-view.js';
+import { jsonRpcErrorResponse } from './http-status.js';
+import {
+  ClientGone,
+  NodeRequestView,
+  requestTargetProblem,
+  smallBody,
+  type MaybeParsed,
+} from './node-request-view.js';
 import { StreamableHttpHandler } from './streamable-http-handler.js';
 
 export interface FetchHandler {
@@ -116,6 +124,11 @@ async function answer(
   res: ServerResponse,
 ): Promise<void> {
   try {
+    const problem = requestTargetProblem(req);
+    if (problem !== undefined) {
+      writeJsonReply(jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, problem), res);
+      return;
+    }
     const gone = new ClientGone(res);
     await Promise.resolve(); // the rest of this read (a small body) is parsed meanwhile
     const pending = smallBody(req);

@@ -17,6 +17,44 @@ function plainPath(target: string | undefined): string | undefined {
   return query === -1 ? target : target.slice(0, query);
 }
 
+/**
+ * A Host value (RFC 9110 §7.2: `uri-host [ ":" port ]`): an IP literal in brackets, or a reg-name / IPv4
+ * address; the port, if any, digits only. Linear: no quantifier nests another.
+ */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~%!$&'()*+,;=]+)(?::([0-9]*))?$/;
+
+/** The last Host value found well-formed: the next request on a connection names it again. */
+let wellFormedHost: string | undefined;
+
+/**
+ * Why the handler cannot serve a node:http request, before it reads anything else: a request target that
+ * is not a path (`OPTIONS *`, an absolute-form target — a request meant for a proxy), or a Host header
+ * that is repeated or names no host (RFC 9112 §3.2: 400). Undefined when it may proceed. A web `Request`
+ * always has a valid URL, so only the node adapter asks.
+ */
+export function requestTargetProblem(req: IncomingMessage): string | undefined {
+  const target = req.url ?? '/';
+  if (target.charCodeAt(0) !== 0x2f /* / */) {
+    return target === '*'
+      ? 'Bad Request: the request target must be a path; this server answers no `*` request'
+      : 'Bad Request: the request target must be a path (absolute-form targets are for proxies)';
+  }
+  // node:http keeps the first of several Host lines; a proxy in front may have read another one.
+  let hosts = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2)
+    if (raw[i]!.length === 4 && raw[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'Bad Request: the Host header is repeated';
+  const host = req.headers.host;
+  if (host === undefined || host === wellFormedHost) return undefined;
+  const match = HOST.exec(host);
+  const port = match?.[1];
+  if (!match || (port !== undefined && port.length > 0 && !(port.length <= 5 && Number(port) <= 65535)))
+    return `Bad Request: the Host header names no host: ${JSON.stringify(host.slice(0, 100))}`;
+  wellFormedHost = host;
+  return undefined;
+}
+
 /** node:http's parsed headers, read like a web `Headers`. */
 class NodeHeaders implements HeaderReader {
   readonly #raw: IncomingMessage['headers'];

@@ -1,0 +1,113 @@
+// Helpers for wire-level tests of the Streamable HTTP server: serveHttp on 127.0.0.1, raw fetch, and
+// raw HTTP/1.1 over a socket for what fetch cannot send.
+import { connect } from 'node:net';
+import { afterEach, expect } from 'vitest';
+import type { Server } from '../src/server/index.js';
+import { serveHttp, type HttpServerHandle, type ServeHttpOptions } from '../src/transports/http/index.js';
+import { SseReader } from './_sse.js';
+
+const FIXTURE = new URL('./fixtures/http-server.mjs', import.meta.url).href;
+export const ACCEPT = 'application/json, text/event-stream';
+
+export const INIT = (version = '2025-11-25', id: number | string = 0) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'initialize',
+  params: {
+    protocolVersion: version,
+    capabilities: { elicitation: {} },
+    clientInfo: { name: 'raw', version: '1' },
+  },
+});
+
+/** The server a test started (closed after each test). */
+export const served: { handle: HttpServerHandle | undefined } = { handle: undefined };
+
+/** Registers the hook that closes the test's server; call once at the top of a test file. */
+export function closeServedAfterEach(): void {
+  afterEach(async () => {
+    await served.handle?.close();
+    served.handle = undefined;
+  });
+}
+
+/** Serves the HTTP fixture server on a free port. */
+export async function start(
+  options: ServeHttpOptions = {},
+): Promise<{ url: string; server: Server; handle: HttpServerHandle }> {
+  const mod = (await import(FIXTURE)) as { default: () => Server };
+  const server = mod.default();
+  const handle = await serveHttp(server, { port: 0, ...options });
+  served.handle = handle;
+  return { url: handle.url, server, handle };
+}
+
+export function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+/** Initializes a session (and acknowledges it); returns its id. */
+export async function open(url: string, version = '2025-11-25'): Promise<string> {
+  const response = await post(url, INIT(version));
+  expect(response.status).toBe(200);
+  const sessionId = response.headers.get('mcp-session-id');
+  expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
+  if (response.headers.get('content-type') === 'text/event-stream') {
+    expect(await new SseReader(response).nextMessage()).toMatchObject({ id: 0 });
+  } else {
+    expect(await response.json()).toMatchObject({ id: 0 });
+  }
+  const ack = await post(
+    url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { 'mcp-session-id': sessionId! },
+  );
+  expect(ack.status).toBe(202);
+  return sessionId!;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Writes `text` as is to the server's socket and reads the one answer (the request asks to close). */
+export function raw(port: number, text: string): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.end(text));
+    let out = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (out += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const end = out.indexOf('\r\n\r\n');
+      const [statusLine = '', ...lines] = out.slice(0, end === -1 ? out.length : end).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      let body = end === -1 ? '' : out.slice(end + 4);
+      if (headers['transfer-encoding'] === 'chunked') body = unchunk(body);
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+function unchunk(text: string): string {
+  let out = '';
+  let at = 0;
+  for (;;) {
+    const eol = text.indexOf('\r\n', at);
+    if (eol === -1) return out;
+    const size = parseInt(text.slice(at, eol), 16);
+    if (!(size > 0)) return out;
+    out += text.slice(eol + 2, eol + 2 + size);
+    at = eol + 2 + size + 2;
+  }
+}
