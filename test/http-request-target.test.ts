@@ -3,7 +3,7 @@
 // most of these; each gets a 4xx with a clear JSON-RPC error body, never a 500.
 import { describe, expect, it } from 'vitest';
 import { apiKeyVerifier, toNodeHandler, type ServeHttpOptions } from '../src/transports/http/index.js';
-import { INIT, closeServedAfterEach, raw, start } from './_http.js';
+import { INIT, closeServedAfterEach, post, raw, start } from './_http.js';
 
 closeServedAfterEach();
 
@@ -88,5 +88,35 @@ describe('request targets and Host headers the server cannot serve', () => {
     );
     expect(answer.status).toBe(200);
     expect(answer.headers['mcp-session-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('media types on the wire', () => {
+  it('refuses Accept and Content-Type values that only contain the right names (406, 415)', async () => {
+    const { url } = await start();
+    const status = async (headers: Record<string, string>) => (await post(url, INIT(), headers)).status;
+    expect(await status({ accept: 'application/json-seq, text/event-stream' })).toBe(406);
+    expect(await status({ accept: 'application/json, text/event-stream;q=0' })).toBe(406);
+    expect(await status({ accept: 'text/plain; x="application/json, text/event-stream"' })).toBe(406);
+    expect(await status({ 'content-type': 'application/json-seq' })).toBe(415);
+    expect(await status({ 'content-type': 'text/plain; charset="application/json"' })).toBe(415);
+    const refused = await post(url, INIT(), { accept: 'application/json-seq, text/event-stream' });
+    expect(await refused.json()).toMatchObject({ error: { code: -32600, message: /^Not Acceptable/ } });
+    const sse = await fetch(url, { headers: { accept: 'text/event-stream;q=0, */*' } });
+    expect(sse.status).toBe(406);
+  });
+
+  it('accepts parameters, any case and order, and wildcards', async () => {
+    const { url } = await start({ responseMode: 'json' });
+    for (const headers of <Record<string, string>[]>[
+      { accept: 'Text/Event-Stream;q=0.5, APPLICATION/JSON' },
+      { accept: '*/*' },
+      { accept: 'application/*, text/*;q=0.1' },
+      { 'content-type': 'application/json; charset=UTF-8' },
+    ]) {
+      const response = await post(url, INIT(), headers);
+      expect(response.status, JSON.stringify(headers)).toBe(200);
+      expect(await response.json()).toMatchObject({ id: 0, result: { protocolVersion: '2025-11-25' } });
+    }
   });
 });

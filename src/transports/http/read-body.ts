@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../protocol/errors.js';
 import type { HttpRequestLike, JsonReply } from './http-exchange.js';
 import { jsonRpcErrorResponse } from './http-status.js';
+import { isJsonContentType } from './media-type.js';
 
 /** One decoder for every body (`decode` without `stream` keeps no state between calls). */
 const UTF8 = new TextDecoder();
@@ -63,7 +64,7 @@ export function readJsonBody(
   request: HttpRequestLike,
   maxBytes: number,
 ): Promise<{ body: unknown } | JsonReply> | { body: unknown } | JsonReply {
-  if (!(request.headers.get('content-type') ?? '').includes('application/json')) {
+  if (!isJsonContentType(request.headers.get('content-type'))) {
     return jsonRpcErrorResponse(
       415,
       ErrorCode.InvalidRequest,

@@ -21,6 +21,7 @@ import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOption
 import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions, type LiveSession } from './live-sessions.js';
+import { acceptable } from './media-type.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
@@ -156,8 +157,8 @@ export class StreamableHttpHandler {
    * handshake-era request keeps no frame across an `await` on its way to the session's transport.
    */
   #post(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> | Reply {
-    const accept = request.headers.get('accept') ?? '';
-    if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    const accept = acceptable(request.headers.get('accept'));
+    if (!accept.json || !accept.eventStream) {
       return jsonRpcErrorResponse(
         406,
         ErrorCode.InvalidRequest,
@@ -298,7 +299,7 @@ export class StreamableHttpHandler {
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed('this server is stateless');
-    if (!(request.headers.get('accept') ?? '').includes('text/event-stream')) {
+    if (!acceptable(request.headers.get('accept')).eventStream) {
       return jsonRpcErrorResponse(
         406,
         ErrorCode.InvalidRequest,
