@@ -4,10 +4,13 @@ import { MemoryEventStore } from '../../stores/event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 
 /** A session transport whose "server" answers every request at once. */
-function echoing(responseMode: 'json' | 'sse'): HttpSessionTransport {
+function echoing(
+  responseMode: 'json' | 'sse',
+  eventStore: MemoryEventStore = new MemoryEventStore(),
+): HttpSessionTransport {
   const transport = new HttpSessionTransport({
     sessionId: 's',
-    eventStore: new MemoryEventStore(),
+    eventStore,
     responseMode,
     retryMs: 1000,
     keepAliveMs: 0,
@@ -67,10 +70,31 @@ describe('HttpSessionTransport', () => {
     expect(watching).toBe(0);
   });
 
-  it('remembers the SSE streams an event store can replay', async () => {
-    const transport = echoing('sse');
-    await postCalls(transport, 5);
-    expect(transport.resumableStreams).toBe(5);
+  it('keeps nothing per finished SSE POST, yet a finished stream stays resumable while the store keeps it', async () => {
+    const store = new MemoryEventStore({ maxStreams: 20 });
+    const transport = echoing('sse', store);
+    const primingIds: string[] = [];
+    const signal = new AbortController().signal;
+    for (let id = 1; id <= 300; id++) {
+      const response = await transport.post(
+        [{ jsonrpc: '2.0', id, method: 'ping' }],
+        [id],
+        false,
+        watchSignal(signal),
+      );
+      primingIds.push(/^id: (.+)$/m.exec(await response.text())![1]!);
+    }
+    expect(transport.resumableStreams).toBe(0);
+    expect(transport.openStreams).toBe(0);
+    expect(store.streamCount).toBe(20);
+    // The latest stream is still in the store: resuming after its priming event replays the response.
+    const latest = await transport.resume(primingIds.at(-1)!);
+    expect(latest.status).toBe(200);
+    expect(await latest.text()).toContain('"id":300,"result":{}');
+    // The first one left the store with its bounds; another session's ids are no ids here.
+    expect((await transport.resume(primingIds[0]!)).status).toBe(404);
+    const other = echoing('sse', store);
+    expect((await other.resume(primingIds.at(-1)!)).status).toBe(404);
     await transport.close();
   });
 });

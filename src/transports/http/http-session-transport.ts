@@ -41,17 +41,19 @@ export class HttpSessionTransport implements Transport {
   #streamCount = 0;
   readonly #byRequest = new Map<RequestId, LogicalStream>();
   /**
-   * The streams whose events went to the event store: what `Last-Event-ID` may resume here and what
-   * `close` deletes from the store. Without a store, or in JSON mode, nothing is recorded (a long session
-   * would otherwise keep one id per POST).
+   * With an event store, every stream id of this session is `<prefix>_<n>`: a random prefix (unguessable,
+   * unique across processes) and a counter. `Last-Event-ID` may resume a stream of this session only, told
+   * by its prefix, and for as long as the store keeps the stream (the store's bounds); the transport keeps
+   * nothing per stream once it is finished (a set of ids grew ≈0.5 KB per POST over a long session).
    */
-  readonly #streamIds = new Set<string>();
+  readonly #prefix: string | undefined;
   #standalone: LogicalStream | undefined;
   #closed = false;
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
     this.sessionId = options.sessionId;
+    if (options.eventStore) this.#prefix = `${crypto.randomUUID()}_`;
   }
 
   get closed(): boolean {
@@ -63,9 +65,14 @@ export class HttpSessionTransport implements Transport {
     return this.#streams.size;
   }
 
-  /** Streams that `Last-Event-ID` may resume (their events are in the event store). */
+  /**
+   * Open streams whose events go to the event store. A finished one stays resumable while the store
+   * keeps it, but the transport holds nothing for it (a count that grew with every POST was a leak).
+   */
   get resumableStreams(): number {
-    return this.#streamIds.size;
+    let count = 0;
+    for (const stream of this.#streams.values()) if (this.#recorded(stream)) count++;
+    return count;
   }
 
   /** Requests still waiting for their response. */
@@ -147,8 +154,10 @@ export class HttpSessionTransport implements Transport {
   /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
   async resume(lastEventId: string): Promise<Reply> {
     const store = this.#options.eventStore;
-    const replay = store ? await store.replayAfter(lastEventId) : undefined;
-    if (!replay || !this.#streamIds.has(replay.streamId)) {
+    // Only this session's streams, told by their prefix, may be resumed here.
+    const ours = this.#prefix !== undefined && lastEventId.startsWith(this.#prefix);
+    const replay = store && ours ? await store.replayAfter(lastEventId) : undefined;
+    if (!replay) {
       return jsonRpcErrorResponse(
         404,
         ErrorCode.InvalidRequest,
@@ -180,7 +189,8 @@ export class HttpSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const stream of this.#streams.values()) {
+    const open = [...this.#streams.values()];
+    for (const stream of open) {
       stream.sink?.close();
       stream.json?.unwatch();
       stream.json?.resolve(
@@ -189,26 +199,30 @@ export class HttpSessionTransport implements Transport {
     }
     this.#streams.clear();
     this.#byRequest.clear();
+    // Streams still open are forgotten at once; finished ones leave the store by its own bounds.
     const store = this.#options.eventStore;
-    if (store) for (const id of this.#streamIds) await store.deleteStream(id);
+    if (store) for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
     this.onclose?.();
   }
 
   #open(standalone: boolean, requestIds: readonly RequestId[]): LogicalStream {
     const stream: LogicalStream = {
-      // Stream ids are part of event ids only with an event store (then unguessable and unique across
-      // processes); otherwise they only key this session's map.
-      id: this.#options.eventStore ? crypto.randomUUID() : String(++this.#streamCount),
+      // Stream ids are part of event ids only with an event store (then prefixed, see `#prefix`);
+      // otherwise they only key this session's map.
+      id: `${this.#prefix ?? ''}${++this.#streamCount}`,
       standalone,
       pending: new Set(requestIds),
       sink: undefined,
       json: undefined,
     };
     this.#streams.set(stream.id, stream);
-    if (this.#options.eventStore && (standalone || this.#options.responseMode === 'sse'))
-      this.#streamIds.add(stream.id);
     for (const id of requestIds) this.#byRequest.set(id, stream);
     return stream;
+  }
+
+  /** Whether a stream's events go to the event store (SSE streams, when there is one). */
+  #recorded(stream: LogicalStream): boolean {
+    return this.#prefix !== undefined && (stream.standalone || this.#options.responseMode === 'sse');
   }
 
   #attach(stream: LogicalStream): SseSink {
