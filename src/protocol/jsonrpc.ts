@@ -102,6 +102,11 @@ export function errorResponse(id: RequestId | null | undefined, error: ErrorObje
   return id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error };
 }
 
+/** Why a request is refused whose id an unanswered request on the same connection already uses. */
+export function requestIdInUse(id: RequestId): string {
+  return `Invalid request: request id ${JSON.stringify(id)} is already in use by a request in progress`;
+}
+
 /** The response for bytes that are not JSON at all. */
 export function parseErrorResponse(detail: string, id: null | undefined = undefined): JsonRpcErrorResponse {
   return errorResponse(id, { code: ErrorCode.ParseError, message: `Parse error: ${detail}` });

@@ -12,6 +12,7 @@ import {
   isJsonObject,
   notification,
   request as makeRequest,
+  requestIdInUse,
   resultResponse,
   type JsonObject,
   type JsonRpcMessage,
@@ -300,6 +301,14 @@ export class Peer {
    */
   #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
+    // An id still in use would route both answers, and a cancellation, to one request: the first one
+    // goes on, the second is refused (a cancelled request that still runs gives its id up).
+    const running = this.#inflight.get(id);
+    if (running && !running.cancelled) {
+      return Promise.resolve(
+        errorResponse(id, { code: ErrorCode.InvalidRequest, message: requestIdInUse(id) }),
+      );
+    }
     const params = message.params ?? {};
     // The request's context is its in-flight record (a class: accessors on literals are slow to create).
     const inflight = new Inflight(id, method, isJsonObject(params._meta) ? params._meta : undefined);

@@ -13,7 +13,7 @@
 import type { ClientWatch, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
-import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpSessionTransportOptions } from './http-session-transport-options.js';
@@ -114,6 +114,13 @@ export class HttpSessionTransport implements Transport {
       for (const message of messages) this.onmessage?.(message);
       return Promise.resolve(emptyReply(202, this.#options.headers));
     }
+    const problem = this.#idProblem(requestIds);
+    if (problem !== undefined) {
+      // Refused whole, before anything is dispatched: its answers could not be told from the first's.
+      return Promise.resolve(
+        jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, problem, this.#options.headers),
+      );
+    }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
       let unwatch = (): void => {};
@@ -133,6 +140,21 @@ export class HttpSessionTransport implements Transport {
       for (const message of messages) this.onmessage?.(message);
       return response;
     });
+  }
+
+  /** Why a POST's request ids cannot be served: one is still in use by an unanswered request, or repeated. */
+  #idProblem(requestIds: readonly RequestId[]): string | undefined {
+    if (requestIds.length === 1) {
+      const id = requestIds[0]!;
+      return this.#byRequest.has(id) ? requestIdInUse(id) : undefined;
+    }
+    const seen = new Set<RequestId>();
+    for (const id of requestIds) {
+      if (this.#byRequest.has(id)) return requestIdInUse(id);
+      if (seen.has(id)) return `Invalid request: request id ${JSON.stringify(id)} appears twice in the batch`;
+      seen.add(id);
+    }
+    return undefined;
   }
 
   /** Serves a GET without `Last-Event-ID`: the standalone stream for unrelated messages (one at a time). */
