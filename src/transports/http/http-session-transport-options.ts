@@ -14,6 +14,8 @@ export interface HttpSessionTransportOptions {
   keepAliveMs: number;
   /** Whether streams start with a priming event (the session speaks 2025-11-25 or later). */
   primeStreams: () => boolean;
+  /** The revision the session speaks, once negotiated (it shapes the `id` of errors with none). */
+  protocolVersion?: () => string | undefined;
   /** Headers every response of this session carries (e.g. the session id). */
   headers: Record<string, string>;
 }

@@ -10,7 +10,7 @@
  * result, so the call is cancelled as if the client had sent `notifications/cancelled`.
  * @module
  */
-import type { ClientWatch, Reply } from './http-exchange.js';
+import type { ClientWatch, JsonReply, Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
@@ -117,9 +117,7 @@ export class HttpSessionTransport implements Transport {
     const problem = this.#idProblem(requestIds);
     if (problem !== undefined) {
       // Refused whole, before anything is dispatched: its answers could not be told from the first's.
-      return Promise.resolve(
-        jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, problem, this.#options.headers),
-      );
+      return Promise.resolve(this.#error(400, ErrorCode.InvalidRequest, problem));
     }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
@@ -142,6 +140,17 @@ export class HttpSessionTransport implements Transport {
     });
   }
 
+  /** An error response of this session: its headers, the `id` shaped by its revision. */
+  #error(status: number, code: number, message: string): JsonReply {
+    return jsonRpcErrorResponse(
+      status,
+      code,
+      message,
+      this.#options.headers,
+      this.#options.protocolVersion?.(),
+    );
+  }
+
   /** Why a POST's request ids cannot be served: one is still in use by an unanswered request, or repeated. */
   #idProblem(requestIds: readonly RequestId[]): string | undefined {
     if (requestIds.length === 1) {
@@ -160,11 +169,10 @@ export class HttpSessionTransport implements Transport {
   /** Serves a GET without `Last-Event-ID`: the standalone stream for unrelated messages (one at a time). */
   async openStandalone(): Promise<Reply> {
     if (this.#standalone?.sink && !this.#standalone.sink.closed) {
-      return jsonRpcErrorResponse(
+      return this.#error(
         409,
         ErrorCode.InvalidRequest,
         'Conflict: a GET stream is already open for this session',
-        this.#options.headers,
       );
     }
     this.#standalone ??= this.#open(true, []);
@@ -180,12 +188,7 @@ export class HttpSessionTransport implements Transport {
     const ours = this.#prefix !== undefined && lastEventId.startsWith(this.#prefix);
     const replay = store && ours ? await store.replayAfter(lastEventId) : undefined;
     if (!replay) {
-      return jsonRpcErrorResponse(
-        404,
-        ErrorCode.InvalidRequest,
-        `Unknown Last-Event-ID: ${lastEventId}`,
-        this.#options.headers,
-      );
+      return this.#error(404, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
     }
     const live = this.#streams.get(replay.streamId);
     const sink = new SseSink(this.#options.keepAliveMs);
@@ -215,9 +218,7 @@ export class HttpSessionTransport implements Transport {
     for (const stream of open) {
       stream.sink?.close();
       stream.json?.unwatch();
-      stream.json?.resolve(
-        jsonRpcErrorResponse(503, ErrorCode.InternalError, 'The session closed', this.#options.headers),
-      );
+      stream.json?.resolve(this.#error(503, ErrorCode.InternalError, 'The session closed'));
     }
     this.#streams.clear();
     this.#byRequest.clear();

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
+import { isRevision, profileFor } from '../../protocol/revisions/index.js';
 import { JsonReply } from './http-exchange.js';
 
 const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
@@ -24,17 +25,33 @@ export function httpStatusFor(code: number): number {
   return STATUS_BY_CODE.get(code) ?? 500;
 }
 
-/** A JSON-RPC error with no id as an HTTP response. */
+/**
+ * Whether an error that answers no known request id leaves `id` out at `revision` (2025-11-25 and later,
+ * whose schema makes it optional and never null) rather than sending `"id": null` (JSON-RPC 2.0, and
+ * what a client of an unknown revision expects).
+ */
+export function omitsUnknownId(revision: string | null | undefined): boolean {
+  return isRevision(revision) && profileFor(revision).features.optionalErrorId;
+}
+
+/**
+ * A JSON-RPC error with no request id as an HTTP response; `revision` (the request's
+ * `MCP-Protocol-Version`, or its session's) decides between `"id": null` and no `id`.
+ */
 export function jsonRpcErrorResponse(
   status: number,
   code: number,
   message: string,
   headers: Record<string, string> = {},
+  revision?: string | null,
 ): JsonReply {
+  const error = { code, message };
   return new JsonReply(
     status,
     { 'content-type': 'application/json', ...headers },
-    JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }),
+    JSON.stringify(
+      omitsUnknownId(revision) ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: null, error },
+    ),
   );
 }
 

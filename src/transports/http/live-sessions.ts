@@ -83,6 +83,8 @@ export class LiveSessions {
         400,
         ErrorCode.InvalidRequest,
         'Bad Request: the Mcp-Session-Id header is required',
+        {},
+        request.headers.get('mcp-protocol-version'),
       );
     const live = this.#live.get(id);
     // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
@@ -92,6 +94,8 @@ export class LiveSessions {
         404,
         ErrorCode.InvalidRequest,
         'Not Found: the session does not exist or has ended',
+        {},
+        request.headers.get('mcp-protocol-version'),
       );
     const now = Date.now();
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
@@ -116,6 +120,7 @@ export class LiveSessions {
       retryMs: this.#options.retryMs,
       keepAliveMs: this.#options.keepAliveMs,
       primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
+      protocolVersion: () => ref.session?.protocolVersion,
       headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
     });
     const session = await this.#server.connect(transport, principal ? { principal } : {});

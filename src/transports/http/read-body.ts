@@ -69,6 +69,8 @@ export function readJsonBody(
       415,
       ErrorCode.InvalidRequest,
       'Unsupported Media Type: Content-Type must be application/json',
+      {},
+      request.headers.get('mcp-protocol-version'),
     );
   }
   // A body read whole already (the node adapter's small POSTs) is parsed at once, with no async step.
@@ -76,23 +78,40 @@ export function readJsonBody(
   try {
     whole = wholeText(request, maxBytes);
   } catch (error) {
-    return unreadable(error);
+    return unreadable(request, error);
   }
-  if (whole !== undefined) return parsed(whole);
-  return readBody(request, maxBytes).then(parsed, unreadable);
+  if (whole !== undefined) return parsed(request, whole);
+  return readBody(request, maxBytes).then(
+    (text) => parsed(request, text),
+    (error: unknown) => unreadable(request, error),
+  );
 }
 
-function parsed(text: string): { body: unknown } | JsonReply {
+function parsed(request: HttpRequestLike, text: string): { body: unknown } | JsonReply {
   try {
     return { body: JSON.parse(text) as unknown };
   } catch {
-    return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    return notJson(request);
   }
 }
 
-function unreadable(error: unknown): JsonReply {
-  if (error instanceof BodyTooLargeError) {
-    return jsonRpcErrorResponse(413, ErrorCode.InvalidRequest, `Payload Too Large: ${error.message}`);
-  }
-  return jsonRpcErrorResponse(400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+function notJson(request: HttpRequestLike): JsonReply {
+  return jsonRpcErrorResponse(
+    400,
+    ErrorCode.ParseError,
+    'Parse error: the body is not valid JSON',
+    {},
+    request.headers.get('mcp-protocol-version'),
+  );
+}
+
+function unreadable(request: HttpRequestLike, error: unknown): JsonReply {
+  if (!(error instanceof BodyTooLargeError)) return notJson(request);
+  return jsonRpcErrorResponse(
+    413,
+    ErrorCode.InvalidRequest,
+    `Payload Too Large: ${error.message}`,
+    {},
+    request.headers.get('mcp-protocol-version'),
+  );
 }

@@ -12,7 +12,13 @@
 import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, asError } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
-import { LEGACY_REVISIONS, isLegacyRevision, type LegacyRevision } from '../../protocol/revisions/index.js';
+import {
+  LEGACY_REVISIONS,
+  isLegacyRevision,
+  isRevision,
+  profileFor,
+  type LegacyRevision,
+} from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
 import type { Principal, Server } from '../../server/index.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
@@ -27,8 +33,16 @@ import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
 import { statelessEraPost } from './stateless-era-post.js';
 
-const bad = (message: string, code: number = ErrorCode.InvalidRequest) =>
-  jsonRpcErrorResponse(400, code, message);
+/** A 400 refusing a POST; `revision` shapes the error's `id` (see `jsonRpcErrorResponse`). */
+const bad = (message: string, revision: string | null | undefined) =>
+  jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, message, {}, revision);
+
+/** The revision a request names in `MCP-Protocol-Version` (null when it names none). */
+const revisionOf = (request: HttpRequestLike) => request.headers.get('mcp-protocol-version');
+
+/** Whether `revision` has JSON-RPC batches (2025-03-26 only: 2025-06-18 removed them, 2024-11-05 had none). */
+const hasBatches = (revision: string | undefined) =>
+  isRevision(revision) && profileFor(revision).features.batching;
 
 export class StreamableHttpHandler {
   readonly #server: Server;
@@ -83,13 +97,26 @@ export class StreamableHttpHandler {
 
   #route(request: HttpRequestLike): Promise<Reply> | Reply {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
-    if (refused) return jsonRpcErrorResponse(403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    if (refused)
+      return jsonRpcErrorResponse(
+        403,
+        ErrorCode.InvalidRequest,
+        `Forbidden: ${refused}`,
+        {},
+        revisionOf(request),
+      );
     const path = request.path ?? new URL(request.url).pathname;
     const metadata = this.#auth?.metadata(request, path);
     if (metadata) return metadata;
     const legacy = path !== this.#options.endpoint && this.#legacy?.owns(path) ? this.#legacy : undefined;
     if (path !== this.#options.endpoint && !legacy)
-      return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, `Not found: ${path}`);
+      return jsonRpcErrorResponse(
+        404,
+        ErrorCode.InvalidRequest,
+        `Not found: ${path}`,
+        {},
+        revisionOf(request),
+      );
     // Every request is authenticated, whatever its era or method.
     if (!this.#auth) return this.#dispatch(request, path, legacy, undefined);
     return this.#auth
@@ -114,9 +141,13 @@ export class StreamableHttpHandler {
       case 'DELETE':
         return this.#delete(request, principal);
       default:
-        return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${request.method}`, {
-          allow: this.#options.stateless || this.#modernOnly ? 'POST' : 'GET, POST, DELETE',
-        });
+        return jsonRpcErrorResponse(
+          405,
+          ErrorCode.InvalidRequest,
+          `Method not allowed: ${request.method}`,
+          { allow: this.#options.stateless || this.#modernOnly ? 'POST' : 'GET, POST, DELETE' },
+          revisionOf(request),
+        );
     }
   }
 
@@ -163,6 +194,8 @@ export class StreamableHttpHandler {
         406,
         ErrorCode.InvalidRequest,
         'Not Acceptable: Accept must list application/json and text/event-stream',
+        {},
+        revisionOf(request),
       );
     }
     const read = readJsonBody(request, this.#options.maxBodyBytes);
@@ -190,27 +223,32 @@ export class StreamableHttpHandler {
       if (modern) return modern;
     }
     const messages: unknown[] = batch ? (body as unknown[]) : [body];
-    if (messages.length === 0) return bad('Invalid request: an empty batch');
+    if (messages.length === 0) return bad('Invalid request: an empty batch', version);
     const requestIds: RequestId[] = [];
     let initialize = false;
     for (const message of messages) {
       const item = classify(message);
-      if (item.kind === 'invalid') return bad(`Invalid request: ${item.reason}`);
+      if (item.kind === 'invalid') return bad(`Invalid request: ${item.reason}`, version);
       if (item.kind === 'request') {
         if (isModernRequest(item.message.params))
-          return bad('Invalid request: the stateless era (2026-07-28) has no JSON-RPC batches');
+          return bad('Invalid request: the stateless era (2026-07-28) has no JSON-RPC batches', version);
         requestIds.push(item.message.id);
         if (item.message.method === 'initialize') initialize = true;
       }
     }
-    if (initialize && messages.length > 1) return bad('Invalid request: initialize must be sent alone');
+    if (initialize && messages.length > 1)
+      return bad('Invalid request: initialize must be sent alone', version);
     if (version !== null && !isLegacyRevision(version)) {
       return bad(
         `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${LEGACY_REVISIONS.join(', ')})`,
+        version,
       );
     }
 
     if (this.#options.stateless) {
+      const revision = version ?? '2025-03-26';
+      if (batch && !hasBatches(revision))
+        return bad(`Invalid request: ${revision} has no JSON-RPC batches`, revision);
       // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
       if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
         const legacy = version ?? '2025-03-26';
@@ -229,9 +267,9 @@ export class StreamableHttpHandler {
     const found = this.#sessions.find(request, principal);
     const post = (live: LiveSession | Reply): Promise<Reply> | Reply => {
       if (isReply(live)) return live;
-      if (batch && live.session.protocolVersion !== '2025-03-26') {
-        return bad('Invalid request: JSON-RPC batches are only accepted from 2025-03-26 sessions');
-      }
+      const revision = live.session.protocolVersion;
+      if (batch && !hasBatches(revision))
+        return bad(`Invalid request: ${revision ?? 'this session'} has no JSON-RPC batches`, revision);
       return live.transport.post(messages, requestIds, batch, watchClient(request));
     };
     return found instanceof Promise ? found.then(post) : post(found);
@@ -297,13 +335,16 @@ export class StreamableHttpHandler {
   }
 
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
-    if (this.#options.stateless) return this.#notAllowed('this server is stateless');
+    if (this.#modernOnly)
+      return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
+    if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     if (!acceptable(request.headers.get('accept')).eventStream) {
       return jsonRpcErrorResponse(
         406,
         ErrorCode.InvalidRequest,
         'Not Acceptable: Accept must list text/event-stream',
+        {},
+        revisionOf(request),
       );
     }
     const found = await this.#sessions.find(request, principal);
@@ -313,17 +354,22 @@ export class StreamableHttpHandler {
   }
 
   async #delete(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#modernOnly) return this.#notAllowed('this server speaks only the stateless era (2026-07-28)');
-    if (this.#options.stateless) return this.#notAllowed('this server is stateless');
+    if (this.#modernOnly)
+      return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
+    if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     const found = await this.#sessions.find(request, principal);
     if (isReply(found)) return found;
     await this.#sessions.end(found.transport.sessionId ?? '');
     return emptyReply(200);
   }
 
-  #notAllowed(why: string): Reply {
-    return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, `Method not allowed: ${why}`, {
-      allow: 'POST',
-    });
+  #notAllowed(request: HttpRequestLike, why: string): Reply {
+    return jsonRpcErrorResponse(
+      405,
+      ErrorCode.InvalidRequest,
+      `Method not allowed: ${why}`,
+      { allow: 'POST' },
+      revisionOf(request),
+    );
   }
 }

@@ -184,7 +184,7 @@ export class HttpAuth {
     subject?: string,
   ): Reply {
     if (request) this.refused(request, 403, 'insufficient_scope', description, subject);
-    return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403);
+    return this.#respond(this.#metadataUrl(request), 'insufficient_scope', scopes, description, 403, request);
   }
 
   /** The verified principal (from the cache when enabled and fresh), or the 401 refusing the token. */
@@ -279,6 +279,7 @@ export class HttpAuth {
       scope,
       description,
       status ?? (error ? STATUS[error] : 401),
+      request,
     );
   }
 
@@ -288,6 +289,7 @@ export class HttpAuth {
     scope: readonly string[],
     description: string,
     status: number,
+    request: HttpRequestLike | undefined,
   ): Reply {
     const challenge = bearerChallenge({
       ...(resourceMetadata === undefined ? {} : { resourceMetadata }),
@@ -302,6 +304,7 @@ export class HttpAuth {
       {
         'www-authenticate': challenge,
       },
+      request?.headers.get('mcp-protocol-version'),
     );
   }
 }
