@@ -56,6 +56,8 @@ export interface HttpRequestLike {
   readonly wholeBody?: Uint8Array;
   /** A cheaper way than `signal` to learn that the client went away (the node adapter's). */
   readonly watch?: ClientWatch;
+  /** The peer's IP address, where the server knows it (the node adapter's). */
+  readonly remoteAddress?: string;
 }
 
 /** `headers` with lower-case names: the object itself when they all are (the usual case). */

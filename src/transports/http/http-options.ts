@@ -5,6 +5,8 @@
 import { MemoryEventStore, type EventStore } from '../../stores/event-store.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuthOptions } from './auth/http-auth.js';
+import { peerAddress } from './client-slots.js';
+import type { HttpRequestLike } from './http-exchange.js';
 import type { OriginGuardOptions } from './origin-guard.js';
 
 export interface StreamableHttpOptions extends OriginGuardOptions {
@@ -24,8 +26,27 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   sessionStore?: SessionStore;
   /** A session unused this long is closed (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
-  /** Live sessions at most; more get 503 (default 10,000). */
+  /**
+   * A session not used again after its `initialize` (no `notifications/initialized`, no other request)
+   * closes after this long (default 30 s): a flood of `initialize` calls cannot hold the session cap.
+   */
+  handshakeTimeoutMs?: number;
+  /**
+   * Live sessions at most; more get 503 (default 10,000). Open stateless-era `subscriptions/listen`
+   * streams are capped at the same number.
+   */
   maxSessions?: number;
+  /**
+   * Live sessions and open `subscriptions/listen` streams one client may hold at once, legacy HTTP+SSE
+   * streams included (default 100); more get 429 with -31429 and `Retry-After`. See `clientAddress`.
+   */
+  maxSessionsPerClient?: number;
+  /**
+   * The address a request's client counts under for `maxSessionsPerClient` (undefined: not counted).
+   * Default: the peer's address on node:http, except a loopback peer — this machine, or a reverse proxy
+   * in front, behind which every client shares one address (read its forwarded header here instead).
+   */
+  clientAddress?: (request: HttpRequestLike) => string | undefined;
   /** The SSE `retry` field, in ms (default 1000). */
   retryMs?: number;
   /**
@@ -58,7 +79,10 @@ export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttp
     eventStore:
       stateless || options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+    handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
     maxSessions: options.maxSessions ?? 10_000,
+    maxSessionsPerClient: options.maxSessionsPerClient ?? 100,
+    clientAddress: options.clientAddress ?? peerAddress,
     retryMs: options.retryMs ?? 1000,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
@@ -78,7 +102,10 @@ export interface ResolvedHttpOptions {
   responseMode: 'sse' | 'json';
   eventStore: EventStore | undefined;
   sessionIdleTimeoutMs: number;
+  handshakeTimeoutMs: number;
   maxSessions: number;
+  maxSessionsPerClient: number;
+  clientAddress: (request: HttpRequestLike) => string | undefined;
   retryMs: number;
   keepAliveMs: number;
   maxBodyBytes: number;

@@ -5,6 +5,7 @@
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
+import type { RequestId } from '../../protocol/jsonrpc.js';
 import { isRevision, profileFor } from '../../protocol/revisions/index.js';
 import { JsonReply } from './http-exchange.js';
 
@@ -53,6 +54,25 @@ export function jsonRpcErrorResponse(
       omitsUnknownId(revision) ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id: null, error },
     ),
   );
+}
+
+/**
+ * The 429 for a client that holds `max` sessions or listen streams already: -31429 with `retryAfterMs`
+ * (and `Retry-After`), answering `id` when the refused request has one that may be named.
+ */
+export function tooManyForClient(
+  max: number,
+  retryAfterMs: number,
+  id: RequestId | undefined,
+  revision: string | null | undefined,
+): JsonReply {
+  const error = {
+    code: ErrorCode.RateLimited,
+    message: `Too Many Requests: this client holds ${max} sessions or listen streams already`,
+    data: { retryAfterMs },
+  };
+  const named = id !== undefined ? { id } : omitsUnknownId(revision) ? {} : { id: null };
+  return jsonResponse({ jsonrpc: '2.0', ...named, error }, 429);
 }
 
 /** `Retry-After` (whole seconds, at least 1) for a 429 JSON-RPC error whose `data` has `retryAfterMs`. */

@@ -13,7 +13,8 @@ import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
-import { jsonRpcErrorResponse } from './http-status.js';
+import type { ClientSlots } from './client-slots.js';
+import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
 import { readJsonBody } from './read-body.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
@@ -56,17 +57,20 @@ export class LegacySseEndpoints {
   >();
 
   readonly #auth: HttpAuth | undefined;
+  readonly #slots: ClientSlots;
 
   constructor(
     server: Server,
     paths: { ssePath: string; messagesPath: string },
     options: ResolvedHttpOptions,
-    auth?: HttpAuth,
+    auth: HttpAuth | undefined,
+    slots: ClientSlots,
   ) {
     this.#server = server;
     this.#paths = paths;
     this.#options = options;
     this.#auth = auth;
+    this.#slots = slots;
   }
 
   /** The path is one of the legacy endpoints. */
@@ -82,7 +86,7 @@ export class LegacySseEndpoints {
     if (path === this.#paths.ssePath) {
       if (request.method !== 'GET')
         return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'GET' });
-      return this.#open(principal);
+      return this.#open(principal, this.#options.clientAddress(request));
     }
     if (request.method !== 'POST')
       return jsonRpcErrorResponse(405, ErrorCode.InvalidRequest, 'Method not allowed', { allow: 'POST' });
@@ -93,17 +97,34 @@ export class LegacySseEndpoints {
     await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
   }
 
-  async #open(principal: Principal | undefined): Promise<Reply> {
+  async #open(principal: Principal | undefined, client: string | undefined): Promise<Reply> {
     if (this.#sessions.size >= this.#options.maxSessions) {
       return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
         'retry-after': '60',
       });
     }
+    const slot = this.#slots.take(client);
+    if (slot === false)
+      return tooManyForClient(
+        this.#options.maxSessionsPerClient,
+        this.#options.handshakeTimeoutMs,
+        undefined,
+        null,
+      );
     const id = crypto.randomUUID();
     const transport = new LegacySseTransport(id, this.#options.keepAliveMs);
-    const session = await this.#server.connect(transport, principal ? { principal } : {});
+    let session: ServerSession;
+    try {
+      session = await this.#server.connect(transport, principal ? { principal } : {});
+    } catch (error) {
+      this.#slots.release(slot);
+      throw error;
+    }
     this.#sessions.set(id, { session, transport, owner: principal?.subject });
-    session.onclose = () => this.#sessions.delete(id);
+    session.onclose = () => {
+      this.#sessions.delete(id);
+      this.#slots.release(slot);
+    };
     transport.sink.event({ event: 'endpoint', data: `${this.#paths.messagesPath}?sessionId=${id}` });
     return new Response(transport.sink.body, { status: 200, headers: SSE_HEADERS });
   }

@@ -1,8 +1,9 @@
 /**
  * The live sessions of a Streamable HTTP handler (handshake era): each session's server side and
- * transport, who opened it, and its record in the session store. Opens a session for `initialize`,
- * finds the one a request names by `Mcp-Session-Id` (for its owner only), ends sessions on DELETE,
- * when idle too long, or when the handler closes.
+ * transport, who opened it, and its record in the session store. Opens a session for `initialize`
+ * (within the caps: `maxSessions` in all, `maxSessionsPerClient` per client), finds the one a request
+ * names by `Mcp-Session-Id` (for its owner only), ends sessions on DELETE, when idle too long, when
+ * never used again after `initialize` (`handshakeTimeoutMs`), or when the handler closes.
  * @module
  */
 import type { HttpRequestLike, Reply } from './http-exchange.js';
@@ -12,7 +13,8 @@ import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { HttpSessionTransport } from './http-session-transport.js';
-import { jsonRpcErrorResponse } from './http-status.js';
+import type { ClientSlots } from './client-slots.js';
+import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
 
 export interface LiveSession {
   session: ServerSession;
@@ -21,6 +23,8 @@ export interface LiveSession {
   owner: string | undefined;
   /** When the store last heard of it (its `lastSeenAt`, kept to the second). */
   seenAt: number;
+  /** A request came after `initialize` (the session is no longer swept after `handshakeTimeoutMs`). */
+  confirmed: boolean;
 }
 
 /** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
@@ -32,12 +36,27 @@ export class LiveSessions {
   readonly #store: SessionStore;
   readonly #auth: HttpAuth | undefined;
   readonly #live = new Map<string, LiveSession>();
+  readonly #slots: ClientSlots;
+  /** Sessions no request came to since `initialize`, oldest first, with when they opened. */
+  readonly #unconfirmed = new Map<string, number>();
 
-  constructor(server: Server, options: ResolvedHttpOptions, store: SessionStore, auth: HttpAuth | undefined) {
+  constructor(
+    server: Server,
+    options: ResolvedHttpOptions,
+    store: SessionStore,
+    auth: HttpAuth | undefined,
+    slots: ClientSlots,
+  ) {
     this.#server = server;
     this.#options = options;
     this.#store = store;
     this.#auth = auth;
+    this.#slots = slots;
+  }
+
+  /** Sessions no request came to since `initialize` (the ones `handshakeTimeoutMs` ends). */
+  get unconfirmed(): number {
+    return this.#unconfirmed.size;
   }
 
   /** How many sessions are live. */
@@ -49,17 +68,43 @@ export class LiveSessions {
     return this.#live.values();
   }
 
-  /** Opens a session for an `initialize` and records it in the store (503 when there are too many). */
-  async open(principal: Principal | undefined): Promise<LiveSession | Reply> {
-    if (this.#live.size >= this.#options.maxSessions) {
-      return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
-        'retry-after': '60',
-      });
+  /**
+   * Opens a session for an `initialize` from `client` (undefined: a client not counted) and records it
+   * in the store: 503 when there are too many sessions, 429 when the client holds its share already.
+   */
+  async open(
+    principal: Principal | undefined,
+    client: string | undefined,
+    revision: string | null,
+  ): Promise<LiveSession | Reply> {
+    const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
+    if (this.#live.size >= maxSessions) {
+      return jsonRpcErrorResponse(
+        503,
+        ErrorCode.InternalError,
+        'Service Unavailable: too many sessions',
+        { 'retry-after': String(Math.max(1, Math.ceil(handshakeTimeoutMs / 1000))) },
+        revision,
+      );
     }
+    const slot = this.#slots.take(client);
+    if (slot === false)
+      return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, undefined, revision);
     const id = crypto.randomUUID();
-    const live = await this.connect(id, principal);
+    let live: LiveSession;
+    try {
+      live = await this.connect(id, principal);
+    } catch (error) {
+      this.#slots.release(slot);
+      throw error;
+    }
     this.#live.set(id, live);
     const now = Date.now();
+    this.#unconfirmed.set(id, now);
+    live.transport.onclose = chain(live.transport.onclose, () => {
+      this.#unconfirmed.delete(id);
+      this.#slots.release(slot);
+    });
     await this.#store.create({
       id,
       createdAt: now,
@@ -97,6 +142,10 @@ export class LiveSessions {
         {},
         request.headers.get('mcp-protocol-version'),
       );
+    if (!live.confirmed) {
+      live.confirmed = true;
+      this.#unconfirmed.delete(id);
+    }
     const now = Date.now();
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
@@ -131,11 +180,16 @@ export class LiveSessions {
         void this.#store.delete(sessionId);
       });
     }
-    return { session, transport, owner: principal?.subject, seenAt: Date.now() };
+    return { session, transport, owner: principal?.subject, seenAt: Date.now(), confirmed: false };
   }
 
-  /** Closes sessions idle past the timeout. */
+  /** Closes sessions idle past the timeout, and those never used after `initialize` past theirs. */
   async sweep(now: number): Promise<void> {
+    const opened = now - this.#options.handshakeTimeoutMs;
+    for (const [id, at] of this.#unconfirmed) {
+      if (at > opened) break; // the rest opened later
+      await this.end(id);
+    }
     for (const id of await this.#store.idleSince(now - this.#options.sessionIdleTimeoutMs))
       await this.end(id);
   }
@@ -143,6 +197,7 @@ export class LiveSessions {
   async end(id: string): Promise<void> {
     const live = this.#live.get(id);
     this.#live.delete(id);
+    this.#unconfirmed.delete(id);
     await this.#store.delete(id);
     await live?.session.close();
   }

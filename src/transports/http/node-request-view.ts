@@ -96,6 +96,10 @@ export class NodeRequestView implements HttpRequestLike {
     return this.#gone.signal;
   }
 
+  get remoteAddress(): string | undefined {
+    return this.#req.socket.remoteAddress;
+  }
+
   get watch(): ClientWatch {
     return this.#gone;
   }

@@ -20,11 +20,12 @@ import {
   type LegacyRevision,
 } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
-import type { Principal, Server } from '../../server/index.js';
+import type { Principal, Server, ServerSession } from '../../server/index.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
-import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
+import { ClientSlots } from './client-slots.js';
+import { emptyReply, jsonResponse, jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { acceptable } from './media-type.js';
@@ -51,6 +52,10 @@ export class StreamableHttpHandler {
   readonly #sessions: LiveSessions;
   /** Stateless-era exchanges in progress. */
   readonly #exchanges = new Set<ModernRequestTransport>();
+  /** Sessions and listen streams per client (`maxSessionsPerClient`). */
+  readonly #slots: ClientSlots;
+  /** Open `subscriptions/listen` streams (at most `maxSessions`). */
+  #listens = 0;
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #auth: HttpAuth | undefined;
@@ -61,11 +66,15 @@ export class StreamableHttpHandler {
     this.#guard = new OriginGuard(options);
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
     const store = options.sessionStore ?? new MemorySessionStore();
-    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth);
-    if (this.#options.legacySse)
-      this.#legacy = new LegacySseEndpoints(server, this.#options.legacySse, this.#options, this.#auth);
+    this.#slots = new ClientSlots(this.#options.maxSessionsPerClient);
+    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, this.#slots);
+    if (this.#options.legacySse) {
+      const { legacySse } = this.#options;
+      this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, this.#slots);
+    }
     if (!this.#options.stateless) {
-      const every = Math.max(1000, Math.min(this.#options.sessionIdleTimeoutMs / 2, 60_000));
+      const { sessionIdleTimeoutMs, handshakeTimeoutMs } = this.#options;
+      const every = Math.max(1000, Math.min(sessionIdleTimeoutMs / 2, handshakeTimeoutMs / 2, 60_000));
       this.#sweeper = setInterval(() => void this.sweep(), every);
       (this.#sweeper as { unref?: () => void }).unref?.();
     }
@@ -303,7 +312,8 @@ export class StreamableHttpHandler {
     requestIds: RequestId[],
     batch: boolean,
   ): Promise<Reply> {
-    const opened = await this.#sessions.open(principal);
+    const client = this.#options.clientAddress(request);
+    const opened = await this.#sessions.open(principal, client, revisionOf(request));
     if (isReply(opened)) return opened;
     return opened.transport.post(messages, requestIds, batch, watchClient(request));
   }
@@ -318,17 +328,47 @@ export class StreamableHttpHandler {
     principal: Principal | undefined,
     legacy?: LegacyRevision,
   ): Promise<Reply> {
+    const listen = message.method === 'subscriptions/listen';
+    let slot: string | undefined;
+    if (listen) {
+      // A listen stream is held open like a session: the same caps.
+      const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
+      if (this.#listens >= maxSessions) {
+        const error = {
+          code: ErrorCode.InternalError,
+          message: 'Service Unavailable: too many listen streams',
+        };
+        return jsonResponse({ jsonrpc: '2.0', id: message.id, error }, 503, { 'retry-after': '60' });
+      }
+      const taken = this.#slots.take(this.#options.clientAddress(request));
+      if (taken === false)
+        return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, message.id, null);
+      slot = taken;
+      this.#listens++;
+    }
     const transport = new ModernRequestTransport({
       // A listen stream is a stream whatever the mode: its notifications are all it carries.
-      responseMode: message.method === 'subscriptions/listen' ? 'sse' : this.#options.responseMode,
+      responseMode: listen ? 'sse' : this.#options.responseMode,
       keepAliveMs: this.#options.keepAliveMs,
       legacy: legacy !== undefined,
     });
-    const session = await this.#server.connect(transport, principal ? { principal } : {});
+    const finished = () => {
+      if (!listen) return;
+      this.#listens--;
+      this.#slots.release(slot);
+    };
+    let session: ServerSession;
+    try {
+      session = await this.#server.connect(transport, principal ? { principal } : {});
+    } catch (error) {
+      finished();
+      throw error;
+    }
     if (legacy !== undefined) session.assumeInitialized(legacy);
     this.#exchanges.add(transport);
     transport.onfinish = () => {
       this.#exchanges.delete(transport);
+      finished();
       void session.close();
     };
     return transport.serve(message, watchClient(request));
