@@ -1,6 +1,6 @@
 // A long session in SSE mode (the default) keeps no memory per finished POST: the heap after garbage
-// collection stays flat over thousands of calls on real HTTP, as in JSON mode. The event store is kept
-// small here, so that what it holds by design (its last `maxStreams` streams) does not hide a leak.
+// collection stays flat over thousands of calls on real HTTP, as in JSON mode, the default event store
+// included (a session keeps its last 32 finished streams resumable, and deletes older ones).
 import { Agent, request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -69,7 +69,7 @@ async function calls(agent: Agent, url: string, sid: string, from: number, count
 
 describe('SSE mode over a long session', () => {
   it('keeps the heap flat: no memory per finished POST', async () => {
-    const store = new MemoryEventStore({ maxStreams: 50 });
+    const store = new MemoryEventStore();
     const { url } = await start({ eventStore: store });
     const sid = await open(url);
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
@@ -83,7 +83,7 @@ describe('SSE mode over a long session', () => {
       // A set of stream ids kept for the session's life grew ≈550 B per POST (≈40 without it): the bound
       // leaves room for what a collection happens to leave, not for a per-request leak.
       expect(perCall).toBeLessThan(250);
-      expect(store.streamCount).toBe(50);
+      expect(store.streamCount).toBe(32);
     } finally {
       agent.destroy();
     }

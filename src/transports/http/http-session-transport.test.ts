@@ -70,8 +70,8 @@ describe('HttpSessionTransport', () => {
     expect(watching).toBe(0);
   });
 
-  it('keeps nothing per finished SSE POST, yet a finished stream stays resumable while the store keeps it', async () => {
-    const store = new MemoryEventStore({ maxStreams: 20 });
+  it('keeps the last 32 finished SSE streams resumable and deletes older ones from the store', async () => {
+    const store = new MemoryEventStore();
     const transport = echoing('sse', store);
     const primingIds: string[] = [];
     const signal = new AbortController().signal;
@@ -84,17 +84,20 @@ describe('HttpSessionTransport', () => {
       );
       primingIds.push(/^id: (.+)$/m.exec(await response.text())![1]!);
     }
-    expect(transport.resumableStreams).toBe(0);
+    expect(transport.resumableStreams).toBe(32);
     expect(transport.openStreams).toBe(0);
-    expect(store.streamCount).toBe(20);
-    // The latest stream is still in the store: resuming after its priming event replays the response.
+    expect(store.streamCount).toBe(32);
+    // The latest stream is resumable: resuming after its priming event replays the response.
     const latest = await transport.resume(primingIds.at(-1)!);
     expect(latest.status).toBe(200);
     expect(await latest.text()).toContain('"id":300,"result":{}');
-    // The first one left the store with its bounds; another session's ids are no ids here.
+    expect((await transport.resume(primingIds.at(-32)!)).status).toBe(200);
+    // Older ones left the store; another session's ids are no ids here.
+    expect((await transport.resume(primingIds.at(-33)!)).status).toBe(404);
     expect((await transport.resume(primingIds[0]!)).status).toBe(404);
     const other = echoing('sse', store);
     expect((await other.resume(primingIds.at(-1)!)).status).toBe(404);
     await transport.close();
+    expect(store.streamCount).toBe(0);
   });
 });

@@ -11,7 +11,7 @@
  * @module
  */
 import type { ClientWatch, JsonReply, Reply } from './http-exchange.js';
-import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, asError } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
@@ -22,6 +22,12 @@ import type { LogicalStream } from './logical-stream.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 export type { HttpSessionTransportOptions } from './http-session-transport-options.js';
+
+/**
+ * Finished streams a session keeps resumable: a client that lost its connection resumes within a retry
+ * interval, and only the streams it was reading; the rest of the session's history leaves the store.
+ */
+const FINISHED_KEPT = 32;
 
 function isResponse(
   message: JsonRpcMessage,
@@ -43,10 +49,13 @@ export class HttpSessionTransport implements Transport {
   /**
    * With an event store, every stream id of this session is `<prefix>_<n>`: a random prefix (unguessable,
    * unique across processes) and a counter. `Last-Event-ID` may resume a stream of this session only, told
-   * by its prefix, and for as long as the store keeps the stream (the store's bounds); the transport keeps
-   * nothing per stream once it is finished (a set of ids grew ≈0.5 KB per POST over a long session).
+   * by its prefix: an open one, or one of the last `FINISHED_KEPT` finished ones (`#finished`), while the
+   * store keeps it. Older finished streams are deleted from the store, all of them when the session ends:
+   * keeping every id for the session's life grew ≈0.5 KB per POST, and the store as much.
    */
   readonly #prefix: string | undefined;
+  /** The ids of the last finished recorded streams, oldest first (at most `FINISHED_KEPT`). */
+  readonly #finished: string[] = [];
   #standalone: LogicalStream | undefined;
   #closed = false;
 
@@ -65,12 +74,9 @@ export class HttpSessionTransport implements Transport {
     return this.#streams.size;
   }
 
-  /**
-   * Open streams whose events go to the event store. A finished one stays resumable while the store
-   * keeps it, but the transport holds nothing for it (a count that grew with every POST was a leak).
-   */
+  /** Streams `Last-Event-ID` may resume: open ones whose events go to the event store, and the last finished. */
   get resumableStreams(): number {
-    let count = 0;
+    let count = this.#finished.length;
     for (const stream of this.#streams.values()) if (this.#recorded(stream)) count++;
     return count;
   }
@@ -222,9 +228,11 @@ export class HttpSessionTransport implements Transport {
     }
     this.#streams.clear();
     this.#byRequest.clear();
-    // Streams still open are forgotten at once; finished ones leave the store by its own bounds.
     const store = this.#options.eventStore;
-    if (store) for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
+    if (store) {
+      for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
+      for (const id of this.#finished.splice(0)) await store.deleteStream(id);
+    }
     this.onclose?.();
   }
 
@@ -298,6 +306,7 @@ export class HttpSessionTransport implements Transport {
     if (this.#byRequest.size === 0 && this.onidle) queueMicrotask(() => this.onidle?.());
     if (stream.pending.size > 0 || stream.standalone) return;
     this.#streams.delete(stream.id);
+    if (this.#recorded(stream)) this.#keepFinished(stream.id);
     if (stream.json) {
       const { responses, batch, resolve, unwatch } = stream.json;
       unwatch();
@@ -306,6 +315,14 @@ export class HttpSessionTransport implements Transport {
       resolve(jsonResponse(batch ? responses : responses[0], status, this.#options.headers));
     }
     stream.sink?.close();
+  }
+
+  /** Keeps a finished stream resumable, and deletes the oldest such stream from the store past the limit. */
+  #keepFinished(id: string): void {
+    this.#finished.push(id);
+    if (this.#finished.length <= FINISHED_KEPT) return;
+    const deleted = this.#options.eventStore?.deleteStream(this.#finished.shift()!);
+    if (deleted instanceof Promise) deleted.catch((error: unknown) => this.onerror?.(asError(error)));
   }
 
   /** The client went away from a stream. */
