@@ -5,7 +5,9 @@ import { Agent, request } from 'node:http';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { redisStores } from '../src/stores/redis.js';
 import { MemoryEventStore } from '../src/transports/http/index.js';
+import { startRedis } from './_redis.js';
 import { SseReader } from './_sse.js';
 import { ACCEPT, closeServedAfterEach, open, post, served, start } from './_http.js';
 
@@ -115,5 +117,30 @@ describe('SSE mode over a long session', () => {
     const messages = [];
     for (let m = await resumed.nextMessage(); m; m = await resumed.nextMessage()) messages.push(m);
     expect(messages.at(-1)).toMatchObject({ id: 7, result: { content: [{ type: 'text' }] } });
+  });
+});
+
+describe('SSE mode on the Redis event store', () => {
+  it('keeps only the last 32 finished streams of a session, and none once it ends', async () => {
+    const redis = await startRedis();
+    const stores = redisStores(redis.url, { prefix: 'sse-retention:' });
+    try {
+      const { url } = await start({ eventStore: stores.events, sessionStore: stores.sessions });
+      const sid = await open(url);
+      const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+      try {
+        await calls(agent, url, sid, 1, 100);
+      } finally {
+        agent.destroy();
+      }
+      // Each stream is a Redis key kept 24 h unless deleted: a session's history must not stay that long.
+      const keys = () => stores.client.keys('sse-retention:events:*');
+      await expect.poll(async () => (await keys()).length).toBe(32);
+      expect((await fetch(url, { method: 'DELETE', headers: { 'mcp-session-id': sid } })).status).toBe(200);
+      await expect.poll(async () => (await keys()).length).toBe(0);
+    } finally {
+      await stores.close();
+      await redis.close();
+    }
   });
 });
