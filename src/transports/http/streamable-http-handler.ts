@@ -20,19 +20,19 @@ import {
   type LegacyRevision,
 } from '../../protocol/revisions/index.js';
 import { isModernRequest } from '../../protocol/types/modern.js';
-import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { Principal, Server } from '../../server/index.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { ClientSlots } from './client-slots.js';
-import { emptyReply, jsonResponse, jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
+import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { acceptable } from './media-type.js';
-import { ModernRequestTransport } from './modern-request-transport.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
 import { statelessEraPost } from './stateless-era-post.js';
+import { StatelessExchanges } from './stateless-exchanges.js';
 
 /** A 400 refusing a POST; `revision` shapes the error's `id` (see `jsonRpcErrorResponse`). */
 const bad = (message: string, revision: string | null | undefined) =>
@@ -50,12 +50,8 @@ export class StreamableHttpHandler {
   readonly #options: ResolvedHttpOptions;
   readonly #guard: OriginGuard;
   readonly #sessions: LiveSessions;
-  /** Stateless-era exchanges in progress. */
-  readonly #exchanges = new Set<ModernRequestTransport>();
-  /** Sessions and listen streams per client (`maxSessionsPerClient`). */
-  readonly #slots: ClientSlots;
-  /** Open `subscriptions/listen` streams (at most `maxSessions`). */
-  #listens = 0;
+  /** Requests served on a session of their own (stateless-era ones, and a stateless server's). */
+  readonly #exchanges: StatelessExchanges;
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #auth: HttpAuth | undefined;
@@ -66,11 +62,13 @@ export class StreamableHttpHandler {
     this.#guard = new OriginGuard(options);
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
     const store = options.sessionStore ?? new MemorySessionStore();
-    this.#slots = new ClientSlots(this.#options.maxSessionsPerClient);
-    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, this.#slots);
+    // Sessions, listen streams and legacy SSE streams per client (`maxSessionsPerClient`).
+    const slots = new ClientSlots(this.#options.maxSessionsPerClient);
+    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, slots);
+    this.#exchanges = new StatelessExchanges(server, this.#options, slots);
     if (this.#options.legacySse) {
       const { legacySse } = this.#options;
-      this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, this.#slots);
+      this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, slots);
     }
     if (!this.#options.stateless) {
       const { sessionIdleTimeoutMs, handshakeTimeoutMs } = this.#options;
@@ -168,11 +166,11 @@ export class StreamableHttpHandler {
       streams += transport.openStreams;
       pendingRequests += transport.pendingRequests;
     }
-    for (const exchange of this.#exchanges) {
-      if (exchange.streaming) streams += 1;
-      if (exchange.pending) pendingRequests += 1;
-    }
-    return { streams, pendingRequests };
+    const exchanges = this.#exchanges.load;
+    return {
+      streams: streams + exchanges.streams,
+      pendingRequests: pendingRequests + exchanges.pendingRequests,
+    };
   }
 
   /** The server speaks no handshake-era revision: no sessions, no GET or DELETE. */
@@ -188,7 +186,7 @@ export class StreamableHttpHandler {
   async close(): Promise<void> {
     if (this.#sweeper) clearInterval(this.#sweeper);
     await this.#sessions.endAll();
-    await Promise.all([...this.#exchanges].map((exchange) => exchange.close()));
+    await this.#exchanges.close();
     await this.#legacy?.close();
   }
 
@@ -227,7 +225,7 @@ export class StreamableHttpHandler {
       const modern = statelessEraPost(request, body, {
         server: this.#server,
         modernOnly: this.#modernOnly,
-        serve: (message) => this.#exchange(request, message, principal),
+        serve: (message) => this.#exchanges.serve(request, message, principal),
       });
       if (modern) return modern;
     }
@@ -261,7 +259,7 @@ export class StreamableHttpHandler {
       // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
       if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
         const legacy = version ?? '2025-03-26';
-        return this.#exchange(request, body as JsonRpcRequest, principal, legacy);
+        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, legacy);
       }
       return this.#perRequestSession(request, principal, {
         messages,
@@ -316,62 +314,6 @@ export class StreamableHttpHandler {
     const opened = await this.#sessions.open(principal, client, revisionOf(request));
     if (isReply(opened)) return opened;
     return opened.transport.post(messages, requestIds, batch, watchClient(request));
-  }
-
-  /**
-   * Serves one request on a session of its own, which ends with the exchange: a stateless-era request,
-   * or a lone handshake-era one on a stateless server (`legacy`: the revision it speaks).
-   */
-  async #exchange(
-    request: HttpRequestLike,
-    message: JsonRpcRequest,
-    principal: Principal | undefined,
-    legacy?: LegacyRevision,
-  ): Promise<Reply> {
-    const listen = message.method === 'subscriptions/listen';
-    let slot: string | undefined;
-    if (listen) {
-      // A listen stream is held open like a session: the same caps.
-      const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
-      if (this.#listens >= maxSessions) {
-        const error = {
-          code: ErrorCode.InternalError,
-          message: 'Service Unavailable: too many listen streams',
-        };
-        return jsonResponse({ jsonrpc: '2.0', id: message.id, error }, 503, { 'retry-after': '60' });
-      }
-      const taken = this.#slots.take(this.#options.clientAddress(request));
-      if (taken === false)
-        return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, message.id, null);
-      slot = taken;
-      this.#listens++;
-    }
-    const transport = new ModernRequestTransport({
-      // A listen stream is a stream whatever the mode: its notifications are all it carries.
-      responseMode: listen ? 'sse' : this.#options.responseMode,
-      keepAliveMs: this.#options.keepAliveMs,
-      legacy: legacy !== undefined,
-    });
-    const finished = () => {
-      if (!listen) return;
-      this.#listens--;
-      this.#slots.release(slot);
-    };
-    let session: ServerSession;
-    try {
-      session = await this.#server.connect(transport, principal ? { principal } : {});
-    } catch (error) {
-      finished();
-      throw error;
-    }
-    if (legacy !== undefined) session.assumeInitialized(legacy);
-    this.#exchanges.add(transport);
-    transport.onfinish = () => {
-      this.#exchanges.delete(transport);
-      finished();
-      void session.close();
-    };
-    return transport.serve(message, watchClient(request));
   }
 
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {

@@ -1,0 +1,105 @@
+/**
+ * The exchanges of a Streamable HTTP handler that are served on a session of their own, which ends
+ * with the exchange: stateless-era (2026-07-28) requests, and a stateless server's lone handshake-era
+ * requests in JSON mode. A `subscriptions/listen` stream is held open like a session, so it is capped
+ * like one: `maxSessions` streams in all (503), `maxSessionsPerClient` per client (429, shared with the
+ * sessions).
+ * @module
+ */
+import { watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { ErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
+import type { LegacyRevision } from '../../protocol/revisions/index.js';
+import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { ClientSlots } from './client-slots.js';
+import type { ResolvedHttpOptions } from './http-options.js';
+import { jsonResponse, tooManyForClient } from './http-status.js';
+import { ModernRequestTransport } from './modern-request-transport.js';
+
+export class StatelessExchanges {
+  readonly #server: Server;
+  readonly #options: ResolvedHttpOptions;
+  readonly #slots: ClientSlots;
+  readonly #open = new Set<ModernRequestTransport>();
+  /** Open `subscriptions/listen` streams. */
+  #listens = 0;
+
+  constructor(server: Server, options: ResolvedHttpOptions, slots: ClientSlots) {
+    this.#server = server;
+    this.#options = options;
+    this.#slots = slots;
+  }
+
+  /** Open SSE streams and unanswered requests (what a leak would grow). */
+  get load(): { streams: number; pendingRequests: number } {
+    let streams = 0;
+    let pendingRequests = 0;
+    for (const exchange of this.#open) {
+      if (exchange.streaming) streams += 1;
+      if (exchange.pending) pendingRequests += 1;
+    }
+    return { streams, pendingRequests };
+  }
+
+  /** Serves `message` on a session of its own (`legacy`: the handshake-era revision it speaks). */
+  async serve(
+    request: HttpRequestLike,
+    message: JsonRpcRequest,
+    principal: Principal | undefined,
+    legacy?: LegacyRevision,
+  ): Promise<Reply> {
+    const listen = message.method === 'subscriptions/listen';
+    let slot: string | undefined;
+    if (listen) {
+      const taken = this.#listenSlot(request, message);
+      if (typeof taken === 'object') return taken;
+      slot = taken;
+    }
+    const transport = new ModernRequestTransport({
+      // A listen stream is a stream whatever the mode: its notifications are all it carries.
+      responseMode: listen ? 'sse' : this.#options.responseMode,
+      keepAliveMs: this.#options.keepAliveMs,
+      legacy: legacy !== undefined,
+    });
+    let session: ServerSession;
+    try {
+      session = await this.#server.connect(transport, principal ? { principal } : {});
+    } catch (error) {
+      if (listen) this.#listenEnded(slot);
+      throw error;
+    }
+    if (legacy !== undefined) session.assumeInitialized(legacy);
+    this.#open.add(transport);
+    transport.onfinish = () => {
+      this.#open.delete(transport);
+      if (listen) this.#listenEnded(slot);
+      void session.close();
+    };
+    return transport.serve(message, watchClient(request));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#open].map((exchange) => exchange.close()));
+  }
+
+  /** A place for a listen stream: its client's slot key (undefined: not counted), or the refusal. */
+  #listenSlot(request: HttpRequestLike, message: JsonRpcRequest): string | undefined | Reply {
+    const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
+    if (this.#listens >= maxSessions) {
+      const error = {
+        code: ErrorCode.InternalError,
+        message: 'Service Unavailable: too many listen streams',
+      };
+      return jsonResponse({ jsonrpc: '2.0', id: message.id, error }, 503, { 'retry-after': '60' });
+    }
+    const slot = this.#slots.take(this.#options.clientAddress(request));
+    if (slot === false) return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, message.id, null);
+    this.#listens++;
+    return slot;
+  }
+
+  #listenEnded(slot: string | undefined): void {
+    this.#listens--;
+    this.#slots.release(slot);
+  }
+}
