@@ -12,6 +12,7 @@ import type { Transport } from '../protocol/transport.js';
 import { isLoggingLevel, type Implementation, type LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
+import { OwnHandlers } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './input-required.js';
 import type { LinkChain } from './links/link-chain.js';
@@ -27,6 +28,8 @@ export class ClientConnection {
   /** Set in the stateless era. */
   modern: ModernRequests | undefined;
 
+  /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
+  readonly own = new OwnHandlers();
   readonly #links: LinkChain;
 
   constructor(options: ClientOptions, links: LinkChain) {
@@ -92,7 +95,7 @@ export class ClientConnection {
     return this.#links.request({ method, params, options }, (out) =>
       this.modern
         ? this.modern.request(out.method, out.params ?? {}, out.options)
-        : this.peer.request(out.method, out.params, out.options),
+        : this.own.track(out.options.handlers, this.peer.request(out.method, out.params, out.options)),
     );
   }
 

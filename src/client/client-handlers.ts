@@ -91,12 +91,50 @@ const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'roots/list': 'the client has no roots',
 };
 
+/** A request's own handlers (`ExchangeOptions.handlers`) first, then the client's. */
+export function withOwnHandlers(client: ClientHandlers, own: ClientHandlers | undefined): ClientHandlers {
+  if (!own) return client;
+  return {
+    elicitation: own.elicitation ?? client.elicitation,
+    sampling: own.sampling ?? client.sampling,
+    roots: own.roots ?? client.roots,
+  };
+}
+
+/**
+ * Handshake era: the handlers of the requests in flight that brought their own (`ExchangeOptions.handlers`).
+ * A server request is theirs when exactly one such request is in flight; with several, nothing on the
+ * wire says which one it belongs to, so the client's handlers answer it.
+ */
+export class OwnHandlers {
+  readonly #active = new Set<ClientHandlers>();
+
+  /** Tracks `handlers` until `pending` settles; returns `pending`. */
+  track<T>(handlers: ClientHandlers | undefined, pending: Promise<T>): Promise<T> {
+    if (!handlers) return pending;
+    // A fresh object per request: two requests may share one handlers object.
+    const entry = { ...handlers };
+    this.#active.add(entry);
+    const done = () => void this.#active.delete(entry);
+    pending.then(done, done);
+    return pending;
+  }
+
+  /** The only in-flight request's handlers, if exactly one request brought some. */
+  sole(): ClientHandlers | undefined {
+    if (this.#active.size !== 1) return undefined;
+    for (const handlers of this.#active) return handlers;
+    return undefined;
+  }
+}
+
 /** Answers the server's requests with the handlers (ping always; the others when given). */
-export function bindServerRequests(peer: Peer, handlers: ClientHandlers): void {
+export function bindServerRequests(peer: Peer, handlers: ClientHandlers, own?: OwnHandlers): void {
   peer.setRequestHandler('ping', () => ({}));
   for (const method of INPUT_METHODS) {
     peer.setRequestHandler(method, async (params, ctx) => {
-      const result = await answerInputRequest(method, params, handlers, { signal: ctx.signal });
+      const chosen = withOwnHandlers(handlers, own?.sole());
+      const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal });
       if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
       return result;
     });

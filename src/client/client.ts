@@ -77,7 +77,7 @@ export class Client {
       (params, opts) => connection.modern!.channel.request('subscriptions/listen', params, opts),
       (error) => options.onError?.(error),
     );
-    bindServerRequests(connection.peer, this.#options);
+    bindServerRequests(connection.peer, this.#options, connection.own);
     this.#events = new ClientEvents(connection.peer, this.#listen, {
       connection,
       send: this.#send,

@@ -28,6 +28,14 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
 export interface ExchangeOptions extends RequestOptions {
   /** `input_required` results answered before giving up with TOO_MANY_INPUT_ROUNDS (default 8). */
   maxInputRounds?: number;
+  /**
+   * Handlers for this request's own input requests (elicitation, sampling, roots), tried before the
+   * client's: the `inputRequests` of its `input_required` results (stateless era), and the server's
+   * requests while it is the only request in flight with handlers of its own (handshake era: a request
+   * the client cannot attribute to one of several such requests goes to the client's handlers). A
+   * gateway uses them to relay an upstream's questions to the caller that made the call.
+   */
+  handlers?: ClientHandlers;
 }
 
 export interface Exchange {
@@ -130,7 +138,7 @@ class ExchangeClock {
   }
 
   roundOptions(options: ExchangeOptions): RequestOptions {
-    const { maxInputRounds: _rounds, ...rest } = options;
+    const { maxInputRounds: _rounds, handlers: _handlers, ...rest } = options;
     const round: RequestOptions = { ...rest, timeout: Math.max(0, this.remaining) };
     if (Number.isFinite(this.#maxTotal)) {
       round.maxTotalTimeout = Math.max(0, this.#started + this.#maxTotal - Date.now());

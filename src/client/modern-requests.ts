@@ -6,7 +6,7 @@
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import type { ClientHandlers } from './client-handlers.js';
+import { withOwnHandlers, type ClientHandlers } from './client-handlers.js';
 import {
   INPUT_REQUIRED_METHODS,
   answerInModernEra,
@@ -56,7 +56,8 @@ export class ModernRequests {
         method,
         params,
         (retry, roundOptions) => channel.request(method, retry, roundOptions),
-        (inputMethod, inputParams, ctx) => answerInModernEra(inputMethod, inputParams, handlers, ctx),
+        (inputMethod, inputParams, ctx) =>
+          answerInModernEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
         { ...options, maxInputRounds: options.maxInputRounds ?? maxInputRounds, defaultTimeout },
       ));
     } else {

@@ -54,6 +54,8 @@ export interface ToolContext {
    * never the credential); undefined for anonymous calls.
    */
   readonly principal: Principal | undefined;
+  /** The HTTP session id of a stateful HTTP connection; undefined elsewhere (as `ToolCall.sessionId`). */
+  readonly sessionId: string | undefined;
   /** W3C `traceparent` from the request's `_meta` (undefined when absent or malformed). */
   readonly traceparent: string | undefined;
   /** W3C `tracestate` from the request's `_meta` (only alongside a valid `traceparent`). */
@@ -98,6 +100,8 @@ export interface ToolContext {
 export interface ContextHost {
   readonly client: ClientView;
   readonly principal: Principal | undefined;
+  /** The connection's session id, where it has one (stateful HTTP). */
+  readonly sessionId?: string | undefined;
   /**
    * The client's answer to a request for input: a request to the client (handshake era), or the answer
    * the retried request carries (stateless era, which rejects to end the attempt with input_required).
@@ -143,7 +147,7 @@ export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
 }
 
 /** What a context tells about its request, besides its trace context (read from `meta`). */
-export type ContextFacts = Pick<ToolContext, 'requestId' | 'meta' | 'client' | 'principal'>;
+export type ContextFacts = Pick<ToolContext, 'requestId' | 'meta' | 'client' | 'principal' | 'sessionId'>;
 
 /** What a context does: a handler may destructure them (`async (args, { progress }) => …`). */
 export type ContextMethods = Pick<
@@ -163,6 +167,7 @@ export abstract class ContextBase implements ToolContext {
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
   readonly principal: Principal | undefined;
+  readonly sessionId: string | undefined;
   #trace: TraceContext | undefined;
   #bound: { -readonly [K in keyof ContextMethods]?: ContextMethods[K] } | undefined;
 
@@ -171,6 +176,7 @@ export abstract class ContextBase implements ToolContext {
     this.meta = facts.meta;
     this.client = facts.client;
     this.principal = facts.principal;
+    this.sessionId = facts.sessionId;
   }
 
   abstract get signal(): AbortSignal;
@@ -229,7 +235,13 @@ class HostedContext extends ContextBase {
   #lastProgress = -Infinity;
 
   constructor(host: ContextHost, request: CallRequest) {
-    super({ requestId: request.id, meta: request.meta, client: host.client, principal: host.principal });
+    super({
+      requestId: request.id,
+      meta: request.meta,
+      client: host.client,
+      principal: host.principal,
+      sessionId: host.sessionId,
+    });
     this.source = request;
     this.#host = host;
   }

@@ -48,6 +48,7 @@ export function scopedHost(session: ServerSession, scope: RequestScope, round?: 
 class ScopedHost implements ContextHost {
   readonly client: ContextHost['client'];
   readonly principal: ContextHost['principal'];
+  readonly sessionId: string | undefined;
   readonly #session: ServerSession;
   readonly #scope: RequestScope;
   readonly #round: InputRound | undefined;
@@ -55,6 +56,7 @@ class ScopedHost implements ContextHost {
   constructor(session: ServerSession, scope: RequestScope, round: InputRound | undefined) {
     this.client = scope.client;
     this.principal = scope.principal;
+    this.sessionId = session.peer.transport?.sessionId;
     this.#session = session;
     this.#scope = scope;
     this.#round = round;
