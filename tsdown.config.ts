@@ -14,6 +14,7 @@ export default defineConfig({
     http: 'src/transports/http/index.ts',
     'http-client': 'src/transports/http-client/index.ts',
     redis: 'src/stores/redis.ts',
+    gateway: 'src/gateway/index.ts',
     cli: 'src/cli/main.ts',
   },
   format: 'esm',

@@ -11,6 +11,7 @@ const ENTRIES: Readonly<Record<string, string>> = {
   http: 'src/transports/http/index.ts',
   'http-client': 'src/transports/http-client/index.ts',
   redis: 'src/stores/redis.ts',
+  gateway: 'src/gateway/index.ts',
 };
 const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&');

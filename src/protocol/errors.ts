@@ -102,6 +102,14 @@ export const LocalErrorCode = {
   ToolCallDenied: 'TOOL_CALL_DENIED',
   /** A shared store (Redis) could not be reached, or failed, within its time limit: retry later. */
   StoreUnavailable: 'STORE_UNAVAILABLE',
+  /** A gateway configuration that does not validate (the details name each path and problem). */
+  InvalidConfig: 'INVALID_CONFIG',
+  /** A gateway approval id that names no approval (never, or long ago). */
+  ApprovalNotFound: 'APPROVAL_NOT_FOUND',
+  /** A decision for a gateway approval that was already decided, expired or withdrawn. */
+  ApprovalSettled: 'APPROVAL_SETTLED',
+  /** A decision for a gateway approval made for other arguments than the call's (their digests differ). */
+  ApprovalMismatch: 'APPROVAL_MISMATCH',
 } as const;
 
 export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];

@@ -8,7 +8,7 @@
  */
 export { StreamableHttpHandler } from './streamable-http-handler.js';
 export type { StreamableHttpOptions } from './http-options.js';
-export type { OriginGuardOptions } from './origin-guard.js';
+export { OriginGuard, type OriginGuardOptions } from './origin-guard.js';
 export {
   serveHttp,
   toNodeHandler,

@@ -25,6 +25,10 @@ function hostName(value: string): string {
   return colon === -1 ? host : host.slice(0, colon);
 }
 
+/**
+ * Checks a request's Host and Origin headers against allow-lists (loopback names by default): what the
+ * Streamable HTTP handler does first, for other endpoints served beside it (the gateway's decision API).
+ */
 export class OriginGuard {
   readonly #hosts: ReadonlySet<string>;
   readonly #hostsWithPort: ReadonlySet<string>;

@@ -1,0 +1,325 @@
+/**
+ * One call of an exposed tool, end to end: the policy decides (allow, deny, or ask a person and wait,
+ * telling a caller that asked for progress why it waits), then the call goes to its upstream with the
+ * caller's cancellation, its progress relayed back, and the upstream's questions (elicitation, sampling,
+ * roots) relayed to the caller — a request to its client in the handshake era, an `input_required` round
+ * in the stateless era. Nothing reaches the upstream unless allowed; a denial, an expiry or a down
+ * upstream is an `isError` result that says so. Every call ends with an audit record.
+ * @module
+ */
+import {
+  ProtocolError,
+  argumentsDigest,
+  errorMessage,
+  isLegacyRevision,
+  type CallToolResult,
+  type ClientHandlers,
+  type JsonObject,
+  type LoggingMessageParams,
+  type ProgressParams,
+} from '../index.js';
+import { toolError, type ToolContext } from '../server/index.js';
+import type { ApprovalOutcome, Approvals } from './approvals.js';
+import type { CallDecision, CallOutcome, GatewayAuditRecord } from './audit-store.js';
+import { callerKey, callerOf } from './caller.js';
+import type { ExposedTool } from './exposed-tools.js';
+import type { CallInfo, GatewayEvents } from './gateway-events.js';
+import type { Policy } from './policy.js';
+import type { Upstream } from './upstream.js';
+
+export interface CallRelayDeps {
+  policy(): Policy;
+  approvals: Approvals;
+  events: GatewayEvents;
+  audit(record: Omit<GatewayAuditRecord, 'seq'>): void;
+  progressIntervalMs(): number;
+}
+
+/** How the policy let a call through. */
+interface Verdict {
+  decision: CallDecision;
+  decidedBy: string;
+  reason: string;
+  approvalId?: string;
+  /** Progress notifications sent while it waited: the upstream's progress is counted on from there. */
+  waited: number;
+}
+
+/** How long the retry of an approved stateless-era call that asked its caller for input stays approved. */
+const RETRY_GRANT_MS = 10 * 60_000;
+
+export class CallRelay {
+  readonly #deps: CallRelayDeps;
+  #calls = 0;
+  /** Calls in flight per upstream, so that its log messages reach the caller when there is one. */
+  readonly #active = new Map<Upstream, Set<ToolContext>>();
+  /** Stateless era: approved calls whose caller is answering a question; key → expiry. */
+  readonly #retries = new Map<string, number>();
+
+  constructor(deps: CallRelayDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * A log message of an upstream: to the caller of its only call in flight, if it has exactly one;
+   * otherwise false (the gateway logs it itself).
+   */
+  log(upstream: Upstream, params: LoggingMessageParams): boolean {
+    const active = this.#active.get(upstream);
+    if (active?.size !== 1) return false;
+    for (const ctx of active) void ctx.log(params.level, params.data, params.logger).catch(() => undefined);
+    return true;
+  }
+
+  async call(entry: ExposedTool, args: JsonObject, ctx: ToolContext): Promise<CallToolResult> {
+    const started = performance.now();
+    const time = new Date().toISOString();
+    const { upstream, tool } = entry;
+    const info: CallInfo = {
+      id: ++this.#calls,
+      caller: callerOf(ctx),
+      upstream: upstream.name,
+      tool: tool.name,
+      exposedName: entry.name,
+      argumentsDigest: await argumentsDigest(args),
+    };
+    const { events } = this.#deps;
+    events.emit({ type: 'call.started', call: info });
+    const finish = (verdict: Omit<Verdict, 'waited'>, outcome: CallOutcome) => {
+      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
+      const record: Omit<GatewayAuditRecord, 'seq'> = {
+        time,
+        kind: 'call',
+        caller: info.caller,
+        upstream: upstream.name,
+        tool: tool.name,
+        argumentsDigest: info.argumentsDigest,
+        decision: verdict.decision,
+        reason: verdict.reason,
+        decidedBy: verdict.decidedBy,
+        outcome,
+        durationMs,
+      };
+      if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
+      this.#deps.audit(record);
+      events.emit({
+        type: 'call.finished',
+        callId: info.id,
+        decision: verdict.decision,
+        outcome,
+        durationMs,
+      });
+    };
+
+    const verdict = await this.#decide(entry, args, info, ctx);
+    if (!isAllowed(verdict.decision)) {
+      finish(verdict, ctx.signal.aborted ? 'cancelled' : 'refused');
+      return toolError(refusal(entry.name, verdict));
+    }
+    const client = upstream.client;
+    if (!client || upstream.status !== 'ready') {
+      finish(verdict, 'unavailable');
+      return toolError(unavailable(upstream));
+    }
+    const stateless = !isLegacyRevision(ctx.client.protocolVersion);
+    const controller = new AbortController();
+    const stop = () => controller.abort(ctx.signal.reason);
+    if (ctx.signal.aborted) stop();
+    else ctx.signal.addEventListener('abort', stop, { once: true });
+    // The caller's answer is not there yet (stateless era): this attempt ends with its question.
+    let ended: { error: unknown } | undefined;
+    const handlers = relayedInput(ctx, stateless, (error) => {
+      ended ??= { error };
+      controller.abort(error);
+    });
+    const active = this.#active.get(upstream) ?? new Set();
+    this.#active.set(upstream, active.add(ctx));
+    try {
+      const result = await client.callTool(tool.name, args, {
+        signal: controller.signal,
+        timeout: upstream.timeoutMs,
+        resetTimeoutOnProgress: true,
+        onProgress: (progress) => this.#progress(info, ctx, verdict.waited, progress),
+        handlers,
+      });
+      finish(verdict, result.isError === true ? 'tool-error' : 'ok');
+      return result;
+    } catch (error) {
+      if (ended) {
+        if (verdict.decision === 'approved') this.#grantRetry(retryKey(info));
+        finish(verdict, 'input_required');
+        throw ended.error;
+      }
+      if (ctx.signal.aborted) {
+        finish(verdict, 'cancelled');
+        throw error;
+      }
+      finish(verdict, 'error');
+      if (error instanceof ProtocolError) throw error; // the upstream's JSON-RPC error, as it sent it
+      upstream.failed(error);
+      return toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
+    } finally {
+      ctx.signal.removeEventListener('abort', stop);
+      active.delete(ctx);
+      if (active.size === 0) this.#active.delete(upstream);
+    }
+  }
+
+  /** The policy's verdict, asking a person (and waiting) when it says so. */
+  async #decide(entry: ExposedTool, args: JsonObject, info: CallInfo, ctx: ToolContext): Promise<Verdict> {
+    const { action, reason } = this.#deps.policy().decide(entry.upstream.name, entry.tool);
+    if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
+    if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
+    const { approvals } = this.#deps;
+    if (approvals.remembered(info.caller, info.upstream, info.tool)) {
+      return {
+        decision: 'remembered',
+        decidedBy: 'policy',
+        reason: `${reason}; approved always earlier`,
+        waited: 0,
+      };
+    }
+    const retry = this.#retries.get(retryKey(info));
+    if (retry !== undefined) {
+      this.#retries.delete(retryKey(info));
+      if (retry > Date.now()) {
+        return {
+          decision: 'approved',
+          decidedBy: 'policy',
+          reason: "the retry of an approved call, with the caller's input",
+          waited: 0,
+        };
+      }
+    }
+    const { approval, outcome } = approvals.ask(
+      {
+        caller: info.caller,
+        upstream: info.upstream,
+        tool: info.tool,
+        exposedName: entry.name,
+        ...(entry.tool.title === undefined ? {} : { title: entry.tool.title }),
+        ...(entry.tool.description === undefined ? {} : { description: entry.tool.description }),
+        ...(entry.tool.annotations === undefined ? {} : { annotations: entry.tool.annotations }),
+        arguments: args,
+        argumentsDigest: info.argumentsDigest,
+        reason,
+      },
+      ctx.signal,
+    );
+    let waited = 0;
+    const tick = () => {
+      waited++;
+      const message = `Waiting for approval ${approval.id} of ${entry.name} (until ${approval.expiresAt})`;
+      void ctx.progress(waited, undefined, message).catch(() => undefined);
+    };
+    const token = ctx.meta?.progressToken;
+    const ticking = typeof token === 'string' || typeof token === 'number';
+    if (ticking) tick();
+    const timer = ticking ? setInterval(tick, this.#deps.progressIntervalMs()) : undefined;
+    let settled: ApprovalOutcome;
+    try {
+      settled = await outcome;
+    } finally {
+      clearInterval(timer);
+    }
+    return { ...verdictOf(settled, reason), approvalId: approval.id, waited };
+  }
+
+  /** The caller's retry (with its answer) of an approved call needs no second approval. Bounded. */
+  #grantRetry(key: string): void {
+    const now = Date.now();
+    if (this.#retries.size >= 1_000) {
+      for (const [other, until] of this.#retries) if (until <= now) this.#retries.delete(other);
+      if (this.#retries.size >= 1_000) return;
+    }
+    this.#retries.set(key, now + RETRY_GRANT_MS);
+  }
+
+  #progress(info: CallInfo, ctx: ToolContext, waited: number, progress: ProgressParams): void {
+    const event: Extract<Parameters<GatewayEvents['emit']>[0], { type: 'call.progress' }> = {
+      type: 'call.progress',
+      callId: info.id,
+      progress: progress.progress,
+    };
+    if (progress.total !== undefined) event.total = progress.total;
+    if (progress.message !== undefined) event.message = progress.message;
+    this.#deps.events.emit(event);
+    // Counted on from the waiting notifications, so that the caller sees progress increase.
+    const total = progress.total === undefined ? undefined : waited + progress.total;
+    void ctx.progress(waited + progress.progress, total, progress.message).catch(() => undefined);
+  }
+}
+
+function isAllowed(decision: CallDecision): boolean {
+  return (
+    decision === 'allowed' ||
+    decision === 'approved' ||
+    decision === 'approved-always' ||
+    decision === 'remembered'
+  );
+}
+
+function verdictOf(outcome: ApprovalOutcome, reason: string): Omit<Verdict, 'waited'> {
+  switch (outcome.decision) {
+    case 'approved':
+      return {
+        decision: outcome.always ? 'approved-always' : 'approved',
+        decidedBy: outcome.decidedBy,
+        reason: `${reason}; approved${outcome.always ? ' always' : ' once'}`,
+      };
+    case 'denied':
+      return {
+        decision: 'denied',
+        decidedBy: outcome.decidedBy,
+        reason: outcome.reason ?? 'denied by a person',
+      };
+    case 'expired':
+      return { decision: 'expired', decidedBy: 'gateway', reason: 'no decision before the approval expired' };
+    case 'withdrawn':
+      return { decision: 'withdrawn', decidedBy: 'gateway', reason: outcome.reason };
+  }
+}
+
+/** What the model reads when the gateway refuses a call. */
+function refusal(name: string, verdict: Omit<Verdict, 'waited'>): string {
+  if (verdict.decision === 'expired')
+    return `The gateway did not run ${name}: no one approved the call in time.`;
+  if (verdict.decision === 'withdrawn') return `The gateway did not run ${name}: ${verdict.reason}.`;
+  return verdict.decidedBy === 'policy'
+    ? `The gateway's policy denies ${name}: ${verdict.reason}.`
+    : `The call of ${name} was denied: ${verdict.reason}.`;
+}
+
+export function unavailable(upstream: Upstream): string {
+  return `Upstream ${upstream.name} is unavailable${upstream.error ? ` (${upstream.error})` : ''}; the gateway reconnects, try again later.`;
+}
+
+function retryKey(info: CallInfo): string {
+  return `${callerKey(info.caller)}\u0000${info.exposedName}\u0000${info.argumentsDigest}`;
+}
+
+/**
+ * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
+ * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
+ * and the call runs again (the upstream asks again, and this time gets the answer).
+ */
+function relayedInput(ctx: ToolContext, stateless: boolean, end: (error: unknown) => void): ClientHandlers {
+  const caps = ctx.client.capabilities;
+  const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
+    try {
+      return await ask();
+    } catch (error) {
+      if (stateless) end(error);
+      throw error;
+    }
+  };
+  const handlers: ClientHandlers = {};
+  if (caps.elicitation !== undefined) {
+    handlers.elicitation = (params, { signal }) => relay(() => ctx.elicit(params, { signal }));
+  }
+  if (caps.sampling !== undefined) {
+    handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));
+  }
+  if (caps.roots !== undefined) handlers.roots = () => relay(() => ctx.listRoots()).then((r) => r.roots);
+  return handlers;
+}

@@ -1,0 +1,27 @@
+/**
+ * Who made a call downstream, as the gateway names it in approvals and audit records: the authenticated
+ * principal's subject, and the HTTP session; and the key "approve always" is remembered under.
+ * @module
+ */
+import type { ToolContext } from '../server/index.js';
+
+export interface GatewayCaller {
+  /** The authenticated caller's subject; absent for anonymous callers. */
+  principal?: string;
+  /** The stateful HTTP session the call came on; absent on stdio and in the stateless era. */
+  sessionId?: string;
+}
+
+export function callerOf(ctx: Pick<ToolContext, 'principal' | 'sessionId'>): GatewayCaller {
+  const caller: GatewayCaller = {};
+  if (ctx.principal) caller.principal = ctx.principal.subject;
+  if (ctx.sessionId !== undefined) caller.sessionId = ctx.sessionId;
+  return caller;
+}
+
+/** The caller as one string: its principal, else its session, else `anonymous` (every anonymous caller). */
+export function callerKey(caller: GatewayCaller): string {
+  if (caller.principal !== undefined) return `principal:${caller.principal}`;
+  if (caller.sessionId !== undefined) return `session:${caller.sessionId}`;
+  return 'anonymous';
+}

@@ -1,0 +1,120 @@
+/**
+ * The JSON Schema of a gateway configuration file (draft 2020-12). The package ships it as
+ * `gateway-config.schema.json` (a test keeps the two equal), so editors complete and check a config that
+ * names it: `"$schema": "./node_modules/toolwire/gateway-config.schema.json"`.
+ * @module
+ */
+
+const action = { enum: ['allow', 'ask', 'deny'] } as const;
+const positiveMs = { type: 'integer', minimum: 1, maximum: 86_400_000 } as const;
+const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
+const revision = {
+  enum: ['auto', '2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
+} as const;
+
+const common = {
+  prefix: {
+    type: 'string',
+    pattern: '^[A-Za-z0-9_-]{1,32}$',
+    description: "What the upstream's tool and prompt names start with downstream (default: its name).",
+  },
+  trusted: {
+    type: 'boolean',
+    description: 'Whether its tool annotations may decide calls no rule matched (default false).',
+  },
+  protocolVersion: { ...revision, description: 'The revision to speak (default auto).' },
+  timeoutMs: {
+    ...positiveMs,
+    description: 'How long one call may take, renewed by progress (default 60000).',
+  },
+} as const;
+
+export const GATEWAY_CONFIG_SCHEMA = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  title: 'toolwire gateway configuration',
+  type: 'object',
+  required: ['upstreams'],
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    upstreams: {
+      type: 'object',
+      description: 'Upstream MCP servers by name.',
+      propertyNames: { pattern: '^[A-Za-z0-9_-]{1,32}$' },
+      additionalProperties: {
+        // One branch's errors, not both: an upstream with a `url` is an HTTP upstream, else a command.
+        if: { type: 'object', required: ['url'] },
+        then: {
+          type: 'object',
+          title: 'HTTP upstream',
+          additionalProperties: false,
+          properties: {
+            url: { type: 'string', pattern: '^https?://' },
+            headers: stringMap,
+            bearerEnv: {
+              type: 'string',
+              pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+              description: 'An environment variable holding a bearer token to send.',
+            },
+            ...common,
+          },
+        },
+        else: {
+          type: 'object',
+          title: 'stdio upstream',
+          required: ['command'],
+          additionalProperties: false,
+          properties: {
+            command: { type: 'string', minLength: 1, description: 'Spawned without a shell.' },
+            args: { type: 'array', items: { type: 'string' } },
+            env: { ...stringMap, description: "Set over the gateway's environment." },
+            cwd: { type: 'string' },
+            stderr: { enum: ['inherit', 'ignore'] },
+            ...common,
+          },
+        },
+      },
+    },
+    separator: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,8}$', description: 'Default "__".' },
+    toolNames: { enum: ['llm', 'mcp'], description: 'llm (default): ^[a-zA-Z0-9_-]{1,64}$.' },
+    policy: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        rules: {
+          type: 'array',
+          description: 'The first rule matching the upstream and the tool decides.',
+          items: {
+            type: 'object',
+            required: ['tool', 'action'],
+            additionalProperties: false,
+            properties: {
+              upstream: { type: 'string', minLength: 1, maxLength: 256 },
+              tool: { type: 'string', minLength: 1, maxLength: 256 },
+              action,
+            },
+          },
+        },
+        default: { ...action, description: 'For calls nothing else decided (default ask).' },
+      },
+    },
+    approvals: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { timeoutMs: positiveMs, progressIntervalMs: positiveMs },
+    },
+    reconnect: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { initialDelayMs: positiveMs, maxDelayMs: positiveMs },
+    },
+    audit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxRecords: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+        file: { type: 'string', minLength: 1 },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,308 @@
+/**
+ * The decision API: how a person (the console, a script, `toolwire approvals`) sees what waits for
+ * approval and decides, over HTTP with JSON, with server-sent events for live changes. A web-standard
+ * handler (`handle(Request): Response`), served beside the MCP endpoint.
+ *
+ * - `GET  /api/approvals`: the pending approvals; `GET /api/approvals/ID`: one, with its outcome once settled.
+ * - `POST /api/approvals/ID/approve` `{ always?, alwaysForMs?, argumentsDigest? }`;
+ *   `POST /api/approvals/ID/deny` `{ reason? }`: 404 for an unknown id, 409 for one already settled or a
+ *   digest that is not the call's.
+ * - `GET  /api/audit?limit=N&after=SEQ`: the latest audit records; `GET /api/upstreams`: their status.
+ * - `GET  /api/events`: server-sent events (`approval.pending`, `approval.decided`, `call.started`,
+ *   `call.progress`, `call.finished`, `upstream.status`, `tools.changed`, `warning`, `audit`), after a
+ *   `snapshot` of the pending approvals and upstreams.
+ *
+ * Every request is checked, in this order: Host and Origin (403; loopback names by default), then the
+ * credentials (401): `Authorization: Bearer <token>` — the token the gateway generated at start, or one the
+ * given verifier accepts for a principal with the deciding role. A POST must be `application/json` (415):
+ * no HTML form can send one, and a page elsewhere cannot send the Authorization header without a CORS
+ * preflight, which this API never grants — so requests from other sites cannot decide anything.
+ * @module
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { errorMessage, ToolwireError } from '../index.js';
+import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
+import type { ApprovalDecision } from './approvals.js';
+import type { Gateway } from './gateway.js';
+
+export interface DecisionApiOptions extends OriginGuardOptions {
+  /** The bearer token callers present (default: 32 random bytes, base64url; read it from `api.token`). */
+  token?: string;
+  /**
+   * Accept tokens this verifier accepts (the MCP endpoint's, e.g. `jwtVerifier`) from principals with
+   * `role`, besides the API token.
+   */
+  verifier?: TokenVerifier;
+  /** The role a verified principal needs to use the API (default `approver`). */
+  role?: string;
+  /** Where the API lives (default `/api`). */
+  basePath?: string;
+  /** Event streams open at once (default 16; more get 503). */
+  maxEventStreams?: number;
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+const KEEP_ALIVE_MS = 15_000;
+/** Events queued for a reader that does not read: past this, its stream is closed. */
+const MAX_QUEUED_EVENTS = 1_000;
+
+const STATUS_OF_CODE: Record<string, number> = {
+  APPROVAL_NOT_FOUND: 404,
+  APPROVAL_SETTLED: 409,
+  APPROVAL_MISMATCH: 409,
+};
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: {
+      'content-type': 'application/json',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      ...headers,
+    },
+  });
+}
+
+function failure(status: number, code: string, message: string, headers?: Record<string, string>): Response {
+  return json(status, { error: { code, message } }, headers);
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+export class DecisionApi {
+  /** The API token (generated unless given). */
+  readonly token: string;
+  readonly basePath: string;
+  readonly #gateway: Gateway;
+  readonly #guard: OriginGuard;
+  readonly #tokenDigest: Buffer;
+  readonly #options: DecisionApiOptions;
+  readonly #streams = new Set<() => void>();
+
+  constructor(gateway: Gateway, options: DecisionApiOptions = {}) {
+    this.#gateway = gateway;
+    this.#options = options;
+    this.token = options.token ?? randomBytes(32).toString('base64url');
+    this.#tokenDigest = digest(this.token);
+    this.basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
+    this.#guard = new OriginGuard(options);
+  }
+
+  /** Whether a request's path is the API's (so that a server can route it here). */
+  owns(path: string): boolean {
+    return path === this.basePath || path.startsWith(`${this.basePath}/`);
+  }
+
+  async handle(request: Request): Promise<Response> {
+    const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
+    if (refused) return failure(403, 'FORBIDDEN', refused);
+    const decidedBy = await this.#authenticate(request);
+    if (decidedBy === undefined) {
+      return failure(401, 'UNAUTHORIZED', 'Send the API token: Authorization: Bearer <token>', {
+        'www-authenticate': 'Bearer realm="toolwire-gateway"',
+      });
+    }
+    const url = new URL(request.url);
+    const parts = url.pathname.slice(this.basePath.length).split('/').filter(Boolean);
+    try {
+      return await this.#route(request, url, parts, decidedBy);
+    } catch (error) {
+      if (error instanceof ToolwireError) {
+        return failure(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);
+      }
+      return failure(500, 'INTERNAL', errorMessage(error));
+    }
+  }
+
+  /** Ends every event stream. */
+  close(): void {
+    for (const end of [...this.#streams]) end();
+  }
+
+  async #route(request: Request, url: URL, parts: string[], decidedBy: string): Promise<Response> {
+    const [first, id, action, ...extra] = parts;
+    const method = request.method;
+    const only = (allowed: string) =>
+      failure(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allowed}`, { allow: allowed });
+    if (extra.length > 0) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+    const approvals = this.#gateway.approvals;
+    switch (first) {
+      case undefined:
+        if (method !== 'GET') return only('GET');
+        return json(200, {
+          name: 'toolwire gateway decision API',
+          endpoints: ['approvals', 'audit', 'upstreams', 'events'],
+        });
+      case 'approvals': {
+        if (id === undefined)
+          return method === 'GET' ? json(200, { approvals: approvals.pending() }) : only('GET');
+        if (action === undefined) {
+          if (method !== 'GET') return only('GET');
+          const found = approvals.get(id);
+          return found ? json(200, found) : failure(404, 'APPROVAL_NOT_FOUND', `No approval ${id}`);
+        }
+        if (action !== 'approve' && action !== 'deny') return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+        if (method !== 'POST') return only('POST');
+        const body = await readJson(request);
+        if (body instanceof Response) return body;
+        const decision = decisionOf(action, body, decidedBy);
+        if (typeof decision === 'string') return failure(400, 'INVALID_REQUEST', decision);
+        return json(200, approvals.decide(id, decision));
+      }
+      case 'audit': {
+        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+        if (method !== 'GET') return only('GET');
+        const limit = positive(url.searchParams.get('limit'));
+        const after = positive(url.searchParams.get('after'));
+        return json(200, {
+          records: this.#gateway.audit.list({
+            ...(limit === undefined ? {} : { limit }),
+            ...(after === undefined ? {} : { after }),
+          }),
+        });
+      }
+      case 'upstreams':
+        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+        return method === 'GET' ? json(200, { upstreams: this.#gateway.upstreams() }) : only('GET');
+      case 'events':
+        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+        return method === 'GET' ? this.#events(request) : only('GET');
+      default:
+        return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
+    }
+  }
+
+  /** Who the request comes from, or undefined when its credentials are missing or wrong. */
+  async #authenticate(request: Request): Promise<string | undefined> {
+    const header = request.headers.get('authorization') ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) return undefined;
+    const token = match[1];
+    if (timingSafeEqual(digest(token), this.#tokenDigest)) return 'api-token';
+    const verifier = this.#options.verifier;
+    if (!verifier) return undefined;
+    try {
+      const principal = await verifier(token, request);
+      return principal.roles?.includes(this.#options.role ?? 'approver') ? principal.subject : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #events(request: Request): Response {
+    if (this.#streams.size >= (this.#options.maxEventStreams ?? 16)) {
+      return failure(503, 'TOO_MANY_STREAMS', 'Too many event streams are open; close one and retry');
+    }
+    const encoder = new TextEncoder();
+    let end = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        const send = (event: string, data: unknown) =>
+          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+        send('snapshot', {
+          approvals: this.#gateway.approvals.pending(),
+          upstreams: this.#gateway.upstreams(),
+        });
+        const unsubscribe = this.#gateway.on((event) => {
+          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_EVENTS) end();
+          else send(event.type, event);
+        });
+        const keepAlive = setInterval(
+          () => controller.enqueue(encoder.encode(': keep-alive\n\n')),
+          KEEP_ALIVE_MS,
+        );
+        keepAlive.unref?.();
+        end = () => {
+          if (!this.#streams.delete(end)) return;
+          unsubscribe();
+          clearInterval(keepAlive);
+          request.signal.removeEventListener('abort', end);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the reader
+          }
+        };
+        this.#streams.add(end);
+        request.signal.addEventListener('abort', end, { once: true });
+      },
+      cancel: () => end(),
+    });
+    return new Response(body, {
+      status: 200,
+      headers: {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        'x-content-type-options': 'nosniff',
+      },
+    });
+  }
+}
+
+function positive(value: string | null): number | undefined {
+  if (value === null) return undefined;
+  const n = Number(value);
+  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
+}
+
+/** The JSON object a POST carries (an empty body is `{}`), or the response that refuses it. */
+async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json') {
+    return failure(415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST must be Content-Type: application/json');
+  }
+  const reader = request.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    if (!reader) break;
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => undefined);
+      return failure(413, 'TOO_LARGE', `The body may have at most ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    const value: unknown = JSON.parse(text);
+    if (value !== null && typeof value === 'object' && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  return failure(400, 'INVALID_REQUEST', 'The body must be a JSON object');
+}
+
+/** The decision a body asks for, or what is wrong with it. */
+function decisionOf(
+  action: 'approve' | 'deny',
+  body: Record<string, unknown>,
+  decidedBy: string,
+): ApprovalDecision | string {
+  const { always, alwaysForMs, argumentsDigest, reason } = body;
+  if (argumentsDigest !== undefined && typeof argumentsDigest !== 'string')
+    return 'argumentsDigest must be a string';
+  const decision: ApprovalDecision = { approve: action === 'approve', decidedBy };
+  if (argumentsDigest !== undefined) decision.argumentsDigest = argumentsDigest;
+  if (action === 'deny') {
+    if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000)) {
+      return 'reason must be a string of at most 1000 characters';
+    }
+    if (reason !== undefined) decision.reason = reason;
+    return decision;
+  }
+  if (always !== undefined && typeof always !== 'boolean') return 'always must be a boolean';
+  if (alwaysForMs !== undefined && !(Number.isSafeInteger(alwaysForMs) && (alwaysForMs as number) > 0)) {
+    return 'alwaysForMs must be a positive integer (milliseconds)';
+  }
+  if (always === true || alwaysForMs !== undefined) decision.always = true;
+  if (alwaysForMs !== undefined) decision.alwaysForMs = alwaysForMs as number;
+  return decision;
+}

@@ -1,0 +1,187 @@
+/**
+ * The upstreams' resources, resource templates and prompts on the gateway's server: resources and
+ * templates under their own URIs (a URI two upstreams share is exposed once, with a warning), prompts
+ * under namespaced names like tools. Reads, prompt gets and `completion/complete` go to the upstream
+ * that lists them; a down upstream's entries are disabled until it is back.
+ * @module
+ */
+import {
+  ErrorCode,
+  ProtocolError,
+  errorMessage,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+} from '../index.js';
+import {
+  UriTemplate,
+  type Completer,
+  type PromptArgumentDefinition,
+  type RegistryHandle,
+  type Server,
+} from '../server/index.js';
+import type { ToolNamer } from './tool-namer.js';
+import type { Upstream } from './upstream.js';
+
+interface Entry {
+  readonly upstream: Upstream;
+  readonly kind: 'resource' | 'template' | 'prompt';
+  /** What the listing said, to tell a change. */
+  readonly listed: string;
+  readonly handle: RegistryHandle<unknown>;
+}
+
+function clientOf(upstream: Upstream) {
+  const client = upstream.client;
+  if (!client || upstream.status !== 'ready') {
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Upstream ${upstream.name} is unavailable; try again later`,
+    );
+  }
+  return client;
+}
+
+/** The listed fields of a resource or template, for registration (`uri` / `uriTemplate` left out). */
+function described<T extends Resource | ResourceTemplate>(item: T) {
+  const { uri: _uri, uriTemplate: _template, ...rest } = item as T & { uri?: string; uriTemplate?: string };
+  return rest;
+}
+
+export class ExposedCatalog {
+  readonly #server: Server;
+  readonly #warn: (upstream: Upstream, message: string) => void;
+  /** By kind and key (URI, URI template, namespaced prompt name). */
+  readonly #entries = new Map<string, Entry>();
+  readonly #warned = new Set<string>();
+  #namer: ToolNamer;
+
+  constructor(server: Server, namer: ToolNamer, warn: (upstream: Upstream, message: string) => void) {
+    this.#server = server;
+    this.#namer = namer;
+    this.#warn = warn;
+  }
+
+  rename(namer: ToolNamer): void {
+    this.#namer = namer;
+  }
+
+  sync(upstream: Upstream): void {
+    const mine = [...this.#entries].filter(([, entry]) => entry.upstream === upstream);
+    if (upstream.status !== 'ready') {
+      for (const [, entry] of mine) entry.handle.disable();
+      return;
+    }
+    const wanted = new Map<string, { listed: string; register: () => RegistryHandle<unknown> }>();
+    for (const resource of upstream.resources) {
+      wanted.set(`resource\u0000${resource.uri}`, {
+        listed: JSON.stringify(resource),
+        register: () =>
+          this.#server.resource(resource.uri, described(resource), (uri, ctx) =>
+            clientOf(upstream).readResource(uri, { signal: ctx.signal }),
+          ) as RegistryHandle<unknown>,
+      });
+    }
+    for (const template of upstream.templates) {
+      wanted.set(`template\u0000${template.uriTemplate}`, {
+        listed: JSON.stringify(template),
+        register: () => this.#template(upstream, template),
+      });
+    }
+    for (const prompt of upstream.prompts) {
+      const named = this.#namer.name(upstream.prefix, prompt.name);
+      if (!named.ok) {
+        this.#tell(upstream, `prompt ${prompt.name} is not exposed: ${named.reason}`);
+        continue;
+      }
+      wanted.set(`prompt\u0000${named.name}`, {
+        listed: JSON.stringify(prompt),
+        register: () => this.#prompt(upstream, named.name, prompt),
+      });
+    }
+    for (const [key, entry] of mine) {
+      const want = wanted.get(key);
+      if (want && want.listed === entry.listed) {
+        entry.handle.enable();
+        wanted.delete(key);
+        continue;
+      }
+      entry.handle.remove();
+      this.#entries.delete(key);
+    }
+    for (const [key, want] of wanted) {
+      const [kind, name] = key.split('\u0000') as [Entry['kind'], string];
+      const owner = this.#entries.get(key);
+      if (owner) {
+        this.#tell(
+          upstream,
+          `${kind} ${name} is not exposed: upstream ${owner.upstream.name} has one of that name`,
+        );
+        continue;
+      }
+      try {
+        this.#entries.set(key, { upstream, kind, listed: want.listed, handle: want.register() });
+      } catch (error) {
+        this.#tell(upstream, `${kind} ${name} is not exposed: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  drop(upstream: Upstream): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.upstream !== upstream) continue;
+      entry.handle.remove();
+      this.#entries.delete(key);
+    }
+    for (const key of this.#warned) if (key.startsWith(`${upstream.name}\u0000`)) this.#warned.delete(key);
+  }
+
+  #template(upstream: Upstream, template: ResourceTemplate): RegistryHandle<unknown> {
+    const complete: Record<string, Completer> = {};
+    if (upstream.completions) {
+      for (const variable of new UriTemplate(template.uriTemplate).variables) {
+        complete[variable] = async (value, ctx) =>
+          (
+            await clientOf(upstream).complete(
+              { type: 'ref/resource', uri: template.uriTemplate },
+              { name: variable, value },
+              { ...ctx.arguments },
+              { signal: ctx.signal },
+            )
+          ).values;
+      }
+    }
+    return this.#server.resourceTemplate(
+      template.uriTemplate,
+      { ...described(template), complete },
+      (uri, _variables, ctx) => clientOf(upstream).readResource(uri, { signal: ctx.signal }),
+    ) as RegistryHandle<unknown>;
+  }
+
+  #prompt(upstream: Upstream, name: string, prompt: Prompt): RegistryHandle<unknown> {
+    const args: PromptArgumentDefinition[] = (prompt.arguments ?? []).map((argument) => {
+      if (!upstream.completions) return { ...argument };
+      const complete: Completer = async (value, ctx) =>
+        (
+          await clientOf(upstream).complete(
+            { type: 'ref/prompt', name: prompt.name },
+            { name: argument.name, value },
+            { ...ctx.arguments },
+            { signal: ctx.signal },
+          )
+        ).values;
+      return { ...argument, complete };
+    });
+    const { name: _name, arguments: _arguments, ...rest } = prompt;
+    return this.#server.prompt(name, { ...rest, arguments: args }, (values, ctx) =>
+      clientOf(upstream).getPrompt(prompt.name, values, { signal: ctx.signal }),
+    ) as RegistryHandle<unknown>;
+  }
+
+  #tell(upstream: Upstream, message: string): void {
+    const key = `${upstream.name}\u0000${message}`;
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#warn(upstream, message);
+  }
+}

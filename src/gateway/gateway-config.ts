@@ -1,0 +1,117 @@
+/**
+ * What a gateway is configured with: its upstream servers (stdio commands or HTTP URLs), how their tools
+ * are named downstream, the policy every call passes, approvals, reconnection and the audit log. The same
+ * shape is the JSON of `toolwire gateway --config FILE` (see `gateway-config.schema.json`).
+ * @module
+ */
+import type { ApprovalAction, Revision } from '../index.js';
+
+/** What a policy rule, or the policy's default, decides for a call. */
+export type PolicyAction = ApprovalAction;
+
+/** Settings every upstream may have, whatever its transport. */
+export interface UpstreamCommon {
+  /**
+   * What its tools' and prompts' names start with downstream (default: the upstream's name), joined to
+   * the upstream's own name by the gateway's `separator`: `files` + `__` + `read_file`.
+   */
+  prefix?: string;
+  /**
+   * Whether its tool annotations (`readOnlyHint`, `destructiveHint`, `openWorldHint`) may decide calls no
+   * rule matched (default false: annotations from a server you do not trust are untrusted, as the spec
+   * says).
+   */
+  trusted?: boolean;
+  /** The revision to speak (default `auto`: the stateless era when the server speaks it, else the handshake). */
+  protocolVersion?: 'auto' | Revision;
+  /** How long one call may take upstream, in ms, renewed by each progress notification (default 60,000). */
+  timeoutMs?: number;
+}
+
+/** An upstream spawned as a command and spoken to over stdio. */
+export interface StdioUpstreamConfig extends UpstreamCommon {
+  command: string;
+  args?: string[];
+  /** Variables set for the command, over the gateway's own environment. */
+  env?: Record<string, string>;
+  cwd?: string;
+  /** The command's stderr: passed through to the gateway's (default) or dropped. */
+  stderr?: 'inherit' | 'ignore';
+}
+
+/** An upstream at a URL: Streamable HTTP, falling back to HTTP+SSE for 2024-11-05 servers. */
+export interface HttpUpstreamConfig extends UpstreamCommon {
+  url: string;
+  /** Headers sent with every request. */
+  headers?: Record<string, string>;
+  /** The name of an environment variable of the gateway holding a bearer token to send (kept out of the file). */
+  bearerEnv?: string;
+}
+
+export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;
+
+/** A policy rule: the first rule whose globs match the upstream's name and the tool's own name decides. */
+export interface PolicyRule {
+  /** Glob on the upstream's name (`*` any run, `?` one character); absent matches every upstream. */
+  upstream?: string;
+  /** Glob on the tool's name as the upstream lists it (not the namespaced name), e.g. `write_*`. */
+  tool: string;
+  action: PolicyAction;
+}
+
+export interface GatewayConfig {
+  /** Upstream servers by name (letters, digits, `_` and `-`; no two with the same prefix). */
+  upstreams: Record<string, UpstreamConfig>;
+  /** Between prefix and name in namespaced names (default `__`). */
+  separator?: string;
+  /**
+   * Which names the gateway exposes: `llm` (default), what LLM APIs accept as function names,
+   * `^[a-zA-Z0-9_-]{1,64}$` (other characters of an upstream's name become `_`); or `mcp`, the MCP rule
+   * `^[A-Za-z0-9_.-]{1,128}$`. Two tools that end up with the same name are a clear error: the second is
+   * not exposed and the gateway says why.
+   */
+  toolNames?: 'llm' | 'mcp';
+  policy?: {
+    rules?: PolicyRule[];
+    /**
+     * What happens to calls no rule and no trusted annotation decided (default `ask`: tools that may be
+     * destructive or whose behaviour is unknown wait for a person).
+     */
+    default?: PolicyAction;
+  };
+  approvals?: {
+    /** How long a pending approval waits for a decision, in ms (default 120,000), then the call fails. */
+    timeoutMs?: number;
+    /**
+     * While a call waits for approval, a progress notification this often, in ms (default 5,000), when the
+     * caller asked for progress: its request timeout is renewed and it sees why it waits.
+     */
+    progressIntervalMs?: number;
+  };
+  /** Reconnection of a lost upstream: the first delay, doubled after each failure up to the last (ms). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  audit?: {
+    /** Records kept in memory for the decision API (default 1,000; the oldest go first). */
+    maxRecords?: number;
+    /** A file to append every record to, as one JSON object per line (the command line opens it). */
+    file?: string;
+  };
+}
+
+/** The defaults of a configuration's optional settings. */
+export const GATEWAY_DEFAULTS = {
+  separator: '__',
+  toolNames: 'llm',
+  policyDefault: 'ask',
+  approvalTimeoutMs: 120_000,
+  approvalProgressIntervalMs: 5_000,
+  reconnectInitialDelayMs: 500,
+  reconnectMaxDelayMs: 30_000,
+  auditMaxRecords: 1_000,
+  upstreamTimeoutMs: 60_000,
+} as const;
+
+/** Whether an upstream is reached over HTTP (it has a `url`). */
+export function isHttpUpstream(config: UpstreamConfig): config is HttpUpstreamConfig {
+  return typeof (config as Partial<HttpUpstreamConfig>).url === 'string';
+}

@@ -1,0 +1,313 @@
+/**
+ * The gateway: one MCP server in front of many. Downstream it is a toolwire `Server` (serve it over stdio
+ * or HTTP like any other); upstream it holds a toolwire `Client` per configured server. Their tools appear
+ * under namespaced names, and every call passes the policy — allowed, denied, or held for a person's
+ * approval — before it reaches its upstream. A new configuration is applied without a restart.
+ *
+ * @example
+ * ```ts
+ * const gateway = createGateway({
+ *   upstreams: { files: { command: 'npx', args: ['toolwire', 'serve'] } },
+ *   policy: { rules: [{ upstream: 'files', tool: 'write_file', action: 'ask' }], default: 'allow' },
+ * });
+ * await gateway.start();
+ * await gateway.server.connect(new StdioServerTransport());
+ * gateway.on((event) => {
+ *   if (event.type === 'approval.pending') gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'me' });
+ * });
+ * ```
+ * @module
+ */
+import { toolError, Server, type ServerOptions } from '../server/index.js';
+import { isJsonObject, type Implementation, type JsonObject, type LoggingMessageParams } from '../index.js';
+import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
+import { MemoryAuditStore, type GatewayAuditRecord, type GatewayAuditSink } from './audit-store.js';
+import { CallRelay, unavailable } from './call-relay.js';
+import { ExposedCatalog } from './exposed-catalog.js';
+import { ExposedTools } from './exposed-tools.js';
+import { GATEWAY_DEFAULTS, type GatewayConfig } from './gateway-config.js';
+import { GatewayEvents, type GatewayListener, type UpstreamStatus } from './gateway-events.js';
+import { checkConfig } from './parse-config.js';
+import { Policy } from './policy.js';
+import { ToolNamer } from './tool-namer.js';
+import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
+
+export interface GatewayOptions {
+  /** How the gateway introduces itself, downstream and upstream (default `toolwire-gateway`). */
+  info?: Implementation;
+  /**
+   * Options of the downstream server (rate limits, sanitization, audit of its own, access policy…).
+   * Default: no tool timeout (a call may wait for approval; each upstream's `timeoutMs` bounds its part).
+   */
+  server?: ServerOptions;
+  /** Where audit records go besides the memory store (JSON lines, pino). */
+  auditSinks?: readonly GatewayAuditSink[];
+  /** Upstream log messages no single caller can be told, and the gateway's warnings. Default: stderr. */
+  onLog?: (line: string) => void;
+}
+
+/** An upstream as the decision API and `gateway.upstreams()` describe it. */
+export interface UpstreamView {
+  name: string;
+  status: UpstreamStatus;
+  error?: string;
+  transport: 'stdio' | 'http';
+  /** The revision spoken, once connected. */
+  protocolVersion?: string;
+  /** The namespaced names of its exposed tools. */
+  tools: string[];
+}
+
+export class Gateway {
+  readonly server: Server;
+  readonly approvals: Approvals;
+  readonly audit: MemoryAuditStore;
+  readonly #events = new GatewayEvents();
+  readonly #upstreams = new Map<string, Upstream>();
+  readonly #options: GatewayOptions;
+  readonly #info: Implementation;
+  readonly #relay: CallRelay;
+  readonly #tools: ExposedTools;
+  readonly #catalog: ExposedCatalog;
+  #config: GatewayConfig;
+  #policy: Policy;
+  #closed = false;
+
+  constructor(config: GatewayConfig, options: GatewayOptions = {}) {
+    this.#config = checkConfig(config);
+    this.#options = options;
+    this.#info = options.info ?? { name: 'toolwire-gateway', version: '0.1.0' };
+    this.#policy = this.#policyOf(this.#config);
+    this.audit = new MemoryAuditStore(config.audit?.maxRecords ?? GATEWAY_DEFAULTS.auditMaxRecords);
+    this.approvals = new Approvals({
+      timeoutMs: config.approvals?.timeoutMs ?? GATEWAY_DEFAULTS.approvalTimeoutMs,
+      onPending: (approval) => this.#events.emit({ type: 'approval.pending', approval }),
+      onSettled: (approval, outcome) => this.#decided(approval, outcome),
+    });
+    this.server = new Server(this.#info, {
+      toolTimeout: false,
+      listChangedDebounceMs: 20,
+      ...options.server,
+    });
+    this.#relay = new CallRelay({
+      policy: () => this.#policy,
+      approvals: this.approvals,
+      events: this.#events,
+      audit: (record) => this.#audit(record),
+      progressIntervalMs: () =>
+        this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
+    });
+    const warn = (upstream: Upstream, message: string) =>
+      this.#warn(`upstream ${upstream.name}: ${message}`, upstream.name);
+    this.#tools = new ExposedTools(
+      this.server,
+      this.#namer(this.#config),
+      (entry, args, ctx) => this.#relay.call(entry, args, ctx),
+      warn,
+    );
+    this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
+    // A call of a tool whose upstream is down: an isError result that says so (its tool is out of the list).
+    this.server.useRequest(async (request, next) => {
+      if (request.method !== 'tools/call') return next();
+      const entry =
+        typeof request.params.name === 'string' ? this.#tools.get(request.params.name) : undefined;
+      if (!entry || entry.handle.enabled || entry.upstream.status === 'ready') return next();
+      return toolError(unavailable(entry.upstream)) as unknown as JsonObject;
+    });
+    for (const [name, upstream] of Object.entries(this.#config.upstreams)) this.#add(name, upstream);
+  }
+
+  /** The configuration in force. */
+  get config(): GatewayConfig {
+    return this.#config;
+  }
+
+  /** The policy in force. */
+  get policy(): Policy {
+    return this.#policy;
+  }
+
+  /** Receives every event (approvals, calls, upstream status, warnings, audit records). Returns an unsubscribe. */
+  on(listener: GatewayListener): () => void {
+    return this.#events.on(listener);
+  }
+
+  /** Connects every upstream; resolves once each has been tried once (those that failed keep retrying). */
+  async start(): Promise<void> {
+    await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.start()));
+  }
+
+  upstreams(): UpstreamView[] {
+    return [...this.#upstreams.values()].map((upstream) => {
+      const view: UpstreamView = {
+        name: upstream.name,
+        status: upstream.status,
+        transport: 'url' in upstream.config ? 'http' : 'stdio',
+        tools: this.#tools.names().filter((name) => this.#tools.get(name)?.upstream === upstream),
+      };
+      if (upstream.error !== undefined) view.error = upstream.error;
+      const version = upstream.client?.protocolVersion;
+      if (version !== undefined) view.protocolVersion = version;
+      return view;
+    });
+  }
+
+  /**
+   * Applies a new configuration at once (checked first: an invalid one throws and changes nothing):
+   * upstreams added are connected, removed ones closed (their tools go), changed ones replaced; the policy,
+   * names and approval settings are swapped in one step. Resolves once new upstreams were tried once.
+   */
+  async apply(config: GatewayConfig): Promise<void> {
+    const next = checkConfig(config);
+    const policy = this.#policyOf(next);
+    const renamed = next.separator !== this.#config.separator || next.toolNames !== this.#config.toolNames;
+    const before = this.#config;
+    this.#config = next;
+    this.#policy = policy;
+    this.approvals.timeoutMs = next.approvals?.timeoutMs ?? GATEWAY_DEFAULTS.approvalTimeoutMs;
+    if (renamed) {
+      this.#tools.rename(this.#namer(next));
+      this.#catalog.rename(this.#namer(next));
+    }
+    const closing: Promise<void>[] = [];
+    const starting: Promise<void>[] = [];
+    for (const [name, upstream] of this.#upstreams) {
+      const wanted = next.upstreams[name];
+      if (wanted !== undefined && JSON.stringify(wanted) === JSON.stringify(before.upstreams[name])) continue;
+      closing.push(this.#remove(upstream));
+    }
+    await Promise.all(closing);
+    for (const [name, upstream] of Object.entries(next.upstreams)) {
+      if (this.#upstreams.has(name)) {
+        if (renamed) this.#sync(this.#upstreams.get(name)!, 'status');
+        continue;
+      }
+      starting.push(this.#add(name, upstream).start());
+    }
+    await Promise.all(starting);
+  }
+
+  /** Withdraws pending approvals, closes every upstream and the downstream server. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.approvals.close();
+    await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+    await this.server.close();
+  }
+
+  #add(name: string, config: GatewayConfig['upstreams'][string]): Upstream {
+    const upstream = new Upstream(name, config, this.#hooks());
+    this.#upstreams.set(name, upstream);
+    return upstream;
+  }
+
+  async #remove(upstream: Upstream): Promise<void> {
+    this.#upstreams.delete(upstream.name);
+    this.#tools.drop(upstream);
+    this.#catalog.drop(upstream);
+    this.approvals.forgetUpstream(upstream.name);
+    await upstream.close();
+  }
+
+  #hooks(): UpstreamHooks {
+    return {
+      clientInfo: this.#info,
+      changed: (upstream, what) => this.#sync(upstream, what),
+      log: (upstream, params) => this.#upstreamLog(upstream, params),
+      warn: (upstream, message) => this.#warn(`upstream ${upstream.name}: ${message}`, upstream.name),
+      reconnect: {
+        initialDelayMs: this.#config.reconnect?.initialDelayMs ?? GATEWAY_DEFAULTS.reconnectInitialDelayMs,
+        maxDelayMs: this.#config.reconnect?.maxDelayMs ?? GATEWAY_DEFAULTS.reconnectMaxDelayMs,
+      },
+    };
+  }
+
+  #sync(upstream: Upstream, what: UpstreamChange): void {
+    if (this.#upstreams.get(upstream.name) !== upstream) return; // removed meanwhile
+    if (what === 'status') {
+      const event = { type: 'upstream.status', upstream: upstream.name, status: upstream.status } as const;
+      this.#events.emit(upstream.error === undefined ? event : { ...event, error: upstream.error });
+    }
+    if (upstream.status === 'closed') return;
+    if (what === 'status' || what === 'tools') {
+      this.#tools.sync(upstream);
+      this.#events.emit({ type: 'tools.changed', tools: this.#tools.names() });
+    }
+    if (what !== 'tools') this.#catalog.sync(upstream);
+  }
+
+  #upstreamLog(upstream: Upstream, params: LoggingMessageParams): void {
+    if (this.#relay.log(upstream, params)) return;
+    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    this.#line(`[${upstream.name}] ${params.level}${params.logger ? ` ${params.logger}` : ''}: ${data}`);
+  }
+
+  #decided(approval: PendingApproval, outcome: ApprovalOutcome): void {
+    this.#events.emit({ type: 'approval.decided', approval, outcome });
+    const record: Omit<GatewayAuditRecord, 'seq'> = {
+      time: outcome.decidedAt,
+      kind: 'decision',
+      caller: approval.caller,
+      upstream: approval.upstream,
+      tool: approval.tool,
+      argumentsDigest: approval.argumentsDigest,
+      decision:
+        outcome.decision === 'approved'
+          ? outcome.always
+            ? 'approved-always'
+            : 'approved'
+          : outcome.decision,
+      decidedBy: 'decidedBy' in outcome ? outcome.decidedBy : 'gateway',
+      approvalId: approval.id,
+    };
+    const reason = 'reason' in outcome ? outcome.reason : undefined;
+    this.#audit(reason === undefined ? record : { ...record, reason });
+  }
+
+  #audit(record: Omit<GatewayAuditRecord, 'seq'>): void {
+    const stored = this.audit.append(record);
+    for (const sink of this.#options.auditSinks ?? []) {
+      try {
+        sink.write(stored);
+      } catch (error) {
+        this.#line(`audit sink failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    this.#events.emit({ type: 'audit', record: stored });
+  }
+
+  #warn(message: string, upstream?: string): void {
+    this.#events.emit(
+      upstream === undefined ? { type: 'warning', message } : { type: 'warning', message, upstream },
+    );
+    this.#line(message);
+  }
+
+  #line(line: string): void {
+    if (this.#options.onLog) this.#options.onLog(line);
+    else process.stderr.write(`toolwire gateway: ${line}\n`);
+  }
+
+  #namer(config: GatewayConfig): ToolNamer {
+    return new ToolNamer(
+      config.separator ?? GATEWAY_DEFAULTS.separator,
+      config.toolNames ?? GATEWAY_DEFAULTS.toolNames,
+    );
+  }
+
+  #policyOf(config: GatewayConfig): Policy {
+    const upstreams = config.upstreams;
+    return new Policy({
+      ...(config.policy?.rules ? { rules: config.policy.rules } : {}),
+      ...(config.policy?.default ? { default: config.policy.default } : {}),
+      trusted: (name) => upstreams[name]?.trusted === true,
+    });
+  }
+}
+
+/** A gateway for `config` (checked now: an invalid one throws GatewayError INVALID_CONFIG). Call `start()`. */
+export function createGateway(config: GatewayConfig, options?: GatewayOptions): Gateway {
+  if (!isJsonObject(config)) throw new TypeError('createGateway needs a configuration object');
+  return new Gateway(config, options);
+}

@@ -1,0 +1,44 @@
+/**
+ * `toolwire/gateway`: one MCP endpoint in front of many MCP servers, where every tool call passes a policy
+ * and a person can say no. Everything exported here is public API.
+ * @module toolwire/gateway
+ */
+export { Gateway, createGateway, type GatewayOptions, type UpstreamView } from './gateway.js';
+export {
+  GATEWAY_DEFAULTS,
+  isHttpUpstream,
+  type GatewayConfig,
+  type HttpUpstreamConfig,
+  type PolicyAction,
+  type PolicyRule,
+  type StdioUpstreamConfig,
+  type UpstreamCommon,
+  type UpstreamConfig,
+} from './gateway-config.js';
+export { GATEWAY_CONFIG_SCHEMA } from './config-schema.js';
+export { checkConfig, parseConfigText } from './parse-config.js';
+export { GatewayError } from './gateway-error.js';
+export { Policy, type PolicyDecision, type PolicyOptions } from './policy.js';
+export { LLM_TOOL_NAME_PATTERN, ToolNamer, type NamedTool, type ToolNameRule } from './tool-namer.js';
+export {
+  Approvals,
+  MAX_PENDING_APPROVALS,
+  type ApprovalDecision,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  type ApprovalsOptions,
+  type PendingApproval,
+} from './approvals.js';
+export type { GatewayCaller } from './caller.js';
+export {
+  MemoryAuditStore,
+  gatewayJsonLinesSink,
+  gatewayPinoSink,
+  type CallDecision,
+  type CallOutcome,
+  type GatewayAuditRecord,
+  type GatewayAuditSink,
+} from './audit-store.js';
+export type { CallInfo, GatewayEvent, GatewayListener, UpstreamStatus } from './gateway-events.js';
+export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
+export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';

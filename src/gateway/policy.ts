@@ -1,0 +1,64 @@
+/**
+ * The gateway's policy: what happens to a call before anything reaches the upstream. Rules come first,
+ * in order, and the first whose globs match the upstream's name and the tool's own name decides. Without
+ * a matching rule, the tool's annotations decide — for upstreams marked trusted only, since annotations
+ * from an untrusted server are untrusted: read-only tools are allowed, tools that may be destructive or
+ * reach an open world ask (the spec's defaults: `destructiveHint` and `openWorldHint` are true unless
+ * said otherwise), and a tool declared neither is allowed. Everything else gets the default (`ask`).
+ * @module
+ */
+import { matchGlob, type Tool } from '../index.js';
+import { GATEWAY_DEFAULTS, type PolicyAction, type PolicyRule } from './gateway-config.js';
+
+export interface PolicyDecision {
+  action: PolicyAction;
+  /** Why, in words a person reading an approval or an audit record understands. */
+  reason: string;
+}
+
+export interface PolicyOptions {
+  rules?: readonly PolicyRule[];
+  default?: PolicyAction;
+  /** Whether an upstream's annotations are trusted (its `trusted` setting). */
+  trusted: (upstream: string) => boolean;
+}
+
+export class Policy {
+  readonly rules: readonly PolicyRule[];
+  readonly fallback: PolicyAction;
+  readonly #trusted: (upstream: string) => boolean;
+
+  constructor(options: PolicyOptions) {
+    this.rules = Object.freeze([...(options.rules ?? [])]);
+    this.fallback = options.default ?? GATEWAY_DEFAULTS.policyDefault;
+    this.#trusted = options.trusted;
+  }
+
+  decide(upstream: string, tool: Pick<Tool, 'name' | 'annotations'>): PolicyDecision {
+    for (const [index, rule] of this.rules.entries()) {
+      if (rule.upstream !== undefined && !matchGlob(rule.upstream, upstream)) continue;
+      if (!matchGlob(rule.tool, tool.name)) continue;
+      const on = `${rule.upstream ?? '*'}.${rule.tool}`;
+      return { action: rule.action, reason: `rule ${index + 1} (${on}=${rule.action})` };
+    }
+    if (!this.#trusted(upstream)) {
+      return {
+        action: this.fallback,
+        reason: `no rule matched and upstream ${upstream} is not trusted (default: ${this.fallback})`,
+      };
+    }
+    const hints = tool.annotations;
+    if (hints?.readOnlyHint === true)
+      return { action: 'allow', reason: 'a read-only tool of a trusted upstream' };
+    if (hints?.destructiveHint !== false) {
+      return { action: 'ask', reason: 'the tool may be destructive (destructiveHint)' };
+    }
+    if (hints.openWorldHint !== false) {
+      return { action: 'ask', reason: 'the tool reaches an open world (openWorldHint)' };
+    }
+    return {
+      action: 'allow',
+      reason: 'a trusted upstream declares the tool neither destructive nor open-world',
+    };
+  }
+}

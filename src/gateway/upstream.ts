@@ -1,0 +1,231 @@
+/**
+ * One upstream server as the gateway sees it: a toolwire `Client` over stdio or HTTP (either era, the
+ * client's `auto`), what the server lists (tools, resources, templates, prompts, kept fresh by its
+ * `list_changed`), and its health. A lost connection — the process exited, the HTTP server went away, a
+ * call failed on the transport — makes it `down` and it reconnects with backoff (the first delay, doubled
+ * after each failure up to the last), listing everything again once it is back.
+ * @module
+ */
+import {
+  Client,
+  ProtocolError,
+  ToolwireError,
+  errorMessage,
+  type ClientHandlers,
+  type Implementation,
+  type LoggingMessageParams,
+  type Prompt,
+  type Resource,
+  type ResourceTemplate,
+  type Tool,
+  type Transport,
+} from '../index.js';
+import { FallbackHttpClientTransport } from '../transports/http-client/index.js';
+import { StdioClientTransport } from '../transports/stdio/index.js';
+import { GATEWAY_DEFAULTS, isHttpUpstream, type UpstreamConfig } from './gateway-config.js';
+import type { UpstreamStatus } from './gateway-events.js';
+
+/** What an upstream's listing changed: its status, or one of its lists. */
+export type UpstreamChange = 'status' | 'tools' | 'resources' | 'prompts';
+
+export interface UpstreamHooks {
+  /** How the gateway introduces itself to upstreams. */
+  clientInfo: Implementation;
+  changed(upstream: Upstream, what: UpstreamChange): void;
+  /** A log message from the upstream (`notifications/message`). */
+  log(upstream: Upstream, params: LoggingMessageParams): void;
+  /** Something worth a warning (a list that could not be read). */
+  warn(upstream: Upstream, message: string): void;
+  reconnect: { initialDelayMs: number; maxDelayMs: number };
+}
+
+/**
+ * Answers an upstream's questions that belong to no caller's call (see `ExchangeOptions.handlers`): an
+ * elicitation is declined, sampling refused, and the roots are none. Declaring them lets every upstream
+ * ask; the caller's own client answers during its calls.
+ */
+const NO_CALLER: ClientHandlers = {
+  elicitation: () => ({ action: 'decline' }),
+  sampling: () => {
+    throw new ProtocolError(-32603, 'The gateway relays sampling only during a call of the caller');
+  },
+  roots: [],
+};
+
+/** How long connecting (spawn, era probe, handshake, first lists) may take before it counts as a failure. */
+const CONNECT_TIMEOUT_MS = 30_000;
+
+export class Upstream {
+  readonly name: string;
+  readonly config: UpstreamConfig;
+  status: UpstreamStatus = 'connecting';
+  /** Why it is down (or failed last). */
+  error: string | undefined;
+  /** The client, while ready. */
+  client: Client | undefined;
+  tools: readonly Tool[] = [];
+  resources: readonly Resource[] = [];
+  templates: readonly ResourceTemplate[] = [];
+  prompts: readonly Prompt[] = [];
+  /** Whether the server declared completions. */
+  completions = false;
+
+  readonly #hooks: UpstreamHooks;
+  #generation = 0;
+  #failures = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+  #first: Promise<void> | undefined;
+
+  constructor(name: string, config: UpstreamConfig, hooks: UpstreamHooks) {
+    this.name = name;
+    this.config = config;
+    this.#hooks = hooks;
+  }
+
+  /** Its tools' and prompts' prefix downstream. */
+  get prefix(): string {
+    return this.config.prefix ?? this.name;
+  }
+
+  get timeoutMs(): number {
+    return this.config.timeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
+  }
+
+  /** Connects; resolves after the first attempt, whether it succeeded or not (failures retry with backoff). */
+  start(): Promise<void> {
+    return (this.#first ??= this.#connect());
+  }
+
+  /**
+   * A call failed on the transport (not with a JSON-RPC error, nor a timeout or cancellation): the
+   * connection is taken as lost.
+   */
+  failed(error: unknown): void {
+    if (error instanceof ProtocolError || !(error instanceof ToolwireError)) return;
+    if (['CONNECTION_CLOSED', 'SEND_FAILED', 'NOT_CONNECTED'].includes(error.code)) {
+      this.#lost(this.#generation, errorMessage(error));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const client = this.client;
+    this.client = undefined;
+    this.#setStatus('closed', undefined);
+    await client?.close().catch(() => undefined);
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#closed) return;
+    const generation = ++this.#generation;
+    this.#setStatus('connecting', this.error);
+    const client = new Client(this.#hooks.clientInfo, {
+      ...NO_CALLER,
+      protocolVersion: this.config.protocolVersion ?? 'auto',
+      requestTimeout: this.timeoutMs,
+      onLog: (params) => this.#hooks.log(this, params),
+      onError: () => undefined,
+      onWarning: (message) => this.#hooks.warn(this, message),
+    });
+    try {
+      await client.connect(this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
+      client.onclose = () => this.#lost(generation, 'the connection closed');
+      await this.#list(client, generation, 'all');
+      if (generation !== this.#generation || this.#closed) {
+        await client.close();
+        return;
+      }
+      client.onToolsChanged((tools) => {
+        if (generation !== this.#generation) return;
+        this.tools = tools;
+        this.#hooks.changed(this, 'tools');
+      });
+      client.onResourceListChanged(() => void this.#list(client, generation, 'resources'));
+      client.onPromptListChanged(() => void this.#list(client, generation, 'prompts'));
+      this.client = client;
+      this.#failures = 0;
+      this.#setStatus('ready', undefined);
+    } catch (error) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+      this.#lost(generation, errorMessage(error));
+    }
+  }
+
+  /** Lists what the server has (all of it, or one kind after its list_changed). */
+  async #list(client: Client, generation: number, what: 'all' | 'resources' | 'prompts'): Promise<void> {
+    const caps = client.serverCapabilities ?? {};
+    this.completions = caps.completions !== undefined;
+    const timeout = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MS);
+    if (what === 'all') this.tools = caps.tools ? await client.listTools({ timeout }) : [];
+    try {
+      if (what !== 'prompts' && caps.resources) {
+        const [resources, templates] = await Promise.all([
+          client.listResources({ timeout }),
+          client.listResourceTemplates({ timeout }),
+        ]);
+        if (generation !== this.#generation) return;
+        this.resources = resources;
+        this.templates = templates;
+        if (what === 'resources') this.#hooks.changed(this, 'resources');
+      }
+      if (what !== 'resources' && caps.prompts) {
+        const prompts = await client.listPrompts({ timeout });
+        if (generation !== this.#generation) return;
+        this.prompts = prompts;
+        if (what === 'prompts') this.#hooks.changed(this, 'prompts');
+      }
+    } catch (error) {
+      this.#hooks.warn(
+        this,
+        `listing its ${what === 'all' ? 'resources and prompts' : what} failed: ${errorMessage(error)}`,
+      );
+    }
+  }
+
+  #transport(): Transport {
+    const config = this.config;
+    if (isHttpUpstream(config)) {
+      const token = config.bearerEnv === undefined ? undefined : process.env[config.bearerEnv];
+      return new FallbackHttpClientTransport({
+        url: config.url,
+        ...(config.headers ? { headers: config.headers } : {}),
+        ...(token ? { bearer: token } : {}),
+      });
+    }
+    return new StdioClientTransport({
+      command: config.command,
+      args: config.args ?? [],
+      ...(config.env ? { env: config.env } : {}),
+      ...(config.cwd ? { cwd: config.cwd } : {}),
+      stderr: config.stderr ?? 'inherit',
+    });
+  }
+
+  /** The connection of `generation` is gone: down, then a reconnect after the backoff delay. */
+  #lost(generation: number, why: string): void {
+    if (this.#closed || generation !== this.#generation || this.status === 'down') return;
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      void client.close().catch(() => undefined);
+    }
+    this.#setStatus('down', why);
+    const { initialDelayMs, maxDelayMs } = this.#hooks.reconnect;
+    const delay = Math.min(initialDelayMs * 2 ** Math.min(this.#failures, 30), maxDelayMs);
+    this.#failures++;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#connect(), delay);
+    this.#timer.unref?.();
+  }
+
+  #setStatus(status: UpstreamStatus, error: string | undefined): void {
+    const changed = this.status !== status || this.error !== error;
+    this.status = status;
+    this.error = error;
+    if (changed) this.#hooks.changed(this, 'status');
+  }
+}
