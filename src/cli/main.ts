@@ -31,6 +31,11 @@ Usage:
                                                   list the server's prompts
   toolwire prompt NAME [key=value...] [options] (-- <command...> | URL)
                                                   get one prompt and print its messages
+  toolwire gateway [--config FILE | --upstream NAME=URL | --upstream NAME -- <command...>] [--http]
+                                                  one MCP endpoint in front of many servers, every tool
+                                                  call through a policy and, when it asks, a person
+  toolwire approvals list | approve ID | deny ID [--gateway URL]
+                                                  the gateway's pending approvals, and decisions
   toolwire help [COMMAND]                         show help (also: toolwire COMMAND --help)
   toolwire --version
 
@@ -88,6 +93,14 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
     const { promptCommand, PROMPT_HELP } = await import('./prompt-command.js');
     return { run: promptCommand, help: PROMPT_HELP };
   },
+  gateway: async () => {
+    const { gatewayCommand, GATEWAY_HELP } = await import('./gateway-command.js');
+    return { run: gatewayCommand, help: GATEWAY_HELP };
+  },
+  approvals: async () => {
+    const { approvalsCommand, APPROVALS_HELP } = await import('./approvals-command.js');
+    return { run: approvalsCommand, help: APPROVALS_HELP };
+  },
 };
 
 /**
@@ -104,7 +117,7 @@ function wantsJsonFailure(name: string | undefined, rest: readonly string[]): bo
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   // The stdio server guards its own stdout (MCP messages); every other command may be piped into `head`.
-  if (name !== 'serve') quietPipes();
+  if (name !== 'serve' && name !== 'gateway') quietPipes();
   try {
     if (name === undefined) {
       process.stderr.write(HELP);

@@ -254,7 +254,7 @@ async function serveOverHttp(
 }
 
 /** A port that is taken (or not ours to use) is fixed with --port: a usage error that says so. */
-function listenFailure(error: unknown, host: string, port: number, defaultPort: boolean): unknown {
+export function listenFailure(error: unknown, host: string, port: number, defaultPort: boolean): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
   const which = `port ${port}${defaultPort ? ' (the default)' : ''} on ${host}`;

@@ -1,0 +1,198 @@
+/**
+ * `toolwire approvals list | approve ID [--always [--for MS]] | deny ID [--reason TEXT]`: the gateway's
+ * pending approvals, from the command line, through its decision API (`--gateway URL`, default
+ * `$TOOLWIRE_GATEWAY` or http://127.0.0.1:3000; the token from `TOOLWIRE_TOKEN`). `--json` prints the API's
+ * answer as it came.
+ * @module
+ */
+import { CLI, helpHint } from './command-name.js';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
+
+const APPROVALS_OPTIONS = {
+  gateway: { type: 'string' },
+  always: { type: 'boolean' },
+  for: { type: 'string' },
+  reason: { type: 'string' },
+  json: { type: 'boolean' },
+  timeout: { type: 'string' },
+} as const;
+
+export const APPROVALS_HELP = `Usage: toolwire approvals list [--gateway URL] [--json]
+       toolwire approvals approve ID [--always [--for MS]] [--gateway URL] [--json]
+       toolwire approvals deny ID [--reason TEXT] [--gateway URL] [--json]
+
+The calls a toolwire gateway holds for approval, and the decisions: approve once, approve always
+(this tool for this caller, until the gateway restarts or for --for MS), or deny (the model reads
+--reason). An approval is used once; one already decided or expired is refused.
+
+  --gateway URL   the gateway (http://HOST:PORT, its /mcp or /api URL); default $TOOLWIRE_GATEWAY,
+                  else http://127.0.0.1:3000
+  --json          print the decision API's JSON answer
+  --timeout MS    how long to wait for the gateway (default 10000)
+
+The API token comes from TOOLWIRE_TOKEN (the gateway prints it when it starts).
+
+Examples:
+  export TOOLWIRE_TOKEN=…            # as printed by: ${CLI} gateway --http …
+  ${CLI} approvals list
+  ${CLI} approvals approve 3f0c… --always
+  ${CLI} approvals deny 3f0c… --reason "not that file"
+
+${EXIT_CODES_HELP}
+`;
+
+const HINT = helpHint('approvals');
+
+interface PendingView {
+  id: string;
+  upstream: string;
+  tool: string;
+  exposedName: string;
+  expiresAt: string;
+  caller: { principal?: string; sessionId?: string };
+  arguments: unknown;
+  argumentsDigest: string;
+  reason: string;
+}
+
+/** The decision API's base URL for what the user gave. */
+export function apiBase(given: string | undefined): string {
+  const raw = given ?? process.env.TOOLWIRE_GATEWAY ?? 'http://127.0.0.1:3000';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw usageError(`--gateway must be an http(s) URL, got "${raw}"`, HINT);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw usageError(`--gateway must be an http(s) URL, got "${raw}"`, HINT);
+  const path = url.pathname.replace(/\/+$/, '').replace(/\/(mcp|api)$/, '');
+  return `${url.origin}${path}/api`;
+}
+
+async function request(
+  base: string,
+  path: string,
+  token: string,
+  timeoutMs: number,
+  body?: Record<string, unknown>,
+): Promise<unknown> {
+  let response: Response;
+  try {
+    response = await fetch(`${base}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    throw new CliError(
+      ExitCode.Connection,
+      `cannot reach the gateway at ${base}: ${(error as Error).message}`,
+      {
+        code: 'CONNECTION_FAILED',
+        cause: error,
+      },
+    );
+  }
+  const text = await response.text();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CliError(
+      ExitCode.Protocol,
+      `the gateway answered HTTP ${response.status} without JSON: ${text.slice(0, 200)}`,
+    );
+  }
+  if (response.ok) return parsed;
+  const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
+  const code = error.code ?? `HTTP_${response.status}`;
+  const message = `the gateway refused: ${error.message ?? `HTTP ${response.status}`}`;
+  if (response.status === 401 || response.status === 403) {
+    throw new CliError(ExitCode.Denied, message, {
+      code,
+      detail: 'Set TOOLWIRE_TOKEN to the API token the gateway printed when it started.',
+    });
+  }
+  throw new CliError(response.status >= 500 ? ExitCode.Protocol : ExitCode.Usage, message, {
+    code,
+    details: { status: response.status },
+  });
+}
+
+function describe(approval: PendingView, now: number): string {
+  const seconds = Math.max(0, Math.round((Date.parse(approval.expiresAt) - now) / 1000));
+  const caller =
+    approval.caller.principal ??
+    (approval.caller.sessionId ? `session ${approval.caller.sessionId}` : 'anonymous');
+  const args = JSON.stringify(approval.arguments);
+  return [
+    `${approval.id}  ${approval.upstream}.${approval.tool}  (${caller}; expires in ${seconds} s)`,
+    `    arguments: ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`,
+    `    why: ${approval.reason}`,
+  ].join('\n');
+}
+
+export async function approvalsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
+  if (wantsHelp(argv)) {
+    process.stdout.write(APPROVALS_HELP);
+    return ExitCode.Success;
+  }
+  const { values, positionals, rest } = parseCommandLine(argv, APPROVALS_OPTIONS, HINT);
+  if (rest !== undefined) throw usageError('approvals takes no "--"', HINT);
+  const [action, id, ...extra] = positionals;
+  if (action !== 'list' && action !== 'approve' && action !== 'deny') {
+    throw usageError(`approvals needs list, approve ID or deny ID${action ? `, not "${action}"` : ''}`, HINT);
+  }
+  if (action === 'list' ? id !== undefined : id === undefined || extra.length > 0) {
+    throw usageError(
+      action === 'list' ? 'approvals list takes no ID' : `approvals ${action} takes one ID`,
+      HINT,
+    );
+  }
+  if (action !== 'approve' && (values.always || values.for !== undefined)) {
+    throw usageError('--always and --for go with approve', HINT);
+  }
+  if (action !== 'deny' && values.reason !== undefined) throw usageError('--reason goes with deny', HINT);
+  const token = process.env.TOOLWIRE_TOKEN;
+  if (!token)
+    throw usageError('set TOOLWIRE_TOKEN to the API token the gateway printed when it started', HINT);
+  const base = apiBase(values.gateway);
+  const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT) ?? 10_000;
+  const forMs = parsePositiveInteger(values.for, 'for', HINT);
+
+  if (action === 'list') {
+    const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };
+    if (values.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+    else if (answer.approvals.length === 0) process.stdout.write('no pending approvals\n');
+    else process.stdout.write(`${answer.approvals.map((a) => describe(a, Date.now())).join('\n')}\n`);
+    return ExitCode.Success;
+  }
+  const body: Record<string, unknown> = {};
+  if (action === 'approve' && (values.always || forMs !== undefined)) body.always = true;
+  if (forMs !== undefined) body.alwaysForMs = forMs;
+  if (values.reason !== undefined) body.reason = values.reason;
+  const answer = (await request(
+    base,
+    `/approvals/${encodeURIComponent(id!)}/${action}`,
+    token,
+    timeout,
+    body,
+  )) as {
+    approval: PendingView;
+    outcome: { decision: string; always?: boolean };
+  };
+  if (values.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+  else {
+    const { approval, outcome } = answer;
+    process.stdout.write(
+      `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${JSON.stringify(approval.arguments)}\n`,
+    );
+  }
+  return ExitCode.Success;
+}

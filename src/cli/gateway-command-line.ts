@@ -1,0 +1,147 @@
+/**
+ * The gateway configuration a `toolwire gateway` command line asks for: the `--config` file's, with the
+ * quick flags on top — `--upstream NAME=URL`, `--upstream 'NAME=command args'` (split on spaces, no
+ * shell), `--upstream NAME -- command args…` (everything after `--`), `--policy 'NAME.TOOL=ACTION'`
+ * (before the file's rules: the command line wins), `--default ACTION`, `--trust NAME`.
+ * @module
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  GatewayError,
+  parseConfigText,
+  checkConfig,
+  type GatewayConfig,
+  type PolicyAction,
+  type PolicyRule,
+  type UpstreamConfig,
+} from '../gateway/index.js';
+import { usageError } from './exit-code.js';
+
+export interface GatewayFlags {
+  config?: string | undefined;
+  upstream?: string[] | undefined;
+  policy?: string[] | undefined;
+  default?: string | undefined;
+  trust?: string[] | undefined;
+}
+
+const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
+const NAME = /^[A-Za-z0-9_-]{1,32}$/;
+
+/** `NAME.TOOL=ACTION` (TOOL may be a glob; NAME too, `*` for every upstream). */
+export function parsePolicyFlag(flag: string, hint: string): PolicyRule {
+  const match = /^([^.=]+)\.([^=]+)=(.+)$/.exec(flag);
+  const action = match?.[3]?.trim();
+  if (!match || action === undefined || !ACTIONS.includes(action)) {
+    throw usageError(
+      `--policy must be NAME.TOOL=allow|ask|deny (e.g. files.write_file=ask), got "${flag}"`,
+      hint,
+    );
+  }
+  const upstream = match[1]!.trim();
+  const rule: PolicyRule = { tool: match[2]!.trim(), action: action as PolicyAction };
+  if (upstream !== '*') rule.upstream = upstream;
+  return rule;
+}
+
+/** One `--upstream` value; `command` is what followed `--`, for the one `--upstream NAME` without `=`. */
+export function parseUpstreamFlag(
+  flag: string,
+  command: string[] | undefined,
+  hint: string,
+): [string, UpstreamConfig] {
+  const equals = flag.indexOf('=');
+  const name = (equals === -1 ? flag : flag.slice(0, equals)).trim();
+  if (!NAME.test(name)) {
+    throw usageError(`--upstream needs a name of letters, digits, _ and - (at most 32), got "${name}"`, hint);
+  }
+  if (equals === -1) {
+    if (!command?.length) throw usageError(`--upstream ${name} needs "-- command args…" at the end`, hint);
+    return [name, { command: command[0]!, args: command.slice(1) }];
+  }
+  const value = flag.slice(equals + 1).trim();
+  if (/^https?:\/\//i.test(value)) return [name, { url: value }];
+  const words = value.split(/\s+/).filter(Boolean);
+  if (words.length === 0) throw usageError(`--upstream ${name}= needs a URL or a command`, hint);
+  return [name, { command: words[0]!, args: words.slice(1) }];
+}
+
+/** Reads the `--config` file, as a usage error naming the file when it cannot be read or is invalid. */
+export function readConfigFile(path: string, hint: string): GatewayConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw usageError(`cannot read the gateway configuration ${path}: ${(error as Error).message}`, hint, {
+      code: 'INVALID_CONFIG',
+    });
+  }
+  try {
+    return parseConfigText(text, path);
+  } catch (error) {
+    throw asUsageError(error, hint);
+  }
+}
+
+/** An invalid configuration as a usage error (exit 2) whose details list every problem. */
+export function asUsageError(error: unknown, hint: string): unknown {
+  if (!(error instanceof GatewayError)) return error;
+  const issues =
+    (error.details as { issues?: { path: string; message: string }[] } | undefined)?.issues ?? [];
+  return usageError(error.message, hint, {
+    code: error.code,
+    details: { issues },
+    detail: issues.map((issue) => `  ${issue.path || '(root)'}: ${issue.message}`).join('\n'),
+  });
+}
+
+/** The configuration: the file's (if any), the flags merged in, checked as a whole. */
+export function gatewayConfigOf(
+  flags: GatewayFlags,
+  command: string[] | undefined,
+  hint: string,
+): GatewayConfig {
+  const file = flags.config === undefined ? { upstreams: {} } : readConfigFile(resolve(flags.config), hint);
+  const upstreams: Record<string, UpstreamConfig> = { ...file.upstreams };
+  let withCommand = 0;
+  for (const flag of flags.upstream ?? []) {
+    const [name, upstream] = parseUpstreamFlag(flag, command, hint);
+    if (!flag.includes('=')) withCommand++;
+    if (upstreams[name] !== undefined) throw usageError(`two upstreams are named "${name}"`, hint);
+    upstreams[name] = upstream;
+  }
+  if (withCommand > 1) throw usageError('only one --upstream NAME may take the command after "--"', hint);
+  if (command !== undefined && withCommand === 0) {
+    throw usageError('"--" must follow an --upstream NAME (without =) that runs the command', hint);
+  }
+  for (const name of flags.trust ?? []) {
+    const upstream = upstreams[name];
+    if (!upstream) throw usageError(`--trust ${name}: there is no upstream of that name`, hint);
+    upstreams[name] = { ...upstream, trusted: true };
+  }
+  if (Object.keys(upstreams).length === 0) {
+    throw usageError(
+      'the gateway needs an upstream: --config FILE, --upstream NAME=URL or --upstream NAME -- command',
+      hint,
+    );
+  }
+  const rules = [
+    ...(flags.policy ?? []).map((flag) => parsePolicyFlag(flag, hint)),
+    ...(file.policy?.rules ?? []),
+  ];
+  if (flags.default !== undefined && !ACTIONS.includes(flags.default)) {
+    throw usageError(`--default must be allow, ask or deny, got "${flags.default}"`, hint);
+  }
+  const fallback = (flags.default as PolicyAction | undefined) ?? file.policy?.default;
+  const config: GatewayConfig = {
+    ...file,
+    upstreams,
+    policy: { rules, ...(fallback === undefined ? {} : { default: fallback }) },
+  };
+  try {
+    return checkConfig(config, flags.config ?? 'the command line');
+  } catch (error) {
+    throw asUsageError(error, hint);
+  }
+}
