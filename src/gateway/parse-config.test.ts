@@ -1,0 +1,85 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { GATEWAY_CONFIG_SCHEMA } from './config-schema.js';
+import { checkConfig, parseConfigText } from './parse-config.js';
+
+function issuesOf(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return {
+      code: (error as { code: string }).code,
+      issues: (error as { details: { issues: unknown } }).details.issues,
+    };
+  }
+  throw new Error('expected it to throw');
+}
+
+describe('gateway configuration', () => {
+  it('accepts stdio and HTTP upstreams with every setting', () => {
+    const config = {
+      $schema: './node_modules/toolwire/gateway-config.schema.json',
+      upstreams: {
+        files: { command: 'npx', args: ['toolwire', 'serve'], env: { A: '1' }, cwd: '/tmp', trusted: true },
+        web: { url: 'https://example.com/mcp', headers: { 'x-a': 'b' }, bearerEnv: 'WEB_TOKEN', prefix: 'w' },
+      },
+      separator: '__',
+      toolNames: 'llm',
+      policy: { rules: [{ upstream: 'files', tool: 'write_*', action: 'ask' }], default: 'deny' },
+      approvals: { timeoutMs: 1000, progressIntervalMs: 100 },
+      reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
+      audit: { maxRecords: 10, file: 'audit.jsonl' },
+    };
+    expect(checkConfig(config)).toBe(config);
+  });
+
+  it('names the path of every problem', () => {
+    expect(
+      issuesOf(() =>
+        checkConfig({
+          upstreams: {
+            'bad name': { command: 'x' },
+            files: { command: '' },
+            web: { url: 'ftp://x', command: 'y' },
+          },
+          policy: { rules: [{ tool: 'x', action: 'maybe' }] },
+        }),
+      ),
+    ).toMatchObject({
+      code: 'INVALID_CONFIG',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ path: '/upstreams/files/command' }),
+        expect.objectContaining({ path: '/upstreams/web/url' }),
+        expect.objectContaining({ path: '/upstreams/web', message: expect.stringContaining('command') }),
+        expect.objectContaining({ path: '/policy/rules/0/action' }),
+      ]),
+    });
+  });
+
+  it('refuses two upstreams with one prefix', () => {
+    expect(
+      issuesOf(() => checkConfig({ upstreams: { a: { command: 'x' }, b: { command: 'y', prefix: 'a' } } })),
+    ).toEqual({
+      code: 'INVALID_CONFIG',
+      issues: [
+        {
+          path: '/upstreams/b/prefix',
+          message: 'has the prefix "a" of upstream "a": give one of them another prefix',
+        },
+      ],
+    });
+  });
+
+  it('says on which line and column JSON text breaks', () => {
+    expect(issuesOf(() => parseConfigText('{\n  "upstreams": {,\n}', 'gateway.json'))).toMatchObject({
+      issues: [{ path: '', message: expect.stringMatching(/^line 2, column 17: not valid JSON/) }],
+    });
+  });
+
+  it('ships its JSON Schema as gateway-config.schema.json, equal to the one it checks with', () => {
+    const shipped: unknown = JSON.parse(
+      readFileSync(new URL('../../gateway-config.schema.json', import.meta.url), 'utf8'),
+    );
+    expect(shipped).toEqual(JSON.parse(JSON.stringify(GATEWAY_CONFIG_SCHEMA)));
+  });
+});

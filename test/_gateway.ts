@@ -1,0 +1,171 @@
+// Runs the real `toolwire gateway` command (node bin/toolwire.mjs gateway …, dist/ built from src/ by the
+// global setup) as a child process, and talks to its decision API: JSON requests and the event stream.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SseReader } from './_sse.js';
+
+export const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
+export const PROTOCOL_FIXTURE = fileURLToPath(new URL('./fixtures/protocol-server.mjs', import.meta.url));
+export const CRASHY_FIXTURE = fileURLToPath(new URL('./fixtures/crashy-server.mjs', import.meta.url));
+export const EVERYTHING = fileURLToPath(
+  new URL('../node_modules/@modelcontextprotocol/server-everything/dist/index.js', import.meta.url),
+);
+/** The decision API token every test gateway gets (TOOLWIRE_TOKEN). */
+export const TOKEN = 'gateway-test-token-0123456789';
+
+/** A stdio upstream that runs `toolwire serve MODULE` (the demo without one). */
+export function toolwireUpstream(
+  module?: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    command: process.execPath,
+    args: module === undefined ? [BIN, 'serve'] : [BIN, 'serve', module],
+    stderr: 'ignore',
+    ...extra,
+  };
+}
+
+/** Writes a configuration file into a fresh folder; returns its path. */
+export function writeConfig(
+  config: unknown,
+  dir = mkdtempSync(path.join(tmpdir(), 'toolwire-gateway-')),
+): string {
+  const file = path.join(dir, 'gateway.json');
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+  return file;
+}
+
+export interface GatewayEventData {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The decision API's event stream, read event by event. */
+export class GatewayEvents {
+  readonly #reader: SseReader;
+
+  constructor(response: Response) {
+    this.#reader = new SseReader(response);
+  }
+
+  /** The next event of `type` that `match` accepts (others are skipped). */
+  async next(
+    type: string,
+    match: (event: GatewayEventData) => boolean = () => true,
+  ): Promise<GatewayEventData> {
+    for (;;) {
+      const event = await this.#reader.next(15_000);
+      if (!event) throw new Error(`the event stream ended before a ${type} event`);
+      if (event.event !== type) continue;
+      const data = JSON.parse(event.data) as GatewayEventData;
+      if (match(data)) return data;
+    }
+  }
+}
+
+export interface RunningGateway {
+  /** The MCP endpoint (HTTP gateways). */
+  readonly url: string;
+  /** http://127.0.0.1:PORT */
+  readonly base: string;
+  readonly child: ChildProcess;
+  stderr(): string;
+  /** A request to the decision API, with the token unless `headers` say otherwise. */
+  api(
+    pathname: string,
+    init?: { method?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Response>;
+  /** Opens the event stream (open it before the action whose events you wait for). */
+  events(): Promise<GatewayEvents>;
+  close(): Promise<void>;
+}
+
+/** Whatever `line` prefix on stderr says, once it is printed (e.g. the decision API's URL). */
+export function waitForLine(
+  read: () => string,
+  pattern: RegExp,
+  child: ChildProcess,
+): Promise<RegExpExecArray> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      const match = pattern.exec(read());
+      if (match) {
+        cleanup();
+        resolve(match);
+      }
+    };
+    const exited = (code: number | null) => {
+      cleanup();
+      reject(new Error(`the gateway exited (${code}) before printing ${String(pattern)}:\n${read()}`));
+    };
+    const cleanup = () => {
+      child.stderr?.off('data', check);
+      child.stdout?.off('data', check);
+      child.off('exit', exited);
+    };
+    child.stderr?.on('data', check);
+    child.stdout?.on('data', check);
+    child.once('exit', exited);
+    check();
+  });
+}
+
+export function apiClient(base: string) {
+  return (
+    pathname: string,
+    init: { method?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) =>
+    fetch(`${base}/api${pathname}`, {
+      method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+}
+
+/** Starts `toolwire gateway --http --port 0 …args` and waits for its URL. */
+export async function startGateway(
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<RunningGateway> {
+  const child = spawn(process.execPath, [BIN, 'gateway', '--http', '--port', '0', ...args], {
+    env: { ...process.env, TOOLWIRE_TOKEN: TOKEN, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const [, url] = await waitForLine(() => stdout, /^(http:\/\/\S+\/mcp)\n/, child);
+  const base = new URL(url!).origin;
+  const api = apiClient(base);
+  return {
+    url: url!,
+    base,
+    child,
+    stderr: () => stderr,
+    api,
+    async events() {
+      const response = await api('/events');
+      if (response.status !== 200) throw new Error(`GET /api/events answered ${response.status}`);
+      return new GatewayEvents(response);
+    },
+    close: () => stop(child),
+  };
+}
+
+/** Ends a gateway process (SIGTERM) and waits for it to exit. */
+export function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

@@ -1,0 +1,206 @@
+// The gateway as a host spawns it: `toolwire gateway --stdio --config FILE`, spoken to by the official SDK
+// 2.x client, its decision API on a port of its own (printed on stderr). Approvals that expire, the
+// configuration file changed under a running gateway, `--print-config`, invalid configurations.
+import { writeFileSync } from 'node:fs';
+import { Client as ClientV2 } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './_cli.js';
+import {
+  BIN,
+  CRASHY_FIXTURE,
+  GatewayEvents,
+  PROTOCOL_FIXTURE,
+  TOKEN,
+  apiClient,
+  toolwireUpstream,
+  writeConfig,
+} from './_gateway.js';
+
+const APPROVAL_TIMEOUT_MS = 400;
+
+const baseConfig = {
+  upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE) },
+  policy: { rules: [{ upstream: 'fx', tool: 'add', action: 'ask' }], default: 'allow' },
+  reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+};
+
+let configFile: string;
+let client: ClientV2;
+let transport: StdioClientTransport;
+let stderr = '';
+let base: string;
+let api: ReturnType<typeof apiClient>;
+
+/** Resolves once stderr matches `pattern` (what the gateway printed so far, or later). */
+function printed(pattern: RegExp): Promise<RegExpExecArray> {
+  return new Promise((resolve) => {
+    const check = () => {
+      const match = pattern.exec(stderr);
+      if (!match) return false;
+      resolve(match);
+      return true;
+    };
+    if (check()) return;
+    const stream = transport.stderr!;
+    const listener = () => {
+      if (check()) stream.off('data', listener);
+    };
+    stream.on('data', listener);
+  });
+}
+
+async function events(): Promise<GatewayEvents> {
+  return new GatewayEvents(await api('/events'));
+}
+
+const texts = (result: unknown) =>
+  (result as { content: { type: string; text?: string }[] }).content.map((block) => block.text);
+
+beforeAll(async () => {
+  configFile = writeConfig(baseConfig);
+  transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [
+      BIN,
+      'gateway',
+      '--stdio',
+      '--config',
+      configFile,
+      '--approval-timeout',
+      String(APPROVAL_TIMEOUT_MS),
+    ],
+    env: { ...(process.env as Record<string, string>), TOOLWIRE_TOKEN: TOKEN },
+    stderr: 'pipe',
+  });
+  transport.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  client = new ClientV2({ name: 'host', version: '2.0.0' }, { capabilities: { elicitation: {} } });
+  await client.connect(transport);
+  const [, url] = await printed(/decision API: (http:\/\/\S+)\/api\n/);
+  base = url!;
+  api = apiClient(base);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.close();
+});
+
+describe('the gateway over stdio, SDK 2.x client', () => {
+  it('serves the upstream tools over stdio, stdout carrying MCP only', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('fx__echo');
+    expect(texts(await client.callTool({ name: 'fx__echo', arguments: { text: 'over stdio' } }))).toEqual([
+      'over stdio',
+    ]);
+    expect(stderr).toContain('API token: the one in TOOLWIRE_TOKEN');
+    expect(stderr).not.toContain(TOKEN);
+  });
+
+  it("relays the upstream's elicitation to the host", async () => {
+    client.setRequestHandler('elicitation/create', async () => ({
+      action: 'accept',
+      content: { name: 'Ada' },
+    }));
+    expect(texts(await client.callTool({ name: 'fx__ask', arguments: {} }))).toEqual(['accept:Ada']);
+  });
+
+  it('fails a call no one approves in time with an isError result, and refuses the late decision', async () => {
+    const stream = await events();
+    const started = performance.now();
+    const call = client.callTool({ name: 'fx__add', arguments: { a: 1, b: 1 } });
+    const { id } = (await stream.next('approval.pending')).approval as { id: string };
+    expect(await call).toEqual({
+      content: [{ type: 'text', text: 'The gateway did not run fx__add: no one approved the call in time.' }],
+      isError: true,
+    });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(APPROVAL_TIMEOUT_MS - 5);
+    await stream.next('approval.decided', (e) => (e.approval as { id: string }).id === id);
+    const late = await api(`/approvals/${id}/approve`, { body: {} });
+    expect(late.status).toBe(409);
+    expect(await late.json()).toMatchObject({
+      error: { code: 'APPROVAL_SETTLED', message: expect.stringContaining('expired') },
+    });
+  });
+
+  it('applies a changed configuration file without a restart, and keeps the running one when it is invalid', async () => {
+    const changed = new Promise<void>((resolve) =>
+      client.setNotificationHandler('notifications/tools/list_changed', async () => {
+        const { tools } = await client.listTools();
+        if (tools.some((tool) => tool.name === 'crashy__hello')) resolve();
+      }),
+    );
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        ...baseConfig,
+        upstreams: { ...baseConfig.upstreams, crashy: toolwireUpstream(CRASHY_FIXTURE) },
+        policy: { rules: [{ upstream: 'fx', tool: 'echo', action: 'deny' }], default: 'allow' },
+      }),
+    );
+    await changed;
+    // The rules were replaced with the upstreams: echo is denied now, add no longer asks.
+    expect(await client.callTool({ name: 'fx__echo', arguments: { text: 'x' } })).toMatchObject({
+      isError: true,
+    });
+    expect(await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } })).toMatchObject({
+      structuredContent: { sum: 3 },
+    });
+    writeFileSync(configFile, '{ "upstreams": { "fx": { "command": "" } } }');
+    await printed(/configuration not applied, the running one stays: .*\/upstreams\/fx\/command/);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('crashy__hello');
+  });
+});
+
+describe('toolwire gateway on the command line', () => {
+  it('prints the mcpServers entry a host needs (stdio: the command; --http: the URL)', async () => {
+    const file = writeConfig(baseConfig);
+    const stdio = await runCli(['gateway', '--config', file, '--print-config']);
+    expect(stdio.code).toBe(0);
+    expect(JSON.parse(stdio.stdout)).toEqual({
+      mcpServers: {
+        'toolwire-gateway': {
+          command: process.execPath,
+          args: [BIN, 'gateway', '--stdio', '--config', file],
+        },
+      },
+    });
+    const http = await runCli([
+      'gateway',
+      '--upstream',
+      'web=http://127.0.0.1:9/mcp',
+      '--http',
+      '--port',
+      '4321',
+      '--print-config',
+    ]);
+    expect(JSON.parse(http.stdout)).toEqual({
+      mcpServers: { 'toolwire-gateway': { type: 'http', url: 'http://127.0.0.1:4321/mcp' } },
+    });
+  });
+
+  it('refuses an invalid configuration with exit 2, naming each problem by its path', async () => {
+    const bad = writeConfig({
+      upstreams: { a: { command: 'x' }, b: { command: 'y', prefix: 'a' } },
+      policy: { default: 'maybe' },
+    });
+    const run = await runCli(['gateway', '--config', bad]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('/policy/default: must be equal to one of the allowed values');
+    const collision = await runCli([
+      'gateway',
+      '--config',
+      writeConfig({ upstreams: { a: { command: 'x' }, b: { command: 'y', prefix: 'a' } } }),
+    ]);
+    expect(collision.code).toBe(2);
+    expect(collision.stderr).toContain('/upstreams/b/prefix: has the prefix "a" of upstream "a"');
+    const flags = await runCli([
+      'gateway',
+      '--policy',
+      'fx.add=maybe',
+      '--upstream',
+      'fx=http://127.0.0.1:9/mcp',
+    ]);
+    expect(flags.code).toBe(2);
+    expect(flags.stderr).toContain('--policy must be NAME.TOOL=allow|ask|deny');
+  });
+});
