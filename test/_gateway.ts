@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { StdioUpstreamConfig } from '../src/gateway/index.js';
 import { SseReader } from './_sse.js';
 
 export const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
@@ -19,8 +20,8 @@ export const TOKEN = 'gateway-test-token-0123456789';
 /** A stdio upstream that runs `toolwire serve MODULE` (the demo without one). */
 export function toolwireUpstream(
   module?: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
+  extra: Partial<StdioUpstreamConfig> = {},
+): StdioUpstreamConfig {
   return {
     command: process.execPath,
     args: module === undefined ? [BIN, 'serve'] : [BIN, 'serve', module],

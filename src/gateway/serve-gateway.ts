@@ -21,7 +21,10 @@ export interface ServeGatewayOptions {
   host?: string;
   /** The MCP endpoint's options (`/mcp` by default), or false for the API alone. */
   mcp?: StreamableHttpOptions | false;
-  /** The decision API's options (`/api`; its Host/Origin allow-lists default to the MCP endpoint's). */
+  /**
+   * The decision API's options (`/api`). Its Host/Origin allow-lists default to the MCP endpoint's, and
+   * with `mcp.auth` its verifier also admits principals with the deciding role (`api.role`, `approver`).
+   */
   api?: DecisionApiOptions;
 }
 
@@ -44,6 +47,8 @@ export async function serveGateway(
   const api = new DecisionApi(gateway, {
     ...(mcpOptions?.allowedHosts ? { allowedHosts: mcpOptions.allowedHosts } : {}),
     ...(mcpOptions?.allowedOrigins ? { allowedOrigins: mcpOptions.allowedOrigins } : {}),
+    // The MCP endpoint's verifier also admits principals with the deciding role to the API.
+    ...(mcpOptions?.auth ? { verifier: mcpOptions.auth.verifier } : {}),
     ...options.api,
   });
   const mcp = mcpOptions ? new StreamableHttpHandler(gateway.server, mcpOptions) : undefined;

@@ -132,6 +132,8 @@ export class Upstream {
     try {
       await client.connect(this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
       client.onclose = () => this.#lost(generation, 'the connection closed');
+      // Every log message comes to the gateway, which passes on what each caller's own level lets through.
+      if (client.serverCapabilities?.logging) await client.setLoggingLevel('debug').catch(() => undefined);
       await this.#list(client, generation, 'all');
       if (generation !== this.#generation || this.#closed) {
         await client.close();

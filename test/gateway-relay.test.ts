@@ -1,0 +1,184 @@
+// The gateway as a library (`createGateway`), its downstream end linked in memory to a toolwire client in
+// either era, its upstreams real: HTTP servers in this process, the protocol fixture over stdio. What the
+// process-level tests cannot make deterministic or do not reach: an upstream that stays down, the logging,
+// sampling and roots relays, name collisions, and an approved stateless-era call that asks its caller.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, type ClientOptions } from '../src/client/index.js';
+import { createGateway, type Gateway, type GatewayConfig, type GatewayEvent } from '../src/gateway/index.js';
+import type { LoggingMessageParams } from '../src/index.js';
+import { Server, text } from '../src/server/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { INPUT_HANDLERS } from './_setup.js';
+import { PROTOCOL_FIXTURE, toolwireUpstream } from './_gateway.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+async function start(config: GatewayConfig): Promise<{ gateway: Gateway; events: GatewayEvent[] }> {
+  const events: GatewayEvent[] = [];
+  const gateway = createGateway(config, { onLog: () => undefined });
+  gateway.on((event) => events.push(event));
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  return { gateway, events };
+}
+
+async function connect(gateway: Gateway, options: ClientOptions = {}): Promise<Client> {
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await gateway.server.connect(serverEnd);
+  const client = new Client({ name: 'model', version: '1.0.0' }, options);
+  await client.connect(clientEnd);
+  cleanup.push(() => client.close());
+  return client;
+}
+
+async function serve(server: Server): Promise<HttpServerHandle> {
+  const handle = await serveHttp(server, { port: 0 });
+  cleanup.push(() => handle.close());
+  return handle;
+}
+
+/** The next event `match` accepts, from now on. */
+function nextEvent(gateway: Gateway, match: (event: GatewayEvent) => boolean): Promise<GatewayEvent> {
+  return new Promise((resolve) => {
+    const off = gateway.on((event) => {
+      if (!match(event)) return;
+      off();
+      resolve(event);
+    });
+  });
+}
+
+const text0 = (result: { content: { type: string }[] }) => (result.content[0] as { text?: string }).text;
+
+describe('an upstream that stays down', () => {
+  it('answers calls of its tools with isError results, and lists none of them', async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    upstream.tool('ping', {}, () => text('pong'));
+    const web = await serve(upstream);
+    const { gateway } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const client = await connect(gateway);
+    expect(text0(await client.callTool('web__ping'))).toBe('pong');
+    await web.close(); // the server is gone; the gateway learns it from the next call
+    const failed = await client.callTool('web__ping');
+    expect(failed.isError).toBe(true);
+    expect(text0(failed)).toMatch(/^Upstream web failed to run ping: /);
+    expect(gateway.upstreams()[0]).toMatchObject({ name: 'web', status: 'down' });
+    // Down now: its tools are out of the list, and a call says why.
+    expect(await client.listTools({ refresh: true })).toEqual([]);
+    expect(await client.callTool('web__ping')).toEqual({
+      content: [
+        {
+          type: 'text',
+          text: expect.stringMatching(/^Upstream web is unavailable \(.+\); the gateway reconnects/),
+        },
+      ],
+      isError: true,
+    });
+  });
+});
+
+describe.each([
+  { era: 'handshake', protocolVersion: '2025-11-25' as const },
+  { era: 'stateless', protocolVersion: '2026-07-28' as const },
+])('relays to a $era-era caller', ({ protocolVersion }) => {
+  it("relays the upstream's sampling, roots and log messages", async () => {
+    const { gateway } = await start({
+      upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE, { protocolVersion: '2025-11-25' }) },
+      policy: { default: 'allow' },
+    });
+    const logs: LoggingMessageParams[] = [];
+    const client = await connect(gateway, {
+      ...INPUT_HANDLERS,
+      protocolVersion,
+      onLog: (log) => logs.push(log),
+    });
+    expect(text0(await client.callTool('fx__sample'))).toBe('model said hello');
+    expect(text0(await client.callTool('fx__roots'))).toBe('file:///r1,file:///r2');
+    await client.setLoggingLevel('info');
+    expect(text0(await client.callTool('fx__logs'))).toBe('logged');
+    // The upstream's log messages of the call, as far as the caller's level lets them through.
+    expect(logs.map((log) => [log.level, log.data])).toEqual([
+      ['info', { msg: 'info' }],
+      ['error', 'an error line'],
+    ]);
+  });
+});
+
+describe('names', () => {
+  it('exposes the first of two tools that would share a name, and says why the second is not', async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    upstream.tool('fs.read', {}, () => text('dotted'));
+    upstream.tool('fs_read', {}, () => text('underscored'));
+    upstream.tool('x'.repeat(70), {}, () => text('long'));
+    const web = await serve(upstream);
+    const { gateway, events } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+    });
+    const client = await connect(gateway);
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['web__fs_read']);
+    expect(text0(await client.callTool('web__fs_read'))).toBe('dotted');
+    const warnings = events.flatMap((event) => (event.type === 'warning' ? [event.message] : []));
+    expect(warnings).toEqual([
+      'upstream web: tool fs_read is not exposed: its name web__fs_read is taken by its tool fs.read (give the upstream another prefix)',
+      `upstream web: tool ${'x'.repeat(70)} is not exposed: "web__${'x'.repeat(70)}" is longer than the 64 characters a tool name may have here`,
+    ]);
+  });
+});
+
+describe('an approved stateless-era call that asks its caller', () => {
+  it('is approved once: the retry that brings the answer runs without a second approval', async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    let runs = 0;
+    upstream.tool('confirm', {}, async (_args, ctx) => {
+      runs++;
+      const answer = await ctx.elicit({
+        message: 'Sure?',
+        requestedSchema: { type: 'object', properties: {} },
+      });
+      return text(`${answer.action} after ${runs} runs`);
+    });
+    const web = await serve(upstream);
+    const { gateway, events } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { rules: [{ tool: 'confirm', action: 'ask' }] },
+    });
+    gateway.on((event) => {
+      if (event.type === 'approval.pending')
+        gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'test' });
+    });
+    const client = await connect(gateway, {
+      protocolVersion: '2026-07-28',
+      elicitation: () => ({ action: 'accept', content: {} }),
+    });
+    const result = await client.callTool('web__confirm');
+    expect(text0(result)).toMatch(/^accept after \d+ runs$/);
+    expect(events.filter((event) => event.type === 'approval.pending')).toHaveLength(1);
+    const calls = gateway.audit.list().filter((record) => record.kind === 'call');
+    expect(calls.map((record) => [record.decision, record.outcome])).toEqual([
+      ['approved', 'input_required'],
+      ['approved', 'ok'],
+    ]);
+  });
+
+  it('ends the call with an isError result when the approval is denied', async () => {
+    const { gateway } = await start({
+      upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE) },
+      policy: { rules: [{ tool: 'echo', action: 'ask' }] },
+    });
+    const client = await connect(gateway, { protocolVersion: '2026-07-28' });
+    const pending = nextEvent(gateway, (event) => event.type === 'approval.pending');
+    const call = client.callTool('fx__echo', { text: 'a' });
+    const event = (await pending) as Extract<GatewayEvent, { type: 'approval.pending' }>;
+    gateway.approvals.decide(event.approval.id, { approve: false, reason: 'no', decidedBy: 'test' });
+    expect(await call).toMatchObject({ isError: true });
+  });
+});
