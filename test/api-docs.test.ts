@@ -32,6 +32,7 @@ describe('API reference', () => {
       expect(project.children?.map((module) => module.name).sort()).toEqual([
         'toolwire',
         'toolwire/client',
+        'toolwire/gateway',
         'toolwire/http',
         'toolwire/http-client',
         'toolwire/in-memory',

@@ -24,6 +24,7 @@ const ENTRY_POINTS: Record<string, string> = {
   'toolwire/http': 'src/transports/http/index.ts',
   'toolwire/http-client': 'src/transports/http-client/index.ts',
   'toolwire/redis': 'src/stores/redis.ts',
+  'toolwire/gateway': 'src/gateway/index.ts',
 };
 
 interface Block {
