@@ -32,9 +32,15 @@ const MODERN_META = {
   'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench-load', version: '1.0.0' },
 };
 
-/** The params of the n-th tools/call: alternately echo and add; with the stateless era's `_meta` when modern. */
-function callParams(n, modern) {
-  const params = n & 1 ? { name: 'add', arguments: { a: n, b: 1 } } : { name: 'echo', arguments: ECHO_ARGS };
+/**
+ * The params of the n-th tools/call: alternately echo and add (their names after `prefix`, e.g. a gateway's
+ * `fx__`); with the stateless era's `_meta` when modern.
+ */
+function callParams(n, modern, prefix = '') {
+  const params =
+    n & 1
+      ? { name: `${prefix}add`, arguments: { a: n, b: 1 } }
+      : { name: `${prefix}echo`, arguments: ECHO_ARGS };
   return modern ? { ...params, _meta: MODERN_META } : params;
 }
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
@@ -199,21 +205,29 @@ export async function nodeFloor(inherit = false) {
  * `total` tools/call requests with `inFlight` outstanding at a time (1 = sequential), or until
  * `maxMs` passes. Alternates echo and add (so both the text and the structuredContent paths run).
  */
-export async function stdioCalls(peer, { total, inFlight, maxMs = 20_000, modern = false }) {
-  return measureCalls(peer.pid, { total, workers: inFlight, maxMs }, async (n) => {
-    const response = await peer.request('tools/call', callParams(n, modern));
+export async function stdioCalls(
+  peer,
+  { total, inFlight, maxMs = 20_000, modern = false, prefix = '', pids },
+) {
+  return measureCalls(pids ?? peer.pid, { total, workers: inFlight, maxMs }, async (n) => {
+    const response = await peer.request('tools/call', callParams(n, modern, prefix));
     return Boolean(response.result && !response.result.isError);
   });
 }
 
 /**
  * Runs `call(n)` for n = 0 … total-1 from `workers` concurrent loops (or until `maxMs` passes), timing
- * each, and reads the server's CPU around the run. `call` resolves true for a good answer.
+ * each, and reads the server's CPU around the run. `call` resolves true for a good answer. `pids`: the
+ * server, or several processes (a gateway and its upstream), each read on its own: the result's
+ * `cpuUsPerCall` is the first's, `cpuUsPerCallOf` has all of them.
  */
-async function measureCalls(pid, { total, workers, maxMs }, call) {
+async function measureCalls(pids, { total, workers, maxMs }, call) {
+  const many = Array.isArray(pids);
+  const pid = many ? pids[0] : pids;
   const latencies = [];
   let errors = 0;
   let sent = 0;
+  const others0 = many ? pids.map((p) => cpuMicros(p)) : [];
   const cpu0 = cpuMicros(pid);
   const t0 = performance.now();
   const deadline = t0 + maxMs;
@@ -228,7 +242,9 @@ async function measureCalls(pid, { total, workers, maxMs }, call) {
   };
   await Promise.all(Array.from({ length: workers }, worker));
   const elapsed = performance.now() - t0;
-  return summarize(latencies, latencies.length, elapsed, cpuMicros(pid) - cpu0, errors);
+  const summary = summarize(latencies, latencies.length, elapsed, cpuMicros(pid) - cpu0, errors);
+  if (many) summary.cpuUsPerCallOf = pids.map((p, i) => (cpuMicros(p) - others0[i]) / latencies.length);
+  return summary;
 }
 
 /**

@@ -1,6 +1,6 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2] [calls] [--modern]   (--modern: 2026-07-28 calls, no initialize)
+//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--modern]   (--modern: 2026-07-28 calls, no initialize)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,18 +12,26 @@ process.chdir(dirname(here));
 const modern = process.argv.includes('--modern');
 const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => a !== '--modern');
 const calls = Number(count ?? 30_000);
+const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
 const script = {
-  toolwire: ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'],
+  toolwire: FIXTURE,
   sdk1: ['bench/sdk-v1-server.mjs'],
   sdk2: ['bench/sdk-v2-server.mjs'],
+  // The gateway process (not its upstream, the fixture): see bench/gateway.mjs.
+  gateway: [
+    ...'bin/toolwire.mjs gateway --stdio --default allow --api-port 0 --upstream fx --'.split(' '),
+    process.execPath,
+    ...FIXTURE,
+  ],
 }[which];
+const prefix = which === 'gateway' ? 'fx__' : '';
 const dir = join(here, 'profiles', `${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 
 const peer = new StdioPeer('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...script]);
 if (!modern) await peer.initialize();
-await stdioCalls(peer, { total: 2000, inFlight: 16, modern });
-const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, modern });
+await stdioCalls(peer, { total: 2000, inFlight: 16, modern, prefix });
+const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, modern, prefix });
 await peer.close();
 console.log(
   `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,

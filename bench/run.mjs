@@ -6,12 +6,14 @@
 //   npm run bench -- --quick      # 3 repetitions, small counts               (< 1 min)
 //   npm run bench -- --full       # 5 repetitions, larger counts, 100k soak
 //   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
+//   node bench/run.mjs --only=gateway         # the gateway rows alone (bench/gateway.mjs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { gatewayPhase, gatewayTable } from './gateway.mjs';
 import {
   StdioPeer,
   coldStart,
@@ -113,6 +115,10 @@ const SERVERS = [
     modern: true,
   },
 ].filter((s) => !flags.only || flags.only.split(',').includes(s.id));
+/** The gateway rows run unless `--only` names servers and not `gateway`. */
+const GATEWAY_ROWS = !flags.only || flags.only.split(',').includes('gateway');
+const gatewaySamples = {};
+const gatewayFailures = [];
 
 const HTTP_MODES = [
   { id: 'stateful-json', stateful: true, flags: ['--json'] },
@@ -305,7 +311,17 @@ console.log(
 console.log(`${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.date}`);
 
 for (let rep = 1; rep <= CONFIG.reps; rep++) {
-  await coldPhase();
+  if (SERVERS.length > 0) await coldPhase();
+  if (GATEWAY_ROWS) {
+    const t0 = Date.now();
+    try {
+      await gatewayPhase(CONFIG, (key, value) => (gatewaySamples[key] ??= []).push(value));
+    } catch (error) {
+      gatewayFailures.push(`gateway: ${error?.message ?? error}`);
+      process.stderr.write(`  ! gateway: ${error?.message ?? error}\n`);
+    }
+    console.log(`  rep ${rep}/${CONFIG.reps} gateway: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
   for (const server of SERVERS) {
     const t0 = Date.now();
     await attempt(server, 'stdio', () => stdioPhase(server));
@@ -503,8 +519,21 @@ server's own cost. Targets are judged as issue 6 sets them, as ratios to SDK 1.x
 absolute target of its table counts as its ratio to the SDK figure there (≤ 6 µs where the SDK took 24:
 ≤ 0.25×), with the absolute figure beside it.
 
-${lines.join('\n')}
-${failures.length ? `\nFailures:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}
+${SERVERS.length > 0 ? lines.join('\n') : ''}
+${failures.length ? `\nFailures:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}${
+  GATEWAY_ROWS
+    ? `
+## The gateway (issue 17)
+
+A \`tools/call\` (echo and add, alternately) through \`toolwire gateway --stdio --default allow --upstream fx --
+node bin/toolwire.mjs serve bench/fixture-server.mjs\` against the same calls made to the fixture directly
+(bench/gateway.mjs). Gateway CPU is its own process's (not its child's); upstream CPU is the fixture's behind
+it, in the same run (it speaks 2026-07-28 to the gateway, the \`auto\` era).
+
+${gatewayTable((key) => median(gatewaySamples[key]))}
+${gatewayFailures.length ? `\nFailures:\n${gatewayFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
+    : ''
+}
 Non-result answers (errors) seen: ${SERVERS.map((s) => `${s.label} ${errorsSeen[s.id]}`).join(', ')}.
 `;
 
@@ -522,7 +551,7 @@ const formatted = prettier
 writeFileSync(`${base}.md`, formatted);
 writeFileSync(
   `${base}.json`,
-  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results }, null, 2)}\n`,
+  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results, gateway: gatewaySamples }, null, 2)}\n`,
 );
 console.log(`\n${formatted}`);
 console.log(`wrote ${base}.md and .json`);

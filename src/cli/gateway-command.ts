@@ -210,7 +210,10 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
     process.stdout.write(`${handle.url}\n`);
   }
   introduce(gateway, handle, say, token === undefined, http);
-  const unsubscribe = gateway.on((event) => narrate(event, handle, say));
+  const unsubscribe = gateway.on(
+    (event) => narrate(event, handle, say),
+    ['approval.pending', 'approval.decided', 'upstream.status'],
+  );
   const watcher =
     values.config === undefined
       ? undefined

@@ -9,7 +9,6 @@
  */
 import {
   ProtocolError,
-  argumentsDigest,
   errorMessage,
   isLegacyRevision,
   type CallToolResult,
@@ -20,6 +19,7 @@ import {
 } from '../index.js';
 import { toolError, type ToolContext } from '../server/index.js';
 import type { ApprovalOutcome, Approvals } from './approvals.js';
+import { digestOf } from './arguments-digest.js';
 import type { CallDecision, CallOutcome, GatewayAuditRecord } from './audit-store.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
@@ -81,10 +81,10 @@ export class CallRelay {
       upstream: upstream.name,
       tool: tool.name,
       exposedName: entry.name,
-      argumentsDigest: await argumentsDigest(args),
+      argumentsDigest: digestOf(args),
     };
     const { events } = this.#deps;
-    events.emit({ type: 'call.started', call: info });
+    if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });
     const finish = (verdict: Omit<Verdict, 'waited'>, outcome: CallOutcome) => {
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       const record: Omit<GatewayAuditRecord, 'seq'> = {
@@ -102,13 +102,15 @@ export class CallRelay {
       };
       if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
       this.#deps.audit(record);
-      events.emit({
-        type: 'call.finished',
-        callId: info.id,
-        decision: verdict.decision,
-        outcome,
-        durationMs,
-      });
+      if (events.wants('call.finished')) {
+        events.emit({
+          type: 'call.finished',
+          callId: info.id,
+          decision: verdict.decision,
+          outcome,
+          durationMs,
+        });
+      }
     };
 
     const verdict = await this.#decide(entry, args, info, ctx);
@@ -122,25 +124,33 @@ export class CallRelay {
       return toolError(unavailable(upstream));
     }
     const stateless = !isLegacyRevision(ctx.client.protocolVersion);
-    const controller = new AbortController();
-    const stop = () => controller.abort(ctx.signal.reason);
-    if (ctx.signal.aborted) stop();
-    else ctx.signal.addEventListener('abort', stop, { once: true });
-    // The caller's answer is not there yet (stateless era): this attempt ends with its question.
+    // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
+    // call), so the call has a signal of its own; otherwise the caller's cancels it.
+    const controller = stateless ? new AbortController() : undefined;
+    const stop = () => controller?.abort(ctx.signal.reason);
+    if (controller) {
+      if (ctx.signal.aborted) stop();
+      else ctx.signal.addEventListener('abort', stop, { once: true });
+    }
     let ended: { error: unknown } | undefined;
     const handlers = relayedInput(ctx, stateless, (error) => {
       ended ??= { error };
-      controller.abort(error);
+      controller?.abort(error);
     });
     const active = this.#active.get(upstream) ?? new Set();
     this.#active.set(upstream, active.add(ctx));
     try {
       const result = await client.callTool(tool.name, args, {
-        signal: controller.signal,
+        signal: controller?.signal ?? ctx.signal,
         timeout: upstream.timeoutMs,
         resetTimeoutOnProgress: true,
-        onProgress: (progress) => this.#progress(info, ctx, verdict.waited, progress),
-        handlers,
+        // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
+        ...(hasToken(ctx) || this.#deps.events.wants('call.progress')
+          ? { onProgress: (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress) }
+          : {}),
+        ...(handlers ? { handlers } : {}),
+        // The gateway's server checks structuredContent against the same outputSchema on the way out.
+        validateOutput: false,
       });
       finish(verdict, result.isError === true ? 'tool-error' : 'ok');
       return result;
@@ -159,7 +169,7 @@ export class CallRelay {
       upstream.failed(error);
       return toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
     } finally {
-      ctx.signal.removeEventListener('abort', stop);
+      if (controller) ctx.signal.removeEventListener('abort', stop);
       active.delete(ctx);
       if (active.size === 0) this.#active.delete(upstream);
     }
@@ -212,8 +222,7 @@ export class CallRelay {
       const message = `Waiting for approval ${approval.id} of ${entry.name} (until ${approval.expiresAt})`;
       void ctx.progress(waited, undefined, message).catch(() => undefined);
     };
-    const token = ctx.meta?.progressToken;
-    const ticking = typeof token === 'string' || typeof token === 'number';
+    const ticking = hasToken(ctx);
     if (ticking) tick();
     const timer = ticking ? setInterval(tick, this.#deps.progressIntervalMs()) : undefined;
     let settled: ApprovalOutcome;
@@ -243,11 +252,17 @@ export class CallRelay {
     };
     if (progress.total !== undefined) event.total = progress.total;
     if (progress.message !== undefined) event.message = progress.message;
-    this.#deps.events.emit(event);
+    if (this.#deps.events.wants('call.progress')) this.#deps.events.emit(event);
     // Counted on from the waiting notifications, so that the caller sees progress increase.
     const total = progress.total === undefined ? undefined : waited + progress.total;
     void ctx.progress(waited + progress.progress, total, progress.message).catch(() => undefined);
   }
+}
+
+/** Whether the caller asked for progress (its request carries a progress token). */
+function hasToken(ctx: ToolContext): boolean {
+  const token = ctx.meta?.progressToken;
+  return typeof token === 'string' || typeof token === 'number';
 }
 
 function isAllowed(decision: CallDecision): boolean {
@@ -303,8 +318,14 @@ function retryKey(info: CallInfo): string {
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
  * and the call runs again (the upstream asks again, and this time gets the answer).
  */
-function relayedInput(ctx: ToolContext, stateless: boolean, end: (error: unknown) => void): ClientHandlers {
+function relayedInput(
+  ctx: ToolContext,
+  stateless: boolean,
+  end: (error: unknown) => void,
+): ClientHandlers | undefined {
   const caps = ctx.client.capabilities;
+  if (caps.elicitation === undefined && caps.sampling === undefined && caps.roots === undefined)
+    return undefined;
   const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
     try {
       return await ask();

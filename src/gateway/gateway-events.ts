@@ -39,22 +39,49 @@ export type GatewayEvent =
 
 export type GatewayListener = (event: GatewayEvent) => void;
 
-/** A set of listeners; one that throws is dropped from that delivery, never the gateway's problem. */
-export class GatewayEvents {
-  readonly #listeners = new Set<GatewayListener>();
+export type GatewayEventType = GatewayEvent['type'];
 
-  on(listener: GatewayListener): () => void {
-    this.#listeners.add(listener);
-    return () => void this.#listeners.delete(listener);
+/**
+ * A set of listeners, each of every event or of some types; one that throws is dropped from that delivery,
+ * never the gateway's problem. `wants(type)` lets the gateway skip building events no one listens to (a
+ * call's events cost allocations on the hot path).
+ */
+export class GatewayEvents {
+  readonly #listeners = new Map<GatewayListener, ReadonlySet<GatewayEventType> | undefined>();
+  /** Listeners of every type, and of each type. */
+  #all = 0;
+  readonly #byType = new Map<GatewayEventType, number>();
+
+  on(listener: GatewayListener, types?: readonly GatewayEventType[]): () => void {
+    if (this.#listeners.has(listener)) return () => this.#off(listener);
+    const only = types === undefined ? undefined : new Set(types);
+    this.#listeners.set(listener, only);
+    if (only === undefined) this.#all++;
+    else for (const type of only) this.#byType.set(type, (this.#byType.get(type) ?? 0) + 1);
+    return () => this.#off(listener);
+  }
+
+  /** Whether anyone listens to events of `type`. */
+  wants(type: GatewayEventType): boolean {
+    return this.#all > 0 || (this.#byType.get(type) ?? 0) > 0;
   }
 
   emit(event: GatewayEvent): void {
-    for (const listener of this.#listeners) {
+    for (const [listener, only] of this.#listeners) {
+      if (only !== undefined && !only.has(event.type)) continue;
       try {
         listener(event);
       } catch {
         // a listener's failure is its own
       }
     }
+  }
+
+  #off(listener: GatewayListener): void {
+    if (!this.#listeners.has(listener)) return;
+    const only = this.#listeners.get(listener);
+    this.#listeners.delete(listener);
+    if (only === undefined) this.#all--;
+    else for (const type of only) this.#byType.set(type, (this.#byType.get(type) ?? 1) - 1);
   }
 }

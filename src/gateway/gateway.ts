@@ -26,7 +26,12 @@ import { CallRelay, unavailable } from './call-relay.js';
 import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig } from './gateway-config.js';
-import { GatewayEvents, type GatewayListener, type UpstreamStatus } from './gateway-events.js';
+import {
+  GatewayEvents,
+  type GatewayEventType,
+  type GatewayListener,
+  type UpstreamStatus,
+} from './gateway-events.js';
 import { checkConfig } from './parse-config.js';
 import { Policy } from './policy.js';
 import { ToolNamer } from './tool-namer.js';
@@ -37,7 +42,8 @@ export interface GatewayOptions {
   info?: Implementation;
   /**
    * Options of the downstream server (rate limits, sanitization, audit of its own, access policy…).
-   * Default: no tool timeout (a call may wait for approval; each upstream's `timeoutMs` bounds its part).
+   * Default: no tool timeout (a call may wait for approval; each upstream's `timeoutMs` bounds its part)
+   * and no rate limit (each upstream limits its own calls).
    */
   server?: ServerOptions;
   /** Where audit records go besides the memory store (JSON lines, pino). */
@@ -127,9 +133,12 @@ export class Gateway {
     return this.#policy;
   }
 
-  /** Receives every event (approvals, calls, upstream status, warnings, audit records). Returns an unsubscribe. */
-  on(listener: GatewayListener): () => void {
-    return this.#events.on(listener);
+  /**
+   * Receives every event (approvals, calls, upstream status, warnings, audit records), or those of
+   * `types` only (the gateway builds no event no one listens to). Returns an unsubscribe.
+   */
+  on(listener: GatewayListener, types?: readonly GatewayEventType[]): () => void {
+    return this.#events.on(listener, types);
   }
 
   /** Connects every upstream; resolves once each has been tried once (those that failed keep retrying). */
@@ -274,7 +283,7 @@ export class Gateway {
         this.#line(`audit sink failed: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    this.#events.emit({ type: 'audit', record: stored });
+    if (this.#events.wants('audit')) this.#events.emit({ type: 'audit', record: stored });
   }
 
   #warn(message: string, upstream?: string): void {

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { argumentsDigest } from '../client/index.js';
+import { digestOf } from './arguments-digest.js';
+
+describe('digestOf', () => {
+  it.each([
+    {},
+    { text: 'hello' },
+    { b: 1, a: 2 },
+    { a: { d: [1, { z: 1, y: 2 }], c: null }, b: 'x' },
+    { list: [{ b: 1, a: 1 }, 'é', 1.5, true] },
+  ])('is the client argumentsDigest of %j, keys in order or not', async (args) => {
+    expect(digestOf(args)).toBe(await argumentsDigest(args));
+  });
+
+  it('is the same for the same arguments whatever their key order', () => {
+    expect(digestOf({ a: 1, b: { c: 2, d: 3 } })).toBe(digestOf({ b: { d: 3, c: 2 }, a: 1 }));
+  });
+});
