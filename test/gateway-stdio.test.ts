@@ -1,10 +1,14 @@
 // The gateway as a host spawns it: `toolwire gateway --stdio --config FILE`, spoken to by the official SDK
 // 2.x client, its decision API on a port of its own (printed on stderr). Approvals that expire, the
 // configuration file changed under a running gateway, `--print-config`, invalid configurations.
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { runCli } from './_cli.js';
 import {
   BIN,
@@ -13,7 +17,9 @@ import {
   PROTOCOL_FIXTURE,
   TOKEN,
   apiClient,
+  startGateway,
   toolwireUpstream,
+  waitForLine,
   writeConfig,
 } from './_gateway.js';
 
@@ -152,6 +158,41 @@ describe('the gateway over stdio, SDK 2.x client', () => {
 });
 
 describe('toolwire gateway on the command line', () => {
+  it('runs the demo as npm start does: write_file asks, the other tools run', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'toolwire-demo-'));
+    writeFileSync(path.join(root, 'hello.txt'), 'hello');
+    const demo = await startGateway(['--demo'], { TOOLWIRE_DEMO_ROOT: root });
+    const model = new Client({ name: 'model', version: '1.0.0' });
+    try {
+      await model.connect(new StreamableHttpClientTransport({ url: demo.url }));
+      expect((await model.listTools()).map((tool) => tool.name).sort()).toEqual([
+        'demo__list_files',
+        'demo__read_file',
+        'demo__search_files',
+        'demo__workspace_info',
+        'demo__write_file',
+      ]);
+      expect((await model.callTool('demo__read_file', { path: 'hello.txt' })).content).toEqual([
+        { type: 'text', text: 'hello' },
+      ]);
+      const events = await demo.events();
+      const write = model.callTool('demo__write_file', { path: 'new.txt', content: 'x' });
+      const { id } = (await events.next('approval.pending')).approval as { id: string };
+      await demo.api(`/approvals/${id}/deny`, { body: { reason: 'demo' } });
+      expect(await write).toMatchObject({ isError: true });
+      // The gateway's terminal says so too (its stderr is a pipe: wait for the line).
+      const line = await waitForLine(
+        () => demo.stderr(),
+        /approval (\S+) pending: demo\.write_file (.*)\n/,
+        demo.child,
+      );
+      expect([line[1], line[2]]).toEqual([id, '{"path":"new.txt","content":"x"}']);
+    } finally {
+      await model.close();
+      await demo.close();
+    }
+  });
+
   it('prints the mcpServers entry a host needs (stdio: the command; --http: the URL)', async () => {
     const file = writeConfig(baseConfig);
     const stdio = await runCli(['gateway', '--config', file, '--print-config']);

@@ -1,0 +1,95 @@
+// The decision API served by `serveGateway` in this process, with authentication on the MCP endpoint: the
+// MCP endpoint's verifier also admits principals with the deciding role, callers are named by their
+// principal in approvals, and the event stream reports calls as they start and finish.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import { Server, text } from '../src/server/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { apiKeyVerifier, serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { GatewayEvents } from './_gateway.js';
+
+let upstream: HttpServerHandle;
+let gateway: Gateway;
+let served: GatewayHttpHandle;
+
+const verifier = apiKeyVerifier({
+  'ada-key': { subject: 'ada', roles: ['approver'] },
+  'bob-key': { subject: 'bob' },
+});
+
+const api = (path: string, key: string, init: { body?: unknown } = {}) =>
+  fetch(`${served.apiUrl}${path}`, {
+    method: init.body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+  });
+
+async function client(key: string): Promise<Client> {
+  const c = new Client({ name: 'model', version: '1.0.0' });
+  await c.connect(new StreamableHttpClientTransport({ url: served.url!, bearer: key }));
+  return c;
+}
+
+beforeAll(async () => {
+  const server = new Server({ name: 'notes', version: '1.0.0' });
+  server.tool('save', { annotations: { destructiveHint: true } }, () => text('saved'));
+  server.tool('read', { annotations: { readOnlyHint: true } }, () => text('notes'));
+  upstream = await serveHttp(server, { port: 0 });
+  gateway = createGateway(
+    { upstreams: { notes: { url: upstream.url, trusted: true } } },
+    { onLog: () => undefined },
+  );
+  await gateway.start();
+  served = await serveGateway(gateway, {
+    port: 0,
+    mcp: {
+      auth: {
+        verifier,
+        resource: 'http://127.0.0.1/mcp',
+        authorizationServers: ['https://auth.example.com'],
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await gateway?.close();
+  await upstream?.close();
+});
+
+describe('the decision API beside an authenticated MCP endpoint', () => {
+  it('admits the API token, and principals of the MCP verifier with the approver role only', async () => {
+    expect((await api('/approvals', served.api.token)).status).toBe(200);
+    expect((await api('/approvals', 'ada-key')).status).toBe(200);
+    expect((await api('/approvals', 'bob-key')).status).toBe(401);
+    expect((await api('/approvals', 'nobody')).status).toBe(401);
+  });
+
+  it('names the caller by its principal, records who decided, and streams the call as it goes', async () => {
+    const bob = await client('bob-key');
+    try {
+      const events = new GatewayEvents(await api('/events', served.api.token));
+      // A trusted upstream: read-only runs, destructive asks.
+      expect((await bob.callTool('notes__read')).content).toEqual([{ type: 'text', text: 'notes' }]);
+      await events.next('call.finished', (e) => e.decision === 'allowed' && e.outcome === 'ok');
+      const call = bob.callTool('notes__save');
+      const pending = await events.next('approval.pending');
+      expect(pending.approval).toMatchObject({
+        caller: { principal: 'bob' }, // a stateless-era caller: no session
+        reason: 'the tool may be destructive (destructiveHint)',
+      });
+      const id = (pending.approval as { id: string }).id;
+      expect((await api(`/approvals/${id}/approve`, 'ada-key', { body: {} })).status).toBe(200);
+      expect((await call).content).toEqual([{ type: 'text', text: 'saved' }]);
+      const decision = await events.next('audit', (e) => (e.record as { kind: string }).kind === 'decision');
+      expect(decision.record).toMatchObject({ decidedBy: 'ada', decision: 'approved', approvalId: id });
+    } finally {
+      await bob.close();
+    }
+  });
+});
