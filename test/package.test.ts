@@ -112,6 +112,8 @@ describe('npm pack', () => {
       'package.json',
       'README.md',
       'LICENSE',
+      // Editors complete a gateway configuration that names it in `$schema`.
+      'gateway-config.schema.json',
       ...Object.values(manifest.exports).flatMap((targets) => Object.values(targets)),
       ...Object.values(manifest.bin),
     ].map((file) => path.posix.normalize(file));
@@ -119,7 +121,9 @@ describe('npm pack', () => {
     const outside = [...files].filter(
       (file) =>
         !/^(dist|bin)\//.test(file) &&
-        !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md'].includes(file),
+        !['package.json', 'README.md', 'LICENSE', 'CHANGELOG.md', 'gateway-config.schema.json'].includes(
+          file,
+        ),
     );
     expect(outside).toEqual([]);
     expect([...files].filter((file) => file.endsWith('.d.ts.map') || file === 'dist/.source-digest')).toEqual(
