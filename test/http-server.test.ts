@@ -1,42 +1,10 @@
 // The Streamable HTTP server on the wire: raw fetch against serveHttp on 127.0.0.1.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Server } from '../src/server/index.js';
-import { serveHttp, type HttpServerHandle, type ServeHttpOptions } from '../src/transports/http/index.js';
+import { ACCEPT, INIT, closeServedAfterEach, post, served, start } from './_http.js';
 import { SseReader } from './_sse.js';
 
-const FIXTURE = new URL('./fixtures/http-server.mjs', import.meta.url).href;
-const ACCEPT = 'application/json, text/event-stream';
-const INIT = (version = '2025-11-25', id: number | string = 0) => ({
-  jsonrpc: '2.0',
-  id,
-  method: 'initialize',
-  params: {
-    protocolVersion: version,
-    capabilities: { elicitation: {} },
-    clientInfo: { name: 'raw', version: '1' },
-  },
-});
-
-let handle: HttpServerHandle | undefined;
-afterEach(async () => {
-  await handle?.close();
-  handle = undefined;
-});
-
-async function start(options: ServeHttpOptions = {}): Promise<{ url: string; server: Server }> {
-  const mod = (await import(FIXTURE)) as { default: () => Server };
-  const server = mod.default();
-  handle = await serveHttp(server, { port: 0, ...options });
-  return { url: handle.url, server };
-}
-
-function post(url: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: { accept: ACCEPT, 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-}
+closeServedAfterEach();
 
 /** Initializes a session; returns its id. */
 async function open(url: string, version = '2025-11-25'): Promise<string> {
@@ -116,9 +84,9 @@ describe('Streamable HTTP server', () => {
           expect(await response.text()).toContain(`"text":"${i}"`);
         }),
       );
-      expect(handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
-      await handle!.close();
-      handle = undefined;
+      expect(served.handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
+      await served.handle!.close();
+      served.handle = undefined;
     }
   });
 
@@ -162,7 +130,7 @@ describe('Streamable HTTP server', () => {
     expect(
       (await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': sid })).status,
     ).toBe(404);
-    expect(handle!.handler.sessionCount).toBe(0);
+    expect(served.handle!.handler.sessionCount).toBe(0);
   });
 
   it('refuses bad Accept (406), Content-Type (415), JSON (400 -32700), oversized bodies (413), and other methods (405)', async () => {
@@ -363,8 +331,8 @@ describe('Streamable HTTP server', () => {
     const a = await open(url);
     await open(url);
     expect((await post(url, INIT())).status).toBe(503);
-    await handle!.handler.sweep(Date.now() + 120_000);
-    expect(handle!.handler.sessionCount).toBe(0);
+    await served.handle!.handler.sweep(Date.now() + 120_000);
+    expect(served.handle!.handler.sessionCount).toBe(0);
     expect((await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': a })).status).toBe(
       404,
     );
@@ -386,7 +354,7 @@ describe('Streamable HTTP server', () => {
     const init = await post(url, INIT());
     expect(await init.json()).toMatchObject({ result: { protocolVersion: '2025-11-25' } });
     expect((await fetch(url, { headers: { accept: 'text/event-stream' } })).status).toBe(405);
-    expect(handle!.handler.sessionCount).toBe(0);
+    expect(served.handle!.handler.sessionCount).toBe(0);
   });
 });
 
@@ -416,7 +384,7 @@ describe('stateless handshake-era requests in JSON mode (one exchange each)', ()
     // Without a version header the request is taken as 2025-03-26 (the spec's default).
     const plain = await post(url, { jsonrpc: '2.0', id: 10, method: 'tools/list' });
     expect(await plain.json()).toMatchObject({ id: 10, result: { tools: expect.any(Array) } });
-    expect(handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
+    expect(served.handle!.handler.load).toEqual({ streams: 0, pendingRequests: 0 });
   });
 
   it('cancels the call when the client goes away', async () => {
@@ -439,7 +407,7 @@ describe('stateless handshake-era requests in JSON mode (one exchange each)', ()
     await expect
       .poll(() => (server as Server & { lastCancelReason?: string }).lastCancelReason)
       .toContain('closed the connection');
-    await expect.poll(() => handle!.handler.load.pendingRequests).toBe(0);
+    await expect.poll(() => served.handle!.handler.load.pendingRequests).toBe(0);
   });
 });
 
