@@ -88,6 +88,11 @@ export const LocalErrorCode = {
   Unauthorized: 'UNAUTHORIZED',
   /** An HTTP server refused the request for lack of scope or rights (403): `details` hold the challenge. */
   Forbidden: 'FORBIDDEN',
+  /**
+   * The OAuth client could not get credentials: discovery, registration, the authorization or a token
+   * request failed, or a server's answer was refused (wrong issuer, resource or `iss`, no PKCE).
+   */
+  AuthorizationFailed: 'AUTHORIZATION_FAILED',
   /** 2026-07-28: a server kept answering `input_required` past the client's round limit. */
   TooManyInputRounds: 'TOO_MANY_INPUT_ROUNDS',
   InvalidDefinition: 'INVALID_DEFINITION',

@@ -1,8 +1,10 @@
 /**
- * The options every HTTP client transport shares (the URL, extra headers, a custom `fetch`), and how
- * the headers of one request are assembled from them.
+ * The options every HTTP client transport shares (the URL, extra headers, a bearer token or an OAuth
+ * client, a custom `fetch`), how the headers of one request are assembled from them, and how a request
+ * is sent with them.
  * @module
  */
+import type { OAuthClient } from './oauth/oauth-client.js';
 
 /** Extra request headers, or a function returning them (called before every request, e.g. for tokens). */
 export type HeadersOption =
@@ -22,8 +24,43 @@ export interface HttpClientOptions {
    * `headers`. Never put a token in the URL.
    */
   bearer?: BearerOption;
+  /**
+   * An OAuth client that authorizes every request: it gets tokens when the server asks for them (a 401),
+   * refreshes them, steps up to more scopes (a 403 `insufficient_scope`), and signs DPoP proofs. Not
+   * together with `bearer`.
+   */
+  oauth?: OAuthClient;
   /** Used for every request instead of the global `fetch`. */
   fetch?: typeof fetch;
+}
+
+/** Refuses options that cannot be honoured together. */
+export function checkHttpClientOptions(options: HttpClientOptions): void {
+  if (options.bearer !== undefined && options.oauth !== undefined) {
+    throw new TypeError('Give either bearer or oauth, not both');
+  }
+}
+
+/**
+ * Sends one request: through the OAuth client when there is one (`resource` is the server whose
+ * credentials it carries; `interactive` whether a person may be asked to sign in for it), else as is.
+ */
+export function sendRequest(
+  options: HttpClientOptions,
+  send: typeof fetch,
+  request: {
+    resource: URL;
+    url: URL;
+    method: string;
+    headers: Headers;
+    body?: string | undefined;
+    signal?: AbortSignal | undefined;
+    interactive?: boolean;
+  },
+): Promise<Response> {
+  if (options.oauth !== undefined) return options.oauth.send({ ...request, fetch: send });
+  const { url, method, headers, body, signal } = request;
+  return send(url, { method, headers, body, signal });
 }
 
 /**

@@ -1,9 +1,10 @@
 /**
  * The HTTP client transports (`toolwire/http-client`): Streamable HTTP (MCP 2025-03-26 and later,
  * with the 2026-07-28 request metadata headers), the legacy HTTP+SSE transport (2024-11-05), and a
- * transport that picks between them the way the spec's backwards-compatibility rules say; and
+ * transport that picks between them the way the spec's backwards-compatibility rules say; the OAuth
+ * client of MCP's authorization spec (`OAuthClient`, the transports' `oauth` option); and
  * `validateMcpHeaderDeclarations`, which checks a tool's `x-mcp-header` marks. Web-standard only
- * (`fetch`, streams): no Node imports. Everything exported here is public API.
+ * (`fetch`, streams, WebCrypto): no Node imports. Everything exported here is public API.
  *
  * @example
  * ```ts
@@ -38,6 +39,29 @@ export {
   type AuthChallenge,
   type BearerChallenge,
 } from './www-authenticate.js';
+export { OAuthClient } from './oauth/oauth-client.js';
+export type {
+  AuthorizationCodeOptions,
+  ClientCredentialsOptions,
+  EnterpriseManagedOptions,
+  JwtBearerOptions,
+  OAuthClientCommonOptions,
+  OAuthClientOptions,
+  OAuthGrantOptions,
+  OAuthRequest,
+  OAuthStatus,
+} from './oauth/oauth-client-options.js';
+export {
+  MemoryOAuthStore,
+  type OAuthRecord,
+  type OAuthStore,
+  type StoredRegistration,
+  type StoredTokens,
+} from './oauth/oauth-store.js';
+export { OAuthError, type OAuthErrorDetails, type OAuthStep } from './oauth/oauth-error.js';
+export type { AuthorizeHandler } from './oauth/authorization-code-grant.js';
+export type { IdentityProvider } from './oauth/token-requests.js';
+export type { TokenEndpointAuthMethod } from './oauth/client-authentication.js';
 export { DEFAULT_RECONNECT, type ReconnectOptions } from './reconnect-policy.js';
 export { SseParser, type SseEvent, type SseParserOptions } from './sse-parser.js';
 export { TransportError } from '../transport-error.js';

@@ -5,8 +5,15 @@
  */
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import { TransportError } from '../transport-error.js';
-import { discardBody, requestHeaders, type HttpClientOptions } from './http-client-options.js';
+import {
+  checkHttpClientOptions,
+  discardBody,
+  requestHeaders,
+  sendRequest,
+  type HttpClientOptions,
+} from './http-client-options.js';
 import { httpStatusError } from './http-failure.js';
+import { OAuthError } from './oauth/oauth-error.js';
 
 /** How long ending a session (DELETE) may take. */
 const DELETE_TIMEOUT_MS = 5_000;
@@ -21,6 +28,7 @@ export class McpEndpoint {
   readonly #fetch: typeof fetch;
 
   constructor(options: HttpClientOptions & { protocolVersion?: string | undefined }) {
+    checkHttpClientOptions(options);
     this.url = new URL(options.url);
     this.#options = options;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -29,8 +37,10 @@ export class McpEndpoint {
 
   /**
    * Sends one request with the caller's headers, the session id and the protocol version (and
-   * `own`, the request's own headers, which win over those two, plus its body). A network failure
-   * becomes a `SEND_FAILED` TransportError; HTTP statuses are the caller's to judge.
+   * `own`, the request's own headers, which win over those two, plus its body), authorized by the
+   * `oauth` client if there is one (a DELETE never asks a person to sign in). A network failure becomes a
+   * `SEND_FAILED` TransportError, a failed authorization an `OAuthError`; HTTP statuses are the caller's
+   * to judge.
    */
   async request(
     method: 'POST' | 'GET' | 'DELETE',
@@ -45,8 +55,17 @@ export class McpEndpoint {
         { 'mcp-session-id': this.sessionId, 'mcp-protocol-version': this.protocolVersion, ...names },
         this.#options.bearer,
       );
-      return await this.#fetch(this.url, { method, headers, body, signal });
+      return await sendRequest(this.#options, this.#fetch, {
+        resource: this.url,
+        url: this.url,
+        method,
+        headers,
+        body,
+        signal,
+        interactive: method !== 'DELETE',
+      });
     } catch (error) {
+      if (error instanceof OAuthError) throw error;
       throw new TransportError(
         LocalErrorCode.SendFailed,
         `${method} ${this.url.href} failed: ${describeFetchError(error)}`,

@@ -8,9 +8,17 @@ import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../pr
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
-import { discardBody, mediaType, requestHeaders, type HttpClientOptions } from './http-client-options.js';
+import {
+  checkHttpClientOptions,
+  discardBody,
+  mediaType,
+  requestHeaders,
+  sendRequest,
+  type HttpClientOptions,
+} from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { describeFetchError } from './mcp-endpoint.js';
+import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
 
@@ -42,6 +50,7 @@ export class SseClientTransport implements Transport {
   #closeFired = false;
 
   constructor(options: SseClientTransportOptions) {
+    checkHttpClientOptions(options);
     this.#url = new URL(options.url);
     this.#options = options;
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
@@ -185,8 +194,16 @@ export class SseClientTransport implements Transport {
     const { body, ...names } = own;
     try {
       const headers = await requestHeaders(this.#options.headers, names, this.#options.bearer);
-      return await this.#fetch(url, { method, headers, body, signal: this.#abort.signal });
+      return await sendRequest(this.#options, this.#fetch, {
+        resource: this.#url,
+        url,
+        method,
+        headers,
+        body,
+        signal: this.#abort.signal,
+      });
     } catch (error) {
+      if (error instanceof OAuthError) throw error;
       if (this.#state === 'closed') {
         throw new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE transport is closed');
       }

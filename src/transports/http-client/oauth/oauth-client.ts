@@ -1,0 +1,228 @@
+/**
+ * `OAuthClient`: the OAuth 2.1 client of MCP's authorization spec, for the HTTP client transports (their
+ * `oauth` option) and anything else that talks to protected MCP servers. It sends each request with the
+ * server's credentials and, when the server refuses them, does what the spec says: discovery (RFC 9728,
+ * RFC 8414, OpenID Connect Discovery, the 2025-03-26 fallbacks), the client's identity (pre-registered,
+ * Client ID Metadata Document, RFC 7591 registration), the grant (authorization code with PKCE, client
+ * credentials, JWT bearer, enterprise-managed), refresh, step-up for more scopes, DPoP, and retries the
+ * request. Built on oauth4webapi (authorization server requests and their checks) and jose (DPoP proofs,
+ * private keys).
+ *
+ * @example
+ * ```ts
+ * const oauth = new OAuthClient({
+ *   redirectUrl: 'http://127.0.0.1:8765/callback',
+ *   authorize: async (url) => openBrowserAndWaitForRedirect(url), // resolves with the redirect's URL
+ * });
+ * await client.connect(new StreamableHttpClientTransport({ url: 'https://mcp.example.com/mcp', oauth }));
+ * ```
+ * @module
+ */
+import { discoverAuthorizationServer, type AuthorizationServer } from './authorization-server.js';
+import type { OAuthClientOptions, OAuthRequest, OAuthStatus } from './oauth-client-options.js';
+import { OAuthError } from './oauth-error.js';
+import { boundedFetch, checkedUrl, isLoopback } from './oauth-http.js';
+import { MemoryOAuthStore, type OAuthStore } from './oauth-store.js';
+import { resourceChallenge, wantsDpopNonce } from './resource-challenge.js';
+import { ResourceAuthorization, resourceKey } from './resource-authorization.js';
+
+/** How long authorization server metadata is reused, in ms. */
+const METADATA_TTL_MS = 10 * 60_000;
+/** The most authorization servers whose metadata is cached. */
+const MAX_CACHED_SERVERS = 100;
+/** Per request: how many times a 401 leads to a refresh or a new authorization, and DPoP nonce retries. */
+const MAX_RECOVERIES = 2;
+const MAX_NONCE_RETRIES = 2;
+const DEFAULT_MAX_STEP_UPS = 2;
+
+/**
+ * An OAuth client for MCP servers. One instance can serve many servers: each MCP endpoint URL has its
+ * own tokens (in `store`), and registrations are kept per authorization server.
+ *
+ * Refusals: a 401 refreshes the token (when a refresh token is held) or authorizes again from scratch
+ * (re-reading the server's resource metadata, so a server that moved to another authorization server is
+ * followed); a 403 `insufficient_scope` authorizes again for the union of the scopes held and those the
+ * challenge names, at most `maxStepUps` times per request, and not at all when the token already has
+ * them; a `use_dpop_nonce` answer is retried with the server's nonce. When nothing helps, the server's
+ * answer is returned as is (the transport reports it); when a flow fails, `send` rejects with an
+ * `OAuthError` (`AUTHORIZATION_FAILED`) naming the step and the server's error.
+ */
+export class OAuthClient {
+  readonly #options: OAuthClientOptions;
+  readonly #store: OAuthStore;
+  readonly #fetcher: typeof fetch;
+  readonly #allowInsecureHttp: boolean;
+  readonly #maxStepUps: number;
+  readonly #resources = new Map<string, ResourceAuthorization>();
+  readonly #servers = new Map<string, { at: number; metadata: Promise<AuthorizationServer | undefined> }>();
+
+  constructor(options: OAuthClientOptions) {
+    validate(options);
+    this.#options = options;
+    this.#store = options.store ?? new MemoryOAuthStore();
+    const base = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    this.#fetcher = boundedFetch(base);
+    this.#allowInsecureHttp = options.allowInsecureHttp === true;
+    this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
+  }
+
+  /**
+   * Sends one request with the credentials of `request.resource`, and handles the server's refusals (see
+   * the class). Resolves with the server's last answer.
+   */
+  async send(request: OAuthRequest): Promise<Response> {
+    const authorization = this.#resource(request.resource);
+    const interactive = request.interactive !== false;
+    let recoveries = 0;
+    let stepUps = 0;
+    let nonceRetries = 0;
+    for (;;) {
+      const { headers: credentials, token } = await authorization.credentials(request.method, request.url);
+      const headers = new Headers(request.headers);
+      for (const [name, value] of Object.entries(credentials)) headers.set(name, value);
+      const response = await request.fetch(request.url, {
+        method: request.method,
+        headers,
+        body: request.body,
+        signal: request.signal,
+      });
+      authorization.learnNonce(response, request.url);
+      if (response.status !== 401 && response.status !== 403) return response;
+      const challenge = resourceChallenge(response);
+      let again = false;
+      try {
+        if (response.status === 401 && token !== undefined && wantsDpopNonce(response, challenge)) {
+          again = nonceRetries++ < MAX_NONCE_RETRIES;
+        } else if (response.status === 401) {
+          again =
+            recoveries < MAX_RECOVERIES &&
+            (await authorization.recover(challenge, token, recoveries === 0, interactive));
+          recoveries++;
+        } else if (challenge.error === 'insufficient_scope' && stepUps < this.#maxStepUps) {
+          stepUps++;
+          again = await authorization.stepUp(challenge, token, interactive);
+        }
+      } catch (error) {
+        await response.body?.cancel().catch(() => undefined);
+        throw error;
+      }
+      if (!again) return response;
+      await response.body?.cancel().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Authorizes for the MCP server at `resource` now, without waiting for it to refuse a request (the
+   * CLI's `login`): discovery through the well-known URLs, then the grant. `scope` replaces the scopes the
+   * server's metadata names.
+   */
+  authorize(resource: string | URL, options: { scope?: string } = {}): Promise<void> {
+    return this.#resource(new URL(resource)).authorize(options.scope);
+  }
+
+  /** What is held for the MCP server at `resource` (never the tokens), or `undefined` when nothing is. */
+  async status(resource: string | URL): Promise<OAuthStatus | undefined> {
+    const tokens = await this.#resource(new URL(resource)).tokens();
+    if (tokens === undefined) return undefined;
+    return {
+      issuer: tokens.issuer,
+      tokenType: tokens.tokenType,
+      refreshable: tokens.refreshToken !== undefined,
+      ...(tokens.scope === undefined ? {} : { scope: tokens.scope }),
+      ...(tokens.expiresAt === undefined ? {} : { expiresAt: tokens.expiresAt }),
+    };
+  }
+
+  /** Forgets the tokens, registrations and DPoP key kept for the MCP server at `resource`. */
+  logout(resource: string | URL): Promise<void> {
+    return this.#resource(new URL(resource)).forget();
+  }
+
+  #resource(resource: URL): ResourceAuthorization {
+    const key = resourceKey(resource);
+    let authorization = this.#resources.get(key);
+    if (authorization === undefined) {
+      authorization = new ResourceAuthorization(
+        {
+          options: this.#options,
+          fetcher: this.#fetcher,
+          store: this.#store,
+          allowInsecureHttp: this.#allowInsecureHttp,
+          serverMetadata: (issuer) => this.#serverMetadata(issuer),
+        },
+        new URL(key),
+      );
+      this.#resources.set(key, authorization);
+    }
+    return authorization;
+  }
+
+  /** The metadata of an authorization server, fetched once per `METADATA_TTL_MS` (failures are not kept). */
+  #serverMetadata(issuer: string): Promise<AuthorizationServer | undefined> {
+    const cached = this.#servers.get(issuer);
+    if (cached !== undefined && Date.now() - cached.at < METADATA_TTL_MS) return cached.metadata;
+    const metadata = discoverAuthorizationServer(issuer, this.#fetcher, this.#allowInsecureHttp);
+    if (this.#servers.size >= MAX_CACHED_SERVERS)
+      this.#servers.delete(this.#servers.keys().next().value as string);
+    this.#servers.set(issuer, { at: Date.now(), metadata });
+    metadata.then(
+      (found) => found === undefined && this.#servers.delete(issuer),
+      () => this.#servers.delete(issuer),
+    );
+    return metadata;
+  }
+}
+
+/** Refuses options that cannot work, at construction. */
+function validate(options: OAuthClientOptions): void {
+  const fail = (message: string) => new OAuthError(message, { step: 'configuration' });
+  switch (options.grant) {
+    case undefined:
+    case 'authorization_code': {
+      if (typeof options.authorize !== 'function')
+        throw fail('The authorization code grant needs an authorize handler');
+      let redirect: URL;
+      try {
+        redirect = new URL(options.redirectUrl);
+      } catch {
+        throw fail(`redirectUrl is not a URL: ${String(options.redirectUrl)}`);
+      }
+      if (redirect.hash !== '') throw fail('redirectUrl must not have a fragment');
+      if (redirect.protocol === 'http:' && !isLoopback(redirect)) {
+        throw fail('redirectUrl must be HTTPS, a loopback http URL, or a private-use scheme');
+      }
+      break;
+    }
+    case 'client_credentials':
+      if (
+        options.clientId === undefined ||
+        (options.clientSecret === undefined && options.privateKey === undefined)
+      ) {
+        throw fail('The client credentials grant needs clientId and clientSecret or privateKey');
+      }
+      break;
+    case 'jwt_bearer':
+      if (options.assertion === undefined) throw fail('The JWT bearer grant needs an assertion');
+      break;
+    case 'enterprise_managed': {
+      const idp = options.identityProvider;
+      if (idp?.tokenEndpoint === undefined || idp.clientId === undefined || idp.idToken === undefined) {
+        throw fail(
+          'Enterprise-managed authorization needs identityProvider { tokenEndpoint, clientId, idToken }',
+        );
+      }
+      break;
+    }
+    default:
+      throw fail(`Unknown grant ${JSON.stringify((options as { grant: unknown }).grant)}`);
+  }
+  if (options.clientMetadataUrl !== undefined) {
+    const url = checkedUrl(options.clientMetadataUrl, 'clientMetadataUrl', 'configuration', false);
+    if (url.protocol !== 'https:' || url.pathname === '/') {
+      throw fail('clientMetadataUrl must be an HTTPS URL with a path (a Client ID Metadata Document)');
+    }
+  }
+  const steps = options.maxStepUps;
+  if (steps !== undefined && (!Number.isInteger(steps) || steps < 0))
+    throw fail('maxStepUps must be an integer >= 0');
+}

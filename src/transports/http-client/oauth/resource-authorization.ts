@@ -1,0 +1,387 @@
+/**
+ * The authorization of the OAuth client for one MCP server (one protected resource): its record (tokens,
+ * registrations, DPoP key), the credentials each request carries, and what it does when the server
+ * refuses them — refresh, or authorize from scratch (discovery, client identity, the grant), or step up to
+ * more scopes. One flow at a time: requests that fail together wait for the same flow.
+ * @module
+ */
+import type * as oauth from 'oauth4webapi';
+import { authorizationCodeGrant } from './authorization-code-grant.js';
+import {
+  legacyAuthorizationServer,
+  type AuthorizationServer,
+  type DiscoveredServer,
+} from './authorization-server.js';
+import { clientIdentity } from './client-authentication.js';
+import { resolveClient, type ClientSettings } from './client-registration.js';
+import { DPOP_ALGORITHM, DpopProver } from './dpop-prover.js';
+import type { OAuthClientOptions } from './oauth-client-options.js';
+import { OAuthError } from './oauth-error.js';
+import type { OAuthRecord, OAuthStore, StoredTokens } from './oauth-store.js';
+import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
+import type { ResourceChallenge } from './resource-challenge.js';
+import { scopeCovers, selectScope } from './scope-selection.js';
+import {
+  clientCredentialsGrant,
+  enterpriseManagedGrant,
+  jwtBearerGrant,
+  JWT_BEARER_GRANT,
+  refreshGrant,
+  storedTokens,
+  type TokenEndpoint,
+} from './token-requests.js';
+
+/** What every resource's authorization shares (from its `OAuthClient`). */
+export interface AuthorizationHost {
+  readonly options: OAuthClientOptions;
+  readonly fetcher: typeof fetch;
+  readonly store: OAuthStore;
+  readonly allowInsecureHttp: boolean;
+  /** The metadata of an authorization server (cached). */
+  serverMetadata(issuer: string): Promise<AuthorizationServer | undefined>;
+}
+
+/** How long before its expiry an access token is refreshed, in ms. */
+const EXPIRY_MARGIN_MS = 30_000;
+const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 300_000;
+
+/** The credentials of one request. */
+export interface RequestCredentials {
+  headers: Record<string, string>;
+  /** The access token sent, if any. */
+  token?: string;
+}
+
+export class ResourceAuthorization {
+  readonly resource: URL;
+  readonly #host: AuthorizationHost;
+  readonly #key: string;
+  #record: OAuthRecord | undefined;
+  #loading: Promise<void> | undefined;
+  /** The flow under way (refresh or authorization), which every refused request waits for. */
+  #flow: Promise<boolean> | undefined;
+  #dpop: DpopProver | undefined;
+  /** The authorization server the last flow used, for refreshes. */
+  #server: AuthorizationServer | undefined;
+
+  constructor(host: AuthorizationHost, resource: URL) {
+    this.#host = host;
+    this.resource = resource;
+    this.#key = resourceKey(resource);
+  }
+
+  /** The tokens held, if any. */
+  async tokens(): Promise<StoredTokens | undefined> {
+    await this.#load();
+    return this.#record?.tokens;
+  }
+
+  /** The `Authorization` (and `DPoP`) headers of one request, refreshing an expired token first. */
+  async credentials(method: string, url: URL): Promise<RequestCredentials> {
+    await this.#load();
+    if (this.#flow) await this.#flow.catch(() => false);
+    let tokens = this.#record?.tokens;
+    if (tokens?.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS <= Date.now()) {
+      if (tokens.refreshToken !== undefined) await this.#once(() => this.#refresh()).catch(() => false);
+      tokens = this.#record?.tokens;
+      if (tokens?.expiresAt !== undefined && tokens.expiresAt <= Date.now()) return { headers: {} };
+    }
+    if (tokens === undefined) return { headers: {} };
+    const headers: Record<string, string> = { authorization: `${tokens.tokenType} ${tokens.accessToken}` };
+    if (tokens.tokenType === 'DPoP') {
+      const dpop = await this.#prover();
+      headers.dpop = await dpop.proof(method, url, tokens.accessToken);
+    }
+    return { headers, token: tokens.accessToken };
+  }
+
+  /** Remembers a `DPoP-Nonce` the server sent. */
+  learnNonce(response: Response, url: URL): void {
+    this.#dpop?.learnNonce(response, url);
+  }
+
+  /**
+   * The server refused the request (401): refresh (when `refresh` and a refresh token is held), else
+   * authorize again (unless the grant needs a person and the request is not `interactive`). Resolves
+   * true when the request should be sent again.
+   */
+  async recover(
+    challenge: ResourceChallenge,
+    sent: string | undefined,
+    refresh: boolean,
+    interactive: boolean,
+  ): Promise<boolean> {
+    return this.#once(async () => {
+      if (this.#record?.tokens?.accessToken !== sent) return true; // renewed meanwhile
+      if (
+        refresh &&
+        this.#record?.tokens?.refreshToken !== undefined &&
+        (await this.#refresh().catch(() => false))
+      )
+        return true;
+      if (!interactive && this.#needsPerson()) return false;
+      await this.#authorize(challenge);
+      return true;
+    });
+  }
+
+  /**
+   * The server wants more scopes (403 `insufficient_scope`): authorize again for the union of what was
+   * asked before and what the challenge names. Resolves false when that cannot help: the challenge names
+   * no scope, or the token already has every scope it names.
+   */
+  async stepUp(
+    challenge: ResourceChallenge,
+    sent: string | undefined,
+    interactive: boolean,
+  ): Promise<boolean> {
+    return this.#once(async () => {
+      const tokens = this.#record?.tokens;
+      if (tokens?.accessToken !== sent) return true;
+      if (challenge.scope === undefined || scopeCovers(tokens?.scope, challenge.scope)) return false;
+      if (!interactive && this.#needsPerson()) return false;
+      await this.#authorize(challenge);
+      return true;
+    });
+  }
+
+  /** Authorizes now (discovery through the well-known URLs, no challenge needed). */
+  authorize(scope?: string): Promise<void> {
+    return this.#once(async () => {
+      await this.#load();
+      await this.#authorize({ dpop: false, ...(scope === undefined ? {} : { scope }) });
+      return true;
+    }).then(() => undefined);
+  }
+
+  /** Forgets everything kept for this server (tokens, registrations, DPoP key). */
+  async forget(): Promise<void> {
+    await this.#load();
+    this.#record = {};
+    this.#dpop = undefined;
+    this.#server = undefined;
+    await this.#host.store.delete(this.#key);
+  }
+
+  /** Runs `flow` unless one is under way, in which case its outcome is shared. */
+  #once(flow: () => Promise<boolean>): Promise<boolean> {
+    if (this.#flow) return this.#flow;
+    const running = flow().finally(() => {
+      if (this.#flow === running) this.#flow = undefined;
+    });
+    this.#flow = running;
+    return running;
+  }
+
+  #needsPerson(): boolean {
+    return (this.#host.options.grant ?? 'authorization_code') === 'authorization_code';
+  }
+
+  #load(): Promise<void> {
+    this.#loading ??= (async () => {
+      this.#record = (await this.#host.store.load(this.#key)) ?? {};
+    })();
+    return this.#loading;
+  }
+
+  async #save(): Promise<void> {
+    await this.#host.store.save(this.#key, this.#record ?? {});
+  }
+
+  async #prover(): Promise<DpopProver> {
+    if (this.#dpop) return this.#dpop;
+    const record = (this.#record ??= {});
+    this.#dpop = await DpopProver.create(record.dpopKey);
+    if (record.dpopKey === undefined) {
+      record.dpopKey = await this.#dpop.exportKey();
+      await this.#save();
+    }
+    return this.#dpop;
+  }
+
+  /** Refreshes the access token; resolves false when there is nothing to refresh with or it failed. */
+  async #refresh(): Promise<boolean> {
+    const tokens = this.#record?.tokens;
+    if (tokens?.refreshToken === undefined) return false;
+    const server =
+      this.#server?.issuer === tokens.issuer
+        ? this.#server
+        : await this.#host.serverMetadata(tokens.issuer).catch(() => undefined);
+    if (server === undefined) return false;
+    const endpoint = await this.#endpoint(server, tokens.tokenType === 'DPoP');
+    try {
+      const response = await refreshGrant(endpoint, tokens.refreshToken, { resource: tokens.resource });
+      await this.#keep(response, tokens.issuer, tokens.requestedScope, tokens);
+      return true;
+    } catch {
+      delete this.#record?.tokens;
+      await this.#save();
+      return false;
+    }
+  }
+
+  /** Discovery, the client's identity, and the grant; keeps the tokens. */
+  async #authorize(challenge: ResourceChallenge): Promise<void> {
+    const { options, fetcher, allowInsecureHttp } = this.#host;
+    const record = (this.#record ??= {});
+    const resource = await discoverProtectedResource(
+      this.resource,
+      challenge.resourceMetadata,
+      fetcher,
+      allowInsecureHttp,
+    );
+    const found = await this.#findServer(resource, record.tokens?.issuer);
+    const server = found.metadata;
+    if (record.tokens !== undefined && record.tokens.issuer !== server.issuer) delete record.tokens; // SEP-2352
+    const grant = options.grant ?? 'authorization_code';
+    const scope = selectScope({
+      challenged: challenge.scope,
+      resourceScopes: resource?.scopesSupported,
+      previous: record.tokens?.requestedScope,
+      extra: options.scope,
+      serverScopes: server.scopes_supported,
+      offlineAccess: grant === 'authorization_code' && options.offlineAccess !== false,
+    });
+    const request = { resource: resource?.resource, scope };
+    const endpoint = await this.#endpoint(server, this.#wantsDpop(server, resource, challenge));
+    let response: oauth.TokenEndpointResponse;
+    switch (options.grant) {
+      case undefined:
+      case 'authorization_code':
+        response = await authorizationCodeGrant(endpoint, {
+          ...request,
+          redirectUrl: options.redirectUrl,
+          authorize: options.authorize,
+          timeoutMs: options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS,
+          defaults: found.defaults,
+        });
+        break;
+      case 'client_credentials':
+        response = await clientCredentialsGrant(endpoint, request);
+        break;
+      case 'jwt_bearer': {
+        const assertion =
+          typeof options.assertion === 'function' ? await options.assertion() : options.assertion;
+        response = await jwtBearerGrant(endpoint, assertion, request);
+        break;
+      }
+      case 'enterprise_managed':
+        response = await enterpriseManagedGrant(endpoint, options.identityProvider, request);
+        break;
+    }
+    this.#server = server;
+    await this.#keep(response, server.issuer, scope, undefined, resource?.resource);
+  }
+
+  async #keep(
+    response: oauth.TokenEndpointResponse,
+    issuer: string,
+    scope: string | undefined,
+    previous?: StoredTokens,
+    resource = previous?.resource,
+  ): Promise<void> {
+    const tokens = {
+      ...storedTokens(response, issuer, scope, previous),
+      ...(resource === undefined ? {} : { resource }),
+    };
+    if (tokens.tokenType === 'DPoP' && this.#dpop === undefined) {
+      throw new OAuthError(
+        `The authorization server ${issuer} issued a DPoP-bound token without a DPoP proof`,
+        { step: 'token' },
+      );
+    }
+    (this.#record ??= {}).tokens = tokens;
+    await this.#save();
+  }
+
+  /** The authorization server: the resource metadata's (the one the tokens came from, if listed), or 2025-03-26's. */
+  async #findServer(
+    resource: ProtectedResource | undefined,
+    current: string | undefined,
+  ): Promise<DiscoveredServer> {
+    if (resource === undefined)
+      return legacyAuthorizationServer(this.resource, this.#host.fetcher, this.#host.allowInsecureHttp);
+    const servers = resource.authorizationServers;
+    const issuer = current !== undefined && servers.includes(current) ? current : (servers[0] as string);
+    const metadata = await this.#host.serverMetadata(issuer);
+    if (metadata === undefined) {
+      throw new OAuthError(
+        `The authorization server ${issuer} publishes no metadata (RFC 8414 or OpenID Connect Discovery)`,
+        {
+          step: 'discovery',
+        },
+      );
+    }
+    return { metadata, defaults: false };
+  }
+
+  /** DPoP per the `dpop` option: see `OAuthClientCommonOptions.dpop`. */
+  #wantsDpop(
+    server: AuthorizationServer,
+    resource: ProtectedResource | undefined,
+    challenge: ResourceChallenge,
+  ): boolean {
+    const mode = this.#host.options.dpop ?? 'auto';
+    if (mode === false) return false;
+    const supported = server.dpop_signing_alg_values_supported?.includes(DPOP_ALGORITHM) === true;
+    const required = resource?.dpopBoundAccessTokensRequired === true;
+    if ((mode === true || required) && !supported) {
+      throw new OAuthError(
+        `The authorization server ${server.issuer} does not support DPoP proofs with ${DPOP_ALGORITHM}`,
+        {
+          step: 'discovery',
+        },
+      );
+    }
+    if (mode === true || required) return true;
+    const resourceTakesDpop =
+      challenge.dpop || resource?.dpopSigningAlgValuesSupported?.includes(DPOP_ALGORITHM) === true;
+    return supported && resourceTakesDpop;
+  }
+
+  /** The token endpoint of `server` with this client's identity there (registering it if needed). */
+  async #endpoint(server: AuthorizationServer, dpop: boolean): Promise<TokenEndpoint> {
+    const { options, fetcher, allowInsecureHttp } = this.#host;
+    const record = (this.#record ??= {});
+    const resolved = await resolveClient(
+      clientSettings(options),
+      server,
+      record.registrations?.[server.issuer],
+      fetcher,
+      allowInsecureHttp,
+    );
+    if (resolved.registration !== undefined) {
+      record.registrations = { ...record.registrations, [server.issuer]: resolved.registration };
+      await this.#save();
+    }
+    const identity = await clientIdentity(resolved.credentials, server);
+    return { server, identity, fetcher, allowInsecureHttp, ...(dpop ? { dpop: await this.#prover() } : {}) };
+  }
+}
+
+/** The store key of a resource: its URL without fragment. */
+export function resourceKey(resource: URL): string {
+  return `${resource.origin}${resource.pathname}${resource.search}`;
+}
+
+function clientSettings(options: OAuthClientOptions): ClientSettings {
+  const grant = options.grant ?? 'authorization_code';
+  const grantTypes =
+    grant === 'authorization_code'
+      ? ['authorization_code', 'refresh_token']
+      : grant === 'client_credentials'
+        ? ['client_credentials']
+        : [JWT_BEARER_GRANT];
+  return {
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+    privateKey: options.privateKey,
+    signingAlgorithm: options.signingAlgorithm,
+    tokenEndpointAuthMethod: options.tokenEndpointAuthMethod,
+    clientMetadataUrl: options.clientMetadataUrl,
+    clientMetadata: options.clientMetadata,
+    redirectUrl:
+      options.grant === undefined || options.grant === 'authorization_code' ? options.redirectUrl : undefined,
+    grantTypes,
+  };
+}
