@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs the official MCP conformance suite (@modelcontextprotocol/conformance, pinned) against toolwire:
-// the server fixture (examples/conformance-server) with `--suite all`, then the 4 core client scenarios
-// through the client adapter (examples/conformance-client), one at a time.
+// the server fixture (examples/conformance-server) with `--suite all`, then every client scenario
+// (the 4 core ones and the 22 OAuth ones, `auth/*`) through the client adapter
+// (examples/conformance-client), one at a time.
 //
 //   node scripts/conformance.mjs [--alpha] [--server-only | --client-only] [--scenario NAME] [--url URL]
 //                                [--sdk-baseline] [--keep] [--verbose]
@@ -9,7 +10,7 @@
 // --alpha runs the 0.2.0 pre-release instead (`npm run conformance:alpha`, also part of `npm test`),
 // which covers 2026-07-28: the server scenarios twice, `--suite all` (each scenario at its default wire,
 // the handshake era unless it exists only in 2026-07-28) and `--requirements 2026-07-28` (what that
-// revision requires, at its stateless wire); then every client scenario that needs no OAuth, once per
+// revision requires, at its stateless wire); then every client scenario, OAuth ones included, once per
 // wire it applies to (the newest handshake-era revision it lists, and 2026-07-28).
 //
 // Both suite versions are installed once, side by side, into .conformance/ (ignored by git, never the
@@ -46,8 +47,6 @@ const PRELOAD = path.join(HERE, 'loopback-only.cjs');
 const GLOB_SYNC = path.join(HERE, 'glob-sync.mjs');
 /** The oldest Node the suite's dependencies run on (undici 7); an older one runs it on `node@22`. */
 const SUITE_MIN_NODE = [20, 18, 1];
-/** The client scenarios of 0.1.16 (the alpha's come from its `list --client`). */
-const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
 
 const FIXTURE = {
   toolwire: {
@@ -70,7 +69,7 @@ const SERVER_START_TIMEOUT_MS = 30_000;
 const USAGE = `usage: node scripts/conformance.mjs [options]
   --alpha            the ${ALPHA.version} suite (2026-07-28) instead of ${STABLE.version}
   --server-only      only the server scenarios (--suite all; with --alpha also --requirements ${STATELESS_REVISION})
-  --client-only      only the client scenarios (${CLIENT_SCENARIOS.join(', ')}; with --alpha all without OAuth)
+  --client-only      only the client scenarios (every one the suite lists, auth/* included)
   --scenario NAME    only this scenario (server or client, by name)
   --url URL          test an already running server instead of starting the fixture
   --sdk-baseline     run against the official-SDK fixtures (checks the harness, not toolwire)
@@ -542,14 +541,14 @@ async function serverScenarios(url, outDir, pass) {
 
 /**
  * The client runs: `{ scenario, version }`, `version` being the revision to run it at (undefined: the
- * suite's default). 0.1.16: the 4 core scenarios. The alpha: every scenario without OAuth, at the newest
- * handshake-era revision it lists and at 2026-07-28 when it lists that (an extension: the default).
+ * suite's default). 0.1.16: every scenario it lists, at its default. The alpha: every scenario it lists,
+ * at the newest handshake-era revision it lists and at 2026-07-28 when it lists that (an extension: the
+ * default).
  */
 function clientRuns(listed) {
-  if (!options.alpha) return CLIENT_SCENARIOS.map((scenario) => ({ scenario, version: undefined }));
+  if (!options.alpha) return listed.map(({ name }) => ({ scenario: name, version: undefined }));
   const runs = [];
   for (const { name, tags } of listed) {
-    if (name.startsWith('auth/')) continue;
     const dated = tags.filter((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)).sort();
     const legacy = dated.filter((tag) => tag < STATELESS_REVISION).at(-1);
     if (dated.length === 0) runs.push({ scenario: name, version: undefined });
@@ -635,10 +634,8 @@ async function startFixture(logFile) {
 ensureInstalled();
 SUITE_ENTRY = suiteEntry();
 
-// Which side --scenario names: the 0.1.16 client scenarios are known, the alpha's are listed.
-const clientListed = options.alpha
-  ? (listScenarios(['--client'])?.client ?? process.exit(2))
-  : CLIENT_SCENARIOS.map((name) => ({ name, tags: [] }));
+// Which side --scenario names: the client scenarios the suite lists.
+const clientListed = listScenarios(['--client'])?.client ?? process.exit(2);
 const scenarioIsClient =
   options.scenario !== undefined &&
   (clientListed.some((entry) => entry.name === options.scenario) || options.scenario.startsWith('auth/'));

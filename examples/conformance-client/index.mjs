@@ -2,11 +2,13 @@
 // Client and its Streamable HTTP transport, built from the package in dist/.
 //
 // The suite runs `node examples/conformance-client/index.mjs <serverUrl>` with the scenario's name in
-// MCP_CONFORMANCE_SCENARIO (scripts/conformance.mjs runs the client scenarios one at a time: the 4 core
-// ones of 0.1.16, and with --alpha every scenario of 0.2.0-alpha that needs no OAuth). The 0.2.0 alphas
-// also set MCP_CONFORMANCE_PROTOCOL_VERSION (the revision to speak: 2026-07-28 pins the stateless era,
-// a handshake-era revision leaves the client's default) and, for some scenarios, MCP_CONFORMANCE_CONTEXT
-// (JSON, e.g. the tool calls to make).
+// MCP_CONFORMANCE_SCENARIO (scripts/conformance.mjs runs every client scenario of both suite versions, one
+// at a time). The 0.2.0 alphas also set MCP_CONFORMANCE_PROTOCOL_VERSION (the revision to speak:
+// 2026-07-28 pins the stateless era, a handshake-era revision leaves the client's default). Some
+// scenarios give MCP_CONFORMANCE_CONTEXT (JSON: the tool calls to make, pre-registered OAuth credentials,
+// keys, assertions). Every `auth/*` scenario goes through toolwire's OAuthClient (the transport's `oauth`
+// option): the suite's authorization server redirects at once, so the authorize handler follows the
+// authorization URL without a browser and hands back the redirect it got.
 // Exits 0 once the scenario's steps succeeded, 1 with a message otherwise.
 
 const serverUrl = process.argv.at(-1);
@@ -35,7 +37,7 @@ async function load(specifier, hint) {
 }
 
 const { Client } = await load('toolwire/client', 'build the package first (npm run build)');
-const { StreamableHttpClientTransport } = await load(
+const { OAuthClient, StreamableHttpClientTransport } = await load(
   'toolwire/http-client',
   'the HTTP client transports (toolwire/http-client) are not in dist/ yet; build them (npm run build) once they exist',
 );
@@ -78,10 +80,10 @@ function textOf(result) {
     .join(' ');
 }
 
-async function session(options, body) {
+async function session(options, body, transportOptions = {}) {
   const era = protocolVersion === STATELESS_ERA ? { protocolVersion } : {};
   const client = new Client(INFO, { ...era, ...options });
-  await client.connect(new StreamableHttpClientTransport({ url: serverUrl }));
+  await client.connect(new StreamableHttpClientTransport({ url: serverUrl, ...transportOptions }));
   try {
     await body(client);
   } finally {
@@ -135,6 +137,89 @@ function loadEverySkill() {
       }
     }
   });
+}
+
+// ---- OAuth (auth/*) ----
+
+/** The client's Client ID Metadata Document URL, which the suite's authorization servers accept as is. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+/** Never listened on: the authorize handler reads the redirect instead of a browser following it. */
+const REDIRECT_URL = 'http://localhost:3000/callback';
+
+/** A headless "browser": asks the authorization endpoint and returns where it redirects (the callback). */
+async function followAuthorization(authorizationUrl, signal) {
+  const response = await fetch(authorizationUrl, { redirect: 'manual', signal });
+  await response.body?.cancel();
+  const location = response.headers.get('location');
+  if (!location) throw new Error(`the authorization endpoint answered HTTP ${response.status}, no redirect`);
+  return new URL(location, authorizationUrl);
+}
+
+/** The OAuthClient a scenario calls for, from its context. */
+function oauthClient(ctx) {
+  const common = { clientMetadata: { client_name: INFO.name } };
+  switch (scenario) {
+    case 'auth/client-credentials-jwt':
+      return new OAuthClient({
+        ...common,
+        grant: 'client_credentials',
+        clientId: ctx.client_id,
+        privateKey: ctx.private_key_pem,
+        signingAlgorithm: ctx.signing_algorithm,
+      });
+    case 'auth/client-credentials-basic':
+      return new OAuthClient({
+        ...common,
+        grant: 'client_credentials',
+        clientId: ctx.client_id,
+        clientSecret: ctx.client_secret,
+      });
+    case 'auth/wif-jwt-bearer':
+      return new OAuthClient({
+        ...common,
+        grant: 'jwt_bearer',
+        clientId: ctx.client_id,
+        assertion: ctx.valid_jwt,
+      });
+    case 'auth/enterprise-managed-authorization':
+    case 'auth/cross-app-access-complete-flow':
+      return new OAuthClient({
+        ...common,
+        grant: 'enterprise_managed',
+        clientId: ctx.client_id,
+        clientSecret: ctx.client_secret,
+        identityProvider: {
+          issuer: ctx.idp_issuer,
+          tokenEndpoint: ctx.idp_token_endpoint,
+          clientId: ctx.idp_client_id,
+          idToken: ctx.idp_id_token,
+        },
+      });
+    default:
+      // A person signs in (authorization code + PKCE); pre-registered credentials when the scenario gives them.
+      return new OAuthClient({
+        ...common,
+        redirectUrl: REDIRECT_URL,
+        authorize: followAuthorization,
+        clientMetadataUrl: CLIENT_METADATA_URL,
+        ...(ctx.client_id ? { clientId: ctx.client_id, clientSecret: ctx.client_secret } : {}),
+      });
+  }
+}
+
+/** Every auth scenario: connect, list the tools and call `test-tool`, all authorized by the OAuthClient. */
+function authorizedSession() {
+  const oauth = oauthClient(context());
+  return session(
+    {},
+    async (client) => {
+      const tools = await client.listTools();
+      console.log(`tools: ${tools.map((tool) => tool.name).join(', ')}`);
+      await callOk(client, 'test-tool', {});
+      console.log(`authorized: ${JSON.stringify(await oauth.status(serverUrl))}`);
+    },
+    { oauth },
+  );
 }
 
 const scenarios = {
@@ -239,7 +324,7 @@ const scenarios = {
   'sep-2640-client-verify-frontmatter': () => loadEverySkill(),
 };
 
-const run = scenarios[scenario];
+const run = scenarios[scenario] ?? (scenario.startsWith('auth/') ? authorizedSession : undefined);
 if (!run) fail(`unknown scenario ${scenario} (known: ${Object.keys(scenarios).join(', ')})`);
 
 try {
