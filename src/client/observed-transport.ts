@@ -5,7 +5,7 @@
  * engine, knowing only the requests it serves, would ignore). Everything else is the inner transport's.
  * @module
  */
-import { ToolwireError } from '../protocol/errors.js';
+import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../protocol/transport.js';
 
@@ -16,9 +16,13 @@ export interface TransportObserver {
   incoming?(message: unknown): void;
 }
 
-/** Whether `error` is an HTTP transport's refusal of the credentials (401 or 403). */
+/**
+ * Whether `error` is an HTTP transport's refusal of the credentials (401 or 403), or a failure to get
+ * them (an OAuth client's `AUTHORIZATION_FAILED`): no other era or transport would fix it.
+ */
 export function isCredentialsFailure(error: unknown): boolean {
   if (!(error instanceof ToolwireError)) return false;
+  if (error.code === LocalErrorCode.AuthorizationFailed) return true;
   const status = (error.details as { status?: unknown } | undefined)?.status;
   return status === 401 || status === 403;
 }

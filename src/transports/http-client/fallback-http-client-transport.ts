@@ -10,6 +10,7 @@ import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { failureStatus } from './http-failure.js';
 import { isStatelessRequest } from './modern-requests.js';
+import { OAuthError } from './oauth/oauth-error.js';
 import { SseClientTransport } from './sse-client-transport.js';
 import {
   StreamableHttpClientTransport,
@@ -43,7 +44,8 @@ class Undecided extends Error {
  *    URL as a legacy HTTP+SSE stream and wait for its `endpoint` event; if it arrives, send the
  *    initialize again over the legacy transport and keep using it.
  * 3. A 401 or 403 (refused credentials) rejects the send with the `UNAUTHORIZED` / `FORBIDDEN`
- *    TransportError and its Bearer challenge, and decides nothing: the transport stays open.
+ *    TransportError and its Bearer challenge, and decides nothing: the transport stays open. So does an
+ *    `OAuthError` (the `oauth` client could not get credentials).
  * 4. Any other failure (network errors, 500, …), or a legacy attempt that fails too, is
  *    reported through `onerror`, closes this transport and rejects the send: the Client's `connect`
  *    fails with a `CONNECTION_CLOSED` error.
@@ -148,8 +150,10 @@ export class FallbackHttpClientTransport implements Transport {
     } catch (error) {
       const status = failureStatus(error);
       if (status === 400 && isStatelessRequest(first) && this.#state === 'open') throw new Undecided(error);
-      // Refused credentials decide nothing either: the caller gets the challenge, and may retry with a token.
+      // Refused credentials decide nothing either: the caller gets the challenge (or the failed OAuth flow),
+      // and may retry with a token.
       if ((status === 401 || status === 403) && this.#state === 'open') throw new Undecided(error);
+      if (error instanceof OAuthError && this.#state === 'open') throw new Undecided(error);
       if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
       this.#detach(streamable);
       await streamable.close();

@@ -62,7 +62,7 @@ export async function authorizationCodeGrant(
   try {
     params = oauth.validateAuthResponse(server, identity.client, callback, state);
   } catch (error) {
-    throw libraryError('authorization', 'The authorization response is refused', error);
+    throw libraryError('authorization', 'Checking the authorization response', error);
   }
   return tokenRequest(
     endpoint,

@@ -27,11 +27,16 @@ export interface ProtectedResource {
 
 export const PROTECTED_RESOURCE_WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
-/** The well-known metadata URLs of `resource`, in the order the spec tries them. */
+/**
+ * The well-known metadata URLs of `resource`, in the order the spec tries them: the path-aware one (the
+ * well-known prefix inserted before the path, the query kept, RFC 9728 §3.1), then the root one.
+ */
 export function protectedResourceMetadataUrls(resource: URL): URL[] {
   const path = resource.pathname.replace(/\/+$/, '');
   const urls = [];
-  if (path !== '') urls.push(new URL(`${PROTECTED_RESOURCE_WELL_KNOWN}${path}`, resource.origin));
+  if (path !== '' || resource.search !== '') {
+    urls.push(new URL(`${PROTECTED_RESOURCE_WELL_KNOWN}${path}${resource.search}`, resource.origin));
+  }
   urls.push(new URL(PROTECTED_RESOURCE_WELL_KNOWN, resource.origin));
   return urls;
 }

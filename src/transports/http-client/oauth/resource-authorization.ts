@@ -6,30 +6,23 @@
  * @module
  */
 import type * as oauth from 'oauth4webapi';
-import { authorizationCodeGrant } from './authorization-code-grant.js';
 import {
   legacyAuthorizationServer,
+  requirePkce,
   type AuthorizationServer,
   type DiscoveredServer,
 } from './authorization-server.js';
 import { clientIdentity } from './client-authentication.js';
-import { resolveClient, type ClientSettings } from './client-registration.js';
-import { DPOP_ALGORITHM, DpopProver } from './dpop-prover.js';
+import { resolveClient } from './client-registration.js';
+import { DpopProver } from './dpop-prover.js';
+import { clientSettings, needsPerson, runGrant, wantsDpop } from './grant-flow.js';
 import type { OAuthClientOptions } from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
 import type { OAuthRecord, OAuthStore, StoredTokens } from './oauth-store.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
 import type { ResourceChallenge } from './resource-challenge.js';
 import { scopeCovers, selectScope } from './scope-selection.js';
-import {
-  clientCredentialsGrant,
-  enterpriseManagedGrant,
-  jwtBearerGrant,
-  JWT_BEARER_GRANT,
-  refreshGrant,
-  storedTokens,
-  type TokenEndpoint,
-} from './token-requests.js';
+import { refreshGrant, storedTokens, type TokenEndpoint } from './token-requests.js';
 
 /** What every resource's authorization shares (from its `OAuthClient`). */
 export interface AuthorizationHost {
@@ -43,7 +36,6 @@ export interface AuthorizationHost {
 
 /** How long before its expiry an access token is refreshed, in ms. */
 const EXPIRY_MARGIN_MS = 30_000;
-const DEFAULT_AUTHORIZATION_TIMEOUT_MS = 300_000;
 
 /** The credentials of one request. */
 export interface RequestCredentials {
@@ -119,7 +111,7 @@ export class ResourceAuthorization {
         (await this.#refresh().catch(() => false))
       )
         return true;
-      if (!interactive && this.#needsPerson()) return false;
+      if (!interactive && needsPerson(this.#host.options)) return false;
       await this.#authorize(challenge);
       return true;
     });
@@ -139,7 +131,7 @@ export class ResourceAuthorization {
       const tokens = this.#record?.tokens;
       if (tokens?.accessToken !== sent) return true;
       if (challenge.scope === undefined || scopeCovers(tokens?.scope, challenge.scope)) return false;
-      if (!interactive && this.#needsPerson()) return false;
+      if (!interactive && needsPerson(this.#host.options)) return false;
       await this.#authorize(challenge);
       return true;
     });
@@ -171,10 +163,6 @@ export class ResourceAuthorization {
     });
     this.#flow = running;
     return running;
-  }
-
-  #needsPerson(): boolean {
-    return (this.#host.options.grant ?? 'authorization_code') === 'authorization_code';
   }
 
   #load(): Promise<void> {
@@ -232,6 +220,8 @@ export class ResourceAuthorization {
     );
     const found = await this.#findServer(resource, record.tokens?.issuer);
     const server = found.metadata;
+    // Refused before the client registers there: a person's sign-in needs PKCE.
+    if (needsPerson(options) && !found.defaults) requirePkce(server);
     if (record.tokens !== undefined && record.tokens.issuer !== server.issuer) delete record.tokens; // SEP-2352
     const grant = options.grant ?? 'authorization_code';
     const scope = selectScope({
@@ -243,32 +233,8 @@ export class ResourceAuthorization {
       offlineAccess: grant === 'authorization_code' && options.offlineAccess !== false,
     });
     const request = { resource: resource?.resource, scope };
-    const endpoint = await this.#endpoint(server, this.#wantsDpop(server, resource, challenge));
-    let response: oauth.TokenEndpointResponse;
-    switch (options.grant) {
-      case undefined:
-      case 'authorization_code':
-        response = await authorizationCodeGrant(endpoint, {
-          ...request,
-          redirectUrl: options.redirectUrl,
-          authorize: options.authorize,
-          timeoutMs: options.authorizationTimeoutMs ?? DEFAULT_AUTHORIZATION_TIMEOUT_MS,
-          defaults: found.defaults,
-        });
-        break;
-      case 'client_credentials':
-        response = await clientCredentialsGrant(endpoint, request);
-        break;
-      case 'jwt_bearer': {
-        const assertion =
-          typeof options.assertion === 'function' ? await options.assertion() : options.assertion;
-        response = await jwtBearerGrant(endpoint, assertion, request);
-        break;
-      }
-      case 'enterprise_managed':
-        response = await enterpriseManagedGrant(endpoint, options.identityProvider, request);
-        break;
-    }
+    const endpoint = await this.#endpoint(server, wantsDpop(options.dpop, server, resource, challenge));
+    const response = await runGrant(endpoint, options, { ...request, defaults: found.defaults });
     this.#server = server;
     await this.#keep(response, server.issuer, scope, undefined, resource?.resource);
   }
@@ -315,30 +281,6 @@ export class ResourceAuthorization {
     return { metadata, defaults: false };
   }
 
-  /** DPoP per the `dpop` option: see `OAuthClientCommonOptions.dpop`. */
-  #wantsDpop(
-    server: AuthorizationServer,
-    resource: ProtectedResource | undefined,
-    challenge: ResourceChallenge,
-  ): boolean {
-    const mode = this.#host.options.dpop ?? 'auto';
-    if (mode === false) return false;
-    const supported = server.dpop_signing_alg_values_supported?.includes(DPOP_ALGORITHM) === true;
-    const required = resource?.dpopBoundAccessTokensRequired === true;
-    if ((mode === true || required) && !supported) {
-      throw new OAuthError(
-        `The authorization server ${server.issuer} does not support DPoP proofs with ${DPOP_ALGORITHM}`,
-        {
-          step: 'discovery',
-        },
-      );
-    }
-    if (mode === true || required) return true;
-    const resourceTakesDpop =
-      challenge.dpop || resource?.dpopSigningAlgValuesSupported?.includes(DPOP_ALGORITHM) === true;
-    return supported && resourceTakesDpop;
-  }
-
   /** The token endpoint of `server` with this client's identity there (registering it if needed). */
   async #endpoint(server: AuthorizationServer, dpop: boolean): Promise<TokenEndpoint> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
@@ -362,26 +304,4 @@ export class ResourceAuthorization {
 /** The store key of a resource: its URL without fragment. */
 export function resourceKey(resource: URL): string {
   return `${resource.origin}${resource.pathname}${resource.search}`;
-}
-
-function clientSettings(options: OAuthClientOptions): ClientSettings {
-  const grant = options.grant ?? 'authorization_code';
-  const grantTypes =
-    grant === 'authorization_code'
-      ? ['authorization_code', 'refresh_token']
-      : grant === 'client_credentials'
-        ? ['client_credentials']
-        : [JWT_BEARER_GRANT];
-  return {
-    clientId: options.clientId,
-    clientSecret: options.clientSecret,
-    privateKey: options.privateKey,
-    signingAlgorithm: options.signingAlgorithm,
-    tokenEndpointAuthMethod: options.tokenEndpointAuthMethod,
-    clientMetadataUrl: options.clientMetadataUrl,
-    clientMetadata: options.clientMetadata,
-    redirectUrl:
-      options.grant === undefined || options.grant === 'authorization_code' ? options.redirectUrl : undefined,
-    grantTypes,
-  };
 }
