@@ -9,7 +9,8 @@
 import * as oauth from 'oauth4webapi';
 import { errorMessage } from '../../../protocol/errors.js';
 import { requirePkce } from './authorization-server.js';
-import { OAuthError, libraryError } from './oauth-error.js';
+import { libraryError } from './library-error.js';
+import { OAuthError } from './oauth-error.js';
 import { checkedUrl } from './oauth-http.js';
 import { scopeList } from './scope-selection.js';
 import { tokenRequest, type GrantRequest, type TokenEndpoint } from './token-requests.js';

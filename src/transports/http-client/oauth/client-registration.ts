@@ -38,11 +38,15 @@ export interface ResolvedClient {
   registration?: StoredRegistration;
 }
 
-/** The client to use at `server`, registering it there when nothing else will do. */
+/**
+ * The client to use at `server`, registering it there when nothing else will do. `redirect`: the grant
+ * sends a person to `settings.redirectUrl`.
+ */
 export async function resolveClient(
   settings: ClientSettings,
   server: AuthorizationServer,
   stored: StoredRegistration | undefined,
+  redirect: boolean,
   fetcher: typeof fetch,
   allowInsecureHttp: boolean,
 ): Promise<ResolvedClient> {
@@ -59,7 +63,7 @@ export async function resolveClient(
       },
     };
   }
-  if (stored !== undefined && usable(stored, settings)) {
+  if (stored !== undefined && usable(stored, redirect ? settings.redirectUrl : undefined)) {
     return { source: 'registered', credentials: fromRegistration(stored) };
   }
   if (settings.clientMetadataUrl !== undefined && server.client_id_metadata_document_supported === true) {
@@ -87,13 +91,14 @@ function fromRegistration(registration: StoredRegistration): ClientCredentials {
   };
 }
 
-/** A stored registration is reused while its secret lives and it covers the current redirect URI. */
-function usable(registration: StoredRegistration, settings: ClientSettings): boolean {
+/**
+ * A stored registration is reused while its secret lives and, for a grant that redirects a person,
+ * while it lists the redirect URI (a refresh needs none).
+ */
+function usable(registration: StoredRegistration, redirectUrl: string | undefined): boolean {
   const expires = registration.clientSecretExpiresAt;
   if (expires !== undefined && expires !== 0 && expires <= Date.now()) return false;
-  return (
-    settings.redirectUrl === undefined || (registration.redirectUris ?? []).includes(settings.redirectUrl)
-  );
+  return redirectUrl === undefined || (registration.redirectUris ?? []).includes(redirectUrl);
 }
 
 /** Registers the client dynamically (RFC 7591), with the metadata MCP asks for (SEP-837 `application_type`). */

@@ -18,13 +18,26 @@
  * ```
  * @module
  */
-import { discoverAuthorizationServer, type AuthorizationServer } from './authorization-server.js';
+import type { AuthorizationServer } from './authorization-server.js';
 import type { OAuthClientOptions, OAuthRequest, OAuthStatus } from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
 import { boundedFetch, checkedUrl, isLoopback } from './oauth-http.js';
 import { MemoryOAuthStore, type OAuthStore } from './oauth-store.js';
 import { resourceChallenge, wantsDpopNonce } from './resource-challenge.js';
-import { ResourceAuthorization, resourceKey } from './resource-authorization.js';
+import type * as Flows from './oauth-flows.js';
+import type { ResourceAuthorization } from './resource-authorization.js';
+
+/**
+ * The flows (and oauth4webapi and jose with them) are loaded when a server first refuses a request or a
+ * method needs them: importing the transports, or sending with no token needed, costs nothing more.
+ */
+let flows: Promise<typeof Flows> | undefined;
+const loadFlows = (): Promise<typeof Flows> => (flows ??= import('./oauth-flows.js'));
+
+/** The store key of a resource: its URL without fragment. */
+function resourceKey(resource: URL): string {
+  return `${resource.origin}${resource.pathname}${resource.search}`;
+}
 
 /** How long authorization server metadata is reused, in ms. */
 const METADATA_TTL_MS = 10 * 60_000;
@@ -53,7 +66,7 @@ export class OAuthClient {
   readonly #fetcher: typeof fetch;
   readonly #allowInsecureHttp: boolean;
   readonly #maxStepUps: number;
-  readonly #resources = new Map<string, ResourceAuthorization>();
+  readonly #resources = new Map<string, Promise<ResourceAuthorization>>();
   readonly #servers = new Map<string, { at: number; metadata: Promise<AuthorizationServer | undefined> }>();
 
   constructor(options: OAuthClientOptions) {
@@ -71,7 +84,7 @@ export class OAuthClient {
    * the class). Resolves with the server's last answer.
    */
   async send(request: OAuthRequest): Promise<Response> {
-    const authorization = this.#resource(request.resource);
+    const authorization = await this.#resource(request.resource);
     const interactive = request.interactive !== false;
     let recoveries = 0;
     let stepUps = 0;
@@ -112,17 +125,22 @@ export class OAuthClient {
   }
 
   /**
-   * Authorizes for the MCP server at `resource` now, without waiting for it to refuse a request (the
-   * CLI's `login`): discovery through the well-known URLs, then the grant. `scope` replaces the scopes the
-   * server's metadata names.
+   * Authorizes for the MCP server at `resource` now, without waiting for a request to be refused (the
+   * CLI's `login`). With `challenge`, a 401 the server sent: as if a request had been refused with it
+   * (its `resource_metadata` and `scope` are used, and a server without resource metadata is a 2025-03-26
+   * server). Without: discovery through the well-known URLs, and a server that publishes no resource
+   * metadata is an `OAuthError`. `scope` replaces the scopes the challenge or metadata name.
    */
-  authorize(resource: string | URL, options: { scope?: string } = {}): Promise<void> {
-    return this.#resource(new URL(resource)).authorize(options.scope);
+  authorize(resource: string | URL, options: { scope?: string; challenge?: Response } = {}): Promise<void> {
+    const challenge = options.challenge === undefined ? undefined : resourceChallenge(options.challenge);
+    return this.#resource(new URL(resource)).then((authorization) =>
+      authorization.authorize(options.scope, challenge),
+    );
   }
 
   /** What is held for the MCP server at `resource` (never the tokens), or `undefined` when nothing is. */
   async status(resource: string | URL): Promise<OAuthStatus | undefined> {
-    const tokens = await this.#resource(new URL(resource)).tokens();
+    const tokens = await (await this.#resource(new URL(resource))).tokens();
     if (tokens === undefined) return undefined;
     return {
       issuer: tokens.issuer,
@@ -135,22 +153,25 @@ export class OAuthClient {
 
   /** Forgets the tokens, registrations and DPoP key kept for the MCP server at `resource`. */
   logout(resource: string | URL): Promise<void> {
-    return this.#resource(new URL(resource)).forget();
+    return this.#resource(new URL(resource)).then((authorization) => authorization.forget());
   }
 
-  #resource(resource: URL): ResourceAuthorization {
+  #resource(resource: URL): Promise<ResourceAuthorization> {
     const key = resourceKey(resource);
     let authorization = this.#resources.get(key);
     if (authorization === undefined) {
-      authorization = new ResourceAuthorization(
-        {
-          options: this.#options,
-          fetcher: this.#fetcher,
-          store: this.#store,
-          allowInsecureHttp: this.#allowInsecureHttp,
-          serverMetadata: (issuer) => this.#serverMetadata(issuer),
-        },
-        new URL(key),
+      authorization = loadFlows().then(
+        ({ ResourceAuthorization }) =>
+          new ResourceAuthorization(
+            {
+              options: this.#options,
+              fetcher: this.#fetcher,
+              store: this.#store,
+              allowInsecureHttp: this.#allowInsecureHttp,
+              serverMetadata: (issuer) => this.#serverMetadata(issuer),
+            },
+            new URL(key),
+          ),
       );
       this.#resources.set(key, authorization);
     }
@@ -161,7 +182,9 @@ export class OAuthClient {
   #serverMetadata(issuer: string): Promise<AuthorizationServer | undefined> {
     const cached = this.#servers.get(issuer);
     if (cached !== undefined && Date.now() - cached.at < METADATA_TTL_MS) return cached.metadata;
-    const metadata = discoverAuthorizationServer(issuer, this.#fetcher, this.#allowInsecureHttp);
+    const metadata = loadFlows().then(({ discoverAuthorizationServer }) =>
+      discoverAuthorizationServer(issuer, this.#fetcher, this.#allowInsecureHttp),
+    );
     if (this.#servers.size >= MAX_CACHED_SERVERS)
       this.#servers.delete(this.#servers.keys().next().value as string);
     this.#servers.set(issuer, { at: Date.now(), metadata });

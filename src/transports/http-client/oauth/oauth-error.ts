@@ -4,8 +4,7 @@
  * never a token or a secret.
  * @module
  */
-import * as oauth from 'oauth4webapi';
-import { LocalErrorCode, ToolwireError, errorMessage } from '../../../protocol/errors.js';
+import { LocalErrorCode, ToolwireError } from '../../../protocol/errors.js';
 
 /** Where an OAuth flow failed. */
 export type OAuthStep = 'discovery' | 'registration' | 'authorization' | 'token' | 'configuration';
@@ -33,44 +32,4 @@ export class OAuthError extends ToolwireError {
   constructor(message: string, details: OAuthErrorDetails, cause?: unknown) {
     super(LocalErrorCode.AuthorizationFailed, message, { details, cause });
   }
-}
-
-/**
- * An `OAuthError` for a failure of oauth4webapi (or of the fetch under it) during `what`: the server's
- * OAuth error when it answered with one, else the library's reason.
- */
-export function libraryError(step: OAuthStep, what: string, error: unknown): OAuthError {
-  if (error instanceof OAuthError) return error;
-  if (error instanceof oauth.ResponseBodyError) {
-    const description = error.error_description ? ` (${error.error_description})` : '';
-    return new OAuthError(
-      `${what} failed: HTTP ${error.status} ${error.error}${description}`,
-      {
-        step,
-        error: error.error,
-        status: error.status,
-        ...(error.error_description ? { errorDescription: error.error_description } : {}),
-      },
-      error,
-    );
-  }
-  if (error instanceof oauth.AuthorizationResponseError) {
-    const description = error.error_description ? ` (${error.error_description})` : '';
-    return new OAuthError(
-      `${what} failed: the authorization server answered ${error.error}${description}`,
-      {
-        step,
-        error: error.error,
-        ...(error.error_description ? { errorDescription: error.error_description } : {}),
-      },
-      error,
-    );
-  }
-  if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    return new OAuthError(`${what} failed: HTTP ${error.status} (the server refused the client)`, {
-      step,
-      status: error.status,
-    });
-  }
-  return new OAuthError(`${what} failed: ${errorMessage(error)}`, { step }, error);
 }

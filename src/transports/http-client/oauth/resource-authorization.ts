@@ -59,7 +59,7 @@ export class ResourceAuthorization {
   constructor(host: AuthorizationHost, resource: URL) {
     this.#host = host;
     this.resource = resource;
-    this.#key = resourceKey(resource);
+    this.#key = `${resource.origin}${resource.pathname}${resource.search}`;
   }
 
   /** The tokens held, if any. */
@@ -137,11 +137,16 @@ export class ResourceAuthorization {
     });
   }
 
-  /** Authorizes now (discovery through the well-known URLs, no challenge needed). */
-  authorize(scope?: string): Promise<void> {
+  /**
+   * Authorizes now. With the `challenge` of a 401, as `recover` would (without refreshing); without, by
+   * discovery through the well-known URLs only: a server without protected resource metadata is then an
+   * `OAuthError` (nothing says it wants a token). `scope` replaces the scopes of the challenge or metadata.
+   */
+  authorize(scope?: string, challenge?: ResourceChallenge): Promise<void> {
     return this.#once(async () => {
       await this.#load();
-      await this.#authorize({ dpop: false, ...(scope === undefined ? {} : { scope }) });
+      const asked = { ...(challenge ?? { dpop: false }), ...(scope === undefined ? {} : { scope }) };
+      await this.#authorize(asked, challenge !== undefined);
       return true;
     }).then(() => undefined);
   }
@@ -208,8 +213,11 @@ export class ResourceAuthorization {
     }
   }
 
-  /** Discovery, the client's identity, and the grant; keeps the tokens. */
-  async #authorize(challenge: ResourceChallenge): Promise<void> {
+  /**
+   * Discovery, the client's identity, and the grant; keeps the tokens. `legacy`: a server without resource
+   * metadata is a 2025-03-26 server (it asked for a token: it sent a 401).
+   */
+  async #authorize(challenge: ResourceChallenge, legacy = true): Promise<void> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
     const record = (this.#record ??= {});
     const resource = await discoverProtectedResource(
@@ -218,6 +226,12 @@ export class ResourceAuthorization {
       fetcher,
       allowInsecureHttp,
     );
+    if (resource === undefined && !legacy) {
+      throw new OAuthError(
+        `${this.resource.href} publishes no protected resource metadata (RFC 9728): nothing to authorize for`,
+        { step: 'discovery' },
+      );
+    }
     const found = await this.#findServer(resource, record.tokens?.issuer);
     const server = found.metadata;
     // Refused before the client registers there: a person's sign-in needs PKCE.
@@ -233,7 +247,11 @@ export class ResourceAuthorization {
       offlineAccess: grant === 'authorization_code' && options.offlineAccess !== false,
     });
     const request = { resource: resource?.resource, scope };
-    const endpoint = await this.#endpoint(server, wantsDpop(options.dpop, server, resource, challenge));
+    const endpoint = await this.#endpoint(
+      server,
+      wantsDpop(options.dpop, server, resource, challenge),
+      needsPerson(options),
+    );
     const response = await runGrant(endpoint, options, { ...request, defaults: found.defaults });
     this.#server = server;
     await this.#keep(response, server.issuer, scope, undefined, resource?.resource);
@@ -282,13 +300,15 @@ export class ResourceAuthorization {
   }
 
   /** The token endpoint of `server` with this client's identity there (registering it if needed). */
-  async #endpoint(server: AuthorizationServer, dpop: boolean): Promise<TokenEndpoint> {
+  /** `redirect`: the grant sends a person to the redirect URI (a registration must name it). */
+  async #endpoint(server: AuthorizationServer, dpop: boolean, redirect = false): Promise<TokenEndpoint> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
     const record = (this.#record ??= {});
     const resolved = await resolveClient(
       clientSettings(options),
       server,
       record.registrations?.[server.issuer],
+      redirect,
       fetcher,
       allowInsecureHttp,
     );
@@ -299,9 +319,4 @@ export class ResourceAuthorization {
     const identity = await clientIdentity(resolved.credentials, server);
     return { server, identity, fetcher, allowInsecureHttp, ...(dpop ? { dpop: await this.#prover() } : {}) };
   }
-}
-
-/** The store key of a resource: its URL without fragment. */
-export function resourceKey(resource: URL): string {
-  return `${resource.origin}${resource.pathname}${resource.search}`;
 }

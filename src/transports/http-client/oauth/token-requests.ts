@@ -11,7 +11,8 @@ import * as oauth from 'oauth4webapi';
 import type { AuthorizationServer } from './authorization-server.js';
 import { clientSecretBasic, type ClientIdentity } from './client-authentication.js';
 import type { DpopProver } from './dpop-prover.js';
-import { OAuthError, libraryError } from './oauth-error.js';
+import { libraryError } from './library-error.js';
+import { OAuthError } from './oauth-error.js';
 import { checkedUrl } from './oauth-http.js';
 import type { StoredTokens } from './oauth-store.js';
 
