@@ -91,6 +91,8 @@ export interface TestAuthorizationServer {
     options?: { audience?: string; typ?: string; expiresIn?: string },
   ): Promise<string>;
   readonly publicKey: KeyPair['publicKey'];
+  /** Forgets every refresh token it issued (a refresh then fails with invalid_grant). */
+  revokeRefreshTokens(): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -435,6 +437,7 @@ export async function startAuthorizationServer(
     requests,
     clients,
     publicKey: keys.publicKey,
+    revokeRefreshTokens: () => refreshTokens.clear(),
     to: (name) => requests.filter((request) => request.path === name),
     sign,
     close,

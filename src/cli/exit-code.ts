@@ -111,6 +111,7 @@ const DENIED_CODES: ReadonlySet<string> = new Set([
   LocalErrorCode.ToolCallDenied,
   LocalErrorCode.Unauthorized,
   LocalErrorCode.Forbidden,
+  LocalErrorCode.AuthorizationFailed,
 ]);
 
 /** The exit code for anything thrown while talking to a server. */

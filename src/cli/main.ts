@@ -36,6 +36,9 @@ Usage:
                                                   call through a policy and, when it asks, a person
   toolwire approvals list | approve ID | deny ID [--gateway URL]
                                                   the gateway's pending approvals, and decisions
+  toolwire login [options] URL                    sign in to an OAuth-protected server (tokens kept for
+                                                  the commands that take a URL, refreshed as needed)
+  toolwire logout URL                             forget the tokens kept for URL
   toolwire help [COMMAND]                         show help (also: toolwire COMMAND --help)
   toolwire --version
 
@@ -100,6 +103,14 @@ const COMMANDS: Readonly<Record<string, () => Promise<Command>>> = {
   approvals: async () => {
     const { approvalsCommand, APPROVALS_HELP } = await import('./approvals-command.js');
     return { run: approvalsCommand, help: APPROVALS_HELP };
+  },
+  login: async () => {
+    const { loginCommand, LOGIN_HELP } = await import('./login-command.js');
+    return { run: loginCommand, help: LOGIN_HELP };
+  },
+  logout: async () => {
+    const { logoutCommand, LOGOUT_HELP } = await import('./logout-command.js');
+    return { run: logoutCommand, help: LOGOUT_HELP };
   },
 };
 

@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Transport } from '../protocol/index.js';
-import { FallbackHttpClientTransport } from '../transports/http-client/index.js';
+import { FallbackHttpClientTransport, type OAuthClient } from '../transports/http-client/index.js';
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { usageError } from './exit-code.js';
 import { WatchedTransport, type WatchReport } from './watched-transport.js';
@@ -24,6 +24,8 @@ export interface OpenTargetOptions {
    * where `ps` and shell history would show them). An `Authorization` given with `--header` wins.
    */
   token?: string | undefined;
+  /** An OAuth client for URL targets (see `toolwire login`); `token` and an `Authorization` header win. */
+  oauth?: OAuthClient | undefined;
   /** Hears of the first line a server command prints on stdout that is not JSON (see WatchedTransport). */
   onPlainText?: (sample: string | undefined) => void;
 }
@@ -120,20 +122,29 @@ export function openTarget(target: Target, options: OpenTargetOptions = {}): Ope
     case 'command':
       return openCommand(target, options);
     case 'url':
-      return openUrl(target, options.token);
+      return openUrl(target, options.token, options.oauth);
   }
 }
 
-function openUrl(target: Target & { kind: 'url' }, token: string | undefined): OpenedTarget {
+/** Whether the headers given carry an `Authorization`. */
+export function authorizes(headers: Record<string, string>): boolean {
+  return Object.keys(headers).some((name) => name.toLowerCase() === 'authorization');
+}
+
+function openUrl(
+  target: Target & { kind: 'url' },
+  token: string | undefined,
+  oauth: OAuthClient | undefined,
+): OpenedTarget {
   const shown = new URL(target.url);
   shown.username = '';
   shown.password = '';
-  const authorized = Object.keys(target.headers).some((name) => name.toLowerCase() === 'authorization');
+  const authorized = authorizes(target.headers);
   return {
     transport: new FallbackHttpClientTransport({
       url: target.url,
       headers: target.headers,
-      ...(token && !authorized ? { bearer: token } : {}),
+      ...(token && !authorized ? { bearer: token } : oauth && !authorized ? { oauth } : {}),
     }),
     stderrTail: () => '',
     description: shown.href,

@@ -6,9 +6,11 @@
  */
 import { Client, type ApprovalOptions } from '../client/index.js';
 import { ToolwireError, type Revision } from '../protocol/index.js';
+import type { OAuthClient } from '../transports/http-client/index.js';
 import { connectFailure, isReportedTransportError, type ConnectAttempt } from './connect-failure.js';
 import { ExitCode, exitCodeFor } from './exit-code.js';
-import { openTarget, type OpenedTarget, type Target } from './open-target.js';
+import { authorizes, openTarget, type OpenedTarget, type Target } from './open-target.js';
+import { storedOAuthClient } from './stored-oauth.js';
 import { VERSION } from './version.js';
 
 export interface WithClientOptions {
@@ -20,6 +22,11 @@ export interface WithClientOptions {
   approval?: ApprovalOptions | undefined;
   /** Speak this revision only (default: the client's `auto`). */
   protocolVersion?: Revision | undefined;
+  /**
+   * The OAuth client of a URL target (default: one with the tokens `toolwire login` kept for the URL, if
+   * any, unless `TOOLWIRE_TOKEN` or an `Authorization` header is given).
+   */
+  oauth?: OAuthClient | undefined;
 }
 
 export const CLIENT_INFO = { name: 'toolwire-cli', version: VERSION } as const;
@@ -45,9 +52,15 @@ export async function withClient<T>(
 ): Promise<T> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   let note: ReturnType<typeof setTimeout> | undefined;
+  const token = process.env.TOOLWIRE_TOKEN;
   const opened = openTarget(target, {
     inheritStderr: options.verbose === true,
-    token: process.env.TOOLWIRE_TOKEN,
+    token,
+    oauth:
+      options.oauth ??
+      (target.kind === 'url' && !token && !authorizes(target.headers)
+        ? storedOAuthClient(target.url)
+        : undefined),
     // Said at once only when the wait goes on: a connect that fails soon says it in its own message.
     onPlainText: (sample) => {
       note = setTimeout(() => process.stderr.write(plainTextNote(sample)), PLAIN_TEXT_NOTE_MS);
