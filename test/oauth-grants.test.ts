@@ -10,6 +10,7 @@ import { Client } from '../src/client/index.js';
 import {
   OAuthClient,
   OAuthError,
+  SseClientTransport,
   StreamableHttpClientTransport,
   type AuthorizeHandler,
 } from '../src/transports/http-client/index.js';
@@ -189,6 +190,25 @@ describe('DPoP (RFC 9449)', () => {
     await client.listTools();
     expect(await oauth.status(rs.url)).toMatchObject({ tokenType: 'Bearer' });
     expect(as.to('/token')[0]?.headers.dpop).toBeUndefined();
+  });
+});
+
+describe('the legacy HTTP+SSE transport', () => {
+  it('signs in on the SSE stream and sends the token with every message', async () => {
+    await using as = await startAuthorizationServer();
+    // The server's resource is its SSE URL, so the token is for that audience.
+    await using rs = await startProtectedServer(as, { resource: (url) => url.replace('/mcp', '/sse') });
+    const oauth = new OAuthClient({ redirectUrl: 'http://127.0.0.1:8976/callback', authorize: browser });
+    const client = new Client({ name: 'oauth-sse', version: '1.0.0' }, { protocolVersion: '2024-11-05' });
+    await client.connect(new SseClientTransport({ url: rs.url.replace('/mcp', '/sse'), oauth }));
+    try {
+      expect((await client.callTool('echo', { text: 'sse' })).content).toEqual([
+        { type: 'text', text: 'sse' },
+      ]);
+    } finally {
+      await client.close();
+    }
+    expect(as.to('/authorize')[0]?.query.resource).toBe(rs.url.replace('/mcp', '/sse'));
   });
 });
 
