@@ -65,6 +65,8 @@ export interface AuthorizationServerOptions {
   clients?: Record<string, TestClient>;
   /** The scope granted for a requested one (default: as requested). */
   grant?: (requested: string | undefined) => string | undefined;
+  /** The `token_type` of the access tokens it issues (default: Bearer, or DPoP when bound). */
+  tokenType?: string;
   /** Verifies `assertion`s of the JWT bearer grant (default: none accepted). */
   assertionKey?: KeyPair['publicKey'];
 }
@@ -249,7 +251,7 @@ export async function startAuthorizationServer(
     if (refreshToken) refreshTokens.set(refreshToken, { clientId, scope, resource, ...(jkt ? { jkt } : {}) });
     json(res, 200, {
       access_token: accessToken,
-      token_type: jkt ? 'DPoP' : 'Bearer',
+      token_type: options.tokenType ?? (jkt ? 'DPoP' : 'Bearer'),
       expires_in: options.expiresIn ?? 300,
       ...(scope ? { scope } : {}),
       ...(refreshToken ? { refresh_token: refreshToken } : {}),

@@ -4,6 +4,7 @@
 // without PKCE, protected resource metadata for another resource, plain-HTTP servers off this machine, and
 // a redirect that is not the redirect URI. Each refusal is an OAuthError and stops the flow before the
 // step it guards: no token request, no authorization request, no request at all.
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
@@ -17,6 +18,10 @@ import { startAuthorizationServer, type AuthorizationServerOptions } from './_au
 import { startProtectedServer, type ProtectedServerOptions } from './_protected-server.js';
 
 const REDIRECT = 'http://127.0.0.1:8976/callback';
+
+/** The token request the authorization server answered (its access tokens are JWTs: `eyJ…`). */
+const tokenRequestOf = (requests: { path: string; body: Record<string, string> }[]) =>
+  requests.find((request) => request.path === '/token' && request.body.grant_type === 'authorization_code');
 
 const browser: AuthorizeHandler = async (url) => {
   const response = await fetch(url, { redirect: 'manual' });
@@ -117,6 +122,17 @@ describe('OAuth client refusals', () => {
     expect(run.outcome).toBeInstanceOf(OAuthError);
     expect((run.outcome as OAuthError).message).toContain('not the redirect URI');
     expect(run.as.to('/token')).toHaveLength(0);
+  });
+
+  it('refuses a token response it cannot use, and the error never shows the token', async () => {
+    await using run = await attempt({ tokenType: 'mac' });
+    expect(run.outcome).toBeInstanceOf(OAuthError);
+    expect(run.outcome).toMatchObject({ details: { step: 'token' } });
+    expect((run.outcome as OAuthError).message).toContain('token_type');
+    const issued = tokenRequestOf(run.as.requests);
+    expect(issued).toBeDefined();
+    expect(inspect(run.outcome, { depth: 10 })).not.toContain('eyJ');
+    expect(JSON.stringify(run.outcome)).not.toContain('eyJ');
   });
 
   it('refuses options that cannot work, at construction', () => {
