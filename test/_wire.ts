@@ -8,11 +8,17 @@ export class RawWire {
   readonly #lines: string[] = [];
   readonly #waiters: Array<(line: string) => void> = [];
   readonly exited: Promise<number | null>;
+  /** What the server wrote on stderr so far. */
+  stderr = '';
 
-  constructor(fixture?: string) {
+  constructor(fixture?: string, options: { env?: Record<string, string> } = {}) {
     const { command, args } = serverCommand(fixture);
-    this.child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(command, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    this.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (this.stderr += chunk));
     createInterface({ input: this.child.stdout }).on('line', (line) => {
       const waiter = this.#waiters.shift();
       if (waiter) waiter(line);
@@ -60,6 +66,15 @@ export class RawWire {
     });
     this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     return result;
+  }
+
+  /** Stops reading the server's stdout: once the pipe is full, the server's writes wait. */
+  pauseReading(): void {
+    this.child.stdout.pause();
+  }
+
+  resumeReading(): void {
+    this.child.stdout.resume();
   }
 
   async close(): Promise<void> {

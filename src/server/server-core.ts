@@ -69,6 +69,17 @@ export interface ServerOptions extends ToolChainOptions {
    * turns it on too (with the defaults). Which calls become tasks: see `ToolDefinition.task`.
    */
   tasks?: TasksOptions;
+  /**
+   * The most messages a JSON-RPC batch may hold (2025-03-26); a longer batch is refused whole with
+   * -32600 (default 100).
+   */
+  maxBatchSize?: number;
+  /**
+   * The most requests of one connection (a stdio connection, an HTTP session) answered at once; each
+   * request past it is answered at once with -31429 and `data: { retryAfterMs, limit: 'in-flight' }`,
+   * and its handler never runs (default 1000).
+   */
+  maxRequestsInFlight?: number;
   /** Errors that reach no caller (transport errors, stray responses). */
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */

@@ -59,6 +59,8 @@ export class ServerSession {
       unknownErrorId: () => (this.#profile && !this.#profile.features.optionalErrorId ? null : undefined),
       gate: (message) => this.#gate(message),
       fallback: this.#dispatch,
+      maxBatchSize: core.options.maxBatchSize,
+      maxRequestsInFlight: core.options.maxRequestsInFlight,
     });
     this.peer.onclose = () => {
       this.#phase = 'closed';

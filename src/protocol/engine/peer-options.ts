@@ -1,6 +1,7 @@
 /**
  * How a peer is set up: its default timeout, the era-dependent answers it needs from its session
- * (batches, ids of unreadable requests), the gates before dispatch, and the fallback handler.
+ * (batches, ids of unreadable requests), the gates before dispatch, the fallback handler, and the limits
+ * on what one connection may ask at once.
  * @module
  */
 import type { JsonRpcNotification, JsonRpcRequest } from '../jsonrpc.js';
@@ -22,4 +23,17 @@ export interface PeerOptions {
    * throws -32601 itself for a method it does not know. Default: -32601.
    */
   fallback?: RequestHandler;
+  /** The most messages a JSON-RPC batch may hold; a longer batch gets one -32600 (default 100). */
+  maxBatchSize?: number;
+  /**
+   * The most requests of this connection answered at once; each request past it gets -31429 with
+   * `data: { retryAfterMs, limit: 'in-flight' }` at once (default 1000).
+   */
+  maxRequestsInFlight?: number;
 }
+
+/** The longest JSON-RPC batch a peer takes by default. */
+export const DEFAULT_MAX_BATCH_SIZE = 100;
+
+/** How many requests of one connection a peer answers at once by default. */
+export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 1000;

@@ -26,11 +26,11 @@ import { MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
-import type { PeerOptions } from './peer-options.js';
+import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type PeerOptions } from './peer-options.js';
 import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
-export type { PeerOptions } from './peer-options.js';
+export { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type PeerOptions } from './peer-options.js';
 export type { NotificationHandler, RequestContext, RequestHandler } from './request-context.js';
 
 export class Peer {
@@ -41,6 +41,8 @@ export class Peer {
   /** Created on first use: most server sessions never send a request. */
   #outgoingRequests: OutgoingRequests | undefined;
   readonly #options: PeerOptions;
+  readonly #maxBatchSize: number;
+  readonly #maxInflight: number;
   #transport: Transport | undefined;
   #closed = false;
 
@@ -49,6 +51,8 @@ export class Peer {
 
   constructor(options: PeerOptions = {}) {
     this.#options = options;
+    this.#maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+    this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
   }
 
   #outgoing(): OutgoingRequests {
@@ -196,9 +200,15 @@ export class Peer {
   };
 
   async #receiveBatch(values: unknown[]): Promise<void> {
-    if (values.length === 0 || !(this.#options.acceptBatch?.() ?? false)) {
-      const reason =
-        values.length === 0 ? 'an empty batch' : 'JSON-RPC batches are not supported by this revision';
+    const reason =
+      values.length === 0
+        ? 'an empty batch'
+        : !(this.#options.acceptBatch?.() ?? false)
+          ? 'JSON-RPC batches are not supported by this revision'
+          : values.length > this.#maxBatchSize
+            ? `a batch of ${values.length} messages is over the limit of ${this.#maxBatchSize}`
+            : undefined;
+    if (reason !== undefined) {
       this.#send(
         errorResponse(this.#options.unknownErrorId?.(), {
           code: ErrorCode.InvalidRequest,
@@ -301,6 +311,7 @@ export class Peer {
    */
   #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
+    if (this.#inflight.size >= this.#maxInflight) return Promise.resolve(this.#overInflightCap(id));
     // An id still in use would route both answers, and a cancellation, to one request: the first one
     // goes on, the second is refused (a cancelled request that still runs gives its id up).
     const running = this.#inflight.get(id);
@@ -327,6 +338,16 @@ export class Peer {
       (result) => this.#answered(inflight, result),
       (error: unknown) => this.#failed(inflight, error),
     );
+  }
+
+  /** The answer to a request past `maxRequestsInFlight`: -31429, the handler never runs. */
+  #overInflightCap(id: RequestId): JsonRpcResponse {
+    const max = this.#maxInflight;
+    return errorResponse(id, {
+      code: ErrorCode.RateLimited,
+      message: `Too many requests in flight: ${max} requests of this connection are still being answered (the limit); send more once answers arrive`,
+      data: { retryAfterMs: 1000, limit: 'in-flight' },
+    });
   }
 
   #answered(inflight: Inflight, result: JsonObject): JsonRpcResponse | undefined {

@@ -18,8 +18,11 @@ import {
 import { ServerError } from '../server-error.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 
-/** Which limit refused a call. */
-export type LimitKind = 'global' | 'caller' | 'tool' | 'concurrency';
+/**
+ * Which limit refused a call: a rate limit, a tool's concurrency cap, or (any request, not only
+ * `tools/call`) the connection's `maxRequestsInFlight`.
+ */
+export type LimitKind = 'global' | 'caller' | 'tool' | 'concurrency' | 'in-flight';
 
 /** The `data` of a `-31429` error. */
 export interface RateLimitedData {

@@ -11,6 +11,7 @@
  */
 import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, asError } from '../../protocol/errors.js';
+import { DEFAULT_MAX_BATCH_SIZE } from '../../protocol/engine/peer-options.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import {
   LEGACY_REVISIONS,
@@ -231,6 +232,13 @@ export class StreamableHttpHandler {
     }
     const messages: unknown[] = batch ? (body as unknown[]) : [body];
     if (messages.length === 0) return bad('Invalid request: an empty batch', version);
+    const maxBatch = this.#server.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
+    if (messages.length > maxBatch) {
+      return bad(
+        `Invalid request: a batch of ${messages.length} messages is over the limit of ${maxBatch}`,
+        version,
+      );
+    }
     const requestIds: RequestId[] = [];
     let initialize = false;
     for (const message of messages) {
