@@ -59,4 +59,40 @@ describe('LineWriter', () => {
     writer.close(error);
     await expect(writer.write('x\n')).rejects.toBe(error);
   });
+
+  it('counts what waits for the reader, reports reaching a limit, and relief at half of it', async () => {
+    const stream = new PassThrough({ highWaterMark: 16 });
+    const pressure: boolean[] = [];
+    const writer = new LineWriter(stream, undefined, {
+      maxBytes: 1000,
+      maxMessages: 10,
+      onPressure: (full) => pressure.push(full),
+    });
+    for (let i = 0; i < 10; i++) void writer.write(`${'x'.repeat(9)}\n`);
+    expect([writer.queuedMessages, writer.queuedBytes]).toEqual([10, 100]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pressure).toEqual([true]); // ten lines queued: the message limit
+    const flushed = writer.flushed();
+    stream.resume(); // the reader catches up
+    await flushed;
+    expect(pressure).toEqual([true, false]);
+    expect([writer.queuedMessages, writer.queuedBytes]).toEqual([0, 0]);
+  });
+
+  it('still writes what was queued after end, and refuses new lines', async () => {
+    const stream = new PassThrough({ highWaterMark: 4 });
+    const writer = new LineWriter(stream);
+    const writes = [writer.write('one\n'), writer.write('two\n')];
+    await new Promise((resolve) => setImmediate(resolve)); // over the high-water mark: the next wait
+    writes.push(writer.write('three\n'));
+    await new Promise((resolve) => setImmediate(resolve));
+    const late = writer.write('four\n'); // still in this tick's batch when the writer ends
+    const error = new Error('ended');
+    writer.end(error);
+    await expect(writer.write('five\n')).rejects.toBe(error);
+    let text = '';
+    stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await Promise.all([...writes, late, writer.flushed()]);
+    expect(text).toBe('one\ntwo\nthree\nfour\n');
+  });
 });

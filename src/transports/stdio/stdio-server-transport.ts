@@ -17,6 +17,13 @@ export interface StdioServerTransportOptions {
   /** The largest incoming line, in bytes. Default 4 MiB. */
   maxMessageSize?: number;
   /**
+   * Output waiting for the client to read stdout, in bytes (characters of JSON text), at which the
+   * transport stops reading stdin until half of it is read. Default 8 MiB.
+   */
+  maxQueuedBytes?: number;
+  /** Messages waiting for the client to read stdout at which the transport stops reading stdin. Default 4096. */
+  maxQueuedMessages?: number;
+  /**
    * Called once, after `onclose`, when the transport closed because stdin ended or closed
    * (not after an explicit `close()`). The client closing the server's stdin is how an MCP stdio
    * session ends; `toolwire serve` uses it to finish serving and exit 0. The transport itself never
@@ -25,10 +32,17 @@ export interface StdioServerTransportOptions {
   onStdinClosed?: () => void;
 }
 
+/** Output a stdio connection may queue for a client that does not read, by default: 8 MiB … */
+export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
+/** … and 4096 messages. */
+export const DEFAULT_MAX_QUEUED_MESSAGES = 4096;
+
 /**
  * Reads newline-delimited JSON from stdin and writes it to stdout.
  * A line that is not JSON is reported through `onerror` as a `ProtocolError` with code -32700
  * (the engine answers it); a line over `maxMessageSize` as a `TransportError` `MESSAGE_TOO_LARGE`.
+ * Backpressure: while the client leaves `maxQueuedBytes` or `maxQueuedMessages` of output unread, stdin
+ * is not read (the client's writes wait in the pipe); reading resumes once half of it is read.
  * `close()` stops reading (removes its listeners and pauses stdin) but leaves stdout open.
  */
 export class StdioServerTransport implements Transport {
@@ -43,6 +57,17 @@ export class StdioServerTransport implements Transport {
   private readonly writer: LineWriter;
   private readonly onStdinClosed: (() => void) | undefined;
   private state: 'idle' | 'open' | 'closed' = 'idle';
+  /** The client is behind reading stdout: stdin is paused. */
+  private backedUp = false;
+  /**
+   * Decoded lines not delivered yet (from `heldIndex` on): the rest of a chunk of many lines, delivered a
+   * slice at a time, or lines that were read when the client fell behind. stdin is paused meanwhile.
+   */
+  private held: DecodedItem[] | undefined;
+  private heldIndex = 0;
+  private pumping = false;
+  /** stdin ended while lines were held: the end is handled once they are delivered. */
+  private endHeld = false;
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -50,8 +75,22 @@ export class StdioServerTransport implements Transport {
     this.decoder = new LineDecoder(
       options.maxMessageSize === undefined ? {} : { maxMessageSize: options.maxMessageSize },
     );
-    this.writer = new LineWriter(this.stdout, (error) => this.onerror?.(error));
+    this.writer = new LineWriter(this.stdout, (error) => this.onerror?.(error), {
+      maxBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+      maxMessages: options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+      onPressure: (full) => this.backPressure(full),
+    });
     this.onStdinClosed = options.onStdinClosed;
+  }
+
+  /** Messages sent and not yet read by the client (nor handed to the operating system). */
+  get queuedMessages(): number {
+    return this.writer.queuedMessages;
+  }
+
+  /** Characters of the messages sent and not yet read by the client (nor handed to the OS). */
+  get queuedBytes(): number {
+    return this.writer.queuedBytes;
   }
 
   async start(): Promise<void> {
@@ -68,6 +107,14 @@ export class StdioServerTransport implements Transport {
     this.stdin.on('error', this.handleStdinError);
     this.stdout.on('error', this.handleStdoutError);
     this.stdin.resume();
+  }
+
+  private backPressure(full: boolean): void {
+    this.backedUp = full;
+    if (this.state !== 'open') return;
+    if (full) this.stdin.pause();
+    else if (this.held) this.schedulePump();
+    else this.stdin.resume();
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
@@ -114,13 +161,61 @@ export class StdioServerTransport implements Transport {
   }
 
   private readonly handleData = (chunk: Buffer | string): void => {
-    this.dispatch(this.decoder.push(chunk));
+    const items = this.decoder.push(chunk);
+    // The common case: a few lines, and a client that keeps up, delivered at once.
+    if (items.length <= SLICE && !this.held && !this.backedUp) this.dispatch(items);
+    else this.hold(items);
   };
 
   private readonly handleEnd = (): void => {
     if (this.state !== 'open') return;
-    this.dispatch(this.decoder.end());
+    const items = this.decoder.end();
+    if (this.held || this.backedUp) {
+      this.hold(items);
+      this.endHeld = true;
+      return;
+    }
+    this.dispatch(items);
     if (this.shutdown()) this.onStdinClosed?.();
+  };
+
+  /**
+   * Keeps lines to deliver a slice at a time: the answers to a slice's requests are written (and counted
+   * against the queue limits) before the next slice is delivered, so a client that sends many requests in
+   * one chunk and reads nothing finds reading stopped within a slice of the limit, not a chunk.
+   */
+  private hold(items: DecodedItem[]): void {
+    if (this.held) for (const item of items) this.held.push(item);
+    else this.held = items;
+    this.stdin.pause();
+    if (!this.backedUp) this.schedulePump();
+  }
+
+  private schedulePump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    // After the microtasks (the answers of what was delivered) and the writer's flush on the next tick.
+    setImmediate(this.pump);
+  }
+
+  private readonly pump = (): void => {
+    this.pumping = false;
+    const held = this.held;
+    if (!held || this.state !== 'open' || this.backedUp) return;
+    const end = Math.min(held.length, this.heldIndex + SLICE);
+    this.dispatch(held.slice(this.heldIndex, end));
+    this.heldIndex = end;
+    if (end < held.length) {
+      if (!this.backedUp) this.schedulePump();
+      return;
+    }
+    this.held = undefined;
+    this.heldIndex = 0;
+    if (this.endHeld) {
+      if (this.shutdown()) this.onStdinClosed?.();
+    } else if (!this.backedUp && this.state === 'open') {
+      this.stdin.resume();
+    }
   };
 
   private readonly handleStdinError = (error: Error): void => {
@@ -155,5 +250,8 @@ export class StdioServerTransport implements Transport {
     }
   }
 }
+
+/** Lines delivered at once before the answers to them are written and counted. */
+const SLICE = 64;
 
 function ignore(): void {}
