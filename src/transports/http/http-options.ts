@@ -4,6 +4,7 @@
  */
 import { MemoryEventStore, type EventStore } from '../../stores/event-store.js';
 import type { SessionStore } from '../../stores/session-store.js';
+import { DEFAULT_MAX_QUEUED_BYTES, DEFAULT_MAX_QUEUED_MESSAGES } from '../queued-output.js';
 import type { HttpAuthOptions } from './auth/http-auth.js';
 import { peerAddress } from './client-slots.js';
 import type { HttpRequestLike } from './http-exchange.js';
@@ -56,6 +57,14 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   keepAliveMs?: number;
   /** The largest POST body, in bytes (default 4 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Output a session's SSE streams may hold for a client that does not read them, in bytes (default
+   * 8 MiB). At this much, the session's POSTs get 429 until the client reads; a stream that alone holds
+   * twice as much is ended (the client may resume it with `Last-Event-ID`; a legacy HTTP+SSE session ends).
+   */
+  maxQueuedBytes?: number;
+  /** The same limit in messages (SSE events; default 4096). */
+  maxQueuedMessages?: number;
   /** Legacy HTTP+SSE (2024-11-05) endpoints beside the MCP endpoint (default on: `/sse` and `/messages`). */
   legacySse?: false | { ssePath?: string; messagesPath?: string };
   /** The MCP endpoint path (default `/mcp`); other paths get 404. */
@@ -86,6 +95,8 @@ export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttp
     retryMs: options.retryMs ?? 1000,
     keepAliveMs: options.keepAliveMs ?? 15_000,
     maxBodyBytes: options.maxBodyBytes ?? 4 * 1024 * 1024,
+    maxQueuedBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
+    maxQueuedMessages: options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
     endpoint: options.endpoint ?? '/mcp',
     legacySse:
       options.legacySse === false
@@ -109,6 +120,8 @@ export interface ResolvedHttpOptions {
   retryMs: number;
   keepAliveMs: number;
   maxBodyBytes: number;
+  maxQueuedBytes: number;
+  maxQueuedMessages: number;
   endpoint: string;
   legacySse: { ssePath: string; messagesPath: string } | undefined;
 }

@@ -1,6 +1,7 @@
 /**
  * How an HTTP session transport is set up: its session id and event store, JSON or SSE answers, the SSE
- * `retry` and keep-alive intervals, stream priming, and the headers of every response.
+ * `retry` and keep-alive intervals, stream priming, the headers of every response, and how much output
+ * its streams may hold unread.
  * @module
  */
 import type { EventStore } from '../../stores/event-store.js';
@@ -18,4 +19,8 @@ export interface HttpSessionTransportOptions {
   protocolVersion?: () => string | undefined;
   /** Headers every response of this session carries (e.g. the session id). */
   headers: Record<string, string>;
+  /** Output the session's SSE streams may hold unread (bytes; default 8 MiB): see `StreamableHttpOptions`. */
+  maxQueuedBytes?: number;
+  /** The same limit in messages (default 4096). */
+  maxQueuedMessages?: number;
 }

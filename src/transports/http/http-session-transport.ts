@@ -15,9 +15,16 @@ import { ErrorCode, LocalErrorCode, asError } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
+import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpSessionTransportOptions } from './http-session-transport-options.js';
-import { emptyReply, isRateLimited, jsonResponse, jsonRpcErrorResponse } from './http-status.js';
+import {
+  emptyReply,
+  isRateLimited,
+  jsonResponse,
+  jsonRpcErrorResponse,
+  tooMuchUnread,
+} from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
@@ -58,11 +65,14 @@ export class HttpSessionTransport implements Transport {
   readonly #finished: string[] = [];
   #standalone: LogicalStream | undefined;
   #closed = false;
+  /** What the session's SSE streams hold unread, all together. */
+  readonly #queue: QueuedOutput;
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
     this.sessionId = options.sessionId;
     if (options.eventStore) this.#prefix = `${crypto.randomUUID()}_`;
+    this.#queue = new QueuedOutput(options);
   }
 
   get closed(): boolean {
@@ -124,6 +134,11 @@ export class HttpSessionTransport implements Transport {
     if (problem !== undefined) {
       // Refused whole, before anything is dispatched: its answers could not be told from the first's.
       return Promise.resolve(this.#error(400, ErrorCode.InvalidRequest, problem));
+    }
+    // The client leaves too much unread: no new work until it reads (answers and cancellations still go in).
+    if (this.#queue.full) {
+      const revision = this.#options.protocolVersion?.();
+      return Promise.resolve(tooMuchUnread(this.#queue, this.#options.headers, revision));
     }
     const stream = this.#open(false, requestIds);
     if (this.#options.responseMode === 'json') {
@@ -197,12 +212,13 @@ export class HttpSessionTransport implements Transport {
       return this.#error(404, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
     }
     const live = this.#streams.get(replay.streamId);
-    const sink = new SseSink(this.#options.keepAliveMs);
-    for (const event of replay.events) sink.event({ id: event.id, data: stringifyJson(event.message) });
+    const sink = new SseSink(this.#options.keepAliveMs, this.#queue);
+    for (const event of replay.events) sink.replayed({ id: event.id, data: stringifyJson(event.message) });
     if (live) {
       live.sink?.close();
       live.sink = sink;
       sink.oncancel = () => this.#disconnected(live);
+      sink.onoverflow = sink.oncancel;
     } else {
       sink.close();
     }
@@ -257,9 +273,11 @@ export class HttpSessionTransport implements Transport {
   }
 
   #attach(stream: LogicalStream): SseSink {
-    const sink = new SseSink(this.#options.keepAliveMs);
+    const sink = new SseSink(this.#options.keepAliveMs, this.#queue);
     stream.sink = sink;
     sink.oncancel = () => this.#disconnected(stream);
+    // Too much unread: the stream ends after what it holds, as if the client had gone (it may resume).
+    sink.onoverflow = sink.oncancel;
     return sink;
   }
 

@@ -7,6 +7,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { isRevision, profileFor } from '../../protocol/revisions/index.js';
+import type { QueuedOutput } from '../queued-output.js';
 import { JsonReply } from './http-exchange.js';
 
 const STATUS_BY_CODE: ReadonlyMap<number, number> = new Map([
@@ -99,4 +100,22 @@ export function emptyReply(status: number, headers: Record<string, string> = {})
 /** Whether a message is a JSON-RPC error refusing a request for its rate limit (sent with status 429). */
 export function isRateLimited(message: unknown): boolean {
   return (message as { error?: { code?: unknown } } | undefined)?.error?.code === ErrorCode.RateLimited;
+}
+
+/**
+ * 429 for a POST to a session whose client leaves too much of its SSE output unread: nothing more is
+ * taken from it until it reads (its other requests still answer on their streams).
+ */
+export function tooMuchUnread(
+  queue: QueuedOutput,
+  headers: Record<string, string>,
+  revision: string | null | undefined,
+): JsonReply {
+  const error = {
+    code: ErrorCode.RateLimited,
+    message: `Too Many Requests: ${queue.describe()}; read the session's streams, then retry`,
+    data: { retryAfterMs: 1000 },
+  };
+  const id = omitsUnknownId(revision) ? {} : { id: null };
+  return jsonResponse({ jsonrpc: '2.0', ...id, error }, 429, headers);
 }

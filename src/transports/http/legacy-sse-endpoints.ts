@@ -7,14 +7,15 @@
 import { JsonReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
+import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { ClientSlots } from './client-slots.js';
-import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
+import { jsonRpcErrorResponse, tooManyForClient, tooMuchUnread } from './http-status.js';
 import { readJsonBody } from './read-body.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
@@ -24,12 +25,20 @@ class LegacySseTransport implements Transport {
   onclose?: () => void;
   readonly sessionId: string;
   readonly sink: SseSink;
+  /** What the stream holds unread: at its limits the session's requests are refused, at twice them it ends. */
+  readonly queue: QueuedOutput;
   #closed = false;
 
-  constructor(sessionId: string, keepAliveMs: number) {
+  constructor(sessionId: string, options: ResolvedHttpOptions) {
     this.sessionId = sessionId;
-    this.sink = new SseSink(keepAliveMs);
+    this.queue = new QueuedOutput(options);
+    this.sink = new SseSink(options.keepAliveMs, this.queue);
     this.sink.oncancel = () => void this.close();
+    // The one stream of the session holds twice the limits: the session ends, and its output goes.
+    this.sink.onoverflow = () => {
+      this.sink.abort();
+      void this.close();
+    };
   }
 
   async start(): Promise<void> {}
@@ -112,7 +121,7 @@ export class LegacySseEndpoints {
         null,
       );
     const id = crypto.randomUUID();
-    const transport = new LegacySseTransport(id, this.#options.keepAliveMs);
+    const transport = new LegacySseTransport(id, this.#options);
     let session: ServerSession;
     try {
       session = await this.#server.connect(transport, principal ? { principal } : {});
@@ -140,7 +149,16 @@ export class LegacySseEndpoints {
     const read = await readJsonBody(request, this.#options.maxBodyBytes);
     if (isReply(read)) return read;
     const body = read.body;
+    // The client leaves too much of its stream unread: no new work until it reads (answers and
+    // cancellations still go in).
+    if (live.transport.queue.full && carriesRequest(body))
+      return tooMuchUnread(live.transport.queue, {}, live.session.protocolVersion);
     live.transport.onmessage?.(body);
     return new JsonReply(202, { 'content-type': 'text/plain; charset=utf-8' }, 'Accepted');
   }
+}
+
+/** Whether a POSTed body holds a request (alone or in a batch). */
+function carriesRequest(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some((message) => classify(message).kind === 'request');
 }

@@ -171,6 +171,8 @@ export class LiveSessions {
       primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
       protocolVersion: () => ref.session?.protocolVersion,
       headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
+      maxQueuedBytes: this.#options.maxQueuedBytes,
+      maxQueuedMessages: this.#options.maxQueuedMessages,
     });
     const session = await this.#server.connect(transport, principal ? { principal } : {});
     ref.session = session;

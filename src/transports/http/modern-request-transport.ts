@@ -20,6 +20,7 @@ import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/j
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { httpStatusFor, isRateLimited, jsonResponse } from './http-status.js';
+import { QueuedOutput, type QueueLimitOptions } from '../queued-output.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
 export interface ModernRequestOptions {
@@ -28,6 +29,8 @@ export interface ModernRequestOptions {
   keepAliveMs: number;
   /** A handshake-era request (on a stateless server): errors are answered with status 200 (429 when rate-limited). */
   legacy?: boolean;
+  /** Output the SSE stream may hold unread (see `StreamableHttpOptions`; default 8 MiB, 4096 messages). */
+  queueLimits?: QueueLimitOptions;
 }
 
 export class ModernRequestTransport implements Transport {
@@ -140,8 +143,9 @@ export class ModernRequestTransport implements Transport {
     if (this.#sink) return this.#sink;
     if (!this.#resolve) return undefined;
     if (this.#timer) clearTimeout(this.#timer);
-    const sink = new SseSink(this.#options.keepAliveMs);
+    const sink = new SseSink(this.#options.keepAliveMs, new QueuedOutput(this.#options.queueLimits));
     sink.oncancel = () => this.#cancel();
+    sink.onoverflow = sink.oncancel; // the client left too much unread: as if it had gone
     this.#sink = sink;
     this.#settle(new Response(sink.body, { status: 200, headers: SSE_HEADERS }));
     return sink;

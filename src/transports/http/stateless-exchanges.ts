@@ -60,6 +60,7 @@ export class StatelessExchanges {
       responseMode: listen ? 'sse' : this.#options.responseMode,
       keepAliveMs: this.#options.keepAliveMs,
       legacy: legacy !== undefined,
+      queueLimits: this.#options,
     });
     let session: ServerSession;
     try {

@@ -5,6 +5,7 @@
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
+import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
 import { LineWriter } from './line-writer.js';
@@ -31,11 +32,6 @@ export interface StdioServerTransportOptions {
    */
   onStdinClosed?: () => void;
 }
-
-/** Output a stdio connection may queue for a client that does not read, by default: 8 MiB … */
-export const DEFAULT_MAX_QUEUED_BYTES = 8 * 1024 * 1024;
-/** … and 4096 messages. */
-export const DEFAULT_MAX_QUEUED_MESSAGES = 4096;
 
 /**
  * Reads newline-delimited JSON from stdin and writes it to stdout.
@@ -75,9 +71,10 @@ export class StdioServerTransport implements Transport {
     this.decoder = new LineDecoder(
       options.maxMessageSize === undefined ? {} : { maxMessageSize: options.maxMessageSize },
     );
+    const limits = new QueuedOutput(options); // the limits, checked (the writer does the counting)
     this.writer = new LineWriter(this.stdout, (error) => this.onerror?.(error), {
-      maxBytes: options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES,
-      maxMessages: options.maxQueuedMessages ?? DEFAULT_MAX_QUEUED_MESSAGES,
+      maxBytes: limits.maxBytes,
+      maxMessages: limits.maxMessages,
       onPressure: (full) => this.backPressure(full),
     });
     this.onStdinClosed = options.onStdinClosed;
