@@ -7,13 +7,16 @@
  *   toolwire `Server` or a (possibly async) function returning one. Without MODULE: the demo server.
  * - stdout carries MCP messages only (console.log/info/debug are sent to stderr while serving).
  * - One line on stderr says what is served and how to call it.
- * - Exit 0 when stdin closes (the client ends the session); exit 2, with a message on stderr,
+ * - Exit 0 when stdin closes (the client ends the session), once the requests already read are
+ *   answered (within the server's `shutdownGraceMs`, 10 s by default); exit 2, with a message on stderr,
  *   when the module cannot be loaded.
+ * - SIGTERM or SIGINT: no new requests, the running ones get the grace period, then exit 0; a second
+ *   signal (or one after stdin closed) stops at once.
  * @module
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import type { Principal, Server } from '../server/index.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, type Principal, type Server } from '../server/index.js';
 import type { HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { CLI, helpHint } from './command-name.js';
@@ -21,6 +24,7 @@ import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exi
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
+import { onStopSignals, within } from './stop-signals.js';
 
 const SERVE_OPTIONS = {
   http: { type: 'boolean' },
@@ -180,8 +184,16 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   const principal = principalFromEnv(process.env);
   const session = await server.connect(transport, principal ? { principal } : {});
   session.onclose = onClosed;
+  const graceMs = server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+  // A signal after stdin ended (the client already waits for this process to exit) stops at once.
+  const stopSignals = onStopSignals((graceful) => {
+    void server.close(graceful && !transport.inputEnded ? { graceMs } : {}).catch(() => undefined);
+  });
   process.stderr.write(`toolwire: serving ${what} over stdio (try: ${CLI} tools -- ${invocation(module)})\n`);
   await closed;
+  // The answers are written before the process exits (a pipe's writes are asynchronous), within the grace.
+  await within(transport.flushed(), graceMs);
+  stopSignals();
   await server.close().catch(() => undefined);
   return ExitCode.Success;
 }
@@ -244,11 +256,14 @@ async function serveOverHttp(
   process.stderr.write(
     `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''} (try: ${CLI} tools ${handle.url})\n`,
   );
+  const graceMs = server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+  // The first signal: new requests are refused, running ones get the grace period; a second: at once.
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+    const stopSignals = onStopSignals((graceful) => {
+      if (!graceful) stopSignals();
+      void handle.close(graceful ? { graceMs } : {}).then(resolve, resolve);
+    });
   });
-  await handle.close();
   await server.close().catch(() => undefined);
   return ExitCode.Success;
 }

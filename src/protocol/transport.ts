@@ -27,6 +27,12 @@ export interface Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   /**
+   * The other side will send nothing more (a stdio server's stdin ended), but messages can still be sent.
+   * The engine sets it: it answers the requests it has (within its grace period), then closes the
+   * transport. A transport that has such a state calls it instead of closing, when it is set.
+   */
+  onend?: () => void;
+  /**
    * Ends the HTTP response stream that carries `relatedRequestId` without ending the request (2025-11-25
    * SSE polling): the client reconnects and what follows is replayed. Transports without streams omit it.
    */

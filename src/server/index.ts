@@ -14,7 +14,7 @@ export type { ServerOptions, ServerFeature } from './server-core.js';
 export type { ConnectOptions } from './server.js';
 export type { Principal } from './auth/principal.js';
 export type { AccessPolicy, AccessTarget, ToolAccess } from './auth/access-control.js';
-export { ServerSession } from './server-session.js';
+export { ServerSession, DEFAULT_SHUTDOWN_GRACE_MS } from './server-session.js';
 export { ServerError } from './server-error.js';
 // Registration throws it for a schema that cannot be used; exported here too so server code can catch it.
 export { SchemaError, type SchemaErrorCode } from '../schema/index.js';

@@ -80,6 +80,12 @@ export interface ServerOptions extends ToolChainOptions {
    * and its handler never runs (default 1000).
    */
   maxRequestsInFlight?: number;
+  /**
+   * How long the requests a connection is answering may take to finish once it closes gracefully, in ms
+   * (default 10,000): when a stdio client closes stdin, and on `server.close({ graceMs })`. What still runs
+   * then is cancelled and answered with -32603.
+   */
+  shutdownGraceMs?: number;
   /** Errors that reach no caller (transport errors, stray responses). */
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */

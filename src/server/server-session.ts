@@ -34,6 +34,9 @@ export { installSessionHandlers } from './session-handlers.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
 
+/** How long a closing connection's running requests may take, by default (ms). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
 /** Methods a handshake-era client may send before `initialize`. */
 const BEFORE_INIT = new Set(['initialize', 'ping']);
 
@@ -61,6 +64,7 @@ export class ServerSession {
       fallback: this.#dispatch,
       maxBatchSize: core.options.maxBatchSize,
       maxRequestsInFlight: core.options.maxRequestsInFlight,
+      endGraceMs: core.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     });
     this.peer.onclose = () => {
       this.#phase = 'closed';
@@ -128,8 +132,18 @@ export class ServerSession {
     return this.peer.connect(transport);
   }
 
-  close(): Promise<void> {
-    return this.peer.close();
+  /**
+   * Closes the connection. With `graceMs`, first takes no new requests and lets those running finish
+   * (at most `graceMs`; what still runs then is cancelled and answered with -32603).
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    if (options.graceMs) await this.peer.drain(options.graceMs);
+    await this.peer.close();
+  }
+
+  /** Takes no new requests and waits for those running to finish, at most `graceMs` (see `close`). */
+  drain(graceMs: number): Promise<void> {
+    return this.peer.drain(graceMs);
   }
 
   /** Pings the client (handshake era). */

@@ -305,13 +305,17 @@ export class Server implements ServerCore {
 
   /**
    * Ends every `subscriptions/listen` stream gracefully (its request gets its response), aborts every
-   * running tool call and closes every session.
+   * running tool call and closes every session. With `graceMs`, the sessions first take no new requests
+   * and the running ones get that long to finish (those still running then are cancelled and answered
+   * with -32603); a second `close()` meanwhile ends the wait.
    */
-  async close(): Promise<void> {
+  async close(options: { graceMs?: number } = {}): Promise<void> {
     this.#listChanged.cancel();
     this.#resources?.close();
     this.#prompts?.close();
     await this.#subscriptions.endAll();
+    const graceMs = options.graceMs ?? 0;
+    if (graceMs > 0) await Promise.all([...this.#sessions].map((s) => s.drain(graceMs)));
     this.#shutdown.abort(new Error('The server is shutting down'));
     await Promise.all([...this.#sessions].map((s) => s.close()));
   }

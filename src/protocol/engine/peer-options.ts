@@ -30,6 +30,12 @@ export interface PeerOptions {
    * `data: { retryAfterMs, limit: 'in-flight' }` at once (default 1000).
    */
   maxRequestsInFlight?: number;
+  /**
+   * When the transport says the other side sends nothing more (`onend`: a stdio server's stdin ended), how
+   * long the requests already read may take to be answered before they are cancelled and the peer closes
+   * (default 0: at once).
+   */
+  endGraceMs?: number;
 }
 
 /** The longest JSON-RPC batch a peer takes by default. */

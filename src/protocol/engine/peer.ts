@@ -45,6 +45,12 @@ export class Peer {
   readonly #maxInflight: number;
   #transport: Transport | undefined;
   #closed = false;
+  /** Takes no new requests: `drain` was called. */
+  #draining = false;
+  /** Called when no request is in flight any more (or the peer closed), while someone drains. */
+  #drainWaiters: Array<() => void> | undefined;
+  /** Batches whose answer has not been sent yet. */
+  #batches = 0;
 
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -85,6 +91,7 @@ export class Peer {
     transport.onmessage = (value) => this.#receive(value);
     transport.onerror = (error) => this.#transportError(error);
     transport.onclose = () => this.#handleClose();
+    transport.onend = () => this.#ended();
     await transport.start();
   }
 
@@ -143,6 +150,49 @@ export class Peer {
     this.#handleClose();
   }
 
+  /**
+   * Stops taking requests (each new one is answered with -32603 at once) and waits, at most `graceMs`,
+   * for those being answered; what still runs then is cancelled (its signal aborts) and answered with
+   * -32603. Resolves once no request is in flight, or the connection closed. Answers and notifications
+   * from the other side still go in meanwhile (a running request may be waiting for one).
+   */
+  drain(graceMs: number): Promise<void> {
+    this.#draining = true;
+    if (this.#closed || (this.#inflight.size === 0 && this.#batches === 0)) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.#cancelInflight(graceMs), graceMs);
+      (this.#drainWaiters ??= []).push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
+  /** The other side sends nothing more: requests to it cannot be answered; ours finish, then we close. */
+  #ended(): void {
+    this.#outgoingRequests?.rejectAll(
+      new ToolwireError(LocalErrorCode.ConnectionClosed, 'The other side closed its input'),
+    );
+    void this.drain(this.#options.endGraceMs ?? 0).then(() => this.close());
+  }
+
+  /** The grace period is over: each request still running gets its answer now, and is cancelled. */
+  #cancelInflight(graceMs: number): void {
+    const message = `Request cancelled: the server shut down before it finished (grace period ${graceMs} ms)`;
+    for (const inflight of [...this.#inflight.values()]) {
+      this.#inflight.delete(inflight.id);
+      this.#respond(errorResponse(inflight.id, { code: ErrorCode.InternalError, message }));
+      inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, message));
+    }
+    this.#drained();
+  }
+
+  #drained(): void {
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = undefined;
+    if (waiters) for (const resolve of waiters) resolve();
+  }
+
   #handleClose(): void {
     if (this.#closed) return;
     this.#closed = true;
@@ -157,6 +207,7 @@ export class Peer {
       inflight.cancel(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
     }
     this.#inflight.clear();
+    this.#drained();
     this.onclose?.();
   }
 
@@ -194,10 +245,17 @@ export class Peer {
 
   /** Sends the answer to a request (one function for all: no closure per message). */
   readonly #respond = (response: JsonRpcResponse | undefined): void => {
-    if (!response) return;
-    const id = response.id;
-    this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+    if (response) {
+      const id = response.id;
+      this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+    }
+    // A drain is over once the last answer has gone to the transport (not when its handler settled).
+    if (this.#drainWaiters) this.#checkDrained();
   };
+
+  #checkDrained(): void {
+    if (this.#inflight.size === 0 && this.#batches === 0) this.#drained();
+  }
 
   async #receiveBatch(values: unknown[]): Promise<void> {
     const reason =
@@ -217,11 +275,14 @@ export class Peer {
       );
       return;
     }
+    this.#batches += 1;
     const responses = await Promise.all(
       values.map((value) => this.#dispatch(value) ?? Promise.resolve(undefined)),
     );
+    this.#batches -= 1;
     const out = responses.filter((r): r is JsonRpcResponse => r !== undefined);
     if (out.length > 0) this.#send(out);
+    if (this.#drainWaiters) this.#checkDrained();
   }
 
   /** Handles one message; resolves with the response to send, if any. */
@@ -311,7 +372,9 @@ export class Peer {
    */
   #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
-    if (this.#inflight.size >= this.#maxInflight) return Promise.resolve(this.#overInflightCap(id));
+    if (this.#draining || this.#inflight.size >= this.#maxInflight) {
+      return Promise.resolve(this.#draining ? shuttingDown(id) : this.#overInflightCap(id));
+    }
     // An id still in use would route both answers, and a cancellation, to one request: the first one
     // goes on, the second is refused (a cancelled request that still runs gives its id up).
     const running = this.#inflight.get(id);
@@ -370,4 +433,12 @@ export class Peer {
   #settled(inflight: Inflight): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
   }
+}
+
+/** The answer to a request that arrives while the peer drains. */
+function shuttingDown(id: RequestId): JsonRpcResponse {
+  return errorResponse(id, {
+    code: ErrorCode.InternalError,
+    message: 'Server shutting down: it takes no new requests',
+  });
 }

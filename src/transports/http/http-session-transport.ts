@@ -67,6 +67,9 @@ export class HttpSessionTransport implements Transport {
   #closed = false;
   /** What the session's SSE streams hold unread, all together. */
   readonly #queue: QueuedOutput;
+  /** Events being recorded in the event store before they go to their stream; `close` waits for them. */
+  #appending = 0;
+  #appended: (() => void) | undefined;
 
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
@@ -236,6 +239,8 @@ export class HttpSessionTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // What was sent before close still reaches its stream (e.g. the last answers of a graceful stop).
+    if (this.#appending > 0) await new Promise<void>((resolve) => (this.#appended = resolve));
     const open = [...this.#streams.values()];
     for (const stream of open) {
       stream.sink?.close();
@@ -311,7 +316,16 @@ export class HttpSessionTransport implements Transport {
     responseId: RequestId | undefined,
   ): Promise<void> {
     const store = this.#options.eventStore;
-    const id = store ? await store.append(stream.id, message) : undefined;
+    let id: string | undefined;
+    if (store) {
+      this.#appending += 1;
+      try {
+        id = await store.append(stream.id, message);
+      } finally {
+        this.#appending -= 1;
+        if (this.#appending === 0) this.#appended?.();
+      }
+    }
     stream.sink?.event(
       id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
     );

@@ -119,3 +119,12 @@ export function tooMuchUnread(
   const id = omitsUnknownId(revision) ? {} : { id: null };
   return jsonResponse({ jsonrpc: '2.0', ...id, error }, 429, headers);
 }
+
+/** 503 for what would start new work (a session, a stream, a stateless exchange) while the server closes. */
+export function shuttingDown(): JsonReply {
+  return jsonRpcErrorResponse(
+    503,
+    ErrorCode.InternalError,
+    'Service Unavailable: the server is shutting down',
+  );
+}

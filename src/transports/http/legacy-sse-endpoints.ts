@@ -15,7 +15,7 @@ import { TransportError } from '../transport-error.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import type { ClientSlots } from './client-slots.js';
-import { jsonRpcErrorResponse, tooManyForClient, tooMuchUnread } from './http-status.js';
+import { jsonRpcErrorResponse, shuttingDown, tooManyForClient, tooMuchUnread } from './http-status.js';
 import { readJsonBody } from './read-body.js';
 import { SSE_HEADERS, SseSink } from './sse-sink.js';
 
@@ -67,6 +67,7 @@ export class LegacySseEndpoints {
 
   readonly #auth: HttpAuth | undefined;
   readonly #slots: ClientSlots;
+  #closing = false;
 
   constructor(
     server: Server,
@@ -102,11 +103,22 @@ export class LegacySseEndpoints {
     return this.#message(request, principal);
   }
 
+  /** The server is closing: no new stream is opened (503). */
+  refuseNew(): void {
+    this.#closing = true;
+  }
+
+  /** Whether a transport is one of this endpoint's session transports. */
+  hasTransport(transport: object): boolean {
+    return transport instanceof LegacySseTransport && this.#sessions.has(transport.sessionId);
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#sessions.values()].map(({ session }) => session.close()));
   }
 
   async #open(principal: Principal | undefined, client: string | undefined): Promise<Reply> {
+    if (this.#closing) return shuttingDown();
     if (this.#sessions.size >= this.#options.maxSessions) {
       return jsonRpcErrorResponse(503, ErrorCode.InternalError, 'Service Unavailable: too many sessions', {
         'retry-after': '60',

@@ -39,6 +39,8 @@ export class LiveSessions {
   readonly #slots: ClientSlots;
   /** Sessions no request came to since `initialize`, oldest first, with when they opened. */
   readonly #unconfirmed = new Map<string, number>();
+  /** Every session transport opened here, per-request ones (stateless servers) included. */
+  readonly #transports = new WeakSet<object>();
 
   constructor(
     server: Server,
@@ -66,6 +68,11 @@ export class LiveSessions {
 
   values(): IterableIterator<LiveSession> {
     return this.#live.values();
+  }
+
+  /** Whether a transport is one of the session transports opened here. */
+  owns(transport: object): boolean {
+    return this.#transports.has(transport);
   }
 
   /**
@@ -174,6 +181,7 @@ export class LiveSessions {
       maxQueuedBytes: this.#options.maxQueuedBytes,
       maxQueuedMessages: this.#options.maxQueuedMessages,
     });
+    this.#transports.add(transport);
     const session = await this.#server.connect(transport, principal ? { principal } : {});
     ref.session = session;
     if (sessionId !== undefined) {

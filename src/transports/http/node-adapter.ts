@@ -156,7 +156,13 @@ export interface HttpServerHandle {
   readonly url: string;
   readonly port: number;
   readonly handler: StreamableHttpHandler;
-  close(): Promise<void>;
+  /**
+   * Closes the handler (see `StreamableHttpHandler.close`), then stops listening. With `graceMs`, running
+   * requests get that long to finish (the server still listens meanwhile: new sessions get 503, answers
+   * and cancellations for running calls go in), and responses still being written get as long again
+   * before their connections are cut.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 /** Serves a toolwire Server over Streamable HTTP (and legacy HTTP+SSE) on node:http. */
@@ -174,10 +180,20 @@ export async function serveHttp(server: Server, options: ServeHttpOptions = {}):
     url: `http://${shown}:${port}${options.endpoint ?? '/mcp'}`,
     port,
     handler,
-    async close() {
-      await handler.close();
+    async close(options = {}) {
+      // Still listening while the handler drains: answers and cancellations for running calls come in,
+      // new sessions get 503. Then no new connection; `ended` resolves once every connection has ended.
+      await handler.close(options);
+      const ended = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      if (options.graceMs) await Promise.race([ended, delay(options.graceMs)]);
       http.closeAllConnections();
-      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await ended;
     },
   };
+}
+
+/** Resolves after `ms` without keeping the process alive. */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -13,7 +13,7 @@ import type { LegacyRevision } from '../../protocol/revisions/index.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
 import type { ClientSlots } from './client-slots.js';
 import type { ResolvedHttpOptions } from './http-options.js';
-import { jsonResponse, tooManyForClient } from './http-status.js';
+import { jsonResponse, shuttingDown, tooManyForClient } from './http-status.js';
 import { ModernRequestTransport } from './modern-request-transport.js';
 
 export class StatelessExchanges {
@@ -23,6 +23,7 @@ export class StatelessExchanges {
   readonly #open = new Set<ModernRequestTransport>();
   /** Open `subscriptions/listen` streams. */
   #listens = 0;
+  #closing = false;
 
   constructor(server: Server, options: ResolvedHttpOptions, slots: ClientSlots) {
     this.#server = server;
@@ -41,6 +42,16 @@ export class StatelessExchanges {
     return { streams, pendingRequests };
   }
 
+  /** The handler is closing: no new exchange starts (503). */
+  refuseNew(): void {
+    this.#closing = true;
+  }
+
+  /** Whether a transport is one of these exchanges'. */
+  has(transport: object): boolean {
+    return this.#open.has(transport as ModernRequestTransport);
+  }
+
   /** Serves `message` on a session of its own (`legacy`: the handshake-era revision it speaks). */
   async serve(
     request: HttpRequestLike,
@@ -48,6 +59,7 @@ export class StatelessExchanges {
     principal: Principal | undefined,
     legacy?: LegacyRevision,
   ): Promise<Reply> {
+    if (this.#closing) return shuttingDown();
     const listen = message.method === 'subscriptions/listen';
     let slot: string | undefined;
     if (listen) {

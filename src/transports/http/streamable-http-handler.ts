@@ -26,7 +26,7 @@ import { MemorySessionStore } from '../../stores/session-store.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { ClientSlots } from './client-slots.js';
-import { emptyReply, jsonRpcErrorResponse } from './http-status.js';
+import { emptyReply, jsonRpcErrorResponse, shuttingDown } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { acceptable } from './media-type.js';
@@ -56,6 +56,8 @@ export class StreamableHttpHandler {
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #auth: HttpAuth | undefined;
+  /** `close` was called: no new session or exchange starts. */
+  #closing = false;
 
   constructor(server: Server, options: StreamableHttpOptions = {}) {
     this.#server = server;
@@ -184,11 +186,35 @@ export class StreamableHttpHandler {
     return this.#sessions.sweep(now);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Closes every session and exchange of this handler. With `graceMs`, first starts nothing new (503 for
+   * new sessions, exchanges and legacy streams; requests on open sessions get -32603) and lets the
+   * running requests finish, at most `graceMs` (those still running then are cancelled and answered
+   * with -32603); a second `close()` meanwhile ends the wait.
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    this.#closing = true;
+    this.#exchanges.refuseNew();
+    this.#legacy?.refuseNew();
     if (this.#sweeper) clearInterval(this.#sweeper);
+    const graceMs = options.graceMs ?? 0;
+    if (graceMs > 0) {
+      const mine = [...this.#server.sessions].filter((session) => this.#owns(session.peer.transport));
+      await Promise.all(mine.map((session) => session.drain(graceMs)));
+    }
     await this.#sessions.endAll();
     await this.#exchanges.close();
     await this.#legacy?.close();
+  }
+
+  /** Whether a session's transport is one of this handler's. */
+  #owns(transport: object | undefined): boolean {
+    if (transport === undefined) return false;
+    return (
+      this.#sessions.owns(transport) ||
+      this.#exchanges.has(transport) ||
+      (this.#legacy?.hasTransport(transport) ?? false)
+    );
   }
 
   /**
@@ -260,6 +286,7 @@ export class StreamableHttpHandler {
       );
     }
 
+    if (this.#closing && (initialize || this.#options.stateless)) return shuttingDown();
     if (this.#options.stateless) {
       const revision = version ?? '2025-03-26';
       if (batch && !hasBatches(revision))

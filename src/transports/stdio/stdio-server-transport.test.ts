@@ -145,14 +145,35 @@ describe('StdioServerTransport', () => {
     });
   });
 
-  it('rejects a send waiting for drain when the transport closes', async () => {
-    const { transport } = setup({ highWaterMark: 4 });
+  it('still writes what was sent before close, waiting for drain, and refuses later sends', async () => {
+    const { transport, stdout } = setup({ highWaterMark: 4 });
     await transport.start();
     const first = transport.send({ jsonrpc: '2.0', method: 'first' });
+    await tick(); // over the high-water mark: the next line waits for drain
     const second = transport.send({ jsonrpc: '2.0', method: 'second' });
     await tick();
     await transport.close();
-    await expect(first).rejects.toMatchObject({ code: LocalErrorCode.ConnectionClosed });
-    await expect(second).rejects.toMatchObject({ code: LocalErrorCode.ConnectionClosed });
+    await expect(transport.send({ jsonrpc: '2.0', method: 'third' })).rejects.toMatchObject({
+      code: LocalErrorCode.ConnectionClosed,
+    });
+    let text = '';
+    stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+    await Promise.all([first, second, transport.flushed()]);
+    expect(text).toBe('{"jsonrpc":"2.0","method":"first"}\n{"jsonrpc":"2.0","method":"second"}\n');
+  });
+
+  it('tells the engine when stdin ends (onend) and closes only when told to, then reports stdin closed', async () => {
+    const onStdinClosed = vi.fn();
+    const { stdin, transport, messages, onclose } = setup({ onStdinClosed });
+    const onend = vi.fn();
+    transport.onend = onend;
+    await transport.start();
+    stdin.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+    await tick();
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect([onend.mock.calls.length, onclose.mock.calls.length, transport.inputEnded]).toEqual([1, 0, true]);
+    await transport.send({ jsonrpc: '2.0', id: 1, result: {} }); // the answer still goes out
+    await transport.close();
+    expect([onclose.mock.calls.length, onStdinClosed.mock.calls.length]).toEqual([1, 1]);
   });
 });

@@ -25,10 +25,10 @@ export interface StdioServerTransportOptions {
   /** Messages waiting for the client to read stdout at which the transport stops reading stdin. Default 4096. */
   maxQueuedMessages?: number;
   /**
-   * Called once, after `onclose`, when the transport closed because stdin ended or closed
-   * (not after an explicit `close()`). The client closing the server's stdin is how an MCP stdio
-   * session ends; `toolwire serve` uses it to finish serving and exit 0. The transport itself never
-   * calls `process.exit`.
+   * Called once, after `onclose`, when the transport closed after stdin ended or closed. The client
+   * closing the server's stdin is how an MCP stdio session ends: the engine answers the requests it has
+   * read (within the server's `shutdownGraceMs`), then closes the transport. `toolwire serve` uses it
+   * to finish serving and exit 0. The transport itself never calls `process.exit`.
    */
   onStdinClosed?: () => void;
 }
@@ -39,12 +39,15 @@ export interface StdioServerTransportOptions {
  * (the engine answers it); a line over `maxMessageSize` as a `TransportError` `MESSAGE_TOO_LARGE`.
  * Backpressure: while the client leaves `maxQueuedBytes` or `maxQueuedMessages` of output unread, stdin
  * is not read (the client's writes wait in the pipe); reading resumes once half of it is read.
- * `close()` stops reading (removes its listeners and pauses stdin) but leaves stdout open.
+ * When stdin ends, the engine is told (`onend`) and answers what it has read before closing the transport.
+ * `close()` stops reading (removes its listeners and pauses stdin) but leaves stdout open, and what was
+ * sent before it still goes out (`flushed()` says when).
  */
 export class StdioServerTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  onend?: () => void;
   readonly sessionId: string | undefined = undefined;
 
   private readonly stdin: NodeJS.ReadableStream;
@@ -62,8 +65,7 @@ export class StdioServerTransport implements Transport {
   private held: DecodedItem[] | undefined;
   private heldIndex = 0;
   private pumping = false;
-  /** stdin ended while lines were held: the end is handled once they are delivered. */
-  private endHeld = false;
+  private stdinEnded = false;
 
   constructor(options: StdioServerTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -78,6 +80,20 @@ export class StdioServerTransport implements Transport {
       onPressure: (full) => this.backPressure(full),
     });
     this.onStdinClosed = options.onStdinClosed;
+  }
+
+  /** stdin ended or failed: the client sends nothing more. */
+  get inputEnded(): boolean {
+    return this.stdinEnded;
+  }
+
+  /**
+   * Resolves once every message sent so far has been handed to the operating system (or dropped because
+   * stdout failed). A process that exits after closing the transport waits for it: a pipe's writes are
+   * asynchronous, and `process.exit` drops what is still buffered.
+   */
+  flushed(): Promise<void> {
+    return this.writer.flushed();
   }
 
   /** Messages sent and not yet read by the client (nor handed to the operating system). */
@@ -108,7 +124,7 @@ export class StdioServerTransport implements Transport {
 
   private backPressure(full: boolean): void {
     this.backedUp = full;
-    if (this.state !== 'open') return;
+    if (this.state !== 'open' || this.stdinEnded) return;
     if (full) this.stdin.pause();
     else if (this.held) this.schedulePump();
     else this.stdin.resume();
@@ -137,24 +153,42 @@ export class StdioServerTransport implements Transport {
     this.shutdown();
   }
 
-  private shutdown(): boolean {
-    if (this.state === 'closed') return false;
+  private shutdown(): void {
+    if (this.state === 'closed') return;
     const wasStarted = this.state === 'open';
     this.state = 'closed';
     if (wasStarted) {
-      this.stdin.removeListener('data', this.handleData);
-      this.stdin.removeListener('end', this.handleEnd);
-      this.stdin.removeListener('close', this.handleEnd);
-      this.stdin.removeListener('error', this.handleStdinError);
-      this.stdin.pause();
+      this.stopReading();
       // Keep a no-op listener: a late EPIPE on stdout must not crash the process.
       this.stdout.removeListener('error', this.handleStdoutError);
       this.stdout.on('error', ignore);
     }
     this.decoder.reset();
-    this.writer.close(new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed'));
+    this.held = undefined;
+    // What was sent still goes out; nothing more is taken.
+    this.writer.end(new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed'));
     this.onclose?.();
-    return true;
+    if (this.stdinEnded) this.onStdinClosed?.();
+  }
+
+  private stopReading(): void {
+    this.stdin.removeListener('data', this.handleData);
+    this.stdin.removeListener('end', this.handleEnd);
+    this.stdin.removeListener('close', this.handleEnd);
+    this.stdin.removeListener('error', this.handleStdinError);
+    this.stdin.pause();
+  }
+
+  /** stdin ended: the engine finishes what it read (and closes the transport), else it closes now. */
+  private endOfInput(): void {
+    this.stdinEnded = true;
+    const onend = this.onend;
+    if (!onend) {
+      this.shutdown();
+      return;
+    }
+    this.stopReading();
+    onend();
   }
 
   private readonly handleData = (chunk: Buffer | string): void => {
@@ -165,15 +199,14 @@ export class StdioServerTransport implements Transport {
   };
 
   private readonly handleEnd = (): void => {
-    if (this.state !== 'open') return;
-    const items = this.decoder.end();
-    if (this.held || this.backedUp) {
-      this.hold(items);
-      this.endHeld = true;
-      return;
-    }
-    this.dispatch(items);
-    if (this.shutdown()) this.onStdinClosed?.();
+    if (this.state !== 'open' || this.stdinEnded) return;
+    // The client sends nothing more: what is held (at most a chunk) is delivered now, whatever the queue.
+    const held = this.held;
+    this.held = undefined;
+    if (held) this.dispatch(held.slice(this.heldIndex));
+    this.heldIndex = 0;
+    this.dispatch(this.decoder.end());
+    this.endOfInput();
   };
 
   /**
@@ -208,11 +241,7 @@ export class StdioServerTransport implements Transport {
     }
     this.held = undefined;
     this.heldIndex = 0;
-    if (this.endHeld) {
-      if (this.shutdown()) this.onStdinClosed?.();
-    } else if (!this.backedUp && this.state === 'open') {
-      this.stdin.resume();
-    }
+    if (!this.backedUp && this.state === 'open') this.stdin.resume();
   };
 
   private readonly handleStdinError = (error: Error): void => {
@@ -221,7 +250,8 @@ export class StdioServerTransport implements Transport {
         cause: error,
       }),
     );
-    if (this.shutdown()) this.onStdinClosed?.();
+    if (this.state !== 'open' || this.stdinEnded) return;
+    this.endOfInput();
   };
 
   private readonly handleStdoutError = (error: Error): void => {
