@@ -82,7 +82,10 @@ rules see.
 Contract:
   - stdout carries MCP messages only; console.log/info/debug go to stderr while serving.
   - one line on stderr says what is served and how to call it.
-  - exits 0 when stdin closes (the client ended the session).
+  - exits 0 when stdin closes (the client ended the session), once the requests already
+    read are answered (within the server's shutdownGraceMs, 10 s by default).
+  - SIGTERM or SIGINT: takes no new requests, lets the running ones finish within the
+    grace period (then cancels them), exits 0; a second signal stops at once.
   - exits 2 with a message on stderr when MODULE is missing, has no default export, or its
     default export is not a Server or a function returning one; and (--http) when the port is
     taken, naming --port.
