@@ -121,10 +121,7 @@ export function tooMuchUnread(
 }
 
 /** 503 for what would start new work (a session, a stream, a stateless exchange) while the server closes. */
-export function shuttingDown(): JsonReply {
-  return jsonRpcErrorResponse(
-    503,
-    ErrorCode.InternalError,
-    'Service Unavailable: the server is shutting down',
-  );
+export function shuttingDown(revision?: string | null): JsonReply {
+  const message = 'Service Unavailable: the server is shutting down';
+  return jsonRpcErrorResponse(503, ErrorCode.InternalError, message, {}, revision);
 }

@@ -286,7 +286,7 @@ export class StreamableHttpHandler {
       );
     }
 
-    if (this.#closing && (initialize || this.#options.stateless)) return shuttingDown();
+    if (this.#closing && (initialize || this.#options.stateless)) return shuttingDown(version);
     if (this.#options.stateless) {
       const revision = version ?? '2025-03-26';
       if (batch && !hasBatches(revision))
