@@ -21,6 +21,7 @@ import { toolError, type ToolContext } from '../server/index.js';
 import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { digestOf } from './arguments-digest.js';
 import type { CallDecision, CallOutcome, GatewayAuditRecord } from './audit-store.js';
+import type { CallEnd, CallLog } from './call-log.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
@@ -33,6 +34,8 @@ export interface CallRelayDeps {
   events: GatewayEvents;
   audit(record: Omit<GatewayAuditRecord, 'seq'>): void;
   progressIntervalMs(): number;
+  /** The latest calls with their arguments and results, and the way to cancel one (while someone watches). */
+  calls: CallLog;
 }
 
 /** How the policy let a call through. */
@@ -83,9 +86,33 @@ export class CallRelay {
       exposedName: entry.name,
       argumentsDigest: digestOf(args),
     };
-    const { events } = this.#deps;
+    const { events, calls } = this.#deps;
+    // Someone watches the calls (a console's event stream): the call is logged with its arguments and
+    // result, and a person can cancel it. Nobody watching, none of this costs anything.
+    const cancel = events.wants('call.started') ? calls.start(info, args) : undefined;
+    let signal = ctx.signal;
+    let detach: (() => void) | undefined;
+    if (cancel) {
+      // Aborted by the caller (its cancellation, its connection closing) or by a person.
+      const stopped = new AbortController();
+      const byCaller = () => stopped.abort(ctx.signal.reason);
+      const byPerson = () => stopped.abort(cancel.reason);
+      if (ctx.signal.aborted) byCaller();
+      else ctx.signal.addEventListener('abort', byCaller, { once: true });
+      cancel.addEventListener('abort', byPerson, { once: true });
+      signal = stopped.signal;
+      detach = () => {
+        ctx.signal.removeEventListener('abort', byCaller);
+        cancel.removeEventListener('abort', byPerson);
+      };
+    }
     if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });
-    const finish = (verdict: Omit<Verdict, 'waited'>, outcome: CallOutcome) => {
+    const finish = (
+      verdict: Omit<Verdict, 'waited'>,
+      outcome: CallOutcome,
+      end: Pick<CallEnd, 'result' | 'error'> = {},
+    ) => {
+      detach?.();
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       const record: Omit<GatewayAuditRecord, 'seq'> = {
         time,
@@ -102,6 +129,15 @@ export class CallRelay {
       };
       if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
       this.#deps.audit(record);
+      if (cancel) {
+        calls.finish(info.id, {
+          decision: verdict.decision,
+          outcome,
+          durationMs,
+          ...(verdict.approvalId === undefined ? {} : { approvalId: verdict.approvalId }),
+          ...end,
+        });
+      }
       if (events.wants('call.finished')) {
         events.emit({
           type: 'call.finished',
@@ -113,24 +149,31 @@ export class CallRelay {
       }
     };
 
-    const verdict = await this.#decide(entry, args, info, ctx);
+    const verdict = await this.#decide(entry, args, info, ctx, signal);
     if (!isAllowed(verdict.decision)) {
-      finish(verdict, ctx.signal.aborted ? 'cancelled' : 'refused');
-      return toolError(refusal(entry.name, verdict));
+      const person = cancel && calls.cancelledBy(info.id);
+      const result = toolError(
+        signal.aborted && person !== undefined
+          ? cancelledBy(entry.name, person)
+          : refusal(entry.name, verdict),
+      );
+      finish(verdict, signal.aborted ? 'cancelled' : 'refused', { result });
+      return result;
     }
     const client = upstream.client;
     if (!client || upstream.status !== 'ready') {
-      finish(verdict, 'unavailable');
-      return toolError(unavailable(upstream));
+      const result = toolError(unavailable(upstream));
+      finish(verdict, 'unavailable', { result });
+      return result;
     }
     const stateless = !isLegacyRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
-    // call), so the call has a signal of its own; otherwise the caller's cancels it.
+    // call), so the call has a signal of its own; otherwise the caller's (or a person's) cancels it.
     const controller = stateless ? new AbortController() : undefined;
-    const stop = () => controller?.abort(ctx.signal.reason);
+    const stop = () => controller?.abort(signal.reason);
     if (controller) {
-      if (ctx.signal.aborted) stop();
-      else ctx.signal.addEventListener('abort', stop, { once: true });
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
     }
     let ended: { error: unknown } | undefined;
     const handlers = relayedInput(ctx, stateless, (error) => {
@@ -141,7 +184,7 @@ export class CallRelay {
     this.#active.set(upstream, active.add(ctx));
     try {
       const result = await client.callTool(tool.name, args, {
-        signal: controller?.signal ?? ctx.signal,
+        signal: controller?.signal ?? signal,
         timeout: upstream.timeoutMs,
         resetTimeoutOnProgress: true,
         // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
@@ -152,31 +195,49 @@ export class CallRelay {
         // The gateway's server checks structuredContent against the same outputSchema on the way out.
         validateOutput: false,
       });
-      finish(verdict, result.isError === true ? 'tool-error' : 'ok');
+      finish(verdict, result.isError === true ? 'tool-error' : 'ok', { result });
       return result;
     } catch (error) {
       if (ended) {
         if (verdict.decision === 'approved') this.#grantRetry(retryKey(info));
-        finish(verdict, 'input_required');
+        finish(verdict, 'input_required', { error: errorMessage(ended.error) });
         throw ended.error;
       }
       if (ctx.signal.aborted) {
-        finish(verdict, 'cancelled');
+        finish(verdict, 'cancelled', { error: errorMessage(error) });
         throw error;
       }
-      finish(verdict, 'error');
-      if (error instanceof ProtocolError) throw error; // the upstream's JSON-RPC error, as it sent it
+      const person = cancel && calls.cancelledBy(info.id);
+      if (signal.aborted && person !== undefined) {
+        const result = toolError(cancelledBy(entry.name, person));
+        finish(verdict, 'cancelled', { result });
+        return result;
+      }
+      if (error instanceof ProtocolError) {
+        finish(verdict, 'error', { error: errorMessage(error) });
+        throw error; // the upstream's JSON-RPC error, as it sent it
+      }
       upstream.failed(error);
-      return toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
+      const result = toolError(
+        `Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`,
+      );
+      finish(verdict, 'error', { result });
+      return result;
     } finally {
-      if (controller) ctx.signal.removeEventListener('abort', stop);
+      if (controller) signal.removeEventListener('abort', stop);
       active.delete(ctx);
       if (active.size === 0) this.#active.delete(upstream);
     }
   }
 
   /** The policy's verdict, asking a person (and waiting) when it says so. */
-  async #decide(entry: ExposedTool, args: JsonObject, info: CallInfo, ctx: ToolContext): Promise<Verdict> {
+  async #decide(
+    entry: ExposedTool,
+    args: JsonObject,
+    info: CallInfo,
+    ctx: ToolContext,
+    signal: AbortSignal,
+  ): Promise<Verdict> {
     const { action, reason } = this.#deps.policy().decide(entry.upstream.name, entry.tool);
     if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
     if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
@@ -214,7 +275,7 @@ export class CallRelay {
         argumentsDigest: info.argumentsDigest,
         reason,
       },
-      ctx.signal,
+      signal,
     );
     let waited = 0;
     const tick = () => {
@@ -252,7 +313,11 @@ export class CallRelay {
     };
     if (progress.total !== undefined) event.total = progress.total;
     if (progress.message !== undefined) event.message = progress.message;
-    if (this.#deps.events.wants('call.progress')) this.#deps.events.emit(event);
+    if (this.#deps.events.wants('call.progress')) {
+      const { type: _type, callId: _callId, ...reported } = event;
+      this.#deps.calls.progress(info.id, reported);
+      this.#deps.events.emit(event);
+    }
     // Counted on from the waiting notifications, so that the caller sees progress increase.
     const total = progress.total === undefined ? undefined : waited + progress.total;
     void ctx.progress(waited + progress.progress, total, progress.message).catch(() => undefined);
@@ -293,6 +358,11 @@ function verdictOf(outcome: ApprovalOutcome, reason: string): Omit<Verdict, 'wai
     case 'withdrawn':
       return { decision: 'withdrawn', decidedBy: 'gateway', reason: outcome.reason };
   }
+}
+
+/** What the model reads when a person cancelled its call. */
+function cancelledBy(name: string, by: string): string {
+  return `The call of ${name} was cancelled by ${by}.`;
 }
 
 /** What the model reads when the gateway refuses a call. */

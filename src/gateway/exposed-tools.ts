@@ -3,8 +3,8 @@
  * description, schemas, annotations, icons and `_meta` as the upstream lists them. Kept in step with each
  * upstream: a new tool is registered, a changed one updated, a vanished one removed; a down upstream's
  * tools are disabled (out of `tools/list`, which the server announces with `list_changed`) and enabled
- * again when it is back. A name that two tools would share is a clear error: the second is not exposed,
- * and a warning names both.
+ * again when it is back, and so are the tools a person hid. A name that two tools would share is a clear
+ * error: the second is not exposed, and a warning names both.
  * @module
  */
 import { errorMessage, type JsonObject, type Tool } from '../index.js';
@@ -51,6 +51,7 @@ export class ExposedTools {
   readonly #byName = new Map<string, ExposedTool>();
   /** Warnings already given, so that each problem is told once per upstream connection. */
   readonly #warned = new Set<string>();
+  readonly #hidden: (upstream: Upstream, tool: string) => boolean;
   #namer: ToolNamer;
 
   constructor(
@@ -58,11 +59,18 @@ export class ExposedTools {
     namer: ToolNamer,
     call: ExposedToolCall,
     warn: (upstream: Upstream, message: string) => void,
+    hidden: (upstream: Upstream, tool: string) => boolean = () => false,
   ) {
     this.#server = server;
     this.#namer = namer;
     this.#call = call;
     this.#warn = warn;
+    this.#hidden = hidden;
+  }
+
+  /** Every exposed tool, enabled or not (hidden, or its upstream down). */
+  all(): ExposedTool[] {
+    return [...this.#byName.values()];
   }
 
   /** The exposed tool of that name (enabled or not). */
@@ -138,6 +146,7 @@ export class ExposedTools {
       return;
     }
     entry.handle = handle;
+    if (this.#hidden(upstream, tool.name)) handle.disable();
     this.#byName.set(name, entry);
   }
 
@@ -161,7 +170,8 @@ export class ExposedTools {
       }
       entry.tool = tool;
     }
-    entry.handle.enable();
+    if (this.#hidden(entry.upstream, tool.name)) entry.handle.disable();
+    else entry.handle.enable();
   }
 
   #tell(upstream: Upstream, message: string): void {

@@ -19,13 +19,23 @@
  * @module
  */
 import { toolError, Server, type ServerOptions } from '../server/index.js';
-import { isJsonObject, type Implementation, type JsonObject, type LoggingMessageParams } from '../index.js';
+import {
+  LocalErrorCode,
+  isJsonObject,
+  type Implementation,
+  type JsonObject,
+  type LoggingMessageParams,
+  type ServerCapabilities,
+  type Tool,
+} from '../index.js';
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
 import { MemoryAuditStore, type GatewayAuditRecord, type GatewayAuditSink } from './audit-store.js';
+import { CallLog } from './call-log.js';
 import { CallRelay, unavailable } from './call-relay.js';
 import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
-import { GATEWAY_DEFAULTS, type GatewayConfig } from './gateway-config.js';
+import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
+import { GatewayError } from './gateway-error.js';
 import {
   GatewayEvents,
   type GatewayEventType,
@@ -33,7 +43,7 @@ import {
   type UpstreamStatus,
 } from './gateway-events.js';
 import { checkConfig } from './parse-config.js';
-import { Policy } from './policy.js';
+import { Policy, type PolicyDecision } from './policy.js';
 import { ToolNamer } from './tool-namer.js';
 import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
 
@@ -62,13 +72,42 @@ export interface UpstreamView {
   protocolVersion?: string;
   /** The namespaced names of its exposed tools. */
   tools: string[];
+  /** What the server said of itself when it connected (absent until it did). */
+  serverInfo?: Implementation;
+  capabilities?: ServerCapabilities;
+  instructions?: string;
+  /** How many tools, resources, resource templates and prompts it lists. */
+  counts: { tools: number; resources: number; templates: number; prompts: number };
+}
+
+/** An exposed tool as the decision API (`GET /api/tools`) and `gateway.tools()` describe it. */
+export interface ExposedToolView {
+  /** The namespaced name callers use. */
+  name: string;
+  upstream: string;
+  /** The tool as the upstream lists it (its own name). */
+  tool: Tool;
+  /** What the policy decides for its calls now, and why. */
+  policy: PolicyDecision;
+  /** The action set for this tool with `setToolPolicy`, if any (it comes before every rule). */
+  override?: PolicyAction;
+  /** Hidden from callers with `setToolHidden` (out of `tools/list`). */
+  hidden: boolean;
+  /** Whether callers see it now (not hidden, and its upstream is ready). */
+  listed: boolean;
 }
 
 export class Gateway {
   readonly server: Server;
   readonly approvals: Approvals;
   readonly audit: MemoryAuditStore;
+  /** The latest calls with their arguments and results (memory only, bounded), and their cancellation. */
+  readonly calls = new CallLog();
   readonly #events = new GatewayEvents();
+  /** Set per tool from the console: upstream NUL tool → action, and who set it. */
+  readonly #overrides = new Map<string, { action: PolicyAction; by: string }>();
+  /** Tools hidden from callers: upstream NUL tool. */
+  readonly #hidden = new Set<string>();
   readonly #upstreams = new Map<string, Upstream>();
   readonly #options: GatewayOptions;
   readonly #info: Implementation;
@@ -102,6 +141,7 @@ export class Gateway {
       audit: (record) => this.#audit(record),
       progressIntervalMs: () =>
         this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
+      calls: this.calls,
     });
     const warn = (upstream: Upstream, message: string) =>
       this.#warn(`upstream ${upstream.name}: ${message}`, upstream.name);
@@ -110,6 +150,7 @@ export class Gateway {
       this.#namer(this.#config),
       (entry, args, ctx) => this.#relay.call(entry, args, ctx),
       warn,
+      (upstream, tool) => this.#hidden.has(toolKey(upstream.name, tool)),
     );
     this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
     // A call of a tool whose upstream is down: an isError result that says so (its tool is out of the list).
@@ -153,12 +194,73 @@ export class Gateway {
         status: upstream.status,
         transport: 'url' in upstream.config ? 'http' : 'stdio',
         tools: this.#tools.names().filter((name) => this.#tools.get(name)?.upstream === upstream),
+        counts: {
+          tools: upstream.tools.length,
+          resources: upstream.resources.length,
+          templates: upstream.templates.length,
+          prompts: upstream.prompts.length,
+        },
       };
       if (upstream.error !== undefined) view.error = upstream.error;
-      const version = upstream.client?.protocolVersion;
-      if (version !== undefined) view.protocolVersion = version;
+      const client = upstream.client;
+      if (client?.protocolVersion !== undefined) view.protocolVersion = client.protocolVersion;
+      if (client?.serverInfo !== undefined) view.serverInfo = client.serverInfo;
+      if (client?.serverCapabilities !== undefined) view.capabilities = client.serverCapabilities;
+      if (client?.instructions !== undefined) view.instructions = client.instructions;
       return view;
     });
+  }
+
+  /** Every exposed tool, listed or not (hidden, or its upstream down), with the policy that applies. */
+  tools(): ExposedToolView[] {
+    return this.#tools.all().map((entry) => {
+      const key = toolKey(entry.upstream.name, entry.tool.name);
+      const view: ExposedToolView = {
+        name: entry.name,
+        upstream: entry.upstream.name,
+        tool: entry.tool,
+        policy: this.#policy.decide(entry.upstream.name, entry.tool),
+        hidden: this.#hidden.has(key),
+        listed: entry.handle.enabled,
+      };
+      const override = this.#overrides.get(key);
+      if (override) view.override = override.action;
+      return view;
+    });
+  }
+
+  /**
+   * Sets what the policy does with one exposed tool's calls (before every rule), or with `undefined`
+   * returns it to the rules. Kept across configuration changes, until restart. Throws GatewayError
+   * `TOOL_NOT_FOUND` for a name no tool has.
+   */
+  setToolPolicy(name: string, action: PolicyAction | undefined, by: string): ExposedToolView {
+    const entry = this.#exposed(name);
+    const key = toolKey(entry.upstream.name, entry.tool.name);
+    if (action === undefined) this.#overrides.delete(key);
+    else this.#overrides.set(key, { action, by });
+    this.#events.emit({ type: 'tools.changed', tools: this.#tools.names() });
+    return this.tools().find((view) => view.name === name)!;
+  }
+
+  /**
+   * Hides an exposed tool from callers (it leaves `tools/list`, with `list_changed`, and calls of it are
+   * refused as unknown), or shows it again. Until restart. Throws GatewayError `TOOL_NOT_FOUND`.
+   */
+  setToolHidden(name: string, hidden: boolean): ExposedToolView {
+    const entry = this.#exposed(name);
+    const key = toolKey(entry.upstream.name, entry.tool.name);
+    if (hidden) this.#hidden.add(key);
+    else this.#hidden.delete(key);
+    this.#tools.sync(entry.upstream);
+    this.#events.emit({ type: 'tools.changed', tools: this.#tools.names() });
+    return this.tools().find((view) => view.name === name)!;
+  }
+
+  #exposed(name: string) {
+    const entry = this.#tools.get(name);
+    if (!entry) throw new GatewayError(LocalErrorCode.ToolNotFound, `No tool ${name}`, { details: { name } });
+    return entry;
   }
 
   /**
@@ -311,6 +413,10 @@ export class Gateway {
       ...(config.policy?.rules ? { rules: config.policy.rules } : {}),
       ...(config.policy?.default ? { default: config.policy.default } : {}),
       trusted: (name) => upstreams[name]?.trusted === true,
+      override: (upstream, tool) => {
+        const set = this.#overrides.get(toolKey(upstream, tool));
+        return set && { action: set.action, reason: `set in the console by ${set.by}` };
+      },
     });
   }
 }
@@ -319,4 +425,8 @@ export class Gateway {
 export function createGateway(config: GatewayConfig, options?: GatewayOptions): Gateway {
   if (!isJsonObject(config)) throw new TypeError('createGateway needs a configuration object');
   return new Gateway(config, options);
+}
+
+function toolKey(upstream: string, tool: string): string {
+  return `${upstream}\u0000${tool}`;
 }

@@ -1,10 +1,11 @@
 /**
- * The gateway's policy: what happens to a call before anything reaches the upstream. Rules come first,
- * in order, and the first whose globs match the upstream's name and the tool's own name decides. Without
- * a matching rule, the tool's annotations decide — for upstreams marked trusted only, since annotations
- * from an untrusted server are untrusted: read-only tools are allowed, tools that may be destructive or
- * reach an open world ask (the spec's defaults: `destructiveHint` and `openWorldHint` are true unless
- * said otherwise), and a tool declared neither is allowed. Everything else gets the default (`ask`).
+ * The gateway's policy: what happens to a call before anything reaches the upstream. A decision set for
+ * one tool (in the console) comes first; then the rules, in order: the first whose globs match the
+ * upstream's name and the tool's own name decides. Without a matching rule, the tool's annotations
+ * decide — for upstreams marked trusted only, since annotations from an untrusted server are untrusted:
+ * read-only tools are allowed, tools that may be destructive or reach an open world ask (the spec's
+ * defaults: `destructiveHint` and `openWorldHint` are true unless said otherwise), and a tool declared
+ * neither is allowed. Everything else gets the default (`ask`).
  * @module
  */
 import { matchGlob, type Tool } from '../index.js';
@@ -21,20 +22,26 @@ export interface PolicyOptions {
   default?: PolicyAction;
   /** Whether an upstream's annotations are trusted (its `trusted` setting). */
   trusted: (upstream: string) => boolean;
+  /** A decision set for one tool (from the console), before every rule; undefined when none is set. */
+  override?: (upstream: string, tool: string) => PolicyDecision | undefined;
 }
 
 export class Policy {
   readonly rules: readonly PolicyRule[];
   readonly fallback: PolicyAction;
   readonly #trusted: (upstream: string) => boolean;
+  readonly #override: PolicyOptions['override'];
 
   constructor(options: PolicyOptions) {
     this.rules = Object.freeze([...(options.rules ?? [])]);
     this.fallback = options.default ?? GATEWAY_DEFAULTS.policyDefault;
     this.#trusted = options.trusted;
+    this.#override = options.override;
   }
 
   decide(upstream: string, tool: Pick<Tool, 'name' | 'annotations'>): PolicyDecision {
+    const set = this.#override?.(upstream, tool.name);
+    if (set) return set;
     for (const [index, rule] of this.rules.entries()) {
       if (rule.upstream !== undefined && !matchGlob(rule.upstream, upstream)) continue;
       if (!matchGlob(rule.tool, tool.name)) continue;

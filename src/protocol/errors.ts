@@ -115,6 +115,10 @@ export const LocalErrorCode = {
   ApprovalSettled: 'APPROVAL_SETTLED',
   /** A decision for a gateway approval made for other arguments than the call's (their digests differ). */
   ApprovalMismatch: 'APPROVAL_MISMATCH',
+  /** A gateway tool name that names no exposed tool. */
+  ToolNotFound: 'TOOL_NOT_FOUND',
+  /** A gateway call id that names no call the gateway remembers. */
+  CallNotFound: 'CALL_NOT_FOUND',
 } as const;
 
 export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
