@@ -11,18 +11,25 @@
  * - `GET  /api/events`: server-sent events (`approval.pending`, `approval.decided`, `call.started`,
  *   `call.progress`, `call.finished`, `upstream.status`, `tools.changed`, `warning`, `audit`), after a
  *   `snapshot` of the pending approvals and upstreams.
+ * - The console's endpoints (tools, calls, resources: see console-routes.ts), and its session:
+ *   `POST /api/session` `{ token, name? }` sets the session cookie, `GET` says who it is, `DELETE` ends it.
  *
  * Every request is checked, in this order: Host and Origin (403; loopback names by default), then the
  * credentials (401): `Authorization: Bearer <token>` — the token the gateway generated at start, or one the
- * given verifier accepts for a principal with the deciding role. A POST must be `application/json` (415):
- * no HTML form can send one, and a page elsewhere cannot send the Authorization header without a CORS
- * preflight, which this API never grants — so requests from other sites cannot decide anything.
+ * given verifier accepts for a principal with the deciding or the watching role — or the console's session
+ * cookie. A POST must be `application/json` (415): no HTML form can send one, and a page elsewhere cannot
+ * send the Authorization header without a CORS preflight, which this API never grants. A POST or DELETE
+ * that a cookie authenticates must also carry `X-Toolwire-Console: 1` (another site cannot add it without a
+ * preflight either) and, when the browser sends them, an Origin equal to the API's own and
+ * `Sec-Fetch-Site: same-origin` (403 otherwise). A watcher may only read (403 for anything else).
  * @module
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errorMessage, ToolwireError } from '../index.js';
 import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
 import type { ApprovalDecision } from './approvals.js';
+import { consoleRoute } from './console-routes.js';
+import { ConsoleSessions, type ApiCaller } from './console-sessions.js';
 import type { Gateway } from './gateway.js';
 
 export interface DecisionApiOptions extends OriginGuardOptions {
@@ -33,8 +40,10 @@ export interface DecisionApiOptions extends OriginGuardOptions {
    * `role`, besides the API token.
    */
   verifier?: TokenVerifier;
-  /** The role a verified principal needs to use the API (default `approver`). */
+  /** The role a verified principal needs to decide (default `approver`). */
   role?: string;
+  /** The role a verified principal needs to watch: read everything, decide nothing (default `watcher`). */
+  watchRole?: string;
   /** Where the API lives (default `/api`). */
   basePath?: string;
   /** Event streams open at once (default 16; more get 503). */
@@ -50,7 +59,11 @@ const STATUS_OF_CODE: Record<string, number> = {
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_SETTLED: 409,
   APPROVAL_MISMATCH: 409,
+  TOOL_NOT_FOUND: 404,
 };
+
+/** What a cookie-authenticated request that changes something must carry (CSRF). */
+const CONSOLE_HEADER = 'x-toolwire-console';
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(body), {
@@ -81,6 +94,8 @@ export class DecisionApi {
   readonly #tokenDigest: Buffer;
   readonly #options: DecisionApiOptions;
   readonly #streams = new Set<() => void>();
+  /** The console's sessions and one-time login tokens. */
+  readonly sessions: ConsoleSessions;
 
   constructor(gateway: Gateway, options: DecisionApiOptions = {}) {
     this.#gateway = gateway;
@@ -89,6 +104,7 @@ export class DecisionApi {
     this.#tokenDigest = digest(this.token);
     this.basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
     this.#guard = new OriginGuard(options);
+    this.sessions = new ConsoleSessions(this.token);
   }
 
   /** Whether a request's path is the API's (so that a server can route it here). */
@@ -99,16 +115,42 @@ export class DecisionApi {
   async handle(request: Request): Promise<Response> {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return failure(403, 'FORBIDDEN', refused);
-    const decidedBy = await this.#authenticate(request);
-    if (decidedBy === undefined) {
+    const url = new URL(request.url);
+    let parts: string[];
+    try {
+      parts = url.pathname.slice(this.basePath.length).split('/').filter(Boolean).map(decodeURIComponent);
+    } catch {
+      return failure(400, 'INVALID_REQUEST', 'The path is not valid percent-encoding');
+    }
+    const changes = request.method !== 'GET' && request.method !== 'HEAD';
+    if (parts[0] === 'session' && parts.length === 1 && request.method === 'POST') {
+      return this.#csrf(request) ?? this.#signIn(request);
+    }
+    const caller = await this.#authenticate(request);
+    if (caller === undefined) {
       return failure(401, 'UNAUTHORIZED', 'Send the API token: Authorization: Bearer <token>', {
         'www-authenticate': 'Bearer realm="toolwire-gateway"',
       });
     }
-    const url = new URL(request.url);
-    const parts = url.pathname.slice(this.basePath.length).split('/').filter(Boolean);
+    if (changes && caller.via === 'cookie') {
+      const forged = this.#csrf(request);
+      if (forged) return forged;
+    }
+    if (parts[0] === 'session' && parts.length === 1) return this.#session(request, caller);
+    if (changes && !caller.canDecide) {
+      return failure(403, 'FORBIDDEN', `${caller.by} may watch but not decide or change anything`);
+    }
     try {
-      return await this.#route(request, url, parts, decidedBy);
+      const routed = await consoleRoute(this.#gateway, {
+        request,
+        url,
+        parts,
+        caller,
+        body: () => readJson(request),
+        reply: (status, body) => json(status, body),
+        fail: (status, code, message) => failure(status, code, message),
+      });
+      return routed ?? (await this.#route(request, url, parts, caller.by));
     } catch (error) {
       if (error instanceof ToolwireError) {
         return failure(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);
@@ -134,7 +176,7 @@ export class DecisionApi {
         if (method !== 'GET') return only('GET');
         return json(200, {
           name: 'toolwire gateway decision API',
-          endpoints: ['approvals', 'audit', 'upstreams', 'events'],
+          endpoints: ['approvals', 'audit', 'upstreams', 'events', 'tools', 'calls', 'resources', 'session'],
         });
       case 'approvals': {
         if (id === undefined)
@@ -176,20 +218,86 @@ export class DecisionApi {
   }
 
   /** Who the request comes from, or undefined when its credentials are missing or wrong. */
-  async #authenticate(request: Request): Promise<string | undefined> {
-    const header = request.headers.get('authorization') ?? '';
+  async #authenticate(request: Request): Promise<ApiCaller | undefined> {
+    const header = request.headers.get('authorization');
+    if (header === null) {
+      const name = this.sessions.cookieName(request.headers.get('host'));
+      return this.sessions.read(request.headers.get('cookie'), name);
+    }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) return undefined;
-    const token = match[1];
-    if (timingSafeEqual(digest(token), this.#tokenDigest)) return 'api-token';
+    const verified = await this.#verify(match[1], request);
+    return verified && { by: verified.by, canDecide: verified.canDecide, via: 'bearer' };
+  }
+
+  /** Who a token names: the API token, or a principal the verifier accepts with a role of the API's. */
+  async #verify(
+    token: string,
+    request: Request,
+  ): Promise<{ by: string; canDecide: boolean; expiresAt?: number } | undefined> {
+    if (timingSafeEqual(digest(token), this.#tokenDigest)) return { by: 'api-token', canDecide: true };
     const verifier = this.#options.verifier;
     if (!verifier) return undefined;
     try {
       const principal = await verifier(token, request);
-      return principal.roles?.includes(this.#options.role ?? 'approver') ? principal.subject : undefined;
+      const canDecide = principal.roles?.includes(this.#options.role ?? 'approver') === true;
+      const canWatch = principal.roles?.includes(this.#options.watchRole ?? 'watcher') === true;
+      if (!canDecide && !canWatch) return undefined;
+      const who = { by: principal.subject, canDecide };
+      return principal.expiresAt === undefined ? who : { ...who, expiresAt: principal.expiresAt };
     } catch {
       return undefined;
     }
+  }
+
+  /** A refusal when a cookie-authenticated change does not come from the console's own page. */
+  #csrf(request: Request): Response | undefined {
+    const forged = (why: string) => failure(403, 'FORBIDDEN', `Cross-site request refused: ${why}`);
+    if (request.headers.get(CONSOLE_HEADER) !== '1') return forged(`send ${CONSOLE_HEADER}: 1`);
+    const site = request.headers.get('sec-fetch-site');
+    if (site !== null && site !== 'same-origin') return forged(`Sec-Fetch-Site is ${site}`);
+    const origin = request.headers.get('origin');
+    if (origin !== null && origin !== new URL(request.url).origin) return forged(`Origin is ${origin}`);
+    return undefined;
+  }
+
+  /**
+   * `POST /api/session` `{ token, name? }`: a one-time login token, the API token or a token the verifier
+   * accepts, traded for the session cookie. `name` (the console's) says who decides with a shared token.
+   */
+  async #signIn(request: Request): Promise<Response> {
+    const body = await readJson(request);
+    if (body instanceof Response) return body;
+    const { token, name } = body;
+    if (typeof token !== 'string' || token === '' || token.length > 8192) {
+      return failure(400, 'INVALID_REQUEST', 'token must be a non-empty string');
+    }
+    if (name !== undefined && !(typeof name === 'string' && /^[\p{L}\p{N} ._@-]{1,40}$/u.test(name))) {
+      return failure(400, 'INVALID_REQUEST', 'name must be 1-40 letters, digits, spaces or . _ @ -');
+    }
+    let who: { by: string; canDecide: boolean; expiresAt?: number } | undefined;
+    if (this.sessions.useLoginToken(token)) who = { by: 'console', canDecide: true };
+    else who = await this.#verify(token, request);
+    if (who === undefined) return failure(401, 'UNAUTHORIZED', 'The token is unknown, used or expired');
+    if (who.by === 'console' || who.by === 'api-token') who.by = name ? `console:${name}` : 'console';
+    const cookie = this.sessions.startCookie(
+      this.sessions.cookieName(request.headers.get('host')),
+      who,
+      new URL(request.url).protocol === 'https:',
+      who.expiresAt,
+    );
+    return json(200, { by: who.by, canDecide: who.canDecide }, { 'set-cookie': cookie });
+  }
+
+  /** `GET /api/session`: who this is; `DELETE`: ends a cookie session. */
+  #session(request: Request, caller: ApiCaller): Response {
+    if (request.method === 'GET') return json(200, caller);
+    if (request.method !== 'DELETE') {
+      return failure(405, 'METHOD_NOT_ALLOWED', 'Use GET, POST or DELETE', { allow: 'GET, POST, DELETE' });
+    }
+    const name = this.sessions.cookieName(request.headers.get('host'));
+    const secure = new URL(request.url).protocol === 'https:';
+    return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });
   }
 
   #events(request: Request): Response {

@@ -1,0 +1,142 @@
+/**
+ * The decision API's endpoints for the console, beside the approvals: the exposed tools (their policy
+ * and visibility, changed by a person), calling a tool as a person, the latest calls with their
+ * arguments and results (and cancelling one), and reading a resource a result links to.
+ *
+ * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
+ *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
+ * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel`.
+ * - `GET  /api/resources/read?uri=URI`.
+ * @module
+ */
+import { errorMessage, isJsonObject, ProtocolError, type JsonObject } from '../index.js';
+import type { ApiCaller } from './console-sessions.js';
+import { asPerson } from './console-caller.js';
+import type { Gateway } from './gateway.js';
+import type { PolicyAction } from './gateway-config.js';
+
+/** A response (JSON), as the decision API builds it. */
+export type Reply = (status: number, body: unknown) => Response;
+
+export interface RouteContext {
+  request: Request;
+  url: URL;
+  /** The path after the API's base, split on `/` (decoded). */
+  parts: string[];
+  caller: ApiCaller;
+  /** The JSON object of a POST, or the response that refused it. */
+  body: () => Promise<Record<string, unknown> | Response>;
+  reply: Reply;
+  fail: (status: number, code: string, message: string) => Response;
+}
+
+function isAction(value: unknown): value is PolicyAction {
+  return value === 'allow' || value === 'ask' || value === 'deny';
+}
+const TRY_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The answer to a console endpoint, or undefined when the path is not one. */
+export async function consoleRoute(gateway: Gateway, context: RouteContext): Promise<Response | undefined> {
+  const [first] = context.parts;
+  if (first === 'tools') return tools(gateway, context);
+  if (first === 'calls') return calls(gateway, context);
+  if (first === 'resources') return resources(gateway, context);
+  return undefined;
+}
+
+function only(context: RouteContext, allowed: string): Response {
+  return context.fail(
+    405,
+    'METHOD_NOT_ALLOWED',
+    `${context.request.method} is not allowed here; use ${allowed}`,
+  );
+}
+
+async function tools(gateway: Gateway, context: RouteContext): Promise<Response> {
+  const { parts, request, reply, fail, caller } = context;
+  const [, name, action, ...extra] = parts;
+  if (name === undefined)
+    return request.method === 'GET' ? reply(200, { tools: gateway.tools() }) : only(context, 'GET');
+  if (action === undefined || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${context.url.pathname}`);
+  if (!['policy', 'hidden', 'call'].includes(action))
+    return fail(404, 'NOT_FOUND', `No ${context.url.pathname}`);
+  if (request.method !== 'POST') return only(context, 'POST');
+  const body = await context.body();
+  if (body instanceof Response) return body;
+  if (action === 'policy') {
+    const value = body.action;
+    if (value === null) return reply(200, gateway.setToolPolicy(name, undefined, caller.by));
+    if (!isAction(value)) {
+      return fail(
+        400,
+        'INVALID_REQUEST',
+        'action must be "allow", "ask", "deny" or null (back to the rules)',
+      );
+    }
+    return reply(200, gateway.setToolPolicy(name, value, caller.by));
+  }
+  if (action === 'hidden') {
+    if (typeof body.hidden !== 'boolean') return fail(400, 'INVALID_REQUEST', 'hidden must be a boolean');
+    return reply(200, gateway.setToolHidden(name, body.hidden));
+  }
+  const args = body.arguments ?? {};
+  if (!isJsonObject(args)) return fail(400, 'INVALID_REQUEST', 'arguments must be a JSON object');
+  const tryId = body.tryId;
+  if (tryId !== undefined && !(typeof tryId === 'string' && TRY_ID.test(tryId))) {
+    return fail(400, 'INVALID_REQUEST', 'tryId must be 1-64 letters, digits, "_" or "-"');
+  }
+  try {
+    const result = await asPerson(gateway.server, caller.by, tryId && `console-${tryId}`, (client) =>
+      client.callTool(name, args as JsonObject, {
+        signal: request.signal,
+        // The gateway's progress while the call waits for approval renews the timeout, as the tool's does.
+        onProgress: () => undefined,
+        resetTimeoutOnProgress: true,
+        timeout: 120_000,
+      }),
+    );
+    return reply(200, { result });
+  } catch (error) {
+    const code = error instanceof ProtocolError ? error.code : undefined;
+    return fail(502, 'CALL_FAILED', `${code === undefined ? '' : `${code}: `}${errorMessage(error)}`);
+  }
+}
+
+async function calls(gateway: Gateway, context: RouteContext): Promise<Response> {
+  const { parts, request, reply, fail, url, caller } = context;
+  const [, idText, action, ...extra] = parts;
+  if (idText === undefined) {
+    if (request.method !== 'GET') return only(context, 'GET');
+    const limit = Number(url.searchParams.get('limit') ?? 200);
+    return reply(200, { calls: gateway.calls.list(Number.isSafeInteger(limit) && limit > 0 ? limit : 200) });
+  }
+  const id = Number(idText);
+  if (!Number.isSafeInteger(id) || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
+  if (action === undefined) {
+    if (request.method !== 'GET') return only(context, 'GET');
+    const record = gateway.calls.get(id);
+    return record ? reply(200, record) : fail(404, 'CALL_NOT_FOUND', `No call ${id}`);
+  }
+  if (action !== 'cancel') return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
+  if (request.method !== 'POST') return only(context, 'POST');
+  const state = gateway.calls.cancel(id, caller.by);
+  if (state === undefined) return fail(404, 'CALL_NOT_FOUND', `No call ${id}`);
+  if (state === 'finished') return fail(409, 'CALL_FINISHED', `Call ${id} has finished already`);
+  return reply(200, { id, state });
+}
+
+async function resources(gateway: Gateway, context: RouteContext): Promise<Response> {
+  const { parts, request, reply, fail, url, caller } = context;
+  if (parts[1] !== 'read' || parts.length !== 2) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
+  if (request.method !== 'GET') return only(context, 'GET');
+  const uri = url.searchParams.get('uri');
+  if (!uri || uri.length > 8192) return fail(400, 'INVALID_REQUEST', 'Name the resource: ?uri=URI');
+  try {
+    const result = await asPerson(gateway.server, caller.by, undefined, (client) =>
+      client.readResource(uri, { signal: request.signal }),
+    );
+    return reply(200, result);
+  } catch (error) {
+    return fail(error instanceof ProtocolError ? 404 : 502, 'READ_FAILED', errorMessage(error));
+  }
+}

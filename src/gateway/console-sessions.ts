@@ -1,0 +1,121 @@
+/**
+ * How a browser signs in to the decision API: it trades a token — a one-time login token (the
+ * `/console#token=…` link the gateway prints), the API token, or one the gateway's verifier accepts — for
+ * a session cookie that is HttpOnly (no script reads it) and SameSite=Strict (no other site's request
+ * carries it). The cookie is signed (HMAC-SHA-256 with a key derived from the API token) and carries who
+ * signed in, whether they may decide, and when it expires: a gateway restarted with the same API token
+ * (`TOOLWIRE_TOKEN`) keeps its sessions, and nothing about a session is stored. One-time login tokens
+ * are kept (as digests) until used or expired, at most 100.
+ * @module
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Who makes a request of the decision API, and how. */
+export interface ApiCaller {
+  /** Who decides: a principal's subject, `api-token`, `console` or `console:<name>`. */
+  by: string;
+  /** Whether they may decide (approve, deny, change tools, call, cancel), not only watch. */
+  canDecide: boolean;
+  via: 'bearer' | 'cookie';
+}
+
+/** How long a session lasts (12 hours). */
+export const SESSION_TTL_MS = 12 * 60 * 60_000;
+/** How long a one-time login token may wait to be used (24 hours). */
+const LOGIN_TTL_MS = 24 * 60 * 60_000;
+const MAX_LOGIN_TOKENS = 100;
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+export class ConsoleSessions {
+  readonly #key: Buffer;
+  /** Unused one-time login tokens: digest (hex) → expiry. */
+  readonly #logins = new Map<string, number>();
+
+  constructor(apiToken: string) {
+    this.#key = createHmac('sha256', 'toolwire console session').update(apiToken).digest();
+  }
+
+  /** A new one-time login token (valid for 24 hours, until used). */
+  mintLoginToken(): string {
+    const token = randomBytes(24).toString('base64url');
+    this.#logins.set(digest(token).toString('hex'), Date.now() + LOGIN_TTL_MS);
+    if (this.#logins.size > MAX_LOGIN_TOKENS) {
+      const oldest = this.#logins.keys().next();
+      if (!oldest.done) this.#logins.delete(oldest.value);
+    }
+    return token;
+  }
+
+  /** Whether `token` is an unused, unexpired one-time login token; if so, it is used up now. */
+  useLoginToken(token: string): boolean {
+    const key = digest(token).toString('hex');
+    const until = this.#logins.get(key);
+    if (until === undefined) return false;
+    this.#logins.delete(key);
+    return until > Date.now();
+  }
+
+  /** The cookie's name: one per port, so that two gateways on one host keep their own sessions. */
+  cookieName(host: string | null): string {
+    const port = /:(\d{1,5})$/.exec(host ?? '')?.[1];
+    return port === undefined ? 'toolwire_console' : `toolwire_console_${port}`;
+  }
+
+  /** The Set-Cookie value that starts a session for `caller` (until `expiresAt`, at most 12 hours). */
+  startCookie(name: string, caller: Omit<ApiCaller, 'via'>, secure: boolean, expiresAt?: number): string {
+    const exp = Math.min(expiresAt ?? Infinity, Date.now() + SESSION_TTL_MS);
+    const payload = Buffer.from(JSON.stringify({ by: caller.by, d: caller.canDecide ? 1 : 0, exp })).toString(
+      'base64url',
+    );
+    const value = `${payload}.${this.#sign(payload)}`;
+    const maxAge = Math.max(0, Math.floor((exp - Date.now()) / 1000));
+    return `${name}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+  }
+
+  /** The Set-Cookie value that ends the session. */
+  endCookie(name: string, secure: boolean): string {
+    return `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
+  }
+
+  /** The session a Cookie header carries under `name`, when its signature holds and it has not expired. */
+  read(cookieHeader: string | null, name: string): ApiCaller | undefined {
+    const value = cookieValue(cookieHeader, name);
+    if (value === undefined) return undefined;
+    const dot = value.indexOf('.');
+    if (dot === -1) return undefined;
+    const payload = value.slice(0, dot);
+    const signature = Buffer.from(value.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.#sign(payload), 'base64url');
+    if (signature.length !== expected.length || !timingSafeEqual(signature, expected)) return undefined;
+    try {
+      const data = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+        by?: unknown;
+        d?: unknown;
+        exp?: unknown;
+      };
+      if (typeof data.by !== 'string' || typeof data.exp !== 'number' || data.exp <= Date.now())
+        return undefined;
+      return { by: data.by, canDecide: data.d === 1, via: 'cookie' };
+    } catch {
+      return undefined;
+    }
+  }
+
+  #sign(payload: string): string {
+    return createHmac('sha256', this.#key).update(payload).digest('base64url');
+  }
+}
+
+/** One cookie's value from a Cookie header (linear in the header's length). */
+function cookieValue(header: string | null, name: string): string | undefined {
+  if (header === null || header.length > 16_384) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq === -1) continue;
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
