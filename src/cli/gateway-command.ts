@@ -279,6 +279,8 @@ function introduce(
   say(`${upstreams.length} upstream${upstreams.length === 1 ? '' : 's'} (${upstreams.join('; ')})`);
   say(http ? `MCP endpoint: ${handle.url}` : 'MCP over stdio');
   say(`decision API: ${handle.apiUrl}`);
+  const consoleUrl = handle.consoleUrl();
+  if (consoleUrl) say(`console (the link signs one browser in, once): ${consoleUrl}`);
   if (generated) say(`API token (shown only now): export TOOLWIRE_TOKEN=${handle.api.token}`);
   else say('API token: the one in TOOLWIRE_TOKEN');
   if (http)

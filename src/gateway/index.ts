@@ -3,7 +3,13 @@
  * and a person can say no. Everything exported here is public API.
  * @module toolwire/gateway
  */
-export { Gateway, createGateway, type GatewayOptions, type UpstreamView } from './gateway.js';
+export {
+  Gateway,
+  createGateway,
+  type ExposedToolView,
+  type GatewayOptions,
+  type UpstreamView,
+} from './gateway.js';
 export {
   GATEWAY_DEFAULTS,
   isHttpUpstream,
@@ -41,4 +47,7 @@ export {
 } from './audit-store.js';
 export type { CallInfo, GatewayEvent, GatewayListener, UpstreamStatus } from './gateway-events.js';
 export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
+export { CallLog, type CallEnd, type CallLogOptions, type CallRecord, type CallSummary } from './call-log.js';
+export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller } from './console-sessions.js';
+export { CONSOLE_CSP } from './console-assets.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';

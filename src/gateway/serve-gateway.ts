@@ -1,16 +1,19 @@
 /**
  * Serves a gateway on node:http: its MCP endpoint (Streamable HTTP and legacy HTTP+SSE, as `serveHttp`
- * does) and its decision API beside it, on one port bound to 127.0.0.1 unless told otherwise. A gateway
+ * does), its decision API and the web console beside it, on one port bound to 127.0.0.1 unless told
+ * otherwise. A gateway
  * served over stdio still needs the API, alone (`mcp: false`): someone has to approve.
  * @module
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
+  OriginGuard,
   StreamableHttpHandler,
   toNodeHandler,
   type StreamableHttpOptions,
 } from '../transports/http/index.js';
+import { ConsoleAssets, defaultConsoleDir } from './console-assets.js';
 import { DecisionApi, type DecisionApiOptions } from './decision-api.js';
 import type { Gateway } from './gateway.js';
 
@@ -26,6 +29,11 @@ export interface ServeGatewayOptions {
    * with `mcp.auth` its verifier also admits principals with the deciding role (`api.role`, `approver`).
    */
   api?: DecisionApiOptions;
+  /**
+   * The web console at `/console/`: the built console's folder (default: the package's dist/console), or
+   * false for none. It uses the API's Host/Origin allow-lists.
+   */
+  console?: { dir?: string } | false;
 }
 
 export interface GatewayHttpHandle {
@@ -35,6 +43,11 @@ export interface GatewayHttpHandle {
   readonly apiUrl: string;
   readonly api: DecisionApi;
   readonly port: number;
+  /**
+   * The console's address with a new one-time login token (`…/console/#token=…`): opened once, it signs
+   * the browser in (a session cookie) and the token is used up. Undefined with `console: false`.
+   */
+  consoleUrl(): string | undefined;
   /** Stops listening and ends the API's event streams (the gateway itself stays open). */
   close(): Promise<void>;
 }
@@ -54,10 +67,27 @@ export async function serveGateway(
   const mcp = mcpOptions ? new StreamableHttpHandler(gateway.server, mcpOptions) : undefined;
   const serveMcp = mcp ? toNodeHandler(mcp) : undefined;
   const serveApi = toNodeHandler({ handle: (request) => api.handle(request) });
+  const assets =
+    options.console === false
+      ? undefined
+      : new ConsoleAssets(
+          options.console?.dir ?? defaultConsoleDir(),
+          new OriginGuard({
+            ...((options.api?.allowedHosts ?? mcpOptions?.allowedHosts)
+              ? { allowedHosts: options.api?.allowedHosts ?? mcpOptions?.allowedHosts }
+              : {}),
+            ...((options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins)
+              ? { allowedOrigins: options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins }
+              : {}),
+          }),
+        );
+  const serveConsole = assets && toNodeHandler({ handle: async (request) => assets.handle(request) });
   const http = createServer((req, res) => {
     const url = req.url ?? '/';
     const query = url.indexOf('?');
-    if (api.owns(query === -1 ? url : url.slice(0, query)) || !serveMcp) serveApi(req, res);
+    const pathname = query === -1 ? url : url.slice(0, query);
+    if (serveConsole && assets?.owns(pathname)) serveConsole(req, res);
+    else if (api.owns(pathname) || !serveMcp) serveApi(req, res);
     else serveMcp(req, res);
   });
   const host = options.host ?? '127.0.0.1';
@@ -72,6 +102,7 @@ export async function serveGateway(
     apiUrl: `${origin}${api.basePath}`,
     api,
     port,
+    consoleUrl: () => (assets ? `${origin}/console/#token=${api.sessions.mintLoginToken()}` : undefined),
     async close() {
       api.close();
       await mcp?.close();
