@@ -1,4 +1,4 @@
-// The digest of everything the build reads (src/ without its tests, the build and TypeScript configs,
+// The digest of everything the build reads (src/ without its tests, the console, the build and TypeScript configs,
 // package.json and the lock file): each file's path and bytes, in a stable order. The build
 // (tsdown.config.ts) writes the digest it started from to dist/.source-digest when it succeeds; the tests'
 // global setup (test/global-setup.ts) rebuilds dist/ when that no longer matches, so a change to src/ is
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIGEST_FILE = path.join(ROOT, 'dist', '.source-digest');
-const INPUTS = ['src', 'tsdown.config.ts', 'tsconfig.json', 'package.json', 'package-lock.json'];
+const INPUTS = ['src', 'console', 'tsdown.config.ts', 'tsconfig.json', 'package.json', 'package-lock.json'];
 
 function files(relative) {
   let entries;

@@ -33,6 +33,8 @@ export interface GatewayAuditRecord {
   /** Who decided: `policy`, or the decider (`api-token`, a principal's subject). */
   decidedBy: string;
   approvalId?: string;
+  /** Calls: the call's id (as in the `call.*` events and `GET /api/calls/ID`). */
+  callId?: number;
   /** Calls: how they ended, and how long they took (ms, arrival to answer). */
   outcome?: CallOutcome;
   durationMs?: number;

@@ -117,6 +117,7 @@ export class CallRelay {
       const record: Omit<GatewayAuditRecord, 'seq'> = {
         time,
         kind: 'call',
+        callId: info.id,
         caller: info.caller,
         upstream: upstream.name,
         tool: tool.name,

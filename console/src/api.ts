@@ -1,0 +1,103 @@
+// The gateway's decision API as the console calls it: same origin, the session cookie (HttpOnly: this
+// code never sees it), and on every request the header that tells the gateway the request comes from the
+// console's own page (no other site can add it without a CORS preflight, which the gateway never grants).
+import type { CallToolResult, ReadResourceResult } from 'toolwire';
+import type {
+  ApprovalOutcome,
+  CallRecord,
+  CallSummary,
+  ExposedToolView,
+  GatewayAuditRecord,
+  PendingApproval,
+  PolicyAction,
+  UpstreamView,
+} from 'toolwire/gateway';
+
+export type {
+  ApprovalOutcome,
+  CallRecord,
+  CallSummary,
+  ExposedToolView,
+  GatewayAuditRecord,
+  PendingApproval,
+  PolicyAction,
+  UpstreamView,
+};
+
+/** Who is signed in. */
+export interface Session {
+  by: string;
+  canDecide: boolean;
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function request<T>(path: string, method = 'GET', body?: unknown, signal?: AbortSignal): Promise<T> {
+  const headers: Record<string, string> = { 'x-toolwire-console': '1' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const response = await fetch(`/api${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    cache: 'no-store',
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    ...(signal ? { signal } : {}),
+  });
+  const data = (await response.json().catch(() => undefined)) as
+    { error?: { code?: string; message?: string } } | undefined;
+  if (!response.ok) {
+    throw new ApiError(
+      response.status,
+      data?.error?.code ?? `HTTP_${response.status}`,
+      data?.error?.message ?? `The gateway answered ${response.status}`,
+    );
+  }
+  return data as T;
+}
+
+const path = (name: string) => encodeURIComponent(name);
+
+export const api = {
+  signIn: (token: string, name?: string) =>
+    request<Session>('/session', 'POST', name ? { token, name } : { token }),
+  session: () => request<Session & { via: string }>('/session'),
+  signOut: () => request<unknown>('/session', 'DELETE'),
+  upstreams: () => request<{ upstreams: UpstreamView[] }>('/upstreams'),
+  tools: () => request<{ tools: ExposedToolView[] }>('/tools'),
+  setPolicy: (tool: string, action: PolicyAction | null) =>
+    request<ExposedToolView>(`/tools/${path(tool)}/policy`, 'POST', { action }),
+  setHidden: (tool: string, hidden: boolean) =>
+    request<ExposedToolView>(`/tools/${path(tool)}/hidden`, 'POST', { hidden }),
+  call: (tool: string, args: unknown, tryId: string, signal?: AbortSignal) =>
+    request<{ result: CallToolResult }>(
+      `/tools/${path(tool)}/call`,
+      'POST',
+      { arguments: args, tryId },
+      signal,
+    ),
+  calls: () => request<{ calls: CallSummary[] }>('/calls'),
+  callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
+  cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
+  approve: (id: string, argumentsDigest: string, always: boolean) =>
+    request<{ outcome: ApprovalOutcome }>(`/approvals/${path(id)}/approve`, 'POST', {
+      argumentsDigest,
+      ...(always ? { always: true } : {}),
+    }),
+  deny: (id: string, reason: string) =>
+    request<{ outcome: ApprovalOutcome }>(
+      `/approvals/${path(id)}/deny`,
+      'POST',
+      reason === '' ? {} : { reason },
+    ),
+  audit: (limit = 200) => request<{ records: GatewayAuditRecord[] }>(`/audit?limit=${limit}`),
+  read: (uri: string) => request<ReadResourceResult>(`/resources/read?uri=${encodeURIComponent(uri)}`),
+};

@@ -1,0 +1,147 @@
+// The console's frame: who is signed in, whether the live connection holds, the views (by the address's
+// fragment: #/approvals, #/tools, #/activity, #/try/NAME, #/upstreams, #/audit), the pending count in the
+// title, and browser notifications for new approvals when the person asked for them.
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { live, useLive } from './live.js';
+import { Activity } from './views/activity.js';
+import { Approvals } from './views/approvals.js';
+import { Audit } from './views/audit.js';
+import { SignIn } from './views/sign-in.js';
+import { Tools } from './views/tools.js';
+import { TryTool } from './views/try-tool.js';
+import { Upstreams } from './views/upstreams.js';
+
+const VIEWS = [
+  ['approvals', 'Approvals'],
+  ['activity', 'Activity'],
+  ['tools', 'Tools'],
+  ['try', 'Try a tool'],
+  ['upstreams', 'Upstreams'],
+  ['audit', 'Audit'],
+] as const;
+
+function route(): { view: string; arg: string | undefined } {
+  const [view = 'approvals', arg] = location.hash.replace(/^#\/?/, '').split('/');
+  return {
+    view: VIEWS.some(([id]) => id === view) ? view : 'approvals',
+    arg: arg === undefined ? undefined : decodeURIComponent(arg),
+  };
+}
+
+function useRoute() {
+  const [current, setCurrent] = useState(route);
+  useEffect(() => {
+    const update = () => setCurrent(route());
+    addEventListener('hashchange', update);
+    return () => removeEventListener('hashchange', update);
+  }, []);
+  return current;
+}
+
+const NOTIFY_KEY = 'toolwire-console-notify';
+
+function useNotifications(): [boolean, () => void] {
+  const supported = typeof Notification !== 'undefined';
+  const [on, setOn] = useState(
+    () => supported && Notification.permission === 'granted' && localStorage.getItem(NOTIFY_KEY) === '1',
+  );
+  useEffect(
+    () =>
+      live.onPending((approval) => {
+        if (!on || !document.hidden) return;
+        new Notification('Approval needed', {
+          body: `${approval.exposedName} (${approval.upstream})`,
+          tag: approval.id,
+        });
+      }),
+    [on],
+  );
+  const toggle = () => {
+    if (on) {
+      localStorage.removeItem(NOTIFY_KEY);
+      return setOn(false);
+    }
+    void Notification.requestPermission().then((permission) => {
+      const granted = permission === 'granted';
+      if (granted) localStorage.setItem(NOTIFY_KEY, '1');
+      setOn(granted);
+    });
+  };
+  return [supported && on, supported ? toggle : () => undefined];
+}
+
+export function App() {
+  const state = useLive();
+  const { view, arg } = useRoute();
+  const [notify, toggleNotify] = useNotifications();
+  const pending = state.approvals.length;
+  useEffect(() => {
+    document.title = pending > 0 ? `(${pending}) toolwire console` : 'toolwire console';
+  }, [pending]);
+  if (state.session === undefined) return <p class="loading">Loading…</p>;
+  if (state.session === null) return <SignIn />;
+  return (
+    <div class="shell">
+      <header class="top">
+        <h1>toolwire console</h1>
+        <span class={`connection ${state.connection}`} role="status">
+          {state.connection === 'live'
+            ? 'live'
+            : state.connection === 'offline'
+              ? 'reconnecting…'
+              : 'connecting…'}
+        </span>
+        <span class="who">
+          {state.session.by}
+          {!state.session.canDecide && ' (watching)'}
+        </span>
+        <button type="button" aria-pressed={notify} onClick={toggleNotify}>
+          {notify ? 'Notifications on' : 'Notify me'}
+        </button>
+        <button
+          type="button"
+          onClick={() => {
+            void api.signOut().finally(() => {
+              live.stop();
+              live.set({ session: null });
+            });
+          }}
+        >
+          Sign out
+        </button>
+      </header>
+      <nav class="tabs" aria-label="views">
+        {VIEWS.map(([id, label]) => (
+          <a key={id} href={`#/${id}`} aria-current={view === id ? 'page' : undefined}>
+            {label}
+            {id === 'approvals' && pending > 0 && (
+              <span class="count" aria-label={`${pending} pending`}>
+                {' '}
+                {pending}
+              </span>
+            )}
+          </a>
+        ))}
+      </nav>
+      {state.warnings.length > 0 && (
+        <details class="warnings">
+          <summary>{state.warnings.length} warnings from the gateway</summary>
+          <ul>
+            {state.warnings.map((w, i) => (
+              <li key={i}>{w}</li>
+            ))}
+          </ul>
+        </details>
+      )}
+      <main>
+        {view === 'approvals' && <Approvals />}
+        {view === 'activity' && <Activity />}
+        {view === 'tools' && <Tools />}
+        {view === 'try' && <TryTool name={arg} />}
+        {view === 'upstreams' && <Upstreams />}
+        {view === 'audit' && <Audit />}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+// A JSON value as a tree a person can fold: objects and arrays are <details> (open to a depth), leaves are
+// text. Everything is text — a string that looks like HTML stays a string. Large nodes show their first
+// items and say how many more there are.
+import type { ComponentChildren } from 'preact';
+
+const SHOWN = 200;
+const MAX_DEPTH = 40;
+
+function Leaf({ value }: { value: unknown }) {
+  if (typeof value === 'string') return <span class="json-string">{JSON.stringify(value)}</span>;
+  if (typeof value === 'number') return <span class="json-number">{String(value)}</span>;
+  if (typeof value === 'boolean') return <span class="json-boolean">{String(value)}</span>;
+  if (value === null) return <span class="json-null">null</span>;
+  return <span class="json-other">{typeof value}</span>;
+}
+
+function Node({
+  name,
+  value,
+  depth,
+  open,
+}: {
+  name: ComponentChildren;
+  value: unknown;
+  depth: number;
+  open: number;
+}) {
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) {
+    return (
+      <div class="json-row">
+        {name}
+        <Leaf value={depth >= MAX_DEPTH && typeof value === 'object' ? '…' : value} />
+      </div>
+    );
+  }
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item, index) => [String(index), item])
+    : Object.entries(value);
+  const summary = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  return (
+    <details class="json-node" open={depth < open}>
+      <summary>
+        {name}
+        <span class="json-count">{summary}</span>
+      </summary>
+      <div class="json-children">
+        {entries.slice(0, SHOWN).map(([key, item]) => (
+          <Node
+            key={key}
+            name={<span class="json-key">{key}: </span>}
+            value={item}
+            depth={depth + 1}
+            open={open}
+          />
+        ))}
+        {entries.length > SHOWN && <div class="json-more">… {entries.length - SHOWN} more</div>}
+      </div>
+    </details>
+  );
+}
+
+export function JsonTree({ value, label, open = 2 }: { value: unknown; label?: string; open?: number }) {
+  return (
+    <div class="json-tree" role="group" aria-label={label ?? 'JSON'}>
+      <Node name={null} value={value} depth={0} open={open} />
+    </div>
+  );
+}
+
+/** The raw JSON, pretty-printed, in a block that keeps it as text. */
+export function RawJson({ value, label }: { value: unknown; label?: string }) {
+  return (
+    <pre class="raw-json" aria-label={label ?? 'raw JSON'} tabIndex={0}>
+      {JSON.stringify(value, null, 2)}
+    </pre>
+  );
+}
