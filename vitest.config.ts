@@ -31,8 +31,13 @@ export default defineConfig({
   },
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The build of dist/ for the tests that spawn it; redis-server for the Redis tests (installed if need be).
-    globalSetup: ['./test/global-setup.ts', './test/redis-global-setup.ts'],
+    // The build of dist/ for the tests that spawn it (and the console the gateway serves); redis-server for the
+    // Redis tests and Chromium for the console's browser tests (installed if need be).
+    globalSetup: [
+      './test/global-setup.ts',
+      './test/redis-global-setup.ts',
+      './test/chromium-global-setup.ts',
+    ],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // expect.poll waits for an event (a notification, a child's answer): 1 s by default, too short for a round

@@ -2,16 +2,17 @@
 // A real Redis for the tests. `provisionRedisServer()` finds a `redis-server` binary on PATH; when there is
 // none and this is root on Debian or Ubuntu (as on CI) it runs `apt-get install redis-server` (after
 // `apt-get update` when the package lists are missing); anything else fails with one line saying what to
-// install. The tests' global setup (test/global-setup.ts) calls it once per run, so `npm test` on a fresh
-// machine needs nothing else. `startRedisServer()` runs a throwaway server for one test file: loopback, a
+// install (scripts/system-package.mjs, shared with scripts/chromium.mjs). The tests' global setup
+// (test/global-setup.ts) calls it once per run, so `npm test` on a fresh machine needs nothing else. `startRedisServer()` runs a throwaway server for one test file: loopback, a
 // free port, a temporary directory, no persistence; `stop()` ends it and removes the directory.
 // `node scripts/redis.mjs` provisions and prints the binary's path.
-import { spawn, spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findProgram, provisionProgram } from './system-package.mjs';
 
 const INSTALL_HINT =
   'the Redis tests need redis-server on PATH: install Redis ≥ 6.2 (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)';
@@ -20,34 +21,7 @@ const STOP_TIMEOUT_MS = 5_000;
 
 /** The `redis-server` on PATH (or in the usual system directories, which a minimal PATH may lack), or undefined. */
 export function findRedisServer() {
-  const dirs = [
-    ...(process.env.PATH ?? '').split(path.delimiter),
-    ...['/usr/local/bin', '/usr/bin', '/usr/local/sbin', '/usr/sbin'],
-  ];
-  for (const dir of dirs) {
-    if (!dir) continue;
-    const file = path.join(dir, 'redis-server');
-    try {
-      accessSync(file, constants.X_OK);
-      return file;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function aptGet(args, log) {
-  log(`apt-get ${args.join(' ')}`);
-  const run = spawnSync('apt-get', args, {
-    encoding: 'utf8',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-    timeout: 300_000,
-  });
-  return {
-    ok: run.status === 0,
-    output: `${run.stdout ?? ''}${run.stderr ?? ''}${run.error?.message ?? ''}`,
-  };
+  return findProgram(['redis-server']);
 }
 
 /**
@@ -55,27 +29,7 @@ function aptGet(args, log) {
  * (root, Debian or Ubuntu). Throws an Error with a one-line message otherwise.
  */
 export function provisionRedisServer({ log = () => {} } = {}) {
-  const found = findRedisServer();
-  if (found) return found;
-  const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!root || !existsSync('/etc/debian_version') || !existsSync('/usr/bin/apt-get')) {
-    throw new Error(INSTALL_HINT);
-  }
-  const install = ['install', '-y', '--no-install-recommends', 'redis-server'];
-  let result = aptGet(install, log);
-  if (!result.ok) {
-    // A fresh image often has no package lists, an old one stale lists: fetch them and try once more.
-    log(`apt-get install failed (${lastLine(result.output)}); updating the package lists`);
-    const update = aptGet(['update'], log);
-    if (update.ok) result = aptGet(install, log);
-  }
-  const installed = findRedisServer();
-  if (installed) return installed;
-  throw new Error(`apt-get install redis-server failed (${lastLine(result.output)}); ${INSTALL_HINT}`);
-}
-
-function lastLine(output) {
-  return output.trim().split('\n').at(-1) ?? '';
+  return provisionProgram({ find: findRedisServer, pkg: 'redis-server', hint: INSTALL_HINT, log });
 }
 
 /** A port that was free a moment ago on 127.0.0.1. */

@@ -1,0 +1,143 @@
+// What the console's browser tests stand on: a real Chromium (scripts/chromium.mjs, launched once per test
+// file by playwright-core, a fresh profile), a gateway in this process serving its MCP endpoint, decision
+// API and console (dist/console, built by the global setup) on a free loopback port, one upstream — a
+// toolwire HTTP server with the tools the tests need — and an official SDK 1.x client playing the model.
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import type { Server } from '../src/server/index.js';
+import { CHROMIUM_FLAGS } from '../scripts/chromium.mjs';
+
+export const API_TOKEN = 'console-test-api-token-0123456789';
+/** Tokens the gateway's verifier accepts: two people who decide, one who only watches. */
+export const PEOPLE: Readonly<Record<string, { subject: string; roles: string[] }>> = {
+  'alice-token': { subject: 'alice', roles: ['approver'] },
+  'bob-token': { subject: 'bob', roles: ['approver'] },
+  'wendy-token': { subject: 'wendy', roles: ['watcher'] },
+};
+
+/** The Chromium the global setup found or installed; fails the test file with its one line otherwise. */
+export async function launchBrowser(): Promise<{ browser: Browser; close: () => Promise<void> }> {
+  const provided = inject('chromium');
+  if ('error' in provided) throw new Error(provided.error);
+  // playwright-core gives each launch a new, empty profile (--user-data-dir in a temporary folder it removes).
+  const browser = await chromium.launch({
+    executablePath: provided.binary,
+    args: [...CHROMIUM_FLAGS],
+    timeout: 30_000,
+  });
+  return { browser, close: () => browser.close() };
+}
+
+export interface ConsoleFixture {
+  gateway: Gateway;
+  handle: GatewayHttpHandle;
+  upstream: HttpServerHandle;
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** A client of the official SDK 1.x, connected to the gateway's MCP endpoint: the model. */
+  model(): Promise<SdkClient>;
+  close(): Promise<void>;
+}
+
+/** A gateway in front of `upstream` (served over HTTP), with rules and the console. */
+export async function startConsoleGateway(
+  upstream: Server,
+  rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
+): Promise<ConsoleFixture> {
+  const served = await serveHttp(upstream, { port: 0 });
+  const gateway = createGateway(
+    {
+      upstreams: { up: { url: served.url } },
+      policy: { rules, default: 'allow' },
+    },
+    { onLog: () => undefined },
+  );
+  await gateway.start();
+  const handle = await serveGateway(gateway, {
+    port: 0,
+    api: {
+      token: API_TOKEN,
+      verifier: async (token) => {
+        const person = PEOPLE[token];
+        if (!person) throw new Error('unknown token');
+        return { subject: person.subject, scopes: [], roles: person.roles };
+      },
+    },
+  });
+  const clients: SdkClient[] = [];
+  const origin = new URL(handle.apiUrl).origin;
+  return {
+    gateway,
+    handle,
+    upstream: served,
+    origin,
+    async model() {
+      const client = new SdkClient({ name: 'model', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(handle.url!)));
+      clients.push(client);
+      return client;
+    },
+    async close() {
+      for (const client of clients) await client.close().catch(() => undefined);
+      await handle.close();
+      await gateway.close();
+      await served.close();
+    },
+  };
+}
+
+/** A new browser context (its own cookies) with the console open and signed in through a one-time link. */
+export async function openConsole(
+  browser: Browser,
+  fixture: ConsoleFixture,
+  options: { colorScheme?: 'light' | 'dark'; view?: string; token?: string } = {},
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({
+    colorScheme: options.colorScheme ?? 'light',
+    viewport: { width: 1100, height: 760 },
+  });
+  const page = await context.newPage();
+  // Script errors and CSP violations in the page: a test expects none.
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  if (options.token !== undefined) {
+    await page.goto(`${fixture.origin}/console/`);
+    await page.getByLabel('Token').fill(options.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  } else {
+    await page.goto(fixture.handle.consoleUrl()!);
+  }
+  await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+  if (options.view) await page.goto(`${fixture.origin}/console/#/${options.view}`);
+  return { context, page, errors };
+}
+
+const DOCS = fileURLToPath(new URL('../docs/console/', import.meta.url));
+
+/**
+ * A screenshot of the page. With TOOLWIRE_SCREENSHOTS=1 it replaces docs/console/NAME.png (what the README
+ * shows); otherwise it goes to a temporary folder, so that a test run leaves the work tree as it was.
+ */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.TOOLWIRE_SCREENSHOTS === '1' ? DOCS : path.join(tmpdir(), 'toolwire-console-shots');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
+}
+
+/** A promise and its resolve, for a tool that waits for the test. */
+export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => void } {
+  let open!: (value: T) => void;
+  const promise = new Promise<T>((resolve) => (open = resolve));
+  return { promise, open };
+}

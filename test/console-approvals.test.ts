@@ -1,0 +1,139 @@
+// The console's Approvals view in a real browser, end to end: an official SDK client (the model) calls a
+// destructive tool through the gateway, the console shows the pending approval with its arguments, and a
+// person's click decides what the model gets — approve, deny with a reason, no decision (expiry), approve
+// always — while a second person's page sees the same decision, with who took it.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Server, text } from '../src/server/index.js';
+import {
+  launchBrowser,
+  openConsole,
+  screenshot,
+  startConsoleGateway,
+  type ConsoleFixture,
+} from './_console.js';
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let fixture: ConsoleFixture;
+
+beforeAll(async () => {
+  const upstream = new Server({ name: 'files', version: '1.0.0' });
+  upstream.tool(
+    'delete_file',
+    {
+      title: 'Delete a file',
+      description: 'Deletes one file of the workspace.',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          path: { type: 'string' },
+          options: { type: 'object', properties: { force: { type: 'boolean' } } },
+        },
+        required: ['path'],
+      },
+      annotations: { destructiveHint: true, idempotentHint: true },
+    },
+    (args) => text(`deleted ${String((args as { path: string }).path)}`),
+  );
+  ({ browser, close: closeBrowser } = await launchBrowser());
+  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
+});
+
+afterAll(async () => {
+  await fixture?.close();
+  await closeBrowser?.();
+});
+
+const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
+
+describe('the Approvals view', () => {
+  it('shows a pending call with its arguments; Approve gives the model its result', async () => {
+    const { page, errors } = await openConsole(browser, fixture);
+    const model = await fixture.model();
+    const call = model.callTool({
+      name: 'up__delete_file',
+      arguments: { path: 'notes/old.md', options: { force: true } },
+    });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+    await expect.poll(() => page.title()).toBe('(1) toolwire console');
+    expect(await card.getByRole('group', { name: 'arguments' }).innerText()).toContain('"notes/old.md"');
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+    expect(JSON.parse(await card.getByLabel('arguments').innerText())).toEqual({
+      path: 'notes/old.md',
+      options: { force: true },
+    });
+    expect(await card.getByRole('timer').innerText()).toMatch(/expires in \d:\d\d/);
+    expect(await card.innerText()).toContain('destructive');
+    await screenshot(page, 'approvals-light');
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect(textOf(await call)).toBe('deleted notes/old.md');
+    await page.getByRole('list', { name: 'latest decisions' }).getByText('approved by console').waitFor();
+    await expect.poll(() => page.title()).toBe('toolwire console');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('Deny with a reason gives the model an isError result that says it', async () => {
+    const { page } = await openConsole(browser, fixture, { colorScheme: 'dark' });
+    const model = await fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'keep.md' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+    await screenshot(page, 'approvals-dark');
+    await card.getByPlaceholder('Reason (the model reads it)').fill('keep.md stays');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe('The call of up__delete_file was denied: keep.md stays.');
+    await page.getByText('denied by console: keep.md stays').waitFor();
+    await page.context().close();
+  });
+
+  it('an approval no one decides expires: the model gets an isError result, the page says so', async () => {
+    const { page } = await openConsole(browser, fixture);
+    const model = await fixture.model();
+    fixture.gateway.approvals.timeoutMs = 1_500;
+    try {
+      const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'late.md' } });
+      await page.getByRole('listitem').filter({ hasText: 'Delete a file' }).waitFor();
+      const result = await call;
+      expect(result.isError).toBe(true);
+      expect(textOf(result)).toBe(
+        'The gateway did not run up__delete_file: no one approved the call in time.',
+      );
+      await page.getByText('expired (no one decided in time)').waitFor();
+      await page.getByText('Nothing waits for a decision.').waitFor();
+    } finally {
+      fixture.gateway.approvals.timeoutMs = 120_000;
+    }
+    await page.context().close();
+  });
+
+  it('two people watch: a decision shows on both pages, with who took it; Approve always lets the next call through', async () => {
+    const alice = await openConsole(browser, fixture, { token: 'alice-token' });
+    const bob = await openConsole(browser, fixture, { token: 'bob-token' });
+    const model = await fixture.model();
+    const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'a.md' } });
+    const aliceCard = alice.page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await aliceCard.waitFor();
+    await bob.page.getByRole('listitem').filter({ hasText: 'Delete a file' }).waitFor();
+    await aliceCard.getByRole('button', { name: 'Approve always' }).click();
+    expect(textOf(await first)).toBe('deleted a.md');
+    for (const { page } of [alice, bob]) {
+      await page
+        .getByRole('list', { name: 'latest decisions' })
+        .getByText('approved always by alice')
+        .waitFor();
+      await page.getByText('Nothing waits for a decision.').waitFor();
+    }
+    // The same caller's next call runs without a prompt.
+    expect(textOf(await model.callTool({ name: 'up__delete_file', arguments: { path: 'b.md' } }))).toBe(
+      'deleted b.md',
+    );
+    expect(fixture.gateway.approvals.pending()).toEqual([]);
+    await alice.context.close();
+    await bob.context.close();
+  });
+});
