@@ -132,6 +132,7 @@ const DOCS = fileURLToPath(new URL('../docs/console/', import.meta.url));
 export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.TOOLWIRE_SCREENSHOTS === '1' ? DOCS : path.join(tmpdir(), 'toolwire-console-shots');
   mkdirSync(dir, { recursive: true });
+  await page.evaluate(() => scrollTo(0, 0));
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: false });
 }
 
