@@ -117,7 +117,6 @@ export function App() {
             {label}
             {id === 'approvals' && pending > 0 && (
               <span class="count" aria-label={`${pending} pending`}>
-                {' '}
                 {pending}
               </span>
             )}

@@ -11,7 +11,7 @@ import { useLive, useNow, type Decided } from '../live.js';
 
 function left(expiresAt: string, now: number): string {
   const ms = Math.max(0, Date.parse(expiresAt) - now);
-  const s = Math.ceil(ms / 1000);
+  const s = Math.floor(ms / 1000);
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
