@@ -310,6 +310,8 @@ export class DecisionApi {
       start: (controller) => {
         const send = (event: string, data: unknown) =>
           controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+        // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
+        controller.enqueue(encoder.encode('retry: 1000\n\n'));
         send('snapshot', {
           approvals: this.#gateway.approvals.pending(),
           upstreams: this.#gateway.upstreams(),
