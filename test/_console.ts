@@ -44,6 +44,8 @@ export interface ConsoleFixture {
   origin: string;
   /** A client of the official SDK 1.x, connected to the gateway's MCP endpoint: the model. */
   model(): Promise<SdkClient>;
+  /** Stops serving (every connection dropped) and serves the same gateway again on the same port. */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -61,8 +63,8 @@ export async function startConsoleGateway(
     { onLog: () => undefined },
   );
   await gateway.start();
-  const handle = await serveGateway(gateway, {
-    port: 0,
+  const options = (port: number) => ({
+    port,
     api: {
       token: API_TOKEN,
       verifier: async (token) => {
@@ -72,11 +74,14 @@ export async function startConsoleGateway(
       },
     },
   });
+  let handle = await serveGateway(gateway, options(0));
   const clients: SdkClient[] = [];
   const origin = new URL(handle.apiUrl).origin;
   return {
     gateway,
-    handle,
+    get handle() {
+      return handle;
+    },
     upstream: served,
     origin,
     async model() {
@@ -84,6 +89,11 @@ export async function startConsoleGateway(
       await client.connect(new StreamableHTTPClientTransport(new URL(handle.url!)));
       clients.push(client);
       return client;
+    },
+    async restart() {
+      const { port } = handle;
+      await handle.close();
+      handle = await serveGateway(gateway, options(port));
     },
     async close() {
       for (const client of clients) await client.close().catch(() => undefined);

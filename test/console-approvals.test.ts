@@ -136,4 +136,17 @@ describe('the Approvals view', () => {
     await alice.context.close();
     await bob.context.close();
   });
+
+  it('reconnects after the gateway restarts (same API token: the session holds) and shows what waits then', async () => {
+    const { page } = await openConsole(browser, fixture);
+    await fixture.restart();
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    const model = await fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'after-restart.md' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.getByText('"after-restart.md"').waitFor();
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect(textOf(await call)).toBe('deleted after-restart.md');
+    await page.context().close();
+  });
 });
