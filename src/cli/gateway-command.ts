@@ -69,7 +69,8 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --policy NAME.TOOL=ACTION        a rule before the file's (globs: files.write_*=ask, *.delete_*=deny)
   --default ACTION     for calls no rule or trusted annotation decides (default ask)
   --trust NAME         let the upstream's tool annotations decide (read-only: allow; destructive: ask)
-  --http               serve MCP over HTTP at http://HOST:PORT/mcp, the API at /api (PORT, else 3000)
+  --http               serve MCP over HTTP at http://HOST:PORT/mcp, the API at /api and the web
+                       console at /console/ (PORT, else 3000)
   --stdio              serve MCP over stdio (the default; for hosts that spawn a command); the API
                        listens on --api-port (default: any free port, printed on stderr)
   --host H             the interface (default 127.0.0.1)
@@ -78,7 +79,8 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, asking before write_file
 
-The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. Over stdio the
+The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. The console's
+link, printed at start, signs one browser in once; sign in elsewhere with the API token. Over stdio the
 caller's identity comes from TOOLWIRE_SUBJECT / TOOLWIRE_SCOPES / TOOLWIRE_ROLES, as with serve.
 
 Examples:
