@@ -67,7 +67,7 @@ export async function startConsoleGateway(
     port,
     api: {
       token: API_TOKEN,
-      verifier: async (token) => {
+      verifier: async (token: string) => {
         const person = PEOPLE[token];
         if (!person) throw new Error('unknown token');
         return { subject: person.subject, scopes: [], roles: person.roles };
