@@ -4,7 +4,7 @@
 // gateway), embedded resource and structuredContent (checked against the outputSchema) render, an isError
 // result is marked; filter, search and the JSON-lines export; the policy set for a tool applies to the
 // model's next call, and a hidden tool leaves the model's tools/list with list_changed; the upstream's
-// status, revision and counts.
+// status, revision and counts; the audit records.
 import { readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -218,6 +218,19 @@ describe('the Tools and Upstreams views', () => {
     await card.getByText('Instructions').click();
     await card.getByText('Tools for the tests.').waitFor();
     await screenshot(page, 'upstreams-light');
+    await page.context().close();
+  });
+
+  it('lists the audit records, newest first, with who decided and how calls ended', async () => {
+    const { page } = await openConsole(browser, fixture, { view: 'audit' });
+    const rows = page.getByRole('table').getByRole('row');
+    await rows.filter({ hasText: 'up.fails' }).first().waitFor();
+    const texts = await rows.allInnerTexts();
+    const seqs = texts.slice(1).map((row) => Number(row.split(/\s/)[0]));
+    expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
+    expect(texts.some((row) => row.includes('up.fails') && row.includes('tool-error'))).toBe(true);
+    expect(texts.some((row) => row.includes('up.long_task') && row.includes('cancelled'))).toBe(true);
+    await page.getByText('page 1 of 1').waitFor();
     await page.context().close();
   });
 });
