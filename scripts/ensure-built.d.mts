@@ -1,0 +1,1 @@
+export declare function ensureBuilt(log?: (line: string) => void): Promise<boolean>;
