@@ -19,8 +19,10 @@ export class StdioPeer {
   #buffer = '';
   #nextId = 1;
 
-  constructor(child) {
+  /** `keep`: a function applied to every message before it is kept (to keep less of huge answers). */
+  constructor(child, { keep = (message) => message } = {}) {
     this.child = child;
+    this.keep = keep;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => this.#onData(chunk));
   }
@@ -32,7 +34,7 @@ export class StdioPeer {
       if (line.trim() === '') continue;
       let message;
       try {
-        message = JSON.parse(line);
+        message = this.keep(JSON.parse(line));
       } catch {
         this.garbage.push(line.slice(0, 200));
         continue;
