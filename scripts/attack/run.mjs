@@ -5,14 +5,15 @@
 // ping and echo and times each answer. An attack passes when the server never crashed or hung, every
 // request got the right answer or error, the server's heap after GC came back within the attack's budget,
 // and no bystander request waited more than `--latency-bound` ms (100) longer than its baseline median.
-// An attack over that bound is run once more, and fails only when the rerun is over it too (a defect shows
-// every time; a busy machine does not).
+// An attack over that bound (and wrong in nothing else) is run up to twice more, and fails only when every
+// run is over it (a defect shows every time; a busy machine's scheduling hiccups rarely three times running).
 //
 //   npm run attack                        # every attack (a few minutes on two cores)
 //   npm run attack -- --only regex,fuzz   # families (or full names: --only bodies/chunked-flood)
 //   npm run attack -- --quick --seed 7    # smaller counts, another seed
 //   npm run attack -- --json              # one JSON report on stdout instead of the table
 //   npm run attack -- --list              # the attacks' names
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { ensureBuilt } from '../ensure-built.mjs';
 import { runAttack } from './lib/run-attack.mjs';
@@ -73,6 +74,12 @@ say(
   `toolwire attack suite: ${chosen.length} attacks, seed ${options.seed}${options.quick ? ', quick' : ''}, ` +
     `bystander bound +${options.latencyBoundMs} ms`,
 );
+say(
+  `${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}, Node ${process.version}`,
+);
 const results = [];
 for (const attack of chosen) {
   const result = await runAttack(attack, options);
@@ -81,6 +88,7 @@ for (const attack of chosen) {
 }
 
 const failed = results.filter((r) => !r.ok);
+const signed = (value, digits) => `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`;
 if (flags.json) {
   process.stdout.write(`${JSON.stringify({ seed: options.seed, quick: options.quick, results }, null, 2)}\n`);
 } else {
@@ -89,7 +97,7 @@ if (flags.json) {
     String(r.tries),
     r.ok ? 'pass' : `FAIL: ${r.failures[0]?.slice(0, 70) ?? ''}`,
     Number.isFinite(r.delayMs)
-      ? `${r.delayMs >= 0 ? '+' : ''}${r.delayMs.toFixed(0)} ms${r.rerun ? ' (rerun)' : ''}`
+      ? `${signed(r.delayMs, 0)} ms${r.rerun ? ` (runs: ${r.delays.map((d) => signed(d, 0)).join(', ')})` : ''}`
       : 'n/a',
     Number.isFinite(r.peakRssMb) ? `${r.peakRssMb.toFixed(0)} MB` : 'n/a',
     Number.isFinite(r.heapGrowthMb)

@@ -13,10 +13,15 @@ const HANG = Symbol('hang');
  * wrong answers with `ctx.fail(message)` / `ctx.check(condition, message)`.
  */
 export async function runAttack(attack, options) {
-  const first = await attempt(attack, options);
-  if (first.ok || !first.onlyLatency) return first;
-  const second = await attempt(attack, options);
-  return { ...second, rerun: true, firstDelayMs: first.delayMs };
+  let result = await attempt(attack, options);
+  const delays = [result.delayMs];
+  // Up to two reruns when the bystander's wait was the only failure: a defect shows every time, a busy
+  // machine's scheduling hiccup rarely three times in a row.
+  while (!result.ok && result.onlyLatency && delays.length < 3) {
+    result = await attempt(attack, options);
+    delays.push(result.delayMs);
+  }
+  return delays.length === 1 ? result : { ...result, rerun: true, delays };
 }
 
 async function attempt(attack, { quick, seed, latencyBoundMs }) {
@@ -48,9 +53,11 @@ async function attempt(attack, { quick, seed, latencyBoundMs }) {
     await bystander.open();
     const baseline = await bystander.baseline(quick ? 300 : 1000);
     const before = await bystander.memory();
+    /** The server's heap after GC and RSS now, in MB (through the bystander's session). */
+    ctx.memory = () => bystander.memory();
     const rss = watchRss(target);
     await bystander.start();
-    const budgetMs = attack.budgetMs ?? (quick ? 30_000 : 60_000);
+    const budgetMs = attack.budgetMs ?? (quick ? 20_000 : 30_000);
     let timer;
     const outcome = await Promise.race([
       Promise.resolve()
@@ -92,8 +99,8 @@ async function attempt(attack, { quick, seed, latencyBoundMs }) {
     const overBound = result.delayMs > latencyBoundMs;
     if (overBound)
       ctx.fail(
-        `bystander waited ${during.max.toFixed(0)} ms (baseline median ${baseline.p50.toFixed(1)} ms): ` +
-          `+${result.delayMs.toFixed(0)} ms, over the +${latencyBoundMs} ms bound`,
+        `bystander waited ${during.max.toFixed(0)} ms (baseline median ${baseline.p50.toFixed(1)} ms, ` +
+          `max ${baseline.max.toFixed(0)} ms): +${result.delayMs.toFixed(0)} ms, over the +${latencyBoundMs} ms bound`,
       );
     result.onlyLatency = overBound && failures.length === 1;
   } catch (error) {

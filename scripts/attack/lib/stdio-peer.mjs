@@ -11,12 +11,14 @@ const INITIALIZE = {
 export class StdioPeer {
   /** Every message the server wrote, in order. */
   messages = [];
+  /** Lines that held a batch (an array) of answers. */
+  batches = 0;
   /** Lines on stdout that were not JSON. */
   garbage = [];
   /** The first response to each id, by the id's JSON text. */
   #answers = new Map();
   #waiters = new Set();
-  #buffer = '';
+  #buffer = [];
   #nextId = 1;
 
   /** `keep`: a function applied to every message before it is kept (to keep less of huge answers). */
@@ -28,8 +30,15 @@ export class StdioPeer {
   }
 
   #onData(chunk) {
-    const lines = (this.#buffer + chunk).split('\n');
-    this.#buffer = lines.pop() ?? '';
+    // Only the new chunk is searched for a newline: a line of 100 MB costs one pass, not one per chunk.
+    const at = chunk.indexOf('\n');
+    if (at === -1) {
+      this.#buffer.push(chunk);
+      return;
+    }
+    const lines = chunk.split('\n');
+    lines[0] = this.#buffer.join('') + lines[0];
+    this.#buffer = [lines.pop() ?? ''];
     for (const line of lines) {
       if (line.trim() === '') continue;
       let message;
@@ -39,13 +48,19 @@ export class StdioPeer {
         this.garbage.push(line.slice(0, 200));
         continue;
       }
-      this.messages.push(message);
-      if (message?.method === undefined && message?.id !== undefined) {
-        const key = JSON.stringify(message.id);
-        if (!this.#answers.has(key)) this.#answers.set(key, message);
-      }
-      for (const waiter of this.#waiters) waiter.check(message);
+      // A batch answer is one line holding an array: each of its messages counts on its own.
+      if (Array.isArray(message)) this.batches++;
+      for (const one of Array.isArray(message) ? message : [message]) this.#take(one);
     }
+  }
+
+  #take(message) {
+    this.messages.push(message);
+    if (message?.method === undefined && message?.id !== undefined) {
+      const key = JSON.stringify(message.id);
+      if (!this.#answers.has(key)) this.#answers.set(key, message);
+    }
+    for (const waiter of this.#waiters) waiter.check(message);
   }
 
   /** Writes bytes as given (nothing added). Resolves once the pipe took them (or failed). */
@@ -92,9 +107,9 @@ export class StdioPeer {
     return this.answer(id, timeoutMs);
   }
 
-  /** initialize + notifications/initialized (handshake era, 2025-11-25). */
-  async initialize() {
-    const response = await this.request('initialize', INITIALIZE);
+  /** initialize + notifications/initialized (handshake era, 2025-11-25 unless told). */
+  async initialize(protocolVersion = INITIALIZE.protocolVersion) {
+    const response = await this.request('initialize', { ...INITIALIZE, protocolVersion });
     if (!response.result) throw new Error(`initialize failed: ${JSON.stringify(response)}`);
     await this.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     return response.result;
