@@ -3,66 +3,14 @@
 // 100,000 deep through a recursive $ref, JSON nested a million deep, strings of megabytes. Each call gets
 // its answer (the handler's, or an isError result naming the argument) quickly, and nobody else waits.
 import { EVIL_PATTERNS } from './fixtures/evil-patterns.mjs';
-import { openSession, post } from './lib/http.mjs';
+import { callAttack } from './lib/call-attack.mjs';
+import { post } from './lib/http.mjs';
 import { StdioPeer } from './lib/stdio-peer.mjs';
-
-/** A tools/call as JSON text; `args` may be JSON text already (nesting JSON.stringify cannot reach). */
-const call = (id, name, args) =>
-  `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${typeof args === 'string' ? args : JSON.stringify(args)}}}`;
-
-/** Calls a tool over a JSON-mode session; resolves { ms, result, error, status }. */
-async function timedCall(url, session, id, name, args) {
-  const started = performance.now();
-  const res = await post(url, call(id, name, args), { session, timeoutMs: 60_000 }).catch((error) => ({
-    status: error.message,
-  }));
-  const message = res.messages?.find((m) => m.id === id);
-  return {
-    ms: performance.now() - started,
-    status: res.status,
-    result: message?.result,
-    error: message?.error,
-  };
-}
-
-const text = (r) => r.result?.content?.[0]?.text ?? '';
-/** An attack of `inputs` (name, args, expected: 'ok' | 'invalid' | a check) over HTTP JSON, with timings. */
-function schemaAttack(name, title, inputs) {
-  return {
-    name,
-    title,
-    target: { transport: 'http', flags: ['--json'] },
-    async run(ctx) {
-      const url = ctx.target.url;
-      const session = await openSession(url);
-      let slowest = { ms: 0 };
-      let id = 0;
-      for (const input of inputs(ctx.quick)) {
-        ctx.tries++;
-        const r = await timedCall(url, session, ++id, input.tool, input.args);
-        if (r.ms > slowest.ms) slowest = { ms: r.ms, what: input.what };
-        if (input.expect === 'ok')
-          ctx.check(
-            r.result && !r.result.isError,
-            () => `${input.what}: ${r.status} ${JSON.stringify(r.result ?? r.error).slice(0, 140)}`,
-          );
-        else if (input.expect === 'invalid')
-          ctx.check(
-            (r.result?.isError && /argument|invalid|must/i.test(text(r))) || r.error?.code === -32602,
-            () =>
-              `${input.what}: expected a refusal, got ${r.status} ${JSON.stringify(r.result ?? r.error).slice(0, 140)}`,
-          );
-        else ctx.check(r.result || r.error, () => `${input.what}: no answer (${r.status})`);
-      }
-      ctx.note(`slowest call ${slowest.ms.toFixed(0)} ms: ${slowest.what}`);
-    },
-  };
-}
 
 const evil = (n) => `${'a'.repeat(n)}!`;
 
 export default [
-  schemaAttack(
+  callAttack(
     'patterns',
     'catastrophic `pattern`s in inputSchema against strings built to backtrack',
     (quick) =>
@@ -81,7 +29,7 @@ export default [
         })),
       ]),
   ),
-  schemaAttack(
+  callAttack(
     'pattern-keys',
     'backtracking patterns in patternProperties and propertyNames, on many long keys',
     (quick) =>
@@ -92,7 +40,7 @@ export default [
         expect: 'invalid',
       })),
   ),
-  schemaAttack('unique-items', 'uniqueItems over 2,000 to 100,000 distinct objects and strings', (quick) =>
+  callAttack('unique-items', 'uniqueItems over 2,000 to 100,000 distinct objects and strings', (quick) =>
     (quick ? [2000, 20_000] : [2000, 20_000, 50_000, 100_000]).flatMap((n) => [
       {
         what: `${n} distinct objects`,
@@ -114,7 +62,7 @@ export default [
       },
     ]),
   ),
-  schemaAttack(
+  callAttack(
     'deep-arguments',
     'arguments nested 1,000 to 100,000 deep through a recursive $ref, and in a string-typed slot',
     (quick) => {
@@ -126,7 +74,7 @@ export default [
       ]);
     },
   ),
-  schemaAttack('huge-strings', 'strings of 1 to 3.9 MB: over a maxLength of 10, and echoed back', (quick) =>
+  callAttack('huge-strings', 'strings of 1 to 3.9 MB: over a maxLength of 10, and echoed back', (quick) =>
     (quick ? [1 << 20] : [1 << 20, 3_900_000]).flatMap((n) => [
       {
         what: `${n} characters for maxLength 10`,

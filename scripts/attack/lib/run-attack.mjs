@@ -9,8 +9,9 @@ const HANG = Symbol('hang');
 /**
  * An attack is `{ name, title, target?, budgetMs?, heapBudgetMb?, run(ctx) }`. `target` is the spec for
  * `startTarget` (transport, flags, env), or an async function of the context returning one; a spec may add
- * `bystander: { headers, stateful }` and `cleanup()`. `run(ctx)` counts its tries in `ctx.tries` and reports
- * wrong answers with `ctx.fail(message)` / `ctx.check(condition, message)`.
+ * `bystander: { headers, stateful }` and `cleanup()`. `target: false`: the attack brings its own victim (the
+ * client attacks) and reports `ctx.delayMs` and `ctx.peakRssMb` itself. `run(ctx)` counts its tries in
+ * `ctx.tries` and reports wrong answers with `ctx.fail(message)` / `ctx.check(condition, message)`.
  */
 export async function runAttack(attack, options) {
   let result = await attempt(attack, options);
@@ -24,99 +25,123 @@ export async function runAttack(attack, options) {
   return delays.length === 1 ? result : { ...result, rerun: true, delays };
 }
 
-async function attempt(attack, { quick, seed, latencyBoundMs }) {
-  const started = performance.now();
-  const failures = [];
-  const notes = [];
+/** The context an attack runs with; what it reports after the attempt ended (a hang) is dropped. */
+function context(options, failures, notes) {
   const ctx = {
-    /** Something worth printing whatever the verdict (the slowest frame, a count). */
-    note: (message) => notes.push(message),
-    quick,
-    seed,
-    latencyBoundMs,
+    ...options,
     tries: 0,
     target: undefined,
+    ended: false,
+    /** Something worth printing whatever the verdict (the slowest frame, a count). */
+    note: (message) => ctx.ended || notes.push(message),
     fail: (message) => {
-      if (failures.length < 8) failures.push(message);
+      if (!ctx.ended && failures.length < 8) failures.push(message);
     },
     check: (condition, message) => condition || ctx.fail(typeof message === 'function' ? message() : message),
   };
+  return ctx;
+}
+
+/** Runs the attack within its budget; resolves undefined, the error it threw, or HANG. */
+async function within(attack, ctx, budgetMs) {
+  let timer;
+  const outcome = await Promise.race([
+    Promise.resolve()
+      .then(() => attack.run(ctx))
+      .then(
+        () => undefined,
+        (error) => error,
+      ),
+    new Promise((resolve) => (timer = setTimeout(() => resolve(HANG), budgetMs))),
+  ]);
+  clearTimeout(timer);
+  if (outcome === HANG) ctx.fail(`hang: the attack did not finish within ${budgetMs / 1000} s`);
+  else if (outcome !== undefined) ctx.fail(`the attack itself failed: ${outcome?.stack ?? outcome}`);
+  return outcome;
+}
+
+async function attempt(attack, options) {
+  const started = performance.now();
+  const failures = [];
+  const notes = [];
+  const ctx = context(options, failures, notes);
   const result = { name: attack.name, title: attack.title, ok: false, failures, notes, tries: 0 };
+  const budgetMs = attack.budgetMs ?? (options.quick ? 20_000 : 30_000);
   let spec;
   let target;
   let bystander;
+  let baseline = { p50: 0, max: 0 };
+  let during;
   try {
-    spec = typeof attack.target === 'function' ? await attack.target(ctx) : (attack.target ?? {});
-    target = ctx.target = await startTarget(spec);
-    const stateful = spec.bystander?.stateful ?? !(spec.flags ?? []).includes('--stateless');
-    bystander = new BystanderThread(target.url, { headers: spec.bystander?.headers ?? {}, stateful });
-    await bystander.open();
-    const baseline = await bystander.baseline(quick ? 300 : 1000);
-    const before = await bystander.memory();
-    /** The server's heap after GC and RSS now, in MB (through the bystander's session). */
-    ctx.memory = () => bystander.memory();
-    const rss = watchRss(target);
-    await bystander.start();
-    const budgetMs = attack.budgetMs ?? (quick ? 20_000 : 30_000);
-    let timer;
-    const outcome = await Promise.race([
-      Promise.resolve()
-        .then(() => attack.run(ctx))
-        .then(
-          () => undefined,
-          (error) => error,
-        ),
-      new Promise((resolve) => (timer = setTimeout(() => resolve(HANG), budgetMs))),
-    ]);
-    clearTimeout(timer);
-    const during = await bystander.stop();
-    result.peakRssMb = rss.stop();
+    if (attack.target === false) {
+      await within(attack, ctx, budgetMs);
+      during = { max: ctx.delayMs ?? Number.NaN, errorCount: 0, errors: [] };
+      result.peakRssMb = ctx.peakRssMb;
+    } else {
+      spec = typeof attack.target === 'function' ? await attack.target(ctx) : (attack.target ?? {});
+      target = ctx.target = await startTarget(spec);
+      const stateful = spec.bystander?.stateful ?? !(spec.flags ?? []).includes('--stateless');
+      bystander = new BystanderThread(target.url, { headers: spec.bystander?.headers ?? {}, stateful });
+      await bystander.open();
+      baseline = await bystander.baseline(options.quick ? 300 : 1000);
+      const before = await bystander.memory();
+      /** The server's heap after GC and RSS now, in MB (through the bystander's session). */
+      ctx.memory = () => bystander.memory();
+      const rss = watchRss(target);
+      await bystander.start();
+      await within(attack, ctx, budgetMs);
+      during = await bystander.stop();
+      result.peakRssMb = rss.stop();
+      await sleep(50); // a crash in flight shows as an exit
+      if (!target.alive()) {
+        const { code, signal } = target.exit;
+        ctx.fail(`crash: the server exited (${signal ?? `code ${code}`}): ${lastLines(target.stderr())}`);
+      } else {
+        result.heapGrowthMb = await heapGrowth(ctx, bystander, before, attack.heapBudgetMb ?? 16);
+      }
+      if (during.errorCount > 0)
+        ctx.fail(`bystander: ${during.errorCount} wrong or missing answers: ${during.errors.join('; ')}`);
+    }
+    ctx.ended = true;
     result.tries = ctx.tries;
     result.baselineMs = baseline.p50;
-    result.bystanderCalls = during.count;
     result.delayMs = during.max - baseline.p50;
-    if (outcome === HANG) ctx.fail(`hang: the attack did not finish within ${budgetMs / 1000} s`);
-    else if (outcome !== undefined) ctx.fail(`the attack itself failed: ${outcome?.stack ?? outcome}`);
-    await sleep(50); // a crash in flight shows as an exit
-    if (!target.alive()) {
-      const { code, signal } = target.exit;
-      ctx.fail(`crash: the server exited (${signal ?? `code ${code}`}): ${lastLines(target.stderr())}`);
-    } else {
-      try {
-        const after = await bystander.memory();
-        result.heapGrowthMb = after.heapMb - before.heapMb;
-        const budget = attack.heapBudgetMb ?? 16;
-        ctx.check(
-          result.heapGrowthMb <= budget,
-          `memory: heap after GC grew ${result.heapGrowthMb.toFixed(1)} MB (budget ${budget} MB)`,
-        );
-      } catch (error) {
-        ctx.fail(`unresponsive after the attack: ${error.message}`);
-      }
-    }
-    if (during.errorCount > 0)
-      ctx.fail(`bystander: ${during.errorCount} wrong or missing answers: ${during.errors.join('; ')}`);
-    const overBound = result.delayMs > latencyBoundMs;
+    const overBound = result.delayMs > options.latencyBoundMs;
     if (overBound)
-      ctx.fail(
+      failures.push(
         `bystander waited ${during.max.toFixed(0)} ms (baseline median ${baseline.p50.toFixed(1)} ms, ` +
-          `max ${baseline.max.toFixed(0)} ms): +${result.delayMs.toFixed(0)} ms, over the +${latencyBoundMs} ms bound`,
+          `max ${baseline.max.toFixed(0)} ms): +${result.delayMs.toFixed(0)} ms, over the +${options.latencyBoundMs} ms bound`,
       );
     result.onlyLatency = overBound && failures.length === 1;
   } catch (error) {
     ctx.fail(`setup: ${error.message}`);
   } finally {
+    ctx.ended = true;
     await bystander?.close();
     if (target) {
       const wasAlive = target.alive();
       const ended = await target.close();
-      if (wasAlive && ended.signal === 'SIGKILL') ctx.fail('the server did not exit within 5 s of SIGTERM');
+      if (wasAlive && ended.signal === 'SIGKILL')
+        failures.push('the server did not exit within 5 s of SIGTERM');
     }
     await spec?.cleanup?.();
   }
   result.ok = failures.length === 0;
   result.ms = performance.now() - started;
   return result;
+}
+
+/** The heap after GC now minus `before` (MB), checked against the attack's budget. */
+async function heapGrowth(ctx, bystander, before, budget) {
+  try {
+    const after = await bystander.memory();
+    const growth = after.heapMb - before.heapMb;
+    ctx.check(growth <= budget, `memory: heap after GC grew ${growth.toFixed(1)} MB (budget ${budget} MB)`);
+    return growth;
+  } catch (error) {
+    ctx.fail(`unresponsive after the attack: ${error.message}`);
+    return Number.NaN;
+  }
 }
 
 function lastLines(text) {
