@@ -99,12 +99,21 @@ if (flags.json) {
     Number.isFinite(r.delayMs)
       ? `${signed(r.delayMs, 0)} ms${r.rerun ? ` (runs: ${r.delays.map((d) => signed(d, 0)).join(', ')})` : ''}`
       : 'n/a',
+    Number.isFinite(r.stallCpuMs) ? `${r.stallCpuMs.toFixed(0)} / ${r.stallWallMs.toFixed(0)} ms` : 'n/a',
     Number.isFinite(r.peakRssMb) ? `${r.peakRssMb.toFixed(0)} MB` : 'n/a',
     Number.isFinite(r.heapGrowthMb)
       ? `${r.heapGrowthMb >= 0 ? '+' : ''}${r.heapGrowthMb.toFixed(1)} MB`
       : 'n/a',
   ]);
-  const header = ['attack', 'tries', 'result', 'worst bystander delay', 'peak RSS', 'heap after GC'];
+  const header = [
+    'attack',
+    'tries',
+    'result',
+    'worst bystander delay',
+    'server stall CPU / wall',
+    'peak RSS',
+    'heap after GC',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) =>
     `| ${cells.map((c, i) => (i === 1 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;

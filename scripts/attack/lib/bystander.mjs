@@ -145,7 +145,12 @@ export class Bystander {
     const message = await this.request('tools/call', { name: 'memory', arguments: {} });
     const value = message.result?.structuredContent;
     if (!value?.gc) throw new Error(`memory: ${JSON.stringify(message).slice(0, 160)}`);
-    return { heapMb: value.heapUsed / 2 ** 20, rssMb: value.rss / 2 ** 20 };
+    return {
+      heapMb: value.heapUsed / 2 ** 20,
+      rssMb: value.rss / 2 ** 20,
+      stallWallMs: value.stallWallMs,
+      stallCpuMs: value.stallCpuMs,
+    };
   }
 
   close() {

@@ -76,6 +76,11 @@ export class StdioPeer {
     return this.waitFor((m) => m.method === undefined && JSON.stringify(m.id) === key, timeoutMs);
   }
 
+  /** Forgets the answers received (before ids are used again). */
+  forgetAnswers() {
+    this.#answers.clear();
+  }
+
   /** Resolves the first message from now on that `test` accepts. */
   waitFor(test, timeoutMs = 10_000) {
     return new Promise((resolve, reject) => {
