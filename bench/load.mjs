@@ -26,7 +26,7 @@ export function serverEnv(env = {}, inherit = false) {
 export const PROTOCOL_VERSION = '2025-06-18';
 /** The stateless era: every request carries its protocol version, client info and capabilities. */
 export const MODERN_VERSION = '2026-07-28';
-const MODERN_META = {
+export const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench-load', version: '1.0.0' },

@@ -83,7 +83,7 @@ async function attempt(attack, options) {
       const stateful = spec.bystander?.stateful ?? !(spec.flags ?? []).includes('--stateless');
       bystander = new BystanderThread(target.url, { headers: spec.bystander?.headers ?? {}, stateful });
       await bystander.open();
-      baseline = await bystander.baseline(options.quick ? 300 : 1000);
+      baseline = await bystander.baseline(options.quick ? 200 : 1000);
       const before = await bystander.memory();
       await bystander.memory(); // the stall of the first probe's own collection is not the attack's
       /** The server's heap after GC and RSS now, in MB (through the bystander's session). */

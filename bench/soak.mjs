@@ -1,0 +1,193 @@
+#!/usr/bin/env node
+// `npm run soak`: is memory flat under sustained load? 100,000 tools/call (echo and add in turn, 16 in flight)
+// per mode — stdio, HTTP with JSON answers, HTTP with SSE answers, stateless HTTP, and 2026-07-28 requests —
+// each against a fresh `node --expose-gc bin/toolwire.mjs serve bench/soak-server.mjs`, with the server's
+// heap after a full GC and its RSS read through its `memory` tool every 10,000 calls. A mode is flat when
+// both grew at most 20 MB from the first reading (after the first 10,000 calls: the heap's working size
+// and the JIT's code are reached by then) to the last (RSS: the lowest of the last three readings against
+// the lowest of the first three, as the allocator's pages come and go). Prints a table; exits 1 when a mode is not flat or
+// a call failed. Uses the benchmark's load generator (bench/load.mjs) and builds dist/ first when stale.
+//
+//   npm run soak
+//   npm run soak -- --calls 5000 --every 1000 --bound-mb 1 --rss-bound-mb 32 --only stdio,http-json --json
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { ensureBuilt } from '../scripts/ensure-built.mjs';
+import { HttpPool } from './http-pool.mjs';
+import {
+  MODERN_META,
+  StdioPeer,
+  httpCalls,
+  httpSession,
+  post,
+  responseOf,
+  spawnHttp,
+  stdioCalls,
+} from './load.mjs';
+
+process.chdir(dirname(dirname(fileURLToPath(import.meta.url))));
+const { values: flags } = parseArgs({
+  options: {
+    calls: { type: 'string', default: '100000' },
+    every: { type: 'string', default: '10000' },
+    'bound-mb': { type: 'string', default: '20' },
+    'rss-bound-mb': { type: 'string' },
+    only: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  },
+});
+const CALLS = Number(flags.calls);
+const EVERY = Number(flags.every);
+const BOUND_MB = Number(flags['bound-mb']);
+/** RSS may get its own bound: over a short run it mostly shows the heap growing to its working size. */
+const RSS_BOUND_MB = Number(flags['rss-bound-mb'] ?? flags['bound-mb']);
+const SERVE = ['--expose-gc', 'bin/toolwire.mjs', 'serve', 'bench/soak-server.mjs'];
+const say = flags.json
+  ? (line) => process.stderr.write(`${line}\n`)
+  : (line) => process.stdout.write(`${line}\n`);
+
+/** Each mode: how to start its server, make `count` calls, and read the server's memory. */
+const MODES = [
+  {
+    id: 'stdio',
+    async start() {
+      const peer = new StdioPeer(process.execPath, SERVE);
+      await peer.initialize();
+      return {
+        calls: (total) => stdioCalls(peer, { total, inFlight: 16, maxMs: 600_000 }),
+        memory: async () => memoryOf(await peer.request('tools/call', { name: 'memory', arguments: {} })),
+        close: () => peer.close(),
+      };
+    },
+  },
+  { id: 'http-json', flags: ['--json'], stateful: true },
+  { id: 'http-sse', flags: [], stateful: true },
+  { id: 'stateless', flags: ['--stateless', '--json'], stateful: false },
+  { id: '2026-07-28', flags: ['--json'], stateful: false, modern: true },
+].filter((mode) => !flags.only || flags.only.split(',').includes(mode.id));
+
+/** An HTTP mode: a server with the mode's flags, 16 keep-alive connections, one session when stateful. */
+async function startHttp(mode) {
+  const server = await spawnHttp(process.execPath, [...SERVE, '--http', '--port', '0', ...mode.flags]);
+  const pool = new HttpPool(server.url, 16);
+  const session = mode.stateful ? await httpSession(pool) : undefined;
+  const load = {
+    connections: 16,
+    stateful: mode.stateful,
+    modern: mode.modern,
+    pool,
+    session,
+    maxMs: 600_000,
+  };
+  let id = 0;
+  return {
+    calls: (total) => httpCalls(server, { ...load, total }),
+    async memory() {
+      const params = { name: 'memory', arguments: {}, ...(mode.modern ? { _meta: MODERN_META } : {}) };
+      const res = await post(
+        pool,
+        { jsonrpc: '2.0', id: `memory-${++id}`, method: 'tools/call', params },
+        session,
+        mode.modern,
+      );
+      return memoryOf(responseOf(res.body));
+    },
+    async close() {
+      pool.destroy();
+      await server.close();
+    },
+  };
+}
+
+function memoryOf(response) {
+  const value = response?.result?.structuredContent;
+  if (!value?.gc) throw new Error(`memory: ${JSON.stringify(response).slice(0, 200)}`);
+  return {
+    heapMb: value.heapUsed / 2 ** 20,
+    rssMb: value.rss / 2 ** 20,
+    externalMb: value.external / 2 ** 20,
+  };
+}
+
+async function soakMode(mode) {
+  const run = mode.start ? await mode.start() : await startHttp(mode);
+  const readings = [];
+  let errors = 0;
+  let done = 0;
+  const started = performance.now();
+  try {
+    while (done < CALLS) {
+      const batch = Math.min(EVERY, CALLS - done);
+      const result = await run.calls(batch);
+      errors += result.errors + (batch - result.calls);
+      done += batch;
+      readings.push({ calls: done, ...(await run.memory()) });
+    }
+  } finally {
+    await run.close();
+  }
+  const first = readings[0];
+  const last = readings.at(-1);
+  const heapGrowthMb = last.heapMb - first.heapMb;
+  // RSS moves by a few MB from one reading to the next as the allocator keeps or returns pages: its growth
+  // is taken between the lowest of the first three readings and the lowest of the last three (a leak
+  // raises every reading; one high reading is not a leak).
+  const low = (list) => Math.min(...list.map((r) => r.rssMb));
+  const rssGrowthMb = low(readings.slice(-3)) - low(readings.slice(0, 3));
+  return {
+    mode: mode.id,
+    calls: done,
+    errors,
+    callsPerSec: done / ((performance.now() - started) / 1000),
+    readings,
+    heapGrowthMb,
+    rssGrowthMb,
+    flat: heapGrowthMb <= BOUND_MB && rssGrowthMb <= RSS_BOUND_MB,
+  };
+}
+
+await ensureBuilt(say);
+say(
+  `toolwire soak: ${CALLS.toLocaleString('en')} calls per mode, memory every ${EVERY.toLocaleString('en')}, flat = at most +${BOUND_MB} MB`,
+);
+const results = [];
+for (const mode of MODES) {
+  const result = await soakMode(mode);
+  results.push(result);
+  say(
+    `  ${result.flat && result.errors === 0 ? 'flat' : 'NOT FLAT'} ${mode.id} (${result.callsPerSec.toFixed(0)} calls/s)`,
+  );
+}
+const ok = results.every((r) => r.flat && r.errors === 0);
+if (flags.json)
+  process.stdout.write(
+    `${JSON.stringify({ calls: CALLS, every: EVERY, boundMb: BOUND_MB, ok, results }, null, 2)}\n`,
+  );
+else {
+  const mb = (v) => v.toFixed(1);
+  const signed = (v) => `${v >= 0 ? '+' : ''}${v.toFixed(1)}`;
+  const rows = results.map((r) => [
+    r.mode,
+    r.calls.toLocaleString('en'),
+    String(r.errors),
+    r.callsPerSec.toFixed(0),
+    `${mb(r.readings[0].heapMb)} → ${mb(r.readings.at(-1).heapMb)} (${signed(r.heapGrowthMb)})`,
+    `${mb(r.readings[0].rssMb)} → ${mb(r.readings.at(-1).rssMb)} (${signed(r.rssGrowthMb)})`,
+    r.flat && r.errors === 0 ? 'flat' : 'NOT FLAT',
+  ]);
+  const header = ['mode', 'calls', 'errors', 'calls/s', 'heap after GC, MB', 'RSS, MB', 'verdict'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  say('');
+  say(line(header));
+  say(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const row of rows) say(line(row));
+  say(`\nat each reading, MB: heap after GC / RSS / external (buffers) after GC`);
+  for (const r of results) {
+    say(`  ${r.mode.padEnd(11)} heap     ${r.readings.map((x) => mb(x.heapMb)).join(' ')}`);
+    say(`  ${''.padEnd(11)} RSS      ${r.readings.map((x) => mb(x.rssMb)).join(' ')}`);
+    say(`  ${''.padEnd(11)} external ${r.readings.map((x) => mb(x.externalMb)).join(' ')}`);
+  }
+}
+process.exit(ok ? 0 : 1);
