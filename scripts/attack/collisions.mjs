@@ -66,12 +66,12 @@ async function* sseEvents(response) {
 export default [
   {
     name: 'http-sessions',
-    title: '8 handshake sessions sending ids 1..20 at once, and the same progress token, over SSE',
+    title: '8 handshake sessions sending ids 1..10 at once, and the same progress token, over SSE',
     async run(ctx) {
       const url = ctx.target.url;
       const sessions = await Promise.all(Array.from({ length: 8 }, () => openSession(url)));
       for (let round = 0; round < (ctx.quick ? 1 : 5); round++) {
-        await collide(ctx, 8, 20, async (c, id) =>
+        await collide(ctx, 8, 10, async (c, id) =>
           answerTo((await post(url, add(id, c * 1000, id), { session: sessions[c] })).messages, id),
         );
       }
@@ -104,12 +104,12 @@ export default [
   },
   {
     name: 'stateless',
-    title: '8 stateless-era (2026-07-28) callers sending ids 1..20 at once',
+    title: '8 stateless-era (2026-07-28) callers sending ids 1..10 at once',
     target: { transport: 'http', flags: ['--json'] },
     async run(ctx) {
       const url = ctx.target.url;
       for (let round = 0; round < (ctx.quick ? 1 : 5); round++) {
-        await collide(ctx, 8, 20, async (c, id) =>
+        await collide(ctx, 8, 10, async (c, id) =>
           answerTo(
             (await post(url, add(id, c * 1000, id, STATELESS_META), { version: '2026-07-28' })).messages,
             id,
@@ -120,7 +120,7 @@ export default [
   },
   {
     name: 'legacy-sse',
-    title: '4 legacy HTTP+SSE sessions (2024-11-05) sending ids 1..20 at once, answers on their own streams',
+    title: '4 legacy HTTP+SSE sessions (2024-11-05) sending ids 1..10 at once, answers on their own streams',
     async run(ctx) {
       const url = ctx.target.url;
       const sessions = await Promise.all(

@@ -26,18 +26,26 @@ async function pool(count, workers, task) {
   return results;
 }
 
-/** A GET that opens a stream and is never read; resolves the socket once the head was sent. */
+/** A GET that opens a stream and is never read; resolves once its answer's head came (or 5 s passed). */
 async function unreadGet(url, headers, target) {
   const u = new URL(url);
   const socket = connect(Number(u.port), u.hostname);
   socket.on('error', () => {});
   await new Promise((resolve) => socket.once('connect', resolve));
-  let first = '';
-  socket.once('data', (chunk) => (first = chunk.toString('latin1')));
+  let answer = '';
+  const headed = new Promise((resolve) => {
+    const onData = (chunk) => {
+      answer += chunk.toString('latin1');
+      if (!answer.includes('\r\n\r\n')) return;
+      socket.off('data', onData);
+      socket.pause();
+      resolve();
+    };
+    socket.on('data', onData);
+  });
   socket.write(head(url, headers, { method: 'GET', target }));
-  await sleep(20);
-  socket.pause();
-  return { socket, status: () => Number(first.slice(9, 12)) || undefined };
+  await Promise.race([headed, sleep(5000)]);
+  return { socket, status: () => Number(answer.slice(9, 12)) || undefined };
 }
 
 export default [
