@@ -12,6 +12,8 @@ const ATTACKS = [
   'fuzz/http-headers',
   'bodies/oversized',
   'batches/revisions',
+  'regex/patterns',
+  'output/redactor-bait',
   'output/bad-images',
   'collisions/stateless',
   'tokens/jwt',

@@ -4,7 +4,7 @@
 // must leave the server alive; every response must be well-formed JSON-RPC, carry an id the frame sent (or
 // null), and come once; every request with a valid id must be answered; no 5xx, no -32603 for bad input.
 import fc from 'fast-check';
-import { buildFrame, framePlan, idKey, malformedResponse } from './lib/frames.mjs';
+import { buildFrame, framePlan, idKey, malformedResponse, statelessFramePlan } from './lib/frames.mjs';
 import { HANDSHAKE_VERSION, STATELESS_VERSION, answerTo, messagesOf, openSession } from './lib/http.mjs';
 import { StdioPeer } from './lib/stdio-peer.mjs';
 
@@ -126,34 +126,68 @@ function judgeHttp(frame, response, known, answered) {
   return problems;
 }
 
-const httpFrames = {
-  name: 'http-frames',
-  title: 'fast-check frames as POST bodies in a session (SSE answers)',
-  target: { transport: 'http' },
-  async run(ctx) {
-    const url = ctx.target.url;
-    const session = await openSession(url);
-    let counter = 0;
-    const known = new Set();
-    const answered = new Map();
-    await check(
-      ctx,
-      framePlan,
-      async (plan) => {
-        const frame = buildFrame(plan, () => ++counter);
-        for (const key of frame.sent) known.add(key);
-        let response;
-        try {
-          response = await postBytes(url, frame.bytes, { 'mcp-session-id': session });
-        } catch (error) {
-          return [`no answer: ${error.message}`];
-        }
-        return judgeHttp(frame, response, known, answered);
-      },
-      ctx.quick ? 150 : 1000,
-    );
-  },
-};
+/** Frames as POST bodies; `open(url)` gives the headers of every POST, `extra(bytes)` any from the frame. */
+function httpFrames(name, title, open, { extra = () => ({}), plans = framePlan } = {}) {
+  return {
+    name,
+    title,
+    target: { transport: 'http' },
+    async run(ctx) {
+      const url = ctx.target.url;
+      const headers = await open(url);
+      let counter = 0;
+      const known = new Set();
+      const answered = new Map();
+      const statuses = new Map();
+      await check(
+        ctx,
+        plans,
+        async (plan) => {
+          const frame = buildFrame(plan, () => ++counter);
+          for (const key of frame.sent) known.add(key);
+          let response;
+          try {
+            response = await postBytes(url, frame.bytes, { ...headers, ...extra(frame.bytes) });
+          } catch (error) {
+            return [`no answer: ${error.message}`];
+          }
+          statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+          return judgeHttp(frame, response, known, answered);
+        },
+        ctx.quick ? 150 : 1000,
+      );
+      const tally = [...statuses].sort(([a], [b]) => a - b).map(([status, n]) => `${status} ×${n}`);
+      ctx.note(`answers: ${tally.join(', ')}`);
+    },
+  };
+}
+
+/** The stateless era's request headers a frame implies (Mcp-Method, Mcp-Name), when they can be sent. */
+function statelessHeaders(bytes) {
+  let message;
+  try {
+    message = JSON.parse(bytes.toString());
+  } catch {
+    return {};
+  }
+  const safe = (value) => typeof value === 'string' && /^[\x21-\x7e]*$/.test(value);
+  const out = {};
+  if (safe(message?.method)) out['mcp-method'] = message.method;
+  if (safe(message?.params?.name)) out['mcp-name'] = message.params.name;
+  return out;
+}
+
+const sessionFrames = httpFrames(
+  'http-frames',
+  'fast-check frames as POST bodies in a session (SSE answers)',
+  async (url) => ({ 'mcp-session-id': await openSession(url) }),
+);
+const statelessFrames = httpFrames(
+  'http-stateless-frames',
+  'fast-check frames as 2026-07-28 POSTs (no session; Mcp-Method and Mcp-Name from the frame)',
+  async () => ({ 'mcp-protocol-version': STATELESS_VERSION }),
+  { extra: statelessHeaders, plans: statelessFramePlan },
+);
 
 const HEADER_VALUES = {
   'mcp-protocol-version': [
@@ -258,4 +292,4 @@ async function postBytes(url, bytes, headers, replace = false) {
   return { status: response.status, text, messages };
 }
 
-export default [stdioFrames, httpFrames, httpHeaders];
+export default [stdioFrames, sessionFrames, statelessFrames, httpHeaders];

@@ -150,6 +150,30 @@ export const framePlan = fc.oneof(
   },
 );
 
+/**
+ * Frames for the stateless era: half of them well-formed 2026-07-28 requests (the `_meta` it needs, a known
+ * method) around fuzzed arguments, so that the fuzz gets past the envelope checks; the rest as `framePlan`.
+ */
+export const statelessFramePlan = fc.oneof(
+  framePlan,
+  fc
+    .record({
+      method: fc.constantFrom(
+        'tools/call',
+        'tools/list',
+        'server/discover',
+        'resources/list',
+        'prompts/list',
+        'ping',
+      ),
+      name: fc.constantFrom(...TOOLS),
+      args,
+      idShape: fc.constantFrom('int', 'string', 'unicode', 'big'),
+      idText: fc.string({ unit: 'binary', maxLength: 8 }),
+    })
+    .map((plan) => ({ type: 'stateless', plan })),
+);
+
 /** The key an id is compared by: its JSON text as a parser reads it (a raw `1e400` reads as Infinity: null). */
 export function idKey(id) {
   if (typeof id === 'string' && id.startsWith(RAW))
@@ -194,6 +218,16 @@ export function buildFrame(plan, nextId) {
       return { bytes: Buffer.from(plan.bytes.filter((b) => b !== 0x0a)), definite, sent };
     case 'text':
       return { bytes: Buffer.from(plan.text), definite, sent: ['"bom"'] };
+    case 'stateless': {
+      const { method, name, args: fuzzed, idShape: shape, idText } = plan.plan;
+      const id = makeId(shape, nextId(), idText);
+      const params = {
+        ...(method === 'tools/call' ? { name, arguments: fuzzed } : {}),
+        _meta: STATELESS_META,
+      };
+      const bytes = Buffer.from(serialize({ jsonrpc: '2.0', id, method, params }));
+      return { bytes, definite: [id], sent: [idKey(id)] };
+    }
     case 'badUtf8': {
       // Bytes that are not UTF-8 inside a string: read as U+FFFD, the call is a good one.
       const id = `bad-${nextId()}`;
