@@ -56,9 +56,7 @@ export default [
         ctx.tries++;
         await peer.request('ping', undefined, 30_000);
         const first = await peer.answer(ids[0], 2000).catch(() => undefined);
-        const whole = first
-          ? undefined
-          : peer.messages.slice(from).find((m) => m.error && m.id === undefined);
+        const whole = first ? undefined : peer.messages.slice(from).find((m) => m.error && m.id == null);
         if (!first && !whole) {
           ctx.fail('the 10,000-call batch got neither answers nor an error');
           break;
@@ -90,7 +88,7 @@ export default [
         ctx.check(res.status < 500, `HTTP ${res.status} for a big batch`);
         const byId = new Map((res.messages ?? []).map((m) => [m.id, m]));
         const whole =
-          res.status >= 400 || (res.messages?.length === 1 && res.messages[0].id === undefined)
+          res.status >= 400 || (res.messages?.length === 1 && res.messages[0].id == null)
             ? (errorOf(res.messages?.[0]) ?? res.status)
             : undefined;
         outcomes.push(
@@ -122,7 +120,7 @@ export default [
         const first = await peer.answer(ids[0], 30_000).catch(() => undefined);
         if (
           !ctx.check(
-            first !== undefined || peer.messages.some((m) => m.error && m.id === undefined),
+            first !== undefined || peer.messages.some((m) => m.error && m.id == null),
             'a batch of 100 reflect calls got no answer',
           )
         )
