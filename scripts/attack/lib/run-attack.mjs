@@ -5,9 +5,14 @@ import { BystanderThread } from './bystander-thread.mjs';
 import { startTarget, watchRss } from './target.mjs';
 
 const HANG = Symbol('hang');
+/**
+ * The most RSS any attack may drive the server to: ≈70 MB idle, plus what the caps allow in flight (4 MiB
+ * bodies, 1 MiB results, 8 MiB of unread output per connection) for the attacks' few dozen connections.
+ */
+const RSS_CEILING_MB = 384;
 
 /**
- * An attack is `{ name, title, target?, budgetMs?, heapBudgetMb?, run(ctx) }`. `target` is the spec for
+ * An attack is `{ name, title, target?, budgetMs?, heapBudgetMb?, rssCeilingMb?, run(ctx) }`. `target` is the spec for
  * `startTarget` (transport, flags, env), or an async function of the context returning one; a spec may add
  * `bystander: { headers, stateful }` and `cleanup()`. `target: false`: the attack brings its own victim (the
  * client attacks) and reports `ctx.delayMs` and `ctx.peakRssMb` itself. `run(ctx)` counts its tries in
@@ -99,6 +104,11 @@ async function attempt(attack, options) {
       await within(attack, ctx, budgetMs);
       during = await bystander.stop();
       result.peakRssMb = rss.stop();
+      const ceiling = attack.rssCeilingMb ?? RSS_CEILING_MB;
+      ctx.check(
+        !(result.peakRssMb > ceiling),
+        () => `memory: the server's RSS peaked at ${result.peakRssMb.toFixed(0)} MB (ceiling ${ceiling} MB)`,
+      );
       await sleep(50); // a crash in flight shows as an exit
       if (!target.alive()) {
         const { code, signal } = target.exit;
