@@ -156,7 +156,7 @@ async function attempt(attack, options) {
       const wasAlive = target.alive();
       const ended = await target.close();
       if (wasAlive && ended.signal === 'SIGKILL')
-        failures.push('the server did not exit within 5 s of SIGTERM');
+        failures.push('the server did not exit within 15 s of SIGTERM');
     }
     await spec?.cleanup?.();
   }

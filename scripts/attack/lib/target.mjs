@@ -73,13 +73,17 @@ export async function startTarget({ transport = 'http', flags = [], env = {}, fi
     alive: () => exit === undefined,
     stderr: () => stderr,
     rssMb: () => (exit === undefined ? rssKb(child.pid) / 1024 : Number.NaN),
-    /** SIGTERM (stdio: stdin closed first), SIGKILL after 5 s; resolves how it ended. */
+    /**
+     * Ends the server as a client or an operator would: stdio closes stdin (then SIGTERM after 2 s), HTTP
+     * gets SIGTERM. A server may drain its work first (toolwire's grace is 10 s); SIGKILL after 15 s.
+     * Resolves how it ended.
+     */
     async close() {
       if (exit) return exit;
       if (stdio) child.stdin.end();
       else child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGTERM'), 2000);
-      const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
       const ended = await exited;
       clearTimeout(timer);
       clearTimeout(kill);
