@@ -134,7 +134,8 @@ async function soakMode(mode) {
   // is taken between the lowest of the first three readings and the lowest of the last three (a leak
   // raises every reading; one high reading is not a leak).
   const low = (list) => Math.min(...list.map((r) => r.rssMb));
-  const rssGrowthMb = low(readings.slice(-3)) - low(readings.slice(0, 3));
+  const rssLowMb = { first: low(readings.slice(0, 3)), last: low(readings.slice(-3)) };
+  const rssGrowthMb = rssLowMb.last - rssLowMb.first;
   return {
     mode: mode.id,
     calls: done,
@@ -142,6 +143,7 @@ async function soakMode(mode) {
     callsPerSec: done / ((performance.now() - started) / 1000),
     readings,
     heapGrowthMb,
+    rssLowMb,
     rssGrowthMb,
     flat: heapGrowthMb <= BOUND_MB && rssGrowthMb <= RSS_BOUND_MB,
   };
@@ -173,10 +175,18 @@ else {
     String(r.errors),
     r.callsPerSec.toFixed(0),
     `${mb(r.readings[0].heapMb)} → ${mb(r.readings.at(-1).heapMb)} (${signed(r.heapGrowthMb)})`,
-    `${mb(r.readings[0].rssMb)} → ${mb(r.readings.at(-1).rssMb)} (${signed(r.rssGrowthMb)})`,
+    `${mb(r.rssLowMb.first)} → ${mb(r.rssLowMb.last)} (${signed(r.rssGrowthMb)})`,
     r.flat && r.errors === 0 ? 'flat' : 'NOT FLAT',
   ]);
-  const header = ['mode', 'calls', 'errors', 'calls/s', 'heap after GC, MB', 'RSS, MB', 'verdict'];
+  const header = [
+    'mode',
+    'calls',
+    'errors',
+    'calls/s',
+    'heap after GC, MB',
+    'RSS (lowest of 3), MB',
+    'verdict',
+  ];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
   say('');
