@@ -1,19 +1,16 @@
 /**
- * Task records of the tasks extension (`io.modelcontextprotocol/tasks`, 2026-07-28): what `tasks/get`
- * reports about a tool call that runs in the background. The running handler stays in the process that
- * started it; the record is what a shared store can hold for several processes. A record is kept until
- * its `ttlMs` (counted from `createdAt`) has elapsed, and a terminal one never changes again.
+ * Task records, of both forms of tasks (the 2025-11-25 core and the 2026-07-28 extension): what
+ * `tasks/get` reports about a tool call that runs in the background. The running handler stays in the
+ * process that started it; the record is what a shared store can hold for several processes. A record
+ * is kept until its `ttlMs` (counted from `createdAt`) has elapsed, and a terminal one never changes
+ * again. `list` pages through the tasks of one owner (2025-11-25 `tasks/list`), oldest first.
  * @module
  */
 import type { ErrorObject } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import { isTerminalStatus, type TaskStatus } from '../protocol/types/tasks.js';
 
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-
-/** `completed`, `failed` and `cancelled`: the task is over and its record never changes again. */
-export function isTerminalStatus(status: TaskStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
+export { isTerminalStatus, type TaskStatus } from '../protocol/types/tasks.js';
 
 /** One question a task waits on (an entry of `inputRequests`: `elicitation/create`, …). */
 export interface TaskInputRequest {
@@ -41,9 +38,17 @@ export interface TaskRecord {
    * that principal only. Undefined: bound to nothing but its id.
    */
   principal?: string;
+  /**
+   * Whose `tasks/list` shows the task (2025-11-25): the principal, or for anonymous callers the session
+   * that created it. Undefined: no listing shows it.
+   */
+  owner?: string;
   /** While `input_required`: the questions not answered yet, by key. */
   inputRequests?: Record<string, TaskInputRequest>;
-  /** When `completed`: the request's result (a tool result with `isError: true` too). */
+  /**
+   * When `completed`: the request's result (a tool result with `isError: true` too, in the 2026-07-28
+   * form); in the 2025-11-25 form also when `failed` with a tool result whose `isError` is true.
+   */
   result?: JsonObject;
   /** When `failed`: the JSON-RPC error the request ended with. */
   error?: ErrorObject;
@@ -70,6 +75,28 @@ export interface TaskStore {
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined>;
   /** Forgets the task. */
   delete(taskId: string): Promise<void>;
+  /**
+   * One page of `owner`'s live tasks, oldest first, at most `limit`; `nextCursor` when there may be more.
+   * A cursor this store did not issue rejects with an `InvalidTaskCursor`.
+   */
+  list(owner: string, page: TaskPageRequest): Promise<TaskPage>;
+}
+
+export interface TaskPageRequest {
+  /** From the previous page's `nextCursor`; undefined: the first page. */
+  cursor?: string;
+  /** Records per page (a positive integer). */
+  limit: number;
+}
+
+export interface TaskPage {
+  records: TaskRecord[];
+  nextCursor?: string;
+}
+
+/** A `list` cursor the store did not issue (the server answers -32602). */
+export class InvalidTaskCursor extends Error {
+  override name = 'InvalidTaskCursor';
 }
 
 export interface MemoryTaskStoreOptions {
@@ -81,6 +108,8 @@ interface Slot {
   record: TaskRecord;
   /** When the record expires (ms since the epoch); Infinity: never. */
   expiresAt: number;
+  /** Its place in creation order (what `list` cursors name). */
+  seq: number;
 }
 
 /** Expired records are dropped when they are next read, and by a sweep at most once a second. */
@@ -89,8 +118,11 @@ const SWEEP_INTERVAL_MS = 1000;
 /** The in-memory default: the records of this process, lost when it exits. */
 export class MemoryTaskStore implements TaskStore {
   readonly #slots = new Map<string, Slot>();
+  /** Task ids by owner, in creation order (ids of tasks gone are dropped as they are met). */
+  readonly #owned = new Map<string, Array<[seq: number, taskId: string]>>();
   readonly #now: () => number;
   #sweptAt = 0;
+  #seq = 0;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -108,7 +140,13 @@ export class MemoryTaskStore implements TaskStore {
     }
     const created = Date.parse(record.createdAt);
     const expiresAt = record.ttlMs === null ? Infinity : created + record.ttlMs;
-    this.#slots.set(record.taskId, { record: structuredClone(record), expiresAt });
+    const seq = ++this.#seq;
+    this.#slots.set(record.taskId, { record: structuredClone(record), expiresAt, seq });
+    if (record.owner !== undefined) {
+      let owned = this.#owned.get(record.owner);
+      if (!owned) this.#owned.set(record.owner, (owned = []));
+      owned.push([seq, record.taskId]);
+    }
     return Promise.resolve();
   }
 
@@ -136,6 +174,37 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
+  list(owner: string, page: TaskPageRequest): Promise<TaskPage> {
+    const after = page.cursor === undefined ? 0 : cursorSeq(page.cursor);
+    if (after === undefined) return Promise.reject(new InvalidTaskCursor(`Unknown cursor ${page.cursor}`));
+    const owned = this.#owned.get(owner) ?? [];
+    // The first entry after the cursor (the entries are in creation order): a binary search.
+    let low = 0;
+    let high = owned.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (owned[mid]![0] <= after) low = mid + 1;
+      else high = mid;
+    }
+    const records: TaskRecord[] = [];
+    let i = low;
+    for (; i < owned.length && records.length < page.limit; i++) {
+      const slot = this.#entry(owned[i]!);
+      if (slot) records.push(structuredClone(slot.record));
+    }
+    // Another page only when a live task remains after this one (the next live entry at most is read).
+    while (i < owned.length && !this.#entry(owned[i]!)) i++;
+    if (i === owned.length || records.length === 0) return Promise.resolve({ records });
+    const last = owned[i - 1]![0];
+    return Promise.resolve({ records, nextCursor: `m${last.toString(36)}` });
+  }
+
+  /** The live slot an owner's entry names (not a later task that reused the id). */
+  #entry([seq, taskId]: [number, string]): Slot | undefined {
+    const slot = this.#live(taskId);
+    return slot?.seq === seq ? slot : undefined;
+  }
+
   #live(taskId: string): Slot | undefined {
     const slot = this.#slots.get(taskId);
     if (slot && this.#now() >= slot.expiresAt) {
@@ -150,5 +219,17 @@ export class MemoryTaskStore implements TaskStore {
     if (now - this.#sweptAt < SWEEP_INTERVAL_MS) return;
     this.#sweptAt = now;
     for (const [taskId, slot] of this.#slots) if (now >= slot.expiresAt) this.#slots.delete(taskId);
+    for (const [owner, owned] of this.#owned) {
+      const kept = owned.filter(([seq, taskId]) => this.#slots.get(taskId)?.seq === seq);
+      if (kept.length === 0) this.#owned.delete(owner);
+      else if (kept.length < owned.length) this.#owned.set(owner, kept);
+    }
   }
+}
+
+/** The creation number a memory-store cursor names; undefined when it is not one. */
+function cursorSeq(cursor: string): number | undefined {
+  if (!/^m[0-9a-z]{1,11}$/.test(cursor)) return undefined;
+  const seq = parseInt(cursor.slice(1), 36);
+  return Number.isSafeInteger(seq) ? seq : undefined;
 }

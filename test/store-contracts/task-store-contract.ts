@@ -1,6 +1,11 @@
 // The TaskStore contract: what every implementation (memory, Redis) does, tested the same way.
 import { describe, expect, it } from 'vitest';
-import type { TaskRecord, TaskStatus, TaskStore } from '../../src/stores/task-store.js';
+import {
+  InvalidTaskCursor,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from '../../src/stores/task-store.js';
 import type { MakeStores } from './harness.js';
 
 export function describeTaskStoreContract(name: string, make: MakeStores<TaskStore, void>): void {
@@ -123,6 +128,55 @@ export function describeTaskStoreContract(name: string, make: MakeStores<TaskSto
       // Its id is free again.
       await a.create(record(clock.now(), { ttlMs }));
       expect(await b.get('forever')).toBeDefined();
+    });
+
+    /** Every record of `owner`, page by page (the ids of each page). */
+    async function pages(store: TaskStore, owner: string, limit: number): Promise<string[][]> {
+      const out: string[][] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await store.list(owner, cursor === undefined ? { limit } : { cursor, limit });
+        out.push(page.records.map((r) => r.taskId));
+        cursor = page.nextCursor;
+      } while (cursor !== undefined && out.length < 20);
+      return out;
+    }
+
+    it('lists the tasks of one owner, oldest first, page by page, to every handle', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      for (let i = 0; i < 5; i++) {
+        await (i % 2 ? a : b).create(record(now - 10 + i, { taskId: `alice-${i}`, owner: 'alice' }));
+      }
+      await a.create(record(now, { taskId: 'bob-0', owner: 'bob' }));
+      await a.create(record(now, { taskId: 'nobody' }));
+      expect(await pages(b, 'alice', 2)).toEqual([
+        ['alice-0', 'alice-1'],
+        ['alice-2', 'alice-3'],
+        ['alice-4'],
+      ]);
+      expect(await pages(a, 'alice', 5)).toEqual([['alice-0', 'alice-1', 'alice-2', 'alice-3', 'alice-4']]);
+      expect(await pages(a, 'bob', 10)).toEqual([['bob-0']]);
+      expect(await pages(a, 'carol', 10)).toEqual([[]]);
+      const [first] = (await a.list('alice', { limit: 1 })).records;
+      expect(first).toEqual(await b.get('alice-0'));
+    });
+
+    it('leaves expired and deleted tasks out of a listing, and refuses a cursor it did not issue', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      await a.create(record(now - 3, { taskId: 'old', owner: 'alice', ttlMs: 60_000 }));
+      await a.create(record(now - 2, { taskId: 'gone', owner: 'alice' }));
+      await a.create(record(now - 1, { taskId: 'short', owner: 'alice', ttlMs: 2000 }));
+      await a.create(record(now, { taskId: 'kept', owner: 'alice' }));
+      await b.delete('gone');
+      expect(await pages(b, 'alice', 10)).toEqual([['old', 'short', 'kept']]);
+      await clock.after(2000, async () => {
+        expect(await pages(b, 'alice', 1)).toEqual([['old'], ['kept']]);
+      });
+      for (const cursor of ['bogus', '', 'm-1', 'r1']) {
+        await expect(a.list('alice', { cursor, limit: 1 })).rejects.toBeInstanceOf(InvalidTaskCursor);
+      }
     });
 
     it('deletes for every handle (and deleting an unknown id is no error)', async () => {
