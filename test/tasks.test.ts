@@ -398,14 +398,17 @@ describe('tasks extension in process', () => {
     await expect.poll(() => peer.server.tasks!.runningCount).toBe(0);
   });
 
-  it('leaves the handshake era alone: task tools run inline, tasks/* do not exist', async () => {
+  it('leaves revisions before 2025-11-25 alone: task tools run inline, tasks/* do not exist', async () => {
     await using peer = await connect();
     const init = await peer.send('initialize', {
-      protocolVersion: '2025-11-25',
+      protocolVersion: '2025-06-18',
       capabilities: TASKS,
       clientInfo: { name: 'legacy', version: '1' },
     });
     expect(init.result!.capabilities).not.toHaveProperty('extensions');
+    expect(init.result!.capabilities).not.toHaveProperty('tasks');
+    const { tools } = (await peer.send('tools/list', {})).result as { tools: Json[] };
+    expect(tools.find((tool) => tool.name === 'must_task')).not.toHaveProperty('execution');
     const call = await peer.send('tools/call', { name: 'must_task', arguments: {} });
     expect(call.result).toEqual({ content: [{ type: 'text', text: 'done' }] });
     expect((await peer.send('tasks/get', { taskId: 'x' })).error).toMatchObject({ code: -32601 });
@@ -430,9 +433,11 @@ describe('tasks extension in process', () => {
     plain.tool('x', {}, () => 'x');
     expect(plain.tasks).toBeUndefined();
     expect(plain.capabilities).not.toHaveProperty('extensions');
+    expect(plain.capabilities).not.toHaveProperty('tasks');
     const handle = plain.tool('y', {}, () => 'y');
     handle.update({ task: 'optional' });
     expect(plain.capabilities.extensions).toEqual({ [EXTENSION]: {} });
+    expect(plain.capabilities.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
     expect(() => plain.tool('z', { task: 'sometimes' as never }, () => 'z')).toThrow(/task must be/);
     expect(() => new ServerClass({ name: 'bad', version: '1' }, { tasks: { ttlMs: 0 } })).toThrow(/ttlMs/);
   });

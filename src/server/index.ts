@@ -30,11 +30,14 @@ export type {
 export type { Tasks, TasksOptions } from './tasks/tasks.js';
 export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
+  InvalidTaskCursor,
   MemoryTaskStore,
   isTerminalStatus,
   type MemoryTaskStoreOptions,
   type TaskChange,
   type TaskInputRequest,
+  type TaskPage,
+  type TaskPageRequest,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,

@@ -142,7 +142,7 @@ export class Server implements ServerCore {
     return caps;
   }
 
-  /** The tasks extension (2026-07-28), once configured or a tool declared for tasks is registered. */
+  /** Tasks (both forms), once configured or a tool declared for tasks is registered. */
   get tasks(): Tasks | undefined {
     return this.#tasks;
   }
@@ -277,6 +277,7 @@ export class Server implements ServerCore {
   #tasksFeature(): Tasks {
     return (this.#tasks ??= new Tasks(this.options.tasks ?? {}, {
       shutdownSignal: this.#shutdown.signal,
+      pageSize: this.options.pageSize ?? 100,
       onError: this.options.onError,
     }));
   }

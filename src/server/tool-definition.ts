@@ -79,11 +79,14 @@ export interface ToolDefinition<
   icons?: Icon[];
   _meta?: JsonObject;
   /**
-   * 2026-07-28, the tasks extension: a call may run as a task (`tools/call` answers at once with a task
-   * id, the client polls `tasks/get`). `'optional'`: when the request declares the extension;
-   * `'required'`: a request that does not gets -32021. With `start: 'handler'` the call starts as an
-   * ordinary one (its input through multi round-trip requests) and becomes a task when the handler
-   * calls `ctx.startTask()`. Handshake-era calls always run inline.
+   * A call may run as a task: `tools/call` answers at once with a task id, the client polls for its
+   * status and gets the result later. 2025-11-25 (`execution.taskSupport` in `tools/list`): the client
+   * asks with `params.task`; `'optional'` lets it choose, `'required'` answers a plain call with -32601
+   * (and a tool without `task` answers a task-augmented one with -32601). 2026-07-28 (the tasks
+   * extension): `'optional'` runs as a task when the request declares the extension, `'required'`
+   * answers a request that does not with -32021; with `start: 'handler'` the call starts as an ordinary
+   * one (its input through multi round-trip requests) and becomes a task when the handler calls
+   * `ctx.startTask()`. Earlier revisions always run the call inline.
    */
   task?: ToolTaskSupport | ToolTaskOptions;
   /**
@@ -180,6 +183,8 @@ export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): Regi
   if (spec.icons !== undefined) tool.icons = spec.icons;
   if (spec._meta !== undefined) tool._meta = spec._meta;
   const task = taskOptions(name, spec.task);
+  // 2025-11-25 lists it (shaping removes it for every other revision).
+  if (task !== undefined) tool.execution = { taskSupport: task.support };
   const limits = limitsOf(name, spec);
   const access = checkAccess(spec.access, `Tool "${name}"`);
   const { handler } = spec;

@@ -197,9 +197,10 @@ export function installTools(table: HandlerTable, core: ServerCore): void {
     const run = (context: ToolContext) => callTool(tool, args, context, hooks);
     const shape = (result: CallToolResult) =>
       scope.profile.shapeCallResult(result, tool.tool) as unknown as JsonObject;
-    // 2026-07-28 tasks extension: the server decides whether this call runs as a task.
-    if (core.tasks?.decide(tool, scope)) {
-      return core.tasks.call({ session, scope, params, tool, ctx, run, shape });
+    // Tasks: the client asks (2025-11-25, params.task) or the server decides (the 2026-07-28 extension).
+    const task = core.tasks?.decide(tool, scope, params);
+    if (task !== undefined) {
+      return core.tasks!.call({ session, scope, params, tool, ctx, run, shape, ttl: task.ttl });
     }
     return withInput(session, scope, params, 'tools/call', ctx, run).then((result) =>
       'resultType' in result ? (result as unknown as JsonObject) : shape(result),

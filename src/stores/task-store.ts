@@ -34,6 +34,11 @@ export interface TaskRecord {
   /** The request the task runs (`tools/call`). */
   method: string;
   /**
+   * The form of tasks it takes on the wire: `'2025-11-25'` (the core of that revision: `tasks/result`,
+   * a tool error fails the task) or undefined, the 2026-07-28 extension. Each form serves only its own.
+   */
+  revision?: '2025-11-25';
+  /**
    * The authenticated caller that created the task, once requests carry one; a task is then served to
    * that principal only. Undefined: bound to nothing but its id.
    */

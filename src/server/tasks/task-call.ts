@@ -1,6 +1,10 @@
 /**
- * A `tools/call` that runs as a task (2026-07-28, tasks extension). With `start: 'call'` the task is
- * stored before the handler runs and the call is answered with its `CreateTaskResult` at once. With
+ * A `tools/call` that runs as a task. 2025-11-25 (SEP-1686): the client asked with `params.task`; the
+ * task is stored before the handler runs and the call is answered with `{ task }` at once; the handler's
+ * questions go to the client tagged with the task, on a `tasks/result` stream (`core-task-input.ts`), and
+ * its progress and log messages to the session that created it, tagged too. 2026-07-28 (the tasks
+ * extension): with `start: 'call'` the task is stored before the handler runs and the call is answered
+ * with its flat `CreateTaskResult` at once. With
  * `start: 'handler'` the call starts as an ordinary stateless-era call (its input through multi
  * round-trip requests, its cancellation by the request's signal) and becomes a task when the handler
  * calls `ctx.startTask()`; a handler that returns first answers inline. Once a task, the handler's input
@@ -9,7 +13,9 @@
  * @module
  */
 import type { RequestContext } from '../../protocol/engine/peer.js';
-import type { JsonObject } from '../../protocol/jsonrpc.js';
+import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+import { loggingRank } from '../../protocol/types/lifecycle.js';
+import { withRelatedTask } from '../../protocol/types/tasks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { InputRound } from '../input-required/input-round.js';
 import { requestStateCodec } from '../input-required/request-state.js';
@@ -18,6 +24,7 @@ import type { ServerSession } from '../server-session.js';
 import { callRequest, createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import { scopedHost } from '../tools-handlers.js';
+import { createCoreTaskResult } from './core-task-wire.js';
 import type { TaskRun } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
 
@@ -32,6 +39,8 @@ export interface TaskCall {
   run: (context: ToolContext) => Promise<CallToolResult>;
   /** Shapes a call result for the request's revision. */
   shape: (result: CallToolResult) => JsonObject;
+  /** 2025-11-25: the lifetime the client asked for (`params.task.ttl`), in ms. */
+  ttl?: number;
 }
 
 /** What task-call needs of the tasks feature: to store a new task for a call and track its run. */
@@ -47,7 +56,7 @@ function taskHost(call: TaskCall, run: TaskRun): ContextHost {
   return {
     client: call.scope.client,
     principal: call.scope.principal,
-    input: (method, params, options) => run.input.ask(method, params, options.key),
+    input: (method, params, options) => run.questions.ask(method, params, options.key),
     notify: ignored,
     sendProgress: ignored,
     log: ignored,
@@ -56,20 +65,56 @@ function taskHost(call: TaskCall, run: TaskRun): ContextHost {
   };
 }
 
+/**
+ * 2025-11-25: the context host of a task-augmented call. Its progress and log messages go to the
+ * session that created it, related to the original request (a stream that may be gone: then the
+ * standalone one), with the related-task `_meta`; a session that is gone drops them.
+ */
+function coreTaskHost(call: TaskCall, run: TaskRun): ContextHost {
+  const { session, scope } = call;
+  const send = (method: string, params: JsonObject, id: RequestId) =>
+    session.peer
+      .notify(
+        method,
+        { ...params, _meta: withRelatedTask(params._meta, run.taskId) },
+        { relatedRequestId: id },
+      )
+      .catch(() => undefined);
+  return {
+    ...taskHost(call, run),
+    notify: send,
+    sendProgress: (params, id) =>
+      send('notifications/progress', scope.profile.shapeProgress(params) as unknown as JsonObject, id),
+    log: (level, data, logger, id) => {
+      if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel)) {
+        return Promise.resolve();
+      }
+      return send(
+        'notifications/message',
+        logger === undefined ? { level, data } : { level, data, logger },
+        id,
+      );
+    },
+  };
+}
+
 /** The result of a call that the tasks feature serves (the decision to do so is already made). */
 export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
+  if (call.scope.era === 'legacy') return startedAtCall(call, tasks);
   return call.tool.task?.start === 'handler' ? startedByHandler(call, tasks) : startedAtCall(call, tasks);
 }
 
 async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
   const controller = new AbortController();
   const run = await tasks.start(call, controller);
-  const context = createToolContext(taskHost(call, run), callRequest(call.ctx.id, run.signal, call.ctx.meta));
+  const core = call.scope.era === 'legacy';
+  const host = core ? coreTaskHost(call, run) : taskHost(call, run);
+  const context = createToolContext(host, callRequest(call.ctx.id, run.signal, call.ctx.meta));
   void run.settle(
     Promise.resolve().then(() => call.run(context)),
     call.shape,
   );
-  return createTaskResult(run.record);
+  return core ? createCoreTaskResult(run.record) : createTaskResult(run.record);
 }
 
 async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
@@ -96,7 +141,7 @@ async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<Jso
     client: inline.client,
     principal: inline.principal,
     input: (method, p, options) =>
-      run ? run.input.ask(method, p, options.key) : inline.input(method, p, options),
+      run ? run.questions.ask(method, p, options.key) : inline.input(method, p, options),
     notify: (...args) => (run ? ignored() : inline.notify(...args)),
     sendProgress: (...args) => (run ? ignored() : inline.sendProgress(...args)),
     log: (...args) => (run ? ignored() : inline.log(...args)),

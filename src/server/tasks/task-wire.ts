@@ -8,9 +8,10 @@
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
+import { TASKS_EXTENSION } from '../../protocol/types/tasks.js';
 import type { TaskRecord } from '../../stores/task-store.js';
 
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION } from '../../protocol/types/tasks.js';
 
 /** Whether the request's client capabilities declare the tasks extension. */
 export function declaresTasks(capabilities: ClientCapabilities): boolean {

@@ -1,46 +1,58 @@
 /**
- * The tasks extension on the server (`io.modelcontextprotocol/tasks`, SEP-2663; 2026-07-28 only). It
- * advertises the extension under `capabilities.extensions`, decides per `tools/call` whether the call
- * runs as a task (the tool is declared for tasks and the request's client capabilities declare the
- * extension; -32021 for a `required` tool whose client did not), and serves `tasks/get` (the
- * `DetailedTask`), `tasks/update` (answers to the task's `inputRequests`; an empty ack) and
- * `tasks/cancel` (cooperative: the task is `cancelled` and its handler's signal aborted; an empty ack,
- * also for a task that had already ended). `tasks/result` and `tasks/list` do not exist (-32601). A
- * client that did not declare the extension gets -32021 from `tasks/*`; an unknown or expired task id
- * is -32602. Tasks are bound to nothing but their unguessable id (no authorization context yet).
+ * Tasks on the server: one engine (records in a `TaskStore`, runs in this process, cancellation,
+ * expiry) that speaks two forms, chosen by the request's era.
+ *
+ * - 2025-11-25 (SEP-1686, the handshake era's experimental core): the server declares the `tasks`
+ *   capability; a client asks for a task with `params.task` on `tools/call` and gets `{ task }`; a tool's
+ *   `execution.taskSupport` (from its `task` declaration) is enforced with -32601 both ways; `tasks/get`,
+ *   `tasks/result` (blocks until the task ends, carrying its questions meanwhile), `tasks/list` (the
+ *   caller's tasks: its principal's, or its session's when anonymous) and `tasks/cancel` (-32602 for a
+ *   task that already ended); `notifications/tasks/status` to the creating session on each change.
+ *   Revisions before 2025-11-25 see none of it: their calls run inline.
+ * - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): see `task-handlers.ts`.
+ *
+ * A task is served only to the principal that created it, and only in its own form; to anyone else it
+ * does not exist (-32602). Anonymous tasks are guarded by their unguessable id alone.
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import { TASKS_EXTENSION, type TaskMetadata } from '../../protocol/types/tasks.js';
 import {
   MemoryTaskStore,
   isTerminalStatus,
   type TaskRecord,
   type TaskStore,
 } from '../../stores/task-store.js';
+import type { HandlerTable } from '../handler-table.js';
+import { missingCapabilities, type InputMethod } from '../input-required/input-requests.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-core.js';
 import { ServerError } from '../server-error.js';
-import type { HandlerTable } from '../handler-table.js';
+import type { ServerSession } from '../server-session.js';
 import type { RegisteredTool } from '../tool-definition.js';
-import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
-import { TaskRun } from './task-run.js';
+import { CoreTaskInput } from './core-task-input.js';
 import {
-  TASKS_EXTENSION,
-  declaresTasks,
-  detailedTask,
-  missingTasksExtension,
-  taskIdOf,
-  unknownTask,
-} from './task-wire.js';
+  CORE_TASKS_CAPABILITY,
+  coreTaskOf,
+  taskForbidden,
+  taskParam,
+  taskRequired,
+} from './core-task-wire.js';
+import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
+import { installTaskHandlers, type TaskEngine } from './task-handlers.js';
+import { TaskInput } from './task-input.js';
+import { TaskRun, type TaskQuestions } from './task-run.js';
+import { declaresTasks, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
 export interface TasksOptions {
   /** Where task records live (default: a `MemoryTaskStore`, this process only). */
   store?: TaskStore;
   /**
    * How long a task is kept, from its creation, in ms (default 3,600,000: one hour); null keeps it until
-   * the store drops it. A handler still running when its task expires is aborted.
+   * the store drops it. A 2025-11-25 client may ask for less (`params.task.ttl`), never more. A handler
+   * still running when its task expires is aborted.
    */
   ttlMs?: number | null;
   /** The polling interval suggested to clients, in ms (default 1,000). */
@@ -54,18 +66,27 @@ function positiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
-export class Tasks implements ServerFeature, TaskStarter {
+export interface TasksHost {
+  readonly shutdownSignal: AbortSignal;
+  /** Tasks per `tasks/list` page. */
+  readonly pageSize: number;
+  readonly onError?: (error: Error) => void;
+}
+
+export class Tasks implements ServerFeature, TaskStarter, TaskEngine {
   readonly store: TaskStore;
   readonly shutdownSignal: AbortSignal;
+  /** @internal Tasks per `tasks/list` page. */
+  readonly pageSize: number;
+  /** @internal The polling interval suggested to clients. */
+  readonly pollIntervalMs: number;
   readonly #ttlMs: number | null;
-  readonly #pollIntervalMs: number;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #running = new Map<string, TaskRun>();
+  /** Who anonymous sessions without a session id are, for `tasks/list`. */
+  readonly #sessionKeys = new WeakMap<ServerSession, string>();
 
-  constructor(
-    options: TasksOptions,
-    host: { shutdownSignal: AbortSignal; onError?: (error: Error) => void },
-  ) {
+  constructor(options: TasksOptions, host: TasksHost) {
     const ttlMs = options.ttlMs === undefined ? DEFAULT_TASK_TTL_MS : options.ttlMs;
     const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
     if ((ttlMs !== null && !positiveInteger(ttlMs)) || !positiveInteger(pollIntervalMs)) {
@@ -76,7 +97,8 @@ export class Tasks implements ServerFeature, TaskStarter {
     }
     this.store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = ttlMs;
-    this.#pollIntervalMs = pollIntervalMs;
+    this.pollIntervalMs = pollIntervalMs;
+    this.pageSize = host.pageSize;
     this.shutdownSignal = host.shutdownSignal;
     this.#onError = host.onError;
   }
@@ -86,54 +108,37 @@ export class Tasks implements ServerFeature, TaskStarter {
     return this.#running.size;
   }
 
+  /** Both forms; each revision's shaping keeps the one it has (`tasks` for 2025-11-25, `extensions` after). */
   capabilities(): ServerCapabilities {
-    return { extensions: { [TASKS_EXTENSION]: {} } };
+    return { tasks: CORE_TASKS_CAPABILITY, extensions: { [TASKS_EXTENSION]: {} } };
   }
 
   install(handlers: HandlerTable): void {
-    handlers.handle('tasks/get', async (params, scope) => {
-      const record = await this.#find(params, scope, 'tasks/get');
-      return detailedTask(record);
-    });
-    handlers.handle('tasks/update', async (params, scope) => {
-      const responses = params.inputResponses;
-      const record = await this.#find(params, scope, 'tasks/update');
-      if (!isJsonObject(responses)) {
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          'Invalid params: "inputResponses" must be an object',
-        );
-      }
-      const run = this.#running.get(record.taskId);
-      if (run && !isTerminalStatus(record.status)) await run.input.answer(responses);
-      return {};
-    });
-    handlers.handle('tasks/cancel', async (params, scope) => {
-      const record = await this.#find(params, scope, 'tasks/cancel');
-      if (isTerminalStatus(record.status)) return {};
-      const run = this.#running.get(record.taskId);
-      if (run) await run.cancel();
-      else {
-        const now = new Date().toISOString();
-        await this.store.update(record.taskId, {
-          status: 'cancelled',
-          lastUpdatedAt: now,
-          inputRequests: undefined,
-        });
-      }
-      return {};
-    });
+    installTaskHandlers(handlers, this);
   }
 
   /**
-   * Whether this `tools/call` runs as a task: its tool is declared for tasks, the request is of the
-   * stateless era and declares the extension. -32021 for a `required` tool whose request does not.
+   * Whether this `tools/call` runs as a task, and with what the client asked (`params.task`): undefined
+   * runs it inline. 2025-11-25: the client decides, within the tool's `taskSupport` (-32601 for a task
+   * the tool forbids, and for a plain call of one that requires it). 2026-07-28: the server decides, for
+   * a tool declared for tasks whose request declares the extension (-32021 for a `required` tool whose
+   * request does not). Earlier revisions: always inline.
    */
-  decide(tool: RegisteredTool, scope: RequestScope): boolean {
-    if (tool.task === undefined || scope.era !== 'modern') return false;
-    if (declaresTasks(scope.client.capabilities)) return true;
-    if (tool.task.support === 'required') throw missingTasksExtension(`the tool ${tool.name}`);
-    return false;
+  decide(tool: RegisteredTool, scope: RequestScope, params: JsonObject): TaskMetadata | undefined {
+    if (scope.era === 'modern') {
+      if (tool.task === undefined) return undefined;
+      if (declaresTasks(scope.client.capabilities)) return {};
+      if (tool.task.support === 'required') throw missingTasksExtension(`the tool ${tool.name}`);
+      return undefined;
+    }
+    if (!scope.profile.features.tasks) return undefined;
+    const task = taskParam(params);
+    if (task === undefined) {
+      if (tool.task?.support === 'required') throw taskRequired(tool.name);
+      return undefined;
+    }
+    if (tool.task === undefined) throw taskForbidden(tool.name);
+    return task;
   }
 
   /** @internal Serves a `tools/call` that `decide` said runs as a task. */
@@ -143,44 +148,158 @@ export class Tasks implements ServerFeature, TaskStarter {
 
   /** @internal Stores a new task for the call (resolving once `tasks/get` finds it) and tracks its run. */
   async start(call: TaskCall, controller: AbortController): Promise<TaskRun> {
+    const { scope, session } = call;
+    const core = scope.era === 'legacy';
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
       status: 'working',
       createdAt: now,
       lastUpdatedAt: now,
-      ttlMs: this.#ttlMs,
-      pollIntervalMs: this.#pollIntervalMs,
+      ttlMs: core && call.ttl !== undefined ? this.#lifetime(call.ttl) : this.#ttlMs,
+      pollIntervalMs: this.pollIntervalMs,
       method: 'tools/call',
     };
-    const owner = call.scope.principal?.subject;
-    if (owner !== undefined) record.principal = owner;
+    const subject = scope.principal?.subject;
+    if (subject !== undefined) record.principal = subject;
+    if (core) {
+      record.revision = '2025-11-25';
+      record.owner = this.ownerOf(scope, session);
+    }
     await this.store.create(record);
-    const run = new TaskRun(record, {
+    const host = {
       store: this.store,
-      capabilities: call.scope.client.capabilities,
       controller,
       shutdownSignal: this.shutdownSignal,
-      done: (ended) => this.#running.delete(ended.taskId),
+      done: (ended: TaskRun) => this.#running.delete(ended.taskId),
       onError: this.#onError,
-    });
+    };
+    const run: TaskRun = core
+      ? new TaskRun<TaskQuestions>(record, {
+          ...host,
+          questions: (h) =>
+            new CoreTaskInput({
+              ...h,
+              taskId: record.taskId,
+              check: (method, params) => checkCapability(scope, method, params),
+            }),
+          changed: (stored, previous) => {
+            if (stored.status === previous.status && stored.statusMessage === previous.statusMessage) return;
+            const task = coreTaskOf(stored) as unknown as JsonObject;
+            session.peer.notify('notifications/tasks/status', task).catch(() => undefined);
+          },
+        })
+      : new TaskRun<TaskQuestions>(record, {
+          ...host,
+          questions: (h) =>
+            new TaskInput({
+              capabilities: scope.client.capabilities,
+              signal: h.signal,
+              publish: (pending) =>
+                h.publish(
+                  Object.keys(pending).length > 0
+                    ? { status: 'input_required', inputRequests: pending }
+                    : { status: 'working', inputRequests: undefined },
+                ),
+            }),
+        });
     this.#running.set(record.taskId, run);
     return run;
   }
 
-  /** The task a `tasks/*` request names: -32601 in the handshake era, -32021 without the extension, -32602 when unknown. */
-  async #find(params: JsonObject, scope: RequestScope, method: string): Promise<TaskRecord> {
-    if (scope.era !== 'modern') {
-      throw new ProtocolError(
-        ErrorCode.MethodNotFound,
-        `Method not found: ${method} exists only in the stateless era (the ${TASKS_EXTENSION} extension)`,
-      );
-    }
-    if (!declaresTasks(scope.client.capabilities)) throw missingTasksExtension(method);
+  /** @internal The run of a task whose handler runs in this process. */
+  running(taskId: string): TaskRun | undefined {
+    return this.#running.get(taskId);
+  }
+
+  /**
+   * @internal The task a `tasks/*` request names, in the request's form: -32021 for a stateless-era
+   * request without the extension, -32602 when there is no such task for this caller in this form.
+   */
+  async find(params: JsonObject, scope: RequestScope, method: string): Promise<TaskRecord> {
+    const modern = scope.era === 'modern';
+    if (modern && !declaresTasks(scope.client.capabilities)) throw missingTasksExtension(method);
     const taskId = taskIdOf(params);
     const record = await this.store.get(taskId);
-    // A task is served only to the principal that created it; to anyone else it does not exist.
-    if (record === undefined || record.principal !== scope.principal?.subject) throw unknownTask(taskId);
+    // A task is served only to the principal that created it, in its own form; else it does not exist.
+    if (
+      record === undefined ||
+      record.principal !== scope.principal?.subject ||
+      (record.revision === '2025-11-25') === modern
+    ) {
+      throw unknownTask(taskId);
+    }
     return record;
   }
+
+  /** @internal Cancels a task that has not ended: its run here, else its record. Resolves with the record after. */
+  async cancel(record: TaskRecord): Promise<TaskRecord | undefined> {
+    const run = this.#running.get(record.taskId);
+    if (run) await run.cancel();
+    else {
+      const now = new Date().toISOString();
+      await this.store.update(record.taskId, {
+        status: 'cancelled',
+        lastUpdatedAt: now,
+        inputRequests: undefined,
+      });
+    }
+    return this.store.get(record.taskId);
+  }
+
+  /**
+   * @internal The task once it has ended (undefined once it is gone): awaits its run in this process,
+   * else reads the store every poll interval. Rejects with the reason when `signal` aborts.
+   */
+  async ended(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+    for (;;) {
+      signal.throwIfAborted();
+      const record = await this.store.get(taskId);
+      if (record === undefined || isTerminalStatus(record.status)) return record;
+      const run = this.#running.get(taskId);
+      await untilAborted(run ? run.ended : delay(record.pollIntervalMs ?? this.pollIntervalMs), signal);
+    }
+  }
+
+  /** @internal Whose `tasks/list` a 2025-11-25 task joins: its principal's, else its session's. */
+  ownerOf(scope: RequestScope, session: ServerSession): string {
+    const subject = scope.principal?.subject;
+    if (subject !== undefined) return `principal:${subject}`;
+    let key = session.peer.transport?.sessionId ?? this.#sessionKeys.get(session);
+    if (key === undefined) this.#sessionKeys.set(session, (key = crypto.randomUUID()));
+    return `session:${key}`;
+  }
+
+  /** The lifetime of a 2025-11-25 task whose client asked for `requested` ms: at most the server's. */
+  #lifetime(requested: number): number | null {
+    const asked = Math.max(1, Math.floor(requested));
+    return this.#ttlMs === null ? asked : Math.min(asked, this.#ttlMs);
+  }
+}
+
+/** Throws the ServerError the handler sees when the client did not declare what a question needs. */
+function checkCapability(scope: RequestScope, method: InputMethod, params: JsonObject | undefined): void {
+  const missing = missingCapabilities(method, params, scope.client.capabilities);
+  const unsupported = method === 'elicitation/create' && !scope.profile.features.elicitation;
+  if (missing === undefined && !unsupported) return;
+  throw new ServerError(
+    LocalErrorCode.CapabilityNotSupported,
+    `The client did not declare the ${Object.keys(missing ?? { elicitation: {} }).join(', ')} capability, so ${method} cannot be sent`,
+  );
+}
+
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+
+/** `promise`, or a rejection with the abort reason once `signal` aborts (its listener removed after). */
+function untilAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<unknown> {
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_resolve, reject) => {
+    onAbort = () => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([promise, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }

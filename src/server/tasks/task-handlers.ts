@@ -1,0 +1,145 @@
+/**
+ * The `tasks/*` methods, in the server's handler table, for both forms of tasks. `tasks/get` and
+ * `tasks/cancel` exist in both eras and answer in the request's form; `tasks/result` and `tasks/list`
+ * only in the handshake era (2025-11-25), `tasks/update` only in the stateless era (the extension).
+ *
+ * 2025-11-25: `tasks/get` answers the `Task`; `tasks/result` blocks until the task ends and answers what
+ * the `tools/call` would have (meanwhile it carries the task's questions to the client); `tasks/list`
+ * pages through the caller's tasks; `tasks/cancel` cancels a task that has not ended and answers it
+ * (-32602 for one that has). A request at an earlier revision gets -32601.
+ *
+ * 2026-07-28: `tasks/get` answers the `DetailedTask`; `tasks/update` answers the task's
+ * `inputRequests` (an empty ack); `tasks/cancel` is cooperative (an empty ack, also for a task that had
+ * ended). A request that does not declare the extension gets -32021.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import {
+  InvalidTaskCursor,
+  isTerminalStatus,
+  type TaskRecord,
+  type TaskStore,
+} from '../../stores/task-store.js';
+import type { HandlerTable } from '../handler-table.js';
+import { cursorParam } from '../pages.js';
+import type { RequestScope } from '../request-scope.js';
+import type { ServerSession } from '../server-session.js';
+import { CoreTaskInput } from './core-task-input.js';
+import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
+import { TaskInput } from './task-input.js';
+import type { TaskRun } from './task-run.js';
+import { detailedTask, unknownTask } from './task-wire.js';
+
+/** What the handlers need of the task engine (`Tasks`). */
+export interface TaskEngine {
+  readonly store: TaskStore;
+  readonly shutdownSignal: AbortSignal;
+  /** Tasks per `tasks/list` page. */
+  readonly pageSize: number;
+  /** The task a request names, for this caller in this form (else -32602; -32021 without the extension). */
+  find(params: JsonObject, scope: RequestScope, method: string): Promise<TaskRecord>;
+  /** Cancels a task that has not ended; resolves with its record after. */
+  cancel(record: TaskRecord): Promise<TaskRecord | undefined>;
+  /** The run of a task whose handler runs in this process. */
+  running(taskId: string): TaskRun | undefined;
+  /** The task once it has ended (undefined once gone); rejects when `signal` aborts. */
+  ended(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined>;
+  /** Whose `tasks/list` the caller reads. */
+  ownerOf(scope: RequestScope, session: ServerSession): string;
+}
+
+/** -32601 for a handshake-era request at a revision without tasks (before 2025-11-25). */
+function requireCoreTasks(scope: RequestScope, method: string): void {
+  if (scope.era === 'legacy' && !scope.profile.features.tasks) {
+    throw new ProtocolError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
+    );
+  }
+}
+
+const asJson = (value: unknown) => value as JsonObject;
+
+export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): void {
+  table.handle('tasks/get', async (params, scope) => {
+    requireCoreTasks(scope, 'tasks/get');
+    const record = await tasks.find(params, scope, 'tasks/get');
+    return scope.era === 'modern' ? detailedTask(record) : asJson(coreTaskOf(record));
+  });
+
+  table.handle('tasks/cancel', async (params, scope) => {
+    requireCoreTasks(scope, 'tasks/cancel');
+    const record = await tasks.find(params, scope, 'tasks/cancel');
+    if (scope.era === 'modern') {
+      if (!isTerminalStatus(record.status)) await tasks.cancel(record);
+      return {};
+    }
+    if (isTerminalStatus(record.status)) throw alreadyTerminal(record);
+    const after = await tasks.cancel(record);
+    if (after === undefined) throw unknownTask(record.taskId);
+    // It ended another way first (completed while the cancellation was on its way).
+    if (after.status !== 'cancelled') throw alreadyTerminal(after);
+    return asJson(coreTaskOf(after));
+  });
+
+  table.handle('tasks/update', async (params, scope) => {
+    if (scope.era === 'legacy') {
+      throw new ProtocolError(
+        ErrorCode.MethodNotFound,
+        'Method not found: tasks/update exists only in the stateless era (the tasks extension)',
+      );
+    }
+    const responses = params.inputResponses;
+    const record = await tasks.find(params, scope, 'tasks/update');
+    if (!isJsonObject(responses)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: "inputResponses" must be an object');
+    }
+    const questions = tasks.running(record.taskId)?.questions;
+    if (questions instanceof TaskInput && !isTerminalStatus(record.status)) await questions.answer(responses);
+    return {};
+  });
+
+  table.handle(
+    'tasks/result',
+    async (params, scope, ctx, session) => {
+      requireCoreTasks(scope, 'tasks/result');
+      const { taskId } = await tasks.find(params, scope, 'tasks/result');
+      const signal = AbortSignal.any([ctx.signal, tasks.shutdownSignal]);
+      // While this request waits, the task's questions travel on its stream.
+      const questions = tasks.running(taskId)?.questions;
+      const detach =
+        questions instanceof CoreTaskInput
+          ? questions.attach((method, question) =>
+              session.peer.request(method, question, { relatedRequestId: ctx.id, signal }),
+            )
+          : undefined;
+      try {
+        const ended = await tasks.ended(taskId, signal);
+        if (ended === undefined) throw unknownTask(taskId);
+        return corePayload(ended);
+      } finally {
+        detach?.();
+      }
+    },
+    { eras: ['legacy'] },
+  );
+
+  table.handle(
+    'tasks/list',
+    async (params, scope, _ctx, session) => {
+      requireCoreTasks(scope, 'tasks/list');
+      const cursor = cursorParam(params) || undefined; // "" asks for the first page
+      const owner = tasks.ownerOf(scope, session);
+      const page = await tasks.store
+        .list(owner, { ...(cursor === undefined ? {} : { cursor }), limit: tasks.pageSize })
+        .catch((error: unknown) => {
+          throw error instanceof InvalidTaskCursor ? invalidTaskCursor(cursor) : error;
+        });
+      const result: JsonObject = { tasks: page.records.map((record) => asJson(coreTaskOf(record))) };
+      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+      return result;
+    },
+    { eras: ['legacy'] },
+  );
+}
