@@ -19,7 +19,12 @@ import type { ModernRequests } from './modern-requests.js';
 import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
+import type { ClientTasks } from './tasks/client-tasks.js';
+import { TASK_HANDLE, type ToolTask } from './tasks/tool-task.js';
 import { ToolCache } from './tool-cache.js';
+
+/** The options of a `callToolAsTask` call: its handle rides along. */
+export type TaskCallOptions = CallToolOptions & { [TASK_HANDLE]?: ToolTask };
 
 /** What the tools need from their client. */
 export interface ToolsHost {
@@ -29,6 +34,8 @@ export interface ToolsHost {
   modern(): ModernRequests | undefined;
   /** The server, as it introduced itself. */
   serverInfo(): Implementation | undefined;
+  /** Tool calls that run as tasks. */
+  readonly tasks: ClientTasks;
 }
 
 export class ClientTools {
@@ -68,7 +75,7 @@ export class ClientTools {
     });
   }
 
-  call(name: string, args: JsonObject, options: CallToolOptions): Promise<CallToolResult> {
+  call(name: string, args: JsonObject, options: TaskCallOptions): Promise<CallToolResult> {
     let tool: Promise<Tool> | undefined;
     const call: OutgoingToolCall = {
       name,
@@ -89,14 +96,39 @@ export class ClientTools {
     );
   }
 
-  /** The inner end of the chain: the request, then the result checks. */
+  /** The inner end of the chain: the request (as a task where it runs as one), then the result checks. */
   async #send(call: OutgoingToolCall): Promise<CallToolResult> {
     const { name, options } = call;
-    const raw = await this.#host.request('tools/call', { name, arguments: call.arguments }, options);
-    const limit = options.maxResultBytes ?? this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
-    const result = checkToolResult(name, raw, limit, (message, type) => this.#warn(`block:${type}`, message));
+    const raw = await this.#request(call);
+    const result = this.check(name, raw, options);
     if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
     return result;
+  }
+
+  /** The raw result: of a plain call, or of the task it ran as (see `ClientTasks`). */
+  async #request(call: OutgoingToolCall): Promise<JsonObject> {
+    const { name, options } = call;
+    const tasks = this.#host.tasks;
+    const params: JsonObject = { name, arguments: call.arguments };
+    const handle = (options as TaskCallOptions)[TASK_HANDLE];
+    const asked = options.task !== undefined && options.task !== false ? options.task : undefined;
+    const request = typeof asked === 'object' ? asked : {};
+    const form = await tasks.plan(() => call.tool(), asked !== undefined || handle !== undefined);
+    const asTask = (taskForm: 'core' | 'extension') =>
+      tasks.call(taskForm, params, request, options, handle, options.onTaskStatus);
+    if (form) return asTask(form);
+    try {
+      return await this.#host.request('tools/call', params, options);
+    } catch (error) {
+      if (!tasks.needsExtension(error)) throw error;
+      return asTask('extension');
+    }
+  }
+
+  /** A tool result checked (size, content blocks), or ClientError MESSAGE_TOO_LARGE / INVALID_RESULT. */
+  check(name: string, raw: JsonObject, options: CallToolOptions = {}): CallToolResult {
+    const limit = options.maxResultBytes ?? this.#options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+    return checkToolResult(name, raw, limit, (message, type) => this.#warn(`block:${type}`, message));
   }
 
   /** Whether a listed tool's `x-mcp-header` declarations are valid; warns (once) about one that is not. */

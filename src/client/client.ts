@@ -29,6 +29,7 @@ import type {
   Prompt,
 } from '../protocol/types/prompts.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
+import type { TaskInfo } from '../protocol/types/tasks.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { ClientConnection } from './client-connection.js';
 import { ClientEvents } from './client-events.js';
@@ -44,6 +45,8 @@ import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
 import type { LoadedSkill, SkillEntry } from './skills/skill-entry.js';
 import { Skills, withSkillsExtension } from './skills/skills.js';
+import { ClientTasks } from './tasks/client-tasks.js';
+import { TASK_HANDLE, ToolTask } from './tasks/tool-task.js';
 
 export type { CallToolOptions, ClientOptions } from './client-options.js';
 
@@ -58,6 +61,7 @@ export class Client {
   readonly #links: LinkChain;
   readonly #send: Requester = (method, params, options) => this.#connection.request(method, params, options);
   readonly #skills: Skills;
+  readonly #tasks: ClientTasks;
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
@@ -66,13 +70,29 @@ export class Client {
       : options;
     this.#maxPages = options.maxListPages ?? 100;
     this.#links = new LinkChain(options.links);
+    const connection = (this.#connection = new ClientConnection(options, this.#links));
+    this.#tasks = new ClientTasks(
+      {
+        request: this.#send,
+        handlers: options,
+        era: () => this.era,
+        protocolVersion: () => this.protocolVersion,
+        serverCapabilities: () => this.serverCapabilities,
+        maxPages: this.#maxPages,
+      },
+      connection.peer,
+    );
     this.#tools = new ClientTools(
-      { request: this.#send, modern: () => connection.modern, serverInfo: () => this.serverInfo },
+      {
+        request: this.#send,
+        modern: () => connection.modern,
+        serverInfo: () => this.serverInfo,
+        tasks: this.#tasks,
+      },
       options,
       this.#links,
       this.#maxPages,
     );
-    const connection = (this.#connection = new ClientConnection(options, this.#links));
     this.#listen = new ListenStream(
       (params, opts) => connection.modern!.channel.request('subscriptions/listen', params, opts),
       (error) => options.onError?.(error),
@@ -193,6 +213,58 @@ export class Client {
     options: CallToolOptions = {},
   ): Promise<CallToolResult> {
     return this.#tools.call(name, args, options);
+  }
+
+  /**
+   * Calls a tool as a task, where the server and the tool support tasks (2025-11-25: the server's
+   * `tasks.requests.tools.call` and the tool's `execution.taskSupport`; 2026-07-28: the
+   * `io.modelcontextprotocol/tasks` extension, where the server decides). Resolves once the task exists
+   * with its handle (`taskId`, `status`, `onStatus`, `statuses()`, `result()`, `cancel()`); the client
+   * follows the task until it ends. Where no task can be created (or the server answered at once) the
+   * handle has no `taskId` and its `result()` is the call's. Rejects as `callTool` when the call fails
+   * before a task exists (approval denied, a protocol error). `task` defaults to `true`.
+   */
+  async callToolAsTask(
+    name: string,
+    args: JsonObject = {},
+    options: CallToolOptions = {},
+  ): Promise<ToolTask> {
+    let settle: (outcome: Promise<CallToolResult>) => void = () => undefined;
+    const outcome = new Promise<CallToolResult>((resolve) => (settle = resolve));
+    const handle = new ToolTask(name, outcome);
+    settle(this.#tools.call(name, args, { task: true, ...options, [TASK_HANDLE]: handle }));
+    await Promise.race([handle.whenStarted, outcome]);
+    return handle;
+  }
+
+  /** A task's current status (either form). ClientError CAPABILITY_NOT_SUPPORTED when the server has no tasks. */
+  getTask(taskId: string, options?: ExchangeOptions): Promise<TaskInfo> {
+    this.#connection.requireConnected();
+    return this.#tasks.get(taskId, options);
+  }
+
+  /** Asks the server to cancel a task (`tasks/cancel`). */
+  cancelTask(taskId: string, options?: ExchangeOptions): Promise<void> {
+    this.#connection.requireConnected();
+    return this.#tasks.cancel(taskId, undefined, options);
+  }
+
+  /**
+   * 2025-11-25: the caller's tasks, every page of `tasks/list` (the 2026-07-28 extension has no listing:
+   * ClientError CAPABILITY_NOT_SUPPORTED).
+   */
+  listTasks(options?: ExchangeOptions): Promise<TaskInfo[]> {
+    this.#connection.requireConnected();
+    return this.#tasks.list(options);
+  }
+
+  /**
+   * A task's tool result once it ends (followed until then: `tasks/result` in 2025-11-25, `tasks/get` in
+   * 2026-07-28), checked like `callTool`'s (without the output schema); rejects as the call would have.
+   */
+  async taskResult(taskId: string, options?: ExchangeOptions): Promise<CallToolResult> {
+    this.#connection.requireConnected();
+    return this.#tools.check(taskId, await this.#tasks.result(taskId, options));
   }
 
   /** Every resource of the server (all pages). */

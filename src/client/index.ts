@@ -37,6 +37,9 @@ export {
   type ClientAuditRecord,
   type PolicyDecision,
 } from './approval/index.js';
+export { ToolTask } from './tasks/tool-task.js';
+export type { TaskRequest } from './tasks/client-tasks.js';
+export { TASKS_EXTENSION, type TaskInfo, type TaskStatus } from '../protocol/types/tasks.js';
 export {
   SKILLS_EXTENSION,
   type LoadedSkill,

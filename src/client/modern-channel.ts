@@ -69,9 +69,16 @@ export function checkResultType(method: string, result: JsonObject, inputRequire
   );
 }
 
-/** A copy of a complete result without the fields the client consumes. */
-export function plainResult(result: JsonObject): JsonObject {
-  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+/**
+ * A copy of a complete result without the fields the client consumes: `resultType`, the server's info,
+ * and (unless `cacheHint` is false: a task's `ttlMs` is its lifetime) the cache hint.
+ */
+export function plainResult(result: JsonObject, cacheHint = true): JsonObject {
+  const { resultType: _type, ...rest } = result;
+  if (cacheHint) {
+    delete rest.ttlMs;
+    delete rest.cacheScope;
+  }
   if (isJsonObject(rest._meta) && META.serverInfo in rest._meta) {
     const { [META.serverInfo]: _info, ...meta } = rest._meta;
     if (Object.keys(meta).length === 0) delete rest._meta;
@@ -79,6 +86,8 @@ export function plainResult(result: JsonObject): JsonObject {
   }
   return rest;
 }
+
+const asObject = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
 
 export interface ModernIdentity {
   info: Implementation;
@@ -143,8 +152,23 @@ export class ModernChannel {
     return result;
   }
 
+  /**
+   * The request with the era's `_meta`. Client capabilities the request's own `_meta` declares (a tasks
+   * call declaring the tasks extension) are added to the client's.
+   */
   #send(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     const own = isJsonObject(params?._meta) ? params._meta : {};
-    return this.#peer.request(method, { ...params, _meta: { ...own, ...this.meta() } }, options);
+    const meta = this.meta();
+    const extra = own[META.clientCapabilities];
+    if (isJsonObject(extra)) {
+      const base = this.#identity.capabilities;
+      const extensions = { ...asObject(base.extensions), ...asObject(extra.extensions) };
+      meta[META.clientCapabilities] = {
+        ...base,
+        ...extra,
+        ...(Object.keys(extensions).length ? { extensions } : {}),
+      };
+    }
+    return this.#peer.request(method, { ...params, _meta: { ...own, ...meta } }, options);
   }
 }

@@ -13,7 +13,7 @@ import {
   exchangeWithInput,
   type ExchangeOptions,
 } from './input-required.js';
-import { checkResultType, plainResult, type ModernChannel } from './modern-channel.js';
+import { checkResultType, plainResult, resultTypeOf, type ModernChannel } from './modern-channel.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
 
 export interface ModernRequestsOptions {
@@ -63,8 +63,12 @@ export class ModernRequests {
     } else {
       result = await channel.request(method, params, options);
     }
+    // A tool call the server runs as a task (the tasks extension): the task, marked as such.
+    if (method === 'tools/call' && resultTypeOf(result) === 'task') {
+      return { ...plainResult(result, false), resultType: 'task' };
+    }
     checkResultType(method, result, false);
     if (cacheable && rounds === 0) this.cache.store(method, params, authContext, result);
-    return plainResult(result);
+    return plainResult(result, cacheable);
   }
 }

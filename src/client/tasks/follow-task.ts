@@ -1,0 +1,252 @@
+/**
+ * Following a task from its creation to its result, in either form, client side.
+ *
+ * - 2025-11-25 (SEP-1686): `tasks/get` every `pollInterval` (sooner when a `notifications/tasks/status`
+ *   for it arrives); at `input_required` or at the end, one `tasks/result`, which blocks until the task
+ *   ends and meanwhile carries the server's questions (answered by the client's handlers like any
+ *   request); it answers what the call would have (a result, or its JSON-RPC error).
+ * - 2026-07-28 (the tasks extension): `tasks/get` every `pollIntervalMs`; its `inputRequests` answered
+ *   through the handlers and sent back with `tasks/update`; the result (or error) comes inline.
+ *
+ * Either way a cancelled task rejects with ClientError REQUEST_CANCELLED, and so does aborting the
+ * caller's signal (after asking the server to cancel the task).
+ * @module
+ */
+import { LocalErrorCode, ProtocolError, type ErrorObject } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { META } from '../../protocol/types/modern.js';
+import {
+  RELATED_TASK_META,
+  TASKS_EXTENSION,
+  isTerminalStatus,
+  readTaskInfo,
+  type TaskInfo,
+} from '../../protocol/types/tasks.js';
+import { ClientError } from '../client-error.js';
+import type { ClientHandlers } from '../client-handlers.js';
+import { answerInModernEra, type ExchangeOptions } from '../input-required.js';
+
+/** The polling interval when the server suggests none, in ms. */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+
+export interface TaskHost {
+  /** One request through the client's links, in the era spoken. */
+  request(method: string, params: JsonObject, options?: ExchangeOptions): Promise<JsonObject>;
+  /** What answers a 2026-07-28 task's `inputRequests`. */
+  readonly handlers: ClientHandlers;
+  /** Calls `listener` with each `notifications/tasks/status` about `taskId`. Returns an unsubscribe. */
+  watch(taskId: string, listener: (task: TaskInfo) => void): () => void;
+}
+
+export type TaskForm = 'core' | 'extension';
+
+/** The `_meta` a 2026-07-28 request carries to declare the tasks extension (merged into the client's). */
+export const EXTENSION_META: JsonObject = {
+  [META.clientCapabilities]: { extensions: { [TASKS_EXTENSION]: {} } },
+};
+
+/** Params of a `tasks/*` request of the form. */
+export function taskParams(form: TaskForm, taskId: string, extra: JsonObject = {}): JsonObject {
+  return form === 'extension' ? { taskId, ...extra, _meta: EXTENSION_META } : { taskId, ...extra };
+}
+
+/** A task from the wire, or ClientError INVALID_RESULT. */
+export function taskOf(method: string, value: unknown): TaskInfo {
+  const task = readTaskInfo(value);
+  if (!task) {
+    throw new ClientError(LocalErrorCode.InvalidResult, `${method} returned no valid task`, {
+      details: { result: value },
+    });
+  }
+  return task;
+}
+
+export function cancelledError(taskId: string): ClientError {
+  return new ClientError(LocalErrorCode.RequestCancelled, `Task ${taskId} was cancelled`, {
+    details: { taskId },
+  });
+}
+
+/** Per-request options of the follow: the caller's timeout per request, never the caller's signal. */
+function each(options: ExchangeOptions): ExchangeOptions {
+  return options.timeout === undefined ? {} : { timeout: options.timeout };
+}
+
+/** Resolves after `ms`, or at once when `wake` is called; rejects when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal | undefined, wakeUp: { wake?: () => void }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      wakeUp.wake = undefined;
+      resolve();
+    };
+    const onAbort = () => {
+      clearTimeout(timer);
+      wakeUp.wake = undefined;
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(done, ms);
+    wakeUp.wake = done;
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** A 2025-11-25 `tasks/result` payload without the related-task `_meta` the server adds. */
+function withoutRelatedTask(result: JsonObject): JsonObject {
+  if (!isJsonObject(result._meta) || !(RELATED_TASK_META in result._meta)) return result;
+  const { [RELATED_TASK_META]: _related, ...meta } = result._meta;
+  const { _meta: _dropped, ...rest } = result;
+  return Object.keys(meta).length === 0 ? rest : { ...rest, _meta: meta };
+}
+
+/**
+ * Follows the task to its end; resolves with the call's raw result. `report` sees each status. Aborting
+ * `options.signal` cancels the task (best effort) and rejects with REQUEST_CANCELLED. `wire`: the
+ * message `first` was read from (a 2026-07-28 `tasks/get` carries the result inline).
+ */
+export async function followTask(
+  host: TaskHost,
+  form: TaskForm,
+  first: TaskInfo,
+  report: (task: TaskInfo) => void,
+  options: ExchangeOptions = {},
+  wire?: JsonObject,
+): Promise<JsonObject> {
+  const { signal } = options;
+  const taskId = first.taskId;
+  try {
+    return form === 'core'
+      ? await followCore(host, first, report, options)
+      : await followExtension(host, first, report, options, wire);
+  } catch (error) {
+    if (!signal?.aborted) throw error;
+    await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
+    throw new ClientError(LocalErrorCode.RequestCancelled, `The call of task ${taskId} was aborted`, {
+      cause: signal.reason,
+      details: { taskId },
+    });
+  }
+}
+
+async function followCore(
+  host: TaskHost,
+  first: TaskInfo,
+  report: (task: TaskInfo) => void,
+  options: ExchangeOptions,
+): Promise<JsonObject> {
+  const { taskId } = first;
+  const { signal } = options;
+  let status = first;
+  const wakeUp: { wake?: () => void } = {};
+  const seen = (task: TaskInfo) => {
+    status = task;
+    report(task);
+    wakeUp.wake?.();
+  };
+  const unwatch = host.watch(taskId, seen);
+  let payload: Promise<JsonObject> | undefined;
+  let settled = false;
+  try {
+    report(first);
+    for (;;) {
+      if (status.status === 'cancelled') throw cancelledError(taskId);
+      if (payload === undefined && (status.status === 'input_required' || isTerminalStatus(status.status))) {
+        // Blocks until the task ends; the server's questions arrive meanwhile, on its stream.
+        payload = host.request(
+          'tasks/result',
+          { taskId },
+          { timeout: Infinity, ...(signal ? { signal } : {}) },
+        );
+        payload.then(
+          () => ((settled = true), wakeUp.wake?.()),
+          () => ((settled = true), wakeUp.wake?.()),
+        );
+      }
+      if (payload && (settled || isTerminalStatus(status.status))) return withoutRelatedTask(await payload);
+      await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, wakeUp);
+      if (settled) continue;
+      seen(taskOf('tasks/get', await host.request('tasks/get', { taskId }, each(options))));
+    }
+  } finally {
+    unwatch();
+  }
+}
+
+async function followExtension(
+  host: TaskHost,
+  first: TaskInfo,
+  report: (task: TaskInfo) => void,
+  options: ExchangeOptions,
+  wire: JsonObject = first as unknown as JsonObject,
+): Promise<JsonObject> {
+  const { taskId } = first;
+  const { signal } = options;
+  const answered = new Set<string>();
+  let detailed = wire;
+  let status = first;
+  for (;;) {
+    report(status);
+    switch (status.status) {
+      case 'completed': {
+        if (isJsonObject(detailed.result)) return detailed.result;
+        throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} completed without a result`, {
+          details: { task: detailed },
+        });
+      }
+      case 'failed': {
+        const error = detailed.error;
+        if (isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
+          throw ProtocolError.fromObject(error as unknown as ErrorObject);
+        }
+        throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} failed without an error`, {
+          details: { task: detailed },
+        });
+      }
+      case 'cancelled':
+        throw cancelledError(taskId);
+      case 'input_required':
+        await answerQuestions(host, taskId, detailed.inputRequests, answered, options);
+        break;
+      case 'working':
+        break;
+    }
+    await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, {});
+    detailed = await host.request('tasks/get', taskParams('extension', taskId), each(options));
+    status = taskOf('tasks/get', detailed);
+  }
+}
+
+/** Answers the questions not answered yet through the handlers, and sends the answers (`tasks/update`). */
+async function answerQuestions(
+  host: TaskHost,
+  taskId: string,
+  inputRequests: unknown,
+  answered: Set<string>,
+  options: ExchangeOptions,
+): Promise<void> {
+  if (!isJsonObject(inputRequests)) return;
+  const controller = new AbortController();
+  const abort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', abort, { once: true });
+  try {
+    const responses: JsonObject = {};
+    for (const [key, request] of Object.entries(inputRequests)) {
+      if (answered.has(key) || !isJsonObject(request) || typeof request.method !== 'string') continue;
+      const params = isJsonObject(request.params) ? request.params : {};
+      responses[key] = await answerInModernEra(request.method, params, host.handlers, {
+        signal: controller.signal,
+      });
+      answered.add(key);
+    }
+    if (Object.keys(responses).length === 0) return;
+    await host.request(
+      'tasks/update',
+      taskParams('extension', taskId, { inputResponses: responses }),
+      each(options),
+    );
+  } finally {
+    options.signal?.removeEventListener('abort', abort);
+  }
+}

@@ -1,0 +1,178 @@
+// The client's tasks, both forms, against toolwire's own server (test/fixtures/tasks-server.mjs): the
+// 2025-11-25 core (params.task, tasks/get, tasks/result carrying the server's questions, tasks/list,
+// tasks/cancel, status notifications) and the 2026-07-28 extension (the server decides, tasks/get with
+// the result inline, tasks/update), over stdio and Streamable HTTP.
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, ClientError, type ClientOptions, type TaskInfo } from '../src/client/index.js';
+import { ProtocolError } from '../src/protocol/errors.js';
+import type { Server } from '../src/server/index.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { linkServer, serverCommand } from './_setup.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/tasks-server.mjs', import.meta.url));
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+const ANSWERS: ClientOptions = {
+  elicitation: (params) => ({
+    action: 'accept',
+    content: { name: params.message === 'First?' ? 'Ada' : 'Bo' },
+  }),
+};
+
+async function overStdio(options: ClientOptions) {
+  const client = new Client({ name: 'tasks-client', version: '1' }, { ...ANSWERS, ...options });
+  await client.connect(new StdioClientTransport({ ...serverCommand(FIXTURE), stderr: 'ignore' }));
+  return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
+}
+
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+/** Every status the handle reports until its task ends. */
+async function statusesOf(task: { statuses(): AsyncGenerator<TaskInfo> }): Promise<string[]> {
+  const seen: string[] = [];
+  for await (const status of task.statuses()) seen.push(status.status);
+  return seen;
+}
+
+for (const { era, protocolVersion } of [
+  { era: '2025-11-25', protocolVersion: '2025-11-25' },
+  { era: '2026-07-28', protocolVersion: 'auto' },
+] as const) {
+  describe(`client tasks, ${era}, over stdio`, () => {
+    it('calls a tool as a task: a handle with the task, each status until it ends, then the result', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const task = await client.callToolAsTask('sleepy', { ms: 400 });
+      expect(task.taskId).toMatch(UUID);
+      expect(task.status).toMatchObject({ taskId: task.taskId, status: 'working', pollIntervalMs: 250 });
+      const statuses = await statusesOf(task);
+      expect(statuses[0]).toBe('working');
+      expect(statuses.at(-1)).toBe('completed');
+      expect(textOf(await task.result())).toBe('slept 400 ms');
+      expect(await client.getTask(task.taskId!)).toMatchObject({ status: 'completed' });
+      expect(textOf(await client.taskResult(task.taskId!))).toBe('slept 400 ms');
+    });
+
+    it('answers the task’s questions through the client’s handlers', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const seen: string[] = [];
+      const result = await client.callTool(
+        'two_names',
+        {},
+        { task: true, onTaskStatus: (t) => seen.push(t.status) },
+      );
+      expect(textOf(result)).toBe('Ada and Bo');
+      expect(seen).toContain('input_required');
+      expect(seen.at(-1)).toBe('completed');
+    });
+
+    it('runs a tool that requires a task as one, even when callTool did not ask', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const seen: TaskInfo[] = [];
+      const result = await client.callTool('must_task', {}, { onTaskStatus: (t) => seen.push(t) });
+      expect(textOf(result)).toBe('done');
+      expect(seen.at(-1)).toMatchObject({ taskId: expect.stringMatching(UUID), status: 'completed' });
+    });
+
+    it('gives a tool error as the result and a protocol error as the rejection', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const bad = await client.callToolAsTask('bad_day');
+      expect(await bad.result()).toMatchObject({ isError: true, content: [{ text: 'it went wrong' }] });
+      // 2025-11-25: a tool error fails its task; the extension completes it.
+      expect(bad.status!.status).toBe(era === '2025-11-25' ? 'failed' : 'completed');
+      const crash = await client.callToolAsTask('crash');
+      const error = await crash.result().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error).toMatchObject({ code: -32050, message: 'upstream gone' });
+    });
+
+    it('cancels a task from its handle, and by aborting the call', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const task = await client.callToolAsTask('sleepy', { ms: 60_000 });
+      await task.cancel();
+      await expect(task.result()).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
+      expect(await client.getTask(task.taskId!)).toMatchObject({ status: 'cancelled' });
+
+      const controller = new AbortController();
+      let taskId: string | undefined;
+      const call = client.callTool(
+        'sleepy',
+        { ms: 60_000 },
+        { task: true, signal: controller.signal, onTaskStatus: (t) => (taskId ??= t.taskId) },
+      );
+      await expect.poll(() => taskId).toBeDefined();
+      controller.abort();
+      await expect(call).rejects.toBeInstanceOf(ClientError);
+      await expect.poll(async () => (await client.getTask(taskId!)).status).toBe('cancelled');
+    });
+
+    it('calls inline what cannot be a task: the handle has no task', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const task = await client.callToolAsTask('greet', { name: 'Ada' });
+      expect(task.taskId).toBeUndefined();
+      expect(textOf(await task.result())).toBe('Hello, Ada!');
+      expect(await statusesOf(task)).toEqual([]);
+    });
+  });
+}
+
+describe('client tasks, the 2025-11-25 specifics', () => {
+  it('lists the tasks it created and asks for a ttl', async () => {
+    await using client = await overStdio({ protocolVersion: '2025-11-25' });
+    const first = await client.callToolAsTask('sleepy', { ms: 1 }, { task: { ttlMs: 30_000 } });
+    expect(first.status!.ttlMs).toBe(30_000);
+    await first.result();
+    const second = await client.callToolAsTask('sleepy', { ms: 1 });
+    await second.result();
+    expect((await client.listTasks()).map((task) => task.taskId)).toEqual([first.taskId, second.taskId]);
+  });
+
+  it('sees the end of a task from its status notification, without waiting for the next poll', async () => {
+    const mod = (await import(FIXTURE)) as { default: (options: object) => Server };
+    // A poll a minute: only notifications/tasks/status can end this call within the test's time.
+    await using linked = await linkServer(mod.default({ tasks: { pollIntervalMs: 60_000 } }), {
+      protocolVersion: '2025-11-25',
+    });
+    const seen: string[] = [];
+    const result = await linked.client.callTool(
+      'sleepy',
+      { ms: 50 },
+      { task: true, onTaskStatus: (task) => seen.push(task.status) },
+    );
+    expect(textOf(result)).toBe('slept 50 ms');
+    expect(seen).toEqual(['working', 'completed']);
+  });
+});
+
+describe('client tasks, the 2026-07-28 specifics', () => {
+  it('has no tasks/list in the extension', async () => {
+    await using client = await overStdio({});
+    expect(client.era).toBe('modern');
+    expect(() => client.listTasks()).toThrow(/tasks\/list does not exist/);
+  });
+});
+
+describe('client tasks over Streamable HTTP', () => {
+  let handle: HttpServerHandle | undefined;
+  afterEach(async () => {
+    await handle?.close();
+    handle = undefined;
+  });
+
+  for (const protocolVersion of ['2025-11-25', 'auto'] as const) {
+    it(`follows a task with questions to its end (${protocolVersion})`, async () => {
+      const mod = (await import(FIXTURE)) as { default: () => Server };
+      handle = await serveHttp(mod.default(), { port: 0 });
+      const client = new Client({ name: 'http-tasks', version: '1' }, { ...ANSWERS, protocolVersion });
+      await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+      try {
+        const task = await client.callToolAsTask('confirm');
+        expect(task.taskId).toMatch(UUID);
+        expect(textOf(await task.result())).toBe('confirm: accept');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+});
