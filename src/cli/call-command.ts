@@ -55,12 +55,16 @@ Arguments (before "--" or around the URL):
 Options:
 ${CLIENT_OPTIONS_HELP}
   --progress      print the tool's progress notifications on stderr
+  --task          call the tool as a task where the server and the tool allow it (a tool that
+                  requires a task always gets one); each status of the task is printed on stderr,
+                  "task ID: working — message", until it ends
   -y, --yes       call the tool without asking, whatever its annotations say
 
 Examples:
   ${CLI} call --tool read_file path=README.md -- ${CLI} serve
   ${CLI} call --tool search_files --args '{"pattern":"TODO"}' --progress -- ${CLI} serve
   ${CLI} call --tool read_file path=README.md http://127.0.0.1:3000/mcp
+  ${CLI} call --tool monthly_report month=May --task http://127.0.0.1:3000/mcp
 
 ${EXIT_CODES_HELP}
 A tool error prints the result like any other (with --json, the result object), then a line on
@@ -80,6 +84,7 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
       tool: { type: 'string' },
       args: { type: 'string' },
       progress: { type: 'boolean' },
+      task: { type: 'boolean' },
       yes: { type: 'boolean', short: 'y' },
     },
     HINT,
@@ -104,6 +109,10 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     const result = await client
       .callTool(name, args, {
         ...(line.client.timeout === undefined ? {} : { timeout: line.client.timeout }),
+        ...(values.task ? { task: true } : {}),
+        onTaskStatus: ({ taskId, status, statusMessage }) => {
+          process.stderr.write(`task ${taskId}: ${status}${statusMessage ? ` — ${statusMessage}` : ''}\n`);
+        },
         ...(values.progress
           ? {
               onProgress: ({ progress, total, message }) => {
