@@ -1,6 +1,7 @@
 // The toolwire conformance fixture: the tools, resources and prompts that the MCP conformance suite
 // (@modelcontextprotocol/conformance, server mode) expects, served over Streamable HTTP; those of its
-// 2026-07-28 scenarios (0.2.0-alpha) are in stateless-era.mjs, those of the tasks extension in tasks.mjs.
+// 2026-07-28 scenarios (0.2.0-alpha) are in stateless-era.mjs, those of the tasks extension in tasks.mjs,
+// the skills of the skills extension in skills.mjs.
 // Built only with toolwire's public API (the built package in dist/, through its own name).
 //
 //   node examples/conformance-server/index.mjs [--port 0] [--host 127.0.0.1]
@@ -322,6 +323,10 @@ registerStatelessEraFixtures(server);
 // The tasks extension (tasks-* scenarios): tools that run as tasks for clients that declare it.
 const { registerTasksFixtures } = await import('./tasks.mjs');
 registerTasksFixtures(server);
+
+// The skills extension (sep-2640-skills-* scenarios): skills served as skill:// resources.
+const { registerSkillsFixtures } = await import('./skills.mjs');
+registerSkillsFixtures(server);
 
 // ---- HTTP ---------------------------------------------------------------------------------------
 

@@ -9,7 +9,10 @@ export {
   type ResourceHandle,
   type ResourceTemplateHandle,
   type PromptHandle,
+  type SkillHandle,
 } from './server.js';
+export type { SkillDefinition } from './skills/skill-definition.js';
+export { SKILLS_EXTENSION } from '../protocol/skills/skill-entry.js';
 export type { ServerOptions, ServerFeature } from './server-core.js';
 export type { ConnectOptions } from './server.js';
 export type { Principal } from './auth/principal.js';

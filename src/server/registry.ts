@@ -70,6 +70,11 @@ export class Registry<TDefinition, TEntry> {
     return this.#handle(name, slot);
   }
 
+  /** Whether an entry of that name is registered (enabled or not). */
+  has(name: string): boolean {
+    return this.#slots.has(name);
+  }
+
   /** The enabled entry of that name. */
   get(name: string): TEntry | undefined {
     const slot = this.#slots.get(name);

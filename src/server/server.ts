@@ -33,6 +33,8 @@ import type {
   ResourceTemplateSpec,
 } from './resources/resource-definition.js';
 import { ResourcesFeature } from './resources/resources-feature.js';
+import type { SkillDefinition } from './skills/skill-definition.js';
+import { SkillsFeature } from './skills/skills-feature.js';
 import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
 import { ServerSession, installSessionHandlers } from './server-session.js';
@@ -61,6 +63,8 @@ export type ResourceHandle = RegistryHandle<ResourceSpec>;
 /** A resource template's handle; its `name` is the URI template. */
 export type ResourceTemplateHandle = RegistryHandle<ResourceTemplateSpec>;
 export type PromptHandle = RegistryHandle<PromptSpec>;
+/** A skill's handle; its `name` is the skill path. */
+export type SkillHandle = RegistryHandle<SkillDefinition>;
 
 export class Server implements ServerCore {
   readonly info: Implementation;
@@ -90,6 +94,7 @@ export class Server implements ServerCore {
   #resources: ResourcesFeature | undefined;
   #prompts: PromptsFeature | undefined;
   #completions: CompletionsFeature | undefined;
+  #skills: SkillsFeature | undefined;
   #tasks: Tasks | undefined;
 
   constructor(info: Implementation, options: ServerOptions = {}) {
@@ -244,6 +249,24 @@ export class Server implements ServerCore {
     const handle = feature.prompts.register(name, { ...definition, get });
     this.#addFeature(feature);
     this.#addFeature(this.#completionsFeature());
+    return handle;
+  }
+
+  /**
+   * Registers a skill (SEP-2640, the skills extension) at `skill://<path>/`: `path` is one or more
+   * `/`-separated segments whose last is the skill's name (`git-workflow`, `acme/billing/refunds`), and
+   * `definition.files` its files by path from the skill's root, SKILL.md among them. Each file becomes a
+   * resource; the server declares the extension (with `directoryRead`) and answers `skills/list`,
+   * `skills/get` and `resources/directory/read`. Throws a ServerError for a bad definition
+   * (`INVALID_DEFINITION`: a path or name against the rules, no SKILL.md, frontmatter without the skill's
+   * name or a description, over 512 files or 16 MiB) or a duplicate (`DUPLICATE_NAME`).
+   */
+  skill(path: string, definition: SkillDefinition): SkillHandle {
+    const resources = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
+    const feature = (this.#skills ??= new SkillsFeature(resources, this.options.pageSize ?? 100));
+    const handle = feature.register(path, definition);
+    this.#addFeature(resources);
+    this.#addFeature(feature);
     return handle;
   }
 

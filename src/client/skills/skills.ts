@@ -13,7 +13,7 @@ import type { ClientCapabilities, ServerCapabilities } from '../../protocol/type
 import { ClientError } from '../client-error.js';
 import { followPages } from '../follow-pages.js';
 import { readResource, type Requester } from '../resources.js';
-import { frontmatterDifferences, parseFrontmatter } from './frontmatter.js';
+import { frontmatterDifferences, parseFrontmatter } from '../../protocol/skills/frontmatter.js';
 import {
   isSkillEntry,
   SKILLS_EXTENSION,

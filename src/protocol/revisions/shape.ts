@@ -13,6 +13,8 @@
  *   text block (added when the result has no text block). A 2025-06-18 / 2025-11-25 peer, whose
  *   revision requires objects, gets the schema and the value wrapped under `result`
  *   (see `legacy-output.ts`); a 2026-07-28 peer gets them as they are.
+ * Server capabilities: `completions` from 2025-03-26, `tasks` in 2025-11-25 only, `extensions` in
+ * 2026-07-28, and in the handshake era only those extensions that are not stateless-era only.
  * Fields a revision lacks (`title`, `outputSchema`, `icons`, `_meta`, annotations, `execution`,
  * `annotations.lastModified`, `$schema`) are removed, from tools, resources, resource templates, prompts
  * (and their arguments), resource contents and prompt messages alike.
@@ -24,6 +26,7 @@ import type { Icon, Implementation, ServerCapabilities } from '../types/lifecycl
 import type { CompleteParams, GetPromptResult, Prompt } from '../types/prompts.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/resources.js';
 import type { CallToolResult, Tool, WireSchema } from '../types/tools.js';
+import { TASKS_EXTENSION } from '../types/tasks.js';
 import type { RevisionFeatures } from './features.js';
 import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './legacy-output.js';
 
@@ -133,11 +136,23 @@ export function shapeImplementation(info: Implementation, f: RevisionFeatures): 
   return out;
 }
 
+/** Extensions that exist only in the stateless era (the tasks extension replaces 2025-11-25's core tasks). */
+const STATELESS_ONLY_EXTENSIONS: readonly string[] = [TASKS_EXTENSION];
+
 export function shapeServerCapabilities(caps: ServerCapabilities, f: RevisionFeatures): ServerCapabilities {
   const out: ServerCapabilities = { ...caps };
   if (!f.completions) delete out.completions;
   if (!f.tasks) delete out.tasks;
-  if (!f.modern) delete out.extensions; // capabilities.extensions exists from 2026-07-28
+  // `extensions` is a capability of 2026-07-28 (SEP-2133); extensions that serve the handshake era too
+  // (skills, SEP-2640: "declare support … in their initialize response") are declared there as well.
+  const extensions = out.extensions;
+  if (!f.modern && isObject(extensions)) {
+    const kept = Object.entries(extensions as JsonObject).filter(
+      ([id]) => !STATELESS_ONLY_EXTENSIONS.includes(id),
+    );
+    if (kept.length === 0) delete out.extensions;
+    else out.extensions = Object.fromEntries(kept);
+  }
   return out;
 }
 

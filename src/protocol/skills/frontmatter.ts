@@ -1,13 +1,14 @@
 /**
  * The YAML frontmatter of a SKILL.md (the `---` delimited block it begins with), parsed just far enough
- * to compare it field by field with the `frontmatter` of its `skills/list` entry (SEP-2640). Supported:
+ * for the `frontmatter` of a skill's entry (SEP-2640): a server renders it as JSON, a client compares
+ * it field by field with the entry's. Supported:
  * block mappings nested by indentation, block sequences, flow sequences of scalars, plain and quoted
  * scalars (with YAML's `true`/`false`/`null`/number forms) and `#` comments. Anything else (anchors,
- * block scalars, multi-line flow collections) makes the whole block unparseable: `undefined`, which the
- * caller treats as a mismatch rather than guessing.
+ * block scalars, multi-line flow collections) makes the whole block unparseable: `undefined`, which a
+ * client treats as a mismatch and a server as a definition it cannot serve, rather than guessing.
  * @module
  */
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../jsonrpc.js';
 
 const BLOCK = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
