@@ -41,7 +41,7 @@ import {
   taskRequired,
 } from './core-task-wire.js';
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
-import { installTaskHandlers, type TaskEngine } from './task-handlers.js';
+import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
@@ -73,7 +73,7 @@ export interface TasksHost {
   readonly onError?: (error: Error) => void;
 }
 
-export class Tasks implements ServerFeature, TaskStarter, TaskEngine {
+export class Tasks implements ServerFeature, TaskStarter {
   readonly store: TaskStore;
   readonly shutdownSignal: AbortSignal;
   /** @internal Tasks per `tasks/list` page. */
@@ -118,7 +118,7 @@ export class Tasks implements ServerFeature, TaskStarter, TaskEngine {
   }
 
   /**
-   * Whether this `tools/call` runs as a task, and with what the client asked (`params.task`): undefined
+   * @internal Whether this `tools/call` runs as a task, and with what the client asked (`params.task`): undefined
    * runs it inline. 2025-11-25: the client decides, within the tool's `taskSupport` (-32601 for a task
    * the tool forbids, and for a plain call of one that requires it). 2026-07-28: the server decides, for
    * a tool declared for tasks whose request declares the extension (-32021 for a `required` tool whose
