@@ -106,12 +106,14 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
       requireCoreTasks(scope, 'tasks/result');
       const { taskId } = await tasks.find(params, scope, 'tasks/result');
       const signal = AbortSignal.any([ctx.signal, tasks.shutdownSignal]);
-      // While this request waits, the task's questions travel on its stream.
-      const questions = tasks.running(taskId)?.questions;
+      // While this request waits, the task's questions travel on its stream. A question outlives the
+      // request that carried it (the client may answer after dropping the stream); the task's end drops it.
+      const run = tasks.running(taskId);
+      const questions = run?.questions;
       const detach =
-        questions instanceof CoreTaskInput
+        run && questions instanceof CoreTaskInput
           ? questions.attach((method, question) =>
-              session.peer.request(method, question, { relatedRequestId: ctx.id, signal }),
+              session.peer.request(method, question, { relatedRequestId: ctx.id, signal: run.signal }),
             )
           : undefined;
       try {
