@@ -8,7 +8,7 @@
  */
 import type { ErrorObject } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import { isTerminalStatus, type TaskStatus } from '../protocol/types/tasks.js';
+import { isTerminalStatus, type TaskInfo } from '../protocol/types/tasks.js';
 
 export { isTerminalStatus, type TaskStatus } from '../protocol/types/tasks.js';
 
@@ -18,19 +18,11 @@ export interface TaskInputRequest {
   params?: JsonObject;
 }
 
-export interface TaskRecord {
-  /** Unguessable (cryptographically random): without authorization it is all that guards the task. */
-  taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  /** ISO 8601. */
-  createdAt: string;
-  /** ISO 8601. */
-  lastUpdatedAt: string;
-  /** How long the record is kept, from `createdAt`, in ms; null: until the store is cleared. */
-  ttlMs: number | null;
-  /** The polling interval suggested to the client, in ms. */
-  pollIntervalMs?: number;
+/**
+ * A task as a store keeps it: the task's fields (its `taskId` unguessable — without authorization it is all
+ * that guards the task; `ttlMs` from `createdAt`, null: until the store is cleared) and what it runs.
+ */
+export interface TaskRecord extends TaskInfo {
   /** The request the task runs (`tools/call`). */
   method: string;
   /**
