@@ -1,0 +1,125 @@
+// The console with a keyboard only (issue 18): Tab and Shift+Tab reach every control the tests need — the
+// views' tabs, Approve, Approve always, Deny, Call, Cancel — each with its accessible name and a visible focus
+// ring, and Enter or Space does what a click does: the model gets its result, the call is cancelled.
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Server, text } from '../src/server/index.js';
+import { gate, launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let fixture: ConsoleFixture;
+const slowAborted = gate<string>();
+
+beforeAll(async () => {
+  const upstream = new Server({ name: 'files', version: '1.0.0' });
+  // Registered first: the Try view opens on it.
+  upstream.tool(
+    'slow',
+    { description: 'Waits until it is cancelled.', inputSchema: { type: 'object', properties: {} } },
+    (_args, ctx) =>
+      new Promise((_, reject) =>
+        ctx.signal.addEventListener(
+          'abort',
+          () => {
+            slowAborted.open(String(ctx.signal.reason));
+            reject(new Error('cancelled'));
+          },
+          { once: true },
+        ),
+      ),
+  );
+  upstream.tool(
+    'delete_file',
+    {
+      title: 'Delete a file',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      annotations: { destructiveHint: true },
+    },
+    (args) => text(`deleted ${String((args as { path: string }).path)}`),
+  );
+  ({ browser, close: closeBrowser } = await launchBrowser());
+  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
+});
+
+afterAll(async () => {
+  await fixture?.close();
+  await closeBrowser?.();
+});
+
+const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
+
+const isFocused = (target: Locator) => target.evaluate((element) => element === document.activeElement);
+
+/** Presses `key` (Tab or Shift+Tab) until `target` has the focus; fails after `max` presses. */
+async function focusByKeyboard(page: Page, target: Locator, key = 'Tab', max = 40): Promise<void> {
+  for (let presses = 0; presses < max; presses++) {
+    await page.keyboard.press(key);
+    if (await isFocused(target)) return;
+  }
+  throw new Error(`${max} presses of ${key} did not reach ${target.toString()}`);
+}
+
+/** The focused element draws a focus indicator: an outline or a box shadow. */
+function focusRing(page: Page): Promise<{ outline: string; boxShadow: string }> {
+  return page.evaluate(() => {
+    const style = getComputedStyle(document.activeElement ?? document.body);
+    return {
+      outline: style.outlineStyle === 'none' || style.outlineWidth === '0px' ? 'none' : style.outlineStyle,
+      boxShadow: style.boxShadow,
+    };
+  });
+}
+
+async function expectVisibleFocus(page: Page): Promise<void> {
+  const ring = await focusRing(page);
+  expect(ring.outline !== 'none' || ring.boxShadow !== 'none', JSON.stringify(ring)).toBe(true);
+}
+
+describe('the console by keyboard only', () => {
+  it('Tab reaches the tabs and the answers of a pending approval; Enter on Approve gives the model its result', async () => {
+    const { page, errors } = await openConsole(browser, fixture);
+    const model = await fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'kbd.md' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+
+    const tabs = page.getByRole('navigation', { name: 'views' });
+    for (const name of ['Approvals', 'Activity', 'Tools', 'Try a tool', 'Upstreams', 'Audit']) {
+      await focusByKeyboard(page, tabs.getByRole('link', { name: new RegExp(`^${name}`) }));
+      await expectVisibleFocus(page);
+    }
+    for (const name of ['Approve', 'Approve always', 'Deny']) {
+      await focusByKeyboard(page, card.getByRole('button', { name, exact: true }));
+      await expectVisibleFocus(page);
+    }
+    await focusByKeyboard(page, card.getByRole('button', { name: 'Approve', exact: true }), 'Shift+Tab');
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Enter');
+    expect(textOf(await call)).toBe('deleted kbd.md');
+    await page.getByRole('list', { name: 'latest decisions' }).getByText('approved by console').waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('Enter on the "Try a tool" tab opens the view; Enter on Call runs the tool, Space on Cancel stops it', async () => {
+    const { page, errors } = await openConsole(browser, fixture);
+    await focusByKeyboard(page, page.getByRole('link', { name: 'Try a tool' }));
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Try a tool' }).waitFor();
+    await expect.poll(() => page.getByLabel('Tool', { exact: true }).inputValue()).toBe('up__slow');
+    await focusByKeyboard(page, page.getByRole('button', { name: 'Call', exact: true }));
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Enter');
+    const cancel = page.getByRole('button', { name: 'Cancel', exact: true });
+    // The gateway's call shows (its elapsed time): Cancel now cancels it there, not just the page's request.
+    await page.locator('.running .elapsed').waitFor();
+    await focusByKeyboard(page, cancel);
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Space');
+    await slowAborted.promise;
+    await page.getByText('The call of up__slow was cancelled by console.').waitFor();
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
