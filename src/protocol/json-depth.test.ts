@@ -1,5 +1,13 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_MESSAGE_DEPTH, MAX_VALUE_DEPTH, isNestedDeeper } from './json-depth.js';
+import {
+  MAX_MESSAGE_DEPTH,
+  MAX_TEXT_DEPTH,
+  MAX_VALUE_DEPTH,
+  isNestedDeeper,
+  isTextNestedDeeper,
+  parsePeerJson,
+} from './json-depth.js';
 
 const nested = (levels: number): unknown => {
   let value: unknown = {};
@@ -26,5 +34,89 @@ describe('isNestedDeeper', () => {
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;
     expect(isNestedDeeper(cyclic, 128)).toBe(true);
+  });
+});
+
+const arrays = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+const objects = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+
+describe('isTextNestedDeeper', () => {
+  it('counts objects and arrays as parsed values count them, exactly at the bound and one past it', () => {
+    for (const text of [arrays(3), objects(3), '{"a":[{"b":[]}]}', '[{"a":[]}]']) {
+      expect(isTextNestedDeeper(text, 3)).toBe(isNestedDeeper(JSON.parse(text), 3));
+    }
+    expect(isTextNestedDeeper(arrays(MAX_TEXT_DEPTH), MAX_TEXT_DEPTH)).toBe(false);
+    expect(isTextNestedDeeper(arrays(MAX_TEXT_DEPTH + 1), MAX_TEXT_DEPTH)).toBe(true);
+    expect(isTextNestedDeeper(objects(MAX_TEXT_DEPTH), MAX_TEXT_DEPTH)).toBe(false);
+    expect(isTextNestedDeeper(objects(MAX_TEXT_DEPTH + 1), MAX_TEXT_DEPTH)).toBe(true);
+    expect(isTextNestedDeeper('[[],[],[[]]]', 2)).toBe(true);
+    expect(isTextNestedDeeper('[[],[],[]]   ', 2)).toBe(false);
+  });
+
+  it('skips brackets inside strings, escaped quotes and backslashes included', () => {
+    const inString = JSON.stringify({ s: '[[[[{{{{' });
+    expect(isTextNestedDeeper(inString, 1)).toBe(false);
+    // An escaped backslash ends the string at the next quote: the brackets after it are outside.
+    expect(isTextNestedDeeper(String.raw`["\\"[[[[", 1]`, 1)).toBe(true);
+    // An escaped quote does not end the string: the brackets after it are still inside.
+    expect(isTextNestedDeeper(String.raw`["\"[[[[", 1]`, 1)).toBe(false);
+    // Valid JSON texts: the scan agrees with the parsed value's depth at every bound.
+    const texts = [
+      String.raw`["a\\", [[1]]]`,
+      String.raw`["\u005b\\\"]]]]]", [[[]]]]`,
+      String.raw`{"k[{\"": ["\\\\", "\"]\"", "\\\\\"[[[[", {"x": "\\"}]}`,
+      JSON.stringify({ 'k[{': ['\\\\', '"]"', '\\\\"[[[[', { x: '\\' }] }),
+    ];
+    for (const text of texts) {
+      for (let bound = 0; bound <= 5; bound++) {
+        expect([text, bound, isTextNestedDeeper(text, bound)]).toEqual([
+          text,
+          bound,
+          isNestedDeeper(JSON.parse(text), bound),
+        ]);
+      }
+    }
+    expect(isTextNestedDeeper(texts[0] ?? '', 2)).toBe(true);
+    expect(isTextNestedDeeper(texts[1] ?? '', 3)).toBe(true);
+    expect(isTextNestedDeeper(texts[1] ?? '', 4)).toBe(false);
+  });
+
+  it('agrees with the parsed value on any JSON whose strings are made of brackets, quotes and backslashes', () => {
+    const tricky = fc.string({ unit: fc.constantFrom('[', ']', '{', '}', '"', '\\', 'a'), maxLength: 8 });
+    const { value } = fc.letrec<{ value: unknown }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        tricky,
+        fc.integer(),
+        fc.array(tie('value'), { maxLength: 3 }),
+        fc.dictionary(tricky, tie('value'), { maxKeys: 3 }),
+      ),
+    }));
+    fc.assert(
+      fc.property(value, fc.boolean(), (json, spaced) => {
+        const text = JSON.stringify(json, null, spaced ? 1 : undefined);
+        for (let bound = 0; bound <= 6; bound++) {
+          if (isTextNestedDeeper(text, bound) !== isNestedDeeper(json, bound)) return false;
+        }
+        return true;
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('stops at the bound on a million-deep text, and on an unterminated string', () => {
+    expect(isTextNestedDeeper(arrays(1_000_000), MAX_TEXT_DEPTH)).toBe(true);
+    expect(isTextNestedDeeper(`["${'['.repeat(1000)}`, 1)).toBe(false);
+  });
+});
+
+describe('parsePeerJson', () => {
+  it('parses what is within the bound, and throws a SyntaxError naming the bound past it', () => {
+    expect(parsePeerJson(arrays(MAX_TEXT_DEPTH))).toEqual(JSON.parse(arrays(MAX_TEXT_DEPTH)));
+    expect(() => parsePeerJson(arrays(1_000_000))).toThrow(
+      new SyntaxError(`JSON nested deeper than ${MAX_TEXT_DEPTH} levels`),
+    );
+    expect(MAX_TEXT_DEPTH).toBeGreaterThan(MAX_MESSAGE_DEPTH + 1);
+    expect(() => parsePeerJson('{"a":')).toThrow(SyntaxError);
   });
 });
