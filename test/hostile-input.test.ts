@@ -1,5 +1,6 @@
 // Input built to hurt, over stdio (a real server process): catastrophic patterns, deep nesting, big
 // uniqueItems arrays. Each gets a clear answer at once, and the server goes on answering.
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { RawWire } from './_wire.js';
@@ -11,6 +12,14 @@ const callLine = (id: number, name: string, key: string, value: string) =>
   `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":{"${key}":${value}}}}`;
 
 const nestedArrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+
+/** The most memory the process has held so far (its resident set's high-water mark), in MB. */
+async function peakMegabytes(pid: number | undefined): Promise<number> {
+  const status = await readFile(`/proc/${String(pid)}/status`, 'utf8');
+  const kilobytes = /^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1];
+  if (kilobytes === undefined) throw new Error(`no VmHWM in /proc/${String(pid)}/status`);
+  return Number(kilobytes) / 1024;
+}
 
 async function open(): Promise<RawWire> {
   const wire = new RawWire(FIXTURE);
@@ -40,14 +49,16 @@ describe('hostile input over stdio', () => {
     expect(performance.now() - started).toBeLessThan(2000);
   });
 
-  it('refuses a 100,000-deep argument with -32602, and answers the next call', async () => {
+  // Up to 1024 levels the line is parsed and the engine answers with the request's id; deeper lines are
+  // refused unparsed (below).
+  it('refuses a 1,000-deep argument with -32602, and answers the next call', async () => {
     await using wire = await open();
     for (const [id, tool] of [
       [1, 'tree'],
       [2, 'anything'],
       [3, 'zod'],
     ] as const) {
-      wire.write(callLine(id, tool, 'node', nestedArrays(100_000)));
+      wire.write(callLine(id, tool, 'node', nestedArrays(1_000)));
       expect(await wire.next()).toEqual({
         jsonrpc: '2.0',
         id,
@@ -94,6 +105,22 @@ describe('hostile input over stdio', () => {
     );
     expect(await wire.next()).toMatchObject({ id: 1, error: { code: -32602 } });
     expect(await wire.call(2, 'ping')).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
+  it('refuses a million-deep line before parsing it, with little memory, and answers the next call', async () => {
+    await using wire = await open();
+    const before = await peakMegabytes(wire.child.pid);
+    for (const line of [nestedArrays(1_000_000), callLine(1, 'tree', 'node', nestedArrays(1_000_000))]) {
+      wire.write(line);
+      expect(await wire.next()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32700, message: 'Parse error: JSON nested deeper than 1024 levels' },
+      });
+    }
+    expect(await wire.call(2, 'ping')).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+    // Parsing the two 2 MB lines raised the server's peak by ≈170 MB before the engine counted their
+    // levels; refused unparsed, by ≈14 MB (the lines as bytes and as text).
+    expect((await peakMegabytes(wire.child.pid)) - before).toBeLessThan(60);
   });
 
   it('checks uniqueItems over 30,000 objects in well under a second', async () => {

@@ -590,6 +590,38 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     });
   });
 
+  it('reports a -32700 for a million-deep answer, JSON or SSE, without parsing it', async () => {
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const server = await scriptedServer((_req, res, message) => {
+      if (message.method === 'tools/list') {
+        sseHead(res);
+        const answer = { jsonrpc: '2.0', id: message.id, result: { tools: [] } };
+        res.end(`data: ${deep}\n\ndata: ${JSON.stringify(answer)}\n\n`);
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(deep);
+      }
+    });
+    const transport = track(new StreamableHttpClientTransport({ url: server.url }));
+    const errors: Error[] = [];
+    const messages: unknown[] = [];
+    transport.onerror = (error) => errors.push(error);
+    transport.onmessage = (message) => messages.push(message);
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
+    await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 10_000 });
+    expect(messages[0]).toMatchObject({ id: 1, result: { tools: [] } });
+    await transport.send({ jsonrpc: '2.0', id: 2, method: 'tools/call' }).catch(() => undefined);
+    await vi.waitFor(() => expect(errors).toHaveLength(2), { timeout: 10_000 });
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error).toMatchObject({
+        code: -32700,
+        message: 'Parse error: JSON nested deeper than 1024 levels',
+      });
+    }
+  });
+
   it('rejects send with the status and a body excerpt on other HTTP errors', async () => {
     const server = await scriptedServer((_req, res) => void res.writeHead(500).end('database\n  on fire'));
     const transport = track(new StreamableHttpClientTransport({ url: server.url }));

@@ -147,6 +147,18 @@ describe('Streamable HTTP server', () => {
     expect((await post(url, [INIT(), { jsonrpc: '2.0', id: 2, method: 'ping' }])).status).toBe(400);
   });
 
+  it('refuses a million-deep body unparsed with 400 -32700, and serves the next request', async () => {
+    const { url } = await start();
+    const deep = `${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}`;
+    const response = await post(url, deep);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: 'Parse error: the body is nested deeper than 1024 levels' },
+    });
+    await open(url);
+  });
+
   it('refuses an unsupported MCP-Protocol-Version header with 400', async () => {
     const { url } = await start();
     const sid = await open(url);

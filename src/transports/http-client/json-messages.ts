@@ -4,6 +4,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { parsePeerJson } from '../../protocol/json-depth.js';
 
 /**
  * The messages in `text` (the one message, or each of a batch); none when it is not JSON, after
@@ -12,7 +13,7 @@ import { ErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js
 export function jsonMessages(text: string, report: (error: ProtocolError) => void): unknown[] {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = parsePeerJson(text);
   } catch (error) {
     report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
     return [];

@@ -7,6 +7,7 @@
  * @module
  */
 import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { parsePeerJson } from '../../protocol/json-depth.js';
 import { isJsonObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType } from './http-client-options.js';
@@ -30,14 +31,14 @@ function fail(message: string, cause?: unknown): TransportError {
 /** Reads the response to request `id` from a JSON or SSE answer. */
 async function answer(response: Response, id: string): Promise<unknown> {
   if (mediaType(response) === 'application/json') {
-    const body: unknown = JSON.parse(await response.text());
+    const body: unknown = parsePeerJson(await response.text());
     return (Array.isArray(body) ? body : [body]).find((m) => isJsonObject(m) && m.id === id);
   }
   if (mediaType(response) !== 'text/event-stream' || !response.body) return undefined;
   let found: unknown;
   await readEventStream(response.body, new SseParser(), (event) => {
     if (event.data === '') return true;
-    const message: unknown = JSON.parse(event.data);
+    const message: unknown = parsePeerJson(event.data);
     if (isJsonObject(message) && message.id === id) {
       found = message;
       return false;

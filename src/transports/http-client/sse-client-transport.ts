@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { parsePeerJson } from '../../protocol/json-depth.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -178,7 +179,7 @@ export class SseClientTransport implements Transport {
   #deliver(data: string): void {
     let value: unknown;
     try {
-      value = JSON.parse(data);
+      value = parsePeerJson(data);
     } catch (error) {
       this.onerror?.(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
       return;

@@ -1,9 +1,10 @@
 /**
  * Reads a request body with a size limit, so a huge POST cannot exhaust memory; and the JSON body of a
- * POST with its checks (415, 413, 400 -32700) as one step.
+ * POST with its checks (415, 413, 400 -32700 for text not JSON or nested too deep) as one step.
  * @module
  */
 import { ErrorCode } from '../../protocol/errors.js';
+import { MAX_TEXT_DEPTH, isTextNestedDeeper } from '../../protocol/json-depth.js';
 import type { HttpRequestLike, JsonReply } from './http-exchange.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 import { isJsonContentType } from './media-type.js';
@@ -88,6 +89,10 @@ export function readJsonBody(
 }
 
 function parsed(request: HttpRequestLike, text: string): { body: unknown } | JsonReply {
+  // Counted on the text: JSON.parse spends ≈400 MB on a million-deep body before the engine counts.
+  if (isTextNestedDeeper(text, MAX_TEXT_DEPTH)) {
+    return notJson(request, `the body is nested deeper than ${MAX_TEXT_DEPTH} levels`);
+  }
   try {
     return { body: JSON.parse(text) as unknown };
   } catch {
@@ -95,11 +100,11 @@ function parsed(request: HttpRequestLike, text: string): { body: unknown } | Jso
   }
 }
 
-function notJson(request: HttpRequestLike): JsonReply {
+function notJson(request: HttpRequestLike, why = 'the body is not valid JSON'): JsonReply {
   return jsonRpcErrorResponse(
     400,
     ErrorCode.ParseError,
-    'Parse error: the body is not valid JSON',
+    `Parse error: ${why}`,
     {},
     request.headers.get('mcp-protocol-version'),
   );

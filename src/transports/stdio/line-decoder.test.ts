@@ -52,6 +52,17 @@ describe('LineDecoder', () => {
     expect(good).toEqual({ kind: 'message', value: { ok: true } });
   });
 
+  it('reports a line nested deeper than 1024 levels as a -32700 ProtocolError, and parses one at 1024', () => {
+    const decoder = new LineDecoder();
+    const nested = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const [deep, limit] = decoder.push(`${nested(1_000_000)}\n${nested(1024)}\n`);
+    expect(deep?.kind === 'parse-error' && deep.error.toJSON()).toEqual({
+      code: ErrorCode.ParseError,
+      message: 'Parse error: JSON nested deeper than 1024 levels',
+    });
+    expect(limit?.kind).toBe('message');
+  });
+
   it('discards a too-large line with one MESSAGE_TOO_LARGE error and recovers on the next line', () => {
     const decoder = new LineDecoder({ maxMessageSize: 100 });
     const chunk = 'x'.repeat(60);

@@ -7,6 +7,7 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
+import { parsePeerJson } from '../../protocol/json-depth.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
@@ -142,7 +143,7 @@ const EMPTY = Buffer.alloc(0);
 function decodeLine(text: string, out: DecodedItem[]): void {
   if (text.trim() === '') return;
   try {
-    out.push({ kind: 'message', value: JSON.parse(text) as unknown });
+    out.push({ kind: 'message', value: parsePeerJson(text) });
   } catch (error) {
     out.push({
       kind: 'parse-error',
