@@ -13,7 +13,9 @@ export async function timedCall(url, session, id, name, args) {
   const res = await post(url, callText(id, name, args), { session, timeoutMs: 60_000 }).catch((error) => ({
     status: error.message,
   }));
-  const message = res.messages?.find((m) => m.id === id);
+  // An error that answers no id (a body refused before it was parsed: -32700, nested too deep) answers this call.
+  const message =
+    res.messages?.find((m) => m.id === id) ?? res.messages?.find((m) => m.id == null && m.error);
   return {
     ms: performance.now() - started,
     status: res.status,
@@ -30,7 +32,9 @@ function problemWith(input, r) {
   if (input.expect === 'ok') return r.result && !r.result.isError ? undefined : shown();
   if (input.expect === 'invalid') {
     const refused =
-      (r.result?.isError && /argument|invalid|must/i.test(firstText(r.result))) || r.error?.code === -32602;
+      (r.result?.isError && /argument|invalid|must/i.test(firstText(r.result))) ||
+      r.error?.code === -32602 ||
+      (r.error?.code === -32700 && /nested deeper/.test(r.error.message));
     return refused ? undefined : `expected a refusal, got ${shown()}`;
   }
   return r.result || r.error ? undefined : `no answer (${r.status})`;
