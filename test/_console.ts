@@ -12,7 +12,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { inject } from 'vitest';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
-import type { Server } from '../src/server/index.js';
+import { text, type Server } from '../src/server/index.js';
 import { CHROMIUM_FLAGS } from '../scripts/chromium.mjs';
 
 export const API_TOKEN = 'console-test-api-token-0123456789';
@@ -151,4 +151,17 @@ export function gate<T = void>(): { promise: Promise<T>; open: (value: T) => voi
   let open!: (value: T) => void;
   const promise = new Promise<T>((resolve) => (open = resolve));
   return { promise, open };
+}
+
+/** Registers the destructive `delete_file` tool the approval tests ask about (it answers `deleted PATH`). */
+export function addDeleteFileTool(upstream: Server): void {
+  upstream.tool(
+    'delete_file',
+    {
+      title: 'Delete a file',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      annotations: { destructiveHint: true },
+    },
+    (args) => text(`deleted ${String((args as { path: string }).path)}`),
+  );
 }

@@ -3,8 +3,15 @@
 // ring, and Enter or Space does what a click does: the model gets its result, the call is cancelled.
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Server, text } from '../src/server/index.js';
-import { gate, launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+import { Server } from '../src/server/index.js';
+import {
+  addDeleteFileTool,
+  gate,
+  launchBrowser,
+  openConsole,
+  startConsoleGateway,
+  type ConsoleFixture,
+} from './_console.js';
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
@@ -29,15 +36,7 @@ beforeAll(async () => {
         ),
       ),
   );
-  upstream.tool(
-    'delete_file',
-    {
-      title: 'Delete a file',
-      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      annotations: { destructiveHint: true },
-    },
-    (args) => text(`deleted ${String((args as { path: string }).path)}`),
-  );
+  addDeleteFileTool(upstream);
   ({ browser, close: closeBrowser } = await launchBrowser());
   fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
 });

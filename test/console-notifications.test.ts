@@ -5,8 +5,14 @@
 // show, with the browser's own permission behind it.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Server, text } from '../src/server/index.js';
-import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+import { Server } from '../src/server/index.js';
+import {
+  addDeleteFileTool,
+  launchBrowser,
+  openConsole,
+  startConsoleGateway,
+  type ConsoleFixture,
+} from './_console.js';
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
@@ -14,15 +20,7 @@ let fixture: ConsoleFixture;
 
 beforeAll(async () => {
   const upstream = new Server({ name: 'files', version: '1.0.0' });
-  upstream.tool(
-    'delete_file',
-    {
-      title: 'Delete a file',
-      inputSchema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      annotations: { destructiveHint: true },
-    },
-    (args) => text(`deleted ${String((args as { path: string }).path)}`),
-  );
+  addDeleteFileTool(upstream);
   ({ browser, close: closeBrowser } = await launchBrowser());
   fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
 });
