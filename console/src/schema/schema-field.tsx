@@ -47,16 +47,21 @@ function Messages({ path, issues }: { path: string; issues: ReadonlyMap<string, 
   );
 }
 
+/** The ' *' after the name of a field the schema requires. */
+function RequiredMark({ required }: { required: boolean }) {
+  return required ? (
+    <span class="required" title="required">
+      {' '}
+      *
+    </span>
+  ) : null;
+}
+
 function Label({ props, schema }: { props: FieldProps; schema: SchemaObject }) {
   return (
     <label for={fieldId(props.path)} class="field-label">
       {schema.title ?? props.label}
-      {props.required && (
-        <span class="required" title="required">
-          {' '}
-          *
-        </span>
-      )}
+      <RequiredMark required={props.required} />
     </label>
   );
 }
@@ -103,12 +108,7 @@ function Branches(props: FieldProps & { resolved: SchemaObject; branches: Schema
     <fieldset class="field branches">
       <legend>
         {resolved.title ?? props.label}
-        {props.required && (
-          <span class="required" title="required">
-            {' '}
-            *
-          </span>
-        )}
+        <RequiredMark required={props.required} />
       </legend>
       <Description schema={resolved} />
       <label for={pickerId} class="field-label">
@@ -150,12 +150,7 @@ function ObjectField(props: FieldProps & { resolved: SchemaObject }) {
       {depth > 0 && (
         <legend>
           {resolved.title ?? props.label}
-          {props.required && (
-            <span class="required" title="required">
-              {' '}
-              *
-            </span>
-          )}
+          <RequiredMark required={props.required} />
         </legend>
       )}
       {depth > 0 && <Description schema={resolved} />}
@@ -201,12 +196,7 @@ function ArrayField(props: FieldProps & { resolved: SchemaObject }) {
     <fieldset class="field array" id={fieldId(props.path)}>
       <legend>
         {label}
-        {props.required && (
-          <span class="required" title="required">
-            {' '}
-            *
-          </span>
-        )}
+        <RequiredMark required={props.required} />
       </legend>
       <Description schema={resolved} />
       <Messages path={props.path} issues={props.issues} />
