@@ -66,12 +66,14 @@ export class ConsoleSessions {
 
   /** The Set-Cookie value that starts a session for `caller` (until `expiresAt`, at most 12 hours). */
   startCookie(name: string, caller: Omit<ApiCaller, 'via'>, secure: boolean, expiresAt?: number): string {
-    const exp = Math.min(expiresAt ?? Infinity, Date.now() + SESSION_TTL_MS);
+    // One reading of the clock: Max-Age and the signed expiry agree to the millisecond.
+    const now = Date.now();
+    const exp = Math.min(expiresAt ?? Infinity, now + SESSION_TTL_MS);
     const payload = Buffer.from(JSON.stringify({ by: caller.by, d: caller.canDecide ? 1 : 0, exp })).toString(
       'base64url',
     );
     const value = `${payload}.${this.#sign(payload)}`;
-    const maxAge = Math.max(0, Math.floor((exp - Date.now()) / 1000));
+    const maxAge = Math.max(0, Math.floor((exp - now) / 1000));
     return `${name}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
   }
 
