@@ -8,8 +8,10 @@
  *   and approve; then one line per approval asked and decided, and per upstream going down or up.
  * - `--config FILE` is followed: a change on disk is applied without a restart (or, if invalid, refused
  *   with a line on stderr, the running configuration kept).
- * - exit 0 on SIGINT/SIGTERM (HTTP) or when stdin closes (stdio); 2 for usage errors and invalid
- *   configurations (each problem named with its path).
+ * - exit 0 when stdin closes (stdio), or on SIGINT/SIGTERM once the calls running upstream are answered
+ *   (within the server's `shutdownGraceMs`; pending approvals end with an isError result) and the
+ *   upstreams are stopped; a second signal stops at once. 2 for usage errors and invalid configurations
+ *   (each problem named with its path).
  * @module
  */
 import { createWriteStream } from 'node:fs';
@@ -24,13 +26,16 @@ import {
   type GatewayEvent,
   type GatewayHttpHandle,
 } from '../gateway/index.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../server/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
+import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
 import { listenFailure, principalFromEnv } from './serve-command.js';
+import { onStopSignals, within } from './stop-signals.js';
 import { VERSION } from './version.js';
 import { watchConfigFile } from './watch-config.js';
 
@@ -49,11 +54,15 @@ const GATEWAY_OPTIONS = {
   audit: { type: 'string' },
   'print-config': { type: 'boolean' },
   demo: { type: 'boolean' },
+  stateless: { type: 'boolean' },
+  json: { type: 'boolean' },
+  ...HTTP_AUTH_FLAGS,
 } as const;
 
 export const GATEWAY_HELP = `Usage: toolwire gateway [--config FILE] [--upstream NAME=URL | --upstream 'NAME=command args']...
                         [--policy NAME.TOOL=allow|ask|deny]... [--default ACTION] [--trust NAME]...
-                        [--http [--port P] [--host H] | --stdio [--api-port P]]
+                        [--http [--port P] [--host H] [--stateless] [--json] | --stdio [--api-port P]]
+                        [--jwks URL --issuer ISS [--audience URL] [--scope S]]
                         [--approval-timeout MS] [--audit FILE] [--print-config]
                         [--upstream NAME -- command args...]
 
@@ -74,10 +83,27 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --stdio              serve MCP over stdio (the default; for hosts that spawn a command); the API
                        listens on --api-port (default: any free port, printed on stderr)
   --host H             the interface (default 127.0.0.1)
+  --stateless          (--http) no sessions: each POST is served on its own
+  --json               (--http) answer POSTs with one JSON body instead of an SSE stream
   --approval-timeout MS  how long an approval waits (default 120000), then the call fails
   --audit FILE         append every audit record to FILE as JSON lines
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, asking before write_file
+
+Authentication (off unless --jwks is given): requests to the MCP endpoint (--http) need an OAuth 2.1
+access token (Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this
+gateway; the decision API takes such tokens too, from principals with the role "approver" (they
+decide) or "watcher" (they read), besides the API token.
+  --jwks URL                  the authorization server's JWKS (jwks_uri)
+  --issuer ISS                the issuer the tokens must name (iss)
+  --audience URL              the gateway's MCP URL, the tokens' audience (aud) and the resource of
+                              /.well-known/oauth-protected-resource (default http://HOST:PORT/mcp)
+  --authorization-server URL  named in the metadata (default: ISS)
+  --scope S                   a scope every MCP request needs
+
+SIGTERM or SIGINT: no new requests; the calls running upstream get the grace period (10 s) to
+finish and are answered, pending approvals end with an isError result; then the upstreams are
+stopped and the gateway exits 0. A second signal stops at once.
 
 The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. The console's
 link, printed at start, signs one browser in once; sign in elsewhere with the API token. Over stdio the
@@ -103,7 +129,9 @@ type Values = GatewayFlags & {
   audit?: string | undefined;
   'print-config'?: boolean | undefined;
   demo?: boolean | undefined;
-};
+  stateless?: boolean | undefined;
+  json?: boolean | undefined;
+} & HttpAuthFlags;
 
 /** The toolwire command itself, for an upstream that runs `toolwire serve` and for printed configs. */
 function selfCommand(): { command: string; script: string } {
@@ -170,8 +198,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   if (positionals.length > 0) throw usageError(`gateway takes no argument "${positionals[0]}"`, HINT);
   if (values.http && values.stdio) throw usageError('--http and --stdio exclude each other', HINT);
   const http = values.http === true || (values.demo === true && !values.stdio);
+  if (!http && (values.stateless || values.json))
+    throw usageError('--stateless and --json go with --http', HINT);
   const port = portOf(values.port ?? process.env.PORT, 'port', 3000);
   const config = configOf(values, rest);
+  const host = values.host ?? '127.0.0.1';
+  // The tokens' audience is the MCP endpoint; over stdio the API alone takes them (no default audience).
+  const auth = await httpAuthOf(values, { host, port: http ? port : 0, hint: HINT });
   if (values['print-config']) {
     process.stdout.write(`${hostConfig(values, argv, port)}\n`);
     return ExitCode.Success;
@@ -188,7 +221,6 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   });
   const say = (line: string) => process.stderr.write(`toolwire gateway: ${line}\n`);
   await gateway.start();
-  const host = values.host ?? '127.0.0.1';
   const token = process.env.TOOLWIRE_TOKEN || undefined;
   // Another interface than loopback also needs its name in the Host allow-lists.
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
@@ -200,8 +232,19 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
     handle = await serveGateway(gateway, {
       host,
       port: http ? port : portOf(values['api-port'], 'api-port', 0),
-      mcp: http ? hosts : false,
-      api: { ...hosts, ...(token === undefined ? {} : { token }) },
+      mcp: http
+        ? {
+            ...hosts,
+            stateless: values.stateless === true,
+            responseMode: values.json ? 'json' : 'sse',
+            ...(auth ? { auth } : {}),
+          }
+        : false,
+      api: {
+        ...hosts,
+        ...(token === undefined ? {} : { token }),
+        ...(auth && !http ? { verifier: auth.verifier } : {}),
+      },
     });
   } catch (error) {
     await gateway.close();
@@ -222,13 +265,20 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       : watchConfigFile(resolve(values.config), () => {
           void reload(gateway, () => withTimeout(configOf(values, rest)), say);
         });
+  const graceMs = gateway.server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   if (http) {
-    await new Promise<void>((done) => {
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
+    // The first signal: pending approvals end, new requests are refused, the calls running upstream get
+    // the grace period; a second: at once.
+    await new Promise<void>((resolve) => {
+      const stopSignals = onStopSignals((graceful) => {
+        if (!graceful) stopSignals();
+        else say(`stopping: the running calls get up to ${graceMs} ms`);
+        gateway.approvals.close();
+        void handle.close(graceful ? { graceMs } : {}).then(resolve, resolve);
+      });
     });
   } else {
-    await serveStdio(gateway);
+    await serveStdio(gateway, graceMs, say);
   }
   watcher?.close();
   unsubscribe();
@@ -237,15 +287,24 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   return ExitCode.Success;
 }
 
-async function serveStdio(gateway: Gateway): Promise<void> {
+/** Serves MCP over stdio until stdin closes or a signal stops it (running calls drained, answers flushed). */
+async function serveStdio(gateway: Gateway, graceMs: number, say: (line: string) => void): Promise<void> {
   let onClosed!: () => void;
   const closed = new Promise<void>((done) => (onClosed = done));
   const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });
   const principal = principalFromEnv(process.env);
   const session = await gateway.server.connect(transport, principal ? { principal } : {});
   session.onclose = onClosed;
-  process.once('SIGTERM', onClosed);
+  // A signal after stdin ended (the host already waits for this process to exit) stops at once.
+  const stopSignals = onStopSignals((graceful) => {
+    const draining = graceful && !transport.inputEnded;
+    if (draining) say(`stopping: the running calls get up to ${graceMs} ms`);
+    void gateway.close(draining ? { graceMs } : {}).catch(() => undefined);
+  });
   await closed;
+  // The answers are written before the process exits (a pipe's writes are asynchronous), within the grace.
+  await within(transport.flushed(), graceMs);
+  stopSignals();
 }
 
 async function reload(

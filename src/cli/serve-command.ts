@@ -17,10 +17,10 @@
 import { statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { DEFAULT_SHUTDOWN_GRACE_MS, type Principal, type Server } from '../server/index.js';
-import type { HttpAuthOptions } from '../transports/http/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { HTTP_AUTH_FLAGS, httpAuthOf } from './http-auth-flags.js';
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
@@ -32,11 +32,7 @@ const SERVE_OPTIONS = {
   host: { type: 'string' },
   stateless: { type: 'boolean' },
   json: { type: 'boolean' },
-  jwks: { type: 'string' },
-  issuer: { type: 'string' },
-  audience: { type: 'string' },
-  'authorization-server': { type: 'string' },
-  scope: { type: 'string' },
+  ...HTTP_AUTH_FLAGS,
 } as const;
 
 type ServeValues = {
@@ -201,33 +197,6 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   return ExitCode.Success;
 }
 
-/** The HTTP authentication the options ask for, or undefined (off). */
-async function authOptions(
-  values: ServeValues,
-  host: string,
-  port: number,
-  demo: boolean,
-): Promise<HttpAuthOptions | undefined> {
-  if (values.jwks === undefined) {
-    if (values.issuer ?? values.audience ?? values['authorization-server'] ?? values.scope)
-      throw usageError('--issuer, --audience, --authorization-server and --scope go with --jwks', HINT);
-    return undefined;
-  }
-  if (values.issuer === undefined) throw usageError('--jwks needs --issuer', HINT);
-  if (values.audience === undefined && port === 0)
-    throw usageError('--jwks with --port 0 needs --audience (the URL clients reach this server at)', HINT);
-  const audience = values.audience ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`;
-  const required = values.scope ?? (demo ? 'workspace:read' : undefined);
-  const { jwtVerifier } = await import('../transports/http/index.js');
-  return {
-    verifier: jwtVerifier({ jwksUrl: values.jwks, issuer: values.issuer, audience }),
-    resource: audience,
-    authorizationServers: [values['authorization-server'] ?? values.issuer],
-    ...(required ? { requiredScopes: [required] } : {}),
-    ...(demo ? { scopesSupported: ['workspace:read', 'workspace:write'] } : {}),
-  };
-}
-
 async function serveOverHttp(
   server: Server,
   what: string,
@@ -240,7 +209,14 @@ async function serveOverHttp(
     throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
   const host = values.host ?? '127.0.0.1';
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
-  const auth = await authOptions(values, host, port, demo);
+  const auth = await httpAuthOf(values, {
+    host,
+    port,
+    hint: HINT,
+    ...(demo
+      ? { defaultScope: 'workspace:read', scopesSupported: ['workspace:read', 'workspace:write'] }
+      : {}),
+  });
   // Loaded only here: serving over stdio never loads the HTTP transport (nor jose).
   const { serveHttp } = await import('../transports/http/index.js');
   const handle = await serveHttp(server, {

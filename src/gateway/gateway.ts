@@ -116,7 +116,7 @@ export class Gateway {
   readonly #catalog: ExposedCatalog;
   #config: GatewayConfig;
   #policy: Policy;
-  #closed = false;
+  #closing: Promise<void> | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions = {}) {
     this.#config = checkConfig(config);
@@ -298,13 +298,22 @@ export class Gateway {
     await Promise.all(starting);
   }
 
-  /** Withdraws pending approvals, closes every upstream and the downstream server. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
+  /**
+   * Withdraws pending approvals (their calls end with an isError result), closes the downstream server —
+   * with `graceMs`, its sessions first take no new requests and the calls running upstream get that long
+   * to finish (as `Server.close`) — then every upstream (a stdio upstream's process is ended). A second
+   * call resolves when the first is done, and without `graceMs` ends its wait.
+   */
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    if (this.#closing) {
+      if (!options.graceMs) void this.server.close().catch(() => undefined);
+      return this.#closing;
+    }
     this.approvals.close();
-    await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
-    await this.server.close();
+    return (this.#closing = (async () => {
+      await this.server.close(options);
+      await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+    })());
   }
 
   #add(name: string, config: GatewayConfig['upstreams'][string]): Upstream {

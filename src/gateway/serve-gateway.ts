@@ -48,8 +48,11 @@ export interface GatewayHttpHandle {
    * the browser in (a session cookie) and the token is used up. Undefined with `console: false`.
    */
   consoleUrl(): string | undefined;
-  /** Stops listening and ends the API's event streams (the gateway itself stays open). */
-  close(): Promise<void>;
+  /**
+   * Stops listening and ends the API's event streams (the gateway itself stays open). With `graceMs`, the
+   * MCP sessions first take no new requests and their running ones get that long to finish.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
 }
 
 export async function serveGateway(
@@ -103,9 +106,9 @@ export async function serveGateway(
     api,
     port,
     consoleUrl: () => (assets ? `${origin}/console/#token=${api.sessions.mintLoginToken()}` : undefined),
-    async close() {
+    async close(closing: { graceMs?: number } = {}) {
       api.close();
-      await mcp?.close();
+      await mcp?.close(closing);
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },
