@@ -42,7 +42,7 @@ afterAll(async () => {
 
 async function connect(
   token: string,
-  protocolVersion?: string,
+  protocolVersion?: '2025-11-25',
 ): Promise<{ client: Client; transport: StreamableHttpClientTransport }> {
   const client = new Client(
     { name: 'gateway-auth', version: '1.0.0' },
