@@ -29,6 +29,8 @@ interface Entry {
   /** What the listing said, to tell a change. */
   readonly listed: string;
   readonly handle: RegistryHandle<unknown>;
+  /** A template's, to tell which URIs it exposes. */
+  readonly matcher?: UriTemplate;
 }
 
 function clientOf(upstream: Upstream) {
@@ -120,11 +122,22 @@ export class ExposedCatalog {
         continue;
       }
       try {
-        this.#entries.set(key, { upstream, kind, listed: want.listed, handle: want.register() });
+        const entry: Entry = { upstream, kind, listed: want.listed, handle: want.register() };
+        this.#entries.set(key, kind === 'template' ? { ...entry, matcher: new UriTemplate(name) } : entry);
       } catch (error) {
         this.#tell(upstream, `${kind} ${name} is not exposed: ${errorMessage(error)}`);
       }
     }
+  }
+
+  /** The upstream whose resource (or template) exposes `uri` now, if any. */
+  ownerOf(uri: string): Upstream | undefined {
+    const exact = this.#entries.get(`resource\u0000${uri}`);
+    if (exact) return exact.handle.enabled ? exact.upstream : undefined;
+    for (const entry of this.#entries.values()) {
+      if (entry.matcher?.match(uri) && entry.handle.enabled) return entry.upstream;
+    }
+    return undefined;
   }
 
   drop(upstream: Upstream): void {

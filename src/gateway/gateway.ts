@@ -44,6 +44,7 @@ import {
 } from './gateway-events.js';
 import { checkConfig } from './parse-config.js';
 import { Policy, type PolicyDecision } from './policy.js';
+import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { ToolNamer } from './tool-namer.js';
 import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
 
@@ -114,6 +115,7 @@ export class Gateway {
   readonly #relay: CallRelay;
   readonly #tools: ExposedTools;
   readonly #catalog: ExposedCatalog;
+  readonly #subscriptions: ResourceSubscriptions;
   #config: GatewayConfig;
   #policy: Policy;
   #closing: Promise<void> | undefined;
@@ -153,6 +155,8 @@ export class Gateway {
       (upstream, tool) => this.#hidden.has(toolKey(upstream.name, tool)),
     );
     this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
+    this.#subscriptions = new ResourceSubscriptions(this.server, (uri) => this.#catalog.ownerOf(uri), warn);
+    this.server.useRequest(this.#subscriptions.middleware);
     // A call of a tool whose upstream is down: an isError result that says so (its tool is out of the list).
     this.server.useRequest(async (request, next) => {
       if (request.method !== 'tools/call') return next();
@@ -326,6 +330,7 @@ export class Gateway {
     this.#upstreams.delete(upstream.name);
     this.#tools.drop(upstream);
     this.#catalog.drop(upstream);
+    this.#subscriptions.drop(upstream);
     this.approvals.forgetUpstream(upstream.name);
     await upstream.close();
   }
@@ -334,6 +339,7 @@ export class Gateway {
     return {
       clientInfo: this.#info,
       changed: (upstream, what) => this.#sync(upstream, what),
+      updated: (upstream, uri) => this.#subscriptions.updated(upstream, uri),
       log: (upstream, params) => this.#upstreamLog(upstream, params),
       warn: (upstream, message) => this.#warn(`upstream ${upstream.name}: ${message}`, upstream.name),
       reconnect: {
@@ -355,6 +361,7 @@ export class Gateway {
       this.#events.emit({ type: 'tools.changed', tools: this.#tools.names() });
     }
     if (what !== 'tools') this.#catalog.sync(upstream);
+    if (what === 'status' && upstream.status === 'ready') this.#subscriptions.resubscribe(upstream);
   }
 
   #upstreamLog(upstream: Upstream, params: LoggingMessageParams): void {

@@ -32,6 +32,8 @@ export interface UpstreamHooks {
   /** How the gateway introduces itself to upstreams. */
   clientInfo: Implementation;
   changed(upstream: Upstream, what: UpstreamChange): void;
+  /** A resource it was subscribed to changed (`notifications/resources/updated`). */
+  updated(upstream: Upstream, uri: string): void;
   /** A log message from the upstream (`notifications/message`). */
   log(upstream: Upstream, params: LoggingMessageParams): void;
   /** Something worth a warning (a list that could not be read). */
@@ -146,6 +148,9 @@ export class Upstream {
       });
       client.onResourceListChanged(() => void this.#list(client, generation, 'resources'));
       client.onPromptListChanged(() => void this.#list(client, generation, 'prompts'));
+      client.onResourceUpdated((uri) => {
+        if (generation === this.#generation) this.#hooks.updated(this, uri);
+      });
       this.client = client;
       this.#failures = 0;
       this.#setStatus('ready', undefined);

@@ -1,0 +1,178 @@
+/**
+ * Resource subscriptions through the gateway. A downstream `resources/subscribe` (handshake era) or a
+ * `subscriptions/listen` stream naming `resourceSubscriptions` (stateless era) for a URI an upstream
+ * exposes subscribes that upstream (once, however many callers hold the URI); the last holder's
+ * `resources/unsubscribe` (or its stream ending, or its session going) unsubscribes it. The upstream's
+ * `notifications/resources/updated` for a held URI reaches the subscribed downstream sessions, URI kept.
+ * After a reconnect the upstream is subscribed again to every URI still held.
+ * @module
+ */
+import { ErrorCode, ProtocolError, errorMessage, isJsonObject, type JsonObject } from '../index.js';
+import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
+import type { Upstream } from './upstream.js';
+
+/** URIs held at once, across callers: past this, a subscription is refused. */
+const MAX_HELD_URIS = 10_000;
+
+/** The upstream that exposes a URI (as a resource, or by a template), if any. */
+export type ResourceOwner = (uri: string) => Upstream | undefined;
+
+export class ResourceSubscriptions {
+  readonly #server: Server;
+  readonly #owner: ResourceOwner;
+  readonly #warn: (upstream: Upstream, message: string) => void;
+  /** URI → who holds it (a session id, or a listen stream's own key) and the upstream it was asked of. */
+  readonly #held = new Map<string, { upstream: Upstream; holders: Set<string> }>();
+  #streams = 0;
+
+  constructor(server: Server, owner: ResourceOwner, warn: (upstream: Upstream, message: string) => void) {
+    this.#server = server;
+    this.#owner = owner;
+    this.#warn = warn;
+  }
+
+  /** The request middleware that sees subscriptions come and go. */
+  readonly middleware: RequestMiddleware = async (request, next) => {
+    switch (request.method) {
+      case 'resources/subscribe': {
+        const uri = uriOf(request);
+        await this.#hold(uri, holderOf(request));
+        return next();
+      }
+      case 'resources/unsubscribe': {
+        const result = await next();
+        this.#release(uriOf(request), holderOf(request));
+        return result;
+      }
+      case 'subscriptions/listen':
+        return this.#listen(request, next);
+      default:
+        return next();
+    }
+  };
+
+  /**
+   * An upstream's `notifications/resources/updated`: passed on to the subscribed sessions when the URI is
+   * held of that upstream (another upstream cannot speak for a URI it does not expose).
+   */
+  updated(upstream: Upstream, uri: string): void {
+    if (this.#held.get(uri)?.upstream !== upstream) return;
+    void this.#server.notifyResourceUpdated(uri).catch(() => undefined);
+  }
+
+  /** The upstream is (back) up: subscribes it again to every URI held of it. */
+  resubscribe(upstream: Upstream): void {
+    this.#prune();
+    for (const [uri, entry] of this.#held) {
+      if (entry.upstream !== upstream) continue;
+      void this.#subscribeUpstream(upstream, uri).catch((error: unknown) =>
+        this.#warn(upstream, `subscribing again to ${uri} failed: ${errorMessage(error)}`),
+      );
+    }
+  }
+
+  /** The upstream left the configuration: its URIs are no longer held. */
+  drop(upstream: Upstream): void {
+    for (const [uri, entry] of this.#held) if (entry.upstream === upstream) this.#held.delete(uri);
+  }
+
+  async #listen(request: ServerRequest, next: () => Promise<JsonObject>): Promise<JsonObject> {
+    const notifications = request.params.notifications;
+    const uris = isJsonObject(notifications) ? notifications.resourceSubscriptions : undefined;
+    if (!Array.isArray(uris)) return next();
+    const holder = `\u0000listen ${++this.#streams}`;
+    const held: string[] = [];
+    try {
+      for (const uri of new Set(uris)) {
+        if (typeof uri !== 'string') continue;
+        // A URI the upstream refuses is left out of this stream's upstream subscriptions, not fatal.
+        const ok = await this.#hold(uri, holder).then(
+          () => true,
+          () => false,
+        );
+        if (ok) held.push(uri);
+      }
+      return await next();
+    } finally {
+      for (const uri of held) this.#release(uri, holder);
+    }
+  }
+
+  async #hold(uri: string, holder: string): Promise<void> {
+    const upstream = this.#owner(uri);
+    if (!upstream) return; // not an upstream's: the gateway's server answers as it would
+    const entry = this.#held.get(uri);
+    if (entry?.upstream === upstream) {
+      entry.holders.add(holder);
+      return;
+    }
+    this.#prune();
+    if (!entry && this.#held.size >= MAX_HELD_URIS) {
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `The gateway holds ${MAX_HELD_URIS} resource subscriptions already; try again later`,
+      );
+    }
+    await this.#subscribeUpstream(upstream, uri);
+    const now = this.#held.get(uri);
+    if (now?.upstream === upstream) now.holders.add(holder);
+    else this.#held.set(uri, { upstream, holders: new Set([holder]) });
+  }
+
+  #release(uri: string, holder: string): void {
+    const entry = this.#held.get(uri);
+    if (!entry?.holders.delete(holder) || entry.holders.size > 0) return;
+    this.#held.delete(uri);
+    const client = entry.upstream.client;
+    if (client && entry.upstream.status === 'ready' && subscribable(entry.upstream)) {
+      void client.unsubscribeResource(uri).catch(() => undefined);
+    }
+  }
+
+  async #subscribeUpstream(upstream: Upstream, uri: string): Promise<void> {
+    const client = upstream.client;
+    if (!client || upstream.status !== 'ready' || !subscribable(upstream)) return;
+    try {
+      await client.subscribeResource(uri, { timeout: Math.min(upstream.timeoutMs, 30_000) });
+    } catch (error) {
+      if (error instanceof ProtocolError) throw error; // the upstream's refusal, as it sent it
+      upstream.failed(error);
+      throw new ProtocolError(
+        ErrorCode.InternalError,
+        `Upstream ${upstream.name} could not subscribe to ${uri}: ${errorMessage(error)}`,
+      );
+    }
+  }
+
+  /** Forgets the holders whose HTTP session is gone (their subscriptions went with it). */
+  #prune(): void {
+    const live = new Set<string>();
+    for (const session of this.#server.sessions) {
+      const id = session.peer.transport?.sessionId;
+      if (id !== undefined) live.add(id);
+    }
+    for (const [uri, entry] of this.#held) {
+      for (const holder of entry.holders) {
+        if (holder.startsWith('session ') && !live.has(holder.slice(8))) this.#release(uri, holder);
+      }
+    }
+  }
+}
+
+/** Whether the upstream takes `resources/subscribe` (its `resources.subscribe`; the stateless era always). */
+function subscribable(upstream: Upstream): boolean {
+  const client = upstream.client;
+  return client?.era === 'modern' || client?.serverCapabilities?.resources?.subscribe === true;
+}
+
+function uriOf(request: ServerRequest): string {
+  const uri = request.params.uri;
+  if (typeof uri !== 'string')
+    throw new ProtocolError(ErrorCode.InvalidParams, 'params.uri must be a string');
+  return uri;
+}
+
+/** Who holds a handshake-era subscription: its HTTP session, or the one connection (stdio). */
+function holderOf(request: ServerRequest): string {
+  return request.sessionId === undefined ? '\u0000local' : `session ${request.sessionId}`;
+}

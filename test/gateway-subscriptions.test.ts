@@ -1,0 +1,127 @@
+// Resource subscriptions through the gateway, end to end with real processes: `toolwire gateway --http`
+// in front of the toolwire listen fixture (a handshake-era upstream whose `change` tool sends
+// resources/updated for the URIs it is given) and the official server-everything (whose subscribe and
+// unsubscribe handlers log what they got, which the gateway prints). Downstream: SDK 1.x clients
+// (resources/subscribe) and a toolwire client in the stateless era (subscriptions/listen).
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import {
+  EVERYTHING,
+  startGateway,
+  toolwireUpstream,
+  waitForLine,
+  writeConfig,
+  type RunningGateway,
+} from './_gateway.js';
+
+const LISTEN = fileURLToPath(new URL('./fixtures/listen-server.mjs', import.meta.url));
+
+let gateway: RunningGateway;
+const closers: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  const config = writeConfig({
+    upstreams: {
+      fx: toolwireUpstream(LISTEN, { protocolVersion: '2025-11-25' }),
+      everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' },
+    },
+    policy: { default: 'allow' },
+  });
+  gateway = await startGateway(['--config', config]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const close of closers) await close().catch(() => undefined);
+  await gateway?.close();
+});
+
+/** An SDK 1.x client that records every resources/updated it gets; `next(uri)` waits for one. */
+async function subscriber() {
+  const client = new ClientV1({ name: 'subscriber', version: '1.0.0' });
+  await client.connect(new HttpV1(new URL(gateway.url)));
+  closers.push(() => client.close());
+  const got: string[] = [];
+  const waiting = new Map<string, () => void>();
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    got.push(notification.params.uri);
+    waiting.get(notification.params.uri)?.();
+  });
+  return {
+    client,
+    got,
+    next: (uri: string) =>
+      got.includes(uri) ? Promise.resolve() : new Promise<void>((resolve) => waiting.set(uri, resolve)),
+  };
+}
+
+describe('resource subscriptions through the gateway', () => {
+  it('relays resources/updated from a handshake-era upstream to the sessions subscribed, URIs kept', async () => {
+    const a = await subscriber();
+    const b = await subscriber();
+    await a.client.subscribeResource({ uri: 'test://watched-resource' });
+    await a.client.subscribeResource({ uri: 'test://static-json' });
+    await a.client.unsubscribeResource({ uri: 'test://static-json' });
+    await b.client.subscribeResource({ uri: 'test://static-text' });
+    // A URI of a template, subscribed to by a stateless-era caller (its subscriptions/listen stream).
+    const modern = new Client(
+      { name: 'modern-subscriber', version: '1.0.0' },
+      { protocolVersion: '2026-07-28' },
+    );
+    await modern.connect(new StreamableHttpClientTransport({ url: gateway.url }));
+    closers.push(() => modern.close());
+    const modernGot: string[] = [];
+    const templated = new Promise<void>((resolve) =>
+      modern.onResourceUpdated((uri) => {
+        modernGot.push(uri);
+        if (uri === 'test://template/7/data') resolve();
+      }),
+    );
+    await modern.subscribeResource('test://template/7/data');
+
+    const updated = [
+      'test://static-json',
+      'test://watched-resource',
+      'test://template/7/data',
+      'test://static-text',
+    ];
+    const result = await a.client.callTool({ name: 'fx__change', arguments: { updated } });
+    expect(result.isError).not.toBe(true);
+    await a.next('test://watched-resource');
+    await b.next('test://static-text');
+    await templated;
+    // Each session got its own URIs only (those before them on the wire came first, had they been sent).
+    expect(a.got).toEqual(['test://watched-resource']);
+    expect(b.got).toEqual(['test://static-text']);
+    expect(modernGot).toEqual(['test://template/7/data']);
+  });
+
+  it('subscribes the upstream once a caller subscribes, unsubscribes it when the last one leaves', async () => {
+    const a = await subscriber();
+    const b = await subscriber();
+    const { resources } = await a.client.listResources();
+    const uri = resources.find((resource) =>
+      resource.uri.startsWith('demo://resource/static/document/'),
+    )!.uri;
+    const subscribedUpstream = `[everything] info: Received Subscribe Resource request for URI: ${uri}`;
+    const unsubscribedUpstream = `[everything] info: Received Unsubscribe Resource request: ${uri}`;
+    const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    await a.client.subscribeResource({ uri });
+    await waitForLine(() => gateway.stderr(), new RegExp(escape(subscribedUpstream)), gateway.child);
+    await b.client.subscribeResource({ uri });
+    // server-everything sends an update for each URI it was subscribed to when the tool is called.
+    await a.client.callTool({ name: 'everything__toggle-subscriber-updates', arguments: {} });
+    await Promise.all([a.next(uri), b.next(uri)]);
+    await a.client.unsubscribeResource({ uri });
+    await b.client.unsubscribeResource({ uri });
+    await waitForLine(() => gateway.stderr(), new RegExp(escape(unsubscribedUpstream)), gateway.child);
+    // Subscribed once upstream for the two callers, and unsubscribed once.
+    const count = (text: string) => gateway.stderr().split(text).length - 1;
+    expect(count(subscribedUpstream)).toBe(1);
+    expect(count(unsubscribedUpstream)).toBe(1);
+  });
+});
