@@ -167,6 +167,11 @@ export class CallRelay {
       finish(verdict, 'unavailable', { result });
       return result;
     }
+    // A tool that requires a task upstream runs as one, and so does a caller's task (cancelling it cancels
+    // the upstream task); otherwise the call runs inline upstream.
+    const support = tool.execution?.taskSupport;
+    const asTask =
+      support === 'required' || (support === 'optional' && (await ctx.startTask()) !== undefined);
     const stateless = !isLegacyRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
     // call), so the call has a signal of its own; otherwise the caller's (or a person's) cancels it.
@@ -193,6 +198,7 @@ export class CallRelay {
           ? { onProgress: (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress) }
           : {}),
         ...(handlers ? { handlers } : {}),
+        ...(asTask ? { task: true } : {}),
         // The gateway's server checks structuredContent against the same outputSchema on the way out.
         validateOutput: false,
       });

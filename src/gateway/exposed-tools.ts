@@ -1,7 +1,8 @@
 /**
  * The upstreams' tools as tools of the gateway's server, under their namespaced names: title,
  * description, schemas, annotations, icons and `_meta` as the upstream lists them. Kept in step with each
- * upstream: a new tool is registered, a changed one updated, a vanished one removed; a down upstream's
+ * upstream (and its 2025-11-25 `execution.taskSupport`, see `definitionOf`): a new tool is registered, a
+ * changed one updated, a vanished one removed; a down upstream's
  * tools are disabled (out of `tools/list`, which the server announces with `list_changed`) and enabled
  * again when it is back, and so are the tools a person hid. A name that two tools would share is a clear
  * error: the second is not exposed, and a warning names both.
@@ -36,6 +37,10 @@ function definitionOf(tool: Tool): ToolDefinition<JsonObject, JsonObject> {
   if (tool.annotations !== undefined) definition.annotations = tool.annotations;
   if (tool.icons !== undefined) definition.icons = tool.icons;
   if (tool._meta !== undefined) definition._meta = tool._meta;
+  // An upstream task tool (2025-11-25) is one downstream too — 'optional' even where the upstream requires
+  // a task: the gateway runs a plain call as a task upstream.
+  const support = tool.execution?.taskSupport;
+  if (support === 'optional' || support === 'required') definition.task = 'optional';
   return definition;
 }
 
@@ -160,6 +165,7 @@ export class ExposedTools {
           annotations: undefined,
           icons: undefined,
           _meta: undefined,
+          task: undefined,
           inputSchema,
           outputSchema,
           ...rest,
