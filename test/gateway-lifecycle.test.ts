@@ -1,15 +1,21 @@
-// Stopping the gateway without losing work, with real processes: `toolwire gateway` (HTTP and stdio) with
-// a stdio upstream whose call runs until the test lets it go. SIGTERM while that call is in flight: the
-// gateway takes no new request, the running call is answered, the upstream process is stopped, exit 0.
+// The gateway's and its upstreams' processes coming and going, for real. Stopping the gateway without
+// losing work: `toolwire gateway` (HTTP and stdio) with a stdio upstream whose call runs until the test
+// lets it go; SIGTERM while that call is in flight: the gateway takes no new request, the running call is
+// answered, the upstream process is stopped, exit 0. And an HTTP upstream (`toolwire serve --http`, its
+// own process) killed with SIGKILL and started again on its port: its tools leave and come back.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as HttpV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { BIN, TOKEN, startGateway, waitForLine } from './_gateway.js';
+import { BIN, CRASHY_FIXTURE, TOKEN, startGateway, stop, waitForLine, writeConfig } from './_gateway.js';
 
 const HELD = fileURLToPath(new URL('./fixtures/held-server.mjs', import.meta.url));
 const UPSTREAM = ['--default', 'allow', '--upstream', 'held', '--', process.execPath, BIN, 'serve', HELD];
@@ -95,6 +101,81 @@ describe('toolwire gateway on SIGTERM', () => {
       expect(isRunning(upstreamPid)).toBe(false);
     } finally {
       await client.close().catch(() => undefined);
+    }
+  });
+});
+
+/** `toolwire serve --http --port PORT CRASHY` in a process of its own; resolves with it and its URL. */
+async function httpUpstream(port: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [BIN, 'serve', '--http', '--port', String(port), CRASHY_FIXTURE], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  let stdout = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const [, url] = await waitForLine(() => stdout, /^(http:\/\/\S+\/mcp)\n/, child);
+  return { child, url: url! };
+}
+
+/** The first text of an SDK client's call result, and whether it is an error. */
+function firstText(result: unknown): { text: string | undefined; isError: boolean } {
+  const { content, isError } = result as { content: { text?: string }[]; isError?: boolean };
+  return { text: content[0]?.text, isError: isError === true };
+}
+
+describe('an HTTP upstream process killed and started again', () => {
+  it('takes its tools away (list_changed), answers their calls with isError, and brings them back', async () => {
+    let upstream = await httpUpstream(0);
+    const port = Number(new URL(upstream.url).port);
+    const config = writeConfig({
+      upstreams: { web: { url: upstream.url } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 50, maxDelayMs: 200 },
+    });
+    const gateway = await startGateway(['--config', config]);
+    const client = new ClientV1({ name: 'model-client', version: '1.0.0' });
+    await client.connect(new HttpV1(new URL(gateway.url)));
+    let changed = 0;
+    let onChange: (() => void) | undefined;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+      onChange?.();
+    });
+    const listChanged = () => new Promise<void>((resolve) => (onChange = resolve));
+    const webTools = async () =>
+      (await client.listTools()).tools.map((tool) => tool.name).filter((name) => name.startsWith('web__'));
+    try {
+      const events = await gateway.events();
+      const before = firstText(await client.callTool({ name: 'web__hello', arguments: {} }));
+      expect(before.text).toBe(`hello from ${upstream.child.pid}`);
+
+      const gone = listChanged();
+      const killed = new Promise((resolve) => upstream.child.once('exit', resolve));
+      upstream.child.kill('SIGKILL');
+      await killed;
+      // The call that meets the dead server (or one after the gateway noticed): an isError result.
+      const failed = firstText(await client.callTool({ name: 'web__hello', arguments: {} }));
+      expect(failed.isError).toBe(true);
+      expect(failed.text).toMatch(/^Upstream web (is unavailable|failed to run hello)/);
+      await events.next('upstream.status', (e) => e.upstream === 'web' && e.status === 'down');
+      await gone;
+      expect(await webTools()).toEqual([]);
+      const down = firstText(await client.callTool({ name: 'web__hello', arguments: {} }));
+      expect(down.isError).toBe(true);
+      expect(down.text).toMatch(/^Upstream web is unavailable/);
+
+      const back = listChanged();
+      const changesBefore = changed;
+      upstream = await httpUpstream(port);
+      await events.next('upstream.status', (e) => e.upstream === 'web' && e.status === 'ready');
+      await back;
+      expect(changed).toBeGreaterThan(changesBefore);
+      expect(await webTools()).toEqual(['web__hello', 'web__crash']);
+      const after = firstText(await client.callTool({ name: 'web__hello', arguments: {} }));
+      expect(after).toEqual({ text: `hello from ${upstream.child.pid}`, isError: false });
+    } finally {
+      await client.close().catch(() => undefined);
+      await gateway.close();
+      await stop(upstream.child);
     }
   });
 });
