@@ -106,7 +106,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
     reconnect: {
       type: 'object',
       additionalProperties: false,
-      properties: { initialDelayMs: positiveMs, maxDelayMs: positiveMs },
+      properties: { initialDelayMs: positiveMs, maxDelayMs: positiveMs, checkIntervalMs: positiveMs },
     },
     audit: {
       type: 'object',

@@ -88,8 +88,12 @@ export interface GatewayConfig {
      */
     progressIntervalMs?: number;
   };
-  /** Reconnection of a lost upstream: the first delay, doubled after each failure up to the last (ms). */
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number };
+  /**
+   * Reconnection of a lost upstream: the first delay, doubled after each failure up to the last (ms). An
+   * HTTP upstream is pinged every `checkIntervalMs` while it is up (default 15,000), so that a server that
+   * went away is noticed without a call failing first.
+   */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number; checkIntervalMs?: number };
   audit?: {
     /** Records kept in memory for the decision API (default 1,000; the oldest go first). */
     maxRecords?: number;
@@ -107,6 +111,7 @@ export const GATEWAY_DEFAULTS = {
   approvalProgressIntervalMs: 5_000,
   reconnectInitialDelayMs: 500,
   reconnectMaxDelayMs: 30_000,
+  reconnectCheckIntervalMs: 15_000,
   auditMaxRecords: 1_000,
   upstreamTimeoutMs: 60_000,
 } as const;

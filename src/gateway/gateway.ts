@@ -345,6 +345,7 @@ export class Gateway {
       reconnect: {
         initialDelayMs: this.#config.reconnect?.initialDelayMs ?? GATEWAY_DEFAULTS.reconnectInitialDelayMs,
         maxDelayMs: this.#config.reconnect?.maxDelayMs ?? GATEWAY_DEFAULTS.reconnectMaxDelayMs,
+        checkIntervalMs: this.#config.reconnect?.checkIntervalMs ?? GATEWAY_DEFAULTS.reconnectCheckIntervalMs,
       },
     };
   }

@@ -38,7 +38,8 @@ export interface UpstreamHooks {
   log(upstream: Upstream, params: LoggingMessageParams): void;
   /** Something worth a warning (a list that could not be read). */
   warn(upstream: Upstream, message: string): void;
-  reconnect: { initialDelayMs: number; maxDelayMs: number };
+  /** Reconnection delays; and how often an HTTP upstream is pinged while up. */
+  reconnect: { initialDelayMs: number; maxDelayMs: number; checkIntervalMs: number };
 }
 
 /**
@@ -76,6 +77,8 @@ export class Upstream {
   #generation = 0;
   #failures = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The health check of an HTTP upstream while it is up. */
+  #check: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   #first: Promise<void> | undefined;
 
@@ -113,6 +116,7 @@ export class Upstream {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#check);
     const client = this.client;
     this.client = undefined;
     this.#setStatus('closed', undefined);
@@ -154,6 +158,7 @@ export class Upstream {
       this.client = client;
       this.#failures = 0;
       this.#setStatus('ready', undefined);
+      if (isHttpUpstream(this.config)) this.#watch(client, generation);
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
@@ -209,6 +214,28 @@ export class Upstream {
       ...(config.cwd ? { cwd: config.cwd } : {}),
       stderr: config.stderr ?? 'inherit',
     });
+  }
+
+  /**
+   * Pings an HTTP upstream while it is up (`ping`; a fresh `tools/list` in the stateless era, which has
+   * none): a server that went away (nothing tells an HTTP client so, as a stdio child's exit does) is
+   * noticed by the failed check, without a call failing first.
+   */
+  #watch(client: Client, generation: number): void {
+    clearInterval(this.#check);
+    const every = this.#hooks.reconnect.checkIntervalMs;
+    this.#check = setInterval(() => {
+      if (generation !== this.#generation || this.client !== client) {
+        clearInterval(this.#check);
+        return;
+      }
+      const timeout = Math.min(every, this.timeoutMs);
+      // The stateless era has no ping: a fresh tools/list asks the same.
+      const check =
+        client.era === 'modern' ? client.listTools({ refresh: true, timeout }) : client.ping({ timeout });
+      check.catch((error: unknown) => this.failed(error));
+    }, every);
+    this.#check.unref?.();
   }
 
   /** The connection of `generation` is gone: down, then a reconnect after the backoff delay. */
