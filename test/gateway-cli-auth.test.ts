@@ -1,4 +1,4 @@
-// `toolwire gateway --http --stateless --jwks …`: the gateway's MCP endpoint served without sessions and
+// `toolwire gateway --http --stateless --json --jwks …`: the gateway's MCP endpoint served without sessions and
 // as an OAuth 2.1 resource server (tokens from a test issuer, a real JWKS over HTTP), its decision API
 // taking the same tokens from approvers. A real gateway process in front of the toolwire demo.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ beforeAll(async () => {
   issuer = await startIssuer();
   gateway = await startGateway([
     '--stateless',
+    '--json',
     '--jwks',
     issuer.jwksUrl,
     '--issuer',
@@ -78,6 +79,21 @@ describe('toolwire gateway --http --stateless --jwks', () => {
     } finally {
       await client.close();
     }
+    // --json: one JSON body per POST, no event stream.
+    const response = await fetch(gateway.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+    });
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(((await response.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(
+      0,
+    );
     const weak = await issuer.token('bob', AUDIENCE, { scope: 'other' });
     await expect(connect(weak)).rejects.toThrow(/403|insufficient_scope|scope/i);
   });
@@ -91,9 +107,16 @@ describe('toolwire gateway --http --stateless --jwks', () => {
     expect((await get(plain)).status).toBe(401);
   });
 
-  it('documents --stateless, --json and the JWT flags in --help', async () => {
+  it('documents --stateless, --json and the JWT flags in --help, and refuses them where they do not apply', async () => {
     const help = await runCli(['gateway', '--help']);
     for (const flag of ['--stateless', '--json', '--jwks URL', '--issuer ISS', '--audience URL', '--scope S'])
       expect(help.stdout).toContain(flag);
+    const upstream = ['--upstream', 'web=http://127.0.0.1:9/mcp'];
+    const stdio = await runCli(['gateway', '--stdio', '--stateless', ...upstream]);
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain('--stateless and --json go with --http');
+    const noIssuer = await runCli(['gateway', '--http', '--jwks', 'http://127.0.0.1:9/jwks', ...upstream]);
+    expect(noIssuer.code).toBe(2);
+    expect(noIssuer.stderr).toContain('--jwks needs --issuer');
   });
 });

@@ -69,6 +69,26 @@ describe('toolwire gateway on SIGTERM', () => {
     }
   });
 
+  it('ends a call waiting for approval with an isError result saying why, and exits 0', async () => {
+    const gateway = await startGateway(['--policy', 'held.hold=ask', ...UPSTREAM]);
+    const client = new Client({ name: 'drain-test', version: '1.0.0' });
+    await client.connect(new StreamableHttpClientTransport({ url: gateway.url }));
+    try {
+      const file = path.join(mkdtempSync(path.join(tmpdir(), 'toolwire-held-')), 'release');
+      const answer = client.callTool('held__hold', { file });
+      await waitForLine(() => gateway.stderr(), /approval \S+ pending: held\.hold/, gateway.child);
+      const exited = new Promise<number | null>((resolve) => gateway.child.once('exit', resolve));
+      gateway.child.kill('SIGTERM');
+      const result = await answer;
+      expect(result.isError).toBe(true);
+      expect(texts(result)[0]).toBe('The gateway did not run held__hold: the gateway is shutting down.');
+      expect(await exited).toBe(0);
+    } finally {
+      await client.close().catch(() => undefined);
+      await gateway.close();
+    }
+  });
+
   it('over stdio: answers the call in flight, stops its upstream, exits 0', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
