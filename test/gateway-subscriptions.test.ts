@@ -9,7 +9,11 @@ import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
+import { createGateway, type GatewayEvent } from '../src/gateway/index.js';
+import type { Server } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { serveHttp } from '../src/transports/http/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 import {
   EVERYTHING,
   startGateway,
@@ -123,5 +127,67 @@ describe('resource subscriptions through the gateway', () => {
     const count = (text: string) => gateway.stderr().split(text).length - 1;
     expect(count(subscribedUpstream)).toBe(1);
     expect(count(unsubscribedUpstream)).toBe(1);
+  });
+});
+
+describe('a subscription across an upstream restart', () => {
+  it('subscribes a stateless-era HTTP upstream again once it is back, and relays its updates', async () => {
+    const fixture = (await import(new URL('./fixtures/listen-server.mjs', import.meta.url).href)) as {
+      default: () => Server;
+    };
+    let web = await serveHttp(fixture.default(), { port: 0 });
+    const port = Number(new URL(web.url).port);
+    const gateway = createGateway(
+      {
+        upstreams: { web: { url: web.url } },
+        policy: { default: 'allow' },
+        reconnect: { initialDelayMs: 20, maxDelayMs: 100, checkIntervalMs: 50 },
+      },
+      { onLog: () => undefined },
+    );
+    const status = (wanted: string) =>
+      new Promise<void>((resolve) => {
+        const off = gateway.on((event: GatewayEvent) => {
+          if (event.type !== 'upstream.status' || event.status !== wanted) return;
+          off();
+          resolve();
+        });
+      });
+    const [clientEnd, serverEnd] = createLinkedPair();
+    const client = new Client({ name: 'subscriber', version: '1.0.0' }, { protocolVersion: '2025-11-25' });
+    try {
+      await gateway.start();
+      expect(gateway.upstreams()[0]).toMatchObject({ status: 'ready', protocolVersion: '2026-07-28' });
+      await gateway.server.connect(serverEnd);
+      await client.connect(clientEnd);
+      const got: string[] = [];
+      let onUpdate: (() => void) | undefined;
+      client.onResourceUpdated((uri) => {
+        got.push(uri);
+        onUpdate?.();
+      });
+      const updated = () => new Promise<void>((resolve) => (onUpdate = resolve));
+      await client.subscribeResource('test://watched-resource');
+      let next = updated();
+      await client.callTool('web__change', { updated: ['test://watched-resource'] });
+      await next;
+      expect(got).toEqual(['test://watched-resource']);
+
+      // The upstream goes away and comes back, a new server that knows no subscription.
+      const down = status('down');
+      await web.close();
+      await down;
+      const ready = status('ready');
+      web = await serveHttp(fixture.default(), { port });
+      await ready;
+      next = updated();
+      await client.callTool('web__change', { updated: ['test://watched-resource'] });
+      await next;
+      expect(got).toEqual(['test://watched-resource', 'test://watched-resource']);
+    } finally {
+      await client.close().catch(() => undefined);
+      await gateway.close();
+      await web.close();
+    }
   });
 });

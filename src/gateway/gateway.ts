@@ -340,6 +340,7 @@ export class Gateway {
       clientInfo: this.#info,
       changed: (upstream, what) => this.#sync(upstream, what),
       updated: (upstream, uri) => this.#subscriptions.updated(upstream, uri),
+      connected: (upstream, client) => this.#subscriptions.resubscribe(upstream, client),
       log: (upstream, params) => this.#upstreamLog(upstream, params),
       warn: (upstream, message) => this.#warn(`upstream ${upstream.name}: ${message}`, upstream.name),
       reconnect: {
@@ -362,7 +363,6 @@ export class Gateway {
       this.#events.emit({ type: 'tools.changed', tools: this.#tools.names() });
     }
     if (what !== 'tools') this.#catalog.sync(upstream);
-    if (what === 'status' && upstream.status === 'ready') this.#subscriptions.resubscribe(upstream);
   }
 
   #upstreamLog(upstream: Upstream, params: LoggingMessageParams): void {

@@ -4,10 +4,17 @@
  * exposes subscribes that upstream (once, however many callers hold the URI); the last holder's
  * `resources/unsubscribe` (or its stream ending, or its session going) unsubscribes it. The upstream's
  * `notifications/resources/updated` for a held URI reaches the subscribed downstream sessions, URI kept.
- * After a reconnect the upstream is subscribed again to every URI still held.
+ * After a reconnect the upstream is subscribed again to every URI still held, before it is `ready`.
  * @module
  */
-import { ErrorCode, ProtocolError, errorMessage, isJsonObject, type JsonObject } from '../index.js';
+import {
+  ErrorCode,
+  ProtocolError,
+  errorMessage,
+  isJsonObject,
+  type Client,
+  type JsonObject,
+} from '../index.js';
 import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
 import type { Upstream } from './upstream.js';
 
@@ -60,15 +67,20 @@ export class ResourceSubscriptions {
     void this.#server.notifyResourceUpdated(uri).catch(() => undefined);
   }
 
-  /** The upstream is (back) up: subscribes it again to every URI held of it. */
-  resubscribe(upstream: Upstream): void {
+  /**
+   * The upstream is back (connected, not yet ready): subscribes it again to every URI held of it, and
+   * resolves once each was answered (a failure is a warning).
+   */
+  async resubscribe(upstream: Upstream, client: Client): Promise<void> {
     this.#prune();
-    for (const [uri, entry] of this.#held) {
-      if (entry.upstream !== upstream) continue;
-      void this.#subscribeUpstream(upstream, uri).catch((error: unknown) =>
-        this.#warn(upstream, `subscribing again to ${uri} failed: ${errorMessage(error)}`),
-      );
-    }
+    const uris = [...this.#held].filter(([, entry]) => entry.upstream === upstream).map(([uri]) => uri);
+    await Promise.all(
+      uris.map((uri) =>
+        this.#subscribeUpstream(upstream, uri, client).catch((error: unknown) =>
+          this.#warn(upstream, `subscribing again to ${uri} failed: ${errorMessage(error)}`),
+        ),
+      ),
+    );
   }
 
   /** The upstream left the configuration: its URIs are no longer held. */
@@ -124,14 +136,14 @@ export class ResourceSubscriptions {
     if (!entry?.holders.delete(holder) || entry.holders.size > 0) return;
     this.#held.delete(uri);
     const client = entry.upstream.client;
-    if (client && entry.upstream.status === 'ready' && subscribable(entry.upstream)) {
+    if (client && entry.upstream.status === 'ready' && subscribable(client)) {
       void client.unsubscribeResource(uri).catch(() => undefined);
     }
   }
 
-  async #subscribeUpstream(upstream: Upstream, uri: string): Promise<void> {
-    const client = upstream.client;
-    if (!client || upstream.status !== 'ready' || !subscribable(upstream)) return;
+  /** Subscribes the upstream (through `client` while it reconnects, else its ready one). */
+  async #subscribeUpstream(upstream: Upstream, uri: string, client = readyClient(upstream)): Promise<void> {
+    if (!client || !subscribable(client)) return;
     try {
       await client.subscribeResource(uri, { timeout: Math.min(upstream.timeoutMs, 30_000) });
     } catch (error) {
@@ -159,10 +171,13 @@ export class ResourceSubscriptions {
   }
 }
 
-/** Whether the upstream takes `resources/subscribe` (its `resources.subscribe`; the stateless era always). */
-function subscribable(upstream: Upstream): boolean {
-  const client = upstream.client;
-  return client?.era === 'modern' || client?.serverCapabilities?.resources?.subscribe === true;
+/** Whether the server takes `resources/subscribe` (its `resources.subscribe`; the stateless era always). */
+function subscribable(client: Client): boolean {
+  return client.era === 'modern' || client.serverCapabilities?.resources?.subscribe === true;
+}
+
+function readyClient(upstream: Upstream): Client | undefined {
+  return upstream.status === 'ready' ? upstream.client : undefined;
 }
 
 function uriOf(request: ServerRequest): string {

@@ -32,6 +32,11 @@ export interface UpstreamHooks {
   /** How the gateway introduces itself to upstreams. */
   clientInfo: Implementation;
   changed(upstream: Upstream, what: UpstreamChange): void;
+  /**
+   * Connected (again) and listed, not yet `ready`: the gateway's work that must be done before callers use
+   * it (resource subscriptions asked again). Its failures are the hook's to report.
+   */
+  connected(upstream: Upstream, client: Client): Promise<void>;
   /** A resource it was subscribed to changed (`notifications/resources/updated`). */
   updated(upstream: Upstream, uri: string): void;
   /** A log message from the upstream (`notifications/message`). */
@@ -155,6 +160,11 @@ export class Upstream {
       client.onResourceUpdated((uri) => {
         if (generation === this.#generation) this.#hooks.updated(this, uri);
       });
+      await this.#hooks.connected(this, client);
+      if (generation !== this.#generation || this.#closed) {
+        await client.close();
+        return;
+      }
       this.client = client;
       this.#failures = 0;
       this.#setStatus('ready', undefined);
