@@ -130,13 +130,14 @@ export class ExposedCatalog {
     }
   }
 
-  /** The upstream whose resource (or template) exposes `uri` now, if any. */
+  /**
+   * The upstream whose resource (or template) exposes `uri`, if any — while it is down too (a subscription
+   * made meanwhile reaches it once it is back).
+   */
   ownerOf(uri: string): Upstream | undefined {
     const exact = this.#entries.get(`resource\u0000${uri}`);
-    if (exact) return exact.handle.enabled ? exact.upstream : undefined;
-    for (const entry of this.#entries.values()) {
-      if (entry.matcher?.match(uri) && entry.handle.enabled) return entry.upstream;
-    }
+    if (exact) return exact.upstream;
+    for (const entry of this.#entries.values()) if (entry.matcher?.match(uri)) return entry.upstream;
     return undefined;
   }
 
