@@ -31,6 +31,8 @@ export class ResourceSubscriptions {
   /** URI → who holds it (a session id, or a listen stream's own key) and the upstream it was asked of. */
   readonly #held = new Map<string, { upstream: Upstream; holders: Set<string> }>();
   #streams = 0;
+  /** URIs held since the last prune: a prune walks every holder, so it runs once per as many new URIs. */
+  #added = 0;
 
   constructor(server: Server, owner: ResourceOwner, warn: (upstream: Upstream, message: string) => void) {
     this.#server = server;
@@ -118,7 +120,7 @@ export class ResourceSubscriptions {
       entry.holders.add(holder);
       return;
     }
-    this.#prune();
+    if (++this.#added >= Math.max(64, this.#held.size) || this.#held.size >= MAX_HELD_URIS) this.#prune();
     if (!entry && this.#held.size >= MAX_HELD_URIS) {
       throw new ProtocolError(
         ErrorCode.InternalError,
@@ -158,6 +160,7 @@ export class ResourceSubscriptions {
 
   /** Forgets the holders whose HTTP session is gone (their subscriptions went with it). */
   #prune(): void {
+    this.#added = 0;
     const live = new Set<string>();
     for (const session of this.#server.sessions) {
       const id = session.peer.transport?.sessionId;
