@@ -130,6 +130,32 @@ describe('resource subscriptions through the gateway', () => {
   });
 });
 
+describe('a subscription whose session is gone', () => {
+  it('is released upstream once the gateway notices (at a later subscription)', async () => {
+    const a = new ClientV1({ name: 'leaver', version: '1.0.0' });
+    const transport = new HttpV1(new URL(gateway.url));
+    await a.connect(transport);
+    const uri = 'demo://resource/dynamic/text/1000';
+    await a.subscribeResource({ uri });
+    await waitForLine(
+      () => gateway.stderr(),
+      new RegExp(`Received Subscribe Resource request for URI: ${uri}\\b`),
+      gateway.child,
+    );
+    await transport.terminateSession(); // the session ends without unsubscribing
+    await a.close();
+    const b = await subscriber();
+    // Enough new subscriptions for the gateway to look for gone sessions (it does every so often).
+    for (let id = 2000; id < 2150; id++)
+      await b.client.subscribeResource({ uri: `demo://resource/dynamic/text/${id}` });
+    await waitForLine(
+      () => gateway.stderr(),
+      new RegExp(`Received Unsubscribe Resource request: ${uri}\\b`),
+      gateway.child,
+    );
+  });
+});
+
 describe('a subscription across an upstream restart', () => {
   it('subscribes a stateless-era HTTP upstream again once it is back, and relays its updates', async () => {
     const fixture = (await import(new URL('./fixtures/listen-server.mjs', import.meta.url).href)) as {

@@ -18,6 +18,9 @@ import {
 import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
 import type { Upstream } from './upstream.js';
 
+/** The holder of the connections without an HTTP session id (stdio, in memory, stateless HTTP). */
+const LOCAL = '\u0000local';
+
 /** URIs held at once, across callers: past this, a subscription is refused. */
 const MAX_HELD_URIS = 10_000;
 
@@ -158,17 +161,24 @@ export class ResourceSubscriptions {
     }
   }
 
-  /** Forgets the holders whose HTTP session is gone (their subscriptions went with it). */
+  /**
+   * Forgets the holders whose session is gone (their subscriptions went with it): an HTTP session by its
+   * id; the connections without one (stdio, in memory, stateless HTTP exchanges) once none is left.
+   */
   #prune(): void {
     this.#added = 0;
     const live = new Set<string>();
+    let anonymous = false;
     for (const session of this.#server.sessions) {
       const id = session.peer.transport?.sessionId;
-      if (id !== undefined) live.add(id);
+      if (id === undefined) anonymous = true;
+      else live.add(id);
     }
     for (const [uri, entry] of this.#held) {
       for (const holder of entry.holders) {
-        if (holder.startsWith('session ') && !live.has(holder.slice(8))) this.#release(uri, holder);
+        const gone =
+          holder === LOCAL ? !anonymous : holder.startsWith('session ') && !live.has(holder.slice(8));
+        if (gone) this.#release(uri, holder);
       }
     }
   }
@@ -192,5 +202,5 @@ function uriOf(request: ServerRequest): string {
 
 /** Who holds a handshake-era subscription: its HTTP session, or the one connection (stdio). */
 function holderOf(request: ServerRequest): string {
-  return request.sessionId === undefined ? '\u0000local' : `session ${request.sessionId}`;
+  return request.sessionId === undefined ? LOCAL : `session ${request.sessionId}`;
 }
