@@ -79,19 +79,22 @@ describe('tasks through the gateway', () => {
     expect(texts(await client.taskResult(task.taskId!))).toEqual(['stepped']);
   });
 
-  it('cancels the upstream task when the caller cancels its task at the gateway', async () => {
-    const client = await connect({ protocolVersion: '2025-11-25' });
-    const dir = mkdtempSync(path.join(tmpdir(), 'toolwire-gateway-task-'));
-    const [file, started, aborted] = ['release', 'started', 'aborted'].map((name) => path.join(dir, name));
-    const task = await client.callToolAsTask('held__hold', { file, started, aborted });
-    expect(task.taskId).toEqual(expect.any(String));
-    await written(started!); // the upstream runs it
-    expect((await client.getTask(task.taskId!)).status).toBe('working');
-    await client.cancelTask(task.taskId!);
-    expect((await client.getTask(task.taskId!)).status).toBe('cancelled');
-    await written(aborted!); // the upstream handler's signal aborted: the cancel reached it
-    await expect(task.result()).rejects.toThrow();
-  });
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    'cancels the upstream task when a %s caller cancels its task at the gateway',
+    async (protocolVersion) => {
+      const client = await connect({ protocolVersion });
+      const dir = mkdtempSync(path.join(tmpdir(), 'toolwire-gateway-task-'));
+      const [file, started, aborted] = ['release', 'started', 'aborted'].map((name) => path.join(dir, name));
+      const task = await client.callToolAsTask('held__hold', { file, started, aborted });
+      expect(task.taskId).toEqual(expect.any(String));
+      await written(started!); // the upstream runs it
+      expect((await client.getTask(task.taskId!)).status).toBe('working');
+      await client.cancelTask(task.taskId!);
+      expect((await client.getTask(task.taskId!)).status).toBe('cancelled');
+      await written(aborted!); // the upstream handler's signal aborted: the cancel reached it
+      await expect(task.result()).rejects.toThrow();
+    },
+  );
 
   it("gives a 2026-07-28 caller's task (the tasks extension) the same, from a 2025-11-25 upstream", async () => {
     const client = await connect({ protocolVersion: '2026-07-28' });
