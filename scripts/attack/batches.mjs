@@ -107,6 +107,8 @@ export default [
         keep: (m) => (Array.isArray(m) ? m.map(short) : short(m)),
       });
       await peer.initialize(BATCH_VERSION);
+      let answered = 0;
+      let refused = 0;
       for (let round = 0; round < (ctx.quick ? 1 : 3); round++) {
         const ids = Array.from({ length: 100 }, (_, i) => `a${round}-${i}`);
         const batch = ids.map((id) => ({
@@ -125,14 +127,21 @@ export default [
           )
         )
           break;
+        // Each call is answered whole, or not run: -31429 `batch-answers` once the batch's answers hold
+        // the server's budget (`maxBatchAnswerBytes`, 8 MiB), which bounds what it holds for one batch.
         if (first)
-          for (const id of ids)
-            ctx.check(
-              (await peer.answer(id, 30_000).catch(() => undefined))?.length >= 1 << 20,
-              `${id}: a short or missing answer`,
-            );
+          for (const id of ids) {
+            const answer = await peer.answer(id, 30_000).catch(() => undefined);
+            if (answer?.error?.data?.limit === 'batch-answers' && answer.error.code === -31429) refused++;
+            else if (answer?.length >= 1 << 20) answered++;
+            else ctx.fail(`${id}: a short or missing answer: ${JSON.stringify(answer)?.slice(0, 120)}`);
+          }
       }
-      ctx.note(`server RSS after the batches: ${ctx.target.rssMb().toFixed(0)} MB`);
+      ctx.check(answered > 0, 'no call of the batches was answered');
+      ctx.note(
+        `${answered} calls answered with 1 MiB, ${refused} not run (batch-answers budget); ` +
+          `server RSS after the batches: ${ctx.target.rssMb().toFixed(0)} MB`,
+      );
     },
   },
   {

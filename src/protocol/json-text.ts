@@ -28,6 +28,11 @@ export function isSerializedOnce(result: object): boolean {
   return texts.has(result);
 }
 
+/** The length of a marked result's JSON text, once it was serialized; undefined before, or when not marked. */
+export function knownJsonLength(result: object): number | undefined {
+  return texts.get(result)?.length || undefined;
+}
+
 /** The JSON text of a marked result (computed and kept on first use); undefined when not marked. */
 function textOf(result: unknown): string | undefined {
   if (typeof result !== 'object' || result === null) return undefined;

@@ -11,6 +11,19 @@ export interface SendOptions {
   relatedRequestId?: RequestId;
 }
 
+/**
+ * Output a transport holds for a reader that has not taken it yet (a stdio client not reading stdout), as
+ * the transport counts it: bytes are characters of JSON text.
+ */
+export interface OutputBacklog {
+  /** What waits for the reader now. */
+  readonly bytes: number;
+  /** The transport's limit (`maxQueuedBytes`). */
+  readonly maxBytes: number;
+  /** At a limit (bytes or messages): the engine starts no new request until `ondrain`. */
+  readonly full: boolean;
+}
+
 export interface Transport {
   /** Starts reading. Resolves once messages can flow. */
   start(): Promise<void>;
@@ -37,6 +50,19 @@ export interface Transport {
    * SSE polling): the client reconnects and what follows is replayed. Transports without streams omit it.
    */
   closeStream?(relatedRequestId: RequestId): void;
+  /**
+   * What the transport holds unread, where it counts it: while it is `full` the engine starts no request
+   * it has read (they wait, in order), and it calls `ondrain` when the reader caught up (to half).
+   */
+  readonly backlog?: OutputBacklog;
+  /** Set by the engine when the transport has a `backlog`: the reader took it down to half its limit. */
+  ondrain?: () => void;
+  /**
+   * Called by the engine with true while it holds requests it read and has not started yet (their answers
+   * would go to a reader that is behind, or too many arrived at once), with false when it holds none: a
+   * transport that reads a stream stops reading it meanwhile, so what waits stays bounded.
+   */
+  holdInput?(hold: boolean): void;
   /** A session id, where the transport has one (HTTP). */
   readonly sessionId?: string | undefined;
 }

@@ -81,6 +81,13 @@ export interface ServerOptions extends ToolChainOptions {
    */
   maxRequestsInFlight?: number;
   /**
+   * The most bytes (characters of JSON text) of answers one connection's unfinished JSON-RPC batches may
+   * hold (2025-03-26; a batch is answered as one message, once its last answer is ready); a request of a
+   * batch that would start past it is not run and gets -31429 with `data: { retryAfterMs: 0, limit:
+   * 'batch-answers' }` (default 8 MiB).
+   */
+  maxBatchAnswerBytes?: number;
+  /**
    * How long the requests a connection is answering may take to finish once it closes gracefully, in ms
    * (default 10,000): when a stdio client closes stdin, and on `server.close({ graceMs })`. What still runs
    * then is cancelled and answered with -32603.

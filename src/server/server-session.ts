@@ -64,6 +64,7 @@ export class ServerSession {
       fallback: this.#dispatch,
       maxBatchSize: core.options.maxBatchSize,
       maxRequestsInFlight: core.options.maxRequestsInFlight,
+      maxBatchAnswerBytes: core.options.maxBatchAnswerBytes,
       endGraceMs: core.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
     });
     this.peer.onclose = () => {

@@ -31,6 +31,13 @@ export interface PeerOptions {
    */
   maxRequestsInFlight?: number;
   /**
+   * The most bytes (characters of JSON text) of answers this connection's unfinished JSON-RPC batches may
+   * hold (a batch is answered as one message, once its last answer is ready): a request of a batch that
+   * would start past it is not run and gets -31429 with `data: { retryAfterMs: 0, limit: 'batch-answers' }`
+   * (default 8 MiB). What runs already finishes, so a batch holds at most this plus a wave of answers.
+   */
+  maxBatchAnswerBytes?: number;
+  /**
    * When the transport says the other side sends nothing more (`onend`: a stdio server's stdin ended), how
    * long the requests already read may take to be answered before they are cancelled and the peer closes
    * (default 0: at once).
@@ -40,6 +47,9 @@ export interface PeerOptions {
 
 /** The longest JSON-RPC batch a peer takes by default. */
 export const DEFAULT_MAX_BATCH_SIZE = 100;
+
+/** The bytes of answers a connection's unfinished batches may hold by default (8 MiB). */
+export const DEFAULT_MAX_BATCH_ANSWER_BYTES = 8 * 1024 * 1024;
 
 /** How many requests of one connection a peer answers at once by default. */
 export const DEFAULT_MAX_REQUESTS_IN_FLIGHT = 1000;

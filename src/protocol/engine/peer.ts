@@ -23,14 +23,27 @@ import {
 } from '../jsonrpc.js';
 import type { SendOptions, Transport } from '../transport.js';
 import { MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
+import { jsonSize } from '../json-size.js';
+import { knownJsonLength } from '../json-text.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ProgressParams } from '../types/lifecycle.js';
+import { AnswerPacer, BatchAnswers, type Waiting } from './answer-pacer.js';
 import { OutgoingRequests, type RequestOptions } from './outgoing-requests.js';
-import { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type PeerOptions } from './peer-options.js';
+import {
+  DEFAULT_MAX_BATCH_ANSWER_BYTES,
+  DEFAULT_MAX_BATCH_SIZE,
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+  type PeerOptions,
+} from './peer-options.js';
 import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
-export { DEFAULT_MAX_BATCH_SIZE, DEFAULT_MAX_REQUESTS_IN_FLIGHT, type PeerOptions } from './peer-options.js';
+export {
+  DEFAULT_MAX_BATCH_ANSWER_BYTES,
+  DEFAULT_MAX_BATCH_SIZE,
+  DEFAULT_MAX_REQUESTS_IN_FLIGHT,
+  type PeerOptions,
+} from './peer-options.js';
 export type { NotificationHandler, RequestContext, RequestHandler } from './request-context.js';
 
 export class Peer {
@@ -43,6 +56,9 @@ export class Peer {
   readonly #options: PeerOptions;
   readonly #maxBatchSize: number;
   readonly #maxInflight: number;
+  readonly #maxBatchAnswerBytes: number;
+  /** Requests read and not started yet: when they start, paced by the bytes of their answers. */
+  readonly #pacer: AnswerPacer;
   #transport: Transport | undefined;
   #closed = false;
   /** Takes no new requests: `drain` was called. */
@@ -59,6 +75,8 @@ export class Peer {
     this.#options = options;
     this.#maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
+    this.#maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
+    this.#pacer = new AnswerPacer(this.#startWaiting, () => this.#transport);
   }
 
   #outgoing(): OutgoingRequests {
@@ -92,6 +110,7 @@ export class Peer {
     transport.onerror = (error) => this.#transportError(error);
     transport.onclose = () => this.#handleClose();
     transport.onend = () => this.#ended();
+    if (transport.backlog) transport.ondrain = () => this.#pacer.resume();
     await transport.start();
   }
 
@@ -158,7 +177,7 @@ export class Peer {
    */
   drain(graceMs: number): Promise<void> {
     this.#draining = true;
-    if (this.#closed || (this.#inflight.size === 0 && this.#batches === 0)) return Promise.resolve();
+    if (this.#closed || this.#idle()) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const timer = setTimeout(() => this.#cancelInflight(graceMs), graceMs);
       (this.#drainWaiters ??= []).push(() => {
@@ -176,7 +195,15 @@ export class Peer {
     void this.drain(this.#options.endGraceMs ?? 0).then(() => this.close());
   }
 
-  /** The grace period is over: each request still running gets its answer now, and is cancelled. */
+  /** No request is running or waiting, and no batch waits for answers. */
+  #idle(): boolean {
+    return this.#inflight.size === 0 && this.#batches === 0 && this.#pacer.waiting === 0;
+  }
+
+  /**
+   * The grace period is over: each request still running or waiting to start gets its answer now, and a
+   * running one is cancelled.
+   */
   #cancelInflight(graceMs: number): void {
     const message = `Request cancelled: the server shut down before it finished (grace period ${graceMs} ms)`;
     for (const inflight of [...this.#inflight.values()]) {
@@ -184,7 +211,12 @@ export class Peer {
       this.#respond(errorResponse(inflight.id, { code: ErrorCode.InternalError, message }));
       inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, message));
     }
-    this.#drained();
+    const waiting = this.#pacer.takeAll();
+    for (const { message: request, resolve } of waiting)
+      resolve(errorResponse(request.id, { code: ErrorCode.InternalError, message }));
+    // Their answers go out in microtasks (through their batch, if any): the drain is over after them.
+    if (waiting.length === 0) this.#drained();
+    else setImmediate(() => this.#drained());
   }
 
   #drained(): void {
@@ -207,6 +239,7 @@ export class Peer {
       inflight.cancel(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
     }
     this.#inflight.clear();
+    for (const waiting of this.#pacer.takeAll()) waiting.resolve(undefined); // nowhere to answer
     this.#drained();
     this.onclose?.();
   }
@@ -246,6 +279,7 @@ export class Peer {
   /** Sends the answer to a request (one function for all: no closure per message). */
   readonly #respond = (response: JsonRpcResponse | undefined): void => {
     if (response) {
+      this.#pacer.answered(answerSize(response));
       const id = response.id;
       this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
     }
@@ -254,7 +288,7 @@ export class Peer {
   };
 
   #checkDrained(): void {
-    if (this.#inflight.size === 0 && this.#batches === 0) this.#drained();
+    if (this.#idle()) this.#drained();
   }
 
   async #receiveBatch(values: unknown[]): Promise<void> {
@@ -276,17 +310,29 @@ export class Peer {
       return;
     }
     this.#batches += 1;
+    // The answers wait for the last of them: what they hold is counted, against `maxBatchAnswerBytes`.
+    const batch = new BatchAnswers();
+    const held = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined => {
+      if (response) {
+        const bytes = answerSize(response);
+        this.#pacer.answered(bytes);
+        batch.bytes += bytes;
+        this.#pacer.heldBytes += bytes;
+      }
+      return response;
+    };
     const responses = await Promise.all(
-      values.map((value) => this.#dispatch(value) ?? Promise.resolve(undefined)),
+      values.map((value) => this.#dispatch(value, batch)?.then(held) ?? Promise.resolve(undefined)),
     );
     this.#batches -= 1;
+    this.#pacer.heldBytes -= batch.bytes;
     const out = responses.filter((r): r is JsonRpcResponse => r !== undefined);
     if (out.length > 0) this.#send(out);
     if (this.#drainWaiters) this.#checkDrained();
   }
 
   /** Handles one message; resolves with the response to send, if any. */
-  #dispatch(value: unknown): Promise<JsonRpcResponse | undefined> | undefined {
+  #dispatch(value: unknown, batch?: BatchAnswers): Promise<JsonRpcResponse | undefined> | undefined {
     const item = classify(value);
     // Nothing past here recurses into a message deeper than this (validation, digests, JSON.stringify).
     if (item.kind !== 'invalid' && isNestedDeeper(item.message, MAX_MESSAGE_DEPTH))
@@ -303,7 +349,7 @@ export class Peer {
         this.#handleNotification(item.message);
         return undefined;
       case 'request':
-        return this.#handleRequest(item.message);
+        return this.#admit(item.message, batch);
       case 'invalid':
         return Promise.resolve(
           errorResponse(item.id ?? this.#options.unknownErrorId?.(), {
@@ -344,10 +390,15 @@ export class Peer {
     const params = message.params ?? {};
     if (message.method === 'notifications/cancelled') {
       const id = params.requestId;
-      const inflight = typeof id === 'string' || typeof id === 'number' ? this.#inflight.get(id) : undefined;
+      if (typeof id !== 'string' && typeof id !== 'number') return;
+      const inflight = this.#inflight.get(id);
       if (inflight && !inflight.cancelled) {
         const reason = typeof params.reason === 'string' ? params.reason : 'cancelled by the peer';
         inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, reason));
+      } else {
+        // Not started yet: it never will be, and a cancelled request gets no answer.
+        this.#pacer.take(id)?.resolve(undefined);
+        if (this.#drainWaiters) this.#checkDrained();
       }
       return;
     }
@@ -367,22 +418,59 @@ export class Peer {
   }
 
   /**
-   * Runs a request's handler; resolves with its response (undefined once cancelled). Not async: a
-   * handler's result is taken as it comes, with no frame kept across an `await` (this is every request).
+   * Takes a request that arrived: refuses it (draining, too many in flight, its id in use), starts it now,
+   * or puts it in line for the pacer; resolves with its response (undefined once cancelled).
    */
-  #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
-    const { id, method } = message;
-    if (this.#draining || this.#inflight.size >= this.#maxInflight) {
+  #admit(message: JsonRpcRequest, batch: BatchAnswers | undefined): Promise<JsonRpcResponse | undefined> {
+    const { id } = message;
+    if (this.#draining || this.#inflight.size + this.#pacer.waiting >= this.#maxInflight) {
       return Promise.resolve(this.#draining ? shuttingDown(id) : this.#overInflightCap(id));
     }
     // An id still in use would route both answers, and a cancellation, to one request: the first one
     // goes on, the second is refused (a cancelled request that still runs gives its id up).
     const running = this.#inflight.get(id);
-    if (running && !running.cancelled) {
+    if ((running && !running.cancelled) || this.#pacer.has(id)) {
       return Promise.resolve(
         errorResponse(id, { code: ErrorCode.InvalidRequest, message: requestIdInUse(id) }),
       );
     }
+    const refusal = batch && this.#overBatchAnswers(id);
+    if (refusal) return Promise.resolve(refusal);
+    if (this.#pacer.tryStart()) return this.#handleRequest(message);
+    return this.#pacer.wait(message, batch);
+  }
+
+  /** The pacer's turn for a request in line: it starts, or is refused when batches hold too much. */
+  readonly #startWaiting = (waiting: Waiting): boolean => {
+    const refusal = waiting.batch && this.#overBatchAnswers(waiting.message.id);
+    if (refusal) {
+      waiting.resolve(refusal);
+      return false;
+    }
+    waiting.resolve(this.#handleRequest(waiting.message));
+    return true;
+  };
+
+  /**
+   * The answer to a request of a batch that is not started because this connection's unfinished batches
+   * already hold `maxBatchAnswerBytes` of answers: -31429, `limit: 'batch-answers'`; undefined while under.
+   */
+  #overBatchAnswers(id: RequestId): JsonRpcResponse | undefined {
+    const max = this.#maxBatchAnswerBytes;
+    if (this.#pacer.heldBytes < max) return undefined;
+    return errorResponse(id, {
+      code: ErrorCode.RateLimited,
+      message: `Not run: the answers of this connection's unfinished JSON-RPC batches already hold ${this.#pacer.heldBytes} bytes (the limit is ${max}); send this request on its own or in a later batch`,
+      data: { retryAfterMs: 0, limit: 'batch-answers' },
+    });
+  }
+
+  /**
+   * Runs a request's handler; resolves with its response (undefined once cancelled). Not async: a
+   * handler's result is taken as it comes, with no frame kept across an `await` (this is every request).
+   */
+  #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    const { id, method } = message;
     const params = message.params ?? {};
     // The request's context is its in-flight record (a class: accessors on literals are slow to create).
     const inflight = new Inflight(id, method, isJsonObject(params._meta) ? params._meta : undefined);
@@ -433,6 +521,13 @@ export class Peer {
   #settled(inflight: Inflight): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
   }
+}
+
+/** The characters of a response's JSON text: known when its result was serialized once, else estimated. */
+function answerSize(response: JsonRpcResponse): number {
+  const result = (response as { result?: unknown }).result;
+  const known = typeof result === 'object' && result !== null ? knownJsonLength(result) : undefined;
+  return known === undefined ? jsonSize(response) : known + 40;
 }
 
 /** The answer to a request that arrives while the peer drains. */

@@ -150,7 +150,10 @@ export class HttpSessionTransport implements Transport {
         stream.json = { responses: [], batch, resolve, unwatch: () => unwatch() };
       });
       unwatch = client.onGone(() => this.#disconnected(stream));
-      for (const message of messages) this.onmessage?.(message);
+      // A batch goes to the engine whole, as on stdio: its answers are held for one body anyway, and the
+      // engine counts them against `maxBatchAnswerBytes`. (On an SSE stream each answer is an event.)
+      if (batch) this.onmessage?.(messages);
+      else for (const message of messages) this.onmessage?.(message);
       return result;
     }
     const sink = this.#attach(stream);

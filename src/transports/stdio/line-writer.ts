@@ -79,6 +79,11 @@ export class LineWriter {
     return this.queuedChars;
   }
 
+  /** The queue reached a limit and is not back to half of both yet. */
+  get isFull(): boolean {
+    return this.full;
+  }
+
   /** Queues one line; resolves when the stream accepted it, rejects with a `TransportError`. */
   write(line: string): Promise<void> {
     if (this.refusal) return Promise.reject(this.refusal);

@@ -4,7 +4,7 @@
  */
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import type { Transport } from '../../protocol/transport.js';
+import type { OutputBacklog, Transport } from '../../protocol/transport.js';
 import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
@@ -48,7 +48,10 @@ export class StdioServerTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   onend?: () => void;
+  ondrain?: () => void;
   readonly sessionId: string | undefined = undefined;
+  /** What waits for the client to read stdout; the engine starts no request while it is full. */
+  readonly backlog: OutputBacklog;
 
   private readonly stdin: NodeJS.ReadableStream;
   private readonly stdout: NodeJS.WritableStream;
@@ -58,6 +61,8 @@ export class StdioServerTransport implements Transport {
   private state: 'idle' | 'open' | 'closed' = 'idle';
   /** The client is behind reading stdout: stdin is paused. */
   private backedUp = false;
+  /** The engine holds requests it read and has not started: stdin is paused. */
+  private engineHolds = false;
   /**
    * Decoded lines not delivered yet (from `heldIndex` on): the rest of a chunk of many lines, delivered a
    * slice at a time, or lines that were read when the client fell behind. stdin is paused meanwhile.
@@ -79,6 +84,16 @@ export class StdioServerTransport implements Transport {
       maxMessages: limits.maxMessages,
       onPressure: (full) => this.backPressure(full),
     });
+    const writer = this.writer;
+    this.backlog = {
+      get bytes() {
+        return writer.queuedBytes;
+      },
+      maxBytes: limits.maxBytes,
+      get full() {
+        return writer.isFull;
+      },
+    };
     this.onStdinClosed = options.onStdinClosed;
   }
 
@@ -124,8 +139,24 @@ export class StdioServerTransport implements Transport {
 
   private backPressure(full: boolean): void {
     this.backedUp = full;
+    if (!full) this.ondrain?.();
+    this.resumeOrPause();
+  }
+
+  /** Called by the engine while it holds requests it has not started: stdin is not read meanwhile. */
+  holdInput(hold: boolean): void {
+    this.engineHolds = hold;
+    this.resumeOrPause();
+  }
+
+  /** Whether delivering more lines must wait: the client is behind, or the engine holds what it has. */
+  private get stalled(): boolean {
+    return this.backedUp || this.engineHolds;
+  }
+
+  private resumeOrPause(): void {
     if (this.state !== 'open' || this.stdinEnded) return;
-    if (full) this.stdin.pause();
+    if (this.stalled) this.stdin.pause();
     else if (this.held) this.schedulePump();
     else this.stdin.resume();
   }
@@ -194,7 +225,7 @@ export class StdioServerTransport implements Transport {
   private readonly handleData = (chunk: Buffer | string): void => {
     const items = this.decoder.push(chunk);
     // The common case: a few lines, and a client that keeps up, delivered at once.
-    if (items.length <= SLICE && !this.held && !this.backedUp) this.dispatch(items);
+    if (items.length <= SLICE && !this.held && !this.stalled) this.dispatch(items);
     else this.hold(items);
   };
 
@@ -218,7 +249,7 @@ export class StdioServerTransport implements Transport {
     if (this.held) for (const item of items) this.held.push(item);
     else this.held = items;
     this.stdin.pause();
-    if (!this.backedUp) this.schedulePump();
+    if (!this.stalled) this.schedulePump();
   }
 
   private schedulePump(): void {
@@ -231,17 +262,17 @@ export class StdioServerTransport implements Transport {
   private readonly pump = (): void => {
     this.pumping = false;
     const held = this.held;
-    if (!held || this.state !== 'open' || this.backedUp) return;
+    if (!held || this.state !== 'open' || this.stalled) return;
     const end = Math.min(held.length, this.heldIndex + SLICE);
     this.dispatch(held.slice(this.heldIndex, end));
     this.heldIndex = end;
     if (end < held.length) {
-      if (!this.backedUp) this.schedulePump();
+      if (!this.stalled) this.schedulePump();
       return;
     }
     this.held = undefined;
     this.heldIndex = 0;
-    if (!this.backedUp && this.state === 'open') this.stdin.resume();
+    if (!this.stalled && this.state === 'open') this.stdin.resume();
   };
 
   private readonly handleStdinError = (error: Error): void => {

@@ -1,0 +1,149 @@
+// The answers one connection has produced and not yet written are bounded in bytes, on the wire: requests
+// read together (a chunk of pipelined stdio lines, a JSON-RPC batch) start a wave at a time, none while
+// the client leaves `maxQueuedBytes` unread, and a batch's answers — held until its last one is ready —
+// stop at `maxBatchAnswerBytes`: the requests of the batch past it are not run and get -31429.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import type { Server } from '../src/server/index.js';
+import { serveHttp } from '../src/transports/http/index.js';
+import { closeServedAfterEach, open, post, served } from './_http.js';
+
+closeServedAfterEach();
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/answer-backlog-server.mjs', import.meta.url));
+const MiB = 1024 * 1024;
+/** The transport's default `maxQueuedBytes` and the server's default `maxBatchAnswerBytes`. */
+const BUDGET = 8 * MiB;
+
+const blob = (id: number | string, size: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'blob', arguments: { size } },
+});
+
+interface Answer {
+  id: number | string;
+  result?: { content: Array<{ text: string }>; structuredContent?: unknown };
+  error?: { code: number; message: string; data?: { limit?: string } };
+}
+
+/** The fixture on stdio: lines in, parsed lines out (stdout paused until `read()`). */
+function stdioServer() {
+  const child = spawn(process.execPath, [FIXTURE], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  const waiters: Array<(line: string) => void> = [];
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const waiter = waiters.shift();
+    if (waiter) waiter(line);
+    else lines.push(line);
+  });
+  const next = async (): Promise<unknown> => {
+    const line = lines.shift() ?? (await new Promise<string>((resolve) => waiters.push(resolve)));
+    return JSON.parse(line) as unknown;
+  };
+  const send = (message: unknown) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  const call = async (id: string, name: string) => {
+    send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {} } });
+    return (await next()) as Answer;
+  };
+  return {
+    child,
+    next,
+    send,
+    async initialize(version: string) {
+      send({
+        jsonrpc: '2.0',
+        id: 'init',
+        method: 'initialize',
+        params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+      expect(await next()).toMatchObject({ id: 'init', result: { protocolVersion: version } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
+    /** What the fixture's `peak` tool says. */
+    async peak(): Promise<{ peakQueuedBytes: number; blobs: number }> {
+      const answer = await call('peak', 'peak');
+      const text = answer.result!.content[0]!.text;
+      return JSON.parse(text) as { peakQueuedBytes: number; blobs: number };
+    },
+    [Symbol.dispose]() {
+      child.kill();
+    },
+  };
+}
+
+describe('a stdio client that sends many requests for big answers at once', () => {
+  it('never has more than the queue limit and a wave of answers waiting unwritten, and gets them all', async () => {
+    using server = stdioServer();
+    await server.initialize('2025-11-25');
+    server.child.stdout.pause();
+    // 64 answers of 1 MiB in one chunk: the stdio transport delivered them 64 at a time, all 64 ran in
+    // one turn and 64 MiB waited for the client.
+    const count = 64;
+    server.child.stdin.write(
+      Array.from({ length: count }, (_, i) => `${JSON.stringify(blob(i, MiB))}\n`).join(''),
+    );
+    server.child.stdout.resume();
+    for (let i = 0; i < count; i++) {
+      const answer = (await server.next()) as Answer;
+      expect(answer.id).toBe(i);
+      expect(answer.result?.content[0]?.text).toHaveLength(MiB);
+    }
+    const { peakQueuedBytes, blobs } = await server.peak();
+    expect(blobs).toBe(count);
+    // The queue's limit, plus what one wave produced before the queue said it was full.
+    expect(peakQueuedBytes).toBeGreaterThan(MiB);
+    expect(peakQueuedBytes).toBeLessThan(BUDGET + 4 * MiB);
+  });
+});
+
+/** Judges a batch's answers: each is 1 MiB, or -31429 `batch-answers`; returns how many were answered. */
+function judgeBatch(answers: Answer[], count: number): number {
+  expect(answers.map((a) => a.id).sort()).toEqual(Array.from({ length: count }, (_, i) => `b${i}`).sort());
+  let answered = 0;
+  for (const answer of answers) {
+    if (answer.result) {
+      expect(answer.result.content[0]?.text).toHaveLength(MiB);
+      answered += 1;
+    } else {
+      expect(answer.error).toMatchObject({ code: -31429, data: { limit: 'batch-answers' } });
+      expect(answer.error?.message).toMatch(
+        /^Not run: the answers of this connection's unfinished JSON-RPC batches already hold \d+ bytes \(the limit is 8388608\); send this request on its own or in a later batch$/,
+      );
+    }
+  }
+  // The budget in answers, and at most a wave more (those running when it was reached finish).
+  expect(answered).toBeGreaterThanOrEqual(BUDGET / MiB);
+  expect(answered).toBeLessThan(BUDGET / MiB + 4);
+  return answered;
+}
+
+const batchOf = (count: number) => Array.from({ length: count }, (_, i) => blob(`b${i}`, MiB));
+
+describe('a JSON-RPC batch whose answers are big (2025-03-26)', () => {
+  it('on stdio: answers up to maxBatchAnswerBytes, and the calls past it never run', async () => {
+    using server = stdioServer();
+    await server.initialize('2025-03-26');
+    const count = 30;
+    server.send(batchOf(count));
+    const answers = (await server.next()) as Answer[];
+    const answered = judgeBatch(answers, count);
+    expect((await server.peak()).blobs).toBe(answered);
+  });
+
+  it('over HTTP: the same, in the batch POST’s answer', async () => {
+    // The limits fixture (its `blob` tool too), served over HTTP on 127.0.0.1.
+    const limits = new URL('./fixtures/limits-server.mjs', import.meta.url).href;
+    const { default: createServer } = (await import(limits)) as { default: () => Server };
+    served.handle = await serveHttp(createServer(), { port: 0, responseMode: 'json' });
+    const url = served.handle.url;
+    const sid = await open(url, '2025-03-26');
+    const count = 30;
+    const response = await post(url, batchOf(count), { 'mcp-session-id': sid });
+    expect(response.status).toBe(200);
+    judgeBatch((await response.json()) as Answer[], count);
+  });
+});
