@@ -28,7 +28,7 @@ export {
   type RequestId,
 } from './jsonrpc.js';
 export { serializeOnce, stringifyJson } from './json-text.js';
-export type { Transport, SendOptions } from './transport.js';
+export type { OutputBacklog, Transport, SendOptions } from './transport.js';
 export {
   Peer,
   type PeerOptions,
