@@ -4,47 +4,68 @@
  * @module
  */
 
+/** Levels walked by recursion (fast); deeper parts are walked with a stack of their own. */
+const RECURSION = 32;
+
 /**
  * About as many characters as `JSON.stringify(value)` has: exact for strings without characters to escape,
  * integers, booleans and null, within a few characters for other numbers. Time linear in the number of
- * values (a string counts once, whatever its length); no recursion, so any depth is fine.
+ * values (a string counts once, whatever its length); any depth (recursion stops at 32 levels).
  */
 export function jsonSize(value: unknown): number {
+  return sizeOf(value, 0);
+}
+
+function sizeOf(value: unknown, depth: number): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value !== 'object' || value === null) return scalarSize(value);
+  if (depth >= RECURSION) return deepSize(value);
+  if (Array.isArray(value)) {
+    const items = value as unknown[];
+    let size = 2 + items.length;
+    for (let i = 0; i < items.length; i++) size += sizeOf(items[i], depth + 1);
+    return size;
+  }
+  let size = 2;
+  const record = value as Record<string, unknown>;
+  // for-in, not Object.keys: no array per object (a plain object has no inherited enumerable keys).
+  for (const key in record) {
+    const field = record[key];
+    if (field === undefined || typeof field === 'function') continue;
+    size += key.length + 4 + sizeOf(field, depth + 1); // "key":,
+  }
+  return size;
+}
+
+/** The same, with a stack instead of recursion: for what is nested deeper than {@link RECURSION}. */
+function deepSize(value: object): number {
   let size = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {
     const item = stack.pop();
-    switch (typeof item) {
-      case 'string':
-        size += item.length + 2;
-        break;
-      case 'number':
-        size += Number.isInteger(item) && Math.abs(item) < 1e15 ? String(item).length : 20;
-        break;
-      case 'boolean':
-        size += item ? 4 : 5;
-        break;
-      case 'object':
-        if (item === null) size += 4;
-        else if (Array.isArray(item)) {
-          size += 1 + Math.max(item.length, 1);
-          for (const element of item) stack.push(element);
-        } else {
-          size += 2;
-          for (const key in item) {
-            const field = (item as Record<string, unknown>)[key];
-            if (field === undefined || typeof field === 'function') continue;
-            size += key.length + 4; // "key":,
-            stack.push(field);
-          }
-        }
-        break;
-      case 'bigint': // JSON.stringify throws on it; the transport says so
-      case 'function':
-      case 'symbol':
-      case 'undefined': // no text, or `null` in an array
-        size += 4;
+    if (typeof item !== 'object' || item === null) {
+      size += typeof item === 'string' ? item.length + 2 : scalarSize(item);
+    } else if (Array.isArray(item)) {
+      size += 1 + Math.max(item.length, 1);
+      for (const element of item as unknown[]) stack.push(element);
+    } else {
+      size += 2;
+      const record = item as Record<string, unknown>;
+      for (const key of Object.keys(record)) {
+        const field = record[key];
+        if (field === undefined || typeof field === 'function') continue;
+        size += key.length + 4;
+        stack.push(field);
+      }
     }
   }
   return size;
+}
+
+/** A number, boolean or null; what has no JSON text (undefined, a function, a symbol, a bigint) counts 4. */
+function scalarSize(value: unknown): number {
+  if (typeof value === 'number')
+    return Number.isInteger(value) && Math.abs(value) < 1e15 ? String(value).length : 20;
+  if (typeof value === 'boolean') return value ? 4 : 5;
+  return 4;
 }

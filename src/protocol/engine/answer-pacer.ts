@@ -13,13 +13,19 @@ import type { Transport } from '../transport.js';
 /**
  * Bytes of answers a wave may be expected to produce: the requests one turn starts are as many as answers
  * of the size seen lately fit in it. Producing an answer costs time in proportion to its size (sanitizing,
- * serializing, writing), so this bounds a turn's work too: ≈2 MiB of tool output is ≈20 ms here.
+ * serializing, writing), so this bounds a turn's work too: 1 MiB of tool output is ≈5–10 ms here.
  */
-export const ANSWER_BYTES_PER_TURN = 2 * 1024 * 1024;
-/** The most requests a turn starts, however small their answers. */
-export const MAX_WAVE = 64;
-/** Answers are taken to be this large until some arrive: the first wave of a connection is 4 requests. */
-const FIRST_ESTIMATE = ANSWER_BYTES_PER_TURN / 4;
+export const ANSWER_BYTES_PER_TURN = 1024 * 1024;
+/**
+ * The most requests a turn starts, however small their answers: far above what arrives in a turn (a stdio
+ * transport delivers 64 lines a turn), so a connection whose answers are small never waits.
+ */
+export const MAX_WAVE = 1024;
+/**
+ * Answers are taken to be this large until some arrive (halved at the first turn): the first wave of a
+ * connection is 2 requests, and with small answers the waves double each turn up to {@link MAX_WAVE}.
+ */
+const FIRST_ESTIMATE = ANSWER_BYTES_PER_TURN;
 /** What an answer is taken to be at least. */
 const MIN_ESTIMATE = 256;
 
@@ -43,8 +49,13 @@ export interface Waiting {
 export type StartWaiting = (waiting: Waiting) => boolean;
 
 export class AnswerPacer {
-  /** Bytes an answer of this connection is taken to have: the largest lately, decaying by turns. */
+  /**
+   * Bytes an answer of this connection is taken to have: the largest of the last turn with answers, or
+   * more — it halves each turn toward that.
+   */
   #estimate = FIRST_ESTIMATE;
+  /** The largest answer of the turn `#turn`. */
+  #largest = 0;
   #turn = -1;
   /** Requests started in the turn `#turn`. */
   #started = 0;
@@ -99,6 +110,7 @@ export class AnswerPacer {
 
   /** An answer of `bytes` was produced: later waves are sized by it. */
   answered(bytes: number): void {
+    if (bytes > this.#largest) this.#largest = bytes;
     if (bytes > this.#estimate) this.#estimate = bytes;
   }
 
@@ -134,12 +146,13 @@ export class AnswerPacer {
     return Math.max(1, Math.min(MAX_WAVE, Math.floor(ANSWER_BYTES_PER_TURN / this.#estimate)));
   }
 
-  /** A new turn: nothing started in it yet, and the estimate decays toward what answers are now. */
+  /** A new turn: nothing started in it yet, and the estimate halves toward what answers are now. */
   #sync(turn: number): void {
     if (turn === this.#turn) return;
     this.#turn = turn;
     this.#started = 0;
-    this.#estimate = Math.max(MIN_ESTIMATE, Math.floor((this.#estimate * 3) / 4));
+    this.#estimate = Math.max(MIN_ESTIMATE, this.#largest, this.#estimate >>> 1);
+    this.#largest = 0;
   }
 
   #schedule(): void {
