@@ -100,6 +100,45 @@ describe('a stdio client that sends many requests for big answers at once', () =
   });
 });
 
+describe('requests waiting for their turn', () => {
+  it('are taken out of the line by notifications/cancelled: never run, never answered', async () => {
+    using server = stdioServer();
+    await server.initialize('2025-11-25');
+    // One chunk (one slice of the transport): 62 calls, then the cancellation of the last. A wave of a
+    // few starts; the rest wait, the last among them, when the cancellation arrives.
+    const count = 62;
+    const cancel = {
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: count - 1, reason: 'changed my mind' },
+    };
+    server.child.stdin.write(
+      [...Array.from({ length: count }, (_, i) => blob(i, MiB / 4)), cancel]
+        .map((m) => `${JSON.stringify(m)}\n`)
+        .join(''),
+    );
+    for (let i = 0; i < count - 1; i++) expect(((await server.next()) as Answer).id).toBe(i);
+    const { blobs } = await server.peak(); // the next line is the peak's answer: none for the cancelled call
+    expect(blobs).toBe(count - 1);
+  });
+
+  it('are all answered when stdin ends before their turn, then the server exits 0', async () => {
+    using server = stdioServer();
+    await server.initialize('2025-11-25');
+    const count = 40;
+    server.child.stdin.end(
+      Array.from({ length: count }, (_, i) => `${JSON.stringify(blob(i, MiB / 4))}\n`).join(''),
+    );
+    const exited = new Promise<number | null>((resolve) => server.child.once('exit', resolve));
+    for (let i = 0; i < count; i++) {
+      const answer = (await server.next()) as Answer;
+      expect(answer.id).toBe(i);
+      expect(answer.result?.content[0]?.text).toHaveLength(MiB / 4);
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
 /** Judges a batch's answers: each is 1 MiB, or -31429 `batch-answers`; returns how many were answered. */
 function judgeBatch(answers: Answer[], count: number): number {
   expect(answers.map((a) => a.id).sort()).toEqual(Array.from({ length: count }, (_, i) => `b${i}`).sort());

@@ -22,19 +22,19 @@ function sizeOf(value: unknown, depth: number): number {
   if (depth >= RECURSION) return deepSize(value);
   if (Array.isArray(value)) {
     const items = value as unknown[];
-    let size = 2 + items.length;
+    let size = items.length === 0 ? 2 : 1 + items.length; // brackets and commas
     for (let i = 0; i < items.length; i++) size += sizeOf(items[i], depth + 1);
     return size;
   }
-  let size = 2;
+  let size = 1; // the opening brace; each field adds its comma or the closing brace
   const record = value as Record<string, unknown>;
   // for-in, not Object.keys: no array per object (a plain object has no inherited enumerable keys).
   for (const key in record) {
     const field = record[key];
     if (field === undefined || typeof field === 'function') continue;
-    size += key.length + 4 + sizeOf(field, depth + 1); // "key":,
+    size += key.length + 4 + sizeOf(field, depth + 1); // "key":…,
   }
-  return size;
+  return size === 1 ? 2 : size;
 }
 
 /** The same, with a stack instead of recursion: for what is nested deeper than {@link RECURSION}. */
@@ -46,17 +46,18 @@ function deepSize(value: object): number {
     if (typeof item !== 'object' || item === null) {
       size += typeof item === 'string' ? item.length + 2 : scalarSize(item);
     } else if (Array.isArray(item)) {
-      size += 1 + Math.max(item.length, 1);
+      size += item.length === 0 ? 2 : 1 + item.length;
       for (const element of item as unknown[]) stack.push(element);
     } else {
-      size += 2;
+      let fields = 1;
       const record = item as Record<string, unknown>;
-      for (const key of Object.keys(record)) {
+      for (const key in record) {
         const field = record[key];
         if (field === undefined || typeof field === 'function') continue;
-        size += key.length + 4;
+        fields += key.length + 4;
         stack.push(field);
       }
+      size += fields === 1 ? 2 : fields;
     }
   }
   return size;
