@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { fakeCall } from '../../../test/_calls.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
-import { sanitize, type SanitizeOptions } from './sanitize.js';
+import { REDACTION_MARGIN, sanitize, type SanitizeOptions } from './sanitize.js';
 
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
@@ -68,6 +68,64 @@ describe('sanitize', () => {
   it('cuts at a character boundary', async () => {
     const result = await run({ content: [{ type: 'text', text: 'ééé' }] }, { maxTextBytes: 3 });
     expect(result.content).toEqual([{ type: 'text', text: 'é…[truncated 4 bytes]' }]);
+  });
+
+  describe('text far over the cap (past the redaction margin)', () => {
+    const token = `ghp_${'t'.repeat(36)}`;
+    const far = 1000 + REDACTION_MARGIN + 5000;
+
+    it('is cut before redaction, and a secret across the cap is redacted whole before the exact cut', async () => {
+      const text = `${'a'.repeat(989)} ${token}\n${'b'.repeat(far)}`;
+      const result = await run(
+        {
+          content: [
+            { type: 'text', text },
+            { type: 'text', text: 'c'.repeat(50) },
+          ],
+        },
+        { maxTextBytes: 1000 },
+      );
+      expect(result.content).toEqual([
+        {
+          type: 'text',
+          text: `${'a'.repeat(989)} [REDACTED]…[truncated at least ${far + 1} bytes]`,
+        },
+        { type: 'text', text: '…[truncated at least 50 bytes]' },
+      ]);
+    });
+
+    it('never splits a surrogate pair at the first cut', async () => {
+      const text = `${'a'.repeat(1000 + REDACTION_MARGIN - 1)}😀${'b'.repeat(10)}`;
+      const result = await run({ content: [{ type: 'text', text }] }, { maxTextBytes: 1000 });
+      expect(result.content).toEqual([
+        { type: 'text', text: `${'a'.repeat(1000)}…[truncated at least ${REDACTION_MARGIN - 1 + 12} bytes]` },
+      ]);
+    });
+
+    it('is refused at once in refuse mode, text or structuredContent', async () => {
+      const options = { maxTextBytes: 1000, oversize: 'refuse' } as const;
+      const message = (kind: string) =>
+        `Tool fetch returned more than ${1000 + REDACTION_MARGIN} bytes of ${kind}, over the 1000-byte limit`;
+      expect(await run({ content: [{ type: 'text', text: 'x'.repeat(far) }] }, options)).toEqual({
+        content: [{ type: 'text', text: message('text') }],
+        isError: true,
+      });
+      expect(
+        await run({ content: [], structuredContent: { token: 'x'.repeat(far) } }, { maxTextBytes: 1000 }),
+      ).toEqual({
+        content: [{ type: 'text', text: message('structured content') }],
+        isError: true,
+      });
+    });
+
+    it('within the margin, redaction that shortens the text lets it through whole', async () => {
+      const secret = `-----BEGIN PRIVATE KEY-----\n${'A'.repeat(2000)}\n-----END PRIVATE KEY-----`;
+      const result = await run(
+        { content: [{ type: 'text', text: `key: ${secret}` }] },
+        { maxTextBytes: 1000 },
+      );
+      expect(result.content).toEqual([{ type: 'text', text: 'key: [REDACTED]' }]);
+    });
   });
 
   it('replaces binary blocks past the binary cap with a note', async () => {

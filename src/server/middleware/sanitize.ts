@@ -2,13 +2,20 @@
  * Output sanitization of tool results, in this order:
  * 1. image and audio blocks whose data does not decode, or does not match the declared MIME type, are
  *    replaced by a text note (the result becomes `isError` only when every block was such a block);
- * 2. secrets are redacted: matches of the patterns become `[REDACTED]` in text blocks, embedded text
+ * 2. text far over the cap is cut before anything reads it: past `maxTextBytes` + `REDACTION_MARGIN`
+ *    UTF-16 units (`precutText`; a unit is at least a byte, so that text can never be sent); in `refuse`
+ *    mode such a result, or `structuredContent` whose JSON is that long, is refused at once. So redaction
+ *    and the size count cost time in proportion to what can be sent, not to what the tool returned;
+ * 3. secrets are redacted: matches of the patterns become `[REDACTED]` in text blocks, embedded text
  *    resources and every string of `structuredContent`, where the string values of keys named like a
- *    secret (`password`, `clientSecret`, `aws_secret_access_key`: `SECRET_NAME`) are redacted whole;
- * 3. size caps: text and binary bytes per result (see `size-caps.ts`), cut with a visible marker
+ *    secret (`password`, `clientSecret`, `aws_secret_access_key`: `SECRET_NAME`) are redacted whole.
+ *    The margin is there so that a secret across the cap is redacted whole before the exact cut (cut
+ *    first, its first part could be too short for its pattern), and so that redaction that shortens
+ *    the text lets more of it through, up to the margin;
+ * 4. size caps: text and binary bytes per result (see `size-caps.ts`), cut with a visible marker
  *    (`truncate`) or refused with an `isError` result (`refuse`). `structuredContent` whose JSON is
  *    over the text cap is refused either way: cutting JSON would break the schema it was checked against;
- * 4. the text of tools declared `untrustedOutput: true` is wrapped in visible delimiters carrying a
+ * 5. the text of tools declared `untrustedOutput: true` is wrapped in visible delimiters carrying a
  *    random id, so the model can tell tool data from instructions and the text cannot fake the end.
  * @module
  */
@@ -18,7 +25,7 @@ import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 import { DEFAULT_SECRET_PATTERNS, Redactor, SECRET_NAME } from './redact.js';
-import { measure, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
+import { measure, precutText, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
 
 export interface SanitizeOptions {
   /** UTF-8 bytes of text per result: text blocks and embedded text resources (default 1 MiB). */
@@ -39,6 +46,8 @@ export interface SanitizeOptions {
 /** 1 MiB of text and 2 MiB of binary fit in the 4 MiB message stdio readers accept by default. */
 export const DEFAULT_MAX_TEXT_BYTES = 1024 * 1024;
 export const DEFAULT_MAX_BINARY_BYTES = 2 * 1024 * 1024;
+/** UTF-16 units of text kept past `maxTextBytes` for redaction to see before the exact cut (64 Ki). */
+export const REDACTION_MARGIN = 64 * 1024;
 
 function randomId(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
@@ -73,6 +82,11 @@ function checkedMedia(block: ContentBlock): ContentBlock {
   const why = mediaMismatch(String(block.data), String(block.mimeType));
   if (why === undefined) return block;
   return { type: 'text', text: `[${block.type} removed: declared as ${block.mimeType}, but ${why}]` };
+}
+
+/** The error text of a result refused before it was counted to the byte. */
+function overLimit(tool: string, kind: string, units: number, cap: number): string {
+  return `Tool ${tool} returned more than ${units} bytes of ${kind}, over the ${cap}-byte limit`;
 }
 
 function redactBlock(block: ContentBlock, redactor: Redactor): ContentBlock {
@@ -117,13 +131,27 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
       }
     }
 
+    // Text that can never be sent is cut (or the result refused) before redaction reads it.
+    const maxUnits = caps.maxTextBytes + REDACTION_MARGIN;
+    const precut = precutText(content, maxUnits);
+    if (precut.unread) {
+      if (refuse) return toolError(overLimit(name, 'text', maxUnits, caps.maxTextBytes));
+      content = precut.content;
+    }
+    let json = structured === undefined ? undefined : (JSON.stringify(structured) ?? '');
+    if (json !== undefined && json.length > maxUnits)
+      return toolError(overLimit(name, 'structured content', maxUnits, caps.maxTextBytes));
+
     if (redactor.active) {
       content = mapBlocks(content, redactBlocks);
-      if (structured !== undefined) structured = redactor.json(structured) as typeof structured;
+      if (structured !== undefined) {
+        const redacted = redactor.json(structured) as typeof structured;
+        if (redacted !== structured) json = JSON.stringify(redacted) ?? '';
+        structured = redacted;
+      }
     }
 
-    if (structured !== undefined) {
-      const json = JSON.stringify(structured) ?? '';
+    if (json !== undefined) {
       // UTF-8 takes at most 3 bytes per UTF-16 unit: short JSON needs no count.
       const bytes = json.length * 3 <= caps.maxTextBytes ? 0 : utf8Length(json);
       if (bytes > caps.maxTextBytes)
@@ -132,7 +160,7 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
         );
     }
     const size = measure(content);
-    if (size.text > caps.maxTextBytes || size.binary > caps.maxBinaryBytes) {
+    if (size.text > caps.maxTextBytes || size.binary > caps.maxBinaryBytes || precut.unread) {
       if (refuse) {
         const [kind, bytes, cap] =
           size.text > caps.maxTextBytes
@@ -140,7 +168,7 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
             : ['binary data', size.binary, caps.maxBinaryBytes];
         return toolError(`Tool ${name} returned ${bytes} bytes of ${kind}, over the ${cap}-byte limit`);
       }
-      content = truncateContent(content, caps);
+      content = truncateContent(content, caps, precut.unread);
     }
 
     if (call.tool.limits.untrustedOutput) {

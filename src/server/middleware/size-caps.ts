@@ -3,6 +3,11 @@
  * data (image and audio blocks and embedded blobs, in decoded bytes), each counted across the whole
  * result. Cutting keeps what fits, in order: text is cut at a character boundary and ends with a
  * visible `…[truncated N bytes]` marker; a binary block that does not fit is replaced by a text note.
+ *
+ * Text far over the cap is cut first, by length alone (`precutText`), before anything reads it: a UTF-16
+ * unit is at least one UTF-8 byte, so text past `maxTextBytes + margin` units can never be sent, and
+ * counting or redacting it would cost time in proportion to what the tool returned (64 MiB took ≈530 ms
+ * of redaction), not to what is sent. Its marker then says `…[truncated at least N bytes]`.
  * @module
  */
 import type { ContentBlock, EmbeddedResource } from '../../protocol/types/content.js';
@@ -35,8 +40,9 @@ export function utf8Length(text: string): number {
   return bytes;
 }
 
-export function truncationMarker(bytes: number): string {
-  return `…[truncated ${bytes} bytes]`;
+/** The marker that ends cut text; `atLeast`: part of what was cut was never read (see `precutText`). */
+export function truncationMarker(bytes: number, atLeast = false): string {
+  return `…[truncated ${atLeast ? 'at least ' : ''}${bytes} bytes]`;
 }
 
 /** The text inside a block, if it holds text. */
@@ -84,16 +90,58 @@ export function cutUtf8(text: string, maxBytes: number): { kept: string; dropped
   return { kept: decoder.decode(bytes.subarray(0, end)), dropped: bytes.length - end };
 }
 
-/** `content` cut to the caps (see the module comment). */
-export function truncateContent(content: readonly ContentBlock[], caps: SizeCaps): ContentBlock[] {
+/** What `precutText` left: the content, and the UTF-16 units it cut from each block (none: undefined). */
+export interface Precut {
+  readonly content: readonly ContentBlock[];
+  readonly unread: readonly number[] | undefined;
+}
+
+/**
+ * `content` with at most `maxUnits` UTF-16 units of text in all, cut by length alone (O(1) per block:
+ * `slice` shares the string's characters), never inside a surrogate pair. Blocks past the budget keep
+ * empty text.
+ */
+export function precutText(content: readonly ContentBlock[], maxUnits: number): Precut {
+  let left = maxUnits;
+  let out: ContentBlock[] | undefined;
+  let unread: number[] | undefined;
+  for (let i = 0; i < content.length; i++) {
+    const block = content[i]!;
+    const text = textOf(block);
+    if (text === undefined) continue;
+    if (text.length <= left) {
+      left -= text.length;
+      continue;
+    }
+    let end = left;
+    const last = end > 0 ? text.charCodeAt(end - 1) : 0;
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+    (out ??= content.slice())[i] = withText(block, text.slice(0, end));
+    (unread ??= new Array<number>(content.length).fill(0))[i] = text.length - end;
+    left -= end;
+  }
+  return { content: out ?? content, unread };
+}
+
+/**
+ * `content` cut to the caps (see the module comment). `unread`: the units `precutText` cut from each
+ * block, which count (at a byte each, the least they can be) in its marker.
+ */
+export function truncateContent(
+  content: readonly ContentBlock[],
+  caps: SizeCaps,
+  unread?: readonly number[],
+): ContentBlock[] {
   let textLeft = caps.maxTextBytes;
   let binaryLeft = caps.maxBinaryBytes;
-  return content.map((block) => {
+  return content.map((block, i) => {
     const text = textOf(block);
     if (text !== undefined) {
       const { kept, dropped } = cutUtf8(text, textLeft);
       textLeft -= utf8Length(kept);
-      return dropped === 0 ? block : withText(block, `${kept}${truncationMarker(dropped)}`);
+      const cutBefore = unread?.[i] ?? 0;
+      if (dropped === 0 && cutBefore === 0) return block;
+      return withText(block, `${kept}${truncationMarker(dropped + cutBefore, cutBefore > 0)}`);
     }
     const data = dataOf(block);
     if (data === undefined) return block;
