@@ -54,6 +54,12 @@ export interface HttpRequestLike {
   readonly body: ReadableStream<Uint8Array> | null;
   /** The body already read whole (the node adapter's small POSTs). */
   readonly wholeBody?: Uint8Array;
+  /**
+   * Reads the body into one buffer, rejecting with `BodyTooLargeError` past `maxBytes` (the node adapter's:
+   * no promise or kept object per chunk, where a web stream costs both — a body in one-byte chunks
+   * stalled the event loop). Without it, `body` is read.
+   */
+  readBody?(maxBytes: number): Promise<Uint8Array>;
   /** A cheaper way than `signal` to learn that the client went away (the node adapter's). */
   readonly watch?: ClientWatch;
   /** The peer's IP address, where the server knows it (the node adapter's). */

@@ -6,6 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { ClientWatch, HeaderReader, HttpRequestLike } from './http-exchange.js';
+import { readNodeBody } from './node-body.js';
 
 /**
  * The path of a request target made only of characters `new URL` leaves as they are (letters, digits,
@@ -102,6 +103,11 @@ export class NodeRequestView implements HttpRequestLike {
 
   get watch(): ClientWatch {
     return this.#gone;
+  }
+
+  /** Reads the body into one buffer, when it was not read whole (see `readNodeBody`). */
+  readBody(maxBytes: number): Promise<Uint8Array> {
+    return readNodeBody(this.#req, maxBytes);
   }
 
   /** The body as a web stream, when it was not read whole (large or undeclared POSTs). */

@@ -33,6 +33,7 @@ function wholeText(request: HttpRequestLike, maxBytes: number): string | undefin
 export async function readBody(request: HttpRequestLike, maxBytes: number): Promise<string> {
   const whole = wholeText(request, maxBytes);
   if (whole !== undefined) return whole;
+  if (request.readBody) return UTF8.decode(await request.readBody(maxBytes));
   if (!request.body) return '';
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
