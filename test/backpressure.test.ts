@@ -274,8 +274,9 @@ describe('a Streamable HTTP client that does not read its streams', () => {
   it('ends a stream that alone holds twice the limit; the client resumes it from the event store', async () => {
     const { handler } = await handlerFor({}, limits);
     const { post, sessionId } = await openStreamable(handler);
-    // 300 log messages of 1 KiB on one stream: twice 100 messages is reached first.
-    const response = await post(call(1, 'flood', { count: 300, size: 1024 }));
+    // 300 log messages of 1 KiB on one stream, not awaited (awaited, they would wait for the client to
+    // read): twice 100 messages is reached first.
+    const response = await post(call(1, 'flood', { count: 300, size: 1024, wait: false }));
     await settle();
     const reader = new SseReader(response);
     let lastId: string | undefined;

@@ -26,7 +26,7 @@ import {
   tooMuchUnread,
 } from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
-import { SSE_HEADERS, SseSink } from './sse-sink.js';
+import { SSE_HEADERS, SseSink, pacedByReader, pacedWithoutSink } from './sse-sink.js';
 
 export type { HttpSessionTransportOptions } from './http-session-transport-options.js';
 
@@ -113,6 +113,9 @@ export class HttpSessionTransport implements Transport {
     if (stream) {
       const written = this.#write(stream, message, response ? (key ?? undefined) : undefined);
       if (written) await written;
+      // A tool's progress and log messages wait while the client leaves its stream unread.
+      if (!response && pacedByReader(message))
+        await (stream.sink ? stream.sink.room() : pacedWithoutSink((stream.paced = (stream.paced ?? 0) + 1)));
       return;
     }
     if (response) return; // its request is gone (cancelled, or the session never saw it)

@@ -17,7 +17,7 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, shuttingDown, tooManyForClient, tooMuchUnread } from './http-status.js';
 import { readJsonBody } from './read-body.js';
-import { SSE_HEADERS, SseSink } from './sse-sink.js';
+import { SSE_HEADERS, SseSink, pacedByReader } from './sse-sink.js';
 
 class LegacySseTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -46,6 +46,8 @@ class LegacySseTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE stream is closed');
     this.sink.event({ event: 'message', data: stringifyJson(message) });
+    // A tool's progress and log messages wait while the client leaves the stream unread.
+    if (!Array.isArray(message) && pacedByReader(message)) await this.sink.room();
   }
 
   async close(): Promise<void> {

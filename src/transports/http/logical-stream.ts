@@ -13,6 +13,8 @@ export interface LogicalStream {
   readonly pending: Set<RequestId>;
   sink: SseSink | undefined;
   json: JsonReply | undefined;
+  /** Paced messages (a tool's progress and logs) sent while it had no sink: see `SseSink.room`. */
+  paced?: number;
 }
 
 /** A JSON-mode POST waiting for its responses. */

@@ -21,7 +21,7 @@ import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { httpStatusFor, isRateLimited, jsonResponse } from './http-status.js';
 import { QueuedOutput, type QueueLimitOptions } from '../queued-output.js';
-import { SSE_HEADERS, SseSink } from './sse-sink.js';
+import { SSE_HEADERS, SseSink, pacedByReader } from './sse-sink.js';
 
 export interface ModernRequestOptions {
   responseMode: 'sse' | 'json';
@@ -95,7 +95,11 @@ export class ModernRequestTransport implements Transport {
     if ((response ? message.id : options?.relatedRequestId) !== this.#id) return;
     if (!response) {
       // JSON mode has room for the response only.
-      if (this.#options.responseMode === 'sse') this.#stream()?.event({ data: stringifyJson(message) });
+      if (this.#options.responseMode !== 'sse') return;
+      const sink = this.#stream();
+      sink?.event({ data: stringifyJson(message) });
+      // A tool's progress and log messages wait while the client leaves its stream unread.
+      if (pacedByReader(message)) await sink?.room();
       return;
     }
     this.#finish();

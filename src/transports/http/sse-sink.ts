@@ -4,9 +4,29 @@
  * @module
  */
 
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { QueuedOutput } from '../queued-output.js';
 
 const encoder = new TextEncoder();
+
+/** Unread events on one stream past which writers that can wait do (see `SseSink.room`) … */
+export const PACED_MESSAGES = 64;
+/** … and unread bytes. */
+export const PACED_BYTES = 64 * 1024;
+
+/** Runs `fn` in a later turn of the event loop, after pending I/O (setImmediate where there is one). */
+const later: (fn: () => void) => void =
+  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
+
+/**
+ * For a paced message (see `pacedByReader`) on a stream with no live sink (its client went away and may
+ * resume; the event store keeps a bounded replay): a later turn of the event loop every `PACED_MESSAGES`
+ * (`count`: how many went so far), so that a tool's loop of them yields to other work.
+ */
+export function pacedWithoutSink(count: number): Promise<void> | undefined {
+  if (count % PACED_MESSAGES !== 0) return undefined;
+  return new Promise<void>((resolve) => later(resolve));
+}
 
 export interface SseEventFields {
   id?: string;
@@ -49,6 +69,11 @@ export class SseSink {
   #queuedBytes = 0;
   readonly #shared: QueuedOutput;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
+  /** Writers waiting for room (see `room`): resolved when the client reads or the sink closes. */
+  #roomWaiters: Array<() => void> | undefined;
+  /** Paced events written since writers last waited; a release of the waiters is scheduled. */
+  #paced = 0;
+  #waking = false;
   /** The client disconnected (not called when the server closes the sink). */
   oncancel?: () => void;
   /** The sink was ended for an event written while the connection held twice its limits unread. */
@@ -93,6 +118,44 @@ export class SseSink {
   /** Bytes of the events written and not yet read. */
   get queuedBytes(): number {
     return this.#queuedBytes;
+  }
+
+  /**
+   * Undefined while there is room: for writers that can wait (a tool's progress and log messages), so
+   * that they go at the pace the client reads and a loop of them yields to other work. A promise, resolved
+   * in a later turn of the event loop, once `PACED_MESSAGES` such events went out since the last wait (a
+   * client that reads as fast as it is written to — the socket takes all — must not turn a tool's loop
+   * into one endless run of microtasks), or while the stream holds `PACED_MESSAGES` events or
+   * `PACED_BYTES` unread (or some while the connection's unread output is at its limits): then once the
+   * client has read enough. Resolved at once when the sink closes.
+   */
+  room(): Promise<void> | undefined {
+    if (this.#closed || (++this.#paced < PACED_MESSAGES && !this.#congested())) return undefined;
+    const waited = new Promise<void>((resolve) => (this.#roomWaiters ??= []).push(resolve));
+    this.#wake();
+    return waited;
+  }
+
+  #congested(): boolean {
+    const messages = this.queuedMessages;
+    return (
+      !this.#closed &&
+      messages > 0 &&
+      (messages >= PACED_MESSAGES || this.#queuedBytes >= PACED_BYTES || this.#shared.full)
+    );
+  }
+
+  /** Resolves the writers waiting for room, in a later turn, when there is room (or the sink closed). */
+  #wake(): void {
+    if (!this.#roomWaiters || this.#waking || this.#congested()) return;
+    this.#waking = true;
+    later(() => {
+      this.#waking = false;
+      this.#paced = 0;
+      const waiters = this.#roomWaiters ?? [];
+      this.#roomWaiters = undefined;
+      for (const resolve of waiters) resolve();
+    });
   }
 
   /** Writes raw SSE text; false when the sink is closed (or was just ended for holding too much). */
@@ -165,6 +228,7 @@ export class SseSink {
     this.#shared.messages -= 1;
     controller.enqueue(chunk);
     if (this.#ending && this.queuedMessages === 0) this.#end();
+    if (this.#roomWaiters) this.#wake();
   }
 
   #drop(): void {
@@ -191,10 +255,24 @@ export class SseSink {
   #finish(): void {
     this.#closed = true;
     if (this.#keepAlive) clearInterval(this.#keepAlive);
+    this.#wake();
   }
 }
 
 const EMPTY = new Uint8Array(0);
+
+/**
+ * Whether a message's sender may wait for room on its stream (`SseSink.room`): a tool's progress and log
+ * notifications, which `ctx.progress` and `ctx.log` send and await. Answers never wait, nor do other
+ * notifications (their senders do not expect to).
+ */
+export function pacedByReader(message: JsonRpcMessage): boolean {
+  return (
+    'method' in message &&
+    !('id' in message) &&
+    (message.method === 'notifications/progress' || message.method === 'notifications/message')
+  );
+}
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
   'content-type': 'text/event-stream',
