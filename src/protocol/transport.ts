@@ -65,4 +65,9 @@ export interface Transport {
   holdInput?(hold: boolean): void;
   /** A session id, where the transport has one (HTTP). */
   readonly sessionId?: string | undefined;
+  /**
+   * The client's network address, where the transport knows it and has no session to tell callers apart
+   * (a stateless-era HTTP request): what a per-caller rate limit counts an anonymous caller by.
+   */
+  readonly clientAddress?: string | undefined;
 }

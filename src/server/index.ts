@@ -89,7 +89,7 @@ export type { RequestMiddleware, ServerRequest } from './middleware/request-chai
 export {
   rateLimit,
   rateLimitedError,
-  DEFAULT_GLOBAL_RATE_LIMIT,
+  DEFAULT_CALLER_RATE_LIMIT,
   type RateLimitOptions,
   type RateLimitedData,
   type LimitKind,
@@ -100,6 +100,7 @@ export {
   sanitize,
   DEFAULT_MAX_TEXT_BYTES,
   DEFAULT_MAX_BINARY_BYTES,
+  REDACTION_MARGIN,
   type SanitizeOptions,
 } from './middleware/sanitize.js';
 export {

@@ -187,6 +187,7 @@ export function installTools(table: HandlerTable, core: ServerCore): void {
     const hooks = {
       onToolBug: core.options.onToolBug,
       sessionId: session.peer.transport?.sessionId,
+      clientAddress: session.peer.transport?.clientAddress,
       principal: scope.principal,
     };
     const refusal = core.access.refusal(scope.principal, tool);

@@ -49,6 +49,8 @@ export interface ToolCall {
   readonly principal: Principal | undefined;
   /** The HTTP session id of a stateful HTTP connection; undefined elsewhere. */
   readonly sessionId: string | undefined;
+  /** The client's address, for an HTTP request outside any session (the stateless era); else undefined. */
+  readonly clientAddress?: string | undefined;
   readonly requestId: RequestId;
   /** Handshake era (2024-11-05 … 2025-11-25) or the stateless era (2026-07-28). */
   readonly era: 'legacy' | 'modern';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeCall, ok } from '../../../test/_calls.js';
 import { ProtocolError } from '../../protocol/errors.js';
 import { MemoryRateLimitStore } from '../../stores/rate-limit-store.js';
-import { DEFAULT_GLOBAL_RATE_LIMIT, callerKey, rateLimit } from './rate-limit.js';
+import { DEFAULT_CALLER_RATE_LIMIT, callerKey, rateLimit } from './rate-limit.js';
 
 const clock = () => {
   const c = { now: 0, store: undefined as unknown as MemoryRateLimitStore };
@@ -83,13 +83,24 @@ describe('rateLimit', () => {
     expect(await attempt(mw)).toBe('ok');
   });
 
-  it('has a generous global default and can be turned off per bucket', async () => {
+  it('has a generous default per caller, so one caller over it holds back no other, and can be turned off', async () => {
     const { store } = clock();
     const mw = rateLimit({ store });
-    for (let i = 0; i < DEFAULT_GLOBAL_RATE_LIMIT.burst; i++) expect(await attempt(mw)).toBe('ok');
-    expect(await attempt(mw)).toMatchObject({ data: { limit: 'global' } });
-    const off = rateLimit({ store, global: false });
-    expect(await attempt(off)).toBe('ok');
+    const flooder = () => fakeCall({ sessionId: 'flooder' });
+    for (let i = 0; i < DEFAULT_CALLER_RATE_LIMIT.burst; i++) expect(await attempt(mw, flooder())).toBe('ok');
+    expect(await attempt(mw, flooder())).toMatchObject({ data: { limit: 'caller' } });
+    expect(await attempt(mw, fakeCall({ sessionId: 'other' }))).toBe('ok');
+    expect(await attempt(mw, fakeCall({ clientAddress: '127.0.0.2' }))).toBe('ok');
+    const off = rateLimit({ store, perCaller: false });
+    expect(await attempt(off, flooder())).toBe('ok');
+  });
+
+  it('keeps a global bucket, shared by every caller, for who asks for one', async () => {
+    const { store } = clock();
+    const mw = rateLimit({ store, global: { burst: 2, perSecond: 1 } });
+    expect(await attempt(mw, fakeCall({ sessionId: 'a' }))).toBe('ok');
+    expect(await attempt(mw, fakeCall({ sessionId: 'a' }))).toBe('ok');
+    expect(await attempt(mw, fakeCall({ sessionId: 'b' }))).toMatchObject({ data: { limit: 'global' } });
   });
 
   it('refuses a bucket no call could get a token from', () => {
@@ -97,9 +108,13 @@ describe('rateLimit', () => {
     expect(() => rateLimit({ perCaller: { burst: 1, perSecond: 0 } })).toThrow(/perSecond/);
   });
 
-  it('keys callers by principal, else session, else anonymous', () => {
-    expect(callerKey({ principal: { subject: 'p', scopes: [] }, sessionId: 's' })).toBe('principal:p');
-    expect(callerKey({ principal: undefined, sessionId: 's' })).toBe('session:s');
+  it('keys callers by principal, else session, else client address, else anonymous', () => {
+    const principal = { subject: 'p', scopes: [] };
+    expect(callerKey({ principal, sessionId: 's', clientAddress: '::1' })).toBe('principal:p');
+    expect(callerKey({ principal: undefined, sessionId: 's', clientAddress: '::1' })).toBe('session:s');
+    expect(callerKey({ principal: undefined, sessionId: undefined, clientAddress: '::1' })).toBe(
+      'address:::1',
+    );
     expect(callerKey({ principal: undefined, sessionId: undefined })).toBe('anonymous');
   });
 });

@@ -4,8 +4,10 @@
  * own code, outside the reserved range as 2026-07-28 asks) and `data: { retryAfterMs, limit }`; the
  * stateless-era HTTP transport answers it with status 429 and `Retry-After`. The handler does not run.
  *
- * A caller is its principal once authentication is on, else its HTTP session, else `anonymous` (one
- * bucket shared by every caller without either, e.g. the one client of a stdio server).
+ * A caller is its principal once authentication is on, else its HTTP session, else its address (an HTTP
+ * request outside any session: the stateless era), else `anonymous` (one bucket for every caller without
+ * any of these, e.g. the one client of a stdio server). The default is a bucket per caller, so that one
+ * caller's flood limits that caller only; a global bucket, shared by every caller, is there to ask for.
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
@@ -34,9 +36,12 @@ export interface RateLimitedData {
 export interface RateLimitOptions {
   /** Where the buckets live (default: a new `MemoryRateLimitStore`). */
   store?: RateLimitStore;
-  /** One bucket for every call to the server (default `{ burst: 20_000, perSecond: 20_000 }`); false: none. */
+  /**
+   * One bucket for every call to the server, whoever calls (default: none). One caller's flood empties it
+   * for everyone: a cap on the server's total load, not a fair share.
+   */
   global?: TokenBucket | false;
-  /** One bucket per caller, across tools (default: none). */
+  /** One bucket per caller, across tools (default `{ burst: 20_000, perSecond: 20_000 }`); false: none. */
   perCaller?: TokenBucket | false;
   /**
    * One bucket per caller and tool, for tools that declare no `rateLimit` of their own (default: none).
@@ -45,18 +50,19 @@ export interface RateLimitOptions {
   perTool?: TokenBucket | false;
 }
 
-/** The generous default: floods are cut, no interactive use is. */
-export const DEFAULT_GLOBAL_RATE_LIMIT: TokenBucket = Object.freeze({ burst: 20_000, perSecond: 20_000 });
+/** The generous default, per caller: a caller's flood is cut, no interactive use is. */
+export const DEFAULT_CALLER_RATE_LIMIT: TokenBucket = Object.freeze({ burst: 20_000, perSecond: 20_000 });
 
 /** The error a refused call gets. */
 export function rateLimitedError(message: string, data: RateLimitedData): ProtocolError {
   return new ProtocolError(ErrorCode.RateLimited, message, data);
 }
 
-/** The key of a call's caller: its principal, else its HTTP session, else `anonymous`. */
-export function callerKey(call: Pick<ToolCall, 'principal' | 'sessionId'>): string {
+/** The key of a call's caller: its principal, else its HTTP session, else its address, else `anonymous`. */
+export function callerKey(call: Pick<ToolCall, 'principal' | 'sessionId' | 'clientAddress'>): string {
   if (call.principal !== undefined) return `principal:${call.principal.subject}`;
   if (call.sessionId !== undefined) return `session:${call.sessionId}`;
+  if (call.clientAddress !== undefined) return `address:${call.clientAddress}`;
   return 'anonymous';
 }
 
@@ -79,8 +85,8 @@ const KIND_BY_PREFIX: ReadonlyArray<[string, LimitKind]> = [
 
 export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
   const store = options.store ?? new MemoryRateLimitStore();
-  const global = options.global === undefined ? DEFAULT_GLOBAL_RATE_LIMIT : options.global;
-  const { perCaller, perTool } = options;
+  const { global, perTool } = options;
+  const perCaller = options.perCaller === undefined ? DEFAULT_CALLER_RATE_LIMIT : options.perCaller;
   checkBucket(global, 'rateLimit.global');
   checkBucket(perCaller, 'rateLimit.perCaller');
   checkBucket(perTool, 'rateLimit.perTool');

@@ -22,6 +22,8 @@ export interface CallOrigin {
   principal?: Principal | undefined;
   /** The HTTP session id of the connection, where it has one. */
   sessionId?: string | undefined;
+  /** The client's address, where the transport knows it and has no session. */
+  clientAddress?: string | undefined;
 }
 
 /** One call's state: its linked signal, the time its handler waited for input, its `done` promise. */
@@ -76,6 +78,7 @@ class ChainedCall implements ToolCall {
   readonly arguments: JsonObject;
   readonly principal: Principal | undefined;
   readonly sessionId: string | undefined;
+  readonly clientAddress: string | undefined;
   readonly requestId: RequestId;
   readonly era: 'legacy' | 'modern';
   readonly protocolVersion: string;
@@ -95,6 +98,7 @@ class ChainedCall implements ToolCall {
     this.arguments = args;
     this.principal = origin.principal;
     this.sessionId = origin.sessionId;
+    this.clientAddress = origin.clientAddress;
     this.requestId = ctx.requestId;
     this.era = isModernRevision(version) ? 'modern' : 'legacy';
     this.protocolVersion = version;

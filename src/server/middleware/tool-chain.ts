@@ -6,7 +6,7 @@
  * |---|---|---|
  * | audit log | off (needs a sink) | `audit: { sink }` |
  * | (access control: refused calls are recorded here as `denied`; see `refuse`) | | |
- * | rate limits | global bucket `{ burst: 20_000, perSecond: 20_000 }` | `rateLimit` |
+ * | rate limits | a bucket per caller `{ burst: 20_000, perSecond: 20_000 }` | `rateLimit` |
  * | concurrency cap | none unless a tool sets `maxConcurrency` | `concurrency` |
  * | execution timeout | 60 s | `toolTimeout` |
  * | output sanitization | on: media check, secret redaction, 1 MiB text / 2 MiB binary | `sanitize` |
@@ -26,7 +26,7 @@ import { timeout } from './timeout.js';
 
 /** The server options that configure the built-ins (each `false` turns one off). */
 export interface ToolChainOptions {
-  /** Token buckets on tool calls (default: one global bucket, `{ burst: 20_000, perSecond: 20_000 }`). */
+  /** Token buckets on tool calls (default: a bucket per caller, `{ burst: 20_000, perSecond: 20_000 }`). */
   rateLimit?: RateLimitOptions | false;
   /** Caps on concurrent calls per tool (default: only tools that set `maxConcurrency`). */
   concurrency?: ConcurrencyOptions | false;

@@ -31,6 +31,8 @@ export interface ModernRequestOptions {
   legacy?: boolean;
   /** Output the SSE stream may hold unread (see `StreamableHttpOptions`; default 8 MiB, 4096 messages). */
   queueLimits?: QueueLimitOptions;
+  /** The client's address (the `clientAddress` option's reading of the request). */
+  clientAddress?: string | undefined;
 }
 
 export class ModernRequestTransport implements Transport {
@@ -48,8 +50,11 @@ export class ModernRequestTransport implements Transport {
   #finished = false;
   #closed = false;
 
+  readonly clientAddress: string | undefined;
+
   constructor(options: ModernRequestOptions) {
     this.#options = options;
+    this.clientAddress = options.clientAddress;
   }
 
   /** The request has not been answered, cancelled or closed yet. */

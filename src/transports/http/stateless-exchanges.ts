@@ -73,6 +73,7 @@ export class StatelessExchanges {
       keepAliveMs: this.#options.keepAliveMs,
       legacy: legacy !== undefined,
       queueLimits: this.#options,
+      clientAddress: this.#options.clientAddress(request),
     });
     let session: ServerSession;
     try {
