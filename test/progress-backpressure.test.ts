@@ -3,7 +3,8 @@
 // the tool back (bounded memory, nothing dropped) instead of the tool queuing thousands of events at once.
 // Before, progress never waited: the tool sent its 20,000 events of 1 KiB in one run of microtasks, the
 // stream overflowed the session's unread-output limit and was ended, and what followed went only to the
-// event store.
+// event store. And a loop of them gives the event loop a turn every 64 messages even while the client reads
+// them as fast as they come: before, 5,000 went before any other work could run.
 import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
 import { ACCEPT, closeServedAfterEach, open, served } from './_http.js';
@@ -86,4 +87,45 @@ describe('progress notifications to a client that stops reading', () => {
     expect(expected - 1).toBe(COUNT);
     await done;
   }, 120_000);
+
+  it('a loop of them yields to other work while the client reads them', async () => {
+    const server = new Server({ name: 'paced', version: '1.0.0' }, { rateLimit: false });
+    let sent = 0;
+    let sentWhenOthersRan: number | undefined;
+    server.tool('chatter', {}, async (_args, ctx) => {
+      // Other work, queued as the loop starts: it runs when the loop gives the event loop a turn.
+      setImmediate(() => (sentWhenOthersRan = sent));
+      for (let i = 1; i <= 5000; i++) {
+        await ctx.progress(i, 5000, 'x'.repeat(100));
+        sent = i;
+      }
+      return text('done');
+    });
+    const handle = await serveHttp(server, { port: 0 });
+    served.handle = handle;
+    const session = await open(handle.url);
+    const response = await fetch(handle.url, {
+      method: 'POST',
+      headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': session },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'chatter', arguments: {}, _meta: { progressToken: 'p' } },
+      }),
+    });
+    const reader = new SseReader(response);
+    let progress = 0;
+    for (
+      let message = await reader.nextMessage(30_000);
+      message;
+      message = await reader.nextMessage(30_000)
+    ) {
+      if (message.method === 'notifications/progress') progress++;
+      else if ('result' in message) break;
+    }
+    expect(progress).toBe(5000);
+    // Every 64 progress messages at most, the loop waits a turn: the other work ran early in it.
+    expect(sentWhenOthersRan).toBeLessThanOrEqual(128);
+  }, 60_000);
 });
