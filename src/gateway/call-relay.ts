@@ -383,6 +383,9 @@ function refusal(name: string, verdict: Omit<Verdict, 'waited'>): string {
 }
 
 export function unavailable(upstream: Upstream): string {
+  if (upstream.status === 'needs-sign-in') {
+    return `Sign in to upstream ${upstream.name} first: a person signs in from the gateway's console (Upstreams, "Sign in").`;
+  }
   return `Upstream ${upstream.name} is unavailable${upstream.error ? ` (${upstream.error})` : ''}; the gateway reconnects, try again later.`;
 }
 

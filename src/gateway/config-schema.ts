@@ -29,6 +29,33 @@ const common = {
   },
 } as const;
 
+const oauth = {
+  type: 'object',
+  description: 'The upstream is OAuth-protected: the gateway signs in with the OAuth client.',
+  additionalProperties: false,
+  properties: {
+    grant: {
+      enum: ['authorization_code', 'client_credentials'],
+      description: 'authorization_code (default): a person signs in from the console.',
+    },
+    clientId: { type: 'string', minLength: 1, description: 'A client id registered beforehand.' },
+    clientSecretEnv: {
+      type: 'string',
+      pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+      description: 'An environment variable holding the secret of clientId.',
+    },
+    clientMetadataUrl: {
+      type: 'string',
+      pattern: '^https://',
+      description: 'A Client ID Metadata Document.',
+    },
+    scope: { type: 'string', minLength: 1, description: 'Scopes to ask for, space-separated.' },
+  },
+  // The client credentials grant needs the client's id and secret.
+  if: { required: ['grant'], properties: { grant: { const: 'client_credentials' } } },
+  then: { required: ['clientId', 'clientSecretEnv'] },
+} as const;
+
 export const GATEWAY_CONFIG_SCHEMA = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   title: 'toolwire gateway configuration',
@@ -56,6 +83,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
               pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
               description: 'An environment variable holding a bearer token to send.',
             },
+            oauth,
             ...common,
           },
         },

@@ -86,7 +86,10 @@ export class ConsoleAssets {
     }
     const assets = this.#load();
     if (assets.size === 0) return text(503, 'The console is not built: run npm run build');
-    const file = pathname.slice(this.basePath.length + 1) || 'index.html';
+    // The page the authorization server sends a person back to after signing in to an upstream is the
+    // console itself, which hands its address to the API (the session cookie, SameSite=Strict, is not
+    // sent with the authorization server's redirect, but is with the page's own requests).
+    const file = pathname.slice(this.basePath.length + 1).replace(/^callback$/, '') || 'index.html';
     const asset = assets.get(file);
     if (!asset) return text(404, `No ${pathname}`);
     const hashed = file.startsWith('assets/');

@@ -7,6 +7,12 @@
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
  * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel`.
  * - `GET  /api/resources/read?uri=URI`.
+ * - `POST /api/upstreams/NAME/sign-in` `{}`: starts a person's sign-in to an OAuth-protected upstream,
+ *   answers `{ authorizationUrl }` for the browser to open; the authorization server sends the browser
+ *   back to the console's `/console/callback`, whose page hands the address it came back with to
+ *   `POST /api/sign-in/callback` `{ url }`, which completes the sign-in its `state` names and connects
+ *   the upstream, answering `{ upstream }` (its view). Both are changes: the API's credentials, and for
+ *   the session cookie its CSRF checks, as every POST.
  * @module
  */
 import { errorMessage, isJsonObject, ProtocolError, type JsonObject } from '../index.js';
@@ -41,7 +47,48 @@ export async function consoleRoute(gateway: Gateway, context: RouteContext): Pro
   if (first === 'tools') return tools(gateway, context);
   if (first === 'calls') return calls(gateway, context);
   if (first === 'resources') return resources(gateway, context);
+  if (first === 'upstreams' && context.parts[2] === 'sign-in') return startSignIn(gateway, context);
+  if (first === 'sign-in') return completeSignIn(gateway, context);
   return undefined;
+}
+
+/** Where the authorization server sends the browser back: the console's page at `/console/callback`. */
+const CALLBACK_PATH = '/console/callback';
+
+async function startSignIn(gateway: Gateway, context: RouteContext): Promise<Response> {
+  const { parts, request, reply, fail, url } = context;
+  const name = parts[1];
+  if (name === undefined || parts.length !== 3) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
+  if (request.method !== 'POST') return only(context, 'POST');
+  const body = await context.body();
+  if (body instanceof Response) return body;
+  const authorizationUrl = await gateway.signIn(name, `${url.origin}${CALLBACK_PATH}`);
+  return reply(200, { authorizationUrl: authorizationUrl.href });
+}
+
+async function completeSignIn(gateway: Gateway, context: RouteContext): Promise<Response> {
+  const { parts, request, reply, fail, url } = context;
+  if (parts[1] !== 'callback' || parts.length !== 2) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
+  if (request.method !== 'POST') return only(context, 'POST');
+  const body = await context.body();
+  if (body instanceof Response) return body;
+  let callback: URL | undefined;
+  try {
+    callback = typeof body.url === 'string' ? new URL(body.url) : undefined;
+  } catch {
+    callback = undefined;
+  }
+  if (
+    callback === undefined ||
+    `${callback.origin}${callback.pathname}` !== `${url.origin}${CALLBACK_PATH}`
+  ) {
+    return fail(
+      400,
+      'INVALID_REQUEST',
+      `url must be the address the browser came back to (${CALLBACK_PATH}?…)`,
+    );
+  }
+  return reply(200, { upstream: await gateway.completeSignIn(callback) });
 }
 
 function only(context: RouteContext, allowed: string): Response {

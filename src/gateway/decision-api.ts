@@ -7,7 +7,9 @@
  * - `POST /api/approvals/ID/approve` `{ always?, alwaysForMs?, argumentsDigest? }`;
  *   `POST /api/approvals/ID/deny` `{ reason? }`: 404 for an unknown id, 409 for one already settled or a
  *   digest that is not the call's.
- * - `GET  /api/audit?limit=N&after=SEQ`: the latest audit records; `GET /api/upstreams`: their status.
+ * - `GET  /api/audit?limit=N&after=SEQ`: the latest audit records; `GET /api/upstreams`: their status;
+ *   `POST /api/upstreams/NAME/sign-in` and `POST /api/sign-in/callback`: a person's sign-in to an
+ *   OAuth-protected upstream (see console-routes.ts).
  * - `GET  /api/events`: server-sent events (`approval.pending`, `approval.decided`, `call.started`,
  *   `call.progress`, `call.finished`, `upstream.status`, `tools.changed`, `warning`, `audit`), after a
  *   `snapshot` of the pending approvals and upstreams.
@@ -60,6 +62,10 @@ const STATUS_OF_CODE: Record<string, number> = {
   APPROVAL_SETTLED: 409,
   APPROVAL_MISMATCH: 409,
   TOOL_NOT_FOUND: 404,
+  UPSTREAM_NOT_FOUND: 404,
+  SIGN_IN_UNAVAILABLE: 409,
+  SIGN_IN_NOT_FOUND: 404,
+  SIGN_IN_FAILED: 502,
 };
 
 /** What a cookie-authenticated request that changes something must carry (CSRF). */
@@ -176,7 +182,17 @@ export class DecisionApi {
         if (method !== 'GET') return only('GET');
         return json(200, {
           name: 'toolwire gateway decision API',
-          endpoints: ['approvals', 'audit', 'upstreams', 'events', 'tools', 'calls', 'resources', 'session'],
+          endpoints: [
+            'approvals',
+            'audit',
+            'upstreams',
+            'events',
+            'tools',
+            'calls',
+            'resources',
+            'session',
+            'sign-in',
+          ],
         });
       case 'approvals': {
         if (id === undefined)

@@ -46,6 +46,31 @@ export interface HttpUpstreamConfig extends UpstreamCommon {
   headers?: Record<string, string>;
   /** The name of an environment variable of the gateway holding a bearer token to send (kept out of the file). */
   bearerEnv?: string;
+  /**
+   * The upstream is an OAuth-protected MCP server: the gateway gets its tokens with the OAuth client of
+   * `toolwire/http-client` (discovery, registration, refresh) and keeps them in its token store. Not with
+   * `bearerEnv`. An HTTP upstream without it still uses tokens the store holds for its URL (those
+   * `toolwire login URL` kept, for the gateway command).
+   */
+  oauth?: UpstreamOAuthConfig;
+}
+
+/** How the gateway gets tokens for an OAuth-protected upstream. */
+export interface UpstreamOAuthConfig {
+  /**
+   * `authorization_code` (default): a person signs in — the upstream's status is `needs-sign-in` until
+   * someone does, from the console's "Sign in" (or `toolwire login URL` for the gateway command).
+   * `client_credentials`: the gateway acts on its own behalf, with `clientId` and its secret.
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A client id registered with the authorization server beforehand (else the gateway registers, RFC 7591). */
+  clientId?: string;
+  /** The name of an environment variable of the gateway holding the secret of `clientId`. */
+  clientSecretEnv?: string;
+  /** The HTTPS URL of the gateway's Client ID Metadata Document, used as its client id where supported. */
+  clientMetadataUrl?: string;
+  /** Scopes to ask for (space-separated), besides those the upstream names. */
+  scope?: string;
 }
 
 export type UpstreamConfig = StdioUpstreamConfig | HttpUpstreamConfig;

@@ -8,7 +8,8 @@ import type { PendingApproval, ApprovalOutcome } from './approvals.js';
 import type { GatewayAuditRecord, CallDecision, CallOutcome } from './audit-store.js';
 import type { GatewayCaller } from './caller.js';
 
-export type UpstreamStatus = 'connecting' | 'ready' | 'down' | 'closed';
+/** `needs-sign-in`: an OAuth-protected upstream waits for a person to sign in (the console's "Sign in"). */
+export type UpstreamStatus = 'connecting' | 'ready' | 'down' | 'needs-sign-in' | 'closed';
 
 export interface CallInfo {
   /** Increases by one per call through this gateway. */

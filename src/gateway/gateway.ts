@@ -19,6 +19,7 @@
  * @module
  */
 import { toolError, Server, type ServerOptions } from '../server/index.js';
+import { MemoryOAuthStore, type OAuthStore } from '../transports/http-client/index.js';
 import {
   LocalErrorCode,
   isJsonObject,
@@ -61,6 +62,11 @@ export interface GatewayOptions {
   auditSinks?: readonly GatewayAuditSink[];
   /** Upstream log messages no single caller can be told, and the gateway's warnings. Default: stderr. */
   onLog?: (line: string) => void;
+  /**
+   * Where the tokens of OAuth-protected upstreams are kept (default: in memory, `MemoryOAuthStore`). The
+   * gateway command uses the CLI's token file, so tokens `toolwire login URL` kept are used too.
+   */
+  oauthStore?: OAuthStore;
 }
 
 /** An upstream as the decision API and `gateway.upstreams()` describe it. */
@@ -73,6 +79,11 @@ export interface UpstreamView {
   protocolVersion?: string;
   /** The namespaced names of its exposed tools. */
   tools: string[];
+  /**
+   * How it gets OAuth tokens, when it does: `person` (a person signs in: `signIn`, the console's "Sign
+   * in"), or `client` (the gateway's own client credentials).
+   */
+  oauth?: 'person' | 'client';
   /** What the server said of itself when it connected (absent until it did). */
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
@@ -111,6 +122,7 @@ export class Gateway {
   readonly #hidden = new Set<string>();
   readonly #upstreams = new Map<string, Upstream>();
   readonly #options: GatewayOptions;
+  readonly #oauthStore: OAuthStore;
   readonly #info: Implementation;
   readonly #relay: CallRelay;
   readonly #tools: ExposedTools;
@@ -123,6 +135,7 @@ export class Gateway {
   constructor(config: GatewayConfig, options: GatewayOptions = {}) {
     this.#config = checkConfig(config);
     this.#options = options;
+    this.#oauthStore = options.oauthStore ?? new MemoryOAuthStore();
     this.#info = options.info ?? { name: 'toolwire-gateway', version: '0.1.0' };
     this.#policy = this.#policyOf(this.#config);
     this.audit = new MemoryAuditStore(config.audit?.maxRecords ?? GATEWAY_DEFAULTS.auditMaxRecords);
@@ -206,6 +219,10 @@ export class Gateway {
         },
       };
       if (upstream.error !== undefined) view.error = upstream.error;
+      const oauth = upstream.oauth;
+      if (oauth && (oauth.configured || upstream.status === 'needs-sign-in')) {
+        view.oauth = oauth.needsPerson ? 'person' : 'client';
+      }
       const client = upstream.client;
       if (client?.protocolVersion !== undefined) view.protocolVersion = client.protocolVersion;
       if (client?.serverInfo !== undefined) view.serverInfo = client.serverInfo;
@@ -213,6 +230,43 @@ export class Gateway {
       if (client?.instructions !== undefined) view.instructions = client.instructions;
       return view;
     });
+  }
+
+  /**
+   * Starts a person's sign-in to the OAuth-protected upstream `name`, to come back to `redirectUrl` (the
+   * console's `/console/callback`): resolves with the authorization URL to send the person's browser to.
+   * Throws GatewayError `UPSTREAM_NOT_FOUND`, `SIGN_IN_UNAVAILABLE` (not an HTTP upstream, or one with
+   * client credentials) or `SIGN_IN_FAILED` (its authorization server could not be found or refused).
+   */
+  async signIn(name: string, redirectUrl: string): Promise<URL> {
+    const upstream = this.#upstreams.get(name);
+    if (!upstream) {
+      throw new GatewayError(LocalErrorCode.UpstreamNotFound, `No upstream ${name}`, { details: { name } });
+    }
+    if (!upstream.oauth) {
+      throw new GatewayError(LocalErrorCode.SignInUnavailable, `Upstream ${name} is not reached over HTTP`);
+    }
+    return (await upstream.oauth.signIn(redirectUrl)).authorizationUrl;
+  }
+
+  /**
+   * The person's browser came back to the redirect URI with `callbackUrl`: completes the sign-in its
+   * `state` names (the answer checked, the code redeemed with the flow's PKCE verifier, the tokens kept),
+   * then connects that upstream. Resolves with the upstream's view once that attempt is over. Throws
+   * GatewayError `SIGN_IN_NOT_FOUND` for a state no sign-in under way has, `SIGN_IN_FAILED` when the
+   * authorization server's answer is refused or its code cannot be redeemed.
+   */
+  async completeSignIn(callbackUrl: string | URL): Promise<UpstreamView> {
+    const callback = new URL(callbackUrl);
+    for (const upstream of this.#upstreams.values()) {
+      if (!(await upstream.oauth?.complete(callback))) continue;
+      await upstream.reconnect();
+      return this.upstreams().find((view) => view.name === upstream.name)!;
+    }
+    throw new GatewayError(
+      LocalErrorCode.SignInNotFound,
+      'No sign-in under way has this state (it finished, expired, or was never started here)',
+    );
   }
 
   /** Every exposed tool, listed or not (hidden, or its upstream down), with the policy that applies. */
@@ -348,6 +402,7 @@ export class Gateway {
         maxDelayMs: this.#config.reconnect?.maxDelayMs ?? GATEWAY_DEFAULTS.reconnectMaxDelayMs,
         checkIntervalMs: this.#config.reconnect?.checkIntervalMs ?? GATEWAY_DEFAULTS.reconnectCheckIntervalMs,
       },
+      oauthStore: this.#oauthStore,
     };
   }
 

@@ -22,6 +22,14 @@ describe('gateway configuration', () => {
       upstreams: {
         files: { command: 'npx', args: ['toolwire', 'serve'], env: { A: '1' }, cwd: '/tmp', trusted: true },
         web: { url: 'https://example.com/mcp', headers: { 'x-a': 'b' }, bearerEnv: 'WEB_TOKEN', prefix: 'w' },
+        notes: {
+          url: 'https://notes.example.com/mcp',
+          oauth: { clientId: 'gw', clientSecretEnv: 'NOTES_SECRET', scope: 'notes:read' },
+        },
+        service: {
+          url: 'https://service.example.com/mcp',
+          oauth: { grant: 'client_credentials', clientId: 'gw', clientSecretEnv: 'SERVICE_SECRET' },
+        },
       },
       separator: '__',
       toolNames: 'llm',
@@ -53,6 +61,34 @@ describe('gateway configuration', () => {
         expect.objectContaining({ path: '/upstreams/web', message: expect.stringContaining('command') }),
         expect.objectContaining({ path: '/policy/rules/0/action' }),
       ]),
+    });
+  });
+
+  it('refuses oauth with bearerEnv, and client credentials without the client', () => {
+    expect(
+      issuesOf(() =>
+        checkConfig({
+          upstreams: {
+            both: { url: 'https://a.example.com/mcp', bearerEnv: 'T', oauth: {} },
+            service: { url: 'https://b.example.com/mcp', oauth: { grant: 'client_credentials' } },
+          },
+        }),
+      ),
+    ).toMatchObject({
+      code: 'INVALID_CONFIG',
+      issues: expect.arrayContaining([
+        expect.objectContaining({
+          path: '/upstreams/service/oauth',
+          message: expect.stringContaining('clientId'),
+        }),
+      ]),
+    });
+    expect(
+      issuesOf(() =>
+        checkConfig({ upstreams: { both: { url: 'https://a.example.com/mcp', bearerEnv: 'T', oauth: {} } } }),
+      ),
+    ).toMatchObject({
+      issues: [{ path: '/upstreams/both/oauth', message: expect.stringContaining('bearerEnv') }],
     });
   });
 

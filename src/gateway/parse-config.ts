@@ -1,13 +1,13 @@
 /**
  * Reads and checks a gateway configuration: JSON text (a syntax error names its line and column), then
  * the schema (each problem names its JSON path, e.g. `/upstreams/files/command`), then what a schema
- * cannot say (two upstreams with the same prefix). Every problem is reported at once, as a GatewayError
+ * cannot say (two upstreams with the same prefix, `oauth` with `bearerEnv`). Every problem is reported at once, as a GatewayError
  * `INVALID_CONFIG` whose `details.issues` list them.
  * @module
  */
 import { LocalErrorCode, compileJsonSchema, formatIssues, type ValidationIssue } from '../index.js';
 import { GATEWAY_CONFIG_SCHEMA } from './config-schema.js';
-import type { GatewayConfig } from './gateway-config.js';
+import { isHttpUpstream, type GatewayConfig } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
 
 let validator: ReturnType<typeof compileJsonSchema> | undefined;
@@ -67,6 +67,12 @@ export function checkConfig(value: unknown, source = 'config'): GatewayConfig {
         message: `has the prefix "${prefix}" of upstream "${owner}": give one of them another prefix`,
       });
     } else owners.set(prefix, name);
+    if (isHttpUpstream(upstream) && upstream.oauth !== undefined && upstream.bearerEnv !== undefined) {
+      issues.push({
+        path: `/upstreams/${name}/oauth`,
+        message: 'is given with bearerEnv: the OAuth client gets the tokens, so give one of them',
+      });
+    }
   }
   if (issues.length > 0) throw invalid(source, issues);
   return config;

@@ -3,7 +3,9 @@
  * client's `auto`), what the server lists (tools, resources, templates, prompts, kept fresh by its
  * `list_changed`), and its health. A lost connection — the process exited, the HTTP server went away, a
  * call failed on the transport — makes it `down` and it reconnects with backoff (the first delay, doubled
- * after each failure up to the last), listing everything again once it is back.
+ * after each failure up to the last), listing everything again once it is back. An OAuth-protected HTTP
+ * upstream whose tokens cannot authorize it (none yet, or no longer refreshable) `needs-sign-in`: it keeps
+ * trying, with the same backoff, and connects at once when a person has signed in (`signIn`).
  * @module
  */
 import {
@@ -20,10 +22,15 @@ import {
   type Tool,
   type Transport,
 } from '../index.js';
-import { FallbackHttpClientTransport } from '../transports/http-client/index.js';
+import {
+  FallbackHttpClientTransport,
+  authFailure,
+  type OAuthStore,
+} from '../transports/http-client/index.js';
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { GATEWAY_DEFAULTS, isHttpUpstream, type UpstreamConfig } from './gateway-config.js';
 import type { UpstreamStatus } from './gateway-events.js';
+import { UpstreamOAuth } from './upstream-oauth.js';
 
 /** What an upstream's listing changed: its status, or one of its lists. */
 export type UpstreamChange = 'status' | 'tools' | 'resources' | 'prompts';
@@ -45,6 +52,8 @@ export interface UpstreamHooks {
   warn(upstream: Upstream, message: string): void;
   /** Reconnection delays; and how often an HTTP upstream is pinged while up. */
   reconnect: { initialDelayMs: number; maxDelayMs: number; checkIntervalMs: number };
+  /** Where OAuth-protected upstreams' tokens are kept. */
+  oauthStore: OAuthStore;
 }
 
 /**
@@ -79,6 +88,8 @@ export class Upstream {
   completions = false;
 
   readonly #hooks: UpstreamHooks;
+  /** The OAuth side of an HTTP upstream. */
+  readonly oauth: UpstreamOAuth | undefined;
   #generation = 0;
   #failures = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -91,6 +102,9 @@ export class Upstream {
     this.name = name;
     this.config = config;
     this.#hooks = hooks;
+    this.oauth = isHttpUpstream(config)
+      ? new UpstreamOAuth(name, config.url, config.oauth, hooks.oauthStore)
+      : undefined;
   }
 
   /** Its tools' and prompts' prefix downstream. */
@@ -109,13 +123,37 @@ export class Upstream {
 
   /**
    * A call failed on the transport (not with a JSON-RPC error, nor a timeout or cancellation): the
-   * connection is taken as lost.
+   * connection is taken as lost; refused credentials of an OAuth upstream need a person to sign in.
    */
   failed(error: unknown): void {
     if (error instanceof ProtocolError || !(error instanceof ToolwireError)) return;
     if (['CONNECTION_CLOSED', 'SEND_FAILED', 'NOT_CONNECTED'].includes(error.code)) {
       this.#lost(this.#generation, errorMessage(error));
+    } else if (error.code === 'UNAUTHORIZED' && this.oauth?.needsPerson) {
+      // The tokens no longer authorize it, and refreshing did not help: a person must sign in again.
+      this.#lost(
+        this.#generation,
+        `sign in to upstream ${this.name}: ${errorMessage(error)}`,
+        'needs-sign-in',
+      );
     }
+  }
+
+  /**
+   * A person signed in (its tokens are kept): connects now, whatever the backoff said. Resolves once
+   * that attempt is over.
+   */
+  async reconnect(): Promise<void> {
+    if (this.#closed) return;
+    clearTimeout(this.#timer);
+    clearInterval(this.#check);
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      client.onclose = undefined;
+      await client.close().catch(() => undefined);
+    }
+    await this.#connect();
   }
 
   async close(): Promise<void> {
@@ -131,7 +169,8 @@ export class Upstream {
   async #connect(): Promise<void> {
     if (this.#closed) return;
     const generation = ++this.#generation;
-    this.#setStatus('connecting', this.error);
+    // Waiting for a person stays that (not connecting, then needing sign-in again, every retry).
+    if (this.status !== 'needs-sign-in') this.#setStatus('connecting', this.error);
     const client = new Client(this.#hooks.clientInfo, {
       ...NO_CALLER,
       protocolVersion: this.config.protocolVersion ?? 'auto',
@@ -141,7 +180,7 @@ export class Upstream {
       onWarning: (message) => this.#hooks.warn(this, message),
     });
     try {
-      await client.connect(this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(await this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
       client.onclose = () => this.#lost(generation, 'the connection closed');
       // Every log message comes to the gateway, which passes on what each caller's own level lets through.
       if (client.serverCapabilities?.logging) await client.setLoggingLevel('debug').catch(() => undefined);
@@ -172,7 +211,9 @@ export class Upstream {
     } catch (error) {
       client.onclose = undefined;
       await client.close().catch(() => undefined);
-      this.#lost(generation, errorMessage(error));
+      if (this.oauth?.needsPerson && authFailure(error) && (await this.oauth.client()) !== undefined) {
+        this.#lost(generation, `sign in to upstream ${this.name}: ${errorMessage(error)}`, 'needs-sign-in');
+      } else this.#lost(generation, errorMessage(error));
     }
   }
 
@@ -207,14 +248,16 @@ export class Upstream {
     }
   }
 
-  #transport(): Transport {
+  async #transport(): Promise<Transport> {
     const config = this.config;
     if (isHttpUpstream(config)) {
       const token = config.bearerEnv === undefined ? undefined : process.env[config.bearerEnv];
+      const oauth = token ? undefined : await this.oauth?.client();
       return new FallbackHttpClientTransport({
         url: config.url,
         ...(config.headers ? { headers: config.headers } : {}),
         ...(token ? { bearer: token } : {}),
+        ...(oauth ? { oauth } : {}),
       });
     }
     return new StdioClientTransport({
@@ -248,8 +291,8 @@ export class Upstream {
     this.#check.unref?.();
   }
 
-  /** The connection of `generation` is gone: down, then a reconnect after the backoff delay. */
-  #lost(generation: number, why: string): void {
+  /** The connection of `generation` is gone: down (or waiting for a sign-in), then a reconnect after the backoff delay. */
+  #lost(generation: number, why: string, status: 'down' | 'needs-sign-in' = 'down'): void {
     if (this.#closed || generation !== this.#generation || this.status === 'down') return;
     const client = this.client;
     this.client = undefined;
@@ -257,7 +300,7 @@ export class Upstream {
       client.onclose = undefined;
       void client.close().catch(() => undefined);
     }
-    this.#setStatus('down', why);
+    this.#setStatus(status, why);
     const { initialDelayMs, maxDelayMs } = this.#hooks.reconnect;
     const delay = Math.min(initialDelayMs * 2 ** Math.min(this.#failures, 30), maxDelayMs);
     this.#failures++;

@@ -119,6 +119,14 @@ export const LocalErrorCode = {
   ToolNotFound: 'TOOL_NOT_FOUND',
   /** A gateway call id that names no call the gateway remembers. */
   CallNotFound: 'CALL_NOT_FOUND',
+  /** A gateway upstream name that names no upstream. */
+  UpstreamNotFound: 'UPSTREAM_NOT_FOUND',
+  /** A person's sign-in to a gateway upstream that signs in without one (stdio, no OAuth, client credentials). */
+  SignInUnavailable: 'SIGN_IN_UNAVAILABLE',
+  /** A sign-in callback whose `state` names no sign-in under way (never started, finished or expired). */
+  SignInNotFound: 'SIGN_IN_NOT_FOUND',
+  /** A person's sign-in to a gateway upstream failed (discovery, the authorization server's answer, the code). */
+  SignInFailed: 'SIGN_IN_FAILED',
 } as const;
 
 export type LocalErrorCodeValue = (typeof LocalErrorCode)[keyof typeof LocalErrorCode];
