@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, REPO, runCli, type CliRun } from './_cli.js';
+import { startGateway } from './_gateway.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './_authorization-server.js';
 import { startProtectedServer, type ProtectedServer } from './_protected-server.js';
 
@@ -117,6 +118,25 @@ describe('toolwire login', () => {
     expect(stale.stderr).toContain('the stored sign-in has ended; sign in again:');
     expect(stale.stderr).toContain(`toolwire login ${rs.url}`);
     expect(as.to('/authorize')).toHaveLength(1);
+  });
+
+  it('gives the gateway command the tokens it kept: an upstream at that URL connects', async () => {
+    as = await startAuthorizationServer();
+    rs = await startProtectedServer(as, { scopesSupported: ['notes:read'] });
+    expect((await login(rs.url)).code).toBe(0);
+    const gateway = await startGateway(['--upstream', `notes=${rs.url}`, '--default', 'allow'], {
+      TOOLWIRE_OAUTH_FILE: file,
+    });
+    try {
+      const { upstreams } = (await (await gateway.api('/upstreams')).json()) as {
+        upstreams: { name: string; status: string; tools: string[] }[];
+      };
+      expect(upstreams[0], gateway.stderr()).toMatchObject({ name: 'notes', status: 'ready' });
+      expect(upstreams[0]?.tools).toContain('notes__read_notes');
+      expect(as.to('/authorize')).toHaveLength(1); // login's only
+    } finally {
+      await gateway.close();
+    }
   });
 
   it('refuses a bad URL, and says when there was nothing to sign out of', async () => {

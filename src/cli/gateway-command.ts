@@ -30,6 +30,7 @@ import { DEFAULT_SHUTDOWN_GRACE_MS } from '../server/index.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { FileOAuthStore } from './file-oauth-store.js';
 import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
@@ -108,6 +109,11 @@ stopped and the gateway exits 0. A second signal stops at once.
 The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. The console's
 link, printed at start, signs one browser in once; sign in elsewhere with the API token. Over stdio the
 caller's identity comes from TOOLWIRE_SUBJECT / TOOLWIRE_SCOPES / TOOLWIRE_ROLES, as with serve.
+
+OAuth-protected HTTP upstreams (an "oauth" setting in the configuration, or tokens that
+"${CLI} login URL" kept for the URL) use the token file that login keeps (0600,
+$TOOLWIRE_OAUTH_FILE else ~/.config/toolwire/oauth.json); one that needs a person to sign in says so,
+and the console's Upstreams view has a "Sign in" button for it.
 
 Examples:
   ${CLI} gateway --http --upstream files -- ${CLI} serve --policy 'files.write_file=ask' --default allow
@@ -215,6 +221,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   const auditFile = values.audit ?? config.audit?.file;
   const gateway = createGateway(withTimeout(config), {
     info: { name: 'toolwire-gateway', version: VERSION },
+    // OAuth upstreams' tokens in the CLI's token file: those `toolwire login URL` kept are used too.
+    oauthStore: new FileOAuthStore(),
     ...(auditFile
       ? { auditSinks: [gatewayJsonLinesSink(createWriteStream(auditFile, { flags: 'a' }))] }
       : {}),
@@ -367,5 +375,7 @@ function narrate(event: GatewayEvent, handle: GatewayHttpHandle, say: (line: str
     );
   } else if (event.type === 'upstream.status' && (event.status === 'down' || event.status === 'ready')) {
     say(`upstream ${event.upstream}: ${event.status}${event.error ? ` (${event.error})` : ''}`);
+  } else if (event.type === 'upstream.status' && event.status === 'needs-sign-in') {
+    say(`upstream ${event.upstream} needs a person to sign in: the console's Upstreams view, "Sign in"`);
   }
 }
