@@ -12,6 +12,7 @@ import {
   OAuthClient,
   StreamableHttpClientTransport,
 } from '../src/transports/http-client/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 import { startAuthorizationServer } from './_authorization-server.js';
 import { startProtectedServer } from './_protected-server.js';
 
@@ -24,6 +25,19 @@ async function follow(url: string | URL): Promise<string> {
   const location = response.headers.get('location');
   if (!location) throw new Error(`no redirect from ${String(url)} (HTTP ${response.status})`);
   return location;
+}
+
+/** Waits for the upstream's status to become `status` (the gateway's events, not a sleep). */
+function statusOf(gateway: Gateway, name: string, status: UpstreamView['status']): Promise<void> {
+  const now = () => gateway.upstreams().find((u) => u.name === name)?.status;
+  if (now() === status) return Promise.resolve();
+  return new Promise((resolve) => {
+    const off = gateway.on(() => {
+      if (now() !== status) return;
+      off();
+      resolve();
+    }, ['upstream.status']);
+  });
 }
 
 async function gatewayTools(gateway: Gateway): Promise<string[]> {
@@ -173,6 +187,45 @@ describe('gateway upstreams behind OAuth', () => {
       ]);
       await client.close();
     } finally {
+      await gateway.close();
+    }
+  });
+
+  it('needs a person again when the tokens stop working, and a call then says to sign in', async () => {
+    await using as = await startAuthorizationServer({ expiresIn: 20 }); // refreshed at every request
+    await using rs = await startProtectedServer(as);
+    const store = new MemoryOAuthStore();
+    await new OAuthClient({
+      redirectUrl: 'http://127.0.0.1:8976/callback',
+      authorize: follow,
+      store,
+    }).authorize(rs.url);
+    const gateway = createGateway(
+      { upstreams: { notes: { url: rs.url, oauth: {} } }, policy: { default: 'allow' } },
+      { onLog: () => undefined, oauthStore: store },
+    );
+    const [clientSide, serverSide] = createLinkedPair();
+    const client = new Client({ name: 'caller', version: '1.0.0' });
+    try {
+      await gateway.start();
+      await gateway.server.connect(serverSide);
+      await client.connect(clientSide);
+      expect((await client.callTool('notes__echo', { text: 'hi' })).content).toEqual([
+        { type: 'text', text: 'hi' },
+      ]);
+      // The authorization server forgets its refresh tokens: the next refresh fails, the tokens go.
+      as.revokeRefreshTokens();
+      const needed = statusOf(gateway, 'notes', 'needs-sign-in');
+      await client.callTool('notes__echo', { text: 'again' }).catch(() => undefined);
+      await needed;
+      const refused = await client.callTool('notes__echo', { text: 'once more' });
+      expect(refused.isError).toBe(true);
+      expect(refused.content).toEqual([
+        { type: 'text', text: expect.stringMatching(/^Sign in to upstream notes first/) },
+      ]);
+      expect(gateway.upstreams()[0]?.error).toMatch(/^sign in to upstream notes: .*401/);
+    } finally {
+      await client.close();
       await gateway.close();
     }
   });
