@@ -107,7 +107,7 @@ export async function startConsoleGateway(
 /** A new browser context (its own cookies) with the console open and signed in through a one-time link. */
 export async function openConsole(
   browser: Browser,
-  fixture: ConsoleFixture,
+  fixture: Pick<ConsoleFixture, 'origin' | 'handle'>,
   options: { colorScheme?: 'light' | 'dark'; view?: string; token?: string } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({

@@ -99,5 +99,8 @@ export const api = {
       reason === '' ? {} : { reason },
     ),
   audit: (limit = 200) => request<{ records: GatewayAuditRecord[] }>(`/audit?limit=${limit}`),
+  startSignIn: (upstream: string) =>
+    request<{ authorizationUrl: string }>(`/upstreams/${path(upstream)}/sign-in`, 'POST', {}),
+  finishSignIn: (url: string) => request<{ upstream: UpstreamView }>('/sign-in/callback', 'POST', { url }),
   read: (uri: string) => request<ReadResourceResult>(`/resources/read?uri=${encodeURIComponent(uri)}`),
 };

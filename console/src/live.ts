@@ -33,6 +33,8 @@ export interface LiveState {
   /** Newest first. */
   audit: GatewayAuditRecord[];
   warnings: string[];
+  /** How the last sign-in to an upstream ended (the console's page after the authorization server). */
+  signInNotice: { ok: boolean; text: string } | undefined;
 }
 
 const KEPT = { decided: 50, calls: 500, audit: 1000, warnings: 20 };
@@ -50,6 +52,7 @@ export class Live {
     calls: [],
     audit: [],
     warnings: [],
+    signInNotice: undefined,
   };
   readonly #listeners = new Set<Listener>();
   readonly #pendingListeners = new Set<(approval: PendingApproval) => void>();

@@ -1,13 +1,36 @@
 // The console's entry: a login token in the address (#token=…, from the link the gateway printed) is
 // taken out of the address bar at once — before anything else runs, so it is not left in the history —
-// and traded for the session cookie; then the app starts.
+// and traded for the session cookie; then the app starts. The authorization server sends a person who signed
+// in to an upstream back to /console/callback?code=…&state=…: that address, too, leaves the address bar at
+// once, and goes to the gateway, which completes the sign-in its state names.
 import { render } from 'preact';
 import { api } from './api.js';
 import { App } from './app.js';
 import { live } from './live.js';
 import './styles.css';
 
-async function boot(): Promise<void> {
+/** Hands the address the authorization server sent the browser back to to the gateway. */
+async function finishSignIn(callback: string): Promise<void> {
+  try {
+    const { upstream } = await api.finishSignIn(callback);
+    const text =
+      upstream.status === 'ready'
+        ? `Signed in to ${upstream.name}: connected, ${upstream.tools.length} tools.`
+        : `Signed in to ${upstream.name}; it is ${upstream.status}${upstream.error ? `: ${upstream.error}` : ''}.`;
+    live.set({ signInNotice: { ok: upstream.status === 'ready', text } });
+  } catch (error) {
+    live.set({
+      signInNotice: { ok: false, text: `The sign-in did not complete: ${(error as Error).message}` },
+    });
+  }
+}
+
+async function boot(callback: string | undefined): Promise<void> {
+  if (callback !== undefined) {
+    await live.start();
+    if (live.state.session) await finishSignIn(callback);
+    return;
+  }
   const match = /^#token=([^&]+)/.exec(location.hash);
   if (match?.[1]) {
     history.replaceState(null, '', `${location.pathname}${location.search}#/approvals`);
@@ -20,5 +43,10 @@ async function boot(): Promise<void> {
   await live.start();
 }
 
+// Before the app reads its view from the address.
+const callback = location.pathname.endsWith('/callback') ? location.href : undefined;
+if (callback !== undefined) {
+  history.replaceState(null, '', `${location.pathname.replace(/callback$/, '')}#/upstreams`);
+}
 render(<App />, document.getElementById('app')!);
-void boot();
+void boot(callback);

@@ -1,20 +1,62 @@
 // Upstreams: each server behind the gateway — connected, reconnecting or down (with why), the revision
-// and era spoken, what it declared (capabilities, instructions, who it is) and how much it lists.
+// and era spoken, what it declared (capabilities, instructions, who it is) and how much it lists. An
+// OAuth-protected upstream that needs a person has "Sign in": the browser goes to its authorization server
+// and comes back to the console, which completes the sign-in (see main.tsx).
+import { useState } from 'preact/hooks';
+import { api, type UpstreamView } from '../api.js';
 import { JsonTree } from '../components/json-tree.js';
-import { useLive } from '../live.js';
+import { live, useLive } from '../live.js';
 
 const STATUS: Record<string, string> = {
   ready: 'connected',
   connecting: 'connecting',
   down: 'down',
+  'needs-sign-in': 'needs sign-in',
   closed: 'closed',
 };
 
+function SignInButton({ upstream }: { upstream: UpstreamView }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const start = async () => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const { authorizationUrl } = await api.startSignIn(upstream.name);
+      // Only a web address: the gateway checked the authorization server's, this is the second wall.
+      if (!/^https?:\/\//i.test(authorizationUrl))
+        throw new Error('The sign-in address is not a web address');
+      live.set({ signInNotice: undefined });
+      location.assign(authorizationUrl);
+    } catch (e) {
+      setBusy(false);
+      setError((e as Error).message);
+    }
+  };
+  return (
+    <div class="sign-in-upstream">
+      <button type="button" class="primary" disabled={busy} onClick={() => void start()}>
+        Sign in
+      </button>
+      {error && (
+        <p class="error-text" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function Upstreams() {
-  const { upstreams } = useLive();
+  const { upstreams, session, signInNotice } = useLive();
   return (
     <section aria-labelledby="upstreams-heading">
       <h2 id="upstreams-heading">Upstreams</h2>
+      {signInNotice && (
+        <p class={`notice ${signInNotice.ok ? '' : 'error-text'}`} role="alert">
+          {signInNotice.text}
+        </p>
+      )}
       {upstreams.length === 0 && <p class="empty">No upstream is configured.</p>}
       <ul class="cards" role="list" aria-label="upstreams">
         {upstreams.map((u) => (
@@ -30,6 +72,7 @@ export function Upstreams() {
               <span class="muted">{u.transport}</span>
             </header>
             {u.error && <p class="error-text">{u.error}</p>}
+            {u.status === 'needs-sign-in' && session?.canDecide && <SignInButton upstream={u} />}
             <dl class="facts">
               <dt>Server</dt>
               <dd>{u.serverInfo ? `${u.serverInfo.name} ${u.serverInfo.version}` : '—'}</dd>
