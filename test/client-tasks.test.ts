@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, ClientError, type ClientOptions, type TaskInfo } from '../src/client/index.js';
 import { ProtocolError } from '../src/protocol/errors.js';
-import type { Server } from '../src/server/index.js';
+import { Server as SourceServer, text, type Server } from '../src/server/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
@@ -175,4 +175,69 @@ describe('client tasks over Streamable HTTP', () => {
       }
     });
   }
+});
+
+describe('progress of a call that runs as a task', () => {
+  /** A tool that reports three steps, after the test opens its gate (once the client holds the task). */
+  function stepServer(task: 'optional' | { support: 'optional'; start: 'handler' }) {
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const server = new SourceServer({ name: 'steps', version: '1' }, { tasks: { pollIntervalMs: 20 } });
+    server.tool('slow_steps', { task }, async (_args, ctx) => {
+      await ctx.progress(0, 3, 'starting');
+      if (typeof task === 'object') await ctx.startTask();
+      await gate;
+      for (let step = 1; step <= 3; step++) await ctx.progress(step, 3, `step ${step}`);
+      return text('stepped');
+    });
+    return { server, open };
+  }
+
+  it('keeps delivering the call’s progress after the task is created (2025-11-25)', async () => {
+    const { server, open } = stepServer('optional');
+    await using linked = await linkServer(server, { protocolVersion: '2025-11-25' });
+    const seen: number[] = [];
+    const task = await linked.client.callToolAsTask(
+      'slow_steps',
+      {},
+      { onProgress: (progress) => seen.push(progress.progress) },
+    );
+    expect(task.taskId).toMatch(UUID);
+    open();
+    expect(textOf(await task.result())).toBe('stepped');
+    expect(seen).toEqual([0, 1, 2, 3]);
+
+    // callTool's task option too; and nothing reaches onProgress once the call is over.
+    const again = stepServer('optional');
+    await using second = await linkServer(again.server, { protocolVersion: '2025-11-25' });
+    const steps: string[] = [];
+    const call = second.client.callTool(
+      'slow_steps',
+      {},
+      {
+        task: true,
+        onTaskStatus: () => again.open(),
+        onProgress: (progress) => steps.push(progress.message ?? ''),
+      },
+    );
+    expect(textOf(await call)).toBe('stepped');
+    expect(steps).toEqual(['starting', 'step 1', 'step 2', 'step 3']);
+  });
+
+  it('delivers the progress a 2026-07-28 call reports before it becomes a task', async () => {
+    const { server, open } = stepServer({ support: 'optional', start: 'handler' });
+    await using linked = await linkServer(server, {});
+    expect(linked.client.era).toBe('modern');
+    const seen: string[] = [];
+    const task = await linked.client.callToolAsTask(
+      'slow_steps',
+      {},
+      { onProgress: (progress) => seen.push(progress.message ?? '') },
+    );
+    expect(task.taskId).toMatch(UUID);
+    open();
+    expect(textOf(await task.result())).toBe('stepped');
+    // Once a task, the extension has no progress on the wire (the call's response stream has ended).
+    expect(seen).toEqual(['starting']);
+  });
 });

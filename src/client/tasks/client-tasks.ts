@@ -136,19 +136,30 @@ export class ClientTasks implements TaskHost {
       form === 'core'
         ? { ...params, task: request.ttlMs === undefined ? {} : { ttl: request.ttlMs } }
         : { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...EXTENSION_META } };
-    const created = await this.#host.request('tools/call', asTask, options);
-    const wire = form === 'core' ? created.task : created.resultType === 'task' ? created : undefined;
-    if (wire === undefined) return created;
-    const task = taskOf('tools/call', wire);
-    let last: TaskInfo | undefined;
-    const report = (status: TaskInfo) => {
-      if (last && sameStatus(last, status)) return;
-      last = status;
-      handle?.update(status);
-      onStatus?.(status);
-    };
-    handle?.started(task, { cancel: () => this.cancel(task.taskId, form) });
-    return followTask(this, form, task, report, options);
+    // The call's progress keeps coming after the task is created, with the call's token, until it ends.
+    let ended!: () => void;
+    const progressUntil = new Promise<void>((resolve) => (ended = resolve));
+    try {
+      const created = await this.#host.request(
+        'tools/call',
+        asTask,
+        options.onProgress ? { ...options, progressUntil } : options,
+      );
+      const wire = form === 'core' ? created.task : created.resultType === 'task' ? created : undefined;
+      if (wire === undefined) return created;
+      const task = taskOf('tools/call', wire);
+      let last: TaskInfo | undefined;
+      const report = (status: TaskInfo) => {
+        if (last && sameStatus(last, status)) return;
+        last = status;
+        handle?.update(status);
+        onStatus?.(status);
+      };
+      handle?.started(task, { cancel: () => this.cancel(task.taskId, form) });
+      return await followTask(this, form, task, report, options);
+    } finally {
+      ended();
+    }
   }
 
   /** The task's current status. */

@@ -20,6 +20,11 @@ export interface RequestOptions {
   onProgress?: (progress: ProgressParams) => void;
   /** The incoming request this one is made on behalf of (routes it on HTTP). */
   relatedRequestId?: RequestId;
+  /**
+   * Keep routing progress with this request's token to `onProgress` after its response, until this
+   * promise settles: a task-augmented call's token stays valid while its task runs (2025-11-25 tasks).
+   */
+  progressUntil?: Promise<unknown>;
 }
 
 interface Pending {
@@ -39,6 +44,8 @@ export class OutgoingRequests {
   #nextId = 0;
   readonly #pending = new Map<RequestId, Pending>();
   readonly #byToken = new Map<string | number, RequestId>();
+  /** Tokens of answered requests whose progress still counts (`progressUntil`), and where it goes. */
+  readonly #lingering = new Map<string | number, (progress: ProgressParams) => void>();
   readonly #sendCancel: CancelSender;
 
   constructor(sendCancel: CancelSender) {
@@ -102,7 +109,11 @@ export class OutgoingRequests {
   progress(params: ProgressParams): boolean {
     const id = this.#byToken.get(params.progressToken);
     const entry = id === undefined ? undefined : this.#pending.get(id);
-    if (id === undefined || !entry) return false;
+    if (id === undefined || !entry) {
+      const lingering = this.#lingering.get(params.progressToken);
+      lingering?.(params);
+      return lingering !== undefined;
+    }
     entry.options.onProgress?.(params);
     if (entry.options.resetTimeoutOnProgress) {
       const max = entry.options.maxTotalTimeout ?? Infinity;
@@ -143,6 +154,7 @@ export class OutgoingRequests {
   /** Rejects every pending request (the connection closed). */
   rejectAll(error: Error): void {
     for (const id of [...this.#pending.keys()]) this.#take(id)?.reject(error);
+    this.#lingering.clear();
   }
 
   #abort(id: RequestId, reason: unknown): void {
@@ -177,6 +189,14 @@ export class OutgoingRequests {
     this.#byToken.delete(id);
     if (entry.timer) clearTimeout(entry.timer);
     entry.cleanup();
+    const { onProgress, progressUntil } = entry.options;
+    if (onProgress && progressUntil) {
+      this.#lingering.set(id, onProgress);
+      const end = () => {
+        if (this.#lingering.get(id) === onProgress) this.#lingering.delete(id);
+      };
+      progressUntil.then(end, end);
+    }
     return entry;
   }
 }
