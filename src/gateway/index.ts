@@ -20,6 +20,7 @@ export {
   type StdioUpstreamConfig,
   type UpstreamCommon,
   type UpstreamConfig,
+  type UpstreamOAuthConfig,
 } from './gateway-config.js';
 export { GATEWAY_CONFIG_SCHEMA } from './config-schema.js';
 export { checkConfig, parseConfigText } from './parse-config.js';
