@@ -146,6 +146,27 @@ describe('client tasks, the 2025-11-25 specifics', () => {
 });
 
 describe('client tasks, the 2026-07-28 specifics', () => {
+  it('hears a task’s end on the listen stream (notifications/tasks), without waiting for the next poll', async () => {
+    // A poll a minute: only notifications/tasks can end this call within the test's time. The tool ends
+    // once the listen stream carries its task (so the end cannot come before the client listens).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const server = new SourceServer({ name: 'tasks', version: '1' }, { tasks: { pollIntervalMs: 60_000 } });
+    server.tool('gated', { task: 'optional' }, async () => {
+      await finished;
+      return text('done');
+    });
+    await using linked = await linkServer(server, {});
+    expect(linked.client.era).toBe('modern');
+    const task = await linked.client.callToolAsTask('gated');
+    await expect.poll(() => linked.client.subscriptions?.taskIds).toEqual([task.taskId]);
+    finish();
+    expect(textOf(await task.result())).toBe('done');
+    expect(task.status?.status).toBe('completed');
+    // The task ended: the listen stream no longer names it.
+    await expect.poll(() => linked.client.subscriptions?.taskIds).toBeUndefined();
+  });
+
   it('has no tasks/list in the extension', async () => {
     await using client = await overStdio({});
     expect(client.era).toBe('modern');

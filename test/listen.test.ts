@@ -309,3 +309,60 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     expect(await reader.nextMessage()).toBeUndefined();
   });
 });
+
+describe('subscriptions/listen and tasks (the tasks extension)', () => {
+  const TASKS_META = {
+    ...META,
+    'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } },
+  };
+
+  it('sends notifications/tasks about the caller’s tasks it names, the detailed task each time', async () => {
+    // A task that ends only when the test says so (once the listen stream is acknowledged).
+    let finish!: () => void;
+    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const server = new Server({ name: 'tasks', version: '1.0.0' }, { tasks: { pollIntervalMs: 60_000 } });
+    server.tool('gated', { task: 'optional' }, async () => {
+      await finished;
+      return { content: [{ type: 'text', text: 'done' }] };
+    });
+    const { end, received } = await rawMemory(server);
+    const message = (match: (m: Message) => boolean) => received.find(match);
+    await send(end, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'gated', arguments: {}, _meta: TASKS_META },
+    });
+    await expect.poll(() => message((m) => m.id === 1)).toBeDefined();
+    const { taskId } = (message((m) => m.id === 1) as { result: { taskId: string } }).result;
+
+    // Without the extension declared: -32021, as the extension says.
+    await send(end, listen(2, { taskIds: [taskId] }));
+    await expect.poll(() => message((m) => m.id === 2)).toMatchObject({ error: { code: -32021 } });
+
+    await send(end, {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'subscriptions/listen',
+      params: { notifications: { taskIds: [taskId, 'no-such-task'] }, _meta: TASKS_META },
+    });
+    // Only the caller's existing task is honoured.
+    await expect
+      .poll(() => message((m) => m.method === 'notifications/subscriptions/acknowledged'))
+      .toEqual(ack(3, { taskIds: [taskId] }));
+    finish();
+    await expect
+      .poll(() => received.filter((m) => m.method === 'notifications/tasks').at(-1), { timeout: 5_000 })
+      .toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/tasks',
+        params: expect.objectContaining({
+          taskId,
+          status: 'completed',
+          result: { content: [{ type: 'text', text: 'done' }] },
+          _meta: { [SUB]: 3 },
+        }),
+      });
+    await server.close();
+  });
+});

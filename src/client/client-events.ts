@@ -33,6 +33,8 @@ export class ClientEvents {
   readonly resourceList = new Set<() => void>();
   readonly promptList = new Set<() => void>();
   readonly #uris = new Set<string>();
+  /** Tasks followed (stateless era): their `notifications/tasks` come on the listen stream. */
+  readonly #taskIds = new Set<string>();
   readonly #peer: Peer;
   readonly #listen: ListenStream;
   readonly #host: EventsHost;
@@ -78,6 +80,15 @@ export class ClientEvents {
     await this.update();
   }
 
+  /** Stateless era: the task's status notifications join the listen stream until the returned call. */
+  listenToTask(taskId: string): () => void {
+    this.#taskIds.add(taskId);
+    void this.update().catch(() => undefined);
+    return () => {
+      if (this.#taskIds.delete(taskId)) void this.update().catch(() => undefined);
+    };
+  }
+
   /** Stateless era: listens for what the listeners and subscriptions want (errors go to `onError`). */
   update(): Promise<void> {
     if (!this.#host.connection.modern || this.#peer.closed) return Promise.resolve();
@@ -86,6 +97,7 @@ export class ClientEvents {
       promptsListChanged: this.promptList.size > 0,
       resourcesListChanged: this.resourceList.size > 0,
       resourceSubscriptions: [...this.#uris],
+      taskIds: [...this.#taskIds],
     });
   }
 

@@ -79,6 +79,7 @@ export class Client {
         protocolVersion: () => this.protocolVersion,
         serverCapabilities: () => this.serverCapabilities,
         maxPages: this.#maxPages,
+        listenToTask: (taskId) => this.#events.listenToTask(taskId),
       },
       connection.peer,
     );

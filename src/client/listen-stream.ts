@@ -1,6 +1,7 @@
 /**
  * `subscriptions/listen` (2026-07-28, client side): one long-lived request whose stream carries the
- * notifications the client opted in to (list changes, resource updates). It has no timeout. The server's
+ * notifications the client opted in to (list changes, resource updates, with the tasks extension the
+ * status of the tasks it follows). It has no timeout. The server's
  * first message on it is `notifications/subscriptions/acknowledged` with the subset it honours; every
  * message on it names the request's id in `_meta["io.modelcontextprotocol/subscriptionId"]`.
  *
@@ -16,6 +17,7 @@ import { LocalErrorCode, ToolwireError, asError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
 import { META } from '../protocol/types/modern.js';
 import type { TransportObserver } from './observed-transport.js';
+import { EXTENSION_META } from './tasks/follow-task.js';
 
 /** The notifications a client may opt in to on a listen stream (2026-07-28 `SubscriptionFilter`). */
 export interface SubscriptionFilter {
@@ -24,6 +26,8 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** Resource URIs to get `notifications/resources/updated` about. */
   resourceSubscriptions?: string[];
+  /** Tasks to get `notifications/tasks` about (the tasks extension; the request then declares it). */
+  taskIds?: string[];
 }
 
 /** Opens the listen request (the era's `_meta` added by the caller). */
@@ -43,7 +47,8 @@ const isEmpty = (filter: SubscriptionFilter) =>
   !filter.toolsListChanged &&
   !filter.promptsListChanged &&
   !filter.resourcesListChanged &&
-  (filter.resourceSubscriptions?.length ?? 0) === 0;
+  (filter.resourceSubscriptions?.length ?? 0) === 0 &&
+  (filter.taskIds?.length ?? 0) === 0;
 
 /** The filter as sent: only what is asked for, resource URIs sorted (so equal wishes compare equal). */
 function normalize(filter: SubscriptionFilter): SubscriptionFilter {
@@ -53,6 +58,7 @@ function normalize(filter: SubscriptionFilter): SubscriptionFilter {
   if (filter.resourcesListChanged) out.resourcesListChanged = true;
   if (filter.resourceSubscriptions?.length)
     out.resourceSubscriptions = [...new Set(filter.resourceSubscriptions)].sort();
+  if (filter.taskIds?.length) out.taskIds = [...new Set(filter.taskIds)].sort();
   return out;
 }
 
@@ -162,7 +168,9 @@ export class ListenStream implements TransportObserver {
     };
     this.#sending = stream;
     const request = this.#send(
-      { notifications: filter as JsonObject },
+      filter.taskIds
+        ? { notifications: filter as JsonObject, _meta: EXTENSION_META }
+        : { notifications: filter as JsonObject },
       { timeout: Infinity, signal: stream.controller.signal },
     );
     this.#sending = undefined;

@@ -298,11 +298,15 @@ export class Server implements ServerCore {
   }
 
   #tasksFeature(): Tasks {
-    return (this.#tasks ??= new Tasks(this.options.tasks ?? {}, {
+    if (this.#tasks) return this.#tasks;
+    const tasks = new Tasks(this.options.tasks ?? {}, {
       shutdownSignal: this.#shutdown.signal,
       pageSize: this.options.pageSize ?? 100,
       onError: this.options.onError,
-    }));
+      listeners: () => this.#subscriptions.open,
+    });
+    this.#subscriptions.useTasks((taskIds, scope) => tasks.visible(taskIds, scope));
+    return (this.#tasks = tasks);
   }
 
   /** Adds a feature once; sessions already connected get its handlers too. */

@@ -47,6 +47,8 @@ export interface ClientTasksHost {
   protocolVersion(): string | undefined;
   serverCapabilities(): ServerCapabilities | undefined;
   maxPages: number;
+  /** 2026-07-28: asks for the task's `notifications/tasks` on the listen stream; returns the undo. */
+  listenToTask(taskId: string): () => void;
 }
 
 /** The task a call created, and how it is followed. */
@@ -63,22 +65,29 @@ export function sameStatus(a: TaskInfo, b: TaskInfo): boolean {
 export class ClientTasks implements TaskHost {
   readonly handlers: ClientHandlers;
   readonly #host: ClientTasksHost;
-  readonly #watchers = new Map<string, Set<(task: TaskInfo) => void>>();
+  readonly #watchers = new Map<string, Set<(task: TaskInfo, wire: JsonObject) => void>>();
 
   constructor(host: ClientTasksHost, peer: Peer) {
     this.#host = host;
     this.handlers = host.handlers;
-    peer.setNotificationHandler('notifications/tasks/status', (params) => {
+    const tell = (params: JsonObject) => {
       const task = readTaskInfo(params);
-      if (task) this.#watchers.get(task.taskId)?.forEach((listener) => listener(task));
-    });
+      if (task) this.#watchers.get(task.taskId)?.forEach((listener) => listener(task, params));
+    };
+    // 2025-11-25 status notifications; the 2026-07-28 extension's (the detailed task) on the listen stream.
+    peer.setNotificationHandler('notifications/tasks/status', tell);
+    peer.setNotificationHandler('notifications/tasks', tell);
   }
 
   request(method: string, params: JsonObject, options?: ExchangeOptions): Promise<JsonObject> {
     return this.#host.request(method, params, options);
   }
 
-  watch(taskId: string, listener: (task: TaskInfo) => void): () => void {
+  listen(taskId: string): () => void {
+    return this.#host.listenToTask(taskId);
+  }
+
+  watch(taskId: string, listener: (task: TaskInfo, wire: JsonObject) => void): () => void {
     let listeners = this.#watchers.get(taskId);
     if (!listeners) this.#watchers.set(taskId, (listeners = new Set()));
     listeners.add(listener);

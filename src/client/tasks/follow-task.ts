@@ -5,8 +5,10 @@
  *   for it arrives); at `input_required` or at the end, one `tasks/result`, which blocks until the task
  *   ends and meanwhile carries the server's questions (answered by the client's handlers like any
  *   request); it answers what the call would have (a result, or its JSON-RPC error).
- * - 2026-07-28 (the tasks extension): `tasks/get` every `pollIntervalMs`; its `inputRequests` answered
- *   through the handlers and sent back with `tasks/update`; the result (or error) comes inline.
+ * - 2026-07-28 (the tasks extension): the task's `notifications/tasks` asked for on the
+ *   `subscriptions/listen` stream, and `tasks/get` every `pollIntervalMs` unless a notification told the
+ *   news first; its `inputRequests` answered through the handlers and sent back with `tasks/update`; the
+ *   result (or error) comes inline, in `tasks/get` or the notification.
  *
  * Either way a cancelled task rejects with ClientError REQUEST_CANCELLED, and so does aborting the
  * caller's signal (after asking the server to cancel the task).
@@ -34,8 +36,13 @@ export interface TaskHost {
   request(method: string, params: JsonObject, options?: ExchangeOptions): Promise<JsonObject>;
   /** What answers a 2026-07-28 task's `inputRequests`. */
   readonly handlers: ClientHandlers;
-  /** Calls `listener` with each `notifications/tasks/status` about `taskId`. Returns an unsubscribe. */
-  watch(taskId: string, listener: (task: TaskInfo) => void): () => void;
+  /**
+   * Calls `listener` with each `notifications/tasks/status` (2025-11-25) or `notifications/tasks`
+   * (2026-07-28, `wire` the detailed task) about `taskId`. Returns an unsubscribe.
+   */
+  watch(taskId: string, listener: (task: TaskInfo, wire: JsonObject) => void): () => void;
+  /** 2026-07-28: has the listen stream carry the task's notifications. Returns the undo. */
+  listen(taskId: string): () => void;
 }
 
 export type TaskForm = 'core' | 'extension';
@@ -186,35 +193,59 @@ async function followExtension(
   const answered = new Set<string>();
   let detailed = wire;
   let status = first;
-  for (;;) {
-    report(status);
-    switch (status.status) {
-      case 'completed': {
-        if (isJsonObject(detailed.result)) return detailed.result;
-        throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} completed without a result`, {
-          details: { task: detailed },
-        });
-      }
-      case 'failed': {
-        const error = detailed.error;
-        if (isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
-          throw ProtocolError.fromObject(error as unknown as ErrorObject);
+  /** A notification told the latest (no `tasks/get` needed after the pause). */
+  let told = false;
+  const wakeUp: { wake?: () => void } = {};
+  const unwatch = host.watch(taskId, (task, notified) => {
+    if (isTerminalStatus(status.status)) return;
+    detailed = notified;
+    status = task;
+    told = true;
+    wakeUp.wake?.();
+  });
+  const unlisten = host.listen(taskId);
+  try {
+    return await followDetailed();
+  } finally {
+    unwatch();
+    unlisten();
+  }
+
+  async function followDetailed(): Promise<JsonObject> {
+    for (;;) {
+      told = false;
+      report(status);
+      switch (status.status) {
+        case 'completed': {
+          if (isJsonObject(detailed.result)) return detailed.result;
+          throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} completed without a result`, {
+            details: { task: detailed },
+          });
         }
-        throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} failed without an error`, {
-          details: { task: detailed },
-        });
+        case 'failed': {
+          const error = detailed.error;
+          if (isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
+            throw ProtocolError.fromObject(error as unknown as ErrorObject);
+          }
+          throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} failed without an error`, {
+            details: { task: detailed },
+          });
+        }
+        case 'cancelled':
+          throw cancelledError(taskId);
+        case 'input_required':
+          await answerQuestions(host, taskId, detailed.inputRequests, answered, options);
+          break;
+        case 'working':
+          break;
       }
-      case 'cancelled':
-        throw cancelledError(taskId);
-      case 'input_required':
-        await answerQuestions(host, taskId, detailed.inputRequests, answered, options);
-        break;
-      case 'working':
-        break;
+      if (!told) await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, wakeUp);
+      if (told) continue;
+      const polled = await host.request('tasks/get', taskParams('extension', taskId), each(options));
+      if (told) continue; // a notification arrived meanwhile: it is at least as new
+      detailed = polled;
+      status = taskOf('tasks/get', detailed);
     }
-    await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, {});
-    detailed = await host.request('tasks/get', taskParams('extension', taskId), each(options));
-    status = taskOf('tasks/get', detailed);
   }
 }
 

@@ -17,6 +17,7 @@ export class ListenSubscription {
   readonly filter: SubscriptionFilter;
   readonly #session: ServerSession;
   readonly #uris: ReadonlySet<string>;
+  readonly #tasks: ReadonlySet<string>;
   #open = true;
   #finish: (() => void) | undefined;
 
@@ -25,6 +26,7 @@ export class ListenSubscription {
     this.id = id;
     this.filter = filter;
     this.#uris = new Set(filter.resourceSubscriptions);
+    this.#tasks = new Set(filter.taskIds);
   }
 
   /** Whether notifications may still be sent on this stream. */
@@ -41,6 +43,11 @@ export class ListenSubscription {
   /** Whether this stream carries `notifications/resources/updated` for `uri`. */
   watches(uri: string): boolean {
     return this.#uris.has(uri);
+  }
+
+  /** Whether this stream carries `notifications/tasks` about the task `taskId`. */
+  watchesTask(taskId: string): boolean {
+    return this.#tasks.has(taskId);
   }
 
   /** `notifications/subscriptions/acknowledged`: the first message of the stream. */

@@ -16,6 +16,9 @@ describe('parseSubscriptionFilter', () => {
       resourceSubscriptions: ['a://1', 'a://2'],
     });
     expect(parseSubscriptionFilter({ notifications: {} })).toEqual({});
+    expect(parseSubscriptionFilter({ notifications: { taskIds: ['t1', 't1', 't2'] } })).toEqual({
+      taskIds: ['t1', 't2'],
+    });
   });
 
   it.each([
@@ -23,6 +26,11 @@ describe('parseSubscriptionFilter', () => {
     ['notifications that are not an object', { notifications: [true] }],
     ['a flag that is not a boolean', { notifications: { resourcesListChanged: 1 } }],
     ['URIs that are not strings', { notifications: { resourceSubscriptions: ['a://1', null] } }],
+    ['task ids that are not strings', { notifications: { taskIds: [1] } }],
+    [
+      'more task ids than a listen may name',
+      { notifications: { taskIds: Array.from({ length: 101 }, String) } },
+    ],
   ])('refuses %s with -32602', (_, params) => {
     expect(() => parseSubscriptionFilter(params)).toThrow(
       expect.objectContaining({ constructor: ProtocolError, code: -32602 }),

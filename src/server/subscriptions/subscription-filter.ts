@@ -18,7 +18,12 @@ export interface SubscriptionFilter {
   resourcesListChanged?: boolean;
   /** `notifications/resources/updated` for these URIs (replaces `resources/subscribe`). */
   resourceSubscriptions?: string[];
+  /** `notifications/tasks` about these tasks (the tasks extension; the caller's own tasks only). */
+  taskIds?: string[];
 }
+
+/** The most task ids one listen request may name. */
+export const MAX_LISTENED_TASKS = 100;
 
 type ListChangedKey = 'toolsListChanged' | 'promptsListChanged' | 'resourcesListChanged';
 
@@ -51,13 +56,25 @@ export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter 
     }
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
+  const taskIds = value.taskIds;
+  if (taskIds !== undefined) {
+    if (
+      !Array.isArray(taskIds) ||
+      taskIds.length > MAX_LISTENED_TASKS ||
+      !taskIds.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 256)
+    ) {
+      throw invalid(`notifications.taskIds must be an array of at most ${MAX_LISTENED_TASKS} task ids`);
+    }
+    filter.taskIds = [...new Set(taskIds as string[])];
+  }
   return filter;
 }
 
 /**
  * What the server agrees to send: each requested type its capabilities advertise (tools always;
  * prompts and resources once such a feature exists). Requested URIs are honoured as given, known or not:
- * a resource may appear later, and `resources/updated` may name a sub-resource.
+ * a resource may appear later, and `resources/updated` may name a sub-resource. Task ids are the tasks
+ * feature's to honour (see `Subscriptions`).
  */
 export function honouredFilter(
   requested: SubscriptionFilter,

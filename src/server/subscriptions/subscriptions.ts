@@ -3,12 +3,14 @@
  * notifications a client opts in to. The server acknowledges it with the honoured subset
  * (`notifications/subscriptions/acknowledged`), then sends the requested `list_changed` notifications
  * (from each feature's `ListChanged`, one per burst) and `resources/updated` for the requested URIs,
+ * and, with the tasks extension, `notifications/tasks` about the caller's tasks it names (`taskIds`),
  * until the client cancels the request (`notifications/cancelled` on stdio, closing the stream on HTTP:
  * no response then) or the server closes (a normal response ends each stream gracefully).
  * @module
  */
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../../protocol/engine/peer.js';
+import type { RequestScope } from '../request-scope.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/modern.js';
 import type { ServerFeature } from '../server-core.js';
@@ -17,8 +19,17 @@ import type { ServerSession } from '../server-session.js';
 import { ListenSubscription } from './listen-subscription.js';
 import { honouredFilter, parseSubscriptionFilter } from './subscription-filter.js';
 
+/** Which of the task ids a listen request names its caller may hear about (the tasks feature decides). */
+export type TaskAccess = (taskIds: readonly string[], scope: RequestScope) => Promise<string[]>;
+
 export class Subscriptions implements ServerFeature {
   readonly #open = new Set<ListenSubscription>();
+  #taskAccess: TaskAccess | undefined;
+
+  /** @internal The tasks feature is on: listen requests may name tasks. */
+  useTasks(access: TaskAccess): void {
+    this.#taskAccess = access;
+  }
 
   /** The open streams, across every session. */
   get open(): ReadonlySet<ListenSubscription> {
@@ -33,7 +44,7 @@ export class Subscriptions implements ServerFeature {
   install(handlers: HandlerTable): void {
     handlers.handle(
       'subscriptions/listen',
-      (params, _scope, ctx, session) => this.#listen(session, params, ctx),
+      (params, scope, ctx, session) => this.#listen(session, params, scope, ctx),
       {
         eras: ['modern'],
       },
@@ -51,9 +62,18 @@ export class Subscriptions implements ServerFeature {
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
 
-  async #listen(session: ServerSession, params: JsonObject, ctx: RequestContext): Promise<JsonObject> {
+  async #listen(
+    session: ServerSession,
+    params: JsonObject,
+    scope: RequestScope,
+    ctx: RequestContext,
+  ): Promise<JsonObject> {
     const requested = parseSubscriptionFilter(params);
     const filter = honouredFilter(requested, session.core.capabilities);
+    if (requested.taskIds?.length && this.#taskAccess) {
+      const taskIds = await this.#taskAccess(requested.taskIds, scope);
+      if (taskIds.length > 0) filter.taskIds = taskIds;
+    }
     const subscription = new ListenSubscription(session, ctx.id, filter);
     if (!ctx.signal.aborted) {
       // The acknowledgement is queued on the transport before anything can be sent on the stream.

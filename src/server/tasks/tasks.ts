@@ -9,7 +9,9 @@
  *   caller's tasks: its principal's, or its session's when anonymous) and `tasks/cancel` (-32602 for a
  *   task that already ended); `notifications/tasks/status` to the creating session on each change.
  *   Revisions before 2025-11-25 see none of it: their calls run inline.
- * - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): see `task-handlers.ts`.
+ * - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): see `task-handlers.ts`; and
+ *   `notifications/tasks` (the `DetailedTask`, as `tasks/get` answers it) on each change of a task this
+ *   process runs, on the `subscriptions/listen` streams that name it (`taskIds`, the caller's own tasks).
  *
  * A task is served only to the principal that created it, and only in its own form; to anyone else it
  * does not exist (-32602). Anonymous tasks are guarded by their unguessable id alone.
@@ -44,7 +46,7 @@ import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
-import { declaresTasks, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
+import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
 export interface TasksOptions {
   /** Where task records live (default: a `MemoryTaskStore`, this process only). */
@@ -66,8 +68,16 @@ function positiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
+/** A `subscriptions/listen` stream, as far as tasks are concerned. */
+export interface TaskListener {
+  watchesTask(taskId: string): boolean;
+  notify(method: string, params: JsonObject): Promise<void>;
+}
+
 export interface TasksHost {
   readonly shutdownSignal: AbortSignal;
+  /** The open `subscriptions/listen` streams (2026-07-28). */
+  readonly listeners?: () => Iterable<TaskListener>;
   /** Tasks per `tasks/list` page. */
   readonly pageSize: number;
   readonly onError?: (error: Error) => void;
@@ -82,6 +92,7 @@ export class Tasks implements ServerFeature, TaskStarter {
   readonly pollIntervalMs: number;
   readonly #ttlMs: number | null;
   readonly #onError: ((error: Error) => void) | undefined;
+  readonly #listeners: (() => Iterable<TaskListener>) | undefined;
   readonly #running = new Map<string, TaskRun>();
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
   readonly #sessionKeys = new WeakMap<ServerSession, string>();
@@ -101,6 +112,24 @@ export class Tasks implements ServerFeature, TaskStarter {
     this.pageSize = host.pageSize;
     this.shutdownSignal = host.shutdownSignal;
     this.#onError = host.onError;
+    this.#listeners = host.listeners;
+  }
+
+  /**
+   * @internal Which of `taskIds` a stateless-era caller may hear about on its listen stream: its own
+   * tasks of the extension form (-32021 when the request does not declare the extension).
+   */
+  async visible(taskIds: readonly string[], scope: RequestScope): Promise<string[]> {
+    if (!declaresTasks(scope.client.capabilities)) throw missingTasksExtension('subscribing to tasks');
+    const records = await Promise.all(taskIds.map((taskId) => this.store.get(taskId)));
+    return records
+      .filter(
+        (record): record is TaskRecord =>
+          record !== undefined &&
+          record.revision !== '2025-11-25' &&
+          record.principal === scope.principal?.subject,
+      )
+      .map((record) => record.taskId);
   }
 
   /** Tasks whose handler runs in this process. */
@@ -191,6 +220,7 @@ export class Tasks implements ServerFeature, TaskStarter {
         })
       : new TaskRun<TaskQuestions>(record, {
           ...host,
+          changed: (stored) => this.#tell(stored),
           questions: (h) =>
             new TaskInput({
               capabilities: scope.client.capabilities,
@@ -205,6 +235,17 @@ export class Tasks implements ServerFeature, TaskStarter {
         });
     this.#running.set(record.taskId, run);
     return run;
+  }
+
+  /** `notifications/tasks` about an extension task, on every listen stream that names it. */
+  #tell(record: TaskRecord): void {
+    const listeners = this.#listeners?.();
+    if (listeners === undefined) return;
+    let task: JsonObject | undefined;
+    for (const listener of listeners) {
+      if (!listener.watchesTask(record.taskId)) continue;
+      void listener.notify('notifications/tasks', (task ??= detailedTask(record)));
+    }
   }
 
   /** @internal The run of a task whose handler runs in this process. */
