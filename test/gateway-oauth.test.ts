@@ -230,6 +230,48 @@ describe('gateway upstreams behind OAuth', () => {
     }
   });
 
+  it('takes a sign-in only from whoever may decide, and never a cross-site one', async () => {
+    await using as = await startAuthorizationServer();
+    await using rs = await startProtectedServer(as);
+    const gateway = createGateway(
+      { upstreams: { notes: { url: rs.url, oauth: {} } } },
+      { onLog: () => undefined },
+    );
+    await using handle = await served(gateway);
+    try {
+      await gateway.start();
+      const session = await fetch(`${handle.apiUrl}/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
+        body: JSON.stringify({ token: TOKEN }),
+      });
+      const cookie = (session.headers.get('set-cookie') ?? '').split(';')[0]!;
+      const start = (headers: Record<string, string>) =>
+        fetch(`${handle.apiUrl}/upstreams/notes/sign-in`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', cookie, ...headers },
+          body: '{}',
+        });
+      // A page elsewhere can send the cookie, but neither the console's header nor a same-origin fetch.
+      expect((await start({})).status).toBe(403);
+      expect((await start({ 'x-toolwire-console': '1', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect((await start({ 'x-toolwire-console': '1', origin: 'https://evil.example' })).status).toBe(403);
+      // Without credentials: 401; an upstream that is not there: 404; the console's own page: 200.
+      const anonymous = await fetch(`${handle.apiUrl}/upstreams/notes/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      expect(anonymous.status).toBe(401);
+      expect((await handle.post('/upstreams/nope/sign-in', {})).status).toBe(404);
+      expect(as.to('/authorize')).toHaveLength(0);
+      const ok = await start({ 'x-toolwire-console': '1', 'sec-fetch-site': 'same-origin' });
+      expect(ok.status).toBe(200);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('keeps waiting when the person denies access, with a clear refusal', async () => {
     await using as = await startAuthorizationServer();
     await using rs = await startProtectedServer(as);
