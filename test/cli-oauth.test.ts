@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, REPO, runCli, type CliRun } from './_cli.js';
-import { startGateway } from './_gateway.js';
+import { startGateway, writeConfig } from './_gateway.js';
 import { startAuthorizationServer, type TestAuthorizationServer } from './_authorization-server.js';
 import { startProtectedServer, type ProtectedServer } from './_protected-server.js';
 
@@ -134,6 +134,28 @@ describe('toolwire login', () => {
       expect(upstreams[0], gateway.stderr()).toMatchObject({ name: 'notes', status: 'ready' });
       expect(upstreams[0]?.tools).toContain('notes__read_notes');
       expect(as.to('/authorize')).toHaveLength(1); // login's only
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('connects a gateway upstream that waited for a sign-in once toolwire login kept its tokens', async () => {
+    as = await startAuthorizationServer();
+    rs = await startProtectedServer(as);
+    const config = writeConfig({
+      upstreams: { notes: { url: rs.url, oauth: {} } },
+      reconnect: { initialDelayMs: 50, maxDelayMs: 100 },
+    });
+    const gateway = await startGateway(['--config', config], { TOOLWIRE_OAUTH_FILE: file });
+    try {
+      const events = await gateway.events();
+      const { upstreams } = (await (await gateway.api('/upstreams')).json()) as {
+        upstreams: { status: string }[];
+      };
+      expect(upstreams[0]?.status, gateway.stderr()).toBe('needs-sign-in');
+      expect(gateway.stderr()).toContain('notes: needs-sign-in (sign in to upstream notes');
+      expect((await login(rs.url)).code).toBe(0);
+      await events.next('upstream.status', (event) => event.upstream === 'notes' && event.status === 'ready');
     } finally {
       await gateway.close();
     }

@@ -85,6 +85,14 @@ export class UpstreamOAuth {
   }
 
   /**
+   * Reads the store afresh at the next `client()`: tokens may have been kept there meanwhile by someone
+   * else (`toolwire login URL` writing the CLI's token file) while the upstream waited for a sign-in.
+   */
+  reload(): void {
+    this.#client = undefined;
+  }
+
+  /**
    * Starts a person's sign-in, to come back to `redirectUrl` (the console's callback): resolves with the
    * authorization URL to send the browser to and the flow's `state`. Throws GatewayError `SIGN_IN_FAILED`
    * when the upstream's authorization server cannot be found or refuses.

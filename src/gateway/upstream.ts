@@ -169,8 +169,10 @@ export class Upstream {
   async #connect(): Promise<void> {
     if (this.#closed) return;
     const generation = ++this.#generation;
-    // Waiting for a person stays that (not connecting, then needing sign-in again, every retry).
-    if (this.status !== 'needs-sign-in') this.#setStatus('connecting', this.error);
+    // Waiting for a person stays that (not connecting, then needing sign-in again, every retry); and each
+    // retry reads the token store again, where someone may have signed in meanwhile.
+    if (this.status === 'needs-sign-in') this.oauth?.reload();
+    else this.#setStatus('connecting', this.error);
     const client = new Client(this.#hooks.clientInfo, {
       ...NO_CALLER,
       protocolVersion: this.config.protocolVersion ?? 'auto',
