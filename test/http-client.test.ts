@@ -622,6 +622,34 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     }
   });
 
+  it('fails the request a too-deep answer names at once, JSON or SSE, not at its timeout', async () => {
+    const deep = `${'{"x":'.repeat(100_000)}{}${'}'.repeat(100_000)}`;
+    let calls = 0;
+    const server = await scriptedServer((_req, res, message) => {
+      const text = `{"jsonrpc":"2.0","result":{"tools":[{"name":"t","inputSchema":${deep}}]},"id":${message.id}}`;
+      if (calls++ % 2 === 0) {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(text);
+      } else {
+        sseHead(res);
+        res.end(`data: ${text}\n\n`);
+      }
+    });
+    const client = connectClient({ requestTimeout: 60_000 });
+    await client.connect(track(new StreamableHttpClientTransport({ url: server.url })));
+    for (let i = 0; i < 2; i++) {
+      const started = Date.now();
+      await expect(client.listTools()).rejects.toMatchObject({
+        code: -32700,
+        message: expect.stringMatching(
+          /^The answer to request \d+ was refused unparsed: JSON nested deeper than 1024 levels$/,
+        ) as string,
+      });
+      expect(Date.now() - started).toBeLessThan(30_000); // the request timeout is 60 s
+    }
+    await client.close();
+  });
+
   it('rejects send with the status and a body excerpt on other HTTP errors', async () => {
     const server = await scriptedServer((_req, res) => void res.writeHead(500).end('database\n  on fire'));
     const transport = track(new StreamableHttpClientTransport({ url: server.url }));

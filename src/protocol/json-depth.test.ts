@@ -113,10 +113,44 @@ describe('isTextNestedDeeper', () => {
 describe('parsePeerJson', () => {
   it('parses what is within the bound, and throws a SyntaxError naming the bound past it', () => {
     expect(parsePeerJson(arrays(MAX_TEXT_DEPTH))).toEqual(JSON.parse(arrays(MAX_TEXT_DEPTH)));
+    expect(() => parsePeerJson(arrays(1_000_000))).toThrow(SyntaxError);
     expect(() => parsePeerJson(arrays(1_000_000))).toThrow(
-      new SyntaxError(`JSON nested deeper than ${MAX_TEXT_DEPTH} levels`),
+      `JSON nested deeper than ${MAX_TEXT_DEPTH} levels`,
     );
     expect(MAX_TEXT_DEPTH).toBeGreaterThan(MAX_MESSAGE_DEPTH + 1);
     expect(() => parsePeerJson('{"a":')).toThrow(SyntaxError);
+  });
+});
+
+describe('DeepJsonError', () => {
+  const deep = `${'['.repeat(2000)}${']'.repeat(2000)}`;
+  const refused = (text: string): unknown => {
+    try {
+      parsePeerJson(text);
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  };
+
+  it('names the top-level id of a refused answer, wherever it stands', () => {
+    expect(refused(`{"jsonrpc":"2.0","id":7,"result":${deep}}`)).toMatchObject({ id: 7, answer: true });
+    expect(refused(`{"result":${deep},"jsonrpc":"2.0","id":"a\\"b"}`)).toMatchObject({
+      id: 'a"b',
+      answer: true,
+    });
+    expect(refused(`{"error":{"data":${deep}} , "id" : -12.5e1}`)).toMatchObject({ id: -125, answer: true });
+  });
+
+  it('is no answer for a request, and reads no id from nested objects or strings', () => {
+    expect(refused(`{"jsonrpc":"2.0","id":3,"method":"m","params":${deep}}`)).toMatchObject({
+      id: 3,
+      answer: false,
+    });
+    expect(refused(`{"params":{"id":5,"x":${deep}},"note":"\\"id\\":6","result":1}`)).toMatchObject({
+      id: undefined,
+      answer: true,
+    });
+    expect(refused(deep)).toMatchObject({ id: undefined, answer: false });
   });
 });

@@ -93,13 +93,84 @@ function closingQuote(text: string, from: number): number {
 }
 
 /**
+ * JSON text refused unparsed for its depth, with what one more linear pass read at its top level: the
+ * message's `id` and whether it answers a request (a top-level `result` or `error`). A peer refusing an
+ * answer this way can fail the request it answers at once, instead of leaving it to its timeout.
+ */
+export class DeepJsonError extends SyntaxError {
+  /** The top-level `id` (a number or a string), if the text is an object that has one. */
+  readonly id: number | string | undefined;
+  /** Whether the text is an object with a top-level `result` or `error`: an answer to a request. */
+  readonly answer: boolean;
+
+  constructor(text: string, maxDepth: number) {
+    super(`JSON nested deeper than ${maxDepth} levels`);
+    const facts = topLevelFacts(text);
+    this.id = facts.id;
+    this.answer = facts.answer;
+  }
+}
+
+const COLON = 0x3a;
+const COMMA = 0x2c;
+
+/**
+ * The top-level `id` of JSON object text and whether it has `result` or `error`, in one pass over the
+ * text (brackets inside strings aside, as in {@link isTextNestedDeeper}); depth does not matter here.
+ * Malformed text gives what was read before it went wrong.
+ */
+function topLevelFacts(text: string): { id: number | string | undefined; answer: boolean } {
+  let id: number | string | undefined;
+  let answer = false;
+  let depth = 0;
+  let key: string | undefined; // the top-level key whose value comes next
+  let inKey = false; // at depth 1, before the colon of a member
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === QUOTE) {
+      const end = closingQuote(text, i + 1);
+      if (depth === 1 && inKey) key = text.slice(i + 1, Math.min(end, i + 8));
+      else if (depth === 1 && key === 'id') id = stringId(text.slice(i, end + 1));
+      i = end;
+    } else if (code === OPEN_BRACKET || code === OPEN_BRACE) {
+      if (++depth === 1) inKey = code === OPEN_BRACE;
+    } else if (code === CLOSE_BRACKET || code === CLOSE_BRACE) {
+      depth--;
+    } else if (depth === 1 && code === COLON) {
+      inKey = false;
+      if (key === 'result' || key === 'error') answer = true;
+    } else if (depth === 1 && code === COMMA) {
+      inKey = true;
+      key = undefined;
+    } else if (
+      depth === 1 &&
+      key === 'id' &&
+      id === undefined &&
+      (code === 0x2d || (code >= 0x30 && code <= 0x39))
+    ) {
+      const number = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 32))?.[0] ?? '';
+      id = Number(number);
+      i += Math.max(number.length - 1, 0);
+    }
+  }
+  return { id, answer };
+}
+
+function stringId(quoted: string): string | undefined {
+  try {
+    const value: unknown = JSON.parse(quoted);
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * `JSON.parse` of text read from a peer, refusing text nested deeper than `maxDepth` (default
  * {@link MAX_TEXT_DEPTH}) before parsing it. Throws a `SyntaxError` for either, as `JSON.parse` does, so
  * every caller answers both as a parse error (-32700).
  */
 export function parsePeerJson(text: string, maxDepth: number = MAX_TEXT_DEPTH): unknown {
-  if (isTextNestedDeeper(text, maxDepth)) {
-    throw new SyntaxError(`JSON nested deeper than ${maxDepth} levels`);
-  }
+  if (isTextNestedDeeper(text, maxDepth)) throw new DeepJsonError(text, maxDepth);
   return JSON.parse(text) as unknown;
 }

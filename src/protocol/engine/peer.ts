@@ -22,7 +22,7 @@ import {
   type RequestId,
 } from '../jsonrpc.js';
 import type { SendOptions, Transport } from '../transport.js';
-import { MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
+import { DeepJsonError, MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
 import { jsonSize } from '../json-size.js';
 import { knownJsonLength } from '../json-text.js';
 import { isPromiseLike } from '../promise-like.js';
@@ -247,6 +247,17 @@ export class Peer {
   #transportError(error: Error): void {
     if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
       this.#send(errorResponse(this.#options.unknownErrorId?.(), error.toJSON()));
+      // An answer refused for its depth still names its request: fail that now, not at its timeout.
+      const deep = error.cause;
+      if (deep instanceof DeepJsonError && deep.answer && deep.id !== undefined) {
+        this.#outgoingRequests?.reject(
+          deep.id,
+          new ProtocolError(
+            ErrorCode.ParseError,
+            `The answer to request ${JSON.stringify(deep.id)} was refused unparsed: ${deep.message}`,
+          ),
+        );
+      }
     } else if (error instanceof ToolwireError && error.code === LocalErrorCode.MessageTooLarge) {
       this.#send(
         errorResponse(this.#options.unknownErrorId?.(), {

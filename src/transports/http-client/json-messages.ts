@@ -15,7 +15,11 @@ export function jsonMessages(text: string, report: (error: ProtocolError) => voi
   try {
     value = parsePeerJson(text);
   } catch (error) {
-    report(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+    report(
+      new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`, undefined, {
+        cause: error,
+      }),
+    );
     return [];
   }
   return Array.isArray(value) ? (value as unknown[]) : [value];

@@ -181,7 +181,11 @@ export class SseClientTransport implements Transport {
     try {
       value = parsePeerJson(data);
     } catch (error) {
-      this.onerror?.(new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`));
+      this.onerror?.(
+        new ProtocolError(ErrorCode.ParseError, `Parse error: ${errorMessage(error)}`, undefined, {
+          cause: error,
+        }),
+      );
       return;
     }
     this.onmessage?.(value);
