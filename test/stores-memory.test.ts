@@ -1,9 +1,17 @@
 // The store contracts (test/store-contracts/) run against the in-memory stores, on a fake clock. The
 // same contracts run against Redis in test/stores-redis.test.ts.
+import { MemoryApprovalStore } from '../src/stores/approval-store.js';
+import { MemoryAuditStore } from '../src/stores/audit-store.js';
 import { MemoryEventStore } from '../src/stores/event-store.js';
+import { MemoryGrantStore } from '../src/stores/grant-store.js';
+import { MemoryMessageBus } from '../src/stores/message-bus.js';
 import { MemoryRateLimitStore } from '../src/stores/rate-limit-store.js';
 import { MemorySessionStore } from '../src/stores/session-store.js';
 import { MemoryTaskStore } from '../src/stores/task-store.js';
+import { describeApprovalStoreContract } from './store-contracts/approval-store-contract.js';
+import { describeAuditStoreContract } from './store-contracts/audit-store-contract.js';
+import { describeGrantStoreContract } from './store-contracts/grant-store-contract.js';
+import { describeMessageBusContract } from './store-contracts/message-bus-contract.js';
 import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
 import { fakeClock } from './store-contracts/harness.js';
 import { describeRateLimitStoreContract } from './store-contracts/rate-limit-store-contract.js';
@@ -31,4 +39,27 @@ describeTaskStoreContract('memory', () => {
   const clock = fakeClock();
   const store = new MemoryTaskStore({ now: clock.now });
   return { a: store, b: store, clock };
+});
+
+describeApprovalStoreContract('memory', () => {
+  const clock = fakeClock(Date.now());
+  const store = new MemoryApprovalStore({ now: clock.now });
+  return { a: store, b: store, clock };
+});
+
+describeGrantStoreContract('memory', () => {
+  const clock = fakeClock();
+  const store = new MemoryGrantStore({ now: clock.now });
+  return { a: store, b: store, clock };
+});
+
+describeAuditStoreContract('memory', (options) => {
+  const clock = fakeClock();
+  const store = new MemoryAuditStore({ ...options, now: clock.now });
+  return { a: store, b: store, clock };
+});
+
+describeMessageBusContract('memory', () => {
+  const bus = new MemoryMessageBus();
+  return { a: bus, b: bus, clock: fakeClock() };
 });

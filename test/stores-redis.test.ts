@@ -4,11 +4,20 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { Redis } from 'ioredis';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
+import { RedisApprovalStore } from '../src/stores/redis-approval-store.js';
+import { RedisAuditStore } from '../src/stores/redis-audit-store.js';
 import { RedisEventStore } from '../src/stores/redis-event-store.js';
+import { RedisGrantStore } from '../src/stores/redis-grant-store.js';
+import { RedisMessageBus } from '../src/stores/redis-message-bus.js';
+import { RedisSubscriber } from '../src/stores/redis-subscriber.js';
 import { RedisRateLimitStore } from '../src/stores/redis-rate-limit-store.js';
 import { RedisSessionStore } from '../src/stores/redis-session-store.js';
 import { RedisTaskStore } from '../src/stores/redis-task-store.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { describeApprovalStoreContract } from './store-contracts/approval-store-contract.js';
+import { describeAuditStoreContract } from './store-contracts/audit-store-contract.js';
+import { describeGrantStoreContract } from './store-contracts/grant-store-contract.js';
+import { describeMessageBusContract } from './store-contracts/message-bus-contract.js';
 import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
 import { realClock, type StorePair } from './store-contracts/harness.js';
 import { describeRateLimitStoreContract } from './store-contracts/rate-limit-store-contract.js';
@@ -18,6 +27,8 @@ import { describeTaskStoreContract } from './store-contracts/task-store-contract
 let redis: RedisServerHandle;
 let one: RedisStores;
 let two: RedisStores;
+/** The pub/sub connection of each side, as each process would hold one. */
+const subscribers = new Map<Redis, RedisSubscriber>();
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -26,10 +37,17 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const subscriber of subscribers.values()) subscriber.close();
   await one?.close();
   await two?.close();
   await redis?.close();
 });
+
+function subscriberOf(client: Redis): RedisSubscriber {
+  let subscriber = subscribers.get(client);
+  if (!subscriber) subscribers.set(client, (subscriber = new RedisSubscriber(client)));
+  return subscriber;
+}
 
 let tests = 0;
 /** The same store on both connections, under a prefix of its own: every test starts from nothing. */
@@ -51,3 +69,17 @@ describeRateLimitStoreContract('redis', () =>
 );
 
 describeTaskStoreContract('redis', () => pair((client, prefix) => new RedisTaskStore(client, { prefix })));
+
+describeApprovalStoreContract('redis', () =>
+  pair((client, prefix) => new RedisApprovalStore(client, { prefix, subscriber: subscriberOf(client) })),
+);
+
+describeGrantStoreContract('redis', () => pair((client, prefix) => new RedisGrantStore(client, { prefix })));
+
+describeAuditStoreContract('redis', (options) =>
+  pair((client, prefix) => new RedisAuditStore(client, { ...options, prefix })),
+);
+
+describeMessageBusContract('redis', () =>
+  pair((client, prefix) => new RedisMessageBus(client, { prefix, subscriber: subscriberOf(client) })),
+);

@@ -9,3 +9,28 @@ export {
   type MemoryEventStoreOptions,
 } from './event-store.js';
 export { MemorySessionStore, type SessionStore, type SessionRecord } from './session-store.js';
+export {
+  MemoryApprovalStore,
+  type ApprovalStore,
+  type MemoryApprovalStoreOptions,
+  type SettleResult,
+  type SettlementWatcher,
+  type StoredApproval,
+} from './approval-store.js';
+export { MemoryGrantStore, type GrantStore, type MemoryGrantStoreOptions } from './grant-store.js';
+export {
+  MemoryAuditStore,
+  type AuditListOptions,
+  type AuditStore,
+  type AuditStoreOptions,
+  type MemoryAuditStoreOptions,
+} from './audit-store.js';
+export { MemoryMessageBus, type BusSubscriber, type MessageBus } from './message-bus.js';
+export type {
+  ApprovalOutcome,
+  CallDecision,
+  CallOutcome,
+  GatewayAuditRecord,
+  GatewayCaller,
+  PendingApproval,
+} from './gateway-records.js';

@@ -5,10 +5,15 @@
  * @module
  */
 import { Redis } from 'ioredis';
+import { RedisApprovalStore } from './redis-approval-store.js';
+import { RedisAuditStore, type RedisAuditStoreOptions } from './redis-audit-store.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
+import { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
+import { RedisMessageBus } from './redis-message-bus.js';
 import { positiveOption, type RedisStoreOptions } from './redis-options.js';
 import { RedisRateLimitStore } from './redis-rate-limit-store.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js';
+import { RedisSubscriber } from './redis-subscriber.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
 
 export interface RedisStoresOptions extends RedisStoreOptions {
@@ -21,6 +26,12 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   sessions?: Omit<RedisSessionStoreOptions, 'prefix'>;
   events?: Omit<RedisEventStoreOptions, 'prefix'>;
   tasks?: Omit<RedisTaskStoreOptions, 'prefix'>;
+  /** The gateway's stores: how long settled approvals are remembered, grants last, audit records are kept. */
+  gateway?: {
+    keepSettledMs?: number;
+    maxGrantMs?: RedisGrantStoreOptions['maxGrantMs'];
+    audit?: Omit<RedisAuditStoreOptions, 'prefix'>;
+  };
 }
 
 export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2000;
@@ -33,6 +44,13 @@ export class RedisStores {
   readonly events: RedisEventStore;
   readonly rateLimits: RedisRateLimitStore;
   readonly tasks: RedisTaskStore;
+  /** A gateway's pending approvals, "approve always" grants, audit records and live events. */
+  readonly approvals: RedisApprovalStore;
+  readonly grants: RedisGrantStore;
+  readonly audit: RedisAuditStore;
+  readonly bus: RedisMessageBus;
+  /** The one pub/sub connection of these stores (opened by the first subscription). */
+  readonly #subscriber: RedisSubscriber;
   readonly #owned: boolean;
 
   constructor(connection: string | Redis, options: RedisStoresOptions = {}) {
@@ -43,10 +61,27 @@ export class RedisStores {
     this.events = new RedisEventStore(this.client, { ...options.events, ...prefix });
     this.rateLimits = new RedisRateLimitStore(this.client, prefix);
     this.tasks = new RedisTaskStore(this.client, { ...options.tasks, ...prefix });
+    const subscriber = (this.#subscriber = new RedisSubscriber(this.client));
+    const gateway = options.gateway ?? {};
+    this.approvals = new RedisApprovalStore(this.client, {
+      ...prefix,
+      subscriber,
+      ...(gateway.keepSettledMs === undefined ? {} : { keepSettledMs: gateway.keepSettledMs }),
+    });
+    this.grants = new RedisGrantStore(this.client, {
+      ...prefix,
+      ...(gateway.maxGrantMs === undefined ? {} : { maxGrantMs: gateway.maxGrantMs }),
+    });
+    this.audit = new RedisAuditStore(this.client, { ...gateway.audit, ...prefix });
+    this.bus = new RedisMessageBus(this.client, { ...prefix, subscriber });
   }
 
-  /** Closes the connection when it was opened from a URL (a client you passed stays yours). */
+  /**
+   * Closes the pub/sub connection, and the connection when it was opened from a URL (a client you passed
+   * stays yours).
+   */
   async close(): Promise<void> {
+    this.#subscriber.close();
     if (!this.#owned || this.client.status === 'end') return;
     if (this.client.status !== 'ready') {
       this.client.disconnect();

@@ -1,0 +1,176 @@
+/**
+ * Pending approvals of a gateway, where every instance that shares the store sees them: a call held for a
+ * person is stored as it waits; a decision settles it exactly once (`settle` is atomic: of two decisions
+ * for one approval, from one instance or two, one settles it and the other learns what it was settled
+ * with); whoever waits for it hears of the settlement (`watch`). An approval not settled by its
+ * `expiresAt` reads as expired. Settled approvals are kept `keepSettledMs` past their expiry, so that a
+ * late decision is answered "already settled" rather than "unknown".
+ * @module
+ */
+import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
+
+/** An approval as the store holds it: pending (no outcome) or settled. */
+export interface StoredApproval {
+  approval: PendingApproval;
+  outcome?: ApprovalOutcome;
+}
+
+/** What `settle` did. */
+export type SettleResult =
+  /** This call settled it with the given outcome. */
+  | { status: 'settled'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /** It was settled before (or had expired): `outcome` is what it was settled with; nothing changed. */
+  | { status: 'settled-before'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /** The check named other arguments than the approval's: nothing changed. */
+  | { status: 'mismatch'; approval: PendingApproval }
+  /** No such approval (never, or no longer). */
+  | { status: 'unknown' };
+
+export interface SettlementWatcher {
+  /** An approval was settled, by this process or another one sharing the store. */
+  settled(id: string, outcome: ApprovalOutcome): void;
+  /**
+   * Settlements may have been missed (the connection to a shared store was lost, and is back): read the
+   * approvals you wait for again.
+   */
+  missed?(): void;
+}
+
+export interface ApprovalStore {
+  /** Stores a pending approval. Resolves once every process sharing the store finds it. */
+  create(approval: PendingApproval): Promise<void>;
+  /** The approval, pending or settled (an unsettled one past its expiry reads as expired); undefined when unknown. */
+  get(id: string): Promise<StoredApproval | undefined>;
+  /** The approvals waiting for a decision (not settled, not expired), oldest first. */
+  pending(): Promise<PendingApproval[]>;
+  /**
+   * Settles a pending approval with `outcome`, atomically, unless it is settled already, expired (then it
+   * is settled as expired at its `expiresAt`, and that is the answer), or `check.argumentsDigest` is given
+   * and is not the approval's. Watchers everywhere hear of a settlement this call made.
+   */
+  settle(id: string, outcome: ApprovalOutcome, check?: { argumentsDigest?: string }): Promise<SettleResult>;
+  /** Calls `watcher` for every settlement from now on; resolves (with the unsubscribe) once it is listening. */
+  watch(watcher: SettlementWatcher): Promise<() => void>;
+}
+
+export interface MemoryApprovalStoreOptions {
+  /** How long a settled approval is remembered past its expiry, in ms (default 10 minutes). */
+  keepSettledMs?: number;
+  /** The clock, in ms since the epoch (tests). */
+  now?: () => number;
+}
+
+export const DEFAULT_KEEP_SETTLED_MS = 10 * 60_000;
+/** Settled approvals the memory store keeps at most (the oldest go first). */
+const SETTLED_KEPT = 1_000;
+
+interface Entry {
+  approval: PendingApproval;
+  expiresAt: number;
+  outcome?: ApprovalOutcome;
+}
+
+/** The in-memory default: the approvals of this process. */
+export class MemoryApprovalStore implements ApprovalStore {
+  /** In creation order. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #watchers = new Set<SettlementWatcher>();
+  readonly #keepMs: number;
+  readonly #now: () => number;
+
+  constructor(options: MemoryApprovalStoreOptions = {}) {
+    this.#keepMs = options.keepSettledMs ?? DEFAULT_KEEP_SETTLED_MS;
+    this.#now = options.now ?? Date.now;
+  }
+
+  create(approval: PendingApproval): Promise<void> {
+    this.#sweep();
+    if (this.#entries.has(approval.id)) {
+      return Promise.reject(new Error(`An approval with the id ${approval.id} exists already`));
+    }
+    const expiresAt = Date.parse(approval.expiresAt);
+    if (!Number.isFinite(expiresAt)) return Promise.reject(new TypeError('expiresAt is not a date'));
+    this.#entries.set(approval.id, { approval: structuredClone(approval), expiresAt });
+    return Promise.resolve();
+  }
+
+  get(id: string): Promise<StoredApproval | undefined> {
+    const entry = this.#live(id);
+    if (!entry) return Promise.resolve(undefined);
+    const outcome = entry.outcome ?? this.#expiry(entry);
+    const stored: StoredApproval = { approval: structuredClone(entry.approval) };
+    if (outcome) stored.outcome = structuredClone(outcome);
+    return Promise.resolve(stored);
+  }
+
+  pending(): Promise<PendingApproval[]> {
+    const now = this.#now();
+    const waiting: PendingApproval[] = [];
+    for (const entry of this.#entries.values()) {
+      if (!entry.outcome && now < entry.expiresAt) waiting.push(structuredClone(entry.approval));
+    }
+    return Promise.resolve(waiting);
+  }
+
+  settle(
+    id: string,
+    outcome: ApprovalOutcome,
+    check: { argumentsDigest?: string } = {},
+  ): Promise<SettleResult> {
+    const entry = this.#live(id);
+    if (!entry) return Promise.resolve({ status: 'unknown' });
+    const approval = structuredClone(entry.approval);
+    const before = entry.outcome ?? this.#expiry(entry);
+    if (before) {
+      entry.outcome ??= before;
+      return Promise.resolve({ status: 'settled-before', approval, outcome: structuredClone(before) });
+    }
+    if (check.argumentsDigest !== undefined && check.argumentsDigest !== entry.approval.argumentsDigest) {
+      return Promise.resolve({ status: 'mismatch', approval });
+    }
+    entry.outcome = structuredClone(outcome);
+    for (const watcher of this.#watchers) {
+      try {
+        watcher.settled(id, structuredClone(outcome));
+      } catch {
+        // a watcher's failure is its own
+      }
+    }
+    return Promise.resolve({ status: 'settled', approval, outcome: structuredClone(outcome) });
+  }
+
+  watch(watcher: SettlementWatcher): Promise<() => void> {
+    this.#watchers.add(watcher);
+    return Promise.resolve(() => void this.#watchers.delete(watcher));
+  }
+
+  /** The outcome of an unsettled approval past its expiry. */
+  #expiry(entry: Entry): ApprovalOutcome | undefined {
+    if (this.#now() < entry.expiresAt) return undefined;
+    return { decision: 'expired', decidedAt: new Date(entry.expiresAt).toISOString() };
+  }
+
+  #live(id: string): Entry | undefined {
+    const entry = this.#entries.get(id);
+    if (entry && this.#now() >= entry.expiresAt + this.#keepMs) {
+      this.#entries.delete(id);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** Drops what is past keeping, and the oldest settled approvals past the bound (one pass; approvals come at a person's pace). */
+  #sweep(): void {
+    const now = this.#now();
+    let settled = 0;
+    for (const entry of this.#entries.values()) if (entry.outcome || now >= entry.expiresAt) settled++;
+    for (const [id, entry] of this.#entries) {
+      const done = entry.outcome !== undefined || now >= entry.expiresAt;
+      if (!done) continue;
+      if (now >= entry.expiresAt + this.#keepMs || settled > SETTLED_KEPT) {
+        this.#entries.delete(id);
+        settled--;
+      }
+    }
+  }
+}

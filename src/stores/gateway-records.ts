@@ -1,0 +1,76 @@
+/**
+ * What a gateway keeps in its stores, as plain JSON data: pending approvals and their outcomes, and audit
+ * records, with the caller they name. The gateway's stores (approvals, grants, audit) hold these, in memory
+ * or in Redis; `toolwire/gateway` re-exports them.
+ * @module
+ */
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { ToolAnnotations } from '../protocol/types/tools.js';
+
+export interface GatewayCaller {
+  /** The authenticated caller's subject; absent for anonymous callers. */
+  principal?: string;
+  /** The stateful HTTP session the call came on; absent on stdio and in the stateless era. */
+  sessionId?: string;
+}
+
+export interface PendingApproval {
+  readonly id: string;
+  /** When the call asked (ISO 8601). */
+  readonly createdAt: string;
+  /** When it fails unless decided (ISO 8601). */
+  readonly expiresAt: string;
+  readonly caller: GatewayCaller;
+  readonly upstream: string;
+  /** The tool's own name upstream, and the namespaced name the caller used. */
+  readonly tool: string;
+  readonly exposedName: string;
+  readonly title?: string;
+  readonly description?: string;
+  readonly annotations?: ToolAnnotations;
+  /** The exact arguments the call will send. */
+  readonly arguments: JsonObject;
+  /** `sha256:<hex>` of their canonical JSON. */
+  readonly argumentsDigest: string;
+  /** Why the policy asks. */
+  readonly reason: string;
+}
+
+export type ApprovalOutcome =
+  | { decision: 'approved'; always: boolean; decidedBy: string; decidedAt: string; until?: string }
+  | { decision: 'denied'; reason?: string; decidedBy: string; decidedAt: string }
+  | { decision: 'expired'; decidedAt: string }
+  | { decision: 'withdrawn'; reason: string; decidedAt: string };
+
+/** How a call was let through, or not. */
+export type CallDecision =
+  'allowed' | 'approved' | 'approved-always' | 'remembered' | 'denied' | 'expired' | 'withdrawn';
+
+/** How a call ended. */
+export type CallOutcome =
+  'ok' | 'tool-error' | 'error' | 'refused' | 'unavailable' | 'cancelled' | 'input_required';
+
+export interface GatewayAuditRecord {
+  /** Increases by one per record, from 1 (per store: instances sharing a store share the numbering). */
+  seq: number;
+  /** When the call arrived, or when the decision was taken (ISO 8601). */
+  time: string;
+  kind: 'call' | 'decision';
+  caller: GatewayCaller;
+  upstream: string;
+  /** The tool's own name upstream. */
+  tool: string;
+  /** `sha256:<hex>` of the arguments' canonical JSON. */
+  argumentsDigest: string;
+  decision: CallDecision;
+  /** Why: the policy's rule or the annotations, the decider's reason. */
+  reason?: string;
+  /** Who decided: `policy`, or the decider (`api-token`, a principal's subject). */
+  decidedBy: string;
+  approvalId?: string;
+  /** Calls: the call's id (as in the `call.*` events and `GET /api/calls/ID`). */
+  callId?: number;
+  /** Calls: how they ended, and how long they took (ms, arrival to answer). */
+  outcome?: CallOutcome;
+  durationMs?: number;
+}

@@ -1,0 +1,64 @@
+/**
+ * "Approve always" grants of a gateway: a person let one caller call one tool without asking again, until
+ * a time or for as long as the store keeps grants. Grants live in a scope (the gateway's: an upstream's
+ * name), so that every grant of an upstream that goes away is forgotten at once. Instances sharing the
+ * store share the grants.
+ * @module
+ */
+
+export interface GrantStore {
+  /** Grants `key` in `scope` until `until` (ms since the epoch), or for as long as the store keeps grants. */
+  grant(scope: string, key: string, until?: number): Promise<void>;
+  /** Whether `key` holds in `scope` now. */
+  has(scope: string, key: string): Promise<boolean>;
+  /** Forgets every grant of `scope`. */
+  forget(scope: string): Promise<void>;
+}
+
+export interface MemoryGrantStoreOptions {
+  /** The clock, in ms since the epoch (tests). */
+  now?: () => number;
+}
+
+/** Grants a scope holds at most in memory; past it, those that ran out are dropped first, then the oldest. */
+const MAX_GRANTS_PER_SCOPE = 10_000;
+
+/** The in-memory default: the grants of this process, until it exits (a grant without `until` lasts that long). */
+export class MemoryGrantStore implements GrantStore {
+  readonly #scopes = new Map<string, Map<string, number>>();
+  readonly #now: () => number;
+
+  constructor(options: MemoryGrantStoreOptions = {}) {
+    this.#now = options.now ?? Date.now;
+  }
+
+  grant(scope: string, key: string, until = Infinity): Promise<void> {
+    let grants = this.#scopes.get(scope);
+    if (!grants) this.#scopes.set(scope, (grants = new Map<string, number>()));
+    grants.delete(key);
+    grants.set(key, until);
+    if (grants.size > MAX_GRANTS_PER_SCOPE) {
+      const now = this.#now();
+      for (const [other, end] of grants) if (end <= now) grants.delete(other);
+      for (const other of grants.keys()) {
+        if (grants.size <= MAX_GRANTS_PER_SCOPE) break;
+        grants.delete(other);
+      }
+    }
+    return Promise.resolve();
+  }
+
+  has(scope: string, key: string): Promise<boolean> {
+    const grants = this.#scopes.get(scope);
+    const until = grants?.get(key);
+    if (until === undefined) return Promise.resolve(false);
+    if (until > this.#now()) return Promise.resolve(true);
+    grants!.delete(key);
+    return Promise.resolve(false);
+  }
+
+  forget(scope: string): Promise<void> {
+    this.#scopes.delete(scope);
+    return Promise.resolve();
+  }
+}

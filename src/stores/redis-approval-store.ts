@@ -1,0 +1,201 @@
+/**
+ * Pending approvals in Redis, so that a call held on one gateway instance is decided through any other: a
+ * hash per approval (`<prefix>gateway:approval:<id>`: the approval, its expiry, its outcome once settled),
+ * dropped `keepSettledMs` after the approval expires, and an index of the pending ones
+ * (`<prefix>gateway:approvals`, a sorted set by creation time, kept as long as its last approval). `settle`
+ * is one Lua script: it settles a pending approval only, so of two decisions at once exactly one wins, and
+ * in the same step publishes the settlement on `<prefix>gateway:approvals:settled`, which the instance
+ * holding the call hears.
+ * @module
+ */
+import type { Redis } from 'ioredis';
+import {
+  DEFAULT_KEEP_SETTLED_MS,
+  type ApprovalStore,
+  type SettleResult,
+  type SettlementWatcher,
+  type StoredApproval,
+} from './approval-store.js';
+import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
+import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
+import { redisOperation } from './redis-operation.js';
+import { RedisScript } from './redis-script.js';
+import { RedisSubscriber } from './redis-subscriber.js';
+
+export interface RedisApprovalStoreOptions extends RedisStoreOptions {
+  /** How long a settled approval is remembered past its expiry, in ms (default 10 minutes). */
+  keepSettledMs?: number;
+  /** The pub/sub connection to share with other stores (default: one of its own, closed by `close()`). */
+  subscriber?: RedisSubscriber;
+}
+
+const NOW = `local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
+
+// KEYS: the approval, the pending index. ARGV: the approval's JSON, expires-at (ms), created-at (ms),
+// keep-settled (ms), id, its arguments' digest, its outcome when it expires (JSON).
+const CREATE = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'approval', ARGV[1], 'expiresAt', ARGV[2], 'digest', ARGV[6], 'expired', ARGV[7])
+redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[4]))
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
+${NOW}
+local left = redis.call('PTTL', KEYS[2])
+if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[2], ARGV[2]) end
+return 1`);
+
+// KEYS: the approval, the pending index. ARGV: the outcome (JSON), the digest to check ('' for none), the
+// channel, the id, the message to publish. Returns { status, approval JSON, outcome JSON }.
+const SETTLE = new RedisScript(`
+local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired')
+if not f[1] then return {'unknown'} end
+if f[3] then return {'settled-before', f[1], f[3]} end
+${NOW}
+if now >= tonumber(f[2]) then
+  redis.call('HSET', KEYS[1], 'outcome', f[5])
+  redis.call('ZREM', KEYS[2], ARGV[4])
+  return {'settled-before', f[1], f[5]}
+end
+if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
+redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[4])
+redis.call('PUBLISH', ARGV[3], ARGV[5])
+return {'settled', f[1], ARGV[1]}`);
+
+// KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at. Returns the
+// JSON of each pending approval, oldest first; members of settled, expired or gone ones are removed.
+const PENDING = new RedisScript(`
+${NOW}
+local out = {}
+for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
+  local f = redis.call('HMGET', ARGV[1] .. id, 'approval', 'expiresAt', 'outcome')
+  if (not f[1]) or f[3] or now >= tonumber(f[2]) then redis.call('ZREM', KEYS[1], id)
+  else out[#out + 1] = f[1] end
+end
+return out`);
+
+/** Index members one `pending()` looks at (gateways hold at most 1,000 approvals each). */
+const PENDING_BUDGET = 4_000;
+const NAME = 'Redis approval store';
+
+export class RedisApprovalStore implements ApprovalStore {
+  readonly #client: Redis;
+  readonly #prefix: string;
+  readonly #keepMs: number;
+  readonly #subscriber: RedisSubscriber;
+  readonly #ownsSubscriber: boolean;
+
+  constructor(client: Redis, options: RedisApprovalStoreOptions = {}) {
+    this.#client = client;
+    this.#prefix = `${prefixOf(options)}gateway:`;
+    this.#keepMs = positiveOption(options.keepSettledMs ?? DEFAULT_KEEP_SETTLED_MS, 'keepSettledMs');
+    this.#ownsSubscriber = options.subscriber === undefined;
+    this.#subscriber = options.subscriber ?? new RedisSubscriber(client);
+  }
+
+  async create(approval: PendingApproval): Promise<void> {
+    const expiresAt = Date.parse(approval.expiresAt);
+    const createdAt = Date.parse(approval.createdAt);
+    if (!Number.isFinite(expiresAt) || !Number.isFinite(createdAt)) {
+      throw new TypeError(`approval ${approval.id}: createdAt and expiresAt must be dates`);
+    }
+    const expired: ApprovalOutcome = { decision: 'expired', decidedAt: approval.expiresAt };
+    const created = await redisOperation(this.#client, NAME, 'create', () =>
+      CREATE.run(
+        this.#client,
+        [this.#key(approval.id), this.#index()],
+        [
+          JSON.stringify(approval),
+          expiresAt,
+          createdAt,
+          this.#keepMs,
+          approval.id,
+          approval.argumentsDigest,
+          JSON.stringify(expired),
+        ],
+      ),
+    );
+    if (created === 0) throw new Error(`An approval with the id ${approval.id} exists already`);
+  }
+
+  get(id: string): Promise<StoredApproval | undefined> {
+    return redisOperation(this.#client, NAME, 'get', async () => {
+      const [approval, expiresAt, outcome, expired] = await this.#client.hmget(
+        this.#key(id),
+        'approval',
+        'expiresAt',
+        'outcome',
+        'expired',
+      );
+      if (!approval) return undefined;
+      const stored: StoredApproval = { approval: JSON.parse(approval) as PendingApproval };
+      const settled = outcome ?? (Date.now() >= Number(expiresAt) ? expired : null);
+      if (settled) stored.outcome = JSON.parse(settled) as ApprovalOutcome;
+      return stored;
+    });
+  }
+
+  pending(): Promise<PendingApproval[]> {
+    return redisOperation(this.#client, NAME, 'pending', async () => {
+      const reply = await PENDING.run(
+        this.#client,
+        [this.#index()],
+        [`${this.#prefix}approval:`, PENDING_BUDGET],
+      );
+      return (reply as string[]).map((json) => JSON.parse(json) as PendingApproval);
+    });
+  }
+
+  settle(
+    id: string,
+    outcome: ApprovalOutcome,
+    check: { argumentsDigest?: string } = {},
+  ): Promise<SettleResult> {
+    const text = JSON.stringify(outcome);
+    return redisOperation(this.#client, NAME, 'settle', async () => {
+      const reply = (await SETTLE.run(
+        this.#client,
+        [this.#key(id), this.#index()],
+        [
+          text,
+          check.argumentsDigest ?? '',
+          this.#channel(),
+          id,
+          `{"id":${JSON.stringify(id)},"outcome":${text}}`,
+        ],
+      )) as [SettleResult['status'], string?, string?];
+      const [status, approval, settled] = reply;
+      if (status === 'unknown') return { status };
+      const parsed = JSON.parse(approval!) as PendingApproval;
+      if (status === 'mismatch') return { status, approval: parsed };
+      return { status, approval: parsed, outcome: JSON.parse(settled!) as ApprovalOutcome };
+    });
+  }
+
+  watch(watcher: SettlementWatcher): Promise<() => void> {
+    return this.#subscriber.subscribe(this.#channel(), {
+      message: (text) => {
+        const { id, outcome } = JSON.parse(text) as { id: string; outcome: ApprovalOutcome };
+        watcher.settled(id, outcome);
+      },
+      missed: () => watcher.missed?.(),
+    });
+  }
+
+  /** Closes the subscriber connection when the store opened it. */
+  close(): void {
+    if (this.#ownsSubscriber) this.#subscriber.close();
+  }
+
+  #key(id: string): string {
+    return `${this.#prefix}approval:${id}`;
+  }
+
+  #index(): string {
+    return `${this.#prefix}approvals`;
+  }
+
+  #channel(): string {
+    return `${this.#prefix}approvals:settled`;
+  }
+}

@@ -1,0 +1,112 @@
+// The ApprovalStore contract: what every implementation (memory, Redis) does, tested the same way. The
+// two handles are two processes for Redis; a decision from each at once is settled exactly once.
+import { describe, expect, it } from 'vitest';
+import type { ApprovalStore, SettleResult } from '../../src/stores/approval-store.js';
+import type { ApprovalOutcome, PendingApproval } from '../../src/stores/gateway-records.js';
+import type { MakeStores } from './harness.js';
+
+export function describeApprovalStoreContract(name: string, make: MakeStores<ApprovalStore, void>): void {
+  describe(`ApprovalStore contract: ${name}`, () => {
+    const approval = (now: number, id = 'a1', timeoutMs = 60_000): PendingApproval => ({
+      id,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + timeoutMs).toISOString(),
+      caller: { principal: 'alice', sessionId: 's1' },
+      upstream: 'files',
+      tool: 'write_file',
+      exposedName: 'files__write_file',
+      annotations: { destructiveHint: true },
+      arguments: { path: 'ünï "code".txt', n: 1.5, nested: { list: [1, null] } },
+      argumentsDigest: 'sha256:aa',
+      reason: 'the policy asks',
+    });
+    const approve = (by: string): ApprovalOutcome => ({
+      decision: 'approved',
+      always: false,
+      decidedBy: by,
+      decidedAt: new Date().toISOString(),
+    });
+
+    it('gives back a pending approval to every handle, and lists it as pending', async () => {
+      const { a, b, clock } = await make();
+      const pending = approval(clock.now());
+      await a.create(pending);
+      expect(await b.get('a1')).toEqual({ approval: pending });
+      expect(await b.pending()).toEqual([pending]);
+      expect(await a.get('nope')).toBeUndefined();
+      await expect(b.create(pending)).rejects.toThrow(/exists already/);
+    });
+
+    it('settles once: a second decision learns the first, and the approval leaves the pending list', async () => {
+      const { a, b, clock } = await make();
+      await a.create(approval(clock.now()));
+      const first = approve('alice');
+      expect(await b.settle('a1', first)).toMatchObject({ status: 'settled', outcome: first });
+      const denied: ApprovalOutcome = { decision: 'denied', decidedBy: 'bob', decidedAt: first.decidedAt };
+      expect(await a.settle('a1', denied)).toMatchObject({ status: 'settled-before', outcome: first });
+      expect(await a.get('a1')).toMatchObject({ outcome: first });
+      expect(await a.pending()).toEqual([]);
+      expect(await a.settle('nope', first)).toEqual({ status: 'unknown' });
+    });
+
+    it('lets exactly one of many racing decisions from both handles win', async () => {
+      const { a, b, clock } = await make();
+      await a.create(approval(clock.now()));
+      const results: SettleResult[] = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).settle('a1', approve(`d${i}`))),
+      );
+      const won = results.filter((result) => result.status === 'settled');
+      expect(won).toHaveLength(1);
+      const winner = won[0]!.status === 'settled' ? won[0]!.outcome : undefined;
+      for (const result of results.filter((r) => r.status !== 'settled')) {
+        expect(result).toMatchObject({ status: 'settled-before', outcome: winner });
+      }
+    });
+
+    it('refuses a decision for other arguments, and leaves the approval pending', async () => {
+      const { a, b, clock } = await make();
+      await a.create(approval(clock.now()));
+      expect(await b.settle('a1', approve('x'), { argumentsDigest: 'sha256:bb' })).toMatchObject({
+        status: 'mismatch',
+        approval: { id: 'a1' },
+      });
+      expect(await a.pending()).toHaveLength(1);
+      expect(await b.settle('a1', approve('x'), { argumentsDigest: 'sha256:aa' })).toMatchObject({
+        status: 'settled',
+      });
+    });
+
+    it('tells watchers on every handle of a settlement, once', async () => {
+      const { a, b, clock } = await make();
+      const heard: string[] = [];
+      const stop = await b.watch({ settled: (id, outcome) => heard.push(`${id}:${outcome.decision}`) });
+      await a.create(approval(clock.now()));
+      await a.create(approval(clock.now(), 'a2'));
+      await a.settle('a1', approve('alice'));
+      await a.settle('a1', approve('again'));
+      await b.settle('a2', {
+        decision: 'withdrawn',
+        reason: 'cancelled',
+        decidedAt: new Date().toISOString(),
+      });
+      await expect.poll(() => heard).toEqual(['a1:approved', 'a2:withdrawn']);
+      stop();
+    });
+
+    it('reads an approval past its expiry as expired, and settles it so', async () => {
+      const { a, b, clock } = await make();
+      const pending = approval(clock.now(), 'a1', 500);
+      await a.create(pending);
+      await clock.after(700, async () => {
+        expect(await b.pending()).toEqual([]);
+        expect(await b.get('a1')).toMatchObject({
+          outcome: { decision: 'expired', decidedAt: pending.expiresAt },
+        });
+      });
+      expect(await b.settle('a1', approve('late'))).toMatchObject({
+        status: 'settled-before',
+        outcome: { decision: 'expired', decidedAt: pending.expiresAt },
+      });
+    });
+  });
+}

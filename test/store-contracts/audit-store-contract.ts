@@ -1,0 +1,56 @@
+// The AuditStore contract: what every implementation (memory, Redis) does, tested the same way.
+import { describe, expect, it } from 'vitest';
+import type { AuditStore, AuditStoreOptions } from '../../src/stores/audit-store.js';
+import type { GatewayAuditRecord } from '../../src/stores/gateway-records.js';
+import type { MakeStores } from './harness.js';
+
+export function describeAuditStoreContract(
+  name: string,
+  make: MakeStores<AuditStore, AuditStoreOptions>,
+): void {
+  describe(`AuditStore contract: ${name}`, () => {
+    const time = new Date().toISOString();
+    const record = (n: number): Omit<GatewayAuditRecord, 'seq'> => ({
+      time,
+      kind: 'call',
+      caller: { principal: 'alice' },
+      upstream: 'files',
+      tool: `tool_${n}`,
+      argumentsDigest: 'sha256:aa',
+      decision: 'allowed',
+      decidedBy: 'policy',
+      reason: 'ünï "code"',
+      callId: n,
+      outcome: 'ok',
+      durationMs: 1.25,
+    });
+
+    it('numbers records from both handles in one sequence, and lists them to both, oldest first', async () => {
+      const { a, b } = await make();
+      const first = await a.append(record(1));
+      const second = await b.append(record(2));
+      expect(first).toEqual({ seq: 1, ...record(1) });
+      expect(second.seq).toBe(2);
+      expect(await b.list()).toEqual([first, second]);
+      expect(await a.list({ after: 1 })).toEqual([second]);
+      expect(await a.list({ limit: 1 })).toEqual([second]);
+    });
+
+    it('keeps the latest maxRecords only', async () => {
+      const { a, b } = await make({ maxRecords: 3 });
+      for (let n = 1; n <= 7; n++) await (n % 2 ? a : b).append(record(n));
+      expect((await b.list()).map((r) => r.seq)).toEqual([5, 6, 7]);
+      expect((await b.list({ limit: 10, after: 5 })).map((r) => r.seq)).toEqual([6, 7]);
+    });
+
+    it('lists no record older than ttlMs', async () => {
+      const { a, b, clock } = await make({ ttlMs: 500 });
+      await a.append(record(1));
+      await clock.after(700, async () => {
+        expect(await b.list()).toEqual([]);
+      });
+      const next = await b.append(record(2));
+      expect(await a.list()).toEqual([next]);
+    });
+  });
+}

@@ -1,0 +1,38 @@
+// The GrantStore contract: what every implementation (memory, Redis) does, tested the same way.
+import { describe, expect, it } from 'vitest';
+import type { GrantStore } from '../../src/stores/grant-store.js';
+import type { MakeStores } from './harness.js';
+
+export function describeGrantStoreContract(name: string, make: MakeStores<GrantStore, void>): void {
+  describe(`GrantStore contract: ${name}`, () => {
+    it('holds a grant for every handle, in its scope only, for its key only', async () => {
+      const { a, b } = await make();
+      await a.grant('files', 'principal:alice\u0000write_file');
+      expect(await b.has('files', 'principal:alice\u0000write_file')).toBe(true);
+      expect(await b.has('files', 'principal:bob\u0000write_file')).toBe(false);
+      expect(await b.has('other', 'principal:alice\u0000write_file')).toBe(false);
+    });
+
+    it('ends a grant at its end', async () => {
+      const { a, b, clock } = await make();
+      await a.grant('files', 'k', clock.now() + 500);
+      await a.grant('files', 'longer', clock.now() + 60_000);
+      expect(await b.has('files', 'k')).toBe(true);
+      await clock.after(700, async () => {
+        expect(await b.has('files', 'k')).toBe(false);
+      });
+      expect(await b.has('files', 'longer')).toBe(true);
+    });
+
+    it('forgets every grant of a scope at once, for every handle', async () => {
+      const { a, b } = await make();
+      await a.grant('files', 'k1');
+      await a.grant('files', 'k2');
+      await a.grant('other', 'k1');
+      await b.forget('files');
+      expect(await a.has('files', 'k1')).toBe(false);
+      expect(await a.has('files', 'k2')).toBe(false);
+      expect(await a.has('other', 'k1')).toBe(true);
+    });
+  });
+}
