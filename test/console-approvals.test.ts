@@ -132,7 +132,7 @@ describe('the Approvals view', () => {
     expect(textOf(await model.callTool({ name: 'up__delete_file', arguments: { path: 'b.md' } }))).toBe(
       'deleted b.md',
     );
-    expect(fixture.gateway.approvals.pending()).toEqual([]);
+    expect(await fixture.gateway.approvals.pending()).toEqual([]);
     await alice.context.close();
     await bob.context.close();
   });

@@ -89,7 +89,7 @@ describe('browser notifications', () => {
     const [notification] = await shown(page);
     expect(notification?.title).toBe('Approval needed');
     expect(notification?.body).toBe('up__delete_file (up)');
-    const [pending] = fixture.gateway.approvals.pending();
+    const [pending] = await fixture.gateway.approvals.pending();
     expect(notification?.tag).toBe(pending?.id);
     await page
       .getByRole('listitem')

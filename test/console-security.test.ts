@@ -135,7 +135,7 @@ describe('the API behind the console', () => {
     const card = page.getByRole('listitem').filter({ hasText: 'Looks harmless.' });
     await card.waitFor();
     expect(await card.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
-    const id = fixture.gateway.approvals.pending()[0]!.id;
+    const id = (await fixture.gateway.approvals.pending())[0]!.id;
     const refused = await page.evaluate(async (approval) => {
       const response = await fetch(`/api/approvals/${approval}/approve`, {
         method: 'POST',
@@ -145,7 +145,7 @@ describe('the API behind the console', () => {
       return response.status;
     }, id);
     expect(refused).toBe(403);
-    fixture.gateway.approvals.decide(id, { approve: false, decidedBy: 'test' });
+    await fixture.gateway.approvals.decide(id, { approve: false, decidedBy: 'test' });
     expect((await call).isError).toBe(true);
     await page.context().close();
   });

@@ -153,7 +153,7 @@ describe('an approved stateless-era call that asks its caller', () => {
     });
     gateway.on((event) => {
       if (event.type === 'approval.pending')
-        gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'test' });
+        void gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'test' });
     });
     const client = await connect(gateway, {
       protocolVersion: '2026-07-28',
@@ -162,7 +162,7 @@ describe('an approved stateless-era call that asks its caller', () => {
     const result = await client.callTool('web__confirm');
     expect(text0(result)).toMatch(/^accept after \d+ runs$/);
     expect(events.filter((event) => event.type === 'approval.pending')).toHaveLength(1);
-    const calls = gateway.audit.list().filter((record) => record.kind === 'call');
+    const calls = (await gateway.audit.list()).filter((record) => record.kind === 'call');
     expect(calls.map((record) => [record.decision, record.outcome])).toEqual([
       ['approved', 'input_required'],
       ['approved', 'ok'],
@@ -178,7 +178,7 @@ describe('an approved stateless-era call that asks its caller', () => {
     const pending = nextEvent(gateway, (event) => event.type === 'approval.pending');
     const call = client.callTool('fx__echo', { text: 'a' });
     const event = (await pending) as Extract<GatewayEvent, { type: 'approval.pending' }>;
-    gateway.approvals.decide(event.approval.id, { approve: false, reason: 'no', decidedBy: 'test' });
+    await gateway.approvals.decide(event.approval.id, { approve: false, reason: 'no', decidedBy: 'test' });
     expect(await call).toMatchObject({ isError: true });
   });
 });

@@ -53,6 +53,7 @@ const GATEWAY_OPTIONS = {
   'api-port': { type: 'string' },
   'approval-timeout': { type: 'string' },
   audit: { type: 'string' },
+  redis: { type: 'string' },
   'print-config': { type: 'boolean' },
   demo: { type: 'boolean' },
   stateless: { type: 'boolean' },
@@ -64,7 +65,7 @@ export const GATEWAY_HELP = `Usage: toolwire gateway [--config FILE] [--upstream
                         [--policy NAME.TOOL=allow|ask|deny]... [--default ACTION] [--trust NAME]...
                         [--http [--port P] [--host H] [--stateless] [--json] | --stdio [--api-port P]]
                         [--jwks URL --issuer ISS [--audience URL] [--scope S]]
-                        [--approval-timeout MS] [--audit FILE] [--print-config]
+                        [--approval-timeout MS] [--audit FILE] [--redis URL] [--print-config]
                         [--upstream NAME -- command args...]
 
 One MCP endpoint in front of many MCP servers. Their tools appear namespaced (files__read_file),
@@ -88,6 +89,9 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --json               (--http) answer POSTs with one JSON body instead of an SSE stream
   --approval-timeout MS  how long an approval waits (default 120000), then the call fails
   --audit FILE         append every audit record to FILE as JSON lines
+  --redis URL          share approvals, "approve always" grants, audit records and live events with
+                       every gateway started with the same Redis (redis://HOST:PORT): a call held by
+                       one is decided through any other's API or console
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, asking before write_file
 
@@ -133,6 +137,7 @@ type Values = GatewayFlags & {
   'api-port'?: string | undefined;
   'approval-timeout'?: string | undefined;
   audit?: string | undefined;
+  redis?: string | undefined;
   'print-config'?: boolean | undefined;
   demo?: boolean | undefined;
   stateless?: boolean | undefined;
@@ -216,8 +221,16 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
     return ExitCode.Success;
   }
   const timeout = parsePositiveInteger(values['approval-timeout'], 'approval-timeout', HINT);
-  const withTimeout = (c: GatewayConfig): GatewayConfig =>
-    timeout === undefined ? c : { ...c, approvals: { ...c.approvals, timeoutMs: timeout } };
+  const redis = values.redis;
+  if (redis !== undefined && !/^rediss?:\/\/./i.test(redis)) {
+    throw usageError(`--redis must be a redis:// or rediss:// URL, got "${redis}"`, HINT);
+  }
+  const withTimeout = (c: GatewayConfig): GatewayConfig => {
+    const withRedis = redis === undefined ? c : { ...c, redis };
+    return timeout === undefined
+      ? withRedis
+      : { ...withRedis, approvals: { ...c.approvals, timeoutMs: timeout } };
+  };
   const auditFile = values.audit ?? config.audit?.file;
   const gateway = createGateway(withTimeout(config), {
     info: { name: 'toolwire-gateway', version: VERSION },
@@ -228,7 +241,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       : {}),
   });
   const say = (line: string) => process.stderr.write(`toolwire gateway: ${line}\n`);
-  await gateway.start();
+  try {
+    await gateway.start();
+  } catch (error) {
+    await gateway.close();
+    throw error;
+  }
   const token = process.env.TOOLWIRE_TOKEN || undefined;
   // Another interface than loopback also needs its name in the Host allow-lists.
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
@@ -348,6 +366,14 @@ function introduce(
   say(`${upstreams.length} upstream${upstreams.length === 1 ? '' : 's'} (${upstreams.join('; ')})`);
   say(http ? `MCP endpoint: ${handle.url}` : 'MCP over stdio');
   say(`decision API: ${handle.apiUrl}`);
+  const redis = gateway.config.redis;
+  if (redis !== undefined) {
+    const url = new URL(typeof redis === 'string' ? redis : redis.url);
+    const prefix = typeof redis === 'string' ? undefined : redis.prefix;
+    say(
+      `approvals, grants, audit and events shared on Redis at ${url.host}${prefix ? ` (prefix ${prefix})` : ''}`,
+    );
+  }
   const consoleUrl = handle.consoleUrl();
   if (consoleUrl) say(`console (the link signs one browser in, once): ${consoleUrl}`);
   if (generated) say(`API token (shown only now): export TOOLWIRE_TOKEN=${handle.api.token}`);

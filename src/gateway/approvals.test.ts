@@ -26,64 +26,71 @@ describe('Approvals', () => {
     expect(Date.parse(approval.expiresAt) - Date.parse(approval.createdAt)).toBe(1000);
     await vi.advanceTimersByTimeAsync(999);
     expect(settled).toEqual([]);
-    expect(approvals.pending()).toEqual([approval]);
+    expect(await approvals.pending()).toEqual([approval]);
     await vi.advanceTimersByTimeAsync(1);
     await expect(outcome).resolves.toMatchObject({ decision: 'expired' });
-    expect(approvals.pending()).toEqual([]);
+    expect(settled).toEqual([expect.objectContaining({ decision: 'expired' })]);
+    expect(await approvals.pending()).toEqual([]);
     // A decision that comes too late is refused, saying why.
-    expect(() => approvals.decide(approval.id, { approve: true, decidedBy: 'me' })).toThrow(
-      expect.objectContaining({ code: 'APPROVAL_SETTLED' }),
-    );
+    await expect(approvals.decide(approval.id, { approve: true, decidedBy: 'me' })).rejects.toMatchObject({
+      code: 'APPROVAL_SETTLED',
+    });
   });
 
   it('is used once: a second decision is refused', async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const { approval, outcome } = approvals.ask(REQUEST, new AbortController().signal);
-    expect(approvals.decide(approval.id, { approve: true, decidedBy: 'me' }).outcome).toMatchObject({
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(1));
+    expect((await approvals.decide(approval.id, { approve: true, decidedBy: 'me' })).outcome).toMatchObject({
       decision: 'approved',
       always: false,
     });
     await expect(outcome).resolves.toMatchObject({ decision: 'approved', decidedBy: 'me' });
-    expect(() => approvals.decide(approval.id, { approve: false, decidedBy: 'me' })).toThrow(
-      expect.objectContaining({ code: 'APPROVAL_SETTLED' }),
-    );
-    expect(() => approvals.decide('nope', { approve: true, decidedBy: 'me' })).toThrow(
-      expect.objectContaining({ code: 'APPROVAL_NOT_FOUND' }),
-    );
+    await expect(approvals.decide(approval.id, { approve: false, decidedBy: 'me' })).rejects.toMatchObject({
+      code: 'APPROVAL_SETTLED',
+    });
+    await expect(approvals.decide('nope', { approve: true, decidedBy: 'me' })).rejects.toMatchObject({
+      code: 'APPROVAL_NOT_FOUND',
+    });
   });
 
-  it('refuses a decision made for other arguments, and keeps the approval pending', () => {
+  it('refuses a decision made for other arguments, and keeps the approval pending', async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const { approval } = approvals.ask(REQUEST, new AbortController().signal);
-    expect(() =>
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(1));
+    await expect(
       approvals.decide(approval.id, { approve: true, argumentsDigest: 'sha256:bb', decidedBy: 'me' }),
-    ).toThrow(expect.objectContaining({ code: 'APPROVAL_MISMATCH' }));
-    expect(approvals.pending()).toHaveLength(1);
-    expect(
-      approvals.decide(approval.id, { approve: true, argumentsDigest: 'sha256:aa', decidedBy: 'me' }).outcome
-        .decision,
-    ).toBe('approved');
+    ).rejects.toMatchObject({ code: 'APPROVAL_MISMATCH' });
+    expect(await approvals.pending()).toHaveLength(1);
+    const decided = await approvals.decide(approval.id, {
+      approve: true,
+      argumentsDigest: 'sha256:aa',
+      decidedBy: 'me',
+    });
+    expect(decided.outcome.decision).toBe('approved');
   });
 
   it('denies with the reason the decider gave', async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const { approval, outcome } = approvals.ask(REQUEST, new AbortController().signal);
-    approvals.decide(approval.id, { approve: false, reason: 'not that file', decidedBy: 'me' });
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(1));
+    await approvals.decide(approval.id, { approve: false, reason: 'not that file', decidedBy: 'me' });
     await expect(outcome).resolves.toMatchObject({ decision: 'denied', reason: 'not that file' });
   });
 
   it('remembers "approve always" per caller, upstream and tool, for the time given', async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const { approval } = approvals.ask(REQUEST, new AbortController().signal);
-    approvals.decide(approval.id, { approve: true, always: true, alwaysForMs: 5000, decidedBy: 'me' });
-    expect(approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
-    expect(approvals.remembered({ sessionId: 's2' }, 'files', 'write_file')).toBe(false);
-    expect(approvals.remembered({ sessionId: 's1' }, 'files', 'delete_file')).toBe(false);
-    expect(approvals.remembered({ sessionId: 's1' }, 'other', 'write_file')).toBe(false);
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(1));
+    await approvals.decide(approval.id, { approve: true, always: true, alwaysForMs: 5000, decidedBy: 'me' });
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
+    expect(await approvals.remembered({ sessionId: 's2' }, 'files', 'write_file')).toBe(false);
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'delete_file')).toBe(false);
+    expect(await approvals.remembered({ sessionId: 's1' }, 'other', 'write_file')).toBe(false);
     await vi.advanceTimersByTimeAsync(4999);
-    expect(approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
     await vi.advanceTimersByTimeAsync(1);
-    expect(approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(false);
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(false);
   });
 
   it('withdraws an approval whose caller cancelled, and forgets grants of a removed upstream', async () => {
@@ -92,11 +99,15 @@ describe('Approvals', () => {
     const { approval, outcome } = approvals.ask(REQUEST, controller.signal);
     controller.abort();
     await expect(outcome).resolves.toMatchObject({ decision: 'withdrawn' });
-    expect(approvals.get(approval.id)?.outcome?.decision).toBe('withdrawn');
+    await vi.waitFor(async () =>
+      expect((await approvals.get(approval.id))?.outcome?.decision).toBe('withdrawn'),
+    );
     const second = approvals.ask(REQUEST, new AbortController().signal);
-    approvals.decide(second.approval.id, { approve: true, always: true, decidedBy: 'me' });
-    approvals.forgetUpstream('files');
-    expect(approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(false);
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(1));
+    await approvals.decide(second.approval.id, { approve: true, always: true, decidedBy: 'me' });
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
+    await approvals.forgetUpstream('files');
+    expect(await approvals.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(false);
   });
 
   it(`denies at once beyond ${MAX_PENDING_APPROVALS} pending approvals`, async () => {
@@ -105,8 +116,8 @@ describe('Approvals', () => {
     for (let i = 0; i < MAX_PENDING_APPROVALS; i++) approvals.ask(REQUEST, signal);
     const { outcome } = approvals.ask(REQUEST, signal);
     await expect(outcome).resolves.toMatchObject({ decision: 'denied', decidedBy: 'gateway' });
-    expect(approvals.pending()).toHaveLength(MAX_PENDING_APPROVALS);
-    approvals.close();
-    expect(approvals.pending()).toHaveLength(0);
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(MAX_PENDING_APPROVALS));
+    await approvals.close();
+    expect(await approvals.pending()).toHaveLength(0);
   });
 });

@@ -3,45 +3,27 @@
  * always for this caller and tool), denies it (with a reason the model sees), or it expires. An approval
  * is bound to the exact arguments of its call — a decision may name their digest, and one for other
  * arguments is refused — and is used once: a decision for an approval already decided, expired or
- * withdrawn (the caller cancelled) is refused too. Pending approvals are bounded; so is the memory of
- * settled ones (kept to answer a late decision with "already decided" rather than "unknown").
+ * withdrawn (the caller cancelled) is refused too.
+ *
+ * The approvals live in an `ApprovalStore` and the "approve always" grants in a `GrantStore` (memory by
+ * default; Redis for gateways that run as several instances): a call held by one instance can be decided
+ * through any other, whose store settles it exactly once, and the holding instance hears of it (the store's
+ * `watch`). The instance that settles an approval is the one that reports it (`onSettled`: an event and an
+ * audit record), whichever instance holds the call. Each instance holds at most `MAX_PENDING_APPROVALS`.
  * @module
  */
-import { LocalErrorCode, type JsonObject, type ToolAnnotations } from '../index.js';
+import { LocalErrorCode } from '../index.js';
+import { MemoryApprovalStore, type ApprovalStore, type StoredApproval } from '../stores/approval-store.js';
+import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
+import { MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
 
-export interface PendingApproval {
-  readonly id: string;
-  /** When the call asked (ISO 8601). */
-  readonly createdAt: string;
-  /** When it fails unless decided (ISO 8601). */
-  readonly expiresAt: string;
-  readonly caller: GatewayCaller;
-  readonly upstream: string;
-  /** The tool's own name upstream, and the namespaced name the caller used. */
-  readonly tool: string;
-  readonly exposedName: string;
-  readonly title?: string;
-  readonly description?: string;
-  readonly annotations?: ToolAnnotations;
-  /** The exact arguments the call will send. */
-  readonly arguments: JsonObject;
-  /** `sha256:<hex>` of their canonical JSON. */
-  readonly argumentsDigest: string;
-  /** Why the policy asks. */
-  readonly reason: string;
-}
-
-export type ApprovalOutcome =
-  | { decision: 'approved'; always: boolean; decidedBy: string; decidedAt: string; until?: string }
-  | { decision: 'denied'; reason?: string; decidedBy: string; decidedAt: string }
-  | { decision: 'expired'; decidedAt: string }
-  | { decision: 'withdrawn'; reason: string; decidedAt: string };
+export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 
 export interface ApprovalDecision {
   approve: boolean;
-  /** Approve this and every later call of this tool by this caller (until restart, or `alwaysForMs`). */
+  /** Approve this and every later call of this tool by this caller (as long as grants last, or `alwaysForMs`). */
   always?: boolean;
   alwaysForMs?: number;
   /** A denial's reason, which the model sees. */
@@ -56,45 +38,75 @@ export type ApprovalRequest = Omit<PendingApproval, 'id' | 'createdAt' | 'expire
 
 export interface ApprovalsOptions {
   timeoutMs: number;
+  /** Where approvals live (default: in memory). */
+  store?: ApprovalStore;
+  /** Where "approve always" grants live (default: in memory). */
+  grants?: GrantStore;
+  /** An approval this instance holds is stored and waits (every instance sharing the store can decide it). */
   onPending?: (approval: PendingApproval) => void;
+  /** This instance settled an approval (decided it, or it expired or was withdrawn here). */
   onSettled?: (approval: PendingApproval, outcome: ApprovalOutcome) => void;
+  /** Something went wrong that no caller is told of (a grant that could not be stored). */
+  onWarning?: (message: string) => void;
 }
 
 interface Waiting {
   approval: PendingApproval;
-  settle: (outcome: ApprovalOutcome) => void;
+  resolve: (outcome: ApprovalOutcome) => void;
 }
 
-/** At most this many approvals wait at once; more are denied at once. */
+/** At most this many approvals wait in one instance at once; more are denied at once. */
 export const MAX_PENDING_APPROVALS = 1_000;
-const SETTLED_KEPT = 1_000;
 
 export class Approvals {
   timeoutMs: number;
   readonly #options: ApprovalsOptions;
+  #store: ApprovalStore;
+  #grants: GrantStore;
+  /** The approvals this instance holds a call for. */
   readonly #waiting = new Map<string, Waiting>();
-  readonly #settled = new Map<string, { approval: PendingApproval; outcome: ApprovalOutcome }>();
-  /** "Approve always" grants: key → expiry (ms since the epoch; Infinity until restart). */
-  readonly #always = new Map<string, number>();
+  #unwatch: Promise<() => void> | undefined;
 
   constructor(options: ApprovalsOptions) {
     this.timeoutMs = options.timeoutMs;
     this.#options = options;
-  }
-
-  /** Whether this caller was granted "approve always" for this tool (and the grant still holds). */
-  remembered(caller: GatewayCaller, upstream: string, tool: string): boolean {
-    const key = alwaysKey(caller, upstream, tool);
-    const until = this.#always.get(key);
-    if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    this.#always.delete(key);
-    return false;
+    this.#store = options.store ?? new MemoryApprovalStore();
+    this.#grants = options.grants ?? new MemoryGrantStore();
   }
 
   /**
-   * Creates a pending approval and resolves with its outcome: a decision, expiry, or `withdrawn` once
-   * `signal` aborts. Resolves at once with a denial when too many approvals are pending already.
+   * Listens for settlements made elsewhere (another instance sharing the store); resolves once it does.
+   * `ask` calls it too; call it first where a decision may come from another instance at once.
+   */
+  listen(): Promise<void> {
+    this.#unwatch ??= this.#store.watch({
+      settled: (id, outcome) => this.#resolve(id, outcome),
+      missed: () => this.#reread(),
+    });
+    const listening = this.#unwatch;
+    // A failed subscription is tried again by the next call.
+    listening.catch(() => {
+      if (this.#unwatch === listening) this.#unwatch = undefined;
+    });
+    return listening.then(() => undefined);
+  }
+
+  /** Uses other stores (before any approval was asked). @internal */
+  useStores(store: ApprovalStore, grants: GrantStore): void {
+    this.#store = store;
+    this.#grants = grants;
+  }
+
+  /** Whether this caller was granted "approve always" for this tool (and the grant still holds). */
+  remembered(caller: GatewayCaller, upstream: string, tool: string): Promise<boolean> {
+    return this.#grants.has(upstream, grantKey(caller, tool));
+  }
+
+  /**
+   * Creates a pending approval and resolves with its outcome: a decision (made through any instance
+   * sharing the store), expiry, or `withdrawn` once `signal` aborts. Resolves at once with a denial when
+   * too many approvals are pending here already; rejects (with the store's `StoreError`) when the approval
+   * cannot be stored.
    */
   ask(
     request: ApprovalRequest,
@@ -116,107 +128,201 @@ export class Approvals {
       };
       return { approval, outcome: Promise.resolve(outcome) };
     }
-    const outcome = new Promise<ApprovalOutcome>((resolve) => {
-      const timer = setTimeout(() => settle({ decision: 'expired', decidedAt: stamp() }), this.timeoutMs);
+    const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
+      const timer = setTimeout(() => this.#expire(approval), this.timeoutMs);
       timer.unref?.();
-      const withdraw = () =>
-        settle({ decision: 'withdrawn', reason: 'the caller cancelled the call', decidedAt: stamp() });
-      const settle = (result: ApprovalOutcome) => {
-        if (this.#waiting.get(approval.id)?.approval !== approval) return;
-        clearTimeout(timer);
-        signal.removeEventListener('abort', withdraw);
-        this.#waiting.delete(approval.id);
-        this.#remember(approval, result);
-        resolve(result);
-        this.#options.onSettled?.(approval, result);
-      };
-      this.#waiting.set(approval.id, { approval, settle });
+      const withdraw = () => void this.#withdraw(approval, 'the caller cancelled the call');
+      this.#waiting.set(approval.id, {
+        approval,
+        resolve: (result) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', withdraw);
+          this.#waiting.delete(approval.id);
+          resolve(result);
+        },
+      });
       signal.addEventListener('abort', withdraw, { once: true });
+      // Listening first: a decision taken elsewhere the moment the approval is stored is heard.
+      this.listen()
+        .then(() => this.#store.create(approval))
+        .then(
+          () => {
+            if (this.#waiting.get(approval.id)?.approval === approval) this.#options.onPending?.(approval);
+            else void this.#settleLate(approval);
+          },
+          (error: unknown) => {
+            if (this.#waiting.get(approval.id)?.approval !== approval) return;
+            clearTimeout(timer);
+            signal.removeEventListener('abort', withdraw);
+            this.#waiting.delete(approval.id);
+            reject(error instanceof Error ? error : new Error(String(error)));
+          },
+        );
     });
-    this.#options.onPending?.(approval);
-    if (signal.aborted)
-      this.#waiting
-        .get(approval.id)
-        ?.settle({ decision: 'withdrawn', reason: 'the caller cancelled the call', decidedAt: stamp() });
+    if (signal.aborted) void this.#withdraw(approval, 'the caller cancelled the call');
     return { approval, outcome };
   }
 
   /**
-   * Decides a pending approval. Throws GatewayError `APPROVAL_NOT_FOUND` (no such id), `APPROVAL_SETTLED`
-   * (decided, expired or withdrawn already; `details.outcome` says which) or `APPROVAL_MISMATCH` (the
-   * decision names other arguments' digest).
+   * Decides a pending approval, held by this instance or another one sharing the store. Rejects with
+   * GatewayError `APPROVAL_NOT_FOUND` (no such id), `APPROVAL_SETTLED` (decided, expired or withdrawn
+   * already; `details.outcome` says which) or `APPROVAL_MISMATCH` (the decision names other arguments'
+   * digest), or with the store's `StoreError` when it cannot be reached.
    */
-  decide(id: string, decision: ApprovalDecision): { approval: PendingApproval; outcome: ApprovalOutcome } {
-    const waiting = this.#waiting.get(id);
-    if (!waiting) {
-      const settled = this.#settled.get(id);
-      if (settled) {
-        throw new GatewayError(
-          LocalErrorCode.ApprovalSettled,
-          `Approval ${id} is settled already (${settled.outcome.decision})`,
-          { details: { id, outcome: settled.outcome } },
-        );
-      }
-      throw new GatewayError(LocalErrorCode.ApprovalNotFound, `No approval ${id}`, { details: { id } });
-    }
-    const { approval } = waiting;
-    if (decision.argumentsDigest !== undefined && decision.argumentsDigest !== approval.argumentsDigest) {
-      throw new GatewayError(
-        LocalErrorCode.ApprovalMismatch,
-        `Approval ${id} is for other arguments (${approval.argumentsDigest}, not ${decision.argumentsDigest})`,
-        { details: { id, argumentsDigest: approval.argumentsDigest } },
-      );
-    }
+  async decide(
+    id: string,
+    decision: ApprovalDecision,
+  ): Promise<{ approval: PendingApproval; outcome: ApprovalOutcome }> {
     const decidedAt = stamp();
     let outcome: ApprovalOutcome;
+    let until: number | undefined;
     if (!decision.approve) {
       outcome = { decision: 'denied', decidedBy: decision.decidedBy, decidedAt };
       if (decision.reason !== undefined && decision.reason !== '') outcome.reason = decision.reason;
     } else if (decision.always) {
-      const until = decision.alwaysForMs === undefined ? Infinity : Date.now() + decision.alwaysForMs;
-      this.#always.set(alwaysKey(approval.caller, approval.upstream, approval.tool), until);
+      until = decision.alwaysForMs === undefined ? undefined : Date.now() + decision.alwaysForMs;
       outcome = { decision: 'approved', always: true, decidedBy: decision.decidedBy, decidedAt };
-      if (Number.isFinite(until)) outcome.until = new Date(until).toISOString();
+      if (until !== undefined) outcome.until = new Date(until).toISOString();
     } else {
       outcome = { decision: 'approved', always: false, decidedBy: decision.decidedBy, decidedAt };
     }
-    waiting.settle(outcome);
+    const check = decision.argumentsDigest === undefined ? {} : { argumentsDigest: decision.argumentsDigest };
+    const result = await this.#store.settle(id, outcome, check);
+    switch (result.status) {
+      case 'unknown':
+        throw new GatewayError(LocalErrorCode.ApprovalNotFound, `No approval ${id}`, { details: { id } });
+      case 'settled-before':
+        throw new GatewayError(
+          LocalErrorCode.ApprovalSettled,
+          `Approval ${id} is settled already (${result.outcome.decision})`,
+          { details: { id, outcome: result.outcome } },
+        );
+      case 'mismatch':
+        throw new GatewayError(
+          LocalErrorCode.ApprovalMismatch,
+          `Approval ${id} is for other arguments (${result.approval.argumentsDigest}, not ${decision.argumentsDigest})`,
+          { details: { id, argumentsDigest: result.approval.argumentsDigest } },
+        );
+      case 'settled':
+        break;
+    }
+    const { approval } = result;
+    if (outcome.decision === 'approved' && outcome.always) {
+      // After the settlement, never before: a decision that lost the race grants nothing.
+      await this.#grants
+        .grant(approval.upstream, grantKey(approval.caller, approval.tool), until)
+        .catch((error: unknown) =>
+          this.#options.onWarning?.(
+            `approval ${id} was approved always, but the grant could not be stored: ${String(error)}`,
+          ),
+        );
+    }
+    this.#resolve(id, outcome);
+    this.#options.onSettled?.(approval, outcome);
     return { approval, outcome };
   }
 
-  /** The approvals waiting for a decision, oldest first. */
-  pending(): PendingApproval[] {
-    return [...this.#waiting.values()].map((waiting) => waiting.approval);
+  /** The approvals waiting for a decision (in every instance sharing the store), oldest first. */
+  pending(): Promise<PendingApproval[]> {
+    return this.#store.pending();
   }
 
-  /** One approval, pending (no outcome yet) or recently settled. */
-  get(id: string): { approval: PendingApproval; outcome?: ApprovalOutcome } | undefined {
-    const waiting = this.#waiting.get(id);
-    return waiting ? { approval: waiting.approval } : this.#settled.get(id);
+  /** One approval, pending (no outcome yet) or settled (kept a while past its expiry). */
+  get(id: string): Promise<StoredApproval | undefined> {
+    return this.#store.get(id);
   }
 
   /** Forgets every "approve always" grant of an upstream (it was removed or replaced). */
-  forgetUpstream(upstream: string): void {
-    for (const key of this.#always.keys()) if (key.split('\u0000')[1] === upstream) this.#always.delete(key);
+  forgetUpstream(upstream: string): Promise<void> {
+    return this.#grants.forget(upstream);
   }
 
-  /** Withdraws every pending approval (the gateway is closing). */
-  close(reason = 'the gateway is shutting down'): void {
-    for (const waiting of [...this.#waiting.values()])
-      waiting.settle({ decision: 'withdrawn', reason, decidedAt: stamp() });
+  /** Withdraws every approval this instance holds, and stops listening (the gateway is closing). */
+  async close(reason = 'the gateway is shutting down'): Promise<void> {
+    const settling = [...this.#waiting.values()].map(({ approval }) => this.#withdraw(approval, reason));
+    const unwatch = this.#unwatch;
+    this.#unwatch = undefined;
+    await Promise.all([
+      ...settling,
+      unwatch?.then(
+        (stop) => stop(),
+        () => undefined,
+      ),
+    ]);
   }
 
-  #remember(approval: PendingApproval, outcome: ApprovalOutcome): void {
-    this.#settled.set(approval.id, { approval, outcome });
-    if (this.#settled.size > SETTLED_KEPT) {
-      const oldest = this.#settled.keys().next();
-      if (!oldest.done) this.#settled.delete(oldest.value);
+  /** A held call learns its outcome (a settlement heard, made here or elsewhere); false when none waits. */
+  #resolve(id: string, outcome: ApprovalOutcome): boolean {
+    const waiting = this.#waiting.get(id);
+    if (!waiting) return false;
+    waiting.resolve(outcome);
+    return true;
+  }
+
+  /** At its expiry: settled as expired, unless a decision came first (and was not heard yet). */
+  #expire(approval: PendingApproval): void {
+    const expired: ApprovalOutcome = { decision: 'expired', decidedAt: stamp() };
+    this.#store.settle(approval.id, expired).then(
+      (result) => {
+        if (result.status === 'settled-before' && result.outcome.decision !== 'expired') {
+          this.#resolve(approval.id, result.outcome);
+          return;
+        }
+        const outcome = result.status === 'settled-before' ? result.outcome : expired;
+        if (this.#resolve(approval.id, outcome)) this.#options.onSettled?.(approval, outcome);
+      },
+      // The store is out of reach: the call fails as expired all the same (it never hangs).
+      () => {
+        if (this.#resolve(approval.id, expired)) this.#options.onSettled?.(approval, expired);
+      },
+    );
+  }
+
+  /** The caller gave up (or the gateway closes): its call ends now; the store learns it as it can. */
+  async #withdraw(approval: PendingApproval, reason: string): Promise<void> {
+    const withdrawn: ApprovalOutcome = { decision: 'withdrawn', reason, decidedAt: stamp() };
+    if (!this.#resolve(approval.id, withdrawn)) return;
+    try {
+      const result = await this.#store.settle(approval.id, withdrawn);
+      if (result.status === 'settled') this.#options.onSettled?.(approval, withdrawn);
+    } catch {
+      // the store is out of reach: the approval expires there by itself
+    }
+  }
+
+  /** The call ended before its approval was stored (the caller cancelled): it is withdrawn in the store too. */
+  async #settleLate(approval: PendingApproval): Promise<void> {
+    const withdrawn: ApprovalOutcome = {
+      decision: 'withdrawn',
+      reason: 'the caller cancelled the call',
+      decidedAt: stamp(),
+    };
+    try {
+      const result = await this.#store.settle(approval.id, withdrawn);
+      if (result.status === 'settled') this.#options.onSettled?.(approval, withdrawn);
+    } catch {
+      // the store is out of reach: the approval expires there by itself
+    }
+  }
+
+  /** Settlements may have been missed: the approvals held here are read again. */
+  #reread(): void {
+    for (const { approval } of [...this.#waiting.values()]) {
+      this.#store.get(approval.id).then(
+        (stored) => {
+          const outcome = stored?.outcome;
+          // An expiry is this instance's to settle (its timer does).
+          if (outcome && outcome.decision !== 'expired') this.#resolve(approval.id, outcome);
+        },
+        () => undefined,
+      );
     }
   }
 }
 
-function alwaysKey(caller: GatewayCaller, upstream: string, tool: string): string {
-  return `${callerKey(caller)}\u0000${upstream}\u0000${tool}`;
+/** The key a grant is stored under within its upstream's scope: the caller and the tool. */
+function grantKey(caller: GatewayCaller, tool: string): string {
+  return `${callerKey(caller)}\u0000${tool}`;
 }
 
 function stamp(): string {

@@ -46,6 +46,8 @@ interface Verdict {
   approvalId?: string;
   /** Progress notifications sent while it waited: the upstream's progress is counted on from there. */
   waited: number;
+  /** Refused because the approval store could not be reached (not a person's or the policy's no). */
+  unavailable?: true;
 }
 
 /** How long the retry of an approved stateless-era call that asked its caller for input stays approved. */
@@ -54,6 +56,8 @@ const RETRY_GRANT_MS = 10 * 60_000;
 export class CallRelay {
   readonly #deps: CallRelayDeps;
   #calls = 0;
+  /** Where call ids start: 0, or (instances sharing events) a range no other instance uses. */
+  idBase = 0;
   /** Calls in flight per upstream, so that its log messages reach the caller when there is one. */
   readonly #active = new Map<Upstream, Set<ToolContext>>();
   /** Stateless era: approved calls whose caller is answering a question; key → expiry. */
@@ -79,7 +83,7 @@ export class CallRelay {
     const time = new Date().toISOString();
     const { upstream, tool } = entry;
     const info: CallInfo = {
-      id: ++this.#calls,
+      id: this.idBase + ++this.#calls,
       caller: callerOf(ctx),
       upstream: upstream.name,
       tool: tool.name,
@@ -158,7 +162,9 @@ export class CallRelay {
           ? cancelledBy(entry.name, person)
           : refusal(entry.name, verdict),
       );
-      finish(verdict, signal.aborted ? 'cancelled' : 'refused', { result });
+      finish(verdict, signal.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused', {
+        result,
+      });
       return result;
     }
     const client = upstream.client;
@@ -249,7 +255,13 @@ export class CallRelay {
     if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
     if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
     const { approvals } = this.#deps;
-    if (approvals.remembered(info.caller, info.upstream, info.tool)) {
+    let remembered: boolean;
+    try {
+      remembered = await approvals.remembered(info.caller, info.upstream, info.tool);
+    } catch (error) {
+      return storeDown(error);
+    }
+    if (remembered) {
       return {
         decision: 'remembered',
         decidedBy: 'policy',
@@ -296,6 +308,8 @@ export class CallRelay {
     let settled: ApprovalOutcome;
     try {
       settled = await outcome;
+    } catch (error) {
+      return { ...storeDown(error), approvalId: approval.id, waited };
     } finally {
       clearInterval(timer);
     }
@@ -372,8 +386,21 @@ function cancelledBy(name: string, by: string): string {
   return `The call of ${name} was cancelled by ${by}.`;
 }
 
+/** The verdict when the approval or grant store cannot be reached: the call is refused, saying why. */
+function storeDown(error: unknown): Verdict {
+  return {
+    decision: 'denied',
+    decidedBy: 'gateway',
+    reason: `the approval store is unavailable (${errorMessage(error)}); try again later`,
+    waited: 0,
+    unavailable: true,
+  };
+}
+
 /** What the model reads when the gateway refuses a call. */
 function refusal(name: string, verdict: Omit<Verdict, 'waited'>): string {
+  if (verdict.unavailable)
+    return `The gateway could not hold the call of ${name} for approval: ${verdict.reason}.`;
   if (verdict.decision === 'expired')
     return `The gateway did not run ${name}: no one approved the call in time.`;
   if (verdict.decision === 'withdrawn') return `The gateway did not run ${name}: ${verdict.reason}.`;

@@ -4,13 +4,9 @@
  * @module
  */
 import type { ToolContext } from '../server/index.js';
+import type { GatewayCaller } from '../stores/gateway-records.js';
 
-export interface GatewayCaller {
-  /** The authenticated caller's subject; absent for anonymous callers. */
-  principal?: string;
-  /** The stateful HTTP session the call came on; absent on stdio and in the stateless era. */
-  sessionId?: string;
-}
+export type { GatewayCaller } from '../stores/gateway-records.js';
 
 export function callerOf(ctx: Pick<ToolContext, 'principal' | 'sessionId'>): GatewayCaller {
   const caller: GatewayCaller = {};

@@ -7,6 +7,11 @@
 
 const action = { enum: ['allow', 'ask', 'deny'] } as const;
 const positiveMs = { type: 'integer', minimum: 1, maximum: 86_400_000 } as const;
+const redisUrl = {
+  type: 'string',
+  pattern: '^rediss?://',
+  description: 'redis://HOST:PORT or rediss://…',
+} as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
 const revision = {
   enum: ['auto', '2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
@@ -135,6 +140,27 @@ export const GATEWAY_CONFIG_SCHEMA = {
       type: 'object',
       additionalProperties: false,
       properties: { initialDelayMs: positiveMs, maxDelayMs: positiveMs, checkIntervalMs: positiveMs },
+    },
+    redis: {
+      description:
+        'A Redis where instances of this gateway share approvals, grants, audit records and live events (read at start).',
+      oneOf: [
+        redisUrl,
+        {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url'],
+          properties: {
+            url: redisUrl,
+            prefix: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 64,
+              description: 'Key prefix (default toolwire:).',
+            },
+          },
+        },
+      ],
     },
     audit: {
       type: 'object',

@@ -29,9 +29,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errorMessage, ToolwireError } from '../index.js';
 import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
-import type { ApprovalDecision } from './approvals.js';
+import type { ApprovalDecision, PendingApproval } from './approvals.js';
 import { consoleRoute } from './console-routes.js';
 import { ConsoleSessions, type ApiCaller } from './console-sessions.js';
+import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
 
 export interface DecisionApiOptions extends OriginGuardOptions {
@@ -66,7 +67,10 @@ const STATUS_OF_CODE: Record<string, number> = {
   SIGN_IN_UNAVAILABLE: 409,
   SIGN_IN_NOT_FOUND: 404,
   SIGN_IN_FAILED: 502,
+  STORE_UNAVAILABLE: 503,
 };
+/** When a client may try again after a shared store (Redis) could not be reached, in seconds. */
+const STORE_RETRY_AFTER_S = '1';
 
 /** What a cookie-authenticated request that changes something must carry (CSRF). */
 const CONSOLE_HEADER = 'x-toolwire-console';
@@ -159,7 +163,9 @@ export class DecisionApi {
       return routed ?? (await this.#route(request, url, parts, caller.by));
     } catch (error) {
       if (error instanceof ToolwireError) {
-        return failure(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);
+        const status = STATUS_OF_CODE[error.code] ?? 400;
+        const retry = status === 503 ? { 'retry-after': STORE_RETRY_AFTER_S } : undefined;
+        return failure(status, error.code, error.message, retry);
       }
       return failure(500, 'INTERNAL', errorMessage(error));
     }
@@ -196,10 +202,10 @@ export class DecisionApi {
         });
       case 'approvals': {
         if (id === undefined)
-          return method === 'GET' ? json(200, { approvals: approvals.pending() }) : only('GET');
+          return method === 'GET' ? json(200, { approvals: await approvals.pending() }) : only('GET');
         if (action === undefined) {
           if (method !== 'GET') return only('GET');
-          const found = approvals.get(id);
+          const found = await approvals.get(id);
           return found ? json(200, found) : failure(404, 'APPROVAL_NOT_FOUND', `No approval ${id}`);
         }
         if (action !== 'approve' && action !== 'deny') return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
@@ -208,7 +214,7 @@ export class DecisionApi {
         if (body instanceof Response) return body;
         const decision = decisionOf(action, body, decidedBy);
         if (typeof decision === 'string') return failure(400, 'INVALID_REQUEST', decision);
-        return json(200, approvals.decide(id, decision));
+        return json(200, await approvals.decide(id, decision));
       }
       case 'audit': {
         if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
@@ -216,7 +222,7 @@ export class DecisionApi {
         const limit = positive(url.searchParams.get('limit'));
         const after = positive(url.searchParams.get('after'));
         return json(200, {
-          records: this.#gateway.audit.list({
+          records: await this.#gateway.audit.list({
             ...(limit === undefined ? {} : { limit }),
             ...(after === undefined ? {} : { after }),
           }),
@@ -227,7 +233,7 @@ export class DecisionApi {
         return method === 'GET' ? json(200, { upstreams: this.#gateway.upstreams() }) : only('GET');
       case 'events':
         if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-        return method === 'GET' ? this.#events(request) : only('GET');
+        return method === 'GET' ? await this.#events(request) : only('GET');
       default:
         return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
     }
@@ -316,9 +322,27 @@ export class DecisionApi {
     return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });
   }
 
-  #events(request: Request): Response {
+  /**
+   * The event stream: a snapshot of the pending approvals (from the store, shared by every instance) and
+   * upstreams, then the events. Listening starts before the snapshot is read, and what comes meanwhile
+   * follows it, so that nothing falls between them.
+   */
+  async #events(request: Request): Promise<Response> {
     if (this.#streams.size >= (this.#options.maxEventStreams ?? 16)) {
       return failure(503, 'TOO_MANY_STREAMS', 'Too many event streams are open; close one and retry');
+    }
+    const early: GatewayEvent[] = [];
+    let forward: ((event: GatewayEvent) => void) | undefined;
+    const unsubscribe = this.#gateway.on((event) => {
+      if (forward) forward(event);
+      else if (early.length < MAX_QUEUED_EVENTS) early.push(event);
+    });
+    let approvals: PendingApproval[];
+    try {
+      approvals = await this.#gateway.approvals.pending();
+    } catch (error) {
+      unsubscribe();
+      throw error;
     }
     const encoder = new TextEncoder();
     let end = () => {};
@@ -328,14 +352,12 @@ export class DecisionApi {
           controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
         // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
         controller.enqueue(encoder.encode('retry: 1000\n\n'));
-        send('snapshot', {
-          approvals: this.#gateway.approvals.pending(),
-          upstreams: this.#gateway.upstreams(),
-        });
-        const unsubscribe = this.#gateway.on((event) => {
+        send('snapshot', { approvals, upstreams: this.#gateway.upstreams() });
+        for (const event of early.splice(0)) send(event.type, event);
+        forward = (event) => {
           if ((controller.desiredSize ?? 0) < -MAX_QUEUED_EVENTS) end();
           else send(event.type, event);
-        });
+        };
         const keepAlive = setInterval(
           () => controller.enqueue(encoder.encode(': keep-alive\n\n')),
           KEEP_ALIVE_MS,

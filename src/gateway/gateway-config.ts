@@ -119,8 +119,15 @@ export interface GatewayConfig {
    * went away is noticed without a call failing first.
    */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number; checkIntervalMs?: number };
+  /**
+   * A Redis server where instances of this gateway share pending approvals, "approve always" grants, audit
+   * records and live events (`redis://…` or `rediss://…`, or with the prefix of its keys, default
+   * `toolwire:`). Default: none, everything in this process's memory. Read at start: a change needs a
+   * restart.
+   */
+  redis?: string | { url: string; prefix?: string };
   audit?: {
-    /** Records kept in memory for the decision API (default 1,000; the oldest go first). */
+    /** Records kept for the decision API (default 1,000; the oldest go first). */
     maxRecords?: number;
     /** A file to append every record to, as one JSON object per line (the command line opens it). */
     file?: string;

@@ -43,15 +43,31 @@ export type GatewayListener = (event: GatewayEvent) => void;
 export type GatewayEventType = GatewayEvent['type'];
 
 /**
+ * The events every instance of a gateway sharing stores sees, wherever they happened: approvals and calls
+ * (an instance's upstreams, tools and warnings are its own).
+ */
+export const SHARED_EVENT_TYPES: ReadonlySet<GatewayEventType> = new Set([
+  'approval.pending',
+  'approval.decided',
+  'call.started',
+  'call.progress',
+  'call.finished',
+  'audit',
+] satisfies GatewayEventType[]);
+
+/**
  * A set of listeners, each of every event or of some types; one that throws is dropped from that delivery,
  * never the gateway's problem. `wants(type)` lets the gateway skip building events no one listens to (a
- * call's events cost allocations on the hot path).
+ * call's events cost allocations on the hot path). With `share(forward)`, the shared events are also
+ * forwarded (to the other instances, which `deliver` them to their listeners) — and are always wanted,
+ * since another instance may be watching.
  */
 export class GatewayEvents {
   readonly #listeners = new Map<GatewayListener, ReadonlySet<GatewayEventType> | undefined>();
   /** Listeners of every type, and of each type. */
   #all = 0;
   readonly #byType = new Map<GatewayEventType, number>();
+  #forward: ((event: GatewayEvent) => void) | undefined;
 
   on(listener: GatewayListener, types?: readonly GatewayEventType[]): () => void {
     if (this.#listeners.has(listener)) return () => this.#off(listener);
@@ -64,10 +80,23 @@ export class GatewayEvents {
 
   /** Whether anyone listens to events of `type`. */
   wants(type: GatewayEventType): boolean {
+    if (this.#forward && SHARED_EVENT_TYPES.has(type)) return true;
     return this.#all > 0 || (this.#byType.get(type) ?? 0) > 0;
   }
 
+  /** Forwards the shared events emitted from now on (undefined: no more). */
+  share(forward: ((event: GatewayEvent) => void) | undefined): void {
+    this.#forward = forward;
+  }
+
+  /** An event of this instance: to its listeners, and forwarded when shared. */
   emit(event: GatewayEvent): void {
+    this.deliver(event);
+    if (this.#forward && SHARED_EVENT_TYPES.has(event.type)) this.#forward(event);
+  }
+
+  /** An event (of another instance) to this instance's listeners only. */
+  deliver(event: GatewayEvent): void {
     for (const [listener, only] of this.#listeners) {
       if (only !== undefined && !only.has(event.type)) continue;
       try {

@@ -13,7 +13,7 @@
  * await gateway.start();
  * await gateway.server.connect(new StdioServerTransport());
  * gateway.on((event) => {
- *   if (event.type === 'approval.pending') gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'me' });
+ *   if (event.type === 'approval.pending') void gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'me' });
  * });
  * ```
  * @module
@@ -22,6 +22,7 @@ import { toolError, Server, type ServerOptions } from '../server/index.js';
 import { MemoryOAuthStore, type OAuthStore } from '../transports/http-client/index.js';
 import {
   LocalErrorCode,
+  errorMessage,
   isJsonObject,
   type Implementation,
   type JsonObject,
@@ -30,13 +31,17 @@ import {
   type Tool,
 } from '../index.js';
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
-import { MemoryAuditStore, type GatewayAuditRecord, type GatewayAuditSink } from './audit-store.js';
+import { MemoryApprovalStore } from '../stores/approval-store.js';
+import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
+import { MemoryGrantStore } from '../stores/grant-store.js';
+import type { GatewayAuditRecord, GatewayAuditSink } from './audit-store.js';
 import { CallLog } from './call-log.js';
 import { CallRelay, unavailable } from './call-relay.js';
 import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
+import { openRedisStores, SharedEvents, type GatewayStores } from './gateway-stores.js';
 import {
   GatewayEvents,
   type GatewayEventType,
@@ -67,6 +72,11 @@ export interface GatewayOptions {
    * gateway command uses the CLI's token file, so tokens `toolwire login URL` kept are used too.
    */
   oauthStore?: OAuthStore;
+  /**
+   * Where approvals, grants and audit records live and how events reach other instances (default: the
+   * configuration's `redis`, else memory). Stores given here stay yours to close.
+   */
+  stores?: GatewayStores;
 }
 
 /** An upstream as the decision API and `gateway.upstreams()` describe it. */
@@ -112,7 +122,6 @@ export interface ExposedToolView {
 export class Gateway {
   readonly server: Server;
   readonly approvals: Approvals;
-  readonly audit: MemoryAuditStore;
   /** The latest calls with their arguments and results (memory only, bounded), and their cancellation. */
   readonly calls = new CallLog();
   readonly #events = new GatewayEvents();
@@ -131,6 +140,10 @@ export class Gateway {
   #config: GatewayConfig;
   #policy: Policy;
   #closing: Promise<void> | undefined;
+  #audit: AuditStore;
+  #shared: SharedEvents | undefined;
+  /** Closes the Redis connections the gateway opened from its configuration's `redis`. */
+  #closeStores: (() => Promise<void>) | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions = {}) {
     this.#config = checkConfig(config);
@@ -138,12 +151,19 @@ export class Gateway {
     this.#oauthStore = options.oauthStore ?? new MemoryOAuthStore();
     this.#info = options.info ?? { name: 'toolwire-gateway', version: '0.1.0' };
     this.#policy = this.#policyOf(this.#config);
-    this.audit = new MemoryAuditStore(config.audit?.maxRecords ?? GATEWAY_DEFAULTS.auditMaxRecords);
+    const stores = options.stores ?? {};
+    this.#audit =
+      stores.audit ??
+      new MemoryAuditStore({ maxRecords: config.audit?.maxRecords ?? GATEWAY_DEFAULTS.auditMaxRecords });
     this.approvals = new Approvals({
       timeoutMs: config.approvals?.timeoutMs ?? GATEWAY_DEFAULTS.approvalTimeoutMs,
+      store: stores.approvals ?? new MemoryApprovalStore(),
+      grants: stores.grants ?? new MemoryGrantStore(),
       onPending: (approval) => this.#events.emit({ type: 'approval.pending', approval }),
       onSettled: (approval, outcome) => this.#decided(approval, outcome),
+      onWarning: (message) => this.#warn(message),
     });
+    if (stores.bus) this.#shared = new SharedEvents(this.#events, stores.bus);
     this.server = new Server(this.#info, {
       toolTimeout: false,
       listChangedDebounceMs: 20,
@@ -153,7 +173,7 @@ export class Gateway {
       policy: () => this.#policy,
       approvals: this.approvals,
       events: this.#events,
-      audit: (record) => this.#audit(record),
+      audit: (record) => this.#record(record),
       progressIntervalMs: () =>
         this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
       calls: this.calls,
@@ -181,6 +201,11 @@ export class Gateway {
     for (const [name, upstream] of Object.entries(this.#config.upstreams)) this.#add(name, upstream);
   }
 
+  /** The audit records (memory, or shared by the instances on Redis). */
+  get audit(): AuditStore {
+    return this.#audit;
+  }
+
   /** The configuration in force. */
   get config(): GatewayConfig {
     return this.#config;
@@ -199,9 +224,33 @@ export class Gateway {
     return this.#events.on(listener, types);
   }
 
-  /** Connects every upstream; resolves once each has been tried once (those that failed keep retrying). */
+  /**
+   * Opens the shared stores (the configuration's `redis`) and listens to the other instances, then
+   * connects every upstream; resolves once each has been tried once (those that failed keep retrying).
+   * Rejects when Redis cannot be reached.
+   */
   async start(): Promise<void> {
+    await this.#openStores();
     await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.start()));
+  }
+
+  async #openStores(): Promise<void> {
+    const redis = this.#config.redis;
+    if (redis !== undefined && this.#options.stores === undefined && this.#closeStores === undefined) {
+      const { stores, close } = await openRedisStores(redis, this.#config);
+      this.#closeStores = close;
+      this.#audit = stores.audit;
+      this.approvals.useStores(stores.approvals, stores.grants);
+      this.#shared = new SharedEvents(this.#events, stores.bus);
+    }
+    try {
+      await this.approvals.listen();
+      if (this.#shared) this.#relay.idBase = await this.#shared.start();
+    } catch (error) {
+      await this.#closeStores?.();
+      this.#closeStores = undefined;
+      throw error;
+    }
   }
 
   upstreams(): UpstreamView[] {
@@ -327,10 +376,15 @@ export class Gateway {
    * names and approval settings are swapped in one step. Resolves once new upstreams were tried once.
    */
   async apply(config: GatewayConfig): Promise<void> {
-    const next = checkConfig(config);
+    let next = checkConfig(config);
     const policy = this.#policyOf(next);
     const renamed = next.separator !== this.#config.separator || next.toolNames !== this.#config.toolNames;
     const before = this.#config;
+    if (JSON.stringify(next.redis) !== JSON.stringify(before.redis)) {
+      this.#warn('the redis setting changed: it applies at the next start (the stores in use stay)');
+      const { redis: _ignored, ...rest } = next;
+      next = before.redis === undefined ? rest : { ...rest, redis: before.redis };
+    }
     this.#config = next;
     this.#policy = policy;
     this.approvals.timeoutMs = next.approvals?.timeoutMs ?? GATEWAY_DEFAULTS.approvalTimeoutMs;
@@ -367,10 +421,14 @@ export class Gateway {
       if (!options.graceMs) void this.server.close().catch(() => undefined);
       return this.#closing;
     }
-    this.approvals.close();
+    // Held calls end now (with an isError result); the store learns it meanwhile.
+    const withdrawn = this.approvals.close();
     return (this.#closing = (async () => {
+      await withdrawn;
       await this.server.close(options);
       await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+      this.#shared?.stop();
+      await this.#closeStores?.();
     })());
   }
 
@@ -385,7 +443,11 @@ export class Gateway {
     this.#tools.drop(upstream);
     this.#catalog.drop(upstream);
     this.#subscriptions.drop(upstream);
-    this.approvals.forgetUpstream(upstream.name);
+    await this.approvals
+      .forgetUpstream(upstream.name)
+      .catch((error: unknown) =>
+        this.#warn(`the grants of ${upstream.name} could not be forgotten: ${errorMessage(error)}`),
+      );
     await upstream.close();
   }
 
@@ -445,19 +507,26 @@ export class Gateway {
       approvalId: approval.id,
     };
     const reason = 'reason' in outcome ? outcome.reason : undefined;
-    this.#audit(reason === undefined ? record : { ...record, reason });
+    this.#record(reason === undefined ? record : { ...record, reason });
   }
 
-  #audit(record: Omit<GatewayAuditRecord, 'seq'>): void {
-    const stored = this.audit.append(record);
-    for (const sink of this.#options.auditSinks ?? []) {
-      try {
-        sink.write(stored);
-      } catch (error) {
-        this.#line(`audit sink failed: ${error instanceof Error ? error.message : String(error)}`);
+  /** Stores an audit record, then hands it to the sinks and the listeners (with its number). */
+  #record(record: Omit<GatewayAuditRecord, 'seq'>): void {
+    const written = (stored: GatewayAuditRecord) => {
+      for (const sink of this.#options.auditSinks ?? []) {
+        try {
+          sink.write(stored);
+        } catch (error) {
+          this.#line(`audit sink failed: ${errorMessage(error)}`);
+        }
       }
-    }
-    if (this.#events.wants('audit')) this.#events.emit({ type: 'audit', record: stored });
+      if (this.#events.wants('audit')) this.#events.emit({ type: 'audit', record: stored });
+    };
+    this.#audit.append(record).then(written, (error: unknown) => {
+      // The sinks still get it (unnumbered: seq 0), and the failure is said.
+      this.#line(`audit record not stored: ${errorMessage(error)}`);
+      written({ seq: 0, ...record });
+    });
   }
 
   #warn(message: string, upstream?: string): void {
