@@ -37,8 +37,21 @@ export {
   type PendingApproval,
 } from './approvals.js';
 export type { GatewayCaller } from './caller.js';
+export type { GatewayStores } from './gateway-stores.js';
+export {
+  MemoryApprovalStore,
+  type ApprovalStore,
+  type MemoryApprovalStoreOptions,
+  type SettleResult,
+  type SettlementWatcher,
+  type StoredApproval,
+} from '../stores/approval-store.js';
+export { MemoryGrantStore, type GrantStore, type MemoryGrantStoreOptions } from '../stores/grant-store.js';
+export type { AuditListOptions, AuditStoreOptions, MemoryAuditStoreOptions } from '../stores/audit-store.js';
+export { MemoryMessageBus, type BusSubscriber, type MessageBus } from '../stores/message-bus.js';
 export {
   MemoryAuditStore,
+  type AuditStore,
   gatewayJsonLinesSink,
   gatewayPinoSink,
   type CallDecision,

@@ -14,6 +14,6 @@ export { RedisApprovalStore, type RedisApprovalStoreOptions } from './redis-appr
 export { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
 export { RedisAuditStore, type RedisAuditStoreOptions } from './redis-audit-store.js';
 export { RedisMessageBus, type RedisMessageBusOptions } from './redis-message-bus.js';
-export { RedisSubscriber } from './redis-subscriber.js';
+export { RedisSubscriber, type ChannelListener } from './redis-subscriber.js';
 export type { RedisStoreOptions } from './redis-options.js';
 export { StoreError } from './store-error.js';

@@ -1,0 +1,208 @@
+// Two `toolwire gateway --redis URL` processes on one real Redis (started on a free loopback port by this
+// file): an approval raised on A is decided through B's decision API (and through `toolwire approvals`
+// pointed at B), B's event stream shows A's call, two decisions racing on A and B settle it once, an
+// "approve always" given on B lets the next call through A, and both see every audit record. A third
+// gateway on a Redis that then stops fails fast: 503 with Retry-After from its API, an isError result for
+// a call that needs approval. Every wait is for an event or an answer, never a sleep.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import type { CallToolResult } from '../src/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { runCli } from './_cli.js';
+import {
+  PROTOCOL_FIXTURE,
+  TOKEN,
+  startGateway,
+  toolwireUpstream,
+  waitForLine,
+  writeConfig,
+  type GatewayEventData,
+  type RunningGateway,
+} from './_gateway.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+
+let redis: RedisServerHandle;
+let a: RunningGateway;
+let b: RunningGateway;
+const clients: Client[] = [];
+const CONFIG = {
+  upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE) },
+  policy: { rules: [{ upstream: 'fx', tool: 'echo', action: 'ask' }], default: 'allow' },
+};
+
+/** A model's client of `gateway` (the stateless era: every caller is the same anonymous caller). */
+async function modelClient(gateway: RunningGateway): Promise<Client> {
+  const client = new Client({ name: 'model', version: '1.0.0' });
+  await client.connect(new StreamableHttpClientTransport({ url: gateway.url }));
+  clients.push(client);
+  return client;
+}
+
+const text = (result: CallToolResult) => (result.content[0] as { text?: string } | undefined)?.text;
+
+interface Approval {
+  id: string;
+  exposedName: string;
+  arguments: Record<string, unknown>;
+}
+
+/** Calls fx__echo through `on`, and resolves with the approval `watcher`'s event stream sees for it. */
+async function held(on: Client, watcher: RunningGateway, words: string) {
+  const events = await watcher.events();
+  const call = on.callTool('fx__echo', { text: words });
+  const event = await events.next(
+    'approval.pending',
+    (e: GatewayEventData) => (e.approval as Approval).arguments.text === words,
+  );
+  return { call, approval: event.approval as Approval, events };
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  const config = writeConfig(CONFIG);
+  [a, b] = await Promise.all([
+    startGateway(['--config', config, '--redis', redis.url]),
+    startGateway(['--config', config, '--redis', redis.url]),
+  ]);
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await Promise.all([a?.close(), b?.close()]);
+  await redis?.close();
+});
+
+describe('gateways sharing a Redis', () => {
+  it('says at start that it shares its state on Redis', async () => {
+    const [, host] = await waitForLine(() => a.stderr(), /shared on Redis at (\S+)\n/, a.child);
+    expect(host).toBe(new URL(redis.url).host);
+  });
+
+  it("decides an approval raised on A through B's API; B's event stream shows A's call", async () => {
+    const model = await modelClient(a);
+    const { call, approval, events } = await held(model, b, 'from A');
+    const listed = (await (await b.api('/approvals')).json()) as { approvals: Approval[] };
+    expect(listed.approvals.map((pending) => pending.id)).toContain(approval.id);
+    const decided = await b.api(`/approvals/${approval.id}/approve`, { body: {} });
+    expect(decided.status).toBe(200);
+    expect(text(await call)).toBe('from A');
+    const finished = await events.next('call.finished', (e) => e.decision === 'approved');
+    expect(finished).toMatchObject({ outcome: 'ok', decision: 'approved' });
+    // One decision record, and the call's record, in the audit both instances read.
+    for (const gateway of [a, b]) {
+      await expect
+        .poll(async () => {
+          const { records } = (await (await gateway.api('/audit')).json()) as {
+            records: { approvalId?: string; kind: string; decision: string; decidedBy: string }[];
+          };
+          return records
+            .filter((record) => record.approvalId === approval.id)
+            .map((record) => [record.kind, record.decision, record.decidedBy]);
+        })
+        .toEqual([
+          ['decision', 'approved', 'api-token'],
+          ['call', 'approved', 'api-token'],
+        ]);
+    }
+  });
+
+  it('decides through the toolwire approvals CLI pointed at B', async () => {
+    const model = await modelClient(a);
+    const { call, approval } = await held(model, a, 'by the CLI');
+    const listed = await runCli(['approvals', 'list', '--gateway', b.base, '--json'], {
+      env: { TOOLWIRE_TOKEN: TOKEN },
+    });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(approval.id);
+    const denied = await runCli(
+      ['approvals', 'deny', approval.id, '--reason', 'not from the CLI', '--gateway', b.base],
+      { env: { TOOLWIRE_TOKEN: TOKEN } },
+    );
+    expect(denied.code).toBe(0);
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain('not from the CLI');
+    // Decided once: the CLI is refused a second time, through A this time.
+    const again = await runCli(['approvals', 'approve', approval.id, '--gateway', a.base], {
+      env: { TOOLWIRE_TOKEN: TOKEN },
+    });
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/settled already \(denied\)/);
+  });
+
+  it('settles two racing decisions on A and B once: one answer 200, the other 409', async () => {
+    const model = await modelClient(a);
+    const { call, approval } = await held(model, b, 'raced');
+    const [approve, deny] = await Promise.all([
+      a.api(`/approvals/${approval.id}/approve`, { body: {} }),
+      b.api(`/approvals/${approval.id}/deny`, { body: { reason: 'B was first' } }),
+    ]);
+    expect([approve.status, deny.status].sort()).toEqual([200, 409]);
+    const result = await call;
+    if (approve.status === 200) expect(text(result)).toBe('raced');
+    else expect(text(result)).toContain('B was first');
+    const loser = (await (approve.status === 409 ? approve : deny).json()) as { error: { code: string } };
+    expect(loser.error.code).toBe('APPROVAL_SETTLED');
+  });
+
+  it('shares "approve always": given on B for a call through A, the next call through B asks no one', async () => {
+    const model = await modelClient(a);
+    const { call, approval } = await held(model, a, 'always');
+    expect((await b.api(`/approvals/${approval.id}/approve`, { body: { always: true } })).status).toBe(200);
+    expect(text(await call)).toBe('always');
+    const other = await modelClient(b);
+    const events = await a.events();
+    expect(text(await other.callTool('fx__echo', { text: 'again' }))).toBe('again');
+    // A saw B's call finish, let through by the grant.
+    expect(await events.next('call.finished', (e) => e.decision === 'remembered')).toMatchObject({
+      outcome: 'ok',
+    });
+  });
+});
+
+describe('a gateway whose Redis stops', () => {
+  let lost: RedisServerHandle;
+  let gateway: RunningGateway;
+
+  beforeAll(async () => {
+    lost = await startRedis();
+    gateway = await startGateway([
+      '--config',
+      writeConfig(CONFIG),
+      '--redis',
+      lost.url,
+      '--approval-timeout',
+      '4000',
+    ]);
+  });
+
+  afterAll(async () => {
+    await gateway?.close();
+    await lost?.close();
+  });
+
+  it('fails fast: 503 with Retry-After from its API, isError results for calls that need approval', async () => {
+    const model = await modelClient(gateway);
+    const events = await gateway.events();
+    const waiting = model.callTool('fx__echo', { text: 'held' });
+    const pending = await events.next('approval.pending');
+    await lost.close();
+    const response = await gateway.api('/approvals');
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('STORE_UNAVAILABLE');
+    const decision = await gateway.api(`/approvals/${(pending.approval as Approval).id}/approve`, {
+      body: {},
+    });
+    expect(decision.status).toBe(503);
+    const refused = await model.callTool('fx__echo', { text: 'new' });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(
+      /could not hold the call of fx__echo for approval: the approval store is unavailable/,
+    );
+    // The call held when Redis went away does not hang: it ends at its expiry, refused.
+    const ended = await waiting;
+    expect(ended.isError).toBe(true);
+    expect(text(ended)).toMatch(/no one approved the call in time/);
+  });
+});
