@@ -20,6 +20,7 @@ import {
   type RunningGateway,
 } from './_gateway.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { roundRobin } from './_round-robin.js';
 
 let redis: RedisServerHandle;
 let a: RunningGateway;
@@ -27,7 +28,13 @@ let b: RunningGateway;
 const clients: Client[] = [];
 const CONFIG = {
   upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE) },
-  policy: { rules: [{ upstream: 'fx', tool: 'echo', action: 'ask' }], default: 'allow' },
+  policy: {
+    rules: [
+      { upstream: 'fx', tool: 'echo', action: 'ask' },
+      { upstream: 'fx', tool: 'add', action: 'ask' },
+    ],
+    default: 'allow',
+  },
 };
 
 /** A model's client of `gateway` (the stateless era: every caller is the same anonymous caller). */
@@ -146,17 +153,52 @@ describe('gateways sharing a Redis', () => {
   });
 
   it('shares "approve always": given on B for a call through A, the next call through B asks no one', async () => {
+    // fx__add, which no other test calls: the grant (for every anonymous caller) would let them through.
     const model = await modelClient(a);
-    const { call, approval } = await held(model, a, 'always');
-    expect((await b.api(`/approvals/${approval.id}/approve`, { body: { always: true } })).status).toBe(200);
-    expect(text(await call)).toBe('always');
-    const other = await modelClient(b);
     const events = await a.events();
-    expect(text(await other.callTool('fx__echo', { text: 'again' }))).toBe('again');
+    const call = model.callTool('fx__add', { a: 1, b: 2 });
+    const { approval } = (await events.next('approval.pending')) as unknown as { approval: Approval };
+    expect(approval.exposedName).toBe('fx__add');
+    expect((await b.api(`/approvals/${approval.id}/approve`, { body: { always: true } })).status).toBe(200);
+    expect((await call).structuredContent).toEqual({ sum: 3 });
+    const other = await modelClient(b);
+    expect((await other.callTool('fx__add', { a: 2, b: 2 })).structuredContent).toEqual({ sum: 4 });
     // A saw B's call finish, let through by the grant.
     expect(await events.next('call.finished', (e) => e.decision === 'remembered')).toMatchObject({
       outcome: 'ok',
     });
+  });
+});
+
+describe('gateways behind a round-robin load balancer', () => {
+  it('holds a call on whichever instance got it, and lets the other decide it', async () => {
+    const balancer = await roundRobin([a.base, b.base]);
+    try {
+      const model = new Client({ name: 'model', version: '1.0.0' });
+      await model.connect(new StreamableHttpClientTransport({ url: `${balancer.base}/mcp` }));
+      clients.push(model);
+      const api = (pathname: string, body?: unknown) =>
+        fetch(`${balancer.base}/api${pathname}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        });
+      const call = model.callTool('fx__echo', { text: 'balanced' });
+      let id: string | undefined;
+      await expect
+        .poll(async () => {
+          const { approvals } = (await (await api('/approvals')).json()) as { approvals: Approval[] };
+          id = approvals.find((approval) => approval.arguments.text === 'balanced')?.id;
+          return id;
+        })
+        .toBeDefined();
+      expect((await api(`/approvals/${id}/approve`, {})).status).toBe(200);
+      expect(text(await call)).toBe('balanced');
+      // Both instances served requests of this conversation.
+      expect(balancer.served.every((count) => count > 0)).toBe(true);
+    } finally {
+      await balancer.close();
+    }
   });
 });
 

@@ -110,7 +110,9 @@ SIGTERM or SIGINT: no new requests; the calls running upstream get the grace per
 finish and are answered, pending approvals end with an isError result; then the upstreams are
 stopped and the gateway exits 0. A second signal stops at once.
 
-The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. The console's
+The API token is TOOLWIRE_TOKEN when set, else generated and printed once at start. Instances behind one
+load balancer share TOOLWIRE_TOKEN, --redis and TOOLWIRE_REQUEST_STATE_SECRET (the key that signs the
+requestState of a question relayed in the stateless era; default: random per process). The console's
 link, printed at start, signs one browser in once; sign in elsewhere with the API token. Over stdio the
 caller's identity comes from TOOLWIRE_SUBJECT / TOOLWIRE_SCOPES / TOOLWIRE_ROLES, as with serve.
 
@@ -232,10 +234,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       : { ...withRedis, approvals: { ...c.approvals, timeoutMs: timeout } };
   };
   const auditFile = values.audit ?? config.audit?.file;
+  // Instances behind one load balancer share it, so that a retry with the caller's answer may reach any.
+  const requestStateSecret = process.env.TOOLWIRE_REQUEST_STATE_SECRET || undefined;
   const gateway = createGateway(withTimeout(config), {
     info: { name: 'toolwire-gateway', version: VERSION },
     // OAuth upstreams' tokens in the CLI's token file: those `toolwire login URL` kept are used too.
     oauthStore: new FileOAuthStore(),
+    ...(requestStateSecret === undefined ? {} : { server: { requestStateSecret } }),
     ...(auditFile
       ? { auditSinks: [gatewayJsonLinesSink(createWriteStream(auditFile, { flags: 'a' }))] }
       : {}),
