@@ -202,6 +202,26 @@ describe('gateways behind a round-robin load balancer', () => {
   });
 });
 
+describe('toolwire gateway --redis, wrong', () => {
+  it('exits with the error when Redis cannot be reached at start, and 2 for a URL that is none', async () => {
+    const upstream = ['--upstream', 'x=http://127.0.0.1:9/mcp'];
+    const down = await runCli([
+      'gateway',
+      '--http',
+      '--port',
+      '0',
+      '--redis',
+      'redis://127.0.0.1:1',
+      ...upstream,
+    ]);
+    expect(down.code).not.toBe(0);
+    expect(down.stderr).toContain('Redis at 127.0.0.1:1 is not connected');
+    const wrong = await runCli(['gateway', '--http', '--redis', 'localhost:6379', ...upstream]);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('--redis must be a redis:// or rediss:// URL');
+  });
+});
+
 describe('a gateway whose Redis stops', () => {
   let lost: RedisServerHandle;
   let gateway: RunningGateway;
