@@ -4,6 +4,7 @@
 // "approve always" given on B lets the next call through A, and both see every audit record. A third
 // gateway on a Redis that then stops fails fast: 503 with Retry-After from its API, an isError result for
 // a call that needs approval. Every wait is for an event or an answer, never a sleep.
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import type { CallToolResult } from '../src/index.js';
@@ -222,24 +223,23 @@ describe('toolwire gateway --redis, wrong', () => {
   });
 });
 
-describe('a gateway whose Redis stops', () => {
+describe('gateways whose Redis stops, then comes back', () => {
   let lost: RedisServerHandle;
+  /** Holds calls 4 s at most, so that a call held when Redis went away ends soon. */
   let gateway: RunningGateway;
+  let other: RunningGateway;
 
   beforeAll(async () => {
     lost = await startRedis();
-    gateway = await startGateway([
-      '--config',
-      writeConfig(CONFIG),
-      '--redis',
-      lost.url,
-      '--approval-timeout',
-      '4000',
+    const config = writeConfig(CONFIG);
+    [gateway, other] = await Promise.all([
+      startGateway(['--config', config, '--redis', lost.url, '--approval-timeout', '4000']),
+      startGateway(['--config', config, '--redis', lost.url]),
     ]);
   });
 
   afterAll(async () => {
-    await gateway?.close();
+    await Promise.all([gateway?.close(), other?.close()]);
     await lost?.close();
   });
 
@@ -248,7 +248,7 @@ describe('a gateway whose Redis stops', () => {
     const events = await gateway.events();
     const waiting = model.callTool('fx__echo', { text: 'held' });
     const pending = await events.next('approval.pending');
-    await lost.close();
+    await lost.stop();
     const response = await gateway.api('/approvals');
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('1');
@@ -266,5 +266,25 @@ describe('a gateway whose Redis stops', () => {
     const ended = await waiting;
     expect(ended.isError).toBe(true);
     expect(text(ended)).toMatch(/no one approved the call in time/);
+  });
+
+  it('carries on once Redis is back, without a restart: a call held on one is decided through the other', async () => {
+    await lost.start();
+    // Both subscriber connections are back on the settlements channel (each gateway resubscribes by itself).
+    const probe = new Redis(lost.url);
+    try {
+      await expect
+        .poll(async () => (await probe.pubsub('NUMSUB', 'toolwire:gateway:approvals:settled'))[1], {
+          timeout: 15_000,
+        })
+        .toBe(2);
+    } finally {
+      probe.disconnect();
+    }
+    // Held on `other` (which holds calls 2 minutes): only the settlement's message can end it this soon.
+    const model = await modelClient(other);
+    const { call, approval } = await held(model, gateway, 'after the restart');
+    expect((await gateway.api(`/approvals/${approval.id}/approve`, { body: {} })).status).toBe(200);
+    expect(text(await call)).toBe('after the restart');
   });
 });
