@@ -5,8 +5,13 @@
 // Targets: the gateway's own CPU per call ≤ 1.5× the upstream toolwire server's (in the same run), and
 // p50 added latency ≤ 1 ms on loopback.
 //
+// The same gateway with `--redis` (its approvals, grants, audit records and events on a throwaway
+// redis-server, scripts/redis.mjs) against it with its memory stores: what sharing costs a call the policy
+// allows (an audit record in a Redis stream, and the call's events published), with the Redis server's CPU.
+//
 //   node bench/run.mjs --only=gateway [--quick]     # these rows alone (after `npm run build`)
 import { readFileSync } from 'node:fs';
+import { provisionRedisServer, startRedisServer } from '../scripts/redis.mjs';
 import { StdioPeer, stdioCalls } from './load.mjs';
 
 const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
@@ -50,21 +55,39 @@ export async function gatewayPhase(config, record) {
   } finally {
     await direct.close();
   }
-  const gateway = new StdioPeer(process.execPath, GATEWAY);
+  await viaGateway(GATEWAY, 'gateway', config, record);
+  const redis = await startRedisServer(provisionRedisServer());
+  try {
+    await viaGateway(
+      [...GATEWAY.slice(0, 3), '--redis', redis.url, ...GATEWAY.slice(3)],
+      'redis',
+      config,
+      record,
+      [redis.pid],
+    );
+  } finally {
+    await redis.close();
+  }
+}
+
+/** Calls through a gateway started with `args`, recorded under `key`; `others`: more processes to read CPU of. */
+async function viaGateway(args, key, config, record, others = []) {
+  const gateway = new StdioPeer(process.execPath, args);
   try {
     await gateway.initialize(); // answered once the upstream is connected (the gateway serves after start)
-    const pids = [gateway.pid, childOf(gateway.pid)];
+    const pids = [gateway.pid, childOf(gateway.pid), ...others];
     const calls = (total, inFlight) => stdioCalls(gateway, { total, inFlight, prefix: 'fx__', pids });
     const warm = await calls(config.warm, 16);
     if (warm.errors > 0) throw new Error(`${warm.errors} of ${warm.calls} calls through the gateway failed`);
     for (const inFlight of IN_FLIGHT) {
       await calls(config.seq, inFlight);
       const run = await calls(inFlight === 1 ? config.seq : config.pipe, inFlight);
-      record(`gateway${inFlight}.p50`, run.p50Ms);
-      record(`gateway${inFlight}.p99`, run.p99Ms);
-      record(`gateway${inFlight}.cpu`, run.cpuUsPerCallOf[0]);
-      record(`gateway${inFlight}.upstreamCpu`, run.cpuUsPerCallOf[1]);
-      record(`gateway${inFlight}.errors`, run.errors);
+      record(`${key}${inFlight}.p50`, run.p50Ms);
+      record(`${key}${inFlight}.p99`, run.p99Ms);
+      record(`${key}${inFlight}.cpu`, run.cpuUsPerCallOf[0]);
+      record(`${key}${inFlight}.upstreamCpu`, run.cpuUsPerCallOf[1]);
+      if (others.length > 0) record(`${key}${inFlight}.redisCpu`, run.cpuUsPerCallOf[2]);
+      record(`${key}${inFlight}.errors`, run.errors);
     }
   } finally {
     await gateway.close();
@@ -85,6 +108,26 @@ export function gatewayTable(median) {
     lines.push(
       `| ${n} | ${fmt(median(`direct${n}.p50`))} | ${fmt(median(`gateway${n}.p50`))} | ${fmt(added)} ${added <= 1 ? 'met' : 'missed'} | ${fmt(median(`direct${n}.p99`))} | ${fmt(median(`gateway${n}.p99`))} | ${fmt(median(`direct${n}.cpu`))} | ${fmt(median(`gateway${n}.upstreamCpu`))} | ${fmt(median(`gateway${n}.cpu`))} | ${fmt(ratio)}× ${ratio <= 1.5 ? 'met' : 'missed'} |`,
     );
+  }
+  return lines.join('\n');
+}
+
+/** The gateway with its stores on Redis against memory, from the medians of each measure. */
+export function gatewayRedisTable(median) {
+  const lines = [
+    '| in flight | stores | p50 ms | p99 ms | gateway CPU µs/call | redis-server CPU µs/call |',
+    '|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const n of IN_FLIGHT) {
+    for (const [key, stores] of [
+      ['gateway', 'memory'],
+      ['redis', 'Redis'],
+    ]) {
+      const redisCpu = key === 'redis' ? fmt(median(`${key}${n}.redisCpu`)) : '—';
+      lines.push(
+        `| ${n} | ${stores} | ${fmt(median(`${key}${n}.p50`))} | ${fmt(median(`${key}${n}.p99`))} | ${fmt(median(`${key}${n}.cpu`))} | ${redisCpu} |`,
+      );
+    }
   }
   return lines.join('\n');
 }

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { gatewayPhase, gatewayTable } from './gateway.mjs';
+import { gatewayPhase, gatewayRedisTable, gatewayTable } from './gateway.mjs';
 import {
   StdioPeer,
   coldStart,
@@ -531,6 +531,11 @@ node bin/toolwire.mjs serve bench/fixture-server.mjs\` against the same calls ma
 it, in the same run (it speaks 2026-07-28 to the gateway, the \`auto\` era).
 
 ${gatewayTable((key) => median(gatewaySamples[key]))}
+
+The same gateway with \`--redis\` (approvals, grants, audit records and live events on a local redis-server)
+against its memory stores: an allowed call adds an audit record to a Redis stream and publishes its events.
+
+${gatewayRedisTable((key) => median(gatewaySamples[key]))}
 ${gatewayFailures.length ? `\nFailures:\n${gatewayFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
     : ''
 }
