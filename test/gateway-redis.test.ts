@@ -33,6 +33,7 @@ const CONFIG = {
     rules: [
       { upstream: 'fx', tool: 'echo', action: 'ask' },
       { upstream: 'fx', tool: 'add', action: 'ask' },
+      { upstream: 'fx', tool: 'ask', action: 'ask' },
     ],
     default: 'allow',
   },
@@ -68,9 +69,11 @@ async function held(on: Client, watcher: RunningGateway, words: string) {
 beforeAll(async () => {
   redis = await startRedis();
   const config = writeConfig(CONFIG);
+  // The key of the stateless era's requestState, the same for both (as behind one load balancer).
+  const env = { TOOLWIRE_REQUEST_STATE_SECRET: 'shared-by-both-instances-0123456789' };
   [a, b] = await Promise.all([
-    startGateway(['--config', config, '--redis', redis.url]),
-    startGateway(['--config', config, '--redis', redis.url]),
+    startGateway(['--config', config, '--redis', redis.url], env),
+    startGateway(['--config', config, '--redis', redis.url], env),
   ]);
 });
 
@@ -197,6 +200,39 @@ describe('gateways behind a round-robin load balancer', () => {
       expect(text(await call)).toBe('balanced');
       // Both instances served requests of this conversation.
       expect(balancer.served.every((count) => count > 0)).toBe(true);
+    } finally {
+      await balancer.close();
+    }
+  });
+});
+
+describe('gateways behind a round-robin load balancer, stateless era', () => {
+  it("relays an approved call's question, and lets its retry with the answer run on the other instance", async () => {
+    const balancer = await roundRobin([a.base, b.base]);
+    try {
+      const model = new Client(
+        { name: 'model', version: '1.0.0' },
+        { elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+      );
+      await model.connect(new StreamableHttpClientTransport({ url: `${balancer.base}/mcp` }));
+      clients.push(model);
+      const events = await a.events();
+      const call = model.callTool('fx__ask', {});
+      const { approval } = (await events.next(
+        'approval.pending',
+        (e) => (e.approval as Approval).exposedName === 'fx__ask',
+      )) as unknown as { approval: Approval };
+      expect((await a.api(`/approvals/${approval.id}/approve`, { body: {} })).status).toBe(200);
+      expect(text(await call)).toBe('accept:Ada');
+      // The attempt that asked, then the retry with the answer (approved already: no second approval),
+      // each on its own instance (call ids come from a range per instance).
+      const first = await events.next('call.finished', (e) => e.outcome === 'input_required');
+      const retry = await events.next('call.finished', (e) => e.outcome === 'ok');
+      expect(retry.decision).toBe('approved');
+      const instance = (event: GatewayEventData) => Math.floor((event.callId as number) / 2 ** 32);
+      expect(instance(first)).not.toBe(instance(retry));
+      const { approvals } = (await (await a.api('/approvals')).json()) as { approvals: Approval[] };
+      expect(approvals.filter((pending) => pending.exposedName === 'fx__ask')).toEqual([]);
     } finally {
       await balancer.close();
     }

@@ -103,6 +103,19 @@ export class Approvals {
   }
 
   /**
+   * Lets one retry of an approved call through without asking again, for `ms` (a stateless-era call that
+   * asked its caller for input: the retry brings the answer, and may reach another instance).
+   */
+  allowRetry(key: string, ms: number): Promise<void> {
+    return this.#grants.grant(RETRIES, key, Date.now() + ms);
+  }
+
+  /** Whether a retry was allowed (`allowRetry`), using the allowance up. */
+  takeRetry(key: string): Promise<boolean> {
+    return this.#grants.take(RETRIES, key);
+  }
+
+  /**
    * Creates a pending approval and resolves with its outcome: a decision (made through any instance
    * sharing the store), expiry, or `withdrawn` once `signal` aborts. Resolves at once with a denial when
    * too many approvals are pending here already; rejects (with the store's `StoreError`) when the approval
@@ -319,6 +332,9 @@ export class Approvals {
     }
   }
 }
+
+/** The grants' scope of allowed retries (upstream names, the other scopes, have no ':'). */
+const RETRIES = ':retries';
 
 /** The key a grant is stored under within its upstream's scope: the caller and the tool. */
 function grantKey(caller: GatewayCaller, tool: string): string {

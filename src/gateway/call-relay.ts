@@ -60,8 +60,6 @@ export class CallRelay {
   idBase = 0;
   /** Calls in flight per upstream, so that its log messages reach the caller when there is one. */
   readonly #active = new Map<Upstream, Set<ToolContext>>();
-  /** Stateless era: approved calls whose caller is answering a question; key → expiry. */
-  readonly #retries = new Map<string, number>();
 
   constructor(deps: CallRelayDeps) {
     this.#deps = deps;
@@ -212,7 +210,10 @@ export class CallRelay {
       return result;
     } catch (error) {
       if (ended) {
-        if (verdict.decision === 'approved') this.#grantRetry(retryKey(info));
+        if (verdict.decision === 'approved') {
+          // The retry with the caller's answer may reach another instance: the allowance is in the grant store.
+          await this.#deps.approvals.allowRetry(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
+        }
         finish(verdict, 'input_required', { error: errorMessage(ended.error) });
         throw ended.error;
       }
@@ -269,17 +270,19 @@ export class CallRelay {
         waited: 0,
       };
     }
-    const retry = this.#retries.get(retryKey(info));
-    if (retry !== undefined) {
-      this.#retries.delete(retryKey(info));
-      if (retry > Date.now()) {
-        return {
-          decision: 'approved',
-          decidedBy: 'policy',
-          reason: "the retry of an approved call, with the caller's input",
-          waited: 0,
-        };
-      }
+    let retry: boolean;
+    try {
+      retry = await approvals.takeRetry(retryKey(info));
+    } catch (error) {
+      return storeDown(error);
+    }
+    if (retry) {
+      return {
+        decision: 'approved',
+        decidedBy: 'policy',
+        reason: "the retry of an approved call, with the caller's input",
+        waited: 0,
+      };
     }
     const { approval, outcome } = approvals.ask(
       {
@@ -314,16 +317,6 @@ export class CallRelay {
       clearInterval(timer);
     }
     return { ...verdictOf(settled, reason), approvalId: approval.id, waited };
-  }
-
-  /** The caller's retry (with its answer) of an approved call needs no second approval. Bounded. */
-  #grantRetry(key: string): void {
-    const now = Date.now();
-    if (this.#retries.size >= 1_000) {
-      for (const [other, until] of this.#retries) if (until <= now) this.#retries.delete(other);
-      if (this.#retries.size >= 1_000) return;
-    }
-    this.#retries.set(key, now + RETRY_GRANT_MS);
   }
 
   #progress(info: CallInfo, ctx: ToolContext, waited: number, progress: ProgressParams): void {

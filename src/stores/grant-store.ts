@@ -11,6 +11,11 @@ export interface GrantStore {
   grant(scope: string, key: string, until?: number): Promise<void>;
   /** Whether `key` holds in `scope` now. */
   has(scope: string, key: string): Promise<boolean>;
+  /**
+   * Uses a single-use grant: whether `key` held in `scope` now, removing it atomically (of two takers at
+   * once, one gets true).
+   */
+  take(scope: string, key: string): Promise<boolean>;
   /** Forgets every grant of `scope`. */
   forget(scope: string): Promise<void>;
 }
@@ -55,6 +60,14 @@ export class MemoryGrantStore implements GrantStore {
     if (until > this.#now()) return Promise.resolve(true);
     grants!.delete(key);
     return Promise.resolve(false);
+  }
+
+  take(scope: string, key: string): Promise<boolean> {
+    const grants = this.#scopes.get(scope);
+    const until = grants?.get(key);
+    if (until === undefined) return Promise.resolve(false);
+    grants!.delete(key);
+    return Promise.resolve(until > this.#now());
   }
 
   forget(scope: string): Promise<void> {

@@ -33,6 +33,14 @@ if redis.call('HLEN', KEYS[1]) > 1024 then
 end
 return 1`);
 
+// KEYS: the scope's hash. ARGV: the grant's key, now (ms). Returns 1 when it held (and removes it).
+const TAKE = new RedisScript(`
+local ends = redis.call('HGET', KEYS[1], ARGV[1])
+if not ends then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+if tonumber(ends) > tonumber(ARGV[2]) then return 1 end
+return 0`);
+
 const NAME = 'Redis grant store';
 
 export class RedisGrantStore implements GrantStore {
@@ -57,6 +65,13 @@ export class RedisGrantStore implements GrantStore {
     return redisOperation(this.#client, NAME, 'has', async () => {
       const until = await this.#client.hget(this.#prefix + scope, key);
       return until !== null && Number(until) > Date.now();
+    });
+  }
+
+  take(scope: string, key: string): Promise<boolean> {
+    return redisOperation(this.#client, NAME, 'take', async () => {
+      const held = await TAKE.run(this.#client, [this.#prefix + scope], [key, Date.now()]);
+      return held === 1;
     });
   }
 

@@ -24,6 +24,23 @@ export function describeGrantStoreContract(name: string, make: MakeStores<GrantS
       expect(await b.has('files', 'longer')).toBe(true);
     });
 
+    it('gives a single-use grant to one taker only, even to racing takers on both handles', async () => {
+      const { a, b, clock } = await make();
+      await a.grant('retries', 'k', clock.now() + 60_000);
+      const taken = await Promise.all([
+        a.take('retries', 'k'),
+        b.take('retries', 'k'),
+        b.take('retries', 'k'),
+      ]);
+      expect(taken.filter(Boolean)).toHaveLength(1);
+      expect(await a.has('retries', 'k')).toBe(false);
+      expect(await b.take('retries', 'never')).toBe(false);
+      await a.grant('retries', 'short', clock.now() + 500);
+      await clock.after(700, async () => {
+        expect(await b.take('retries', 'short')).toBe(false);
+      });
+    });
+
     it('forgets every grant of a scope at once, for every handle', async () => {
       const { a, b } = await make();
       await a.grant('files', 'k1');
