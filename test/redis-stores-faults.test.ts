@@ -10,6 +10,8 @@ import { startRedis, type RedisServerHandle } from './_redis.js';
 const COMMAND_TIMEOUT_MS = 500;
 /** How long a failing operation may take: the command timeout, plus a loaded 2-core machine's slack. */
 const FAIL_WITHIN_MS = COMMAND_TIMEOUT_MS + 2500;
+/** How many operations `everyOperation` runs (every method of every store but subscriptions). */
+const OPERATIONS = 26;
 
 /** One call of every operation of every store; each resolves with what it took, or rejects. */
 function everyOperation(stores: RedisStores, n: number): Record<string, () => Promise<unknown>> {
@@ -24,6 +26,28 @@ function everyOperation(stores: RedisStores, n: number): Record<string, () => Pr
     method: 'x',
   } as const;
   const message = { jsonrpc: '2.0', method: 'notifications/progress' } as const;
+  const approval = {
+    id: `a${n}`,
+    createdAt: iso,
+    expiresAt: new Date(now + 60_000).toISOString(),
+    caller: {},
+    upstream: 'files',
+    tool: 'write_file',
+    exposedName: 'files__write_file',
+    arguments: {},
+    argumentsDigest: 'sha256:aa',
+    reason: 'asks',
+  };
+  const record = {
+    time: iso,
+    kind: 'call',
+    caller: {},
+    upstream: 'files',
+    tool: 'write_file',
+    argumentsDigest: 'sha256:aa',
+    decision: 'allowed',
+    decidedBy: 'policy',
+  } as const;
   return {
     'sessions.create': () => stores.sessions.create({ id: `s${n}`, createdAt: now, lastSeenAt: now }),
     'sessions.get': () => stores.sessions.get(`s${n}`),
@@ -39,6 +63,18 @@ function everyOperation(stores: RedisStores, n: number): Record<string, () => Pr
     'tasks.get': () => stores.tasks.get(`t${n}`),
     'tasks.update': () => stores.tasks.update(`t${n}`, { status: 'completed', result: {} }),
     'tasks.delete': () => stores.tasks.delete(`t${n}`),
+    'approvals.create': () => stores.approvals.create(approval),
+    'approvals.get': () => stores.approvals.get(`a${n}`),
+    'approvals.pending': () => stores.approvals.pending(),
+    'approvals.settle': () => stores.approvals.settle(`a${n}`, { decision: 'expired', decidedAt: iso }),
+    'grants.grant': () => stores.grants.grant('files', `g${n}`),
+    'grants.has': () => stores.grants.has('files', `g${n}`),
+    'grants.take': () => stores.grants.take('files', `g${n}`),
+    'grants.forget': () => stores.grants.forget('files'),
+    'audit.append': () => stores.audit.append(record),
+    'audit.list': () => stores.audit.list(),
+    'bus.publish': () => stores.bus.publish({ n }),
+    'bus.instanceNumber': () => stores.bus.instanceNumber(),
   };
 }
 
@@ -58,12 +94,13 @@ async function expectAllToFail(stores: RedisStores, n: number, why: RegExp): Pro
         if (!(error instanceof StoreError) || error.code !== 'STORE_UNAVAILABLE')
           return `${name}: ${String(error)}`;
         if (ms > FAIL_WITHIN_MS) return `${name}: failed only after ${Math.round(ms)} ms`;
-        if (!/^Redis [a-z ]+ store: [a-zA-Z]+ failed: /.test(error.message) || !why.test(error.message))
+        if (!/^Redis [a-z ]+ (store|bus): [a-zA-Z]+ failed: /.test(error.message) || !why.test(error.message))
           return `${name}: ${error.message}`;
         return 'ok';
       }
     }),
   );
+  expect(outcomes).toHaveLength(OPERATIONS);
   expect(outcomes.filter((outcome) => outcome !== 'ok')).toEqual([]);
   return performance.now() - started;
 }
@@ -88,7 +125,7 @@ describe('Redis stores without Redis', () => {
       1,
       new RegExp(`Redis at 127\\.0\\.0\\.1:${port} is not connected`),
     );
-    console.info(`unreachable Redis: 14 operations failed within ${Math.round(ms)} ms`);
+    console.info(`unreachable Redis: ${OPERATIONS} operations failed within ${Math.round(ms)} ms`);
   });
 });
 
@@ -110,7 +147,7 @@ describe('Redis stores when Redis goes away and comes back', () => {
     await expectAllToWork(stores, 1);
     await redis.kill();
     const ms = await expectAllToFail(stores, 2, /is not connected \((reconnecting|connecting)\)/);
-    console.info(`Redis killed: 14 operations failed within ${Math.round(ms)} ms`);
+    console.info(`Redis killed: ${OPERATIONS} operations failed within ${Math.round(ms)} ms`);
     await redis.start();
     const restarted = performance.now();
     // The connection comes back by itself (retries at most a second apart): poll until it has.
@@ -129,7 +166,7 @@ describe('Redis stores when Redis goes away and comes back', () => {
     process.kill(redis.pid!, 'SIGSTOP');
     try {
       const ms = await expectAllToFail(stores, 5, /Command timed out/);
-      console.info(`Redis frozen: 14 operations failed within ${Math.round(ms)} ms`);
+      console.info(`Redis frozen: ${OPERATIONS} operations failed within ${Math.round(ms)} ms`);
     } finally {
       process.kill(redis.pid!, 'SIGCONT');
     }
