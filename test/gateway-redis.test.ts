@@ -293,6 +293,11 @@ describe('gateways whose Redis stops, then comes back', () => {
       body: {},
     });
     expect(decision.status).toBe(503);
+    const cli = await runCli(['approvals', 'list', '--gateway', gateway.base], {
+      env: { TOOLWIRE_TOKEN: TOKEN },
+    });
+    expect(cli.code).toBe(4);
+    expect(cli.stderr).toContain('try again in 1 s');
     const refused = await model.callTool('fx__echo', { text: 'new' });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(

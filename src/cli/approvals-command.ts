@@ -119,6 +119,14 @@ async function request(
       detail: 'Set TOOLWIRE_TOKEN to the API token the gateway printed when it started.',
     });
   }
+  const retryAfter = response.headers.get('retry-after');
+  if (response.status === 503 && retryAfter !== null) {
+    // Unavailable for now (its Redis is out of reach): a connection failure, worth trying again.
+    throw new CliError(ExitCode.Connection, `${message}; try again in ${retryAfter} s`, {
+      code,
+      details: { status: response.status, retryAfter },
+    });
+  }
   throw new CliError(response.status >= 500 ? ExitCode.Protocol : ExitCode.Usage, message, {
     code,
     details: { status: response.status },
