@@ -2,7 +2,7 @@
  * Where a gateway keeps what its instances share: pending approvals, "approve always" grants, audit
  * records, and a bus for live events. In memory by default (one instance); on Redis with the configuration's
  * `redis` (opened at `start()`, loading `ioredis` only then) or with stores given in code. Shared events
- * travel as `{ from, event }` on the bus; an instance delivers to its listeners the events of the others.
+ * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others.
  * @module
  */
 import type { JsonObject } from '../index.js';
@@ -45,12 +45,21 @@ const CALL_IDS_PER_INSTANCE = 2 ** 32;
 /** Instance numbers wrap past this, keeping call ids safe integers. */
 const INSTANCE_NUMBERS = 2 ** 20 - 1;
 
-/** An instance's events on a bus: its shared events published, the others' delivered to its listeners. */
+/** Events gathered into one message at most (more are sent at once, in another). */
+const MAX_EVENTS_PER_MESSAGE = 256;
+
+/**
+ * An instance's events on a bus: its shared events published, the others' delivered to its listeners.
+ * The events of one turn of the event loop travel together, as `{ from, events }` (a call's `call.started`,
+ * `call.finished` and `audit`, or many calls' at once under load): one message instead of one each.
+ */
 export class SharedEvents {
   readonly #events: GatewayEvents;
   readonly #bus: MessageBus;
   readonly #from = crypto.randomUUID();
   #unsubscribe: (() => void) | undefined;
+  #queue: GatewayEvent[] = [];
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(events: GatewayEvents, bus: MessageBus) {
     this.#events = events;
@@ -62,21 +71,32 @@ export class SharedEvents {
     const number = await this.#bus.instanceNumber();
     this.#unsubscribe = await this.#bus.subscribe({
       message: (message) => {
-        if (message.from === this.#from || !message.event) return;
-        this.#events.deliver(message.event as unknown as GatewayEvent);
+        if (message.from === this.#from || !Array.isArray(message.events)) return;
+        for (const event of message.events) this.#events.deliver(event as unknown as GatewayEvent);
       },
     });
     this.#events.share((event) => {
-      const message = { from: this.#from, event } as unknown as JsonObject;
-      // Events are news: one that cannot be published (Redis is out of reach) is lost, nothing else.
-      this.#bus.publish(message).catch(() => undefined);
+      this.#queue.push(event);
+      if (this.#queue.length >= MAX_EVENTS_PER_MESSAGE) this.#flush();
+      else this.#flushing ??= setImmediate(() => this.#flush());
     });
     return (((number - 1) % INSTANCE_NUMBERS) + 1) * CALL_IDS_PER_INSTANCE;
   }
 
   stop(): void {
+    this.#flush();
     this.#events.share(undefined);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
+  }
+
+  #flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    if (this.#queue.length === 0) return;
+    const message = { from: this.#from, events: this.#queue } as unknown as JsonObject;
+    this.#queue = [];
+    // Events are news: those that cannot be published (Redis is out of reach) are lost, nothing else.
+    this.#bus.publish(message).catch(() => undefined);
   }
 }
