@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { MemoryApprovalStore } from '../stores/approval-store.js';
+import { MemoryGrantStore } from '../stores/grant-store.js';
 import { Approvals, MAX_PENDING_APPROVALS, type ApprovalRequest, type ApprovalOutcome } from './approvals.js';
 
 const REQUEST: ApprovalRequest = {
@@ -119,5 +121,67 @@ describe('Approvals', () => {
     await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(MAX_PENDING_APPROVALS));
     await approvals.close();
     expect(await approvals.pending()).toHaveLength(0);
+  });
+});
+
+describe('Approvals of two instances sharing stores', () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** Two instances on one pair of stores (as two processes on one Redis), recording what each reports. */
+  function instances() {
+    const store = new MemoryApprovalStore();
+    const grants = new MemoryGrantStore();
+    const reported: string[] = [];
+    const make = (name: string) =>
+      new Approvals({
+        timeoutMs: 1000,
+        store,
+        grants,
+        onPending: (approval) => reported.push(`${name} pending ${approval.exposedName}`),
+        onSettled: (_approval, outcome) => reported.push(`${name} settled ${outcome.decision}`),
+      });
+    return { a: make('a'), b: make('b'), reported };
+  }
+
+  it('resolves the call held by one with a decision taken through the other, which alone reports it', async () => {
+    const { a, b, reported } = instances();
+    await Promise.all([a.listen(), b.listen()]);
+    const { approval, outcome } = a.ask(REQUEST, new AbortController().signal);
+    await vi.waitFor(async () => expect(await b.pending()).toEqual([approval]));
+    await b.decide(approval.id, { approve: true, always: true, decidedBy: 'bob' });
+    await expect(outcome).resolves.toMatchObject({ decision: 'approved', always: true, decidedBy: 'bob' });
+    expect(reported).toEqual(['a pending files__write_file', 'b settled approved']);
+    // The grant given through b holds for a.
+    expect(await a.remembered({ sessionId: 's1' }, 'files', 'write_file')).toBe(true);
+    // Its expiry timer, later, changes nothing.
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(reported).toHaveLength(2);
+    await expect(a.decide(approval.id, { approve: false, decidedBy: 'a' })).rejects.toMatchObject({
+      code: 'APPROVAL_SETTLED',
+    });
+  });
+
+  it('expires through the instance holding the call, which reports it; a later decision elsewhere is refused', async () => {
+    const { a, b, reported } = instances();
+    const { approval, outcome } = a.ask(REQUEST, new AbortController().signal);
+    await vi.advanceTimersByTimeAsync(1000);
+    await expect(outcome).resolves.toMatchObject({ decision: 'expired' });
+    expect(reported).toEqual(['a pending files__write_file', 'a settled expired']);
+    await expect(b.decide(approval.id, { approve: true, decidedBy: 'b' })).rejects.toMatchObject({
+      code: 'APPROVAL_SETTLED',
+      details: { outcome: { decision: 'expired' } },
+    });
+  });
+
+  it('lets a retry allowance be used once, by either instance', async () => {
+    const { a, b } = instances();
+    await a.allowRetry('k', 10_000);
+    expect(await b.takeRetry('k')).toBe(true);
+    expect(await a.takeRetry('k')).toBe(false);
   });
 });
