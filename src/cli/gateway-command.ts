@@ -304,7 +304,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       const stopSignals = onStopSignals((graceful) => {
         if (!graceful) stopSignals();
         else say(`stopping: the running calls get up to ${graceMs} ms`);
-        gateway.approvals.close();
+        void gateway.approvals.close(); // held calls end at once; the store learns it meanwhile
         void handle.close(graceful ? { graceMs } : {}).then(resolve, resolve);
       });
     });
