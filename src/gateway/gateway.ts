@@ -140,6 +140,7 @@ export class Gateway {
   #config: GatewayConfig;
   #policy: Policy;
   #closing: Promise<void> | undefined;
+  #opening: Promise<void> | undefined;
   #audit: AuditStore;
   #shared: SharedEvents | undefined;
   /** Closes the Redis connections the gateway opened from its configuration's `redis`. */
@@ -230,7 +231,12 @@ export class Gateway {
    * Rejects when Redis cannot be reached.
    */
   async start(): Promise<void> {
-    await this.#openStores();
+    // Once, however often start() is called (a failed attempt may be made again).
+    const opening = (this.#opening ??= this.#openStores());
+    opening.catch(() => {
+      if (this.#opening === opening) this.#opening = undefined;
+    });
+    await opening;
     await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.start()));
   }
 
