@@ -8,7 +8,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../protocol/index.js';
-import { Server } from '../server/index.js';
+import { Server, type RateLimitStore, type TaskStore } from '../server/index.js';
 import { helpHint } from './command-name.js';
 import { usageError } from './exit-code.js';
 
@@ -38,8 +38,25 @@ function describe(value: unknown): string {
   return typeof value;
 }
 
-/** Imports `modulePath` (resolved from `cwd`) and returns the server it exports. */
-export async function loadServerModule(modulePath: string, cwd = process.cwd()): Promise<Server> {
+/**
+ * What `toolwire serve` hands a module whose default export is a function: the shared stores of
+ * `--redis`, for the server's options (`rateLimit: { store: rateLimitStore }`, `tasks: { store:
+ * taskStore }`); both undefined without `--redis` (the memory defaults).
+ */
+export interface ServeContext {
+  rateLimitStore?: RateLimitStore;
+  taskStore?: TaskStore;
+}
+
+/**
+ * Imports `modulePath` (resolved from `cwd`) and returns the server it exports, and whether it was made
+ * by a function (which was given `context`).
+ */
+export async function loadServerModule(
+  modulePath: string,
+  cwd = process.cwd(),
+  context: ServeContext = {},
+): Promise<Server> {
   const file = resolve(cwd, modulePath);
   const info = statSync(file, { throwIfNoEntry: false });
   if (!info) throw usageError(`cannot serve ${modulePath}: no such file (${file})`, HINT);
@@ -61,7 +78,7 @@ export async function loadServerModule(modulePath: string, cwd = process.cwd()):
   let exported: unknown = mod.default;
   if (typeof exported === 'function' && !isServer(exported)) {
     try {
-      exported = await (exported as () => unknown)();
+      exported = await (exported as (context: ServeContext) => unknown)(context);
     } catch (error) {
       throw usageError(`cannot serve ${modulePath}: its default export threw: ${errorMessage(error)}`, HINT);
     }

@@ -16,7 +16,9 @@
  */
 import { statSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
+import { errorMessage } from '../protocol/index.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, type Principal, type Server } from '../server/index.js';
+import type { RedisStores } from '../stores/redis.js';
 import { StdioServerTransport } from '../transports/stdio/index.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
@@ -33,6 +35,7 @@ const SERVE_OPTIONS = {
   stateless: { type: 'boolean' },
   json: { type: 'boolean' },
   ...HTTP_AUTH_FLAGS,
+  redis: { type: 'string' },
 } as const;
 
 type ServeValues = {
@@ -40,7 +43,8 @@ type ServeValues = {
 };
 
 export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]
-                                      [--jwks URL --issuer ISS [--audience URL] [--scope S]]]
+                                      [--jwks URL --issuer ISS [--audience URL] [--scope S]]
+                                      [--redis URL]]
 
 Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
 With --http, serves it over Streamable HTTP at http://HOST:PORT/mcp (and the legacy HTTP+SSE
@@ -52,6 +56,10 @@ transport at /sse + /messages) and prints the URL on stdout.
                 host also needs its name allowed, which --host adds to the Host allow-list
   --stateless   no sessions: each POST is served on its own
   --json        answer POSTs with one JSON body instead of an SSE stream
+  --redis URL   share sessions, resumable streams, rate limits and tasks with every instance
+                given the same Redis (redis://HOST:PORT): any instance serves any session.
+                A MODULE whose default export is a function is given { rateLimitStore,
+                taskStore } for its server's options
 
 Authentication (HTTP; off unless --jwks is given): every request needs an OAuth 2.1 access token
 (Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this server.
@@ -92,6 +100,7 @@ Examples:
   ${CLI} tools -- ${CLI} serve ./my-server.mjs
   ${CLI} serve --http --port 8080          # the demo at http://127.0.0.1:8080/mcp
   ${CLI} serve --http --port 0             # any free port (the URL is printed)
+  ${CLI} serve --http --port 3001 --redis redis://127.0.0.1:6379   # one of many instances
 
 ${EXIT_CODES_HELP}
 `;
@@ -138,7 +147,10 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   if (positionals.length > 1) throw usageError(`serve takes one MODULE, got ${positionals.length}`, HINT);
   const module = positionals[0];
 
+  if (values.redis !== undefined && !values.http) throw usageError('--redis goes with --http', HINT);
   routeConsoleToStderr();
+  const stores = values.redis === undefined ? undefined : await openRedis(values.redis);
+  const context = stores ? { rateLimitStore: stores.rateLimits, taskStore: stores.tasks } : {};
   let server: Server;
   let what: string;
   if (module === undefined) {
@@ -151,14 +163,18 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
         HINT,
       );
     }
-    server = createDemoServer({ root, ...(values.jwks ? { writeScope: 'workspace:write' } : {}) });
+    server = createDemoServer({
+      root,
+      ...(values.jwks ? { writeScope: 'workspace:write' } : {}),
+      ...context,
+    });
     what = `the demo server (root ${root})`;
   } else {
-    server = await loadServerModule(module);
+    server = await loadServerModule(module, process.cwd(), context);
     what = `${server.info.name} ${server.info.version}`.trim();
   }
 
-  if (values.http) return serveOverHttp(server, what, values, module === undefined);
+  if (values.http) return serveOverHttp(server, what, values, module === undefined, stores);
   const httpOnly = [
     'port',
     'host',
@@ -197,11 +213,22 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   return ExitCode.Success;
 }
 
+/** The stores of `--redis URL` (loading ioredis only then); a bad URL is a usage error. */
+async function openRedis(url: string): Promise<RedisStores> {
+  const { redisStores } = await import('../stores/redis.js');
+  try {
+    return redisStores(url);
+  } catch (error) {
+    throw usageError(`--redis: ${errorMessage(error)}`, HINT);
+  }
+}
+
 async function serveOverHttp(
   server: Server,
   what: string,
   values: ServeValues,
   demo: boolean,
+  stores: RedisStores | undefined,
 ): Promise<ExitCodeValue> {
   quietPipes(); // over HTTP, stdout carries only the URL: a reader that went away is no failure
   const port = values.port === undefined ? 3000 : Number(values.port);
@@ -225,6 +252,7 @@ async function serveOverHttp(
     stateless: values.stateless ?? false,
     responseMode: values.json ? 'json' : 'sse',
     ...(auth ? { auth } : {}),
+    ...(stores ? { redis: stores } : {}),
     ...(loopback
       ? {}
       : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host] }),
@@ -233,7 +261,7 @@ async function serveOverHttp(
   });
   process.stdout.write(`${handle.url}\n`);
   process.stderr.write(
-    `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''} (try: ${CLI} tools ${handle.url})\n`,
+    `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''}${stores ? ` (sessions shared on Redis ${redactedUrl(values.redis ?? '')})` : ''} (try: ${CLI} tools ${handle.url})\n`,
   );
   const graceMs = server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   // The first signal: new requests are refused, running ones get the grace period; a second: at once.
@@ -244,7 +272,16 @@ async function serveOverHttp(
     });
   });
   await server.close().catch(() => undefined);
+  await stores?.close();
   return ExitCode.Success;
+}
+
+/** A Redis URL without its password, for the log line. */
+function redactedUrl(url: string): string {
+  return url.replace(
+    /\/\/([^@/]*)@/,
+    (_, auth: string) => `//${auth.includes(':') ? `${auth.split(':')[0]}:***` : '***'}@`,
+  );
 }
 
 /** A port that is taken (or not ours to use) is fixed with --port: a usage error that says so. */

@@ -50,6 +50,7 @@ export class ServerSession {
   #logLevel: LoggingLevel | undefined;
   #legacyScope: RequestScope | undefined;
   #principal: Principal | undefined;
+  #stateVersion = 0;
 
   onclose?: () => void;
 
@@ -127,6 +128,40 @@ export class ServerSession {
     this.#clientCapabilities = capabilities;
     this.#legacyScope = undefined;
     this.#phase = 'ready';
+  }
+
+  /** The level `logging/setLevel` asked for (handshake era), if any. */
+  get logLevel(): LoggingLevel | undefined {
+    return this.#logLevel;
+  }
+
+  /**
+   * @internal Increases whenever what a session record holds changes after the handshake (log level,
+   * resource subscriptions): a transport that shares sessions across processes writes the record again.
+   */
+  get stateVersion(): number {
+    return this.#stateVersion;
+  }
+
+  /** @internal See `stateVersion`. */
+  stateChanged(): void {
+    this.#stateVersion += 1;
+  }
+
+  /**
+   * @internal Takes up a session another process negotiated (its record in a shared session store): the
+   * revision, the client's info and capabilities and the log level, as if this connection had served the
+   * handshake.
+   */
+  resume(state: {
+    version: LegacyRevision;
+    clientInfo?: Implementation | undefined;
+    clientCapabilities?: ClientCapabilities | undefined;
+    logLevel?: LoggingLevel | undefined;
+  }): void {
+    this.assumeInitialized(state.version, state.clientCapabilities ?? {});
+    this.#clientInfo = state.clientInfo;
+    this.#logLevel = state.logLevel;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -268,6 +303,7 @@ export class ServerSession {
   setLogLevel(level: LoggingLevel): void {
     this.#logLevel = level;
     this.#legacyScope = undefined;
+    this.#stateVersion += 1;
   }
 
   #requireProfile(): RevisionProfile {

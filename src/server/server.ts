@@ -10,7 +10,7 @@
  * @module
  */
 import { isJsonObject } from '../protocol/jsonrpc.js';
-import { ALL_REVISIONS, type Revision } from '../protocol/revisions/index.js';
+import { ALL_REVISIONS, isLegacyRevision, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { CacheHint } from '../protocol/types/modern.js';
@@ -42,6 +42,7 @@ import { HandlerTable } from './handler-table.js';
 import { installTools } from './tools-handlers.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
 import { Tasks } from './tasks/tasks.js';
+import type { SessionState as SharedSessionState } from '../stores/session-store.js';
 import {
   buildTool,
   type RegisteredTool,
@@ -329,6 +330,31 @@ export class Server implements ServerCore {
     this.#listChanged.bind(session);
     await session.connect(transport);
     return session;
+  }
+
+  /**
+   * @internal What a shared session record keeps of a handshake-era session: its revision, the client's
+   * info and capabilities, its log level and resource subscriptions.
+   */
+  sessionState(session: ServerSession): SharedSessionState {
+    const { info, capabilities } = session.client;
+    const subscriptions = this.#resources?.subscriptionsOf(session) ?? [];
+    return {
+      protocolVersion: session.protocolVersion,
+      clientInfo: info,
+      clientCapabilities: capabilities,
+      logLevel: session.logLevel,
+      subscriptions: subscriptions.length > 0 ? subscriptions : undefined,
+    };
+  }
+
+  /** @internal Takes up a session from its shared record (see `sessionState`); false for a revision not served. */
+  resumeSession(session: ServerSession, state: SharedSessionState): boolean {
+    const version = state.protocolVersion;
+    if (!isLegacyRevision(version) || !this.versions.includes(version)) return false;
+    session.resume({ ...state, version });
+    this.#resources?.subscribe(session, state.subscriptions ?? []);
+    return true;
   }
 
   /**

@@ -50,6 +50,7 @@ return 1`);
 const NAME = 'Redis session store';
 
 export class RedisSessionStore implements SessionStore {
+  readonly expires = true;
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #index: string;

@@ -12,6 +12,7 @@ import { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-stor
 import { RedisMessageBus } from './redis-message-bus.js';
 import { positiveOption, type RedisStoreOptions } from './redis-options.js';
 import { RedisRateLimitStore } from './redis-rate-limit-store.js';
+import { RedisSessionBus } from './redis-session-bus.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from './redis-session-store.js';
 import { RedisSubscriber } from './redis-subscriber.js';
 import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.js';
@@ -52,11 +53,14 @@ export class RedisStores {
   /** The one pub/sub connection of these stores (opened by the first subscription). */
   readonly #subscriber: RedisSubscriber;
   readonly #owned: boolean;
+  readonly #prefix: { prefix?: string };
+  #bus: RedisSessionBus | undefined;
 
   constructor(connection: string | Redis, options: RedisStoresOptions = {}) {
     this.#owned = typeof connection === 'string';
     this.client = typeof connection === 'string' ? connect(connection, options) : connection;
     const prefix = options.prefix === undefined ? {} : { prefix: options.prefix };
+    this.#prefix = prefix;
     this.sessions = new RedisSessionStore(this.client, { ...options.sessions, ...prefix });
     this.events = new RedisEventStore(this.client, { ...options.events, ...prefix });
     this.rateLimits = new RedisRateLimitStore(this.client, prefix);
@@ -77,11 +81,20 @@ export class RedisStores {
   }
 
   /**
-   * Closes the pub/sub connection, and the connection when it was opened from a URL (a client you passed
+   * The messages between processes that share sessions (Redis pub/sub, its own subscriber connection),
+   * made the first time it is asked for (the Streamable HTTP handler's `redis` option does).
+   */
+  get sessionBus(): RedisSessionBus {
+    return (this.#bus ??= new RedisSessionBus(this.client, this.#prefix));
+  }
+
+  /**
+   * Closes the pub/sub connections, and the connection when it was opened from a URL (a client you passed
    * stays yours).
    */
   async close(): Promise<void> {
     this.#subscriber.close();
+    await this.#bus?.close();
     if (!this.#owned || this.client.status === 'end') return;
     if (this.client.status !== 'ready') {
       this.client.disconnect();

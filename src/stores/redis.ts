@@ -15,5 +15,7 @@ export { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-stor
 export { RedisAuditStore, type RedisAuditStoreOptions } from './redis-audit-store.js';
 export { RedisMessageBus, type RedisMessageBusOptions } from './redis-message-bus.js';
 export { RedisSubscriber, type ChannelListener } from './redis-subscriber.js';
+export { RedisSessionBus } from './redis-session-bus.js';
+export type { SessionBus, BusAddress } from './session-bus.js';
 export type { RedisStoreOptions } from './redis-options.js';
 export { StoreError } from './store-error.js';

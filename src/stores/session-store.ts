@@ -4,17 +4,36 @@
  * is what a shared store (Redis) can hold for several processes.
  * @module
  */
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 
-export interface SessionRecord {
+/**
+ * What a handshake-era session negotiated and asked for, so that any process sharing the store can serve
+ * it: written once the `initialize` is answered, and again when the log level or a subscription changes.
+ */
+export interface SessionState {
+  protocolVersion?: string | undefined;
+  clientInfo?: Implementation | undefined;
+  clientCapabilities?: ClientCapabilities | undefined;
+  logLevel?: LoggingLevel | undefined;
+  /** URIs of `resources/subscribe`. */
+  subscriptions?: string[] | undefined;
+}
+
+export interface SessionRecord extends SessionState {
   id: string;
   createdAt: number;
   lastSeenAt: number;
-  protocolVersion?: string;
   /** The authenticated principal that opened the session, when there is one. */
   principal?: string;
 }
 
 export interface SessionStore {
+  /**
+   * Records expire by themselves (a TTL after `lastSeenAt`, as Redis keeps them), and the store is shared
+   * by several processes: a handler then never deletes idle records (another process may be serving the
+   * session); it only drops its own copies of sessions idle there.
+   */
+  readonly expires?: boolean;
   create(record: SessionRecord): Promise<void> | void;
   get(id: string): Promise<SessionRecord | undefined> | SessionRecord | undefined;
   update(id: string, patch: Partial<Omit<SessionRecord, 'id'>>): Promise<void> | void;

@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-import { Server } from '../../server/index.js';
+import { Server, type RateLimitStore } from '../../server/index.js';
 import { registerListFiles } from './list-files.js';
 import { registerReadFile } from './read-file.js';
 import { Sandbox } from './sandbox.js';
@@ -29,6 +29,8 @@ export interface DemoServerOptions {
    * sets `workspace:write` when authentication is on.
    */
   writeScope?: string;
+  /** Where the per-caller rate limit counts (default: in memory; `toolwire serve --redis`: Redis). */
+  rateLimitStore?: RateLimitStore;
 }
 
 /** The root the demo serves by default: `$TOOLWIRE_DEMO_ROOT`, else the current directory. */
@@ -44,7 +46,10 @@ export function createDemoServer(options: DemoServerOptions = {}): Server {
     { name: options.name ?? 'toolwire-demo', version: '0.1.0', title: 'toolwire demo workspace' },
     {
       // Sensible limits for a tool box a model drives: 20 calls/s per caller, bursts of 50.
-      rateLimit: { perCaller: { burst: 50, perSecond: 20 } },
+      rateLimit: {
+        perCaller: { burst: 50, perSecond: 20 },
+        ...(options.rateLimitStore ? { store: options.rateLimitStore } : {}),
+      },
       instructions:
         `A sandboxed workspace rooted at ${sandbox.root}. Paths are relative to that root; none may leave it. ` +
         'Start with workspace_info or list_files; read_file reads text and images; search_files finds ' +

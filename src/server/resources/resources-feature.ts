@@ -125,6 +125,7 @@ export class ResourcesFeature implements ServerFeature {
         const uri = uriParam(params);
         let uris = this.#subscriptions.get(session);
         if (!uris) this.#subscriptions.set(session, (uris = new Set()));
+        if (!uris.has(uri)) session.stateChanged();
         uris.add(uri);
         return {};
       },
@@ -133,11 +134,21 @@ export class ResourcesFeature implements ServerFeature {
     handlers.handle(
       'resources/unsubscribe',
       (params, _scope, _ctx, session) => {
-        this.#subscriptions.get(session)?.delete(uriParam(params));
+        if (this.#subscriptions.get(session)?.delete(uriParam(params))) session.stateChanged();
         return {};
       },
       legacyOnly,
     );
+  }
+
+  /** The URIs a session subscribed to (`resources/subscribe`). */
+  subscriptionsOf(session: ServerSession): string[] {
+    return [...(this.#subscriptions.get(session) ?? [])];
+  }
+
+  /** Subscribes a session to `uris` (a session taken up from a shared store). */
+  subscribe(session: ServerSession, uris: readonly string[]): void {
+    if (uris.length > 0) this.#subscriptions.set(session, new Set(uris));
   }
 
   /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */

@@ -3,6 +3,7 @@
  * @module
  */
 import { MemoryEventStore, type EventStore } from '../../stores/event-store.js';
+import type { SessionBus } from '../../stores/session-bus.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import { DEFAULT_MAX_QUEUED_BYTES, DEFAULT_MAX_QUEUED_MESSAGES } from '../queued-output.js';
 import type { HttpAuthOptions } from './auth/http-auth.js';
@@ -25,6 +26,12 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   eventStore?: EventStore | false;
   /** Session records (default: in memory). */
   sessionStore?: SessionStore;
+  /**
+   * Sessions shared by every process given the same Redis (`redisStores(url)` from `toolwire/redis`):
+   * session records, resumable streams and messages between processes go through it, so any process
+   * serves any session. Its `sessionStore` and `eventStore` stand in for those options (unless given).
+   */
+  redis?: SharedSessionStores;
   /** A session unused this long is closed (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
   /**
@@ -79,6 +86,13 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   auth?: HttpAuthOptions;
 }
 
+/** What the `redis` option takes (what `RedisStores` has): a session store, an event store, a bus. */
+export interface SharedSessionStores {
+  readonly sessions: SessionStore;
+  readonly events: EventStore;
+  readonly sessionBus: SessionBus;
+}
+
 /** The options with their defaults filled in. */
 export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttpOptions {
   const stateless = options.stateless ?? false;
@@ -86,7 +100,9 @@ export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttp
     stateless,
     responseMode: options.responseMode ?? 'sse',
     eventStore:
-      stateless || options.eventStore === false ? undefined : (options.eventStore ?? new MemoryEventStore()),
+      stateless || options.eventStore === false
+        ? undefined
+        : (options.eventStore ?? options.redis?.events ?? new MemoryEventStore()),
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
     maxSessions: options.maxSessions ?? 10_000,

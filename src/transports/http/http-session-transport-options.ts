@@ -4,7 +4,30 @@
  * its streams may hold unread.
  * @module
  */
+import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { EventStore } from '../../stores/event-store.js';
+
+/**
+ * How a session shared by several processes reaches them (see `SharedSessions`): the ids of the
+ * server's requests name this process, answers to another process's requests go there, and what has no
+ * stream here goes to the process holding the session's `GET` stream.
+ */
+export interface SessionRoute {
+  /** A request or notification of the server, as the client gets it (request ids tagged). */
+  outgoing(message: JsonRpcMessage): JsonRpcMessage;
+  /** A message the client posted: what to deliver here (ids restored), or undefined (sent elsewhere). */
+  incoming(message: unknown): unknown;
+  /** A response is about to be written: the session's record is brought up to date first (when it changed). */
+  beforeResponse(): Promise<void> | undefined;
+  /** A message with no stream here: sent to the process holding the `GET` stream; how many got it. */
+  elsewhere(message: JsonRpcMessage): Promise<number>;
+  /**
+   * The standalone (`GET`) stream was opened here, or taken up with `Last-Event-ID` (resolves once what
+   * other processes send it is heard here, and the process that had it let it go); or it ended here. A
+   * stream whose client went away is still heard (its events are kept for the client's resumption).
+   */
+  standalone(open: boolean): Promise<void>;
+}
 
 export interface HttpSessionTransportOptions {
   sessionId?: string;
@@ -23,4 +46,6 @@ export interface HttpSessionTransportOptions {
   maxQueuedBytes?: number;
   /** The same limit in messages (default 4096). */
   maxQueuedMessages?: number;
+  /** The session is shared with other processes (a `redis` option): how messages reach them. */
+  route?: SessionRoute;
 }

@@ -74,12 +74,19 @@ export class HttpSessionTransport implements Transport {
   constructor(options: HttpSessionTransportOptions) {
     this.#options = options;
     this.sessionId = options.sessionId;
-    if (options.eventStore) this.#prefix = `${crypto.randomUUID()}_`;
+    // A shared session's streams are told by its id, in whichever process they were opened.
+    if (options.eventStore) this.#prefix = `${this.#sharedPrefix ?? ''}${crypto.randomUUID()}_`;
     this.#queue = new QueuedOutput(options);
   }
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /** The prefix of every stream id of a shared session, whatever process opened the stream. */
+  get #sharedPrefix(): string | undefined {
+    const { route, sessionId } = this.#options;
+    return route && sessionId !== undefined ? `${sessionId}_` : undefined;
   }
 
   /** Logical streams still open (POST streams awaiting responses, and the standalone stream). */
@@ -101,14 +108,20 @@ export class HttpSessionTransport implements Transport {
 
   async start(): Promise<void> {}
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+  async send(sent: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.#closed) throw new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP session is closed');
-    if (Array.isArray(message)) {
-      for (const item of message) await this.send(item, options);
+    if (Array.isArray(sent)) {
+      for (const item of sent) await this.send(item, options);
       return;
     }
-    const response = isResponse(message);
-    const key = response ? message.id : options?.relatedRequestId;
+    const response = isResponse(sent);
+    const key = response ? sent.id : options?.relatedRequestId;
+    const route = this.#options.route;
+    let message = sent;
+    if (route) {
+      if (!response) message = route.outgoing(sent);
+      else await route.beforeResponse();
+    }
     const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key);
     if (stream) {
       const written = this.#write(stream, message, response ? (key ?? undefined) : undefined);
@@ -119,7 +132,28 @@ export class HttpSessionTransport implements Transport {
       return;
     }
     if (response) return; // its request is gone (cancelled, or the session never saw it)
+    // A shared session's GET stream may be held by another process.
+    if (route && !this.#standalone && (await route.elsewhere(message)) > 0) return;
     if (this.#standalone) await this.#write(this.#standalone, message, undefined);
+  }
+
+  /**
+   * A message another process sent for this session's standalone stream (a shared session): written
+   * there, recorded for resumption; dropped when the stream is not here.
+   */
+  async deliverStandalone(message: JsonRpcMessage): Promise<void> {
+    if (!this.#closed && this.#standalone) await this.#write(this.#standalone, message, undefined);
+  }
+
+  /** Another process took up this shared session's standalone stream: it ends here (its events stay). */
+  releaseStandalone(): void {
+    const standalone = this.#standalone;
+    if (!standalone || this.#closed) return;
+    this.#standalone = undefined;
+    this.#streams.delete(standalone.id);
+    standalone.sink?.close();
+    standalone.sink = undefined;
+    void this.#options.route?.standalone(false).catch(() => undefined);
   }
 
   /**
@@ -132,6 +166,9 @@ export class HttpSessionTransport implements Transport {
     batch: boolean,
     client: ClientWatch,
   ): Promise<Reply> {
+    const route = this.#options.route;
+    // Answers to another process's requests go there.
+    if (route) messages = messages.map((message) => route.incoming(message)).filter((m) => m !== undefined);
     if (requestIds.length === 0) {
       for (const message of messages) this.onmessage?.(message);
       return Promise.resolve(emptyReply(202, this.#options.headers));
@@ -164,10 +201,19 @@ export class HttpSessionTransport implements Transport {
       status: 200,
       headers: { ...SSE_HEADERS, ...this.#options.headers },
     });
-    return this.#prime(stream, sink).then(() => {
-      for (const message of messages) this.onmessage?.(message);
-      return response;
-    });
+    return this.#prime(stream, sink).then(
+      () => {
+        for (const message of messages) this.onmessage?.(message);
+        return response;
+      },
+      (error: unknown) => {
+        // No priming event (the store failed): nothing was dispatched, the request ids are free again.
+        for (const id of requestIds) this.#byRequest.delete(id);
+        this.#streams.delete(stream.id);
+        sink.close();
+        throw error;
+      },
+    );
   }
 
   /** An error response of this session: its headers, the `id` shaped by its revision. */
@@ -205,9 +251,17 @@ export class HttpSessionTransport implements Transport {
         'Conflict: a GET stream is already open for this session',
       );
     }
-    this.#standalone ??= this.#open(true, []);
-    const sink = this.#attach(this.#standalone);
-    await this.#prime(this.#standalone, sink);
+    const standalone = (this.#standalone ??= this.#open(true, []));
+    const sink = this.#attach(standalone);
+    try {
+      await this.#prime(standalone, sink);
+      await this.#heard(sink);
+    } catch (error) {
+      // The store or the bus failed: no stream (the GET gets 503), another GET may try again.
+      sink.close();
+      if (standalone.sink === sink) standalone.sink = undefined;
+      throw error;
+    }
     return new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } });
   }
 
@@ -215,12 +269,12 @@ export class HttpSessionTransport implements Transport {
   async resume(lastEventId: string): Promise<Reply> {
     const store = this.#options.eventStore;
     // Only this session's streams, told by their prefix, may be resumed here.
-    const ours = this.#prefix !== undefined && lastEventId.startsWith(this.#prefix);
+    const ours = this.#prefix !== undefined && lastEventId.startsWith(this.#sharedPrefix ?? this.#prefix);
     const replay = store && ours ? await store.replayAfter(lastEventId) : undefined;
     if (!replay) {
       return this.#error(404, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
     }
-    const live = this.#streams.get(replay.streamId);
+    const live = this.#streams.get(replay.streamId) ?? this.#adopt(replay.streamId);
     const sink = new SseSink(this.#options.keepAliveMs, this.#queue);
     for (const event of replay.events) sink.replayed({ id: event.id, data: stringifyJson(event.message) });
     if (live) {
@@ -228,6 +282,7 @@ export class HttpSessionTransport implements Transport {
       live.sink = sink;
       sink.oncancel = () => this.#disconnected(live);
       sink.onoverflow = sink.oncancel;
+      if (live.standalone) await this.#heard(sink);
     } else {
       sink.close();
     }
@@ -248,6 +303,7 @@ export class HttpSessionTransport implements Transport {
     // What was sent before close still reaches its stream (e.g. the last answers of a graceful stop).
     if (this.#appending > 0) await new Promise<void>((resolve) => (this.#appended = resolve));
     const open = [...this.#streams.values()];
+    if (this.#standalone) void this.#options.route?.standalone(false).catch(() => undefined);
     for (const stream of open) {
       stream.sink?.close();
       stream.json?.unwatch();
@@ -263,11 +319,45 @@ export class HttpSessionTransport implements Transport {
     this.onclose?.();
   }
 
+  /**
+   * A shared session's standalone stream opened by another process, resumed here: it becomes this
+   * process's standalone stream (when this one has none open).
+   */
+  #adopt(streamId: string): LogicalStream | undefined {
+    const shared = this.#sharedPrefix;
+    if (shared === undefined || !streamId.startsWith(shared) || !/_g\d+$/.test(streamId)) return undefined;
+    if (this.#standalone?.sink && !this.#standalone.sink.closed) return undefined;
+    if (this.#standalone) this.#streams.delete(this.#standalone.id);
+    const stream: LogicalStream = {
+      id: streamId,
+      standalone: true,
+      pending: new Set(),
+      sink: undefined,
+      json: undefined,
+    };
+    this.#streams.set(streamId, stream);
+    this.#standalone = stream;
+    return stream;
+  }
+
+  /**
+   * The standalone stream's sink is open here: a shared session hears, before the `GET` is answered,
+   * what other processes send it (a failure closes the sink and rejects: the `GET` gets 503).
+   */
+  async #heard(sink: SseSink): Promise<void> {
+    try {
+      await this.#options.route?.standalone(true);
+    } catch (error) {
+      sink.close();
+      throw error;
+    }
+  }
+
   #open(standalone: boolean, requestIds: readonly RequestId[]): LogicalStream {
     const stream: LogicalStream = {
       // Stream ids are part of event ids only with an event store (then prefixed, see `#prefix`);
-      // otherwise they only key this session's map.
-      id: `${this.#prefix ?? ''}${++this.#streamCount}`,
+      // otherwise they only key this session's map. A shared session's standalone stream is `…_g<n>`.
+      id: `${this.#prefix ?? ''}${standalone && this.#options.route ? 'g' : ''}${++this.#streamCount}`,
       standalone,
       pending: new Set(requestIds),
       sink: undefined,
@@ -327,6 +417,10 @@ export class HttpSessionTransport implements Transport {
       this.#appending += 1;
       try {
         id = await store.append(stream.id, message);
+      } catch (error) {
+        // The store failed (Redis down): the event still goes out, without an id to resume from (a
+        // response withheld would leave its request waiting for ever).
+        this.onerror?.(asError(error));
       } finally {
         this.#appending -= 1;
         if (this.#appending === 0) this.#appended?.();

@@ -7,7 +7,7 @@
  * @module toolwire/http
  */
 export { StreamableHttpHandler } from './streamable-http-handler.js';
-export type { StreamableHttpOptions } from './http-options.js';
+export type { StreamableHttpOptions, SharedSessionStores } from './http-options.js';
 export { OriginGuard, type OriginGuardOptions } from './origin-guard.js';
 export {
   serveHttp,

@@ -4,17 +4,25 @@
  * (within the caps: `maxSessions` in all, `maxSessionsPerClient` per client), finds the one a request
  * names by `Mcp-Session-Id` (for its owner only), ends sessions on DELETE, when idle too long, when
  * never used again after `initialize` (`handshakeTimeoutMs`), or when the handler closes.
+ *
+ * With a session bus (sessions shared by several processes, see `SharedSessions`), a session another
+ * process opened is taken up from its record on its first request here, for its owner only; the store's
+ * TTL decides when a session expires: this process only drops its copies of sessions idle here (never
+ * deleting a record another process may be serving), and keeps those whose `GET` stream it holds while
+ * the record lives.
  * @module
  */
 import type { HttpRequestLike, Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { SessionBus } from '../../stores/session-bus.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
+import { SharedSessions } from './shared-sessions.js';
 
 export interface LiveSession {
   session: ServerSession;
@@ -41,6 +49,12 @@ export class LiveSessions {
   readonly #unconfirmed = new Map<string, number>();
   /** Every session transport opened here, per-request ones (stateless servers) included. */
   readonly #transports = new WeakSet<object>();
+  /** Sessions shared with other processes (a session bus). */
+  readonly #shared: SharedSessions | undefined;
+  /** Records expire by the store's TTL: idle sessions are dropped here, never deleted from the store. */
+  readonly #expires: boolean;
+  /** Sessions being taken up from their records, by id and subject. */
+  readonly #loading = new Map<string, Promise<LiveSession | undefined>>();
 
   constructor(
     server: Server,
@@ -48,12 +62,21 @@ export class LiveSessions {
     store: SessionStore,
     auth: HttpAuth | undefined,
     slots: ClientSlots,
+    bus?: SessionBus,
   ) {
     this.#server = server;
     this.#options = options;
     this.#store = store;
     this.#auth = auth;
     this.#slots = slots;
+    this.#expires = store.expires === true || bus !== undefined;
+    if (bus) {
+      this.#shared = new SharedSessions(bus, store, server, {
+        live: (id) => this.#live.get(id),
+        drop: (id) => this.drop(id),
+        onError: (error) => server.options.onError?.(error),
+      });
+    }
   }
 
   /** Sessions no request came to since `initialize` (the ones `handshakeTimeoutMs` ends). */
@@ -139,6 +162,16 @@ export class LiveSessions {
         request.headers.get('mcp-protocol-version'),
       );
     const live = this.#live.get(id);
+    if (!live && this.#shared) return this.#takeUp(id, request, principal);
+    return this.#found(live, request, principal);
+  }
+
+  /** The live session a request names, for its owner only (else 404), its last use recorded. */
+  #found(
+    live: LiveSession | undefined,
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+  ): LiveSession | Reply | Promise<LiveSession | Reply> {
     // Another subject's session is no session for this caller (hijacking a session id gets nowhere).
     if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
     if (!live || live.owner !== principal?.subject)
@@ -149,6 +182,7 @@ export class LiveSessions {
         {},
         request.headers.get('mcp-protocol-version'),
       );
+    const id = live.transport.sessionId ?? '';
     if (!live.confirmed) {
       live.confirmed = true;
       this.#unconfirmed.delete(id);
@@ -163,13 +197,53 @@ export class LiveSessions {
   }
 
   /**
+   * A session another process opened (or this one dropped), taken up from its record: for its owner only,
+   * once however many requests for it come at once; 404 when it has no record (ended, expired).
+   */
+  async #takeUp(
+    id: string,
+    request: HttpRequestLike,
+    principal: Principal | undefined,
+  ): Promise<LiveSession | Reply> {
+    const key = `${id}\n${principal?.subject ?? ''}`;
+    let loading = this.#loading.get(key);
+    if (!loading) {
+      loading = this.#load(id, principal).finally(() => this.#loading.delete(key));
+      this.#loading.set(key, loading);
+    }
+    const live = (await loading) ?? this.#live.get(id);
+    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
+    return this.#found(live, request, principal);
+  }
+
+  async #load(id: string, principal: Principal | undefined): Promise<LiveSession | undefined> {
+    const record = await this.#store.get(id);
+    if (!record || record.principal !== principal?.subject || this.#live.has(id)) return undefined;
+    if (this.#live.size >= this.#options.maxSessions) return undefined;
+    const live = await this.connect(id, principal);
+    if (!this.#server.resumeSession(live.session, record)) {
+      await live.session.close();
+      return undefined;
+    }
+    this.#shared?.resumed(id, live.session);
+    live.confirmed = true;
+    this.#live.set(id, live);
+    // Used again after its handshake (the process that opened it no longer ends it as never used).
+    await this.#store.update(id, { lastSeenAt: Math.max(live.seenAt, record.createdAt + 1) });
+    return live;
+  }
+
+  /**
    * Connects a session of the server to a new session transport. With a `sessionId`, the session leaves
    * the map and the store when its transport closes; without one it is a stateless server's per-request
    * session, which nothing records.
    */
   async connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
     const ref: { session?: ServerSession } = {};
+    const shared = sessionId === undefined ? undefined : this.#shared;
+    const route = shared?.route(sessionId!, () => ref.session);
     const transport = new HttpSessionTransport({
+      ...(route ? { route } : {}),
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(this.#options.eventStore ? { eventStore: this.#options.eventStore } : {}),
       responseMode: this.#options.responseMode,
@@ -186,8 +260,11 @@ export class LiveSessions {
     ref.session = session;
     if (sessionId !== undefined) {
       transport.onclose = chain(transport.onclose, () => {
+        if (this.#live.get(sessionId)?.transport !== transport) return; // taken up again meanwhile
         this.#live.delete(sessionId);
-        void this.#store.delete(sessionId);
+        shared?.forget(sessionId);
+        // A shared record outlives this process's copy (another process may serve the session).
+        if (!this.#expires) void this.#store.delete(sessionId);
       });
     }
     return { session, transport, owner: principal?.subject, seenAt: Date.now(), confirmed: false };
@@ -198,23 +275,44 @@ export class LiveSessions {
     const opened = now - this.#options.handshakeTimeoutMs;
     for (const [id, at] of this.#unconfirmed) {
       if (at > opened) break; // the rest opened later
-      await this.end(id);
+      // A shared session may have been used in another process since.
+      const used = this.#expires && ((await this.#store.get(id))?.lastSeenAt ?? 0) > at;
+      await (used ? this.drop(id) : this.end(id));
     }
-    for (const id of await this.#store.idleSince(now - this.#options.sessionIdleTimeoutMs))
-      await this.end(id);
+    const idle = now - this.#options.sessionIdleTimeoutMs;
+    if (!this.#expires) {
+      for (const id of await this.#store.idleSince(idle)) await this.end(id);
+      return;
+    }
+    for (const [id, live] of [...this.#live]) {
+      if (live.seenAt >= idle) continue;
+      // A GET stream held here stays while the session lives (it may be used in other processes).
+      if (live.transport.openStreams === 0 || !(await this.#store.get(id))) await this.drop(id);
+    }
   }
 
+  /** Ends a session: its record is deleted, and (shared) every process drops its copy. */
   async end(id: string): Promise<void> {
     const live = this.#live.get(id);
     this.#live.delete(id);
     this.#unconfirmed.delete(id);
     await this.#store.delete(id);
+    await this.#shared?.ended(id);
     await live?.session.close();
   }
 
-  /** Ends every live session. */
+  /** Closes this process's copy of a session; its record stays (it expires by the store's TTL). */
+  async drop(id: string): Promise<void> {
+    const live = this.#live.get(id);
+    this.#live.delete(id);
+    this.#unconfirmed.delete(id);
+    this.#shared?.forget(id);
+    await live?.session.close();
+  }
+
+  /** Ends every live session (drops them, when their records are shared). */
   async endAll(): Promise<void> {
-    await Promise.all([...this.#live.keys()].map((id) => this.end(id)));
+    await Promise.all([...this.#live.keys()].map((id) => (this.#expires ? this.drop(id) : this.end(id))));
   }
 }
 

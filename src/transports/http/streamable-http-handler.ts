@@ -23,6 +23,7 @@ import {
 import { isModernRequest } from '../../protocol/types/modern.js';
 import type { Principal, Server } from '../../server/index.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
+import { StoreError } from '../../stores/store-error.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { ClientSlots } from './client-slots.js';
@@ -46,6 +47,26 @@ const revisionOf = (request: HttpRequestLike) => request.headers.get('mcp-protoc
 const hasBatches = (revision: string | undefined) =>
   isRevision(revision) && profileFor(revision).features.batching;
 
+/**
+ * A shared store that failed (Redis down or too slow): 503 with `Retry-After`, the JSON-RPC error saying
+ * which store and why; anything else rejects as it came.
+ */
+function storeUnavailable(error: unknown, request: HttpRequestLike): Promise<Reply> {
+  if (!(error instanceof StoreError)) return Promise.reject(asError(error));
+  return Promise.resolve(
+    jsonRpcErrorResponse(
+      503,
+      ErrorCode.InternalError,
+      `Service Unavailable: ${error.message}`,
+      { 'retry-after': String(STORE_RETRY_AFTER_S) },
+      revisionOf(request),
+    ),
+  );
+}
+
+/** The `Retry-After` of a 503 for a store that failed, in seconds (Redis reconnects within a second). */
+const STORE_RETRY_AFTER_S = 1;
+
 export class StreamableHttpHandler {
   readonly #server: Server;
   readonly #options: ResolvedHttpOptions;
@@ -64,10 +85,11 @@ export class StreamableHttpHandler {
     this.#options = resolveHttpOptions(options);
     this.#guard = new OriginGuard(options);
     if (options.auth) this.#auth = new HttpAuth(options.auth, this.#options.endpoint);
-    const store = options.sessionStore ?? new MemorySessionStore();
+    const store = options.sessionStore ?? options.redis?.sessions ?? new MemorySessionStore();
     // Sessions, listen streams and legacy SSE streams per client (`maxSessionsPerClient`).
     const slots = new ClientSlots(this.#options.maxSessionsPerClient);
-    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, slots);
+    const bus = this.#options.stateless ? undefined : options.redis?.sessionBus;
+    this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, slots, bus);
     this.#exchanges = new StatelessExchanges(server, this.#options, slots);
     if (this.#options.legacySse) {
       const { legacySse } = this.#options;
@@ -99,9 +121,11 @@ export class StreamableHttpHandler {
     // Not async: a request that needs no waiting (no async authentication, a JSON POST to a live
     // session) keeps no frame across an `await`; anything thrown still rejects.
     try {
-      return Promise.resolve(this.#route(request));
+      const routed = this.#route(request);
+      if (!(routed instanceof Promise)) return Promise.resolve(routed);
+      return routed.catch((error: unknown) => storeUnavailable(error, request));
     } catch (error) {
-      return Promise.reject(asError(error));
+      return storeUnavailable(error, request);
     }
   }
 

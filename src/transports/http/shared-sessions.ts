@@ -1,0 +1,189 @@
+/**
+ * Sessions shared by several processes (the handler's `redis` option): each process serves any session
+ * from its record in the shared store, and the session bus carries what crosses processes.
+ * - The server's requests to the client get ids that name this process (`<instance>:n<id>`): the
+ *   client's answer, posted to any process, is sent to the one waiting for it (`reply`), which hands it
+ *   to its session with the id it sent.
+ * - A message with no stream here (a notification unrelated to a request, when the session's `GET`
+ *   stream is in another process) goes to the session's channel, which the process holding the stream
+ *   listens to (`send`). One process holds it: one that opens or resumes it tells the others (`moved`).
+ * - The record follows the session: written before the `initialize` answer leaves, and again before the
+ *   answer of a request that changed the log level or the subscriptions (the others' copies take the
+ *   new state from the bus, `changed`, as soon as it reaches them: a request that overtakes it there is
+ *   served with the state before). A `DELETE` ends the session's copies everywhere (`ended`).
+ * @module
+ */
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcMessage,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
+import type { Server, ServerSession } from '../../server/index.js';
+import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
+import type { SessionState, SessionStore } from '../../stores/session-store.js';
+import type { SessionRoute } from './http-session-transport-options.js';
+import type { HttpSessionTransport } from './http-session-transport.js';
+
+/** What the shared sessions need of the handler's live sessions. */
+export interface SharedSessionsHost {
+  /** The session and transport serving `sessionId` in this process, if any. */
+  live(sessionId: string): { session: ServerSession; transport: HttpSessionTransport } | undefined;
+  /** Closes this process's copy of a session (its record stays). */
+  drop(sessionId: string): Promise<void>;
+  /** Errors no request can be told of (a bus message that could not be sent). */
+  onError(error: Error): void;
+}
+
+interface RouteState {
+  /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
+  written: number;
+  listening: boolean;
+}
+
+export class SharedSessions {
+  readonly bus: SessionBus;
+  readonly #store: SessionStore;
+  readonly #server: Server;
+  readonly #host: SharedSessionsHost;
+  readonly #tag: string;
+  readonly #routes = new Map<string, RouteState>();
+
+  constructor(bus: SessionBus, store: SessionStore, server: Server, host: SharedSessionsHost) {
+    this.bus = bus;
+    this.#store = store;
+    this.#server = server;
+    this.#host = host;
+    this.#tag = `${bus.instanceId}:`;
+    bus.onmessage = (payload, address) => this.#receive(payload, address);
+  }
+
+  /**
+   * The route of a session's transport. `stateVersion`: the session's state the store already holds (a
+   * session taken up from its record), or undefined for a new session (its record gets its state once
+   * `initialize` is answered).
+   */
+  route(sessionId: string, session: () => ServerSession | undefined): SessionRoute {
+    const state: RouteState = { written: -1, listening: false };
+    this.#routes.set(sessionId, state);
+    return {
+      outgoing: (message) => this.#outgoing(message),
+      incoming: (message) => this.#incoming(sessionId, message),
+      beforeResponse: () => {
+        const current = session();
+        if (current?.protocolVersion === undefined || current.stateVersion === state.written)
+          return undefined;
+        return this.#record(sessionId, current, state);
+      },
+      elsewhere: (message) => this.bus.toSession(sessionId, { kind: 'send', message }),
+      standalone: async (open) => {
+        if (!open) {
+          if (!state.listening) return;
+          state.listening = false;
+          return this.bus.unlisten(sessionId);
+        }
+        // The process that held the stream lets it go (one holder: messages are recorded once).
+        await this.bus.toSession(sessionId, { kind: 'moved', from: this.bus.instanceId });
+        if (state.listening) return;
+        state.listening = true;
+        await this.bus.listen(sessionId).catch((error: unknown) => {
+          state.listening = false;
+          throw error;
+        });
+      },
+    };
+  }
+
+  /** A session taken up from its record: its state there is the session's own. */
+  resumed(sessionId: string, session: ServerSession): void {
+    const state = this.#routes.get(sessionId);
+    if (state) state.written = session.stateVersion;
+  }
+
+  /** This process no longer serves the session. */
+  forget(sessionId: string): void {
+    this.#routes.delete(sessionId);
+  }
+
+  /** A session was ended here (`DELETE`): the other processes drop their copies. */
+  ended(sessionId: string): Promise<void> {
+    return this.bus.toAll({ kind: 'ended', session: sessionId });
+  }
+
+  async #record(sessionId: string, session: ServerSession, state: RouteState): Promise<void> {
+    const first = state.written === -1;
+    state.written = session.stateVersion;
+    const current = this.#server.sessionState(session);
+    await this.#store.update(sessionId, current);
+    // The others' copies take the new state as it comes (no read of the record).
+    if (!first) await this.bus.toAll({ kind: 'changed', session: sessionId, state: toJson(current) });
+  }
+
+  /** A request of the server names this process in its id; so does a cancellation of one. */
+  #outgoing(message: JsonRpcMessage): JsonRpcMessage {
+    if (!('method' in message)) return message;
+    if ('id' in message) return { ...message, id: this.#tagged(message.id) };
+    if (message.method === 'notifications/cancelled' && isJsonObject(message.params)) {
+      const requestId = message.params.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number')
+        return { ...message, params: { ...message.params, requestId: this.#tagged(requestId) } };
+    }
+    return message;
+  }
+
+  /** A client message: delivered here with its id restored, or sent to the process it answers. */
+  #incoming(sessionId: string, message: unknown): unknown {
+    if (!isJsonObject(message)) return message;
+    const answer = 'result' in message || 'error' in message;
+    const cancel = message.method === 'notifications/cancelled' && isJsonObject(message.params);
+    const id = answer ? message.id : cancel ? (message.params as JsonObject).requestId : undefined;
+    const parsed = typeof id === 'string' ? untag(id) : undefined;
+    if (!parsed) return message;
+    const restored = answer
+      ? { ...message, id: parsed.id }
+      : { ...message, params: { ...(message.params as JsonObject), requestId: parsed.id } };
+    if (`${parsed.instance}:` === this.#tag) return restored;
+    this.bus
+      .toInstance(parsed.instance, { kind: 'reply', session: sessionId, message: restored })
+      .catch((error: unknown) => this.#host.onError(error as Error));
+    return undefined;
+  }
+
+  #tagged(id: RequestId): string {
+    return `${this.#tag}${typeof id === 'number' ? 'n' : 's'}${id}`;
+  }
+
+  #receive(payload: JsonObject, address: BusAddress): void {
+    const { kind } = payload;
+    const sessionId = address.to === 'session' ? address.sessionId : payload.session;
+    if (typeof sessionId !== 'string') return;
+    const live = this.#host.live(sessionId);
+    if (kind === 'ended') void this.#host.drop(sessionId).catch(() => undefined);
+    if (kind === 'moved' && payload.from !== this.bus.instanceId) live?.transport.releaseStandalone();
+    if (kind === 'changed' && live && isJsonObject(payload.state)) {
+      this.#server.resumeSession(live.session, payload.state as SessionState);
+      this.resumed(sessionId, live.session);
+    }
+    if (!live || !isJsonObject(payload.message)) return;
+    const message = payload.message as unknown as JsonRpcMessage;
+    if (kind === 'send' && address.to === 'session')
+      live.transport.deliverStandalone(message).catch((error: unknown) => this.#host.onError(error as Error));
+    else if (kind === 'reply' && address.to === 'instance') live.transport.onmessage?.(message);
+  }
+}
+
+/** A session state as a bus payload (its undefined properties left out). */
+function toJson(state: SessionState): JsonObject {
+  return JSON.parse(JSON.stringify(state)) as JsonObject;
+}
+
+/** The process and original id of a request id tagged by `#tagged`; undefined for any other id. */
+function untag(id: string): { instance: string; id: RequestId } | undefined {
+  const colon = id.indexOf(':');
+  if (colon <= 0) return undefined;
+  const kind = id[colon + 1];
+  const rest = id.slice(colon + 2);
+  if (kind === 's') return { instance: id.slice(0, colon), id: rest };
+  if (kind !== 'n' || !/^-?\d+$/.test(rest)) return undefined;
+  return { instance: id.slice(0, colon), id: Number(rest) };
+}
