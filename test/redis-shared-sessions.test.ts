@@ -1,0 +1,121 @@
+// Two Streamable HTTP handlers in this process, each with its own Server and Redis connections, sharing
+// sessions on one real Redis (the `redis` option): a shared session stays its principal's, and one
+// handler's idle sweep never deletes a record another handler serves.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Server } from '../src/server/index.js';
+import { redisStores, type RedisStores } from '../src/stores/redis.js';
+import { serveHttp, type HttpServerHandle, type Principal } from '../src/transports/http/index.js';
+import { INIT, post } from './_http.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+import { SseReader } from './_sse.js';
+
+const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
+const IDLE_MS = 60_000;
+
+interface Instance {
+  url: string;
+  stores: RedisStores;
+  http: HttpServerHandle;
+  server: Server;
+}
+
+let redis: RedisServerHandle;
+let A: Instance;
+let B: Instance;
+
+/** Bearer tokens are the subject's name. */
+const principal = (token: string): Promise<Principal> =>
+  Promise.resolve({ subject: token, scopes: [], roles: [] });
+
+async function instance(): Promise<Instance> {
+  const stores = redisStores(redis.url, { sessions: { ttlMs: IDLE_MS } });
+  const mod = (await import(FIXTURE)) as { default: () => Server };
+  const server = mod.default();
+  const http = await serveHttp(server, {
+    port: 0,
+    redis: stores,
+    sessionIdleTimeoutMs: IDLE_MS,
+    auth: {
+      verifier: principal,
+      resource: 'http://127.0.0.1/mcp',
+      authorizationServers: ['http://127.0.0.1'],
+    },
+  });
+  return { url: http.url, stores, http, server };
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  [A, B] = await Promise.all([instance(), instance()]);
+});
+
+afterAll(async () => {
+  for (const { http, server, stores } of [A, B].filter(Boolean)) {
+    await http.close();
+    await server.close();
+    await stores.close();
+  }
+  await redis?.close();
+});
+
+const as = (who: string, sessionId?: string) => ({
+  authorization: `Bearer ${who}`,
+  'mcp-protocol-version': '2025-11-25',
+  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+});
+
+async function openSession(on: Instance, who: string): Promise<string> {
+  const response = await post(on.url, INIT(), as(who));
+  expect(response.status).toBe(200);
+  const sessionId = response.headers.get('mcp-session-id')!;
+  await new SseReader(response).nextMessage();
+  const acked = await post(
+    on.url,
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    as(who, sessionId),
+  );
+  expect(acked.status).toBe(202);
+  return sessionId;
+}
+
+const ping = (on: Instance, who: string, sessionId: string) =>
+  post(on.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, as(who, sessionId));
+
+describe('sessions shared on Redis, in one process', () => {
+  it('serves a session on another instance to its principal only', async () => {
+    const sessionId = await openSession(A, 'alice');
+    const before = B.http.handler.sessionCount;
+    // Another subject with alice's session id: 404, and B took nothing up.
+    expect((await ping(B, 'mallory', sessionId)).status).toBe(404);
+    expect(B.http.handler.sessionCount).toBe(before);
+    expect((await ping(B, 'alice', sessionId)).status).toBe(200);
+    expect(B.http.handler.sessionCount).toBe(before + 1);
+    // Taken up for alice, still not mallory's.
+    expect((await ping(B, 'mallory', sessionId)).status).toBe(404);
+  });
+
+  it("one instance's idle sweep drops its own copy, never the record another instance serves", async () => {
+    const sessionId = await openSession(A, 'alice');
+    expect((await ping(B, 'alice', sessionId)).status).toBe(200);
+    const count = A.http.handler.sessionCount;
+    // Long past the idle timeout for A (which has not seen the session since it opened it).
+    await A.http.handler.sweep(Date.now() + 2 * IDLE_MS);
+    expect(A.http.handler.sessionCount).toBeLessThan(count);
+    expect(await A.stores.sessions.get(sessionId)).toMatchObject({ id: sessionId, principal: 'alice' });
+    expect((await ping(B, 'alice', sessionId)).status).toBe(200);
+    // A takes it up again from its record.
+    expect((await ping(A, 'alice', sessionId)).status).toBe(200);
+  });
+
+  it('keeps the record fresh in Redis: its TTL is the idle timeout', async () => {
+    const sessionId = await openSession(A, 'alice');
+    const ttl = await A.stores.client.pttl(`toolwire:session:${sessionId}`);
+    expect(ttl).toBeGreaterThan(IDLE_MS - 10_000);
+    expect(ttl).toBeLessThanOrEqual(IDLE_MS);
+    expect(await A.stores.sessions.get(sessionId)).toMatchObject({
+      protocolVersion: '2025-11-25',
+      clientInfo: { name: 'raw' },
+      clientCapabilities: { elicitation: {} },
+    });
+  });
+});
