@@ -176,6 +176,22 @@ describe('three instances on one Redis', () => {
     await resumed.cancel();
   });
 
+  it('a tool registered on A: tools/list_changed on the GET streams held by B and C, once', async () => {
+    // One session's stream on B (the session is on A too), another's on C (never on A).
+    const first = await openSession(A, B);
+    await request(A, first, 'resources/subscribe', { uri: 'cluster://note' });
+    const second = await openSession(C, C);
+    const [onB, onC] = await Promise.all([listen(B, first), listen(C, second)]);
+    expect(pidOf(await call(A, first, 'add_tool'))).toBe(A.child.pid);
+    const changed = { method: 'notifications/tools/list_changed' };
+    expect(await onB.nextMessage()).toMatchObject(changed);
+    expect(await onC.nextMessage()).toMatchObject(changed);
+    // Once: what comes next on B is the next notification, not the same one again.
+    await call(A, first, 'touch');
+    expect(await onB.nextMessage()).toMatchObject({ method: 'notifications/resources/updated' });
+    await Promise.all([onB.cancel(), onC.cancel()]);
+  });
+
   it('counts a rate limit across instances (the sum, not each)', async () => {
     const sessionId = await openSession(A, B);
     const codes = [];

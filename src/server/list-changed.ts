@@ -24,6 +24,8 @@ export interface FeatureHost {
   sessions(): Iterable<ServerSession>;
   /** The open `subscriptions/listen` streams. */
   subscriptions(): Iterable<ListenSubscription>;
+  /** A registry changed: `method` is the notification its change owes (for processes sharing sessions). */
+  listChanged?(method: string): void;
 }
 
 /** A session bound after it initialized was never told of the capability: it gets no notifications. */
@@ -60,6 +62,7 @@ export class ListChanged {
 
   /** A registry changed (call from `registry.onChange`). */
   changed(): void {
+    this.#host.listChanged?.(this.#method);
     const version = this.#version();
     for (const session of this.#host.sessions()) {
       const seen = this.#seen.get(session);

@@ -97,6 +97,7 @@ export class Server implements ServerCore {
   #completions: CompletionsFeature | undefined;
   #skills: SkillsFeature | undefined;
   #tasks: Tasks | undefined;
+  readonly #listChangedListeners = new Set<(method: string) => void>();
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -286,7 +287,20 @@ export class Server implements ServerCore {
       shutdownSignal: this.#shutdown.signal,
       sessions: () => this.#sessions,
       subscriptions: () => this.#subscriptions.open,
+      listChanged: (method) => {
+        for (const listener of this.#listChangedListeners) listener(method);
+      },
     };
+  }
+
+  /**
+   * @internal Calls `listener` with the `list_changed` notification each registry change owes (tools,
+   * resources, prompts), at the change: a transport sharing sessions tells the other processes. Returns
+   * the function that stops it.
+   */
+  onListChanged(listener: (method: string) => void): () => void {
+    this.#listChangedListeners.add(listener);
+    return () => this.#listChangedListeners.delete(listener);
   }
 
   #completionsFeature(): CompletionsFeature {

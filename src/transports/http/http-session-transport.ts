@@ -89,6 +89,11 @@ export class HttpSessionTransport implements Transport {
     return route && sessionId !== undefined ? `${sessionId}_` : undefined;
   }
 
+  /** The session's standalone (`GET`) stream is here (open, or waiting for the client to resume it). */
+  get holdsStandalone(): boolean {
+    return this.#standalone !== undefined;
+  }
+
   /** Logical streams still open (POST streams awaiting responses, and the standalone stream). */
   get openStreams(): number {
     return this.#streams.size;

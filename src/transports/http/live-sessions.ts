@@ -73,6 +73,7 @@ export class LiveSessions {
     if (bus) {
       this.#shared = new SharedSessions(bus, store, server, {
         live: (id) => this.#live.get(id),
+        sessions: () => this.#live.values(),
         drop: (id) => this.drop(id),
         onError: (error) => server.options.onError?.(error),
       });
@@ -312,6 +313,7 @@ export class LiveSessions {
 
   /** Ends every live session (drops them, when their records are shared). */
   async endAll(): Promise<void> {
+    this.#shared?.close();
     await Promise.all([...this.#live.keys()].map((id) => (this.#expires ? this.drop(id) : this.end(id))));
   }
 }

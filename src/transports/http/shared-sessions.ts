@@ -28,12 +28,22 @@ import type { HttpSessionTransport } from './http-session-transport.js';
 /** What the shared sessions need of the handler's live sessions. */
 export interface SharedSessionsHost {
   /** The session and transport serving `sessionId` in this process, if any. */
-  live(sessionId: string): { session: ServerSession; transport: HttpSessionTransport } | undefined;
+  live(sessionId: string): LiveCopy | undefined;
+  /** Every session this process serves. */
+  sessions(): Iterable<LiveCopy>;
   /** Closes this process's copy of a session (its record stays). */
   drop(sessionId: string): Promise<void>;
   /** Errors no request can be told of (a bus message that could not be sent). */
   onError(error: Error): void;
 }
+
+interface LiveCopy {
+  session: ServerSession;
+  transport: HttpSessionTransport;
+}
+
+/** The notifications a registry change owes; one process's change reaches every process's streams. */
+const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
 
 interface RouteState {
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
@@ -48,6 +58,10 @@ export class SharedSessions {
   readonly #host: SharedSessionsHost;
   readonly #tag: string;
   readonly #routes = new Map<string, RouteState>();
+  /** `list_changed` notifications owed to the other processes, sent once per burst. */
+  readonly #owed = new Set<string>();
+  #owedTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #unlisten: () => void;
 
   constructor(bus: SessionBus, store: SessionStore, server: Server, host: SharedSessionsHost) {
     this.bus = bus;
@@ -56,6 +70,32 @@ export class SharedSessions {
     this.#host = host;
     this.#tag = `${bus.instanceId}:`;
     bus.onmessage = (payload, address) => this.#receive(payload, address);
+    this.#unlisten = server.onListChanged((method) => this.#registryChanged(method));
+  }
+
+  /** Stops telling the other processes of registry changes. */
+  close(): void {
+    this.#unlisten();
+    clearTimeout(this.#owedTimer);
+    this.#owed.clear();
+  }
+
+  /**
+   * A registry changed here: the processes holding sessions' `GET` streams send the `list_changed` (this
+   * one included, through its own sessions; a session's copy here without its stream sends none).
+   */
+  #registryChanged(method: string): void {
+    this.#owed.add(method);
+    this.#owedTimer ??= setTimeout(() => {
+      this.#owedTimer = undefined;
+      for (const owed of this.#owed) {
+        this.bus
+          .toAll({ kind: 'listChanged', method: owed })
+          .catch((error: unknown) => this.#host.onError(error as Error));
+      }
+      this.#owed.clear();
+    }, this.#server.options.listChangedDebounceMs ?? 10);
+    (this.#owedTimer as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -75,7 +115,11 @@ export class SharedSessions {
           return undefined;
         return this.#record(sessionId, current, state);
       },
-      elsewhere: (message) => this.bus.toSession(sessionId, { kind: 'send', message }),
+      // A list_changed reaches the stream's process from there (see `#registryChanged`).
+      elsewhere: (message) =>
+        'method' in message && LIST_CHANGED.test(message.method)
+          ? Promise.resolve(0)
+          : this.bus.toSession(sessionId, { kind: 'send', message }),
       standalone: async (open) => {
         if (!open) {
           if (!state.listening) return;
@@ -149,12 +193,24 @@ export class SharedSessions {
     return undefined;
   }
 
+  /** Another process's `list_changed`, on the `GET` streams held here (sessions past their handshake). */
+  #listChanged(method: unknown): void {
+    if (typeof method !== 'string' || !LIST_CHANGED.test(method)) return;
+    for (const { session, transport } of this.#host.sessions()) {
+      if (!session.ready || !transport.holdsStandalone) continue;
+      transport
+        .deliverStandalone({ jsonrpc: '2.0', method })
+        .catch((error: unknown) => this.#host.onError(error as Error));
+    }
+  }
+
   #tagged(id: RequestId): string {
     return `${this.#tag}${typeof id === 'number' ? 'n' : 's'}${id}`;
   }
 
   #receive(payload: JsonObject, address: BusAddress): void {
     const { kind } = payload;
+    if (kind === 'listChanged' && address.to === 'all') return this.#listChanged(payload.method);
     const sessionId = address.to === 'session' ? address.sessionId : payload.session;
     if (typeof sessionId !== 'string') return;
     const live = this.#host.live(sessionId);
