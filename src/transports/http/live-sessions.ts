@@ -35,6 +35,9 @@ export interface LiveSession {
   confirmed: boolean;
 }
 
+/** A session taken up from its record; `foreign`: another subject's; `full`: at `maxSessions`. */
+type Loaded = LiveSession | 'foreign' | 'full' | undefined;
+
 /** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
 const SEEN_RESOLUTION_MS = 1000;
 
@@ -54,7 +57,7 @@ export class LiveSessions {
   /** Records expire by the store's TTL: idle sessions are dropped here, never deleted from the store. */
   readonly #expires: boolean;
   /** Sessions being taken up from their records, by id and subject. */
-  readonly #loading = new Map<string, Promise<LiveSession | undefined>>();
+  readonly #loading = new Map<string, Promise<Loaded>>();
 
   constructor(
     server: Server,
@@ -109,15 +112,7 @@ export class LiveSessions {
     revision: string | null,
   ): Promise<LiveSession | Reply> {
     const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
-    if (this.#live.size >= maxSessions) {
-      return jsonRpcErrorResponse(
-        503,
-        ErrorCode.InternalError,
-        'Service Unavailable: too many sessions',
-        { 'retry-after': String(Math.max(1, Math.ceil(handshakeTimeoutMs / 1000))) },
-        revision,
-      );
-    }
+    if (this.#live.size >= maxSessions) return this.#full(revision);
     const slot = this.#slots.take(client);
     if (slot === false)
       return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, undefined, revision);
@@ -212,15 +207,22 @@ export class LiveSessions {
       loading = this.#load(id, principal).finally(() => this.#loading.delete(key));
       this.#loading.set(key, loading);
     }
-    const live = (await loading) ?? this.#live.get(id);
-    if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
-    return this.#found(live, request, principal);
+    const loaded = await loading;
+    if (loaded === 'full') return this.#full(request.headers.get('mcp-protocol-version'));
+    // Another subject's session is no session for this caller (as `#found` says of a live one).
+    if (loaded === 'foreign') this.#auth?.foreignSession(request, principal);
+    return this.#found(loaded === 'foreign' ? undefined : (loaded ?? this.#live.get(id)), request, principal);
   }
 
-  async #load(id: string, principal: Principal | undefined): Promise<LiveSession | undefined> {
+  /** A session taken up from its record; `foreign` when it is another subject's, `full` at `maxSessions`. */
+  async #load(
+    id: string,
+    principal: Principal | undefined,
+  ): Promise<LiveSession | 'foreign' | 'full' | undefined> {
     const record = await this.#store.get(id);
-    if (!record || record.principal !== principal?.subject || this.#live.has(id)) return undefined;
-    if (this.#live.size >= this.#options.maxSessions) return undefined;
+    if (!record || this.#live.has(id)) return undefined;
+    if (record.principal !== principal?.subject) return 'foreign';
+    if (this.#live.size >= this.#options.maxSessions) return 'full';
     const live = await this.connect(id, principal);
     if (!this.#server.resumeSession(live.session, record)) {
       await live.session.close();
@@ -232,6 +234,17 @@ export class LiveSessions {
     // Used again after its handshake (the process that opened it no longer ends it as never used).
     await this.#store.update(id, { lastSeenAt: Math.max(live.seenAt, record.createdAt + 1) });
     return live;
+  }
+
+  /** 503: this process serves `maxSessions` sessions already. */
+  #full(revision: string | null): Reply {
+    return jsonRpcErrorResponse(
+      503,
+      ErrorCode.InternalError,
+      'Service Unavailable: too many sessions',
+      { 'retry-after': String(Math.max(1, Math.ceil(this.#options.handshakeTimeoutMs / 1000))) },
+      revision,
+    );
   }
 
   /**
