@@ -41,7 +41,7 @@ function describe(value: unknown): string {
 /**
  * What `toolwire serve` hands a module whose default export is a function: the shared stores of
  * `--redis`, for the server's options (`rateLimit: { store: rateLimitStore }`, `tasks: { store:
- * taskStore }`); both undefined without `--redis` (the memory defaults).
+ * taskStore }`). Without `--redis` the function is called with no argument.
  */
 export interface ServeContext {
   rateLimitStore?: RateLimitStore;
@@ -49,13 +49,13 @@ export interface ServeContext {
 }
 
 /**
- * Imports `modulePath` (resolved from `cwd`) and returns the server it exports, and whether it was made
- * by a function (which was given `context`).
+ * Imports `modulePath` (resolved from `cwd`) and returns the server it exports. A function is called with
+ * `context` when there is one, else with no argument (its parameter's default applies).
  */
 export async function loadServerModule(
   modulePath: string,
   cwd = process.cwd(),
-  context: ServeContext = {},
+  context?: ServeContext,
 ): Promise<Server> {
   const file = resolve(cwd, modulePath);
   const info = statSync(file, { throwIfNoEntry: false });
@@ -78,7 +78,8 @@ export async function loadServerModule(
   let exported: unknown = mod.default;
   if (typeof exported === 'function' && !isServer(exported)) {
     try {
-      exported = await (exported as (context: ServeContext) => unknown)(context);
+      const make = exported as (context?: ServeContext) => unknown;
+      exported = await (context === undefined ? make() : make(context));
     } catch (error) {
       throw usageError(`cannot serve ${modulePath}: its default export threw: ${errorMessage(error)}`, HINT);
     }

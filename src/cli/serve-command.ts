@@ -150,7 +150,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   if (values.redis !== undefined && !values.http) throw usageError('--redis goes with --http', HINT);
   routeConsoleToStderr();
   const stores = values.redis === undefined ? undefined : await openRedis(values.redis);
-  const context = stores ? { rateLimitStore: stores.rateLimits, taskStore: stores.tasks } : {};
+  const context = stores ? { rateLimitStore: stores.rateLimits, taskStore: stores.tasks } : undefined;
   let server: Server;
   let what: string;
   if (module === undefined) {
@@ -166,7 +166,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
     server = createDemoServer({
       root,
       ...(values.jwks ? { writeScope: 'workspace:write' } : {}),
-      ...context,
+      ...(context ?? {}),
     });
     what = `the demo server (root ${root})`;
   } else {
@@ -213,11 +213,15 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   return ExitCode.Success;
 }
 
+/** How long a session unused anywhere lives (the HTTP handler's default `sessionIdleTimeoutMs`). */
+const SESSION_IDLE_MS = 30 * 60_000;
+
 /** The stores of `--redis URL` (loading ioredis only then); a bad URL is a usage error. */
 async function openRedis(url: string): Promise<RedisStores> {
   const { redisStores } = await import('../stores/redis.js');
   try {
-    return redisStores(url);
+    // A shared session expires by its record's TTL: the handler's idle timeout (30 minutes by default).
+    return redisStores(url, { sessions: { ttlMs: SESSION_IDLE_MS } });
   } catch (error) {
     throw usageError(`--redis: ${errorMessage(error)}`, HINT);
   }
