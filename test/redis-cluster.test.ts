@@ -128,10 +128,12 @@ describe('three instances on one Redis', () => {
   });
 
   it('a GET stream on B gets a notification caused on A', async () => {
-    const sessionId = await openSession(A, B);
-    await request(A, sessionId, 'resources/subscribe', { uri: 'cluster://note' });
+    // Subscribed on C; the resource changes on A, which never served the session.
+    const sessionId = await openSession(C, C);
+    await request(C, sessionId, 'resources/subscribe', { uri: 'cluster://note' });
     const stream = await listen(B, sessionId);
-    expect(pidOf(await call(A, sessionId, 'touch'))).toBe(A.child.pid);
+    const other = await openSession(A, A);
+    expect(pidOf(await call(A, other, 'touch'))).toBe(A.child.pid);
     expect(await stream.nextMessage()).toMatchObject({
       method: 'notifications/resources/updated',
       params: { uri: 'cluster://note' },

@@ -98,6 +98,7 @@ export class Server implements ServerCore {
   #skills: SkillsFeature | undefined;
   #tasks: Tasks | undefined;
   readonly #listChangedListeners = new Set<(method: string) => void>();
+  readonly #resourceListeners = new Set<(uri: string) => void>();
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -277,7 +278,22 @@ export class Server implements ServerCore {
    * and on the `subscriptions/listen` streams that asked for it.
    */
   async notifyResourceUpdated(uri: string): Promise<void> {
+    for (const listener of this.#resourceListeners) listener(uri);
     await this.#resources?.notifyUpdated(uri);
+  }
+
+  /**
+   * @internal Calls `listener` with the URI of each `notifyResourceUpdated`: a transport sharing sessions
+   * tells the other processes. Returns the function that stops it.
+   */
+  onResourceUpdated(listener: (uri: string) => void): () => void {
+    this.#resourceListeners.add(listener);
+    return () => this.#resourceListeners.delete(listener);
+  }
+
+  /** @internal Whether a session subscribed to `uri` (`resources/subscribe`). */
+  subscribed(session: ServerSession, uri: string): boolean {
+    return this.#resources?.subscriptionsOf(session).includes(uri) ?? false;
   }
 
   #featureHost(): FeatureHost {

@@ -44,6 +44,7 @@ interface LiveCopy {
 
 /** The notifications a registry change owes; one process's change reaches every process's streams. */
 const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
+const RESOURCE_UPDATED = 'notifications/resources/updated';
 
 interface RouteState {
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
@@ -70,10 +71,19 @@ export class SharedSessions {
     this.#host = host;
     this.#tag = `${bus.instanceId}:`;
     bus.onmessage = (payload, address) => this.#receive(payload, address);
-    this.#unlisten = server.onListChanged((method) => this.#registryChanged(method));
+    const unlisten = server.onListChanged((method) => this.#registryChanged(method));
+    const unwatch = server.onResourceUpdated((uri) => {
+      this.bus
+        .toAll({ kind: 'resourceUpdated', uri })
+        .catch((error: unknown) => this.#host.onError(error as Error));
+    });
+    this.#unlisten = () => {
+      unlisten();
+      unwatch();
+    };
   }
 
-  /** Stops telling the other processes of registry changes. */
+  /** Stops telling the other processes of registry and resource changes. */
   close(): void {
     this.#unlisten();
     clearTimeout(this.#owedTimer);
@@ -115,9 +125,10 @@ export class SharedSessions {
           return undefined;
         return this.#record(sessionId, current, state);
       },
-      // A list_changed reaches the stream's process from there (see `#registryChanged`).
+      // A list_changed or resource update reaches the stream's process from there (see
+      // `#registryChanged`, `#resourceUpdated`).
       elsewhere: (message) =>
-        'method' in message && LIST_CHANGED.test(message.method)
+        'method' in message && (LIST_CHANGED.test(message.method) || message.method === RESOURCE_UPDATED)
           ? Promise.resolve(0)
           : this.bus.toSession(sessionId, { kind: 'send', message }),
       standalone: async (open) => {
@@ -204,6 +215,20 @@ export class SharedSessions {
     }
   }
 
+  /**
+   * Another process's `notifyResourceUpdated`: on the `GET` streams held here of the sessions subscribed
+   * to it (their subscriptions as their records, and `changed`, say).
+   */
+  #resourceUpdated(uri: unknown): void {
+    if (typeof uri !== 'string') return;
+    for (const { session, transport } of this.#host.sessions()) {
+      if (!session.ready || !transport.holdsStandalone || !this.#server.subscribed(session, uri)) continue;
+      transport
+        .deliverStandalone({ jsonrpc: '2.0', method: RESOURCE_UPDATED, params: { uri } })
+        .catch((error: unknown) => this.#host.onError(error as Error));
+    }
+  }
+
   #tagged(id: RequestId): string {
     return `${this.#tag}${typeof id === 'number' ? 'n' : 's'}${id}`;
   }
@@ -211,6 +236,7 @@ export class SharedSessions {
   #receive(payload: JsonObject, address: BusAddress): void {
     const { kind } = payload;
     if (kind === 'listChanged' && address.to === 'all') return this.#listChanged(payload.method);
+    if (kind === 'resourceUpdated' && address.to === 'all') return this.#resourceUpdated(payload.uri);
     const sessionId = address.to === 'session' ? address.sessionId : payload.session;
     if (typeof sessionId !== 'string') return;
     const live = this.#host.live(sessionId);
