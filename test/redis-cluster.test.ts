@@ -1,6 +1,7 @@
 // Three `toolwire serve --http --redis URL` processes on one real Redis: any instance serves any
 // handshake-era session. Raw requests name the instance each goes to (A, B, C), so every crossing is
 // deterministic; the official SDK 1.x client goes through a round-robin proxy.
+import { Client as ClientV2, StreamableHTTPClientTransport as HttpV2 } from '@modelcontextprotocol/client';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -237,6 +238,28 @@ describe('three instances on one Redis', () => {
       const asked = await client.callTool({ name: 'ask', arguments: {} });
       expect(asked.structuredContent).toMatchObject({ action: 'accept', name: 'Grace' });
       expect(new Set(proxy.served).size).toBe(3);
+    } finally {
+      await client.close();
+      await proxy.close();
+    }
+  });
+
+  it.each([
+    { era: 'handshake', mode: undefined, version: '2025-11-25' },
+    { era: 'stateless', mode: 'auto' as const, version: '2026-07-28' },
+  ])('the SDK 2.x client ($era era) works through a round-robin proxy', async ({ mode, version }) => {
+    const proxy = await roundRobin([A.url, B.url, C.url]);
+    const client = new ClientV2(
+      { name: 'sdk-v2', version: '2.0.0' },
+      mode ? { versionNegotiation: { mode, probe: { timeoutMs: 5_000 } } } : {},
+    );
+    try {
+      await client.connect(new HttpV2(new URL(proxy.url)));
+      expect(client.getNegotiatedProtocolVersion()).toBe(version);
+      const pids = new Set<unknown>();
+      for (let i = 0; i < 3; i++)
+        pids.add((await client.callTool({ name: 'pid', arguments: {} })).structuredContent);
+      expect(pids.size).toBeGreaterThan(1);
     } finally {
       await client.close();
       await proxy.close();
