@@ -118,4 +118,36 @@ describe('sessions shared on Redis, in one process', () => {
       clientCapabilities: { elicitation: {} },
     });
   });
+
+  it("a stream's events outlive the copy of the instance that wrote them: resumed on the other", async () => {
+    const sessionId = await openSession(A, 'alice');
+    const answer = await post(
+      A.url,
+      { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'pid', arguments: {} } },
+      as('alice', sessionId),
+    );
+    const reader = new SseReader(answer);
+    const priming = await reader.next();
+    expect(priming).toMatchObject({ data: '' });
+    expect(await reader.nextMessage()).toMatchObject({ id: 7 });
+    // A drops its copy (idle there); the client resumes the call's stream on B.
+    await A.http.handler.sweep(Date.now() + 2 * IDLE_MS);
+    const resumed = await fetch(B.url, {
+      headers: { accept: 'text/event-stream', 'last-event-id': priming!.id!, ...as('alice', sessionId) },
+    });
+    expect(resumed.status).toBe(200);
+    expect(await new SseReader(resumed).nextMessage()).toMatchObject({
+      id: 7,
+      result: { structuredContent: { pid: process.pid } },
+    });
+  });
+
+  // Last: it stops Redis.
+  it('an idle sweep while Redis is down does not reject (the handler sweeps on a timer)', async () => {
+    const sessionId = await openSession(A, 'alice');
+    expect((await ping(B, 'alice', sessionId)).status).toBe(200);
+    await redis.stop();
+    await expect(A.http.handler.sweep(Date.now() + 2 * IDLE_MS)).resolves.toBeUndefined();
+    await expect(B.http.handler.sweep(Date.now() + 2 * IDLE_MS)).resolves.toBeUndefined();
+  });
 });

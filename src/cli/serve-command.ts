@@ -220,8 +220,9 @@ const SESSION_IDLE_MS = 30 * 60_000;
 async function openRedis(url: string): Promise<RedisStores> {
   const { redisStores } = await import('../stores/redis.js');
   try {
-    // A shared session expires by its record's TTL: the handler's idle timeout (30 minutes by default).
-    return redisStores(url, { sessions: { ttlMs: SESSION_IDLE_MS } });
+    // A shared session expires by its record's TTL: the handler's idle timeout (30 minutes by default);
+    // so do its streams' events once nothing writes or resumes them.
+    return redisStores(url, { sessions: { ttlMs: SESSION_IDLE_MS }, events: { ttlMs: SESSION_IDLE_MS } });
   } catch (error) {
     throw usageError(`--redis: ${errorMessage(error)}`, HINT);
   }

@@ -317,9 +317,15 @@ export class HttpSessionTransport implements Transport {
     this.#streams.clear();
     this.#byRequest.clear();
     const store = this.#options.eventStore;
-    if (store) {
-      for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
-      for (const id of this.#finished.splice(0)) await store.deleteStream(id);
+    // A shared session's streams outlive this process's copy (another may resume them; they expire by
+    // the store's TTL).
+    if (store && !this.#options.route) {
+      try {
+        for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
+        for (const id of this.#finished.splice(0)) await store.deleteStream(id);
+      } catch (error) {
+        this.onerror?.(asError(error)); // the store failed: its TTL, if it has one, drops them
+      }
     }
     this.onclose?.();
   }

@@ -207,7 +207,10 @@ export class StreamableHttpHandler {
 
   /** Closes sessions idle past the timeout. */
   sweep(now = Date.now()): Promise<void> {
-    return this.#sessions.sweep(now);
+    // A shared store that fails (Redis down) is reported; the next sweep tries again.
+    return this.#sessions
+      .sweep(now)
+      .catch((error: unknown) => this.#server.options.onError?.(asError(error)));
   }
 
   /**
