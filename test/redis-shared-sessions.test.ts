@@ -143,11 +143,17 @@ describe('sessions shared on Redis, in one process', () => {
   });
 
   // Last: it stops Redis.
-  it('an idle sweep while Redis is down does not reject (the handler sweeps on a timer)', async () => {
+  it('Redis down: an idle sweep does not reject (the handler sweeps on a timer), initialize gets 503', async () => {
     const sessionId = await openSession(A, 'alice');
     expect((await ping(B, 'alice', sessionId)).status).toBe(200);
     await redis.stop();
     await expect(A.http.handler.sweep(Date.now() + 2 * IDLE_MS)).resolves.toBeUndefined();
     await expect(B.http.handler.sweep(Date.now() + 2 * IDLE_MS)).resolves.toBeUndefined();
+    // An initialize gets 503 and leaves no session behind.
+    const count = A.http.handler.sessionCount;
+    const refused = await post(A.url, INIT(), as('alice'));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(A.http.handler.sessionCount).toBe(count);
   });
 });

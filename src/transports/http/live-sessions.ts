@@ -131,12 +131,17 @@ export class LiveSessions {
       this.#unconfirmed.delete(id);
       this.#slots.release(slot);
     });
-    await this.#store.create({
-      id,
-      createdAt: now,
-      lastSeenAt: now,
-      ...(principal ? { principal: principal.subject } : {}),
-    });
+    try {
+      await this.#store.create({
+        id,
+        createdAt: now,
+        lastSeenAt: now,
+        ...(principal ? { principal: principal.subject } : {}),
+      });
+    } catch (error) {
+      await this.drop(id); // no record, no session (the initialize gets 503)
+      throw error;
+    }
     return live;
   }
 
