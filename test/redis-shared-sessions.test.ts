@@ -156,4 +156,26 @@ describe('sessions shared on Redis, in one process', () => {
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(A.http.handler.sessionCount).toBe(count);
   });
+
+  // After the test above: Redis is down.
+  it('a process started while Redis is down hears its messages once Redis is back', async () => {
+    const late = redisStores(redis.url, { commandTimeoutMs: 300 });
+    try {
+      const bus = late.bus;
+      const heard = new Promise((resolve) => (bus.onmessage = resolve));
+      // Its subscriptions failed; Redis comes back.
+      await expect(bus.listen('s1')).rejects.toThrow(/Redis session bus: listen failed/);
+      await redis.start();
+      // Until it hears (ioredis reconnects at most a second apart), a message to it reaches nobody.
+      let delivered = false;
+      for (let attempt = 0; attempt < 40 && !delivered; attempt++) {
+        if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
+        delivered = await A.stores.bus.toInstance(bus.instanceId, { kind: 'ping' }).catch(() => false);
+      }
+      expect(delivered).toBe(true);
+      await expect(heard).resolves.toEqual({ kind: 'ping' });
+    } finally {
+      await late.close();
+    }
+  });
 });

@@ -38,9 +38,18 @@ export class RedisSessionBus implements SessionBus {
     this.#subscriber = client.duplicate();
     this.#subscriber.on('error', () => undefined);
     this.#subscriber.on('message', (channel: string, text: string) => this.#receive(channel, text));
-    this.#ready = this.#subscriber.subscribe(this.#own, this.#all).then(
+    // Every (re)connection subscribes to everything again: ioredis resubscribes only to channels whose
+    // SUBSCRIBE succeeded, and one sent while Redis was down failed.
+    this.#subscriber.on('ready', () => void this.#subscribeAll());
+    this.#ready = this.#subscribeAll();
+  }
+
+  /** Subscribes to this process's channels and the sessions it listens to (resolves even if Redis is down). */
+  #subscribeAll(): Promise<void> {
+    const sessions = [...this.#listening.keys()].map((id) => this.#sessionPrefix + id);
+    return this.#subscriber.subscribe(this.#own, this.#all, ...sessions).then(
       () => undefined,
-      () => undefined, // Redis is down: ioredis subscribes again once it is back
+      () => undefined, // Redis is down: the next 'ready' tries again
     );
   }
 
