@@ -1,8 +1,6 @@
-// Several `toolwire serve --http --redis URL` processes on one Redis (a cluster), and a small round-robin
-// HTTP proxy in front of them that sends each request to the next instance, streaming both ways.
+// Several `toolwire serve --http --redis URL` processes on one Redis (a cluster); test/_round-robin.ts puts
+// a round-robin balancer in front of them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, request as httpRequest, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { BIN, REPO } from './_cli.js';
 
@@ -40,52 +38,4 @@ export async function stopInstance(instance: Instance, signal: NodeJS.Signals = 
   if (instance.child.exitCode !== null || instance.child.signalCode !== null) return;
   instance.child.kill(signal);
   await instance.exited;
-}
-
-export interface RoundRobin {
-  url: string;
-  /** Which instance (index) each request went to, in order. */
-  readonly served: number[];
-  close(): Promise<void>;
-}
-
-/** A proxy that sends each request to the next of `urls` (same path), in turn. */
-export async function roundRobin(urls: readonly string[]): Promise<RoundRobin> {
-  const targets = urls.map((url) => new URL(url));
-  const served: number[] = [];
-  let next = 0;
-  const server: HttpServer = createServer((incoming, outgoing) => {
-    const index = next++ % targets.length;
-    served.push(index);
-    const target = targets[index]!;
-    const upstream = httpRequest(
-      {
-        host: target.hostname,
-        port: target.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: { ...incoming.headers, host: target.host },
-      },
-      (answer) => {
-        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(outgoing);
-      },
-    );
-    upstream.on('error', () => {
-      if (!outgoing.headersSent) outgoing.writeHead(502).end();
-      else outgoing.destroy();
-    });
-    outgoing.on('close', () => upstream.destroy());
-    incoming.pipe(upstream);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${targets[0]!.pathname}`,
-    served,
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
 }

@@ -161,7 +161,7 @@ describe('sessions shared on Redis, in one process', () => {
   it('a process started while Redis is down hears its messages once Redis is back', async () => {
     const late = redisStores(redis.url, { commandTimeoutMs: 300 });
     try {
-      const bus = late.bus;
+      const bus = late.sessionBus;
       const heard = new Promise((resolve) => (bus.onmessage = resolve));
       // Its subscriptions failed; Redis comes back.
       await expect(bus.listen('s1')).rejects.toThrow(/Redis session bus: listen failed/);
@@ -170,7 +170,7 @@ describe('sessions shared on Redis, in one process', () => {
       let delivered = false;
       for (let attempt = 0; attempt < 40 && !delivered; attempt++) {
         if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-        delivered = await A.stores.bus.toInstance(bus.instanceId, { kind: 'ping' }).catch(() => false);
+        delivered = await A.stores.sessionBus.toInstance(bus.instanceId, { kind: 'ping' }).catch(() => false);
       }
       expect(delivered).toBe(true);
       await expect(heard).resolves.toEqual({ kind: 'ping' });
