@@ -3,9 +3,11 @@
  * and `Response` classes: those are the public seam (`handle(Request): Response`), but building them costs
  * more than the rest of a small JSON-RPC exchange on Node 20 (web streams, an abort signal, header
  * objects). The node adapter hands the handler a light view of the node:http request and writes a
- * {@link JsonReply} straight out; `handle()` converts at its edges.
+ * {@link JsonReply} straight out, and the events of an {@link SseReply} straight to the socket; `handle()`
+ * converts at its edges.
  * @module
  */
+import type { SseSink } from './sse-sink.js';
 
 /** What the handler reads of request headers (a web `Headers` is one). */
 export interface HeaderReader {
@@ -134,15 +136,47 @@ export class JsonReply {
   }
 }
 
-/** An answer: a whole one, or a web `Response` (SSE streams). */
-export type Reply = JsonReply | Response;
+/**
+ * An SSE answer not yet made into a web `Response`: its status, headers and the sink its events are
+ * written to. The node adapter writes the events straight to the socket (all of them with the headers in
+ * one write when the answer is complete by then, the usual case for a tool that answers at once);
+ * `toResponse()` makes it a `Response` whose body is the sink's web stream.
+ */
+export class SseReply {
+  readonly status: number;
+  readonly headers: ReplyHeaders;
+  readonly sink: SseSink;
+
+  constructor(sink: SseSink, headers: Record<string, string>, status = 200) {
+    this.status = status;
+    this.headers = new ReplyHeaders(lowerCased(headers));
+    this.sink = sink;
+  }
+
+  /** The whole body, once the stream ends (as `Response.text()`). */
+  text(): Promise<string> {
+    return this.toResponse().text();
+  }
+
+  /** As `Response.json()` (an SSE body is no JSON: this rejects, as a `Response`'s would). */
+  json(): Promise<unknown> {
+    return this.toResponse().json() as Promise<unknown>;
+  }
+
+  toResponse(): Response {
+    return new Response(this.sink.body, { status: this.status, headers: this.headers.toObject() });
+  }
+}
+
+/** An answer: a whole one, an SSE stream, or a web `Response`. */
+export type Reply = JsonReply | SseReply | Response;
 
 /** The answer as a web `Response`. */
 export function toResponse(reply: Reply): Response {
-  return reply instanceof JsonReply ? reply.toResponse() : reply;
+  return reply instanceof Response ? reply : reply.toResponse();
 }
 
 /** Whether a value a step returned is an answer (to send as is) rather than its result. */
 export function isReply(value: unknown): value is Reply {
-  return value instanceof JsonReply || value instanceof Response;
+  return value instanceof JsonReply || value instanceof SseReply || value instanceof Response;
 }

@@ -10,7 +10,7 @@
  * result, so the call is cancelled as if the client had sent `notifications/cancelled`.
  * @module
  */
-import type { ClientWatch, JsonReply, Reply } from './http-exchange.js';
+import { SseReply, type ClientWatch, type JsonReply, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode, asError } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../protocol/jsonrpc.js';
@@ -202,10 +202,7 @@ export class HttpSessionTransport implements Transport {
       return result;
     }
     const sink = this.#attach(stream);
-    const response = new Response(sink.body, {
-      status: 200,
-      headers: { ...SSE_HEADERS, ...this.#options.headers },
-    });
+    const response = new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
     return this.#prime(stream, sink).then(
       () => {
         for (const message of messages) this.onmessage?.(message);
@@ -267,7 +264,7 @@ export class HttpSessionTransport implements Transport {
       if (standalone.sink === sink) standalone.sink = undefined;
       throw error;
     }
-    return new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } });
+    return new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
   }
 
   /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
@@ -291,7 +288,7 @@ export class HttpSessionTransport implements Transport {
     } else {
       sink.close();
     }
-    return new Response(sink.body, { status: 200, headers: { ...SSE_HEADERS, ...this.#options.headers } });
+    return new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
   }
 
   closeStream(relatedRequestId: RequestId): void {

@@ -32,6 +32,7 @@ export type { Principal } from '../../server/index.js';
 // The light request/answer types the handler's native path uses (and that verifiers receive).
 export {
   JsonReply,
+  SseReply,
   toResponse,
   type ReplyHeaders,
   type ClientWatch,

@@ -4,7 +4,7 @@
  * /messages?sessionId=…` carries client messages (202), and every server message is an SSE `message`.
  * @module
  */
-import { JsonReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { JsonReply, SseReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
@@ -149,7 +149,7 @@ export class LegacySseEndpoints {
       this.#slots.release(slot);
     };
     transport.sink.event({ event: 'endpoint', data: `${this.#paths.messagesPath}?sessionId=${id}` });
-    return new Response(transport.sink.body, { status: 200, headers: SSE_HEADERS });
+    return new SseReply(transport.sink, SSE_HEADERS);
   }
 
   async #message(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {

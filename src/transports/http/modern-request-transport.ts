@@ -13,7 +13,7 @@
  * era's statuses: 200 for any JSON-RPC answer, 429 for a rate-limit refusal.
  * @module
  */
-import type { ClientWatch, Reply } from './http-exchange.js';
+import { SseReply, type ClientWatch, type Reply } from './http-exchange.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
@@ -156,7 +156,7 @@ export class ModernRequestTransport implements Transport {
     sink.oncancel = () => this.#cancel();
     sink.onoverflow = sink.oncancel; // the client left too much unread: as if it had gone
     this.#sink = sink;
-    this.#settle(new Response(sink.body, { status: 200, headers: SSE_HEADERS }));
+    this.#settle(new SseReply(sink, SSE_HEADERS));
     return sink;
   }
 

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Server } from '../../server/index.js';
 import type { StreamableHttpOptions } from './http-options.js';
-import { JsonReply, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { JsonReply, SseReply, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { jsonRpcErrorResponse } from './http-status.js';
 import {
   ClientGone,
@@ -18,6 +18,7 @@ import {
   smallBody,
   type MaybeParsed,
 } from './node-request-view.js';
+import { writeSseReply } from './node-sse-writer.js';
 import { StreamableHttpHandler } from './streamable-http-handler.js';
 
 export interface FetchHandler {
@@ -107,7 +108,7 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
 /**
  * A node:http listener for any fetch-style handler (mount it in node:http, Express, Fastify's raw reply).
  * A toolwire `StreamableHttpHandler` is served through its native path (`serve`): no web `Request` or
- * `Response` is built for a JSON exchange.
+ * `Response` is built for a JSON exchange, nor for an SSE one (`node-sse-writer.ts`).
  */
 export function toNodeHandler(
   handler: FetchHandler | ReplyHandler,
@@ -137,6 +138,7 @@ async function answer(
       ? await (handler as ReplyHandler).serve(new NodeRequestView(req, gone, whole))
       : await (handler as FetchHandler).handle(toWebRequest(req, gone.signal, whole));
     if (reply instanceof JsonReply) writeJsonReply(reply, res);
+    else if (reply instanceof SseReply) writeSseReply(reply, res, gone);
     else await writeWebResponse(reply, res);
   } catch {
     if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });

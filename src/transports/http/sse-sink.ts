@@ -50,24 +50,37 @@ export function formatSseEvent(fields: SseEventFields): string {
 }
 
 /**
- * One SSE response body. Events wait in the sink's own queue until the response's reader asks for more
- * (a pull stream: the node adapter reads only while the socket takes what it writes), so what a client
- * leaves unread is counted, in the connection's {@link QueuedOutput} too when given. An event written
- * while the connection's unread output is at twice its limits ends the sink instead: it takes nothing
- * more, ends once what it holds is read, and `onoverflow` is called.
+ * Where a sink's events go when they are not read through its web `body`: the node adapter's response
+ * (`node-sse-writer.ts`), written to directly. `write` returns false when the output takes no more until
+ * the sink's `resume()`; `end` ends it, with a last chunk or none.
+ */
+export interface SseOutput {
+  write(chunk: Uint8Array): boolean;
+  end(last?: Uint8Array): void;
+}
+
+/**
+ * One SSE response body. Events wait in the sink's own queue until its reader asks for more (a pull
+ * stream: the node adapter reads only while the socket takes what it writes), so what a client leaves
+ * unread is counted, in the connection's {@link QueuedOutput} too when given. An event written while the
+ * connection's unread output is at twice its limits ends the sink instead: it takes nothing more, ends
+ * once what it holds is read, and `onoverflow` is called. The reader is either the web `body` (made when
+ * first asked for) or an {@link SseOutput} given to `pipeTo`, never both.
  */
 export class SseSink {
-  readonly body: ReadableStream<Uint8Array>;
+  #body: ReadableStream<Uint8Array> | undefined;
   #controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  #output: SseOutput | undefined;
   #closed = false;
   /** The server ended the stream: it ends once what is queued has been read. */
   #ending = false;
-  /** A read waits for the next event (nothing is queued). */
+  /** A read waits for the next event (nothing is queued), or the output takes writes. */
   #wanted = false;
   #queue: Uint8Array[] = [];
   #head = 0;
   #queuedBytes = 0;
   readonly #shared: QueuedOutput;
+  readonly #keepAliveMs: number;
   #keepAlive: ReturnType<typeof setInterval> | undefined;
   /** Writers waiting for room (see `room`): resolved when the client reads or the sink closes. */
   #roomWaiters: Array<() => void> | undefined;
@@ -85,25 +98,71 @@ export class SseSink {
    */
   constructor(keepAliveMs = 0, shared: QueuedOutput = new QueuedOutput()) {
     this.#shared = shared;
-    this.body = new ReadableStream<Uint8Array>(
+    this.#keepAliveMs = keepAliveMs;
+  }
+
+  /**
+   * Starts the keep-alive comments once a reader is there, if the stream is still open: a POST's stream
+   * that its answer has already ended (the usual case on the node adapter) never needs a timer.
+   */
+  #startKeepAlive(): void {
+    if (this.#keepAliveMs <= 0 || this.#closed || this.#keepAlive) return;
+    this.#keepAlive = setInterval(() => this.#keepAliveComment(), this.#keepAliveMs);
+    (this.#keepAlive as { unref?: () => void }).unref?.();
+  }
+
+  /** The events as a web stream (a pull stream: one event per read). */
+  get body(): ReadableStream<Uint8Array> {
+    this.#body ??= new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
           this.#controller = controller;
         },
         pull: (controller) => this.#pull(controller),
-        cancel: () => {
-          this.#drop();
-          if (this.#closed) return;
-          this.#finish();
-          this.oncancel?.();
-        },
+        cancel: () => this.disconnect(),
       },
       { highWaterMark: 0 },
     );
-    if (keepAliveMs > 0) {
-      this.#keepAlive = setInterval(() => this.#keepAliveComment(), keepAliveMs);
-      (this.#keepAlive as { unref?: () => void }).unref?.();
+    this.#startKeepAlive();
+    return this.#body;
+  }
+
+  /**
+   * Sends the events to `output` instead of the web `body`: what is queued at once (all of it in one
+   * `end` when the sink is already closed), then each event as it is written, while `output.write`
+   * returns true; after a false, again from `resume()`.
+   */
+  pipeTo(output: SseOutput): void {
+    this.#output = output;
+    if (this.#ending && this.#head < this.#queue.length) {
+      const chunks = this.#queue.slice(this.#head);
+      this.#drop();
+      output.end(chunks.length === 1 ? chunks[0] : concat(chunks));
+      return;
     }
+    this.#startKeepAlive();
+    this.resume();
+  }
+
+  /** The output takes writes again (`pipeTo`'s, after its `write` returned false). */
+  resume(): void {
+    this.#wanted = true;
+    // `#end` lets go of the output; each delivery sets `#wanted` to what the output's `write` returned.
+    while (this.#wanted && this.#output) {
+      if (this.#head === this.#queue.length) {
+        if (this.#ending) this.#end();
+        return;
+      }
+      this.#pull(undefined);
+    }
+  }
+
+  /** The client went away (the web body's cancel, or the node adapter's response closing). */
+  disconnect(): void {
+    this.#drop();
+    if (this.#closed) return;
+    this.#finish();
+    this.oncancel?.();
   }
 
   get closed(): boolean {
@@ -160,13 +219,11 @@ export class SseSink {
 
   /** Writes raw SSE text; false when the sink is closed (or was just ended for holding too much). */
   write(text: string, capped = true): boolean {
-    const controller = this.#controller;
-    if (this.#closed || !controller) return false;
+    if (this.#closed) return false;
     const chunk = encoder.encode(text);
     if (this.#wanted) {
-      // A read is waiting: the event goes to it, never queued.
-      this.#wanted = false;
-      controller.enqueue(chunk);
+      // A read is waiting, or the output takes writes: the event goes to it, never queued.
+      this.#deliver(chunk);
       return true;
     }
     if (capped && this.#shared.overflows) {
@@ -205,10 +262,22 @@ export class SseSink {
   abort(): void {
     this.#drop();
     this.#finish();
+    this.#ending = true;
     this.#end();
   }
 
-  #pull(controller: ReadableStreamDefaultController<Uint8Array>): void {
+  /** Gives a chunk to the waiting reader: the web body's (one per read) or the output (while it takes them). */
+  #deliver(chunk: Uint8Array): void {
+    if (this.#output) {
+      this.#wanted = this.#output.write(chunk);
+      return;
+    }
+    this.#wanted = false;
+    this.#controller?.enqueue(chunk);
+  }
+
+  /** A read: the next queued chunk, or the end, or a wait for the next event. */
+  #pull(controller: ReadableStreamDefaultController<Uint8Array> | undefined): void {
     if (this.#head === this.#queue.length) {
       if (this.#ending) this.#end();
       else this.#wanted = true;
@@ -226,7 +295,10 @@ export class SseSink {
     this.#queuedBytes -= chunk.byteLength;
     this.#shared.bytes -= chunk.byteLength;
     this.#shared.messages -= 1;
-    controller.enqueue(chunk);
+    if (controller) {
+      this.#wanted = false;
+      controller.enqueue(chunk);
+    } else this.#deliver(chunk);
     if (this.#ending && this.queuedMessages === 0) this.#end();
     if (this.#roomWaiters) this.#wake();
   }
@@ -240,6 +312,13 @@ export class SseSink {
   }
 
   #end(): void {
+    if (this.#output) {
+      const output = this.#output;
+      this.#output = undefined;
+      this.#wanted = false;
+      output.end();
+      return;
+    }
     try {
       this.#controller?.close();
     } catch {
@@ -272,6 +351,18 @@ export function pacedByReader(message: JsonRpcMessage): boolean {
     !('id' in message) &&
     (message.method === 'notifications/progress' || message.method === 'notifications/message')
   );
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  let length = 0;
+  for (const chunk of chunks) length += chunk.byteLength;
+  const whole = new Uint8Array(length);
+  let at = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return whole;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
