@@ -145,8 +145,10 @@ export class JsonReply {
 export class SseReply {
   readonly status: number;
   readonly headers: ReplyHeaders;
+  /** @internal The stream's events (the transports write them, the node adapter reads them). */
   readonly sink: SseSink;
 
+  /** @internal Made by the transports. */
   constructor(sink: SseSink, headers: Record<string, string>, status = 200) {
     this.status = status;
     this.headers = new ReplyHeaders(lowerCased(headers));

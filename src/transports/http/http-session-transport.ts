@@ -203,19 +203,25 @@ export class HttpSessionTransport implements Transport {
     }
     const sink = this.#attach(stream);
     const response = new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
-    return this.#prime(stream, sink).then(
-      () => {
-        for (const message of messages) this.onmessage?.(message);
-        return response;
-      },
-      (error: unknown) => {
-        // No priming event (the store failed): nothing was dispatched, the request ids are free again.
-        for (const id of requestIds) this.#byRequest.delete(id);
-        this.#streams.delete(stream.id);
-        sink.close();
-        throw error;
-      },
-    );
+    const dispatch = (): Reply => {
+      for (const message of messages) this.onmessage?.(message);
+      return response;
+    };
+    // Without a priming event to record first, the messages go in at once, as in JSON mode: an answer
+    // that comes at once is then in the sink when the adapter gets the reply, and goes out in one write.
+    if (!this.#primes) return Promise.resolve(dispatch());
+    return this.#prime(stream, sink).then(dispatch, (error: unknown) => {
+      // No priming event (the store failed): nothing was dispatched, the request ids are free again.
+      for (const id of requestIds) this.#byRequest.delete(id);
+      this.#streams.delete(stream.id);
+      sink.close();
+      throw error;
+    });
+  }
+
+  /** Whether a new SSE stream starts with a priming event (recorded in the event store). */
+  get #primes(): boolean {
+    return this.#options.eventStore !== undefined && this.#options.primeStreams();
   }
 
   /** An error response of this session: its headers, the `id` shaped by its revision. */

@@ -42,7 +42,9 @@ export function formatSseEvent(fields: SseEventFields): string {
   if (fields.id !== undefined) out += `id: ${fields.id}\n`;
   if (fields.retry !== undefined) out += `retry: ${fields.retry}\n`;
   if (fields.data !== undefined) {
-    for (const line of fields.data.split('\n')) out += `data: ${line}\n`;
+    // A JSON-RPC message (JSON text has no raw line break) is one data line: no split.
+    if (fields.data.indexOf('\n') === -1) out += `data: ${fields.data}\n`;
+    else for (const line of fields.data.split('\n')) out += `data: ${line}\n`;
   } else {
     out += 'data: \n';
   }
