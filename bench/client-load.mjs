@@ -193,7 +193,7 @@ export function clientTables(median, first, { sdks = CLIENT_SDKS, paths = CLIENT
   for (const sdk of sdks) {
     out.push(
       `**${sdk.label}** (one session, ${IN_FLIGHT} \`echo\` calls in flight; server CPU µs/call, calls/s in brackets; protocol ${
-        first(`client.${sdk.id}.stdio.toolwire.version`) ?? '?'
+        paths.map((p) => first(`client.${sdk.id}.${p.id}.toolwire.version`)).find(Boolean) ?? '?'
       } with toolwire)`,
       '',
       '| path | toolwire | SDK 1.x | raw Node | toolwire ÷ raw | toolwire ÷ SDK 1.x | target |',

@@ -7,12 +7,14 @@
 //   npm run bench -- --full       # 5 repetitions, larger counts, 100k soak
 //   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
 //   node bench/run.mjs --only=gateway         # the gateway rows alone (bench/gateway.mjs)
+//   node bench/run.mjs --only=clients         # the real-client tables alone (bench/client-load.mjs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CLIENT_CONFIG, clientPhase, clientTables } from './client-load.mjs';
 import { gatewayPhase, gatewayRedisTable, gatewayTable } from './gateway.mjs';
 import {
   StdioPeer,
@@ -119,6 +121,10 @@ const SERVERS = [
 const GATEWAY_ROWS = !flags.only || flags.only.split(',').includes('gateway');
 const gatewaySamples = {};
 const gatewayFailures = [];
+/** The real-client tables run unless `--only` names servers and not `clients`; in 3 repetitions at most. */
+const CLIENT_ROWS = !flags.only || flags.only.split(',').includes('clients');
+const CLIENT_REPS = 3;
+const clientSamples = {};
 
 const HTTP_MODES = [
   { id: 'stateful-json', stateful: true, flags: ['--json'] },
@@ -322,6 +328,14 @@ for (let rep = 1; rep <= CONFIG.reps; rep++) {
     }
     console.log(`  rep ${rep}/${CONFIG.reps} gateway: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
+  if (CLIENT_ROWS && rep <= CLIENT_REPS) {
+    const t0 = Date.now();
+    const config = CLIENT_CONFIG[MODE === 'quick' ? 'quick' : 'normal'];
+    await clientPhase(config, (key, value) => (clientSamples[key] ??= []).push(value), {
+      log: (line) => line.startsWith('  !') && process.stderr.write(`${line}\n`),
+    });
+    console.log(`  rep ${rep}/${CONFIG.reps} real clients: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
   for (const server of SERVERS) {
     const t0 = Date.now();
     await attempt(server, 'stdio', () => stdioPhase(server));
@@ -497,11 +511,11 @@ for (const r of results) {
   );
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
-const markdown = `# toolwire benchmark — ${MODE} run, ${machine.date.slice(0, 10)}
-
-${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, Node ${machine.node};
-load average at start ${machine.loadAverageAtStart}; ${CONFIG.reps} interleaved repetitions (medians), ${seconds} s in all.
-Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@modelcontextprotocol/sdk\` 1.x
+const loadAverageAtEnd = os
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(' ');
+const SERVERS_TEXT = `Servers: toolwire (\`bench/fixture-server.mjs\`, global rate limit off), \`@modelcontextprotocol/sdk\` 1.x
 (\`bench/sdk-v1-server.mjs\`), \`@modelcontextprotocol/server\` 2.x (\`bench/sdk-v2-server.mjs\`; its
 \`createMcpHandler\` has no sessions, so stateful rows are n/a). Load: \`bench/load.mjs\` (raw JSON-RPC over
 pipes / raw HTTP/1.1 keep-alive, bench/http-pool.mjs), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. The 2026-07-28 rows
@@ -518,8 +532,12 @@ The load generator shares the 2 cores with the server, so calls/s are bounded by
 server's own cost. Targets are judged as issue 6 sets them, as ratios to SDK 1.x in the same run: an
 absolute target of its table counts as its ratio to the SDK figure there (≤ 6 µs where the SDK took 24:
 ≤ 0.25×), with the absolute figure beside it.
+`;
+const markdown = `# toolwire benchmark — ${MODE} run, ${machine.date.slice(0, 10)}
 
-${SERVERS.length > 0 ? lines.join('\n') : ''}
+${machine.cpu}, ${machine.cores} cores, ${machine.memoryGb} GB, ${machine.platform}, Node ${machine.node};
+load average at start ${machine.loadAverageAtStart}, at the end ${loadAverageAtEnd}; ${CONFIG.reps} interleaved repetitions (medians), ${seconds} s in all.
+${SERVERS.length > 0 ? SERVERS_TEXT : ''}${SERVERS.length > 0 ? lines.join('\n') : ''}
 ${failures.length ? `\nFailures:\n${failures.map((f) => `- ${f}`).join('\n')}\n` : ''}${
   GATEWAY_ROWS
     ? `
@@ -539,11 +557,34 @@ ${gatewayRedisTable((key) => median(gatewaySamples[key]))}
 ${gatewayFailures.length ? `\nFailures:\n${gatewayFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
     : ''
 }
+${
+  CLIENT_ROWS
+    ? `
+## Real clients (issue 19)
+
+The official SDK clients as load generators (bench/client-load.mjs): one session, 16 \`echo\` calls in flight,
+against toolwire, SDK 1.x and a hand-written Node server with no validation (bench/raw-server.mjs, the limit),
+each on a fresh server after a warm-up on the same session; server CPU per call from /proc of the server;
+medians of ${Math.min(CLIENT_REPS, CONFIG.reps)} interleaved repetitions. Counts: ${JSON.stringify(CLIENT_CONFIG[MODE === 'quick' ? 'quick' : 'normal'])}.
+The client's own CPU (far above the server's) bounds calls/s.
+
+${clientTables(
+  (key) => median(clientSamples[key]?.filter((v) => typeof v === 'number')),
+  (key) => clientSamples[key]?.[0],
+)}
+${Object.entries(clientSamples)
+  .filter(([key]) => key.endsWith('.failure'))
+  .map(([key, list]) => `- failure ${key}: ${list.join('; ')}`)
+  .join('\n')}`
+    : ''
+}
 Non-result answers (errors) seen: ${SERVERS.map((s) => `${s.label} ${errorsSeen[s.id]}`).join(', ')}.
 `;
 
 const stamp = machine.date.slice(0, 10);
-const base = join(here, 'results', `${stamp}${MODE === 'normal' ? '' : `-${MODE}`}`);
+// A run of some parts only (`--only`) is named after them, so that it leaves a whole run's file alone.
+const part = flags.only ? `-${flags.only.split(',').join('+')}` : '';
+const base = join(here, 'results', `${stamp}${MODE === 'normal' ? '' : `-${MODE}`}${part}`);
 mkdirSync(dirname(base), { recursive: true });
 // Formatted with the repo's prettier, so `npm run lint` (prettier --check .) accepts the committed file.
 const prettier = await import('prettier').catch(() => undefined);
@@ -556,7 +597,7 @@ const formatted = prettier
 writeFileSync(`${base}.md`, formatted);
 writeFileSync(
   `${base}.json`,
-  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results, gateway: gatewaySamples }, null, 2)}\n`,
+  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results, gateway: gatewaySamples, clients: clientSamples }, null, 2)}\n`,
 );
 console.log(`\n${formatted}`);
 console.log(`wrote ${base}.md and .json`);
