@@ -65,6 +65,8 @@ export class HttpSessionTransport implements Transport {
   readonly #finished: string[] = [];
   #standalone: LogicalStream | undefined;
   #closed = false;
+  /** The headers of every SSE response of the session: one object, so each reply's `writeHead` sees the same shape. */
+  readonly #sseHeaders: Readonly<Record<string, string>>;
   /** What the session's SSE streams hold unread, all together. */
   readonly #queue: QueuedOutput;
   /** Events being recorded in the event store before they go to their stream; `close` waits for them. */
@@ -77,6 +79,7 @@ export class HttpSessionTransport implements Transport {
     // A shared session's streams are told by its id, in whichever process they were opened.
     if (options.eventStore) this.#prefix = `${this.#sharedPrefix ?? ''}${crypto.randomUUID()}_`;
     this.#queue = new QueuedOutput(options);
+    this.#sseHeaders = { ...SSE_HEADERS, ...options.headers };
   }
 
   get closed(): boolean {
@@ -202,7 +205,7 @@ export class HttpSessionTransport implements Transport {
       return result;
     }
     const sink = this.#attach(stream);
-    const response = new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
+    const response = new SseReply(sink, this.#sseHeaders);
     const dispatch = (): Reply => {
       for (const message of messages) this.onmessage?.(message);
       return response;
@@ -270,7 +273,7 @@ export class HttpSessionTransport implements Transport {
       if (standalone.sink === sink) standalone.sink = undefined;
       throw error;
     }
-    return new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
+    return new SseReply(sink, this.#sseHeaders);
   }
 
   /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
@@ -294,7 +297,7 @@ export class HttpSessionTransport implements Transport {
     } else {
       sink.close();
     }
-    return new SseReply(sink, { ...SSE_HEADERS, ...this.#options.headers });
+    return new SseReply(sink, this.#sseHeaders);
   }
 
   closeStream(relatedRequestId: RequestId): void {
