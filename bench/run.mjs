@@ -532,6 +532,7 @@ The load generator shares the 2 cores with the server, so calls/s are bounded by
 server's own cost. Targets are judged as issue 6 sets them, as ratios to SDK 1.x in the same run: an
 absolute target of its table counts as its ratio to the SDK figure there (≤ 6 µs where the SDK took 24:
 ≤ 0.25×), with the absolute figure beside it.
+
 `;
 const markdown = `# toolwire benchmark — ${MODE} run, ${machine.date.slice(0, 10)}
 
