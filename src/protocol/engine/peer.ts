@@ -57,8 +57,12 @@ export class Peer {
   readonly #maxBatchSize: number;
   readonly #maxInflight: number;
   readonly #maxBatchAnswerBytes: number;
-  /** Requests read and not started yet: when they start, paced by the bytes of their answers. */
-  readonly #pacer: AnswerPacer;
+  /**
+   * Requests read and not started yet: when they start, paced by the bytes of their answers. Made when a
+   * request arrives while another runs (a peer that answers one request at a time, as each stateless-era
+   * HTTP request's does, never needs one).
+   */
+  #pacing: AnswerPacer | undefined;
   #transport: Transport | undefined;
   #closed = false;
   /** Takes no new requests: `drain` was called. */
@@ -76,7 +80,10 @@ export class Peer {
     this.#maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
     this.#maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
-    this.#pacer = new AnswerPacer(this.#startWaiting, () => this.#transport);
+  }
+
+  get #pacer(): AnswerPacer {
+    return (this.#pacing ??= new AnswerPacer(this.#startWaiting, () => this.#transport));
   }
 
   #outgoing(): OutgoingRequests {
@@ -110,7 +117,7 @@ export class Peer {
     transport.onerror = (error) => this.#transportError(error);
     transport.onclose = () => this.#handleClose();
     transport.onend = () => this.#ended();
-    if (transport.backlog) transport.ondrain = () => this.#pacer.resume();
+    if (transport.backlog) transport.ondrain = () => this.#pacing?.resume();
     await transport.start();
   }
 
@@ -197,7 +204,7 @@ export class Peer {
 
   /** No request is running or waiting, and no batch waits for answers. */
   #idle(): boolean {
-    return this.#inflight.size === 0 && this.#batches === 0 && this.#pacer.waiting === 0;
+    return this.#inflight.size === 0 && this.#batches === 0 && (this.#pacing?.waiting ?? 0) === 0;
   }
 
   /**
@@ -211,7 +218,7 @@ export class Peer {
       this.#respond(errorResponse(inflight.id, { code: ErrorCode.InternalError, message }));
       inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, message));
     }
-    const waiting = this.#pacer.takeAll();
+    const waiting = this.#pacing?.takeAll() ?? [];
     for (const { message: request, resolve } of waiting)
       resolve(errorResponse(request.id, { code: ErrorCode.InternalError, message }));
     // Their answers go out in microtasks (through their batch, if any): the drain is over after them.
@@ -239,7 +246,7 @@ export class Peer {
       inflight.cancel(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
     }
     this.#inflight.clear();
-    for (const waiting of this.#pacer.takeAll()) waiting.resolve(undefined); // nowhere to answer
+    for (const waiting of this.#pacing?.takeAll() ?? []) waiting.resolve(undefined); // nowhere to answer
     this.#drained();
     this.onclose?.();
   }
@@ -290,7 +297,7 @@ export class Peer {
   /** Sends the answer to a request (one function for all: no closure per message). */
   readonly #respond = (response: JsonRpcResponse | undefined): void => {
     if (response) {
-      this.#pacer.answered(answerSize(response));
+      this.#pacing?.answered(answerSize(response));
       const id = response.id;
       this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
     }
@@ -408,7 +415,7 @@ export class Peer {
         inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, reason));
       } else {
         // Not started yet: it never will be, and a cancelled request gets no answer.
-        this.#pacer.take(id)?.resolve(undefined);
+        this.#pacing?.take(id)?.resolve(undefined);
         if (this.#drainWaiters) this.#checkDrained();
       }
       return;
@@ -434,19 +441,23 @@ export class Peer {
    */
   #admit(message: JsonRpcRequest, batch: BatchAnswers | undefined): Promise<JsonRpcResponse | undefined> {
     const { id } = message;
-    if (this.#draining || this.#inflight.size + this.#pacer.waiting >= this.#maxInflight) {
+    if (this.#draining || this.#inflight.size + (this.#pacing?.waiting ?? 0) >= this.#maxInflight) {
       return Promise.resolve(this.#draining ? shuttingDown(id) : this.#overInflightCap(id));
     }
     // An id still in use would route both answers, and a cancellation, to one request: the first one
     // goes on, the second is refused (a cancelled request that still runs gives its id up).
     const running = this.#inflight.get(id);
-    if ((running && !running.cancelled) || this.#pacer.has(id)) {
+    if ((running && !running.cancelled) || this.#pacing?.has(id)) {
       return Promise.resolve(
         errorResponse(id, { code: ErrorCode.InvalidRequest, message: requestIdInUse(id) }),
       );
     }
     const refusal = batch && this.#overBatchAnswers(id);
     if (refusal) return Promise.resolve(refusal);
+    // Nothing runs or waits, and the reader keeps up: no pacing needed (the common case of one at a time).
+    if (!this.#pacing && this.#inflight.size === 0 && !batch && !this.#transport?.backlog?.full) {
+      return this.#handleRequest(message);
+    }
     if (this.#pacer.tryStart()) return this.#handleRequest(message);
     return this.#pacer.wait(message, batch);
   }
