@@ -35,7 +35,7 @@ import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
-import { listenFailure, principalFromEnv } from './serve-command.js';
+import { listenFailure, principalFromEnv, scavengeOnOneThread } from './serve-command.js';
 import { onStopSignals, within } from './stop-signals.js';
 import { VERSION } from './version.js';
 import { watchConfigFile } from './watch-config.js';
@@ -320,6 +320,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
 
 /** Serves MCP over stdio until stdin closes or a signal stops it (running calls drained, answers flushed). */
 async function serveStdio(gateway: Gateway, graceMs: number, say: (line: string) => void): Promise<void> {
+  // One downstream client, as a stdio server: young collections on the main thread (see serve-command).
+  scavengeOnOneThread();
   let onClosed!: () => void;
   const closed = new Promise<void>((done) => (onClosed = done));
   const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });

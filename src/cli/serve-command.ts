@@ -306,9 +306,9 @@ export function listenFailure(error: unknown, host: string, port: number, defaul
  * A stdio server serves one client, and its young generation stays small: V8's parallel scavenges spend
  * more CPU handing work to helper threads than they save (≈5% of the CPU per call under pipelined
  * load, measured with the benchmark's fixture). Young collections run on the main thread instead,
- * unless the command line or NODE_OPTIONS says otherwise.
+ * unless the command line or NODE_OPTIONS says otherwise. (`toolwire gateway --stdio` does the same.)
  */
-function scavengeOnOneThread(): void {
+export function scavengeOnOneThread(): void {
   const given = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ');
   if (given.includes('parallel-scavenge') || given.includes('parallel_scavenge')) return;
   // Set once the server is up: loading node:v8 (≈1 ms) is no work for the first answer to wait on.
