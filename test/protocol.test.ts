@@ -1,5 +1,6 @@
 // The protocol suite: one client, one fixture server, every transport, every handshake-era revision.
 import { describe, expect, it } from 'vitest';
+import type { Cancellation } from '../src/protocol/engine/cancellation.js';
 import { ProtocolError, ToolwireError } from '../src/protocol/errors.js';
 import type { ProgressParams } from '../src/protocol/types/lifecycle.js';
 import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
@@ -196,6 +197,38 @@ describeMatrix('protocol', (connectAny) => {
     await expect
       .poll(async () => (await c.client.callTool('last_cancel')).content)
       .toEqual([{ type: 'text', text: 'user pressed stop' }]);
+  });
+
+  it('a cancellation given instead of a signal cancels the call on the wire too', async () => {
+    await using c = await connect();
+    // A cancellation with no AbortSignal behind it (what a gateway relays: its caller's ctx.cancellation).
+    const listeners: Array<(reason: unknown) => void> = [];
+    let reason: unknown;
+    const cancellation: Cancellation = {
+      get aborted() {
+        return reason !== undefined;
+      },
+      get reason() {
+        return reason;
+      },
+      onAbort(listener) {
+        listeners.push(listener);
+        return () => listeners.splice(listeners.indexOf(listener), 1);
+      },
+    };
+    const stop = (why: string) => {
+      reason = why;
+      for (const listener of listeners.splice(0)) listener(why);
+    };
+    const call = c.client.callTool('wait_for_cancel', {}, { cancellation, onProgress: () => stop('hook') });
+    const error = await call.catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: 'ToolwireError', code: 'REQUEST_CANCELLED' });
+    await expect
+      .poll(async () => (await c.client.callTool('last_cancel')).content)
+      .toEqual([{ type: 'text', text: 'hook' }]);
+    expect(listeners).toHaveLength(0);
+    const late = await c.client.callTool('echo', { text: 'x' }, { cancellation }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ code: 'REQUEST_CANCELLED' }); // already cancelled: never sent
   });
 
   it('times out a call, cancels it on the server, and reports a typed timeout', async () => {

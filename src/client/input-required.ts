@@ -10,6 +10,7 @@
  * under way (a request in flight is cancelled on the wire, a handler sees its signal abort).
  * @module
  */
+import { requestSignal } from '../protocol/engine/cancellation.js';
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
@@ -232,7 +233,7 @@ export async function exchangeWithInput(
         { details: { result } },
       );
     }
-    const inputResponses = await answerRound(requests, answer, clock, options.signal);
+    const inputResponses = await answerRound(requests, answer, clock, requestSignal(options));
     if (clock.remaining <= 0) {
       throw new ClientError(
         LocalErrorCode.RequestTimeout,

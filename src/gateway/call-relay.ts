@@ -9,8 +9,11 @@
  */
 import {
   ProtocolError,
+  cancellationOf,
   errorMessage,
   isLegacyRevision,
+  signalOf,
+  type Cancellation,
   type CallToolResult,
   type ClientHandlers,
   type JsonObject,
@@ -92,19 +95,22 @@ export class CallRelay {
     // Someone watches the calls (a console's event stream): the call is logged with its arguments and
     // result, and a person can cancel it. Nobody watching, none of this costs anything.
     const cancel = events.wants('call.started') ? calls.start(info, args) : undefined;
-    let signal = ctx.signal;
+    // The caller's cancellation (its `notifications/cancelled`, its connection closing), followed without
+    // an AbortSignal: nearly every call ends uncancelled, and a signal per call is a noticeable cost.
+    let cancellation: Cancellation = ctx.cancellation;
     let detach: (() => void) | undefined;
     if (cancel) {
-      // Aborted by the caller (its cancellation, its connection closing) or by a person.
+      // Aborted by the caller or by a person.
       const stopped = new AbortController();
-      const byCaller = () => stopped.abort(ctx.signal.reason);
       const byPerson = () => stopped.abort(cancel.reason);
-      if (ctx.signal.aborted) byCaller();
-      else ctx.signal.addEventListener('abort', byCaller, { once: true });
+      const unfollow = ctx.cancellation.aborted
+        ? undefined
+        : ctx.cancellation.onAbort((reason) => stopped.abort(reason));
+      if (ctx.cancellation.aborted) stopped.abort(ctx.cancellation.reason);
       cancel.addEventListener('abort', byPerson, { once: true });
-      signal = stopped.signal;
+      cancellation = cancellationOf(stopped.signal);
       detach = () => {
-        ctx.signal.removeEventListener('abort', byCaller);
+        unfollow?.();
         cancel.removeEventListener('abort', byPerson);
       };
     }
@@ -152,15 +158,15 @@ export class CallRelay {
       }
     };
 
-    const verdict = await this.#decide(entry, args, info, ctx, signal);
+    const verdict = await this.#decide(entry, args, info, ctx, cancellation);
     if (!isAllowed(verdict.decision)) {
       const person = cancel && calls.cancelledBy(info.id);
       const result = toolError(
-        signal.aborted && person !== undefined
+        cancellation.aborted && person !== undefined
           ? cancelledBy(entry.name, person)
           : refusal(entry.name, verdict),
       );
-      finish(verdict, signal.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused', {
+      finish(verdict, cancellation.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused', {
         result,
       });
       return result;
@@ -178,23 +184,21 @@ export class CallRelay {
       support === 'required' || (support === 'optional' && (await ctx.startTask()) !== undefined);
     const stateless = !isLegacyRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
-    // call), so the call has a signal of its own; otherwise the caller's (or a person's) cancels it.
-    const controller = stateless ? new AbortController() : undefined;
-    const stop = () => controller?.abort(signal.reason);
-    if (controller) {
-      if (signal.aborted) stop();
-      else signal.addEventListener('abort', stop, { once: true });
-    }
+    // call), so a call that may relay questions has a signal of its own besides the caller's (or a
+    // person's) cancellation.
+    let controller: AbortController | undefined;
     let ended: { error: unknown } | undefined;
     const handlers = relayedInput(ctx, stateless, (error) => {
       ended ??= { error };
       controller?.abort(error);
     });
+    if (stateless && handlers) controller = new AbortController();
     const active = this.#active.get(upstream) ?? new Set();
     this.#active.set(upstream, active.add(ctx));
     try {
       const result = await client.callTool(tool.name, args, {
-        signal: controller?.signal ?? signal,
+        cancellation,
+        ...(controller ? { signal: controller.signal } : {}),
         timeout: upstream.timeoutMs,
         resetTimeoutOnProgress: true,
         // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
@@ -217,12 +221,12 @@ export class CallRelay {
         finish(verdict, 'input_required', { error: errorMessage(ended.error) });
         throw ended.error;
       }
-      if (ctx.signal.aborted) {
+      if (ctx.cancellation.aborted) {
         finish(verdict, 'cancelled', { error: errorMessage(error) });
         throw error;
       }
       const person = cancel && calls.cancelledBy(info.id);
-      if (signal.aborted && person !== undefined) {
+      if (cancellation.aborted && person !== undefined) {
         const result = toolError(cancelledBy(entry.name, person));
         finish(verdict, 'cancelled', { result });
         return result;
@@ -238,7 +242,6 @@ export class CallRelay {
       finish(verdict, 'error', { result });
       return result;
     } finally {
-      if (controller) signal.removeEventListener('abort', stop);
       active.delete(ctx);
       if (active.size === 0) this.#active.delete(upstream);
     }
@@ -250,7 +253,7 @@ export class CallRelay {
     args: JsonObject,
     info: CallInfo,
     ctx: ToolContext,
-    signal: AbortSignal,
+    cancellation: Cancellation,
   ): Promise<Verdict> {
     const { action, reason } = this.#deps.policy().decide(entry.upstream.name, entry.tool);
     if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
@@ -297,7 +300,7 @@ export class CallRelay {
         argumentsDigest: info.argumentsDigest,
         reason,
       },
-      signal,
+      signalOf(cancellation),
     );
     let waited = 0;
     const tick = () => {

@@ -37,6 +37,7 @@ export {
   type NotificationHandler,
   type RequestOptions,
 } from './engine/peer.js';
+export { cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {
   LEGACY_REVISIONS,
   LATEST_LEGACY_REVISION,

@@ -5,6 +5,7 @@
  * @module
  */
 import { LocalErrorCode } from '../protocol/errors.js';
+import { cancellationOf, type Cancellation } from '../protocol/engine/cancellation.js';
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import type {
@@ -22,7 +23,6 @@ import type {
 } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
-import type { SignalSource } from './linked-signal.js';
 import { ServerError } from './server-error.js';
 import { traceContext, type TraceContext } from './trace-context.js';
 
@@ -45,6 +45,12 @@ export interface ClientView {
 export interface ToolContext {
   /** Aborted when the client cancels the call, the connection closes, or the server shuts down. */
   readonly signal: AbortSignal;
+  /**
+   * The same cancellation as `signal`, followed without creating it: `aborted`, `reason`, `onAbort`.
+   * Pass it on as a request's `cancellation` (a gateway relaying the call) to spare an `AbortSignal` per
+   * call; nothing else changes.
+   */
+  readonly cancellation: Cancellation;
   readonly requestId: RequestId;
   /** The request's `_meta`. */
   readonly meta: JsonObject | undefined;
@@ -122,28 +128,19 @@ export interface ContextHost {
 
 /**
  * The request a context serves: its id, `_meta`, and its cancellation. The engine creates a request's
- * signal on first use, so `aborted` answers without creating it (most calls never need the signal).
+ * signal on first use; its `cancellation` is followed without creating it (most calls never need the
+ * signal).
  */
-export interface CallRequest extends SignalSource {
+export interface CallRequest {
+  readonly signal: AbortSignal;
+  readonly cancellation: Cancellation;
   readonly id: RequestId;
   readonly meta: JsonObject | undefined;
 }
 
 /** A request whose signal already exists. */
 export function callRequest(id: RequestId, signal: AbortSignal, meta: JsonObject | undefined): CallRequest {
-  return {
-    id,
-    meta,
-    signal,
-    get aborted() {
-      return signal.aborted;
-    },
-  };
-}
-
-/** The cancellation source of a context made by {@link createToolContext}, else its signal. */
-export function signalSourceOf(ctx: ToolContext): SignalSource | AbortSignal {
-  return ctx instanceof HostedContext ? ctx.source : ctx.signal;
+  return { id, meta, signal, cancellation: cancellationOf(signal) };
 }
 
 /** What a context tells about its request, besides its trace context (read from `meta`). */
@@ -180,6 +177,7 @@ export abstract class ContextBase implements ToolContext {
   }
 
   abstract get signal(): AbortSignal;
+  abstract get cancellation(): Cancellation;
   protected abstract doProgress(progress: number, total?: number, message?: string): Promise<void>;
   protected abstract doLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void>;
   protected abstract ask<T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T>;
@@ -230,7 +228,7 @@ export abstract class ContextBase implements ToolContext {
 /** The context of a request on a host: sends through the host, honours the request's cancellation. */
 class HostedContext extends ContextBase {
   /** Where the signal comes from: read lazily (the engine creates it on first use). */
-  readonly source: CallRequest;
+  private readonly source: CallRequest;
   readonly #host: ContextHost;
   #lastProgress = -Infinity;
 
@@ -250,6 +248,10 @@ class HostedContext extends ContextBase {
     return this.source.signal;
   }
 
+  get cancellation(): Cancellation {
+    return this.source.cancellation;
+  }
+
   protected async doProgress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.meta?.progressToken;
     if (typeof token !== 'string' && typeof token !== 'number') return;
@@ -260,7 +262,7 @@ class HostedContext extends ContextBase {
       );
     }
     this.#lastProgress = progress;
-    if (this.source.aborted) return;
+    if (this.source.cancellation.aborted) return;
     const params: ProgressParams = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     if (message !== undefined) params.message = message;
@@ -268,7 +270,7 @@ class HostedContext extends ContextBase {
   }
 
   protected async doLog(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
-    if (this.source.aborted) return;
+    if (this.source.cancellation.aborted) return;
     await this.#host.log(level, data, logger, this.requestId);
   }
 

@@ -14,6 +14,7 @@
  * caller's signal (after asking the server to cancel the task).
  * @module
  */
+import { requestSignal } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, ProtocolError, type ErrorObject } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/modern.js';
@@ -118,10 +119,13 @@ export async function followTask(
   form: TaskForm,
   first: TaskInfo,
   report: (task: TaskInfo) => void,
-  options: ExchangeOptions = {},
+  given: ExchangeOptions = {},
   wire?: JsonObject,
 ): Promise<JsonObject> {
-  const { signal } = options;
+  // One signal for the whole follow: the caller's signal and its cancellation (see `RequestOptions`).
+  const { cancellation: _followed, ...rest } = given;
+  const signal = requestSignal(given);
+  const options: ExchangeOptions = signal ? { ...rest, signal } : rest;
   const taskId = first.taskId;
   try {
     return form === 'core'

@@ -6,6 +6,7 @@
 import { LocalErrorCode, ProtocolError, ToolwireError } from '../errors.js';
 import type { JsonObject, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { ProgressParams } from '../types/lifecycle.js';
+import type { Cancellation } from './cancellation.js';
 
 export interface RequestOptions {
   /** Milliseconds to wait for the response. */
@@ -16,6 +17,11 @@ export interface RequestOptions {
   maxTotalTimeout?: number;
   /** Aborting sends `notifications/cancelled` and rejects with REQUEST_CANCELLED. */
   signal?: AbortSignal;
+  /**
+   * As `signal`, for a cancellation followed without an `AbortSignal` (e.g. a tool call's
+   * `ctx.cancellation`, relayed by a gateway); both may be given.
+   */
+  cancellation?: Cancellation;
   /** Called for each progress notification; asks the peer for progress by adding a progressToken. */
   onProgress?: (progress: ProgressParams) => void;
   /** The incoming request this one is made on behalf of (routes it on HTTP). */
@@ -73,11 +79,21 @@ export class OutgoingRequests {
         timer: undefined,
         cleanup: () => undefined,
       };
-      const signal = options.signal;
+      const { signal, cancellation } = options;
       if (signal) {
         const onAbort = () => this.#abort(id, signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      if (cancellation) {
+        const stop = cancellation.onAbort((reason) => this.#abort(id, reason));
+        const before = entry.cleanup;
+        entry.cleanup = signal
+          ? () => {
+              before();
+              stop();
+            }
+          : stop;
       }
       if (options.onProgress) this.#byToken.set(id, id);
       this.#pending.set(id, entry);

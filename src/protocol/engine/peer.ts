@@ -38,6 +38,7 @@ import {
 import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
+export type { Cancellation } from './cancellation.js';
 export {
   DEFAULT_MAX_BATCH_ANSWER_BYTES,
   DEFAULT_MAX_BATCH_SIZE,
@@ -128,14 +129,17 @@ export class Peer {
         new ToolwireError(LocalErrorCode.ConnectionClosed, `Cannot send ${method}: the connection is closed`),
       );
     }
-    if (options.signal?.aborted) {
+    const aborted = options.signal?.aborted
+      ? options.signal
+      : options.cancellation?.aborted
+        ? options.cancellation
+        : undefined;
+    if (aborted) {
       return Promise.reject(
         new ToolwireError(
           LocalErrorCode.RequestCancelled,
           `Request ${method} was cancelled before it was sent`,
-          {
-            cause: options.signal.reason,
-          },
+          { cause: aborted.reason },
         ),
       );
     }

@@ -5,6 +5,7 @@
  */
 import type { ToolwireError } from '../errors.js';
 import type { JsonObject, RequestId } from '../jsonrpc.js';
+import { AbortListeners, type Cancellation } from './cancellation.js';
 
 /** What a request handler sees besides the params. */
 export interface RequestContext {
@@ -14,6 +15,8 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Whether `signal` is aborted, without creating it (it is created on first use). */
   readonly aborted: boolean;
+  /** The same cancellation as `signal`, followed without creating it (see `Cancellation`). */
+  readonly cancellation: Cancellation;
   readonly meta: JsonObject | undefined;
 }
 
@@ -22,15 +25,18 @@ export type NotificationHandler = (params: JsonObject) => void | Promise<void>;
 
 /**
  * A request being answered. Its `AbortController` is created on first use (a handler reading
- * `ctx.signal`, or an abort): most requests finish without either, and a controller per request is a
- * noticeable part of a call's cost. What a handler can observe is the same as with an eager one.
+ * `ctx.signal`): most requests finish without it, and a controller per request is a noticeable part of a
+ * call's cost. What a handler can observe is the same as with an eager one. It is its own
+ * {@link Cancellation}: listeners added with `onAbort` need no controller.
  */
-export class Inflight implements RequestContext {
+export class Inflight implements RequestContext, Cancellation {
   readonly id: RequestId;
   readonly method: string;
   readonly meta: JsonObject | undefined;
   cancelled = false;
+  #reason: ToolwireError | undefined;
   #controller: AbortController | undefined;
+  #listeners: AbortListeners | undefined;
 
   constructor(id: RequestId, method: string, meta: JsonObject | undefined) {
     this.id = id;
@@ -42,12 +48,31 @@ export class Inflight implements RequestContext {
     return this.cancelled;
   }
 
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  get cancellation(): Cancellation {
+    return this;
+  }
+
   get signal(): AbortSignal {
-    return (this.#controller ??= new AbortController()).signal;
+    if (this.#controller) return this.#controller.signal;
+    const controller = new AbortController();
+    this.#controller = controller;
+    if (this.cancelled) controller.abort(this.#reason);
+    return controller.signal;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    return (this.#listeners ??= new AbortListeners()).add(listener);
   }
 
   cancel(reason: ToolwireError): void {
+    if (this.cancelled) return;
     this.cancelled = true;
-    (this.#controller ??= new AbortController()).abort(reason);
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    this.#listeners?.fire(reason);
   }
 }

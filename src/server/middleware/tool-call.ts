@@ -5,6 +5,7 @@
  * the client's input (elicitation, sampling, roots) is measured, so the timeout can leave it out.
  * @module
  */
+import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { isModernRevision } from '../../protocol/revisions/index.js';
@@ -12,7 +13,7 @@ import type { Principal } from '../auth/principal.js';
 import type { CreateMessageParams, ElicitParams } from '../../protocol/types/client-features.js';
 import type { LoggingLevel } from '../../protocol/types/lifecycle.js';
 import type { InputMethod } from '../input-required/input-requests.js';
-import { ContextBase, signalSourceOf, type InputOptions, type ToolContext } from '../tool-context.js';
+import { ContextBase, type InputOptions, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tool-definition.js';
 import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
 
@@ -38,7 +39,7 @@ class CallState {
   #resolveDone: (() => void) | undefined;
 
   constructor(ctx: ToolContext) {
-    this.linked = linkedSignal(signalSourceOf(ctx));
+    this.linked = linkedSignal(ctx.cancellation);
   }
 
   /** Created when a middleware asks for it: most calls finish without anyone waiting on it. */
@@ -143,6 +144,10 @@ class ChainedContext extends ContextBase {
 
   get signal(): AbortSignal {
     return this.#state.linked.signal;
+  }
+
+  get cancellation(): Cancellation {
+    return this.#state.linked;
   }
 
   protected doProgress(progress: number, total?: number, message?: string): Promise<void> {

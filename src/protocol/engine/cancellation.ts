@@ -1,0 +1,102 @@
+/**
+ * A cancellation that can be followed without an `AbortSignal`. Creating an `AbortController` and adding a
+ * listener to its signal is a noticeable part of a relayed call's cost (a gateway passes its caller's
+ * cancellation on to every upstream call), and nearly every call ends without being cancelled: a request's
+ * context and a tool call's context offer their cancellation in this form too, and a request accepts it
+ * (`RequestOptions.cancellation`) beside or instead of a signal.
+ * @module
+ */
+
+/** Something that can be cancelled once, with a reason; what `AbortSignal` offers, for less. */
+export interface Cancellation {
+  /** Whether it was cancelled. */
+  readonly aborted: boolean;
+  /** Why it was cancelled (undefined until then). */
+  readonly reason: unknown;
+  /**
+   * Calls `listener` once, when it is cancelled, with the reason; not when it already is (as an
+   * `AbortSignal`'s `abort` listener: read `aborted` first). Returns the function that stops listening.
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
+}
+
+/** A signal as a {@link Cancellation}. */
+export function cancellationOf(signal: AbortSignal): Cancellation {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason(): unknown {
+      return signal.reason as unknown;
+    },
+    onAbort(listener) {
+      const follow = () => listener(signal.reason);
+      signal.addEventListener('abort', follow, { once: true });
+      return () => signal.removeEventListener('abort', follow);
+    },
+  };
+}
+
+/**
+ * A signal that follows a cancellation, for the few places that need a real one (it listens until the
+ * cancellation fires: use it for one request's cancellation, not a long-lived one).
+ */
+export function signalOf(cancellation: Cancellation): AbortSignal {
+  const controller = new AbortController();
+  if (cancellation.aborted) controller.abort(cancellation.reason);
+  else cancellation.onAbort((reason) => controller.abort(reason));
+  return controller.signal;
+}
+
+type Listener = (reason: unknown) => void;
+
+/**
+ * The listeners of a cancellation, called in the order they were added. Holds one listener without an
+ * array (the common case: the one request a call is relayed to).
+ */
+export class AbortListeners {
+  #one: Listener | undefined;
+  #more: Listener[] | undefined;
+
+  add(listener: Listener): () => void {
+    if (this.#more) this.#more.push(listener);
+    else if (this.#one) {
+      this.#more = [this.#one, listener];
+      this.#one = undefined;
+    } else this.#one = listener;
+    return () => this.#remove(listener);
+  }
+
+  /** Calls every listener once (they are removed first: a listener that adds another does not run it). */
+  fire(reason: unknown): void {
+    const one = this.#one;
+    const more = this.#more;
+    this.#one = undefined;
+    this.#more = undefined;
+    if (one) one(reason);
+    if (more) for (const listener of more) listener(reason);
+  }
+
+  #remove(listener: Listener): void {
+    if (this.#one === listener) {
+      this.#one = undefined;
+      return;
+    }
+    const index = this.#more?.indexOf(listener) ?? -1;
+    if (index >= 0) this.#more!.splice(index, 1);
+  }
+}
+
+/**
+ * One signal for a request's `signal` and `cancellation` (either may be absent), for the few places that
+ * need a real one (a round of input requests, a task followed to its end).
+ */
+export function requestSignal(options: {
+  signal?: AbortSignal | undefined;
+  cancellation?: Cancellation | undefined;
+}): AbortSignal | undefined {
+  const { signal, cancellation } = options;
+  if (!cancellation) return signal;
+  const followed = signalOf(cancellation);
+  return signal ? AbortSignal.any([signal, followed]) : followed;
+}
