@@ -4,8 +4,17 @@
  * synchronously (a call's audit record needs it on the hot path).
  * @module
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import { canonicalJson, type JsonObject } from '../index.js';
+
+/**
+ * SHA-256 of a text, in hex: Node's one-shot `crypto.hash` where it exists (Node ≥ 20.12: no Hash object,
+ * ≈0.7 µs for a call's arguments against ≈1.6 µs), else a Hash.
+ */
+const sha256Hex: (text: string) => string =
+  typeof (crypto as { hash?: unknown }).hash === 'function'
+    ? (text) => (crypto as unknown as { hash(algorithm: string, data: string): string }).hash('sha256', text)
+    : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
 /** Whether every object in `value` has its keys in sorted order already (its JSON is then canonical). */
 function sortedKeys(value: unknown, depth = 0): boolean {
@@ -27,5 +36,5 @@ function sortedKeys(value: unknown, depth = 0): boolean {
  */
 export function digestOf(args: JsonObject): string {
   const text = sortedKeys(args) ? JSON.stringify(args) : canonicalJson(args);
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+  return `sha256:${sha256Hex(text)}`;
 }

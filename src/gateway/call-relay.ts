@@ -81,7 +81,7 @@ export class CallRelay {
 
   async call(entry: ExposedTool, args: JsonObject, ctx: ToolContext): Promise<CallToolResult> {
     const started = performance.now();
-    const time = new Date().toISOString();
+    const time = isoNow();
     const { upstream, tool } = entry;
     const info: CallInfo = {
       id: this.idBase + ++this.#calls,
@@ -339,6 +339,19 @@ export class CallRelay {
     const total = progress.total === undefined ? undefined : waited + progress.total;
     void ctx.progress(waited + progress.progress, total, progress.message).catch(() => undefined);
   }
+}
+
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** The time as an ISO string, formatted once per millisecond (≈0.8 µs each: calls come many a millisecond). */
+function isoNow(): string {
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }
 
 /** Whether the caller asked for progress (its request carries a progress token). */
