@@ -96,33 +96,45 @@ export class ClientTools {
     );
   }
 
-  /** The inner end of the chain: the request (as a task where it runs as one), then the result checks. */
-  async #send(call: OutgoingToolCall): Promise<CallToolResult> {
+  /**
+   * The inner end of the chain: the request (as a task where it runs as one), then the result checks.
+   * A promise chain, not an async function: every call passes here (no frame kept across the request).
+   */
+  #send(call: OutgoingToolCall): Promise<CallToolResult> {
     const { name, options } = call;
-    const raw = await this.#request(call);
-    const result = this.check(name, raw, options);
-    if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
-    return result;
+    return this.#request(call).then((raw) => {
+      const result = this.check(name, raw, options);
+      if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
+      return result;
+    });
   }
 
   /** The raw result: of a plain call, or of the task it ran as (see `ClientTasks`). */
-  async #request(call: OutgoingToolCall): Promise<JsonObject> {
+  #request(call: OutgoingToolCall): Promise<JsonObject> {
     const { name, options } = call;
     const tasks = this.#host.tasks;
     const params: JsonObject = { name, arguments: call.arguments };
     const handle = (options as TaskCallOptions)[TASK_HANDLE];
     const asked = options.task !== undefined && options.task !== false ? options.task : undefined;
-    const request = typeof asked === 'object' ? asked : {};
-    const form = await tasks.plan(() => call.tool(), asked !== undefined || handle !== undefined);
     const asTask = (taskForm: 'core' | 'extension') =>
-      tasks.call(taskForm, params, request, options, handle, options.onTaskStatus);
-    if (form) return asTask(form);
-    try {
-      return await this.#host.request('tools/call', params, options);
-    } catch (error) {
-      if (!tasks.needsExtension(error)) throw error;
-      return asTask('extension');
-    }
+      tasks.call(
+        taskForm,
+        params,
+        typeof asked === 'object' ? asked : {},
+        options,
+        handle,
+        options.onTaskStatus,
+      );
+    const plain = (): Promise<JsonObject> =>
+      this.#host.request('tools/call', params, options).catch((error: unknown) => {
+        if (!tasks.needsExtension(error)) throw error;
+        return asTask('extension');
+      });
+    const wanted = asked !== undefined || handle !== undefined;
+    // A plain call unless a task is asked for or the server speaks tasks in the core form (the tool's
+    // definition decides then): decided without waiting for `plan`.
+    if (!wanted && tasks.form() !== 'core') return plain();
+    return tasks.plan(() => call.tool(), wanted).then((form) => (form ? asTask(form) : plain()));
   }
 
   /** A tool result checked (size, content blocks), or ClientError MESSAGE_TOO_LARGE / INVALID_RESULT. */

@@ -13,6 +13,7 @@
  * ```
  * @module
  */
+import { asError } from '../protocol/errors.js';
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type Revision } from '../protocol/revisions/index.js';
@@ -208,12 +209,13 @@ export class Client {
    * In the stateless era, `input_required` rounds are answered through the handlers (options apply to the
    * whole exchange).
    */
-  async callTool(
-    name: string,
-    args: JsonObject = {},
-    options: CallToolOptions = {},
-  ): Promise<CallToolResult> {
-    return this.#tools.call(name, args, options);
+  callTool(name: string, args: JsonObject = {}, options: CallToolOptions = {}): Promise<CallToolResult> {
+    // Not async (no extra promise per call): the chain returns a promise, and rejects rather than throws.
+    try {
+      return this.#tools.call(name, args, options);
+    } catch (error) {
+      return Promise.reject(asError(error));
+    }
   }
 
   /**

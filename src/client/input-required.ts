@@ -104,12 +104,13 @@ function readInputRequired(
 
 /** The whole exchange's clock: one deadline, pushed back by progress when `resetTimeoutOnProgress`. */
 class ExchangeClock {
-  readonly #started = Date.now();
+  readonly #started: number;
   readonly #timeout: number;
   readonly #maxTotal: number;
   #deadline: number;
 
-  constructor(timeout: number, maxTotal: number | undefined) {
+  constructor(timeout: number, maxTotal: number | undefined, started = Date.now()) {
+    this.#started = started;
     this.#timeout = timeout;
     this.#maxTotal = maxTotal ?? Infinity;
     this.#deadline = Math.min(this.#started + timeout, this.#started + this.#maxTotal);
@@ -138,8 +139,8 @@ class ExchangeClock {
     });
   }
 
-  roundOptions(options: ExchangeOptions): RequestOptions {
-    const { maxInputRounds: _rounds, handlers: _handlers, ...rest } = options;
+  roundOptions(options: ExchangeOptions & { defaultTimeout?: number }): RequestOptions {
+    const { maxInputRounds: _rounds, handlers: _handlers, defaultTimeout: _default, ...rest } = options;
     const round: RequestOptions = { ...rest, timeout: Math.max(0, this.remaining) };
     if (Number.isFinite(this.#maxTotal)) {
       round.maxTotalTimeout = Math.max(0, this.#started + this.#maxTotal - Date.now());
@@ -214,16 +215,29 @@ export async function exchangeWithInput(
   params: JsonObject,
   send: RoundSender,
   answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
-  options: ExchangeOptions & { defaultTimeout: number },
+  options: ExchangeOptions & { defaultTimeout?: number },
+  defaults: { defaultTimeout?: number; maxInputRounds?: number } = {},
 ): Promise<Exchange> {
-  const { defaultTimeout, ...exchangeOptions } = options;
-  const maxRounds = options.maxInputRounds ?? 8;
-  const clock = new ExchangeClock(options.timeout ?? defaultTimeout, options.maxTotalTimeout);
+  const timeout = options.timeout ?? options.defaultTimeout ?? defaults.defaultTimeout ?? 60_000;
+  const maxRounds = options.maxInputRounds ?? defaults.maxInputRounds ?? 8;
+  const started = Date.now();
+  // The first round goes out with the caller's options as they are when no progress listener needs
+  // the exchange's clock (progress pushes its deadline back): the engine gives it the same timeout (the
+  // connection's default is the exchange's), and nearly every call ends in this one round.
+  let first: JsonObject | undefined;
+  if (!options.onProgress) {
+    first = await send(params, options.timeout === undefined ? { ...options, timeout } : options);
+    if (resultTypeOf(first) !== 'input_required') return { result: first, rounds: 0 };
+  }
+  const clock = new ExchangeClock(timeout, options.maxTotalTimeout, started);
   let retry: JsonObject = params;
   for (let rounds = 0; ; rounds++) {
-    const result = await send(retry, clock.roundOptions(exchangeOptions)).catch((error: unknown) => {
-      throw clock.explain(error);
-    });
+    const result =
+      rounds === 0 && first
+        ? first
+        : await send(retry, clock.roundOptions(options)).catch((error: unknown) => {
+            throw clock.explain(error);
+          });
     if (resultTypeOf(result) !== 'input_required') return { result, rounds };
     const { requests, state } = readInputRequired(method, result);
     if (rounds >= maxRounds) {

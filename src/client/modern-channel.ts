@@ -103,6 +103,7 @@ export class ModernChannel {
   logLevel: LoggingLevel | undefined;
   /** The server's latest self-description (from any result's `_meta`). */
   serverInfo: Implementation | undefined;
+  #shared: { version: string; logLevel: LoggingLevel | undefined; meta: JsonObject } | undefined;
 
   constructor(
     peer: Peer,
@@ -130,26 +131,36 @@ export class ModernChannel {
    * to it and retries once (with a new request id). Resolves with the raw result (its `resultType` is the
    * caller's to check); notes the server's info.
    */
-  async request(
-    method: string,
-    params: JsonObject | undefined,
-    options: RequestOptions,
-  ): Promise<JsonObject> {
-    let result: JsonObject;
-    try {
-      result = await this.#send(method, params, options);
-    } catch (error) {
+  request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
+    // A promise chain, not an async function: every stateless-era request passes here.
+    return this.#send(method, params, options).then(this.#noted, (error: unknown) => {
       const next = pickModernVersion(unsupportedVersionList(error), this.#spoken, this.#version);
       if (next === undefined) throw error;
       this.#version = next;
-      result = await this.#send(method, params, options);
-    }
+      return this.#send(method, params, options).then(this.#noted);
+    });
+  }
+
+  /** Notes the server's info from a result's `_meta`. */
+  readonly #noted = (result: JsonObject): JsonObject => {
     const meta = result._meta;
     const info = isJsonObject(meta) ? meta[META.serverInfo] : undefined;
     if (isJsonObject(info) && typeof info.name === 'string') {
       this.serverInfo = info as unknown as Implementation;
     }
     return result;
+  };
+
+  /**
+   * The era's `_meta` as sent with a request that has none of its own: made once per version and log
+   * level, and frozen (requests share it; nothing on the way out changes a request's `_meta`).
+   */
+  #sharedMeta(): JsonObject {
+    const shared = this.#shared;
+    if (shared?.version === this.#version && shared.logLevel === this.logLevel) return shared.meta;
+    const meta = Object.freeze(this.meta());
+    this.#shared = { version: this.#version, logLevel: this.logLevel, meta };
+    return meta;
   }
 
   /**
@@ -157,7 +168,10 @@ export class ModernChannel {
    * call declaring the tasks extension) are added to the client's.
    */
   #send(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
-    const own = isJsonObject(params?._meta) ? params._meta : {};
+    if (params?._meta === undefined) {
+      return this.#peer.request(method, { ...params, _meta: this.#sharedMeta() }, options);
+    }
+    const own = isJsonObject(params._meta) ? params._meta : {};
     const meta = this.meta();
     const extra = own[META.clientCapabilities];
     if (isJsonObject(extra)) {

@@ -31,10 +31,14 @@ export class ModernRequests {
   readonly channel: ModernChannel;
   readonly cache = new ResultCache();
   readonly #options: ModernRequestsOptions;
+  /** The exchange's defaults (made once: every call passes them). */
+  readonly #defaults: { defaultTimeout: number; maxInputRounds?: number };
 
   constructor(channel: ModernChannel, options: ModernRequestsOptions) {
     this.channel = channel;
     this.#options = options;
+    const { defaultTimeout, maxInputRounds } = options;
+    this.#defaults = maxInputRounds === undefined ? { defaultTimeout } : { defaultTimeout, maxInputRounds };
   }
 
   get authContext(): string {
@@ -44,21 +48,22 @@ export class ModernRequests {
 
   async request(method: string, params: JsonObject, options: ExchangeOptions = {}): Promise<JsonObject> {
     const cacheable = CACHEABLE_METHODS.has(method);
-    const authContext = this.authContext;
+    const authContext = cacheable ? this.authContext : '';
     const hit = cacheable ? this.cache.get(method, params, authContext) : undefined;
     if (hit) return plainResult(hit);
     const channel = this.channel;
     let result: JsonObject;
     let rounds = 0;
     if (INPUT_REQUIRED_METHODS.has(method)) {
-      const { handlers, maxInputRounds, defaultTimeout } = this.#options;
+      const { handlers } = this.#options;
       ({ result, rounds } = await exchangeWithInput(
         method,
         params,
         (retry, roundOptions) => channel.request(method, retry, roundOptions),
         (inputMethod, inputParams, ctx) =>
           answerInModernEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
-        { ...options, maxInputRounds: options.maxInputRounds ?? maxInputRounds, defaultTimeout },
+        options,
+        this.#defaults,
       ));
     } else {
       result = await channel.request(method, params, options);

@@ -47,8 +47,7 @@ export class LinkChain {
     call: OutgoingToolCall,
     end: (call: OutgoingToolCall) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
-    const links = [...outer, ...this.#toolCall];
-    if (links.length === 0) return end(call);
-    return runLinks(links, end, call);
+    if (outer.length === 0 && this.#toolCall.length === 0) return end(call);
+    return runLinks([...outer, ...this.#toolCall], end, call);
   }
 }
