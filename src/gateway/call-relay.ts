@@ -20,6 +20,7 @@ import {
   type LoggingMessageParams,
   type ProgressParams,
 } from '../index.js';
+import type { CallToolOptions } from '../client/index.js';
 import { toolError, type ToolContext } from '../server/index.js';
 import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { digestOf } from './arguments-digest.js';
@@ -28,7 +29,7 @@ import type { CallEnd, CallLog } from './call-log.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
-import type { Policy } from './policy.js';
+import type { Policy, PolicyDecision } from './policy.js';
 import type { Upstream } from './upstream.js';
 
 export interface CallRelayDeps {
@@ -158,7 +159,12 @@ export class CallRelay {
       }
     };
 
-    const verdict = await this.#decide(entry, args, info, ctx, cancellation);
+    // An allowed call (nearly all) is decided at once: no await (a microtask hop) for it.
+    const policy = this.#deps.policy().decide(upstream.name, tool);
+    const verdict: Verdict =
+      policy.action === 'allow'
+        ? { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 }
+        : await this.#decide(entry, args, info, ctx, cancellation, policy);
     if (!isAllowed(verdict.decision)) {
       const person = cancel && calls.cancelledBy(info.id);
       const result = toolError(
@@ -196,20 +202,22 @@ export class CallRelay {
     const active = this.#active.get(upstream) ?? new Set();
     this.#active.set(upstream, active.add(ctx));
     try {
-      const result = await client.callTool(tool.name, args, {
+      const options: CallToolOptions = {
         cancellation,
-        ...(controller ? { signal: controller.signal } : {}),
         timeout: upstream.timeoutMs,
         resetTimeoutOnProgress: true,
-        // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
-        ...(hasToken(ctx) || this.#deps.events.wants('call.progress')
-          ? { onProgress: (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress) }
-          : {}),
-        ...(handlers ? { handlers } : {}),
-        ...(asTask ? { task: true } : {}),
         // The gateway's server checks structuredContent against the same outputSchema on the way out.
         validateOutput: false,
-      });
+      };
+      if (controller) options.signal = controller.signal;
+      // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
+      if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
+        options.onProgress = (progress: ProgressParams) =>
+          this.#progress(info, ctx, verdict.waited, progress);
+      }
+      if (handlers) options.handlers = handlers;
+      if (asTask) options.task = true;
+      const result = await client.callTool(tool.name, args, options);
       finish(verdict, result.isError === true ? 'tool-error' : 'ok', { result });
       return result;
     } catch (error) {
@@ -254,8 +262,9 @@ export class CallRelay {
     info: CallInfo,
     ctx: ToolContext,
     cancellation: Cancellation,
+    decided: PolicyDecision,
   ): Promise<Verdict> {
-    const { action, reason } = this.#deps.policy().decide(entry.upstream.name, entry.tool);
+    const { action, reason } = decided;
     if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
     if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
     const { approvals } = this.#deps;

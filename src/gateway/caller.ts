@@ -8,7 +8,11 @@ import type { GatewayCaller } from '../stores/gateway-records.js';
 
 export type { GatewayCaller } from '../stores/gateway-records.js';
 
+/** The caller with neither principal nor session (stdio): one object for every call (a record keeps it). */
+const NOBODY: GatewayCaller = Object.freeze({});
+
 export function callerOf(ctx: Pick<ToolContext, 'principal' | 'sessionId'>): GatewayCaller {
+  if (!ctx.principal && ctx.sessionId === undefined) return NOBODY;
   const caller: GatewayCaller = {};
   if (ctx.principal) caller.principal = ctx.principal.subject;
   if (ctx.sessionId !== undefined) caller.sessionId = ctx.sessionId;

@@ -31,6 +31,12 @@ export class Policy {
   readonly fallback: PolicyAction;
   readonly #trusted: (upstream: string) => boolean;
   readonly #override: PolicyOptions['override'];
+  /**
+   * Decisions made, per tool definition and upstream: rules, trust and annotations are fixed for this
+   * policy's life (a new configuration makes a new policy; a tool's new definition is a new object), and a
+   * call should not build its reason again (each is kept by the call's audit record).
+   */
+  readonly #decided = new WeakMap<object, Map<string, PolicyDecision>>();
 
   constructor(options: PolicyOptions) {
     this.rules = Object.freeze([...(options.rules ?? [])]);
@@ -39,9 +45,20 @@ export class Policy {
     this.#override = options.override;
   }
 
+  /** The decision for a call of `tool` on `upstream` (shared between calls: do not change it). */
   decide(upstream: string, tool: Pick<Tool, 'name' | 'annotations'>): PolicyDecision {
     const set = this.#override?.(upstream, tool.name);
     if (set) return set;
+    let byUpstream = this.#decided.get(tool);
+    const known = byUpstream?.get(upstream);
+    if (known) return known;
+    const decision = Object.freeze(this.#decide(upstream, tool));
+    if (!byUpstream) this.#decided.set(tool, (byUpstream = new Map<string, PolicyDecision>()));
+    byUpstream.set(upstream, decision);
+    return decision;
+  }
+
+  #decide(upstream: string, tool: Pick<Tool, 'name' | 'annotations'>): PolicyDecision {
     for (const [index, rule] of this.rules.entries()) {
       if (rule.upstream !== undefined && !matchGlob(rule.upstream, upstream)) continue;
       if (!matchGlob(rule.tool, tool.name)) continue;
