@@ -1,5 +1,6 @@
 // The store contracts (test/store-contracts/) run against the in-memory stores, on a fake clock. The
 // same contracts run against Redis in test/stores-redis.test.ts.
+import { describe, expect, it } from 'vitest';
 import { MemoryApprovalStore } from '../src/stores/approval-store.js';
 import { MemoryAuditStore } from '../src/stores/audit-store.js';
 import { MemoryEventStore } from '../src/stores/event-store.js';
@@ -62,4 +63,20 @@ describeAuditStoreContract('memory', (options) => {
 describeMessageBusContract('memory', () => {
   const bus = new MemoryMessageBus();
   return { a: bus, b: bus, clock: fakeClock() };
+});
+
+describe('MemoryRateLimitStore', () => {
+  it('keeps the most recently used buckets when it has too many, one bucket per take or several', () => {
+    const store = new MemoryRateLimitStore({ now: () => 0, maxBuckets: 2 });
+    const bucket = { burst: 1, perSecond: 1 };
+    const take = (...keys: string[]) => store.take(keys.map((key) => ({ key, bucket })));
+    expect(take('a')).toEqual({ ok: true });
+    expect(take('b')).toEqual({ ok: true });
+    expect(take('a')).toMatchObject({ ok: false, key: 'a' }); // used again: now the most recent
+    expect(take('c')).toEqual({ ok: true }); // evicts b, the least recently used
+    expect(store.size).toBe(2);
+    expect(take('b')).toEqual({ ok: true }); // back, full again; evicts a
+    expect(take('c', 'a')).toMatchObject({ ok: false, key: 'c' }); // all or nothing: a keeps its token
+    expect(take('a')).toEqual({ ok: true });
+  });
 });

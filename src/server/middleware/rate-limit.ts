@@ -10,11 +10,13 @@
  * caller's flood limits that caller only; a global bucket, shared by every caller, is there to ask for.
  * @module
  */
-import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, ProtocolError, asError } from '../../protocol/errors.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
 import {
   MemoryRateLimitStore,
   type BucketTake,
   type RateLimitStore,
+  type TakeResult,
   type TokenBucket,
 } from '../../stores/rate-limit-store.js';
 import { ServerError } from '../server-error.js';
@@ -91,18 +93,11 @@ export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
   checkBucket(perCaller, 'rateLimit.perCaller');
   checkBucket(perTool, 'rateLimit.perTool');
 
-  return async (call, next) => {
-    const caller = callerKey(call);
-    const takes: BucketTake[] = [];
-    if (global) takes.push({ key: 'global', bucket: global });
-    if (perCaller) takes.push({ key: `caller:${caller}`, bucket: perCaller });
-    const own = call.tool.limits.rateLimit;
-    const toolBucket = own === undefined ? perTool : own;
-    if (toolBucket) takes.push({ key: `tool:${call.tool.name}:${caller}`, bucket: toolBucket });
-    if (takes.length === 0) return next();
-
-    const taken = await store.take(takes);
-    if (taken.ok) return next();
+  // The global bucket alone (the default): one list for every call.
+  const globalOnly: readonly BucketTake[] | undefined = global
+    ? Object.freeze([Object.freeze({ key: 'global', bucket: global })])
+    : undefined;
+  const refused = (call: ToolCall, taken: Extract<TakeResult, { ok: false }>): never => {
     const limit = KIND_BY_PREFIX.find(([prefix]) => taken.key.startsWith(prefix))?.[1] ?? 'global';
     call.decision = 'rate_limited';
     const scope =
@@ -111,5 +106,30 @@ export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
       retryAfterMs: taken.retryAfterMs,
       limit,
     });
+  };
+
+  // Not async: a store that answers at once (the memory store) costs the call no microtask hop.
+  return (call, next) => {
+    try {
+      const own = call.tool.limits.rateLimit;
+      const toolBucket = own === undefined ? perTool : own;
+      let takes: readonly BucketTake[];
+      if (!perCaller && !toolBucket) {
+        if (!globalOnly) return next();
+        takes = globalOnly;
+      } else {
+        const caller = callerKey(call);
+        const list: BucketTake[] = [];
+        if (global) list.push({ key: 'global', bucket: global });
+        if (perCaller) list.push({ key: `caller:${caller}`, bucket: perCaller });
+        if (toolBucket) list.push({ key: `tool:${call.tool.name}:${caller}`, bucket: toolBucket });
+        takes = list;
+      }
+      const taken = store.take(takes);
+      if (!isPromiseLike(taken)) return taken.ok ? next() : refused(call, taken);
+      return Promise.resolve(taken).then((result) => (result.ok ? next() : refused(call, result)));
+    } catch (error) {
+      return Promise.reject(asError(error));
+    }
   };
 }
