@@ -46,6 +46,33 @@ function media(block: JsonObject): string | undefined {
     : `an ${String(block.type)} block without a string data and mimeType`;
 }
 
+/**
+ * An upper bound of the UTF-8 size of `value`'s JSON, without building it (a result is parsed JSON: no
+ * cycles, and the engine refused any message nested too deep), or Infinity once it passes `limit`. A code
+ * unit of a string takes at most 6 bytes (a `\uXXXX` escape), a number at most 24 characters.
+ */
+function jsonBound(value: unknown, limit: number): number {
+  let bound = 0;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const item = pending.pop();
+    if (typeof item === 'string') bound += 2 + 6 * item.length;
+    else if (item === null || typeof item !== 'object') bound += 24;
+    else if (Array.isArray(item)) {
+      bound += 2 + item.length;
+      for (const element of item) pending.push(element);
+    } else {
+      bound += 2;
+      for (const key in item) {
+        bound += 4 + 6 * key.length;
+        pending.push((item as Record<string, unknown>)[key]);
+      }
+    }
+    if (bound > limit) return Infinity;
+  }
+  return bound;
+}
+
 /** The UTF-8 size of `text`, counted without encoding it when its length already decides. */
 function utf8Bytes(text: string, limit: number): number {
   if (text.length > limit || text.length * 3 <= limit) return text.length;
@@ -62,7 +89,8 @@ export function checkToolResult(
   maxBytes: number,
   warn: (message: string, type: string) => void,
 ): CallToolResult {
-  if (Number.isFinite(maxBytes)) {
+  // Serialized (once more) only when a bound computed without building the JSON does not settle it.
+  if (Number.isFinite(maxBytes) && jsonBound(raw, maxBytes) > maxBytes) {
     const bytes = utf8Bytes(JSON.stringify(raw), maxBytes);
     if (bytes > maxBytes) {
       throw new ClientError(
