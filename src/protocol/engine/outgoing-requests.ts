@@ -40,7 +40,8 @@ interface Pending {
   options: RequestOptions;
   timeout: number;
   startedAt: number;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  /** When it times out (Date.now() ms); Infinity for none. */
+  deadline: number;
   cleanup: () => void;
 }
 
@@ -53,6 +54,13 @@ export class OutgoingRequests {
   /** Tokens of answered requests whose progress still counts (`progressUntil`), and where it goes. */
   readonly #lingering = new Map<string | number, (progress: ProgressParams) => void>();
   readonly #sendCancel: CancelSender;
+  /**
+   * One timer for every request's timeout, set for the earliest deadline known when it was set (a timer
+   * per request was a noticeable part of a relayed call's cost): when it fires, the requests past their
+   * deadline fail and it is set again for the next one. Cleared once nothing is pending.
+   */
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #timerAt = Infinity;
 
   constructor(sendCancel: CancelSender) {
     this.#sendCancel = sendCancel;
@@ -76,7 +84,7 @@ export class OutgoingRequests {
         options,
         timeout,
         startedAt: Date.now(),
-        timer: undefined,
+        deadline: Infinity,
         cleanup: () => undefined,
       };
       const { signal, cancellation } = options;
@@ -97,29 +105,47 @@ export class OutgoingRequests {
       }
       if (options.onProgress) this.#byToken.set(id, id);
       this.#pending.set(id, entry);
-      this.#arm(id, entry, timeout);
+      this.#arm(entry, timeout, entry.startedAt);
     });
   }
 
-  #arm(id: RequestId, entry: Pending, ms: number): void {
-    if (entry.timer) clearTimeout(entry.timer);
-    if (!Number.isFinite(ms)) return;
-    entry.timer = setTimeout(
-      () => {
-        const elapsed = Date.now() - entry.startedAt;
-        this.#fail(
-          id,
-          new ToolwireError(
-            LocalErrorCode.RequestTimeout,
-            `Request ${entry.method} timed out after ${elapsed} ms`,
-            { details: { method: entry.method, timeout: entry.timeout, elapsed } },
-          ),
-          'Request timed out',
-        );
-      },
-      Math.max(0, ms),
-    );
+  /** Sets the request's deadline `ms` from `now`, and the timer earlier if it is the earliest. */
+  #arm(entry: Pending, ms: number, now = Date.now()): void {
+    entry.deadline = Number.isFinite(ms) ? now + Math.max(0, ms) : Infinity;
+    if (entry.deadline < this.#timerAt) this.#schedule(entry.deadline, now);
   }
+
+  #schedule(at: number, now = Date.now()): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = setTimeout(this.#expire, Math.max(0, at - now));
+  }
+
+  /** The timer fired: the requests past their deadline time out; the timer is set for the next one. */
+  readonly #expire = (): void => {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = Date.now();
+    const expired: Array<[RequestId, Pending]> = [];
+    let next = Infinity;
+    for (const [id, entry] of this.#pending) {
+      if (entry.deadline <= now) expired.push([id, entry]);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    if (next !== Infinity) this.#schedule(next, now);
+    for (const [id, entry] of expired) {
+      const elapsed = now - entry.startedAt;
+      this.#fail(
+        id,
+        new ToolwireError(
+          LocalErrorCode.RequestTimeout,
+          `Request ${entry.method} timed out after ${elapsed} ms`,
+          { details: { method: entry.method, timeout: entry.timeout, elapsed } },
+        ),
+        'Request timed out',
+      );
+    }
+  };
 
   /** Routes a progress notification; returns false when no live request owns the token. */
   progress(params: ProgressParams): boolean {
@@ -145,7 +171,7 @@ export class OutgoingRequests {
           'Maximum total timeout exceeded',
         );
       } else {
-        this.#arm(id, entry, Math.min(entry.timeout, remaining));
+        this.#arm(entry, Math.min(entry.timeout, remaining));
       }
     }
     return true;
@@ -203,7 +229,11 @@ export class OutgoingRequests {
     if (!entry) return undefined;
     this.#pending.delete(id);
     this.#byToken.delete(id);
-    if (entry.timer) clearTimeout(entry.timer);
+    if (this.#pending.size === 0 && this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#timerAt = Infinity;
+    }
     entry.cleanup();
     const { onProgress, progressUntil } = entry.options;
     if (onProgress && progressUntil) {
