@@ -85,6 +85,9 @@ const KIND_BY_PREFIX: ReadonlyArray<[string, LimitKind]> = [
   ['tool:', 'tool'],
 ];
 
+/** Take lists kept for one-bucket calls, per caller (cleared when there are more: a new list is cheap). */
+const MAX_KEPT_LISTS = 1_000;
+
 export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
   const store = options.store ?? new MemoryRateLimitStore();
   const { global, perTool } = options;
@@ -93,10 +96,20 @@ export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
   checkBucket(perCaller, 'rateLimit.perCaller');
   checkBucket(perTool, 'rateLimit.perTool');
 
-  // The global bucket alone (the default): one list for every call.
+  // One bucket alone (the default: one per caller): its take list made once per key, not per call.
   const globalOnly: readonly BucketTake[] | undefined = global
     ? Object.freeze([Object.freeze({ key: 'global', bucket: global })])
     : undefined;
+  const callerLists = new Map<string, readonly BucketTake[]>();
+  const callerOnly = (caller: string, bucket: TokenBucket): readonly BucketTake[] => {
+    let list = callerLists.get(caller);
+    if (!list) {
+      if (callerLists.size >= MAX_KEPT_LISTS) callerLists.clear();
+      list = Object.freeze([Object.freeze({ key: `caller:${caller}`, bucket })]);
+      callerLists.set(caller, list);
+    }
+    return list;
+  };
   const refused = (call: ToolCall, taken: Extract<TakeResult, { ok: false }>): never => {
     const limit = KIND_BY_PREFIX.find(([prefix]) => taken.key.startsWith(prefix))?.[1] ?? 'global';
     call.decision = 'rate_limited';
@@ -114,9 +127,10 @@ export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
       const own = call.tool.limits.rateLimit;
       const toolBucket = own === undefined ? perTool : own;
       let takes: readonly BucketTake[];
-      if (!perCaller && !toolBucket) {
-        if (!globalOnly) return next();
-        takes = globalOnly;
+      if (!toolBucket && !(global && perCaller)) {
+        if (perCaller) takes = callerOnly(callerKey(call), perCaller);
+        else if (globalOnly) takes = globalOnly;
+        else return next();
       } else {
         const caller = callerKey(call);
         const list: BucketTake[] = [];
