@@ -51,13 +51,13 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const stored = { seq: ++this.#seq, ...structuredClone(record) };
+    const stored = copyRecord({ seq: ++this.#seq, ...record });
     this.#records.push({ record: stored, at: this.#now() });
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
       this.#records = this.#records.slice(-this.#max);
     }
-    return Promise.resolve(structuredClone(stored));
+    return Promise.resolve(copyRecord(stored));
   }
 
   list(options: AuditListOptions = {}): Promise<GatewayAuditRecord[]> {
@@ -69,8 +69,17 @@ export class MemoryAuditStore implements AuditStore {
     for (let i = this.#records.length - 1; i >= 0 && found.length < limit; i--) {
       const { record, at } = this.#records[i]!;
       if (record.seq <= after || at < oldest || this.#records.length - i > this.#max) break;
-      found.push(structuredClone(record));
+      found.push(copyRecord(record));
     }
     return Promise.resolve(found.reverse());
   }
+}
+
+/**
+ * A copy of a record that shares nothing changeable with it: its fields are strings and numbers but for
+ * `caller`, an object of strings. (structuredClone did the same at ≈10% of a gateway's CPU per call: an
+ * audit record is appended for every call.)
+ */
+function copyRecord(record: GatewayAuditRecord): GatewayAuditRecord {
+  return { ...record, caller: { ...record.caller } };
 }

@@ -36,6 +36,19 @@ export function describeAuditStoreContract(
       expect(await a.list({ limit: 1 })).toEqual([second]);
     });
 
+    it('keeps its own copy: changing what was appended, returned or listed changes no stored record', async () => {
+      const { a, b } = await make();
+      const given = record(1);
+      const returned = await a.append(given);
+      given.caller.principal = 'mallory';
+      returned.caller.principal = 'mallory';
+      returned.tool = 'changed';
+      const [listed] = await b.list();
+      expect(listed).toEqual({ seq: 1, ...record(1) });
+      listed!.caller.principal = 'mallory';
+      expect(await a.list()).toEqual([{ seq: 1, ...record(1) }]);
+    });
+
     it('keeps the latest maxRecords only', async () => {
       const { a, b } = await make({ maxRecords: 3 });
       for (let n = 1; n <= 7; n++) await (n % 2 ? a : b).append(record(n));
