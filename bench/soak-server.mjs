@@ -8,8 +8,8 @@ export default function createSoakServer() {
   const server = createFixtureServer();
   server.tool('memory', { description: 'Heap after a full GC, and RSS, in bytes' }, () => {
     globalThis.gc?.();
-    const { heapUsed, rss, external } = process.memoryUsage();
-    return structured({ heapUsed, rss, external, gc: typeof globalThis.gc === 'function' });
+    const { heapUsed, heapTotal, rss, external } = process.memoryUsage();
+    return structured({ heapUsed, heapTotal, rss, external, gc: typeof globalThis.gc === 'function' });
   });
   return server;
 }
