@@ -221,7 +221,7 @@ export async function stdioCalls(
  * server, or several processes (a gateway and its upstream), each read on its own: the result's
  * `cpuUsPerCall` is the first's, `cpuUsPerCallOf` has all of them.
  */
-async function measureCalls(pids, { total, workers, maxMs }, call) {
+export async function measureCalls(pids, { total, workers, maxMs }, call) {
   const many = Array.isArray(pids);
   const pid = many ? pids[0] : pids;
   const latencies = [];

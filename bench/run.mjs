@@ -8,6 +8,7 @@
 //   node bench/run.mjs --only=toolwire,sdk1   # a subset of servers (needs `npm run build` first)
 //   node bench/run.mjs --only=gateway         # the gateway rows alone (bench/gateway.mjs)
 //   node bench/run.mjs --only=clients         # the real-client tables alone (bench/client-load.mjs)
+//   node bench/run.mjs --only=redis           # the Redis rows alone (bench/redis.mjs)
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -28,6 +29,7 @@ import {
   spawnHttp,
   stdioCalls,
 } from './load.mjs';
+import { REDIS_CONFIG, redisPhase, redisTables } from './redis.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = dirname(here);
@@ -125,6 +127,10 @@ const gatewayFailures = [];
 const CLIENT_ROWS = !flags.only || flags.only.split(',').includes('clients');
 const CLIENT_REPS = 3;
 const clientSamples = {};
+/** The Redis rows run unless `--only` names servers and not `redis`. */
+const REDIS_ROWS = !flags.only || flags.only.split(',').includes('redis');
+const redisSamples = {};
+const redisFailures = [];
 
 const HTTP_MODES = [
   { id: 'stateful-json', stateful: true, flags: ['--json'] },
@@ -335,6 +341,18 @@ for (let rep = 1; rep <= CONFIG.reps; rep++) {
       log: (line) => line.startsWith('  !') && process.stderr.write(`${line}\n`),
     });
     console.log(`  rep ${rep}/${CONFIG.reps} real clients: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+  if (REDIS_ROWS) {
+    const t0 = Date.now();
+    try {
+      await redisPhase(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'], (key, value) =>
+        (redisSamples[key] ??= []).push(value),
+      );
+    } catch (error) {
+      redisFailures.push(`redis: ${error?.message ?? error}`);
+      process.stderr.write(`  ! redis: ${error?.message ?? error}\n`);
+    }
+    console.log(`  rep ${rep}/${CONFIG.reps} redis: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }
   for (const server of SERVERS) {
     const t0 = Date.now();
@@ -559,6 +577,25 @@ ${gatewayFailures.length ? `\nFailures:\n${gatewayFailures.map((f) => `- ${f}`).
     : ''
 }
 ${
+  REDIS_ROWS
+    ? `
+## Many instances on Redis (issue 20)
+
+Stateful Streamable HTTP \`tools/call\` (\`echo\`, JSON answers, 16 connections) on \`toolwire serve
+bench/fixture-server.mjs --http --json\` with its memory stores against \`--redis URL\` (a local redis-server
+started by the bench, scripts/redis.mjs), on one instance and on two (bench/redis.mjs). With two, the load
+generator spreads the calls itself (no proxy process on the cores): memory stores, sticky (each instance its
+own session, call n on instance n mod 2); Redis stores, one session for all calls, round robin (every call
+on the other instance than the one before). Server CPU is both instances' together. Idle sessions:
+\`initialize\` + \`notifications/initialized\`, then nothing, ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'].sessions)} of them after a first batch
+(the heap's growth to its working size), RSS delta of the one instance and Redis \`used_memory\` delta, per
+session. Counts: ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'])}; medians of ${CONFIG.reps}.
+
+${redisTables((key) => median(redisSamples[key]))}
+${redisFailures.length ? `\nFailures:\n${redisFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
+    : ''
+}
+${
   CLIENT_ROWS
     ? `
 ## Real clients (issue 19)
@@ -598,7 +635,7 @@ const formatted = prettier
 writeFileSync(`${base}.md`, formatted);
 writeFileSync(
   `${base}.json`,
-  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results, gateway: gatewaySamples, clients: clientSamples }, null, 2)}\n`,
+  `${JSON.stringify({ mode: MODE, machine, config: CONFIG, failures, errorsSeen, results, gateway: gatewaySamples, clients: clientSamples, redis: redisSamples }, null, 2)}\n`,
 );
 console.log(`\n${formatted}`);
 console.log(`wrote ${base}.md and .json`);
