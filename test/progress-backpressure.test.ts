@@ -29,6 +29,23 @@ async function settled(read: () => number, done: Promise<unknown>, turns = 10): 
   }
 }
 
+/** Serves `server` over HTTP, opens a session and calls its `chatter` tool with a progress token. */
+async function callChatter(server: Server): Promise<Response> {
+  const handle = await serveHttp(server, { port: 0 });
+  served.handle = handle;
+  const session = await open(handle.url);
+  return fetch(handle.url, {
+    method: 'POST',
+    headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': session },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'chatter', arguments: {}, _meta: { progressToken: 'p' } },
+    }),
+  });
+}
+
 describe('progress notifications to a client that stops reading', () => {
   it('hold the tool back until the client reads again, then all arrive, in order, with the result', async () => {
     const server = new Server({ name: 'paced', version: '1.0.0' }, { rateLimit: false });
@@ -48,19 +65,7 @@ describe('progress notifications to a client that stops reading', () => {
         finished();
       }
     });
-    const handle = await serveHttp(server, { port: 0 });
-    served.handle = handle;
-    const session = await open(handle.url);
-    const response = await fetch(handle.url, {
-      method: 'POST',
-      headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': session },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'chatter', arguments: {}, _meta: { progressToken: 'p' } },
-      }),
-    });
+    const response = await callChatter(server);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
 
     // Not reading: the tool goes on until the socket and the stream are full, then waits.
@@ -101,19 +106,7 @@ describe('progress notifications to a client that stops reading', () => {
       }
       return text('done');
     });
-    const handle = await serveHttp(server, { port: 0 });
-    served.handle = handle;
-    const session = await open(handle.url);
-    const response = await fetch(handle.url, {
-      method: 'POST',
-      headers: { accept: ACCEPT, 'content-type': 'application/json', 'mcp-session-id': session },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'chatter', arguments: {}, _meta: { progressToken: 'p' } },
-      }),
-    });
+    const response = await callChatter(server);
     const reader = new SseReader(response);
     let progress = 0;
     for (
