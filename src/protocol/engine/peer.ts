@@ -25,6 +25,7 @@ import type { SendOptions, Transport } from '../transport.js';
 import { DeepJsonError, MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
 import { jsonSize } from '../json-size.js';
 import { knownJsonLength } from '../json-text.js';
+import { isStoreFailure, storeUnavailableError } from '../store-unavailable.js';
 import { isPromiseLike } from '../promise-like.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import { AnswerPacer, BatchAnswers, type Waiting } from './answer-pacer.js';
@@ -537,6 +538,8 @@ export class Peer {
     if (inflight.cancelled) return undefined;
     const id = inflight.id;
     if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
+    // A shared store (Redis) that failed is no bug: "try again later", naming the store.
+    if (isStoreFailure(error)) return errorResponse(id, storeUnavailableError(error.message));
     this.onerror?.(asError(error));
     return errorResponse(id, {
       code: ErrorCode.InternalError,

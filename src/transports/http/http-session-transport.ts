@@ -20,7 +20,7 @@ import { TransportError } from '../transport-error.js';
 import type { HttpSessionTransportOptions } from './http-session-transport-options.js';
 import {
   emptyReply,
-  isRateLimited,
+  answerStatus,
   jsonResponse,
   jsonRpcErrorResponse,
   tooMuchUnread,
@@ -459,8 +459,9 @@ export class HttpSessionTransport implements Transport {
     if (stream.json) {
       const { responses, batch, resolve, unwatch } = stream.json;
       unwatch();
-      // A lone answer that is a rate-limit refusal is a 429 (with Retry-After), as in the stateless era.
-      const status = !batch && isRateLimited(responses[0]) ? 429 : 200;
+      // A lone answer that is a rate-limit refusal is a 429, a failed shared store a 503 (both with
+      // Retry-After), as in the stateless era.
+      const status = batch ? 200 : answerStatus(responses[0]);
       resolve(jsonResponse(batch ? responses : responses[0], status, this.#options.headers));
     }
     stream.sink?.close();

@@ -7,6 +7,7 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { isRevision, profileFor } from '../../protocol/revisions/index.js';
+import { isStoreUnavailable, storeUnavailableError } from '../../protocol/store-unavailable.js';
 import type { QueuedOutput } from '../queued-output.js';
 import { JsonReply } from './http-exchange.js';
 
@@ -76,9 +77,9 @@ export function tooManyForClient(
   return jsonResponse({ jsonrpc: '2.0', ...named, error }, 429);
 }
 
-/** `Retry-After` (whole seconds, at least 1) for a 429 JSON-RPC error whose `data` has `retryAfterMs`. */
+/** `Retry-After` (whole seconds, at least 1) for a 429 or 503 JSON-RPC error whose `data` has `retryAfterMs`. */
 function retryAfter(status: number, body: unknown): Record<string, string> {
-  if (status !== 429) return {};
+  if (status !== 429 && status !== 503) return {};
   const ms = (body as { error?: { data?: { retryAfterMs?: unknown } } } | null)?.error?.data?.retryAfterMs;
   if (typeof ms !== 'number' || !Number.isFinite(ms)) return {};
   return { 'retry-after': String(Math.max(1, Math.ceil(ms / 1000))) };
@@ -86,7 +87,7 @@ function retryAfter(status: number, body: unknown): Record<string, string> {
 
 export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): JsonReply {
   const all =
-    status === 429
+    status === 429 || status === 503
       ? { 'content-type': 'application/json', ...retryAfter(status, body), ...headers }
       : { 'content-type': 'application/json', ...headers };
   return new JsonReply(status, all, stringifyJson(body));
@@ -100,6 +101,24 @@ export function emptyReply(status: number, headers: Record<string, string> = {})
 /** Whether a message is a JSON-RPC error refusing a request for its rate limit (sent with status 429). */
 export function isRateLimited(message: unknown): boolean {
   return (message as { error?: { code?: unknown } } | undefined)?.error?.code === ErrorCode.RateLimited;
+}
+
+/**
+ * The status of a lone JSON answer where errors otherwise go with 200 (a session's POST, a handshake-era
+ * stateless server's): 429 for a rate-limit refusal, 503 for a shared store that failed (both with
+ * `Retry-After`).
+ */
+export function answerStatus(message: unknown): number {
+  return isRateLimited(message) ? 429 : isStoreUnavailable(message) ? 503 : 200;
+}
+
+/**
+ * 503 with `Retry-After` for a shared store that failed before any request ran (loading a session, say):
+ * the same JSON-RPC error a request that met the failure answers with, without an id.
+ */
+export function storeUnavailableReply(message: string, revision: string | null | undefined): JsonReply {
+  const id = omitsUnknownId(revision) ? {} : { id: null };
+  return jsonResponse({ jsonrpc: '2.0', ...id, error: storeUnavailableError(message) }, 503);
 }
 
 /**

@@ -19,7 +19,8 @@ import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage, JsonRpcRequest, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
-import { httpStatusFor, isRateLimited, jsonResponse } from './http-status.js';
+import { answerStatus, httpStatusFor, jsonResponse } from './http-status.js';
+import { isStoreUnavailable } from '../../protocol/store-unavailable.js';
 import { QueuedOutput, type QueueLimitOptions } from '../queued-output.js';
 import { SSE_HEADERS, SseSink, pacedByReader } from './sse-sink.js';
 
@@ -112,10 +113,10 @@ export class ModernRequestTransport implements Transport {
       const status = !('error' in message)
         ? 200
         : this.#options.legacy
-          ? isRateLimited(message)
-            ? 429
-            : 200
-          : httpStatusFor(message.error.code);
+          ? answerStatus(message)
+          : isStoreUnavailable(message)
+            ? 503
+            : httpStatusFor(message.error.code);
       if (status !== 200 || this.#options.responseMode === 'json') {
         this.#settle(jsonResponse(message, status));
         return;

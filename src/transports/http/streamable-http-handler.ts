@@ -27,7 +27,7 @@ import { StoreError } from '../../stores/store-error.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { ClientSlots } from './client-slots.js';
-import { emptyReply, jsonRpcErrorResponse, shuttingDown } from './http-status.js';
+import { emptyReply, jsonRpcErrorResponse, shuttingDown, storeUnavailableReply } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { acceptable } from './media-type.js';
@@ -53,19 +53,8 @@ const hasBatches = (revision: string | undefined) =>
  */
 function storeUnavailable(error: unknown, request: HttpRequestLike): Promise<Reply> {
   if (!(error instanceof StoreError)) return Promise.reject(asError(error));
-  return Promise.resolve(
-    jsonRpcErrorResponse(
-      503,
-      ErrorCode.InternalError,
-      `Service Unavailable: ${error.message}`,
-      { 'retry-after': String(STORE_RETRY_AFTER_S) },
-      revisionOf(request),
-    ),
-  );
+  return Promise.resolve(storeUnavailableReply(error.message, revisionOf(request)));
 }
-
-/** The `Retry-After` of a 503 for a store that failed, in seconds (Redis reconnects within a second). */
-const STORE_RETRY_AFTER_S = 1;
 
 export class StreamableHttpHandler {
   readonly #server: Server;
