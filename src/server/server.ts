@@ -9,7 +9,7 @@
  * ```
  * @module
  */
-import { isJsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import { ALL_REVISIONS, isLegacyRevision, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
@@ -289,6 +289,22 @@ export class Server implements ServerCore {
   onResourceUpdated(listener: (uri: string) => void): () => void {
     this.#resourceListeners.add(listener);
     return () => this.#resourceListeners.delete(listener);
+  }
+
+  /**
+   * @internal Another process's `list_changed` or `notifications/resources/updated` (a transport sharing
+   * sessions hears it on its bus): sent on this process's open `subscriptions/listen` streams that asked
+   * for it, once each. The process that made the change sends on its own streams itself.
+   */
+  async relayToListeners(method: string, params: JsonObject = {}): Promise<void> {
+    const uri = method === 'notifications/resources/updated' ? params.uri : undefined;
+    const sends: Promise<void>[] = [];
+    for (const subscription of this.#subscriptions.open) {
+      const wanted =
+        typeof uri === 'string' ? subscription.watches(uri) : subscription.wantsListChanged(method);
+      if (wanted) sends.push(subscription.notify(method, params));
+    }
+    await Promise.all(sends);
   }
 
   /** @internal Whether a session subscribed to `uri` (`resources/subscribe`). */

@@ -204,9 +204,13 @@ export class SharedSessions {
     return undefined;
   }
 
-  /** Another process's `list_changed`, on the `GET` streams held here (sessions past their handshake). */
+  /**
+   * Another process's `list_changed`, on the `GET` streams held here (sessions past their handshake) and
+   * on the stateless-era `subscriptions/listen` streams open here that asked for it.
+   */
   #listChanged(method: unknown): void {
     if (typeof method !== 'string' || !LIST_CHANGED.test(method)) return;
+    this.#server.relayToListeners(method).catch((error: unknown) => this.#host.onError(error as Error));
     for (const { session, transport } of this.#host.sessions()) {
       if (!session.ready || !transport.holdsStandalone) continue;
       transport
@@ -217,10 +221,14 @@ export class SharedSessions {
 
   /**
    * Another process's `notifyResourceUpdated`: on the `GET` streams held here of the sessions subscribed
-   * to it (their subscriptions as their records, and `changed`, say).
+   * to it (their subscriptions as their records, and `changed`, say), and on the listen streams open here
+   * that watch it.
    */
   #resourceUpdated(uri: unknown): void {
     if (typeof uri !== 'string') return;
+    this.#server
+      .relayToListeners(RESOURCE_UPDATED, { uri })
+      .catch((error: unknown) => this.#host.onError(error as Error));
     for (const { session, transport } of this.#host.sessions()) {
       if (!session.ready || !transport.holdsStandalone || !this.#server.subscribed(session, uri)) continue;
       transport
