@@ -64,8 +64,8 @@ export class RedisStores {
     this.sessions = new RedisSessionStore(this.client, { ...options.sessions, ...prefix });
     this.events = new RedisEventStore(this.client, { ...options.events, ...prefix });
     this.rateLimits = new RedisRateLimitStore(this.client, prefix);
-    this.tasks = new RedisTaskStore(this.client, { ...options.tasks, ...prefix });
     const subscriber = (this.#subscriber = new RedisSubscriber(this.client));
+    this.tasks = new RedisTaskStore(this.client, { ...options.tasks, ...prefix, subscriber });
     const gateway = options.gateway ?? {};
     this.approvals = new RedisApprovalStore(this.client, {
       ...prefix,

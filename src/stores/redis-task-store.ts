@@ -5,7 +5,8 @@
  * a TTL). Creating and updating are Lua scripts: an id is never taken twice, and a terminal task never
  * changes, whatever runs at the same time. A task with an `owner` joins the owner's index
  * (`<prefix>tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
- * which `list` pages through, dropping the ids of tasks that expired as it meets them.
+ * which `list` pages through, dropping the ids of tasks that expired as it meets them. A task cancelled
+ * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`).
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -13,6 +14,7 @@ import { decodeFields, encodeFields } from './redis-fields.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { RedisScript } from './redis-script.js';
 import { redisOperation } from './redis-operation.js';
+import { RedisSubscriber } from './redis-subscriber.js';
 import {
   InvalidTaskCursor,
   isTerminalStatus,
@@ -27,6 +29,8 @@ import {
 export interface RedisTaskStoreOptions extends RedisStoreOptions {
   /** The longest a task is kept, from its creation, in ms: a null or longer `ttlMs` gets this (default 7 days). */
   maxTtlMs?: number;
+  /** The pub/sub connection to share (`RedisStores` passes its own); default: one of the store's own. */
+  subscriber?: RedisSubscriber;
 }
 
 export const DEFAULT_TASK_MAX_TTL_MS = 7 * 24 * 60 * 60_000;
@@ -112,11 +116,33 @@ export class RedisTaskStore implements TaskStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #maxTtlMs: number;
+  /** Where cancellations are published (`<prefix>tasks:cancelled`, the task id as the message). */
+  readonly #cancelled: string;
+  readonly #subscriber: RedisSubscriber;
+  readonly #ownsSubscriber: boolean;
 
   constructor(client: Redis, options: RedisTaskStoreOptions = {}) {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}task:`;
+    this.#cancelled = `${prefixOf(options)}tasks:cancelled`;
     this.#maxTtlMs = positiveOption(options.maxTtlMs ?? DEFAULT_TASK_MAX_TTL_MS, 'maxTtlMs');
+    this.#ownsSubscriber = options.subscriber === undefined;
+    this.#subscriber = options.subscriber ?? new RedisSubscriber(client);
+  }
+
+  async publishCancelled(taskId: string): Promise<void> {
+    await redisOperation(this.#client, NAME, 'publish cancelled', () =>
+      this.#client.publish(this.#cancelled, taskId),
+    );
+  }
+
+  onCancelled(listener: (taskId: string) => void): Promise<() => void> {
+    return this.#subscriber.subscribe(this.#cancelled, { message: listener });
+  }
+
+  /** Closes the subscriber connection when the store opened it. */
+  close(): void {
+    if (this.#ownsSubscriber) this.#subscriber.close();
   }
 
   async create(record: TaskRecord): Promise<void> {

@@ -77,6 +77,16 @@ export interface TaskStore {
    * A cursor this store did not issue rejects with an `InvalidTaskCursor`.
    */
   list(owner: string, page: TaskPageRequest): Promise<TaskPage>;
+  /**
+   * Optional, for a store several processes share: tells them that `taskId` was cancelled by one that does
+   * not run it, so the one running it can abort its handler. At most once, to processes listening then.
+   */
+  publishCancelled?(taskId: string): Promise<void>;
+  /**
+   * Optional, with `publishCancelled`: calls `listener` with each task id another process published as
+   * cancelled. Resolves, once listening, with the function that stops it.
+   */
+  onCancelled?(listener: (taskId: string) => void): Promise<() => void>;
 }
 
 export interface TaskPageRequest {

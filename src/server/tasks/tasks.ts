@@ -96,6 +96,8 @@ export class Tasks implements ServerFeature, TaskStarter {
   readonly #running = new Map<string, TaskRun>();
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
   readonly #sessionKeys = new WeakMap<ServerSession, string>();
+  /** Listening to the cancellations other processes publish (a shared store's), from the first task on. */
+  #watching: Promise<void> | undefined;
 
   constructor(options: TasksOptions, host: TasksHost) {
     const ttlMs = options.ttlMs === undefined ? DEFAULT_TASK_TTL_MS : options.ttlMs;
@@ -195,6 +197,7 @@ export class Tasks implements ServerFeature, TaskStarter {
       record.revision = '2025-11-25';
       record.owner = this.ownerOf(scope, session);
     }
+    await this.#watchCancellations();
     await this.store.create(record);
     const host = {
       store: this.store,
@@ -279,13 +282,44 @@ export class Tasks implements ServerFeature, TaskStarter {
     if (run) await run.cancel();
     else {
       const now = new Date().toISOString();
-      await this.store.update(record.taskId, {
+      const after = await this.store.update(record.taskId, {
         status: 'cancelled',
+        statusMessage: 'Cancelled by the client',
         lastUpdatedAt: now,
         inputRequests: undefined,
       });
+      // Its handler may run in another process sharing the store: that one aborts it. The record says
+      // `cancelled` whatever happens to the message (a failure to send it is reported, not answered).
+      if (after?.status === 'cancelled')
+        await this.store
+          .publishCancelled?.(record.taskId)
+          .catch((error: unknown) => this.#onError?.(error as Error));
     }
     return this.store.get(record.taskId);
+  }
+
+  /**
+   * Listens (once) to the cancellations a shared store publishes: a task cancelled through another
+   * process has its run here cancelled (the record says so already; the handler's signal aborts).
+   */
+  #watchCancellations(): Promise<void> {
+    const { store } = this;
+    if (store.onCancelled === undefined || this.shutdownSignal.aborted) return Promise.resolve();
+    this.#watching ??= store
+      .onCancelled((taskId) => {
+        void this.#running
+          .get(taskId)
+          ?.cancel()
+          .catch((error: unknown) => this.#onError?.(error as Error));
+      })
+      .then(
+        (stop) => this.shutdownSignal.addEventListener('abort', stop, { once: true }),
+        (error: unknown) => {
+          this.#watching = undefined; // the next task tries again
+          throw error;
+        },
+      );
+    return this.#watching;
   }
 
   /**

@@ -1,0 +1,126 @@
+// `tasks/cancel` across processes sharing a real Redis task store (two Streamable HTTP servers in this
+// process, each with its own Server and Redis connections): a task started on A and cancelled through B
+// is `cancelled` at once, and A's running handler has its signal aborted (Redis pub/sub), for the
+// 2026-07-28 extension and the 2025-11-25 core alike.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { JsonObject } from '../src/protocol/jsonrpc.js';
+import type { Server } from '../src/server/index.js';
+import { redisStores, type RedisStores } from '../src/stores/redis.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { INIT, post } from './_http.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+
+const FIXTURE = new URL('./fixtures/tasks-server.mjs', import.meta.url).href;
+const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': TASKS,
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-tasks', version: '1' },
+};
+
+interface Instance {
+  url: string;
+  stores: RedisStores;
+  http: HttpServerHandle;
+  server: Server;
+}
+type Message = { result?: Record<string, unknown>; error?: { message: string } };
+
+let redis: RedisServerHandle;
+let A: Instance;
+let B: Instance;
+
+async function instance(): Promise<Instance> {
+  const stores = redisStores(redis.url);
+  const mod = (await import(FIXTURE)) as { default: (options: object) => Server };
+  const server = mod.default({ tasks: { store: stores.tasks } });
+  const http = await serveHttp(server, { port: 0, redis: stores, responseMode: 'json' });
+  return { url: http.url, stores, http, server };
+}
+
+beforeAll(async () => {
+  redis = await startRedis();
+  [A, B] = await Promise.all([instance(), instance()]);
+});
+
+afterAll(async () => {
+  for (const { http, server, stores } of [A, B].filter(Boolean)) {
+    await http.close();
+    await server.close();
+    await stores.close();
+  }
+  await redis?.close();
+});
+
+let nextId = 1;
+/** A stateless-era request (`headers`: a handshake-era session's instead). */
+async function rpc(on: Instance, method: string, params: JsonObject, session?: Record<string, string>) {
+  const name = (method === 'tools/call' ? params.name : params.taskId) as string | undefined;
+  const headers = session ?? {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+  };
+  const body = {
+    jsonrpc: '2.0',
+    id: nextId++,
+    method,
+    params: session ? params : { ...params, _meta: META },
+  };
+  const response = await post(on.url, body, headers);
+  if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Message;
+}
+
+/** How many handlers of `on` saw their signal abort. */
+async function abortedCount(on: Instance): Promise<number> {
+  const probe = await rpc(on, 'tools/call', { name: 'aborted_count', arguments: {} });
+  return (probe.result!.structuredContent as { aborted: number }).aborted;
+}
+
+/** The count of `on`'s aborted handlers once it passes `before` (bounded: 5 s, then what it is). */
+async function abortedAfter(on: Instance, before: number): Promise<number> {
+  let aborted = before;
+  for (const deadline = Date.now() + 5000; aborted === before && Date.now() < deadline;) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    aborted = await abortedCount(on);
+  }
+  return aborted;
+}
+
+describe('tasks/cancel through another instance', () => {
+  it('the 2026-07-28 extension: cancelled at once, the handler on A aborted', async () => {
+    const before = await abortedCount(A);
+    const created = await rpc(A, 'tools/call', { name: 'sleepy', arguments: { ms: 60_000 } });
+    const taskId = created.result!.taskId as string;
+    expect(created.result).toMatchObject({ resultType: 'task', status: 'working' });
+    expect((await rpc(B, 'tasks/cancel', { taskId })).result).toMatchObject({ resultType: 'complete' });
+    expect((await rpc(A, 'tasks/get', { taskId })).result).toMatchObject({ status: 'cancelled' });
+    expect(await abortedAfter(A, before)).toBe(before + 1);
+  });
+
+  it('the 2025-11-25 core, on a session shared by A and B', async () => {
+    const opened = await post(A.url, {
+      ...INIT(),
+      params: { ...INIT().params, capabilities: { tasks: { requests: {} } } },
+    });
+    expect(opened.status).toBe(200);
+    const session = {
+      'mcp-session-id': opened.headers.get('mcp-session-id')!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    await opened.json();
+    const acked = await post(A.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
+    expect(acked.status).toBe(202);
+    const before = await abortedCount(A);
+    const created = await rpc(
+      A,
+      'tools/call',
+      { name: 'sleepy', arguments: { ms: 60_000 }, task: {} },
+      session,
+    );
+    const taskId = (created.result!.task as { taskId: string }).taskId;
+    expect((await rpc(B, 'tasks/cancel', { taskId }, session)).result).toMatchObject({ status: 'cancelled' });
+    expect(await abortedAfter(A, before)).toBe(before + 1);
+  });
+});
