@@ -26,24 +26,24 @@ interface Instance {
 }
 
 let redis: RedisServerHandle;
-let A: Instance;
-let B: Instance;
+const started: Instance[] = [];
 
-async function instance(): Promise<Instance> {
+async function instance(stateless: boolean): Promise<Instance> {
   const stores = redisStores(redis.url);
   const mod = (await import(FIXTURE)) as { default: () => Server };
   const server = mod.default();
-  const http = await serveHttp(server, { port: 0, redis: stores });
-  return { url: http.url, stores, http, server };
+  const http = await serveHttp(server, { port: 0, redis: stores, stateless });
+  const made = { url: http.url, stores, http, server };
+  started.push(made);
+  return made;
 }
 
 beforeAll(async () => {
   redis = await startRedis();
-  [A, B] = await Promise.all([instance(), instance()]);
 });
 
 afterAll(async () => {
-  for (const { http, server, stores } of [A, B].filter(Boolean)) {
+  for (const { http, server, stores } of started) {
     await http.close();
     await server.close();
     await stores.close();
@@ -94,30 +94,37 @@ async function callTool(on: Instance, name: string): Promise<void> {
 }
 
 describe('stateless-era listen streams across instances', () => {
-  it("hear every instance's list_changed and resource updates, once per stream", async () => {
-    const onA = await listen(A, 1);
-    const onB = await listen(B, 2);
-    const streams = [onA, onB];
-    // The listen streams are open on both instances before the changes.
-    expect(A.server.subscriptionCount).toBe(1);
-    expect(B.server.subscriptionCount).toBe(1);
+  it.each([
+    { handlers: 'handlers sharing sessions', stateless: false },
+    { handlers: 'stateless handlers', stateless: true },
+  ])(
+    "hear every instance's list_changed and resource updates, once per stream ($handlers)",
+    async ({ stateless }) => {
+      const [A, B] = await Promise.all([instance(stateless), instance(stateless)]);
+      const onA = await listen(A, 1);
+      const onB = await listen(B, 2);
+      const streams = [onA, onB];
+      // The listen streams are open on both instances before the changes.
+      expect(A.server.subscriptionCount).toBe(1);
+      expect(B.server.subscriptionCount).toBe(1);
 
-    await callTool(A, 'add_tool');
-    for (const stream of streams)
-      expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/tools/list_changed' });
-    await callTool(A, 'touch');
-    // No second list_changed on either stream: the next message is the update, then a change from B.
-    for (const stream of streams)
-      expect(await stream.nextMessage()).toMatchObject({
-        method: 'notifications/resources/updated',
-        params: { uri: 'cluster://note' },
-      });
-    await callTool(B, 'add_tool');
-    for (const stream of streams)
-      expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/tools/list_changed' });
-    await callTool(B, 'touch');
-    for (const stream of streams)
-      expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/resources/updated' });
-    for (const stream of streams) await stream.cancel();
-  });
+      await callTool(A, 'add_tool');
+      for (const stream of streams)
+        expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/tools/list_changed' });
+      await callTool(A, 'touch');
+      // No second list_changed on either stream: the next message is the update, then a change from B.
+      for (const stream of streams)
+        expect(await stream.nextMessage()).toMatchObject({
+          method: 'notifications/resources/updated',
+          params: { uri: 'cluster://note' },
+        });
+      await callTool(B, 'add_tool');
+      for (const stream of streams)
+        expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/tools/list_changed' });
+      await callTool(B, 'touch');
+      for (const stream of streams)
+        expect(await stream.nextMessage()).toMatchObject({ method: 'notifications/resources/updated' });
+      for (const stream of streams) await stream.cancel();
+    },
+  );
 });

@@ -30,6 +30,8 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
    * Sessions shared by every process given the same Redis (`redisStores(url)` from `toolwire/redis`):
    * session records, resumable streams and messages between processes go through it, so any process
    * serves any session. Its `sessionStore` and `eventStore` stand in for those options (unless given).
+   * A `stateless` handler shares no session: its `subscriptions/listen` streams hear every process's
+   * `list_changed` and resource updates through the session bus.
    */
   redis?: SharedSessionStores;
   /** A session unused this long is closed (default 30 minutes). */

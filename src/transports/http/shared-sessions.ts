@@ -24,6 +24,7 @@ import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
 import type { SessionState, SessionStore } from '../../stores/session-store.js';
 import type { SessionRoute } from './http-session-transport-options.js';
 import type { HttpSessionTransport } from './http-session-transport.js';
+import { LIST_CHANGED, RESOURCE_UPDATED, SharedChanges } from './shared-changes.js';
 
 /** What the shared sessions need of the handler's live sessions. */
 export interface SharedSessionsHost {
@@ -42,10 +43,6 @@ interface LiveCopy {
   transport: HttpSessionTransport;
 }
 
-/** The notifications a registry change owes; one process's change reaches every process's streams. */
-const LIST_CHANGED = /^notifications\/(tools|resources|prompts)\/list_changed$/;
-const RESOURCE_UPDATED = 'notifications/resources/updated';
-
 interface RouteState {
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
   written: number;
@@ -59,10 +56,7 @@ export class SharedSessions {
   readonly #host: SharedSessionsHost;
   readonly #tag: string;
   readonly #routes = new Map<string, RouteState>();
-  /** `list_changed` notifications owed to the other processes, sent once per burst. */
-  readonly #owed = new Set<string>();
-  #owedTimer: ReturnType<typeof setTimeout> | undefined;
-  readonly #unlisten: () => void;
+  readonly #changes: SharedChanges;
 
   constructor(bus: SessionBus, store: SessionStore, server: Server, host: SharedSessionsHost) {
     this.bus = bus;
@@ -71,41 +65,17 @@ export class SharedSessions {
     this.#host = host;
     this.#tag = `${bus.instanceId}:`;
     bus.onmessage = (payload, address) => this.#receive(payload, address);
-    const unlisten = server.onListChanged((method) => this.#registryChanged(method));
-    const unwatch = server.onResourceUpdated((uri) => {
-      this.bus
-        .toAll({ kind: 'resourceUpdated', uri })
-        .catch((error: unknown) => this.#host.onError(error as Error));
+    // The processes holding sessions' `GET` streams send a `list_changed` or resource update (this one
+    // included, through its own sessions; a session's copy here without its stream sends none).
+    this.#changes = new SharedChanges(bus, server, (error) => host.onError(error), {
+      listChanged: (method) => this.#listChanged(method),
+      resourceUpdated: (uri) => this.#resourceUpdated(uri),
     });
-    this.#unlisten = () => {
-      unlisten();
-      unwatch();
-    };
   }
 
   /** Stops telling the other processes of registry and resource changes. */
   close(): void {
-    this.#unlisten();
-    clearTimeout(this.#owedTimer);
-    this.#owed.clear();
-  }
-
-  /**
-   * A registry changed here: the processes holding sessions' `GET` streams send the `list_changed` (this
-   * one included, through its own sessions; a session's copy here without its stream sends none).
-   */
-  #registryChanged(method: string): void {
-    this.#owed.add(method);
-    this.#owedTimer ??= setTimeout(() => {
-      this.#owedTimer = undefined;
-      for (const owed of this.#owed) {
-        this.bus
-          .toAll({ kind: 'listChanged', method: owed })
-          .catch((error: unknown) => this.#host.onError(error as Error));
-      }
-      this.#owed.clear();
-    }, this.#server.options.listChangedDebounceMs ?? 10);
-    (this.#owedTimer as { unref?: () => void }).unref?.();
+    this.#changes.close();
   }
 
   /**
@@ -204,13 +174,8 @@ export class SharedSessions {
     return undefined;
   }
 
-  /**
-   * Another process's `list_changed`, on the `GET` streams held here (sessions past their handshake) and
-   * on the stateless-era `subscriptions/listen` streams open here that asked for it.
-   */
-  #listChanged(method: unknown): void {
-    if (typeof method !== 'string' || !LIST_CHANGED.test(method)) return;
-    this.#server.relayToListeners(method).catch((error: unknown) => this.#host.onError(error as Error));
+  /** Another process's `list_changed`, on the `GET` streams held here (sessions past their handshake). */
+  #listChanged(method: string): void {
     for (const { session, transport } of this.#host.sessions()) {
       if (!session.ready || !transport.holdsStandalone) continue;
       transport
@@ -221,14 +186,9 @@ export class SharedSessions {
 
   /**
    * Another process's `notifyResourceUpdated`: on the `GET` streams held here of the sessions subscribed
-   * to it (their subscriptions as their records, and `changed`, say), and on the listen streams open here
-   * that watch it.
+   * to it (their subscriptions as their records, and `changed`, say).
    */
-  #resourceUpdated(uri: unknown): void {
-    if (typeof uri !== 'string') return;
-    this.#server
-      .relayToListeners(RESOURCE_UPDATED, { uri })
-      .catch((error: unknown) => this.#host.onError(error as Error));
+  #resourceUpdated(uri: string): void {
     for (const { session, transport } of this.#host.sessions()) {
       if (!session.ready || !transport.holdsStandalone || !this.#server.subscribed(session, uri)) continue;
       transport
@@ -242,9 +202,8 @@ export class SharedSessions {
   }
 
   #receive(payload: JsonObject, address: BusAddress): void {
+    if (this.#changes.receive(payload, address)) return;
     const { kind } = payload;
-    if (kind === 'listChanged' && address.to === 'all') return this.#listChanged(payload.method);
-    if (kind === 'resourceUpdated' && address.to === 'all') return this.#resourceUpdated(payload.uri);
     const sessionId = address.to === 'session' ? address.sessionId : payload.session;
     if (typeof sessionId !== 'string') return;
     const live = this.#host.live(sessionId);

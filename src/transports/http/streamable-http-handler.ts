@@ -33,6 +33,7 @@ import { LiveSessions, type LiveSession } from './live-sessions.js';
 import { acceptable } from './media-type.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
+import { SharedChanges } from './shared-changes.js';
 import { statelessEraPost } from './stateless-era-post.js';
 import { StatelessExchanges } from './stateless-exchanges.js';
 
@@ -66,6 +67,8 @@ export class StreamableHttpHandler {
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
   readonly #auth: HttpAuth | undefined;
+  /** A stateless handler's share of other processes' changes (the `redis` option). */
+  readonly #changes: SharedChanges | undefined;
   /** `close` was called: no new session or exchange starts. */
   #closing = false;
 
@@ -79,6 +82,14 @@ export class StreamableHttpHandler {
     const slots = new ClientSlots(this.#options.maxSessionsPerClient);
     const bus = this.#options.stateless ? undefined : options.redis?.sessionBus;
     this.#sessions = new LiveSessions(server, this.#options, store, this.#auth, slots, bus);
+    // A stateless handler shares no session, but its listen streams hear every process's changes.
+    if (this.#options.stateless && options.redis) {
+      const changes = new SharedChanges(options.redis.sessionBus, server, (error) =>
+        server.options.onError?.(error),
+      );
+      options.redis.sessionBus.onmessage = (payload, address) => void changes.receive(payload, address);
+      this.#changes = changes;
+    }
     this.#exchanges = new StatelessExchanges(server, this.#options, slots);
     if (this.#options.legacySse) {
       const { legacySse } = this.#options;
@@ -213,6 +224,7 @@ export class StreamableHttpHandler {
     this.#exchanges.refuseNew();
     this.#legacy?.refuseNew();
     if (this.#sweeper) clearInterval(this.#sweeper);
+    this.#changes?.close();
     const graceMs = options.graceMs ?? 0;
     if (graceMs > 0) {
       const mine = [...this.#server.sessions].filter((session) => this.#owns(session.peer.transport));
