@@ -4,7 +4,7 @@
  * `ttlMs` after the task's `createdAt`. A task whose `ttlMs` is null is kept `maxTtlMs` (every key has
  * a TTL). Creating and updating are Lua scripts: an id is never taken twice, and a terminal task never
  * changes, whatever runs at the same time. A task with an `owner` joins the owner's index
- * (`<prefix>tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
+ * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
  * which `list` pages through, dropping the ids of tasks that expired as it meets them. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`).
  * @module
