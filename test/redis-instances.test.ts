@@ -6,19 +6,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Server } from '../src/server/index.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { redisStores } from '../src/stores/redis.js';
+import { serveHttp } from '../src/transports/http/index.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 
 const FIXTURE = new URL('./fixtures/tasks-server.mjs', import.meta.url).href;
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
-
-interface Instance {
-  url: string;
-  stores: RedisStores;
-  http: HttpServerHandle;
-  server: Server;
-}
 
 let redis: RedisServerHandle;
 const instances: Instance[] = [];
@@ -71,11 +65,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { http, server, stores } of instances) {
-    await http.close();
-    await server.close();
-    await stores.close();
-  }
+  await closeInstances(instances);
   await redis?.close();
 });
 

@@ -5,9 +5,10 @@
 // session bus).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../src/server/index.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { redisStores } from '../src/stores/redis.js';
+import { serveHttp } from '../src/transports/http/index.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 import { SseReader } from './_sse.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
@@ -17,13 +18,6 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
-
-interface Instance {
-  url: string;
-  stores: RedisStores;
-  http: HttpServerHandle;
-  server: Server;
-}
 
 let redis: RedisServerHandle;
 const started: Instance[] = [];
@@ -43,11 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { http, server, stores } of started) {
-    await http.close();
-    await server.close();
-    await stores.close();
-  }
+  await closeInstances(started);
   await redis?.close();
 });
 

@@ -3,21 +3,15 @@
 // handler's idle sweep never deletes a record another handler serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Server } from '../src/server/index.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { serveHttp, type HttpServerHandle, type Principal } from '../src/transports/http/index.js';
+import { redisStores } from '../src/stores/redis.js';
+import { serveHttp, type Principal } from '../src/transports/http/index.js';
 import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 import { SseReader } from './_sse.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 const IDLE_MS = 60_000;
-
-interface Instance {
-  url: string;
-  stores: RedisStores;
-  http: HttpServerHandle;
-  server: Server;
-}
 
 let redis: RedisServerHandle;
 let A: Instance;
@@ -50,11 +44,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { http, server, stores } of [A, B].filter(Boolean)) {
-    await http.close();
-    await server.close();
-    await stores.close();
-  }
+  await closeInstances([A, B]);
   await redis?.close();
 });
 

@@ -5,10 +5,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Server } from '../src/server/index.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { redisStores } from '../src/stores/redis.js';
+import { serveHttp } from '../src/transports/http/index.js';
 import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 
 const FIXTURE = new URL('./fixtures/tasks-server.mjs', import.meta.url).href;
 const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -18,12 +19,6 @@ const META = {
   'io.modelcontextprotocol/clientInfo': { name: 'raw-tasks', version: '1' },
 };
 
-interface Instance {
-  url: string;
-  stores: RedisStores;
-  http: HttpServerHandle;
-  server: Server;
-}
 type Message = { result?: Record<string, unknown>; error?: { message: string } };
 
 let redis: RedisServerHandle;
@@ -44,11 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const { http, server, stores } of [A, B].filter(Boolean)) {
-    await http.close();
-    await server.close();
-    await stores.close();
-  }
+  await closeInstances([A, B]);
   await redis?.close();
 });
 
