@@ -253,6 +253,18 @@ async function scriptedServer(
   return { ...http, url: `${http.origin}/mcp` };
 }
 
+/** Starts `transport`, recording the errors and the messages it reports. */
+async function recordedStart(
+  transport: StreamableHttpClientTransport,
+): Promise<{ errors: Error[]; messages: unknown[] }> {
+  const errors: Error[] = [];
+  const messages: unknown[] = [];
+  transport.onerror = (error) => errors.push(error);
+  transport.onmessage = (message) => messages.push(message);
+  await transport.start();
+  return { errors, messages };
+}
+
 function sseHead(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
 }
@@ -571,11 +583,7 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
       }
     });
     const transport = track(new StreamableHttpClientTransport({ url: server.url }));
-    const errors: Error[] = [];
-    const messages: unknown[] = [];
-    transport.onerror = (error) => errors.push(error);
-    transport.onmessage = (message) => messages.push(message);
-    await transport.start();
+    const { errors, messages } = await recordedStart(transport);
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 10_000 });
     expect(messages[0]).toMatchObject({ id: 1, result: { tools: [] } });
@@ -603,11 +611,7 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
       }
     });
     const transport = track(new StreamableHttpClientTransport({ url: server.url }));
-    const errors: Error[] = [];
-    const messages: unknown[] = [];
-    transport.onerror = (error) => errors.push(error);
-    transport.onmessage = (message) => messages.push(message);
-    await transport.start();
+    const { errors, messages } = await recordedStart(transport);
     await transport.send({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 10_000 });
     expect(messages[0]).toMatchObject({ id: 1, result: { tools: [] } });
