@@ -25,23 +25,23 @@ export function serverEnv(env = {}, inherit = false) {
 
 export const PROTOCOL_VERSION = '2025-06-18';
 /** The stateless era: every request carries its protocol version, client info and capabilities. */
-export const MODERN_VERSION = '2026-07-28';
-export const MODERN_META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+export const STATELESS_VERSION = '2026-07-28';
+export const STATELESS_META = {
+  'io.modelcontextprotocol/protocolVersion': STATELESS_VERSION,
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'toolwire-bench-load', version: '1.0.0' },
 };
 
 /**
  * The params of the n-th tools/call: alternately echo and add (their names after `prefix`, e.g. a gateway's
- * `fx__`); with the stateless era's `_meta` when modern.
+ * `fx__`); with the stateless era's `_meta` when stateless.
  */
-function callParams(n, modern, prefix = '') {
+function callParams(n, stateless, prefix = '') {
   const params =
     n & 1
       ? { name: `${prefix}add`, arguments: { a: n, b: 1 } }
       : { name: `${prefix}echo`, arguments: ECHO_ARGS };
-  return modern ? { ...params, _meta: MODERN_META } : params;
+  return stateless ? { ...params, _meta: STATELESS_META } : params;
 }
 const CLK_TCK = 100; // getconf CLK_TCK on Linux
 const ECHO_ARGS = { text: 'hello, benchmark' };
@@ -207,10 +207,10 @@ export async function nodeFloor(inherit = false) {
  */
 export async function stdioCalls(
   peer,
-  { total, inFlight, maxMs = 20_000, modern = false, prefix = '', pids },
+  { total, inFlight, maxMs = 20_000, stateless = false, prefix = '', pids },
 ) {
   return measureCalls(pids ?? peer.pid, { total, workers: inFlight, maxMs }, async (n) => {
-    const response = await peer.request('tools/call', callParams(n, modern, prefix));
+    const response = await peer.request('tools/call', callParams(n, stateless, prefix));
     return Boolean(response.result && !response.result.isError);
   });
 }
@@ -248,10 +248,10 @@ export async function measureCalls(pids, { total, workers, maxMs }, call) {
 }
 
 /**
- * tools/list following every nextCursor; returns ms per full list (first, median) and the count. `modern`:
+ * tools/list following every nextCursor; returns ms per full list (first, median) and the count. `stateless`:
  * as 2026-07-28 requests (the stateless era's `_meta` on each, no initialize needed).
  */
-export async function listAll(peer, repeats, modern = false) {
+export async function listAll(peer, repeats, stateless = false) {
   const times = [];
   let count = 0;
   for (let r = 0; r < repeats; r++) {
@@ -260,7 +260,10 @@ export async function listAll(peer, repeats, modern = false) {
     count = 0;
     for (let page = 0; page < 1000; page++) {
       const params = cursor === undefined ? {} : { cursor };
-      const response = await peer.request('tools/list', modern ? { ...params, _meta: MODERN_META } : params);
+      const response = await peer.request(
+        'tools/list',
+        stateless ? { ...params, _meta: STATELESS_META } : params,
+      );
       if (!response.result) throw new Error(`tools/list failed: ${JSON.stringify(response)}`);
       count += response.result.tools.length;
       cursor = response.result.nextCursor;
@@ -311,17 +314,17 @@ export async function spawnHttp(command, args, env = {}) {
 }
 
 /**
- * One raw POST over `pool`; resolves { status, headers, body }. A stateless-era (modern) request also
+ * One raw POST over `pool`; resolves { status, headers, body }. A stateless-era (stateless) request also
  * carries the request metadata headers its body implies (`Mcp-Method`, `Mcp-Name`).
  */
-export function post(pool, message, sessionId, modern = false) {
+export function post(pool, message, sessionId, stateless = false) {
   const headers = {
     'content-type': 'application/json',
     accept: 'application/json, text/event-stream',
-    'mcp-protocol-version': modern ? MODERN_VERSION : PROTOCOL_VERSION,
+    'mcp-protocol-version': stateless ? STATELESS_VERSION : PROTOCOL_VERSION,
   };
   if (sessionId !== undefined) headers['mcp-session-id'] = sessionId;
-  if (modern) {
+  if (stateless) {
     headers['mcp-method'] = message.method;
     if (typeof message.params?.name === 'string') headers['mcp-name'] = message.params.name;
   }
@@ -358,21 +361,21 @@ export async function httpSession(pool) {
 
 /**
  * `total` tools/call POSTs over `connections` keep-alive sockets (one request in flight each),
- * in one session (stateful) or none (stateless, or `modern`: 2026-07-28 requests that need no
+ * in one session (stateful) or none (stateless, or `stateless`: 2026-07-28 requests that need no
  * initialize), or until `maxMs` passes.
  */
 export async function httpCalls(
   server,
-  { total, connections, stateful, modern = false, maxMs = 20_000, pool: given, session },
+  { total, connections, stateful, stateless = false, maxMs = 20_000, pool: given, session },
 ) {
   const pool = given ?? new HttpPool(server.url, connections);
-  const sessionId = stateful && !modern ? (session ?? (await httpSession(pool))) : undefined;
+  const sessionId = stateful && !stateless ? (session ?? (await httpSession(pool))) : undefined;
   const result = await measureCalls(server.pid, { total, workers: connections, maxMs }, async (n) => {
     const res = await post(
       pool,
-      { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, modern) },
+      { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: callParams(n, stateless) },
       sessionId,
-      modern,
+      stateless,
     );
     const message = res.status === 200 ? responseOf(res.body) : undefined;
     return Boolean(message?.result && !message.result.isError);

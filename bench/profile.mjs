@@ -1,6 +1,6 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--modern]   (--modern: 2026-07-28 calls, no initialize)
+//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless]   (--stateless: 2026-07-28 calls, no initialize)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,8 +9,8 @@ import { printProfile } from './profile-report.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 process.chdir(dirname(here));
-const modern = process.argv.includes('--modern');
-const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => a !== '--modern');
+const stateless = process.argv.includes('--stateless');
+const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => a !== '--stateless');
 const calls = Number(count ?? 30_000);
 const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
 const script = {
@@ -29,9 +29,9 @@ const dir = join(here, 'profiles', `${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 
 const peer = new StdioPeer('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...script]);
-if (!modern) await peer.initialize();
-await stdioCalls(peer, { total: 2000, inFlight: 16, modern, prefix });
-const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, modern, prefix });
+if (!stateless) await peer.initialize();
+await stdioCalls(peer, { total: 2000, inFlight: 16, stateless, prefix });
+const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, stateless, prefix });
 await peer.close();
 console.log(
   `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,

@@ -100,7 +100,7 @@ const SERVERS = [
       ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs', '--http', '--port', '0', ...f],
     ],
     stateful: true,
-    modern: true,
+    stateless: true,
   },
   {
     id: 'sdk1',
@@ -108,7 +108,7 @@ const SERVERS = [
     stdio: ['node', ['bench/sdk-v1-server.mjs']],
     http: (f) => ['node', ['bench/sdk-v1-server.mjs', '--http', '--port', '0', ...f]],
     stateful: true,
-    modern: false, // 1.x does not speak 2026-07-28
+    stateless: false, // 1.x does not speak 2026-07-28
   },
   {
     id: 'sdk2',
@@ -116,7 +116,7 @@ const SERVERS = [
     stdio: ['node', ['bench/sdk-v2-server.mjs']],
     http: (f) => ['node', ['bench/sdk-v2-server.mjs', '--http', '--port', '0', ...f]],
     stateful: false, // createMcpHandler serves each request on its own
-    modern: true,
+    stateless: true,
   },
 ].filter((s) => !flags.only || flags.only.split(',').includes(s.id));
 /** The gateway rows run unless `--only` names servers and not `gateway`. */
@@ -136,7 +136,7 @@ const HTTP_MODES = [
   { id: 'stateful-json', stateful: true, flags: ['--json'] },
   { id: 'stateless-json', stateful: false, flags: ['--stateless', '--json'] },
   // 2026-07-28 requests (no initialize, no session; `_meta` + Mcp-Method/Mcp-Name) on the default server.
-  { id: 'modern-json', stateful: false, modern: true, flags: ['--json'] },
+  { id: 'stateless-json', stateful: false, stateless: true, flags: ['--json'] },
   ...(CONFIG.sse
     ? [
         { id: 'stateful-sse', stateful: true, flags: [] },
@@ -215,13 +215,17 @@ async function stdioPhase(server) {
 }
 
 /** 2026-07-28 tools/call on a fresh stdio connection: no initialize, every request carries `_meta`. */
-async function modernStdioPhase(server) {
-  if (!server.modern) return;
+async function statelessStdioPhase(server) {
+  if (!server.stateless) return;
   const [command, args] = server.stdio;
   const peer = new StdioPeer(command, args);
   try {
-    await stdioCalls(peer, { total: CONFIG.warm, inFlight: 16, modern: true });
-    recordRun(server, 'modern16', await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 16, modern: true }));
+    await stdioCalls(peer, { total: CONFIG.warm, inFlight: 16, stateless: true });
+    recordRun(
+      server,
+      'modern16',
+      await stdioCalls(peer, { total: CONFIG.pipe, inFlight: 16, stateless: true }),
+    );
   } finally {
     await peer.close();
   }
@@ -229,17 +233,17 @@ async function modernStdioPhase(server) {
 
 /**
  * `tools/list` of the 1000-tool fixture, every page, on a fresh connection: after an initialize, or with
- * `modern` as 2026-07-28 requests (no initialize; only servers that speak that revision).
+ * `stateless` as 2026-07-28 requests (no initialize; only servers that speak that revision).
  */
-async function listPhase(server, modern = false) {
-  if (modern && !server.modern) return;
+async function listPhase(server, stateless = false) {
+  if (stateless && !server.stateless) return;
   const [command, args] = server.stdio;
   const peer = new StdioPeer(command, args, { MCP_BENCH_EXTRA_TOOLS: '1000' });
   try {
-    if (!modern) await peer.initialize();
-    const list = await listAll(peer, CONFIG.lists + 1, modern);
+    if (!stateless) await peer.initialize();
+    const list = await listAll(peer, CONFIG.lists + 1, stateless);
     if (list.tools !== 1002) throw new Error(`tools/list returned ${list.tools} tools, not 1002`);
-    if (modern) record(server, 'modernList', list.medianMs);
+    if (stateless) record(server, 'statelessList', list.medianMs);
     else {
       record(server, 'listFirst', list.firstMs);
       record(server, 'list', list.medianMs);
@@ -251,10 +255,10 @@ async function listPhase(server, modern = false) {
 
 async function httpPhase(server, mode) {
   if (mode.stateful && !server.stateful) return;
-  if (mode.modern && !server.modern) return;
+  if (mode.stateless && !server.stateless) return;
   const [command, args] = server.http(mode.flags);
   const http = await spawnHttp(command, args);
-  const load = { stateful: mode.stateful, modern: mode.modern ?? false };
+  const load = { stateful: mode.stateful, stateless: mode.stateless ?? false };
   try {
     // A fresh server's JIT and heap take thousands of calls to settle (toolwire's CPU per call halves
     // between calls 2,000 and 6,000, the SDK's too): warm up that long, but at most 5 s for slow servers.
@@ -357,7 +361,7 @@ for (let rep = 1; rep <= CONFIG.reps; rep++) {
   for (const server of SERVERS) {
     const t0 = Date.now();
     await attempt(server, 'stdio', () => stdioPhase(server));
-    await attempt(server, 'stdio modern', () => modernStdioPhase(server));
+    await attempt(server, 'stdio stateless', () => statelessStdioPhase(server));
     await attempt(server, 'tools/list', () => listPhase(server));
     await attempt(server, 'tools/list 2026-07-28', () => listPhase(server, true));
     for (const mode of HTTP_MODES) await attempt(server, `http ${mode.id}`, () => httpPhase(server, mode));
@@ -430,7 +434,7 @@ ROWS.push(
     target: { abs: 6, sdkRef: 49 },
   },
   {
-    key: 'modernList',
+    key: 'statelessList',
     label: 'tools/list 1000 tools, 2026-07-28, ms (median of later lists)',
     better: 'lower',
   },
@@ -537,7 +541,7 @@ const SERVERS_TEXT = `Servers: toolwire (\`bench/fixture-server.mjs\`, global ra
 (\`bench/sdk-v1-server.mjs\`), \`@modelcontextprotocol/server\` 2.x (\`bench/sdk-v2-server.mjs\`; its
 \`createMcpHandler\` has no sessions, so stateful rows are n/a). Load: \`bench/load.mjs\` (raw JSON-RPC over
 pipes / raw HTTP/1.1 keep-alive, bench/http-pool.mjs), protocol 2025-06-18, calls alternate \`echo\` and \`add\`. The 2026-07-28 rows
-(\`modern\`: no initialize, \`_meta\` on every request, \`Mcp-Method\`/\`Mcp-Name\` headers on HTTP) compare
+(\`stateless\`: no initialize, \`_meta\` on every request, \`Mcp-Method\`/\`Mcp-Name\` headers on HTTP) compare
 toolwire with SDK 2.x only: SDK 1.x does not speak that revision. Every server runs with the environment
 the official SDK's stdio client gives a server (its \`getDefaultEnvironment()\`: HOME, LOGNAME, PATH, SHELL,
 TERM, USER), plus \`MCP_BENCH_EXTRA_TOOLS\` where set; one row repeats the cold start with the bench host's

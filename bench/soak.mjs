@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { ensureBuilt } from '../scripts/ensure-built.mjs';
 import { HttpPool } from './http-pool.mjs';
 import {
-  MODERN_META,
+  STATELESS_META,
   StdioPeer,
   httpCalls,
   httpSession,
@@ -65,7 +65,7 @@ const MODES = [
   { id: 'http-json', flags: ['--json'], stateful: true },
   { id: 'http-sse', flags: [], stateful: true },
   { id: 'stateless', flags: ['--stateless', '--json'], stateful: false },
-  { id: '2026-07-28', flags: ['--json'], stateful: false, modern: true },
+  { id: '2026-07-28', flags: ['--json'], stateful: false, stateless: true },
 ].filter((mode) => !flags.only || flags.only.split(',').includes(mode.id));
 
 /** An HTTP mode: a server with the mode's flags, 16 keep-alive connections, one session when stateful. */
@@ -76,7 +76,7 @@ async function startHttp(mode) {
   const load = {
     connections: 16,
     stateful: mode.stateful,
-    modern: mode.modern,
+    stateless: mode.stateless,
     pool,
     session,
     maxMs: 600_000,
@@ -85,12 +85,12 @@ async function startHttp(mode) {
   return {
     calls: (total) => httpCalls(server, { ...load, total }),
     async memory() {
-      const params = { name: 'memory', arguments: {}, ...(mode.modern ? { _meta: MODERN_META } : {}) };
+      const params = { name: 'memory', arguments: {}, ...(mode.stateless ? { _meta: STATELESS_META } : {}) };
       const res = await post(
         pool,
         { jsonrpc: '2.0', id: `memory-${++id}`, method: 'tools/call', params },
         session,
-        mode.modern,
+        mode.stateless,
       );
       return memoryOf(responseOf(res.body));
     },

@@ -550,9 +550,9 @@ function clientRuns(listed) {
   const runs = [];
   for (const { name, tags } of listed) {
     const dated = tags.filter((tag) => /^\d{4}-\d{2}-\d{2}$/.test(tag)).sort();
-    const legacy = dated.filter((tag) => tag < STATELESS_REVISION).at(-1);
+    const handshake = dated.filter((tag) => tag < STATELESS_REVISION).at(-1);
     if (dated.length === 0) runs.push({ scenario: name, version: undefined });
-    if (legacy !== undefined) runs.push({ scenario: name, version: legacy });
+    if (handshake !== undefined) runs.push({ scenario: name, version: handshake });
     if (dated.includes(STATELESS_REVISION)) runs.push({ scenario: name, version: STATELESS_REVISION });
   }
   return runs;

@@ -33,7 +33,7 @@ export function fakeCall(
     principal: undefined,
     sessionId: undefined,
     requestId: 1,
-    era: 'legacy',
+    era: 'handshake',
     protocolVersion: '2025-11-25',
     signal: controller.signal,
     meta: undefined,

@@ -28,7 +28,7 @@ const fixture = async (options: ServerOptions = {}): Promise<Server> =>
 
 const RESOURCE = 'https://mcp.example.test/mcp';
 const METADATA_URL = 'https://mcp.example.test/.well-known/oauth-protected-resource/mcp';
-const MODERN_META = {
+const STATELESS_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
@@ -73,16 +73,16 @@ function post(
   url: string,
   message: { id?: number; method: string; params?: Record<string, unknown> },
   headers: Record<string, string> = {},
-  modern = false,
+  stateless = false,
 ): Promise<Response> {
-  const params = modern ? { ...message.params, _meta: MODERN_META } : (message.params ?? {});
+  const params = stateless ? { ...message.params, _meta: STATELESS_META } : (message.params ?? {});
   const name = message.params?.name;
   return fetch(url, {
     method: 'POST',
     headers: {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
-      ...(modern
+      ...(stateless
         ? {
             'mcp-protocol-version': '2026-07-28',
             'mcp-method': message.method,
@@ -124,9 +124,9 @@ const names = async (client: Client) => (await client.listTools()).map((tool) =>
 const textOf = (result: CallToolResult) => result.content.map((b) => (b.type === 'text' ? b.text : b.type));
 
 const MODES = [
-  { mode: 'stateful', http: {}, protocolVersion: '2025-11-25', modern: false },
-  { mode: 'stateless', http: { stateless: true }, protocolVersion: '2025-06-18', modern: false },
-  { mode: '2026-07-28', http: {}, protocolVersion: '2026-07-28', modern: true },
+  { mode: 'stateful', http: {}, protocolVersion: '2025-11-25', stateless: false },
+  { mode: 'stateless', http: { stateless: true }, protocolVersion: '2025-06-18', stateless: false },
+  { mode: '2026-07-28', http: {}, protocolVersion: '2026-07-28', stateless: true },
 ] as const;
 
 describe('protected resource metadata (RFC 9728)', () => {
@@ -148,12 +148,12 @@ describe('protected resource metadata (RFC 9728)', () => {
   });
 });
 
-describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersion, modern }) => {
-  const first = modern ? { method: 'tools/list' } : INITIALIZE;
+describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersion, stateless }) => {
+  const first = stateless ? { method: 'tools/list' } : INITIALIZE;
 
   it('answers a request without a token with 401 and a challenge naming the metadata', async () => {
     const url = await start(http);
-    const response = await post(url, first, {}, modern);
+    const response = await post(url, first, {}, stateless);
     expect(response.status).toBe(401);
     const params = challenge(response);
     expect(params.resource_metadata).toBe(METADATA_URL);
@@ -175,7 +175,7 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
       scope: 'notes:read notes:write',
       ...options,
     });
-    const response = await post(url, first, bearer(forged), modern);
+    const response = await post(url, first, bearer(forged), stateless);
     expect(response.status).toBe(401);
     const params = challenge(response);
     expect(params.error).toBe('invalid_token');
@@ -198,7 +198,7 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
   it('refuses a token in the query string', async () => {
     const url = await start(http);
     const good = await token('alice', { scope: 'notes:read' });
-    const response = await post(`${url}?access_token=${good}`, first, {}, modern);
+    const response = await post(`${url}?access_token=${good}`, first, {}, stateless);
     expect(response.status).toBe(400);
     expect(challenge(response).error).toBe('invalid_request');
   });
@@ -233,13 +233,13 @@ describe.each(MODES)('authentication over HTTP [$mode]', ({ http, protocolVersio
     const url = await start(http);
     const readOnly = await token('alice', { scope: 'notes:read' });
     const headers: Record<string, string> = { ...bearer(readOnly) };
-    if (!modern && !('stateless' in http)) {
+    if (!stateless && !('stateless' in http)) {
       const init = await post(url, INITIALIZE, headers);
       headers['mcp-session-id'] = init.headers.get('mcp-session-id') ?? '';
     }
-    if (!modern) headers['mcp-protocol-version'] = '2025-11-25';
+    if (!stateless) headers['mcp-protocol-version'] = '2025-11-25';
     const call = { id: 2, method: 'tools/call', params: { name: 'write_notes', arguments: { text: 'x' } } };
-    const response = await post(url, call, headers, modern);
+    const response = await post(url, call, headers, stateless);
     expect(response.status).toBe(403);
     const params = challenge(response);
     expect(params.error).toBe('insufficient_scope');

@@ -157,7 +157,7 @@ describe('client tasks, the 2026-07-28 specifics', () => {
       return text('done');
     });
     await using linked = await linkServer(server, {});
-    expect(linked.client.era).toBe('modern');
+    expect(linked.client.era).toBe('stateless');
     const task = await linked.client.callToolAsTask('gated');
     await expect.poll(() => linked.client.subscriptions?.taskIds).toEqual([task.taskId]);
     finish();
@@ -169,7 +169,7 @@ describe('client tasks, the 2026-07-28 specifics', () => {
 
   it('has no tasks/list in the extension', async () => {
     await using client = await overStdio({});
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(() => client.listTasks()).toThrow(/tasks\/list does not exist/);
   });
 });
@@ -248,7 +248,7 @@ describe('progress of a call that runs as a task', () => {
   it('delivers the progress a 2026-07-28 call reports before it becomes a task', async () => {
     const { server, open } = stepServer({ support: 'optional', start: 'handler' });
     await using linked = await linkServer(server, {});
-    expect(linked.client.era).toBe('modern');
+    expect(linked.client.era).toBe('stateless');
     const seen: string[] = [];
     const task = await linked.client.callToolAsTask(
       'slow_steps',

@@ -355,7 +355,7 @@ describe('demo server resources', () => {
       const error = await client.readResource(pathToFileURL(target).href).catch((e: unknown) => e);
       // -32002 in the handshake era, -32602 in the stateless era (2026-07-28), which this client speaks.
       expect(error, target).toMatchObject({
-        code: client.era === 'modern' ? -32602 : -32002,
+        code: client.era === 'stateless' ? -32602 : -32002,
         message: 'Resource not found',
       });
       expect(JSON.stringify(error)).not.toContain(SECRET);

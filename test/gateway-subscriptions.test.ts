@@ -72,20 +72,20 @@ describe('resource subscriptions through the gateway', () => {
     await a.client.unsubscribeResource({ uri: 'test://static-json' });
     await b.client.subscribeResource({ uri: 'test://static-text' });
     // A URI of a template, subscribed to by a stateless-era caller (its subscriptions/listen stream).
-    const modern = new Client(
-      { name: 'modern-subscriber', version: '1.0.0' },
+    const stateless = new Client(
+      { name: 'stateless-subscriber', version: '1.0.0' },
       { protocolVersion: '2026-07-28' },
     );
-    await modern.connect(new StreamableHttpClientTransport({ url: gateway.url }));
-    closers.push(() => modern.close());
-    const modernGot: string[] = [];
+    await stateless.connect(new StreamableHttpClientTransport({ url: gateway.url }));
+    closers.push(() => stateless.close());
+    const statelessGot: string[] = [];
     const templated = new Promise<void>((resolve) =>
-      modern.onResourceUpdated((uri) => {
-        modernGot.push(uri);
+      stateless.onResourceUpdated((uri) => {
+        statelessGot.push(uri);
         if (uri === 'test://template/7/data') resolve();
       }),
     );
-    await modern.subscribeResource('test://template/7/data');
+    await stateless.subscribeResource('test://template/7/data');
 
     const updated = [
       'test://static-json',
@@ -101,7 +101,7 @@ describe('resource subscriptions through the gateway', () => {
     // Each session got its own URIs only (those before them on the wire came first, had they been sent).
     expect(a.got).toEqual(['test://watched-resource']);
     expect(b.got).toEqual(['test://static-text']);
-    expect(modernGot).toEqual(['test://template/7/data']);
+    expect(statelessGot).toEqual(['test://template/7/data']);
   });
 
   it('subscribes the upstream once a caller subscribes, unsubscribes it when the last one leaves', async () => {

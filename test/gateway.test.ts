@@ -350,7 +350,7 @@ describe('relays', () => {
     "relays the $upstream upstream's elicitation ($era era) to a stateless-era caller",
     async ({ upstream }) => {
       const client = new Client(
-        { name: 'modern', version: '1.0.0' },
+        { name: 'stateless', version: '1.0.0' },
         {
           protocolVersion: '2026-07-28',
           elicitation: (params) => ({

@@ -19,11 +19,11 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
 const POCKET = fileURLToPath(new URL('./fixtures/pocket-server.mjs', import.meta.url));
 const POCKET_TOOLS = ['echo', 'add', 'lost_sum', 'ping_tool', 'fail', 'time'];
-const LEGACY = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
-const MODERN_META = {
+const HANDSHAKE = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
+const STATELESS_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-stateless', version: '1' },
 };
 
 /** A Client connected over stdio to the pocket server started with `args`; disposing closes it. */
@@ -60,7 +60,7 @@ function toolwire(args: string[]): Promise<Run> {
 describe("a server in the pocket spec's shapes, through the library over stdio", () => {
   it('lists every tool of a one-page listing that ends with nextCursor ""', async () => {
     await using client = await pocketClient();
-    expect(client.era).toBe('legacy');
+    expect(client.era).toBe('handshake');
     expect((await client.listTools()).map((t) => t.name)).toEqual(POCKET_TOOLS);
   });
 
@@ -189,7 +189,7 @@ function server(options: ServerOptions = {}): Server {
 const TOOL_NAMES = ['say', 'silent', 'failing_data'];
 
 describe("the server's resultShapes: 'pocket', handshake era", () => {
-  it.each(LEGACY)('ends every list with nextCursor "" (%s)', async (version) => {
+  it.each(HANDSHAKE)('ends every list with nextCursor "" (%s)', async (version) => {
     await using peer = await rawPeer(server({ resultShapes: 'pocket' }));
     await peer.result('initialize', {
       protocolVersion: version,
@@ -215,7 +215,7 @@ describe("the server's resultShapes: 'pocket', handshake era", () => {
     });
   });
 
-  it.each(LEGACY)(
+  it.each(HANDSHAKE)(
     'never sends empty content; structuredContent {} where the revision has it (%s)',
     async (version) => {
       await using peer = await rawPeer(server({ resultShapes: 'pocket' }));
@@ -296,25 +296,25 @@ describe("the server's resultShapes: 'pocket', handshake era", () => {
 });
 
 describe("the server's resultShapes: 'pocket', stateless era (2026-07-28)", () => {
-  const modern = (params: JsonObject = {}) => ({ ...params, _meta: MODERN_META });
+  const stateless = (params: JsonObject = {}) => ({ ...params, _meta: STATELESS_META });
 
   it('adds structuredContent {} and a text item, but leaves nextCursor out at the end ("" is a cursor there)', async () => {
     await using peer = await rawPeer(server({ resultShapes: 'pocket' }));
-    const first = await peer.result('tools/list', modern());
+    const first = await peer.result('tools/list', stateless());
     expect(first.nextCursor).toMatch(/^tw1\./);
-    const last = await peer.result('tools/list', modern({ cursor: first.nextCursor as string }));
+    const last = await peer.result('tools/list', stateless({ cursor: first.nextCursor as string }));
     expect(last).toMatchObject({
       resultType: 'complete',
       tools: [expect.objectContaining({ name: 'failing_data' })],
     });
     expect(last).not.toHaveProperty('nextCursor');
-    expect(await peer.result('prompts/list', modern())).not.toHaveProperty('nextCursor');
-    expect(await peer.result('tools/call', modern({ name: 'silent', arguments: {} }))).toMatchObject({
+    expect(await peer.result('prompts/list', stateless())).not.toHaveProperty('nextCursor');
+    expect(await peer.result('tools/call', stateless({ name: 'silent', arguments: {} }))).toMatchObject({
       resultType: 'complete',
       content: [{ type: 'text', text: '' }],
       structuredContent: {},
     });
-    expect(await peer.result('tools/call', modern({ name: 'say', arguments: {} }))).toMatchObject({
+    expect(await peer.result('tools/call', stateless({ name: 'say', arguments: {} }))).toMatchObject({
       content: [{ type: 'text', text: 'said' }],
       structuredContent: {},
     });
@@ -323,14 +323,14 @@ describe("the server's resultShapes: 'pocket', stateless era (2026-07-28)", () =
   it('serves cursor "" as the first page, with the option and without', async () => {
     for (const resultShapes of ['pocket', 'schema'] as const) {
       await using peer = await rawPeer(server({ resultShapes }));
-      const first = await peer.result('tools/list', modern());
-      expect(await peer.result('tools/list', modern({ cursor: '' }))).toEqual(first);
+      const first = await peer.result('tools/list', stateless());
+      expect(await peer.result('tools/list', stateless({ cursor: '' }))).toEqual(first);
     }
   });
 
   it("keeps the schema's shapes by default", async () => {
     await using peer = await rawPeer(server());
-    const result = await peer.result('tools/call', modern({ name: 'silent', arguments: {} }));
+    const result = await peer.result('tools/call', stateless({ name: 'silent', arguments: {} }));
     expect(result).toMatchObject({ resultType: 'complete', content: [] });
     expect(result).not.toHaveProperty('structuredContent');
   });

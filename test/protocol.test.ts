@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cancellation } from '../src/protocol/engine/cancellation.js';
 import { ProtocolError, ToolwireError } from '../src/protocol/errors.js';
 import type { ProgressParams } from '../src/protocol/types/lifecycle.js';
-import { LATEST_LEGACY_REVISION, LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
+import { LATEST_HANDSHAKE_REVISION, HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
 import { INPUT_HANDLERS, describeMatrix, expectInputAnswered, type Connect } from './_setup.js';
 import { FIXTURE_TOOL_NAMES } from './interop/_helpers.js';
 
@@ -11,9 +11,10 @@ const ALL_TOOLS = FIXTURE_TOOL_NAMES;
 
 describeMatrix('protocol', (connectAny) => {
   // The handshake-era suite: without a pinned revision, connect as a handshake-era client would (the
-  // stateless era has its own suite, test/client-modern.test.ts).
-  const connect: Connect = (options) => connectAny({ protocolVersion: LATEST_LEGACY_REVISION, ...options });
-  it.each(LEGACY_REVISIONS)('negotiates %s when the client speaks only that revision', async (version) => {
+  // stateless era has its own suite, test/client-stateless.test.ts).
+  const connect: Connect = (options) =>
+    connectAny({ protocolVersion: LATEST_HANDSHAKE_REVISION, ...options });
+  it.each(HANDSHAKE_REVISIONS)('negotiates %s when the client speaks only that revision', async (version) => {
     await using c = await connect({ protocolVersion: version });
     expect(c.client.protocolVersion).toBe(version);
     expect(c.client.serverInfo?.name).toBe('protocol-fixture');
@@ -114,7 +115,7 @@ describeMatrix('protocol', (connectAny) => {
 
   it('shapes every content type for each revision', async () => {
     const shapes: Record<string, string[]> = {};
-    for (const version of LEGACY_REVISIONS) {
+    for (const version of HANDSHAKE_REVISIONS) {
       await using c = await connect({ protocolVersion: version });
       const result = await c.client.callTool('all_content');
       shapes[version] = result.content.map((b) => b.type);

@@ -12,9 +12,9 @@ import { closeInstances, type RedisInstance as Instance } from './_redis-instanc
 import { SseReader } from './_sse.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
-const MODERN = '2026-07-28';
+const STATELESS = '2026-07-28';
 const META = {
-  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/protocolVersion': STATELESS,
   'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
   'io.modelcontextprotocol/clientCapabilities': {},
 };
@@ -42,7 +42,7 @@ afterAll(async () => {
 });
 
 /** A stateless-era request, with the headers a conforming client sends. */
-function modern(
+function stateless(
   on: Instance,
   id: number,
   method: string,
@@ -54,7 +54,7 @@ function modern(
     headers: {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
-      'mcp-protocol-version': MODERN,
+      'mcp-protocol-version': STATELESS,
       'mcp-method': method,
       ...(name ? { 'mcp-name': name } : {}),
     },
@@ -65,7 +65,7 @@ function modern(
 /** A listen stream on `on`, past its acknowledgement. */
 async function listen(on: Instance, id: number): Promise<SseReader> {
   const notifications = { toolsListChanged: true, resourceSubscriptions: ['cluster://note'] };
-  const response = await modern(on, id, 'subscriptions/listen', { notifications });
+  const response = await stateless(on, id, 'subscriptions/listen', { notifications });
   expect(response.status).toBe(200);
   const reader = new SseReader(response);
   expect(await reader.nextMessage()).toMatchObject({ method: 'notifications/subscriptions/acknowledged' });
@@ -74,7 +74,7 @@ async function listen(on: Instance, id: number): Promise<SseReader> {
 
 let nextId = 100;
 async function callTool(on: Instance, name: string): Promise<void> {
-  const response = await modern(on, nextId++, 'tools/call', { name, arguments: {} });
+  const response = await stateless(on, nextId++, 'tools/call', { name, arguments: {} });
   expect(response.status).toBe(200);
   const reader = new SseReader(response);
   let last: Record<string, unknown> | undefined;

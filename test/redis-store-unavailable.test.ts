@@ -10,7 +10,7 @@ import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
-const MODERN = '2026-07-28';
+const STATELESS = '2026-07-28';
 
 let redis: RedisServerHandle;
 let stores: RedisStores;
@@ -33,9 +33,9 @@ afterAll(async () => {
 });
 
 /** A stateless-era `tools/call` of `name`, with the headers a conforming client sends. */
-function modernCall(id: number, name: string): Promise<Response> {
+function statelessCall(id: number, name: string): Promise<Response> {
   const meta = {
-    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/protocolVersion': STATELESS,
     'io.modelcontextprotocol/clientInfo': { name: 'test', version: '1.0.0' },
     'io.modelcontextprotocol/clientCapabilities': {},
   };
@@ -44,7 +44,7 @@ function modernCall(id: number, name: string): Promise<Response> {
     headers: {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
-      'mcp-protocol-version': MODERN,
+      'mcp-protocol-version': STATELESS,
       'mcp-method': 'tools/call',
       'mcp-name': name,
     },
@@ -83,12 +83,12 @@ async function expectStoreUnavailable(response: Response, id: number): Promise<v
 describe('a rate-limit store that cannot be reached', () => {
   it('gets 503 with Retry-After, in the stateless era and on a session; Redis back, calls go on', async () => {
     const sessionHeaders = await openSession();
-    const ok = await modernCall(1, 'limited');
+    const ok = await statelessCall(1, 'limited');
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { result: { isError?: boolean } }).result.isError).toBeUndefined();
 
     await redis.kill();
-    await expectStoreUnavailable(await modernCall(2, 'limited'), 2);
+    await expectStoreUnavailable(await statelessCall(2, 'limited'), 2);
     const onSession = await post(
       http.url,
       { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'limited', arguments: {} } },
@@ -100,7 +100,7 @@ describe('a rate-limit store that cannot be reached', () => {
     let again: Response | undefined;
     for (let attempt = 0; attempt < 50 && again?.status !== 200; attempt++) {
       if (again) await new Promise((resolve) => setTimeout(resolve, 100));
-      again = await modernCall(5, 'limited');
+      again = await statelessCall(5, 'limited');
     }
     expect(again!.status).toBe(200);
   });

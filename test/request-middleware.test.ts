@@ -55,7 +55,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('request middleware [%s]', 
     const call = requests.find((r) => r.method === 'tools/call');
     expect(call).toMatchObject({
       principal: { subject: 'ann' },
-      era: protocolVersion === '2026-07-28' ? 'modern' : 'legacy',
+      era: protocolVersion === '2026-07-28' ? 'stateless' : 'handshake',
       protocolVersion,
       params: { name: 'echo', arguments: { text: 'x' } },
     });

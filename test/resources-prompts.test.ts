@@ -5,7 +5,7 @@ import { Client } from '../src/client/index.js';
 import { Peer } from '../src/protocol/engine/peer.js';
 import { ProtocolError } from '../src/protocol/errors.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
-import { LEGACY_REVISIONS } from '../src/protocol/revisions/index.js';
+import { HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
 import { Server, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { FIXTURE, describeMatrix } from './_setup.js';
@@ -26,7 +26,7 @@ const PROMPT_NAMES = [
 ];
 
 describeMatrix('resources and prompts', (connect) => {
-  it.each(LEGACY_REVISIONS)(
+  it.each(HANDSHAKE_REVISIONS)(
     'declares resources, prompts and (from 2025-03-26) completions at %s',
     async (version) => {
       await using c = await connect({ protocolVersion: version });

@@ -234,7 +234,7 @@ describe.each([
     expect(seen).toEqual([
       {
         principal: undefined,
-        era: protocolVersion === '2026-07-28' ? 'modern' : 'legacy',
+        era: protocolVersion === '2026-07-28' ? 'stateless' : 'handshake',
         args: { text: 'x' },
         tool: 'echo',
       },

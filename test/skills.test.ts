@@ -184,7 +184,7 @@ describe('skills extension (client)', () => {
     await peer.connect(serverEnd);
     const client = new Client({ name: 'c', version: '1' }, { skills: true });
     await client.connect(clientEnd);
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     const [listed] = await client.listSkills();
     const skill = await client.loadSkill(listed!);
     expect(skill.files.map((f) => f.uri)).toEqual([SKILL_MD, FORMS, LOGO]);

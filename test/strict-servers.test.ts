@@ -110,7 +110,7 @@ describe('auto mode against a server that exits on any request before initialize
     await using c = await connect(strict('exit'));
     expect(c.elapsed).toBeLessThan(FAST_MS);
     expect([c.client.era, c.client.protocolVersion, c.client.serverInfo?.name]).toEqual([
-      'legacy',
+      'handshake',
       '2025-11-25',
       'strict-fixture',
     ]);
@@ -167,7 +167,7 @@ describe('auto mode against a server that exits on any request before initialize
 
   it('copes with a slow start too (the probe and the marked initialize both die with the first process)', async () => {
     await using c = await connect(strict('exit'), { STRICT_START_DELAY_MS: '700' });
-    expect([c.client.era, c.client.protocolVersion]).toEqual(['legacy', '2025-11-25']);
+    expect([c.client.era, c.client.protocolVersion]).toEqual(['handshake', '2025-11-25']);
     expect(c.methods().slice(0, 2)).toEqual(['server/discover', 'initialize']);
     expect(textOf(await c.client.callTool('echo', { text: 'late' }))).toBe('late');
   });
@@ -178,7 +178,7 @@ describe('auto mode against a server that never answers a request before initial
     await using c = await connect(strict('ignore'));
     expect(c.elapsed).toBeLessThan(FAST_MS);
     expect([c.client.era, c.client.protocolVersion, c.client.serverInfo?.name]).toEqual([
-      'legacy',
+      'handshake',
       '2025-11-25',
       'strict-fixture',
     ]);
@@ -198,7 +198,7 @@ describe('auto mode against a server that never answers a request before initial
 
   it('waits for the whole discoverTimeout when asked to (no early initialize at or above it)', async () => {
     await using c = await connect(strict('ignore'), {}, { discoverTimeout: 200 });
-    expect(c.client.era).toBe('legacy');
+    expect(c.client.era).toBe('handshake');
     expect(c.methods().slice(0, 3)).toEqual(['server/discover', 'notifications/cancelled', 'initialize']);
   });
 });
@@ -209,7 +209,7 @@ describe('auto mode against a stateless-era server that is slow to start', () =>
     await using c = await connect(serverCommand(SLOW), { SLOW_START_MS: String(delay) });
     expect(c.elapsed).toBeGreaterThanOrEqual(delay);
     expect([c.client.era, c.client.protocolVersion, c.client.serverInfo?.name]).toEqual([
-      'modern',
+      'stateless',
       '2026-07-28',
       'protocol-fixture',
     ]);
@@ -293,7 +293,7 @@ describe('auto mode over HTTP against servers that refuse the probe', () => {
       await client.connect(transport);
       expect(performance.now() - started).toBeLessThan(FAST_MS);
       expect([client.era, client.protocolVersion, transport.kind]).toEqual([
-        'legacy',
+        'handshake',
         '2025-11-25',
         'streamable-http',
       ]);
@@ -329,7 +329,7 @@ describe('auto mode over HTTP against servers that refuse the probe', () => {
     const client = new Client({ name: 'strict-test', version: '1' });
     const transport = new FallbackHttpClientTransport({ url: `${origin}/sse` });
     await client.connect(transport);
-    expect([client.era, transport.kind]).toEqual(['legacy', 'sse']);
+    expect([client.era, transport.kind]).toEqual(['handshake', 'sse']);
     expect(textOf(await client.callTool('echo', { text: 'sse' }))).toBe('sse');
     await client.close();
   });

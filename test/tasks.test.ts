@@ -403,7 +403,7 @@ describe('tasks extension in process', () => {
     const init = await peer.send('initialize', {
       protocolVersion: '2025-06-18',
       capabilities: TASKS,
-      clientInfo: { name: 'legacy', version: '1' },
+      clientInfo: { name: 'handshake', version: '1' },
     });
     expect(init.result!.capabilities).not.toHaveProperty('extensions');
     expect(init.result!.capabilities).not.toHaveProperty('tasks');

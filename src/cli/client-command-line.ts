@@ -4,7 +4,7 @@
  * `--verbose`), the command's own, and the server: `-- <command...>` or an http(s) URL.
  * @module
  */
-import { LEGACY_REVISIONS, MODERN_REVISIONS, type Revision } from '../protocol/index.js';
+import { HANDSHAKE_REVISIONS, STATELESS_REVISIONS, type Revision } from '../protocol/index.js';
 import { usageError } from './exit-code.js';
 import { isUrlTarget, parseTarget, takeUrlTarget, type Target } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, type CommandLine } from './parse-command-line.js';
@@ -22,7 +22,7 @@ export const CLIENT_OPTIONS = {
 type Options = NonNullable<Parameters<typeof parseCommandLine>[1]>;
 
 /** Every revision the client speaks, newest first. */
-export const KNOWN_REVISIONS: readonly Revision[] = [...MODERN_REVISIONS, ...LEGACY_REVISIONS];
+export const KNOWN_REVISIONS: readonly Revision[] = [...STATELESS_REVISIONS, ...HANDSHAKE_REVISIONS];
 
 /** The help text of the shared options. */
 export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)
@@ -30,7 +30,7 @@ export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JS
                   (default 60000)
   --protocol-version REV
                   speak this protocol revision only: ${KNOWN_REVISIONS.join(', ')}
-                  (default: the newest both sides speak; ${MODERN_REVISIONS.join(', ')} is the stateless era)
+                  (default: the newest both sides speak; ${STATELESS_REVISIONS.join(', ')} is the stateless era)
   --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
                   (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
                   kept out of the command line)

@@ -19,21 +19,26 @@ import type { Peer } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
-  LEGACY_REVISIONS,
-  MODERN_REVISIONS,
-  isLegacyRevision,
-  isModernRevision,
+  HANDSHAKE_REVISIONS,
+  STATELESS_REVISIONS,
+  isHandshakeRevision,
+  isStatelessRevision,
   type Revision,
 } from '../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
-import { META } from '../protocol/types/modern.js';
+import { META } from '../protocol/types/stateless.js';
 import { ClientError } from './client-error.js';
-import { modernMeta, pickModernVersion, resultTypeOf, unsupportedVersionList } from './modern-channel.js';
+import {
+  statelessMeta,
+  pickStatelessVersion,
+  resultTypeOf,
+  unsupportedVersionList,
+} from './stateless-channel.js';
 import type { ProbeWindow } from './probe-window.js';
 
 /** What the client knows of the server once connected, in either era. */
 export interface ServerView {
-  era: 'legacy' | 'modern';
+  era: 'handshake' | 'stateless';
   protocolVersion: string;
   capabilities: ServerCapabilities;
   serverInfo: Implementation | undefined;
@@ -50,7 +55,7 @@ export interface EraOptions {
   protocolVersion: 'auto' | Revision;
   info: Implementation;
   /** The capabilities to declare, per era. */
-  capabilities: (era: 'legacy' | 'modern') => ClientCapabilities;
+  capabilities: (era: 'handshake' | 'stateless') => ClientCapabilities;
   /** How long the `server/discover` probe (or a pinned-era discover) may take, in ms. */
   discoverTimeout: number;
   /** How long `initialize` may take, in ms. */
@@ -65,12 +70,12 @@ export interface EraOptions {
 function readDiscoverResult(result: JsonObject): ServerView | undefined {
   if (resultTypeOf(result) !== 'complete') return undefined;
   if (!Array.isArray(result.supportedVersions) || !isJsonObject(result.capabilities)) return undefined;
-  const version = pickModernVersion(result.supportedVersions);
+  const version = pickStatelessVersion(result.supportedVersions);
   if (version === undefined) return undefined;
   const meta = isJsonObject(result._meta) ? result._meta : {};
   const info = meta[META.serverInfo];
   return {
-    era: 'modern',
+    era: 'stateless',
     protocolVersion: version,
     capabilities: result.capabilities as ServerCapabilities,
     serverInfo:
@@ -85,7 +90,7 @@ function discover(
   options: EraOptions,
   signal?: AbortSignal,
 ): Promise<JsonObject> {
-  const meta = modernMeta(version, options.capabilities('modern'), options.info);
+  const meta = statelessMeta(version, options.capabilities('stateless'), options.info);
   return peer.request(
     'server/discover',
     { _meta: meta },
@@ -95,16 +100,16 @@ function discover(
 
 /** The stateless-era view, or undefined when the server did not answer as a stateless-era server. */
 async function probe(peer: Peer, options: EraOptions, signal?: AbortSignal): Promise<ServerView | undefined> {
-  let version: string | undefined = MODERN_REVISIONS[0];
+  let version: string | undefined = STATELESS_REVISIONS[0];
   for (let attempt = 0; attempt < 2 && version !== undefined; attempt++) {
     try {
       return readDiscoverResult(await discover(peer, version, options, signal));
     } catch (error) {
       if (peer.closed || options.fatal?.(error)) throw error;
       // After a first -32022, any version we share may be tried (even the same: SEP-2575 retry).
-      version = pickModernVersion(
+      version = pickStatelessVersion(
         unsupportedVersionList(error),
-        MODERN_REVISIONS,
+        STATELESS_REVISIONS,
         attempt === 0 ? undefined : version,
       );
     }
@@ -112,7 +117,7 @@ async function probe(peer: Peer, options: EraOptions, signal?: AbortSignal): Pro
   return undefined;
 }
 
-async function pinnedModern(peer: Peer, version: string, options: EraOptions): Promise<ServerView> {
+async function pinnedStateless(peer: Peer, version: string, options: EraOptions): Promise<ServerView> {
   let result: JsonObject;
   try {
     result = await discover(peer, version, options).catch((error: unknown) => {
@@ -153,30 +158,31 @@ async function handshake(
   options: EraOptions,
   marked?: { signal: AbortSignal },
 ): Promise<ServerView> {
-  const offered = pinned ?? LEGACY_REVISIONS[0];
+  const offered = pinned ?? HANDSHAKE_REVISIONS[0];
   const params: JsonObject = {
     protocolVersion: offered,
-    capabilities: options.capabilities('legacy') as JsonObject,
+    capabilities: options.capabilities('handshake') as JsonObject,
     clientInfo: options.info as unknown as JsonObject,
   };
-  if (marked) params._meta = modernMeta(MODERN_REVISIONS[0], options.capabilities('modern'), options.info);
+  if (marked)
+    params._meta = statelessMeta(STATELESS_REVISIONS[0], options.capabilities('stateless'), options.info);
   const result = await peer.request('initialize', params, {
     timeout: options.initializeTimeout,
     ...(marked ? { signal: marked.signal } : {}),
   });
   const version = result.protocolVersion;
-  const accepted = pinned ? version === pinned : isLegacyRevision(version);
+  const accepted = pinned ? version === pinned : isHandshakeRevision(version);
   if (!accepted || !isJsonObject(result.capabilities) || !isJsonObject(result.serverInfo)) {
     throw new ClientError(
       LocalErrorCode.UnsupportedProtocolVersion,
       accepted
         ? 'The server sent an invalid initialize result'
-        : `The server chose protocol version ${String(version)}, which this client does not support (it speaks ${(pinned ? [pinned] : LEGACY_REVISIONS).join(', ')})`,
+        : `The server chose protocol version ${String(version)}, which this client does not support (it speaks ${(pinned ? [pinned] : HANDSHAKE_REVISIONS).join(', ')})`,
       { details: { serverVersion: version } },
     );
   }
   return {
-    era: 'legacy',
+    era: 'handshake',
     protocolVersion: version as string,
     capabilities: result.capabilities as ServerCapabilities,
     serverInfo: result.serverInfo as unknown as Implementation,
@@ -286,6 +292,6 @@ export async function chooseEra(peer: Peer, options: EraOptions): Promise<Server
   const pinned = options.protocolVersion;
   if (pinned === 'auto' && options.window) return probeStdio(peer, options, options.window);
   if (pinned === 'auto') return (await probe(peer, options)) ?? initialize(peer, undefined, options);
-  if (isModernRevision(pinned)) return pinnedModern(peer, pinned, options);
+  if (isStatelessRevision(pinned)) return pinnedStateless(peer, pinned, options);
   return initialize(peer, pinned, options);
 }

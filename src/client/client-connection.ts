@@ -17,7 +17,7 @@ import type { ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './input-required.js';
 import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
-import type { ModernRequests } from './modern-requests.js';
+import type { StatelessRequests } from './stateless-requests.js';
 import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
 import { ProbeWindow, isRestartable } from './probe-window.js';
 
@@ -26,7 +26,7 @@ export class ClientConnection {
   /** What the server said it is, once connected. */
   server: ServerView | undefined;
   /** Set in the stateless era. */
-  modern: ModernRequests | undefined;
+  stateless: StatelessRequests | undefined;
 
   /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
   readonly own = new OwnHandlers();
@@ -36,18 +36,18 @@ export class ClientConnection {
     this.#links = links;
     this.peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
-      acceptBatch: () => this.server?.era === 'legacy' && this.server.protocolVersion === '2025-03-26',
+      acceptBatch: () => this.server?.era === 'handshake' && this.server.protocolVersion === '2025-03-26',
     });
     this.peer.onerror = (error) => options.onError?.(error);
   }
 
   /** The revision in use: negotiated by `initialize`, or chosen from `server/discover`. */
   get protocolVersion(): string | undefined {
-    return this.modern?.channel.version ?? this.server?.protocolVersion;
+    return this.stateless?.channel.version ?? this.server?.protocolVersion;
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.modern?.channel.serverInfo ?? this.server?.serverInfo;
+    return this.stateless?.channel.serverInfo ?? this.server?.serverInfo;
   }
 
   /**
@@ -68,7 +68,7 @@ export class ClientConnection {
     try {
       const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure, window);
       this.server = met.server;
-      this.modern = met.modern;
+      this.stateless = met.stateless;
     } finally {
       window?.end();
     }
@@ -93,8 +93,8 @@ export class ClientConnection {
       return Promise.reject(asError(error));
     }
     return this.#links.request({ method, params, options }, (out) =>
-      this.modern
-        ? this.modern.request(out.method, out.params ?? {}, out.options)
+      this.stateless
+        ? this.stateless.request(out.method, out.params ?? {}, out.options)
         : this.own.track(out.options.handlers, this.peer.request(out.method, out.params, out.options)),
     );
   }
@@ -102,10 +102,10 @@ export class ClientConnection {
   /** Handshake era: `ping`. The stateless era has none: ClientError CAPABILITY_NOT_SUPPORTED. */
   async ping(options?: RequestOptions): Promise<void> {
     this.requireConnected();
-    if (this.modern) {
+    if (this.stateless) {
       throw new ClientError(
         LocalErrorCode.CapabilityNotSupported,
-        `ping does not exist in protocol version ${this.modern.channel.version}`,
+        `ping does not exist in protocol version ${this.stateless.channel.version}`,
       );
     }
     await this.request('ping', undefined, options);
@@ -114,11 +114,11 @@ export class ClientConnection {
   /** Handshake era: `logging/setLevel`. Stateless era: the level goes in the `_meta` of every request. */
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
     this.requireConnected();
-    if (!this.modern) {
+    if (!this.stateless) {
       await this.request('logging/setLevel', { level });
       return;
     }
     if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
-    this.modern.channel.logLevel = level;
+    this.stateless.channel.logLevel = level;
   }
 }

@@ -46,12 +46,12 @@ export interface ClientHandlers {
 export function clientCapabilities(
   handlers: ClientHandlers,
   extra: ClientCapabilities = {},
-  era: 'legacy' | 'modern' = 'legacy',
+  era: 'handshake' | 'stateless' = 'handshake',
 ): ClientCapabilities {
   const caps: ClientCapabilities = {};
   if (handlers.elicitation) caps.elicitation = { form: {} };
   if (handlers.sampling) caps.sampling = {};
-  if (handlers.roots) caps.roots = era === 'modern' ? {} : { listChanged: true };
+  if (handlers.roots) caps.roots = era === 'stateless' ? {} : { listChanged: true };
   return { ...caps, ...extra };
 }
 

@@ -15,7 +15,7 @@ import { approvalLink, auditLink } from './approval/index.js';
 import { ClientError } from './client-error.js';
 import type { CallToolOptions, ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './input-required.js';
-import type { ModernRequests } from './modern-requests.js';
+import type { StatelessRequests } from './stateless-requests.js';
 import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
@@ -31,7 +31,7 @@ export interface ToolsHost {
   /** Sends one request on the client's connection (throws NOT_CONNECTED when it is not). */
   request(method: string, params: JsonObject | undefined, options?: ExchangeOptions): Promise<JsonObject>;
   /** The stateless-era requests, once connected in that era. */
-  modern(): ModernRequests | undefined;
+  stateless(): StatelessRequests | undefined;
   /** The server, as it introduced itself. */
   serverInfo(): Implementation | undefined;
   /** Tool calls that run as tasks. */
@@ -59,7 +59,7 @@ export class ClientTools {
   /** The listed tools are stale (the server said so, or the caller asked for a refresh). */
   invalidate(): void {
     this.#cache.invalidate();
-    this.#host.modern()?.cache.invalidate('tools/list');
+    this.#host.stateless()?.cache.invalidate('tools/list');
   }
 
   async list(options: { refresh?: boolean } & RequestOptions = {}): Promise<readonly Tool[]> {
@@ -67,7 +67,7 @@ export class ClientTools {
     if (refresh) this.invalidate();
     const fetchPage = (cursor: string | undefined) =>
       this.#host.request('tools/list', cursor === undefined ? {} : { cursor }, requestOptions);
-    if (!this.#host.modern()) return this.#cache.load(fetchPage);
+    if (!this.#host.stateless()) return this.#cache.load(fetchPage);
     return this.#cache.load(fetchPage, {
       memoize: false,
       emptyCursorEnds: false,

@@ -87,7 +87,7 @@ export class Client {
     this.#tools = new ClientTools(
       {
         request: this.#send,
-        modern: () => connection.modern,
+        stateless: () => connection.stateless,
         serverInfo: () => this.serverInfo,
         tasks: this.#tasks,
       },
@@ -96,7 +96,7 @@ export class Client {
       this.#maxPages,
     );
     this.#listen = new ListenStream(
-      (params, opts) => connection.modern!.channel.request('subscriptions/listen', params, opts),
+      (params, opts) => connection.stateless!.channel.request('subscriptions/listen', params, opts),
       (error) => options.onError?.(error),
     );
     bindServerRequests(connection.peer, this.#options, connection.own);
@@ -112,7 +112,7 @@ export class Client {
       enabled: options.skills === true,
       maxPages: this.#maxPages,
       serverCapabilities: () => this.#connection.server?.capabilities,
-      modern: () => this.#connection.modern !== undefined,
+      stateless: () => this.#connection.stateless !== undefined,
     });
   }
 
@@ -126,7 +126,7 @@ export class Client {
   }
 
   /** The era spoken with the server, once connected. */
-  get era(): 'legacy' | 'modern' | undefined {
+  get era(): 'handshake' | 'stateless' | undefined {
     return this.#connection.server?.era;
   }
 
@@ -164,7 +164,7 @@ export class Client {
    */
   async connect(transport: Transport, options: { timeout?: number } = {}): Promise<void> {
     await this.#connection.connect(transport, this.#listen, this.info, this.#options, options.timeout);
-    if (this.#connection.modern) void this.#events.update();
+    if (this.#connection.stateless) void this.#events.update();
   }
 
   async close(): Promise<void> {
@@ -310,7 +310,7 @@ export class Client {
 
   /** How lists are paged: the cap, and whether `nextCursor: ""` ends one (the handshake era's reading). */
   #paging(): Paging {
-    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.modern === undefined };
+    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.stateless === undefined };
   }
 
   /** Every prompt of the server (all pages). */
@@ -370,7 +370,7 @@ export class Client {
    * the stateless era the server asks for the roots with each request that needs them, so nothing is sent.
    */
   async sendRootsListChanged(): Promise<void> {
-    if (this.#connection.modern) return;
+    if (this.#connection.stateless) return;
     await this.#connection.peer.notify('notifications/roots/list_changed');
   }
 }

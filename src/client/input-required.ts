@@ -17,7 +17,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { ProgressParams } from '../protocol/types/lifecycle.js';
 import { ClientError } from './client-error.js';
 import { answerInputRequest, type ClientHandlers, type HandlerContext } from './client-handlers.js';
-import { resultTypeOf } from './modern-channel.js';
+import { resultTypeOf } from './stateless-channel.js';
 
 /** The methods a server may answer with `input_required`. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
@@ -53,7 +53,7 @@ export type RoundSender = (params: JsonObject, options: RequestOptions) => Promi
  * Answers one input request in the stateless era: through the handler; without one, an elicitation is
  * declined and anything else is a ClientError CAPABILITY_NOT_SUPPORTED.
  */
-export async function answerInModernEra(
+export async function answerInStatelessEra(
   method: string,
   params: JsonObject,
   handlers: ClientHandlers,

@@ -15,7 +15,7 @@
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError, asError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
-import { META } from '../protocol/types/modern.js';
+import { META } from '../protocol/types/stateless.js';
 import type { TransportObserver } from './observed-transport.js';
 import { EXTENSION_META } from './tasks/follow-task.js';
 

@@ -8,14 +8,14 @@ import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
 import { clientCapabilities } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
-import { ModernChannel } from './modern-channel.js';
-import { ModernRequests } from './modern-requests.js';
+import { StatelessChannel } from './stateless-channel.js';
+import { StatelessRequests } from './stateless-requests.js';
 import type { ProbeWindow } from './probe-window.js';
 
 export interface MetServer {
   server: ServerView;
   /** Set in the stateless era. */
-  modern: ModernRequests | undefined;
+  stateless: StatelessRequests | undefined;
 }
 
 /**
@@ -47,17 +47,17 @@ export async function meetServer(
     await peer.close();
     throw error;
   }
-  if (server.era !== 'modern') return { server, modern: undefined };
-  const channel = new ModernChannel(peer, server.protocolVersion, {
+  if (server.era !== 'stateless') return { server, stateless: undefined };
+  const channel = new StatelessChannel(peer, server.protocolVersion, {
     info,
-    capabilities: clientCapabilities(options, options.capabilities, 'modern'),
+    capabilities: clientCapabilities(options, options.capabilities, 'stateless'),
   });
   channel.serverInfo = server.serverInfo;
-  const modern = new ModernRequests(channel, {
+  const stateless = new StatelessRequests(channel, {
     handlers: options,
     authContext: options.authContext,
     maxInputRounds: options.maxInputRounds,
     defaultTimeout: options.requestTimeout ?? 60_000,
   });
-  return { server, modern };
+  return { server, stateless };
 }

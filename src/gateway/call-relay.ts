@@ -11,7 +11,7 @@ import {
   ProtocolError,
   cancellationOf,
   errorMessage,
-  isLegacyRevision,
+  isHandshakeRevision,
   signalOf,
   type Cancellation,
   type CallToolResult,
@@ -188,7 +188,7 @@ export class CallRelay {
     const support = tool.execution?.taskSupport;
     const asTask =
       support === 'required' || (support === 'optional' && (await ctx.startTask()) !== undefined);
-    const stateless = !isLegacyRevision(ctx.client.protocolVersion);
+    const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
     // call), so a call that may relay questions has a signal of its own besides the caller's (or a
     // person's) cancellation.

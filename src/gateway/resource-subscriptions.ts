@@ -186,7 +186,7 @@ export class ResourceSubscriptions {
 
 /** Whether the server takes `resources/subscribe` (its `resources.subscribe`; the stateless era always). */
 function subscribable(client: Client): boolean {
-  return client.era === 'modern' || client.serverCapabilities?.resources?.subscribe === true;
+  return client.era === 'stateless' || client.serverCapabilities?.resources?.subscribe === true;
 }
 
 function readyClient(upstream: Upstream): Client | undefined {

@@ -287,7 +287,7 @@ export class Upstream {
       const timeout = Math.min(every, this.timeoutMs);
       // The stateless era has no ping: a fresh tools/list asks the same.
       const check =
-        client.era === 'modern' ? client.listTools({ refresh: true, timeout }) : client.ping({ timeout });
+        client.era === 'stateless' ? client.listTools({ refresh: true, timeout }) : client.ping({ timeout });
       check.catch((error: unknown) => this.failed(error));
     }, every);
     this.#check.unref?.();

@@ -39,21 +39,21 @@ export {
 } from './engine/peer.js';
 export { cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {
-  LEGACY_REVISIONS,
-  LATEST_LEGACY_REVISION,
-  MODERN_REVISIONS,
-  isLegacyRevision,
+  HANDSHAKE_REVISIONS,
+  LATEST_HANDSHAKE_REVISION,
+  STATELESS_REVISIONS,
+  isHandshakeRevision,
   negotiateVersion,
   profileFor,
-  type LegacyRevision,
-  type ModernRevision,
+  type HandshakeRevision,
+  type StatelessRevision,
   type Revision,
   type ResultExtras,
   type ResultShapes,
   type RevisionFeatures,
   type RevisionProfile,
 } from './revisions/index.js';
-export type { CacheHint } from './types/modern.js';
+export type { CacheHint } from './types/stateless.js';
 export type * from './types/content.js';
 export type * from './types/client-features.js';
 export type * from './types/resources.js';

@@ -9,7 +9,7 @@ import { isSerializedOnce, serializeOnce } from '../protocol/json-text.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
-import type { CacheHint } from '../protocol/types/modern.js';
+import type { CacheHint } from '../protocol/types/stateless.js';
 
 /** A finished page and what it was finished with (the cache hint may change: see `Server.cache`). */
 interface Kept {

@@ -19,15 +19,15 @@ export type ScopedHandler = (
 
 export interface HandleOptions {
   /** The eras the method exists in (default both). */
-  eras?: ReadonlyArray<'legacy' | 'modern'>;
+  eras?: ReadonlyArray<'handshake' | 'stateless'>;
   /** The result may be cached: in the stateless era it gets the server's `ttlMs` and `cacheScope`. */
   cacheable?: boolean;
 }
 
 export interface HandlerEntry {
   readonly handler: ScopedHandler;
-  readonly legacy: boolean;
-  readonly modern: boolean;
+  readonly handshake: boolean;
+  readonly stateless: boolean;
   readonly cacheable: boolean;
 }
 
@@ -36,11 +36,11 @@ export class HandlerTable {
 
   /** Registers the handler of `method` (replacing any before it). */
   handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
-    const eras = options.eras ?? ['legacy', 'modern'];
+    const eras = options.eras ?? ['handshake', 'stateless'];
     this.#entries.set(method, {
       handler,
-      legacy: eras.includes('legacy'),
-      modern: eras.includes('modern'),
+      handshake: eras.includes('handshake'),
+      stateless: eras.includes('stateless'),
       cacheable: options.cacheable === true,
     });
   }

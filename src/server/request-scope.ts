@@ -7,7 +7,7 @@
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
-  isModernRevision,
+  isStatelessRevision,
   profileFor,
   type ResultShapes,
   type RevisionProfile,
@@ -19,15 +19,15 @@ import {
   type Implementation,
   type LoggingLevel,
 } from '../protocol/types/lifecycle.js';
-import { META } from '../protocol/types/modern.js';
+import { META } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
 import type { ClientView, ContextHost } from './tool-context.js';
 
 export interface RequestScope {
-  readonly era: 'legacy' | 'modern';
+  readonly era: 'handshake' | 'stateless';
   readonly profile: RevisionProfile;
   readonly client: ClientView;
-  /** Messages below this level are not sent; undefined: none at all (modern) or all (legacy, unset). */
+  /** Messages below this level are not sent; undefined: none at all (stateless era) or all (handshake era, unset). */
   readonly logLevel: LoggingLevel | undefined;
   /** Who sent the request, when the transport authenticated it (undefined: anonymous). */
   readonly principal: Principal | undefined;
@@ -47,7 +47,7 @@ const missing = (key: string) =>
  * does not serve (with the supported list), -32602 for a missing or malformed required `_meta` field.
  * `shapes`: the server's `resultShapes`.
  */
-export function modernScope(
+export function statelessScope(
   params: JsonObject,
   supported: readonly Revision[],
   principal?: Principal,
@@ -56,9 +56,9 @@ export function modernScope(
   const meta = isJsonObject(params._meta) ? params._meta : {};
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') throw missing(META.protocolVersion);
-  if (!isModernRevision(version) || !supported.includes(version)) {
+  if (!isStatelessRevision(version) || !supported.includes(version)) {
     throw new ProtocolError(ErrorCode.UnsupportedProtocolVersion, 'Unsupported protocol version', {
-      supported: supported.filter(isModernRevision),
+      supported: supported.filter(isStatelessRevision),
       requested: version,
     });
   }
@@ -73,7 +73,7 @@ export function modernScope(
     );
   }
   return {
-    era: 'modern',
+    era: 'stateless',
     profile: profileFor(version, shapes),
     client: {
       protocolVersion: version,

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ResultShapes, Revision } from '../protocol/revisions/index.js';
-import type { CacheHint } from '../protocol/types/modern.js';
+import type { CacheHint } from '../protocol/types/stateless.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import type { AccessControl, AccessPolicy } from './auth/access-control.js';
 import type { HandlerTable } from './handler-table.js';

@@ -14,7 +14,7 @@ import {
 } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
-import { profileFor, type LegacyRevision, type RevisionProfile } from '../protocol/revisions/index.js';
+import { profileFor, type HandshakeRevision, type RevisionProfile } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type {
   ClientCapabilities,
@@ -22,10 +22,10 @@ import type {
   InitializeResult,
   LoggingLevel,
 } from '../protocol/types/lifecycle.js';
-import { isModernRequest } from '../protocol/types/modern.js';
+import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
 import type { HandlerEntry } from './handler-table.js';
-import { modernScope, type RequestScope } from './request-scope.js';
+import { statelessScope, type RequestScope } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
 import { initializeVersion } from './session-handlers.js';
 import type { ClientView } from './tool-context.js';
@@ -48,7 +48,7 @@ export class ServerSession {
   #clientInfo: Implementation | undefined;
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
-  #legacyScope: RequestScope | undefined;
+  #handshakeScope: RequestScope | undefined;
   #principal: Principal | undefined;
   #stateVersion = 0;
 
@@ -93,7 +93,7 @@ export class ServerSession {
   authenticate(principal: Principal | undefined): void {
     if (principal === this.#principal) return;
     this.#principal = principal;
-    this.#legacyScope = undefined;
+    this.#handshakeScope = undefined;
   }
 
   /** The negotiated handshake-era revision, once `initialize` has been answered. */
@@ -123,10 +123,10 @@ export class ServerSession {
    * Skips the handshake: the session speaks `version` as if `initialize` had been answered. For stateless
    * HTTP, where every request arrives on a fresh session and the version comes from a header.
    */
-  assumeInitialized(version: LegacyRevision, capabilities: ClientCapabilities = {}): void {
+  assumeInitialized(version: HandshakeRevision, capabilities: ClientCapabilities = {}): void {
     this.#profile = profileFor(version, this.#core.options.resultShapes);
     this.#clientCapabilities = capabilities;
-    this.#legacyScope = undefined;
+    this.#handshakeScope = undefined;
     this.#phase = 'ready';
   }
 
@@ -154,7 +154,7 @@ export class ServerSession {
    * handshake.
    */
   resume(state: {
-    version: LegacyRevision;
+    version: HandshakeRevision;
     clientInfo?: Implementation | undefined;
     clientCapabilities?: ClientCapabilities | undefined;
     logLevel?: LoggingLevel | undefined;
@@ -203,10 +203,10 @@ export class ServerSession {
   #run(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<JsonObject> | JsonObject {
     const method = ctx.method;
     // A method of the stateless era only: its _meta is required (-32602 when missing).
-    const scope = entry.legacy
+    const scope = entry.handshake
       ? this.scope(params)
-      : modernScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
-    if (scope.era === 'legacy' ? !entry.legacy : !entry.modern) {
+      : statelessScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
+    if (scope.era === 'handshake' ? !entry.handshake : !entry.stateless) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
         `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
@@ -215,7 +215,7 @@ export class ServerSession {
     const requests = this.#core.requests;
     // The handshake era without request middleware (the common case): the handler's own answer, with
     // no async wrapper around it (each costs microtask hops).
-    if (requests.empty && scope.era === 'legacy') return entry.handler(params, scope, ctx, this);
+    if (requests.empty && scope.era === 'handshake') return entry.handler(params, scope, ctx, this);
     const result = requests.empty
       ? entry.handler(params, scope, ctx, this)
       : requests.run(
@@ -241,7 +241,7 @@ export class ServerSession {
     scope: RequestScope,
     pending: Promise<JsonObject> | JsonObject,
   ): Promise<JsonObject> | JsonObject {
-    if (scope.era === 'legacy') return pending;
+    if (scope.era === 'handshake') return pending;
     // Not async: a result is finished as it comes (a promise's when it settles).
     const finish = (result: JsonObject) =>
       this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
@@ -250,23 +250,23 @@ export class ServerSession {
 
   /** @internal The scope a request is served in (throws the protocol error a malformed stateless request gets). */
   scope(params: JsonObject): RequestScope {
-    if (isModernRequest(params))
-      return modernScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
+    if (hasStatelessMeta(params))
+      return statelessScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
     // The same for every request of the session until initialize, assumeInitialized, setLevel or
     // authenticate change it.
-    this.#legacyScope ??= {
-      era: 'legacy',
+    this.#handshakeScope ??= {
+      era: 'handshake',
       profile: this.#requireProfile(),
       client: this.client,
       logLevel: this.#logLevel,
       principal: this.#principal,
       host: undefined,
     };
-    return this.#legacyScope;
+    return this.#handshakeScope;
   }
 
   #gate(message: JsonRpcRequest): void {
-    if (this.#phase !== 'new' || BEFORE_INIT.has(message.method) || isModernRequest(message.params)) return;
+    if (this.#phase !== 'new' || BEFORE_INIT.has(message.method) || hasStatelessMeta(message.params)) return;
     if (message.method === 'server/discover') return; // answered with -32602: its _meta is missing
     throw new ProtocolError(
       ErrorCode.InvalidRequest,
@@ -290,7 +290,7 @@ export class ServerSession {
   /** `ping` and `initialize`: the handshake's own methods, served before any scope exists. */
   #handshake(method: string, params: JsonObject): JsonObject | undefined {
     if (method !== 'ping' && method !== 'initialize') return undefined;
-    if (isModernRequest(params)) {
+    if (hasStatelessMeta(params)) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
         `Method not found: ${method} does not exist in the stateless era`,
@@ -302,7 +302,7 @@ export class ServerSession {
   /** `logging/setLevel` (handshake era): messages below `level` are not sent on this session. */
   setLogLevel(level: LoggingLevel): void {
     this.#logLevel = level;
-    this.#legacyScope = undefined;
+    this.#handshakeScope = undefined;
     this.#stateVersion += 1;
   }
 
@@ -321,7 +321,7 @@ export class ServerSession {
     const version = initializeVersion(params, this.#core.versions);
     const profile = profileFor(version, this.#core.options.resultShapes);
     this.#profile = profile;
-    this.#legacyScope = undefined;
+    this.#handshakeScope = undefined;
     this.#clientCapabilities = isJsonObject(params.capabilities)
       ? (params.capabilities as ClientCapabilities)
       : {};

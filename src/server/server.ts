@@ -10,10 +10,10 @@
  * @module
  */
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { ALL_REVISIONS, isLegacyRevision, type Revision } from '../protocol/revisions/index.js';
+import { ALL_REVISIONS, isHandshakeRevision, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
-import type { CacheHint } from '../protocol/types/modern.js';
+import type { CacheHint } from '../protocol/types/stateless.js';
 import type { SchemaInput } from '../schema/index.js';
 import { AccessControl } from './auth/access-control.js';
 import type { Principal } from './auth/principal.js';
@@ -397,7 +397,7 @@ export class Server implements ServerCore {
   /** @internal Takes up a session from its shared record (see `sessionState`); false for a revision not served. */
   resumeSession(session: ServerSession, state: SharedSessionState): boolean {
     const version = state.protocolVersion;
-    if (!isLegacyRevision(version) || !this.versions.includes(version)) return false;
+    if (!isHandshakeRevision(version) || !this.versions.includes(version)) return false;
     session.resume({ ...state, version });
     this.#resources?.subscribe(session, state.subscriptions ?? []);
     return true;

@@ -7,9 +7,9 @@
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
-  isLegacyRevision,
+  isHandshakeRevision,
   negotiateVersion,
-  type LegacyRevision,
+  type HandshakeRevision,
   type Revision,
 } from '../protocol/revisions/index.js';
 import { isLoggingLevel } from '../protocol/types/lifecycle.js';
@@ -20,20 +20,20 @@ import type { ServerCore } from './server-core.js';
  * The handshake-era revision an `initialize` request settles on: -32602 when it names no version, or
  * when the server speaks only the stateless era.
  */
-export function initializeVersion(params: JsonObject, versions: readonly Revision[]): LegacyRevision {
+export function initializeVersion(params: JsonObject, versions: readonly Revision[]): HandshakeRevision {
   const requested = params.protocolVersion;
   if (typeof requested !== 'string' || requested.length === 0) {
     throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: protocolVersion must be a string');
   }
-  const legacy = versions.filter(isLegacyRevision);
-  if (legacy.length === 0) {
+  const handshake = versions.filter(isHandshakeRevision);
+  if (handshake.length === 0) {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       'Unsupported protocol version: this server speaks only the stateless era (no initialize)',
       { supported: [...versions], requested },
     );
   }
-  return negotiateVersion(requested, legacy);
+  return negotiateVersion(requested, handshake);
 }
 
 /** The session-level methods every server serves: `logging/setLevel` and `server/discover`. */
@@ -50,7 +50,7 @@ export function installSessionHandlers(table: HandlerTable, core: ServerCore): v
       session.setLogLevel(params.level);
       return {};
     },
-    { eras: ['legacy'] },
+    { eras: ['handshake'] },
   );
   table.handle(
     'server/discover',
@@ -59,6 +59,6 @@ export function installSessionHandlers(table: HandlerTable, core: ServerCore): v
       capabilities: scope.profile.shapeServerCapabilities(core.capabilities),
       ...(core.options.instructions === undefined ? {} : { instructions: core.options.instructions }),
     }),
-    { eras: ['modern'], cacheable: true },
+    { eras: ['stateless'], cacheable: true },
   );
 }

@@ -39,7 +39,7 @@ const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
  * request without one cannot ask for input.
  */
 export function scopedHost(session: ServerSession, scope: RequestScope, round?: InputRound): ContextHost {
-  if (scope.era === 'modern' || round) return new ScopedHost(session, scope, round);
+  if (scope.era === 'stateless' || round) return new ScopedHost(session, scope, round);
   // One host per handshake-era scope (a session keeps its scope until it changes).
   return (scope.host ??= new ScopedHost(session, scope, undefined));
 }
@@ -68,7 +68,7 @@ class ScopedHost implements ContextHost {
     options: InputOptions,
   ): Promise<JsonObject> {
     const scope = this.#scope;
-    if (scope.era === 'modern') {
+    if (scope.era === 'stateless') {
       if (this.#round) return this.#round.ask(method, params, options.key);
       throw new ServerError(
         LocalErrorCode.CapabilityNotSupported,
@@ -106,7 +106,7 @@ class ScopedHost implements ContextHost {
   ): Promise<void> {
     const scope = this.#scope;
     // Stateless era: no level in the request means no log messages at all.
-    if (scope.era === 'modern' && scope.logLevel === undefined) return Promise.resolve();
+    if (scope.era === 'stateless' && scope.logLevel === undefined) return Promise.resolve();
     if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel))
       return Promise.resolve();
     const params: JsonObject = { level, data };
@@ -133,7 +133,7 @@ export function withInput<T>(
   work: (context: ToolContext) => Promise<T>,
 ): Promise<T | InputRequiredResult> {
   // Not async: the handshake era's promise is the work's own (an async wrapper costs microtask hops).
-  if (scope.era === 'legacy') return work(createToolContext(scopedHost(session, scope), request));
+  if (scope.era === 'handshake') return work(createToolContext(scopedHost(session, scope), request));
   return inRound(session, scope, params, method, request, work);
 }
 

@@ -47,7 +47,7 @@ for (const { title, offered: version, pin } of CASES) {
       await client?.close();
     });
 
-    it('negotiates the offered revision in the legacy (initialize) era', () => {
+    it('negotiates the offered revision in the handshake (initialize) era', () => {
       expect(client.getNegotiatedProtocolVersion()).toBe(version);
       expect(client.getProtocolEra()).toBe('legacy');
       expect(client.getServerVersion()).toEqual(expectedServerInfo(version));

@@ -81,11 +81,11 @@ describe('toolwire client (auto) -> SDK 2.x createMcpHandler', () => {
     const url = await sdkV2Handler();
     const client = new Client({ name: 'toolwire-http', version: '1' });
     await client.connect(new StreamableHttpClientTransport({ url }));
-    expect(client.era).toBe('modern');
+    expect(client.era).toBe('stateless');
     expect(client.protocolVersion).toBe('2026-07-28');
     expect((await client.listTools()).map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'add']));
-    expect((await client.callTool('echo', { text: 'modern' })).content).toEqual([
-      { type: 'text', text: 'modern' },
+    expect((await client.callTool('echo', { text: 'stateless' })).content).toEqual([
+      { type: 'text', text: 'stateless' },
     ]);
     expect(await client.callTool('add', { a: 1, b: 1 })).toMatchObject({ structuredContent: { sum: 2 } });
     const progress: ProgressParams[] = [];

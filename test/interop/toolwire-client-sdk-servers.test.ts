@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, ClientError } from '../../src/client/index.js';
 import { ProtocolError, ToolwireError } from '../../src/protocol/errors.js';
-import type { LegacyRevision } from '../../src/protocol/revisions/index.js';
+import type { HandshakeRevision } from '../../src/protocol/revisions/index.js';
 import type { ProgressParams } from '../../src/protocol/types/lifecycle.js';
 import { StdioClientTransport } from '../../src/transports/stdio/index.js';
 import { SDK_SERVER_V1, SDK_SERVER_V2, sdkServerCommand } from './_helpers.js';
@@ -14,7 +14,12 @@ const SERVERS = [
   { sdk: '2.x', script: SDK_SERVER_V2, serverInfo: { name: 'sdk-v2-fixture', version: '2.0.0' } },
 ] as const;
 
-const PINS: ReadonlyArray<LegacyRevision | undefined> = [undefined, '2025-06-18', '2025-03-26', '2024-11-05'];
+const PINS: ReadonlyArray<HandshakeRevision | undefined> = [
+  undefined,
+  '2025-06-18',
+  '2025-03-26',
+  '2024-11-05',
+];
 
 const CASES = SERVERS.flatMap((server) =>
   PINS.map((pin) => ({

@@ -31,7 +31,7 @@ export interface SkillsOptions {
   /** The server's capabilities once connected. */
   serverCapabilities(): ServerCapabilities | undefined;
   /** Whether the client speaks the stateless era with the server (where `nextCursor: ""` does not end a list). */
-  modern(): boolean;
+  stateless(): boolean;
 }
 
 /** `capabilities` with the skills extension declared under `extensions` (other extensions kept). */
@@ -60,7 +60,7 @@ export class Skills {
         method: 'skills/list',
         key: 'skills',
         maxPages: this.#options.maxPages,
-        emptyCursorEnds: !this.#options.modern(),
+        emptyCursorEnds: !this.#options.stateless(),
         accept: isSkillEntry,
       },
     );

@@ -43,7 +43,7 @@ export interface ClientTasksHost {
   request(method: string, params: JsonObject | undefined, options?: ExchangeOptions): Promise<JsonObject>;
   readonly handlers: ClientHandlers;
   /** The era and the server's capabilities, once connected. */
-  era(): 'legacy' | 'modern' | undefined;
+  era(): 'handshake' | 'stateless' | undefined;
   protocolVersion(): string | undefined;
   serverCapabilities(): ServerCapabilities | undefined;
   maxPages: number;
@@ -100,7 +100,7 @@ export class ClientTasks implements TaskHost {
   /** The form the server speaks tasks in; undefined when it speaks none the client can use. */
   form(): TaskForm | undefined {
     const caps = this.#host.serverCapabilities();
-    if (this.#host.era() === 'modern') {
+    if (this.#host.era() === 'stateless') {
       return isJsonObject(caps?.extensions) && isJsonObject(caps.extensions[TASKS_EXTENSION])
         ? 'extension'
         : undefined;

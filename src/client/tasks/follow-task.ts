@@ -17,7 +17,7 @@
 import { requestSignal } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, ProtocolError, type ErrorObject } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
-import { META } from '../../protocol/types/modern.js';
+import { META } from '../../protocol/types/stateless.js';
 import {
   RELATED_TASK_META,
   TASKS_EXTENSION,
@@ -27,7 +27,7 @@ import {
 } from '../../protocol/types/tasks.js';
 import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
-import { answerInModernEra, type ExchangeOptions } from '../input-required.js';
+import { answerInStatelessEra, type ExchangeOptions } from '../input-required.js';
 
 /** The polling interval when the server suggests none, in ms. */
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
@@ -270,7 +270,7 @@ async function answerQuestions(
     for (const [key, request] of Object.entries(inputRequests)) {
       if (answered.has(key) || !isJsonObject(request) || typeof request.method !== 'string') continue;
       const params = isJsonObject(request.params) ? request.params : {};
-      responses[key] = await answerInModernEra(request.method, params, host.handlers, {
+      responses[key] = await answerInStatelessEra(request.method, params, host.handlers, {
         signal: controller.signal,
       });
       answered.add(key);

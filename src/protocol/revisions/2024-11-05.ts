@@ -21,5 +21,5 @@ export const revision20241105 = defineRevision('2024-11-05', {
   schemaDialect: false,
   tasks: false,
   optionalErrorId: false,
-  modern: false,
+  stateless: false,
 });

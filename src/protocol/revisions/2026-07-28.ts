@@ -1,5 +1,5 @@
 /**
- * MCP 2026-07-28, the stateless ("modern") era: no `initialize`; every request carries its version and
+ * MCP 2026-07-28, the stateless ("stateless") era: no `initialize`; every request carries its version and
  * client capabilities in `_meta`; results carry `resultType`, list and read results `ttlMs` and
  * `cacheScope`; `ping`, `logging/setLevel` and `resources/subscribe` are gone; tasks left the core
  * (`Tool.execution` is removed); `structuredContent` may be any JSON value.
@@ -11,5 +11,5 @@ import { defineRevision } from './profile.js';
 export const revision20260728 = defineRevision('2026-07-28', {
   ...revision20251125.features,
   tasks: false,
-  modern: true,
+  stateless: true,
 });

@@ -39,5 +39,5 @@ export interface RevisionFeatures {
    * `_meta`; `resultType` on every result and `ttlMs` + `cacheScope` on list and read results; no `ping`,
    * `logging/setLevel` or `resources/subscribe`; an unknown resource is -32602; no server→client requests.
    */
-  modern: boolean;
+  stateless: boolean;
 }

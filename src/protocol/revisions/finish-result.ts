@@ -6,7 +6,7 @@
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
 import type { Implementation } from '../types/lifecycle.js';
-import { META, type CacheHint } from '../types/modern.js';
+import { META, type CacheHint } from '../types/stateless.js';
 import type { RevisionFeatures } from './features.js';
 
 export interface ResultExtras {
@@ -16,7 +16,7 @@ export interface ResultExtras {
 }
 
 export function finishResult(result: JsonObject, f: RevisionFeatures, extras: ResultExtras = {}): JsonObject {
-  if (!f.modern) return result;
+  if (!f.stateless) return result;
   const out: JsonObject = { resultType: 'complete', ...result };
   if (extras.cache && out.resultType === 'complete') {
     out.ttlMs = extras.cache.ttlMs;

@@ -16,18 +16,18 @@ export type { ResultShapes, RevisionProfile } from './profile.js';
 export type { ResultExtras } from './finish-result.js';
 
 /** Handshake-era revisions, newest first. */
-export const LEGACY_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
-export type LegacyRevision = (typeof LEGACY_REVISIONS)[number];
-export const LATEST_LEGACY_REVISION: LegacyRevision = '2025-11-25';
+export const HANDSHAKE_REVISIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+export type HandshakeRevision = (typeof HANDSHAKE_REVISIONS)[number];
+export const LATEST_HANDSHAKE_REVISION: HandshakeRevision = '2025-11-25';
 
 /** Stateless-era revisions, newest first. */
-export const MODERN_REVISIONS = ['2026-07-28'] as const;
-export type ModernRevision = (typeof MODERN_REVISIONS)[number];
-export const LATEST_REVISION: ModernRevision = '2026-07-28';
+export const STATELESS_REVISIONS = ['2026-07-28'] as const;
+export type StatelessRevision = (typeof STATELESS_REVISIONS)[number];
+export const LATEST_REVISION: StatelessRevision = '2026-07-28';
 
 /** Every revision, newest first. */
-export const ALL_REVISIONS = [...MODERN_REVISIONS, ...LEGACY_REVISIONS] as const;
-export type Revision = LegacyRevision | ModernRevision;
+export const ALL_REVISIONS = [...STATELESS_REVISIONS, ...HANDSHAKE_REVISIONS] as const;
+export type Revision = HandshakeRevision | StatelessRevision;
 
 const PROFILES: ReadonlyMap<string, RevisionProfile> = new Map([
   ['2024-11-05', revision20241105],
@@ -37,12 +37,12 @@ const PROFILES: ReadonlyMap<string, RevisionProfile> = new Map([
   ['2026-07-28', revision20260728],
 ]);
 
-export function isLegacyRevision(version: unknown): version is LegacyRevision {
-  return typeof version === 'string' && (LEGACY_REVISIONS as readonly string[]).includes(version);
+export function isHandshakeRevision(version: unknown): version is HandshakeRevision {
+  return typeof version === 'string' && (HANDSHAKE_REVISIONS as readonly string[]).includes(version);
 }
 
-export function isModernRevision(version: unknown): version is ModernRevision {
-  return typeof version === 'string' && (MODERN_REVISIONS as readonly string[]).includes(version);
+export function isStatelessRevision(version: unknown): version is StatelessRevision {
+  return typeof version === 'string' && (STATELESS_REVISIONS as readonly string[]).includes(version);
 }
 
 export function isRevision(version: unknown): version is Revision {
@@ -62,8 +62,8 @@ export function profileFor(version: Revision, shapes: ResultShapes = 'schema'): 
  */
 export function negotiateVersion(
   requested: string,
-  supported: readonly LegacyRevision[] = LEGACY_REVISIONS,
-): LegacyRevision {
+  supported: readonly HandshakeRevision[] = HANDSHAKE_REVISIONS,
+): HandshakeRevision {
   const match = supported.find((v) => v === requested);
-  return match ?? supported[0] ?? LATEST_LEGACY_REVISION;
+  return match ?? supported[0] ?? LATEST_HANDSHAKE_REVISION;
 }

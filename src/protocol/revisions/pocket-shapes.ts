@@ -24,7 +24,7 @@ import type { RevisionProfile } from './profile.js';
 /** A result already shaped for a revision, in the pocket spec's shapes (a copy when anything is added). */
 export function pocketCallResult(result: CallToolResult, f: RevisionFeatures): CallToolResult {
   const structured = result.structuredContent;
-  const defined = f.structuredContent || f.modern;
+  const defined = f.structuredContent || f.stateless;
   if (result.content.length > 0 && (structured !== undefined || !defined)) return result;
   const content: ContentBlock[] =
     result.content.length > 0
@@ -47,7 +47,7 @@ export function pocketProfile(profile: RevisionProfile): RevisionProfile {
   pocket = Object.freeze({
     ...profile,
     shapes: 'pocket' as const,
-    endCursor: f.modern ? undefined : '',
+    endCursor: f.stateless ? undefined : '',
     shapeCallResult: (result: CallToolResult, tool?: Pick<Tool, 'outputSchema'>) =>
       pocketCallResult(profile.shapeCallResult(result, tool), f),
   });

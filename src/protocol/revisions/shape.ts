@@ -12,7 +12,7 @@
  * - Structured output that is not an object (SEP-2106, 2026-07-28) always travels with its JSON in a
  *   text block (added when the result has no text block). A 2025-06-18 / 2025-11-25 peer, whose
  *   revision requires objects, gets the schema and the value wrapped under `result`
- *   (see `legacy-output.ts`); a 2026-07-28 peer gets them as they are.
+ *   (see `handshake-output.ts`); a 2026-07-28 peer gets them as they are.
  * Server capabilities: `completions` from 2025-03-26, `tasks` in 2025-11-25 only, `extensions` in
  * 2026-07-28, and in the handshake era only those extensions that are not stateless-era only.
  * Fields a revision lacks (`title`, `outputSchema`, `icons`, `_meta`, annotations, `execution`,
@@ -28,7 +28,7 @@ import type { ReadResourceResult, Resource, ResourceTemplate } from '../types/re
 import type { CallToolResult, Tool, WireSchema } from '../types/tools.js';
 import { TASKS_EXTENSION } from '../types/tasks.js';
 import type { RevisionFeatures } from './features.js';
-import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './legacy-output.js';
+import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './handshake-output.js';
 
 function shapeAnnotations(annotations: Annotations, f: RevisionFeatures): Annotations {
   if (f.contentMeta || annotations.lastModified === undefined) return annotations;
@@ -81,7 +81,7 @@ export function shapeTool(tool: Tool, f: RevisionFeatures): Tool {
   if (tool.description !== undefined) out.description = tool.description;
   out.inputSchema = shapeSchema(tool.inputSchema, f);
   if (tool.outputSchema !== undefined && f.structuredContent) {
-    const wrap = !f.modern && wrapsOutput(tool.outputSchema, undefined);
+    const wrap = !f.stateless && wrapsOutput(tool.outputSchema, undefined);
     out.outputSchema = shapeSchema(wrap ? wrapOutputSchema(tool.outputSchema) : tool.outputSchema, f);
   }
   if (tool.annotations !== undefined && f.toolAnnotations) out.annotations = tool.annotations;
@@ -112,7 +112,7 @@ export function shapeCallResult(
   }
   const out: CallToolResult = { content };
   if (value !== undefined) {
-    if (f.modern) out.structuredContent = value;
+    if (f.stateless) out.structuredContent = value;
     else if (f.structuredContent) {
       out.structuredContent = wrapsOutput(tool?.outputSchema, value) ? wrapOutputValue(value) : value;
     } else if (content.length === 0) {
@@ -146,7 +146,7 @@ export function shapeServerCapabilities(caps: ServerCapabilities, f: RevisionFea
   // `extensions` is a capability of 2026-07-28 (SEP-2133); extensions that serve the handshake era too
   // (skills, SEP-2640: "declare support … in their initialize response") are declared there as well.
   const extensions = out.extensions;
-  if (!f.modern && isObject(extensions)) {
+  if (!f.stateless && isObject(extensions)) {
     const kept = Object.entries(extensions as JsonObject).filter(
       ([id]) => !STATELESS_ONLY_EXTENSIONS.includes(id),
     );

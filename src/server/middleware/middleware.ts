@@ -53,7 +53,7 @@ export interface ToolCall {
   readonly clientAddress?: string | undefined;
   readonly requestId: RequestId;
   /** Handshake era (2024-11-05 … 2025-11-25) or the stateless era (2026-07-28). */
-  readonly era: 'legacy' | 'modern';
+  readonly era: 'handshake' | 'stateless';
   readonly protocolVersion: string;
   /**
    * The handler's signal: aborted when the client cancels, the connection closes, the server shuts

@@ -28,7 +28,7 @@ export interface ServerRequest {
   readonly principal: Principal | undefined;
   /** The HTTP session id of a stateful HTTP connection; undefined elsewhere. */
   readonly sessionId: string | undefined;
-  readonly era: 'legacy' | 'modern';
+  readonly era: 'handshake' | 'stateless';
   readonly protocolVersion: string;
   /** Aborted when the client cancels the request or the connection closes. */
   readonly signal: AbortSignal;

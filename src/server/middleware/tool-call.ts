@@ -8,7 +8,7 @@
 import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
-import { isModernRevision } from '../../protocol/revisions/index.js';
+import { isStatelessRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
 import type { CreateMessageParams, ElicitParams } from '../../protocol/types/client-features.js';
 import type { LoggingLevel } from '../../protocol/types/lifecycle.js';
@@ -81,7 +81,7 @@ class ChainedCall implements ToolCall {
   readonly sessionId: string | undefined;
   readonly clientAddress: string | undefined;
   readonly requestId: RequestId;
-  readonly era: 'legacy' | 'modern';
+  readonly era: 'handshake' | 'stateless';
   readonly protocolVersion: string;
   readonly meta: JsonObject | undefined;
   decision: CallDecision = 'allowed';
@@ -101,7 +101,7 @@ class ChainedCall implements ToolCall {
     this.sessionId = origin.sessionId;
     this.clientAddress = origin.clientAddress;
     this.requestId = ctx.requestId;
-    this.era = isModernRevision(version) ? 'modern' : 'legacy';
+    this.era = isStatelessRevision(version) ? 'stateless' : 'handshake';
     this.protocolVersion = version;
     this.meta = ctx.meta;
     this.#state = state;

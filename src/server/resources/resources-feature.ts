@@ -76,7 +76,7 @@ export class ResourcesFeature implements ServerFeature {
 
   install(handlers: HandlerTable): void {
     const cacheable = { cacheable: true };
-    const legacyOnly = { eras: ['legacy'] } as const;
+    const handshakeOnly = { eras: ['handshake'] } as const;
     handlers.handle(
       'resources/list',
       (params, scope) => {
@@ -107,7 +107,7 @@ export class ResourcesFeature implements ServerFeature {
         const result = await this.read(uri, context).catch((error: unknown) => {
           // 2026-07-28: an unknown resource is -32602 (never -32002).
           if (
-            scope.profile.features.modern &&
+            scope.profile.features.stateless &&
             error instanceof ProtocolError &&
             error.code === ErrorCode.ResourceNotFound
           ) {
@@ -129,7 +129,7 @@ export class ResourcesFeature implements ServerFeature {
         uris.add(uri);
         return {};
       },
-      legacyOnly,
+      handshakeOnly,
     );
     handlers.handle(
       'resources/unsubscribe',
@@ -137,7 +137,7 @@ export class ResourcesFeature implements ServerFeature {
         if (this.#subscriptions.get(session)?.delete(uriParam(params))) session.stateChanged();
         return {};
       },
-      legacyOnly,
+      handshakeOnly,
     );
   }
 

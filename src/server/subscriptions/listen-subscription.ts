@@ -6,7 +6,7 @@
  * @module
  */
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
-import { META } from '../../protocol/types/modern.js';
+import { META } from '../../protocol/types/stateless.js';
 import type { ServerSession } from '../server-session.js';
 import { LIST_CHANGED_KEYS, type SubscriptionFilter } from './subscription-filter.js';
 

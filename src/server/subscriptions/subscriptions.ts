@@ -12,7 +12,7 @@ import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { RequestContext } from '../../protocol/engine/peer.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
-import { META } from '../../protocol/types/modern.js';
+import { META } from '../../protocol/types/stateless.js';
 import type { ServerFeature } from '../server-core.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { ServerSession } from '../server-session.js';
@@ -46,7 +46,7 @@ export class Subscriptions implements ServerFeature {
       'subscriptions/listen',
       (params, scope, ctx, session) => this.#listen(session, params, scope, ctx),
       {
-        eras: ['modern'],
+        eras: ['stateless'],
       },
     );
   }

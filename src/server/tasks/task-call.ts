@@ -100,14 +100,14 @@ function coreTaskHost(call: TaskCall, run: TaskRun): ContextHost {
 
 /** The result of a call that the tasks feature serves (the decision to do so is already made). */
 export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
-  if (call.scope.era === 'legacy') return startedAtCall(call, tasks);
+  if (call.scope.era === 'handshake') return startedAtCall(call, tasks);
   return call.tool.task?.start === 'handler' ? startedByHandler(call, tasks) : startedAtCall(call, tasks);
 }
 
 async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
   const controller = new AbortController();
   const run = await tasks.start(call, controller);
-  const core = call.scope.era === 'legacy';
+  const core = call.scope.era === 'handshake';
   const host = core ? coreTaskHost(call, run) : taskHost(call, run);
   const context = createToolContext(host, callRequest(call.ctx.id, run.signal, call.ctx.meta));
   void run.settle(

@@ -51,7 +51,7 @@ export interface TaskEngine {
 
 /** -32601 for a handshake-era request at a revision without tasks (before 2025-11-25). */
 function requireCoreTasks(scope: RequestScope, method: string): void {
-  if (scope.era === 'legacy' && !scope.profile.features.tasks) {
+  if (scope.era === 'handshake' && !scope.profile.features.tasks) {
     throw new ProtocolError(
       ErrorCode.MethodNotFound,
       `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
@@ -65,13 +65,13 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
   table.handle('tasks/get', async (params, scope) => {
     requireCoreTasks(scope, 'tasks/get');
     const record = await tasks.find(params, scope, 'tasks/get');
-    return scope.era === 'modern' ? detailedTask(record) : asJson(coreTaskOf(record));
+    return scope.era === 'stateless' ? detailedTask(record) : asJson(coreTaskOf(record));
   });
 
   table.handle('tasks/cancel', async (params, scope) => {
     requireCoreTasks(scope, 'tasks/cancel');
     const record = await tasks.find(params, scope, 'tasks/cancel');
-    if (scope.era === 'modern') {
+    if (scope.era === 'stateless') {
       if (!isTerminalStatus(record.status)) await tasks.cancel(record);
       return {};
     }
@@ -84,7 +84,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
   });
 
   table.handle('tasks/update', async (params, scope) => {
-    if (scope.era === 'legacy') {
+    if (scope.era === 'handshake') {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
         'Method not found: tasks/update exists only in the stateless era (the tasks extension)',
@@ -124,7 +124,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
         detach?.();
       }
     },
-    { eras: ['legacy'] },
+    { eras: ['handshake'] },
   );
 
   table.handle(
@@ -142,6 +142,6 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
       if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
       return result;
     },
-    { eras: ['legacy'] },
+    { eras: ['handshake'] },
   );
 }

@@ -156,7 +156,7 @@ export class Tasks implements ServerFeature, TaskStarter {
    * request does not). Earlier revisions: always inline.
    */
   decide(tool: RegisteredTool, scope: RequestScope, params: JsonObject): TaskMetadata | undefined {
-    if (scope.era === 'modern') {
+    if (scope.era === 'stateless') {
       if (tool.task === undefined) return undefined;
       if (declaresTasks(scope.client.capabilities)) return {};
       if (tool.task.support === 'required') throw missingTasksExtension(`the tool ${tool.name}`);
@@ -180,7 +180,7 @@ export class Tasks implements ServerFeature, TaskStarter {
   /** @internal Stores a new task for the call (resolving once `tasks/get` finds it) and tracks its run. */
   async start(call: TaskCall, controller: AbortController): Promise<TaskRun> {
     const { scope, session } = call;
-    const core = scope.era === 'legacy';
+    const core = scope.era === 'handshake';
     const now = new Date().toISOString();
     const record: TaskRecord = {
       taskId: crypto.randomUUID(),
@@ -261,15 +261,15 @@ export class Tasks implements ServerFeature, TaskStarter {
    * request without the extension, -32602 when there is no such task for this caller in this form.
    */
   async find(params: JsonObject, scope: RequestScope, method: string): Promise<TaskRecord> {
-    const modern = scope.era === 'modern';
-    if (modern && !declaresTasks(scope.client.capabilities)) throw missingTasksExtension(method);
+    const stateless = scope.era === 'stateless';
+    if (stateless && !declaresTasks(scope.client.capabilities)) throw missingTasksExtension(method);
     const taskId = taskIdOf(params);
     const record = await this.store.get(taskId);
     // A task is served only to the principal that created it, in its own form; else it does not exist.
     if (
       record === undefined ||
       record.principal !== scope.principal?.subject ||
-      (record.revision === '2025-11-25') === modern
+      (record.revision === '2025-11-25') === stateless
     ) {
       throw unknownTask(taskId);
     }

@@ -9,7 +9,7 @@ import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { failureStatus } from './http-failure.js';
-import { isStatelessRequest } from './modern-requests.js';
+import { isStatelessRequest } from './stateless-http-requests.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { SseClientTransport } from './sse-client-transport.js';
 import {

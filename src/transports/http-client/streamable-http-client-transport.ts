@@ -3,7 +3,7 @@
  * POST to the MCP endpoint, answered with 202, a JSON body, or an SSE stream. In the handshake era a
  * GET stream carries the server's own requests and notifications and broken streams resume with
  * `Last-Event-ID`; a stateless-era request (its `_meta` names the protocol version) is an exchange of
- * its own, with the request metadata headers (see `modern-requests.ts`).
+ * its own, with the request metadata headers (see `stateless-requests.ts`).
  *
  * @example
  * ```ts
@@ -24,7 +24,7 @@ import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
-import { ModernRequests, isStatelessRequest } from './modern-requests.js';
+import { StatelessHttpRequests, isStatelessRequest } from './stateless-http-requests.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { SessionStreams } from './session-streams.js';
@@ -53,7 +53,7 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  * - Stateless era (2026-07-28): a request whose `_meta` names the protocol version is POSTed with
  *   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the tool's
  *   `x-mcp-header` marks (values that are not header-safe Base64-encoded), and without a session id. A
- *   modern error status (400 with -32020/-32022, 404 with -32601) is delivered as the request's error
+ *   stateless error status (400 with -32020/-32022, 404 with -32601) is delivered as the request's error
  *   response. Cancelling it (`notifications/cancelled` from the engine) closes its stream instead of
  *   being POSTed. Without an `initialize` there is no session, no GET stream and no DELETE.
  */
@@ -71,11 +71,11 @@ export class StreamableHttpClientTransport implements Transport {
   #reinitializing: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   readonly #streams: SessionStreams;
-  readonly #modern: ModernRequests;
+  readonly #stateless: StatelessHttpRequests;
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
-    this.#modern = new ModernRequests({
+    this.#stateless = new StatelessHttpRequests({
       endpoint: this.#endpoint,
       signal: this.#abort.signal,
       deliver: (message) => this.#deliver(message),
@@ -117,7 +117,7 @@ export class StreamableHttpClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
     if (isStatelessRequest(message)) {
       if (this.#state !== 'open') throw this.#notOpen();
-      return this.#modern.send(message);
+      return this.#stateless.send(message);
     }
     if (!Array.isArray(message) && 'method' in message) {
       if (message.method === 'notifications/cancelled' && this.#closesStream(message.params?.requestId))
@@ -132,7 +132,7 @@ export class StreamableHttpClientTransport implements Transport {
    */
   #closesStream(requestId: unknown): boolean {
     const ours =
-      (typeof requestId === 'string' || typeof requestId === 'number') && this.#modern.cancel(requestId);
+      (typeof requestId === 'string' || typeof requestId === 'number') && this.#stateless.cancel(requestId);
     return ours || this.#initializeId === undefined;
   }
 

@@ -11,7 +11,7 @@ import {
   scanMcpHeaderDeclarations,
   type McpHeaderDeclaration,
 } from '../../protocol/types/mcp-header-declarations.js';
-import { META } from '../../protocol/types/modern.js';
+import { META } from '../../protocol/types/stateless.js';
 import { decodeHeaderValue, encodeHeaderValue } from './header-value.js';
 
 const MCP_PARAM_PREFIX = 'Mcp-Param-';

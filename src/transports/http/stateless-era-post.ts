@@ -16,8 +16,8 @@ import type { HeaderReader } from './http-exchange.js';
 import type { HttpRequestLike, Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
-import { isModernRevision } from '../../protocol/revisions/index.js';
-import { META, isModernRequest } from '../../protocol/types/modern.js';
+import { isStatelessRevision } from '../../protocol/revisions/index.js';
+import { META, hasStatelessMeta } from '../../protocol/types/stateless.js';
 import type { Server } from '../../server/index.js';
 import { emptyReply, jsonResponse } from './http-status.js';
 import { metaVersionOf, metadataMismatch, protocolVersionMismatch } from './request-metadata-headers.js';
@@ -25,7 +25,7 @@ import { metaVersionOf, metadataMismatch, protocolVersionMismatch } from './requ
 export interface StatelessEraHost {
   readonly server: Server;
   /** The server speaks no handshake-era revision. */
-  readonly modernOnly: boolean;
+  readonly statelessOnly: boolean;
   /** Serves one request on a session of its own. */
   serve(message: JsonRpcRequest): Promise<Reply>;
 }
@@ -42,21 +42,21 @@ export function statelessEraPost(
   const version = request.headers.get('mcp-protocol-version');
   const item = classify(body);
   if (item.kind === 'notification') {
-    const modern = isModernRevision(version) || isModernRequest(item.message.params);
-    return modern ? emptyReply(202) : undefined;
+    const stateless = isStatelessRevision(version) || hasStatelessMeta(item.message.params);
+    return stateless ? emptyReply(202) : undefined;
   }
   if (item.kind !== 'request') return undefined;
   const message = item.message;
-  if (message.method === 'initialize' && !isModernRequest(message.params)) {
-    return host.modernOnly ? host.serve(message) : undefined;
+  if (message.method === 'initialize' && !hasStatelessMeta(message.params)) {
+    return host.statelessOnly ? host.serve(message) : undefined;
   }
-  if (isModernRequest(message.params)) {
+  if (hasStatelessMeta(message.params)) {
     const problem = headerProblem(request.headers, message, host.server);
     return problem === undefined
       ? host.serve(message)
       : errorAnswer(message.id, ErrorCode.HeaderMismatch, problem);
   }
-  if (!isModernRevision(version)) return undefined;
+  if (!isStatelessRevision(version)) return undefined;
   return errorAnswer(
     message.id,
     ErrorCode.InvalidParams,
@@ -74,7 +74,7 @@ function headerProblem(headers: HeaderReader, message: JsonRpcRequest, server: S
   if (typeof version !== 'string') return undefined;
   const versionProblem = protocolVersionMismatch(headers, version);
   if (versionProblem !== undefined) return versionProblem;
-  if (!isModernRevision(version) || !server.versions.includes(version)) return undefined;
+  if (!isStatelessRevision(version) || !server.versions.includes(version)) return undefined;
   const name = message.params?.name;
   const inputSchema =
     message.method === 'tools/call' && typeof name === 'string'

@@ -9,18 +9,18 @@
 import { watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
-import type { LegacyRevision } from '../../protocol/revisions/index.js';
+import type { HandshakeRevision } from '../../protocol/revisions/index.js';
 import type { Principal, Server, ServerSession } from '../../server/index.js';
 import type { ClientSlots } from './client-slots.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { jsonResponse, shuttingDown, tooManyForClient } from './http-status.js';
-import { ModernRequestTransport } from './modern-request-transport.js';
+import { StatelessRequestTransport } from './stateless-request-transport.js';
 
 export class StatelessExchanges {
   readonly #server: Server;
   readonly #options: ResolvedHttpOptions;
   readonly #slots: ClientSlots;
-  readonly #open = new Set<ModernRequestTransport>();
+  readonly #open = new Set<StatelessRequestTransport>();
   /** Open `subscriptions/listen` streams. */
   #listens = 0;
   #closing = false;
@@ -49,15 +49,15 @@ export class StatelessExchanges {
 
   /** Whether a transport is one of these exchanges'. */
   has(transport: object): boolean {
-    return this.#open.has(transport as ModernRequestTransport);
+    return this.#open.has(transport as StatelessRequestTransport);
   }
 
-  /** Serves `message` on a session of its own (`legacy`: the handshake-era revision it speaks). */
+  /** Serves `message` on a session of its own (`handshake`: the handshake-era revision it speaks). */
   async serve(
     request: HttpRequestLike,
     message: JsonRpcRequest,
     principal: Principal | undefined,
-    legacy?: LegacyRevision,
+    handshake?: HandshakeRevision,
   ): Promise<Reply> {
     if (this.#closing) return shuttingDown();
     const listen = message.method === 'subscriptions/listen';
@@ -67,11 +67,11 @@ export class StatelessExchanges {
       if (typeof taken === 'object') return taken;
       slot = taken;
     }
-    const transport = new ModernRequestTransport({
+    const transport = new StatelessRequestTransport({
       // A listen stream is a stream whatever the mode: its notifications are all it carries.
       responseMode: listen ? 'sse' : this.#options.responseMode,
       keepAliveMs: this.#options.keepAliveMs,
-      legacy: legacy !== undefined,
+      handshake: handshake !== undefined,
       queueLimits: this.#options,
       clientAddress: this.#options.clientAddress(request),
     });
@@ -82,7 +82,7 @@ export class StatelessExchanges {
       if (listen) this.#listenEnded(slot);
       throw error;
     }
-    if (legacy !== undefined) session.assumeInitialized(legacy);
+    if (handshake !== undefined) session.assumeInitialized(handshake);
     this.#open.add(transport);
     transport.onfinish = () => {
       this.#open.delete(transport);

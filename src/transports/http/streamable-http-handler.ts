@@ -14,13 +14,13 @@ import { ErrorCode, asError } from '../../protocol/errors.js';
 import { DEFAULT_MAX_BATCH_SIZE } from '../../protocol/engine/peer-options.js';
 import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
 import {
-  LEGACY_REVISIONS,
-  isLegacyRevision,
+  HANDSHAKE_REVISIONS,
+  isHandshakeRevision,
   isRevision,
   profileFor,
-  type LegacyRevision,
+  type HandshakeRevision,
 } from '../../protocol/revisions/index.js';
-import { isModernRequest } from '../../protocol/types/modern.js';
+import { hasStatelessMeta } from '../../protocol/types/stateless.js';
 import type { Principal, Server } from '../../server/index.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
 import { StoreError } from '../../stores/store-error.js';
@@ -179,7 +179,7 @@ export class StreamableHttpHandler {
           405,
           ErrorCode.InvalidRequest,
           `Method not allowed: ${request.method}`,
-          { allow: this.#options.stateless || this.#modernOnly ? 'POST' : 'GET, POST, DELETE' },
+          { allow: this.#options.stateless || this.#statelessOnly ? 'POST' : 'GET, POST, DELETE' },
           revisionOf(request),
         );
     }
@@ -201,8 +201,8 @@ export class StreamableHttpHandler {
   }
 
   /** The server speaks no handshake-era revision: no sessions, no GET or DELETE. */
-  get #modernOnly(): boolean {
-    return !this.#server.versions.some(isLegacyRevision);
+  get #statelessOnly(): boolean {
+    return !this.#server.versions.some(isHandshakeRevision);
   }
 
   /** Closes sessions idle past the timeout. */
@@ -277,12 +277,12 @@ export class StreamableHttpHandler {
     if (stepUp) return stepUp;
     const version = request.headers.get('mcp-protocol-version');
     if (!batch) {
-      const modern = statelessEraPost(request, body, {
+      const stateless = statelessEraPost(request, body, {
         server: this.#server,
-        modernOnly: this.#modernOnly,
+        statelessOnly: this.#statelessOnly,
         serve: (message) => this.#exchanges.serve(request, message, principal),
       });
-      if (modern) return modern;
+      if (stateless) return stateless;
     }
     const messages: unknown[] = batch ? (body as unknown[]) : [body];
     if (messages.length === 0) return bad('Invalid request: an empty batch', version);
@@ -299,7 +299,7 @@ export class StreamableHttpHandler {
       const item = classify(message);
       if (item.kind === 'invalid') return bad(`Invalid request: ${item.reason}`, version);
       if (item.kind === 'request') {
-        if (isModernRequest(item.message.params))
+        if (hasStatelessMeta(item.message.params))
           return bad('Invalid request: the stateless era (2026-07-28) has no JSON-RPC batches', version);
         requestIds.push(item.message.id);
         if (item.message.method === 'initialize') initialize = true;
@@ -307,9 +307,9 @@ export class StreamableHttpHandler {
     }
     if (initialize && messages.length > 1)
       return bad('Invalid request: initialize must be sent alone', version);
-    if (version !== null && !isLegacyRevision(version)) {
+    if (version !== null && !isHandshakeRevision(version)) {
       return bad(
-        `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${LEGACY_REVISIONS.join(', ')})`,
+        `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${HANDSHAKE_REVISIONS.join(', ')})`,
         version,
       );
     }
@@ -321,8 +321,8 @@ export class StreamableHttpHandler {
         return bad(`Invalid request: ${revision} has no JSON-RPC batches`, revision);
       // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
       if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
-        const legacy = version ?? '2025-03-26';
-        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, legacy);
+        const handshake = version ?? '2025-03-26';
+        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, handshake);
       }
       return this.#perRequestSession(request, principal, {
         messages,
@@ -354,7 +354,7 @@ export class StreamableHttpHandler {
       requestIds: RequestId[];
       batch: boolean;
       initialize: boolean;
-      version: LegacyRevision | null;
+      version: HandshakeRevision | null;
     },
   ): Promise<Reply> {
     const { session, transport } = await this.#sessions.connect(undefined, principal);
@@ -380,7 +380,7 @@ export class StreamableHttpHandler {
   }
 
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#modernOnly)
+    if (this.#statelessOnly)
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     if (!acceptable(request.headers.get('accept')).eventStream) {
@@ -399,7 +399,7 @@ export class StreamableHttpHandler {
   }
 
   async #delete(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#modernOnly)
+    if (this.#statelessOnly)
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     const found = await this.#sessions.find(request, principal);

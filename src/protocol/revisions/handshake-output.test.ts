@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileJsonSchema } from '../../schema/index.js';
 import type { WireSchema } from '../types/tools.js';
-import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './legacy-output.js';
+import { wrapOutputSchema, wrapOutputValue, wrapsOutput } from './handshake-output.js';
 
 const wrapper = (inner: unknown) => ({ type: 'object', properties: { result: inner }, required: ['result'] });
 

@@ -9,14 +9,14 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import { withOwnHandlers, type ClientHandlers } from './client-handlers.js';
 import {
   INPUT_REQUIRED_METHODS,
-  answerInModernEra,
+  answerInStatelessEra,
   exchangeWithInput,
   type ExchangeOptions,
 } from './input-required.js';
-import { checkResultType, plainResult, resultTypeOf, type ModernChannel } from './modern-channel.js';
+import { checkResultType, plainResult, resultTypeOf, type StatelessChannel } from './stateless-channel.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
 
-export interface ModernRequestsOptions {
+export interface StatelessRequestsOptions {
   /** Answer the server's input requests. */
   handlers: ClientHandlers;
   /** The authorization context private results are cached under (default `''`). */
@@ -27,14 +27,14 @@ export interface ModernRequestsOptions {
   defaultTimeout: number;
 }
 
-export class ModernRequests {
-  readonly channel: ModernChannel;
+export class StatelessRequests {
+  readonly channel: StatelessChannel;
   readonly cache = new ResultCache();
-  readonly #options: ModernRequestsOptions;
+  readonly #options: StatelessRequestsOptions;
   /** The exchange's defaults (made once: every call passes them). */
   readonly #defaults: { defaultTimeout: number; maxInputRounds?: number };
 
-  constructor(channel: ModernChannel, options: ModernRequestsOptions) {
+  constructor(channel: StatelessChannel, options: StatelessRequestsOptions) {
     this.channel = channel;
     this.#options = options;
     const { defaultTimeout, maxInputRounds } = options;
@@ -61,7 +61,7 @@ export class ModernRequests {
         params,
         (retry, roundOptions) => channel.request(method, retry, roundOptions),
         (inputMethod, inputParams, ctx) =>
-          answerInModernEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
+          answerInStatelessEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
         options,
         this.#defaults,
       ));

@@ -8,7 +8,7 @@ const LISTEN_FIXTURE = fileURLToPath(new URL('./fixtures/listen-server.mjs', imp
 const META = (extra: Record<string, unknown> = {}) => ({
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': {},
-  'io.modelcontextprotocol/clientInfo': { name: 'raw-modern', version: '1' },
+  'io.modelcontextprotocol/clientInfo': { name: 'raw-stateless', version: '1' },
   ...extra,
 });
 const SERVER_INFO = { name: 'protocol-fixture', version: '1.0.0', title: 'Protocol fixture' };

@@ -9,7 +9,7 @@
  * 200, and in SSE mode the stream starts with the first notification, the response, or the first
  * keep-alive, whichever comes first (so a long silent call still gets keep-alives).
  *
- * A stateless server serves a lone handshake-era request in JSON mode the same way (`legacy`), with that
+ * A stateless server serves a lone handshake-era request in JSON mode the same way (`handshake`), with that
  * era's statuses: 200 for any JSON-RPC answer, 429 for a rate-limit refusal.
  * @module
  */
@@ -24,25 +24,25 @@ import { isStoreUnavailable } from '../../protocol/store-unavailable.js';
 import { QueuedOutput, type QueueLimitOptions } from '../queued-output.js';
 import { SSE_HEADERS, SseSink, pacedByReader } from './sse-sink.js';
 
-export interface ModernRequestOptions {
+export interface StatelessRequestOptions {
   responseMode: 'sse' | 'json';
   /** Keep-alive comments on the SSE stream, in ms (0: none). */
   keepAliveMs: number;
   /** A handshake-era request (on a stateless server): errors are answered with status 200 (429 when rate-limited). */
-  legacy?: boolean;
+  handshake?: boolean;
   /** Output the SSE stream may hold unread (see `StreamableHttpOptions`; default 8 MiB, 4096 messages). */
   queueLimits?: QueueLimitOptions;
   /** The client's address (the `clientAddress` option's reading of the request). */
   clientAddress?: string | undefined;
 }
 
-export class ModernRequestTransport implements Transport {
+export class StatelessRequestTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   /** The exchange is over (answered, cancelled or closed); its session may go. */
   onfinish?: () => void;
-  readonly #options: ModernRequestOptions;
+  readonly #options: StatelessRequestOptions;
   #id: RequestId | undefined;
   /** Settles the HTTP response; undefined once it is settled. */
   #resolve: ((response: Reply) => void) | undefined;
@@ -53,7 +53,7 @@ export class ModernRequestTransport implements Transport {
 
   readonly clientAddress: string | undefined;
 
-  constructor(options: ModernRequestOptions) {
+  constructor(options: StatelessRequestOptions) {
     this.#options = options;
     this.clientAddress = options.clientAddress;
   }
@@ -112,7 +112,7 @@ export class ModernRequestTransport implements Transport {
     if (this.#resolve) {
       const status = !('error' in message)
         ? 200
-        : this.#options.legacy
+        : this.#options.handshake
           ? answerStatus(message)
           : isStoreUnavailable(message)
             ? 503

@@ -19,7 +19,7 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
-import { isModernRequest } from '../../protocol/types/modern.js';
+import { hasStatelessMeta } from '../../protocol/types/stateless.js';
 import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
 import { discardBody, mediaType } from './http-client-options.js';
@@ -36,12 +36,12 @@ export function isStatelessRequest(message: JsonRpcMessage | JsonRpcMessage[]): 
     'method' in message &&
     'id' in message &&
     message.method !== 'initialize' &&
-    isModernRequest(message.params)
+    hasStatelessMeta(message.params)
   );
 }
 
 /** What the exchanges need from their transport. */
-export interface ModernHost {
+export interface StatelessHttpHost {
   readonly endpoint: McpEndpoint;
   /** Aborted when the transport closes. */
   readonly signal: AbortSignal;
@@ -52,15 +52,15 @@ export interface ModernHost {
   toolSchemas?: ((name: string) => object | undefined) | undefined;
 }
 
-export class ModernRequests {
-  readonly #host: ModernHost;
+export class StatelessHttpRequests {
+  readonly #host: StatelessHttpHost;
   /** Requests waiting for their response, and how to abandon each. */
   readonly #inflight = new Map<RequestId, AbortController>();
   /** `tools/list` requests in flight: their results teach us the tools' schemas. */
   readonly #lists = new Set<RequestId>();
   readonly #schemas = new Map<string, unknown>();
 
-  constructor(host: ModernHost) {
+  constructor(host: StatelessHttpHost) {
     this.#host = host;
   }
 
@@ -106,7 +106,7 @@ export class ModernRequests {
       throw error;
     }
     if (!response.ok) {
-      // A modern error (-32020, -32022, -32601, …) comes with the request's id: it is the answer.
+      // A stateless error (-32020, -32022, -32601, …) comes with the request's id: it is the answer.
       const body = await readErrorBody(response);
       const rpcError = isAuthStatus(response.status) ? undefined : jsonRpcErrorWithId(body);
       if (rpcError) this.#receive(rpcError);

@@ -18,7 +18,7 @@ const CLIENT_INFO = 'io.modelcontextprotocol/clientInfo';
 const LOG_LEVEL = 'io.modelcontextprotocol/logLevel';
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const SUBSCRIPTION_ID = 'io.modelcontextprotocol/subscriptionId';
-const INFO = { name: 'modern-test', version: '1.0.0' };
+const INFO = { name: 'stateless-test', version: '1.0.0' };
 
 const DISCOVER = {
   resultType: 'complete',
@@ -27,7 +27,7 @@ const DISCOVER = {
   instructions: 'be nice',
   ttlMs: 0,
   cacheScope: 'public',
-  _meta: { [SERVER_INFO]: { name: 'fake-modern', version: '2' } },
+  _meta: { [SERVER_INFO]: { name: 'fake-stateless', version: '2' } },
 };
 
 type Handler = (params: JsonObject, ctx: RequestContext) => JsonObject | Promise<JsonObject>;
@@ -81,7 +81,7 @@ const tool = (name: string, inputSchema: JsonObject = { type: 'object' }) => ({ 
 describeMatrix('client, stateless era', (connect) => {
   it('picks the stateless era against toolwire’s server and reads discover', async () => {
     await using c = await connect();
-    expect(c.client.era).toBe('modern');
+    expect(c.client.era).toBe('stateless');
     expect(c.client.protocolVersion).toBe('2026-07-28');
     expect(c.client.serverInfo).toEqual({
       name: 'protocol-fixture',
@@ -133,11 +133,11 @@ describeMatrix('client, stateless era', (connect) => {
   });
 
   it('skips the handshake when pinned to 2026-07-28, and shakes hands when pinned to 2025-11-25', async () => {
-    await using modern = await connect({ protocolVersion: '2026-07-28' });
-    expect([modern.client.era, modern.client.protocolVersion]).toEqual(['modern', '2026-07-28']);
-    await using legacy = await connect({ protocolVersion: '2025-11-25' });
-    expect([legacy.client.era, legacy.client.protocolVersion]).toEqual(['legacy', '2025-11-25']);
-    await expect(legacy.client.ping()).resolves.toBeUndefined();
+    await using stateless = await connect({ protocolVersion: '2026-07-28' });
+    expect([stateless.client.era, stateless.client.protocolVersion]).toEqual(['stateless', '2026-07-28']);
+    await using handshake = await connect({ protocolVersion: '2025-11-25' });
+    expect([handshake.client.era, handshake.client.protocolVersion]).toEqual(['handshake', '2025-11-25']);
+    await expect(handshake.client.ping()).resolves.toBeUndefined();
   });
 });
 
@@ -155,19 +155,19 @@ describe('choosing the era', () => {
     };
     const client = new Client(INFO);
     await client.connect(clientEnd);
-    expect([client.era, client.protocolVersion]).toEqual(['legacy', '2025-11-25']);
+    expect([client.era, client.protocolVersion]).toEqual(['handshake', '2025-11-25']);
     expect(sent).toEqual(['server/discover', 'initialize', 'notifications/initialized']);
     expect((await client.callTool('hi')).content).toEqual([{ type: 'text', text: 'hi' }]);
     await client.close();
     await server.close();
   });
 
-  const legacy = (onDiscover: Handler) => ({
+  const handshake = (onDiscover: Handler) => ({
     'server/discover': onDiscover,
     initialize: () => ({
       protocolVersion: '2025-06-18',
       capabilities: { tools: {} },
-      serverInfo: { name: 'legacy-fake', version: '0' },
+      serverInfo: { name: 'handshake-fake', version: '0' },
     }),
   });
 
@@ -187,24 +187,24 @@ describe('choosing the era', () => {
       () => ({ ...DISCOVER, supportedVersions: ['2099-01-01'] }),
     ],
   ])('falls back to initialize when discover gets %s', async (_, onDiscover) => {
-    await using f = await fakeServer(legacy(onDiscover));
+    await using f = await fakeServer(handshake(onDiscover));
     await f.connected;
     expect([f.client.era, f.client.protocolVersion, f.client.serverInfo?.name]).toEqual([
-      'legacy',
+      'handshake',
       '2025-06-18',
-      'legacy-fake',
+      'handshake-fake',
     ]);
   });
 
   it('falls back to initialize when discover is never answered, after discoverTimeout', async () => {
     await using f = await fakeServer(
-      legacy((_params, ctx) => never(ctx)),
+      handshake((_params, ctx) => never(ctx)),
       { discoverTimeout: 100 },
     );
     const started = Date.now();
     await f.connected;
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
-    expect(f.client.era).toBe('legacy');
+    expect(f.client.era).toBe('handshake');
     expect(f.wire.map((m) => m.method)).toEqual([
       'server/discover',
       'notifications/cancelled',
@@ -230,7 +230,7 @@ describe('choosing the era', () => {
     await client.connect(new StdioClientTransport({ ...sdkServerCommand(SDK_SERVER_V2), stderr: 'ignore' }));
     try {
       expect([client.era, client.protocolVersion, client.serverInfo?.name]).toEqual([
-        'legacy',
+        'handshake',
         '2025-11-25',
         'sdk-v2-fixture',
       ]);
@@ -287,7 +287,7 @@ describe('stateless-era requests on the wire', () => {
       }),
     });
     await f.connected;
-    expect(f.client.serverInfo?.name).toBe('fake-modern');
+    expect(f.client.serverInfo?.name).toBe('fake-stateless');
     expect(f.client.instructions).toBe('be nice');
     expect(await f.client.callTool('x')).toEqual({ content: [], _meta: { k: 1 } });
     expect(f.client.serverInfo?.name).toBe('v2');

@@ -17,9 +17,9 @@
 import type { WireSchema } from '../types/tools.js';
 
 /** The property that holds a wrapped value. */
-export const LEGACY_RESULT_KEY = 'result';
+export const HANDSHAKE_RESULT_KEY = 'result';
 
-const POINTER_ROOT = `#/properties/${LEGACY_RESULT_KEY}`;
+const POINTER_ROOT = `#/properties/${HANDSHAKE_RESULT_KEY}`;
 
 /** Keywords whose value is data, never a subschema: nothing inside is a reference. */
 const DATA_KEYWORDS = new Set(['const', 'enum', 'default', 'examples']);
@@ -52,7 +52,7 @@ export function wrapsOutput(outputSchema: WireSchema | undefined, value: unknown
 
 /** `{ result: value }`. */
 export function wrapOutputValue(value: unknown): Record<string, unknown> {
-  return { [LEGACY_RESULT_KEY]: value };
+  return { [HANDSHAKE_RESULT_KEY]: value };
 }
 
 function movePointer(ref: string): string {
@@ -96,7 +96,7 @@ export function wrapOutputSchema(schema: WireSchema): WireSchema {
   const wrapper: WireSchema = {};
   if ($schema !== undefined) wrapper.$schema = $schema;
   wrapper.type = 'object';
-  wrapper.properties = { [LEGACY_RESULT_KEY]: moved } as WireSchema['properties'];
-  wrapper.required = [LEGACY_RESULT_KEY];
+  wrapper.properties = { [HANDSHAKE_RESULT_KEY]: moved } as WireSchema['properties'];
+  wrapper.required = [HANDSHAKE_RESULT_KEY];
   return wrapper;
 }

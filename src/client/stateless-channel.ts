@@ -9,18 +9,18 @@
 import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { MODERN_REVISIONS } from '../protocol/revisions/index.js';
+import { STATELESS_REVISIONS } from '../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
-import { META } from '../protocol/types/modern.js';
+import { META } from '../protocol/types/stateless.js';
 import { ClientError } from './client-error.js';
 
 /**
  * The newest version of `spoken` (newest first) that `supported` names, other than `exclude`; undefined
  * when there is none (or `supported` is not a list).
  */
-export function pickModernVersion(
+export function pickStatelessVersion(
   supported: unknown,
-  spoken: readonly string[] = MODERN_REVISIONS,
+  spoken: readonly string[] = STATELESS_REVISIONS,
   exclude?: string,
 ): string | undefined {
   if (!Array.isArray(supported)) return undefined;
@@ -36,7 +36,7 @@ export function unsupportedVersionList(error: unknown): unknown[] | undefined {
 }
 
 /** The request `_meta` of the stateless era. */
-export function modernMeta(
+export function statelessMeta(
   version: string,
   capabilities: ClientCapabilities,
   info: Implementation,
@@ -89,14 +89,14 @@ export function plainResult(result: JsonObject, cacheHint = true): JsonObject {
 
 const asObject = (value: unknown): JsonObject => (isJsonObject(value) ? value : {});
 
-export interface ModernIdentity {
+export interface StatelessIdentity {
   info: Implementation;
   capabilities: ClientCapabilities;
 }
 
-export class ModernChannel {
+export class StatelessChannel {
   readonly #peer: Peer;
-  readonly #identity: ModernIdentity;
+  readonly #identity: StatelessIdentity;
   readonly #spoken: readonly string[];
   #version: string;
   /** Sent as `_meta` logLevel when set; the server sends no log messages otherwise. */
@@ -108,8 +108,8 @@ export class ModernChannel {
   constructor(
     peer: Peer,
     version: string,
-    identity: ModernIdentity,
-    spoken: readonly string[] = MODERN_REVISIONS,
+    identity: StatelessIdentity,
+    spoken: readonly string[] = STATELESS_REVISIONS,
   ) {
     this.#peer = peer;
     this.#version = version;
@@ -123,7 +123,7 @@ export class ModernChannel {
 
   meta(): JsonObject {
     const { capabilities, info } = this.#identity;
-    return modernMeta(this.#version, capabilities, info, this.logLevel);
+    return statelessMeta(this.#version, capabilities, info, this.logLevel);
   }
 
   /**
@@ -134,7 +134,7 @@ export class ModernChannel {
   request(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     // A promise chain, not an async function: every stateless-era request passes here.
     return this.#send(method, params, options).then(this.#noted, (error: unknown) => {
-      const next = pickModernVersion(unsupportedVersionList(error), this.#spoken, this.#version);
+      const next = pickStatelessVersion(unsupportedVersionList(error), this.#spoken, this.#version);
       if (next === undefined) throw error;
       this.#version = next;
       return this.#send(method, params, options).then(this.#noted);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Peer } from '../protocol/engine/peer.js';
 import { ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import { ModernChannel, pickModernVersion, plainResult } from './modern-channel.js';
+import { StatelessChannel, pickStatelessVersion, plainResult } from './stateless-channel.js';
 
 const VERSION = 'io.modelcontextprotocol/protocolVersion';
 
@@ -24,10 +24,10 @@ function stubPeer(serves: string[]) {
 
 const identity = { info: { name: 'c', version: '1' }, capabilities: {} };
 
-describe('ModernChannel', () => {
+describe('StatelessChannel', () => {
   it('switches to a version both sides speak after -32022, and retries once', async () => {
     const { peer, sent } = stubPeer(['2026-01-01']);
-    const channel = new ModernChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
+    const channel = new StatelessChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
     await expect(channel.request('tools/list', {}, {})).resolves.toMatchObject({ ok: '2026-01-01' });
     expect(channel.version).toBe('2026-01-01');
     expect(sent.map((p) => (p._meta as JsonObject)[VERSION])).toEqual(['2027-01-01', '2026-01-01']);
@@ -35,14 +35,14 @@ describe('ModernChannel', () => {
 
   it('passes the -32022 on when no version is mutual', async () => {
     const { peer, sent } = stubPeer(['2099-01-01']);
-    const channel = new ModernChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
+    const channel = new StatelessChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
     await expect(channel.request('tools/list', {}, {})).rejects.toMatchObject({ code: -32022 });
     expect(sent).toHaveLength(1);
   });
 
   it('keeps the request’s own _meta keys next to the era’s', async () => {
     const { peer, sent } = stubPeer(['2026-07-28']);
-    const channel = new ModernChannel(peer, '2026-07-28', identity);
+    const channel = new StatelessChannel(peer, '2026-07-28', identity);
     channel.logLevel = 'error';
     await channel.request('x', { a: 1, _meta: { 'com.example/k': true } }, {});
     expect(sent[0]).toEqual({
@@ -58,11 +58,11 @@ describe('ModernChannel', () => {
   });
 });
 
-describe('pickModernVersion', () => {
+describe('pickStatelessVersion', () => {
   it('picks the newest spoken version the list names, other than the excluded one', () => {
-    expect(pickModernVersion(['a', 'b'], ['c', 'b', 'a'])).toBe('b');
-    expect(pickModernVersion(['a', 'b'], ['c', 'b', 'a'], 'b')).toBe('a');
-    expect(pickModernVersion('a', ['a'])).toBeUndefined();
+    expect(pickStatelessVersion(['a', 'b'], ['c', 'b', 'a'])).toBe('b');
+    expect(pickStatelessVersion(['a', 'b'], ['c', 'b', 'a'], 'b')).toBe('a');
+    expect(pickStatelessVersion('a', ['a'])).toBeUndefined();
   });
 });
 

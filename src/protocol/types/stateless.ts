@@ -31,8 +31,8 @@ export interface DiscoverResult extends CacheHint {
   _meta?: JsonObject;
 }
 
-/** Whether request params carry the modern era's version key. */
-export function isModernRequest(params: JsonObject | undefined): boolean {
+/** Whether request params carry the stateless era's version key. */
+export function hasStatelessMeta(params: JsonObject | undefined): boolean {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
 }

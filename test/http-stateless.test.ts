@@ -24,10 +24,10 @@ import {
 } from '../src/transports/http-client/index.js';
 import { SseReader } from './_sse.js';
 
-const FIXTURE = new URL('./fixtures/http-modern-server.mjs', import.meta.url).href;
-const MODERN = '2026-07-28';
+const FIXTURE = new URL('./fixtures/http-stateless-server.mjs', import.meta.url).href;
+const STATELESS = '2026-07-28';
 const META = (extra: JsonObject = {}): JsonObject => ({
-  'io.modelcontextprotocol/protocolVersion': MODERN,
+  'io.modelcontextprotocol/protocolVersion': STATELESS,
   'io.modelcontextprotocol/clientCapabilities': {},
   'io.modelcontextprotocol/clientInfo': { name: 'raw-http', version: '1' },
   ...extra,
@@ -60,13 +60,13 @@ interface Call {
 }
 
 /** POSTs a stateless-era request with the headers a conforming client sends (unless overridden). */
-function modern(url: string, { id = 1, method, params = {}, headers = {} }: Call): Promise<Response> {
+function stateless(url: string, { id = 1, method, params = {}, headers = {} }: Call): Promise<Response> {
   const body = { jsonrpc: '2.0', id, method, params: { ...params, _meta: params._meta ?? META() } };
   const name = method === 'resources/read' ? params.uri : params.name;
   const all: Record<string, string | undefined> = {
     accept: 'application/json, text/event-stream',
     'content-type': 'application/json',
-    'mcp-protocol-version': MODERN,
+    'mcp-protocol-version': STATELESS,
     'mcp-method': method,
     ...(typeof name === 'string' ? { 'mcp-name': name } : {}),
     ...headers,
@@ -102,7 +102,7 @@ const QUERY = { name: 'query', arguments: { region: 'us-west1', sql: 'select 1' 
 describe('Streamable HTTP server, stateless era', () => {
   it('serves a request on its own: SSE ending with the response, no session id, X-Accel-Buffering: no', async () => {
     const url = await start();
-    const response = await modern(url, {
+    const response = await stateless(url, {
       method: 'tools/call',
       params: { name: 'echo', arguments: { text: 'hi' } },
       headers: { 'mcp-session-id': 'not-a-session', 'last-event-id': 'not-an-event' },
@@ -131,7 +131,7 @@ describe('Streamable HTTP server, stateless era', () => {
   it('sends progress on the request stream before the response', async () => {
     const url = await start();
     const reader = new SseReader(
-      await modern(url, {
+      await stateless(url, {
         method: 'tools/call',
         params: { name: 'slow', arguments: { steps: 2, ms: 5 }, _meta: META({ progressToken: 'p' }) },
       }),
@@ -148,7 +148,7 @@ describe('Streamable HTTP server, stateless era', () => {
 
   it('answers with one JSON body in JSON mode', async () => {
     const url = await start({ responseMode: 'json' });
-    const response = await modern(url, { method: 'tools/list' });
+    const response = await stateless(url, { method: 'tools/list' });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.headers.get('mcp-session-id')).toBeNull();
@@ -169,7 +169,7 @@ describe('Streamable HTTP server, stateless era', () => {
     ['Mcp-Name is a sentinel with bad Base64', { 'mcp-name': '=?base64?!!?=' }, 'invalid'],
   ])('refuses a request whose %s with 400 and -32020', async (_what, headers, mentioned) => {
     const url = await start();
-    const response = await modern(url, {
+    const response = await stateless(url, {
       id: 7,
       method: 'tools/call',
       params: { name: 'echo', arguments: { text: 'x' } },
@@ -183,7 +183,7 @@ describe('Streamable HTTP server, stateless era', () => {
 
   it('accepts header names in any case and Mcp-Name as a Base64 sentinel', async () => {
     const url = await start();
-    const response = await modern(url, {
+    const response = await stateless(url, {
       method: 'tools/call',
       params: { name: 'echo', arguments: { text: 'x' } },
       headers: { 'mcp-name': undefined, 'MCP-NAME': `=?base64?${btoa('echo')}?=` },
@@ -196,7 +196,7 @@ describe('Streamable HTTP server, stateless era', () => {
     const url = await start();
     const uri = 'test://template/über/data';
     const encoded = `=?base64?${Buffer.from(uri).toString('base64')}?=`;
-    const ok = await modern(url, {
+    const ok = await stateless(url, {
       method: 'resources/read',
       params: { uri },
       headers: { 'mcp-name': encoded },
@@ -204,7 +204,7 @@ describe('Streamable HTTP server, stateless era', () => {
     expect(ok.status).toBe(200);
     expect(await answer(ok)).toMatchObject({ result: { contents: [{ uri, text: '{"id":"über"}' }] } });
     const other = `=?base64?${Buffer.from('test://template/uber/data').toString('base64')}?=`;
-    const bad = await modern(url, {
+    const bad = await stateless(url, {
       method: 'resources/read',
       params: { uri },
       headers: { 'mcp-name': other },
@@ -215,7 +215,7 @@ describe('Streamable HTTP server, stateless era', () => {
 
   it('maps the errors of stateless requests to HTTP statuses', async () => {
     const url = await start();
-    const unsupported = await modern(url, {
+    const unsupported = await stateless(url, {
       method: 'tools/list',
       params: { _meta: META({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) },
       headers: { 'mcp-protocol-version': '2099-01-01' },
@@ -227,24 +227,27 @@ describe('Streamable HTTP server, stateless era', () => {
       error: {
         code: -32022,
         message: 'Unsupported protocol version',
-        data: { supported: [MODERN], requested: '2099-01-01' },
+        data: { supported: [STATELESS], requested: '2099-01-01' },
       },
     });
-    const noCapabilities = await modern(url, {
+    const noCapabilities = await stateless(url, {
       method: 'tools/list',
-      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN } },
+      params: { _meta: { 'io.modelcontextprotocol/protocolVersion': STATELESS } },
     });
     expect(noCapabilities.status).toBe(400);
     expect(await noCapabilities.json()).toMatchObject({ error: { code: -32602 } });
-    const unknownMethod = await modern(url, { method: 'tools/unknown' });
+    const unknownMethod = await stateless(url, { method: 'tools/unknown' });
     expect(unknownMethod.status).toBe(404);
     expect(await unknownMethod.json()).toMatchObject({ id: 1, error: { code: -32601 } });
-    const unknownTool = await modern(url, { method: 'tools/call', params: { name: 'nope', arguments: {} } });
+    const unknownTool = await stateless(url, {
+      method: 'tools/call',
+      params: { name: 'nope', arguments: {} },
+    });
     expect(unknownTool.status).toBe(400);
     expect(await unknownTool.json()).toMatchObject({
       error: { code: -32602, message: 'Unknown tool: nope' },
     });
-    const ping = await modern(url, { method: 'ping' }); // a handshake-era method only
+    const ping = await stateless(url, { method: 'ping' }); // a handshake-era method only
     expect(ping.status).toBe(404);
     expect(await ping.json()).toMatchObject({ error: { code: -32601 } });
   });
@@ -256,7 +259,7 @@ describe('Streamable HTTP server, stateless era', () => {
       headers: {
         accept: 'application/json, text/event-stream',
         'content-type': 'application/json',
-        'mcp-protocol-version': MODERN,
+        'mcp-protocol-version': STATELESS,
         'mcp-method': 'tools/list',
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} }),
@@ -270,7 +273,7 @@ describe('Streamable HTTP server, stateless era', () => {
     const headers = {
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
-      'mcp-protocol-version': MODERN,
+      'mcp-protocol-version': STATELESS,
     };
     const note = await fetch(url, {
       method: 'POST',
@@ -289,7 +292,7 @@ describe('Streamable HTTP server, stateless era', () => {
 
   describe('x-mcp-header', () => {
     const call = (url: string, args: JsonObject, headers: Record<string, string | undefined>) =>
-      modern(url, { method: 'tools/call', params: { name: 'query', arguments: args }, headers });
+      stateless(url, { method: 'tools/call', params: { name: 'query', arguments: args }, headers });
 
     it('serves a call whose Mcp-Param headers match its arguments', async () => {
       const url = await start();
@@ -373,13 +376,17 @@ describe('Streamable HTTP server, stateless era', () => {
     const lastCancel = async (url: string) =>
       text(
         await answer(
-          await modern(url, { id: 9, method: 'tools/call', params: { name: 'last_cancel', arguments: {} } }),
+          await stateless(url, {
+            id: 9,
+            method: 'tools/call',
+            params: { name: 'last_cancel', arguments: {} },
+          }),
         ),
       );
 
     it('cancels the call when the client closes its SSE stream', async () => {
       const url = await start({ keepAliveMs: 50 });
-      const response = await modern(url, {
+      const response = await stateless(url, {
         method: 'tools/call',
         params: { name: 'wait_for_cancel', arguments: {} },
       });
@@ -405,7 +412,7 @@ describe('Streamable HTTP server, stateless era', () => {
         headers: {
           accept: 'application/json, text/event-stream',
           'content-type': 'application/json',
-          'mcp-protocol-version': MODERN,
+          'mcp-protocol-version': STATELESS,
           'mcp-method': 'tools/call',
           'mcp-name': 'wait_for_cancel',
         },
@@ -420,7 +427,7 @@ describe('Streamable HTTP server, stateless era', () => {
 
   describe('a server that speaks only the stateless era', () => {
     it('answers GET and DELETE with 405', async () => {
-      const url = await start({ versions: [MODERN] });
+      const url = await start({ versions: [STATELESS] });
       for (const method of ['GET', 'DELETE']) {
         const response = await fetch(url, { method, headers: { accept: 'text/event-stream' } });
         expect(response.status).toBe(405);
@@ -429,7 +436,7 @@ describe('Streamable HTTP server, stateless era', () => {
     });
 
     it('answers initialize with 400 naming its versions, and mints no session', async () => {
-      const url = await start({ versions: [MODERN] });
+      const url = await start({ versions: [STATELESS] });
       const response = await fetch(url, {
         method: 'POST',
         headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json' },
@@ -448,16 +455,19 @@ describe('Streamable HTTP server, stateless era', () => {
       expect(response.headers.get('mcp-session-id')).toBeNull();
       expect(await response.json()).toMatchObject({
         id: 0,
-        error: { code: -32602, data: { supported: [MODERN], requested: '2025-11-25' } },
+        error: { code: -32602, data: { supported: [STATELESS], requested: '2025-11-25' } },
       });
     });
 
     it('serves stateless requests', async () => {
-      const url = await start({ versions: [MODERN] });
+      const url = await start({ versions: [STATELESS] });
       expect(
         text(
           await answer(
-            await modern(url, { method: 'tools/call', params: { name: 'echo', arguments: { text: 'm' } } }),
+            await stateless(url, {
+              method: 'tools/call',
+              params: { name: 'echo', arguments: { text: 'm' } },
+            }),
           ),
         ),
       ).toBe('m');
@@ -514,7 +524,7 @@ describe('Streamable HTTP client transport, stateless era', () => {
     expect(headerRecord(call.headers)).toEqual({
       accept: 'application/json, text/event-stream',
       'content-type': 'application/json',
-      'mcp-protocol-version': MODERN,
+      'mcp-protocol-version': STATELESS,
       'mcp-method': 'tools/call',
       'mcp-name': 'query',
       'mcp-param-region': `=?base64?${btoa(' padded ')}?=`,
@@ -527,14 +537,14 @@ describe('Streamable HTTP client transport, stateless era', () => {
     expect(new Set(record.map((r) => r.method))).toEqual(new Set(['POST'])); // no GET stream, no DELETE
   });
 
-  it('delivers modern HTTP errors as the request’s JSON-RPC error', async () => {
+  it('delivers stateless HTTP errors as the request’s JSON-RPC error', async () => {
     const url = await start();
     const { peer } = await peerOn(url);
     const error = await peer
       .request('tools/list', { _meta: META({ 'io.modelcontextprotocol/protocolVersion': '2099-01-01' }) })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProtocolError);
-    expect(error).toMatchObject({ code: -32022, data: { supported: [MODERN], requested: '2099-01-01' } });
+    expect(error).toMatchObject({ code: -32022, data: { supported: [STATELESS], requested: '2099-01-01' } });
     await expect(peer.request('tools/unknown', { _meta: META() })).rejects.toMatchObject({ code: -32601 });
     await peer.close();
   });
@@ -566,7 +576,7 @@ describe('toolwire Client over Streamable HTTP, stateless era', () => {
   it('negotiates 2026-07-28 and calls a tool whose parameters travel in Mcp-Param headers', async () => {
     const url = await start();
     const record: { method: string; headers: Headers; body: string }[] = [];
-    const client = new Client({ name: 'toolwire-modern', version: '1' });
+    const client = new Client({ name: 'toolwire-stateless', version: '1' });
     await client.connect(
       new StreamableHttpClientTransport({
         url,
@@ -576,7 +586,7 @@ describe('toolwire Client over Streamable HTTP, stateless era', () => {
         },
       }),
     );
-    expect(client.protocolVersion).toBe(MODERN);
+    expect(client.protocolVersion).toBe(STATELESS);
     expect((await client.listTools()).map((t) => t.name)).toContain('query');
     const result = await client.callTool('query', { region: 'eu-west1', limit: 2, sql: 'x' });
     expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
@@ -613,8 +623,8 @@ describe('FallbackHttpClientTransport and the stateless-era probe', () => {
     expect(client.protocolVersion).toBe('2025-11-25');
     expect(transport.kind).toBe('streamable-http');
     expect(probeClosed).toBe(true);
-    expect(await client.callTool('echo', { text: 'legacy' })).toMatchObject({
-      content: [{ type: 'text', text: 'legacy' }],
+    expect(await client.callTool('echo', { text: 'handshake' })).toMatchObject({
+      content: [{ type: 'text', text: 'handshake' }],
     });
     await client.close();
   });
@@ -626,11 +636,11 @@ describe('stateless era against the official SDK 2.x', () => {
     async (mode) => {
       const url = await start();
       const client = new SdkClient(
-        { name: 'sdk-modern', version: '1' },
-        { versionNegotiation: { mode: mode === 'auto' ? 'auto' : { pin: MODERN } } },
+        { name: 'sdk-stateless', version: '1' },
+        { versionNegotiation: { mode: mode === 'auto' ? 'auto' : { pin: STATELESS } } },
       );
       await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-      expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+      expect(client.getNegotiatedProtocolVersion()).toBe(STATELESS);
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['echo', 'query']));
       expect((await client.callTool({ name: 'echo', arguments: { text: 'über' } })).content).toEqual([
@@ -649,9 +659,9 @@ describe('stateless era against the official SDK 2.x', () => {
     },
   );
 
-  it('toolwire client transport sends modern requests an SDK server accepts', async () => {
+  it('toolwire client transport sends stateless requests an SDK server accepts', async () => {
     const handler = createMcpHandler(() => {
-      const server = new McpServer({ name: 'sdk-modern-server', version: '2.0.0' });
+      const server = new McpServer({ name: 'sdk-stateless-server', version: '2.0.0' });
       server.registerTool(
         'query',
         {
@@ -666,7 +676,7 @@ describe('stateless era against the official SDK 2.x', () => {
     const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
     const { peer, record } = await peerOn(url);
     const discover = await peer.request('server/discover', { _meta: META() });
-    expect(discover.supportedVersions).toContain(MODERN);
+    expect(discover.supportedVersions).toContain(STATELESS);
     const list = await peer.request('tools/list', { _meta: META() });
     expect((list.tools as { name: string }[]).map((t) => t.name)).toEqual(['query']);
     const result = await peer.request('tools/call', {
