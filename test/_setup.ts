@@ -1,9 +1,12 @@
-// The transport matrix: every protocol test runs over the in-memory pair and over stdio (a real child
-// process), against the same fixture server.
+// The transport matrix: every protocol test runs over the in-memory pair, over stdio (a real child
+// process) and over Streamable HTTP (the web-standard handler called in process, no socket), against the
+// same fixture server.
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import type { ConnectOptions, Server } from '../src/server/index.js';
+import { StreamableHttpHandler } from '../src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 
@@ -17,7 +20,7 @@ export function serverCommand(fixture: string = FIXTURE): { command: string; arg
 
 export interface Connected {
   client: Client;
-  /** The server object, where it lives in this process (in-memory only). */
+  /** The server object, where it lives in this process (in-memory and HTTP). */
   server: Server | undefined;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
@@ -55,9 +58,46 @@ async function stdio(options: ClientOptions & { fixture?: string } = {}): Promis
   return { client, server: undefined, close, [Symbol.asyncDispose]: close };
 }
 
+/**
+ * A client transport whose `fetch` calls a Streamable HTTP handler directly (no socket), and the handler
+ * serving `server` (stateful sessions, default options).
+ */
+export function inProcessHttp(server: Server): {
+  transport: StreamableHttpClientTransport;
+  handler: StreamableHttpHandler;
+} {
+  const handler = new StreamableHttpHandler(server);
+  const transport = new StreamableHttpClientTransport({
+    url: 'http://127.0.0.1/mcp',
+    // A socket's fetch sends Host from the URL; a Request built in process has none, so set it here.
+    fetch: (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set('host', new URL(request.url).host);
+      return handler.handle(request);
+    },
+  });
+  return { transport, handler };
+}
+
+/** The fixture over {@link inProcessHttp}; closing closes the client (DELETE), the handler and the server. */
+async function http(options: ClientOptions & { fixture?: string } = {}): Promise<Connected> {
+  const mod = (await import(options.fixture ?? FIXTURE)) as { default: () => Server };
+  const server = mod.default();
+  const { transport, handler } = inProcessHttp(server);
+  const client = new Client({ name: 'matrix', version: '1.0.0' }, options);
+  await client.connect(transport);
+  const close = async () => {
+    await client.close();
+    await handler.close();
+    await server.close();
+  };
+  return { client, server, close, [Symbol.asyncDispose]: close };
+}
+
 export const TRANSPORTS: ReadonlyArray<{ name: string; connect: Connect }> = [
   { name: 'in-memory', connect: inMemory },
   { name: 'stdio', connect: stdio },
+  { name: 'http', connect: http },
 ];
 
 /** Runs `fn` once per transport. */
