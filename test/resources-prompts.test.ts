@@ -6,9 +6,10 @@ import { Peer } from '../src/protocol/engine/peer.js';
 import { ProtocolError } from '../src/protocol/errors.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
+import type { Transport } from '../src/protocol/transport.js';
 import { Server, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
-import { FIXTURE, describeMatrix } from './_setup.js';
+import { FIXTURE, describeMatrix, inProcessHttp } from './_setup.js';
 import { RawWire } from './_wire.js';
 
 const STATIC_TEXT = 'This is the content of the static text resource.';
@@ -266,11 +267,8 @@ interface Raw {
   close(): Promise<void>;
 }
 
-async function rawInMemory(): Promise<Raw> {
-  const fixture = (await import(FIXTURE)) as { default: () => Server };
-  const server = fixture.default();
-  const [clientEnd, serverEnd] = createLinkedPair();
-  await server.connect(serverEnd);
+/** A Peer on `clientEnd`, initialized at 2025-11-25; closing closes it, then `after` (the server side). */
+async function rawPeer(clientEnd: Transport, after: () => Promise<void>): Promise<Raw> {
   const peer = new Peer();
   await peer.connect(clientEnd);
   await peer.request('initialize', {
@@ -283,9 +281,29 @@ async function rawInMemory(): Promise<Raw> {
     call: (method, params = {}) => peer.request(method, params),
     close: async () => {
       await peer.close();
-      await server.close();
+      await after();
     },
   };
+}
+
+async function fixtureServer(): Promise<Server> {
+  return ((await import(FIXTURE)) as { default: () => Server }).default();
+}
+
+async function rawInMemory(): Promise<Raw> {
+  const server = await fixtureServer();
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await server.connect(serverEnd);
+  return rawPeer(clientEnd, () => server.close());
+}
+
+async function rawHttp(): Promise<Raw> {
+  const server = await fixtureServer();
+  const { transport, handler } = inProcessHttp(server);
+  return rawPeer(transport, async () => {
+    await handler.close();
+    await server.close();
+  });
 }
 
 async function rawStdio(): Promise<Raw> {
@@ -308,6 +326,7 @@ async function rawStdio(): Promise<Raw> {
 describe.each([
   ['in-memory', rawInMemory],
   ['stdio', rawStdio],
+  ['http', rawHttp],
 ])('list pages on the wire [%s]', (_name, open) => {
   it('splits resources, templates and prompts into pages of the server page size, linked by cursors', async () => {
     const raw = await open();
