@@ -1,6 +1,6 @@
 // The client in the stateless era (2026-07-28): choosing the era, _meta on every request, resultType,
 // multi round-trip requests, the result cache, subscriptions/listen and x-mcp-header, against toolwire's
-// server (in-memory and stdio), hand-written fake servers, and the official SDK 2.x server.
+// server (in-memory, stdio and HTTP), hand-written fake servers, and the official SDK 2.x server.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import { Peer, type RequestContext } from '../src/protocol/engine/peer.js';
