@@ -13,7 +13,8 @@ describe('exchangeWithInput', () => {
   it("names the caller's timeout when a round times out, not the budget left for that round", async () => {
     // A peer that never answers: the round's request times out in the engine.
     const [clientEnd, serverEnd] = createLinkedPair();
-    const silent = new Peer({ fallback: () => new Promise<JsonObject>(() => {}) });
+    const silent = new Peer();
+    silent.setRequestHandler('tools/call', () => new Promise<JsonObject>(() => {}));
     await silent.connect(serverEnd);
     const peer = new Peer();
     await peer.connect(clientEnd);

@@ -7,7 +7,6 @@
  * transport and tests read it as usual); only the serializer below looks the text up.
  * @module
  */
-import type { JsonObject } from './jsonrpc.js';
 
 /** Marked results: '' until first serialized, then their JSON text. */
 const texts = new WeakMap<object, string>();
@@ -17,7 +16,7 @@ const texts = new WeakMap<object, string>();
  * holds. What those lists hold must be immutable already (registered tools, resources and prompts are
  * frozen at registration).
  */
-export function serializeOnce<T extends JsonObject>(result: T): T {
+export function serializeOnce<T extends object>(result: T): T {
   for (const value of Object.values(result)) if (Array.isArray(value)) Object.freeze(value);
   texts.set(Object.freeze(result), '');
   return result;

@@ -90,12 +90,28 @@ export function request(id: RequestId, method: string, params?: JsonObject): Jso
   return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 }
 
-export function notification(method: string, params?: JsonObject): JsonRpcNotification {
-  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+export function notification(method: string, params?: object): JsonRpcNotification {
+  return params === undefined
+    ? { jsonrpc: '2.0', method }
+    : { jsonrpc: '2.0', method, params: wireObject(params) };
 }
 
-export function resultResponse(id: RequestId, result: JsonObject): JsonRpcResultResponse {
-  return { jsonrpc: '2.0', id, result };
+/**
+ * The response carrying a handler's result. Results are typed per method (interfaces such as
+ * `InitializeResult` have no index signature, so they are not `JsonObject`s to the compiler); this is
+ * the one place where a typed result becomes the wire's JSON object.
+ */
+export function resultResponse(id: RequestId, result: object): JsonRpcResultResponse {
+  return { jsonrpc: '2.0', id, result: wireObject(result) };
+}
+
+/**
+ * A typed protocol object (a result, a notification's params) as the JSON object it is on the wire. The
+ * protocol's types are interfaces of JSON values, but without index signatures the compiler does not see
+ * them as `JsonObject`s: this is the one conversion, at the boundary where they are sent or stored.
+ */
+export function wireObject(value: object): JsonObject {
+  return value as JsonObject;
 }
 
 export function errorResponse(id: RequestId | null | undefined, error: ErrorObject): JsonRpcErrorResponse {

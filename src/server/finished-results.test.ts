@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isSerializedOnce, serializeOnce, stringifyJson } from '../protocol/json-text.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor } from '../protocol/revisions/index.js';
 import { FinishedResults } from './finished-results.js';
 
@@ -38,7 +39,7 @@ describe('FinishedResults', () => {
     const first = results.finish(stateless, shared, publicHint);
     expect(results.finish(stateless, shared, { ...publicHint })).toBe(first);
     expect(isSerializedOnce(first)).toBe(true);
-    expect(Object.isFrozen(first._meta)).toBe(true);
+    expect(Object.isFrozen((first as JsonObject)._meta)).toBe(true);
     const response = { jsonrpc: '2.0', id: 3, result: first };
     expect(stringifyJson(response)).toBe(JSON.stringify(response));
   });
@@ -49,7 +50,7 @@ describe('FinishedResults', () => {
     const open = results.finish(stateless, shared, publicHint);
     const closed = results.finish(stateless, shared, { ttlMs: 0, cacheScope: 'private' });
     expect(closed).not.toBe(open);
-    expect(closed.cacheScope).toBe('private');
+    expect(closed).toHaveProperty('cacheScope', 'private');
     // A plain result (a tool call's, a resource read's) is finished afresh every time, and not marked.
     const plain = { content: [{ type: 'text', text: 'hi' }] };
     const once = results.finish(stateless, plain, publicHint);

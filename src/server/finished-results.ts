@@ -6,7 +6,6 @@
  * @module
  */
 import { isSerializedOnce, serializeOnce } from '../protocol/json-text.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import type { CacheHint } from '../protocol/types/stateless.js';
@@ -16,7 +15,7 @@ interface Kept {
   readonly version: string;
   readonly ttlMs: number;
   readonly cacheScope: CacheHint['cacheScope'];
-  readonly finished: JsonObject;
+  readonly finished: object;
 }
 
 export class FinishedResults {
@@ -32,7 +31,7 @@ export class FinishedResults {
    * `result` finished for `profile`'s era; `cache` for cacheable results (lists, reads). A page marked by
    * `serializeOnce` is finished once and the finished copy is marked too, so its JSON text is kept.
    */
-  finish(profile: RevisionProfile, result: JsonObject, cache?: CacheHint): JsonObject {
+  finish(profile: RevisionProfile, result: object, cache?: CacheHint): object {
     const serverInfo = this.#serverInfo(profile);
     if (!cache || !isSerializedOnce(result)) return profile.finishResult(result, { serverInfo, cache });
     const kept = this.#pages.get(result);
@@ -45,7 +44,8 @@ export class FinishedResults {
     }
     const finished = profile.finishResult(result, { serverInfo, cache });
     if (finished !== result) {
-      if (typeof finished._meta === 'object' && finished._meta !== null) Object.freeze(finished._meta);
+      const meta = '_meta' in finished ? finished._meta : undefined;
+      if (typeof meta === 'object' && meta !== null) Object.freeze(meta);
       serializeOnce(finished);
     }
     this.#pages.set(result, {

@@ -2,50 +2,67 @@
  * The request handlers of a server, registered once and shared by every session: a session carries only
  * its own state (revision, client, log level, principal), not a copy of every handler (a stateless HTTP
  * server makes a session per request; a stateful one may hold thousands).
+ *
+ * Every request a session receives is dispatched by the engine through one table (`Handlers`, shared by
+ * the sessions' peers). A feature registers a method here with `handle`: the engine's entry for it asks
+ * the session the request came on to serve it (`ServingSession.serve`), which works out the request's
+ * scope once and calls the handler with one typed request.
  * @module
  */
-import type { RequestContext } from '../protocol/engine/peer.js';
+import { Handlers, type RequestContext } from '../protocol/engine/peer.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { Era } from '../protocol/revisions/index.js';
 import type { RequestScope } from './request-scope.js';
-import type { ServerSession } from './server-session.js';
+import type { ServerResults } from './server-results.js';
+import type { ServingSession, SessionView } from './session-view.js';
 
-/** A request handler: the request's params, its scope, its engine context, and the session it came on. */
-export type ScopedHandler = (
-  params: JsonObject,
-  scope: RequestScope,
-  ctx: RequestContext,
-  session: ServerSession,
-) => Promise<JsonObject> | JsonObject;
+/** One request as its handler sees it. */
+export interface ServerRequest {
+  readonly params: JsonObject;
+  /** What the request is served as: era, revision profile, client, log level, principal. */
+  readonly scope: RequestScope;
+  /** The engine's record of the request: id, cancellation, `_meta`. */
+  readonly ctx: RequestContext;
+  /** The session the request came on. */
+  readonly session: SessionView;
+}
+
+/** A request handler of method `M`: its result is the method's result type. */
+export type ServerHandler<M extends keyof ServerResults> = (
+  request: ServerRequest,
+) => Promise<ServerResults[M]> | ServerResults[M];
 
 export interface HandleOptions {
   /** The eras the method exists in (default both). */
-  eras?: ReadonlyArray<'handshake' | 'stateless'>;
+  eras?: readonly Era[];
   /** The result may be cached: in the stateless era it gets the server's `ttlMs` and `cacheScope`. */
   cacheable?: boolean;
 }
 
 export interface HandlerEntry {
-  readonly handler: ScopedHandler;
+  readonly handler: (request: ServerRequest) => Promise<object> | object;
   readonly handshake: boolean;
   readonly stateless: boolean;
   readonly cacheable: boolean;
 }
 
 export class HandlerTable {
-  readonly #entries = new Map<string, HandlerEntry>();
+  /** What every session's peer dispatches through. */
+  readonly engine = new Handlers<ServingSession>();
 
   /** Registers the handler of `method` (replacing any before it). */
-  handle(method: string, handler: ScopedHandler, options: HandleOptions = {}): void {
+  handle<M extends keyof ServerResults>(
+    method: M,
+    handler: ServerHandler<M>,
+    options: HandleOptions = {},
+  ): void {
     const eras = options.eras ?? ['handshake', 'stateless'];
-    this.#entries.set(method, {
+    const entry: HandlerEntry = {
       handler,
       handshake: eras.includes('handshake'),
       stateless: eras.includes('stateless'),
       cacheable: options.cacheable === true,
-    });
-  }
-
-  get(method: string): HandlerEntry | undefined {
-    return this.#entries.get(method);
+    };
+    this.engine.request(method, (params, ctx) => ctx.connection.serve(entry, params, ctx));
   }
 }

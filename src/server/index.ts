@@ -29,7 +29,7 @@ export type {
   ToolSpec,
   ToolTaskOptions,
   ToolTaskSupport,
-} from './tool-definition.js';
+} from './tools/tool-definition.js';
 export type { Tasks, TasksOptions } from './tasks/tasks.js';
 export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
@@ -82,7 +82,7 @@ export {
   type BlockOptions,
 } from './results.js';
 // The tool-call middleware chain and its security built-ins.
-export type { ToolLimits } from './tool-definition.js';
+export type { ToolLimits } from './tools/tool-definition.js';
 export type { ToolMiddleware, ToolCall, CalledTool, CallDecision } from './middleware/middleware.js';
 export type { ToolChainOptions } from './middleware/tool-chain.js';
 export type { RequestMiddleware, ServerRequest } from './middleware/request-chain.js';

@@ -9,7 +9,7 @@
  * @module
  */
 import { Coalescer } from './coalescer.js';
-import type { ServerSession } from './server-session.js';
+import type { SessionView } from './session-view.js';
 import type { ListenSubscription } from './subscriptions/listen-subscription.js';
 
 /** What a feature needs from the server that owns it. */
@@ -21,7 +21,7 @@ export interface FeatureHost {
   /** Aborted when the server closes. */
   readonly shutdownSignal: AbortSignal;
   /** The live sessions. */
-  sessions(): Iterable<ServerSession>;
+  sessions(): Iterable<SessionView>;
   /** The open `subscriptions/listen` streams. */
   subscriptions(): Iterable<ListenSubscription>;
   /** A registry changed: `method` is the notification its change owes (for processes sharing sessions). */
@@ -35,7 +35,7 @@ export class ListChanged {
   readonly #method: string;
   readonly #version: () => number;
   readonly #host: FeatureHost;
-  readonly #seen = new WeakMap<ServerSession, number>();
+  readonly #seen = new WeakMap<SessionView, number>();
   /** Listen streams that saw a change of this burst. */
   readonly #pending = new Set<ListenSubscription>();
   readonly #coalescer: Coalescer;
@@ -56,7 +56,7 @@ export class ListChanged {
    * new session) is recorded only when a change comes: no entry means "bound before any change since"
    * — so creating a session, which every stateless request does, costs nothing here.
    */
-  bind(session: ServerSession): void {
+  bind(session: SessionView): void {
     if (session.protocolVersion !== undefined) this.#seen.set(session, NEVER);
   }
 

@@ -16,15 +16,18 @@ import {
 import {
   isLoggingLevel,
   type ClientCapabilities,
-  type Implementation,
+  isImplementation,
   type LoggingLevel,
 } from '../protocol/types/lifecycle.js';
 import { META } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
+import type { RequestStateCodec } from './input-required/request-state.js';
 import type { ClientView, ContextHost } from './tool-context.js';
 
-export interface RequestScope {
-  readonly era: 'handshake' | 'stateless';
+/** What one request is served as; `era` tells the two apart. */
+export type RequestScope = HandshakeScope | StatelessScope;
+
+interface ScopeBase {
   readonly profile: RevisionProfile;
   readonly client: ClientView;
   /** Messages below this level are not sent; undefined: none at all (stateless era) or all (handshake era, unset). */
@@ -39,6 +42,18 @@ export interface RequestScope {
   host?: ContextHost;
 }
 
+/** A request of a handshake-era session: the session's revision, client and log level. */
+export interface HandshakeScope extends ScopeBase {
+  readonly era: 'handshake';
+}
+
+/** A stateless-era request: everything from its own `_meta`. */
+export interface StatelessScope extends ScopeBase {
+  readonly era: 'stateless';
+  /** The codec of the `requestState` of multi round-trip requests (the server's). */
+  readonly codec: RequestStateCodec;
+}
+
 const missing = (key: string) =>
   new ProtocolError(ErrorCode.InvalidParams, `Invalid params: _meta["${key}"] is required`);
 
@@ -50,9 +65,10 @@ const missing = (key: string) =>
 export function statelessScope(
   params: JsonObject,
   supported: readonly Revision[],
-  principal?: Principal,
-  shapes?: ResultShapes,
-): RequestScope {
+  principal: Principal | undefined,
+  shapes: ResultShapes | undefined,
+  codec: RequestStateCodec,
+): StatelessScope {
   const meta = isJsonObject(params._meta) ? params._meta : {};
   const version = meta[META.protocolVersion];
   if (typeof version !== 'string') throw missing(META.protocolVersion);
@@ -77,11 +93,11 @@ export function statelessScope(
     profile: profileFor(version, shapes),
     client: {
       protocolVersion: version,
-      info:
-        isJsonObject(info) && typeof info.name === 'string' ? (info as unknown as Implementation) : undefined,
+      info: isImplementation(info) ? info : undefined,
       capabilities: capabilities as ClientCapabilities,
     },
     logLevel,
     principal,
+    codec,
   };
 }

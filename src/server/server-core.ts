@@ -10,11 +10,12 @@ import type { HandlerTable } from './handler-table.js';
 import type { RequestChain } from './middleware/request-chain.js';
 import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
-import type { ServerSession } from './server-session.js';
+import type { SessionView } from './session-view.js';
+import type { RequestStateCodec } from './input-required/request-state.js';
 import type { Tasks, TasksOptions } from './tasks/tasks.js';
-import type { RegisteredTool, ToolSpec } from './tool-definition.js';
+import type { RegisteredTool, ToolSpec } from './tools/tool-definition.js';
 import type { FinishedResults } from './finished-results.js';
-import type { ToolPages } from './tool-pages.js';
+import type { ToolPages } from './tools/tool-pages.js';
 
 /**
  * Server options. The security built-ins of `tools/call` (`rateLimit`, `concurrency`, `toolTimeout`,
@@ -98,7 +99,7 @@ export interface ServerOptions extends ToolChainOptions {
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */
   onToolBug?: (message: string, tool: string) => void;
   /** The client said its roots changed. */
-  onRootsListChanged?: (session: ServerSession) => void;
+  onRootsListChanged?: (session: SessionView) => void;
 }
 
 /**
@@ -109,7 +110,7 @@ export interface ServerOptions extends ToolChainOptions {
 export interface ServerFeature {
   capabilities(): ServerCapabilities;
   install(handlers: HandlerTable): void;
-  bind?(session: ServerSession): void;
+  bind?(session: SessionView): void;
 }
 
 export interface ServerCore {
@@ -132,4 +133,6 @@ export interface ServerCore {
   readonly features: readonly ServerFeature[];
   /** The tasks extension, once configured or a tool declared for tasks is registered. */
   readonly tasks: Tasks | undefined;
+  /** Stateless era: the codec of `requestState` (from `requestStateSecret` and `requestStateTtlMs`). */
+  readonly requestStateCodec: RequestStateCodec;
 }

@@ -2,53 +2,43 @@
  * One connection to a client. It serves both eras: `initialize` starts the handshake era for the
  * connection (revision, client capabilities and log level kept here); a request whose `_meta` carries a
  * protocol version is served statelessly, from what that request says (2026-07-28). The handlers are the
- * server's (`HandlerTable`, shared by every session); the session works out each request's scope and
- * finishes its result for the era.
+ * server's (`HandlerTable`, shared by every session's peer); the session works out each request's scope
+ * and finishes its result for the era (`serve`).
  * @module
  */
-import {
-  Peer,
-  type RequestContext,
-  type RequestHandler,
-  type RequestOptions,
-} from '../protocol/engine/peer.js';
+import { Peer, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject, type JsonRpcRequest } from '../protocol/jsonrpc.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type HandshakeRevision, type RevisionProfile } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
-import type {
-  ClientCapabilities,
-  Implementation,
-  InitializeResult,
-  LoggingLevel,
-} from '../protocol/types/lifecycle.js';
+import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
-import type { HandlerEntry } from './handler-table.js';
-import { statelessScope, type RequestScope } from './request-scope.js';
+import type { HandlerEntry, ServerRequest } from './handler-table.js';
+import {
+  statelessScope,
+  type HandshakeScope,
+  type RequestScope,
+  type StatelessScope,
+} from './request-scope.js';
 import type { ServerCore } from './server-core.js';
-import { initializeVersion } from './session-handlers.js';
+import type { ServingSession } from './session-view.js';
 import type { ClientView } from './tool-context.js';
-
-export { installSessionHandlers } from './session-handlers.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
 
 /** How long a closing connection's running requests may take, by default (ms). */
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
-/** Methods a handshake-era client may send before `initialize`. */
-const BEFORE_INIT = new Set(['initialize', 'ping']);
-
-export class ServerSession {
-  readonly peer: Peer;
+export class ServerSession implements ServingSession {
+  readonly peer: Peer<ServingSession>;
   readonly #core: ServerCore;
   #phase: Phase = 'new';
   #profile: RevisionProfile | undefined;
   #clientInfo: Implementation | undefined;
   #clientCapabilities: ClientCapabilities = {};
   #logLevel: LoggingLevel | undefined;
-  #handshakeScope: RequestScope | undefined;
+  #handshakeScope: HandshakeScope | undefined;
   #principal: Principal | undefined;
   #stateVersion = 0;
 
@@ -57,12 +47,12 @@ export class ServerSession {
   /** @param closed internal: the server's own bookkeeping, called before `onclose` */
   constructor(core: ServerCore, closed?: (session: ServerSession) => void) {
     this.#core = core;
-    this.peer = new Peer({
+    this.peer = new Peer<ServingSession>({
+      handlers: core.handlers.engine,
+      connection: this,
       defaultTimeout: core.options.requestTimeout,
       acceptBatch: () => this.#profile?.features.batching ?? false,
       unknownErrorId: () => (this.#profile && !this.#profile.features.optionalErrorId ? null : undefined),
-      gate: (message) => this.#gate(message),
-      fallback: this.#dispatch,
       maxBatchSize: core.options.maxBatchSize,
       maxRequestsInFlight: core.options.maxRequestsInFlight,
       maxBatchAnswerBytes: core.options.maxBatchAnswerBytes,
@@ -74,7 +64,8 @@ export class ServerSession {
       this.onclose?.();
     };
     this.peer.onerror = (error) => core.options.onError?.(error);
-    this.#bind();
+    // Per-session state of features (their handlers are the server's, shared).
+    for (const feature of core.features) feature.bind?.(this);
   }
 
   get core(): ServerCore {
@@ -99,11 +90,6 @@ export class ServerSession {
   /** The negotiated handshake-era revision, once `initialize` has been answered. */
   get protocolVersion(): string | undefined {
     return this.#profile?.version;
-  }
-
-  /** The negotiated revision's profile (shaping), or -32600 before initialize. */
-  get profile(): RevisionProfile {
-    return this.#requireProfile();
   }
 
   /** The handshake is done (list_changed and the like may be sent). */
@@ -188,36 +174,27 @@ export class ServerSession {
   }
 
   /**
-   * Serves a request with a handler of the server's table (the engine's fallback for every method): its
-   * scope worked out, -32601 for a method missing from the request's era; in the stateless era the result
-   * gets `resultType`, `serverInfo` and (for cacheable results) the cache hint.
+   * Serves a request with an entry of the server's table: its scope worked out once (-32601 for a method
+   * missing from the request's era), the request middleware around it, and in the stateless era the result
+   * finished with `resultType`, `serverInfo` and (for cacheable results) the cache hint.
    */
-  readonly #dispatch: RequestHandler = (params, ctx) => {
-    const handshake = this.#handshake(ctx.method, params);
-    if (handshake) return handshake;
-    const entry = this.#core.handlers.get(ctx.method);
-    if (!entry) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${ctx.method}`);
-    return this.#run(entry, params, ctx);
-  };
-
-  #run(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<JsonObject> | JsonObject {
+  serve(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object {
     const method = ctx.method;
     // A method of the stateless era only: its _meta is required (-32602 when missing).
-    const scope = entry.handshake
-      ? this.scope(params)
-      : statelessScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
+    const scope = entry.handshake ? this.scope(params, method) : this.#statelessScope(params);
     if (scope.era === 'handshake' ? !entry.handshake : !entry.stateless) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
         `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
       );
     }
+    const request: ServerRequest = { params, scope, ctx, session: this };
     const requests = this.#core.requests;
     // The handshake era without request middleware (the common case): the handler's own answer, with
     // no async wrapper around it (each costs microtask hops).
-    if (requests.empty && scope.era === 'handshake') return entry.handler(params, scope, ctx, this);
+    if (requests.empty && scope.era === 'handshake') return entry.handler(request);
     const result = requests.empty
-      ? entry.handler(params, scope, ctx, this)
+      ? entry.handler(request)
       : requests.run(
           {
             method,
@@ -231,7 +208,7 @@ export class ServerSession {
               return ctx.signal;
             },
           },
-          () => entry.handler(params, scope, ctx, this),
+          () => entry.handler(request),
         );
     return this.#finish(entry, scope, result);
   }
@@ -239,64 +216,32 @@ export class ServerSession {
   #finish(
     entry: HandlerEntry,
     scope: RequestScope,
-    pending: Promise<JsonObject> | JsonObject,
-  ): Promise<JsonObject> | JsonObject {
+    pending: Promise<object> | object,
+  ): Promise<object> | object {
     if (scope.era === 'handshake') return pending;
     // Not async: a result is finished as it comes (a promise's when it settles).
-    const finish = (result: JsonObject) =>
+    const finish = (result: object) =>
       this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
     return pending instanceof Promise ? pending.then(finish) : finish(pending);
   }
 
-  /** @internal The scope a request is served in (throws the protocol error a malformed stateless request gets). */
-  scope(params: JsonObject): RequestScope {
-    if (hasStatelessMeta(params))
-      return statelessScope(params, this.#core.versions, this.#principal, this.#core.options.resultShapes);
+  /**
+   * @internal The scope a request is served in: -32600 for a handshake-era request before `initialize`, the
+   * protocol error a malformed stateless-era request gets.
+   */
+  scope(params: JsonObject, method: string): RequestScope {
+    if (hasStatelessMeta(params)) return this.#statelessScope(params);
     // The same for every request of the session until initialize, assumeInitialized, setLevel or
     // authenticate change it.
     this.#handshakeScope ??= {
       era: 'handshake',
-      profile: this.#requireProfile(),
+      profile: this.#profile ?? this.#beforeInitialize(method),
       client: this.client,
       logLevel: this.#logLevel,
       principal: this.#principal,
       host: undefined,
     };
     return this.#handshakeScope;
-  }
-
-  #gate(message: JsonRpcRequest): void {
-    if (this.#phase !== 'new' || BEFORE_INIT.has(message.method) || hasStatelessMeta(message.params)) return;
-    if (message.method === 'server/discover') return; // answered with -32602: its _meta is missing
-    throw new ProtocolError(
-      ErrorCode.InvalidRequest,
-      `Invalid request: ${message.method} before initialize; the client must initialize first`,
-    );
-  }
-
-  #bind(): void {
-    const peer = this.peer;
-    const core = this.#core;
-    peer.setNotificationHandler('notifications/initialized', () => {
-      if (this.#phase === 'initialized') this.#phase = 'ready';
-    });
-    peer.setNotificationHandler('notifications/roots/list_changed', () =>
-      core.options.onRootsListChanged?.(this),
-    );
-    // Per-session state of features (their handlers are the server's, shared).
-    for (const feature of core.features) feature.bind?.(this);
-  }
-
-  /** `ping` and `initialize`: the handshake's own methods, served before any scope exists. */
-  #handshake(method: string, params: JsonObject): JsonObject | undefined {
-    if (method !== 'ping' && method !== 'initialize') return undefined;
-    if (hasStatelessMeta(params)) {
-      throw new ProtocolError(
-        ErrorCode.MethodNotFound,
-        `Method not found: ${method} does not exist in the stateless era`,
-      );
-    }
-    return method === 'ping' ? {} : this.#initialize(params);
   }
 
   /** `logging/setLevel` (handshake era): messages below `level` are not sent on this session. */
@@ -306,35 +251,37 @@ export class ServerSession {
     this.#stateVersion += 1;
   }
 
-  #requireProfile(): RevisionProfile {
-    if (!this.#profile) throw new ProtocolError(ErrorCode.InvalidRequest, 'Invalid request: not initialized');
-    return this.#profile;
+  get initialized(): boolean {
+    return this.#phase !== 'new';
   }
 
-  #initialize(params: JsonObject): JsonObject {
-    if (this.#phase !== 'new') {
-      throw new ProtocolError(
-        ErrorCode.InvalidRequest,
-        'Invalid request: the session is already initialized',
-      );
-    }
-    const version = initializeVersion(params, this.#core.versions);
-    const profile = profileFor(version, this.#core.options.resultShapes);
+  begin(profile: RevisionProfile, info: Implementation | undefined, capabilities: ClientCapabilities): void {
     this.#profile = profile;
+    this.#clientInfo = info;
+    this.#clientCapabilities = capabilities;
     this.#handshakeScope = undefined;
-    this.#clientCapabilities = isJsonObject(params.capabilities)
-      ? (params.capabilities as ClientCapabilities)
-      : {};
-    const info = params.clientInfo;
-    if (isJsonObject(info) && typeof info.name === 'string')
-      this.#clientInfo = info as unknown as Implementation;
     this.#phase = 'initialized';
-    const result: InitializeResult = {
-      protocolVersion: version,
-      capabilities: profile.shapeServerCapabilities(this.#core.capabilities),
-      serverInfo: profile.shapeImplementation(this.#core.info),
-    };
-    if (this.#core.options.instructions !== undefined) result.instructions = this.#core.options.instructions;
-    return result as unknown as JsonObject;
+  }
+
+  confirm(): void {
+    if (this.#phase === 'initialized') this.#phase = 'ready';
+  }
+
+  #statelessScope(params: JsonObject): StatelessScope {
+    const core = this.#core;
+    return statelessScope(
+      params,
+      core.versions,
+      this.#principal,
+      core.options.resultShapes,
+      core.requestStateCodec,
+    );
+  }
+
+  #beforeInitialize(method: string): never {
+    throw new ProtocolError(
+      ErrorCode.InvalidRequest,
+      `Invalid request: ${method} before initialize; the client must initialize first`,
+    );
   }
 }

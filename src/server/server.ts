@@ -37,9 +37,11 @@ import type { SkillDefinition } from './skills/skill-definition.js';
 import { SkillsFeature } from './skills/skills-feature.js';
 import { Registry, type RegistryHandle } from './registry.js';
 import type { ServerCore, ServerFeature, ServerOptions } from './server-core.js';
-import { ServerSession, installSessionHandlers } from './server-session.js';
+import { ServerSession } from './server-session.js';
+import { installHandshake } from './handshake.js';
+import { installSessionHandlers } from './session-handlers.js';
 import { HandlerTable } from './handler-table.js';
-import { installTools } from './tools-handlers.js';
+import { ToolsFeature } from './tools/tools-feature.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
 import { Tasks } from './tasks/tasks.js';
 import type { SessionState as SharedSessionState } from '../stores/session-store.js';
@@ -49,9 +51,10 @@ import {
   type ToolDefinition,
   type ToolHandler,
   type ToolSpec,
-} from './tool-definition.js';
-import { ToolPages } from './tool-pages.js';
+} from './tools/tool-definition.js';
+import { ToolPages } from './tools/tool-pages.js';
 import { FinishedResults } from './finished-results.js';
+import { requestStateCodec, type RequestStateCodec } from './input-required/request-state.js';
 
 export type ToolHandle = RegistryHandle<ToolSpec>;
 
@@ -90,8 +93,8 @@ export class Server implements ServerCore {
   readonly #shutdown = new AbortController();
   readonly #chain: ToolChain;
   readonly #listChanged: ListChanged;
-  readonly #subscriptions = new Subscriptions();
-  readonly features: ServerFeature[] = [this.#subscriptions];
+  readonly #subscriptions = new Subscriptions(() => this.capabilities);
+  readonly features: ServerFeature[] = [new ToolsFeature(this), this.#subscriptions];
   #resources: ResourcesFeature | undefined;
   #prompts: PromptsFeature | undefined;
   #completions: CompletionsFeature | undefined;
@@ -107,8 +110,8 @@ export class Server implements ServerCore {
       onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
     };
     this.#chain = new ToolChain(options);
+    installHandshake(this.handlers, this);
     installSessionHandlers(this.handlers, this);
-    installTools(this.handlers, this);
     for (const feature of this.features) feature.install(this.handlers);
     this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
     this.access = new AccessControl(options.accessPolicy);
@@ -138,8 +141,13 @@ export class Server implements ServerCore {
     return { ttlMs: this.options.cache?.ttlMs ?? 0, cacheScope: scope };
   }
 
+  /** @internal Stateless era: the codec of `requestState`. */
+  get requestStateCodec(): RequestStateCodec {
+    return requestStateCodec(this.options);
+  }
+
   get capabilities(): ServerCapabilities {
-    const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
+    const caps: ServerCapabilities = { logging: {} };
     for (const feature of this.features) {
       const { extensions, ...rest } = feature.capabilities();
       Object.assign(caps, rest);

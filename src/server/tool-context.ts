@@ -113,7 +113,7 @@ export interface ContextHost {
    * the retried request carries (stateless era, which rejects to end the attempt with input_required).
    */
   input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject>;
-  notify(method: string, params: JsonObject, relatedRequestId: RequestId): Promise<void>;
+  notify(method: string, params: object, relatedRequestId: RequestId): Promise<void>;
   sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void>;
   log(
     level: LoggingLevel,

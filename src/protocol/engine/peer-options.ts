@@ -1,28 +1,22 @@
 /**
  * How a peer is set up: its default timeout, the era-dependent answers it needs from its session
- * (batches, ids of unreadable requests), the gates before dispatch, the fallback handler, and the limits
- * on what one connection may ask at once.
+ * (batches, ids of unreadable requests), the handlers it dispatches through and the connection they are
+ * told about, and the limits on what one connection may ask at once.
  * @module
  */
-import type { JsonRpcNotification, JsonRpcRequest } from '../jsonrpc.js';
-import type { RequestHandler } from './request-context.js';
+import type { Handlers } from './handlers.js';
 
-export interface PeerOptions {
+export interface PeerOptions<C = unknown> {
+  /** The handlers to dispatch through (default: a table of this peer's own, filled by `setRequestHandler`). */
+  handlers?: Handlers<C>;
+  /** What handlers see as `ctx.connection` (and notification handlers as their second argument). */
+  connection?: C;
   /** Default timeout for outgoing requests, in ms. */
   defaultTimeout?: number;
   /** Whether a JSON-RPC batch may be received now (2025-03-26 peers only). */
   acceptBatch?: () => boolean;
   /** How to write the id of an error response whose request id could not be read. */
   unknownErrorId?: () => null | undefined;
-  /** Called before a request is dispatched; may throw a ProtocolError to refuse it. */
-  gate?: (message: JsonRpcRequest) => void;
-  /** Called before a notification is dispatched; return false to drop it. */
-  gateNotification?: (message: JsonRpcNotification) => boolean;
-  /**
-   * Handles the requests no handler was set for (e.g. a table of handlers shared by many peers); it
-   * throws -32601 itself for a method it does not know. Default: -32601.
-   */
-  fallback?: RequestHandler;
   /** The most messages a JSON-RPC batch may hold; a longer batch gets one -32600 (default 100). */
   maxBatchSize?: number;
   /**

@@ -36,6 +36,7 @@ import {
   DEFAULT_MAX_REQUESTS_IN_FLIGHT,
   type PeerOptions,
 } from './peer-options.js';
+import { Handlers } from './handlers.js';
 import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
@@ -47,15 +48,16 @@ export {
   type PeerOptions,
 } from './peer-options.js';
 export type { NotificationHandler, RequestContext, RequestHandler } from './request-context.js';
+export { Handlers } from './handlers.js';
 
-export class Peer {
-  /** Created on first use: a server session serves through `fallback` and sets none. */
-  #requestHandlers: Map<string, RequestHandler> | undefined;
-  readonly #notificationHandlers = new Map<string, NotificationHandler>();
-  readonly #inflight = new Map<RequestId, Inflight>();
+export class Peer<C = unknown> {
+  /** The handlers dispatched through: this peer's own, or a table shared by many (a server's sessions). */
+  readonly #handlers: Handlers<C>;
+  readonly #connection: C;
+  readonly #inflight = new Map<RequestId, Inflight<C>>();
   /** Created on first use: most server sessions never send a request. */
   #outgoingRequests: OutgoingRequests | undefined;
-  readonly #options: PeerOptions;
+  readonly #options: PeerOptions<C>;
   readonly #maxBatchSize: number;
   readonly #maxInflight: number;
   readonly #maxBatchAnswerBytes: number;
@@ -77,8 +79,10 @@ export class Peer {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  constructor(options: PeerOptions = {}) {
+  constructor(options: PeerOptions<C> = {}) {
     this.#options = options;
+    this.#handlers = options.handlers ?? new Handlers<C>();
+    this.#connection = options.connection as C;
     this.#maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
     this.#maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
@@ -103,12 +107,12 @@ export class Peer {
     return this.#closed;
   }
 
-  setRequestHandler(method: string, handler: RequestHandler): void {
-    (this.#requestHandlers ??= new Map()).set(method, handler);
+  setRequestHandler(method: string, handler: RequestHandler<C>): void {
+    this.#handlers.request(method, handler);
   }
 
-  setNotificationHandler(method: string, handler: NotificationHandler): void {
-    this.#notificationHandlers.set(method, handler);
+  setNotificationHandler(method: string, handler: NotificationHandler<C>): void {
+    this.#handlers.notification(method, handler);
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -170,7 +174,7 @@ export class Peer {
     return result;
   }
 
-  async notify(method: string, params?: JsonObject, options?: SendOptions): Promise<void> {
+  async notify(method: string, params?: object, options?: SendOptions): Promise<void> {
     if (this.#closed || !this.#transport) return;
     await this.#transport.send(notification(method, params), options);
   }
@@ -429,11 +433,10 @@ export class Peer {
       this.#outgoingRequests?.progress(params as unknown as ProgressParams);
       return;
     }
-    if (this.#options.gateNotification && !this.#options.gateNotification(message)) return;
-    const handler = this.#notificationHandlers.get(message.method);
+    const handler = this.#handlers.notificationHandler(message.method);
     if (!handler) return;
     try {
-      const done = handler(params);
+      const done = handler(params, this.#connection);
       if (done) done.catch((error: unknown) => this.onerror?.(asError(error)));
     } catch (error) {
       this.onerror?.(asError(error));
@@ -500,12 +503,12 @@ export class Peer {
     const { id, method } = message;
     const params = message.params ?? {};
     // The request's context is its in-flight record (a class: accessors on literals are slow to create).
-    const inflight = new Inflight(id, method, isJsonObject(params._meta) ? params._meta : undefined);
+    const meta = isJsonObject(params._meta) ? params._meta : undefined;
+    const inflight = new Inflight<C>(id, method, meta, this.#connection);
     this.#inflight.set(id, inflight);
-    let pending: Promise<JsonObject> | JsonObject;
+    let pending: Promise<object> | object;
     try {
-      this.#options.gate?.(message);
-      const handler = this.#requestHandlers?.get(method) ?? this.#options.fallback;
+      const handler = this.#handlers.requestHandler(method);
       if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
       pending = handler(params, inflight);
     } catch (error) {
@@ -528,12 +531,12 @@ export class Peer {
     });
   }
 
-  #answered(inflight: Inflight, result: JsonObject): JsonRpcResponse | undefined {
+  #answered(inflight: Inflight<C>, result: object): JsonRpcResponse | undefined {
     this.#settled(inflight);
     return inflight.cancelled ? undefined : resultResponse(inflight.id, result);
   }
 
-  #failed(inflight: Inflight, error: unknown): JsonRpcResponse | undefined {
+  #failed(inflight: Inflight<C>, error: unknown): JsonRpcResponse | undefined {
     this.#settled(inflight);
     if (inflight.cancelled) return undefined;
     const id = inflight.id;
@@ -547,7 +550,7 @@ export class Peer {
     });
   }
 
-  #settled(inflight: Inflight): void {
+  #settled(inflight: Inflight<C>): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
   }
 }

@@ -8,8 +8,10 @@ import type { JsonObject, RequestId } from '../jsonrpc.js';
 import { AbortListeners, type Cancellation } from './cancellation.js';
 
 /** What a request handler sees besides the params. */
-export interface RequestContext {
+export interface RequestContext<C = unknown> {
   readonly id: RequestId;
+  /** The connection the request came on (what its peer was made for: a server session, a client). */
+  readonly connection: C;
   readonly method: string;
   /** Aborted by `notifications/cancelled` for this request, or when the connection closes. */
   readonly signal: AbortSignal;
@@ -20,8 +22,13 @@ export interface RequestContext {
   readonly meta: JsonObject | undefined;
 }
 
-export type RequestHandler = (params: JsonObject, ctx: RequestContext) => Promise<JsonObject> | JsonObject;
-export type NotificationHandler = (params: JsonObject) => void | Promise<void>;
+/** A request handler: resolves with the request's result (any JSON object, typed per method by its caller). */
+export type RequestHandler<C = unknown> = (
+  params: JsonObject,
+  ctx: RequestContext<C>,
+) => Promise<object> | object;
+/** A notification handler, given the connection it came on. */
+export type NotificationHandler<C = unknown> = (params: JsonObject, connection: C) => void | Promise<void>;
 
 /**
  * A request being answered. Its `AbortController` is created on first use (a handler reading
@@ -29,8 +36,9 @@ export type NotificationHandler = (params: JsonObject) => void | Promise<void>;
  * call's cost. What a handler can observe is the same as with an eager one. It is its own
  * {@link Cancellation}: listeners added with `onAbort` need no controller.
  */
-export class Inflight implements RequestContext, Cancellation {
+export class Inflight<C = unknown> implements RequestContext<C>, Cancellation {
   readonly id: RequestId;
+  readonly connection: C;
   readonly method: string;
   readonly meta: JsonObject | undefined;
   cancelled = false;
@@ -38,8 +46,9 @@ export class Inflight implements RequestContext, Cancellation {
   #controller: AbortController | undefined;
   #listeners: AbortListeners | undefined;
 
-  constructor(id: RequestId, method: string, meta: JsonObject | undefined) {
+  constructor(id: RequestId, method: string, meta: JsonObject | undefined, connection: C) {
     this.id = id;
+    this.connection = connection;
     this.method = method;
     this.meta = meta;
   }

@@ -15,7 +15,12 @@ export interface ResultExtras {
   cache?: CacheHint;
 }
 
-export function finishResult(result: JsonObject, f: RevisionFeatures, extras: ResultExtras = {}): JsonObject {
+/** `result` finished for the era (a handshake-era result is returned as it is). */
+export function finishResult<R extends object>(
+  result: R,
+  f: RevisionFeatures,
+  extras: ResultExtras = {},
+): R | JsonObject {
   if (!f.stateless) return result;
   const out: JsonObject = { resultType: 'complete', ...result };
   if (extras.cache && out.resultType === 'complete') {
@@ -23,7 +28,8 @@ export function finishResult(result: JsonObject, f: RevisionFeatures, extras: Re
     out.cacheScope = extras.cache.cacheScope;
   }
   if (extras.serverInfo) {
-    out._meta = { ...(isJsonObject(result._meta) ? result._meta : {}), [META.serverInfo]: extras.serverInfo };
+    const meta = '_meta' in result ? result._meta : undefined;
+    out._meta = { ...(isJsonObject(meta) ? meta : {}), [META.serverInfo]: extras.serverInfo };
   }
   return out;
 }

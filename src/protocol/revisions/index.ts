@@ -28,6 +28,11 @@ export const LATEST_REVISION: StatelessRevision = '2026-07-28';
 /** Every revision, newest first. */
 export const ALL_REVISIONS = [...STATELESS_REVISIONS, ...HANDSHAKE_REVISIONS] as const;
 export type Revision = HandshakeRevision | StatelessRevision;
+/**
+ * The two eras of the protocol: the handshake era (`initialize` settles a revision per connection,
+ * 2024-11-05 to 2025-11-25) and the stateless era (each request carries its revision, 2026-07-28).
+ */
+export type Era = 'handshake' | 'stateless';
 
 const PROFILES: ReadonlyMap<string, RevisionProfile> = new Map([
   ['2024-11-05', revision20241105],

@@ -49,7 +49,7 @@ export interface RevisionProfile {
   shapePromptResult(result: GetPromptResult): GetPromptResult;
   shapeCompleteParams(params: CompleteParams): CompleteParams;
   /** Adds what the era requires of every result (`resultType`, cache hints, `serverInfo`). */
-  finishResult(result: JsonObject, extras?: ResultExtras): JsonObject;
+  finishResult<R extends object>(result: R, extras?: ResultExtras): R | JsonObject;
 }
 
 export function defineRevision(version: string, features: RevisionFeatures): RevisionProfile {
@@ -72,6 +72,6 @@ export function defineRevision(version: string, features: RevisionFeatures): Rev
     shapePrompt: (prompt: Prompt) => shapePrompt(prompt, f),
     shapePromptResult: (result: GetPromptResult) => shapePromptResult(result, f),
     shapeCompleteParams: (params: CompleteParams) => shapeCompleteParams(params, f),
-    finishResult: (result: JsonObject, extras?: ResultExtras) => finishResult(result, f, extras),
+    finishResult: <R extends object>(result: R, extras?: ResultExtras) => finishResult(result, f, extras),
   });
 }

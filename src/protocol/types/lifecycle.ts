@@ -12,6 +12,13 @@ export interface Icon {
   theme?: 'light' | 'dark';
 }
 
+/** Whether `value` names an implementation (a `clientInfo` / `serverInfo` with a string `name`). */
+export function isImplementation(value: unknown): value is Implementation {
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string'
+  );
+}
+
 export interface Implementation {
   name: string;
   version: string;

@@ -45,7 +45,7 @@ export class CompletionsFeature implements ServerFeature {
   }
 
   install(handlers: HandlerTable): void {
-    handlers.handle('completion/complete', async (params, _scope, ctx) => {
+    handlers.handle('completion/complete', async ({ params, ctx }) => {
       const { ref, argument } = params;
       if (!isJsonObject(ref)) throw invalidParams('ref must be an object');
       if (
@@ -60,7 +60,7 @@ export class CompletionsFeature implements ServerFeature {
         arguments: stringRecord(isJsonObject(params.context) ? params.context.arguments : undefined),
         signal: AbortSignal.any([ctx.signal, this.#sources.shutdownSignal]),
       };
-      return (await runCompleter(completer, argument.value, context)) as unknown as JsonObject;
+      return runCompleter(completer, argument.value, context);
     });
   }
 

@@ -15,7 +15,7 @@
  * ```
  * @module
  */
-import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+import { wireObject, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
 import type { Principal } from '../auth/principal.js';
 import { compose } from './compose.js';
 
@@ -52,7 +52,7 @@ export class RequestChain {
     this.#all = [...this.#all, middleware];
   }
 
-  run(request: ServerRequest, handler: () => Promise<JsonObject> | JsonObject): Promise<JsonObject> {
-    return compose(this.#all, async () => handler())(request);
+  run(request: ServerRequest, handler: () => Promise<object> | object): Promise<JsonObject> {
+    return compose(this.#all, async () => wireObject(await handler()))(request);
   }
 }

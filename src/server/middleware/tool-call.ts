@@ -14,7 +14,7 @@ import type { CreateMessageParams, ElicitParams } from '../../protocol/types/cli
 import type { LoggingLevel } from '../../protocol/types/lifecycle.js';
 import type { InputMethod } from '../input-required/input-requests.js';
 import { ContextBase, type InputOptions, type ToolContext } from '../tool-context.js';
-import type { RegisteredTool } from '../tool-definition.js';
+import type { RegisteredTool } from '../tools/tool-definition.js';
 import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
 
 /** Where a call comes from, beyond what its context says. */

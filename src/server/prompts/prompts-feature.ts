@@ -4,7 +4,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { Prompt } from '../../protocol/types/prompts.js';
 import { Pages, cursorParam } from '../pages.js';
@@ -12,9 +12,9 @@ import { Registry } from '../registry.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import type { ServerFeature } from '../server-core.js';
 import type { HandlerTable } from '../handler-table.js';
-import type { ServerSession } from '../server-session.js';
+import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';
-import { withInput } from '../tools-handlers.js';
+import { withInput } from '../context-host.js';
 import { callRequest } from '../tool-context.js';
 import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
 
@@ -59,20 +59,20 @@ export class PromptsFeature implements ServerFeature {
     return { prompts: { listChanged: true } };
   }
 
-  bind(session: ServerSession): void {
+  bind(session: SessionView): void {
     this.#listChanged.bind(session);
   }
 
   install(handlers: HandlerTable): void {
     handlers.handle(
       'prompts/list',
-      (params, scope) => {
+      ({ params, scope }) => {
         const cursor = cursorParam(params);
         return this.#pages.page(this.prompts.list(), this.prompts.version, scope.profile, cursor);
       },
       { cacheable: true },
     );
-    handlers.handle('prompts/get', async (params, scope, ctx, session) => {
+    handlers.handle('prompts/get', async ({ params, scope, ctx, session }) => {
       if (typeof params.name !== 'string') throw invalidParams('name must be a string');
       const prompt = this.prompts.get(params.name);
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
@@ -91,9 +91,8 @@ export class PromptsFeature implements ServerFeature {
           }),
         ),
       );
-      if (isInputRequired(value)) return value as unknown as JsonObject;
-      const result = toPromptResult(value, prompt.name);
-      return scope.profile.shapePromptResult(result) as unknown as JsonObject;
+      if (isInputRequired(value)) return value;
+      return scope.profile.shapePromptResult(toPromptResult(value, prompt.name));
     });
   }
 

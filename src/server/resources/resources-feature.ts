@@ -17,7 +17,7 @@ import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
 import type { ServerFeature } from '../server-core.js';
 import type { HandlerTable } from '../handler-table.js';
-import type { ServerSession } from '../server-session.js';
+import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
@@ -46,7 +46,7 @@ export class ResourcesFeature implements ServerFeature {
   readonly #host: FeatureHost;
   readonly #resourcePages: Pages<RegisteredResource, Resource, 'resources'>;
   readonly #templatePages: Pages<RegisteredResourceTemplate, ResourceTemplate, 'resourceTemplates'>;
-  readonly #subscriptions = new WeakMap<ServerSession, Set<string>>();
+  readonly #subscriptions = new WeakMap<SessionView, Set<string>>();
   readonly #listChanged: ListChanged;
 
   constructor(host: FeatureHost) {
@@ -70,7 +70,7 @@ export class ResourcesFeature implements ServerFeature {
     return { resources: { subscribe: true, listChanged: true } };
   }
 
-  bind(session: ServerSession): void {
+  bind(session: SessionView): void {
     this.#listChanged.bind(session);
   }
 
@@ -79,7 +79,7 @@ export class ResourcesFeature implements ServerFeature {
     const handshakeOnly = { eras: ['handshake'] } as const;
     handlers.handle(
       'resources/list',
-      (params, scope) => {
+      ({ params, scope }) => {
         const { resources } = this;
         const cursor = cursorParam(params);
         return this.#resourcePages.page(resources.list(), resources.version, scope.profile, cursor);
@@ -88,7 +88,7 @@ export class ResourcesFeature implements ServerFeature {
     );
     handlers.handle(
       'resources/templates/list',
-      (params, scope) => {
+      ({ params, scope }) => {
         const { templates } = this;
         const cursor = cursorParam(params);
         return this.#templatePages.page(templates.list(), templates.version, scope.profile, cursor);
@@ -97,7 +97,7 @@ export class ResourcesFeature implements ServerFeature {
     );
     handlers.handle(
       'resources/read',
-      async (params, scope, ctx) => {
+      async ({ params, scope, ctx }) => {
         const uri = uriParam(params);
         const context: ResourceContext = {
           signal: AbortSignal.any([ctx.signal, this.#host.shutdownSignal]),
@@ -115,13 +115,13 @@ export class ResourcesFeature implements ServerFeature {
           }
           throw error;
         });
-        return scope.profile.shapeReadResult(result) as unknown as JsonObject;
+        return scope.profile.shapeReadResult(result);
       },
       cacheable,
     );
     handlers.handle(
       'resources/subscribe',
-      (params, _scope, _ctx, session) => {
+      ({ params, session }) => {
         const uri = uriParam(params);
         let uris = this.#subscriptions.get(session);
         if (!uris) this.#subscriptions.set(session, (uris = new Set()));
@@ -133,7 +133,7 @@ export class ResourcesFeature implements ServerFeature {
     );
     handlers.handle(
       'resources/unsubscribe',
-      (params, _scope, _ctx, session) => {
+      ({ params, session }) => {
         if (this.#subscriptions.get(session)?.delete(uriParam(params))) session.stateChanged();
         return {};
       },
@@ -142,12 +142,12 @@ export class ResourcesFeature implements ServerFeature {
   }
 
   /** The URIs a session subscribed to (`resources/subscribe`). */
-  subscriptionsOf(session: ServerSession): string[] {
+  subscriptionsOf(session: SessionView): string[] {
     return [...(this.#subscriptions.get(session) ?? [])];
   }
 
   /** Subscribes a session to `uris` (a session taken up from a shared store). */
-  subscribe(session: ServerSession, uris: readonly string[]): void {
+  subscribe(session: SessionView, uris: readonly string[]): void {
     if (uris.length > 0) this.#subscriptions.set(session, new Set(uris));
   }
 

@@ -92,29 +92,27 @@ export class SkillsFeature implements ServerFeature {
     const cacheable = { cacheable: true };
     handlers.handle(
       'skills/list',
-      async (params) => {
+      async ({ params }) => {
         const { page, next } = pageOf(this.skills.list(), cursorParam(params), this.#pageSize);
         const skills = await Promise.all(page.map((skill) => skill.entry()));
-        const result: JsonObject = { skills: skills as unknown as JsonObject[] };
-        if (next !== undefined) result.nextCursor = next;
-        return result;
+        return next === undefined ? { skills } : { skills, nextCursor: next };
       },
       cacheable,
     );
     handlers.handle(
       'skills/get',
-      async (params) => {
+      async ({ params }) => {
         const uri = uriParam(params);
         const skill = this.skills.list().find((s) => s.uri === uri);
         if (!skill)
           throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: no skill at ${uri}`, { uri });
-        return { skill: (await skill.entry()) as unknown as JsonObject };
+        return { skill: await skill.entry() };
       },
       cacheable,
     );
     handlers.handle(
       'resources/directory/read',
-      (params, scope) => {
+      ({ params, scope }) => {
         const uri = uriParam(params);
         const children = this.#directory(uri);
         if (!children) {
@@ -123,11 +121,8 @@ export class SkillsFeature implements ServerFeature {
           });
         }
         const { page, next } = pageOf(children, cursorParam(params), this.#pageSize);
-        const result: JsonObject = {
-          resources: page.map((resource) => scope.profile.shapeResource(resource)) as unknown as JsonObject[],
-        };
-        if (next !== undefined) result.nextCursor = next;
-        return result;
+        const resources = page.map((resource) => scope.profile.shapeResource(resource));
+        return next === undefined ? { resources } : { resources, nextCursor: next };
       },
       cacheable,
     );

@@ -7,7 +7,7 @@
  */
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
-import type { ServerSession } from '../server-session.js';
+import type { SessionView } from '../session-view.js';
 import { LIST_CHANGED_KEYS, type SubscriptionFilter } from './subscription-filter.js';
 
 export class ListenSubscription {
@@ -15,13 +15,13 @@ export class ListenSubscription {
   readonly id: RequestId;
   /** The honoured filter (what the acknowledgement names). */
   readonly filter: SubscriptionFilter;
-  readonly #session: ServerSession;
+  readonly #session: SessionView;
   readonly #uris: ReadonlySet<string>;
   readonly #tasks: ReadonlySet<string>;
   #open = true;
   #finish: (() => void) | undefined;
 
-  constructor(session: ServerSession, id: RequestId, filter: SubscriptionFilter) {
+  constructor(session: SessionView, id: RequestId, filter: SubscriptionFilter) {
     this.#session = session;
     this.id = id;
     this.filter = filter;

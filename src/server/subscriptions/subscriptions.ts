@@ -15,7 +15,7 @@ import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/stateless.js';
 import type { ServerFeature } from '../server-core.js';
 import type { HandlerTable } from '../handler-table.js';
-import type { ServerSession } from '../server-session.js';
+import type { SessionView } from '../session-view.js';
 import { ListenSubscription } from './listen-subscription.js';
 import { honouredFilter, parseSubscriptionFilter } from './subscription-filter.js';
 
@@ -25,6 +25,12 @@ export type TaskAccess = (taskIds: readonly string[], scope: RequestScope) => Pr
 export class Subscriptions implements ServerFeature {
   readonly #open = new Set<ListenSubscription>();
   #taskAccess: TaskAccess | undefined;
+  /** The server's capabilities now (what a listen filter may ask for). */
+  readonly #capabilities: () => ServerCapabilities;
+
+  constructor(capabilities: () => ServerCapabilities) {
+    this.#capabilities = capabilities;
+  }
 
   /** @internal The tasks feature is on: listen requests may name tasks. */
   useTasks(access: TaskAccess): void {
@@ -44,7 +50,7 @@ export class Subscriptions implements ServerFeature {
   install(handlers: HandlerTable): void {
     handlers.handle(
       'subscriptions/listen',
-      (params, scope, ctx, session) => this.#listen(session, params, scope, ctx),
+      ({ params, scope, ctx, session }) => this.#listen(session, params, scope, ctx),
       {
         eras: ['stateless'],
       },
@@ -63,13 +69,13 @@ export class Subscriptions implements ServerFeature {
   }
 
   async #listen(
-    session: ServerSession,
+    session: SessionView,
     params: JsonObject,
     scope: RequestScope,
     ctx: RequestContext,
   ): Promise<JsonObject> {
     const requested = parseSubscriptionFilter(params);
-    const filter = honouredFilter(requested, session.core.capabilities);
+    const filter = honouredFilter(requested, this.#capabilities());
     if (requested.taskIds?.length && this.#taskAccess) {
       const taskIds = await this.#taskAccess(requested.taskIds, scope);
       if (taskIds.length > 0) filter.taskIds = taskIds;

@@ -19,8 +19,8 @@ export function coreTaskOf(record: TaskRecord): CoreTask {
 }
 
 /** The answer to a task-augmented `tools/call`. */
-export function createCoreTaskResult(record: TaskRecord): JsonObject {
-  return { task: coreTaskOf(record) as unknown as JsonObject };
+export function createCoreTaskResult(record: TaskRecord): { task: CoreTask } {
+  return { task: coreTaskOf(record) };
 }
 
 /** `params.task` of a request: undefined when absent; -32602 when it is not `{ ttl?: number }`. */

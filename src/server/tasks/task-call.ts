@@ -18,19 +18,20 @@ import { loggingRank } from '../../protocol/types/lifecycle.js';
 import { withRelatedTask } from '../../protocol/types/tasks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { InputRound } from '../input-required/input-round.js';
-import { requestStateCodec } from '../input-required/request-state.js';
-import type { RequestScope } from '../request-scope.js';
-import type { ServerSession } from '../server-session.js';
+import { isInputRequired } from '../input-required/input-requests.js';
+import type { RequestScope, StatelessScope } from '../request-scope.js';
+import type { SessionView } from '../session-view.js';
 import { callRequest, createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
-import type { RegisteredTool } from '../tool-definition.js';
-import { scopedHost } from '../tools-handlers.js';
+import type { ToolCallAnswer } from '../server-results.js';
+import type { RegisteredTool } from '../tools/tool-definition.js';
+import { scopedHost } from '../context-host.js';
 import { createCoreTaskResult } from './core-task-wire.js';
 import type { TaskRun } from './task-run.js';
 import { createTaskResult } from './task-wire.js';
 
 /** One `tools/call` the tasks feature serves. */
 export interface TaskCall {
-  session: ServerSession;
+  session: SessionView;
   scope: RequestScope;
   params: JsonObject;
   tool: RegisteredTool;
@@ -38,7 +39,7 @@ export interface TaskCall {
   /** Runs the tool pipeline (validation, handler, result checks) with a context. */
   run: (context: ToolContext) => Promise<CallToolResult>;
   /** Shapes a call result for the request's revision. */
-  shape: (result: CallToolResult) => JsonObject;
+  shape: (result: CallToolResult) => CallToolResult;
   /** 2025-11-25: the lifetime the client asked for (`params.task.ttl`), in ms. */
   ttl?: number;
 }
@@ -72,19 +73,18 @@ function taskHost(call: TaskCall, run: TaskRun): ContextHost {
  */
 function coreTaskHost(call: TaskCall, run: TaskRun): ContextHost {
   const { session, scope } = call;
-  const send = (method: string, params: JsonObject, id: RequestId) =>
+  const send = (method: string, params: object, id: RequestId) =>
     session.peer
       .notify(
         method,
-        { ...params, _meta: withRelatedTask(params._meta, run.taskId) },
+        { ...params, _meta: withRelatedTask('_meta' in params ? params._meta : undefined, run.taskId) },
         { relatedRequestId: id },
       )
       .catch(() => undefined);
   return {
     ...taskHost(call, run),
     notify: send,
-    sendProgress: (params, id) =>
-      send('notifications/progress', scope.profile.shapeProgress(params) as unknown as JsonObject, id),
+    sendProgress: (params, id) => send('notifications/progress', scope.profile.shapeProgress(params), id),
     log: (level, data, logger, id) => {
       if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel)) {
         return Promise.resolve();
@@ -99,9 +99,12 @@ function coreTaskHost(call: TaskCall, run: TaskRun): ContextHost {
 }
 
 /** The result of a call that the tasks feature serves (the decision to do so is already made). */
-export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
-  if (call.scope.era === 'handshake') return startedAtCall(call, tasks);
-  return call.tool.task?.start === 'handler' ? startedByHandler(call, tasks) : startedAtCall(call, tasks);
+export async function callAsTask(call: TaskCall, tasks: TaskStarter): Promise<ToolCallAnswer> {
+  const { scope } = call;
+  if (scope.era === 'handshake') return startedAtCall(call, tasks);
+  return call.tool.task?.start === 'handler'
+    ? startedByHandler(call, scope, tasks)
+    : startedAtCall(call, tasks);
 }
 
 async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
@@ -117,13 +120,17 @@ async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonOb
   return core ? createCoreTaskResult(run.record) : createTaskResult(run.record);
 }
 
-async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<JsonObject> {
-  const { session, scope, params, ctx } = call;
+async function startedByHandler(
+  call: TaskCall,
+  scope: StatelessScope,
+  tasks: TaskStarter,
+): Promise<ToolCallAnswer> {
+  const { session, params, ctx } = call;
   const round = await InputRound.open({
     method: 'tools/call',
     params,
     capabilities: scope.client.capabilities,
-    codec: requestStateCodec(session.core.options),
+    codec: scope.codec,
     principal: scope.principal?.subject,
   });
   const controller = new AbortController();
@@ -165,7 +172,7 @@ async function startedByHandler(call: TaskCall, tasks: TaskStarter): Promise<Jso
   if (run === undefined) {
     ctx.signal.removeEventListener('abort', followRequest);
     const result = await outcome;
-    return 'resultType' in result ? (result as unknown as JsonObject) : call.shape(result);
+    return isInputRequired(result) ? result : call.shape(result);
   }
   void run.settle(outcome, call.shape);
   return createTaskResult(run.record);

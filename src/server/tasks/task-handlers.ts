@@ -24,7 +24,7 @@ import {
 import type { HandlerTable } from '../handler-table.js';
 import { cursorParam } from '../pages.js';
 import type { RequestScope } from '../request-scope.js';
-import type { ServerSession } from '../server-session.js';
+import type { SessionView } from '../session-view.js';
 import { CoreTaskInput } from './core-task-input.js';
 import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
 import { TaskInput } from './task-input.js';
@@ -46,7 +46,7 @@ export interface TaskEngine {
   /** The task once it has ended (undefined once gone); rejects when `signal` aborts. */
   ended(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined>;
   /** Whose `tasks/list` the caller reads. */
-  ownerOf(scope: RequestScope, session: ServerSession): string;
+  ownerOf(scope: RequestScope, session: SessionView): string;
 }
 
 /** -32601 for a handshake-era request at a revision without tasks (before 2025-11-25). */
@@ -62,13 +62,13 @@ function requireCoreTasks(scope: RequestScope, method: string): void {
 const asJson = (value: unknown) => value as JsonObject;
 
 export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): void {
-  table.handle('tasks/get', async (params, scope) => {
+  table.handle('tasks/get', async ({ params, scope }) => {
     requireCoreTasks(scope, 'tasks/get');
     const record = await tasks.find(params, scope, 'tasks/get');
     return scope.era === 'stateless' ? detailedTask(record) : asJson(coreTaskOf(record));
   });
 
-  table.handle('tasks/cancel', async (params, scope) => {
+  table.handle('tasks/cancel', async ({ params, scope }) => {
     requireCoreTasks(scope, 'tasks/cancel');
     const record = await tasks.find(params, scope, 'tasks/cancel');
     if (scope.era === 'stateless') {
@@ -83,7 +83,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
     return asJson(coreTaskOf(after));
   });
 
-  table.handle('tasks/update', async (params, scope) => {
+  table.handle('tasks/update', async ({ params, scope }) => {
     if (scope.era === 'handshake') {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
@@ -102,7 +102,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
 
   table.handle(
     'tasks/result',
-    async (params, scope, ctx, session) => {
+    async ({ params, scope, ctx, session }) => {
       requireCoreTasks(scope, 'tasks/result');
       const { taskId } = await tasks.find(params, scope, 'tasks/result');
       const signal = AbortSignal.any([ctx.signal, tasks.shutdownSignal]);
@@ -129,7 +129,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
 
   table.handle(
     'tasks/list',
-    async (params, scope, _ctx, session) => {
+    async ({ params, scope, session }) => {
       requireCoreTasks(scope, 'tasks/list');
       const cursor = cursorParam(params) || undefined; // "" asks for the first page
       const owner = tasks.ownerOf(scope, session);

@@ -9,7 +9,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError, asError, errorMessage } from '../../protocol/errors.js';
-import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import {
   isTerminalStatus,
@@ -135,7 +135,10 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
   }
 
   /** Waits for the handler's outcome and records it. Never rejects (failures go to `onError`). */
-  async settle(outcome: Promise<TaskOutcome>, shape: (result: CallToolResult) => JsonObject): Promise<void> {
+  async settle(
+    outcome: Promise<TaskOutcome>,
+    shape: (result: CallToolResult) => CallToolResult,
+  ): Promise<void> {
     let change: TaskChange;
     try {
       const value = await outcome;
@@ -143,7 +146,7 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
         ? this.#failed(
             internalError('The tool asked for input before it became a task and did not wait for the answer'),
           )
-        : this.#finished(shape(value));
+        : this.#finished(wireObject(shape(value)));
     } catch (error) {
       change = this.#failure(error);
     }

@@ -31,9 +31,10 @@ import type { HandlerTable } from '../handler-table.js';
 import { missingCapabilities, type InputMethod } from '../input-required/input-requests.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-core.js';
+import type { ToolCallAnswer } from '../server-results.js';
 import { ServerError } from '../server-error.js';
-import type { ServerSession } from '../server-session.js';
-import type { RegisteredTool } from '../tool-definition.js';
+import type { SessionView } from '../session-view.js';
+import type { RegisteredTool } from '../tools/tool-definition.js';
 import { CoreTaskInput } from './core-task-input.js';
 import {
   CORE_TASKS_CAPABILITY,
@@ -95,7 +96,7 @@ export class Tasks implements ServerFeature, TaskStarter {
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
   readonly #running = new Map<string, TaskRun>();
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
-  readonly #sessionKeys = new WeakMap<ServerSession, string>();
+  readonly #sessionKeys = new WeakMap<SessionView, string>();
   /** Listening to the cancellations other processes publish (a shared store's), from the first task on. */
   #watching: Promise<void> | undefined;
 
@@ -173,7 +174,7 @@ export class Tasks implements ServerFeature, TaskStarter {
   }
 
   /** @internal Serves a `tools/call` that `decide` said runs as a task. */
-  call(call: TaskCall): Promise<JsonObject> {
+  call(call: TaskCall): Promise<ToolCallAnswer> {
     return callAsTask(call, this);
   }
 
@@ -217,8 +218,7 @@ export class Tasks implements ServerFeature, TaskStarter {
             }),
           changed: (stored, previous) => {
             if (stored.status === previous.status && stored.statusMessage === previous.statusMessage) return;
-            const task = coreTaskOf(stored) as unknown as JsonObject;
-            session.peer.notify('notifications/tasks/status', task).catch(() => undefined);
+            session.peer.notify('notifications/tasks/status', coreTaskOf(stored)).catch(() => undefined);
           },
         })
       : new TaskRun<TaskQuestions>(record, {
@@ -337,7 +337,7 @@ export class Tasks implements ServerFeature, TaskStarter {
   }
 
   /** @internal Whose `tasks/list` a 2025-11-25 task joins: its principal's, else its session's. */
-  ownerOf(scope: RequestScope, session: ServerSession): string {
+  ownerOf(scope: RequestScope, session: SessionView): string {
     const subject = scope.principal?.subject;
     if (subject !== undefined) return `principal:${subject}`;
     let key = session.peer.transport?.sessionId ?? this.#sessionKeys.get(session);

@@ -6,17 +6,17 @@
  * the schema end before the chain: the handler would never run.
  * @module
  */
-import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { isPromiseLike } from '../protocol/promise-like.js';
-import type { ContentBlock } from '../protocol/types/content.js';
-import type { CallToolResult } from '../protocol/types/tools.js';
-import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../schema/index.js';
-import { InputRequiredSignal } from './input-required/input-round.js';
-import { startToolCall, type CallOrigin } from './middleware/tool-call.js';
-import { toolError } from './results.js';
+import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
+import type { ContentBlock } from '../../protocol/types/content.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
+import { InputRequiredSignal } from '../input-required/input-round.js';
+import { startToolCall, type CallOrigin } from '../middleware/tool-call.js';
+import { toolError } from '../results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
-import type { ToolContext } from './tool-context.js';
+import type { ToolContext } from '../tool-context.js';
 
 export interface CallToolHooks extends CallOrigin {
   /** Reports a server-side bug (e.g. output that breaks the tool's outputSchema). */

@@ -3,32 +3,32 @@
  * Schemas are resolved (and compiled) here, once, at registration; a bad definition throws at once.
  * @module
  */
-import { LocalErrorCode } from '../protocol/errors.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
-import type { ContentBlock } from '../protocol/types/content.js';
-import type { Icon } from '../protocol/types/lifecycle.js';
+import { LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import type { ContentBlock } from '../../protocol/types/content.js';
+import type { Icon } from '../../protocol/types/lifecycle.js';
 import {
   TOOL_NAME_PATTERN,
   type CallToolResult,
   type Tool,
   type ToolAnnotations,
-} from '../protocol/types/tools.js';
+} from '../../protocol/types/tools.js';
 import {
   resolveSchema,
   SchemaError,
   type InferSchema,
   type ResolvedSchema,
   type SchemaInput,
-} from '../schema/index.js';
-import type { TokenBucket } from '../stores/rate-limit-store.js';
-import { checkConcurrency } from './middleware/concurrency-limit.js';
-import { checkBucket } from './middleware/rate-limit.js';
-import { checkTimeout } from './middleware/timeout.js';
-import type { CalledTool } from './middleware/middleware.js';
-import type { ToolChain } from './middleware/tool-chain.js';
-import { checkAccess, type ToolAccess } from './auth/access-control.js';
-import { ServerError } from './server-error.js';
-import type { ToolContext } from './tool-context.js';
+} from '../../schema/index.js';
+import type { TokenBucket } from '../../stores/rate-limit-store.js';
+import { checkConcurrency } from '../middleware/concurrency-limit.js';
+import { checkBucket } from '../middleware/rate-limit.js';
+import { checkTimeout } from '../middleware/timeout.js';
+import type { CalledTool } from '../middleware/middleware.js';
+import type { ToolChain } from '../middleware/tool-chain.js';
+import { checkAccess, type ToolAccess } from '../auth/access-control.js';
+import { ServerError } from '../server-error.js';
+import type { ToolContext } from '../tool-context.js';
 
 /** What a handler may return: a full result, one block, several blocks, or plain text. */
 export type ToolReturn<TStructured = unknown> =

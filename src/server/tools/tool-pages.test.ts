@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { profileFor } from '../protocol/revisions/index.js';
+import { profileFor } from '../../protocol/revisions/index.js';
 import { buildTool } from './tool-definition.js';
 import { ToolPages, decodeCursor, encodeCursor } from './tool-pages.js';
 

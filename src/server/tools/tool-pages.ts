@@ -2,12 +2,12 @@
  * `tools/list` pagination: the generic {@link Pages} over the tool registry.
  * @module
  */
-import type { RevisionProfile } from '../protocol/revisions/index.js';
-import type { ListToolsResult, Tool } from '../protocol/types/tools.js';
-import { Pages } from './pages.js';
+import type { RevisionProfile } from '../../protocol/revisions/index.js';
+import type { ListToolsResult, Tool } from '../../protocol/types/tools.js';
+import { Pages } from '../pages.js';
 import type { RegisteredTool } from './tool-definition.js';
 
-export { encodeCursor, decodeCursor } from './pages.js';
+export { encodeCursor, decodeCursor } from '../pages.js';
 
 export class ToolPages {
   readonly #pages: Pages<RegisteredTool, Tool, 'tools'>;

@@ -1,0 +1,94 @@
+/**
+ * The handshake era's own methods, served before a session has a revision: `initialize` (the revision
+ * settled on, the client's info and capabilities recorded, the server's shaped for that revision),
+ * `ping`, `notifications/initialized` and `notifications/roots/list_changed`. They go in the server's
+ * handler table like every other method; a stateless-era request for them gets -32601.
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import {
+  isHandshakeRevision,
+  negotiateVersion,
+  profileFor,
+  type HandshakeRevision,
+  type Revision,
+} from '../protocol/revisions/index.js';
+import {
+  isImplementation,
+  type ClientCapabilities,
+  type InitializeResult,
+} from '../protocol/types/lifecycle.js';
+import { hasStatelessMeta } from '../protocol/types/stateless.js';
+import type { HandlerTable } from './handler-table.js';
+import type { ServerCore } from './server-core.js';
+import type { EmptyResult } from './server-results.js';
+
+/**
+ * The handshake-era revision an `initialize` request settles on: -32602 when it names no version, or
+ * when the server speaks only the stateless era.
+ */
+export function initializeVersion(params: JsonObject, versions: readonly Revision[]): HandshakeRevision {
+  const requested = params.protocolVersion;
+  if (typeof requested !== 'string' || requested.length === 0) {
+    throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: protocolVersion must be a string');
+  }
+  const handshake = versions.filter(isHandshakeRevision);
+  if (handshake.length === 0) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      'Unsupported protocol version: this server speaks only the stateless era (no initialize)',
+      { supported: [...versions], requested },
+    );
+  }
+  return negotiateVersion(requested, handshake);
+}
+
+/** -32601 for a handshake method sent in the stateless era. */
+function refuseStateless(method: string, params: JsonObject): void {
+  if (hasStatelessMeta(params)) {
+    throw new ProtocolError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} does not exist in the stateless era`,
+    );
+  }
+}
+
+/** Puts the handshake's methods in the server's table. */
+export function installHandshake(table: HandlerTable, core: ServerCore): void {
+  const handlers = table.engine;
+  handlers.request('ping', (params): EmptyResult => {
+    refuseStateless('ping', params);
+    return {};
+  });
+  handlers.request('initialize', (params, ctx): InitializeResult => {
+    refuseStateless('initialize', params);
+    const session = ctx.connection;
+    if (session.initialized) {
+      throw new ProtocolError(
+        ErrorCode.InvalidRequest,
+        'Invalid request: the session is already initialized',
+      );
+    }
+    const version = initializeVersion(params, core.versions);
+    const profile = profileFor(version, core.options.resultShapes);
+    const info = params.clientInfo;
+    const capabilities = params.capabilities;
+    session.begin(
+      profile,
+      isImplementation(info) ? info : undefined,
+      isJsonObject(capabilities) ? (capabilities as ClientCapabilities) : {},
+    );
+    const result: InitializeResult = {
+      protocolVersion: version,
+      capabilities: profile.shapeServerCapabilities(core.capabilities),
+      serverInfo: profile.shapeImplementation(core.info),
+    };
+    if (core.options.instructions !== undefined) result.instructions = core.options.instructions;
+    return result;
+  });
+  handlers.notification('notifications/initialized', (_params, session) => session.confirm());
+  handlers.notification('notifications/roots/list_changed', (_params, session) =>
+    core.options.onRootsListChanged?.(session),
+  );
+}

@@ -1,0 +1,74 @@
+/**
+ * The tools feature: `tools/list` and `tools/call` in the server's handler table, in both eras. A call
+ * runs through the tool-call chain (`call-tool.ts`); its handler's context is bound to the request's
+ * scope (`context-host.ts`); a call may become a task (`tasks/`).
+ * @module
+ */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import { scopedHost, withInput } from '../context-host.js';
+import type { HandlerTable } from '../handler-table.js';
+import { isInputRequired } from '../input-required/input-requests.js';
+import { cursorParam } from '../pages.js';
+import type { ServerCore, ServerFeature } from '../server-core.js';
+import { createToolContext, type ToolContext } from '../tool-context.js';
+import { callTool, parseCallParams, refuseCall } from './call-tool.js';
+
+/** `tools/list` and `tools/call`: the tools of the server's registry, as each caller may see them. */
+export class ToolsFeature implements ServerFeature {
+  readonly #core: ServerCore;
+
+  constructor(core: ServerCore) {
+    this.#core = core;
+  }
+
+  capabilities(): ServerCapabilities {
+    return { tools: { listChanged: true } };
+  }
+
+  install(table: HandlerTable): void {
+    const core = this.#core;
+    table.handle(
+      'tools/list',
+      ({ params, scope }) => {
+        const cursor = cursorParam(params);
+        const version = core.tools.version;
+        const visible = core.access.visible(core.tools.list(), version, scope.principal);
+        return core.toolPages.page(visible.tools, version, scope.profile, cursor, visible.key);
+      },
+      { cacheable: true },
+    );
+    // Not async: the call's own promise, shaped when it settles (no frame kept across an `await`).
+    table.handle('tools/call', ({ params, scope, ctx, session }) => {
+      const { name, args } = parseCallParams(params);
+      const tool = core.tools.get(name);
+      if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      // No AbortSignal.any with the server's shutdown signal here: server.close() closes every session,
+      // which aborts the requests in flight (and `any` is costly on the hot path). The request's signal is
+      // not read here either: the engine creates it on first use, and most calls never use it.
+      const hooks = {
+        onToolBug: core.options.onToolBug,
+        sessionId: session.peer.transport?.sessionId,
+        clientAddress: session.peer.transport?.clientAddress,
+        principal: scope.principal,
+      };
+      const refusal = core.access.refusal(scope.principal, tool);
+      if (refusal) {
+        const context = createToolContext(scopedHost(session, scope), ctx);
+        return refuseCall(tool, args, context, hooks, refusal);
+      }
+      const run = (context: ToolContext) => callTool(tool, args, context, hooks);
+      const shape = (result: CallToolResult) => scope.profile.shapeCallResult(result, tool.tool);
+      // Tasks: the client asks (2025-11-25, params.task) or the server decides (the 2026-07-28 extension).
+      const tasks = core.tasks;
+      const task = tasks?.decide(tool, scope, params);
+      if (tasks && task !== undefined) {
+        return tasks.call({ session, scope, params, tool, ctx, run, shape, ttl: task.ttl });
+      }
+      return withInput(session, scope, params, 'tools/call', ctx, run).then((result) =>
+        isInputRequired(result) ? result : shape(result),
+      );
+    });
+  }
+}
