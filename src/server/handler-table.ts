@@ -11,10 +11,11 @@
  */
 import { Handlers, type RequestContext } from '../protocol/engine/peer.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import type { Era } from '../protocol/revisions/index.js';
+import type { ClientCapabilities, Implementation } from '../protocol/types/lifecycle.js';
+import type { Era, RevisionProfile } from '../protocol/revisions/index.js';
 import type { RequestScope } from './request-scope.js';
 import type { ServerResults } from './server-results.js';
-import type { ServingSession, SessionView } from './session-view.js';
+import type { SessionView } from './session-view.js';
 
 /** One request as its handler sees it. */
 export interface ServerRequest {
@@ -44,6 +45,18 @@ export interface HandlerEntry {
   readonly handshake: boolean;
   readonly stateless: boolean;
   readonly cacheable: boolean;
+}
+
+/** A session as the server's shared handlers see it (`ctx.connection`): it serves requests and handshakes. */
+export interface ServingSession extends SessionView {
+  /** Serves a request with an entry of the server's table: its scope worked out, its result finished. */
+  serve(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object;
+  /** `initialize` was answered already (or skipped). */
+  readonly initialized: boolean;
+  /** Records what `initialize` settled: the revision's profile and the client's info and capabilities. */
+  begin(profile: RevisionProfile, info: Implementation | undefined, capabilities: ClientCapabilities): void;
+  /** `notifications/initialized` arrived. */
+  confirm(): void;
 }
 
 export class HandlerTable {

@@ -14,7 +14,7 @@ import type { Transport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
-import type { HandlerEntry, ServerRequest } from './handler-table.js';
+import type { HandlerEntry, ServerRequest, ServingSession } from './handler-table.js';
 import {
   statelessScope,
   type HandshakeScope,
@@ -22,7 +22,7 @@ import {
   type StatelessScope,
 } from './request-scope.js';
 import type { ServerCore } from './server-core.js';
-import type { ServingSession } from './session-view.js';
+
 import type { ClientView } from './tool-context.js';
 
 type Phase = 'new' | 'initialized' | 'ready' | 'closed';
@@ -174,7 +174,7 @@ export class ServerSession implements ServingSession {
   }
 
   /**
-   * Serves a request with an entry of the server's table: its scope worked out once (-32601 for a method
+   * @internal Serves a request with an entry of the server's table: its scope worked out once (-32601 for a method
    * missing from the request's era), the request middleware around it, and in the stateless era the result
    * finished with `resultType`, `serverInfo` and (for cacheable results) the cache hint.
    */
@@ -251,10 +251,12 @@ export class ServerSession implements ServingSession {
     this.#stateVersion += 1;
   }
 
+  /** @internal `initialize` was answered (or skipped). */
   get initialized(): boolean {
     return this.#phase !== 'new';
   }
 
+  /** @internal Records what `initialize` settled (see `handshake.ts`). */
   begin(profile: RevisionProfile, info: Implementation | undefined, capabilities: ClientCapabilities): void {
     this.#profile = profile;
     this.#clientInfo = info;
@@ -263,6 +265,7 @@ export class ServerSession implements ServingSession {
     this.#phase = 'initialized';
   }
 
+  /** @internal `notifications/initialized` arrived. */
   confirm(): void {
     if (this.#phase === 'initialized') this.#phase = 'ready';
   }

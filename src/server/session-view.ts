@@ -6,12 +6,8 @@
  * @module
  */
 import type { Peer } from '../protocol/engine/peer.js';
-import type { RequestContext } from '../protocol/engine/peer.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
-import type { RevisionProfile } from '../protocol/revisions/index.js';
-import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
+import type { LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
-import type { HandlerEntry } from './handler-table.js';
 import type { ClientView } from './tool-context.js';
 
 /** The session's connection as a handler uses it. */
@@ -33,16 +29,4 @@ export interface SessionView {
   setLogLevel(level: LoggingLevel): void;
   /** What a shared session record holds changed after the handshake (resource subscriptions). */
   stateChanged(): void;
-}
-
-/** A session as the server's shared handlers see it (`ctx.connection`): it serves requests and handshakes. */
-export interface ServingSession extends SessionView {
-  /** Serves a request with an entry of the server's table: its scope worked out, its result finished. */
-  serve(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object;
-  /** `initialize` was answered already (or skipped). */
-  readonly initialized: boolean;
-  /** Records what `initialize` settled: the revision's profile and the client's info and capabilities. */
-  begin(profile: RevisionProfile, info: Implementation | undefined, capabilities: ClientCapabilities): void;
-  /** `notifications/initialized` arrived. */
-  confirm(): void;
 }

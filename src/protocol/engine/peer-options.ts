@@ -7,9 +7,12 @@
 import type { Handlers } from './handlers.js';
 
 export interface PeerOptions<C = unknown> {
-  /** The handlers to dispatch through (default: a table of this peer's own, filled by `setRequestHandler`). */
+  /**
+   * @internal The handlers to dispatch through (default: a table of this peer's own, filled by
+   * `setRequestHandler`).
+   */
   handlers?: Handlers<C>;
-  /** What handlers see as `ctx.connection` (and notification handlers as their second argument). */
+  /** @internal What handlers see as `ctx.connection` (and notification handlers as their second argument). */
   connection?: C;
   /** Default timeout for outgoing requests, in ms. */
   defaultTimeout?: number;
