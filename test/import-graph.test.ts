@@ -35,7 +35,7 @@ const RANKS: ReadonlyArray<readonly string[]> = [
  */
 const KNOWN_CIRCLES: ReadonlyArray<{ readonly fixer: string; readonly files: readonly string[] }> = [
   {
-    // client options ↔ links: ClientOptions names ClientLink, a link takes ClientOptions.
+    // client options ↔ links: ClientOptions names ClientLink (and approval options), a link names CallToolOptions.
     fixer: 'helper on the client branch (issue 19: client options ↔ links)',
     files: [
       'client/approval/approval-link.ts',
@@ -57,20 +57,6 @@ const KNOWN_CIRCLES: ReadonlyArray<{ readonly fixer: string; readonly files: rea
       'server/tasks/task-handlers.ts',
       'server/tasks/tasks.ts',
       'server/tools-handlers.ts',
-    ],
-  },
-  {
-    // middleware ↔ tool definition: CalledTool (middleware.ts) names ToolLimits (tool-definition.ts).
-    fixer: 'h19g (issue 19: middleware ↔ tool definition)',
-    files: [
-      'server/middleware/audit.ts',
-      'server/middleware/concurrency-limit.ts',
-      'server/middleware/middleware.ts',
-      'server/middleware/rate-limit.ts',
-      'server/middleware/sanitize.ts',
-      'server/middleware/timeout.ts',
-      'server/middleware/tool-chain.ts',
-      'server/tool-definition.ts',
     ],
   },
 ];

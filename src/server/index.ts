@@ -82,7 +82,7 @@ export {
   type BlockOptions,
 } from './results.js';
 // The tool-call middleware chain and its security built-ins.
-export type { ToolLimits } from './tools/tool-definition.js';
+export type { ToolLimits } from './middleware/tool-limits.js';
 export type { ToolMiddleware, ToolCall, CalledTool, CallDecision } from './middleware/middleware.js';
 export type { ToolChainOptions } from './middleware/tool-chain.js';
 export type { RequestMiddleware, ServerRequest } from './middleware/request-chain.js';

@@ -20,7 +20,7 @@
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import type { CallToolResult, Tool, ToolAnnotations } from '../../protocol/types/tools.js';
 import type { Principal } from '../auth/principal.js';
-import type { ToolLimits } from '../tools/tool-definition.js';
+import type { ToolLimits } from './tool-limits.js';
 
 /**
  * What the chain decided about a call, for the audit log: `allowed` unless a middleware refused it.

@@ -20,11 +20,11 @@ import {
   type ResolvedSchema,
   type SchemaInput,
 } from '../../schema/index.js';
-import type { TokenBucket } from '../../stores/rate-limit-store.js';
 import { checkConcurrency } from '../middleware/concurrency-limit.js';
 import { checkBucket } from '../middleware/rate-limit.js';
 import { checkTimeout } from '../middleware/timeout.js';
 import type { CalledTool } from '../middleware/middleware.js';
+import type { ToolLimits } from '../middleware/tool-limits.js';
 import type { ToolChain } from '../middleware/tool-chain.js';
 import { checkAccess, type ToolAccess } from '../auth/access-control.js';
 import { ServerError } from '../server-error.js';
@@ -41,24 +41,6 @@ export type ToolHandler<I = undefined, O = undefined> = (
   args: Args<I>,
   ctx: ToolContext,
 ) => ToolReturn<Structured<O>> | Promise<ToolReturn<Structured<O>>>;
-
-/** What a tool may declare about how it is run; none of it is sent to clients. */
-export interface ToolLimits {
-  /** Execution timeout in ms (default: the server's `toolTimeout`, 60 s); 0: none. */
-  timeout?: number;
-  /**
-   * A token bucket per caller for this tool (default: the server's `rateLimit.perTool`, none unless set);
-   * `false` exempts the tool from per-tool limits.
-   */
-  rateLimit?: TokenBucket | false;
-  /** Calls of this tool at once (default: the server's `concurrency.perTool`, no cap unless set). */
-  maxConcurrency?: number;
-  /**
-   * Its output carries text from untrusted sources (web pages, files, mail, other agents): text blocks are
-   * wrapped in visible delimiters so the model can tell data from instructions (default false).
-   */
-  untrustedOutput?: boolean;
-}
 
 export interface ToolDefinition<
   I extends SchemaInput | undefined = undefined,
