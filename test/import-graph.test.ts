@@ -45,20 +45,6 @@ const KNOWN_CIRCLES: ReadonlyArray<{ readonly fixer: string; readonly files: rea
       'client/links/client-link.ts',
     ],
   },
-  {
-    // server core ↔ session ↔ handler table ↔ tasks: the dispatch path being rebuilt.
-    fixer: 'lead (issue 19: one dispatch path)',
-    files: [
-      'server/handler-table.ts',
-      'server/server-core.ts',
-      'server/server-session.ts',
-      'server/session-handlers.ts',
-      'server/tasks/task-call.ts',
-      'server/tasks/task-handlers.ts',
-      'server/tasks/tasks.ts',
-      'server/tools-handlers.ts',
-    ],
-  },
 ];
 
 /** src/-relative path (with /) → the src/ files it imports. */

@@ -13,7 +13,8 @@ export {
 } from './server.js';
 export type { SkillDefinition } from './skills/skill-definition.js';
 export { SKILLS_EXTENSION } from '../protocol/skills/skill-entry.js';
-export type { ServerOptions, ServerFeature } from './server-core.js';
+export type { ServerOptions } from './server-core.js';
+export type { ServerFeature } from './server-feature.js';
 export type { ConnectOptions } from './server.js';
 export type { Principal } from './auth/principal.js';
 export type { AccessPolicy, AccessTarget, ToolAccess } from './auth/access-control.js';

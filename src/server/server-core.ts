@@ -12,6 +12,7 @@ import type { ToolChainOptions } from './middleware/tool-chain.js';
 import type { Registry } from './registry.js';
 import type { SessionView } from './session-view.js';
 import type { RequestStateCodec } from './input-required/request-state.js';
+import type { ServerFeature } from './server-feature.js';
 import type { Tasks, TasksOptions } from './tasks/tasks.js';
 import type { RegisteredTool, ToolSpec } from './tools/tool-definition.js';
 import type { FinishedResults } from './finished-results.js';
@@ -100,17 +101,6 @@ export interface ServerOptions extends ToolChainOptions {
   onToolBug?: (message: string, tool: string) => void;
   /** The client said its roots changed. */
   onRootsListChanged?: (session: SessionView) => void;
-}
-
-/**
- * A server feature beyond tools (resources, prompts, completions, tasks, subscriptions): the capabilities
- * it adds, the request handlers it installs once in the server's table (shared by every session), and
- * what it keeps per session, if anything (`bind`, called for each session).
- */
-export interface ServerFeature {
-  capabilities(): ServerCapabilities;
-  install(handlers: HandlerTable): void;
-  bind?(session: SessionView): void;
 }
 
 export interface ServerCore {

@@ -9,7 +9,7 @@ import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { RegisteredPrompt } from '../prompts/prompt-definition.js';
 import type { RegisteredResourceTemplate } from '../resources/resource-definition.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import { runCompleter, type Completer } from './completer.js';
 

@@ -10,7 +10,7 @@ import type { Prompt } from '../../protocol/types/prompts.js';
 import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';

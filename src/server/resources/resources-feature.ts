@@ -15,7 +15,7 @@ import type {
 } from '../../protocol/types/resources.js';
 import { Pages, cursorParam } from '../pages.js';
 import { Registry } from '../registry.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';

@@ -19,7 +19,7 @@ import { cursorParam, decodeCursor, encodeCursor } from '../pages.js';
 import { Registry, type RegistryHandle } from '../registry.js';
 import type { ResourcesFeature } from '../resources/resources-feature.js';
 import type { ResourceSpec } from '../resources/resource-definition.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import { ServerError } from '../server-error.js';
 import { buildSkill, type RegisteredSkill, type SkillDefinition } from './skill-definition.js';
 

@@ -13,7 +13,7 @@ import type { RequestContext } from '../../protocol/engine/peer.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/stateless.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListenSubscription } from './listen-subscription.js';

@@ -30,7 +30,7 @@ import {
 import type { HandlerTable } from '../handler-table.js';
 import { missingCapabilities, type InputMethod } from '../input-required/input-requests.js';
 import type { RequestScope } from '../request-scope.js';
-import type { ServerFeature } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import type { ToolCallAnswer } from '../server-results.js';
 import { ServerError } from '../server-error.js';
 import type { SessionView } from '../session-view.js';

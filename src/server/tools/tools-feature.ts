@@ -11,7 +11,8 @@ import { scopedHost, withInput } from '../context-host.js';
 import type { HandlerTable } from '../handler-table.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { cursorParam } from '../pages.js';
-import type { ServerCore, ServerFeature } from '../server-core.js';
+import type { ServerCore } from '../server-core.js';
+import type { ServerFeature } from '../server-feature.js';
 import { createToolContext, type ToolContext } from '../tool-context.js';
 import { callTool, parseCallParams, refuseCall } from './call-tool.js';
 
