@@ -14,7 +14,7 @@ import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
 import { OwnHandlers } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
-import type { ExchangeOptions } from './input-required.js';
+import type { ExchangeOptions } from './exchange-options.js';
 import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
 import type { StatelessRequests } from './stateless-requests.js';

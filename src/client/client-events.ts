@@ -11,7 +11,7 @@ import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
 import type { ListenStream } from './listen-stream.js';
 import type { ClientConnection } from './client-connection.js';
-import type { Requester } from './resources.js';
+import type { Requester } from './exchange-options.js';
 
 /** What the events need from their client. */
 export interface EventsHost {

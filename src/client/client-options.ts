@@ -1,15 +1,12 @@
 /**
- * What a `Client` is configured with (`ClientOptions`) and what one `callTool` may add (`CallToolOptions`).
+ * What a `Client` is configured with (`ClientOptions`; what one `callTool` may add is `CallToolOptions`).
  * @module
  */
 import type { Revision } from '../protocol/revisions/index.js';
 import type { ClientCapabilities, LoggingMessageParams } from '../protocol/types/lifecycle.js';
-import type { TaskInfo } from '../protocol/types/tasks.js';
 import type { ApprovalOptions, ClientAuditRecord } from './approval/index.js';
 import type { ClientHandlers } from './client-handlers.js';
-import type { ExchangeOptions } from './input-required.js';
 import type { ClientLink } from './links/client-link.js';
-import type { TaskRequest } from './tasks/client-tasks.js';
 
 export interface ClientOptions extends ClientHandlers {
   /** Capabilities to declare beyond those implied by the handlers. */
@@ -73,22 +70,4 @@ export interface ClientOptions extends ClientHandlers {
    * the client's capabilities and enables `listSkills` / `loadSkill`. Off by default (nothing declared).
    */
   skills?: boolean;
-}
-
-export interface CallToolOptions extends ExchangeOptions {
-  /** Check `structuredContent` against the tool's cached outputSchema (default true). */
-  validateOutput?: boolean;
-  /** This call's cap on the size of its result (default: the client's `maxResultBytes`). */
-  maxResultBytes?: number;
-  /**
-   * Run the call as a task where the server and the tool allow it (`true`, or `{ ttlMs }` to ask for a
-   * lifetime): the call resolves once the task ends, its statuses going to `onTaskStatus`. A 2025-11-25
-   * tool whose `taskSupport` is `required` always runs as a task, and a 2026-07-28 call refused for want
-   * of the tasks extension is sent again declaring it. Elsewhere the call runs as a plain one. For a task,
-   * `timeout` bounds each request (the creation, each poll), not the wait for the end; aborting `signal`
-   * cancels the task.
-   */
-  task?: boolean | TaskRequest;
-  /** Each status of the task the call runs as, if it runs as one. */
-  onTaskStatus?: (task: TaskInfo) => void;
 }

@@ -13,8 +13,9 @@ import { validateMcpHeaderDeclarations } from '../protocol/types/mcp-header-decl
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { approvalLink, auditLink } from './approval/index.js';
 import { ClientError } from './client-error.js';
-import type { CallToolOptions, ClientOptions } from './client-options.js';
-import type { ExchangeOptions } from './input-required.js';
+import type { CallToolOptions } from './call-tool-options.js';
+import type { ClientOptions } from './client-options.js';
+import type { ExchangeOptions } from './exchange-options.js';
 import type { StatelessRequests } from './stateless-requests.js';
 import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';

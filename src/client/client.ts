@@ -35,21 +35,23 @@ import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { ClientConnection } from './client-connection.js';
 import { ClientEvents } from './client-events.js';
 import { bindServerRequests } from './client-handlers.js';
-import type { CallToolOptions, ClientOptions } from './client-options.js';
+import type { CallToolOptions } from './call-tool-options.js';
+import type { ClientOptions } from './client-options.js';
 import { ClientTools } from './client-tools.js';
-import type { ExchangeOptions } from './input-required.js';
+import type { ExchangeOptions, Requester } from './exchange-options.js';
 import type { ClientLink } from './links/client-link.js';
 import type { Paging } from './follow-pages.js';
 import { LinkChain } from './links/link-chain.js';
 import { ListenStream, type SubscriptionFilter } from './listen-stream.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
-import { listResourceTemplates, listResources, readResource, type Requester } from './resources.js';
+import { listResourceTemplates, listResources, readResource } from './resources.js';
 import type { LoadedSkill, SkillEntry } from './skills/skill-entry.js';
 import { Skills, withSkillsExtension } from './skills/skills.js';
 import { ClientTasks } from './tasks/client-tasks.js';
 import { TASK_HANDLE, ToolTask } from './tasks/tool-task.js';
 
-export type { CallToolOptions, ClientOptions } from './client-options.js';
+export type { CallToolOptions } from './call-tool-options.js';
+export type { ClientOptions } from './client-options.js';
 
 export class Client {
   readonly info: Implementation;

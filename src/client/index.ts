@@ -10,7 +10,7 @@ export type {
   SamplingHandler,
   HandlerContext,
 } from './client-handlers.js';
-export type { ExchangeOptions } from './input-required.js';
+export type { ExchangeOptions } from './exchange-options.js';
 export type { SubscriptionFilter } from './listen-stream.js';
 export type { RequestOptions } from '../protocol/engine/peer.js';
 export type {

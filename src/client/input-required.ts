@@ -17,6 +17,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { ProgressParams } from '../protocol/types/lifecycle.js';
 import { ClientError } from './client-error.js';
 import { answerInputRequest, type ClientHandlers, type HandlerContext } from './client-handlers.js';
+import type { ExchangeOptions } from './exchange-options.js';
 import { resultTypeOf } from './stateless-channel.js';
 
 /** The methods a server may answer with `input_required`. */
@@ -25,19 +26,6 @@ export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([
   'prompts/get',
   'resources/read',
 ]);
-
-export interface ExchangeOptions extends RequestOptions {
-  /** `input_required` results answered before giving up with TOO_MANY_INPUT_ROUNDS (default 8). */
-  maxInputRounds?: number;
-  /**
-   * Handlers for this request's own input requests (elicitation, sampling, roots), tried before the
-   * client's: the `inputRequests` of its `input_required` results (stateless era), and the server's
-   * requests while it is the only request in flight with handlers of its own (handshake era: a request
-   * the client cannot attribute to one of several such requests goes to the client's handlers). A
-   * gateway uses them to relay an upstream's questions to the caller that made the call.
-   */
-  handlers?: ClientHandlers;
-}
 
 export interface Exchange {
   /** The final (complete, or unknown-type) result. */

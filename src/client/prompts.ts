@@ -16,7 +16,7 @@ import type {
 } from '../protocol/types/prompts.js';
 import { ClientError } from './client-error.js';
 import { followPages, type Paging } from './follow-pages.js';
-import type { Requester } from './resources.js';
+import type { Requester } from './exchange-options.js';
 
 /** Every prompt of the server, all pages followed. */
 export function listPrompts(request: Requester, paging: Paging, options?: RequestOptions): Promise<Prompt[]> {

@@ -5,17 +5,11 @@
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject } from '../protocol/jsonrpc.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import { ClientError } from './client-error.js';
+import type { Requester } from './exchange-options.js';
 import { followPages, type Paging } from './follow-pages.js';
-
-/** Sends one request on the client's connection. */
-export type Requester = (
-  method: string,
-  params: JsonObject | undefined,
-  options?: RequestOptions,
-) => Promise<JsonObject>;
 
 /** Every resource of the server, all pages followed. */
 export function listResources(

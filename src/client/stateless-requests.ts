@@ -7,12 +7,8 @@
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { withOwnHandlers, type ClientHandlers } from './client-handlers.js';
-import {
-  INPUT_REQUIRED_METHODS,
-  answerInStatelessEra,
-  exchangeWithInput,
-  type ExchangeOptions,
-} from './input-required.js';
+import type { ExchangeOptions } from './exchange-options.js';
+import { INPUT_REQUIRED_METHODS, answerInStatelessEra, exchangeWithInput } from './input-required.js';
 import { checkResultType, plainResult, resultTypeOf, type StatelessChannel } from './stateless-channel.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
 

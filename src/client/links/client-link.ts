@@ -29,8 +29,8 @@ import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { Implementation } from '../../protocol/types/lifecycle.js';
 import type { CallToolResult, Tool } from '../../protocol/types/tools.js';
 import type { ClientAuditDecision } from '../approval/audit-record.js';
-import type { CallToolOptions } from '../client-options.js';
-import type { ExchangeOptions } from '../input-required.js';
+import type { CallToolOptions } from '../call-tool-options.js';
+import type { ExchangeOptions } from '../exchange-options.js';
 
 /** One request on its way out (every method the client's API sends once connected). */
 export interface OutgoingRequest {

@@ -12,7 +12,8 @@ import { isJsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities, ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { ClientError } from '../client-error.js';
 import { followPages } from '../follow-pages.js';
-import { readResource, type Requester } from '../resources.js';
+import type { Requester } from '../exchange-options.js';
+import { readResource } from '../resources.js';
 import { frontmatterDifferences, parseFrontmatter } from '../../protocol/skills/frontmatter.js';
 import {
   isSkillEntry,

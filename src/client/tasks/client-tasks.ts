@@ -21,7 +21,7 @@ import type { Tool } from '../../protocol/types/tools.js';
 import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
 import { followPages } from '../follow-pages.js';
-import type { ExchangeOptions } from '../input-required.js';
+import type { ExchangeOptions } from '../exchange-options.js';
 import {
   EXTENSION_META,
   followTask,

@@ -27,7 +27,8 @@ import {
 } from '../../protocol/types/tasks.js';
 import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
-import { answerInStatelessEra, type ExchangeOptions } from '../input-required.js';
+import type { ExchangeOptions } from '../exchange-options.js';
+import { answerInStatelessEra } from '../input-required.js';
 
 /** The polling interval when the server suggests none, in ms. */
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
