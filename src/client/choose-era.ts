@@ -28,12 +28,8 @@ import {
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
 import { META } from '../protocol/types/stateless.js';
 import { ClientError } from './client-error.js';
-import {
-  statelessMeta,
-  pickStatelessVersion,
-  resultTypeOf,
-  unsupportedVersionList,
-} from './stateless-channel.js';
+import { resultTypeOf } from './stateless/plain-result.js';
+import { pickStatelessVersion, statelessMeta, unsupportedVersionList } from './stateless/stateless-meta.js';
 import type { ProbeWindow } from './probe-window.js';
 
 /** What the client knows of the server once connected, in either era. */

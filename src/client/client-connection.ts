@@ -17,7 +17,7 @@ import type { ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './exchange-options.js';
 import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
-import type { StatelessRequests } from './stateless-requests.js';
+import type { StatelessChannel } from './stateless/stateless-channel.js';
 import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
 import { ProbeWindow, isRestartable } from './probe-window.js';
 
@@ -26,7 +26,7 @@ export class ClientConnection {
   /** What the server said it is, once connected. */
   server: ServerView | undefined;
   /** Set in the stateless era. */
-  stateless: StatelessRequests | undefined;
+  stateless: StatelessChannel | undefined;
 
   /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
   readonly own = new OwnHandlers();
@@ -43,11 +43,11 @@ export class ClientConnection {
 
   /** The revision in use: negotiated by `initialize`, or chosen from `server/discover`. */
   get protocolVersion(): string | undefined {
-    return this.stateless?.channel.version ?? this.server?.protocolVersion;
+    return this.stateless?.sender.version ?? this.server?.protocolVersion;
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.stateless?.channel.serverInfo ?? this.server?.serverInfo;
+    return this.stateless?.sender.serverInfo ?? this.server?.serverInfo;
   }
 
   /**
@@ -105,7 +105,7 @@ export class ClientConnection {
     if (this.stateless) {
       throw new ClientError(
         LocalErrorCode.CapabilityNotSupported,
-        `ping does not exist in protocol version ${this.stateless.channel.version}`,
+        `ping does not exist in protocol version ${this.stateless.sender.version}`,
       );
     }
     await this.request('ping', undefined, options);
@@ -119,6 +119,6 @@ export class ClientConnection {
       return;
     }
     if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
-    this.stateless.channel.logLevel = level;
+    this.stateless.sender.logLevel = level;
   }
 }

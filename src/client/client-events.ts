@@ -9,7 +9,7 @@ import { asError } from '../protocol/errors.js';
 import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
-import type { ListenStream } from './listen-stream.js';
+import type { ListenStream } from './stateless/listen-stream.js';
 import type { ClientConnection } from './client-connection.js';
 import type { Requester } from './exchange-options.js';
 

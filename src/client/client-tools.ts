@@ -16,7 +16,7 @@ import { ClientError } from './client-error.js';
 import type { CallToolOptions } from './call-tool-options.js';
 import type { ClientOptions } from './client-options.js';
 import type { ExchangeOptions } from './exchange-options.js';
-import type { StatelessRequests } from './stateless-requests.js';
+import type { StatelessChannel } from './stateless/stateless-channel.js';
 import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
@@ -32,7 +32,7 @@ export interface ToolsHost {
   /** Sends one request on the client's connection (throws NOT_CONNECTED when it is not). */
   request(method: string, params: JsonObject | undefined, options?: ExchangeOptions): Promise<JsonObject>;
   /** The stateless-era requests, once connected in that era. */
-  stateless(): StatelessRequests | undefined;
+  stateless(): StatelessChannel | undefined;
   /** The server, as it introduced itself. */
   serverInfo(): Implementation | undefined;
   /** Tool calls that run as tasks. */

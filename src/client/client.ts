@@ -42,7 +42,7 @@ import type { ExchangeOptions, Requester } from './exchange-options.js';
 import type { ClientLink } from './links/client-link.js';
 import type { Paging } from './follow-pages.js';
 import { LinkChain } from './links/link-chain.js';
-import { ListenStream, type SubscriptionFilter } from './listen-stream.js';
+import { ListenStream, type SubscriptionFilter } from './stateless/listen-stream.js';
 import { complete, getPrompt, listPrompts } from './prompts.js';
 import { listResourceTemplates, listResources, readResource } from './resources.js';
 import type { LoadedSkill, SkillEntry } from './skills/skill-entry.js';
@@ -98,7 +98,7 @@ export class Client {
       this.#maxPages,
     );
     this.#listen = new ListenStream(
-      (params, opts) => connection.stateless!.channel.request('subscriptions/listen', params, opts),
+      (params, opts) => connection.stateless!.sender.request('subscriptions/listen', params, opts),
       (error) => options.onError?.(error),
     );
     bindServerRequests(connection.peer, this.#options, connection.own);

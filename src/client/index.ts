@@ -11,7 +11,7 @@ export type {
   HandlerContext,
 } from './client-handlers.js';
 export type { ExchangeOptions } from './exchange-options.js';
-export type { SubscriptionFilter } from './listen-stream.js';
+export type { SubscriptionFilter } from './stateless/listen-stream.js';
 export type { RequestOptions } from '../protocol/engine/peer.js';
 export type {
   ClientLink,

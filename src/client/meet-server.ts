@@ -8,14 +8,14 @@ import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
 import { clientCapabilities } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
-import { StatelessChannel } from './stateless-channel.js';
-import { StatelessRequests } from './stateless-requests.js';
+import { StatelessChannel } from './stateless/stateless-channel.js';
+import { StatelessSender } from './stateless/stateless-sender.js';
 import type { ProbeWindow } from './probe-window.js';
 
 export interface MetServer {
   server: ServerView;
   /** Set in the stateless era. */
-  stateless: StatelessRequests | undefined;
+  stateless: StatelessChannel | undefined;
 }
 
 /**
@@ -48,12 +48,12 @@ export async function meetServer(
     throw error;
   }
   if (server.era !== 'stateless') return { server, stateless: undefined };
-  const channel = new StatelessChannel(peer, server.protocolVersion, {
+  const sender = new StatelessSender(peer, server.protocolVersion, {
     info,
     capabilities: clientCapabilities(options, options.capabilities, 'stateless'),
   });
-  channel.serverInfo = server.serverInfo;
-  const stateless = new StatelessRequests(channel, {
+  sender.serverInfo = server.serverInfo;
+  const stateless = new StatelessChannel(sender, {
     handlers: options,
     authContext: options.authContext,
     maxInputRounds: options.maxInputRounds,

@@ -28,7 +28,7 @@ import {
 import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
 import type { ExchangeOptions } from '../exchange-options.js';
-import { answerInStatelessEra } from '../input-required.js';
+import { answerInStatelessEra } from '../stateless/exchange-with-input.js';
 
 /** The polling interval when the server suggests none, in ms. */
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;

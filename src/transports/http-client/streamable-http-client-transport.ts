@@ -3,7 +3,7 @@
  * POST to the MCP endpoint, answered with 202, a JSON body, or an SSE stream. In the handshake era a
  * GET stream carries the server's own requests and notifications and broken streams resume with
  * `Last-Event-ID`; a stateless-era request (its `_meta` names the protocol version) is an exchange of
- * its own, with the request metadata headers (see `stateless-requests.ts`).
+ * its own, with the request metadata headers (see `stateless-http-requests.ts`).
  *
  * @example
  * ```ts

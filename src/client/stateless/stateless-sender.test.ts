@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { Peer } from '../protocol/engine/peer.js';
-import { ProtocolError } from '../protocol/errors.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
-import { StatelessChannel, pickStatelessVersion, plainResult } from './stateless-channel.js';
+import type { Peer } from '../../protocol/engine/peer.js';
+import { ProtocolError } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { plainResult } from './plain-result.js';
+import { pickStatelessVersion } from './stateless-meta.js';
+import { StatelessSender } from './stateless-sender.js';
 
 const VERSION = 'io.modelcontextprotocol/protocolVersion';
 
@@ -24,27 +26,27 @@ function stubPeer(serves: string[]) {
 
 const identity = { info: { name: 'c', version: '1' }, capabilities: {} };
 
-describe('StatelessChannel', () => {
+describe('StatelessSender', () => {
   it('switches to a version both sides speak after -32022, and retries once', async () => {
     const { peer, sent } = stubPeer(['2026-01-01']);
-    const channel = new StatelessChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
-    await expect(channel.request('tools/list', {}, {})).resolves.toMatchObject({ ok: '2026-01-01' });
-    expect(channel.version).toBe('2026-01-01');
+    const sender = new StatelessSender(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
+    await expect(sender.request('tools/list', {}, {})).resolves.toMatchObject({ ok: '2026-01-01' });
+    expect(sender.version).toBe('2026-01-01');
     expect(sent.map((p) => (p._meta as JsonObject)[VERSION])).toEqual(['2027-01-01', '2026-01-01']);
   });
 
   it('passes the -32022 on when no version is mutual', async () => {
     const { peer, sent } = stubPeer(['2099-01-01']);
-    const channel = new StatelessChannel(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
-    await expect(channel.request('tools/list', {}, {})).rejects.toMatchObject({ code: -32022 });
+    const sender = new StatelessSender(peer, '2027-01-01', identity, ['2027-01-01', '2026-01-01']);
+    await expect(sender.request('tools/list', {}, {})).rejects.toMatchObject({ code: -32022 });
     expect(sent).toHaveLength(1);
   });
 
   it('keeps the request’s own _meta keys next to the era’s', async () => {
     const { peer, sent } = stubPeer(['2026-07-28']);
-    const channel = new StatelessChannel(peer, '2026-07-28', identity);
-    channel.logLevel = 'error';
-    await channel.request('x', { a: 1, _meta: { 'com.example/k': true } }, {});
+    const sender = new StatelessSender(peer, '2026-07-28', identity);
+    sender.logLevel = 'error';
+    await sender.request('x', { a: 1, _meta: { 'com.example/k': true } }, {});
     expect(sent[0]).toEqual({
       a: 1,
       _meta: {

@@ -10,15 +10,15 @@
  * under way (a request in flight is cancelled on the wire, a handler sees its signal abort).
  * @module
  */
-import { requestSignal } from '../protocol/engine/cancellation.js';
-import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import type { ProgressParams } from '../protocol/types/lifecycle.js';
-import { ClientError } from './client-error.js';
-import { answerInputRequest, type ClientHandlers, type HandlerContext } from './client-handlers.js';
-import type { ExchangeOptions } from './exchange-options.js';
-import { resultTypeOf } from './stateless-channel.js';
+import { requestSignal } from '../../protocol/engine/cancellation.js';
+import type { RequestOptions } from '../../protocol/engine/peer.js';
+import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ProgressParams } from '../../protocol/types/lifecycle.js';
+import { ClientError } from '../client-error.js';
+import { answerInputRequest, type ClientHandlers, type HandlerContext } from '../client-handlers.js';
+import type { ExchangeOptions } from '../exchange-options.js';
+import { resultTypeOf } from './plain-result.js';
 
 /** The methods a server may answer with `input_required`. */
 export const INPUT_REQUIRED_METHODS: ReadonlySet<string> = new Set([

@@ -12,12 +12,17 @@
  * reopened by itself; the next change of filter opens a new one.
  * @module
  */
-import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode, ToolwireError, asError } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js';
-import { META } from '../protocol/types/stateless.js';
-import type { TransportObserver } from './observed-transport.js';
-import { EXTENSION_META } from './tasks/follow-task.js';
+import type { RequestOptions } from '../../protocol/engine/peer.js';
+import { LocalErrorCode, ToolwireError, asError } from '../../protocol/errors.js';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonRpcMessage,
+  type RequestId,
+} from '../../protocol/jsonrpc.js';
+import { META } from '../../protocol/types/stateless.js';
+import type { TransportObserver } from '../observed-transport.js';
+import { EXTENSION_META } from '../tasks/follow-task.js';
 
 /** The notifications a client may opt in to on a listen stream (2026-07-28 `SubscriptionFilter`). */
 export interface SubscriptionFilter {

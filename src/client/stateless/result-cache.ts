@@ -8,7 +8,7 @@
  * another one.
  * @module
  */
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 
 /** The methods whose results carry a cache hint (besides `server/discover`, which the client does not cache). */
 export const CACHEABLE_METHODS: ReadonlySet<string> = new Set([

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Peer } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
-import { createLinkedPair } from '../transports/in-memory.js';
-import { exchangeWithInput } from './input-required.js';
+import { Peer } from '../../protocol/engine/peer.js';
+import { LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { createLinkedPair } from '../../transports/in-memory.js';
+import { exchangeWithInput } from './exchange-with-input.js';
 
 const noInput = () => Promise.reject(new Error('no input expected'));
 

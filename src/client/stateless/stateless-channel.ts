@@ -5,14 +5,15 @@
  * handed back without the fields the client consumes (`resultType`, the cache hint, `serverInfo`).
  * @module
  */
-import type { JsonObject } from '../protocol/jsonrpc.js';
-import { withOwnHandlers, type ClientHandlers } from './client-handlers.js';
-import type { ExchangeOptions } from './exchange-options.js';
-import { INPUT_REQUIRED_METHODS, answerInStatelessEra, exchangeWithInput } from './input-required.js';
-import { checkResultType, plainResult, resultTypeOf, type StatelessChannel } from './stateless-channel.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { withOwnHandlers, type ClientHandlers } from '../client-handlers.js';
+import type { ExchangeOptions } from '../exchange-options.js';
+import { INPUT_REQUIRED_METHODS, answerInStatelessEra, exchangeWithInput } from './exchange-with-input.js';
+import { checkResultType, plainResult, resultTypeOf } from './plain-result.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
+import type { StatelessSender } from './stateless-sender.js';
 
-export interface StatelessRequestsOptions {
+export interface StatelessChannelOptions {
   /** Answer the server's input requests. */
   handlers: ClientHandlers;
   /** The authorization context private results are cached under (default `''`). */
@@ -23,15 +24,15 @@ export interface StatelessRequestsOptions {
   defaultTimeout: number;
 }
 
-export class StatelessRequests {
-  readonly channel: StatelessChannel;
+export class StatelessChannel {
+  readonly sender: StatelessSender;
   readonly cache = new ResultCache();
-  readonly #options: StatelessRequestsOptions;
+  readonly #options: StatelessChannelOptions;
   /** The exchange's defaults (made once: every call passes them). */
   readonly #defaults: { defaultTimeout: number; maxInputRounds?: number };
 
-  constructor(channel: StatelessChannel, options: StatelessRequestsOptions) {
-    this.channel = channel;
+  constructor(sender: StatelessSender, options: StatelessChannelOptions) {
+    this.sender = sender;
     this.#options = options;
     const { defaultTimeout, maxInputRounds } = options;
     this.#defaults = maxInputRounds === undefined ? { defaultTimeout } : { defaultTimeout, maxInputRounds };
@@ -47,7 +48,7 @@ export class StatelessRequests {
     const authContext = cacheable ? this.authContext : '';
     const hit = cacheable ? this.cache.get(method, params, authContext) : undefined;
     if (hit) return plainResult(hit);
-    const channel = this.channel;
+    const sender = this.sender;
     let result: JsonObject;
     let rounds = 0;
     if (INPUT_REQUIRED_METHODS.has(method)) {
@@ -55,14 +56,14 @@ export class StatelessRequests {
       ({ result, rounds } = await exchangeWithInput(
         method,
         params,
-        (retry, roundOptions) => channel.request(method, retry, roundOptions),
+        (retry, roundOptions) => sender.request(method, retry, roundOptions),
         (inputMethod, inputParams, ctx) =>
           answerInStatelessEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
         options,
         this.#defaults,
       ));
     } else {
-      result = await channel.request(method, params, options);
+      result = await sender.request(method, params, options);
     }
     // A tool call the server runs as a task (the tasks extension): the task, marked as such.
     if (method === 'tools/call' && resultTypeOf(result) === 'task') {
