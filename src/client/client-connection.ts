@@ -1,36 +1,37 @@
 /**
  * A client's connection: the engine (`Peer`) it speaks through, what it learned of the server when it
- * connected (era, revision, capabilities), and how one request is sent: through the client's request links,
- * then in the era spoken — straight through the engine in the handshake era, through the stateless-era
- * channel (result cache, `_meta`, `input_required` rounds) otherwise.
+ * connected, and the channel of the era it speaks (see `EraChannel`), picked once then: every request
+ * goes through the client's request links, then through that channel.
  * @module
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode, asError } from '../protocol/errors.js';
+import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Transport } from '../protocol/transport.js';
-import { isLoggingLevel, type Implementation, type LoggingLevel } from '../protocol/types/lifecycle.js';
+import type { Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
 import { OwnHandlers } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
-import type { ExchangeOptions } from './exchange-options.js';
+import type { EraChannel } from './era-channel.js';
+import type { ExchangeOptions, Requester } from './exchange-options.js';
 import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
-import type { StatelessChannel } from './stateless/stateless-channel.js';
 import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
 import { ProbeWindow, isRestartable } from './probe-window.js';
+
+const notConnected = () => new ClientError(LocalErrorCode.NotConnected, 'The client is not connected');
 
 export class ClientConnection {
   readonly peer: Peer;
   /** What the server said it is, once connected. */
   server: ServerView | undefined;
-  /** Set in the stateless era. */
-  stateless: StatelessChannel | undefined;
-
   /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
   readonly own = new OwnHandlers();
   readonly #links: LinkChain;
+  #channel: EraChannel | undefined;
+  /** `request`, for the channel's own requests (`ping`, `logging/setLevel`): through the links too. */
+  readonly #request: Requester = (method, params, options) => this.request(method, params, options);
 
   constructor(options: ClientOptions, links: LinkChain) {
     this.#links = links;
@@ -41,13 +42,18 @@ export class ClientConnection {
     this.peer.onerror = (error) => options.onError?.(error);
   }
 
+  /** The channel of the era spoken, once connected. */
+  get channel(): EraChannel | undefined {
+    return this.#channel;
+  }
+
   /** The revision in use: negotiated by `initialize`, or chosen from `server/discover`. */
   get protocolVersion(): string | undefined {
-    return this.stateless?.sender.version ?? this.server?.protocolVersion;
+    return this.#channel?.protocolVersion;
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.stateless?.sender.serverInfo ?? this.server?.serverInfo;
+    return this.#channel?.serverInfo;
   }
 
   /**
@@ -66,59 +72,45 @@ export class ClientConnection {
     const window = auto && isRestartable(transport) ? new ProbeWindow(transport) : undefined;
     await this.peer.connect(new ObservedTransport(window ?? transport, observer));
     try {
-      const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure, window);
+      const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure, window, this.own);
       this.server = met.server;
-      this.stateless = met.stateless;
+      this.#channel = met.channel;
     } finally {
       window?.end();
     }
   }
 
-  /** Throws ClientError NOT_CONNECTED before `connect()` succeeded and once the connection closed. */
-  requireConnected(): void {
-    if (!this.server || this.peer.closed) {
-      throw new ClientError(LocalErrorCode.NotConnected, 'The client is not connected');
-    }
+  /** The channel; throws ClientError NOT_CONNECTED before `connect()` succeeded and once the connection closed. */
+  requireConnected(): EraChannel {
+    const channel = this.#channel;
+    if (channel === undefined || this.peer.closed) throw notConnected();
+    return channel;
   }
 
-  /** Sends one request through the links, in the era spoken; rejects with NOT_CONNECTED when not connected. */
+  /** Sends one request through the links, then the era's channel; rejects with NOT_CONNECTED when not connected. */
   request(
     method: string,
     params: JsonObject | undefined,
     options: ExchangeOptions = {},
   ): Promise<JsonObject> {
-    try {
-      this.requireConnected();
-    } catch (error) {
-      return Promise.reject(asError(error));
-    }
-    return this.#links.request({ method, params, options }, (out) =>
-      this.stateless
-        ? this.stateless.request(out.method, out.params ?? {}, out.options)
-        : this.own.track(out.options.handlers, this.peer.request(out.method, out.params, out.options)),
-    );
+    const channel = this.#channel;
+    if (channel === undefined || this.peer.closed) return Promise.reject(notConnected());
+    return this.#links.request({ method, params, options }, channel.send);
   }
 
   /** Handshake era: `ping`. The stateless era has none: ClientError CAPABILITY_NOT_SUPPORTED. */
   async ping(options?: RequestOptions): Promise<void> {
-    this.requireConnected();
-    if (this.stateless) {
-      throw new ClientError(
-        LocalErrorCode.CapabilityNotSupported,
-        `ping does not exist in protocol version ${this.stateless.sender.version}`,
-      );
-    }
-    await this.request('ping', undefined, options);
+    await this.requireConnected().ping(this.#request, options);
   }
 
   /** Handshake era: `logging/setLevel`. Stateless era: the level goes in the `_meta` of every request. */
   async setLoggingLevel(level: LoggingLevel): Promise<void> {
-    this.requireConnected();
-    if (!this.stateless) {
-      await this.request('logging/setLevel', { level });
-      return;
-    }
-    if (!isLoggingLevel(level)) throw new TypeError(`Unknown logging level ${JSON.stringify(level)}`);
-    this.stateless.sender.logLevel = level;
+    await this.requireConnected().setLoggingLevel(level, this.#request);
+  }
+
+  /** Stateless era: opens a `subscriptions/listen` stream (see `ListenStream`). */
+  listen(params: JsonObject, options: RequestOptions): Promise<JsonObject> {
+    const channel = this.#channel;
+    return channel === undefined ? Promise.reject(notConnected()) : channel.listen(params, options);
   }
 }

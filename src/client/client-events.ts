@@ -61,8 +61,7 @@ export class ClientEvents {
    * (resolves once the server acknowledged it).
    */
   async subscribe(uri: string, options?: RequestOptions): Promise<void> {
-    this.#host.connection.requireConnected();
-    if (!this.#host.connection.stateless) {
+    if (this.#host.connection.requireConnected().era === 'handshake') {
       await this.#host.send('resources/subscribe', { uri }, options);
       return;
     }
@@ -71,8 +70,7 @@ export class ClientEvents {
   }
 
   async unsubscribe(uri: string, options?: RequestOptions): Promise<void> {
-    this.#host.connection.requireConnected();
-    if (!this.#host.connection.stateless) {
+    if (this.#host.connection.requireConnected().era === 'handshake') {
       await this.#host.send('resources/unsubscribe', { uri }, options);
       return;
     }
@@ -91,7 +89,7 @@ export class ClientEvents {
 
   /** Stateless era: listens for what the listeners and subscriptions want (errors go to `onError`). */
   update(): Promise<void> {
-    if (!this.#host.connection.stateless || this.#peer.closed) return Promise.resolve();
+    if (this.#host.connection.channel?.era !== 'stateless' || this.#peer.closed) return Promise.resolve();
     return this.#listen.update({
       toolsListChanged: this.tools.size > 0,
       promptsListChanged: this.promptList.size > 0,
@@ -113,16 +111,16 @@ export class ClientEvents {
     peer.setNotificationHandler('notifications/resources/updated', (params) => {
       const uri = params.uri;
       if (typeof uri !== 'string') return;
-      host.connection.stateless?.cache.invalidate('resources/read', (read) => read.uri === uri);
+      host.connection.channel?.forget('resources/read', (read) => read.uri === uri);
       this.resourceUpdated.forEach((listener) => listener(uri));
     });
     peer.setNotificationHandler('notifications/resources/list_changed', () => {
-      host.connection.stateless?.cache.invalidate('resources/list');
-      host.connection.stateless?.cache.invalidate('resources/templates/list');
+      host.connection.channel?.forget('resources/list');
+      host.connection.channel?.forget('resources/templates/list');
       this.resourceList.forEach((listener) => listener());
     });
     peer.setNotificationHandler('notifications/prompts/list_changed', () => {
-      host.connection.stateless?.cache.invalidate('prompts/list');
+      host.connection.channel?.forget('prompts/list');
       this.promptList.forEach((listener) => listener());
     });
     peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) =>

@@ -15,8 +15,8 @@ import { approvalLink, auditLink } from './approval/index.js';
 import { ClientError } from './client-error.js';
 import type { CallToolOptions } from './call-tool-options.js';
 import type { ClientOptions } from './client-options.js';
+import type { EraChannel } from './era-channel.js';
 import type { ExchangeOptions } from './exchange-options.js';
-import type { StatelessChannel } from './stateless/stateless-channel.js';
 import { checkToolResult, DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
@@ -31,8 +31,8 @@ export type TaskCallOptions = CallToolOptions & { [TASK_HANDLE]?: ToolTask };
 export interface ToolsHost {
   /** Sends one request on the client's connection (throws NOT_CONNECTED when it is not). */
   request(method: string, params: JsonObject | undefined, options?: ExchangeOptions): Promise<JsonObject>;
-  /** The stateless-era requests, once connected in that era. */
-  stateless(): StatelessChannel | undefined;
+  /** The channel of the era spoken, once connected. */
+  channel(): EraChannel | undefined;
   /** The server, as it introduced itself. */
   serverInfo(): Implementation | undefined;
   /** Tool calls that run as tasks. */
@@ -60,7 +60,7 @@ export class ClientTools {
   /** The listed tools are stale (the server said so, or the caller asked for a refresh). */
   invalidate(): void {
     this.#cache.invalidate();
-    this.#host.stateless()?.cache.invalidate('tools/list');
+    this.#host.channel()?.forget('tools/list');
   }
 
   async list(options: { refresh?: boolean } & RequestOptions = {}): Promise<readonly Tool[]> {
@@ -68,7 +68,7 @@ export class ClientTools {
     if (refresh) this.invalidate();
     const fetchPage = (cursor: string | undefined) =>
       this.#host.request('tools/list', cursor === undefined ? {} : { cursor }, requestOptions);
-    if (!this.#host.stateless()) return this.#cache.load(fetchPage);
+    if (this.#host.channel()?.era !== 'stateless') return this.#cache.load(fetchPage);
     return this.#cache.load(fetchPage, {
       memoize: false,
       emptyCursorEnds: false,

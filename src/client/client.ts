@@ -89,7 +89,7 @@ export class Client {
     this.#tools = new ClientTools(
       {
         request: this.#send,
-        stateless: () => connection.stateless,
+        channel: () => connection.channel,
         serverInfo: () => this.serverInfo,
         tasks: this.#tasks,
       },
@@ -98,7 +98,7 @@ export class Client {
       this.#maxPages,
     );
     this.#listen = new ListenStream(
-      (params, opts) => connection.stateless!.sender.request('subscriptions/listen', params, opts),
+      (params, opts) => connection.listen(params, opts),
       (error) => options.onError?.(error),
     );
     bindServerRequests(connection.peer, this.#options, connection.own);
@@ -114,7 +114,7 @@ export class Client {
       enabled: options.skills === true,
       maxPages: this.#maxPages,
       serverCapabilities: () => this.#connection.server?.capabilities,
-      stateless: () => this.#connection.stateless !== undefined,
+      emptyCursorEnds: () => this.#connection.channel?.emptyCursorEnds ?? true,
     });
   }
 
@@ -129,7 +129,7 @@ export class Client {
 
   /** The era spoken with the server, once connected. */
   get era(): 'handshake' | 'stateless' | undefined {
-    return this.#connection.server?.era;
+    return this.#connection.channel?.era;
   }
 
   /** The revision in use: negotiated by `initialize`, or chosen from `server/discover`. */
@@ -166,7 +166,7 @@ export class Client {
    */
   async connect(transport: Transport, options: { timeout?: number } = {}): Promise<void> {
     await this.#connection.connect(transport, this.#listen, this.info, this.#options, options.timeout);
-    if (this.#connection.stateless) void this.#events.update();
+    if (this.#connection.channel?.era === 'stateless') void this.#events.update();
   }
 
   async close(): Promise<void> {
@@ -312,7 +312,7 @@ export class Client {
 
   /** How lists are paged: the cap, and whether `nextCursor: ""` ends one (the handshake era's reading). */
   #paging(): Paging {
-    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.stateless === undefined };
+    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.channel?.emptyCursorEnds ?? true };
   }
 
   /** Every prompt of the server (all pages). */
@@ -372,7 +372,6 @@ export class Client {
    * the stateless era the server asks for the roots with each request that needs them, so nothing is sent.
    */
   async sendRootsListChanged(): Promise<void> {
-    if (this.#connection.stateless) return;
-    await this.#connection.peer.notify('notifications/roots/list_changed');
+    await this.#connection.channel?.rootsListChanged();
   }
 }

@@ -1,36 +1,40 @@
 /**
  * Connecting a client: the transport is attached to the engine, the era is chosen (see `choose-era.ts`),
- * and in the stateless era the channel that adds the era's `_meta` to every request is set up.
+ * and the channel of that era is set up (see `EraChannel`).
  * @module
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
-import { clientCapabilities } from './client-handlers.js';
+import { clientCapabilities, type OwnHandlers } from './client-handlers.js';
 import type { ClientOptions } from './client-options.js';
+import type { EraChannel } from './era-channel.js';
+import { HandshakeChannel } from './handshake-channel.js';
 import { StatelessChannel } from './stateless/stateless-channel.js';
 import { StatelessSender } from './stateless/stateless-sender.js';
 import type { ProbeWindow } from './probe-window.js';
 
 export interface MetServer {
   server: ServerView;
-  /** Set in the stateless era. */
-  stateless: StatelessChannel | undefined;
+  /** The channel of the era chosen. */
+  channel: EraChannel;
 }
 
 /**
  * Meets the server over a connected `peer` as `options.protocolVersion` says; `timeout` bounds
  * `initialize`; a probe failure that `fatal` says no fallback can fix (refused credentials) ends it at
- * once; `window` is set when the transport can start the server again (stdio, see ProbeWindow). Closes
- * the peer and rethrows on any failure.
+ * once; `window` is set when the transport can start the server again (stdio, see ProbeWindow); `own`
+ * tracks the handshake era's requests that brought handlers of their own. Closes the peer and rethrows
+ * on any failure.
  */
 export async function meetServer(
   peer: Peer,
   info: Implementation,
   options: ClientOptions,
   timeout: number | undefined,
-  fatal?: (error: unknown) => boolean,
-  window?: ProbeWindow,
+  fatal: ((error: unknown) => boolean) | undefined,
+  window: ProbeWindow | undefined,
+  own: OwnHandlers,
 ): Promise<MetServer> {
   let server: ServerView;
   try {
@@ -47,17 +51,17 @@ export async function meetServer(
     await peer.close();
     throw error;
   }
-  if (server.era !== 'stateless') return { server, stateless: undefined };
+  if (server.era !== 'stateless') return { server, channel: new HandshakeChannel(peer, server, own) };
   const sender = new StatelessSender(peer, server.protocolVersion, {
     info,
     capabilities: clientCapabilities(options, options.capabilities, 'stateless'),
   });
   sender.serverInfo = server.serverInfo;
-  const stateless = new StatelessChannel(sender, {
+  const channel = new StatelessChannel(sender, {
     handlers: options,
     authContext: options.authContext,
     maxInputRounds: options.maxInputRounds,
     defaultTimeout: options.requestTimeout ?? 60_000,
   });
-  return { server, stateless };
+  return { server, channel };
 }

@@ -31,8 +31,8 @@ export interface SkillsOptions {
   maxPages: number;
   /** The server's capabilities once connected. */
   serverCapabilities(): ServerCapabilities | undefined;
-  /** Whether the client speaks the stateless era with the server (where `nextCursor: ""` does not end a list). */
-  stateless(): boolean;
+  /** Whether `nextCursor: ""` ends a list (the handshake era's reading, see `EraChannel`). */
+  emptyCursorEnds(): boolean;
 }
 
 /** `capabilities` with the skills extension declared under `extensions` (other extensions kept). */
@@ -61,7 +61,7 @@ export class Skills {
         method: 'skills/list',
         key: 'skills',
         maxPages: this.#options.maxPages,
-        emptyCursorEnds: !this.#options.stateless(),
+        emptyCursorEnds: this.#options.emptyCursorEnds(),
         accept: isSkillEntry,
       },
     );

@@ -1,13 +1,21 @@
 /**
- * A stateless-era request (2026-07-28) as the client's methods see it: served from the result cache
- * while fresh; sent with the era's `_meta`; `input_required` answered through the handlers where the
- * method allows it; the result checked, cached (unless it took input rounds, which are never cached), and
- * handed back without the fields the client consumes (`resultType`, the cache hint, `serverInfo`).
+ * The stateless era's channel (2026-07-28, see `EraChannel`). A request as the client's methods see it:
+ * served from the result cache while fresh; sent with the era's `_meta` (see `StatelessSender`);
+ * `input_required` answered through the handlers where the method allows it; the result checked, cached
+ * (unless it took input rounds, which are never cached), and handed back without the fields the client
+ * consumes (`resultType`, the cache hint, `serverInfo`). There is no `ping`, the log level rides in
+ * `_meta`, and the roots are asked for with each request that needs them (nothing to notify).
  * @module
  */
+import type { RequestOptions } from '../../protocol/engine/peer.js';
+import { LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { isLoggingLevel, type Implementation, type LoggingLevel } from '../../protocol/types/lifecycle.js';
+import { ClientError } from '../client-error.js';
 import { withOwnHandlers, type ClientHandlers } from '../client-handlers.js';
+import type { EraChannel } from '../era-channel.js';
 import type { ExchangeOptions } from '../exchange-options.js';
+import type { OutgoingRequest } from '../links/client-link.js';
 import { INPUT_REQUIRED_METHODS, answerInStatelessEra, exchangeWithInput } from './exchange-with-input.js';
 import { checkResultType, plainResult, resultTypeOf } from './plain-result.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
@@ -24,7 +32,9 @@ export interface StatelessChannelOptions {
   defaultTimeout: number;
 }
 
-export class StatelessChannel {
+export class StatelessChannel implements EraChannel {
+  readonly era = 'stateless';
+  readonly emptyCursorEnds = false;
   readonly sender: StatelessSender;
   readonly cache = new ResultCache();
   readonly #options: StatelessChannelOptions;
@@ -36,6 +46,46 @@ export class StatelessChannel {
     this.#options = options;
     const { defaultTimeout, maxInputRounds } = options;
     this.#defaults = maxInputRounds === undefined ? { defaultTimeout } : { defaultTimeout, maxInputRounds };
+  }
+
+  get protocolVersion(): string {
+    return this.sender.version;
+  }
+
+  get serverInfo(): Implementation | undefined {
+    return this.sender.serverInfo;
+  }
+
+  readonly send = (request: OutgoingRequest): Promise<JsonObject> =>
+    this.request(request.method, request.params ?? {}, request.options);
+
+  ping(): Promise<void> {
+    return Promise.reject(
+      new ClientError(
+        LocalErrorCode.CapabilityNotSupported,
+        `ping does not exist in protocol version ${this.sender.version}`,
+      ),
+    );
+  }
+
+  setLoggingLevel(level: LoggingLevel): Promise<void> {
+    if (!isLoggingLevel(level)) {
+      return Promise.reject(new TypeError(`Unknown logging level ${JSON.stringify(level)}`));
+    }
+    this.sender.logLevel = level;
+    return Promise.resolve();
+  }
+
+  rootsListChanged(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  forget(method: string, match?: (params: JsonObject) => boolean): void {
+    this.cache.invalidate(method, match);
+  }
+
+  listen(params: JsonObject, options: RequestOptions): Promise<JsonObject> {
+    return this.sender.request('subscriptions/listen', params, options);
   }
 
   get authContext(): string {
