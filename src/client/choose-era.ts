@@ -157,8 +157,8 @@ async function handshake(
   const offered = pinned ?? HANDSHAKE_REVISIONS[0];
   const params: JsonObject = {
     protocolVersion: offered,
-    capabilities: options.capabilities('handshake') as JsonObject,
-    clientInfo: options.info as unknown as JsonObject,
+    capabilities: options.capabilities('handshake'),
+    clientInfo: { ...options.info },
   };
   if (marked)
     params._meta = statelessMeta(STATELESS_REVISIONS[0], options.capabilities('stateless'), options.info);

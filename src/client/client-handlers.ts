@@ -71,14 +71,14 @@ export async function answerInputRequest(
   switch (method) {
     case 'elicitation/create':
       if (!handlers.elicitation) return undefined;
-      return (await handlers.elicitation(params as never, ctx)) as unknown as JsonObject;
+      return { ...(await handlers.elicitation(params as never, ctx)) };
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;
-      return (await handlers.sampling(params as never, ctx)) as unknown as JsonObject;
+      return { ...(await handlers.sampling(params as never, ctx)) };
     case 'roots/list': {
       if (!handlers.roots) return undefined;
       const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;
-      return { roots } as unknown as JsonObject;
+      return { roots };
     }
     default:
       return undefined;

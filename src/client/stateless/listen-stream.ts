@@ -174,8 +174,8 @@ export class ListenStream implements TransportObserver {
     this.#sending = stream;
     const request = this.#send(
       filter.taskIds
-        ? { notifications: filter as JsonObject, _meta: EXTENSION_META }
-        : { notifications: filter as JsonObject },
+        ? { notifications: { ...filter }, _meta: EXTENSION_META }
+        : { notifications: { ...filter } },
       { timeout: Infinity, signal: stream.controller.signal },
     );
     this.#sending = undefined;

@@ -40,8 +40,8 @@ export function statelessMeta(
 ): JsonObject {
   const meta: JsonObject = {
     [META.protocolVersion]: version,
-    [META.clientCapabilities]: capabilities as JsonObject,
-    [META.clientInfo]: info as unknown as JsonObject,
+    [META.clientCapabilities]: capabilities,
+    [META.clientInfo]: { ...info },
   };
   if (logLevel !== undefined) meta[META.logLevel] = logLevel;
   return meta;

@@ -15,7 +15,7 @@
  * @module
  */
 import { requestSignal } from '../../protocol/engine/cancellation.js';
-import { LocalErrorCode, ProtocolError, type ErrorObject } from '../../protocol/errors.js';
+import { LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import {
@@ -191,7 +191,7 @@ async function followExtension(
   first: TaskInfo,
   report: (task: TaskInfo) => void,
   options: ExchangeOptions,
-  wire: JsonObject = first as unknown as JsonObject,
+  wire: JsonObject = { ...first },
 ): Promise<JsonObject> {
   const { taskId } = first;
   const { signal } = options;
@@ -230,7 +230,7 @@ async function followExtension(
         case 'failed': {
           const error = detailed.error;
           if (isJsonObject(error) && typeof error.code === 'number' && typeof error.message === 'string') {
-            throw ProtocolError.fromObject(error as unknown as ErrorObject);
+            throw new ProtocolError(error.code, error.message, error.data);
           }
           throw new ClientError(LocalErrorCode.InvalidResult, `Task ${taskId} failed without an error`, {
             details: { task: detailed },
