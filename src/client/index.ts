@@ -40,10 +40,5 @@ export {
 export { ToolTask } from './tasks/tool-task.js';
 export type { TaskRequest } from './tasks/client-tasks.js';
 export { TASKS_EXTENSION, type TaskInfo, type TaskStatus } from '../protocol/types/tasks.js';
-export {
-  SKILLS_EXTENSION,
-  type LoadedSkill,
-  type SkillEntry,
-  type SkillFile,
-  type SkillResource,
-} from './skills/skill-entry.js';
+export { SKILLS_EXTENSION, type SkillEntry, type SkillResource } from '../protocol/skills/skill-entry.js';
+export type { LoadedSkill, SkillFile } from './skills/loaded-skill.js';

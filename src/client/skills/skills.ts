@@ -13,15 +13,10 @@ import type { ClientCapabilities, ServerCapabilities } from '../../protocol/type
 import { ClientError } from '../client-error.js';
 import { followPages } from '../follow-pages.js';
 import type { Requester } from '../exchange-options.js';
-import { readResource } from '../resources.js';
+import { readResource } from '../client-resources.js';
 import { frontmatterDifferences, parseFrontmatter } from '../../protocol/skills/frontmatter.js';
-import {
-  isSkillEntry,
-  SKILLS_EXTENSION,
-  type LoadedSkill,
-  type SkillEntry,
-  type SkillFile,
-} from './skill-entry.js';
+import { isSkillEntry, SKILLS_EXTENSION, type SkillEntry } from '../../protocol/skills/skill-entry.js';
+import type { LoadedSkill, SkillFile } from './loaded-skill.js';
 import { bytesOf, fileOf, verifyFile } from './verify-file.js';
 
 export interface SkillsOptions {

@@ -7,7 +7,8 @@
 import { LocalErrorCode } from '../../protocol/errors.js';
 import { isJsonObject } from '../../protocol/jsonrpc.js';
 import { ClientError } from '../client-error.js';
-import type { SkillFile, SkillResource } from './skill-entry.js';
+import type { SkillResource } from '../../protocol/skills/skill-entry.js';
+import type { SkillFile } from './loaded-skill.js';
 
 /** The single `contents` item of a `resources/read` result for `uri`, as a SkillFile. */
 export function fileOf(uri: string, contents: unknown[]): SkillFile {

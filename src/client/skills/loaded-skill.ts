@@ -5,13 +5,6 @@
  */
 import type { SkillEntry } from '../../protocol/skills/skill-entry.js';
 
-export {
-  SKILLS_EXTENSION,
-  isSkillEntry,
-  type SkillEntry,
-  type SkillResource,
-} from '../../protocol/skills/skill-entry.js';
-
 /** One verified file of a loaded skill: the `resources/read` contents whose bytes matched the entry. */
 export interface SkillFile {
   uri: string;
