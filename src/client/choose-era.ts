@@ -17,7 +17,7 @@
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   HANDSHAKE_REVISIONS,
   STATELESS_REVISIONS,
@@ -158,7 +158,7 @@ async function handshake(
   const params: JsonObject = {
     protocolVersion: offered,
     capabilities: options.capabilities('handshake'),
-    clientInfo: { ...options.info },
+    clientInfo: wireObject(options.info),
   };
   if (marked)
     params._meta = statelessMeta(STATELESS_REVISIONS[0], options.capabilities('stateless'), options.info);

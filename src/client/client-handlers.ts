@@ -9,6 +9,7 @@ import type {
   CreateMessageResult,
   ElicitParams,
   ElicitResult,
+  ListRootsResult,
   Root,
 } from '../protocol/types/client-features.js';
 import type { Peer } from '../protocol/engine/peer.js';
@@ -67,14 +68,14 @@ export async function answerInputRequest(
   params: JsonObject,
   handlers: ClientHandlers,
   ctx: HandlerContext,
-): Promise<JsonObject | undefined> {
+): Promise<ElicitResult | CreateMessageResult | ListRootsResult | undefined> {
   switch (method) {
     case 'elicitation/create':
       if (!handlers.elicitation) return undefined;
-      return { ...(await handlers.elicitation(params as never, ctx)) };
+      return handlers.elicitation(params as never, ctx);
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;
-      return { ...(await handlers.sampling(params as never, ctx)) };
+      return handlers.sampling(params as never, ctx);
     case 'roots/list': {
       if (!handlers.roots) return undefined;
       const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;

@@ -5,7 +5,7 @@
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, wireObject } from '../protocol/jsonrpc.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 import type {
   CompleteParams,
@@ -58,7 +58,11 @@ export async function complete(
 ): Promise<CompleteResult['completion']> {
   const params: CompleteParams = { ref, argument };
   if (context !== undefined) params.context = { arguments: context };
-  const result = await request('completion/complete', { ...profile.shapeCompleteParams(params) }, options);
+  const result = await request(
+    'completion/complete',
+    wireObject(profile.shapeCompleteParams(params)),
+    options,
+  );
   const completion = result.completion;
   if (!isJsonObject(completion) || !Array.isArray(completion.values)) {
     throw new ClientError(LocalErrorCode.InvalidResult, 'completion/complete returned no completion.values', {

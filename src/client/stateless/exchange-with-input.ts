@@ -13,7 +13,7 @@
 import { requestSignal } from '../../protocol/engine/cancellation.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ProgressParams } from '../../protocol/types/lifecycle.js';
 import { ClientError } from '../client-error.js';
 import { answerInputRequest, type ClientHandlers, type HandlerContext } from '../client-handlers.js';
@@ -48,7 +48,7 @@ export async function answerInStatelessEra(
   ctx: HandlerContext,
 ): Promise<JsonObject> {
   const answer = await answerInputRequest(method, params, handlers, ctx);
-  if (answer) return answer;
+  if (answer) return wireObject(answer);
   if (method === 'elicitation/create') return { action: 'decline' };
   throw new ClientError(
     LocalErrorCode.CapabilityNotSupported,

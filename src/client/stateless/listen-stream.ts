@@ -16,6 +16,7 @@ import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError, asError } from '../../protocol/errors.js';
 import {
   isJsonObject,
+  wireObject,
   type JsonObject,
   type JsonRpcMessage,
   type RequestId,
@@ -174,8 +175,8 @@ export class ListenStream implements TransportObserver {
     this.#sending = stream;
     const request = this.#send(
       filter.taskIds
-        ? { notifications: { ...filter }, _meta: EXTENSION_META }
-        : { notifications: { ...filter } },
+        ? { notifications: wireObject(filter), _meta: EXTENSION_META }
+        : { notifications: wireObject(filter) },
       { timeout: Infinity, signal: stream.controller.signal },
     );
     this.#sending = undefined;

@@ -5,7 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { STATELESS_REVISIONS } from '../../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/stateless.js';
@@ -41,7 +41,7 @@ export function statelessMeta(
   const meta: JsonObject = {
     [META.protocolVersion]: version,
     [META.clientCapabilities]: capabilities,
-    [META.clientInfo]: { ...info },
+    [META.clientInfo]: wireObject(info),
   };
   if (logLevel !== undefined) meta[META.logLevel] = logLevel;
   return meta;

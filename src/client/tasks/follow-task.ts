@@ -16,7 +16,7 @@
  */
 import { requestSignal } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import {
   RELATED_TASK_META,
@@ -191,7 +191,7 @@ async function followExtension(
   first: TaskInfo,
   report: (task: TaskInfo) => void,
   options: ExchangeOptions,
-  wire: JsonObject = { ...first },
+  wire: JsonObject = wireObject(first),
 ): Promise<JsonObject> {
   const { taskId } = first;
   const { signal } = options;
