@@ -35,25 +35,25 @@ export interface StatelessChannelOptions {
 export class StatelessChannel implements EraChannel {
   readonly era = 'stateless';
   readonly emptyCursorEnds = false;
-  readonly sender: StatelessSender;
-  readonly cache = new ResultCache();
+  readonly #sender: StatelessSender;
+  readonly #cache = new ResultCache();
   readonly #options: StatelessChannelOptions;
   /** The exchange's defaults (made once: every call passes them). */
   readonly #defaults: { defaultTimeout: number; maxInputRounds?: number };
 
   constructor(sender: StatelessSender, options: StatelessChannelOptions) {
-    this.sender = sender;
+    this.#sender = sender;
     this.#options = options;
     const { defaultTimeout, maxInputRounds } = options;
     this.#defaults = maxInputRounds === undefined ? { defaultTimeout } : { defaultTimeout, maxInputRounds };
   }
 
   get protocolVersion(): string {
-    return this.sender.version;
+    return this.#sender.version;
   }
 
   get serverInfo(): Implementation | undefined {
-    return this.sender.serverInfo;
+    return this.#sender.serverInfo;
   }
 
   readonly send = (request: OutgoingRequest): Promise<JsonObject> =>
@@ -63,7 +63,7 @@ export class StatelessChannel implements EraChannel {
     return Promise.reject(
       new ClientError(
         LocalErrorCode.CapabilityNotSupported,
-        `ping does not exist in protocol version ${this.sender.version}`,
+        `ping does not exist in protocol version ${this.#sender.version}`,
       ),
     );
   }
@@ -72,7 +72,7 @@ export class StatelessChannel implements EraChannel {
     if (!isLoggingLevel(level)) {
       return Promise.reject(new TypeError(`Unknown logging level ${JSON.stringify(level)}`));
     }
-    this.sender.logLevel = level;
+    this.#sender.logLevel = level;
     return Promise.resolve();
   }
 
@@ -81,11 +81,11 @@ export class StatelessChannel implements EraChannel {
   }
 
   forget(method: string, match?: (params: JsonObject) => boolean): void {
-    this.cache.invalidate(method, match);
+    this.#cache.invalidate(method, match);
   }
 
   listen(params: JsonObject, options: RequestOptions): Promise<JsonObject> {
-    return this.sender.request('subscriptions/listen', params, options);
+    return this.#sender.request('subscriptions/listen', params, options);
   }
 
   get authContext(): string {
@@ -96,9 +96,9 @@ export class StatelessChannel implements EraChannel {
   async request(method: string, params: JsonObject, options: ExchangeOptions = {}): Promise<JsonObject> {
     const cacheable = CACHEABLE_METHODS.has(method);
     const authContext = cacheable ? this.authContext : '';
-    const hit = cacheable ? this.cache.get(method, params, authContext) : undefined;
+    const hit = cacheable ? this.#cache.get(method, params, authContext) : undefined;
     if (hit) return plainResult(hit);
-    const sender = this.sender;
+    const sender = this.#sender;
     let result: JsonObject;
     let rounds = 0;
     if (INPUT_REQUIRED_METHODS.has(method)) {
@@ -120,7 +120,7 @@ export class StatelessChannel implements EraChannel {
       return { ...plainResult(result, false), resultType: 'task' };
     }
     checkResultType(method, result, false);
-    if (cacheable && rounds === 0) this.cache.store(method, params, authContext, result);
+    if (cacheable && rounds === 0) this.#cache.store(method, params, authContext, result);
     return plainResult(result, cacheable);
   }
 }
