@@ -12,8 +12,6 @@ import type {
   ListRootsResult,
   Root,
 } from '../protocol/types/client-features.js';
-import type { Peer } from '../protocol/engine/peer.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 
@@ -86,12 +84,6 @@ export async function answerInputRequest(
   }
 }
 
-const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
-  'elicitation/create': 'the client does not support elicitation/create',
-  'sampling/createMessage': 'the client does not support sampling/createMessage',
-  'roots/list': 'the client has no roots',
-};
-
 /** A request's own handlers (`ExchangeOptions.handlers`) first, then the client's. */
 export function withOwnHandlers(client: ClientHandlers, own: ClientHandlers | undefined): ClientHandlers {
   if (!own) return client;
@@ -100,44 +92,4 @@ export function withOwnHandlers(client: ClientHandlers, own: ClientHandlers | un
     sampling: own.sampling ?? client.sampling,
     roots: own.roots ?? client.roots,
   };
-}
-
-/**
- * Handshake era: the handlers of the requests in flight that brought their own (`ExchangeOptions.handlers`).
- * A server request is theirs when exactly one such request is in flight; with several, nothing on the
- * wire says which one it belongs to, so the client's handlers answer it.
- */
-export class OwnHandlers {
-  readonly #active = new Set<ClientHandlers>();
-
-  /** Tracks `handlers` until `pending` settles; returns `pending`. */
-  track<T>(handlers: ClientHandlers | undefined, pending: Promise<T>): Promise<T> {
-    if (!handlers) return pending;
-    // A fresh object per request: two requests may share one handlers object.
-    const entry = { ...handlers };
-    this.#active.add(entry);
-    const done = () => void this.#active.delete(entry);
-    pending.then(done, done);
-    return pending;
-  }
-
-  /** The only in-flight request's handlers, if exactly one request brought some. */
-  sole(): ClientHandlers | undefined {
-    if (this.#active.size !== 1) return undefined;
-    for (const handlers of this.#active) return handlers;
-    return undefined;
-  }
-}
-
-/** Answers the server's requests with the handlers (ping always; the others when given). */
-export function bindServerRequests(peer: Peer, handlers: ClientHandlers, own?: OwnHandlers): void {
-  peer.setRequestHandler('ping', () => ({}));
-  for (const method of INPUT_METHODS) {
-    peer.setRequestHandler(method, async (params, ctx) => {
-      const chosen = withOwnHandlers(handlers, own?.sole());
-      const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal });
-      if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
-      return result;
-    });
-  }
 }

@@ -34,7 +34,7 @@ import type { TaskInfo } from '../protocol/types/tasks.js';
 import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { ClientConnection } from './client-connection.js';
 import { ClientEvents } from './client-events.js';
-import { bindServerRequests } from './client-handlers.js';
+import { bindServerRequests } from './bind-server-requests.js';
 import type { CallToolOptions } from './call-tool-options.js';
 import type { ClientOptions } from './client-options.js';
 import { ClientTools } from './client-tools.js';

@@ -6,7 +6,8 @@
 import type { Peer } from '../protocol/engine/peer.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
-import { clientCapabilities, type OwnHandlers } from './client-handlers.js';
+import { clientCapabilities } from './client-handlers.js';
+import type { OwnHandlers } from './bind-server-requests.js';
 import type { ClientOptions } from './client-options.js';
 import type { EraChannel } from './era-channel.js';
 import { HandshakeChannel } from './handshake-channel.js';
