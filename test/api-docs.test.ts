@@ -1,12 +1,14 @@
 // The API reference (`npm run docs`, TypeDoc from the TSDoc of the public entry points) builds without a
 // single warning: a broken {@link}, a public signature that mentions a type the package does not export, a
 // malformed tag. It runs TypeDoc's own API with typedoc.json, as `npm run docs` does, and writes the HTML
-// to a scratch folder so the check never touches docs/api.
-import { rmSync } from 'node:fs';
+// to a scratch folder so the check never touches docs/api. docs/API.md, the list of every entry point's
+// public names, must match the declarations.
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Application, LogLevel, TSConfigReader, TypeDocReader } from 'typedoc';
+import { Application, LogLevel, ReflectionKind, TSConfigReader, TypeDocReader } from 'typedoc';
 import { describe, expect, it } from 'vitest';
+import { API_MD, surfaceMarkdown } from '../scripts/api-surface.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -40,6 +42,11 @@ describe('API reference', () => {
         'toolwire/server',
         'toolwire/stdio',
       ]);
+      // docs/API.md lists exactly what each entry point exports (regenerate: node scripts/api-surface.mjs).
+      const listed = readFileSync(API_MD, 'utf8');
+      expect(listed, 'docs/API.md is stale: run node scripts/api-surface.mjs').toBe(
+        surfaceMarkdown(project, (kind) => ReflectionKind[kind]),
+      );
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -5,6 +5,7 @@ import { Peer } from '../src/protocol/engine/peer.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { Server, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
+import { serverCore } from '../src/server/server.js';
 
 type Handlers = Record<string, (params: JsonObject) => JsonObject | Promise<JsonObject>>;
 
@@ -190,7 +191,7 @@ describe('server lifecycle', () => {
     await server.close();
     expect(await call).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(aborted).toBeInstanceOf(Error);
-    expect(server.sessions.size).toBe(0);
+    expect(serverCore(server).sessions.size).toBe(0);
   });
 
   it('does not send list_changed for registrations made before the client initialized', async () => {

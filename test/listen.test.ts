@@ -8,6 +8,7 @@ import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.j
 import { createLinkedPair, type InMemoryTransport } from '../src/transports/in-memory.js';
 import { SseReader } from './_sse.js';
 import { RawWire } from './_wire.js';
+import { serverCore } from '../src/server/server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/listen-server.mjs', import.meta.url));
 const SUB = 'io.modelcontextprotocol/subscriptionId';
@@ -203,9 +204,9 @@ describe('subscriptions/listen in memory', () => {
     const { end, received } = await rawMemory(server);
     await send(end, listen(7, { toolsListChanged: true }));
     await send(end, listen('other', { resourceSubscriptions: ['test://watched-resource'] }));
-    await expect.poll(() => server.subscriptionCount).toBe(2);
+    await expect.poll(() => serverCore(server).subscriptionCount).toBe(2);
     await server.close();
-    expect(server.subscriptionCount).toBe(0);
+    expect(serverCore(server).subscriptionCount).toBe(0);
     expect(received.slice(2)).toEqual(
       expect.arrayContaining(
         [7, 'other'].map((id) => ({
@@ -284,13 +285,13 @@ describe('subscriptions/listen over Streamable HTTP', () => {
     expect(response.headers.get('content-type')).toContain('text/event-stream');
     const reader = new SseReader(response);
     expect(await reader.nextMessage()).toEqual(ack(5, { toolsListChanged: true }));
-    expect(server.subscriptionCount).toBe(1);
+    expect(serverCore(server).subscriptionCount).toBe(1);
     server.tool('late', {}, () => ({ content: [] }));
     server.tool('later', {}, () => ({ content: [] }));
     expect(await reader.nextMessage()).toEqual(changed('tools', 5));
     aborter.abort();
-    await expect.poll(() => server.subscriptionCount).toBe(0);
-    await expect.poll(() => server.sessions.size).toBe(0);
+    await expect.poll(() => serverCore(server).subscriptionCount).toBe(0);
+    await expect.poll(() => serverCore(server).sessions.size).toBe(0);
   });
 
   it('ends the stream with the listen response when the server closes', async () => {

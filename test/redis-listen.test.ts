@@ -10,6 +10,7 @@ import { serveHttp } from '../src/transports/http/index.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 import { SseReader } from './_sse.js';
+import { serverCore } from '../src/server/server.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 const STATELESS = '2026-07-28';
@@ -95,8 +96,8 @@ describe('stateless-era listen streams across instances', () => {
       const onB = await listen(B, 2);
       const streams = [onA, onB];
       // The listen streams are open on both instances before the changes.
-      expect(A.server.subscriptionCount).toBe(1);
-      expect(B.server.subscriptionCount).toBe(1);
+      expect(serverCore(A.server).subscriptionCount).toBe(1);
+      expect(serverCore(B.server).subscriptionCount).toBe(1);
 
       await callTool(A, 'add_tool');
       for (const stream of streams)

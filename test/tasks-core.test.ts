@@ -9,6 +9,7 @@ import { createLinkedPair } from '../src/transports/in-memory.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { SseReader } from './_sse.js';
 import { RawWire } from './_wire.js';
+import { serverCore } from '../src/server/server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/tasks-server.mjs', import.meta.url));
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -402,7 +403,7 @@ describe('2025-11-25 tasks in process', () => {
         interval: 50,
       })
       .toMatchObject({ code: -32602 });
-    await expect.poll(() => peer.server.tasks!.runningCount).toBe(0);
+    await expect.poll(() => serverCore(peer.server).tasks!.runningCount).toBe(0);
   });
 
   it('pages tasks/list, and binds tasks to the principal that created them', async () => {

@@ -9,6 +9,7 @@ import { createLinkedPair } from '../src/transports/in-memory.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { SseReader } from './_sse.js';
 import { RawWire } from './_wire.js';
+import { serverCore } from '../src/server/server.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/tasks-server.mjs', import.meta.url));
 const EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -395,7 +396,7 @@ describe('tasks extension in process', () => {
         interval: 50,
       })
       .toMatchObject({ code: -32602 });
-    await expect.poll(() => peer.server.tasks!.runningCount).toBe(0);
+    await expect.poll(() => serverCore(peer.server).tasks!.runningCount).toBe(0);
   });
 
   it('leaves revisions before 2025-11-25 alone: task tools run inline, tasks/* do not exist', async () => {
@@ -417,7 +418,7 @@ describe('tasks extension in process', () => {
   it('fails the tasks still running when the server shuts down', async () => {
     const peer = await connect();
     const { taskId } = (await peer.rpc('tools/call', { name: 'sleepy', arguments: { ms: 60_000 } })).result!;
-    const store = peer.server.tasks!.store;
+    const store = peer.server.tasks!;
     await peer[Symbol.asyncDispose]();
     await expect
       .poll(() => store.get(String(taskId)))

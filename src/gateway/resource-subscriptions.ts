@@ -16,6 +16,7 @@ import {
   type JsonObject,
 } from '../index.js';
 import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
+import { serverCore } from '../server/server.js';
 import type { Upstream } from './upstream.js';
 
 /** The holder of the connections without an HTTP session id (stdio, in memory, stateless HTTP). */
@@ -169,7 +170,7 @@ export class ResourceSubscriptions {
     this.#added = 0;
     const live = new Set<string>();
     let anonymous = false;
-    for (const session of this.#server.sessions) {
+    for (const session of serverCore(this.#server).sessions) {
       const id = session.peer.transport?.sessionId;
       if (id === undefined) anonymous = true;
       else live.add(id);

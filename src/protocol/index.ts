@@ -29,14 +29,7 @@ export {
 } from './jsonrpc.js';
 export { serializeOnce, stringifyJson } from './json-text.js';
 export type { OutputBacklog, Transport, SendOptions } from './transport.js';
-export {
-  Peer,
-  type PeerOptions,
-  type RequestContext,
-  type RequestHandler,
-  type NotificationHandler,
-  type RequestOptions,
-} from './engine/peer.js';
+export type { RequestOptions } from './engine/peer.js';
 export { cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {
   HANDSHAKE_REVISIONS,
@@ -48,6 +41,7 @@ export {
   type HandshakeRevision,
   type StatelessRevision,
   type Revision,
+  type Era,
   type ResultExtras,
   type ResultShapes,
   type RevisionFeatures,

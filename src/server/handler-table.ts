@@ -18,7 +18,7 @@ import type { ServerResults } from './server-results.js';
 import type { SessionView } from './session-view.js';
 
 /** One request as its handler sees it. */
-export interface ServerRequest {
+export interface HandlerRequest {
   readonly params: JsonObject;
   /** What the request is served as: era, revision profile, client, log level, principal. */
   readonly scope: RequestScope;
@@ -30,7 +30,7 @@ export interface ServerRequest {
 
 /** A request handler of method `M`: its result is the method's result type. */
 export type ServerHandler<M extends keyof ServerResults> = (
-  request: ServerRequest,
+  request: HandlerRequest,
 ) => Promise<ServerResults[M]> | ServerResults[M];
 
 export interface HandleOptions {
@@ -41,7 +41,7 @@ export interface HandleOptions {
 }
 
 export interface HandlerEntry {
-  readonly handler: (request: ServerRequest) => Promise<object> | object;
+  readonly handler: (request: HandlerRequest) => Promise<object> | object;
   readonly handshake: boolean;
   readonly stateless: boolean;
   readonly cacheable: boolean;

@@ -18,7 +18,8 @@ export type { ServerFeature } from './server-feature.js';
 export type { ConnectOptions } from './server.js';
 export type { Principal } from './auth/principal.js';
 export type { AccessPolicy, AccessTarget, ToolAccess } from './auth/access-control.js';
-export { ServerSession, DEFAULT_SHUTDOWN_GRACE_MS } from './server-session.js';
+export { DEFAULT_SHUTDOWN_GRACE_MS } from './server-session.js';
+export type { ServerConnection } from './session-view.js';
 export { ServerError } from './server-error.js';
 // Registration throws it for a schema that cannot be used; exported here too so server code can catch it.
 export { SchemaError, type SchemaErrorCode } from '../schema/index.js';

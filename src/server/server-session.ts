@@ -14,7 +14,7 @@ import type { Transport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
-import type { HandlerEntry, ServerRequest, ServingSession } from './handler-table.js';
+import type { HandlerEntry, HandlerRequest, ServingSession } from './handler-table.js';
 import {
   statelessScope,
   type HandshakeScope,
@@ -188,7 +188,7 @@ export class ServerSession implements ServingSession {
         `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
       );
     }
-    const request: ServerRequest = { params, scope, ctx, session: this };
+    const request: HandlerRequest = { params, scope, ctx, session: this };
     const requests = this.#core.requests;
     // The handshake era without request middleware (the common case): the handler's own answer, with
     // no async wrapper around it (each costs microtask hops).

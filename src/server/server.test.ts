@@ -5,6 +5,7 @@ import { ServerError } from './server-error.js';
 import { SchemaError } from './index.js';
 import { text } from './results.js';
 import type { ToolContext } from './tool-context.js';
+import { serverCore } from './server.js';
 
 const server = () => new Server({ name: 's', version: '1' });
 
@@ -51,13 +52,16 @@ describe('Server.tool registration', () => {
   it('defaults the inputSchema of a tool without parameters to an empty closed object', () => {
     const s = server();
     s.tool('t', {}, () => 'x');
-    expect(s.tools.get('t')?.tool.inputSchema).toEqual({ type: 'object', additionalProperties: false });
+    expect(serverCore(s).tools.get('t')?.tool.inputSchema).toEqual({
+      type: 'object',
+      additionalProperties: false,
+    });
   });
 
   it('turns a zod schema into 2020-12 JSON Schema on the wire', () => {
     const s = server();
     s.tool('t', { inputSchema: z.object({ a: z.number(), b: z.string().optional() }) }, () => 'x');
-    expect(s.tools.get('t')?.tool.inputSchema).toMatchObject({
+    expect(serverCore(s).tools.get('t')?.tool.inputSchema).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: { a: { type: 'number' }, b: { type: 'string' } },
@@ -94,19 +98,22 @@ describe('tool handles', () => {
     const s = server();
     const a = s.tool('a', { description: 'first' }, () => 'a');
     s.tool('b', {}, () => 'b');
-    const names = () => s.tools.list().map((t) => t.name);
-    const v0 = s.tools.version;
+    const names = () =>
+      serverCore(s)
+        .tools.list()
+        .map((t) => t.name);
+    const v0 = serverCore(s).tools.version;
     a.disable();
     expect(names()).toEqual(['b']);
     expect(a.enabled).toBe(false);
     a.enable();
     expect(names()).toEqual(['a', 'b']);
     a.update({ description: 'second' });
-    expect(s.tools.get('a')?.tool.description).toBe('second');
+    expect(serverCore(s).tools.get('a')?.tool.description).toBe('second');
     a.remove();
     expect(names()).toEqual(['b']);
     expect(a.removed).toBe(true);
-    expect(s.tools.version).toBe(v0 + 4);
+    expect(serverCore(s).tools.version).toBe(v0 + 4);
     expect(() => a.enable()).toThrow(/removed/);
   });
 
@@ -114,16 +121,16 @@ describe('tool handles', () => {
     const s = server();
     const a = s.tool('a', { inputSchema: { type: 'object' } }, () => 'a');
     expect(() => a.update({ inputSchema: { type: 'string' } })).toThrow(SchemaError);
-    expect(s.tools.get('a')?.tool.inputSchema).toEqual({ type: 'object' });
+    expect(serverCore(s).tools.get('a')?.tool.inputSchema).toEqual({ type: 'object' });
   });
 
   it('shares one immutable snapshot until the next change', () => {
     const s = server();
     s.tool('a', {}, () => 'a');
-    const first = s.tools.list();
-    expect(s.tools.list()).toBe(first);
+    const first = serverCore(s).tools.list();
+    expect(serverCore(s).tools.list()).toBe(first);
     expect(Object.isFrozen(first)).toBe(true);
     s.tool('b', {}, () => 'b');
-    expect(s.tools.list()).not.toBe(first);
+    expect(serverCore(s).tools.list()).not.toBe(first);
   });
 });

@@ -9,173 +9,74 @@
  * ```
  * @module
  */
-import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { ALL_REVISIONS, isHandshakeRevision, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
-import type { CacheHint } from '../protocol/types/stateless.js';
 import type { SchemaInput } from '../schema/index.js';
-import { AccessControl } from './auth/access-control.js';
-import type { Principal } from './auth/principal.js';
-import { CompletionsFeature } from './completions/completions-feature.js';
-import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/prompt-definition.js';
-import { PromptsFeature } from './prompts/prompts-feature.js';
-import { ListChanged, type FeatureHost } from './list-changed.js';
+import type { TaskStore } from '../stores/task-store.js';
 import type { ToolMiddleware } from './middleware/middleware.js';
-import { RequestChain, type RequestMiddleware } from './middleware/request-chain.js';
-import { ToolChain } from './middleware/tool-chain.js';
+import type { RequestMiddleware } from './middleware/request-chain.js';
+import type { PromptDefinition, PromptGetter } from './prompts/prompt-definition.js';
 import type {
   ResourceDefinition,
   ResourceReader,
-  ResourceSpec,
   ResourceTemplateDefinition,
   ResourceTemplateReader,
-  ResourceTemplateSpec,
 } from './resources/resource-definition.js';
-import { ResourcesFeature } from './resources/resources-feature.js';
-import type { SkillDefinition } from './skills/skill-definition.js';
-import { SkillsFeature } from './skills/skills-feature.js';
-import { Registry, type RegistryHandle } from './registry.js';
-import type { ServerCore, ServerOptions } from './server-core.js';
-import type { ServerFeature } from './server-feature.js';
-import { ServerSession } from './server-session.js';
-import { installHandshake } from './handshake.js';
-import { installSessionHandlers } from './session-handlers.js';
-import { HandlerTable } from './handler-table.js';
-import { ToolsFeature } from './tools/tools-feature.js';
-import { Subscriptions } from './subscriptions/subscriptions.js';
-import { Tasks } from './tasks/tasks.js';
-import type { SessionState as SharedSessionState } from '../stores/session-store.js';
+import type { ServerOptions } from './server-core.js';
 import {
-  buildTool,
-  type RegisteredTool,
-  type ToolDefinition,
-  type ToolHandler,
-  type ToolSpec,
-} from './tools/tool-definition.js';
-import { ToolPages } from './tools/tool-pages.js';
-import { FinishedResults } from './finished-results.js';
-import { requestStateCodec, type RequestStateCodec } from './input-required/request-state.js';
+  ServerRuntime,
+  type ConnectOptions,
+  type PromptHandle,
+  type ResourceHandle,
+  type ResourceTemplateHandle,
+  type SkillHandle,
+  type ToolHandle,
+} from './server-runtime.js';
+import type { ServerConnection } from './session-view.js';
+import type { SkillDefinition } from './skills/skill-definition.js';
+import type { ToolDefinition, ToolHandler } from './tools/tool-definition.js';
 
-export type ToolHandle = RegistryHandle<ToolSpec>;
+export type {
+  ConnectOptions,
+  PromptHandle,
+  ResourceHandle,
+  ResourceTemplateHandle,
+  SkillHandle,
+  ToolHandle,
+} from './server-runtime.js';
 
-export interface ConnectOptions {
-  /** Who the connection's requests come from (default: anonymous). */
-  principal?: Principal;
-}
-/** A resource's handle; its `name` is the resource's URI. */
-export type ResourceHandle = RegistryHandle<ResourceSpec>;
-/** A resource template's handle; its `name` is the URI template. */
-export type ResourceTemplateHandle = RegistryHandle<ResourceTemplateSpec>;
-export type PromptHandle = RegistryHandle<PromptSpec>;
-/** A skill's handle; its `name` is the skill path. */
-export type SkillHandle = RegistryHandle<SkillDefinition>;
+/** The internals of a server, for the rest of the package (set in `Server`'s static block). */
+let coreOf: (server: Server) => ServerRuntime;
 
-export class Server implements ServerCore {
-  readonly info: Implementation;
-  readonly options: ServerOptions;
-  /** @internal The protocol revisions this server speaks (`options.versions`, else all). */
-  readonly versions: readonly Revision[];
-  /** @internal Access control (the tools a principal may see and call). */
-  readonly access: AccessControl;
-  /** @internal The request middleware chain (`useRequest` adds to it). */
-  readonly requests = new RequestChain();
-  /** @internal The handler table every session dispatches through. */
-  readonly handlers = new HandlerTable();
-  /** @internal The tool registry (`tool()` adds to it). */
-  readonly tools = new Registry<ToolSpec, RegisteredTool>('tool', (name, spec) =>
-    buildTool(name, spec, this.#chain),
-  );
-  /** @internal The `tools/list` pages, built once per registry change and revision. */
-  readonly toolPages: ToolPages;
-  /** @internal Finished list pages kept as JSON text. */
-  readonly finished: FinishedResults;
-  readonly #sessions = new Set<ServerSession>();
-  readonly #shutdown = new AbortController();
-  readonly #chain: ToolChain;
-  readonly #listChanged: ListChanged;
-  readonly #subscriptions = new Subscriptions(() => this.capabilities);
-  readonly features: ServerFeature[] = [new ToolsFeature(this), this.#subscriptions];
-  #resources: ResourcesFeature | undefined;
-  #prompts: PromptsFeature | undefined;
-  #completions: CompletionsFeature | undefined;
-  #skills: SkillsFeature | undefined;
-  #tasks: Tasks | undefined;
-  readonly #listChangedListeners = new Set<(method: string) => void>();
-  readonly #resourceListeners = new Set<(uri: string) => void>();
+export class Server {
+  readonly #core: ServerRuntime;
+
+  static {
+    coreOf = (server) => server.#core;
+  }
 
   constructor(info: Implementation, options: ServerOptions = {}) {
-    this.info = { ...info };
-    this.options = {
-      ...options,
-      onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
-    };
-    this.#chain = new ToolChain(options);
-    installHandshake(this.handlers, this);
-    installSessionHandlers(this.handlers, this);
-    for (const feature of this.features) feature.install(this.handlers);
-    this.versions = options.versions?.length ? options.versions : ALL_REVISIONS;
-    this.access = new AccessControl(options.accessPolicy);
-    this.toolPages = new ToolPages(options.pageSize ?? 100);
-    this.finished = new FinishedResults(this.info);
-    this.#listChanged = new ListChanged(
-      'notifications/tools/list_changed',
-      () => this.tools.version,
-      this.#featureHost(),
-    );
-    this.tools.onChange(() => this.#listChanged.changed());
-    if (options.tasks) this.#addFeature(this.#tasksFeature());
-    // A tool declared for tasks turns the extension on.
-    this.tools.onChange(() => {
-      if (!this.#tasks && this.tools.list().some((tool) => tool.task)) this.#addFeature(this.#tasksFeature());
-    });
+    this.#core = new ServerRuntime(info, options);
   }
 
-  /**
-   * Stateless era: the cache hint of list and read results. Unless set, `cacheScope` is `private` once
-   * tool lists vary by caller (a tool declares `access`, or there is an `accessPolicy`).
-   */
-  get cache(): CacheHint {
-    const scope =
-      this.options.cache?.cacheScope ??
-      (this.access.restricts(this.tools.list(), this.tools.version) ? 'private' : 'public');
-    return { ttlMs: this.options.cache?.ttlMs ?? 0, cacheScope: scope };
+  /** Who this server is (`serverInfo` in the handshake, `_meta` in the stateless era). */
+  get info(): Implementation {
+    return this.#core.info;
   }
 
-  /** @internal Stateless era: the codec of `requestState`. */
-  get requestStateCodec(): RequestStateCodec {
-    return requestStateCodec(this.options);
+  /** The options it was made with (with the defaults filled in). */
+  get options(): ServerOptions {
+    return this.#core.options;
   }
 
+  /** What it declares to clients now (tools, logging, and each feature registered so far). */
   get capabilities(): ServerCapabilities {
-    const caps: ServerCapabilities = { logging: {} };
-    for (const feature of this.features) {
-      const { extensions, ...rest } = feature.capabilities();
-      Object.assign(caps, rest);
-      if (isJsonObject(extensions)) {
-        caps.extensions = { ...(isJsonObject(caps.extensions) ? caps.extensions : {}), ...extensions };
-      }
-    }
-    return caps;
+    return this.#core.capabilities;
   }
 
-  /** Tasks (both forms), once configured or a tool declared for tasks is registered. */
-  get tasks(): Tasks | undefined {
-    return this.#tasks;
-  }
-
-  get shutdownSignal(): AbortSignal {
-    return this.#shutdown.signal;
-  }
-
-  /** Live sessions (one per connected transport). */
-  get sessions(): ReadonlySet<ServerSession> {
-    return this.#sessions;
-  }
-
-  /** Open `subscriptions/listen` streams (2026-07-28), across every session. */
-  get subscriptionCount(): number {
-    return this.#subscriptions.open.size;
+  /** The tasks' store, once tasks are on (`options.tasks`, or a tool declared for tasks). */
+  get tasks(): TaskStore | undefined {
+    return this.#core.tasks?.store;
   }
 
   /**
@@ -190,7 +91,7 @@ export class Server implements ServerCore {
     definition: ToolDefinition<I, O>,
     handler: ToolHandler<I, O>,
   ): ToolHandle {
-    return this.tools.register(name, { ...definition, handler } as unknown as ToolSpec);
+    return this.#core.tool(name, definition, handler);
   }
 
   /**
@@ -209,7 +110,7 @@ export class Server implements ServerCore {
    * ```
    */
   use(middleware: ToolMiddleware): this {
-    this.#chain.use(middleware);
+    this.#core.use(middleware);
     return this;
   }
 
@@ -219,7 +120,7 @@ export class Server implements ServerCore {
    * `RequestMiddleware`.
    */
   useRequest(middleware: RequestMiddleware): this {
-    this.requests.use(middleware);
+    this.#core.useRequest(middleware);
     return this;
   }
 
@@ -229,10 +130,7 @@ export class Server implements ServerCore {
    * (use `resourceTemplate`). The first resource or template adds the `resources` capability.
    */
   resource(uri: string, definition: ResourceDefinition, read: ResourceReader): ResourceHandle {
-    const feature = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
-    const handle = feature.resources.register(uri, { ...definition, read });
-    this.#addFeature(feature);
-    return handle;
+    return this.#core.resource(uri, definition, read);
   }
 
   /**
@@ -245,11 +143,7 @@ export class Server implements ServerCore {
     definition: ResourceTemplateDefinition,
     read: ResourceTemplateReader,
   ): ResourceTemplateHandle {
-    const feature = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
-    const handle = feature.templates.register(uriTemplate, { ...definition, read });
-    this.#addFeature(feature);
-    this.#addFeature(this.#completionsFeature());
-    return handle;
+    return this.#core.resourceTemplate(uriTemplate, definition, read);
   }
 
   /**
@@ -257,11 +151,7 @@ export class Server implements ServerCore {
    * a `{ description?, messages }` result, or text. An argument's `complete` offers values for it.
    */
   prompt(name: string, definition: PromptDefinition, get: PromptGetter): PromptHandle {
-    const feature = (this.#prompts ??= new PromptsFeature(this.#featureHost()));
-    const handle = feature.prompts.register(name, { ...definition, get });
-    this.#addFeature(feature);
-    this.#addFeature(this.#completionsFeature());
-    return handle;
+    return this.#core.prompt(name, definition, get);
   }
 
   /**
@@ -274,103 +164,15 @@ export class Server implements ServerCore {
    * name or a description, over 512 files or 16 MiB) or a duplicate (`DUPLICATE_NAME`).
    */
   skill(path: string, definition: SkillDefinition): SkillHandle {
-    const resources = (this.#resources ??= new ResourcesFeature(this.#featureHost()));
-    const feature = (this.#skills ??= new SkillsFeature(resources, this.options.pageSize ?? 100));
-    const handle = feature.register(path, definition);
-    this.#addFeature(resources);
-    this.#addFeature(feature);
-    return handle;
+    return this.#core.skill(path, definition);
   }
 
   /**
    * Sends `notifications/resources/updated` to the sessions subscribed to `uri` (`resources/subscribe`)
    * and on the `subscriptions/listen` streams that asked for it.
    */
-  async notifyResourceUpdated(uri: string): Promise<void> {
-    for (const listener of this.#resourceListeners) listener(uri);
-    await this.#resources?.notifyUpdated(uri);
-  }
-
-  /**
-   * @internal Calls `listener` with the URI of each `notifyResourceUpdated`: a transport sharing sessions
-   * tells the other processes. Returns the function that stops it.
-   */
-  onResourceUpdated(listener: (uri: string) => void): () => void {
-    this.#resourceListeners.add(listener);
-    return () => this.#resourceListeners.delete(listener);
-  }
-
-  /**
-   * @internal Another process's `list_changed` or `notifications/resources/updated` (a transport sharing
-   * sessions hears it on its bus): sent on this process's open `subscriptions/listen` streams that asked
-   * for it, once each. The process that made the change sends on its own streams itself.
-   */
-  async relayToListeners(method: string, params: JsonObject = {}): Promise<void> {
-    const uri = method === 'notifications/resources/updated' ? params.uri : undefined;
-    const sends: Promise<void>[] = [];
-    for (const subscription of this.#subscriptions.open) {
-      const wanted =
-        typeof uri === 'string' ? subscription.watches(uri) : subscription.wantsListChanged(method);
-      if (wanted) sends.push(subscription.notify(method, params));
-    }
-    await Promise.all(sends);
-  }
-
-  /** @internal Whether a session subscribed to `uri` (`resources/subscribe`). */
-  subscribed(session: ServerSession, uri: string): boolean {
-    return this.#resources?.subscriptionsOf(session).includes(uri) ?? false;
-  }
-
-  #featureHost(): FeatureHost {
-    return {
-      pageSize: this.options.pageSize ?? 100,
-      listChangedDebounceMs: this.options.listChangedDebounceMs ?? 10,
-      shutdownSignal: this.#shutdown.signal,
-      sessions: () => this.#sessions,
-      subscriptions: () => this.#subscriptions.open,
-      listChanged: (method) => {
-        for (const listener of this.#listChangedListeners) listener(method);
-      },
-    };
-  }
-
-  /**
-   * @internal Calls `listener` with the `list_changed` notification each registry change owes (tools,
-   * resources, prompts), at the change: a transport sharing sessions tells the other processes. Returns
-   * the function that stops it.
-   */
-  onListChanged(listener: (method: string) => void): () => void {
-    this.#listChangedListeners.add(listener);
-    return () => this.#listChangedListeners.delete(listener);
-  }
-
-  #completionsFeature(): CompletionsFeature {
-    return (this.#completions ??= new CompletionsFeature({
-      prompt: (name) => this.#prompts?.prompts.get(name),
-      template: (uriTemplate) => this.#resources?.templates.get(uriTemplate),
-      hasResource: (uri) => this.#resources?.resources.get(uri) !== undefined,
-      shutdownSignal: this.#shutdown.signal,
-    }));
-  }
-
-  #tasksFeature(): Tasks {
-    if (this.#tasks) return this.#tasks;
-    const tasks = new Tasks(this.options.tasks ?? {}, {
-      shutdownSignal: this.#shutdown.signal,
-      pageSize: this.options.pageSize ?? 100,
-      onError: this.options.onError,
-      listeners: () => this.#subscriptions.open,
-    });
-    this.#subscriptions.useTasks((taskIds, scope) => tasks.visible(taskIds, scope));
-    return (this.#tasks = tasks);
-  }
-
-  /** Adds a feature once; sessions already connected get its handlers too. */
-  #addFeature(feature: ServerFeature): void {
-    if (this.features.includes(feature)) return;
-    this.features.push(feature);
-    feature.install(this.handlers);
-    for (const session of this.#sessions) feature.bind?.(session);
+  notifyResourceUpdated(uri: string): Promise<void> {
+    return this.#core.notifyResourceUpdated(uri);
   }
 
   /**
@@ -378,38 +180,8 @@ export class Server implements ServerCore {
    * connection's requests come from, e.g. the user a stdio server runs for (credentials from its
    * environment, as the spec asks of stdio); HTTP transports authenticate each request themselves.
    */
-  async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
-    const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
-    if (options.principal) session.authenticate(options.principal);
-    this.#sessions.add(session);
-    this.#listChanged.bind(session);
-    await session.connect(transport);
-    return session;
-  }
-
-  /**
-   * @internal What a shared session record keeps of a handshake-era session: its revision, the client's
-   * info and capabilities, its log level and resource subscriptions.
-   */
-  sessionState(session: ServerSession): SharedSessionState {
-    const { info, capabilities } = session.client;
-    const subscriptions = this.#resources?.subscriptionsOf(session) ?? [];
-    return {
-      protocolVersion: session.protocolVersion,
-      clientInfo: info,
-      clientCapabilities: capabilities,
-      logLevel: session.logLevel,
-      subscriptions: subscriptions.length > 0 ? subscriptions : undefined,
-    };
-  }
-
-  /** @internal Takes up a session from its shared record (see `sessionState`); false for a revision not served. */
-  resumeSession(session: ServerSession, state: SharedSessionState): boolean {
-    const version = state.protocolVersion;
-    if (!isHandshakeRevision(version) || !this.versions.includes(version)) return false;
-    session.resume({ ...state, version });
-    this.#resources?.subscribe(session, state.subscriptions ?? []);
-    return true;
+  connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerConnection> {
+    return this.#core.connect(transport, options);
   }
 
   /**
@@ -418,14 +190,12 @@ export class Server implements ServerCore {
    * and the running ones get that long to finish (those still running then are cancelled and answered
    * with -32603); a second `close()` meanwhile ends the wait.
    */
-  async close(options: { graceMs?: number } = {}): Promise<void> {
-    this.#listChanged.cancel();
-    this.#resources?.close();
-    this.#prompts?.close();
-    await this.#subscriptions.endAll();
-    const graceMs = options.graceMs ?? 0;
-    if (graceMs > 0) await Promise.all([...this.#sessions].map((s) => s.drain(graceMs)));
-    this.#shutdown.abort(new Error('The server is shutting down'));
-    await Promise.all([...this.#sessions].map((s) => s.close()));
+  close(options: { graceMs?: number } = {}): Promise<void> {
+    return this.#core.close(options);
   }
+}
+
+/** @internal A server's internals (its registries, sessions and handler table), for the rest of the package. */
+export function serverCore(server: Server): ServerRuntime {
+  return coreOf(server);
 }

@@ -5,16 +5,13 @@
  * session class (`SessionView`) implements it; features and handlers depend on this view only.
  * @module
  */
-import type { Peer } from '../protocol/engine/peer.js';
+import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { ClientView } from './tool-context.js';
 
-/** The session's connection as a handler uses it. */
-export type SessionPeer = Pick<Peer, 'request' | 'notify' | 'transport'>;
-
-export interface SessionView {
-  readonly peer: SessionPeer;
+/** A client's connection to a server, as `server.connect()` resolves with it. */
+export interface ServerConnection {
   /** Who the connection's requests come from (undefined: anonymous). */
   readonly principal: Principal | undefined;
   /** The client as the handshake described it (empty before `initialize`). */
@@ -25,6 +22,22 @@ export interface SessionView {
   readonly logLevel: LoggingLevel | undefined;
   /** The handshake is done (list_changed and the like may be sent). */
   readonly ready: boolean;
+  /** Called once the connection has closed. */
+  onclose?: () => void;
+  /** Pings the client (handshake era). */
+  ping(options?: RequestOptions): Promise<void>;
+  /**
+   * Closes the connection. With `graceMs`, first takes no new requests and lets those running finish (at
+   * most `graceMs`; what still runs then is cancelled and answered with -32603).
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+/** The session's connection as a handler uses it. */
+export type SessionPeer = Pick<Peer, 'request' | 'notify' | 'transport'>;
+
+export interface SessionView extends ServerConnection {
+  readonly peer: SessionPeer;
   /** `logging/setLevel` (handshake era): messages below `level` are not sent on this session. */
   setLogLevel(level: LoggingLevel): void;
   /** What a shared session record holds changed after the handshake (resource subscriptions). */

@@ -9,7 +9,9 @@ import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { classify, type JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
-import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { Principal } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
+import type { ServerSession } from '../../server/server-session.js';
 import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpAuth } from './auth/http-auth.js';
@@ -59,7 +61,7 @@ class LegacySseTransport implements Transport {
 }
 
 export class LegacySseEndpoints {
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #paths: { ssePath: string; messagesPath: string };
   readonly #options: ResolvedHttpOptions;
   readonly #sessions = new Map<
@@ -72,7 +74,7 @@ export class LegacySseEndpoints {
   #closing = false;
 
   constructor(
-    server: Server,
+    server: ServerRuntime,
     paths: { ssePath: string; messagesPath: string },
     options: ResolvedHttpOptions,
     auth: HttpAuth | undefined,

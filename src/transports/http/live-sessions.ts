@@ -14,7 +14,9 @@
  */
 import type { HttpRequestLike, Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
-import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { Principal } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
+import type { ServerSession } from '../../server/server-session.js';
 import type { SessionBus } from '../../stores/session-bus.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuth } from './auth/http-auth.js';
@@ -42,7 +44,7 @@ type Loaded = LiveSession | 'foreign' | 'full' | undefined;
 const SEEN_RESOLUTION_MS = 1000;
 
 export class LiveSessions {
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #options: ResolvedHttpOptions;
   readonly #store: SessionStore;
   readonly #auth: HttpAuth | undefined;
@@ -60,7 +62,7 @@ export class LiveSessions {
   readonly #loading = new Map<string, Promise<Loaded>>();
 
   constructor(
-    server: Server,
+    server: ServerRuntime,
     options: ResolvedHttpOptions,
     store: SessionStore,
     auth: HttpAuth | undefined,

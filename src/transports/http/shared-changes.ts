@@ -8,7 +8,7 @@
  * @module
  */
 import type { JsonObject } from '../../protocol/jsonrpc.js';
-import type { Server } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
 import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
 
 /** The notifications a registry change owes; one process's change reaches every process's streams. */
@@ -23,7 +23,7 @@ export interface ChangeTargets {
 
 export class SharedChanges {
   readonly #bus: SessionBus;
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #onError: (error: Error) => void;
   readonly #deliver: ChangeTargets | undefined;
   /** `list_changed` notifications owed to the other processes, sent once per burst. */
@@ -31,7 +31,12 @@ export class SharedChanges {
   #owedTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #unlisten: () => void;
 
-  constructor(bus: SessionBus, server: Server, onError: (error: Error) => void, deliver?: ChangeTargets) {
+  constructor(
+    bus: SessionBus,
+    server: ServerRuntime,
+    onError: (error: Error) => void,
+    deliver?: ChangeTargets,
+  ) {
     this.#bus = bus;
     this.#server = server;
     this.#onError = onError;

@@ -19,7 +19,8 @@ import {
   type JsonRpcMessage,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
-import type { Server, ServerSession } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
+import type { ServerSession } from '../../server/server-session.js';
 import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
 import type { SessionState, SessionStore } from '../../stores/session-store.js';
 import type { SessionRoute } from './http-session-transport-options.js';
@@ -52,13 +53,13 @@ interface RouteState {
 export class SharedSessions {
   readonly bus: SessionBus;
   readonly #store: SessionStore;
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #host: SharedSessionsHost;
   readonly #tag: string;
   readonly #routes = new Map<string, RouteState>();
   readonly #changes: SharedChanges;
 
-  constructor(bus: SessionBus, store: SessionStore, server: Server, host: SharedSessionsHost) {
+  constructor(bus: SessionBus, store: SessionStore, server: ServerRuntime, host: SharedSessionsHost) {
     this.bus = bus;
     this.#store = store;
     this.#server = server;

@@ -18,12 +18,12 @@ import { ErrorCode } from '../../protocol/errors.js';
 import { classify, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { isStatelessRevision } from '../../protocol/revisions/index.js';
 import { META, hasStatelessMeta } from '../../protocol/types/stateless.js';
-import type { Server } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
 import { emptyReply, jsonResponse } from './http-status.js';
 import { metaVersionOf, metadataMismatch, protocolVersionMismatch } from './request-metadata-headers.js';
 
 export interface StatelessEraHost {
-  readonly server: Server;
+  readonly server: ServerRuntime;
   /** The server speaks no handshake-era revision. */
   readonly statelessOnly: boolean;
   /** Serves one request on a session of its own. */
@@ -69,7 +69,11 @@ export function statelessEraPost(
  * serve, or a malformed `_meta`, skips the checks after `MCP-Protocol-Version`: its session answers
  * (-32022 with the supported versions, -32602).
  */
-function headerProblem(headers: HeaderReader, message: JsonRpcRequest, server: Server): string | undefined {
+function headerProblem(
+  headers: HeaderReader,
+  message: JsonRpcRequest,
+  server: ServerRuntime,
+): string | undefined {
   const version = metaVersionOf(message.params);
   if (typeof version !== 'string') return undefined;
   const versionProblem = protocolVersionMismatch(headers, version);

@@ -10,14 +10,16 @@ import { watchClient, type HttpRequestLike, type Reply } from './http-exchange.j
 import { ErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import type { HandshakeRevision } from '../../protocol/revisions/index.js';
-import type { Principal, Server, ServerSession } from '../../server/index.js';
+import type { Principal } from '../../server/index.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
+import type { ServerSession } from '../../server/server-session.js';
 import type { ClientSlots } from './client-slots.js';
 import type { ResolvedHttpOptions } from './http-options.js';
 import { jsonResponse, shuttingDown, tooManyForClient } from './http-status.js';
 import { StatelessRequestTransport } from './stateless-request-transport.js';
 
 export class StatelessExchanges {
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #options: ResolvedHttpOptions;
   readonly #slots: ClientSlots;
   readonly #open = new Set<StatelessRequestTransport>();
@@ -25,7 +27,7 @@ export class StatelessExchanges {
   #listens = 0;
   #closing = false;
 
-  constructor(server: Server, options: ResolvedHttpOptions, slots: ClientSlots) {
+  constructor(server: ServerRuntime, options: ResolvedHttpOptions, slots: ClientSlots) {
     this.#server = server;
     this.#options = options;
     this.#slots = slots;

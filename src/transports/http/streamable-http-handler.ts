@@ -22,6 +22,8 @@ import {
 } from '../../protocol/revisions/index.js';
 import { hasStatelessMeta } from '../../protocol/types/stateless.js';
 import type { Principal, Server } from '../../server/index.js';
+import { serverCore } from '../../server/server.js';
+import type { ServerRuntime } from '../../server/server-runtime.js';
 import { MemorySessionStore } from '../../stores/session-store.js';
 import { StoreError } from '../../stores/store-error.js';
 import { HttpAuth } from './auth/http-auth.js';
@@ -58,7 +60,7 @@ function storeUnavailable(error: unknown, request: HttpRequestLike): Promise<Rep
 }
 
 export class StreamableHttpHandler {
-  readonly #server: Server;
+  readonly #server: ServerRuntime;
   readonly #options: ResolvedHttpOptions;
   readonly #guard: OriginGuard;
   readonly #sessions: LiveSessions;
@@ -72,7 +74,8 @@ export class StreamableHttpHandler {
   /** `close` was called: no new session or exchange starts. */
   #closing = false;
 
-  constructor(server: Server, options: StreamableHttpOptions = {}) {
+  constructor(publicServer: Server, options: StreamableHttpOptions = {}) {
+    const server = serverCore(publicServer);
     this.#server = server;
     this.#options = resolveHttpOptions(options);
     this.#guard = new OriginGuard(options);

@@ -9,7 +9,7 @@ import { JsonReply, isReply, type HttpRequestLike, type Reply } from '../http-ex
 import { ErrorCode, LocalErrorCode } from '../../../protocol/errors.js';
 import { classify } from '../../../protocol/jsonrpc.js';
 import type { Principal } from '../../../server/auth/principal.js';
-import type { Server } from '../../../server/index.js';
+import type { ServerRuntime } from '../../../server/server-runtime.js';
 import { TransportError } from '../../transport-error.js';
 import { jsonResponse, jsonRpcErrorResponse } from '../http-status.js';
 import { bearerChallenge, type BearerError } from './bearer-challenge.js';
@@ -226,7 +226,7 @@ export class HttpAuth {
    * ask for (those held and those missing), before anything runs; undefined for any other request.
    */
   stepUp(
-    server: Server,
+    server: ServerRuntime,
     request: HttpRequestLike,
     body: unknown,
     principal: Principal | undefined,

@@ -3,7 +3,7 @@
  * resource metadata (RFC 9728) and `WWW-Authenticate` challenges. Everything exported here is public API.
  * @module
  */
-export { HttpAuth, type AuthRefusal, type HttpAuthOptions } from './http-auth.js';
+export type { AuthRefusal, HttpAuthOptions } from './http-auth.js';
 export {
   apiKeyVerifier,
   InvalidTokenError,
