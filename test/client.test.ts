@@ -210,3 +210,43 @@ describe('server lifecycle', () => {
     await client.close();
   });
 });
+
+describe('client tasks against a server whose tasks/result answers before any poll sees the end', () => {
+  it('still ends statuses() with the final status (2025-11-25)', async () => {
+    const task = (status: string) => ({
+      taskId: 't1',
+      status,
+      createdAt: '2026-01-01T00:00:00Z',
+      lastUpdatedAt: '2026-01-01T00:00:00Z',
+      ttl: 60_000,
+      pollInterval: 60_000,
+    });
+    const [clientEnd, serverEnd] = createLinkedPair();
+    const peer = new Peer();
+    peer.setRequestHandler('initialize', () => ({
+      protocolVersion: '2025-11-25',
+      capabilities: { tools: {}, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } },
+      serverInfo: { name: 'fake', version: '0' },
+    }));
+    peer.setRequestHandler('tools/list', () => ({
+      tools: [{ name: 'slow', inputSchema: { type: 'object' }, execution: { taskSupport: 'required' } }],
+    }));
+    // The task needs input first; its tasks/result answers at once (the task ended meanwhile), and only a
+    // tasks/get says it completed: no status notification, no poll before the answer.
+    peer.setRequestHandler('tools/call', () => ({ task: task('input_required') }));
+    peer.setRequestHandler('tasks/result', () => ({ content: [{ type: 'text', text: 'done' }] }));
+    peer.setRequestHandler('tasks/get', () => task('completed'));
+    await peer.connect(serverEnd);
+    const client = new Client({ name: 'c', version: '1' });
+    await client.connect(clientEnd);
+    try {
+      const running = await client.callToolAsTask('slow', {});
+      const seen: string[] = [];
+      for await (const status of running.statuses()) seen.push(status.status);
+      expect(seen).toEqual(['input_required', 'completed']);
+      expect((await running.result()).content).toEqual([{ type: 'text', text: 'done' }]);
+    } finally {
+      await client.close();
+    }
+  });
+});

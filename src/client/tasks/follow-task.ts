@@ -176,7 +176,19 @@ async function followCore(
           () => ((settled = true), wakeUp.wake?.()),
         );
       }
-      if (payload && (settled || isTerminalStatus(status.status))) return withoutRelatedTask(await payload);
+      if (payload && (settled || isTerminalStatus(status.status))) {
+        const result = withoutRelatedTask(await payload);
+        // tasks/result answers once the task has ended: its final status is reported even when no poll or
+        // notification saw it (the answer can come first), so a status stream always ends on it.
+        if (!isTerminalStatus(status.status)) {
+          try {
+            seen(taskOf('tasks/get', await host.request('tasks/get', { taskId }, each(options))));
+          } catch {
+            // The result is what was asked for; a task gone (or a bad status) does not take it away.
+          }
+        }
+        return result;
+      }
       await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, wakeUp);
       if (settled) continue;
       seen(taskOf('tasks/get', await host.request('tasks/get', { taskId }, each(options))));
