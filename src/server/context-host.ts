@@ -10,7 +10,7 @@ import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
 import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
-import type { RequestScope, StatelessScope } from './request-scope.js';
+import type { HandshakeScope, RequestScope, StatelessScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
 import type { SessionView } from './session-view.js';
 import {
@@ -28,68 +28,47 @@ const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
 };
 
 /**
- * The context host of a request: what its handler may send, shaped and filtered for its scope (shared
- * by the requests of a handshake-era session while its scope stays the same). In the stateless era,
- * input from the client comes through `round` (the request's multi round-trip attempt); a stateless
- * request without one cannot ask for input.
+ * The context host of a request: what its handler may send, shaped and filtered for its scope. The era
+ * is decided here, once: a handshake-era request's host sends the client requests on the session (one
+ * host per session scope, shared by its requests while the scope stands); a stateless-era request's asks
+ * for input through `round` (its multi round-trip attempt; without one it cannot ask).
  */
 export function scopedHost(session: SessionView, scope: RequestScope, round?: InputRound): ContextHost {
-  if (scope.era === 'stateless' || round) return new ScopedHost(session, scope, round);
-  // One host per handshake-era scope (a session keeps its scope until it changes).
-  return (scope.host ??= new ScopedHost(session, scope, undefined));
+  if (scope.era === 'stateless') return new StatelessHost(session, scope, round);
+  return (scope.host ??= new HandshakeHost(session, scope));
 }
 
-/** A context host as one object with methods on its prototype (no closures per request). */
-class ScopedHost implements ContextHost {
+/** What both eras' hosts send alike; one object with methods on its prototype (no closures per request). */
+abstract class ScopedHost<S extends RequestScope> implements ContextHost {
   readonly client: ContextHost['client'];
   readonly principal: ContextHost['principal'];
   readonly sessionId: string | undefined;
-  readonly #session: SessionView;
-  readonly #scope: RequestScope;
-  readonly #round: InputRound | undefined;
+  protected readonly session: SessionView;
+  protected readonly scope: S;
 
-  constructor(session: SessionView, scope: RequestScope, round: InputRound | undefined) {
+  constructor(session: SessionView, scope: S) {
     this.client = scope.client;
     this.principal = scope.principal;
     this.sessionId = session.peer.transport?.sessionId;
-    this.#session = session;
-    this.#scope = scope;
-    this.#round = round;
+    this.session = session;
+    this.scope = scope;
   }
 
-  async input(
+  abstract input(
     method: InputMethod,
     params: JsonObject | undefined,
     options: InputOptions,
-  ): Promise<JsonObject> {
-    const scope = this.#scope;
-    if (scope.era === 'stateless') {
-      if (this.#round) return this.#round.ask(method, params, options.key);
-      throw new ServerError(
-        LocalErrorCode.CapabilityNotSupported,
-        `In protocol version ${scope.profile.version} a server sends no requests; ${method} is not available here`,
-      );
-    }
-    const capability = CAPABILITY[method];
-    if (
-      scope.client.capabilities[capability] === undefined ||
-      (capability === 'elicitation' && !scope.profile.features.elicitation)
-    ) {
-      throw new ServerError(
-        LocalErrorCode.CapabilityNotSupported,
-        `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
-      );
-    }
-    const { key: _key, ...requestOptions } = options;
-    return this.#session.peer.request(method, params, requestOptions);
-  }
+  ): Promise<JsonObject>;
+
+  /** Whether a log message at `level` is sent. */
+  protected abstract logs(level: LoggingLevel): boolean;
 
   notify(method: string, params: object, relatedRequestId: RequestId): Promise<void> {
-    return this.#session.peer.notify(method, params, { relatedRequestId });
+    return this.session.peer.notify(method, params, { relatedRequestId });
   }
 
   sendProgress(params: ProgressParams, relatedRequestId: RequestId): Promise<void> {
-    return this.notify('notifications/progress', this.#scope.profile.shapeProgress(params), relatedRequestId);
+    return this.notify('notifications/progress', this.scope.profile.shapeProgress(params), relatedRequestId);
   }
 
   log(
@@ -98,18 +77,67 @@ class ScopedHost implements ContextHost {
     logger: string | undefined,
     relatedRequestId: RequestId,
   ): Promise<void> {
-    const scope = this.#scope;
-    // Stateless era: no level in the request means no log messages at all.
-    if (scope.era === 'stateless' && scope.logLevel === undefined) return Promise.resolve();
-    if (scope.logLevel !== undefined && loggingRank(level) < loggingRank(scope.logLevel))
-      return Promise.resolve();
+    if (!this.logs(level)) return Promise.resolve();
     const params: JsonObject = { level, data };
     if (logger !== undefined) params.logger = logger;
     return this.notify('notifications/message', params, relatedRequestId);
   }
 
   closeStream(relatedRequestId: RequestId): void {
-    this.#session.peer.transport?.closeStream?.(relatedRequestId);
+    this.session.peer.transport?.closeStream?.(relatedRequestId);
+  }
+}
+
+/** Handshake era: questions are requests to the client, for the capabilities it declared. */
+class HandshakeHost extends ScopedHost<HandshakeScope> {
+  input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
+    const { scope } = this;
+    const capability = CAPABILITY[method];
+    if (
+      scope.client.capabilities[capability] === undefined ||
+      (capability === 'elicitation' && !scope.profile.features.elicitation)
+    ) {
+      return Promise.reject(
+        new ServerError(
+          LocalErrorCode.CapabilityNotSupported,
+          `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
+        ),
+      );
+    }
+    const { key: _key, ...requestOptions } = options;
+    return this.session.peer.request(method, params, requestOptions);
+  }
+
+  /** No level set (`logging/setLevel`): every message. */
+  protected logs(level: LoggingLevel): boolean {
+    const min = this.scope.logLevel;
+    return min === undefined || loggingRank(level) >= loggingRank(min);
+  }
+}
+
+/** Stateless era: questions go back in an `InputRequiredResult` (through the round); no requests. */
+class StatelessHost extends ScopedHost<StatelessScope> {
+  readonly #round: InputRound | undefined;
+
+  constructor(session: SessionView, scope: StatelessScope, round: InputRound | undefined) {
+    super(session, scope);
+    this.#round = round;
+  }
+
+  input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
+    if (this.#round) return this.#round.ask(method, params, options.key);
+    return Promise.reject(
+      new ServerError(
+        LocalErrorCode.CapabilityNotSupported,
+        `In protocol version ${this.scope.profile.version} a server sends no requests; ${method} is not available here`,
+      ),
+    );
+  }
+
+  /** No level in the request: no log messages at all. */
+  protected logs(level: LoggingLevel): boolean {
+    const min = this.scope.logLevel;
+    return min !== undefined && loggingRank(level) >= loggingRank(min);
   }
 }
 

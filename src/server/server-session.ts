@@ -15,6 +15,7 @@ import type { ClientCapabilities, Implementation, LoggingLevel } from '../protoc
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
 import type { HandlerEntry, HandlerRequest, ServingSession } from './handler-table.js';
+import type { ServerRequest } from './middleware/request-chain.js';
 import {
   statelessScope,
   type HandshakeScope,
@@ -174,63 +175,64 @@ export class ServerSession implements ServingSession {
   }
 
   /**
-   * @internal Serves a request with an entry of the server's table: its scope worked out once (-32601 for a method
-   * missing from the request's era), the request middleware around it, and in the stateless era the result
-   * finished with `resultType`, `serverInfo` and (for cacheable results) the cache hint.
+   * @internal Serves a request with an entry of the server's table. The era is decided here, once: a
+   * request whose `_meta` carries a revision (or for a method of the stateless era only) is served
+   * statelessly, from what it says; any other in the session's handshake-era scope.
    */
   serve(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object {
-    const method = ctx.method;
-    // A method of the stateless era only: its _meta is required (-32602 when missing).
-    const scope = entry.handshake ? this.scope(params, method) : this.#statelessScope(params);
-    if (scope.era === 'handshake' ? !entry.handshake : !entry.stateless) {
+    if (!entry.handshake || hasStatelessMeta(params)) return this.#serveStateless(entry, params, ctx);
+    const scope = this.#handshakeScopeOf(ctx.method);
+    const request: HandlerRequest = { params, scope, ctx, session: this };
+    const requests = this.#core.requests;
+    // Without request middleware (the common case): the handler's own answer, with no async wrapper
+    // around it (each costs microtask hops).
+    if (requests.empty) return entry.handler(request);
+    return requests.run(this.#requestInfo(params, ctx, scope), () => entry.handler(request));
+  }
+
+  /**
+   * A stateless-era request: its scope from its own `_meta` (-32022 for a revision not served, -32602 for
+   * a field missing), -32601 for a method of the handshake era only, and the result finished with
+   * `resultType`, `serverInfo` and (for cacheable results) the cache hint.
+   */
+  #serveStateless(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object {
+    const scope = this.#statelessScope(params);
+    if (!entry.stateless) {
       throw new ProtocolError(
         ErrorCode.MethodNotFound,
-        `Method not found: ${method} does not exist in protocol version ${scope.profile.version}`,
+        `Method not found: ${ctx.method} does not exist in protocol version ${scope.profile.version}`,
       );
     }
     const request: HandlerRequest = { params, scope, ctx, session: this };
     const requests = this.#core.requests;
-    // The handshake era without request middleware (the common case): the handler's own answer, with
-    // no async wrapper around it (each costs microtask hops).
-    if (requests.empty && scope.era === 'handshake') return entry.handler(request);
-    const result = requests.empty
+    const pending = requests.empty
       ? entry.handler(request)
-      : requests.run(
-          {
-            method,
-            params,
-            requestId: ctx.id,
-            principal: scope.principal,
-            sessionId: this.peer.transport?.sessionId,
-            era: scope.era,
-            protocolVersion: scope.profile.version,
-            get signal() {
-              return ctx.signal;
-            },
-          },
-          () => entry.handler(request),
-        );
-    return this.#finish(entry, scope, result);
-  }
-
-  #finish(
-    entry: HandlerEntry,
-    scope: RequestScope,
-    pending: Promise<object> | object,
-  ): Promise<object> | object {
-    if (scope.era === 'handshake') return pending;
+      : requests.run(this.#requestInfo(params, ctx, scope), () => entry.handler(request));
     // Not async: a result is finished as it comes (a promise's when it settles).
-    const finish = (result: object) =>
-      this.#core.finished.finish(scope.profile, result, entry.cacheable ? this.#core.cache : undefined);
+    const core = this.#core;
+    const cache = entry.cacheable ? core.cache : undefined;
+    const finish = (result: object) => core.finished.finish(scope.profile, result, cache);
     return pending instanceof Promise ? pending.then(finish) : finish(pending);
   }
 
-  /**
-   * @internal The scope a request is served in: -32600 for a handshake-era request before `initialize`, the
-   * protocol error a malformed stateless-era request gets.
-   */
-  scope(params: JsonObject, method: string): RequestScope {
-    if (hasStatelessMeta(params)) return this.#statelessScope(params);
+  /** What the request middleware see of a request. */
+  #requestInfo(params: JsonObject, ctx: RequestContext, scope: RequestScope): ServerRequest {
+    return {
+      method: ctx.method,
+      params,
+      requestId: ctx.id,
+      principal: scope.principal,
+      sessionId: this.peer.transport?.sessionId,
+      era: scope.era,
+      protocolVersion: scope.profile.version,
+      get signal() {
+        return ctx.signal;
+      },
+    };
+  }
+
+  /** A handshake-era request's scope: -32600 before `initialize`. */
+  #handshakeScopeOf(method: string): HandshakeScope {
     // The same for every request of the session until initialize, assumeInitialized, setLevel or
     // authenticate change it.
     this.#handshakeScope ??= {
