@@ -6,7 +6,7 @@
  * and finishes its result for the era (`serve`).
  * @module
  */
-import { Peer, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
+import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type HandshakeRevision, type RevisionProfile } from '../protocol/revisions/index.js';
@@ -44,27 +44,44 @@ export class ServerSession implements ServingSession {
   #stateVersion = 0;
 
   onclose?: () => void;
+  /** The server's own bookkeeping, called before `onclose`. */
+  readonly #closed: ((session: ServerSession) => void) | undefined;
+
+  /**
+   * The engine's options of each server's sessions: one object, its hooks told which session they are
+   * called for (no functions of their own per session: an idle session's memory is mostly what it holds).
+   */
+  static readonly #peerOptions = new WeakMap<ServerCore, PeerOptions<ServingSession>>();
 
   /** @param closed internal: the server's own bookkeeping, called before `onclose` */
   constructor(core: ServerCore, closed?: (session: ServerSession) => void) {
     this.#core = core;
-    this.peer = new Peer<ServingSession>({
-      handlers: core.handlers.engine,
-      connection: this,
-      defaultTimeout: core.options.requestTimeout,
-      acceptBatch: () => this.#profile?.features.batching ?? false,
-      unknownErrorId: () => (this.#profile && !this.#profile.features.optionalErrorId ? null : undefined),
-      maxBatchSize: core.options.maxBatchSize,
-      maxRequestsInFlight: core.options.maxRequestsInFlight,
-      maxBatchAnswerBytes: core.options.maxBatchAnswerBytes,
-      endGraceMs: core.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
-    });
-    this.peer.onclose = () => {
-      this.#phase = 'closed';
-      closed?.(this);
-      this.onclose?.();
-    };
-    this.peer.onerror = (error) => core.options.onError?.(error);
+    this.#closed = closed;
+    let options = ServerSession.#peerOptions.get(core);
+    if (!options) {
+      options = {
+        handlers: core.handlers.engine,
+        defaultTimeout: core.options.requestTimeout,
+        acceptBatch: (session) => (session as ServerSession).#profile?.features.batching ?? false,
+        unknownErrorId: (session) => {
+          const profile = (session as ServerSession).#profile;
+          return profile && !profile.features.optionalErrorId ? null : undefined;
+        },
+        closed: (session) => {
+          const self = session as ServerSession;
+          self.#phase = 'closed';
+          self.#closed?.(self);
+          self.onclose?.();
+        },
+        error: (error) => core.options.onError?.(error),
+        maxBatchSize: core.options.maxBatchSize,
+        maxRequestsInFlight: core.options.maxRequestsInFlight,
+        maxBatchAnswerBytes: core.options.maxBatchAnswerBytes,
+        endGraceMs: core.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS,
+      };
+      ServerSession.#peerOptions.set(core, options);
+    }
+    this.peer = new Peer<ServingSession>(options, this);
     // Per-session state of features (their handlers are the server's, shared).
     for (const feature of core.features) feature.bind?.(this);
   }

@@ -1,7 +1,8 @@
 /**
  * How a peer is set up: its default timeout, the era-dependent answers it needs from its session
- * (batches, ids of unreadable requests), the handlers it dispatches through and the connection they are
- * told about, and the limits on what one connection may ask at once.
+ * (batches, ids of unreadable requests), the handlers it dispatches through, and the limits on what one
+ * connection may ask at once. One options object may serve many peers (a server's sessions): its hooks
+ * are told which peer's connection they are called for.
  * @module
  */
 import type { Handlers } from './handlers.js';
@@ -12,14 +13,22 @@ export interface PeerOptions<C = unknown> {
    * `setRequestHandler`).
    */
   handlers?: Handlers<C>;
-  /** @internal What handlers see as `ctx.connection` (and notification handlers as their second argument). */
-  connection?: C;
   /** Default timeout for outgoing requests, in ms. */
   defaultTimeout?: number;
-  /** Whether a JSON-RPC batch may be received now (2025-03-26 peers only). */
-  acceptBatch?: () => boolean;
+  /**
+   * Whether a JSON-RPC batch may be received now (2025-03-26 peers only). `connection`: the peer's
+   * (internal; options shared by many peers tell them apart by it).
+   */
+  acceptBatch?: (connection: C) => boolean;
   /** How to write the id of an error response whose request id could not be read. */
-  unknownErrorId?: () => null | undefined;
+  unknownErrorId?: (connection: C) => null | undefined;
+  /**
+   * @internal The peer closed (before `onclose`): for options shared by many peers, which need no
+   * function of their own each.
+   */
+  closed?: (connection: C) => void;
+  /** @internal An error no request can be told of (before `onerror`); see `closed`. */
+  error?: (error: Error, connection: C) => void;
   /** The most messages a JSON-RPC batch may hold; a longer batch gets one -32600 (default 100). */
   maxBatchSize?: number;
   /**

@@ -38,6 +38,7 @@ import {
 } from './peer-options.js';
 import { Handlers } from './handlers.js';
 import { Inflight, type NotificationHandler, type RequestHandler } from './request-context.js';
+import { SmallMap } from './small-map.js';
 
 export type { RequestOptions } from './outgoing-requests.js';
 export type { Cancellation } from './cancellation.js';
@@ -54,9 +55,11 @@ export class Peer<C = unknown> {
   /** The handlers dispatched through: this peer's own, or a table shared by many (a server's sessions). */
   readonly #handlers: Handlers<C>;
   readonly #connection: C;
-  readonly #inflight = new Map<RequestId, Inflight<C>>();
+  /** Mostly one request at a time, and none when idle: no hash table kept per idle connection. */
+  readonly #inflight = new SmallMap<RequestId, Inflight<C>>();
   /** Created on first use: most server sessions never send a request. */
   #outgoingRequests: OutgoingRequests | undefined;
+  /** May be shared by many peers (a server's sessions): what differs per peer is its `connection`. */
   readonly #options: PeerOptions<C>;
   readonly #maxBatchSize: number;
   readonly #maxInflight: number;
@@ -79,17 +82,24 @@ export class Peer<C = unknown> {
   onclose?: () => void;
   onerror?: (error: Error) => void;
 
-  constructor(options: PeerOptions<C> = {}) {
+  /**
+   * @param connection internal: what handlers see as `ctx.connection` (and notification handlers as their
+   * second argument), and the hooks of `options` are given
+   */
+  constructor(options: PeerOptions<C> = {}, connection?: C) {
     this.#options = options;
     this.#handlers = options.handlers ?? new Handlers<C>();
-    this.#connection = options.connection as C;
+    this.#connection = connection as C;
     this.#maxBatchSize = options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
     this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
     this.#maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
   }
 
   get #pacer(): AnswerPacer {
-    return (this.#pacing ??= new AnswerPacer(this.#startWaiting, () => this.#transport));
+    return (this.#pacing ??= new AnswerPacer(
+      (waiting) => this.#startWaiting(waiting),
+      () => this.#transport,
+    ));
   }
 
   #outgoing(): OutgoingRequests {
@@ -222,7 +232,7 @@ export class Peer<C = unknown> {
    */
   #cancelInflight(graceMs: number): void {
     const message = `Request cancelled: the server shut down before it finished (grace period ${graceMs} ms)`;
-    for (const inflight of [...this.#inflight.values()]) {
+    for (const inflight of this.#inflight.values()) {
       this.#inflight.delete(inflight.id);
       this.#respond(errorResponse(inflight.id, { code: ErrorCode.InternalError, message }));
       inflight.cancel(new ToolwireError(LocalErrorCode.RequestCancelled, message));
@@ -257,12 +267,13 @@ export class Peer<C = unknown> {
     this.#inflight.clear();
     for (const waiting of this.#pacing?.takeAll() ?? []) waiting.resolve(undefined); // nowhere to answer
     this.#drained();
+    this.#options.closed?.(this.#connection);
     this.onclose?.();
   }
 
   #transportError(error: Error): void {
     if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
-      this.#send(errorResponse(this.#options.unknownErrorId?.(), error.toJSON()));
+      this.#send(errorResponse(this.#options.unknownErrorId?.(this.#connection), error.toJSON()));
       // An answer refused for its depth still names its request: fail that now, not at its timeout.
       const deep = error.cause;
       if (deep instanceof DeepJsonError && deep.answer && deep.id !== undefined) {
@@ -276,13 +287,13 @@ export class Peer<C = unknown> {
       }
     } else if (error instanceof ToolwireError && error.code === LocalErrorCode.MessageTooLarge) {
       this.#send(
-        errorResponse(this.#options.unknownErrorId?.(), {
+        errorResponse(this.#options.unknownErrorId?.(this.#connection), {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${error.message}`,
         }),
       );
     }
-    this.onerror?.(error);
+    this.#reportError(error);
   }
 
   #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
@@ -291,8 +302,14 @@ export class Peer<C = unknown> {
   }
 
   readonly #sendFailed = (error: unknown): void => {
-    this.onerror?.(asError(error));
+    this.#reportError(asError(error));
   };
+
+  /** An error no request can be told of: to the options' `error` hook, then `onerror`. */
+  #reportError(error: Error): void {
+    this.#options.error?.(error, this.#connection);
+    this.onerror?.(error);
+  }
 
   #receive(value: unknown): void {
     if (Array.isArray(value)) {
@@ -322,14 +339,14 @@ export class Peer<C = unknown> {
     const reason =
       values.length === 0
         ? 'an empty batch'
-        : !(this.#options.acceptBatch?.() ?? false)
+        : !(this.#options.acceptBatch?.(this.#connection) ?? false)
           ? 'JSON-RPC batches are not supported by this revision'
           : values.length > this.#maxBatchSize
             ? `a batch of ${values.length} messages is over the limit of ${this.#maxBatchSize}`
             : undefined;
     if (reason !== undefined) {
       this.#send(
-        errorResponse(this.#options.unknownErrorId?.(), {
+        errorResponse(this.#options.unknownErrorId?.(this.#connection), {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${reason}`,
         }),
@@ -367,7 +384,7 @@ export class Peer<C = unknown> {
     switch (item.kind) {
       case 'response':
         if (!this.#outgoingRequests?.settle(item.message)) {
-          this.onerror?.(
+          this.#reportError(
             new Error(`Received a response for an unknown request id ${String(item.message.id)}`),
           );
         }
@@ -379,7 +396,7 @@ export class Peer<C = unknown> {
         return this.#admit(item.message, batch);
       case 'invalid':
         return Promise.resolve(
-          errorResponse(item.id ?? this.#options.unknownErrorId?.(), {
+          errorResponse(item.id ?? this.#options.unknownErrorId?.(this.#connection), {
             code: ErrorCode.InvalidRequest,
             message: `Invalid request: ${item.reason}`,
           }),
@@ -408,7 +425,7 @@ export class Peer<C = unknown> {
         return undefined;
       }
       case 'notification':
-        this.onerror?.(new Error(`Dropped a ${item.message.method} notification ${what}`));
+        this.#reportError(new Error(`Dropped a ${item.message.method} notification ${what}`));
         return undefined;
     }
   }
@@ -437,9 +454,9 @@ export class Peer<C = unknown> {
     if (!handler) return;
     try {
       const done = handler(params, this.#connection);
-      if (done) done.catch((error: unknown) => this.onerror?.(asError(error)));
+      if (done) done.catch((error: unknown) => this.#reportError(asError(error)));
     } catch (error) {
-      this.onerror?.(asError(error));
+      this.#reportError(asError(error));
     }
   }
 
@@ -471,7 +488,7 @@ export class Peer<C = unknown> {
   }
 
   /** The pacer's turn for a request in line: it starts, or is refused when batches hold too much. */
-  readonly #startWaiting = (waiting: Waiting): boolean => {
+  #startWaiting(waiting: Waiting): boolean {
     const refusal = waiting.batch && this.#overBatchAnswers(waiting.message.id);
     if (refusal) {
       waiting.resolve(refusal);
@@ -479,7 +496,7 @@ export class Peer<C = unknown> {
     }
     waiting.resolve(this.#handleRequest(waiting.message));
     return true;
-  };
+  }
 
   /**
    * The answer to a request of a batch that is not started because this connection's unfinished batches
@@ -543,7 +560,7 @@ export class Peer<C = unknown> {
     if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
     // A shared store (Redis) that failed is no bug: "try again later", naming the store.
     if (isStoreFailure(error)) return errorResponse(id, storeUnavailableError(error.message));
-    this.onerror?.(asError(error));
+    this.#reportError(asError(error));
     return errorResponse(id, {
       code: ErrorCode.InternalError,
       message: `Internal error: ${errorMessage(error)}`,
