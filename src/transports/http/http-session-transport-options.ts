@@ -1,7 +1,7 @@
 /**
- * How an HTTP session transport is set up: its session id and event store, JSON or SSE answers, the SSE
- * `retry` and keep-alive intervals, stream priming, the headers of every response, and how much output
- * its streams may hold unread.
+ * How an HTTP session transport is set up: the event store, JSON or SSE answers, the SSE `retry` and
+ * keep-alive intervals, how much output its streams may hold unread, and the revision its session speaks
+ * (shared by a handler's sessions); and how a session shared by several processes reaches them.
  * @module
  */
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
@@ -29,23 +29,30 @@ export interface SessionRoute {
   standalone(open: boolean): Promise<void>;
 }
 
-export interface HttpSessionTransportOptions {
-  sessionId?: string;
-  eventStore?: EventStore;
+/** The transport a config's hook is called for (the `HttpSessionTransport` itself). */
+export interface SessionTransportRef {
+  readonly sessionId: string | undefined;
+}
+
+/**
+ * What every session transport of a handler shares: one object, its hooks told which transport they are
+ * called for (an idle session holds no functions of its own).
+ */
+export interface HttpSessionConfig {
+  eventStore?: EventStore | undefined;
   responseMode: 'sse' | 'json';
   /** The SSE `retry` value sent with priming events and before the server closes a stream (ms). */
   retryMs: number;
   keepAliveMs: number;
-  /** Whether streams start with a priming event (the session speaks 2025-11-25 or later). */
-  primeStreams: () => boolean;
-  /** The revision the session speaks, once negotiated (it shapes the `id` of errors with none). */
-  protocolVersion?: () => string | undefined;
-  /** Headers every response of this session carries (e.g. the session id). */
-  headers: Record<string, string>;
   /** Output the session's SSE streams may hold unread (bytes; default 8 MiB): see `StreamableHttpOptions`. */
   maxQueuedBytes?: number;
   /** The same limit in messages (default 4096). */
   maxQueuedMessages?: number;
-  /** The session is shared with other processes (a `redis` option): how messages reach them. */
-  route?: SessionRoute;
+  /**
+   * The revision a session speaks, once negotiated: it shapes the `id` of errors with none, and streams
+   * start with a priming event from 2025-11-25 on.
+   */
+  protocolVersion?(transport: SessionTransportRef): string | undefined;
+  /** A transport closed (after its `onclose`). */
+  closed?(transport: SessionTransportRef): void;
 }

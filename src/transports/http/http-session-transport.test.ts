@@ -8,15 +8,10 @@ function echoing(
   responseMode: 'json' | 'sse',
   eventStore: MemoryEventStore = new MemoryEventStore(),
 ): HttpSessionTransport {
-  const transport = new HttpSessionTransport({
-    sessionId: 's',
-    eventStore,
-    responseMode,
-    retryMs: 1000,
-    keepAliveMs: 0,
-    primeStreams: () => true,
-    headers: {},
-  });
+  const transport = new HttpSessionTransport(
+    { eventStore, responseMode, retryMs: 1000, keepAliveMs: 0, protocolVersion: () => '2025-11-25' },
+    's',
+  );
   transport.onmessage = (message) => {
     const { id } = message as { id: number };
     void transport.send({ jsonrpc: '2.0', id, result: {} });

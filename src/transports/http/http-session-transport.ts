@@ -17,7 +17,7 @@ import { requestIdInUse, type JsonRpcMessage, type RequestId } from '../../proto
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
-import type { HttpSessionTransportOptions } from './http-session-transport-options.js';
+import type { HttpSessionConfig, SessionRoute } from './http-session-transport-options.js';
 import {
   emptyReply,
   answerStatus,
@@ -26,9 +26,10 @@ import {
   tooMuchUnread,
 } from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
+import { SmallMap } from '../../protocol/engine/small-map.js';
 import { SSE_HEADERS, SseSink, pacedByReader, pacedWithoutSink } from './sse-sink.js';
 
-export type { HttpSessionTransportOptions } from './http-session-transport-options.js';
+export type { HttpSessionConfig, SessionRoute } from './http-session-transport-options.js';
 
 /**
  * Finished streams a session keeps resumable: a client that lost its connection resumes within a retry
@@ -49,37 +50,65 @@ export class HttpSessionTransport implements Transport {
   /** No request is waiting for its response any more. */
   onidle?: () => void;
   readonly sessionId: string | undefined;
-  readonly #options: HttpSessionTransportOptions;
-  readonly #streams = new Map<string, LogicalStream>();
+  /** The handler's, shared by its sessions. */
+  readonly #config: HttpSessionConfig;
+  readonly #route: SessionRoute | undefined;
+  /** Headers every response of this session carries (its session id). */
+  readonly #headers: Record<string, string>;
+  /** Mostly one stream at a time (and none when idle): no hash table kept per idle session. */
+  readonly #streams = new SmallMap<string, LogicalStream>();
   #streamCount = 0;
-  readonly #byRequest = new Map<RequestId, LogicalStream>();
+  readonly #byRequest = new SmallMap<RequestId, LogicalStream>();
   /**
-   * With an event store, every stream id of this session is `<prefix>_<n>`: a random prefix (unguessable,
+   * With an event store, every recorded stream's id is `<prefix>_<n>`: a random prefix (unguessable,
    * unique across processes) and a counter. `Last-Event-ID` may resume a stream of this session only, told
    * by its prefix: an open one, or one of the last `FINISHED_KEPT` finished ones (`#finished`), while the
    * store keeps it. Older finished streams are deleted from the store, all of them when the session ends:
-   * keeping every id for the session's life grew ≈0.5 KB per POST, and the store as much.
+   * keeping every id for the session's life grew ≈0.5 KB per POST, and the store as much. Made with the
+   * first stream that needs it (one flat string).
    */
-  readonly #prefix: string | undefined;
-  /** The ids of the last finished recorded streams, oldest first (at most `FINISHED_KEPT`). */
-  readonly #finished: string[] = [];
+  #prefix: string | undefined;
+  /** The ids of the last finished recorded streams, oldest first (at most `FINISHED_KEPT`), once any. */
+  #finished: string[] | undefined;
   #standalone: LogicalStream | undefined;
   #closed = false;
-  /** The headers of every SSE response of the session: one object, so each reply's `writeHead` sees the same shape. */
-  readonly #sseHeaders: Readonly<Record<string, string>>;
-  /** What the session's SSE streams hold unread, all together. */
-  readonly #queue: QueuedOutput;
+  /**
+   * The headers of every SSE response of the session: one object, so each reply's `writeHead` sees the
+   * same shape (made with the first SSE response).
+   */
+  #sse: Readonly<Record<string, string>> | undefined;
+  /** What the session's SSE streams hold unread, all together (made with the first SSE stream). */
+  #output: QueuedOutput | undefined;
   /** Events being recorded in the event store before they go to their stream; `close` waits for them. */
   #appending = 0;
   #appended: (() => void) | undefined;
 
-  constructor(options: HttpSessionTransportOptions) {
-    this.#options = options;
-    this.sessionId = options.sessionId;
-    // A shared session's streams are told by its id, in whichever process they were opened.
-    if (options.eventStore) this.#prefix = `${this.#sharedPrefix ?? ''}${crypto.randomUUID()}_`;
-    this.#queue = new QueuedOutput(options);
-    this.#sseHeaders = { ...SSE_HEADERS, ...options.headers };
+  /**
+   * @param config the handler's, shared by its sessions
+   * @param sessionId undefined: a stateless request's transport
+   * @param route how a session shared by several processes reaches them
+   */
+  constructor(config: HttpSessionConfig, sessionId?: string, route?: SessionRoute) {
+    this.#config = config;
+    this.sessionId = sessionId;
+    this.#route = route;
+    this.#headers = sessionId === undefined ? {} : { 'mcp-session-id': sessionId };
+  }
+
+  get #sseHeaders(): Readonly<Record<string, string>> {
+    return (this.#sse ??= sseHeaders(this.sessionId));
+  }
+
+  get #queue(): QueuedOutput {
+    return (this.#output ??= new QueuedOutput(this.#config));
+  }
+
+  /**
+   * The prefix of this session's recorded streams' ids: a shared session's streams are told by its id,
+   * in whichever process they were opened.
+   */
+  get #streamPrefix(): string {
+    return (this.#prefix ??= flatString(`${this.#sharedPrefix ?? ''}${crypto.randomUUID()}_`));
   }
 
   get closed(): boolean {
@@ -88,8 +117,8 @@ export class HttpSessionTransport implements Transport {
 
   /** The prefix of every stream id of a shared session, whatever process opened the stream. */
   get #sharedPrefix(): string | undefined {
-    const { route, sessionId } = this.#options;
-    return route && sessionId !== undefined ? `${sessionId}_` : undefined;
+    const sessionId = this.sessionId;
+    return this.#route && sessionId !== undefined ? `${sessionId}_` : undefined;
   }
 
   /** The session's standalone (`GET`) stream is here (open, or waiting for the client to resume it). */
@@ -104,7 +133,7 @@ export class HttpSessionTransport implements Transport {
 
   /** Streams `Last-Event-ID` may resume: open ones whose events go to the event store, and the last finished. */
   get resumableStreams(): number {
-    let count = this.#finished.length;
+    let count = this.#finished?.length ?? 0;
     for (const stream of this.#streams.values()) if (this.#recorded(stream)) count++;
     return count;
   }
@@ -124,7 +153,7 @@ export class HttpSessionTransport implements Transport {
     }
     const response = isResponse(sent);
     const key = response ? sent.id : options?.relatedRequestId;
-    const route = this.#options.route;
+    const route = this.#route;
     let message = sent;
     if (route) {
       if (!response) message = route.outgoing(sent);
@@ -161,7 +190,7 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(standalone.id);
     standalone.sink?.close();
     standalone.sink = undefined;
-    void this.#options.route?.standalone(false).catch(() => undefined);
+    void this.#route?.standalone(false).catch(() => undefined);
   }
 
   /**
@@ -174,12 +203,12 @@ export class HttpSessionTransport implements Transport {
     batch: boolean,
     client: ClientWatch,
   ): Promise<Reply> {
-    const route = this.#options.route;
+    const route = this.#route;
     // Answers to another process's requests go there.
     if (route) messages = messages.map((message) => route.incoming(message)).filter((m) => m !== undefined);
     if (requestIds.length === 0) {
       for (const message of messages) this.onmessage?.(message);
-      return Promise.resolve(emptyReply(202, this.#options.headers));
+      return Promise.resolve(emptyReply(202, this.#headers));
     }
     const problem = this.#idProblem(requestIds);
     if (problem !== undefined) {
@@ -187,12 +216,12 @@ export class HttpSessionTransport implements Transport {
       return Promise.resolve(this.#error(400, ErrorCode.InvalidRequest, problem));
     }
     // The client leaves too much unread: no new work until it reads (answers and cancellations still go in).
-    if (this.#queue.full) {
-      const revision = this.#options.protocolVersion?.();
-      return Promise.resolve(tooMuchUnread(this.#queue, this.#options.headers, revision));
+    if (this.#output?.full) {
+      const revision = this.#config.protocolVersion?.(this);
+      return Promise.resolve(tooMuchUnread(this.#output, this.#headers, revision));
     }
     const stream = this.#open(false, requestIds);
-    if (this.#options.responseMode === 'json') {
+    if (this.#config.responseMode === 'json') {
       let unwatch = (): void => {};
       const result = new Promise<Reply>((resolve) => {
         stream.json = { responses: [], batch, resolve, unwatch: () => unwatch() };
@@ -224,18 +253,14 @@ export class HttpSessionTransport implements Transport {
 
   /** Whether a new SSE stream starts with a priming event (recorded in the event store). */
   get #primes(): boolean {
-    return this.#options.eventStore !== undefined && this.#options.primeStreams();
+    return (
+      this.#config.eventStore !== undefined && (this.#config.protocolVersion?.(this) ?? '') >= '2025-11-25'
+    );
   }
 
   /** An error response of this session: its headers, the `id` shaped by its revision. */
   #error(status: number, code: number, message: string): JsonReply {
-    return jsonRpcErrorResponse(
-      status,
-      code,
-      message,
-      this.#options.headers,
-      this.#options.protocolVersion?.(),
-    );
+    return jsonRpcErrorResponse(status, code, message, this.#headers, this.#config.protocolVersion?.(this));
   }
 
   /** Why a POST's request ids cannot be served: one is still in use by an unanswered request, or repeated. */
@@ -278,15 +303,17 @@ export class HttpSessionTransport implements Transport {
 
   /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
   async resume(lastEventId: string): Promise<Reply> {
-    const store = this.#options.eventStore;
-    // Only this session's streams, told by their prefix, may be resumed here.
-    const ours = this.#prefix !== undefined && lastEventId.startsWith(this.#sharedPrefix ?? this.#prefix);
+    const store = this.#config.eventStore;
+    // Only this session's streams, told by their prefix, may be resumed here (a shared session's made in
+    // any process; else made here, once a stream was).
+    const prefix = this.#sharedPrefix ?? this.#prefix;
+    const ours = store !== undefined && prefix !== undefined && lastEventId.startsWith(prefix);
     const replay = store && ours ? await store.replayAfter(lastEventId) : undefined;
     if (!replay) {
       return this.#error(404, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
     }
     const live = this.#streams.get(replay.streamId) ?? this.#adopt(replay.streamId);
-    const sink = new SseSink(this.#options.keepAliveMs, this.#queue);
+    const sink = new SseSink(this.#config.keepAliveMs, this.#queue);
     for (const event of replay.events) sink.replayed({ id: event.id, data: stringifyJson(event.message) });
     if (live) {
       live.sink?.close();
@@ -302,8 +329,8 @@ export class HttpSessionTransport implements Transport {
 
   closeStream(relatedRequestId: RequestId): void {
     const stream = this.#byRequest.get(relatedRequestId);
-    if (!stream?.sink || !this.#options.eventStore) return;
-    stream.sink.event({ retry: this.#options.retryMs });
+    if (!stream?.sink || !this.#config.eventStore) return;
+    stream.sink.event({ retry: this.#config.retryMs });
     stream.sink.close();
     stream.sink = undefined;
   }
@@ -313,8 +340,8 @@ export class HttpSessionTransport implements Transport {
     this.#closed = true;
     // What was sent before close still reaches its stream (e.g. the last answers of a graceful stop).
     if (this.#appending > 0) await new Promise<void>((resolve) => (this.#appended = resolve));
-    const open = [...this.#streams.values()];
-    if (this.#standalone) void this.#options.route?.standalone(false).catch(() => undefined);
+    const open = this.#streams.values();
+    if (this.#standalone) void this.#route?.standalone(false).catch(() => undefined);
     for (const stream of open) {
       stream.sink?.close();
       stream.json?.unwatch();
@@ -322,18 +349,19 @@ export class HttpSessionTransport implements Transport {
     }
     this.#streams.clear();
     this.#byRequest.clear();
-    const store = this.#options.eventStore;
+    const store = this.#config.eventStore;
     // A shared session's streams outlive this process's copy (another may resume them; they expire by
     // the store's TTL).
-    if (store && !this.#options.route) {
+    if (store && !this.#route) {
       try {
         for (const stream of open) if (this.#recorded(stream)) await store.deleteStream(stream.id);
-        for (const id of this.#finished.splice(0)) await store.deleteStream(id);
+        for (const id of this.#finished?.splice(0) ?? []) await store.deleteStream(id);
       } catch (error) {
         this.onerror?.(asError(error)); // the store failed: its TTL, if it has one, drops them
       }
     }
     this.onclose?.();
+    this.#config.closed?.(this);
   }
 
   /**
@@ -363,7 +391,7 @@ export class HttpSessionTransport implements Transport {
    */
   async #heard(sink: SseSink): Promise<void> {
     try {
-      await this.#options.route?.standalone(true);
+      await this.#route?.standalone(true);
     } catch (error) {
       sink.close();
       throw error;
@@ -371,10 +399,13 @@ export class HttpSessionTransport implements Transport {
   }
 
   #open(standalone: boolean, requestIds: readonly RequestId[]): LogicalStream {
+    const count = ++this.#streamCount;
     const stream: LogicalStream = {
-      // Stream ids are part of event ids only with an event store (then prefixed, see `#prefix`);
+      // Stream ids are part of event ids when the stream is recorded (then prefixed, see `#prefix`);
       // otherwise they only key this session's map. A shared session's standalone stream is `…_g<n>`.
-      id: `${this.#prefix ?? ''}${standalone && this.#options.route ? 'g' : ''}${++this.#streamCount}`,
+      id: this.#records(standalone)
+        ? `${this.#streamPrefix}${standalone && this.#route ? 'g' : ''}${count}`
+        : `${count}`,
       standalone,
       pending: new Set(requestIds),
       sink: undefined,
@@ -387,11 +418,16 @@ export class HttpSessionTransport implements Transport {
 
   /** Whether a stream's events go to the event store (SSE streams, when there is one). */
   #recorded(stream: LogicalStream): boolean {
-    return this.#prefix !== undefined && (stream.standalone || this.#options.responseMode === 'sse');
+    return this.#records(stream.standalone);
+  }
+
+  /** Whether a stream's events go to the event store: every SSE stream's, when there is one. */
+  #records(standalone: boolean): boolean {
+    return this.#config.eventStore !== undefined && (standalone || this.#config.responseMode === 'sse');
   }
 
   #attach(stream: LogicalStream): SseSink {
-    const sink = new SseSink(this.#options.keepAliveMs, this.#queue);
+    const sink = new SseSink(this.#config.keepAliveMs, this.#queue);
     stream.sink = sink;
     sink.oncancel = () => this.#disconnected(stream);
     // Too much unread: the stream ends after what it holds, as if the client had gone (it may resume).
@@ -400,10 +436,10 @@ export class HttpSessionTransport implements Transport {
   }
 
   async #prime(stream: LogicalStream, sink: SseSink): Promise<void> {
-    const store = this.#options.eventStore;
-    if (!store || !this.#options.primeStreams()) return;
+    const store = this.#config.eventStore;
+    if (!store || !this.#primes) return;
     const id = await store.append(stream.id, null);
-    sink.event({ id, retry: this.#options.retryMs, data: '' });
+    sink.event({ id, retry: this.#config.retryMs, data: '' });
   }
 
   /** Writes a message to a stream; returns a promise only when it has to wait (an SSE event store). */
@@ -428,7 +464,7 @@ export class HttpSessionTransport implements Transport {
     message: JsonRpcMessage,
     responseId: RequestId | undefined,
   ): Promise<void> {
-    const store = this.#options.eventStore;
+    const store = this.#config.eventStore;
     let id: string | undefined;
     if (store) {
       this.#appending += 1;
@@ -462,16 +498,22 @@ export class HttpSessionTransport implements Transport {
       // A lone answer that is a rate-limit refusal is a 429, a failed shared store a 503 (both with
       // Retry-After), as in the stateless era.
       const status = batch ? 200 : answerStatus(responses[0]);
-      resolve(jsonResponse(batch ? responses : responses[0], status, this.#options.headers));
+      resolve(jsonResponse(batch ? responses : responses[0], status, this.#headers));
     }
     stream.sink?.close();
   }
 
   /** Keeps a finished stream resumable, and deletes the oldest such stream from the store past the limit. */
   #keepFinished(id: string): void {
-    this.#finished.push(id);
-    if (this.#finished.length <= FINISHED_KEPT) return;
-    const deleted = this.#options.eventStore?.deleteStream(this.#finished.shift()!);
+    const finished = this.#finished;
+    // An array made with room for one id (a first push would make room for 17).
+    if (!finished) {
+      this.#finished = [id];
+      return;
+    }
+    finished.push(id);
+    if (finished.length <= FINISHED_KEPT) return;
+    const deleted = this.#config.eventStore?.deleteStream(finished.shift()!);
     if (deleted instanceof Promise) deleted.catch((error: unknown) => this.onerror?.(asError(error)));
   }
 
@@ -479,7 +521,7 @@ export class HttpSessionTransport implements Transport {
   #disconnected(stream: LogicalStream): void {
     stream.sink = undefined;
     if (stream.standalone || this.#closed) return;
-    if (this.#options.eventStore && !stream.json) return; // resumable: the result waits for a GET
+    if (this.#config.eventStore && !stream.json) return; // resumable: the result waits for a GET
     for (const requestId of [...stream.pending]) {
       this.#byRequest.delete(requestId);
       this.onmessage?.({
@@ -492,4 +534,29 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (this.#byRequest.size === 0) this.onidle?.();
   }
+}
+
+/**
+ * The headers of a session's SSE responses: a literal, whose hidden class every session shares (a spread
+ * into a new object made one per session, ≈300 bytes).
+ */
+function sseHeaders(sessionId: string | undefined): Readonly<Record<string, string>> {
+  if (sessionId === undefined) return SSE_HEADERS;
+  return {
+    'content-type': SSE_HEADERS['content-type']!,
+    'cache-control': SSE_HEADERS['cache-control']!,
+    'x-accel-buffering': SSE_HEADERS['x-accel-buffering']!,
+    'mcp-session-id': sessionId,
+  };
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * A string as one flat string (for ids kept for a session's life): `crypto.randomUUID()` and template
+ * literals build theirs by concatenation, a tree of ≈16 strings for a UUID, all held as long as it is.
+ */
+export function flatString(text: string): string {
+  return decoder.decode(encoder.encode(text));
 }

@@ -21,7 +21,9 @@ import type { SessionBus } from '../../stores/session-bus.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuth } from './auth/http-auth.js';
 import type { ResolvedHttpOptions } from './http-options.js';
-import { HttpSessionTransport } from './http-session-transport.js';
+import { HttpSessionTransport, flatString, type HttpSessionConfig } from './http-session-transport.js';
+import type { SessionTransportRef } from './http-session-transport-options.js';
+import { QueuedOutput } from '../queued-output.js';
 import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
 import { SharedSessions } from './shared-sessions.js';
@@ -35,6 +37,8 @@ export interface LiveSession {
   seenAt: number;
   /** A request came after `initialize` (the session is no longer swept after `handshakeTimeoutMs`). */
   confirmed: boolean;
+  /** The client's slot it holds (`maxSessionsPerClient`), given back when its transport closes. */
+  slot: string | undefined;
 }
 
 /** A session taken up from its record; `foreign`: another subject's; `full`: at `maxSessions`. */
@@ -52,8 +56,13 @@ export class LiveSessions {
   readonly #slots: ClientSlots;
   /** Sessions no request came to since `initialize`, oldest first, with when they opened. */
   readonly #unconfirmed = new Map<string, number>();
-  /** Every session transport opened here, per-request ones (stateless servers) included. */
-  readonly #transports = new WeakSet<object>();
+  /**
+   * Every session transport opened here, per-request ones (stateless servers) included, with its session
+   * (once connected).
+   */
+  readonly #transports = new WeakMap<object, LiveSession | undefined>();
+  /** What every session transport opened here shares: its options, and hooks taking the transport. */
+  readonly #config: HttpSessionConfig;
   /** Sessions shared with other processes (a session bus). */
   readonly #shared: SharedSessions | undefined;
   /** Records expire by the store's TTL: idle sessions are dropped here, never deleted from the store. */
@@ -75,6 +84,17 @@ export class LiveSessions {
     this.#auth = auth;
     this.#slots = slots;
     this.#expires = store.expires === true || bus !== undefined;
+    new QueuedOutput(options); // its limits checked now, not at the first SSE stream
+    this.#config = {
+      eventStore: options.eventStore,
+      responseMode: options.responseMode,
+      retryMs: options.retryMs,
+      keepAliveMs: options.keepAliveMs,
+      maxQueuedBytes: options.maxQueuedBytes,
+      maxQueuedMessages: options.maxQueuedMessages,
+      protocolVersion: (transport) => this.#transports.get(transport)?.session.protocolVersion,
+      closed: (transport) => this.#closed(transport),
+    };
     if (bus) {
       this.#shared = new SharedSessions(bus, store, server, {
         live: (id) => this.#live.get(id),
@@ -118,7 +138,7 @@ export class LiveSessions {
     const slot = this.#slots.take(client);
     if (slot === false)
       return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, undefined, revision);
-    const id = crypto.randomUUID();
+    const id = flatString(crypto.randomUUID()); // kept for the session's life: one string, not a tree
     let live: LiveSession;
     try {
       live = await this.connect(id, principal);
@@ -126,13 +146,10 @@ export class LiveSessions {
       this.#slots.release(slot);
       throw error;
     }
+    live.slot = slot;
     this.#live.set(id, live);
     const now = Date.now();
     this.#unconfirmed.set(id, now);
-    live.transport.onclose = chain(live.transport.onclose, () => {
-      this.#unconfirmed.delete(id);
-      this.#slots.release(slot);
-    });
     try {
       await this.#store.create({
         id,
@@ -260,35 +277,38 @@ export class LiveSessions {
    * session, which nothing records.
    */
   async connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
-    const ref: { session?: ServerSession } = {};
-    const shared = sessionId === undefined ? undefined : this.#shared;
-    const route = shared?.route(sessionId!, () => ref.session);
-    const transport = new HttpSessionTransport({
-      ...(route ? { route } : {}),
-      ...(sessionId === undefined ? {} : { sessionId }),
-      ...(this.#options.eventStore ? { eventStore: this.#options.eventStore } : {}),
-      responseMode: this.#options.responseMode,
-      retryMs: this.#options.retryMs,
-      keepAliveMs: this.#options.keepAliveMs,
-      primeStreams: () => (ref.session?.protocolVersion ?? '') >= '2025-11-25',
-      protocolVersion: () => ref.session?.protocolVersion,
-      headers: sessionId === undefined ? {} : { 'mcp-session-id': sessionId },
-      maxQueuedBytes: this.#options.maxQueuedBytes,
-      maxQueuedMessages: this.#options.maxQueuedMessages,
-    });
-    this.#transports.add(transport);
+    const route = sessionId === undefined ? undefined : this.#shared?.route(sessionId);
+    const transport = new HttpSessionTransport(this.#config, sessionId, route);
+    this.#transports.set(transport, undefined);
     const session = await this.#server.connect(transport, principal ? { principal } : {});
-    ref.session = session;
-    if (sessionId !== undefined) {
-      transport.onclose = chain(transport.onclose, () => {
-        if (this.#live.get(sessionId)?.transport !== transport) return; // taken up again meanwhile
-        this.#live.delete(sessionId);
-        shared?.forget(sessionId);
-        // A shared record outlives this process's copy (another process may serve the session).
-        if (!this.#expires) void this.#store.delete(sessionId);
-      });
-    }
-    return { session, transport, owner: principal?.subject, seenAt: Date.now(), confirmed: false };
+    if (route) route.session = session;
+    const live: LiveSession = {
+      session,
+      transport,
+      owner: principal?.subject,
+      seenAt: Date.now(),
+      confirmed: false,
+      slot: undefined,
+    };
+    this.#transports.set(transport, live);
+    return live;
+  }
+
+  /**
+   * A session transport closed (after its session's peer): its client slot is given back; a session's
+   * copy leaves the map, and the store unless its record is shared (another process may serve it).
+   */
+  #closed(transport: SessionTransportRef): void {
+    const live = this.#transports.get(transport);
+    const sessionId = transport.sessionId;
+    if (!live || sessionId === undefined) return;
+    if (!live.confirmed) this.#unconfirmed.delete(sessionId);
+    this.#slots.release(live.slot);
+    live.slot = undefined;
+    if (this.#live.get(sessionId) !== live) return; // taken up again meanwhile
+    this.#live.delete(sessionId);
+    this.#shared?.forget(sessionId);
+    if (!this.#expires) void this.#store.delete(sessionId);
   }
 
   /** Closes sessions idle past the timeout, and those never used after `initialize` past theirs. */
@@ -336,13 +356,6 @@ export class LiveSessions {
     this.#shared?.close();
     await Promise.all([...this.#live.keys()].map((id) => (this.#expires ? this.drop(id) : this.end(id))));
   }
-}
-
-function chain(first: (() => void) | undefined, second: () => void): () => void {
-  return () => {
-    first?.();
-    second();
-  };
 }
 
 /** The session, now serving its requests as `principal` (same subject, fresher scopes). */

@@ -44,10 +44,61 @@ interface LiveCopy {
   transport: HttpSessionTransport;
 }
 
-interface RouteState {
+/**
+ * The route of one session's transport: an object with methods (one per session, no functions of its
+ * own), which also keeps what the record holds and whether the session's channel is listened to here.
+ */
+export class SharedRoute implements SessionRoute {
+  /** The session, once connected. */
+  session: ServerSession | undefined;
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
-  written: number;
-  listening: boolean;
+  written = -1;
+  listening = false;
+  readonly #shared: SharedSessions;
+  readonly #sessionId: string;
+
+  constructor(shared: SharedSessions, sessionId: string) {
+    this.#shared = shared;
+    this.#sessionId = sessionId;
+  }
+
+  outgoing(message: JsonRpcMessage): JsonRpcMessage {
+    return this.#shared.outgoing(message);
+  }
+
+  incoming(message: unknown): unknown {
+    return this.#shared.incoming(this.#sessionId, message);
+  }
+
+  beforeResponse(): Promise<void> | undefined {
+    const current = this.session;
+    if (current?.protocolVersion === undefined || current.stateVersion === this.written) return undefined;
+    return this.#shared.record(this.#sessionId, current, this);
+  }
+
+  // A list_changed or resource update reaches the stream's process from there (see `SharedChanges`).
+  elsewhere(message: JsonRpcMessage): Promise<number> {
+    return 'method' in message && (LIST_CHANGED.test(message.method) || message.method === RESOURCE_UPDATED)
+      ? Promise.resolve(0)
+      : this.#shared.bus.toSession(this.#sessionId, { kind: 'send', message });
+  }
+
+  async standalone(open: boolean): Promise<void> {
+    const bus = this.#shared.bus;
+    if (!open) {
+      if (!this.listening) return;
+      this.listening = false;
+      return bus.unlisten(this.#sessionId);
+    }
+    // The process that held the stream lets it go (one holder: messages are recorded once).
+    await bus.toSession(this.#sessionId, { kind: 'moved', from: bus.instanceId });
+    if (this.listening) return;
+    this.listening = true;
+    await bus.listen(this.#sessionId).catch((error: unknown) => {
+      this.listening = false;
+      throw error;
+    });
+  }
 }
 
 export class SharedSessions {
@@ -56,7 +107,7 @@ export class SharedSessions {
   readonly #server: ServerRuntime;
   readonly #host: SharedSessionsHost;
   readonly #tag: string;
-  readonly #routes = new Map<string, RouteState>();
+  readonly #routes = new Map<string, SharedRoute>();
   readonly #changes: SharedChanges;
 
   constructor(bus: SessionBus, store: SessionStore, server: ServerRuntime, host: SharedSessionsHost) {
@@ -80,44 +131,13 @@ export class SharedSessions {
   }
 
   /**
-   * The route of a session's transport. `stateVersion`: the session's state the store already holds (a
-   * session taken up from its record), or undefined for a new session (its record gets its state once
-   * `initialize` is answered).
+   * The route of a session's transport (its `session` set once connected). Its record gets the session's
+   * state once `initialize` is answered, or holds it already (a session taken up: see `resumed`).
    */
-  route(sessionId: string, session: () => ServerSession | undefined): SessionRoute {
-    const state: RouteState = { written: -1, listening: false };
-    this.#routes.set(sessionId, state);
-    return {
-      outgoing: (message) => this.#outgoing(message),
-      incoming: (message) => this.#incoming(sessionId, message),
-      beforeResponse: () => {
-        const current = session();
-        if (current?.protocolVersion === undefined || current.stateVersion === state.written)
-          return undefined;
-        return this.#record(sessionId, current, state);
-      },
-      // A list_changed or resource update reaches the stream's process from there (see
-      // `#registryChanged`, `#resourceUpdated`).
-      elsewhere: (message) =>
-        'method' in message && (LIST_CHANGED.test(message.method) || message.method === RESOURCE_UPDATED)
-          ? Promise.resolve(0)
-          : this.bus.toSession(sessionId, { kind: 'send', message }),
-      standalone: async (open) => {
-        if (!open) {
-          if (!state.listening) return;
-          state.listening = false;
-          return this.bus.unlisten(sessionId);
-        }
-        // The process that held the stream lets it go (one holder: messages are recorded once).
-        await this.bus.toSession(sessionId, { kind: 'moved', from: this.bus.instanceId });
-        if (state.listening) return;
-        state.listening = true;
-        await this.bus.listen(sessionId).catch((error: unknown) => {
-          state.listening = false;
-          throw error;
-        });
-      },
-    };
+  route(sessionId: string): SharedRoute {
+    const route = new SharedRoute(this, sessionId);
+    this.#routes.set(sessionId, route);
+    return route;
   }
 
   /** A session taken up from its record: its state there is the session's own. */
@@ -136,7 +156,8 @@ export class SharedSessions {
     return this.bus.toAll({ kind: 'ended', session: sessionId });
   }
 
-  async #record(sessionId: string, session: ServerSession, state: RouteState): Promise<void> {
+  /** @internal (for `SharedRoute`) Writes a session's record (and tells the others' copies of a change). */
+  async record(sessionId: string, session: ServerSession, state: SharedRoute): Promise<void> {
     const first = state.written === -1;
     state.written = session.stateVersion;
     const current = this.#server.sessionState(session);
@@ -145,8 +166,8 @@ export class SharedSessions {
     if (!first) await this.bus.toAll({ kind: 'changed', session: sessionId, state: toJson(current) });
   }
 
-  /** A request of the server names this process in its id; so does a cancellation of one. */
-  #outgoing(message: JsonRpcMessage): JsonRpcMessage {
+  /** @internal (for `SharedRoute`) A request of the server names this process in its id; so does a cancellation of one. */
+  outgoing(message: JsonRpcMessage): JsonRpcMessage {
     if (!('method' in message)) return message;
     if ('id' in message) return { ...message, id: this.#tagged(message.id) };
     if (message.method === 'notifications/cancelled' && isJsonObject(message.params)) {
@@ -157,8 +178,8 @@ export class SharedSessions {
     return message;
   }
 
-  /** A client message: delivered here with its id restored, or sent to the process it answers. */
-  #incoming(sessionId: string, message: unknown): unknown {
+  /** @internal (for `SharedRoute`) A client message: delivered here with its id restored, or sent to the process it answers. */
+  incoming(sessionId: string, message: unknown): unknown {
     if (!isJsonObject(message)) return message;
     const answer = 'result' in message || 'error' in message;
     const cancel = message.method === 'notifications/cancelled' && isJsonObject(message.params);
