@@ -5,40 +5,41 @@
  * bytes) for every idle connection.
  * @module
  */
+
+/** The key of an empty first entry (no key of the map's is this object). */
+const NONE: unique symbol = Symbol('none');
+
 export class SmallMap<K, V> {
-  #soloKey: K | undefined;
+  #soloKey: K | typeof NONE = NONE;
   #solo: V | undefined;
-  #has = false;
   /** The entries past the first, made when two are held at once (kept once made). */
   #more: Map<K, V> | undefined;
 
   get size(): number {
-    return (this.#has ? 1 : 0) + (this.#more?.size ?? 0);
+    return (this.#soloKey === NONE ? 0 : 1) + (this.#more?.size ?? 0);
   }
 
   get(key: K): V | undefined {
-    if (this.#has && this.#soloKey === key) return this.#solo;
+    if (this.#soloKey === key) return this.#solo;
     return this.#more?.get(key);
   }
 
   has(key: K): boolean {
-    return (this.#has && this.#soloKey === key) || (this.#more?.has(key) ?? false);
+    return this.#soloKey === key || (this.#more?.has(key) ?? false);
   }
 
   set(key: K, value: V): void {
-    if (this.#has ? this.#soloKey === key : !this.#more?.has(key)) {
+    if (this.#soloKey === key || (this.#soloKey === NONE && !this.#more?.has(key))) {
       this.#soloKey = key;
       this.#solo = value;
-      this.#has = true;
       return;
     }
     (this.#more ??= new Map()).set(key, value);
   }
 
   delete(key: K): boolean {
-    if (this.#has && this.#soloKey === key) {
-      this.#has = false;
-      this.#soloKey = undefined;
+    if (this.#soloKey === key) {
+      this.#soloKey = NONE;
       this.#solo = undefined;
       return true;
     }
@@ -46,15 +47,14 @@ export class SmallMap<K, V> {
   }
 
   clear(): void {
-    this.#has = false;
-    this.#soloKey = undefined;
+    this.#soloKey = NONE;
     this.#solo = undefined;
     this.#more?.clear();
   }
 
   /** The values, the first entry's first (a copy: the map may change while they are used). */
   values(): V[] {
-    const values = this.#has ? [this.#solo as V] : [];
+    const values = this.#soloKey === NONE ? [] : [this.#solo as V];
     if (this.#more) for (const value of this.#more.values()) values.push(value);
     return values;
   }
