@@ -10,6 +10,9 @@
 // Memory of idle sessions: `initialize` + `notifications/initialized` sessions left idle, on one instance,
 // after a first batch (the heap grows to its working size): RSS delta per session, and Redis's
 // `INFO memory` `used_memory` delta per session. Target: ≤ 2 KB of process memory per idle session.
+// 8,000 of them (with the first 1,000, under the default `maxSessions`, 10,000): over 2,000 the RSS moved
+// by a factor of two between runs, as the heap grows in steps of megabytes. What holds the memory, by
+// name: bench/heap-sessions.mjs.
 //
 //   node bench/run.mjs --only=redis [--quick]     # these rows alone (after `npm run build`)
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -22,8 +25,8 @@ import { HttpPool } from './http-pool.mjs';
 import { httpSession, measureCalls, post, responseOf, rssKb, spawnHttp } from './load.mjs';
 
 export const REDIS_CONFIG = {
-  quick: { warm: 6000, calls: 3000, connections: 16, warmSessions: 500, sessions: 2000 },
-  normal: { warm: 6000, calls: 10_000, connections: 16, warmSessions: 1000, sessions: 2000 },
+  quick: { warm: 6000, calls: 3000, connections: 16, warmSessions: 1000, sessions: 8000 },
+  normal: { warm: 6000, calls: 10_000, connections: 16, warmSessions: 1000, sessions: 8000 },
 };
 const VARIANTS = [
   { key: 'memory1', stores: 'memory', instances: 1 },
