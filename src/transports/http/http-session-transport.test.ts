@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { watchSignal } from './http-exchange.js';
-import { MemoryEventStore } from '../../stores/event-store.js';
+import { SseReply, watchSignal } from './http-exchange.js';
+import { MemoryEventStore, type EventStore } from '../../stores/event-store.js';
 import { HttpSessionTransport } from './http-session-transport.js';
 
 /** A session transport whose "server" answers every request at once. */
 function echoing(
   responseMode: 'json' | 'sse',
-  eventStore: MemoryEventStore = new MemoryEventStore(),
+  eventStore: EventStore = new MemoryEventStore(),
 ): HttpSessionTransport {
   const transport = new HttpSessionTransport(
     { eventStore, responseMode, retryMs: 1000, keepAliveMs: 0, protocolVersion: () => '2025-11-25' },
@@ -94,5 +94,42 @@ describe('HttpSessionTransport', () => {
     expect((await other.resume(primingIds.at(-1)!)).status).toBe(404);
     await transport.close();
     expect(store.streamCount).toBe(0);
+  });
+
+  it('has the priming event and an answer given at once in the reply it returns, the stream ended', async () => {
+    const transport = echoing('sse');
+    const reply = await transport.post(
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [1],
+      false,
+      watchSignal(new AbortController().signal),
+    );
+    // The node adapter then writes the whole answer with its headers in one write.
+    expect(reply).toBeInstanceOf(SseReply);
+    const { sink } = reply as SseReply;
+    expect(sink.closed).toBe(true);
+    expect(sink.queuedMessages).toBe(2);
+    expect(await reply.text()).toMatch(
+      /^id: (.+)\.1\nretry: 1000\ndata: \n\nid: \1\.2\ndata: \{"jsonrpc":"2\.0","id":1,"result":\{\}\}\n\n$/,
+    );
+  });
+
+  it('writes the events in order once an event store that answers later has recorded them', async () => {
+    const memory = new MemoryEventStore();
+    const later: EventStore = {
+      append: (streamId, message) => Promise.resolve().then(() => memory.append(streamId, message)),
+      replayAfter: (eventId) => memory.replayAfter(eventId),
+      deleteStream: (streamId) => memory.deleteStream(streamId),
+    };
+    const transport = echoing('sse', later);
+    const reply = await transport.post(
+      [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
+      [1],
+      false,
+      watchSignal(new AbortController().signal),
+    );
+    expect(await reply.text()).toMatch(
+      /^id: (.+)\.1\nretry: 1000\ndata: \n\nid: \1\.2\ndata: \{"jsonrpc":"2\.0","id":1,"result":\{\}\}\n\n$/,
+    );
   });
 });

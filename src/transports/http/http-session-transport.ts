@@ -239,16 +239,24 @@ export class HttpSessionTransport implements Transport {
       for (const message of messages) this.onmessage?.(message);
       return response;
     };
-    // Without a priming event to record first, the messages go in at once, as in JSON mode: an answer
-    // that comes at once is then in the sink when the adapter gets the reply, and goes out in one write.
-    if (!this.#primes) return Promise.resolve(dispatch());
-    return this.#prime(stream, sink).then(dispatch, (error: unknown) => {
-      // No priming event (the store failed): nothing was dispatched, the request ids are free again.
+    // No priming event (the store failed): nothing was dispatched, the request ids are free again.
+    const unprimed = (error: unknown): never => {
       for (const id of requestIds) this.#byRequest.delete(id);
       this.#streams.delete(stream.id);
       sink.close();
       throw error;
-    });
+    };
+    // With no priming event to record first, or one recorded at once (the memory event store), the
+    // messages go in at once, as in JSON mode: an answer that comes at once is then in the sink when the
+    // adapter gets the reply, and goes out with its headers in one write.
+    let primed: Promise<void> | undefined;
+    try {
+      primed = this.#primes ? this.#prime(stream, sink) : undefined;
+    } catch (error) {
+      return Promise.reject(asError(error)).catch(unprimed);
+    }
+    if (primed === undefined) return Promise.resolve(dispatch());
+    return primed.then(dispatch, unprimed);
   }
 
   /** Whether a new SSE stream starts with a priming event (recorded in the event store). */
@@ -435,11 +443,18 @@ export class HttpSessionTransport implements Transport {
     return sink;
   }
 
-  async #prime(stream: LogicalStream, sink: SseSink): Promise<void> {
+  /**
+   * Writes a stream's priming event, once recorded in the event store: at once when the store answers at
+   * once (no promise then), else when it has.
+   */
+  #prime(stream: LogicalStream, sink: SseSink): Promise<void> | undefined {
     const store = this.#config.eventStore;
-    if (!store || !this.#primes) return;
-    const id = await store.append(stream.id, null);
-    sink.event({ id, retry: this.#config.retryMs, data: '' });
+    if (!store || !this.#primes) return undefined;
+    const primed = (id: string): void => void sink.event({ id, retry: this.#config.retryMs, data: '' });
+    const id = store.append(stream.id, null);
+    if (typeof id !== 'string') return id.then(primed);
+    primed(id);
+    return undefined;
   }
 
   /** Writes a message to a stream; returns a promise only when it has to wait (an SSE event store). */
@@ -459,30 +474,54 @@ export class HttpSessionTransport implements Transport {
     return this.#event(stream, message, responseId);
   }
 
-  async #event(
+  /**
+   * Writes a message as an SSE event, recorded in the event store first when there is one: at once when
+   * the store answers at once (the memory store: no promise), else once it has. A store that fails (Redis
+   * down) is reported and the event still goes out, without an id to resume from (a response withheld
+   * would leave its request waiting for ever).
+   */
+  #event(
     stream: LogicalStream,
     message: JsonRpcMessage,
     responseId: RequestId | undefined,
-  ): Promise<void> {
+  ): Promise<void> | undefined {
     const store = this.#config.eventStore;
-    let id: string | undefined;
+    let appended: Promise<string> | string | undefined;
     if (store) {
-      this.#appending += 1;
       try {
-        id = await store.append(stream.id, message);
+        appended = store.append(stream.id, message);
       } catch (error) {
-        // The store failed (Redis down): the event still goes out, without an id to resume from (a
-        // response withheld would leave its request waiting for ever).
         this.onerror?.(asError(error));
-      } finally {
-        this.#appending -= 1;
-        if (this.#appending === 0) this.#appended?.();
       }
     }
+    if (typeof appended !== 'object') return this.#emit(stream, message, appended, responseId);
+    this.#appending += 1;
+    return appended
+      .then(
+        (id) => this.#emit(stream, message, id, responseId),
+        (error: unknown) => {
+          this.onerror?.(asError(error));
+          this.#emit(stream, message, undefined, responseId);
+        },
+      )
+      .finally(() => {
+        this.#appending -= 1;
+        if (this.#appending === 0) this.#appended?.();
+      });
+  }
+
+  /** Writes an event (`id`: its event id, when recorded) and settles the request it answers. */
+  #emit(
+    stream: LogicalStream,
+    message: JsonRpcMessage,
+    id: string | undefined,
+    responseId: RequestId | undefined,
+  ): undefined {
     stream.sink?.event(
       id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
     );
     if (responseId !== undefined) this.#settle(stream, responseId);
+    return undefined;
   }
 
   #settle(stream: LogicalStream, id: RequestId): void {
