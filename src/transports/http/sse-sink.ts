@@ -54,11 +54,30 @@ export function formatSseEvent(fields: SseEventFields): string {
 /**
  * Where a sink's events go when they are not read through its web `body`: the node adapter's response
  * (`node-sse-writer.ts`), written to directly. `write` returns false when the output takes no more until
- * the sink's `resume()`; `end` ends it, with a last chunk or none.
+ * the sink's `resume()`; `end` ends it, with a last chunk or none. Chunks are SSE text: node:http encodes
+ * a string as it writes it (UTF-8), where a `TextEncoder` per event showed in the profile.
  */
 export interface SseOutput {
-  write(chunk: Uint8Array): boolean;
-  end(last?: Uint8Array): void;
+  write(chunk: string): boolean;
+  end(last?: string): void;
+}
+
+const NOT_ASCII = /[\u0080-\uffff]/;
+
+/** The UTF-8 length of `text` (a lone surrogate counts 3 bytes: it is encoded as U+FFFD). */
+export function utf8Length(text: string): number {
+  if (!NOT_ASCII.test(text)) return text.length;
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      bytes += 2; // a surrogate pair: 4 bytes for 2 code units
+      i++;
+    } else bytes += 2;
+  }
+  return bytes;
 }
 
 /**
@@ -78,7 +97,9 @@ export class SseSink {
   #ending = false;
   /** A read waits for the next event (nothing is queued), or the output takes writes. */
   #wanted = false;
-  #queue: Uint8Array[] = [];
+  /** Events not yet read, as SSE text, with their UTF-8 lengths. */
+  #queue: string[] = [];
+  #lengths: number[] = [];
   #head = 0;
   #queuedBytes = 0;
   readonly #shared: QueuedOutput;
@@ -137,9 +158,12 @@ export class SseSink {
   pipeTo(output: SseOutput): void {
     this.#output = output;
     if (this.#ending && this.#head < this.#queue.length) {
-      const chunks = this.#queue.slice(this.#head);
+      const whole =
+        this.#head === this.#queue.length - 1
+          ? this.#queue[this.#head]
+          : this.#queue.slice(this.#head).join('');
       this.#drop();
-      output.end(chunks.length === 1 ? chunks[0] : concat(chunks));
+      output.end(whole);
       return;
     }
     this.#startKeepAlive();
@@ -222,10 +246,9 @@ export class SseSink {
   /** Writes raw SSE text; false when the sink is closed (or was just ended for holding too much). */
   write(text: string, capped = true): boolean {
     if (this.#closed) return false;
-    const chunk = encoder.encode(text);
     if (this.#wanted) {
       // A read is waiting, or the output takes writes: the event goes to it, never queued.
-      this.#deliver(chunk);
+      this.#deliver(text);
       return true;
     }
     if (capped && this.#shared.overflows) {
@@ -233,9 +256,11 @@ export class SseSink {
       this.onoverflow?.();
       return false;
     }
-    this.#queue.push(chunk);
-    this.#queuedBytes += chunk.byteLength;
-    this.#shared.bytes += chunk.byteLength;
+    const bytes = utf8Length(text);
+    this.#queue.push(text);
+    this.#lengths.push(bytes);
+    this.#queuedBytes += bytes;
+    this.#shared.bytes += bytes;
     this.#shared.messages += 1;
     return true;
   }
@@ -269,13 +294,13 @@ export class SseSink {
   }
 
   /** Gives a chunk to the waiting reader: the web body's (one per read) or the output (while it takes them). */
-  #deliver(chunk: Uint8Array): void {
+  #deliver(chunk: string): void {
     if (this.#output) {
       this.#wanted = this.#output.write(chunk);
       return;
     }
     this.#wanted = false;
-    this.#controller?.enqueue(chunk);
+    this.#controller?.enqueue(encoder.encode(chunk));
   }
 
   /** A read: the next queued chunk, or the end, or a wait for the next event. */
@@ -286,20 +311,23 @@ export class SseSink {
       return;
     }
     const chunk = this.#queue[this.#head]!;
-    this.#queue[this.#head++] = EMPTY;
+    const bytes = this.#lengths[this.#head]!;
+    this.#queue[this.#head++] = '';
     if (this.#head === this.#queue.length) {
       this.#queue = [];
+      this.#lengths = [];
       this.#head = 0;
     } else if (this.#head >= 1024 && this.#head * 2 >= this.#queue.length) {
       this.#queue = this.#queue.slice(this.#head);
+      this.#lengths = this.#lengths.slice(this.#head);
       this.#head = 0;
     }
-    this.#queuedBytes -= chunk.byteLength;
-    this.#shared.bytes -= chunk.byteLength;
+    this.#queuedBytes -= bytes;
+    this.#shared.bytes -= bytes;
     this.#shared.messages -= 1;
     if (controller) {
       this.#wanted = false;
-      controller.enqueue(chunk);
+      controller.enqueue(encoder.encode(chunk));
     } else this.#deliver(chunk);
     if (this.#ending && this.queuedMessages === 0) this.#end();
     if (this.#roomWaiters) this.#wake();
@@ -309,6 +337,7 @@ export class SseSink {
     this.#shared.bytes -= this.#queuedBytes;
     this.#shared.messages -= this.queuedMessages;
     this.#queue = [];
+    this.#lengths = [];
     this.#head = 0;
     this.#queuedBytes = 0;
   }
@@ -340,8 +369,6 @@ export class SseSink {
   }
 }
 
-const EMPTY = new Uint8Array(0);
-
 /**
  * Whether a message's sender may wait for room on its stream (`SseSink.room`): a tool's progress and log
  * notifications, which `ctx.progress` and `ctx.log` send and await. Answers never wait, nor do other
@@ -353,18 +380,6 @@ export function pacedByReader(message: JsonRpcMessage): boolean {
     !('id' in message) &&
     (message.method === 'notifications/progress' || message.method === 'notifications/message')
   );
-}
-
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
-  let length = 0;
-  for (const chunk of chunks) length += chunk.byteLength;
-  const whole = new Uint8Array(length);
-  let at = 0;
-  for (const chunk of chunks) {
-    whole.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return whole;
 }
 
 export const SSE_HEADERS: Readonly<Record<string, string>> = {
