@@ -98,12 +98,15 @@ describe('HttpSessionTransport', () => {
 
   it('has the priming event and an answer given at once in the reply it returns, the stream ended', async () => {
     const transport = echoing('sse');
-    const reply = await transport.post(
+    const replied = transport.post(
       [{ jsonrpc: '2.0', id: 1, method: 'ping' }],
       [1],
       false,
       watchSignal(new AbortController().signal),
     );
+    // Dispatched and answered before `post` returned: no promise hop for the priming event's record.
+    expect(transport.pendingRequests).toBe(0);
+    const reply = await replied;
     // The node adapter then writes the whole answer with its headers in one write.
     expect(reply).toBeInstanceOf(SseReply);
     const { sink } = reply as SseReply;
