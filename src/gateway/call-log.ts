@@ -9,7 +9,7 @@
  * @module
  */
 import type { CallToolResult, JsonObject } from '../index.js';
-import type { CallDecision, CallOutcome } from './audit-store.js';
+import type { CallDecision, CallOutcome } from './gateway-audit-sink.js';
 import type { CallInfo } from './gateway-events.js';
 
 /** A call as the console lists it: who, what, how it went — without its arguments and result. */

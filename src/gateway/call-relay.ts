@@ -24,7 +24,7 @@ import type { CallToolOptions } from '../client/index.js';
 import { toolError, type ToolContext } from '../server/index.js';
 import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { digestOf } from './arguments-digest.js';
-import type { CallDecision, CallOutcome, GatewayAuditRecord } from './audit-store.js';
+import type { CallDecision, CallOutcome, GatewayAuditRecord } from './gateway-audit-sink.js';
 import type { CallEnd, CallLog } from './call-log.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';

@@ -5,7 +5,7 @@
  * @module
  */
 import type { PendingApproval, ApprovalOutcome } from './approvals.js';
-import type { GatewayAuditRecord, CallDecision, CallOutcome } from './audit-store.js';
+import type { GatewayAuditRecord, CallDecision, CallOutcome } from './gateway-audit-sink.js';
 import type { GatewayCaller } from './caller.js';
 
 /** `needs-sign-in`: an OAuth-protected upstream waits for a person to sign in (the console's "Sign in"). */

@@ -34,7 +34,7 @@ import { Approvals, type PendingApproval, type ApprovalOutcome } from './approva
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
-import type { GatewayAuditRecord, GatewayAuditSink } from './audit-store.js';
+import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
 import { CallLog } from './call-log.js';
 import { CallRelay, unavailable } from './call-relay.js';
 import { ExposedCatalog } from './exposed-catalog.js';

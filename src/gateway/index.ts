@@ -58,7 +58,7 @@ export {
   type CallOutcome,
   type GatewayAuditRecord,
   type GatewayAuditSink,
-} from './audit-store.js';
+} from './gateway-audit-sink.js';
 export type { CallInfo, GatewayEvent, GatewayListener, UpstreamStatus } from './gateway-events.js';
 export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
 export { CallLog, type CallEnd, type CallLogOptions, type CallRecord, type CallSummary } from './call-log.js';

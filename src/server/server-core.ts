@@ -13,7 +13,7 @@ import type { Registry } from './registry.js';
 import type { SessionView } from './session-view.js';
 import type { RequestStateCodec } from './input-required/request-state.js';
 import type { ServerFeature } from './server-feature.js';
-import type { Tasks, TasksOptions } from './tasks/tasks.js';
+import type { TasksFeature, TasksOptions } from './tasks/tasks-feature.js';
 import type { RegisteredTool, ToolSpec } from './tools/tool-definition.js';
 import type { FinishedResults } from './finished-results.js';
 import type { ToolPages } from './tools/tool-pages.js';
@@ -122,7 +122,7 @@ export interface ServerCore {
   readonly shutdownSignal: AbortSignal;
   readonly features: readonly ServerFeature[];
   /** The tasks extension, once configured or a tool declared for tasks is registered. */
-  readonly tasks: Tasks | undefined;
+  readonly tasks: TasksFeature | undefined;
   /** Stateless era: the codec of `requestState` (from `requestStateSecret` and `requestStateTtlMs`). */
   readonly requestStateCodec: RequestStateCodec;
 }

@@ -40,7 +40,7 @@ import { installSessionHandlers } from './session-handlers.js';
 import { HandlerTable } from './handler-table.js';
 import { ToolsFeature } from './tools/tools-feature.js';
 import { Subscriptions } from './subscriptions/subscriptions.js';
-import { Tasks } from './tasks/tasks.js';
+import { TasksFeature } from './tasks/tasks-feature.js';
 import type { SessionState as SharedSessionState } from '../stores/session-store.js';
 import {
   buildTool,
@@ -96,7 +96,7 @@ export class ServerRuntime implements ServerCore {
   #prompts: PromptsFeature | undefined;
   #completions: CompletionsFeature | undefined;
   #skills: SkillsFeature | undefined;
-  #tasks: Tasks | undefined;
+  #tasks: TasksFeature | undefined;
   readonly #listChangedListeners = new Set<(method: string) => void>();
   readonly #resourceListeners = new Set<(uri: string) => void>();
 
@@ -156,7 +156,7 @@ export class ServerRuntime implements ServerCore {
   }
 
   /** Tasks (both forms), once configured or a tool declared for tasks is registered. */
-  get tasks(): Tasks | undefined {
+  get tasks(): TasksFeature | undefined {
     return this.#tasks;
   }
 
@@ -303,9 +303,9 @@ export class ServerRuntime implements ServerCore {
     }));
   }
 
-  #tasksFeature(): Tasks {
+  #tasksFeature(): TasksFeature {
     if (this.#tasks) return this.#tasks;
-    const tasks = new Tasks(this.options.tasks ?? {}, {
+    const tasks = new TasksFeature(this.options.tasks ?? {}, {
       shutdownSignal: this.#shutdown.signal,
       pageSize: this.options.pageSize ?? 100,
       onError: this.options.onError,

@@ -13,7 +13,7 @@ import {
   type Server,
   type ToolHandle,
 } from '../../server/index.js';
-import { mediaType } from './media-type.js';
+import { mediaType } from './file-media-type.js';
 import type { Sandbox } from './sandbox.js';
 import { guarded } from './tool-failure.js';
 import { SKIPPED_DIRECTORIES, walkTree, type TreeEntry } from './walk-tree.js';

@@ -13,7 +13,7 @@ import {
   type Server,
   type ToolHandle,
 } from '../../server/index.js';
-import { formatBytes, imageMediaType, looksBinary } from './media-type.js';
+import { formatBytes, imageMediaType, looksBinary } from './file-media-type.js';
 import type { Sandbox } from './sandbox.js';
 import { guarded } from './tool-failure.js';
 

@@ -11,7 +11,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { structured, text, toolError, type Server, type ToolHandle } from '../../server/index.js';
-import { looksBinary } from './media-type.js';
+import { looksBinary } from './file-media-type.js';
 import type { Sandbox } from './sandbox.js';
 import { guarded } from './tool-failure.js';
 import { SKIPPED_DIRECTORIES, walkTree, type TreeEntry } from './walk-tree.js';

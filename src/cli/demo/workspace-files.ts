@@ -8,7 +8,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { resourceNotFound, type ResourceTemplateHandle, type Server } from '../../server/index.js';
-import { imageMediaType, looksBinary, mediaType } from './media-type.js';
+import { imageMediaType, looksBinary, mediaType } from './file-media-type.js';
 import { READ_LIMITS } from './read-file.js';
 import type { Sandbox } from './sandbox.js';
 

@@ -7,7 +7,7 @@
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { text, toolError, type Server, type ToolAccess, type ToolHandle } from '../../server/index.js';
-import { formatBytes } from './media-type.js';
+import { formatBytes } from './file-media-type.js';
 import type { Sandbox } from './sandbox.js';
 import { guarded } from './tool-failure.js';
 

@@ -31,7 +31,7 @@ import { TaskInput } from './task-input.js';
 import type { TaskRun } from './task-run.js';
 import { detailedTask, unknownTask } from './task-wire.js';
 
-/** What the handlers need of the task engine (`Tasks`). */
+/** What the handlers need of the task engine (`TasksFeature`). */
 export interface TaskEngine {
   readonly store: TaskStore;
   readonly shutdownSignal: AbortSignal;

@@ -84,7 +84,7 @@ export interface TasksHost {
   readonly onError?: (error: Error) => void;
 }
 
-export class Tasks implements ServerFeature, TaskStarter {
+export class TasksFeature implements ServerFeature, TaskStarter {
   readonly store: TaskStore;
   readonly shutdownSignal: AbortSignal;
   /** @internal Tasks per `tasks/list` page. */
