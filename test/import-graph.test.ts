@@ -201,6 +201,15 @@ describe('import graph of src/', () => {
     expect(reading.strays).toEqual([]);
   });
 
+  it('gives no two files the same name (index.ts barrels aside), so a name finds one file', () => {
+    const byName = new Map<string, string[]>();
+    for (const file of reading.graph.keys()) {
+      const name = path.posix.basename(file);
+      if (name !== 'index.ts') byName.set(name, [...(byName.get(name) ?? []), file]);
+    }
+    expect([...byName.values()].filter((files) => files.length > 1)).toEqual([]);
+  });
+
   it('places every file in a layer', () => {
     const unplaced = [...reading.graph.keys()].filter((file) => rankOf(layerOf(file)) < 0);
     expect(unplaced).toEqual([]);
