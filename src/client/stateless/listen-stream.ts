@@ -12,6 +12,7 @@
  * reopened by itself; the next change of filter opens a new one.
  * @module
  */
+import type { SubscriptionFilter } from '../../protocol/types/stateless.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError, asError } from '../../protocol/errors.js';
 import {
@@ -24,17 +25,6 @@ import {
 import { META } from '../../protocol/types/stateless.js';
 import type { TransportObserver } from '../observed-transport.js';
 import { EXTENSION_META } from '../tasks/follow-task.js';
-
-/** The notifications a client may opt in to on a listen stream (2026-07-28 `SubscriptionFilter`). */
-export interface SubscriptionFilter {
-  toolsListChanged?: boolean;
-  promptsListChanged?: boolean;
-  resourcesListChanged?: boolean;
-  /** Resource URIs to get `notifications/resources/updated` about. */
-  resourceSubscriptions?: string[];
-  /** Tasks to get `notifications/tasks` about (the tasks extension; the request then declares it). */
-  taskIds?: string[];
-}
 
 /** Opens the listen request (the era's `_meta` added by the caller). */
 export type ListenSender = (params: JsonObject, options: RequestOptions) => Promise<JsonObject>;
@@ -67,6 +57,8 @@ function normalize(filter: SubscriptionFilter): SubscriptionFilter {
   if (filter.taskIds?.length) out.taskIds = [...new Set(filter.taskIds)].sort();
   return out;
 }
+
+export type { SubscriptionFilter };
 
 export class ListenStream implements TransportObserver {
   readonly #send: ListenSender;

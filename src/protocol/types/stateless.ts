@@ -36,3 +36,20 @@ export function hasStatelessMeta(params: JsonObject | undefined): boolean {
   const meta = params?._meta;
   return typeof meta === 'object' && meta !== null && META.protocolVersion in meta;
 }
+
+/**
+ * What a `subscriptions/listen` request asks to hear (2026-07-28 `SubscriptionFilter`). Every
+ * notification type is opt-in: the server sends none the filter does not name.
+ */
+export interface SubscriptionFilter {
+  /** `notifications/tools/list_changed` */
+  toolsListChanged?: boolean;
+  /** `notifications/prompts/list_changed` */
+  promptsListChanged?: boolean;
+  /** `notifications/resources/list_changed` */
+  resourcesListChanged?: boolean;
+  /** `notifications/resources/updated` for these URIs (replaces `resources/subscribe`). */
+  resourceSubscriptions?: string[];
+  /** `notifications/tasks` about these tasks (the tasks extension; the caller's own tasks only). */
+  taskIds?: string[];
+}

@@ -4,23 +4,10 @@
  * what its capabilities advertise.
  * @module
  */
+import type { SubscriptionFilter } from '../../protocol/types/stateless.js';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
-
-/** Every notification type is opt-in: the server sends none the filter does not name. */
-export interface SubscriptionFilter {
-  /** `notifications/tools/list_changed` */
-  toolsListChanged?: boolean;
-  /** `notifications/prompts/list_changed` */
-  promptsListChanged?: boolean;
-  /** `notifications/resources/list_changed` */
-  resourcesListChanged?: boolean;
-  /** `notifications/resources/updated` for these URIs (replaces `resources/subscribe`). */
-  resourceSubscriptions?: string[];
-  /** `notifications/tasks` about these tasks (the tasks extension; the caller's own tasks only). */
-  taskIds?: string[];
-}
 
 /** The most task ids one listen request may name. */
 export const MAX_LISTENED_TASKS = 100;
@@ -39,6 +26,8 @@ const FLAGS: readonly ListChangedKey[] = ['toolsListChanged', 'promptsListChange
 const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
 
 /** The filter a listen request asks for; unknown keys are ignored (never honoured). */
+export type { SubscriptionFilter };
+
 export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter {
   const value = params.notifications;
   if (!isJsonObject(value)) throw invalid('notifications must be an object');
