@@ -70,3 +70,26 @@ describe('OutgoingRequests timeouts (one timer for all)', () => {
     expect(reset.state).toBe(LocalErrorCode.RequestTimeout);
   });
 });
+
+describe('OutgoingRequests timer between requests', () => {
+  it('keeps its timer once nothing is pending, holding the process no more, and the next request uses it again', async () => {
+    const set = vi.spyOn(globalThis, 'setTimeout');
+    const requests = new OutgoingRequests(() => undefined);
+    const first = watch(requests.track(1, 'tools/call', 100, {}));
+    expect(set).toHaveBeenCalledTimes(1);
+    const timer = set.mock.results[0]!.value as NodeJS.Timeout;
+    expect(timer.hasRef()).toBe(true);
+    requests.settle({ jsonrpc: '2.0', id: 1, result: {} });
+    expect(timer.hasRef()).toBe(false); // nothing pending: it keeps no process alive
+    // A later deadline: the same timer, held again (no clear and set per request).
+    const second = watch(requests.track(2, 'tools/call', 200, {}));
+    expect(set).toHaveBeenCalledTimes(1);
+    expect(timer.hasRef()).toBe(true);
+    await vi.advanceTimersByTimeAsync(100); // the first deadline passes: the second is not due
+    expect([first.state, second.state]).toEqual([{}, 'pending']);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(second.state).toBe(LocalErrorCode.RequestTimeout);
+    expect(vi.getTimerCount()).toBe(0);
+    set.mockRestore();
+  });
+});

@@ -61,6 +61,11 @@ export class OutgoingRequests {
    */
   #timer: ReturnType<typeof setTimeout> | undefined;
   #timerAt = Infinity;
+  /**
+   * Whether the timer keeps the process alive. Once nothing is pending it is unref'd rather than cleared,
+   * and ref'd again by the next request: one request at a time would otherwise clear and set a timer each.
+   */
+  #timerRefed = false;
 
   constructor(sendCancel: CancelSender) {
     this.#sendCancel = sendCancel;
@@ -85,7 +90,7 @@ export class OutgoingRequests {
         timeout,
         startedAt: Date.now(),
         deadline: Infinity,
-        cleanup: () => undefined,
+        cleanup: noop,
       };
       const { signal, cancellation } = options;
       if (signal) {
@@ -113,18 +118,30 @@ export class OutgoingRequests {
   #arm(entry: Pending, ms: number, now = Date.now()): void {
     entry.deadline = Number.isFinite(ms) ? now + Math.max(0, ms) : Infinity;
     if (entry.deadline < this.#timerAt) this.#schedule(entry.deadline, now);
+    else if (this.#timer && !this.#timerRefed) {
+      this.#timer.ref();
+      this.#timerRefed = true;
+    }
   }
 
   #schedule(at: number, now = Date.now()): void {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timerAt = at;
     this.#timer = setTimeout(this.#expire, Math.max(0, at - now));
+    this.#timerRefed = true;
+  }
+
+  #clearTimer(): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
   }
 
   /** The timer fired: the requests past their deadline time out; the timer is set for the next one. */
   readonly #expire = (): void => {
     this.#timer = undefined;
     this.#timerAt = Infinity;
+    this.#timerRefed = false;
     const now = Date.now();
     const expired: Array<[RequestId, Pending]> = [];
     let next = Infinity;
@@ -197,6 +214,7 @@ export class OutgoingRequests {
   rejectAll(error: Error): void {
     for (const id of [...this.#pending.keys()]) this.#take(id)?.reject(error);
     this.#lingering.clear();
+    this.#clearTimer();
   }
 
   #abort(id: RequestId, reason: unknown): void {
@@ -229,10 +247,9 @@ export class OutgoingRequests {
     if (!entry) return undefined;
     this.#pending.delete(id);
     this.#byToken.delete(id);
-    if (this.#pending.size === 0 && this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#timerAt = Infinity;
+    if (this.#pending.size === 0 && this.#timerRefed) {
+      this.#timer?.unref();
+      this.#timerRefed = false;
     }
     entry.cleanup();
     const { onProgress, progressUntil } = entry.options;
@@ -246,3 +263,5 @@ export class OutgoingRequests {
     return entry;
   }
 }
+
+function noop(): void {}
