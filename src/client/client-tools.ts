@@ -77,6 +77,8 @@ export class ClientTools {
   }
 
   call(name: string, args: JsonObject, options: TaskCallOptions): Promise<CallToolResult> {
+    // Without links nothing sees the call: no OutgoingToolCall is made for it.
+    if (this.#builtIns.length === 0 && !this.#links.hasToolCallLinks) return this.#send(name, args, options);
     let tool: Promise<Tool> | undefined;
     const call: OutgoingToolCall = {
       name,
@@ -86,8 +88,12 @@ export class ClientTools {
       options,
       verdict: { decision: 'allowed', reason: 'no approval policy' },
     };
-    return this.#links.toolCall(this.#builtIns, call, (last) => this.#send(last));
+    return this.#links.toolCall(this.#builtIns, call, this.#sendCall);
   }
+
+  /** The inner end of the links' chain. */
+  readonly #sendCall = (call: OutgoingToolCall): Promise<CallToolResult> =>
+    this.#send(call.name, call.arguments, call.options, call);
 
   /** The tool as listed (the cached list, else a fresh one); only its name when the server lists no such tool. */
   async #definition(name: string): Promise<Tool> {
@@ -98,44 +104,64 @@ export class ClientTools {
   }
 
   /**
-   * The inner end of the chain: the request (as a task where it runs as one), then the result checks.
-   * A promise chain, not an async function: every call passes here (no frame kept across the request).
+   * The request (as a task where it runs as one), then the result checks. A promise chain, not an async
+   * function: every call passes here (no frame kept across the request); a plain call is one `then`
+   * (its result checked, or its error turned into the task the server needs).
    */
-  #send(call: OutgoingToolCall): Promise<CallToolResult> {
-    const { name, options } = call;
-    return this.#request(call).then((raw) => {
-      const result = this.check(name, raw, options);
-      if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
-      return result;
+  #send(
+    name: string,
+    args: JsonObject,
+    options: TaskCallOptions,
+    call?: OutgoingToolCall,
+  ): Promise<CallToolResult> {
+    const tasks = this.#host.tasks;
+    const params: JsonObject = { name, arguments: args };
+    const wanted =
+      (options.task !== undefined && options.task !== false) || options[TASK_HANDLE] !== undefined;
+    // A plain call unless a task is asked for or the server speaks tasks in the core form (the tool's
+    // definition decides then): decided without waiting for `plan`.
+    if (!wanted && tasks.form() !== 'core') {
+      return this.#host.request('tools/call', params, options).then(
+        (raw) => this.#checked(name, raw, options),
+        (error: unknown) => {
+          if (!tasks.needsExtension(error)) throw error;
+          return this.#asTask('extension', params, options).then((raw) => this.#checked(name, raw, options));
+        },
+      );
+    }
+    const definition = () => (call ? call.tool() : this.#definition(name));
+    return tasks
+      .plan(definition, wanted)
+      .then((form) => (form ? this.#asTask(form, params, options) : this.#plain(params, options)))
+      .then((raw) => this.#checked(name, raw, options));
+  }
+
+  /** A plain call's raw result, or (where the server needs the tasks extension for it) its task's. */
+  #plain(params: JsonObject, options: TaskCallOptions): Promise<JsonObject> {
+    return this.#host.request('tools/call', params, options).catch((error: unknown) => {
+      if (!this.#host.tasks.needsExtension(error)) throw error;
+      return this.#asTask('extension', params, options);
     });
   }
 
-  /** The raw result: of a plain call, or of the task it ran as (see `ClientTasks`). */
-  #request(call: OutgoingToolCall): Promise<JsonObject> {
-    const { name, options } = call;
-    const tasks = this.#host.tasks;
-    const params: JsonObject = { name, arguments: call.arguments };
-    const handle = (options as TaskCallOptions)[TASK_HANDLE];
+  /** The raw result of the task the call runs as (see `ClientTasks`). */
+  #asTask(taskForm: 'core' | 'extension', params: JsonObject, options: TaskCallOptions): Promise<JsonObject> {
     const asked = options.task !== undefined && options.task !== false ? options.task : undefined;
-    const asTask = (taskForm: 'core' | 'extension') =>
-      tasks.call(
-        taskForm,
-        params,
-        typeof asked === 'object' ? asked : {},
-        options,
-        handle,
-        options.onTaskStatus,
-      );
-    const plain = (): Promise<JsonObject> =>
-      this.#host.request('tools/call', params, options).catch((error: unknown) => {
-        if (!tasks.needsExtension(error)) throw error;
-        return asTask('extension');
-      });
-    const wanted = asked !== undefined || handle !== undefined;
-    // A plain call unless a task is asked for or the server speaks tasks in the core form (the tool's
-    // definition decides then): decided without waiting for `plan`.
-    if (!wanted && tasks.form() !== 'core') return plain();
-    return tasks.plan(() => call.tool(), wanted).then((form) => (form ? asTask(form) : plain()));
+    return this.#host.tasks.call(
+      taskForm,
+      params,
+      typeof asked === 'object' ? asked : {},
+      options,
+      options[TASK_HANDLE],
+      options.onTaskStatus,
+    );
+  }
+
+  /** A raw result checked (size, content blocks; the outputSchema unless `validateOutput` is false). */
+  #checked(name: string, raw: JsonObject, options: CallToolOptions): CallToolResult {
+    const result = this.check(name, raw, options);
+    if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
+    return result;
   }
 
   /** A tool result checked (size, content blocks), or ClientError MESSAGE_TOO_LARGE / INVALID_RESULT. */

@@ -41,6 +41,11 @@ export class LinkChain {
     return runLinks(this.#request.slice(), end, request);
   }
 
+  /** Whether any tool-call link was added (the built-ins aside). */
+  get hasToolCallLinks(): boolean {
+    return this.#toolCall.length > 0;
+  }
+
   /** Runs `outer` (the built-ins: audit, approval), then the added tool-call links, then `end`. */
   toolCall(
     outer: readonly ToolCallLink[],

@@ -205,15 +205,17 @@ export async function exchangeWithInput(
   answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
   options: ExchangeOptions & { defaultTimeout?: number },
   defaults: { defaultTimeout?: number; maxInputRounds?: number } = {},
+  sent?: { result: JsonObject; at: number },
 ): Promise<Exchange> {
   const timeout = options.timeout ?? options.defaultTimeout ?? defaults.defaultTimeout ?? 60_000;
   const maxRounds = options.maxInputRounds ?? defaults.maxInputRounds ?? 8;
-  const started = Date.now();
+  const started = sent?.at ?? Date.now();
   // The first round goes out with the caller's options as they are when no progress listener needs
   // the exchange's clock (progress pushes its deadline back): the engine gives it the same timeout (the
-  // connection's default is the exchange's), and nearly every call ends in this one round.
-  let first: JsonObject | undefined;
-  if (!options.onProgress) {
+  // connection's default is the exchange's), and nearly every call ends in this one round. `sent`: that
+  // round's answer and when it was sent, when the caller sent it already (the stateless channel does).
+  let first = sent?.result;
+  if (!first && !options.onProgress) {
     first = await send(params, options.timeout === undefined ? { ...options, timeout } : options);
     if (resultTypeOf(first) !== 'input_required') return { result: first, rounds: 0 };
   }

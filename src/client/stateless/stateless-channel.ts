@@ -93,28 +93,71 @@ export class StatelessChannel implements EraChannel {
     return typeof context === 'function' ? context() : (context ?? '');
   }
 
-  async request(method: string, params: JsonObject, options: ExchangeOptions = {}): Promise<JsonObject> {
+  /**
+   * One request of the era. Not async: nearly every call is one round (its first answer is final), sent
+   * with the caller's options as they are and finished when it settles — no frame kept across an await,
+   * no exchange set up; an `input_required` answer goes on to `exchangeWithInput` from there.
+   */
+  request(method: string, params: JsonObject, options: ExchangeOptions = {}): Promise<JsonObject> {
     const cacheable = CACHEABLE_METHODS.has(method);
     const authContext = cacheable ? this.authContext : '';
     const hit = cacheable ? this.#cache.get(method, params, authContext) : undefined;
-    if (hit) return plainResult(hit);
+    if (hit) return Promise.resolve(plainResult(hit));
     const sender = this.#sender;
-    let result: JsonObject;
-    let rounds = 0;
-    if (INPUT_REQUIRED_METHODS.has(method)) {
-      const { handlers } = this.#options;
-      ({ result, rounds } = await exchangeWithInput(
-        method,
-        params,
-        (retry, roundOptions) => sender.request(method, retry, roundOptions),
-        (inputMethod, inputParams, ctx) =>
-          answerInStatelessEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
-        options,
-        this.#defaults,
-      ));
-    } else {
-      result = await sender.request(method, params, options);
+    if (!INPUT_REQUIRED_METHODS.has(method)) {
+      return sender
+        .request(method, params, options)
+        .then((result) => this.#complete(method, params, authContext, cacheable, result, 0));
     }
+    // A progress listener needs the exchange's clock from the first round on (progress pushes its deadline).
+    if (options.onProgress) return this.#exchange(method, params, options, authContext, cacheable);
+    const timeout = options.timeout ?? this.#options.defaultTimeout;
+    const at = Date.now(); // the exchange's clock starts with its first round
+    const first = sender.request(
+      method,
+      params,
+      options.timeout === undefined ? { ...options, timeout } : options,
+    );
+    return first.then((result) =>
+      resultTypeOf(result) === 'input_required'
+        ? this.#exchange(method, params, options, authContext, cacheable, { result, at })
+        : this.#complete(method, params, authContext, cacheable, result, 0),
+    );
+  }
+
+  /** The rounds of an exchange that asks for input (from `first`, the first round's answer, when sent). */
+  async #exchange(
+    method: string,
+    params: JsonObject,
+    options: ExchangeOptions,
+    authContext: string,
+    cacheable: boolean,
+    first?: { result: JsonObject; at: number },
+  ): Promise<JsonObject> {
+    const sender = this.#sender;
+    const { handlers } = this.#options;
+    const { result, rounds } = await exchangeWithInput(
+      method,
+      params,
+      (retry, roundOptions) => sender.request(method, retry, roundOptions),
+      (inputMethod, inputParams, ctx) =>
+        answerInStatelessEra(inputMethod, inputParams, withOwnHandlers(handlers, options.handlers), ctx),
+      options,
+      this.#defaults,
+      first,
+    );
+    return this.#complete(method, params, authContext, cacheable, result, rounds);
+  }
+
+  /** A final result: checked, cached (when it may be and took no input rounds), handed back plain. */
+  #complete(
+    method: string,
+    params: JsonObject,
+    authContext: string,
+    cacheable: boolean,
+    result: JsonObject,
+    rounds: number,
+  ): JsonObject {
     // A tool call the server runs as a task (the tasks extension): the task, marked as such.
     if (method === 'tools/call' && resultTypeOf(result) === 'task') {
       return { ...plainResult(result, false), resultType: 'task' };
