@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough, type Readable } from 'node:stream';
-import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -135,14 +135,23 @@ export class StdioClientTransport implements Transport {
     return this.startPromise;
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    // Not async: the promise is the writer's own (shared by the lines of one tick).
     if (this.state === 'idle' || this.state === 'starting' || !this.writer) {
-      throw new TransportError(LocalErrorCode.NotConnected, 'The stdio transport is not started');
+      return Promise.reject(
+        new TransportError(LocalErrorCode.NotConnected, 'The stdio transport is not started'),
+      );
     }
     if (this.state !== 'open') {
-      throw new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed');
+      return Promise.reject(
+        new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed'),
+      );
     }
-    return this.writer.write(serializeMessage(message));
+    try {
+      return this.writer.write(serializeMessage(message));
+    } catch (error) {
+      return Promise.reject(asError(error)); // e.g. a BigInt in it
+    }
   }
 
   /**
