@@ -51,7 +51,7 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const stored = copyRecord({ seq: ++this.#seq, ...record });
+    const stored: GatewayAuditRecord = { seq: ++this.#seq, ...record, caller: copyCaller(record.caller) };
     this.#records.push({ record: stored, at: this.#now() });
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
@@ -81,5 +81,10 @@ export class MemoryAuditStore implements AuditStore {
  * audit record is appended for every call.)
  */
 function copyRecord(record: GatewayAuditRecord): GatewayAuditRecord {
-  return { ...record, caller: { ...record.caller } };
+  return { ...record, caller: copyCaller(record.caller) };
+}
+
+/** A caller no one can change: itself when frozen (the gateway's one anonymous caller), else a copy. */
+function copyCaller(caller: GatewayAuditRecord['caller']): GatewayAuditRecord['caller'] {
+  return Object.isFrozen(caller) ? caller : { ...caller };
 }
