@@ -190,14 +190,16 @@ export class Gateway {
     );
     this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
     this.#subscriptions = new ResourceSubscriptions(this.server, (uri) => this.#catalog.ownerOf(uri), warn);
-    this.server.useRequest(this.#subscriptions.middleware);
-    // A call of a tool whose upstream is down: an isError result that says so (its tool is out of the list).
-    this.server.useRequest(async (request, next) => {
-      if (request.method !== 'tools/call') return next();
+    // One request middleware (each layer costs every request): resource subscriptions, and a call of a
+    // tool whose upstream is down, an isError result that says so (its tool is out of the list). Not
+    // async: a call of a ready upstream's tool goes straight on.
+    const subscriptions = this.#subscriptions.middleware;
+    this.server.useRequest((request, next) => {
+      if (request.method !== 'tools/call') return subscriptions(request, next);
       const entry =
         typeof request.params.name === 'string' ? this.#tools.get(request.params.name) : undefined;
       if (!entry || entry.handle.enabled || entry.upstream.status === 'ready') return next();
-      return toolError(unavailable(entry.upstream)) as unknown as JsonObject;
+      return Promise.resolve(toolError(unavailable(entry.upstream)) as unknown as JsonObject);
     });
     for (const [name, upstream] of Object.entries(this.#config.upstreams)) this.#add(name, upstream);
   }

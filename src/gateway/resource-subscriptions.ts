@@ -44,25 +44,34 @@ export class ResourceSubscriptions {
     this.#warn = warn;
   }
 
-  /** The request middleware that sees subscriptions come and go. */
-  readonly middleware: RequestMiddleware = async (request, next) => {
+  /**
+   * The request middleware that sees subscriptions come and go. Not async: every other request (each
+   * tools/call) goes straight on, with no frame of its own.
+   */
+  readonly middleware: RequestMiddleware = (request, next) => {
     switch (request.method) {
-      case 'resources/subscribe': {
-        const uri = uriOf(request);
-        await this.#hold(uri, holderOf(request));
-        return next();
-      }
-      case 'resources/unsubscribe': {
-        const result = await next();
-        this.#release(uriOf(request), holderOf(request));
-        return result;
-      }
+      case 'resources/subscribe':
+        return this.#subscribe(request, next);
+      case 'resources/unsubscribe':
+        return this.#unsubscribe(request, next);
       case 'subscriptions/listen':
         return this.#listen(request, next);
       default:
         return next();
     }
   };
+
+  async #subscribe(request: ServerRequest, next: () => Promise<JsonObject>): Promise<JsonObject> {
+    const uri = uriOf(request);
+    await this.#hold(uri, holderOf(request));
+    return next();
+  }
+
+  async #unsubscribe(request: ServerRequest, next: () => Promise<JsonObject>): Promise<JsonObject> {
+    const result = await next();
+    this.#release(uriOf(request), holderOf(request));
+    return result;
+  }
 
   /**
    * An upstream's `notifications/resources/updated`: passed on to the subscribed sessions when the URI is

@@ -22,6 +22,7 @@ import {
   type RequestScope,
   type StatelessScope,
 } from './request-scope.js';
+import { ChainRequest } from './middleware/request-chain.js';
 import type { ServerCore } from './server-core.js';
 
 import type { ClientView } from './tool-context.js';
@@ -234,18 +235,15 @@ export class ServerSession implements ServingSession {
 
   /** What the request middleware see of a request. */
   #requestInfo(params: JsonObject, ctx: RequestContext, scope: RequestScope): ServerRequest {
-    return {
-      method: ctx.method,
+    // A class, not a literal: an object literal with an accessor (`signal`) is slow to create.
+    return new ChainRequest(
+      ctx,
       params,
-      requestId: ctx.id,
-      principal: scope.principal,
-      sessionId: this.peer.transport?.sessionId,
-      era: scope.era,
-      protocolVersion: scope.profile.version,
-      get signal() {
-        return ctx.signal;
-      },
-    };
+      scope.principal,
+      this.peer.transport?.sessionId,
+      scope.era,
+      scope.profile.version,
+    );
   }
 
   /** A handshake-era request's scope: -32600 before `initialize`. */

@@ -17,7 +17,8 @@
  */
 import { wireObject, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
 import type { Principal } from '../auth/principal.js';
-import { compose } from './compose.js';
+import { asError } from '../../protocol/errors.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
 
 /** One request on its way through the request chain. */
 export interface ServerRequest {
@@ -32,6 +33,43 @@ export interface ServerRequest {
   readonly protocolVersion: string;
   /** Aborted when the client cancels the request or the connection closes. */
   readonly signal: AbortSignal;
+}
+
+/**
+ * @internal A request as the chain's middleware see it, its signal read from its context when asked for
+ * (a class: an object literal with an accessor is slow to create, and every request makes one).
+ */
+export class ChainRequest implements ServerRequest {
+  readonly method: string;
+  readonly params: JsonObject;
+  readonly requestId: RequestId;
+  readonly principal: Principal | undefined;
+  readonly sessionId: string | undefined;
+  readonly era: 'handshake' | 'stateless';
+  readonly protocolVersion: string;
+  readonly #ctx: { readonly signal: AbortSignal };
+
+  constructor(
+    ctx: { readonly id: RequestId; readonly method: string; readonly signal: AbortSignal },
+    params: JsonObject,
+    principal: Principal | undefined,
+    sessionId: string | undefined,
+    era: 'handshake' | 'stateless',
+    protocolVersion: string,
+  ) {
+    this.method = ctx.method;
+    this.params = params;
+    this.requestId = ctx.id;
+    this.principal = principal;
+    this.sessionId = sessionId;
+    this.era = era;
+    this.protocolVersion = protocolVersion;
+    this.#ctx = ctx;
+  }
+
+  get signal(): AbortSignal {
+    return this.#ctx.signal;
+  }
 }
 
 /** A request middleware: call `next()` at most once, or answer (or throw) without it. */
@@ -52,7 +90,28 @@ export class RequestChain {
     this.#all = [...this.#all, middleware];
   }
 
+  /**
+   * Runs `request` through the middleware, `handler` innermost. Not `compose` with an async handler: every
+   * request of a server with request middleware passes here, and each layer of closures, frames and
+   * promises costs it (one closure per middleware, the handler's own promise).
+   */
   run(request: ServerRequest, handler: () => Promise<object> | object): Promise<JsonObject> {
-    return compose(this.#all, async () => wireObject(await handler()))(request);
+    const all = this.#all;
+    let last = -1;
+    const dispatch = (i: number): Promise<JsonObject> => {
+      if (i <= last) return Promise.reject(new Error('next() was called more than once by one middleware'));
+      last = i;
+      const middleware = all[i];
+      try {
+        if (middleware) return Promise.resolve(middleware(request, () => dispatch(i + 1)));
+        const result = handler();
+        return isPromiseLike(result)
+          ? Promise.resolve(result).then(wireObject)
+          : Promise.resolve(wireObject(result));
+      } catch (error) {
+        return Promise.reject(asError(error));
+      }
+    };
+    return dispatch(0);
   }
 }
