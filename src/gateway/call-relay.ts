@@ -62,8 +62,11 @@ export class CallRelay {
   #calls = 0;
   /** Where call ids start: 0, or (instances sharing events) a range no other instance uses. */
   idBase = 0;
-  /** Calls in flight per upstream, so that its log messages reach the caller when there is one. */
-  readonly #active = new Map<Upstream, Set<ToolContext>>();
+  /**
+   * Calls in flight per upstream, so that its log messages reach the caller when there is one. Kept while
+   * its upstream is (a set made per call, one at a time, was a noticeable cost).
+   */
+  readonly #active = new WeakMap<Upstream, Set<ToolContext>>();
 
   constructor(deps: CallRelayDeps) {
     this.#deps = deps;
@@ -199,8 +202,9 @@ export class CallRelay {
       controller?.abort(error);
     });
     if (stateless && handlers) controller = new AbortController();
-    const active = this.#active.get(upstream) ?? new Set();
-    this.#active.set(upstream, active.add(ctx));
+    let active = this.#active.get(upstream);
+    if (!active) this.#active.set(upstream, (active = new Set()));
+    active.add(ctx);
     try {
       const options: CallToolOptions = {
         cancellation,
@@ -251,7 +255,6 @@ export class CallRelay {
       return result;
     } finally {
       active.delete(ctx);
-      if (active.size === 0) this.#active.delete(upstream);
     }
   }
 
