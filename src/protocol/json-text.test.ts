@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { serializeOnce, stringifyJson } from './json-text.js';
-import { errorResponse, notification, resultResponse } from './jsonrpc.js';
+import { errorResponse, notification, request, resultResponse } from './jsonrpc.js';
 
 describe('serializeOnce / stringifyJson', () => {
   it('writes a response with a marked result exactly as JSON.stringify would, for any id', () => {
@@ -70,5 +70,36 @@ describe('serializeOnce / stringifyJson', () => {
     expect(stringifyJson([])).toBe('[]');
     const holey = [resultResponse(1, page), undefined];
     expect(stringifyJson(holey)).toBe(JSON.stringify(holey));
+  });
+
+  it('splices a marked _meta into a request: the same JSON value, the _meta member last', () => {
+    const meta = serializeOnce({
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      info: { name: 'x' },
+    });
+    for (const id of [0, 7, 'a"b']) {
+      const message = request(id, 'tools/call', {
+        name: 'e"cho',
+        _meta: meta,
+        arguments: { text: 'hi\n', n: [1, { b: null }] },
+        gone: undefined,
+      });
+      const text = stringifyJson(message);
+      expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(message)));
+      expect(text.endsWith(`"_meta":${JSON.stringify(meta)}}}`)).toBe(true);
+    }
+    expect(stringifyJson(request(1, 'ping', { _meta: meta }))).toBe(
+      `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":${JSON.stringify(meta)}}}`,
+    );
+  });
+
+  it('serializes a request with JSON.stringify when its _meta is not marked, or it has other fields', () => {
+    const meta = serializeOnce({ a: 1 });
+    const values = [
+      request(1, 'tools/call', { name: 'x', _meta: { a: 1 } }),
+      { ...request(1, 'tools/call', { name: 'x', _meta: meta }), extra: true },
+      notification('notifications/progress', { _meta: meta, progress: 1 }),
+    ];
+    for (const value of values) expect(stringifyJson(value)).toBe(JSON.stringify(value));
   });
 });

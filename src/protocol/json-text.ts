@@ -53,13 +53,44 @@ export function stringifyJson(value: unknown): string {
   return `[${parts.join(',')}]`;
 }
 
-/** A result response `{jsonrpc, id, result}` (those keys only) whose result is marked, as text. */
+/**
+ * A result response `{jsonrpc, id, result}` (those keys only) whose result is marked, or a request
+ * `{jsonrpc, id, method, params}` whose params' `_meta` is, as text.
+ */
 function splice(message: unknown): string | undefined {
-  if (typeof message !== 'object' || message === null || !('result' in message)) return undefined;
+  if (typeof message !== 'object' || message === null) return undefined;
+  if ('params' in message) return spliceRequest(message);
+  if (!('result' in message)) return undefined;
   const text = textOf(message.result);
   if (text === undefined) return undefined;
   for (const key in message) if (key !== 'jsonrpc' && key !== 'id' && key !== 'result') return undefined;
   const { jsonrpc, id } = message as { jsonrpc?: unknown; id?: unknown };
   if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
+}
+
+/**
+ * A request whose params' `_meta` is marked (a stateless-era client's `_meta`, the same for all its
+ * requests: ≈300 characters of each): the params' other members serialized, the kept text spliced in
+ * as the last member.
+ */
+function spliceRequest(message: object): string | undefined {
+  const params = (message as { params?: unknown }).params;
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return undefined;
+  const meta = textOf((params as { _meta?: unknown })._meta);
+  if (meta === undefined) return undefined;
+  for (const key in message) {
+    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
+  }
+  const { jsonrpc, id, method } = message as { jsonrpc?: unknown; id?: unknown; method?: unknown };
+  if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number') || typeof method !== 'string')
+    return undefined;
+  let members = '';
+  for (const key in params) {
+    if (key === '_meta') continue;
+    // As JSON.stringify writes an object: members without JSON text (undefined, a function) are left out.
+    const text = JSON.stringify((params as Record<string, unknown>)[key]) as string | undefined;
+    if (text !== undefined) members += `${JSON.stringify(key)}:${text},`;
+  }
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":{${members}"_meta":${meta}}}`;
 }

@@ -8,6 +8,7 @@
  */
 import type { Peer, RequestOptions } from '../../protocol/engine/peer.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { serializeOnce } from '../../protocol/json-text.js';
 import { STATELESS_REVISIONS } from '../../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/types/lifecycle.js';
 import { META } from '../../protocol/types/stateless.js';
@@ -84,7 +85,8 @@ export class StatelessSender {
   #sharedMeta(): JsonObject {
     const shared = this.#shared;
     if (shared?.version === this.#version && shared.logLevel === this.logLevel) return shared.meta;
-    const meta = Object.freeze(this.meta());
+    // Serialized once, spliced into every request that carries it (see `serializeOnce`).
+    const meta = serializeOnce(this.meta());
     this.#shared = { version: this.#version, logLevel: this.logLevel, meta };
     return meta;
   }
