@@ -178,12 +178,13 @@ export class Redactor {
   json(value: unknown): unknown {
     if (typeof value !== 'object' || value === null)
       return typeof value === 'string' ? this.text(value) : value;
-    return this.#json(value, 0, new Map());
+    // A flat object or array (structured content often is) has no object to meet twice: no Map for it.
+    return this.#json(value, 0, hasObjectIn(value) ? new Map() : FLAT);
   }
 
   /** `seen`: each object's redacted copy (an object met again is not walked again), or `[REDACTED]` while
    * it is being walked (a cycle back to it). */
-  #json(value: unknown, depth: number, seen: Map<object, unknown>): unknown {
+  #json(value: unknown, depth: number, seen: Seen): unknown {
     if (typeof value === 'string') return this.text(value);
     if (typeof value !== 'object' || value === null) return value;
     if (seen.has(value)) return seen.get(value);
@@ -219,6 +220,33 @@ export class Redactor {
     seen.set(value, out ?? value);
     return out ?? value;
   }
+}
+
+/** What `Redactor.json` remembers of the objects it walked (see `#json`). */
+interface Seen {
+  has(object: object): boolean;
+  get(object: object): unknown;
+  set(object: object, copy: unknown): unknown;
+}
+
+/** The memory of a flat value's walk: its one object is met once, so nothing needs remembering. */
+const FLAT: Seen = {
+  has: () => false,
+  get: () => undefined,
+  set: () => FLAT,
+};
+
+/** Whether an object or array holds an object or array. */
+function hasObjectIn(value: object): boolean {
+  if (Array.isArray(value)) {
+    for (const item of value) if (typeof item === 'object' && item !== null) return true;
+    return false;
+  }
+  for (const key in value) {
+    const item = (value as Record<string, unknown>)[key];
+    if (typeof item === 'object' && item !== null) return true;
+  }
+  return false;
 }
 
 /** Redactors by pattern list (and secret keys), so the functions below compile a list once. */
