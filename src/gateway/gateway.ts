@@ -520,6 +520,11 @@ export class Gateway {
 
   /** Stores an audit record, then hands it to the sinks and the listeners (with its number). */
   #record(record: Omit<GatewayAuditRecord, 'seq'>): void {
+    // No sink and no listener (a gateway no console watches): the record is stored, nothing waits for it.
+    if (!this.#options.auditSinks?.length && !this.#events.wants('audit')) {
+      this.#audit.append(record).catch(this.#notStored);
+      return;
+    }
     const written = (stored: GatewayAuditRecord) => {
       for (const sink of this.#options.auditSinks ?? []) {
         try {
@@ -532,10 +537,14 @@ export class Gateway {
     };
     this.#audit.append(record).then(written, (error: unknown) => {
       // The sinks still get it (unnumbered: seq 0), and the failure is said.
-      this.#line(`audit record not stored: ${errorMessage(error)}`);
+      this.#notStored(error);
       written({ seq: 0, ...record });
     });
   }
+
+  readonly #notStored = (error: unknown): void => {
+    this.#line(`audit record not stored: ${errorMessage(error)}`);
+  };
 
   #warn(message: string, upstream?: string): void {
     this.#events.emit(
