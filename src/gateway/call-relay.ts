@@ -15,6 +15,7 @@ import {
   signalOf,
   type Cancellation,
   type CallToolResult,
+  type Client,
   type ClientHandlers,
   type JsonObject,
   type LoggingMessageParams,
@@ -54,6 +55,26 @@ interface Verdict {
   unavailable?: true;
 }
 
+/** Ends a call: its audit record, its log entry and event (when someone watches). */
+type Finish = (
+  verdict: Omit<Verdict, 'waited'>,
+  outcome: CallOutcome,
+  end?: Pick<CallEnd, 'result' | 'error'>,
+) => void;
+
+/** A call on its way through the relay. */
+interface RelayedCall {
+  entry: ExposedTool;
+  args: JsonObject;
+  ctx: ToolContext;
+  info: CallInfo;
+  /** The caller's cancellation, or (someone watching) the caller's or a person's. */
+  cancellation: Cancellation;
+  /** A person's cancellation, while someone watches the calls. */
+  cancel: AbortSignal | undefined;
+  finish: Finish;
+}
+
 /** How long the retry of an approved stateless-era call that asked its caller for input stays approved. */
 const RETRY_GRANT_MS = 10 * 60_000;
 
@@ -83,7 +104,12 @@ export class CallRelay {
     return true;
   }
 
-  async call(entry: ExposedTool, args: JsonObject, ctx: ToolContext): Promise<CallToolResult> {
+  /**
+   * Relays one call. Not async: an allowed call (nearly all) is decided, sent and finished in one promise
+   * chain, with no frame kept across its await; a call that waits (for a person, a task) or fails takes
+   * the async paths.
+   */
+  call(entry: ExposedTool, args: JsonObject, ctx: ToolContext): Promise<CallToolResult> {
     const started = performance.now();
     const time = isoNow();
     const { upstream, tool } = entry;
@@ -119,11 +145,7 @@ export class CallRelay {
       };
     }
     if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });
-    const finish = (
-      verdict: Omit<Verdict, 'waited'>,
-      outcome: CallOutcome,
-      end: Pick<CallEnd, 'result' | 'error'> = {},
-    ) => {
+    const finish: Finish = (verdict, outcome, end = {}) => {
       detach?.();
       const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
       const record: Omit<GatewayAuditRecord, 'seq'> = {
@@ -164,12 +186,21 @@ export class CallRelay {
 
     // An allowed call (nearly all) is decided at once: no await (a microtask hop) for it.
     const policy = this.#deps.policy().decide(upstream.name, tool);
-    const verdict: Verdict =
-      policy.action === 'allow'
-        ? { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 }
-        : await this.#decide(entry, args, info, ctx, cancellation, policy);
+    const call: RelayedCall = { entry, args, ctx, info, cancellation, cancel, finish };
+    if (policy.action === 'allow') {
+      return this.#run(call, { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 });
+    }
+    return this.#decide(entry, args, info, ctx, cancellation, policy).then((verdict) =>
+      this.#run(call, verdict),
+    );
+  }
+
+  /** A decided call: refused, or sent upstream (as a task where it runs as one). */
+  #run(call: RelayedCall, verdict: Verdict): Promise<CallToolResult> {
+    const { entry, ctx, info, cancellation, cancel, finish } = call;
+    const { upstream, tool } = entry;
     if (!isAllowed(verdict.decision)) {
-      const person = cancel && calls.cancelledBy(info.id);
+      const person = cancel && this.#deps.calls.cancelledBy(info.id);
       const result = toolError(
         cancellation.aborted && person !== undefined
           ? cancelledBy(entry.name, person)
@@ -178,19 +209,27 @@ export class CallRelay {
       finish(verdict, cancellation.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused', {
         result,
       });
-      return result;
+      return Promise.resolve(result);
     }
     const client = upstream.client;
     if (!client || upstream.status !== 'ready') {
       const result = toolError(unavailable(upstream));
       finish(verdict, 'unavailable', { result });
-      return result;
+      return Promise.resolve(result);
     }
     // A tool that requires a task upstream runs as one, and so does a caller's task (cancelling it cancels
     // the upstream task); otherwise the call runs inline upstream.
     const support = tool.execution?.taskSupport;
-    const asTask =
-      support === 'required' || (support === 'optional' && (await ctx.startTask()) !== undefined);
+    if (support === 'optional') {
+      return ctx.startTask().then((task) => this.#send(call, verdict, client, task !== undefined));
+    }
+    return this.#send(call, verdict, client, support === 'required');
+  }
+
+  /** Sends an allowed call upstream; its result (or error) is finished when it settles. */
+  #send(call: RelayedCall, verdict: Verdict, client: Client, asTask: boolean): Promise<CallToolResult> {
+    const { entry, args, ctx, info, cancellation, finish } = call;
+    const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
     // call), so a call that may relay questions has a signal of its own besides the caller's (or a
@@ -205,57 +244,69 @@ export class CallRelay {
     let active = this.#active.get(upstream);
     if (!active) this.#active.set(upstream, (active = new Set()));
     active.add(ctx);
-    try {
-      const options: CallToolOptions = {
-        cancellation,
-        timeout: upstream.timeoutMs,
-        resetTimeoutOnProgress: true,
-        // The gateway's server checks structuredContent against the same outputSchema on the way out.
-        validateOutput: false,
-      };
-      if (controller) options.signal = controller.signal;
-      // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
-      if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
-        options.onProgress = (progress: ProgressParams) =>
-          this.#progress(info, ctx, verdict.waited, progress);
-      }
-      if (handlers) options.handlers = handlers;
-      if (asTask) options.task = true;
-      const result = await client.callTool(tool.name, args, options);
-      finish(verdict, result.isError === true ? 'tool-error' : 'ok', { result });
-      return result;
-    } catch (error) {
-      if (ended) {
-        if (verdict.decision === 'approved') {
-          // The retry with the caller's answer may reach another instance: the allowance is in the grant store.
-          await this.#deps.approvals.allowRetry(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
-        }
-        finish(verdict, 'input_required', { error: errorMessage(ended.error) });
-        throw ended.error;
-      }
-      if (ctx.cancellation.aborted) {
-        finish(verdict, 'cancelled', { error: errorMessage(error) });
-        throw error;
-      }
-      const person = cancel && calls.cancelledBy(info.id);
-      if (cancellation.aborted && person !== undefined) {
-        const result = toolError(cancelledBy(entry.name, person));
-        finish(verdict, 'cancelled', { result });
-        return result;
-      }
-      if (error instanceof ProtocolError) {
-        finish(verdict, 'error', { error: errorMessage(error) });
-        throw error; // the upstream's JSON-RPC error, as it sent it
-      }
-      upstream.failed(error);
-      const result = toolError(
-        `Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`,
-      );
-      finish(verdict, 'error', { result });
-      return result;
-    } finally {
-      active.delete(ctx);
+    const options: CallToolOptions = {
+      cancellation,
+      timeout: upstream.timeoutMs,
+      resetTimeoutOnProgress: true,
+      // The gateway's server checks structuredContent against the same outputSchema on the way out.
+      validateOutput: false,
+    };
+    if (controller) options.signal = controller.signal;
+    // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
+    if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
+      options.onProgress = (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress);
     }
+    if (handlers) options.handlers = handlers;
+    if (asTask) options.task = true;
+    const calls = active;
+    return client.callTool(tool.name, args, options).then(
+      (result) => {
+        calls.delete(ctx);
+        finish(verdict, result.isError === true ? 'tool-error' : 'ok', { result });
+        return result;
+      },
+      (error: unknown) => {
+        calls.delete(ctx);
+        return this.#failed(call, verdict, error, ended);
+      },
+    );
+  }
+
+  /** An upstream call that failed: ended for the caller's input, cancelled, or an error (said as such). */
+  async #failed(
+    call: RelayedCall,
+    verdict: Verdict,
+    error: unknown,
+    ended: { error: unknown } | undefined,
+  ): Promise<CallToolResult> {
+    const { entry, ctx, info, cancellation, cancel, finish } = call;
+    const { upstream, tool } = entry;
+    if (ended) {
+      if (verdict.decision === 'approved') {
+        // The retry with the caller's answer may reach another instance: the allowance is in the grant store.
+        await this.#deps.approvals.allowRetry(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
+      }
+      finish(verdict, 'input_required', { error: errorMessage(ended.error) });
+      throw ended.error;
+    }
+    if (ctx.cancellation.aborted) {
+      finish(verdict, 'cancelled', { error: errorMessage(error) });
+      throw error;
+    }
+    const person = cancel && this.#deps.calls.cancelledBy(info.id);
+    if (cancellation.aborted && person !== undefined) {
+      const result = toolError(cancelledBy(entry.name, person));
+      finish(verdict, 'cancelled', { result });
+      return result;
+    }
+    if (error instanceof ProtocolError) {
+      finish(verdict, 'error', { error: errorMessage(error) });
+      throw error; // the upstream's JSON-RPC error, as it sent it
+    }
+    upstream.failed(error);
+    const result = toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
+    finish(verdict, 'error', { result });
+    return result;
   }
 
   /** The policy's verdict, asking a person (and waiting) when it says so. */
