@@ -100,14 +100,6 @@ export function checkToolResult(
       );
     }
   }
-  const invalid = (problem: string, index?: number) =>
-    new ClientError(
-      LocalErrorCode.InvalidResult,
-      `tools/call ${name} returned an invalid result: ${problem}`,
-      {
-        details: { tool: name, ...(index === undefined ? {} : { index }), problem, result: raw },
-      },
-    );
   if (!Array.isArray(raw.content)) {
     throw new ClientError(
       LocalErrorCode.InvalidResult,
@@ -116,11 +108,14 @@ export function checkToolResult(
     );
   }
   if (raw.isError !== undefined && typeof raw.isError !== 'boolean') {
-    throw invalid(`isError is ${JSON.stringify(raw.isError)}, not a boolean`);
+    throw invalid(name, raw, `isError is ${JSON.stringify(raw.isError)}, not a boolean`);
   }
-  for (const [index, block] of raw.content.entries()) {
+  // An index loop: no iterator and no entry per block (every relayed call passes here).
+  const content: unknown[] = raw.content;
+  for (let index = 0; index < content.length; index++) {
+    const block = content[index];
     if (!isJsonObject(block) || typeof block.type !== 'string') {
-      throw invalid(`content[${index}] is not an object with a string type`, index);
+      throw invalid(name, raw, `content[${index}] is not an object with a string type`, index);
     }
     const check = KNOWN_BLOCKS.get(block.type);
     if (!check) {
@@ -131,7 +126,18 @@ export function checkToolResult(
       continue;
     }
     const problem = check(block);
-    if (problem) throw invalid(`content[${index}] is ${problem}`, index);
+    if (problem) throw invalid(name, raw, `content[${index}] is ${problem}`, index);
   }
   return raw as unknown as CallToolResult;
+}
+
+/** ClientError INVALID_RESULT for a result that breaks the shape of a tool result. */
+function invalid(name: string, raw: JsonObject, problem: string, index?: number): ClientError {
+  return new ClientError(
+    LocalErrorCode.InvalidResult,
+    `tools/call ${name} returned an invalid result: ${problem}`,
+    {
+      details: { tool: name, ...(index === undefined ? {} : { index }), problem, result: raw },
+    },
+  );
 }
