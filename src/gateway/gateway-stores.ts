@@ -5,7 +5,7 @@
  * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others.
  * @module
  */
-import type { JsonObject } from '../index.js';
+import { wireObject } from '../protocol/jsonrpc.js';
 import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
 import type { GrantStore } from '../stores/grant-store.js';
@@ -94,7 +94,7 @@ export class SharedEvents {
     if (this.#flushing) clearImmediate(this.#flushing);
     this.#flushing = undefined;
     if (this.#queue.length === 0) return;
-    const message = { from: this.#from, events: this.#queue } as unknown as JsonObject;
+    const message = wireObject({ from: this.#from, events: this.#queue });
     this.#queue = [];
     // Events are news: those that cannot be published (Redis is out of reach) are lost, nothing else.
     this.#bus.publish(message).catch(() => undefined);

@@ -25,12 +25,12 @@ import {
   errorMessage,
   isJsonObject,
   type Implementation,
-  type JsonObject,
   type LoggingMessageParams,
   type ServerCapabilities,
   type Tool,
 } from '../index.js';
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
+import { wireObject } from '../protocol/jsonrpc.js';
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
@@ -199,7 +199,7 @@ export class Gateway {
       const entry =
         typeof request.params.name === 'string' ? this.#tools.get(request.params.name) : undefined;
       if (!entry || entry.handle.enabled || entry.upstream.status === 'ready') return next();
-      return Promise.resolve(toolError(unavailable(entry.upstream)) as unknown as JsonObject);
+      return Promise.resolve(wireObject(toolError(unavailable(entry.upstream))));
     });
     for (const [name, upstream] of Object.entries(this.#config.upstreams)) this.#add(name, upstream);
   }
