@@ -210,6 +210,19 @@ describe('import graph of src/', () => {
     expect([...byName.values()].filter((files) => files.length > 1)).toEqual([]);
   });
 
+  it('builds the gateway on the public entry points (and the stores it keeps its records in), no internals', () => {
+    const entry =
+      /^(index\.ts|(server|client|protocol|schema)\/index\.ts|transports\/(http|http-client|stdio)\/index\.ts|transports\/in-memory\.ts|stores\/.*)$/;
+    const internal: string[] = [];
+    for (const [file, imports] of reading.graph) {
+      if (!file.startsWith('gateway/')) continue;
+      for (const target of imports) {
+        if (!target.startsWith('gateway/') && !entry.test(target)) internal.push(`${file} → ${target}`);
+      }
+    }
+    expect(internal).toEqual([]);
+  });
+
   it('places every file in a layer', () => {
     const unplaced = [...reading.graph.keys()].filter((file) => rankOf(layerOf(file)) < 0);
     expect(unplaced).toEqual([]);

@@ -5,7 +5,7 @@
  * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others.
  * @module
  */
-import { wireObject } from '../protocol/jsonrpc.js';
+import { wireObject } from '../index.js';
 import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
 import type { GrantStore } from '../stores/grant-store.js';

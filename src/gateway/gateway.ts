@@ -18,7 +18,7 @@
  * ```
  * @module
  */
-import { toolError, Server, type ServerOptions } from '../server/index.js';
+import { Server, type ServerOptions } from '../server/index.js';
 import { MemoryOAuthStore, type OAuthStore } from '../transports/http-client/index.js';
 import {
   LocalErrorCode,
@@ -30,7 +30,6 @@ import {
   type Tool,
 } from '../index.js';
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
-import { wireObject } from '../protocol/jsonrpc.js';
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
@@ -199,7 +198,10 @@ export class Gateway {
       const entry =
         typeof request.params.name === 'string' ? this.#tools.get(request.params.name) : undefined;
       if (!entry || entry.handle.enabled || entry.upstream.status === 'ready') return next();
-      return Promise.resolve(wireObject(toolError(unavailable(entry.upstream))));
+      return Promise.resolve({
+        content: [{ type: 'text', text: unavailable(entry.upstream) }],
+        isError: true,
+      });
     });
     for (const [name, upstream] of Object.entries(this.#config.upstreams)) this.#add(name, upstream);
   }

@@ -16,7 +16,6 @@ import {
   type JsonObject,
 } from '../index.js';
 import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
-import { serverCore } from '../server/server.js';
 import type { Upstream } from './upstream.js';
 
 /** The holder of the connections without an HTTP session id (stdio, in memory, stateless HTTP). */
@@ -179,8 +178,8 @@ export class ResourceSubscriptions {
     this.#added = 0;
     const live = new Set<string>();
     let anonymous = false;
-    for (const session of serverCore(this.#server).sessions) {
-      const id = session.peer.transport?.sessionId;
+    for (const connection of this.#server.connections) {
+      const id = connection.sessionId;
       if (id === undefined) anonymous = true;
       else live.add(id);
     }

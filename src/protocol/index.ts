@@ -17,6 +17,7 @@ export {
 export {
   classify,
   isJsonObject,
+  wireObject,
   type Classified,
   type JsonObject,
   type JsonRpcErrorResponse,

@@ -91,6 +91,11 @@ export class ServerSession implements ServingSession {
     return this.#core;
   }
 
+  /** The HTTP session id of a stateful HTTP connection; undefined elsewhere. */
+  get sessionId(): string | undefined {
+    return this.peer.transport?.sessionId;
+  }
+
   /** Who this connection's requests come from (undefined: anonymous), as its transport authenticated it. */
   get principal(): Principal | undefined {
     return this.#principal;

@@ -74,6 +74,11 @@ export class Server {
     return this.#core.capabilities;
   }
 
+  /** The live connections: a stdio or in-memory connection, each stateful HTTP session, each exchange. */
+  get connections(): ReadonlySet<ServerConnection> {
+    return this.#core.sessions;
+  }
+
   /** The tasks' store, once tasks are on (`options.tasks`, or a tool declared for tasks). */
   get tasks(): TaskStore | undefined {
     return this.#core.tasks?.store;

@@ -22,6 +22,8 @@ export interface ServerConnection {
   readonly logLevel: LoggingLevel | undefined;
   /** The handshake is done (list_changed and the like may be sent). */
   readonly ready: boolean;
+  /** The HTTP session id of a stateful HTTP connection; undefined elsewhere (stdio, in memory, stateless). */
+  readonly sessionId: string | undefined;
   /** Called once the connection has closed. */
   onclose?: () => void;
   /** Pings the client (handshake era). */
