@@ -68,7 +68,11 @@ describeRateLimitStoreContract('redis', () =>
   pair((client, prefix) => new RedisRateLimitStore(client, { prefix })),
 );
 
-describeTaskStoreContract('redis', () => pair((client, prefix) => new RedisTaskStore(client, { prefix })));
+describeTaskStoreContract(
+  'redis',
+  (options) => pair((client, prefix) => new RedisTaskStore(client, { ...options, prefix })),
+  { leases: true },
+);
 
 describeApprovalStoreContract('redis', () =>
   pair((client, prefix) => new RedisApprovalStore(client, { prefix, subscriber: subscriberOf(client) })),

@@ -7,6 +7,13 @@
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
  * which `list` pages through, dropping the ids of tasks that expired as it meets them. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`).
+ *
+ * Leases: a task created with `{ lease: true }` holds a `lease` field (when it runs out, ms on the Redis
+ * server's clock, `leaseMs` after its creation or last renewal) that the process running it renews every
+ * `leaseRenewalMs` (`renewLeases`). Reading a task whose lease ran out while it had not ended (`get`,
+ * `list`) settles it `failed` (-32603, "the server instance running task X stopped before it finished")
+ * in the same script, so two readers never both settle it, and a renewal that reaches Redis first, however
+ * late, keeps the task running.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -19,6 +26,7 @@ import {
   InvalidTaskCursor,
   isTerminalStatus,
   type TaskChange,
+  type TaskCreateOptions,
   type TaskPage,
   type TaskPageRequest,
   type TaskRecord,
@@ -31,29 +39,61 @@ export interface RedisTaskStoreOptions extends RedisStoreOptions {
   maxTtlMs?: number;
   /** The pub/sub connection to share (`RedisStores` passes its own); default: one of the store's own. */
   subscriber?: RedisSubscriber;
+  /**
+   * How long a leased task runs on without a renewal from the process running it before a read settles it
+   * `failed` (that process is taken for dead), in ms (default 15,000). It is renewed every third of that.
+   */
+  leaseMs?: number;
 }
 
 export const DEFAULT_TASK_MAX_TTL_MS = 7 * 24 * 60 * 60_000;
+export const DEFAULT_TASK_LEASE_MS = 15_000;
+
+const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
+const TERMINAL = STATUSES.filter(isTerminalStatus)
+  .map((status) => `status == '${JSON.stringify(status)}'`)
+  .join(' or ');
+
+// The Redis server's clock, in ms; and settling a task (key, id) whose lease ran out while it had not
+// ended: failed with -32603, lastUpdatedAt `at` (an ISO date as JSON).
+const LEASES = `
+local function now_ms()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
+local function expire_lease(key, id, at)
+  local lease = redis.call('HGET', key, 'lease')
+  if not lease or tonumber(lease) > now_ms() then return end
+  local status = redis.call('HGET', key, 'status')
+  if ${TERMINAL} then return end
+  local message = 'The server instance running task ' .. id .. ' stopped before it finished'
+  redis.call('HSET', key, 'status', '"failed"', 'statusMessage', cjson.encode(message),
+    'error', cjson.encode({ code = -32603, message = message }), 'lastUpdatedAt', at)
+  redis.call('HDEL', key, 'inputRequests', 'lease')
+end
+`;
 
 // KEYS: the task, then (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch),
-// the index member, then the record's field/JSON pairs. The index lives as long as its newest task.
-const CREATE = new RedisScript(`
+// the index member, the lease (ms; 0: none), then the record's field/JSON pairs. The index lives as long
+// as its newest task.
+const CREATE = new RedisScript(`${LEASES}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+local now = now_ms()
+if tonumber(ARGV[3]) > 0 then redis.call('HSET', KEYS[1], 'lease', now + tonumber(ARGV[3])) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 if KEYS[2] then
   redis.call('ZADD', KEYS[2], 0, ARGV[2])
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
   local left = redis.call('PTTL', KEYS[2])
   if left < 0 or now + left < tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[2], ARGV[1]) end
 end
 return 1`);
 
 // KEYS: the owner's index. ARGV: the task key prefix, where to start ('-' or '(' + member), the page
-// size, how many index members one call may look at. Returns the cursor ('' when this is the last page),
-// then the HGETALL of each task on the page. Members of tasks that expired are removed as they are met.
-const LIST = new RedisScript(`
+// size, how many index members one call may look at, the time now (JSON). Returns the cursor ('' when
+// this is the last page), then the HGETALL of each task on the page. Members of tasks that expired are
+// removed as they are met; tasks whose lease ran out are settled.
+const LIST = new RedisScript(`${LEASES}
 local limit = tonumber(ARGV[3])
 local budget = tonumber(ARGV[4])
 local start = ARGV[2]
@@ -71,6 +111,7 @@ while budget > 0 do
         out[1] = last
         return out
       end
+      expire_lease(key, string.sub(member, 17), ARGV[5])
       out[#out + 1] = redis.call('HGETALL', key)
       records = records + 1
     else
@@ -93,10 +134,26 @@ const CURSOR = /^r\d{15}:[^\s]{1,256}$/;
 /** Index members one `list` call looks at, at most (the rest wait for the next page). */
 const LIST_BUDGET = 1024;
 
-const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
-const TERMINAL = STATUSES.filter(isTerminalStatus)
-  .map((status) => `status == '${JSON.stringify(status)}'`)
-  .join(' or ');
+// KEYS: the task. ARGV: its id, the time now (JSON). The HGETALL of the task, settled first when its
+// lease ran out.
+const GET = new RedisScript(`${LEASES}
+expire_lease(KEYS[1], ARGV[1], ARGV[2])
+return redis.call('HGETALL', KEYS[1])`);
+
+// KEYS: the tasks. ARGV: the lease (ms). Renews the lease of each task that has one and has not ended;
+// returns the indexes (from 1) of the others (ended, gone, or settled by a reader: their run should stop).
+const RENEW = new RedisScript(`${LEASES}
+local lost = {}
+local until_ms = now_ms() + tonumber(ARGV[1])
+for i, key in ipairs(KEYS) do
+  local status = redis.call('HGET', key, 'status')
+  if status and not (${TERMINAL}) and redis.call('HEXISTS', key, 'lease') == 1 then
+    redis.call('HSET', key, 'lease', until_ms)
+  else
+    lost[#lost + 1] = i
+  end
+end
+return lost`);
 
 // KEYS: the task. ARGV: n, then n field/JSON values, then fields to delete. Returns the record as
 // stored afterwards (HGETALL's pairs), or false when there is no such task.
@@ -116,6 +173,9 @@ export class RedisTaskStore implements TaskStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #maxTtlMs: number;
+  readonly #leaseMs: number;
+  /** How often the process running a leased task renews its lease (`renewLeases`), in ms. */
+  readonly leaseRenewalMs: number;
   /** Where cancellations are published (`<prefix>tasks:cancelled`, the task id as the message). */
   readonly #cancelled: string;
   readonly #subscriber: RedisSubscriber;
@@ -126,6 +186,8 @@ export class RedisTaskStore implements TaskStore {
     this.#prefix = `${prefixOf(options)}task:`;
     this.#cancelled = `${prefixOf(options)}tasks:cancelled`;
     this.#maxTtlMs = positiveOption(options.maxTtlMs ?? DEFAULT_TASK_MAX_TTL_MS, 'maxTtlMs');
+    this.#leaseMs = positiveOption(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'leaseMs');
+    this.leaseRenewalMs = Math.max(1, Math.floor(this.#leaseMs / 3));
     this.#ownsSubscriber = options.subscriber === undefined;
     this.#subscriber = options.subscriber ?? new RedisSubscriber(client);
   }
@@ -145,7 +207,7 @@ export class RedisTaskStore implements TaskStore {
     if (this.#ownsSubscriber) this.#subscriber.close();
   }
 
-  async create(record: TaskRecord): Promise<void> {
+  async create(record: TaskRecord, options: TaskCreateOptions = {}): Promise<void> {
     const ttlMs = Math.min(record.ttlMs ?? this.#maxTtlMs, this.#maxTtlMs);
     const expiresAt = Date.parse(record.createdAt) + ttlMs;
     if (!Number.isFinite(expiresAt)) throw new TypeError(`task ${record.taskId}: createdAt is not a date`);
@@ -153,23 +215,37 @@ export class RedisTaskStore implements TaskStore {
     const keys = [this.#prefix + record.taskId];
     if (record.owner !== undefined) keys.push(this.#ownerKey(record.owner));
     const created = await redisOperation(this.#client, NAME, 'create', () =>
-      CREATE.run(this.#client, keys, [expiresAt, indexMember(record), ...set]),
+      CREATE.run(this.#client, keys, [
+        expiresAt,
+        indexMember(record),
+        options.lease ? this.#leaseMs : 0,
+        ...set,
+      ]),
     );
     if (created === 0) throw new Error(`A task with the id ${record.taskId} already exists`);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
     return redisOperation(this.#client, NAME, 'get', async () => {
-      const record = decodeFields(await this.#client.hgetall(this.#prefix + taskId));
-      return record as TaskRecord | undefined;
+      const at = JSON.stringify(new Date().toISOString());
+      return taskOf(await GET.run(this.#client, [this.#prefix + taskId], [taskId, at]));
     });
+  }
+
+  async renewLeases(taskIds: readonly string[]): Promise<string[]> {
+    if (taskIds.length === 0) return [];
+    const keys = taskIds.map((taskId) => this.#prefix + taskId);
+    const lost = await redisOperation(this.#client, NAME, 'renew leases', () =>
+      RENEW.run(this.#client, keys, [this.#leaseMs]),
+    );
+    return (lost as number[]).map((index) => taskIds[index - 1]!);
   }
 
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const { set, unset } = encodeFields(change);
     return redisOperation(this.#client, NAME, 'update', async () => {
       const stored = await UPDATE.run(this.#client, [this.#prefix + taskId], [set.length, ...set, ...unset]);
-      return Array.isArray(stored) ? (decodeFields(stored) as TaskRecord | undefined) : undefined;
+      return Array.isArray(stored) ? taskOf(stored) : undefined;
     });
   }
 
@@ -182,16 +258,26 @@ export class RedisTaskStore implements TaskStore {
     if (cursor !== undefined && !CURSOR.test(cursor)) throw new InvalidTaskCursor(`Unknown cursor ${cursor}`);
     const start = cursor === undefined ? '-' : `(${cursor.slice(1)}`;
     const reply = await redisOperation(this.#client, NAME, 'list', () =>
-      LIST.run(this.#client, [this.#ownerKey(owner)], [this.#prefix, start, page.limit, LIST_BUDGET]),
+      LIST.run(
+        this.#client,
+        [this.#ownerKey(owner)],
+        [this.#prefix, start, page.limit, LIST_BUDGET, JSON.stringify(new Date().toISOString())],
+      ),
     );
     const [next, ...hashes] = reply as [string, ...unknown[][]];
-    const records = hashes
-      .map((hash) => decodeFields(hash) as TaskRecord | undefined)
-      .filter((record): record is TaskRecord => record !== undefined);
+    const records = hashes.map(taskOf).filter((record): record is TaskRecord => record !== undefined);
     return next === '' ? { records } : { records, nextCursor: `r${next}` };
   }
 
   #ownerKey(owner: string): string {
     return `${this.#prefix}tasks-of:${owner}`;
   }
+}
+
+/** The record a task's hash holds (its lease is the store's own business), or undefined when there is none. */
+function taskOf(hash: unknown): TaskRecord | undefined {
+  if (!Array.isArray(hash)) return undefined;
+  const record = decodeFields(hash);
+  if (record !== undefined) delete record.lease;
+  return record as TaskRecord | undefined;
 }

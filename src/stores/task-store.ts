@@ -59,9 +59,18 @@ export type TaskChange = Partial<
   >
 >;
 
+/** How a task is created. */
+export interface TaskCreateOptions {
+  /**
+   * Leased (a store that has `renewLeases`): the task is settled `failed` by a read once the process
+   * running it has not renewed its lease in time (that process is taken for dead). Other stores ignore it.
+   */
+  lease?: boolean;
+}
+
 export interface TaskStore {
   /** Stores a new task. Resolves once a `get` for its id, from any process sharing the store, finds it. */
-  create(record: TaskRecord): Promise<void>;
+  create(record: TaskRecord, options?: TaskCreateOptions): Promise<void>;
   /** The task, or undefined when there is none of that id (never created, or expired). */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
@@ -87,6 +96,14 @@ export interface TaskStore {
    * cancelled. Resolves, once listening, with the function that stops it.
    */
   onCancelled?(listener: (taskId: string) => void): Promise<() => void>;
+  /**
+   * Optional, with `leaseRenewalMs`, for a store several processes share: renews the leases of tasks this
+   * process runs (created with `{ lease: true }`). Resolves with the ids among them that have ended or are
+   * gone (settled by another process, say): their runs here should stop.
+   */
+  renewLeases?(taskIds: readonly string[]): Promise<string[]>;
+  /** With `renewLeases`: how often, in ms, a process renews the leases of the tasks it runs. */
+  readonly leaseRenewalMs?: number;
 }
 
 export interface TaskPageRequest {

@@ -8,7 +8,17 @@ import {
 } from '../../src/stores/task-store.js';
 import type { MakeStores } from './harness.js';
 
-export function describeTaskStoreContract(name: string, make: MakeStores<TaskStore, void>): void {
+/** What the contract makes a store with: the lease of leased tasks, for a store that has leases. */
+export interface TaskStoreContractOptions {
+  leaseMs?: number;
+}
+
+/** `leases`: the store renews leases (`renewLeases`), and leased tasks fail when their lease runs out. */
+export function describeTaskStoreContract(
+  name: string,
+  make: MakeStores<TaskStore, TaskStoreContractOptions>,
+  { leases = false }: { leases?: boolean } = {},
+): void {
   describe(`TaskStore contract: ${name}`, () => {
     const record = (now: number, overrides: Partial<TaskRecord> = {}): TaskRecord => ({
       taskId: 't1',
@@ -177,6 +187,64 @@ export function describeTaskStoreContract(name: string, make: MakeStores<TaskSto
       for (const cursor of ['bogus', '', 'm-1', 'r1']) {
         await expect(a.list('alice', { cursor, limit: 1 })).rejects.toBeInstanceOf(InvalidTaskCursor);
       }
+    });
+
+    it.runIf(leases)(
+      'fails a leased task whose lease ran out, once, on any read; a renewal that comes first keeps it running',
+      async () => {
+        const leaseMs = 1000;
+        const { a, b, clock } = await make({ leaseMs });
+        expect(a.leaseRenewalMs).toBeGreaterThan(0);
+        expect(a.leaseRenewalMs).toBeLessThan(leaseMs);
+        const now = clock.now();
+        await a.create(record(now, { taskId: 'late' }), { lease: true });
+        await a.create(record(now, { taskId: 'unleased' }));
+        await a.create(record(now, { taskId: 'ended' }), { lease: true });
+        await a.update('ended', { status: 'completed', result: { content: [] } });
+        await a.create(record(now, { taskId: 'listed', owner: 'alice' }), { lease: true });
+        // The last one leased: once a read finds it failed, every lease above has run out too.
+        await a.create(record(now, { taskId: 'probe' }), { lease: true });
+        expect(await b.get('probe')).toMatchObject({ status: 'working' });
+        await clock.after(leaseMs, async () => {
+          expect(await b.get('probe')).toMatchObject({ status: 'failed' });
+        });
+        const failed = (await a.get('probe'))!;
+        const message = 'The server instance running task probe stopped before it finished';
+        expect(failed).toEqual({
+          ...record(now, { taskId: 'probe' }),
+          status: 'failed',
+          statusMessage: message,
+          error: { code: -32603, message },
+          lastUpdatedAt: failed.lastUpdatedAt,
+        });
+        expect(Date.parse(failed.lastUpdatedAt)).toBeGreaterThan(now);
+        // Settled once: later reads and endings change nothing.
+        expect(await b.update('probe', { status: 'completed', result: { content: [] } })).toEqual(failed);
+        expect(await a.get('probe')).toEqual(failed);
+        // A renewal that reaches the store before any read, however late, keeps its task running; the
+        // tasks that ended (settled by a reader, completed, gone) are given back.
+        expect(await a.renewLeases!(['late', 'probe', 'ended', 'nope'])).toEqual(['probe', 'ended', 'nope']);
+        expect(await b.get('late')).toMatchObject({ status: 'working' });
+        expect(await b.get('unleased')).toMatchObject({ status: 'working' });
+        expect(await b.get('ended')).toMatchObject({ status: 'completed' });
+        // A listing settles the tasks it shows.
+        const [listed] = (await b.list('alice', { limit: 10 })).records;
+        expect(listed).toMatchObject({
+          taskId: 'listed',
+          status: 'failed',
+          error: { code: -32603, message: expect.stringContaining('task listed stopped') as unknown },
+        });
+        expect(await a.get('listed')).toEqual(listed);
+      },
+    );
+
+    it.runIf(!leases)('ignores leases: a leased task runs on without renewals', async () => {
+      const { a, b, clock } = await make({ leaseMs: 1000 });
+      expect('renewLeases' in a).toBe(false);
+      await a.create(record(clock.now()), { lease: true });
+      await clock.after(60_000, async () => {
+        expect(await b.get('t1')).toMatchObject({ status: 'working' });
+      });
     });
 
     it('deletes for every handle (and deleting an unknown id is no error)', async () => {
