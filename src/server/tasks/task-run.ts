@@ -134,6 +134,14 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
     this.#end(new Error('The task was cancelled'));
   }
 
+  /**
+   * The task ended without this run (another process settled it, finding its lease run out): the
+   * handler's signal aborts with `reason`, and nothing it does next is recorded.
+   */
+  abandon(reason: Error): void {
+    this.#end(reason);
+  }
+
   /** Waits for the handler's outcome and records it. Never rejects (failures go to `onError`). */
   async settle(
     outcome: Promise<TaskOutcome>,

@@ -15,6 +15,11 @@
  *
  * A task is served only to the principal that created it, and only in its own form; to anyone else it
  * does not exist (-32602). Anonymous tasks are guarded by their unguessable id alone.
+ *
+ * On a store several processes share that keeps leases (`renewLeases`, as the Redis one does), each task
+ * is leased and this process renews the leases of the tasks it runs (`task-leases.ts`): when it dies, the
+ * first read of such a task through another process after its lease runs out settles it `failed`
+ * (-32603, "The server instance running task X stopped before it finished").
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
@@ -46,6 +51,7 @@ import {
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
+import { TaskLeases } from './task-leases.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
@@ -95,6 +101,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
   readonly #running = new Map<string, TaskRun>();
+  readonly #leases: TaskLeases;
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
   readonly #sessionKeys = new WeakMap<SessionView, string>();
   /** Listening to the cancellations other processes publish (a shared store's), from the first task on. */
@@ -116,6 +123,16 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     this.shutdownSignal = host.shutdownSignal;
     this.#onError = host.onError;
     this.#listeners = host.listeners;
+    this.#leases = new TaskLeases({
+      store: this.store,
+      running: () => [...this.#running.keys()],
+      lost: (taskId) =>
+        this.#running
+          .get(taskId)
+          ?.abandon(new Error(`The task ${taskId} ended elsewhere: its lease ran out before it was renewed`)),
+      shutdownSignal: this.shutdownSignal,
+      onError: this.#onError,
+    });
   }
 
   /**
@@ -199,12 +216,16 @@ export class TasksFeature implements ServerFeature, TaskStarter {
       record.owner = this.ownerOf(scope, session);
     }
     await this.#watchCancellations();
-    await this.store.create(record);
+    const leased = this.#leases.leased;
+    await this.store.create(record, { lease: leased });
     const host = {
       store: this.store,
       controller,
       shutdownSignal: this.shutdownSignal,
-      done: (ended: TaskRun) => this.#running.delete(ended.taskId),
+      done: (ended: TaskRun) => {
+        this.#running.delete(ended.taskId);
+        this.#leases.stopped();
+      },
       onError: this.#onError,
     };
     const run: TaskRun = core
@@ -237,6 +258,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
             }),
         });
     this.#running.set(record.taskId, run);
+    if (leased) this.#leases.started();
     return run;
   }
 
