@@ -5,7 +5,9 @@
 // a task on a living instance that runs several leases long ends as it should.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_REDIS_PREFIX } from '../src/stores/redis-options.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
@@ -168,5 +170,32 @@ describe('a task on a living instance', () => {
         interval: 100,
       })
       .toBe('completed');
+  });
+
+  it('stops its handler when another instance settled it (its lease ran out while it was cut off)', async () => {
+    const [A, B] = await Promise.all([instance(), instance()]);
+    const aborted = async () =>
+      (
+        (await rpc(A, 'tools/call', { name: 'aborted_count', arguments: {} })).result!.structuredContent as {
+          aborted: number;
+        }
+      ).aborted;
+    const before = await aborted();
+    const created = await rpc(A, 'tools/call', { name: 'sleepy', arguments: { ms: 60_000 } });
+    const taskId = created.result!.taskId as string;
+    // As if A had not renewed in time: its lease ran out in Redis, and B reads the task first.
+    const client = new Redis(redis.url);
+    try {
+      await client.hset(`${DEFAULT_REDIS_PREFIX}task:${taskId}`, 'lease', '0');
+    } finally {
+      client.disconnect();
+    }
+    expect((await rpc(B, 'tasks/get', { taskId })).result).toMatchObject({
+      status: 'failed',
+      error: { code: -32603, message: stopped(taskId) },
+    });
+    // A's next renewal learns that the task ended: its handler's signal aborts; the record stays failed.
+    await expect.poll(aborted, { timeout: 10_000, interval: 100 }).toBe(before + 1);
+    expect((await rpc(A, 'tasks/get', { taskId })).result).toMatchObject({ status: 'failed' });
   });
 });
