@@ -11,7 +11,7 @@ const COMMAND_TIMEOUT_MS = 500;
 /** How long a failing operation may take: the command timeout, plus a loaded 2-core machine's slack. */
 const FAIL_WITHIN_MS = COMMAND_TIMEOUT_MS + 2500;
 /** How many operations `everyOperation` runs (every method of every store but subscriptions). */
-const OPERATIONS = 26;
+const OPERATIONS = 27;
 
 /** One call of every operation of every store; each resolves with what it took, or rejects. */
 function everyOperation(stores: RedisStores, n: number): Record<string, () => Promise<unknown>> {
@@ -63,6 +63,7 @@ function everyOperation(stores: RedisStores, n: number): Record<string, () => Pr
     'tasks.get': () => stores.tasks.get(`t${n}`),
     'tasks.update': () => stores.tasks.update(`t${n}`, { status: 'completed', result: {} }),
     'tasks.delete': () => stores.tasks.delete(`t${n}`),
+    'tasks.renewLeases': () => stores.tasks.renewLeases([`t${n}`]),
     'approvals.create': () => stores.approvals.create(approval),
     'approvals.get': () => stores.approvals.get(`a${n}`),
     'approvals.pending': () => stores.approvals.pending(),

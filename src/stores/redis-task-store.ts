@@ -235,7 +235,7 @@ export class RedisTaskStore implements TaskStore {
   async renewLeases(taskIds: readonly string[]): Promise<string[]> {
     if (taskIds.length === 0) return [];
     const keys = taskIds.map((taskId) => this.#prefix + taskId);
-    const lost = await redisOperation(this.#client, NAME, 'renew leases', () =>
+    const lost = await redisOperation(this.#client, NAME, 'renewLeases', () =>
       RENEW.run(this.#client, keys, [this.#leaseMs]),
     );
     return (lost as number[]).map((index) => taskIds[index - 1]!);
