@@ -39,6 +39,7 @@ export {
   MemoryTaskStore,
   isTerminalStatus,
   type MemoryTaskStoreOptions,
+  type TaskCreateOptions,
   type TaskChange,
   type TaskInputRequest,
   type TaskPage,
