@@ -1,7 +1,8 @@
 // `tasks/cancel` across processes sharing a real Redis task store (two Streamable HTTP servers in this
 // process, each with its own Server and Redis connections): a task started on A and cancelled through B
 // is `cancelled` at once, and A's running handler has its signal aborted (Redis pub/sub), for the
-// 2026-07-28 extension and the 2025-11-25 core alike.
+// 2026-07-28 extension and the 2025-11-25 core alike; and a task's question answered through B
+// (`tasks/update`) reaches the handler waiting on A.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Server } from '../src/server/index.js';
@@ -12,7 +13,7 @@ import { startRedis, type RedisServerHandle } from './_redis.js';
 import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 
 const FIXTURE = new URL('./fixtures/tasks-server.mjs', import.meta.url).href;
-const TASKS = { extensions: { 'io.modelcontextprotocol/tasks': {} } };
+const TASKS = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
 const META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
   'io.modelcontextprotocol/clientCapabilities': TASKS,
@@ -113,5 +114,34 @@ describe('tasks/cancel through another instance', () => {
     const taskId = (created.result!.task as { taskId: string }).taskId;
     expect((await rpc(B, 'tasks/cancel', { taskId }, session)).result).toMatchObject({ status: 'cancelled' });
     expect(await abortedAfter(A, before)).toBe(before + 1);
+  });
+});
+
+/** `taskId`'s task as `on` reads it, once `done(task)` (bounded: 10 s). */
+async function taskOn(on: Instance, taskId: string, done: (task: Record<string, unknown>) => boolean) {
+  for (const deadline = Date.now() + 10_000; ;) {
+    const task = (await rpc(on, 'tasks/get', { taskId })).result!;
+    if (done(task) || Date.now() > deadline) return task;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('tasks/update through another instance (the 2026-07-28 extension)', () => {
+  it("answers the question of a task that runs on A through B, and checks the answer's shape on B", async () => {
+    const created = await rpc(A, 'tools/call', { name: 'confirm', arguments: {} });
+    const taskId = created.result!.taskId as string;
+    const waiting = await taskOn(B, taskId, (task) => task.status !== 'working');
+    expect(waiting).toMatchObject({ status: 'input_required', inputRequests: { 'elicit-1': {} } });
+    // An answer that is no elicitation result is refused on B (-32602, HTTP 400), as A would refuse it.
+    await expect(
+      rpc(B, 'tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'maybe' } } }),
+    ).rejects.toThrow(/400 .*elicit-1.*not a valid elicitation\/create result/);
+    const update = await rpc(B, 'tasks/update', {
+      taskId,
+      inputResponses: { 'elicit-1': { action: 'accept' } },
+    });
+    expect(update.result).toMatchObject({ resultType: 'complete' });
+    const done = await taskOn(B, taskId, (task) => task.status === 'completed');
+    expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'confirm: accept' }] } });
   });
 });

@@ -17,6 +17,7 @@
  * @module
  */
 import type { Redis } from 'ioredis';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import { decodeFields, encodeFields } from './redis-fields.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { RedisScript } from './redis-script.js';
@@ -178,6 +179,8 @@ export class RedisTaskStore implements TaskStore {
   readonly leaseRenewalMs: number;
   /** Where cancellations are published (`<prefix>tasks:cancelled`, the task id as the message). */
   readonly #cancelled: string;
+  /** Where answers to a task's questions are published (`<prefix>tasks:answered`, `{ taskId, responses }`). */
+  readonly #answered: string;
   readonly #subscriber: RedisSubscriber;
   readonly #ownsSubscriber: boolean;
 
@@ -185,6 +188,7 @@ export class RedisTaskStore implements TaskStore {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}task:`;
     this.#cancelled = `${prefixOf(options)}tasks:cancelled`;
+    this.#answered = `${prefixOf(options)}tasks:answered`;
     this.#maxTtlMs = positiveOption(options.maxTtlMs ?? DEFAULT_TASK_MAX_TTL_MS, 'maxTtlMs');
     this.#leaseMs = positiveOption(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'leaseMs');
     this.leaseRenewalMs = Math.max(1, Math.floor(this.#leaseMs / 3));
@@ -200,6 +204,22 @@ export class RedisTaskStore implements TaskStore {
 
   onCancelled(listener: (taskId: string) => void): Promise<() => void> {
     return this.#subscriber.subscribe(this.#cancelled, { message: listener });
+  }
+
+  async publishAnswers(taskId: string, responses: JsonObject): Promise<void> {
+    const message = JSON.stringify({ taskId, responses });
+    await redisOperation(this.#client, NAME, 'publish answers', () =>
+      this.#client.publish(this.#answered, message),
+    );
+  }
+
+  onAnswers(listener: (taskId: string, responses: JsonObject) => void): Promise<() => void> {
+    return this.#subscriber.subscribe(this.#answered, {
+      message: (text) => {
+        const answered = parseAnswers(text);
+        if (answered) listener(answered.taskId, answered.responses);
+      },
+    });
   }
 
   /** Closes the subscriber connection when the store opened it. */
@@ -280,4 +300,17 @@ function taskOf(hash: unknown): TaskRecord | undefined {
   const record = decodeFields(hash);
   if (record !== undefined) delete record.lease;
   return record as TaskRecord | undefined;
+}
+
+/** A `tasks:answered` message, or undefined for one that is not (another writer's, a damaged one). */
+function parseAnswers(text: string): { taskId: string; responses: JsonObject } | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isJsonObject(value) || typeof value.taskId !== 'string' || !isJsonObject(value.responses))
+    return undefined;
+  return { taskId: value.taskId, responses: value.responses };
 }

@@ -97,6 +97,16 @@ export interface TaskStore {
    */
   onCancelled?(listener: (taskId: string) => void): Promise<() => void>;
   /**
+   * Optional, for a store several processes share: hands the answers a `tasks/update` brought to a process
+   * that does not run the task to the processes listening (`onAnswers`), so the one running it takes them.
+   */
+  publishAnswers?(taskId: string, responses: JsonObject): Promise<void>;
+  /**
+   * Optional, with `publishAnswers`: calls `listener` with each task id and answers another process
+   * published. Resolves, once listening, with the function that stops it.
+   */
+  onAnswers?(listener: (taskId: string, responses: JsonObject) => void): Promise<() => void>;
+  /**
    * Optional, with `leaseRenewalMs`, for a store several processes share: renews the leases of tasks this
    * process runs (created with `{ lease: true }`). Resolves with the ids among them that have ended or are
    * gone (settled by another process, say): their runs here should stop.

@@ -74,6 +74,11 @@ export function missingCapabilities(
 }
 
 /** Whether `value` has the shape of the result of `method` (ElicitResult, CreateMessageResult, ListRootsResult). */
+/** Whether `value` names one of the three kinds of client input. */
+export function isInputMethod(value: unknown): value is InputMethod {
+  return value === 'elicitation/create' || value === 'sampling/createMessage' || value === 'roots/list';
+}
+
 export function isInputResponse(method: InputMethod, value: unknown): value is JsonObject {
   if (!isJsonObject(value)) return false;
   switch (method) {

@@ -25,6 +25,7 @@ import type { HandlerTable } from '../handler-table.js';
 import { cursorParam } from '../pages.js';
 import type { RequestScope } from '../request-scope.js';
 import type { SessionView } from '../session-view.js';
+import { isInputMethod, isInputResponse } from '../input-required/input-requests.js';
 import { CoreTaskInput } from './core-task-input.js';
 import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
 import { TaskInput } from './task-input.js';
@@ -95,8 +96,28 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
     if (!isJsonObject(responses)) {
       throw new ProtocolError(ErrorCode.InvalidParams, 'Invalid params: "inputResponses" must be an object');
     }
-    const questions = tasks.running(record.taskId)?.questions;
-    if (questions instanceof TaskInput && !isTerminalStatus(record.status)) await questions.answer(responses);
+    if (isTerminalStatus(record.status)) return {};
+    const run = tasks.running(record.taskId);
+    const questions = run?.questions;
+    if (questions instanceof TaskInput) await questions.answer(responses);
+    // Run by another process sharing the store: the answers to its questions (checked against those the
+    // record holds, as that process would) go to it.
+    else if (run === undefined && tasks.store.publishAnswers) {
+      const asked = record.inputRequests ?? {};
+      const answers: JsonObject = {};
+      for (const [key, response] of Object.entries(responses)) {
+        const method = asked[key]?.method;
+        if (!isInputMethod(method)) continue;
+        if (!isInputResponse(method, response)) {
+          throw new ProtocolError(
+            ErrorCode.InvalidParams,
+            `Invalid params: inputResponses["${key}"] is not a valid ${method} result`,
+          );
+        }
+        answers[key] = response;
+      }
+      if (Object.keys(answers).length > 0) await tasks.store.publishAnswers(record.taskId, answers);
+    }
     return {};
   });
 

@@ -51,6 +51,7 @@ import {
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
+import { asError } from '../../protocol/errors.js';
 import { TaskLeases } from './task-leases.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
@@ -321,26 +322,38 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   }
 
   /**
-   * Listens (once) to the cancellations a shared store publishes: a task cancelled through another
-   * process has its run here cancelled (the record says so already; the handler's signal aborts).
+   * Listens (once) to what a shared store publishes about tasks: a task cancelled through another process
+   * has its run here cancelled (the record says so already; the handler's signal aborts), and the answers
+   * a `tasks/update` brought to another process go to the run here that asked.
    */
   #watchCancellations(): Promise<void> {
     const { store } = this;
     if (store.onCancelled === undefined || this.shutdownSignal.aborted) return Promise.resolve();
-    this.#watching ??= store
-      .onCancelled((taskId) => {
-        void this.#running
-          .get(taskId)
-          ?.cancel()
-          .catch((error: unknown) => this.#onError?.(error as Error));
-      })
-      .then(
-        (stop) => this.shutdownSignal.addEventListener('abort', stop, { once: true }),
-        (error: unknown) => {
-          this.#watching = undefined; // the next task tries again
-          throw error;
-        },
-      );
+    if (this.#watching) return this.#watching;
+    const failed = (error: unknown) => this.#onError?.(asError(error));
+    this.#watching = Promise.all([
+      store.onCancelled((taskId) => {
+        void this.#running.get(taskId)?.cancel().catch(failed);
+      }),
+      store.onAnswers?.((taskId, responses) => {
+        const questions = this.#running.get(taskId)?.questions;
+        if (questions instanceof TaskInput) questions.answer(responses).catch(failed);
+      }),
+    ]).then(
+      ([stop, stopAnswers]) =>
+        this.shutdownSignal.addEventListener(
+          'abort',
+          () => {
+            stop();
+            stopAnswers?.();
+          },
+          { once: true },
+        ),
+      (error: unknown) => {
+        this.#watching = undefined; // the next task tries again
+        throw error;
+      },
+    );
     return this.#watching;
   }
 
