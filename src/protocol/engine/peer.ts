@@ -117,6 +117,14 @@ export class Peer<C = unknown> {
     return this.#closed;
   }
 
+  /**
+   * A request is running or waiting here, a batch waits for its answers, or a request of ours waits for
+   * the other side's answer (a transport that unloads idle connections keeps this one).
+   */
+  get busy(): boolean {
+    return !this.#idle() || (this.#outgoingRequests?.size ?? 0) > 0;
+  }
+
   setRequestHandler(method: string, handler: RequestHandler<C>): void {
     this.#handlers.request(method, handler);
   }

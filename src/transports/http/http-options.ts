@@ -37,6 +37,14 @@ export interface StreamableHttpOptions extends OriginGuardOptions {
   /** A session unused this long is closed (default 30 minutes). */
   sessionIdleTimeoutMs?: number;
   /**
+   * With `redis`: this process's copy of a session idle here this long (to twice that) is unloaded — no
+   * open stream, no request running or waiting either way, no task of it running here, its record up to
+   * date — and its next request, here or on any instance, takes it up from its record (default 5 s;
+   * `false`: copies stay until `sessionIdleTimeoutMs`). The session goes on: nothing ends it but `DELETE`
+   * and its record's TTL. Without a shared store no session is unloaded.
+   */
+  sessionUnloadMs?: number | false;
+  /**
    * A session not used again after its `initialize` (no `notifications/initialized`, no other request)
    * closes after this long (default 30 s): a flood of `initialize` calls cannot hold the session cap.
    */
@@ -106,6 +114,7 @@ export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttp
         ? undefined
         : (options.eventStore ?? options.redis?.events ?? new MemoryEventStore()),
     sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+    sessionUnloadMs: unloadMs(options),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
     maxSessions: options.maxSessions ?? 10_000,
     maxSessionsPerClient: options.maxSessionsPerClient ?? 100,
@@ -131,6 +140,8 @@ export interface ResolvedHttpOptions {
   responseMode: 'sse' | 'json';
   eventStore: EventStore | undefined;
   sessionIdleTimeoutMs: number;
+  /** Idle copies of shared sessions are unloaded (undefined: never; always without `redis`). */
+  sessionUnloadMs: number | undefined;
   handshakeTimeoutMs: number;
   maxSessions: number;
   maxSessionsPerClient: number;
@@ -143,3 +154,19 @@ export interface ResolvedHttpOptions {
   endpoint: string;
   legacySse: { ssePath: string; messagesPath: string } | undefined;
 }
+
+/** `sessionUnloadMs` for a handler that shares sessions (a positive number of ms); undefined: none. */
+function unloadMs(options: StreamableHttpOptions): number | undefined {
+  const value = options.sessionUnloadMs;
+  if (
+    value !== undefined &&
+    value !== false &&
+    !(Number.isSafeInteger(value) && value > 0 && value < 2 ** 31)
+  )
+    throw new RangeError(`sessionUnloadMs must be a positive integer (ms) or false, got ${String(value)}`);
+  if (options.redis === undefined || options.stateless === true || value === false) return undefined;
+  return value ?? DEFAULT_SESSION_UNLOAD_MS;
+}
+
+/** How long a shared session's copy stays idle in a process before it is unloaded (ms). */
+export const DEFAULT_SESSION_UNLOAD_MS = 5000;

@@ -17,8 +17,11 @@ export interface SessionRoute {
   outgoing(message: JsonRpcMessage): JsonRpcMessage;
   /** A message the client posted: what to deliver here (ids restored), or undefined (sent elsewhere). */
   incoming(message: unknown): unknown;
-  /** A response is about to be written: the session's record is brought up to date first (when it changed). */
-  beforeResponse(): Promise<void> | undefined;
+  /**
+   * A response is about to be written: the session's record is brought up to date first (when it
+   * changed); the answer of a task-augmented call names a task the session runs here.
+   */
+  beforeResponse(response: JsonRpcMessage): Promise<void> | undefined;
   /** A message with no stream here: sent to the process holding the `GET` stream; how many got it. */
   elsewhere(message: JsonRpcMessage): Promise<number>;
   /**

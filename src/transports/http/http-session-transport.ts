@@ -138,6 +138,16 @@ export class HttpSessionTransport implements Transport {
     return count;
   }
 
+  /**
+   * No request waits for its response and no client reads a stream of this session (a `GET` stream whose
+   * client went away, kept for its resumption, is no reader).
+   */
+  get idle(): boolean {
+    if (this.#byRequest.size > 0) return false;
+    for (const stream of this.#streams.values()) if (!stream.standalone || stream.sink) return false;
+    return true;
+  }
+
   /** Requests still waiting for their response. */
   get pendingRequests(): number {
     return this.#byRequest.size;
@@ -157,7 +167,7 @@ export class HttpSessionTransport implements Transport {
     let message = sent;
     if (route) {
       if (!response) message = route.outgoing(sent);
-      else await route.beforeResponse();
+      else await route.beforeResponse(sent);
     }
     const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key);
     if (stream) {

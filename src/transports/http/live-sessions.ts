@@ -37,6 +37,8 @@ export interface LiveSession {
   seenAt: number;
   /** A request came after `initialize` (the session is no longer swept after `handshakeTimeoutMs`). */
   confirmed: boolean;
+  /** Used, or busy, since the last look for idle copies to unload (`sessionUnloadMs`). */
+  used: boolean;
   /** The client's slot it holds (`maxSessionsPerClient`), given back when its transport closes. */
   slot: string | undefined;
 }
@@ -207,11 +209,17 @@ export class LiveSessions {
       live.confirmed = true;
       this.#unconfirmed.delete(id);
     }
+    live.used = true;
     const now = Date.now();
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
       const recorded = this.#store.update(id, { lastSeenAt: now });
-      if (recorded instanceof Promise) return recorded.then(() => authenticated(live, principal));
+      // A copy closed meanwhile (unloaded, or dropped): the request takes the session up again, or gets
+      // 404 when it has ended.
+      if (recorded instanceof Promise)
+        return recorded.then(() =>
+          live.transport.closed ? this.find(request, principal) : authenticated(live, principal),
+        );
     }
     return authenticated(live, principal);
   }
@@ -288,6 +296,7 @@ export class LiveSessions {
       owner: principal?.subject,
       seenAt: Date.now(),
       confirmed: false,
+      used: true,
       slot: undefined,
     };
     this.#transports.set(transport, live);
@@ -330,6 +339,28 @@ export class LiveSessions {
       // A GET stream held here stays while the session lives (it may be used in other processes).
       if (live.transport.openStreams === 0 || !(await this.#store.get(id))) await this.drop(id);
     }
+  }
+
+  /**
+   * Unloads this process's copies of shared sessions found idle and unused at this look and the last
+   * (the handler looks every `sessionUnloadMs`): confirmed, no stream a client reads (a `GET` stream whose
+   * client went away, longer than its retry interval many times over, is let go: what is sent to the
+   * session after that waits for no resumption), no request running or waiting
+   * either way, no task of theirs running here, their records up to date. Their records stay: their next
+   * request, here or elsewhere, takes them up again. Their client slots are given back (the caps count
+   * the copies a process holds).
+   */
+  async unloadIdle(): Promise<void> {
+    const shared = this.#shared;
+    if (!shared) return;
+    const unloads: Promise<void>[] = [];
+    for (const [id, live] of this.#live) {
+      const { transport, session } = live;
+      const busy = !live.confirmed || !transport.idle || session.peer.busy || !shared.settled(id, session);
+      if (busy || live.used) live.used = busy;
+      else unloads.push(this.drop(id));
+    }
+    await Promise.all(unloads);
   }
 
   /** Ends a session: its record is deleted, and (shared) every process drops its copy. */

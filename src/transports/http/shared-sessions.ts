@@ -54,6 +54,8 @@ export class SharedRoute implements SessionRoute {
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
   written = -1;
   listening = false;
+  /** Tasks the session's calls started here (2025-11-25 task-augmented calls), once any. */
+  tasks: string[] | undefined;
   readonly #shared: SharedSessions;
   readonly #sessionId: string;
 
@@ -70,7 +72,12 @@ export class SharedRoute implements SessionRoute {
     return this.#shared.incoming(this.#sessionId, message);
   }
 
-  beforeResponse(): Promise<void> | undefined {
+  beforeResponse(response: JsonRpcMessage): Promise<void> | undefined {
+    // A task-augmented call's answer (`{ task }`): the task runs here, with this copy of the session.
+    if ('result' in response && isJsonObject(response.result.task)) {
+      const taskId = response.result.task.taskId;
+      if (typeof taskId === 'string') (this.tasks ??= []).push(taskId);
+    }
     const current = this.session;
     if (current?.protocolVersion === undefined || current.stateVersion === this.written) return undefined;
     return this.#shared.record(this.#sessionId, current, this);
@@ -144,6 +151,20 @@ export class SharedSessions {
   resumed(sessionId: string, session: ServerSession): void {
     const state = this.#routes.get(sessionId);
     if (state) state.written = session.stateVersion;
+  }
+
+  /**
+   * Whether this process's copy of a session may be unloaded as far as sharing goes: its record holds its
+   * state, and no task it started here still runs (the task reports to this copy).
+   */
+  settled(sessionId: string, session: ServerSession): boolean {
+    const route = this.#routes.get(sessionId);
+    if (!route || route.written !== session.stateVersion) return false;
+    const tasks = route.tasks;
+    if (tasks === undefined) return true;
+    const running = tasks.filter((taskId) => this.#server.tasks?.running(taskId) !== undefined);
+    route.tasks = running.length > 0 ? running : undefined;
+    return running.length === 0;
   }
 
   /** This process no longer serves the session. */

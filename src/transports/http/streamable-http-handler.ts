@@ -68,6 +68,8 @@ export class StreamableHttpHandler {
   readonly #exchanges: StatelessExchanges;
   readonly #legacy: LegacySseEndpoints | undefined;
   readonly #sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Unloads idle copies of shared sessions (`sessionUnloadMs`). */
+  readonly #unloader: ReturnType<typeof setInterval> | undefined;
   readonly #auth: HttpAuth | undefined;
   /** A stateless handler's share of other processes' changes (the `redis` option). */
   readonly #changes: SharedChanges | undefined;
@@ -103,6 +105,11 @@ export class StreamableHttpHandler {
       const every = Math.max(1000, Math.min(sessionIdleTimeoutMs / 2, handshakeTimeoutMs / 2, 60_000));
       this.#sweeper = setInterval(() => void this.sweep(), every);
       (this.#sweeper as { unref?: () => void }).unref?.();
+    }
+    const unloadMs = this.#options.sessionUnloadMs;
+    if (unloadMs !== undefined && bus) {
+      this.#unloader = setInterval(() => void this.unloadIdle(), unloadMs);
+      (this.#unloader as { unref?: () => void }).unref?.();
     }
   }
 
@@ -217,6 +224,16 @@ export class StreamableHttpHandler {
   }
 
   /**
+   * @internal Unloads the copies of shared sessions idle since the last call (the handler calls it every
+   * `sessionUnloadMs`; see `LiveSessions.unloadIdle`).
+   */
+  unloadIdle(): Promise<void> {
+    return this.#sessions
+      .unloadIdle()
+      .catch((error: unknown) => this.#server.options.onError?.(asError(error)));
+  }
+
+  /**
    * Closes every session and exchange of this handler. With `graceMs`, first starts nothing new (503 for
    * new sessions, exchanges and legacy streams; requests on open sessions get -32603) and lets the
    * running requests finish, at most `graceMs` (those still running then are cancelled and answered
@@ -227,6 +244,7 @@ export class StreamableHttpHandler {
     this.#exchanges.refuseNew();
     this.#legacy?.refuseNew();
     if (this.#sweeper) clearInterval(this.#sweeper);
+    if (this.#unloader) clearInterval(this.#unloader);
     this.#changes?.close();
     const graceMs = options.graceMs ?? 0;
     if (graceMs > 0) {
