@@ -323,9 +323,12 @@ export class ServerRuntime implements ServerCore {
     for (const session of this.#sessions) feature.bind?.(session);
   }
 
+  /** A session closed (one function for every session: none of its own per session). */
+  readonly #sessionClosed = (closed: ServerSession): void => void this.#sessions.delete(closed);
+
   /** See `Server.connect`. */
   async connect(transport: Transport, options: ConnectOptions = {}): Promise<ServerSession> {
-    const session = new ServerSession(this, (closed) => this.#sessions.delete(closed));
+    const session = new ServerSession(this, this.#sessionClosed);
     if (options.principal) session.authenticate(options.principal);
     this.#sessions.add(session);
     this.#listChanged.bind(session);
