@@ -27,7 +27,7 @@ import {
 } from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
 import { SmallMap } from '../../protocol/engine/small-map.js';
-import { SSE_HEADERS, SseSink, pacedByReader, pacedWithoutSink } from './sse-sink.js';
+import { SseSink, pacedByReader, pacedWithoutSink, sseHeaders } from './sse-sink.js';
 
 export type { HttpSessionConfig, SessionRoute } from './http-session-transport-options.js';
 
@@ -138,10 +138,7 @@ export class HttpSessionTransport implements Transport {
     return count;
   }
 
-  /**
-   * No request waits for its response and no client reads a stream of this session (a `GET` stream whose
-   * client went away, kept for its resumption, is no reader).
-   */
+  /** No request waits for its response, no client reads a stream (a `GET` stream whose client left is none). */
   get idle(): boolean {
     if (this.#byRequest.size > 0) return false;
     for (const stream of this.#streams.values()) if (!stream.standalone || stream.sink) return false;
@@ -583,20 +580,6 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (this.#byRequest.size === 0) this.onidle?.();
   }
-}
-
-/**
- * The headers of a session's SSE responses: a literal, whose hidden class every session shares (a spread
- * into a new object made one per session, ≈300 bytes).
- */
-function sseHeaders(sessionId: string | undefined): Readonly<Record<string, string>> {
-  if (sessionId === undefined) return SSE_HEADERS;
-  return {
-    'content-type': SSE_HEADERS['content-type']!,
-    'cache-control': SSE_HEADERS['cache-control']!,
-    'x-accel-buffering': SSE_HEADERS['x-accel-buffering']!,
-    'mcp-session-id': sessionId,
-  };
 }
 
 const encoder = new TextEncoder();
