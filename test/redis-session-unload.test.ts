@@ -220,6 +220,31 @@ describe('idle copies of shared sessions are unloaded', () => {
     );
   });
 
+  it('a copy unloaded while it was being taken up is taken up again', async () => {
+    const sessionId = await openSession(A);
+    expect(B.http.handler.sessionCount).toBe(0);
+    const sessions = B.stores.sessions;
+    const update = sessions.update.bind(sessions);
+    let unloaded = false;
+    // B records the take-up's use; meanwhile two looks unload the copy it has just made.
+    sessions.update = async (id, patch) => {
+      await update(id, patch);
+      if (unloaded || id !== sessionId) return;
+      unloaded = true;
+      await unloadIdle(B);
+      expect(B.http.handler.sessionCount).toBe(0);
+    };
+    try {
+      expect((await call(B, sessionId, 'ping')).answer).toMatchObject({ result: {} });
+      expect(unloaded).toBe(true);
+      expect(B.http.handler.sessionCount).toBe(1);
+    } finally {
+      delete (sessions as { update?: unknown }).update;
+    }
+    await unloadIdle(A);
+    await unloadIdle(B);
+  });
+
   it('unloads on its own every sessionUnloadMs; the next request takes the session up', async () => {
     const C = await instance(20);
     try {

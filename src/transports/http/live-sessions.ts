@@ -205,6 +205,9 @@ export class LiveSessions {
         request.headers.get('mcp-protocol-version'),
       );
     const id = live.transport.sessionId ?? '';
+    // A copy unloaded (or dropped) while it was being taken up: the request takes the session up again, or
+    // gets 404 when it has ended.
+    if (this.#live.get(id) !== live) return this.find(request, principal);
     if (!live.confirmed) {
       live.confirmed = true;
       this.#unconfirmed.delete(id);
@@ -214,11 +217,10 @@ export class LiveSessions {
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
       const recorded = this.#store.update(id, { lastSeenAt: now });
-      // A copy closed meanwhile (unloaded, or dropped): the request takes the session up again, or gets
-      // 404 when it has ended.
+      // The same for a copy unloaded while its use was being recorded.
       if (recorded instanceof Promise)
         return recorded.then(() =>
-          live.transport.closed ? this.find(request, principal) : authenticated(live, principal),
+          this.#live.get(id) === live ? authenticated(live, principal) : this.find(request, principal),
         );
     }
     return authenticated(live, principal);
