@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
 import { serverCore } from '../src/server/server.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 import { linkServer, type Connected } from './_setup.js';
 
 const opened: Connected[] = [];
@@ -30,5 +31,25 @@ describe('client info kept per session', () => {
     expect(other!.capabilities).toMatchObject({ sampling: {} });
     // The sessions still work as before.
     expect((await opened[1]!.client.callTool('hi', {})).content).toEqual([{ type: 'text', text: 'hi' }]);
+  });
+});
+
+describe('client info of a session taken up from its shared record', () => {
+  it('is the same frozen object as the sessions that made the handshake here', async () => {
+    const server = new Server({ name: 'interned', version: '1.0.0' });
+    const capabilities = { elicitation: {} };
+    opened.push(await linkServer(server, { protocolVersion: '2025-11-25', capabilities }));
+    const core = serverCore(server);
+    const [here] = [...core.sessions];
+    // A record as another instance wrote it (parsed from Redis: objects of its own).
+    const record = JSON.parse(JSON.stringify(core.sessionState(here!))) as ReturnType<
+      typeof core.sessionState
+    >;
+    const [clientEnd] = createLinkedPair();
+    const resumed = await core.connect(clientEnd);
+    expect(core.resumeSession(resumed, record)).toBe(true);
+    expect(resumed.client.info).toBe(here!.client.info);
+    expect(resumed.client.capabilities).toBe(here!.client.capabilities);
+    await resumed.close();
   });
 });

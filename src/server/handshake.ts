@@ -17,11 +17,11 @@ import {
 import {
   isImplementation,
   type ClientCapabilities,
-  type Implementation,
   type InitializeResult,
 } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { HandlerTable } from './handler-table.js';
+import { internCapabilities, internClientInfo } from './interned-clients.js';
 import type { ServerCore } from './server-core.js';
 import type { EmptyResult } from './server-results.js';
 
@@ -44,40 +44,6 @@ export function initializeVersion(params: JsonObject, versions: readonly Revisio
   }
   return negotiateVersion(requested, handshake);
 }
-
-/**
- * What sessions keep of their clients (`clientInfo`, `capabilities`): one frozen object per JSON text,
- * shared by every session that sent the same (most clients of a server are a few programs): ≈140 B less
- * per session. At most `INTERNED_MAX` of each kind (the oldest leaves), none larger than `INTERNED_TEXT`.
- */
-class Interned<T extends object> {
-  readonly #byText = new Map<string, T>();
-
-  get(value: T): T {
-    const text = JSON.stringify(value);
-    const kept = this.#byText.get(text);
-    if (kept !== undefined) return kept;
-    if (text.length > INTERNED_TEXT) return value;
-    if (this.#byText.size >= INTERNED_MAX) this.#byText.delete(this.#byText.keys().next().value!);
-    this.#byText.set(text, deepFreeze(value));
-    return value;
-  }
-}
-
-const INTERNED_MAX = 256;
-const INTERNED_TEXT = 2048;
-
-/** A JSON value frozen all the way down (parsed JSON: no cycles). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    for (const item of Object.values(value)) deepFreeze(item);
-    Object.freeze(value);
-  }
-  return value;
-}
-
-const clientInfos = new Interned<Implementation>();
-const clientCapabilities = new Interned<ClientCapabilities>();
 
 /** -32601 for a handshake method sent in the stateless era. */
 function refuseStateless(method: string, params: JsonObject): void {
@@ -111,8 +77,8 @@ export function installHandshake(table: HandlerTable, core: ServerCore): void {
     const capabilities = params.capabilities;
     session.begin(
       profile,
-      isImplementation(info) ? clientInfos.get(info) : undefined,
-      clientCapabilities.get(isJsonObject(capabilities) ? (capabilities as ClientCapabilities) : {}),
+      isImplementation(info) ? internClientInfo(info) : undefined,
+      internCapabilities(isJsonObject(capabilities) ? (capabilities as ClientCapabilities) : {}),
     );
     const result: InitializeResult = {
       protocolVersion: version,

@@ -14,6 +14,7 @@ import type { Transport } from '../protocol/transport.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
+import { internCapabilities, internClientInfo } from './interned-clients.js';
 import type { HandlerEntry, HandlerRequest, ServingSession } from './handler-table.js';
 import type { ServerRequest } from './middleware/request-chain.js';
 import {
@@ -169,8 +170,8 @@ export class ServerSession implements ServingSession {
     clientCapabilities?: ClientCapabilities | undefined;
     logLevel?: LoggingLevel | undefined;
   }): void {
-    this.assumeInitialized(state.version, state.clientCapabilities ?? {});
-    this.#clientInfo = state.clientInfo;
+    this.assumeInitialized(state.version, internCapabilities(state.clientCapabilities ?? {}));
+    this.#clientInfo = state.clientInfo && internClientInfo(state.clientInfo);
     this.#logLevel = state.logLevel;
   }
 
