@@ -1,5 +1,6 @@
 // Helpers for wire-level tests of the Streamable HTTP server: serveHttp on 127.0.0.1, raw fetch, and
 // raw HTTP/1.1 over a socket for what fetch cannot send.
+import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { connect } from 'node:net';
 import { afterEach, expect } from 'vitest';
 import type { Server } from '../src/server/index.js';
@@ -110,4 +111,38 @@ function unchunk(text: string): string {
     out += text.slice(eol + 2, eol + 2 + size);
     at = eol + 2 + size + 2;
   }
+}
+
+/** A JSON-RPC answer as the tests read it. */
+export type RpcAnswer = { result?: Record<string, unknown>; error?: { code: number; message: string } };
+
+let nextRpcId = 1;
+
+/**
+ * A request to `url`: a stateless-era one (`meta` as its `_meta`, the 2026-07-28 headers, `Mcp-Name` for a
+ * tool or task), or with `session` a handshake-era session's (its headers, no `_meta`). Throws for a status
+ * other than 200, with the body.
+ */
+export async function rpcTo(
+  url: string,
+  method: string,
+  params: JsonObject,
+  meta: JsonObject,
+  session?: Record<string, string>,
+): Promise<RpcAnswer> {
+  const name = (method === 'tools/call' ? params.name : params.taskId) as string | undefined;
+  const headers = session ?? {
+    'mcp-protocol-version': '2026-07-28',
+    'mcp-method': method,
+    ...(name ? { 'mcp-name': name } : {}),
+  };
+  const body = {
+    jsonrpc: '2.0',
+    id: nextRpcId++,
+    method,
+    params: session ? params : { ...params, _meta: meta },
+  };
+  const response = await post(url, body, headers);
+  if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as RpcAnswer;
 }

@@ -8,7 +8,7 @@ import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
 import { serveHttp } from '../src/transports/http/index.js';
-import { INIT, post } from './_http.js';
+import { INIT, post, rpcTo } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 
@@ -19,8 +19,6 @@ const META = {
   'io.modelcontextprotocol/clientCapabilities': TASKS,
   'io.modelcontextprotocol/clientInfo': { name: 'raw-tasks', version: '1' },
 };
-
-type Message = { result?: Record<string, unknown>; error?: { message: string } };
 
 let redis: RedisServerHandle;
 let A: Instance;
@@ -44,24 +42,9 @@ afterAll(async () => {
   await redis?.close();
 });
 
-let nextId = 1;
-/** A stateless-era request (`headers`: a handshake-era session's instead). */
-async function rpc(on: Instance, method: string, params: JsonObject, session?: Record<string, string>) {
-  const name = (method === 'tools/call' ? params.name : params.taskId) as string | undefined;
-  const headers = session ?? {
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-    ...(name ? { 'mcp-name': name } : {}),
-  };
-  const body = {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method,
-    params: session ? params : { ...params, _meta: META },
-  };
-  const response = await post(on.url, body, headers);
-  if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Message;
+/** A request to `on` (stateless-era unless `session` headers are given). */
+function rpc(on: Instance, method: string, params: JsonObject, session?: Record<string, string>) {
+  return rpcTo(on.url, method, params, META, session);
 }
 
 /** How many handlers of `on` saw their signal abort. */

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REDIS_PREFIX } from '../src/stores/redis-options.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
-import { INIT, post } from './_http.js';
+import { INIT, post, rpcTo } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 
 const FIXTURE = new URL('./fixtures/leased-tasks-instance.mjs', import.meta.url).pathname;
@@ -27,8 +27,6 @@ interface Instance {
   child: ChildProcess;
   exited: Promise<unknown>;
 }
-
-type Message = { result?: Record<string, unknown>; error?: { code: number; message: string } };
 
 let redis: RedisServerHandle;
 const started: Instance[] = [];
@@ -69,24 +67,9 @@ afterAll(async () => {
   await redis?.close();
 });
 
-let nextId = 1;
-/** A stateless-era request (`session`: a handshake-era session's headers instead). */
-async function rpc(on: Instance, method: string, params: JsonObject, session?: Record<string, string>) {
-  const name = (method === 'tools/call' ? params.name : params.taskId) as string | undefined;
-  const headers = session ?? {
-    'mcp-protocol-version': '2026-07-28',
-    'mcp-method': method,
-    ...(name ? { 'mcp-name': name } : {}),
-  };
-  const body = {
-    jsonrpc: '2.0',
-    id: nextId++,
-    method,
-    params: session ? params : { ...params, _meta: META },
-  };
-  const response = await post(on.url, body, headers);
-  if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as Message;
+/** A request to `on` (stateless-era unless `session` headers are given). */
+function rpc(on: Instance, method: string, params: JsonObject, session?: Record<string, string>) {
+  return rpcTo(on.url, method, params, META, session);
 }
 
 /** A 2025-11-25 session opened on `on` (shared through Redis with every instance). */
