@@ -11,6 +11,7 @@ import { serveHttp } from '../src/transports/http/index.js';
 import { INIT, post, rpcTo } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
+import { SseReader } from './_sse.js';
 
 const FIXTURE = new URL('./fixtures/tasks-server.mjs', import.meta.url).href;
 const TASKS = { elicitation: {}, extensions: { 'io.modelcontextprotocol/tasks': {} } };
@@ -109,7 +110,7 @@ async function taskOn(on: Instance, taskId: string, done: (task: Record<string, 
   }
 }
 
-describe('tasks/update through another instance (the 2026-07-28 extension)', () => {
+describe('tasks/update and notifications/tasks through another instance (the 2026-07-28 extension)', () => {
   it("answers the question of a task that runs on A through B, and checks the answer's shape on B", async () => {
     const created = await rpc(A, 'tools/call', { name: 'confirm', arguments: {} });
     const taskId = created.result!.taskId as string;
@@ -126,5 +127,39 @@ describe('tasks/update through another instance (the 2026-07-28 extension)', () 
     expect(update.result).toMatchObject({ resultType: 'complete' });
     const done = await taskOn(B, taskId, (task) => task.status === 'completed');
     expect(done).toMatchObject({ status: 'completed', result: { content: [{ text: 'confirm: accept' }] } });
+  });
+
+  it("tells a listen stream on B of a task's change on A (notifications/tasks)", async () => {
+    const created = await rpc(A, 'tools/call', { name: 'confirm', arguments: {} });
+    const taskId = created.result!.taskId as string;
+    await taskOn(B, taskId, (task) => task.status === 'input_required');
+    const listening = await post(
+      B.url,
+      {
+        jsonrpc: '2.0',
+        id: 'listen',
+        method: 'subscriptions/listen',
+        params: { notifications: { taskIds: [taskId] }, _meta: META },
+      },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'subscriptions/listen' },
+    );
+    expect(listening.status).toBe(200);
+    const stream = new SseReader(listening);
+    expect(await stream.nextMessage()).toMatchObject({
+      method: 'notifications/subscriptions/acknowledged',
+      params: { notifications: { taskIds: [taskId] } },
+    });
+    // The answer goes through B too; the task ends on A, and B's stream hears it.
+    await rpc(B, 'tasks/update', { taskId, inputResponses: { 'elicit-1': { action: 'accept' } } });
+    let heard: Record<string, unknown> | undefined;
+    for (let message = await stream.nextMessage(); message; message = await stream.nextMessage()) {
+      const params = message.params as Record<string, unknown> | undefined;
+      if (message.method === 'notifications/tasks' && params?.status === 'completed') {
+        heard = params;
+        break;
+      }
+    }
+    expect(heard).toMatchObject({ taskId, status: 'completed' });
+    await stream.cancel();
   });
 });

@@ -99,6 +99,7 @@ export class ServerRuntime implements ServerCore {
   #tasks: TasksFeature | undefined;
   readonly #listChangedListeners = new Set<(method: string) => void>();
   readonly #resourceListeners = new Set<(uri: string) => void>();
+  readonly #taskListeners = new Set<(task: JsonObject) => void>();
 
   constructor(info: Implementation, options: ServerOptions = {}) {
     this.info = { ...info };
@@ -251,16 +252,35 @@ export class ServerRuntime implements ServerCore {
   }
 
   /**
-   * @internal Another process's `list_changed` or `notifications/resources/updated` (a transport sharing
+   * @internal Calls `listener` with each `notifications/tasks` this process sends (an extension task's
+   * `DetailedTask`): a transport sharing sessions tells the other processes. Returns the function that
+   * stops it.
+   */
+  onTaskChanged(listener: (task: JsonObject) => void): () => void {
+    this.#taskListeners.add(listener);
+    return () => this.#taskListeners.delete(listener);
+  }
+
+  readonly #taskChanged = (task: JsonObject): void => {
+    for (const listener of this.#taskListeners) listener(task);
+  };
+
+  /**
+   * @internal Another process's `list_changed`, `notifications/resources/updated` or `notifications/tasks` (a transport sharing
    * sessions hears it on its bus): sent on this process's open `subscriptions/listen` streams that asked
    * for it, once each. The process that made the change sends on its own streams itself.
    */
   async relayToListeners(method: string, params: JsonObject = {}): Promise<void> {
     const uri = method === 'notifications/resources/updated' ? params.uri : undefined;
+    const taskId = method === 'notifications/tasks' ? params.taskId : undefined;
     const sends: Promise<void>[] = [];
     for (const subscription of this.#subscriptions.open) {
       const wanted =
-        typeof uri === 'string' ? subscription.watches(uri) : subscription.wantsListChanged(method);
+        typeof uri === 'string'
+          ? subscription.watches(uri)
+          : typeof taskId === 'string'
+            ? subscription.watchesTask(taskId)
+            : subscription.wantsListChanged(method);
       if (wanted) sends.push(subscription.notify(method, params));
     }
     await Promise.all(sends);
@@ -310,6 +330,7 @@ export class ServerRuntime implements ServerCore {
       pageSize: this.options.pageSize ?? 100,
       onError: this.options.onError,
       listeners: () => this.#subscriptions.open,
+      changed: () => (this.#taskListeners.size === 0 ? undefined : this.#taskChanged),
     });
     this.#subscriptions.useTasks((taskIds, scope) => tasks.visible(taskIds, scope));
     return (this.#tasks = tasks);

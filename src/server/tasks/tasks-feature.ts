@@ -86,6 +86,11 @@ export interface TasksHost {
   readonly shutdownSignal: AbortSignal;
   /** The open `subscriptions/listen` streams (2026-07-28). */
   readonly listeners?: () => Iterable<TaskListener>;
+  /**
+   * Where each `notifications/tasks` this process sends goes besides its own streams (a transport sharing
+   * sessions tells the other processes); undefined while nothing listens.
+   */
+  readonly changed?: () => ((task: JsonObject) => void) | undefined;
   /** Tasks per `tasks/list` page. */
   readonly pageSize: number;
   readonly onError?: (error: Error) => void;
@@ -101,6 +106,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #ttlMs: number | null;
   readonly #onError: ((error: Error) => void) | undefined;
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
+  readonly #changed: (() => ((task: JsonObject) => void) | undefined) | undefined;
   readonly #running = new Map<string, TaskRun>();
   readonly #leases: TaskLeases;
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
@@ -124,6 +130,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     this.shutdownSignal = host.shutdownSignal;
     this.#onError = host.onError;
     this.#listeners = host.listeners;
+    this.#changed = host.changed;
     this.#leases = new TaskLeases({
       store: this.store,
       running: () => [...this.#running.keys()],
@@ -263,15 +270,21 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     return run;
   }
 
-  /** `notifications/tasks` about an extension task, on every listen stream that names it. */
+  /**
+   * `notifications/tasks` about an extension task, on every listen stream that names it (this process's;
+   * `changed` tells the processes that share its sessions, for theirs).
+   */
   #tell(record: TaskRecord): void {
     const listeners = this.#listeners?.();
-    if (listeners === undefined) return;
     let task: JsonObject | undefined;
-    for (const listener of listeners) {
-      if (!listener.watchesTask(record.taskId)) continue;
-      void listener.notify('notifications/tasks', (task ??= detailedTask(record)));
+    if (listeners !== undefined) {
+      for (const listener of listeners) {
+        if (!listener.watchesTask(record.taskId)) continue;
+        void listener.notify('notifications/tasks', (task ??= detailedTask(record)));
+      }
     }
+    const others = this.#changed?.();
+    if (others) others(task ?? detailedTask(record));
   }
 
   /** @internal The run of a task whose handler runs in this process. */

@@ -7,7 +7,7 @@
  * the bus does not echo, so each stream gets each change once.
  * @module
  */
-import type { JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
 import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
 
@@ -47,9 +47,13 @@ export class SharedChanges {
         .toAll({ kind: 'resourceUpdated', uri })
         .catch((error: unknown) => this.#onError(error as Error));
     });
+    const untask = server.onTaskChanged((task) => {
+      this.#bus.toAll({ kind: 'task', task }).catch((error: unknown) => this.#onError(error as Error));
+    });
     this.#unlisten = () => {
       unlisten();
       unwatch();
+      untask();
     };
   }
 
@@ -63,7 +67,7 @@ export class SharedChanges {
   /** Delivers another process's change here; false for a message that is not one. */
   receive(payload: JsonObject, address: BusAddress): boolean {
     if (address.to !== 'all') return false;
-    const { kind, method, uri } = payload;
+    const { kind, method, uri, task } = payload;
     if (kind === 'listChanged') {
       if (typeof method === 'string' && LIST_CHANGED.test(method)) {
         this.#relay(method, {});
@@ -76,6 +80,11 @@ export class SharedChanges {
         this.#relay(RESOURCE_UPDATED, { uri });
         this.#deliver?.resourceUpdated(uri);
       }
+      return true;
+    }
+    if (kind === 'task') {
+      // An extension task changed on another process: its DetailedTask on the streams here that name it.
+      if (isJsonObject(task) && typeof task.taskId === 'string') this.#relay('notifications/tasks', task);
       return true;
     }
     return false;
