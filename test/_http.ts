@@ -51,9 +51,13 @@ export function post(url: string, body: unknown, headers: Record<string, string>
   });
 }
 
-/** Initializes a session (and acknowledges it); returns its id. */
-export async function open(url: string, version = '2025-11-25'): Promise<string> {
-  const response = await post(url, INIT(version));
+/** Initializes a session (and acknowledges it), declaring `capabilities` if given; returns its id. */
+export async function open(url: string, version = '2025-11-25', capabilities?: JsonObject): Promise<string> {
+  const init = INIT(version);
+  const response = await post(
+    url,
+    capabilities ? { ...init, params: { ...init.params, capabilities } } : init,
+  );
   expect(response.status).toBe(200);
   const sessionId = response.headers.get('mcp-session-id');
   expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);

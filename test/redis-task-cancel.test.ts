@@ -8,7 +8,7 @@ import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
 import { serveHttp } from '../src/transports/http/index.js';
-import { INIT, post, rpcTo } from './_http.js';
+import { open, post, rpcTo } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
 import { SseReader } from './_sse.js';
@@ -76,18 +76,10 @@ describe('tasks/cancel through another instance', () => {
   });
 
   it('the 2025-11-25 core, on a session shared by A and B', async () => {
-    const opened = await post(A.url, {
-      ...INIT(),
-      params: { ...INIT().params, capabilities: { tasks: { requests: {} } } },
-    });
-    expect(opened.status).toBe(200);
     const session = {
-      'mcp-session-id': opened.headers.get('mcp-session-id')!,
+      'mcp-session-id': await open(A.url, '2025-11-25', { tasks: { requests: {} } }),
       'mcp-protocol-version': '2025-11-25',
     };
-    await opened.json();
-    const acked = await post(A.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session);
-    expect(acked.status).toBe(202);
     const before = await abortedCount(A);
     const created = await rpc(
       A,

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_REDIS_PREFIX } from '../src/stores/redis-options.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
-import { INIT, post, rpcTo } from './_http.js';
+import { open, rpcTo } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 
 const FIXTURE = new URL('./fixtures/leased-tasks-instance.mjs', import.meta.url).pathname;
@@ -72,22 +72,10 @@ function rpc(on: Instance, method: string, params: JsonObject, session?: Record<
   return rpcTo(on.url, method, params, META, session);
 }
 
-/** A 2025-11-25 session opened on `on` (shared through Redis with every instance). */
+/** A 2025-11-25 session opened on `on` (shared through Redis with every instance): its headers. */
 async function openSession(on: Instance): Promise<Record<string, string>> {
-  const opened = await post(on.url, {
-    ...INIT(),
-    params: { ...INIT().params, capabilities: { tasks: { requests: {} } } },
-  });
-  expect(opened.status).toBe(200);
-  const session = {
-    'mcp-session-id': opened.headers.get('mcp-session-id')!,
-    'mcp-protocol-version': '2025-11-25',
-  };
-  await opened.json();
-  expect((await post(on.url, { jsonrpc: '2.0', method: 'notifications/initialized' }, session)).status).toBe(
-    202,
-  );
-  return session;
+  const sessionId = await open(on.url, '2025-11-25', { tasks: { requests: {} } });
+  return { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
 }
 
 const stopped = (taskId: string) => `The server instance running task ${taskId} stopped before it finished`;
