@@ -156,17 +156,6 @@ export function withInput<T>(
 ): Promise<T | InputRequiredResult> {
   // Not async: the handshake era's promise is the work's own (an async wrapper costs microtask hops).
   if (scope.era === 'handshake') return work(createToolContext(scopedHost(session, scope), request));
-  return inRound(session, scope, params, method, request, work);
-}
-
-function inRound<T>(
-  session: SessionView,
-  scope: StatelessScope,
-  params: JsonObject,
-  method: 'tools/call' | 'prompts/get' | 'resources/read',
-  request: CallRequest,
-  work: (context: ToolContext) => Promise<T>,
-): Promise<T | InputRequiredResult> {
   const opened = InputRound.open({
     method,
     params,
