@@ -89,9 +89,9 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --json               (--http) answer POSTs with one JSON body instead of an SSE stream
   --approval-timeout MS  how long an approval waits (default 120000), then the call fails
   --audit FILE         append every audit record to FILE as JSON lines
-  --redis URL          share approvals, "approve always" grants, audit records and live events with
-                       every gateway started with the same Redis (redis://HOST:PORT): a call held by
-                       one is decided through any other's API or console
+  --redis URL          share MCP sessions, approvals, "approve always" grants, audit records and live
+                       events with every gateway started with the same Redis (redis://HOST:PORT): any
+                       one serves a session, a call held by one is decided through any other's API
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, asking before write_file
 
@@ -378,7 +378,7 @@ function introduce(
     const url = new URL(typeof redis === 'string' ? redis : redis.url);
     const prefix = typeof redis === 'string' ? undefined : redis.prefix;
     say(
-      `approvals, grants, audit and events shared on Redis at ${url.host}${prefix ? ` (prefix ${prefix})` : ''}`,
+      `sessions, approvals, grants, audit and events shared on Redis at ${url.host}${prefix ? ` (prefix ${prefix})` : ''}`,
     );
   }
   const consoleUrl = handle.consoleUrl();

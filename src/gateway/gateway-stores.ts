@@ -10,6 +10,7 @@ import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
 import type { GrantStore } from '../stores/grant-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
+import type { SharedSessionStores } from '../transports/http/index.js';
 import type { GatewayConfig } from './gateway-config.js';
 import type { GatewayEvent, GatewayEvents } from './gateway-events.js';
 
@@ -22,7 +23,16 @@ export interface GatewayStores {
   audit?: AuditStore;
   /** Carries approval and call events between instances (default: none, events stay in this instance). */
   bus?: MessageBus;
+  /**
+   * Handshake-era MCP sessions every instance can serve (what `redisStores(url)` has: session records,
+   * resumable streams, the bus between instances). `serveGateway` gives them to its MCP endpoint, as
+   * `serveHttp`'s `redis` option; default: none, a session lives in the instance that opened it.
+   */
+  sessions?: SharedSessionStores;
 }
+
+/** How long a shared MCP session of a gateway lives unused (its record's TTL, as the endpoint's idle timeout). */
+const SESSION_TTL_MS = 30 * 60_000;
 
 /** The Redis stores the configuration's `redis` names, and how to close their connections. */
 export async function openRedisStores(
@@ -35,9 +45,15 @@ export async function openRedisStores(
   const opened = redisStores(url, {
     ...(prefix === undefined ? {} : { prefix }),
     gateway: { audit: maxRecords === undefined ? {} : { maxRecords } },
+    // A shared session expires by its record's TTL; so do its streams' events once nothing writes them.
+    sessions: { ttlMs: SESSION_TTL_MS },
+    events: { ttlMs: SESSION_TTL_MS },
   });
   const { approvals, grants, audit, bus } = opened;
-  return { stores: { approvals, grants, audit, bus }, close: () => opened.close() };
+  return {
+    stores: { approvals, grants, audit, bus, sessions: opened },
+    close: () => opened.close(),
+  };
 }
 
 /** Call ids of instances sharing a bus start at their instance number times this (ids stay distinct). */

@@ -20,6 +20,7 @@
  */
 import { Server, type ServerOptions } from '../server/index.js';
 import { MemoryOAuthStore, type OAuthStore } from '../transports/http-client/index.js';
+import type { SharedSessionStores } from '../transports/http/index.js';
 import {
   LocalErrorCode,
   errorMessage,
@@ -142,6 +143,7 @@ export class Gateway {
   #opening: Promise<void> | undefined;
   #audit: AuditStore;
   #shared: SharedEvents | undefined;
+  #sessions: SharedSessionStores | undefined;
   /** Closes the Redis connections the gateway opened from its configuration's `redis`. */
   #closeStores: (() => Promise<void>) | undefined;
 
@@ -164,6 +166,7 @@ export class Gateway {
       onWarning: (message) => this.#warn(message),
     });
     if (stores.bus) this.#shared = new SharedEvents(this.#events, stores.bus);
+    this.#sessions = stores.sessions;
     this.server = new Server(this.#info, {
       toolTimeout: false,
       listChangedDebounceMs: 20,
@@ -188,7 +191,12 @@ export class Gateway {
       (upstream, tool) => this.#hidden.has(toolKey(upstream.name, tool)),
     );
     this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
-    this.#subscriptions = new ResourceSubscriptions(this.server, (uri) => this.#catalog.ownerOf(uri), warn);
+    this.#subscriptions = new ResourceSubscriptions(
+      this.server,
+      (uri) => this.#catalog.ownerOf(uri),
+      warn,
+      () => this.#sessions?.sessions,
+    );
     // One request middleware (each layer costs every request): resource subscriptions, and a call of a
     // tool whose upstream is down, an isError result that says so (its tool is out of the list). Not
     // async: a call of a ready upstream's tool goes straight on.
@@ -209,6 +217,14 @@ export class Gateway {
   /** The audit records (memory, or shared by the instances on Redis). */
   get audit(): AuditStore {
     return this.#audit;
+  }
+
+  /**
+   * Where the MCP endpoint shares its handshake-era sessions with the other instances: the stores' `sessions`,
+   * or those the configuration's `redis` opened (at `start()`); undefined when sessions stay in this instance.
+   */
+  get sharedSessions(): SharedSessionStores | undefined {
+    return this.#sessions;
   }
 
   /** The configuration in force. */
@@ -252,6 +268,7 @@ export class Gateway {
       this.#audit = stores.audit;
       this.approvals.useStores(stores.approvals, stores.grants);
       this.#shared = new SharedEvents(this.#events, stores.bus);
+      this.#sessions = stores.sessions;
     }
     try {
       await this.approvals.listen();

@@ -16,6 +16,7 @@ import {
   type JsonObject,
 } from '../index.js';
 import type { RequestMiddleware, Server, ServerRequest } from '../server/index.js';
+import type { SessionStore } from '../stores/session-store.js';
 import type { Upstream } from './upstream.js';
 
 /** The holder of the connections without an HTTP session id (stdio, in memory, stateless HTTP). */
@@ -27,20 +28,33 @@ const MAX_HELD_URIS = 10_000;
 /** The upstream that exposes a URI (as a resource, or by a template), if any. */
 export type ResourceOwner = (uri: string) => Upstream | undefined;
 
+/**
+ * Where the sessions' records are when instances share them: a session with no copy here may be served by
+ * another instance, and still hold its subscriptions there (undefined: sessions live in this instance).
+ */
+export type SharedSessionRecords = () => SessionStore | undefined;
+
 export class ResourceSubscriptions {
   readonly #server: Server;
   readonly #owner: ResourceOwner;
   readonly #warn: (upstream: Upstream, message: string) => void;
+  readonly #records: SharedSessionRecords;
   /** URI → who holds it (a session id, or a listen stream's own key) and the upstream it was asked of. */
   readonly #held = new Map<string, { upstream: Upstream; holders: Set<string> }>();
   #streams = 0;
   /** URIs held since the last prune: a prune walks every holder, so it runs once per as many new URIs. */
   #added = 0;
 
-  constructor(server: Server, owner: ResourceOwner, warn: (upstream: Upstream, message: string) => void) {
+  constructor(
+    server: Server,
+    owner: ResourceOwner,
+    warn: (upstream: Upstream, message: string) => void,
+    records: SharedSessionRecords = () => undefined,
+  ) {
     this.#server = server;
     this.#owner = owner;
     this.#warn = warn;
+    this.#records = records;
   }
 
   /**
@@ -172,7 +186,8 @@ export class ResourceSubscriptions {
 
   /**
    * Forgets the holders whose session is gone (their subscriptions went with it): an HTTP session by its
-   * id; the connections without one (stdio, in memory, stateless HTTP exchanges) once none is left.
+   * id (a shared one by its record); the connections without one (stdio, in memory, stateless HTTP
+   * exchanges) once none is left.
    */
   #prune(): void {
     this.#added = 0;
@@ -183,12 +198,29 @@ export class ResourceSubscriptions {
       if (id === undefined) anonymous = true;
       else live.add(id);
     }
+    const records = this.#records();
     for (const [uri, entry] of this.#held) {
       for (const holder of entry.holders) {
-        const gone =
-          holder === LOCAL ? !anonymous : holder.startsWith('session ') && !live.has(holder.slice(8));
-        if (gone) this.#release(uri, holder);
+        if (holder === LOCAL) {
+          if (!anonymous) this.#release(uri, holder);
+        } else if (holder.startsWith('session ') && !live.has(holder.slice(8))) {
+          if (records) void this.#releaseIfUnsubscribed(records, uri, holder);
+          else this.#release(uri, holder);
+        }
       }
+    }
+  }
+
+  /**
+   * A shared session with no copy here: released once its record is gone (the session ended) or no longer
+   * names the URI (unsubscribed through another instance). A record that cannot be read keeps it held.
+   */
+  async #releaseIfUnsubscribed(records: SessionStore, uri: string, holder: string): Promise<void> {
+    try {
+      const record = await records.get(holder.slice(8));
+      if (!record?.subscriptions?.includes(uri)) this.#release(uri, holder);
+    } catch {
+      // Redis out of reach: the next prune looks again.
     }
   }
 }

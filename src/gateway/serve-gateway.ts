@@ -22,7 +22,10 @@ export interface ServeGatewayOptions {
   port?: number;
   /** Default 127.0.0.1: only this machine can connect. */
   host?: string;
-  /** The MCP endpoint's options (`/mcp` by default), or false for the API alone. */
+  /**
+   * The MCP endpoint's options (`/mcp` by default), or false for the API alone. Its `redis` defaults to
+   * the gateway's `sharedSessions` (start the gateway first).
+   */
   mcp?: StreamableHttpOptions | false;
   /**
    * The decision API's options (`/api`). Its Host/Origin allow-lists default to the MCP endpoint's, and
@@ -67,7 +70,11 @@ export async function serveGateway(
     ...(mcpOptions?.auth ? { verifier: mcpOptions.auth.verifier } : {}),
     ...options.api,
   });
-  const mcp = mcpOptions ? new StreamableHttpHandler(gateway.server, mcpOptions) : undefined;
+  // The gateway's shared sessions (its `redis`): any instance serves any handshake-era session.
+  const shared = gateway.sharedSessions;
+  const mcp = mcpOptions
+    ? new StreamableHttpHandler(gateway.server, shared ? { redis: shared, ...mcpOptions } : mcpOptions)
+    : undefined;
   const serveMcp = mcp ? toNodeHandler(mcp) : undefined;
   const serveApi = toNodeHandler({ handle: (request) => api.handle(request) });
   const assets =
