@@ -31,8 +31,8 @@ const CONFIG = {
   policy: { rules: [{ upstream: 'fx', tool: 'echo', action: 'ask' }], default: 'allow' },
 };
 
-const textOf = (result: { content?: unknown }) =>
-  (result.content as { text?: string }[] | undefined)?.[0]?.text;
+const textOf = (result: object) =>
+  ('content' in result ? (result.content as { text?: string }[]) : undefined)?.[0]?.text;
 
 beforeAll(async () => {
   redis = await startRedis();
