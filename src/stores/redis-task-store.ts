@@ -23,15 +23,14 @@ import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-option
 import { RedisScript } from './redis-script.js';
 import { redisOperation } from './redis-operation.js';
 import { RedisSubscriber } from './redis-subscriber.js';
+import { NOW_MS, TERMINAL, answerInput, claimInput, takeAnswers } from './redis-task-input.js';
 import {
   InvalidTaskCursor,
-  isTerminalStatus,
   type TaskChange,
   type TaskCreateOptions,
   type TaskPage,
   type TaskPageRequest,
   type TaskRecord,
-  type TaskStatus,
   type TaskStore,
 } from './task-store.js';
 
@@ -50,18 +49,9 @@ export interface RedisTaskStoreOptions extends RedisStoreOptions {
 export const DEFAULT_TASK_MAX_TTL_MS = 7 * 24 * 60 * 60_000;
 export const DEFAULT_TASK_LEASE_MS = 15_000;
 
-const STATUSES: readonly TaskStatus[] = ['working', 'input_required', 'completed', 'failed', 'cancelled'];
-const TERMINAL = STATUSES.filter(isTerminalStatus)
-  .map((status) => `status == '${JSON.stringify(status)}'`)
-  .join(' or ');
-
-// The Redis server's clock, in ms; and settling a task (key, id) whose lease ran out while it had not
-// ended: failed with -32603, lastUpdatedAt `at` (an ISO date as JSON).
-const LEASES = `
-local function now_ms()
-  local time = redis.call('TIME')
-  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-end
+// Settling a task (key, id) whose lease ran out while it had not ended: failed with -32603,
+// lastUpdatedAt `at` (an ISO date as JSON).
+const LEASES = `${NOW_MS}
 local function expire_lease(key, id, at)
   local lease = redis.call('HGET', key, 'lease')
   if not lease or tonumber(lease) > now_ms() then return end
@@ -213,13 +203,44 @@ export class RedisTaskStore implements TaskStore {
     );
   }
 
-  onAnswers(listener: (taskId: string, responses: JsonObject) => void): Promise<() => void> {
+  onAnswers(
+    listener: (taskId: string, responses: JsonObject) => void,
+    missed?: () => void,
+  ): Promise<() => void> {
     return this.#subscriber.subscribe(this.#answered, {
       message: (text) => {
         const answered = parseAnswers(text);
         if (answered) listener(answered.taskId, answered.responses);
       },
+      ...(missed ? { missed } : {}),
     });
+  }
+
+  async answerInput(taskId: string, responses: JsonObject): Promise<string[]> {
+    const kept = await redisOperation(this.#client, NAME, 'answerInput', () =>
+      answerInput(this.#client, this.#inputKeys(taskId), responses),
+    );
+    // The answers wait in Redis: a process that misses this message takes them when it reconnects.
+    if (kept.length > 0)
+      await this.publishAnswers(taskId, Object.fromEntries(kept.map((key) => [key, responses[key]!])));
+    return kept;
+  }
+
+  takeAnswers(taskId: string): Promise<JsonObject> {
+    return redisOperation(this.#client, NAME, 'takeAnswers', () =>
+      takeAnswers(this.#client, this.#inputKeys(taskId)[1]),
+    );
+  }
+
+  claimInput(taskId: string, keys: readonly string[], claimant: string, ms: number): Promise<string[]> {
+    return redisOperation(this.#client, NAME, 'claimInput', () =>
+      claimInput(this.#client, this.#inputKeys(taskId), keys, claimant, ms),
+    );
+  }
+
+  /** The task's key and its input hash's. */
+  #inputKeys(taskId: string): [task: string, input: string] {
+    return [this.#prefix + taskId, `${this.#prefix}input:${taskId}`];
   }
 
   /** Closes the subscriber connection when the store opened it. */
@@ -270,7 +291,7 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async delete(taskId: string): Promise<void> {
-    await redisOperation(this.#client, NAME, 'delete', () => this.#client.del(this.#prefix + taskId));
+    await redisOperation(this.#client, NAME, 'delete', () => this.#client.del(...this.#inputKeys(taskId)));
   }
 
   async list(owner: string, page: TaskPageRequest): Promise<TaskPage> {

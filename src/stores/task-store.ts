@@ -103,9 +103,30 @@ export interface TaskStore {
   publishAnswers?(taskId: string, responses: JsonObject): Promise<void>;
   /**
    * Optional, with `publishAnswers`: calls `listener` with each task id and answers another process
-   * published. Resolves, once listening, with the function that stops it.
+   * published (or `answerInput` kept), and `missed` when messages may have been lost meanwhile (a
+   * reconnection): the process should then `takeAnswers` of its tasks. Resolves, once listening, with the
+   * function that stops it.
    */
-  onAnswers?(listener: (taskId: string, responses: JsonObject) => void): Promise<() => void>;
+  onAnswers?(
+    listener: (taskId: string, responses: JsonObject) => void,
+    missed?: () => void,
+  ): Promise<() => void>;
+  /**
+   * Optional, with `takeAnswers` and `claimInput`, for a store several processes share: keeps the answers
+   * to questions the task has pending (`inputRequests`) and that have no answer kept yet (others are
+   * ignored), until the process running the task takes them; tells the listening processes (`onAnswers`).
+   * Resolves with the keys kept.
+   */
+  answerInput?(taskId: string, responses: JsonObject): Promise<string[]>;
+  /** Optional, with `answerInput`: removes and resolves with the answers kept for the task, by key. */
+  takeAnswers?(taskId: string): Promise<JsonObject>;
+  /**
+   * Optional, with `answerInput`: claims the right to send the task's pending questions `keys` to the
+   * client for `ms` (a claim by `claimant` is renewed), so that one question is sent once whichever
+   * processes carry the task's questions. A question that has an answer kept is not claimed; a claim not
+   * renewed in time lapses. Resolves with the keys `claimant` holds now.
+   */
+  claimInput?(taskId: string, keys: readonly string[], claimant: string, ms: number): Promise<string[]>;
   /**
    * Optional, with `leaseRenewalMs`, for a store several processes share: renews the leases of tasks this
    * process runs (created with `{ lease: true }`). Resolves with the ids among them that have ended or are
@@ -144,6 +165,10 @@ interface Slot {
   expiresAt: number;
   /** Its place in creation order (what `list` cursors name). */
   seq: number;
+  /** Answers kept for its questions (`answerInput`), by key. */
+  answers?: Map<string, JsonObject>;
+  /** Who may send its questions, by key, and until when (`claimInput`). */
+  claims?: Map<string, { by: string; until: number }>;
 }
 
 /** Expired records are dropped when they are next read, and by a sweep at most once a second. */
@@ -206,6 +231,46 @@ export class MemoryTaskStore implements TaskStore {
   delete(taskId: string): Promise<void> {
     this.#slots.delete(taskId);
     return Promise.resolve();
+  }
+
+  answerInput(taskId: string, responses: JsonObject): Promise<string[]> {
+    const slot = this.#asking(taskId);
+    if (!slot) return Promise.resolve([]);
+    const answers = (slot.answers ??= new Map<string, JsonObject>());
+    const kept = Object.keys(responses).filter(
+      (key) => Object.hasOwn(slot.record.inputRequests!, key) && !answers.has(key),
+    );
+    for (const key of kept) answers.set(key, structuredClone(responses[key] as JsonObject));
+    return Promise.resolve(kept);
+  }
+
+  takeAnswers(taskId: string): Promise<JsonObject> {
+    const slot = this.#live(taskId);
+    const answers: JsonObject = Object.fromEntries(slot?.answers ?? []);
+    for (const key of Object.keys(answers)) slot?.claims?.delete(key);
+    if (slot) slot.answers = undefined;
+    return Promise.resolve(answers);
+  }
+
+  claimInput(taskId: string, keys: readonly string[], claimant: string, ms: number): Promise<string[]> {
+    const slot = this.#asking(taskId);
+    if (!slot) return Promise.resolve([]);
+    const now = this.#now();
+    const claims = (slot.claims ??= new Map<string, { by: string; until: number }>());
+    const held = keys.filter((key) => {
+      if (!Object.hasOwn(slot.record.inputRequests!, key) || slot.answers?.has(key)) return false;
+      const claim = claims.get(key);
+      return claim === undefined || claim.by === claimant || claim.until <= now;
+    });
+    for (const key of held) claims.set(key, { by: claimant, until: now + ms });
+    return Promise.resolve(held);
+  }
+
+  /** The live slot of a task that has not ended and has questions pending. */
+  #asking(taskId: string): Slot | undefined {
+    const slot = this.#live(taskId);
+    const ok = slot && !isTerminalStatus(slot.record.status) && slot.record.inputRequests !== undefined;
+    return ok ? slot : undefined;
   }
 
   list(owner: string, page: TaskPageRequest): Promise<TaskPage> {

@@ -247,6 +247,48 @@ export function describeTaskStoreContract(
       });
     });
 
+    const asking = (now: number) =>
+      record(now, {
+        status: 'input_required',
+        inputRequests: { q1: { method: 'roots/list' }, q2: { method: 'roots/list' } },
+      });
+
+    it('keeps answers to pending questions until they are taken, once each, for every handle', async () => {
+      const { a, b, clock } = await make();
+      await a.create(asking(clock.now()));
+      // Only pending questions; a first answer is kept, a second to the same key ignored.
+      expect(await b.answerInput!('t1', { q1: { roots: [] }, other: { roots: [] } })).toEqual(['q1']);
+      expect(await a.answerInput!('t1', { q1: { roots: [{ uri: 'file:///x' }] } })).toEqual([]);
+      expect(await a.answerInput!('nope', { q1: { roots: [] } })).toEqual([]);
+      expect(await a.takeAnswers!('t1')).toEqual({ q1: { roots: [] } });
+      expect(await b.takeAnswers!('t1')).toEqual({});
+      expect(await b.takeAnswers!('nope')).toEqual({});
+      // No answer once the task has ended.
+      await a.update('t1', { status: 'cancelled', inputRequests: undefined });
+      expect(await b.answerInput!('t1', { q2: { roots: [] } })).toEqual([]);
+      expect(await a.takeAnswers!('t1')).toEqual({});
+    });
+
+    it('lets one claimant at a time send a question, until its claim lapses or the question is answered', async () => {
+      const { a, b, clock } = await make();
+      await a.create(asking(clock.now()));
+      const claims = await Promise.all([
+        a.claimInput!('t1', ['q1', 'other'], 'x', 1000),
+        b.claimInput!('t1', ['q1'], 'y', 1000),
+      ]);
+      expect(claims.flat()).toEqual(['q1']);
+      const [holder, other] = claims[0]!.length === 1 ? (['x', 'y'] as const) : (['y', 'x'] as const);
+      // The holder renews; the other gets nothing until the claim lapses.
+      expect(await b.claimInput!('t1', ['q1', 'q2'], holder, 1000)).toEqual(['q1', 'q2']);
+      expect(await a.claimInput!('t1', ['q1', 'q2'], other, 60_000)).toEqual([]);
+      await clock.after(1000, async () => {
+        expect(await a.claimInput!('t1', ['q1'], other, 60_000)).toEqual(['q1']);
+      });
+      // An answered question is claimed by nobody.
+      await a.answerInput!('t1', { q2: { roots: [] } });
+      expect(await b.claimInput!('t1', ['q2'], 'z', 1000)).toEqual([]);
+    });
+
     it('deletes for every handle (and deleting an unknown id is no error)', async () => {
       const { a, b, clock } = await make();
       await a.create(record(clock.now()));
