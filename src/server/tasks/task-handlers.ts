@@ -28,6 +28,7 @@ import type { SessionView } from '../session-view.js';
 import { isInputMethod, isInputResponse } from '../input-required/input-requests.js';
 import { CoreTaskInput } from './core-task-input.js';
 import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
+import { CLAIM_MS, RemoteTaskQuestions, sharesInput } from './remote-task-questions.js';
 import { TaskInput } from './task-input.js';
 import type { TaskRun } from './task-run.js';
 import { detailedTask, unknownTask } from './task-wire.js';
@@ -44,10 +45,16 @@ export interface TaskEngine {
   cancel(record: TaskRecord): Promise<TaskRecord | undefined>;
   /** The run of a task whose handler runs in this process. */
   running(taskId: string): TaskRun | undefined;
-  /** The task once it has ended (undefined once gone); rejects when `signal` aborts. */
-  ended(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined>;
+  /** The task once it has ended (undefined once gone; `read` sees each record read before); rejects when `signal` aborts. */
+  ended(
+    taskId: string,
+    signal: AbortSignal,
+    read?: (record: TaskRecord) => Promise<void>,
+  ): Promise<TaskRecord | undefined>;
   /** Whose `tasks/list` the caller reads. */
   ownerOf(scope: RequestScope, session: SessionView): string;
+  /** Errors that reach no caller. */
+  readonly onError?: ((error: Error) => void) | undefined;
 }
 
 /** -32601 for a handshake-era request at a revision without tasks (before 2025-11-25). */
@@ -116,7 +123,10 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
         }
         answers[key] = response;
       }
-      if (Object.keys(answers).length > 0) await tasks.store.publishAnswers(record.taskId, answers);
+      // Kept in the store when it can (a process reconnecting to it takes them then), else only told.
+      if (Object.keys(answers).length === 0) return {};
+      if (tasks.store.answerInput) await tasks.store.answerInput(record.taskId, answers);
+      else await tasks.store.publishAnswers(record.taskId, answers);
     }
     return {};
   });
@@ -125,7 +135,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
     'tasks/result',
     async ({ params, scope, ctx, session }) => {
       requireCoreTasks(scope, 'tasks/result');
-      const { taskId } = await tasks.find(params, scope, 'tasks/result');
+      const { taskId, pollIntervalMs } = await tasks.find(params, scope, 'tasks/result');
       const signal = AbortSignal.any([ctx.signal, tasks.shutdownSignal]);
       // While this request waits, the task's questions travel on its stream. A question outlives the
       // request that carried it (the client may answer after dropping the stream); the task's end drops it.
@@ -137,8 +147,24 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
               session.peer.request(method, question, { relatedRequestId: ctx.id, signal: run.signal }),
             )
           : undefined;
+      // A task running in another process: this request carries the questions its record holds.
+      const { store } = tasks;
+      const remote =
+        run === undefined && sharesInput(store)
+          ? new RemoteTaskQuestions({
+              store,
+              taskId,
+              claimMs: Math.max(CLAIM_MS, 3 * (pollIntervalMs ?? 0)),
+              send: (method, question) =>
+                session.peer.request(method, question, {
+                  relatedRequestId: ctx.id,
+                  signal: tasks.shutdownSignal,
+                }),
+              onError: tasks.onError,
+            })
+          : undefined;
       try {
-        const ended = await tasks.ended(taskId, signal);
+        const ended = await tasks.ended(taskId, signal, remote && ((record) => remote.carry(record)));
         if (ended === undefined) throw unknownTask(taskId);
         return corePayload(ended);
       } finally {

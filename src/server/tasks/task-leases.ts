@@ -16,6 +16,8 @@ export interface TaskLeasesHost {
   running(): string[];
   /** A task whose lease the store would not renew: stop its run. */
   lost(taskId: string): void;
+  /** The leases were renewed (a tick to catch up on what may have been missed meanwhile). */
+  renewed?(): void;
   readonly shutdownSignal: AbortSignal;
   readonly onError?: ((error: Error) => void) | undefined;
 }
@@ -58,6 +60,7 @@ export class TaskLeases {
     try {
       const lost = (await this.#host.store.renewLeases?.(taskIds)) ?? [];
       for (const taskId of lost) this.#host.lost(taskId);
+      this.#host.renewed?.();
     } catch (error) {
       this.#host.onError?.(asError(error));
     } finally {

@@ -53,6 +53,12 @@ import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
 import { asError } from '../../protocol/errors.js';
 import { TaskLeases } from './task-leases.js';
+import {
+  RUNNER_CLAIM_MS,
+  deliverAnswers,
+  sharesInput,
+  waitsForAnswers,
+} from './remote-task-questions.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
@@ -104,7 +110,8 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   /** @internal The polling interval suggested to clients. */
   readonly pollIntervalMs: number;
   readonly #ttlMs: number | null;
-  readonly #onError: ((error: Error) => void) | undefined;
+  /** @internal Errors that reach no caller. */
+  readonly onError: ((error: Error) => void) | undefined;
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
   readonly #changed: (() => ((task: JsonObject) => void) | undefined) | undefined;
   readonly #running = new Map<string, TaskRun>();
@@ -128,7 +135,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     this.pollIntervalMs = pollIntervalMs;
     this.pageSize = host.pageSize;
     this.shutdownSignal = host.shutdownSignal;
-    this.#onError = host.onError;
+    this.onError = host.onError;
     this.#listeners = host.listeners;
     this.#changed = host.changed;
     this.#leases = new TaskLeases({
@@ -138,8 +145,9 @@ export class TasksFeature implements ServerFeature, TaskStarter {
         this.#running
           .get(taskId)
           ?.abandon(new Error(`The task ${taskId} ended elsewhere: its lease ran out before it was renewed`)),
+      renewed: () => this.#takeAnswers(),
       shutdownSignal: this.shutdownSignal,
-      onError: this.#onError,
+      onError: this.onError,
     });
   }
 
@@ -234,7 +242,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
         this.#running.delete(ended.taskId);
         this.#leases.stopped();
       },
-      onError: this.#onError,
+      onError: this.onError,
     };
     const run: TaskRun = core
       ? new TaskRun<TaskQuestions>(record, {
@@ -244,6 +252,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
               ...h,
               taskId: record.taskId,
               check: (method, params) => checkCapability(scope, method, params),
+              ...this.#claims(record.taskId),
             }),
           changed: (stored, previous) => {
             if (stored.status === previous.status && stored.statusMessage === previous.statusMessage) return;
@@ -285,6 +294,25 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     }
     const others = this.#changed?.();
     if (others) others(task ?? detailedTask(record));
+  }
+
+  /** A core task's claims of its questions, on a store several processes share (one claimant: this run). */
+  #claims(taskId: string): { claim?: (key: string) => Promise<boolean> } {
+    const { store } = this;
+    if (!sharesInput(store)) return {};
+    const claimant = crypto.randomUUID();
+    return {
+      claim: async (key) => (await store.claimInput(taskId, [key], claimant, RUNNER_CLAIM_MS)).length > 0,
+    };
+  }
+
+  /** Hands the answers given through other processes to the task here that waits for them (`taskId`: all). */
+  #takeAnswers(taskId?: string, published?: JsonObject): void {
+    const runs = taskId === undefined ? [...this.#running.values()] : [this.#running.get(taskId)];
+    for (const run of runs) {
+      if (run === undefined || (taskId === undefined && !waitsForAnswers(run))) continue;
+      deliverAnswers(this.store, run, published).catch((error: unknown) => this.onError?.(asError(error)));
+    }
   }
 
   /** @internal The run of a task whose handler runs in this process. */
@@ -329,7 +357,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
       if (after?.status === 'cancelled')
         await this.store
           .publishCancelled?.(record.taskId)
-          .catch((error: unknown) => this.#onError?.(error as Error));
+          .catch((error: unknown) => this.onError?.(error as Error));
     }
     return this.store.get(record.taskId);
   }
@@ -343,15 +371,16 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     const { store } = this;
     if (store.onCancelled === undefined || this.shutdownSignal.aborted) return Promise.resolve();
     if (this.#watching) return this.#watching;
-    const failed = (error: unknown) => this.#onError?.(asError(error));
+    const failed = (error: unknown) => this.onError?.(asError(error));
     this.#watching = Promise.all([
       store.onCancelled((taskId) => {
         void this.#running.get(taskId)?.cancel().catch(failed);
       }),
-      store.onAnswers?.((taskId, responses) => {
-        const questions = this.#running.get(taskId)?.questions;
-        if (questions instanceof TaskInput) questions.answer(responses).catch(failed);
-      }),
+      // A reconnection may have lost a message: the answers wait in the store.
+      store.onAnswers?.(
+        (taskId, responses) => this.#takeAnswers(taskId, responses),
+        () => this.#takeAnswers(),
+      ),
     ]).then(
       ([stop, stopAnswers]) =>
         this.shutdownSignal.addEventListener(
@@ -372,13 +401,19 @@ export class TasksFeature implements ServerFeature, TaskStarter {
 
   /**
    * @internal The task once it has ended (undefined once it is gone): awaits its run in this process,
-   * else reads the store every poll interval. Rejects with the reason when `signal` aborts.
+   * else reads the store every poll interval (`read` sees each record before it ends). Rejects with the
+   * reason when `signal` aborts.
    */
-  async ended(taskId: string, signal: AbortSignal): Promise<TaskRecord | undefined> {
+  async ended(
+    taskId: string,
+    signal: AbortSignal,
+    read?: (record: TaskRecord) => Promise<void>,
+  ): Promise<TaskRecord | undefined> {
     for (;;) {
       signal.throwIfAborted();
       const record = await this.store.get(taskId);
       if (record === undefined || isTerminalStatus(record.status)) return record;
+      await read?.(record);
       const run = this.#running.get(taskId);
       await untilAborted(run ? run.ended : delay(record.pollIntervalMs ?? this.pollIntervalMs), signal);
     }
