@@ -125,7 +125,7 @@ let nextRpcId = 1;
 /**
  * A request to `url`: a stateless-era one (`meta` as its `_meta`, the 2026-07-28 headers, `Mcp-Name` for a
  * tool or task), or with `session` a handshake-era session's (its headers, no `_meta`). Throws for a status
- * other than 200, with the body.
+ * other than 200, with the body. A JSON answer, or the answer on an SSE stream (what comes before it skipped).
  */
 export async function rpcTo(
   url: string,
@@ -148,5 +148,10 @@ export async function rpcTo(
   };
   const response = await post(url, body, headers);
   if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
-  return (await response.json()) as RpcAnswer;
+  if (response.headers.get('content-type') !== 'text/event-stream') return (await response.json()) as RpcAnswer;
+  const stream = new SseReader(response);
+  for (let message = await stream.nextMessage(); ; message = await stream.nextMessage()) {
+    if (message === undefined) throw new Error(`${method}: the stream ended without its answer`);
+    if (message.id === body.id && !('method' in message)) return message as RpcAnswer;
+  }
 }
