@@ -148,7 +148,8 @@ export async function rpcTo(
   };
   const response = await post(url, body, headers);
   if (response.status !== 200) throw new Error(`${method}: ${response.status} ${await response.text()}`);
-  if (response.headers.get('content-type') !== 'text/event-stream') return (await response.json()) as RpcAnswer;
+  if (response.headers.get('content-type') !== 'text/event-stream')
+    return (await response.json()) as RpcAnswer;
   const stream = new SseReader(response);
   for (let message = await stream.nextMessage(); ; message = await stream.nextMessage()) {
     if (message === undefined) throw new Error(`${method}: the stream ended without its answer`);

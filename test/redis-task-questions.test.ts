@@ -159,7 +159,11 @@ describe('2025-11-25 tasks: the questions of a task on A, through a tasks/result
       const body = { jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId } };
       const stream = new SseReader(await post(on.url, body, session));
       const got: Record<string, unknown>[] = [];
-      for (let message = await stream.nextMessage(20_000); message; message = await stream.nextMessage(20_000)) {
+      for (
+        let message = await stream.nextMessage(20_000);
+        message;
+        message = await stream.nextMessage(20_000)
+      ) {
         got.push(message);
         if (message.id === id) break;
         if (message.method !== 'elicitation/create') continue;
@@ -200,7 +204,9 @@ describe('answers kept in Redis until the instance running the task takes them',
     subscriber.disconnect();
     await ended;
     const update = { taskId, inputResponses: { 'elicit-1': { action: 'accept' } } } satisfies JsonObject;
-    expect((await rpcTo(B.url, 'tasks/update', update, META)).result).toMatchObject({ resultType: 'complete' });
+    expect((await rpcTo(B.url, 'tasks/update', update, META)).result).toMatchObject({
+      resultType: 'complete',
+    });
     expect(await taskOn(C, taskId, () => true)).toMatchObject({ status: 'input_required' });
     // Back: it subscribes again and takes the answers waiting for its tasks.
     const ready = new Promise((resolve) => subscriber.once('ready', resolve));

@@ -6,7 +6,9 @@
  * changes, whatever runs at the same time. A task with an `owner` joins the owner's index
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
  * which `list` pages through, dropping the ids of tasks that expired as it meets them. A task cancelled
- * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`).
+ * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`). The
+ * answers and claims of a task's questions live beside it (`redis-task-input.ts`); answers kept are told
+ * on `<prefix>tasks:answered` (`onAnswers`).
  *
  * Leases: a task created with `{ lease: true }` holds a `lease` field (when it runs out, ms on the Redis
  * server's clock, `leaseMs` after its creation or last renewal) that the process running it renews every

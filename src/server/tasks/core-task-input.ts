@@ -72,7 +72,15 @@ export class CoreTaskInput implements TaskQuestions {
     const tagged = { ...params, _meta: withRelatedTask(params?._meta, this.#host.taskId) };
     const key = inputKey(method, ++this.#asked);
     const answer = new Promise<JsonObject>((resolve, reject) => {
-      const question: Question = { key, method, params: tagged, recorded: false, sent: false, resolve, reject };
+      const question: Question = {
+        key,
+        method,
+        params: tagged,
+        recorded: false,
+        sent: false,
+        resolve,
+        reject,
+      };
       this.#questions.set(key, question);
       this.#publish().then(
         () => {

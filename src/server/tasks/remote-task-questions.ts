@@ -25,9 +25,7 @@ export type SharedInputStore = TaskStore &
   Required<Pick<TaskStore, 'answerInput' | 'takeAnswers' | 'claimInput'>>;
 
 export function sharesInput(store: TaskStore): store is SharedInputStore {
-  return (
-    store.answerInput !== undefined && store.takeAnswers !== undefined && store.claimInput !== undefined
-  );
+  return store.answerInput !== undefined && store.takeAnswers !== undefined && store.claimInput !== undefined;
 }
 
 /** How long a claim of a `tasks/result` elsewhere holds unless renewed (at each of its reads), in ms. */

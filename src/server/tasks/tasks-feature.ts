@@ -53,12 +53,7 @@ import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
 import { asError } from '../../protocol/errors.js';
 import { TaskLeases } from './task-leases.js';
-import {
-  RUNNER_CLAIM_MS,
-  deliverAnswers,
-  sharesInput,
-  waitsForAnswers,
-} from './remote-task-questions.js';
+import { RUNNER_CLAIM_MS, deliverAnswers, sharesInput, waitsForAnswers } from './remote-task-questions.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
