@@ -40,9 +40,9 @@ let C: Instance;
 let clientOfA: Redis;
 const subscribersOfA: Redis[] = [];
 
-async function instance(connection: string | Redis): Promise<Instance> {
-  // A lease renewed only every 20 s: in these tests, answers reach A by pub/sub or a reconnection.
-  const stores = redisStores(connection, { tasks: { leaseMs: 60_000 } });
+/** An instance; a lease renewed only every 20 s unless told: answers reach A by pub/sub or a reconnection. */
+async function instance(connection: string | Redis, leaseMs = 60_000): Promise<Instance> {
+  const stores = redisStores(connection, { tasks: { leaseMs } });
   const mod = (await import(FIXTURE)) as { default: (options: object) => Server };
   const server = mod.default({ tasks: { store: stores.tasks } });
   const http = await serveHttp(server, { port: 0, redis: stores });
@@ -89,6 +89,23 @@ function routed(routes: Record<string, Instance>, seen: string[]): typeof fetch 
 }
 
 const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+
+/** A session opened on `on` and a 2025-11-25 task of `confirm` (one question) started there. */
+async function confirmTask(on: Instance) {
+  const sessionId = await open(on.url, '2025-11-25', { elicitation: {}, tasks: { requests: {} } });
+  const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
+  const call = { name: 'confirm', arguments: {}, task: { ttl: 60_000 } };
+  const created = await new SseReader(
+    await post(on.url, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: call }, session),
+  ).nextMessage();
+  return { session, taskId: (created!.result as { task: { taskId: string } }).task.taskId };
+}
+
+/** A `tasks/result` of `taskId` posted to `on`, its stream. */
+async function taskResult(on: Instance, session: Record<string, string>, taskId: string, id: string) {
+  const body = { jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId } };
+  return new SseReader(await post(on.url, body, session));
+}
 
 describe('2025-11-25 tasks: the questions of a task on A, through a tasks/result on B', () => {
   it("toolwire's client: both questions asked on B, answered through C, the result read on C", async () => {
@@ -147,17 +164,10 @@ describe('2025-11-25 tasks: the questions of a task on A, through a tasks/result
   });
 
   it('sends a question once when tasks/result waits on B and on C at once', async () => {
-    const sessionId = await open(A.url, '2025-11-25', { elicitation: {}, tasks: { requests: {} } });
-    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' };
-    const call = { name: 'confirm', arguments: {}, task: { ttl: 60_000 } };
-    const created = await new SseReader(
-      await post(A.url, { jsonrpc: '2.0', id: 'call', method: 'tools/call', params: call }, session),
-    ).nextMessage();
-    const taskId = (created!.result as { task: { taskId: string } }).task.taskId;
+    const { session, taskId } = await confirmTask(A);
     /** Every message of a tasks/result stream up to its answer; a question on it is answered through A. */
     const wait = async (on: Instance, id: string): Promise<Record<string, unknown>[]> => {
-      const body = { jsonrpc: '2.0', id, method: 'tasks/result', params: { taskId } };
-      const stream = new SseReader(await post(on.url, body, session));
+      const stream = await taskResult(on, session, taskId, id);
       const got: Record<string, unknown>[] = [];
       for (
         let message = await stream.nextMessage(20_000);
@@ -181,6 +191,43 @@ describe('2025-11-25 tasks: the questions of a task on A, through a tasks/result
     });
     for (const messages of [onB, onC])
       expect(messages.at(-1)).toMatchObject({ result: { content: [{ text: 'confirm: decline' }] } });
+  });
+});
+
+describe('2025-11-25 tasks: an instance that dies with a question it sent', () => {
+  // Instances of their own, on a short lease (1.5 s): a claim of a dead instance lapses as its leases do.
+  let X: Instance;
+  let Y: Instance;
+  let Z: Instance;
+  beforeAll(async () => {
+    [X, Y, Z] = await Promise.all([
+      instance(redis.url, 1500),
+      instance(redis.url, 1500),
+      instance(redis.url, 1500),
+    ]);
+  });
+  afterAll(async () => {
+    await closeInstances([X, Z]);
+    await Y?.stores.close();
+  });
+
+  it('the next tasks/result sends the question again once the dead one’s claim lapses', async () => {
+    const { session, taskId } = await confirmTask(X);
+    const first = await taskResult(Y, session, taskId, 'on-y');
+    const question = await first.nextMessage(10_000);
+    expect(question).toMatchObject({ method: 'elicitation/create', params: { message: 'Delete it?' } });
+    // Y stops (its tasks/result, its claims and the question it waits on with it), unanswered.
+    await Y.http.close({ graceMs: 0 });
+    await Y.server.close();
+    const again = await taskResult(Z, session, taskId, 'on-z');
+    const asked = await again.nextMessage(10_000);
+    expect(asked).toMatchObject({ method: 'elicitation/create', params: question!.params as JsonObject });
+    const answer = { jsonrpc: '2.0', id: asked!.id, result: { action: 'accept' } };
+    expect((await post(X.url, answer, session)).status).toBe(202);
+    expect(await again.nextMessage(10_000)).toMatchObject({
+      id: 'on-z',
+      result: { content: [{ text: 'confirm: accept' }] },
+    });
   });
 });
 

@@ -7,7 +7,7 @@
  *   there, sends the ones it newly holds to the client on its own stream (as the running process would:
  *   tagged with the task), and keeps the client's answer (or error) in the store for the process running
  *   the task. A claim is renewed while its request waits; a process that dies holding one lets it lapse
- *   (`CLAIM_MS`), and the next `tasks/result` sends the question again.
+ *   (`claimLifetime`), and the next `tasks/result` sends the question again.
  * - The process running the task takes the answers kept for it (`deliverAnswers`): when told of them
  *   (`onAnswers`), when its subscriber reconnects (it may have missed that), and at each lease renewal.
  * @module
@@ -28,8 +28,19 @@ export function sharesInput(store: TaskStore): store is SharedInputStore {
   return store.answerInput !== undefined && store.takeAnswers !== undefined && store.claimInput !== undefined;
 }
 
-/** How long a claim of a `tasks/result` elsewhere holds unless renewed (at each of its reads), in ms. */
-export const CLAIM_MS = 10_000;
+/** How long a claim of a `tasks/result` elsewhere holds unless renewed, on a store without leases, in ms. */
+export const CLAIM_MS = 15_000;
+
+/**
+ * How long a claim of a `tasks/result` elsewhere holds unless renewed (at each of its reads, every poll
+ * interval): a task lease when the store has leases (a dead instance's claims lapse as its leases do),
+ * else `CLAIM_MS`; three poll intervals at least.
+ */
+export function claimLifetime(store: TaskStore, pollIntervalMs = 0): number {
+  const renewal = store.leaseRenewalMs;
+  const lease = renewal !== undefined && renewal > 0 ? 3 * renewal : CLAIM_MS;
+  return Math.max(lease, 3 * pollIntervalMs);
+}
 /** A claim of the process running the task: as long as it runs (it fails with that process). */
 export const RUNNER_CLAIM_MS = 7 * 24 * 60 * 60_000;
 

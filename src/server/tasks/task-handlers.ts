@@ -28,7 +28,7 @@ import type { SessionView } from '../session-view.js';
 import { isInputMethod, isInputResponse } from '../input-required/input-requests.js';
 import { CoreTaskInput } from './core-task-input.js';
 import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
-import { CLAIM_MS, RemoteTaskQuestions, sharesInput } from './remote-task-questions.js';
+import { RemoteTaskQuestions, claimLifetime, sharesInput } from './remote-task-questions.js';
 import { TaskInput } from './task-input.js';
 import type { TaskRun } from './task-run.js';
 import { detailedTask, unknownTask } from './task-wire.js';
@@ -154,7 +154,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
           ? new RemoteTaskQuestions({
               store,
               taskId,
-              claimMs: Math.max(CLAIM_MS, 3 * (pollIntervalMs ?? 0)),
+              claimMs: claimLifetime(store, pollIntervalMs),
               send: (method, question) =>
                 session.peer.request(method, question, {
                   relatedRequestId: ctx.id,
