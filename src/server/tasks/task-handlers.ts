@@ -147,8 +147,10 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
               session.peer.request(method, question, { relatedRequestId: ctx.id, signal: run.signal }),
             )
           : undefined;
-      // A task running in another process: this request carries the questions its record holds.
+      // A task running in another process: this request carries the questions its record holds. Its
+      // questions outlive it too, until the task is seen to end (then they are withdrawn, as a run's are).
       const { store } = tasks;
+      const taskEnded = new AbortController();
       const remote =
         run === undefined && sharesInput(store)
           ? new RemoteTaskQuestions({
@@ -158,13 +160,14 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
               send: (method, question) =>
                 session.peer.request(method, question, {
                   relatedRequestId: ctx.id,
-                  signal: tasks.shutdownSignal,
+                  signal: AbortSignal.any([tasks.shutdownSignal, taskEnded.signal]),
                 }),
               onError: tasks.onError,
             })
           : undefined;
       try {
         const ended = await tasks.ended(taskId, signal, remote && ((record) => remote.carry(record)));
+        taskEnded.abort(new Error('The task ended'));
         if (ended === undefined) throw unknownTask(taskId);
         return corePayload(ended);
       } finally {
