@@ -51,9 +51,8 @@ import {
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { installTaskHandlers } from './task-handlers.js';
 import { TaskInput } from './task-input.js';
-import { asError } from '../../protocol/errors.js';
 import { TaskLeases } from './task-leases.js';
-import { RUNNER_CLAIM_MS, deliverAnswers, sharesInput, waitsForAnswers } from './remote-task-questions.js';
+import { SharedTaskMessages } from './shared-task-messages.js';
 import { TaskRun, type TaskQuestions } from './task-run.js';
 import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
 
@@ -113,8 +112,8 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #leases: TaskLeases;
   /** Who anonymous sessions without a session id are, for `tasks/list`. */
   readonly #sessionKeys = new WeakMap<SessionView, string>();
-  /** Listening to the cancellations other processes publish (a shared store's), from the first task on. */
-  #watching: Promise<void> | undefined;
+  /** What other processes sharing the store publish about the tasks run here. */
+  readonly #shared: SharedTaskMessages;
 
   constructor(options: TasksOptions, host: TasksHost) {
     const ttlMs = options.ttlMs === undefined ? DEFAULT_TASK_TTL_MS : options.ttlMs;
@@ -133,6 +132,12 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     this.onError = host.onError;
     this.#listeners = host.listeners;
     this.#changed = host.changed;
+    this.#shared = new SharedTaskMessages({
+      store: this.store,
+      running: this.#running,
+      shutdownSignal: this.shutdownSignal,
+      onError: this.onError,
+    });
     this.#leases = new TaskLeases({
       store: this.store,
       running: () => [...this.#running.keys()],
@@ -140,7 +145,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
         this.#running
           .get(taskId)
           ?.abandon(new Error(`The task ${taskId} ended elsewhere: its lease ran out before it was renewed`)),
-      renewed: () => this.#takeAnswers(),
+      renewed: () => this.#shared.takeAnswers(),
       shutdownSignal: this.shutdownSignal,
       onError: this.onError,
     });
@@ -226,7 +231,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
       record.revision = '2025-11-25';
       record.owner = this.ownerOf(scope, session);
     }
-    await this.#watchCancellations();
+    await this.#shared.watch();
     const leased = this.#leases.leased;
     await this.store.create(record, { lease: leased });
     const host = {
@@ -247,7 +252,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
               ...h,
               taskId: record.taskId,
               check: (method, params) => checkCapability(scope, method, params),
-              ...this.#claims(record.taskId),
+              ...this.#shared.claims(record.taskId),
             }),
           changed: (stored, previous) => {
             if (stored.status === previous.status && stored.statusMessage === previous.statusMessage) return;
@@ -289,25 +294,6 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     }
     const others = this.#changed?.();
     if (others) others(task ?? detailedTask(record));
-  }
-
-  /** A core task's claims of its questions, on a store several processes share (one claimant: this run). */
-  #claims(taskId: string): { claim?: (key: string) => Promise<boolean> } {
-    const { store } = this;
-    if (!sharesInput(store)) return {};
-    const claimant = crypto.randomUUID();
-    return {
-      claim: async (key) => (await store.claimInput(taskId, [key], claimant, RUNNER_CLAIM_MS)).length > 0,
-    };
-  }
-
-  /** Hands the answers given through other processes to the task here that waits for them (`taskId`: all). */
-  #takeAnswers(taskId?: string, published?: JsonObject): void {
-    const runs = taskId === undefined ? [...this.#running.values()] : [this.#running.get(taskId)];
-    for (const run of runs) {
-      if (run === undefined || (taskId === undefined && !waitsForAnswers(run))) continue;
-      deliverAnswers(this.store, run, published).catch((error: unknown) => this.onError?.(asError(error)));
-    }
   }
 
   /** @internal The run of a task whose handler runs in this process. */
@@ -355,43 +341,6 @@ export class TasksFeature implements ServerFeature, TaskStarter {
           .catch((error: unknown) => this.onError?.(error as Error));
     }
     return this.store.get(record.taskId);
-  }
-
-  /**
-   * Listens (once) to what a shared store publishes about tasks: a task cancelled through another process
-   * has its run here cancelled (the record says so already; the handler's signal aborts), and the answers
-   * a `tasks/update` brought to another process go to the run here that asked.
-   */
-  #watchCancellations(): Promise<void> {
-    const { store } = this;
-    if (store.onCancelled === undefined || this.shutdownSignal.aborted) return Promise.resolve();
-    if (this.#watching) return this.#watching;
-    const failed = (error: unknown) => this.onError?.(asError(error));
-    this.#watching = Promise.all([
-      store.onCancelled((taskId) => {
-        void this.#running.get(taskId)?.cancel().catch(failed);
-      }),
-      // A reconnection may have lost a message: the answers wait in the store.
-      store.onAnswers?.(
-        (taskId, responses) => this.#takeAnswers(taskId, responses),
-        () => this.#takeAnswers(),
-      ),
-    ]).then(
-      ([stop, stopAnswers]) =>
-        this.shutdownSignal.addEventListener(
-          'abort',
-          () => {
-            stop();
-            stopAnswers?.();
-          },
-          { once: true },
-        ),
-      (error: unknown) => {
-        this.#watching = undefined; // the next task tries again
-        throw error;
-      },
-    );
-    return this.#watching;
   }
 
   /**
