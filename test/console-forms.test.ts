@@ -128,7 +128,7 @@ describe('Try a tool', () => {
     expect(await home.getByText('must match the pattern ^[0-9]{5}$').count()).toBe(1);
     await screenshot(page, 'try-a-tool-light');
     expect(received).toEqual([]);
-    expect(fixture.gateway.calls.list()).toEqual([]);
+    expect(await fixture.gateway.calls.list()).toEqual([]);
     await page.context().close();
   });
 
@@ -189,7 +189,7 @@ describe('Try a tool', () => {
       },
     ]);
     // The call went through the gateway with the person as the caller.
-    expect(fixture.gateway.calls.list()[0]?.call.caller.principal).toBe('console');
+    expect((await fixture.gateway.calls.list())[0]?.call.caller.principal).toBe('console');
     await page.context().close();
   });
 

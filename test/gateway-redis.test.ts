@@ -174,6 +174,85 @@ describe('gateways sharing a Redis', () => {
   });
 });
 
+interface CallView {
+  call: { id: number; exposedName: string };
+  state: 'running' | 'finished';
+  arguments?: Record<string, unknown>;
+  outcome?: string;
+  cancelledBy?: string;
+  result?: CallToolResult;
+}
+
+/** `GET /api/calls/ID` on `gateway`, once it answers what `check` accepts (the running instance writes soon after the event). */
+async function callOn(
+  gateway: RunningGateway,
+  id: number,
+  check: (call: CallView) => boolean,
+): Promise<CallView> {
+  let found: CallView | undefined;
+  await expect
+    .poll(async () => {
+      const response = await gateway.api(`/calls/${id}`);
+      found = response.status === 200 ? ((await response.json()) as CallView) : undefined;
+      return found !== undefined && check(found);
+    })
+    .toBe(true);
+  return found!;
+}
+
+describe('the call log across instances', () => {
+  it('lists and reads a call running on A through B, cancels it through B, and B reads how it ended', async () => {
+    const model = await modelClient(a);
+    const events = await b.events();
+    const call = model.callTool('fx__slow', { steps: 1000, ms: 1000 });
+    const started = await events.next(
+      'call.started',
+      (e) => (e.call as CallView['call']).exposedName === 'fx__slow',
+    );
+    const id = (started.call as CallView['call']).id;
+    // A runs it (its id is in A's range), and B's API lists it and reads it with its arguments.
+    const running = await callOn(b, id, (view) => view.state === 'running');
+    expect(running.arguments).toEqual({ steps: 1000, ms: 1000 });
+    const { calls } = (await (await b.api('/calls')).json()) as { calls: CallView[] };
+    expect(calls.find((listed) => listed.call.id === id)).toMatchObject({ state: 'running' });
+    expect(calls.find((listed) => listed.call.id === id)).not.toHaveProperty('arguments');
+
+    const cancelled = await b.api(`/calls/${id}/cancel`, { body: {} });
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.json()).toEqual({ id, state: 'requested' });
+    const result = await call;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('The call of fx__slow was cancelled by api-token.');
+    const ended = await callOn(b, id, (view) => view.state === 'finished');
+    expect(ended).toMatchObject({ outcome: 'cancelled', cancelledBy: 'api-token' });
+    // Too late now, on either instance; and an id no instance ran is unknown.
+    for (const gateway of [a, b]) {
+      const again = await gateway.api(`/calls/${id}/cancel`, { body: {} });
+      expect(again.status).toBe(409);
+      expect(((await again.json()) as { error: { code: string } }).error.code).toBe('CALL_FINISHED');
+    }
+    expect((await b.api(`/calls/${id + 2 ** 40}/cancel`, { body: {} })).status).toBe(404);
+  });
+
+  it('reads a call held for approval on A through B, and once approved through B, its result', async () => {
+    const model = await modelClient(a);
+    const watch = await b.events();
+    const { call, approval } = await held(model, b, 'logged');
+    const started = await watch.next(
+      'call.started',
+      (e) => (e.call as CallView['call']).exposedName === 'fx__echo',
+    );
+    const id = (started.call as CallView['call']).id;
+    expect((await callOn(b, id, (view) => view.state === 'running')).arguments).toEqual({ text: 'logged' });
+    expect((await b.api(`/approvals/${approval.id}/approve`, { body: {} })).status).toBe(200);
+    expect(text(await call)).toBe('logged');
+    const finished = await callOn(b, id, (view) => view.state === 'finished');
+    expect(finished).toMatchObject({ outcome: 'ok', arguments: { text: 'logged' }, hasResult: true });
+    expect(text(finished.result!)).toBe('logged');
+    expect(await (await a.api(`/calls/${id}`)).json()).toEqual(finished);
+  });
+});
+
 describe('gateways behind a round-robin load balancer', () => {
   it('holds a call on whichever instance got it, and lets the other decide it', async () => {
     const balancer = await roundRobin([a.base, b.base]);

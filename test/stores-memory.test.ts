@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryApprovalStore } from '../src/stores/approval-store.js';
 import { MemoryAuditStore } from '../src/stores/audit-store.js';
+import { MemoryCallLogStore } from '../src/stores/call-log-store.js';
 import { MemoryEventStore } from '../src/stores/event-store.js';
 import { MemoryGrantStore } from '../src/stores/grant-store.js';
 import { MemoryMessageBus } from '../src/stores/message-bus.js';
@@ -11,6 +12,7 @@ import { MemorySessionStore } from '../src/stores/session-store.js';
 import { MemoryTaskStore } from '../src/stores/task-store.js';
 import { describeApprovalStoreContract } from './store-contracts/approval-store-contract.js';
 import { describeAuditStoreContract } from './store-contracts/audit-store-contract.js';
+import { describeCallLogStoreContract } from './store-contracts/call-log-store-contract.js';
 import { describeGrantStoreContract } from './store-contracts/grant-store-contract.js';
 import { describeMessageBusContract } from './store-contracts/message-bus-contract.js';
 import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
@@ -60,6 +62,11 @@ describeAuditStoreContract('memory', (options) => {
   return { a: store, b: store, clock };
 });
 
+describeCallLogStoreContract('memory', (options) => {
+  const store = new MemoryCallLogStore(options);
+  return { a: store, b: store, clock: fakeClock() };
+});
+
 describeMessageBusContract('memory', () => {
   const bus = new MemoryMessageBus();
   return { a: bus, b: bus, clock: fakeClock() };
@@ -78,5 +85,26 @@ describe('MemoryRateLimitStore', () => {
     expect(take('b')).toEqual({ ok: true }); // back, full again; evicts a
     expect(take('c', 'a')).toMatchObject({ ok: false, key: 'c' }); // all or nothing: a keeps its token
     expect(take('a')).toEqual({ ok: true });
+  });
+});
+
+describe('MemoryCallLogStore', () => {
+  it('drops the oldest results past maxBytes, keeping their calls', async () => {
+    const store = new MemoryCallLogStore({ maxBytes: 300, maxResultBytes: 200 });
+    const big = { content: [{ type: 'text' as const, text: 'x'.repeat(120) }] };
+    for (const id of [1, 2, 3]) {
+      const call = {
+        id,
+        caller: {},
+        upstream: 'up',
+        tool: 't',
+        exposedName: 'up__t',
+        argumentsDigest: 'sha256:0',
+      };
+      store.start(call, {}, new Date().toISOString());
+      store.finish(id, { decision: 'allowed', outcome: 'ok', durationMs: 1, result: big });
+    }
+    expect(await store.get(1)).toMatchObject({ hasResult: false, resultDropped: 'evicted' });
+    expect(await store.get(3)).toMatchObject({ hasResult: true });
   });
 });

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
 import { RedisApprovalStore } from '../src/stores/redis-approval-store.js';
 import { RedisAuditStore } from '../src/stores/redis-audit-store.js';
+import { RedisCallLogStore } from '../src/stores/redis-call-log-store.js';
 import { RedisEventStore } from '../src/stores/redis-event-store.js';
 import { RedisGrantStore } from '../src/stores/redis-grant-store.js';
 import { RedisMessageBus } from '../src/stores/redis-message-bus.js';
@@ -16,6 +17,7 @@ import { RedisTaskStore } from '../src/stores/redis-task-store.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { describeApprovalStoreContract } from './store-contracts/approval-store-contract.js';
 import { describeAuditStoreContract } from './store-contracts/audit-store-contract.js';
+import { describeCallLogStoreContract } from './store-contracts/call-log-store-contract.js';
 import { describeGrantStoreContract } from './store-contracts/grant-store-contract.js';
 import { describeMessageBusContract } from './store-contracts/message-bus-contract.js';
 import { describeEventStoreContract } from './store-contracts/event-store-contract.js';
@@ -82,6 +84,10 @@ describeGrantStoreContract('redis', () => pair((client, prefix) => new RedisGran
 
 describeAuditStoreContract('redis', (options) =>
   pair((client, prefix) => new RedisAuditStore(client, { ...options, prefix })),
+);
+
+describeCallLogStoreContract('redis', (options) =>
+  pair((client, prefix) => new RedisCallLogStore(client, { ...options, prefix })),
 );
 
 describeMessageBusContract('redis', () =>

@@ -5,7 +5,8 @@
  *
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
- * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel`.
+ * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
+ *   `cancelled` here, or `requested` of the instance running it when instances share their stores).
  * - `GET  /api/resources/read?uri=URI`.
  * - `POST /api/upstreams/NAME/sign-in` `{}`: starts a person's sign-in to an OAuth-protected upstream,
  *   answers `{ authorizationUrl }` for the browser to open; the authorization server sends the browser
@@ -155,18 +156,20 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
   if (idText === undefined) {
     if (request.method !== 'GET') return only(context, 'GET');
     const limit = Number(url.searchParams.get('limit') ?? 200);
-    return reply(200, { calls: gateway.calls.list(Number.isSafeInteger(limit) && limit > 0 ? limit : 200) });
+    const calls = await gateway.calls.list(Number.isSafeInteger(limit) && limit > 0 ? limit : 200);
+    return reply(200, { calls });
   }
   const id = Number(idText);
   if (!Number.isSafeInteger(id) || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
   if (action === undefined) {
     if (request.method !== 'GET') return only(context, 'GET');
-    const record = gateway.calls.get(id);
+    const record = await gateway.calls.get(id);
     return record ? reply(200, record) : fail(404, 'CALL_NOT_FOUND', `No call ${id}`);
   }
   if (action !== 'cancel') return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
   if (request.method !== 'POST') return only(context, 'POST');
-  const state = gateway.calls.cancel(id, caller.by);
+  // Cancelled here, or (stores shared) asked of the instance running it: `requested`.
+  const state = await gateway.calls.cancel(id, caller.by);
   if (state === undefined) return fail(404, 'CALL_NOT_FOUND', `No call ${id}`);
   if (state === 'finished') return fail(409, 'CALL_FINISHED', `Call ${id} has finished already`);
   return reply(200, { id, state });

@@ -6,20 +6,12 @@
  */
 import type { PendingApproval, ApprovalOutcome } from './approvals.js';
 import type { GatewayAuditRecord, CallDecision, CallOutcome } from './gateway-audit-sink.js';
-import type { GatewayCaller } from './caller.js';
+import type { CallInfo } from '../stores/gateway-records.js';
+
+export type { CallInfo } from '../stores/gateway-records.js';
 
 /** `needs-sign-in`: an OAuth-protected upstream waits for a person to sign in (the console's "Sign in"). */
 export type UpstreamStatus = 'connecting' | 'ready' | 'down' | 'needs-sign-in' | 'closed';
-
-export interface CallInfo {
-  /** Increases by one per call through this gateway. */
-  id: number;
-  caller: GatewayCaller;
-  upstream: string;
-  tool: string;
-  exposedName: string;
-  argumentsDigest: string;
-}
 
 export type GatewayEvent =
   | { type: 'approval.pending'; approval: PendingApproval }

@@ -1,13 +1,15 @@
 /**
  * Where a gateway keeps what its instances share: pending approvals, "approve always" grants, audit
- * records, and a bus for live events. In memory by default (one instance); on Redis with the configuration's
+ * records, the call log, and a bus for live events and cancellations. In memory by default (one instance); on Redis with the configuration's
  * `redis` (opened at `start()`, loading `ioredis` only then) or with stores given in code. Shared events
- * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others.
+ * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others. A
+ * person's cancellation of a call that runs on another instance travels as `{ from, cancel: { id, by } }`.
  * @module
  */
-import { wireObject } from '../index.js';
+import { isJsonObject, wireObject } from '../index.js';
 import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
+import type { CallLogStore } from '../stores/call-log-store.js';
 import type { GrantStore } from '../stores/grant-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
 import type { SharedSessionStores } from '../transports/http/index.js';
@@ -21,6 +23,8 @@ export interface GatewayStores {
   grants?: GrantStore;
   /** Audit records (default: memory, `audit.maxRecords` of the configuration). */
   audit?: AuditStore;
+  /** The calls with their arguments and results (default: memory, bounded; recorded while someone watches). */
+  calls?: CallLogStore;
   /** Carries approval and call events between instances (default: none, events stay in this instance). */
   bus?: MessageBus;
   /**
@@ -49,9 +53,9 @@ export async function openRedisStores(
     sessions: { ttlMs: SESSION_TTL_MS },
     events: { ttlMs: SESSION_TTL_MS },
   });
-  const { approvals, grants, audit, bus } = opened;
+  const { approvals, grants, audit, calls, bus } = opened;
   return {
-    stores: { approvals, grants, audit, bus, sessions: opened },
+    stores: { approvals, grants, audit, calls, bus, sessions: opened },
     close: () => opened.close(),
   };
 }
@@ -76,10 +80,13 @@ export class SharedEvents {
   #unsubscribe: (() => void) | undefined;
   #queue: GatewayEvent[] = [];
   #flushing: NodeJS.Immediate | undefined;
+  readonly #cancel: (id: number, by: string) => void;
 
-  constructor(events: GatewayEvents, bus: MessageBus) {
+  /** `cancel`: a person's cancellation from another instance, of a call that may run on this one. */
+  constructor(events: GatewayEvents, bus: MessageBus, cancel: (id: number, by: string) => void) {
     this.#events = events;
     this.#bus = bus;
+    this.#cancel = cancel;
   }
 
   /** Subscribes and starts publishing; resolves with where this instance's call ids start. */
@@ -87,8 +94,13 @@ export class SharedEvents {
     const number = await this.#bus.instanceNumber();
     this.#unsubscribe = await this.#bus.subscribe({
       message: (message) => {
-        if (message.from === this.#from || !Array.isArray(message.events)) return;
-        for (const event of message.events) this.#events.deliver(event as unknown as GatewayEvent);
+        if (message.from === this.#from) return;
+        const { events, cancel } = message;
+        if (Array.isArray(events)) {
+          for (const event of events) this.#events.deliver(event as unknown as GatewayEvent);
+        } else if (isJsonObject(cancel) && typeof cancel.id === 'number' && typeof cancel.by === 'string') {
+          this.#cancel(cancel.id, cancel.by);
+        }
       },
     });
     this.#events.share((event) => {
@@ -97,6 +109,11 @@ export class SharedEvents {
       else this.#flushing ??= setImmediate(() => this.#flush());
     });
     return (((number - 1) % INSTANCE_NUMBERS) + 1) * CALL_IDS_PER_INSTANCE;
+  }
+
+  /** Asks the other instances to cancel call `id` (the one running it does). */
+  requestCancel(id: number, by: string): Promise<void> {
+    return this.#bus.publish({ from: this.#from, cancel: { id, by } });
   }
 
   stop(): void {

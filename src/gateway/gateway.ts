@@ -34,6 +34,7 @@ import { Approvals, type PendingApproval, type ApprovalOutcome } from './approva
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
+import type { MessageBus } from '../stores/message-bus.js';
 import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
 import { CallLog } from './call-log.js';
 import { CallRelay, unavailable } from './call-relay.js';
@@ -122,8 +123,11 @@ export interface ExposedToolView {
 export class Gateway {
   readonly server: Server;
   readonly approvals: Approvals;
-  /** The latest calls with their arguments and results (memory only, bounded), and their cancellation. */
-  readonly calls = new CallLog();
+  /**
+   * The latest calls with their arguments and results (memory, bounded, or shared by the instances on
+   * Redis), and their cancellation.
+   */
+  readonly calls: CallLog;
   readonly #events = new GatewayEvents();
   /** Set per tool from the console: upstream NUL tool → action, and who set it. */
   readonly #overrides = new Map<string, { action: PolicyAction; by: string }>();
@@ -165,7 +169,8 @@ export class Gateway {
       onSettled: (approval, outcome) => this.#decided(approval, outcome),
       onWarning: (message) => this.#warn(message),
     });
-    if (stores.bus) this.#shared = new SharedEvents(this.#events, stores.bus);
+    this.calls = new CallLog(stores.calls);
+    if (stores.bus) this.#share(stores.bus);
     this.#sessions = stores.sessions;
     this.server = new Server(this.#info, {
       toolTimeout: false,
@@ -267,7 +272,8 @@ export class Gateway {
       this.#closeStores = close;
       this.#audit = stores.audit;
       this.approvals.useStores(stores.approvals, stores.grants);
-      this.#shared = new SharedEvents(this.#events, stores.bus);
+      this.calls.useStore(stores.calls);
+      this.#share(stores.bus);
       this.#sessions = stores.sessions;
     }
     try {
@@ -455,8 +461,16 @@ export class Gateway {
       await this.server.close(options);
       await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
       this.#shared?.stop();
+      await this.calls.store.flushed().catch(() => undefined); // the last calls' ends, written if Redis can be
       await this.#closeStores?.();
     })());
+  }
+
+  /** Shares events on `bus`, and takes the cancellations of calls this instance runs from there. */
+  #share(bus: MessageBus): void {
+    const shared = new SharedEvents(this.#events, bus, (id, by) => void this.calls.cancelHere(id, by));
+    this.#shared = shared;
+    this.calls.reach((id, by) => shared.requestCancel(id, by));
   }
 
   #add(name: string, config: GatewayConfig['upstreams'][string]): Upstream {

@@ -61,7 +61,21 @@ export {
 } from './gateway-audit-sink.js';
 export type { CallInfo, GatewayEvent, GatewayListener, UpstreamStatus } from './gateway-events.js';
 export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
-export { CallLog, type CallEnd, type CallLogOptions, type CallRecord, type CallSummary } from './call-log.js';
+export {
+  CallLog,
+  type CallEnd,
+  type CallLogOptions,
+  type CallRecord,
+  type CallSummary,
+  type CancelState,
+} from './call-log.js';
+export {
+  MemoryCallLogStore,
+  type CallLogStore,
+  type CallLogStoreOptions,
+  type CallProgress,
+  type MemoryCallLogStoreOptions,
+} from '../stores/call-log-store.js';
 export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller } from './console-sessions.js';
 export { CONSOLE_CSP } from './console-assets.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';

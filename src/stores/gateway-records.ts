@@ -1,10 +1,11 @@
 /**
- * What a gateway keeps in its stores, as plain JSON data: pending approvals and their outcomes, and audit
- * records, with the caller they name. The gateway's stores (approvals, grants, audit) hold these, in memory
- * or in Redis; `toolwire/gateway` re-exports them.
+ * What a gateway keeps in its stores, as plain JSON data: pending approvals and their outcomes, audit
+ * records, with the caller they name, and the call log's calls. The gateway's stores (approvals, grants,
+ * audit, calls) hold these, in memory or in Redis; `toolwire/gateway` re-exports them.
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { CallToolResult } from '../protocol/types/tools.js';
 import type { ToolAnnotations } from '../protocol/types/tools.js';
 
 export interface GatewayCaller {
@@ -73,4 +74,54 @@ export interface GatewayAuditRecord {
   /** Calls: how they ended, and how long they took (ms, arrival to answer). */
   outcome?: CallOutcome;
   durationMs?: number;
+}
+
+/** A call through the gateway, as its `call.*` events and the call log name it. */
+export interface CallInfo {
+  /** Increases by one per call through this gateway (instances sharing stores each take a range of 2^32). */
+  id: number;
+  caller: GatewayCaller;
+  upstream: string;
+  tool: string;
+  exposedName: string;
+  argumentsDigest: string;
+}
+
+/** A call as the console lists it: who, what, how it went — without its arguments and result. */
+export interface CallSummary {
+  call: CallInfo;
+  /** When it arrived (ISO 8601). */
+  startedAt: string;
+  state: 'running' | 'finished';
+  /** The latest progress the upstream reported. */
+  progress?: { progress: number; total?: number; message?: string };
+  decision?: CallDecision;
+  outcome?: CallOutcome;
+  durationMs?: number;
+  approvalId?: string;
+  /** Who cancelled it from the API, if someone did. */
+  cancelledBy?: string;
+  /** Whether the result is kept (`GET /api/calls/ID` has it). */
+  hasResult: boolean;
+  /** Why there is no result: too large to keep, or dropped to make room for newer ones. */
+  resultDropped?: 'too-large' | 'evicted';
+}
+
+/** A call with its arguments and its result (or the error its caller got instead). */
+export interface CallRecord extends CallSummary {
+  arguments: JsonObject;
+  result?: CallToolResult;
+  error?: string;
+}
+
+/** How a call ended, as the call log records it. */
+export interface CallEnd {
+  decision: CallDecision;
+  outcome: CallOutcome;
+  durationMs: number;
+  approvalId?: string;
+  /** Who cancelled it from the API, if someone did. */
+  cancelledBy?: string;
+  result?: CallToolResult;
+  error?: string;
 }

@@ -25,11 +25,22 @@ export {
   type AuditStoreOptions,
   type MemoryAuditStoreOptions,
 } from './audit-store.js';
+export {
+  MemoryCallLogStore,
+  type CallLogStore,
+  type CallLogStoreOptions,
+  type CallProgress,
+  type MemoryCallLogStoreOptions,
+} from './call-log-store.js';
 export { MemoryMessageBus, type BusSubscriber, type MessageBus } from './message-bus.js';
 export type {
   ApprovalOutcome,
   CallDecision,
+  CallEnd,
+  CallInfo,
   CallOutcome,
+  CallRecord,
+  CallSummary,
   GatewayAuditRecord,
   GatewayCaller,
   PendingApproval,

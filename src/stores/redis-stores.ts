@@ -7,6 +7,7 @@
 import { Redis } from 'ioredis';
 import { RedisApprovalStore } from './redis-approval-store.js';
 import { RedisAuditStore, type RedisAuditStoreOptions } from './redis-audit-store.js';
+import { RedisCallLogStore, type RedisCallLogStoreOptions } from './redis-call-log-store.js';
 import { RedisEventStore, type RedisEventStoreOptions } from './redis-event-store.js';
 import { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
 import { RedisMessageBus } from './redis-message-bus.js';
@@ -27,11 +28,15 @@ export interface RedisStoresOptions extends RedisStoreOptions {
   sessions?: Omit<RedisSessionStoreOptions, 'prefix'>;
   events?: Omit<RedisEventStoreOptions, 'prefix'>;
   tasks?: Omit<RedisTaskStoreOptions, 'prefix'>;
-  /** The gateway's stores: how long settled approvals are remembered, grants last, audit records are kept. */
+  /**
+   * The gateway's stores: how long settled approvals are remembered, grants last, audit records and
+   * calls are kept.
+   */
   gateway?: {
     keepSettledMs?: number;
     maxGrantMs?: RedisGrantStoreOptions['maxGrantMs'];
     audit?: Omit<RedisAuditStoreOptions, 'prefix'>;
+    calls?: Omit<RedisCallLogStoreOptions, 'prefix'>;
   };
 }
 
@@ -45,10 +50,11 @@ export class RedisStores {
   readonly events: RedisEventStore;
   readonly rateLimits: RedisRateLimitStore;
   readonly tasks: RedisTaskStore;
-  /** A gateway's pending approvals, "approve always" grants, audit records and live events. */
+  /** A gateway's pending approvals, "approve always" grants, audit records, call log and live events. */
   readonly approvals: RedisApprovalStore;
   readonly grants: RedisGrantStore;
   readonly audit: RedisAuditStore;
+  readonly calls: RedisCallLogStore;
   readonly bus: RedisMessageBus;
   /** The one pub/sub connection of these stores (opened by the first subscription). */
   readonly #subscriber: RedisSubscriber;
@@ -77,6 +83,7 @@ export class RedisStores {
       ...(gateway.maxGrantMs === undefined ? {} : { maxGrantMs: gateway.maxGrantMs }),
     });
     this.audit = new RedisAuditStore(this.client, { ...gateway.audit, ...prefix });
+    this.calls = new RedisCallLogStore(this.client, { ...gateway.calls, ...prefix });
     this.bus = new RedisMessageBus(this.client, { ...prefix, subscriber });
   }
 

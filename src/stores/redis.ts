@@ -1,7 +1,7 @@
 /**
  * `toolwire/redis`: the stores on Redis (`ioredis`), for servers that run as several processes sharing
  * sessions, resumable streams, rate limits and tasks, and for gateways that share approvals, grants,
- * audit records and live events. A separate entry point, so that a program that
+ * audit records, call logs and live events. A separate entry point, so that a program that
  * does not use Redis never loads `ioredis`. Everything exported here is public API.
  * @module toolwire/redis
  */
@@ -13,6 +13,7 @@ export { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.j
 export { RedisApprovalStore, type RedisApprovalStoreOptions } from './redis-approval-store.js';
 export { RedisGrantStore, type RedisGrantStoreOptions } from './redis-grant-store.js';
 export { RedisAuditStore, type RedisAuditStoreOptions } from './redis-audit-store.js';
+export { RedisCallLogStore, type RedisCallLogStoreOptions } from './redis-call-log-store.js';
 export { RedisMessageBus, type RedisMessageBusOptions } from './redis-message-bus.js';
 export { RedisSubscriber, type ChannelListener } from './redis-subscriber.js';
 export { RedisSessionBus } from './redis-session-bus.js';

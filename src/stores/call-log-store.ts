@@ -1,0 +1,142 @@
+/**
+ * Where a gateway's call log keeps its calls, with what the audit log leaves out on purpose: their
+ * arguments, progress and results (a person watching needs to see what ran and what came back). Instances
+ * sharing the store list and read each other's calls. Writes are made on the hot path of every call, so
+ * they return nothing: an implementation may batch them (the Redis one sends those of one turn of the event
+ * loop together), and a write it cannot make is lost, never the call's problem; `flushed()` waits for them.
+ * Reads wait for the writes made before them on the same handle.
+ * @module
+ */
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { CallEnd, CallInfo, CallRecord, CallSummary } from './gateway-records.js';
+
+/** The latest progress of a call, as the upstream reported it. */
+export type CallProgress = NonNullable<CallSummary['progress']>;
+
+export interface CallLogStore {
+  /** Records a call that starts (running, with its arguments); `startedAt` is ISO 8601. */
+  start(call: CallInfo, args: JsonObject, startedAt: string): void;
+  /** The latest progress of a running call (a store may write it less often than it comes). */
+  progress(id: number, progress: CallProgress): void;
+  /** Records how a call ended, and its result (kept when small enough). A call the store no longer keeps is ignored. */
+  finish(id: number, end: CallEnd): void;
+  /** Resolves once the writes made so far are stored; rejects (a `StoreError`) when they could not be. */
+  flushed(): Promise<void>;
+  /** The latest `limit` calls (default: all kept), newest first, without arguments and results. */
+  list(limit?: number): Promise<CallSummary[]>;
+  /** One call with its arguments and result; undefined when unknown (never, or no longer kept). */
+  get(id: number): Promise<CallRecord | undefined>;
+}
+
+export interface CallLogStoreOptions {
+  /** Calls kept (default 500): the oldest finished ones go first, a running one is never dropped. */
+  maxCalls?: number;
+  /** One result's JSON kept at most, in bytes (default 4 MiB; a larger one reads `resultDropped: 'too-large'`). */
+  maxResultBytes?: number;
+}
+
+export interface MemoryCallLogStoreOptions extends CallLogStoreOptions {
+  /** The arguments' and results' JSON kept in all, in bytes (default 32 MiB; the oldest results go first). */
+  maxBytes?: number;
+}
+
+export const DEFAULT_CALL_LOG_MAX_CALLS = 500;
+export const DEFAULT_CALL_LOG_MAX_RESULT_BYTES = 4 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+
+interface Entry {
+  record: CallRecord;
+  bytes: number;
+  resultBytes: number;
+}
+
+/** The in-memory default: the calls of this process, bounded in count and bytes. */
+export class MemoryCallLogStore implements CallLogStore {
+  readonly #entries = new Map<number, Entry>();
+  readonly #maxCalls: number;
+  readonly #maxBytes: number;
+  readonly #maxResultBytes: number;
+  #bytes = 0;
+
+  constructor(options: MemoryCallLogStoreOptions = {}) {
+    this.#maxCalls = Math.max(1, options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS);
+    this.#maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+    this.#maxResultBytes = Math.min(
+      options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+      this.#maxBytes,
+    );
+  }
+
+  start(call: CallInfo, args: JsonObject, startedAt: string): void {
+    const record: CallRecord = { call, startedAt, state: 'running', hasResult: false, arguments: args };
+    const bytes = JSON.stringify(args).length;
+    this.#entries.set(call.id, { record, bytes, resultBytes: 0 });
+    this.#bytes += bytes;
+    this.#trim();
+  }
+
+  progress(id: number, progress: CallProgress): void {
+    const entry = this.#entries.get(id);
+    if (entry) entry.record.progress = progress;
+  }
+
+  finish(id: number, end: CallEnd): void {
+    const entry = this.#entries.get(id);
+    if (!entry) return;
+    const { result, ...rest } = end;
+    Object.assign(entry.record, rest, { state: 'finished' });
+    if (result !== undefined) {
+      const bytes = JSON.stringify(result).length;
+      if (bytes > this.#maxResultBytes) entry.record.resultDropped = 'too-large';
+      else {
+        entry.record.result = result;
+        entry.record.hasResult = true;
+        entry.resultBytes = bytes;
+        entry.bytes += bytes;
+        this.#bytes += bytes;
+      }
+    }
+    this.#trim();
+  }
+
+  flushed(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  list(limit = this.#maxCalls): Promise<CallSummary[]> {
+    const wanted = Math.max(0, Math.min(limit, this.#maxCalls));
+    const summaries: CallSummary[] = [];
+    const entries = [...this.#entries.values()];
+    for (let i = entries.length - 1; i >= 0 && summaries.length < wanted; i--) {
+      const { arguments: _arguments, result: _result, error: _error, ...summary } = entries[i]!.record;
+      summaries.push(structuredClone(summary));
+    }
+    return Promise.resolve(summaries);
+  }
+
+  get(id: number): Promise<CallRecord | undefined> {
+    const entry = this.#entries.get(id);
+    return Promise.resolve(entry && structuredClone(entry.record));
+  }
+
+  /** Drops the oldest finished calls past `maxCalls`, then the oldest results past `maxBytes`. */
+  #trim(): void {
+    for (const [id, entry] of this.#entries) {
+      if (this.#entries.size <= this.#maxCalls) break;
+      if (entry.record.state === 'running') continue;
+      this.#entries.delete(id);
+      this.#bytes -= entry.bytes;
+    }
+    for (const entry of this.#entries.values()) {
+      if (this.#bytes <= this.#maxBytes) break;
+      const { record } = entry;
+      if (record.result === undefined) continue;
+      delete record.result;
+      record.hasResult = false;
+      record.resultDropped = 'evicted';
+      entry.bytes -= entry.resultBytes;
+      this.#bytes -= entry.resultBytes;
+      entry.resultBytes = 0;
+    }
+  }
+}

@@ -1,0 +1,234 @@
+/**
+ * A gateway's call log in Redis, shared by every instance: a hash per call (`<prefix>gateway:call:<id>`:
+ * its summary, arguments, result or error, all JSON, and whether it runs) and an index of the latest calls
+ * (`<prefix>gateway:calls`, a sorted set by start time) capped at `maxCalls`: past it the oldest finished
+ * calls go, hash and all. Every key expires `ttlMs` after the last write to it.
+ *
+ * Writes are the hot path of every call, so they are batched: the writes of one turn of the event loop go
+ * in one script call (one round trip; a call that starts and ends within the turn is written once), and
+ * progress, which may come many times a second, is written at most every `progressWriteMs` (the latest
+ * one). A batch that cannot be written (Redis out of reach) is lost, the calls go on.
+ * @module
+ */
+import type { Redis } from 'ioredis';
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import {
+  DEFAULT_CALL_LOG_MAX_CALLS,
+  DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+  type CallLogStore,
+  type CallLogStoreOptions,
+  type CallProgress,
+} from './call-log-store.js';
+import type { CallEnd, CallInfo, CallRecord, CallSummary } from './gateway-records.js';
+import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
+import { redisOperation } from './redis-operation.js';
+import { RedisScript } from './redis-script.js';
+
+export interface RedisCallLogStoreOptions extends RedisStoreOptions, CallLogStoreOptions {
+  /** How long a call is kept after its last write, in ms (default 24 hours). */
+  ttlMs?: number;
+  /** A running call's progress is written at most this often, in ms (default 200). */
+  progressWriteMs?: number;
+}
+
+export const DEFAULT_CALL_LOG_TTL_MS = 24 * 60 * 60_000;
+
+/** Fields per call in WRITE's ARGV. */
+const FIELDS = 8;
+
+// KEYS: the index. ARGV: the call hash prefix, max calls, TTL (ms), then per call: id, score, summary,
+// arguments ('' to leave), result ('' none), error ('' none), '1' when it starts (else ''), '1' when it has
+// finished (else '0'). A call that does not start here and is no longer kept is not written again.
+const WRITE = new RedisScript(`
+local prefix, max, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+for i = 4, #ARGV, ${FIELDS} do
+  local id, key, start = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1'
+  if start or redis.call('EXISTS', key) == 1 then
+    local f = {'s', ARGV[i + 2], 'f', ARGV[i + 7]}
+    if ARGV[i + 3] ~= '' then f[#f + 1] = 'a'; f[#f + 1] = ARGV[i + 3] end
+    if ARGV[i + 4] ~= '' then f[#f + 1] = 'r'; f[#f + 1] = ARGV[i + 4] end
+    if ARGV[i + 5] ~= '' then f[#f + 1] = 'e'; f[#f + 1] = ARGV[i + 5] end
+    redis.call('HSET', key, unpack(f))
+    redis.call('PEXPIRE', key, ttl)
+    if start then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
+  end
+end
+local extra = redis.call('ZCARD', KEYS[1]) - max
+if extra > 0 then
+  local removed = 0
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, extra + 63)) do
+    if removed >= extra then break end
+    if redis.call('HGET', prefix .. id, 'f') ~= '0' then
+      redis.call('DEL', prefix .. id)
+      redis.call('ZREM', KEYS[1], id)
+      removed = removed + 1
+    end
+  end
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+return 1`);
+
+// KEYS: the index. ARGV: the call hash prefix, how many. Returns the summaries, newest first.
+const LIST = new RedisScript(`
+local out = {}
+for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
+  local summary = redis.call('HGET', ARGV[1] .. id, 's')
+  if summary then out[#out + 1] = summary end
+end
+return out`);
+
+const NAME = 'Redis call log store';
+
+interface Pending {
+  summary: CallSummary;
+  /** Written as it starts: the index gets it (by `score`, when it started), and its arguments go with it. */
+  start: boolean;
+  score?: number;
+  arguments?: string;
+  result?: string;
+  error?: string;
+}
+
+export class RedisCallLogStore implements CallLogStore {
+  readonly #client: Redis;
+  readonly #index: string;
+  readonly #prefix: string;
+  readonly #maxCalls: number;
+  readonly #maxResultBytes: number;
+  readonly #ttlMs: number;
+  readonly #progressMs: number;
+  /** The summaries of this handle's running calls, which their progress and end change. */
+  readonly #running = new Map<number, CallSummary>();
+  #pending = new Map<number, Pending>();
+  #timer: { soon: boolean; cancel: () => void } | undefined;
+  /** The batch being written, if any. */
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(client: Redis, options: RedisCallLogStoreOptions = {}) {
+    this.#client = client;
+    this.#index = `${prefixOf(options)}gateway:calls`;
+    this.#prefix = `${prefixOf(options)}gateway:call:`;
+    this.#maxCalls = positiveOption(options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS, 'maxCalls');
+    this.#maxResultBytes = positiveOption(
+      options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+      'maxResultBytes',
+    );
+    this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_CALL_LOG_TTL_MS, 'ttlMs');
+    this.#progressMs = positiveOption(options.progressWriteMs ?? 200, 'progressWriteMs');
+  }
+
+  start(call: CallInfo, args: JsonObject, startedAt: string): void {
+    const summary: CallSummary = { call, startedAt, state: 'running', hasResult: false };
+    this.#running.set(call.id, summary);
+    const score = performance.timeOrigin + performance.now();
+    this.#pending.set(call.id, { summary, start: true, score, arguments: JSON.stringify(args) });
+    this.#schedule(true);
+  }
+
+  progress(id: number, progress: CallProgress): void {
+    const summary = this.#running.get(id);
+    if (!summary) return;
+    summary.progress = progress;
+    if (!this.#pending.has(id)) this.#pending.set(id, { summary, start: false });
+    this.#schedule(false);
+  }
+
+  finish(id: number, end: CallEnd): void {
+    const summary = this.#running.get(id);
+    if (!summary) return;
+    this.#running.delete(id);
+    const { result, error, ...rest } = end;
+    Object.assign(summary, rest, { state: 'finished' });
+    // Started in this batch too: written once, as it ends.
+    let pending = this.#pending.get(id);
+    if (!pending) this.#pending.set(id, (pending = { summary, start: false }));
+    if (result !== undefined) {
+      const json = JSON.stringify(result);
+      if (json.length > this.#maxResultBytes) summary.resultDropped = 'too-large';
+      else {
+        summary.hasResult = true;
+        pending.result = json;
+      }
+    }
+    if (error !== undefined) pending.error = JSON.stringify(error);
+    this.#schedule(true);
+  }
+
+  flushed(): Promise<void> {
+    if (this.#pending.size > 0) this.#flush();
+    return this.#writing;
+  }
+
+  async list(limit = this.#maxCalls): Promise<CallSummary[]> {
+    await this.flushed().catch(() => undefined);
+    const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));
+    if (count === 0) return [];
+    return redisOperation(this.#client, NAME, 'list', async () => {
+      const found = (await LIST.run(this.#client, [this.#index], [this.#prefix, count])) as string[];
+      return found.map((json) => JSON.parse(json) as CallSummary);
+    });
+  }
+
+  async get(id: number): Promise<CallRecord | undefined> {
+    await this.flushed().catch(() => undefined);
+    return redisOperation(this.#client, NAME, 'get', async () => {
+      const [summary, args, result, error] = await this.#client.hmget(
+        `${this.#prefix}${id}`,
+        's',
+        'a',
+        'r',
+        'e',
+      );
+      if (!summary) return undefined;
+      const record: CallRecord = {
+        ...(JSON.parse(summary) as CallSummary),
+        arguments: args ? (JSON.parse(args) as JsonObject) : {},
+      };
+      if (result) record.result = JSON.parse(result) as CallRecord['result'];
+      if (error) record.error = JSON.parse(error) as string;
+      return record;
+    });
+  }
+
+  /** Writes what is pending at the end of this turn (`soon`), or within `progressWriteMs` (progress alone). */
+  #schedule(soon: boolean): void {
+    if (this.#timer && (this.#timer.soon || !soon)) return;
+    this.#timer?.cancel();
+    if (soon) {
+      const immediate = setImmediate(() => this.#flush());
+      this.#timer = { soon, cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(() => this.#flush(), this.#progressMs);
+      timeout.unref();
+      this.#timer = { soon, cancel: () => clearTimeout(timeout) };
+    }
+  }
+
+  #flush(): void {
+    this.#timer?.cancel();
+    this.#timer = undefined;
+    if (this.#pending.size === 0) return;
+    const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs];
+    for (const [id, pending] of this.#pending) {
+      args.push(
+        id,
+        pending.score ?? 0,
+        JSON.stringify(pending.summary),
+        pending.arguments ?? '',
+        pending.result ?? '',
+        pending.error ?? '',
+        pending.start ? '1' : '',
+        pending.summary.state === 'finished' ? '1' : '0',
+      );
+    }
+    this.#pending = new Map();
+    // One connection runs its commands in order: a batch is written after the ones sent before it (a call's
+    // end after its start), and once it is, they are too.
+    const writing = redisOperation(this.#client, NAME, 'write', () =>
+      WRITE.run(this.#client, [this.#index], args),
+    ).then(() => undefined);
+    // Nobody has to wait for a write: a batch that fails is lost (the calls go on), and `flushed()` says so.
+    writing.catch(() => undefined);
+    this.#writing = writing;
+  }
+}

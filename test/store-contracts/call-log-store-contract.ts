@@ -1,0 +1,147 @@
+// The CallLogStore contract: what every implementation (memory, Redis) does, tested the same way. Handle
+// `a` is the instance running the calls (it starts, reports and finishes them); `b` is another instance
+// reading them.
+import { describe, expect, it } from 'vitest';
+import type { CallLogStore, CallLogStoreOptions } from '../../src/stores/call-log-store.js';
+import type { CallEnd, CallInfo } from '../../src/stores/gateway-records.js';
+import type { MakeStores } from './harness.js';
+
+export function describeCallLogStoreContract(
+  name: string,
+  make: MakeStores<CallLogStore, CallLogStoreOptions>,
+): void {
+  describe(`CallLogStore contract: ${name}`, () => {
+    const startedAt = new Date().toISOString();
+    const info = (id: number): CallInfo => ({
+      id,
+      caller: { principal: 'alice', sessionId: 's-1' },
+      upstream: 'files',
+      tool: 'write_file',
+      exposedName: 'files__write_file',
+      argumentsDigest: `sha256:${id}`,
+    });
+    const ok: CallEnd = { decision: 'allowed', outcome: 'ok', durationMs: 1.25 };
+    const result = (text: string) => ({ content: [{ type: 'text' as const, text }] });
+    const ids = async (store: CallLogStore, limit?: number) =>
+      (await store.list(limit)).map((summary) => summary.call.id);
+
+    it("lists both handles' calls, newest first, without their arguments; reads one with them through the other", async () => {
+      const { a, b } = await make();
+      a.start(info(1), { path: 'a.txt', text: 'ünï "code"' }, startedAt);
+      await a.flushed();
+      b.start(info(2), {}, startedAt);
+      await b.flushed();
+      expect(await ids(a)).toEqual([2, 1]);
+      expect(await ids(b, 1)).toEqual([2]);
+      const [, first] = await b.list();
+      expect(first).toEqual({ call: info(1), startedAt, state: 'running', hasResult: false });
+      expect(await b.get(1)).toEqual({
+        call: info(1),
+        startedAt,
+        state: 'running',
+        hasResult: false,
+        arguments: { path: 'a.txt', text: 'ünï "code"' },
+      });
+      expect(await b.get(99)).toBeUndefined();
+    });
+
+    it('records progress, then the end with its result, for the other handle to read', async () => {
+      const { a, b } = await make();
+      a.start(info(1), { n: 1 }, startedAt);
+      await a.flushed();
+      a.progress(1, { progress: 1, total: 2, message: 'half' });
+      await a.flushed();
+      expect(await b.get(1)).toMatchObject({
+        state: 'running',
+        progress: { progress: 1, total: 2, message: 'half' },
+      });
+      a.finish(1, { ...ok, approvalId: 'ap-1', cancelledBy: 'bob', result: result('done') });
+      await a.flushed();
+      expect(await b.get(1)).toEqual({
+        call: info(1),
+        startedAt,
+        state: 'finished',
+        progress: { progress: 1, total: 2, message: 'half' },
+        decision: 'allowed',
+        outcome: 'ok',
+        durationMs: 1.25,
+        approvalId: 'ap-1',
+        cancelledBy: 'bob',
+        hasResult: true,
+        arguments: { n: 1 },
+        result: result('done'),
+      });
+      const [summary] = await b.list();
+      expect(summary).toMatchObject({ state: 'finished', hasResult: true });
+      expect(summary).not.toHaveProperty('result');
+      expect(summary).not.toHaveProperty('arguments');
+    });
+
+    it('records a call that starts and ends at once, and an end with an error instead of a result', async () => {
+      const { a, b } = await make();
+      a.start(info(1), { n: 1 }, startedAt);
+      a.finish(1, { ...ok, result: result('quick') });
+      a.start(info(2), { n: 2 }, startedAt);
+      a.finish(2, { ...ok, outcome: 'error', error: 'upstream said no' });
+      await a.flushed();
+      expect(await b.get(1)).toMatchObject({
+        state: 'finished',
+        arguments: { n: 1 },
+        result: result('quick'),
+      });
+      expect(await b.get(2)).toMatchObject({
+        state: 'finished',
+        outcome: 'error',
+        error: 'upstream said no',
+        hasResult: false,
+      });
+      expect(await ids(b)).toEqual([2, 1]);
+    });
+
+    it('keeps the latest maxCalls, and never drops a running one', async () => {
+      const { a, b } = await make({ maxCalls: 2 });
+      a.start(info(1), { n: 1 }, startedAt); // stays running
+      await a.flushed();
+      for (const id of [2, 3, 4]) {
+        a.start(info(id), { id }, startedAt);
+        await a.flushed();
+        a.finish(id, { ...ok, result: result(`r${id}`) });
+        await a.flushed();
+      }
+      expect(await ids(b)).toEqual([4, 1]);
+      expect(await b.get(2)).toBeUndefined();
+      expect(await b.get(4)).toMatchObject({ state: 'finished', arguments: { id: 4 }, hasResult: true });
+      expect(await b.get(1)).toMatchObject({ state: 'running', hasResult: false });
+    });
+
+    it('does not keep a result larger than maxResultBytes, and says so', async () => {
+      const { a, b } = await make({ maxResultBytes: 200 });
+      a.start(info(1), {}, startedAt);
+      a.finish(1, { ...ok, result: result('y'.repeat(400)) });
+      await a.flushed();
+      const record = await b.get(1);
+      expect(record).toMatchObject({ state: 'finished', hasResult: false, resultDropped: 'too-large' });
+      expect(record).not.toHaveProperty('result');
+    });
+
+    it('ignores the progress and end of a call it does not keep', async () => {
+      const { a, b } = await make();
+      a.progress(7, { progress: 1 });
+      a.finish(7, { ...ok, result: result('lost') });
+      await a.flushed();
+      expect(await b.get(7)).toBeUndefined();
+      expect(await b.list()).toEqual([]);
+    });
+
+    it('keeps its own copy: changing what was read changes nothing stored', async () => {
+      const { a, b } = await make();
+      a.start(info(1), { n: 1 }, startedAt);
+      await a.flushed();
+      const read = await b.get(1);
+      read!.arguments.n = 2;
+      read!.call.caller.principal = 'mallory';
+      (await b.list())[0]!.call.tool = 'changed';
+      expect(await a.get(1)).toMatchObject({ arguments: { n: 1 }, call: info(1) });
+    });
+  });
+}
