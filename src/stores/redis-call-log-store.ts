@@ -4,10 +4,11 @@
  * (`<prefix>gateway:calls`, a sorted set by start time) capped at `maxCalls`: past it the oldest finished
  * calls go, hash and all. Every key expires `ttlMs` after the last write to it.
  *
- * Writes are the hot path of every call, so they are batched: the writes of one turn of the event loop go
- * in one script call (one round trip; a call that starts and ends within the turn is written once), and
- * progress, which may come many times a second, is written at most every `progressWriteMs` (the latest
- * one). A batch that cannot be written (Redis out of reach) is lost, the calls go on.
+ * Writes are the hot path of every call, so they are batched: the calls that start or end within
+ * `writeDelayMs` are written together in one script call (one round trip; a call that starts and ends
+ * within it, as most do, is written once), and progress alone, which may come many times a second, is
+ * written within `progressWriteMs` (the latest one). Reads on the same handle write what is pending first.
+ * A batch that cannot be written (Redis out of reach) is lost, the calls go on.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -27,7 +28,9 @@ import { RedisScript } from './redis-script.js';
 export interface RedisCallLogStoreOptions extends RedisStoreOptions, CallLogStoreOptions {
   /** How long a call is kept after its last write, in ms (default 24 hours). */
   ttlMs?: number;
-  /** A running call's progress is written at most this often, in ms (default 200). */
+  /** How long a call's start or end may wait to be written with others, in ms (default 20). */
+  writeDelayMs?: number;
+  /** How long a running call's progress may wait to be written, in ms (default 200). */
   progressWriteMs?: number;
 }
 
@@ -96,11 +99,13 @@ export class RedisCallLogStore implements CallLogStore {
   readonly #maxCalls: number;
   readonly #maxResultBytes: number;
   readonly #ttlMs: number;
+  readonly #writeMs: number;
   readonly #progressMs: number;
   /** The summaries of this handle's running calls, which their progress and end change. */
   readonly #running = new Map<number, CallSummary>();
   #pending = new Map<number, Pending>();
-  #timer: { soon: boolean; cancel: () => void } | undefined;
+  /** The next write, and when it is due (ms, performance clock). */
+  #timer: { due: number; timeout: NodeJS.Timeout } | undefined;
   /** The batch being written, if any. */
   #writing: Promise<void> = Promise.resolve();
 
@@ -114,6 +119,7 @@ export class RedisCallLogStore implements CallLogStore {
       'maxResultBytes',
     );
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_CALL_LOG_TTL_MS, 'ttlMs');
+    this.#writeMs = positiveOption(options.writeDelayMs ?? 20, 'writeDelayMs');
     this.#progressMs = positiveOption(options.progressWriteMs ?? 200, 'progressWriteMs');
   }
 
@@ -122,7 +128,7 @@ export class RedisCallLogStore implements CallLogStore {
     this.#running.set(call.id, summary);
     const score = performance.timeOrigin + performance.now();
     this.#pending.set(call.id, { summary, start: true, score, arguments: JSON.stringify(args) });
-    this.#schedule(true);
+    this.#schedule(this.#writeMs);
   }
 
   progress(id: number, progress: CallProgress): void {
@@ -130,7 +136,7 @@ export class RedisCallLogStore implements CallLogStore {
     if (!summary) return;
     summary.progress = progress;
     if (!this.#pending.has(id)) this.#pending.set(id, { summary, start: false });
-    this.#schedule(false);
+    this.#schedule(this.#progressMs);
   }
 
   finish(id: number, end: CallEnd): void {
@@ -151,7 +157,7 @@ export class RedisCallLogStore implements CallLogStore {
       }
     }
     if (error !== undefined) pending.error = JSON.stringify(error);
-    this.#schedule(true);
+    this.#schedule(this.#writeMs);
   }
 
   flushed(): Promise<void> {
@@ -190,22 +196,18 @@ export class RedisCallLogStore implements CallLogStore {
     });
   }
 
-  /** Writes what is pending at the end of this turn (`soon`), or within `progressWriteMs` (progress alone). */
-  #schedule(soon: boolean): void {
-    if (this.#timer && (this.#timer.soon || !soon)) return;
-    this.#timer?.cancel();
-    if (soon) {
-      const immediate = setImmediate(() => this.#flush());
-      this.#timer = { soon, cancel: () => clearImmediate(immediate) };
-    } else {
-      const timeout = setTimeout(() => this.#flush(), this.#progressMs);
-      timeout.unref();
-      this.#timer = { soon, cancel: () => clearTimeout(timeout) };
-    }
+  /** Writes what is pending within `delay` ms (sooner if a write is due sooner already). */
+  #schedule(delay: number): void {
+    const due = performance.now() + delay;
+    if (this.#timer && this.#timer.due <= due) return;
+    if (this.#timer) clearTimeout(this.#timer.timeout);
+    const timeout = setTimeout(() => this.#flush(), delay);
+    timeout.unref();
+    this.#timer = { due, timeout };
   }
 
   #flush(): void {
-    this.#timer?.cancel();
+    if (this.#timer) clearTimeout(this.#timer.timeout);
     this.#timer = undefined;
     if (this.#pending.size === 0) return;
     const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs];
