@@ -33,7 +33,12 @@ import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exi
 import { FileOAuthStore } from './file-oauth-store.js';
 import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
-import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
+import {
+  parseCommandLine,
+  parsePositiveInteger,
+  parseSessionUnloadMs,
+  wantsHelp,
+} from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
 import { listenFailure, principalFromEnv, scavengeOnOneThread } from './serve-command.js';
 import { onStopSignals, within } from './stop-signals.js';
@@ -54,6 +59,7 @@ const GATEWAY_OPTIONS = {
   'approval-timeout': { type: 'string' },
   audit: { type: 'string' },
   redis: { type: 'string' },
+  'session-unload-ms': { type: 'string' },
   'print-config': { type: 'boolean' },
   demo: { type: 'boolean' },
   stateless: { type: 'boolean' },
@@ -65,7 +71,8 @@ export const GATEWAY_HELP = `Usage: toolwire gateway [--config FILE] [--upstream
                         [--policy NAME.TOOL=allow|ask|deny]... [--default ACTION] [--trust NAME]...
                         [--http [--port P] [--host H] [--stateless] [--json] | --stdio [--api-port P]]
                         [--jwks URL --issuer ISS [--audience URL] [--scope S]]
-                        [--approval-timeout MS] [--audit FILE] [--redis URL] [--print-config]
+                        [--approval-timeout MS] [--audit FILE] [--redis URL [--session-unload-ms MS]]
+                        [--print-config]
                         [--upstream NAME -- command args...]
 
 One MCP endpoint in front of many MCP servers. Their tools appear namespaced (files__read_file),
@@ -92,6 +99,9 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --redis URL          share MCP sessions, approvals, "approve always" grants, audit records and live
                        events with every gateway started with the same Redis (redis://HOST:PORT): any
                        one serves a session, a call held by one is decided through any other's API
+  --session-unload-ms MS  (--http, Redis) an instance lets go of its copy of an MCP session idle there
+                       this long (default 5000; the next request, anywhere, takes it up from Redis);
+                       0 keeps the copies
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, asking before write_file
 
@@ -140,6 +150,7 @@ type Values = GatewayFlags & {
   'approval-timeout'?: string | undefined;
   audit?: string | undefined;
   redis?: string | undefined;
+  'session-unload-ms'?: string | undefined;
   'print-config'?: boolean | undefined;
   demo?: boolean | undefined;
   stateless?: boolean | undefined;
@@ -233,6 +244,13 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       ? withRedis
       : { ...withRedis, approvals: { ...c.approvals, timeoutMs: timeout } };
   };
+  const unloadMs = parseSessionUnloadMs(values['session-unload-ms'], HINT);
+  if (unloadMs !== undefined && (!http || withTimeout(config).redis === undefined)) {
+    throw usageError(
+      '--session-unload-ms goes with --http and Redis (--redis, or "redis" in the configuration): only shared sessions are unloaded',
+      HINT,
+    );
+  }
   const auditFile = values.audit ?? config.audit?.file;
   // Instances behind one load balancer share it, so that a retry with the caller's answer may reach any.
   const requestStateSecret = process.env.TOOLWIRE_REQUEST_STATE_SECRET || undefined;
@@ -269,6 +287,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
             stateless: values.stateless === true,
             responseMode: values.json ? 'json' : 'sse',
             ...(auth ? { auth } : {}),
+            ...(unloadMs === undefined ? {} : { sessionUnloadMs: unloadMs }),
           }
         : false,
       api: {

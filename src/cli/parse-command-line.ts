@@ -62,3 +62,22 @@ export function wantsHelp(argv: readonly string[]): boolean {
   const before = split === -1 ? argv : argv.slice(0, split);
   return before.includes('--help') || before.includes('-h');
 }
+
+/**
+ * `--session-unload-ms N`: how long an idle copy of a shared session stays in a process (the HTTP
+ * handler's `sessionUnloadMs`), or `0` to keep copies (`false`). Undefined when not given.
+ */
+export function parseSessionUnloadMs(
+  value: string | undefined,
+  helpHint: string,
+): number | false | undefined {
+  if (value === undefined) return undefined;
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed >= 2 ** 31) {
+    throw usageError(
+      `--session-unload-ms must be 0 (keep idle sessions loaded) or a positive integer of milliseconds below 2147483648, got "${value}"`,
+      helpHint,
+    );
+  }
+  return parsed === 0 ? false : parsed;
+}

@@ -24,7 +24,7 @@ import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf } from './http-auth-flags.js';
 import { loadServerModule } from './load-server-module.js';
-import { parseCommandLine, wantsHelp } from './parse-command-line.js';
+import { parseCommandLine, parseSessionUnloadMs, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
 import { onStopSignals, within } from './stop-signals.js';
 
@@ -36,6 +36,7 @@ const SERVE_OPTIONS = {
   json: { type: 'boolean' },
   ...HTTP_AUTH_FLAGS,
   redis: { type: 'string' },
+  'session-unload-ms': { type: 'string' },
 } as const;
 
 type ServeValues = {
@@ -44,7 +45,7 @@ type ServeValues = {
 
 export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]
                                       [--jwks URL --issuer ISS [--audience URL] [--scope S]]
-                                      [--redis URL]]
+                                      [--redis URL [--session-unload-ms MS]]]
 
 Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
 With --http, serves it over Streamable HTTP at http://HOST:PORT/mcp (and the legacy HTTP+SSE
@@ -60,6 +61,10 @@ transport at /sse + /messages) and prints the URL on stdout.
                 given the same Redis (redis://HOST:PORT): any instance serves any session.
                 A MODULE whose default export is a function is given { rateLimitStore,
                 taskStore } for its server's options
+  --session-unload-ms MS
+                with --redis: an instance lets go of its copy of a session idle there this
+                long (default 5000; the next request, anywhere, takes it up from Redis);
+                0 keeps the copies
 
 Authentication (HTTP; off unless --jwks is given): every request needs an OAuth 2.1 access token
 (Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this server.
@@ -148,6 +153,10 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   const module = positionals[0];
 
   if (values.redis !== undefined && !values.http) throw usageError('--redis goes with --http', HINT);
+  const unloadMs = parseSessionUnloadMs(values['session-unload-ms'], HINT);
+  if (unloadMs !== undefined && values.redis === undefined) {
+    throw usageError('--session-unload-ms goes with --redis (only shared sessions are unloaded)', HINT);
+  }
   routeConsoleToStderr();
   const stores = values.redis === undefined ? undefined : await openRedis(values.redis);
   const context = stores ? { rateLimitStore: stores.rateLimits, taskStore: stores.tasks } : undefined;
@@ -174,7 +183,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
     what = `${server.info.name} ${server.info.version}`.trim();
   }
 
-  if (values.http) return serveOverHttp(server, what, values, module === undefined, stores);
+  if (values.http) return serveOverHttp(server, what, values, module === undefined, stores, unloadMs);
   const httpOnly = [
     'port',
     'host',
@@ -234,6 +243,7 @@ async function serveOverHttp(
   values: ServeValues,
   demo: boolean,
   stores: RedisStores | undefined,
+  unloadMs: number | false | undefined,
 ): Promise<ExitCodeValue> {
   quietPipes(); // over HTTP, stdout carries only the URL: a reader that went away is no failure
   const port = values.port === undefined ? 3000 : Number(values.port);
@@ -258,6 +268,7 @@ async function serveOverHttp(
     responseMode: values.json ? 'json' : 'sse',
     ...(auth ? { auth } : {}),
     ...(stores ? { redis: stores } : {}),
+    ...(unloadMs === undefined ? {} : { sessionUnloadMs: unloadMs }),
     ...(loopback
       ? {}
       : { allowedHosts: ['localhost', '127.0.0.1', '[::1]', host.includes(':') ? `[${host}]` : host] }),
