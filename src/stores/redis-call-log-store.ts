@@ -6,9 +6,10 @@
  *
  * Writes are the hot path of every call, so they are batched: the calls that start or end within
  * `writeDelayMs` are written together in one script call (one round trip; a call that starts and ends
- * within it, as most do, is written once), and progress alone, which may come many times a second, is
- * written within `progressWriteMs` (the latest one). Reads on the same handle write what is pending first.
- * A batch that cannot be written (Redis out of reach) is lost, the calls go on.
+ * within it, as most do, is written once; a batch goes at once when it holds 256 calls or 1 MiB of JSON),
+ * and progress alone, which may come many times a second, is written within `progressWriteMs` (the latest
+ * one). Reads on the same handle write what is pending first. A batch that cannot be written (Redis out of
+ * reach) is lost, the calls go on.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -59,7 +60,7 @@ end
 local extra = redis.call('ZCARD', KEYS[1]) - max
 if extra > 0 then
   local removed = 0
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, extra + 63)) do
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, 2 * extra + 63)) do
     if removed >= extra then break end
     if redis.call('HGET', prefix .. id, 'f') ~= '0' then
       redis.call('DEL', prefix .. id)
@@ -81,6 +82,9 @@ end
 return out`);
 
 const NAME = 'Redis call log store';
+/** A batch is written at once when it holds this many calls, or this many bytes of JSON (Redis runs a script alone). */
+const MAX_BATCH_CALLS = 256;
+const MAX_BATCH_BYTES = 1024 * 1024;
 
 interface Pending {
   summary: CallSummary;
@@ -104,6 +108,8 @@ export class RedisCallLogStore implements CallLogStore {
   /** The summaries of this handle's running calls, which their progress and end change. */
   readonly #running = new Map<number, CallSummary>();
   #pending = new Map<number, Pending>();
+  /** The arguments' and results' JSON pending, in characters. */
+  #pendingBytes = 0;
   /** The next write, and when it is due (ms, performance clock). */
   #timer: { due: number; timeout: NodeJS.Timeout } | undefined;
   /** The batch being written, if any. */
@@ -127,7 +133,9 @@ export class RedisCallLogStore implements CallLogStore {
     const summary: CallSummary = { call, startedAt, state: 'running', hasResult: false };
     this.#running.set(call.id, summary);
     const score = performance.timeOrigin + performance.now();
-    this.#pending.set(call.id, { summary, start: true, score, arguments: JSON.stringify(args) });
+    const json = JSON.stringify(args);
+    this.#pending.set(call.id, { summary, start: true, score, arguments: json });
+    this.#pendingBytes += json.length;
     this.#schedule(this.#writeMs);
   }
 
@@ -154,6 +162,7 @@ export class RedisCallLogStore implements CallLogStore {
       else {
         summary.hasResult = true;
         pending.result = json;
+        this.#pendingBytes += json.length;
       }
     }
     if (error !== undefined) pending.error = JSON.stringify(error);
@@ -198,6 +207,10 @@ export class RedisCallLogStore implements CallLogStore {
 
   /** Writes what is pending within `delay` ms (sooner if a write is due sooner already). */
   #schedule(delay: number): void {
+    if (this.#pending.size >= MAX_BATCH_CALLS || this.#pendingBytes >= MAX_BATCH_BYTES) {
+      this.#flush();
+      return;
+    }
     const due = performance.now() + delay;
     if (this.#timer && this.#timer.due <= due) return;
     if (this.#timer) clearTimeout(this.#timer.timeout);
@@ -224,6 +237,7 @@ export class RedisCallLogStore implements CallLogStore {
       );
     }
     this.#pending = new Map();
+    this.#pendingBytes = 0;
     // One connection runs its commands in order: a batch is written after the ones sent before it (a call's
     // end after its start), and once it is, they are too.
     const writing = redisOperation(this.#client, NAME, 'write', () =>

@@ -114,6 +114,20 @@ export function describeCallLogStoreContract(
       expect(await b.get(1)).toMatchObject({ state: 'running', hasResult: false });
     });
 
+    it('records a burst of calls, more than one batch holds, all of them', async () => {
+      const { a, b } = await make();
+      for (let id = 1; id <= 600; id++) {
+        a.start(info(id), { id }, startedAt);
+        if (id % 2 === 0) a.finish(id, { ...ok, result: result('x'.repeat(4000)) });
+      }
+      await a.flushed();
+      const listed = await ids(b);
+      expect(listed).toHaveLength(500);
+      expect(listed.slice(0, 3)).toEqual([600, 599, 598]);
+      expect(await b.get(600)).toMatchObject({ state: 'finished', arguments: { id: 600 }, hasResult: true });
+      expect(await b.get(599)).toMatchObject({ state: 'running', arguments: { id: 599 } });
+    });
+
     it('does not keep a result larger than maxResultBytes, and says so', async () => {
       const { a, b } = await make({ maxResultBytes: 200 });
       a.start(info(1), {}, startedAt);
