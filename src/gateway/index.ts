@@ -67,6 +67,7 @@ export {
   type CallLogOptions,
   type CallRecord,
   type CallSummary,
+  type CancelRequest,
   type CancelState,
 } from './call-log.js';
 export {
