@@ -1,9 +1,10 @@
 /**
  * Where a gateway keeps what its instances share: pending approvals, "approve always" grants, audit
- * records, the call log, and a bus for live events and cancellations. In memory by default (one instance); on Redis with the configuration's
- * `redis` (opened at `start()`, loading `ioredis` only then) or with stores given in code. Shared events
- * travel as `{ from, events }` on the bus; an instance delivers to its listeners the events of the others. A
- * person's cancellation of a call that runs on another instance travels as `{ from, cancel: { id, by } }`.
+ * records, the call log, and a bus for live events and cancellations. In memory by default (one instance);
+ * on Redis with the configuration's `redis` (opened at `start()`, loading `ioredis` only then) or with
+ * stores given in code. Shared events travel as `{ from, events }` on the bus; an instance delivers to its
+ * listeners the events of the others. A person's cancellation of a call that runs on another instance
+ * travels as `{ from, cancel: { id, by } }`.
  * @module
  */
 import { isJsonObject, wireObject } from '../index.js';
@@ -23,7 +24,7 @@ export interface GatewayStores {
   grants?: GrantStore;
   /** Audit records (default: memory, `audit.maxRecords` of the configuration). */
   audit?: AuditStore;
-  /** The calls with their arguments and results (default: memory, bounded; recorded while someone watches). */
+  /** The calls with their arguments and results (default: memory, bounded; kept while someone watches). */
   calls?: CallLogStore;
   /** Carries approval and call events between instances (default: none, events stay in this instance). */
   bus?: MessageBus;

@@ -461,7 +461,8 @@ export class Gateway {
       await this.server.close(options);
       await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
       this.#shared?.stop();
-      await this.calls.store.flushed().catch(() => undefined); // the last calls' ends, written if Redis can be
+      // The last calls' ends are written (when the store can be reached) before its connection closes.
+      await this.calls.store.flushed().catch(() => undefined);
       await this.#closeStores?.();
     })());
   }

@@ -18,7 +18,7 @@ export interface CallLogStore {
   start(call: CallInfo, args: JsonObject, startedAt: string): void;
   /** The latest progress of a running call (a store may write it less often than it comes). */
   progress(id: number, progress: CallProgress): void;
-  /** Records how a call ended, and its result (kept when small enough). A call the store no longer keeps is ignored. */
+  /** Records how a call ended, and its result (kept when small enough); a call no longer kept is ignored. */
   finish(id: number, end: CallEnd): void;
   /** Resolves once the writes made so far are stored; rejects (a `StoreError`) when they could not be. */
   flushed(): Promise<void>;
@@ -31,7 +31,7 @@ export interface CallLogStore {
 export interface CallLogStoreOptions {
   /** Calls kept (default 500): the oldest finished ones go first, a running one is never dropped. */
   maxCalls?: number;
-  /** One result's JSON kept at most, in bytes (default 4 MiB; a larger one reads `resultDropped: 'too-large'`). */
+  /** One result's JSON kept at most, in bytes (default 4 MiB; a larger one: `resultDropped: 'too-large'`). */
   maxResultBytes?: number;
 }
 

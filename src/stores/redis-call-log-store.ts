@@ -82,7 +82,7 @@ end
 return out`);
 
 const NAME = 'Redis call log store';
-/** A batch is written at once when it holds this many calls, or this many bytes of JSON (Redis runs a script alone). */
+/** A batch is written at once when it holds this many calls or bytes of JSON (Redis runs a script alone). */
 const MAX_BATCH_CALLS = 256;
 const MAX_BATCH_BYTES = 1024 * 1024;
 
