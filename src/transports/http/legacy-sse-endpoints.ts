@@ -2,6 +2,8 @@
  * The HTTP+SSE transport of 2024-11-05, beside the Streamable HTTP endpoint so old clients still connect:
  * `GET /sse` opens the stream and names the POST endpoint in an `endpoint` event; `POST
  * /messages?sessionId=…` carries client messages (202), and every server message is an SSE `message`.
+ * With a session bus (the handler's `redis` option), a POST for a session whose stream another process
+ * holds is forwarded there (see `SharedLegacySse`).
  * @module
  */
 import { JsonReply, SseReply, isReply, type HttpRequestLike, type Reply } from './http-exchange.js';
@@ -12,6 +14,7 @@ import type { Transport } from '../../protocol/transport.js';
 import type { Principal } from '../../server/index.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
 import type { ServerSession } from '../../server/server-session.js';
+import type { SessionBus } from '../../stores/session-bus.js';
 import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import type { HttpAuth } from './auth/http-auth.js';
@@ -19,6 +22,7 @@ import type { ResolvedHttpOptions } from './http-options.js';
 import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, shuttingDown, tooManyForClient, tooMuchUnread } from './http-status.js';
 import { readJsonBody } from './read-body.js';
+import { SharedLegacySse, type Served } from './shared-legacy-sse.js';
 import { SSE_HEADERS, SseSink, pacedByReader } from './sse-sink.js';
 
 class LegacySseTransport implements Transport {
@@ -71,6 +75,8 @@ export class LegacySseEndpoints {
 
   readonly #auth: HttpAuth | undefined;
   readonly #slots: ClientSlots;
+  /** Sessions shared with other processes (a session bus). */
+  readonly #shared: SharedLegacySse | undefined;
   #closing = false;
 
   constructor(
@@ -79,12 +85,24 @@ export class LegacySseEndpoints {
     options: ResolvedHttpOptions,
     auth: HttpAuth | undefined,
     slots: ClientSlots,
+    bus?: SessionBus,
   ) {
     this.#server = server;
     this.#paths = paths;
     this.#options = options;
     this.#auth = auth;
     this.#slots = slots;
+    if (bus) {
+      this.#shared = new SharedLegacySse(bus, server, {
+        sessions: () =>
+          [...this.#sessions.values()].map(({ session, transport }) => ({
+            session,
+            send: (message) => transport.send(message),
+          })),
+        accept: (id, body, principal) => this.#accept(id, body, principal),
+        onError: (error) => server.options.onError?.(error),
+      });
+    }
   }
 
   /** The path is one of the legacy endpoints. */
@@ -149,7 +167,13 @@ export class LegacySseEndpoints {
     session.onclose = () => {
       this.#sessions.delete(id);
       this.#slots.release(slot);
+      this.#shared?.released(id);
     };
+    // Shared: POSTs that reach other processes come here, from before the client learns where to post.
+    await this.#shared?.held(id).catch(async (error: unknown) => {
+      await session.close();
+      throw error;
+    });
     transport.sink.event({ event: 'endpoint', data: `${this.#paths.messagesPath}?sessionId=${id}` });
     return new SseReply(transport.sink, SSE_HEADERS);
   }
@@ -157,14 +181,37 @@ export class LegacySseEndpoints {
   async #message(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
     const id = new URL(request.url).searchParams.get('sessionId');
     const live = id ? this.#sessions.get(id) : undefined;
+    // A session whose stream another process may hold: the message goes there.
+    if (id && !live && this.#shared) return this.#forward(request, id, principal);
     // Another subject's session is no session for this caller.
     if (live && live.owner !== principal?.subject) this.#auth?.foreignSession(request, principal);
-    if (!live || live.owner !== principal?.subject)
-      return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
-    live.session.authenticate(principal);
+    if (!id || !live || live.owner !== principal?.subject) return notFound();
     const read = await readJsonBody(request, this.#options.maxBodyBytes);
     if (isReply(read)) return read;
-    const body = read.body;
+    return this.#answer(request, principal, this.#accept(id, read.body, principal));
+  }
+
+  /** A POST for a session not held here, forwarded to the process holding its stream. */
+  async #forward(request: HttpRequestLike, id: string, principal: Principal | undefined): Promise<Reply> {
+    const read = await readJsonBody(request, this.#options.maxBodyBytes);
+    if (isReply(read)) return read;
+    return this.#answer(request, principal, await this.#shared!.forward(id, read.body, principal));
+  }
+
+  #answer(request: HttpRequestLike, principal: Principal | undefined, served: Served): Reply {
+    if (served === 'foreign') this.#auth?.foreignSession(request, principal);
+    return typeof served === 'string' ? notFound() : served;
+  }
+
+  /**
+   * Serves a message posted to a session held here (by this process's client, or forwarded by another
+   * process): for its owner only.
+   */
+  #accept(id: string, body: unknown, principal: Principal | undefined): Served {
+    const live = this.#sessions.get(id);
+    if (!live) return 'unknown';
+    if (live.owner !== principal?.subject) return 'foreign';
+    live.session.authenticate(principal);
     // The client leaves too much of its stream unread: no new work until it reads (answers and
     // cancellations still go in).
     if (live.transport.queue.full && carriesRequest(body))
@@ -172,6 +219,11 @@ export class LegacySseEndpoints {
     live.transport.onmessage?.(body);
     return new JsonReply(202, { 'content-type': 'text/plain; charset=utf-8' }, 'Accepted');
   }
+}
+
+/** 404 for a POST naming no session of its caller's. */
+function notFound(): Reply {
+  return jsonRpcErrorResponse(404, ErrorCode.InvalidRequest, 'Not Found: unknown sessionId');
 }
 
 /** Whether a POSTed body holds a request (alone or in a batch). */

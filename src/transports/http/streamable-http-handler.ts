@@ -98,7 +98,7 @@ export class StreamableHttpHandler {
     this.#exchanges = new StatelessExchanges(server, this.#options, slots);
     if (this.#options.legacySse) {
       const { legacySse } = this.#options;
-      this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, slots);
+      this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, slots, bus);
     }
     if (!this.#options.stateless) {
       const { sessionIdleTimeoutMs, handshakeTimeoutMs } = this.#options;
