@@ -23,11 +23,14 @@ import {
   answerStatus,
   jsonResponse,
   jsonRpcErrorResponse,
+  storeFailedAnswer,
   tooMuchUnread,
 } from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
 import { SmallMap } from '../../protocol/engine/small-map.js';
 import { SseSink, pacedByReader, pacedWithoutSink, sseHeaders } from './sse-sink.js';
+import { SseStart } from './sse-start.js';
+import { flatString } from './flat-string.js';
 
 export type { HttpSessionConfig, SessionRoute } from './http-session-transport-options.js';
 
@@ -161,11 +164,10 @@ export class HttpSessionTransport implements Transport {
     const response = isResponse(sent);
     const key = response ? sent.id : options?.relatedRequestId;
     const route = this.#route;
-    let message = sent;
-    if (route) {
-      if (!response) message = route.outgoing(sent);
-      else await route.beforeResponse(sent);
-    }
+    let message = route && !response ? route.outgoing(sent) : sent;
+    // A shared session's record is brought up to date first; a store that fails there is the answer.
+    const recorded = route && response ? route.beforeResponse(sent) : undefined;
+    if (recorded) await recorded.catch((error: unknown) => (message = storeFailedAnswer(key, error)));
     const stream = key === undefined || key === null ? undefined : this.#byRequest.get(key);
     if (stream) {
       const written = this.#write(stream, message, response ? (key ?? undefined) : undefined);
@@ -241,10 +243,13 @@ export class HttpSessionTransport implements Transport {
       return result;
     }
     const sink = this.#attach(stream);
-    const response = new SseReply(sink, this.#sseHeaders);
-    const dispatch = (): Reply => {
+    const dispatch = (): Promise<Reply> => {
+      const { keepAliveMs } = this.#config;
+      const lone = !batch && requestIds.length === 1;
+      const options = { lone, keepAliveMs, client, sseHeaders: this.#sseHeaders, headers: this.#headers };
+      const start = (stream.start = new SseStart(sink, options));
       for (const message of messages) this.onmessage?.(message);
-      return response;
+      return start.reply;
     };
     // No priming event (the store failed): nothing was dispatched, the request ids are free again.
     const unprimed = (error: unknown): never => {
@@ -262,7 +267,7 @@ export class HttpSessionTransport implements Transport {
     } catch (error) {
       return Promise.reject(asError(error)).catch(unprimed);
     }
-    if (primed === undefined) return Promise.resolve(dispatch());
+    if (primed === undefined) return dispatch();
     return primed.then(dispatch, unprimed);
   }
 
@@ -332,6 +337,7 @@ export class HttpSessionTransport implements Transport {
     for (const event of replay.events) sink.replayed({ id: event.id, data: stringifyJson(event.message) });
     if (live) {
       live.sink?.close();
+      live.start?.started();
       live.sink = sink;
       sink.oncancel = () => this.#disconnected(live);
       sink.onoverflow = sink.oncancel;
@@ -345,6 +351,7 @@ export class HttpSessionTransport implements Transport {
   closeStream(relatedRequestId: RequestId): void {
     const stream = this.#byRequest.get(relatedRequestId);
     if (!stream?.sink || !this.#config.eventStore) return;
+    stream.start?.started();
     stream.sink.event({ retry: this.#config.retryMs });
     stream.sink.close();
     stream.sink = undefined;
@@ -359,6 +366,7 @@ export class HttpSessionTransport implements Transport {
     if (this.#standalone) void this.#route?.standalone(false).catch(() => undefined);
     for (const stream of open) {
       stream.sink?.close();
+      stream.start?.started();
       stream.json?.unwatch();
       stream.json?.resolve(this.#error(503, ErrorCode.InternalError, 'The session closed'));
     }
@@ -524,9 +532,12 @@ export class HttpSessionTransport implements Transport {
     id: string | undefined,
     responseId: RequestId | undefined,
   ): undefined {
-    stream.sink?.event(
-      id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
-    );
+    // The POST's lone request answered first with a store failure: the POST's answer is a 503 instead.
+    if (responseId === undefined || !stream.start?.answers(message))
+      stream.sink?.event(
+        id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
+      );
+    stream.start?.started();
     if (responseId !== undefined) this.#settle(stream, responseId);
     return undefined;
   }
@@ -580,15 +591,4 @@ export class HttpSessionTransport implements Transport {
     this.#streams.delete(stream.id);
     if (this.#byRequest.size === 0) this.onidle?.();
   }
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/**
- * A string as one flat string (for ids kept for a session's life): `crypto.randomUUID()` and template
- * literals build theirs by concatenation, a tree of ≈16 strings for a UUID, all held as long as it is.
- */
-export function flatString(text: string): string {
-  return decoder.decode(encoder.encode(text));
 }

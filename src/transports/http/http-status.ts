@@ -5,9 +5,13 @@
  */
 import { ErrorCode } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
-import type { RequestId } from '../../protocol/jsonrpc.js';
+import { errorResponse, type JsonRpcResponse, type RequestId } from '../../protocol/jsonrpc.js';
 import { isRevision, profileFor } from '../../protocol/revisions/index.js';
-import { isStoreUnavailable, storeUnavailableError } from '../../protocol/store-unavailable.js';
+import {
+  isStoreFailure,
+  isStoreUnavailable,
+  storeUnavailableError,
+} from '../../protocol/store-unavailable.js';
 import type { QueuedOutput } from '../queued-output.js';
 import { JsonReply } from './http-exchange.js';
 
@@ -119,6 +123,15 @@ export function answerStatus(message: unknown): number {
 export function storeUnavailableReply(message: string, revision: string | null | undefined): JsonReply {
   const id = omitsUnknownId(revision) ? {} : { id: null };
   return jsonResponse({ jsonrpc: '2.0', ...id, error: storeUnavailableError(message) }, 503);
+}
+
+/**
+ * What a response becomes when a shared store it needed before it could go out failed (a shared session's
+ * record): the request's store-unavailable error. Any other error is thrown again.
+ */
+export function storeFailedAnswer(id: RequestId | null | undefined, error: unknown): JsonRpcResponse {
+  if (!isStoreFailure(error)) throw error;
+  return errorResponse(id, storeUnavailableError(error.message));
 }
 
 /**

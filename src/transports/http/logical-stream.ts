@@ -6,6 +6,7 @@
 import type { Reply } from './http-exchange.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SseSink } from './sse-sink.js';
+import type { SseStart } from './sse-start.js';
 
 export interface LogicalStream {
   readonly id: string;
@@ -13,6 +14,8 @@ export interface LogicalStream {
   readonly pending: Set<RequestId>;
   sink: SseSink | undefined;
   json: JsonReply | undefined;
+  /** A POST's SSE answer, until its status is known (see `SseStart`). */
+  start?: SseStart;
   /** Paced messages (a tool's progress and logs) sent while it had no sink: see `SseSink.room`. */
   paced?: number;
 }

@@ -179,10 +179,16 @@ export class SharedSessions {
 
   /** @internal (for `SharedRoute`) Writes a session's record (and tells the others' copies of a change). */
   async record(sessionId: string, session: ServerSession, state: SharedRoute): Promise<void> {
-    const first = state.written === -1;
+    const written = state.written;
+    const first = written === -1;
     state.written = session.stateVersion;
     const current = this.#server.sessionState(session);
-    await this.#store.update(sessionId, current);
+    try {
+      await this.#store.update(sessionId, current);
+    } catch (error) {
+      state.written = written; // not written (the store failed): the next answer tries again
+      throw error;
+    }
     // The others' copies take the new state as it comes (no read of the record).
     if (!first) await this.bus.toAll({ kind: 'changed', session: sessionId, state: toJson(current) });
   }
