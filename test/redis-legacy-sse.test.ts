@@ -211,6 +211,34 @@ describe('legacy HTTP+SSE sessions on two instances', () => {
     await legacy.stream.cancel();
   });
 
+  it('and at most 8 MiB of their text: a third 3 MB message gets 503 while two wait', async () => {
+    const legacy = await initialize(A, B);
+    const big = (id: number) => ({
+      jsonrpc: '2.0',
+      id,
+      method: 'ping',
+      params: { _meta: { pad: 'x'.repeat(3e6) } },
+    });
+    A.child.kill('SIGSTOP');
+    let answers: Response[];
+    try {
+      const posts = [1, 2, 3].map((id) => send(B, legacy, big(id)));
+      const refused = await Promise.race(posts);
+      expect(refused.status).toBe(503);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).toMatch(
+        /messages waiting for other instances hold 6000\d{3} characters already$/,
+      );
+      A.child.kill('SIGCONT');
+      answers = await Promise.all(posts);
+    } finally {
+      A.child.kill('SIGCONT');
+    }
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 202, 503]);
+    const pongs = [(await legacy.stream.nextMessage())!.id, (await legacy.stream.nextMessage())!.id];
+    expect(new Set(pongs).size).toBe(2); // the two that waited, answered on A's stream
+    await legacy.stream.cancel();
+  });
+
   it('the holder killed, the session is 404 on the others (a legacy stream cannot be resumed)', async () => {
     const legacy = await initialize(A, B);
     await stopInstance(A, 'SIGKILL');

@@ -10,7 +10,8 @@
  * - No process listens to the session's channel (an unknown session, or its holder died): 404 at once.
  * - The bus fails (Redis down): the POST fails with the bus's `StoreError` (503 with `Retry-After`).
  * - The holder's answer does not come within `FORWARD_TIMEOUT_MS`, or `MAX_FORWARDED` messages of this
- *   process already wait for theirs: 503 with `Retry-After` (the message may have been served).
+ *   process (or `MAX_FORWARDED_CHARS` of their text) already wait for theirs: 503 with `Retry-After` (after
+ *   a timeout, the message may have been served).
  * Registry changes and resource updates of other processes reach the legacy streams held here.
  * @module
  */
@@ -26,8 +27,13 @@ import { LIST_CHANGED, RESOURCE_UPDATED } from './shared-changes.js';
 
 /** How long a forwarded message waits for the answer of the process holding its session's stream. */
 export const FORWARD_TIMEOUT_MS = 5_000;
-/** Forwarded messages of one process waiting for their answers at once, at most. */
+/** Forwarded messages of one process waiting for their answers at once, at most … */
 export const MAX_FORWARDED = 64;
+/**
+ * … and their JSON text, in characters (a lone message of any size `maxBodyBytes` lets in still goes): what
+ * a stalled holder's Redis connection may have to buffer stays well below Redis's pub/sub output limits.
+ */
+export const MAX_FORWARDED_CHARS = 8 * 1024 * 1024;
 
 /** A session id as the legacy endpoint makes them (`crypto.randomUUID()`); nothing else is forwarded. */
 const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -61,6 +67,8 @@ export class SharedLegacySse {
   readonly #host: LegacyHost;
   /** Forwarded messages waiting for their holder's answer, by number. */
   readonly #waiting = new Map<number, (served: Served) => void>();
+  /** The JSON text of the forwarded messages waiting, in characters. */
+  #chars = 0;
   #next = 0;
 
   constructor(bus: SessionBus, server: ServerRuntime, host: LegacyHost) {
@@ -89,8 +97,12 @@ export class SharedLegacySse {
     if (!SESSION_ID.test(sessionId)) return 'unknown';
     if (this.#waiting.size >= MAX_FORWARDED)
       return unavailable(`${MAX_FORWARDED} messages wait for other instances already`);
+    const chars = JSON.stringify(body).length;
+    if (this.#waiting.size > 0 && this.#chars + chars > MAX_FORWARDED_CHARS)
+      return unavailable(`the messages waiting for other instances hold ${this.#chars} characters already`);
     const number = ++this.#next;
     const answered = new Promise<Served>((resolve) => this.#waiting.set(number, resolve));
+    this.#chars += chars;
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
       const payload = {
@@ -110,6 +122,7 @@ export class SharedLegacySse {
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(number);
+      this.#chars -= chars;
     }
   }
 
