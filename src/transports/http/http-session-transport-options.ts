@@ -47,6 +47,12 @@ export interface HttpSessionConfig {
   /** The SSE `retry` value sent with priming events and before the server closes a stream (ms). */
   retryMs: number;
   keepAliveMs: number;
+  /**
+   * A store the session's requests use can fail (Redis): the status of a POST's SSE answer then waits for
+   * its first event (`SseStart`), so that a lone request's store failure is a 503. Else the stream starts
+   * at once, its priming event with it.
+   */
+  storesCanFail?: boolean;
   /** Output the session's SSE streams may hold unread (bytes; default 8 MiB): see `StreamableHttpOptions`. */
   maxQueuedBytes?: number;
   /** The same limit in messages (default 4096). */

@@ -244,7 +244,11 @@ export class HttpSessionTransport implements Transport {
     }
     const sink = this.#attach(stream);
     const dispatch = (): Promise<Reply> => {
-      const { keepAliveMs } = this.#config;
+      const { keepAliveMs, storesCanFail } = this.#config;
+      if (!storesCanFail) {
+        for (const message of messages) this.onmessage?.(message);
+        return Promise.resolve(new SseReply(sink, this.#sseHeaders));
+      }
       const lone = !batch && requestIds.length === 1;
       const options = { lone, keepAliveMs, client, sseHeaders: this.#sseHeaders, headers: this.#headers };
       const start = (stream.start = new SseStart(sink, options));

@@ -93,6 +93,12 @@ export class LiveSessions {
       responseMode: options.responseMode,
       retryMs: options.retryMs,
       keepAliveMs: options.keepAliveMs,
+      // The memory stores never fail; a shared session's record, and stores given to the server, may.
+      storesCanFail:
+        bus !== undefined ||
+        store.expires === true ||
+        (server.options.rateLimit || undefined)?.store !== undefined ||
+        server.options.tasks?.store !== undefined,
       maxQueuedBytes: options.maxQueuedBytes,
       maxQueuedMessages: options.maxQueuedMessages,
       protocolVersion: (transport) => this.#transports.get(transport)?.session.protocolVersion,

@@ -7,7 +7,8 @@
  * stream (200), and so do a keep-alive (after `keepAliveMs` with nothing to send, 15 s when keep-alives
  * are off), the server ending the stream, and the client going away. Once the stream has started, a store
  * that fails is told by the request's JSON-RPC error response on the stream (-32603, its id, the store
- * named): HTTP cannot change a status already sent.
+ * named): HTTP cannot change a status already sent. Only a session whose stores can fail holds its status
+ * so (`storesCanFail`); with the memory stores the stream starts at once, its priming event with it.
  * @module
  */
 import { SseReply, type ClientWatch, type Reply } from './http-exchange.js';
