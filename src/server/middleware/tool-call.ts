@@ -211,11 +211,109 @@ export class StartedCall {
   readonly #finish = (): void => this.#state.finish();
 }
 
+/**
+ * A call no middleware of its chain can abort (no execution timeout for its tool, no middleware added
+ * with `server.use()`: see `ToolChain.mayAbort`): one object, and the handler gets the request's own
+ * context — its signal and cancellation are the request's, there is no input wait to leave out of a
+ * timeout, and no late progress to drop after an abort by middleware. What the built-ins that see it read
+ * (the caller, the tool, `signal` while queued, `done`) is the same as a `StartedCall`'s.
+ */
+class DirectCall implements ToolCall {
+  readonly tool: CalledTool;
+  readonly arguments: JsonObject;
+  readonly principal: Principal | undefined;
+  readonly sessionId: string | undefined;
+  readonly clientAddress: string | undefined;
+  readonly requestId: RequestId;
+  readonly era: 'handshake' | 'stateless';
+  readonly protocolVersion: string;
+  readonly meta: JsonObject | undefined;
+  decision: CallDecision = 'allowed';
+  readonly context: ToolContext;
+  /** The handler's promise, once it runs. */
+  #running: Promise<unknown> | undefined;
+  /** The chain ended without running the handler. */
+  #ended = false;
+  #done: Promise<void> | undefined;
+  #resolveDone: (() => void) | undefined;
+
+  constructor(tool: RegisteredTool, args: JsonObject, ctx: ToolContext, origin: CallOrigin) {
+    const version = ctx.client.protocolVersion;
+    this.tool = tool.called;
+    this.arguments = args;
+    this.principal = origin.principal;
+    this.sessionId = origin.sessionId;
+    this.clientAddress = origin.clientAddress;
+    this.requestId = ctx.requestId;
+    this.era = isStatelessRevision(version) ? 'stateless' : 'handshake';
+    this.protocolVersion = version;
+    this.meta = ctx.meta;
+    this.context = ctx;
+  }
+
+  get call(): ToolCall {
+    return this;
+  }
+
+  get signal(): AbortSignal {
+    return this.context.signal;
+  }
+
+  /** Created when a middleware asks for it (the concurrency cap, for capped tools). */
+  get done(): Promise<void> {
+    if (!this.#done) {
+      if (this.#running) this.#done = this.#running.then(ignore, ignore);
+      else if (this.#ended) this.#done = Promise.resolve();
+      else this.#done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
+    }
+    return this.#done;
+  }
+
+  /** Only the timeout reads it, and this call's chain has none. */
+  get waitingForInput(): boolean {
+    return false;
+  }
+
+  inputWaitMs(): number {
+    return 0;
+  }
+
+  /** No middleware of this call's chain aborts calls (that is why it is direct). */
+  abort(): void {
+    throw new Error(`Tool ${this.tool.name}: no middleware of this chain aborts calls`);
+  }
+
+  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T> {
+    const running = handler(this.context);
+    this.#running = running;
+    const resolve = this.#resolveDone;
+    if (resolve) running.then(resolve, resolve);
+    return running;
+  }
+
+  readonly end = (): void => {
+    if (this.#running) return;
+    this.#ended = true;
+    this.#resolveDone?.();
+  };
+}
+
+function ignore(): void {}
+
+/** What the chain runs: the `ToolCall` middleware sees, and the handler run with its context. */
+export interface ChainedRun {
+  readonly call: ToolCall;
+  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T>;
+  /** Finishes the call if its handler never ran (refused by the chain). */
+  readonly end: () => void;
+}
+
 export function startToolCall(
   tool: RegisteredTool,
   args: JsonObject,
   ctx: ToolContext,
   origin: CallOrigin = {},
-): StartedCall {
-  return new StartedCall(tool, args, ctx, origin);
+  direct = false,
+): ChainedRun {
+  return direct ? new DirectCall(tool, args, ctx, origin) : new StartedCall(tool, args, ctx, origin);
 }

@@ -19,10 +19,10 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { audit, type AuditOptions } from './audit.js';
 import { compose } from './compose.js';
 import { concurrencyLimit, type ConcurrencyOptions } from './concurrency-limit.js';
-import type { ToolCall, ToolMiddleware } from './middleware.js';
+import type { CalledTool, ToolCall, ToolMiddleware } from './middleware.js';
 import { rateLimit, type RateLimitOptions } from './rate-limit.js';
 import { sanitize, type SanitizeOptions } from './sanitize.js';
-import { timeout } from './timeout.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, timeout } from './timeout.js';
 
 /** The server options that configure the built-ins (each `false` turns one off). */
 export interface ToolChainOptions {
@@ -46,6 +46,8 @@ export class ToolChain {
   readonly #audit: readonly ToolMiddleware[];
   readonly #added: ToolMiddleware[] = [];
   #all: readonly ToolMiddleware[];
+  /** The default execution timeout in ms (0: none but a tool's own); undefined: the built-in is off. */
+  readonly #timeoutMs: number | undefined;
 
   constructor(options: ToolChainOptions = {}) {
     const builtIns: ToolMiddleware[] = [];
@@ -57,6 +59,21 @@ export class ToolChain {
     if (options.sanitize !== false) builtIns.push(sanitize(options.sanitize));
     this.#builtIns = builtIns;
     this.#all = builtIns;
+    this.#timeoutMs = options.toolTimeout === false ? undefined : (options.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS);
+  }
+
+  /**
+   * Whether a middleware of this chain may abort a call of `tool` while its handler runs: the execution
+   * timeout (when it applies to the tool), or any middleware added with `use()` (it may call `abort`).
+   * The other built-ins (audit, rate limits, concurrency cap, sanitization) never do; a call no middleware
+   * can abort gives its handler the request's own context (see `startToolCall`).
+   */
+  mayAbort(tool: CalledTool): boolean {
+    if (this.#added.length > 0) return true;
+    if (this.#timeoutMs === undefined) return false;
+    // As the timeout middleware reads it: a task tool has only its own timeout; 0 is none.
+    const ms = tool.limits.timeout ?? (tool.task ? 0 : this.#timeoutMs);
+    return ms > 0;
   }
 
   /** Adds a middleware after the built-ins and those added before it. */

@@ -71,8 +71,9 @@ export function normalizeResult(value: ToolReturn): CallToolResult | string {
 }
 
 /**
- * Runs one call: arguments checked, then the chain (or the handler alone, for a tool without one). Not
- * async: with a compiled validator and a synchronous handler nothing here waits.
+ * Runs one call: arguments checked (not a relayed tool's: the server that runs it checks them), then the
+ * chain (or the handler alone, for a tool without one). Not async: with a compiled validator and a
+ * synchronous handler nothing here waits.
  */
 export function callTool(
   tool: RegisteredTool,
@@ -80,6 +81,7 @@ export function callTool(
   ctx: ToolContext,
   hooks: CallToolHooks = {},
 ): Promise<CallToolResult> {
+  if (tool.relay) return chained(tool, args, ctx, hooks);
   const validated = validate(tool.input, args);
   if (validated instanceof Promise)
     return validated.then((checked) => checkedCall(tool, checked, ctx, hooks));
@@ -97,10 +99,21 @@ function checkedCall(
       toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`),
     );
   }
-  if (!tool.chain) return runHandler(tool, checked.value, ctx, hooks);
-  const started = startToolCall(tool, checked.value as JsonObject, ctx, hooks);
-  const handler = (context: ToolContext) => runHandler(tool, checked.value, context, hooks);
-  const running = tool.chain.run(started.call, () => started.handle(handler));
+  return chained(tool, checked.value, ctx, hooks);
+}
+
+/** Runs the handler through the chain; a call no middleware can abort takes the direct path. */
+function chained(
+  tool: RegisteredTool,
+  args: unknown,
+  ctx: ToolContext,
+  hooks: CallToolHooks,
+): Promise<CallToolResult> {
+  const chain = tool.chain;
+  if (!chain) return runHandler(tool, args, ctx, hooks);
+  const started = startToolCall(tool, args as JsonObject, ctx, hooks, !chain.mayAbort(tool.called));
+  const handler = (context: ToolContext) => runHandler(tool, args, context, hooks);
+  const running = chain.run(started.call, () => started.handle(handler));
   // A chain that ended without running the handler (a refusal) finishes the call when it settles.
   running.then(started.end, started.end);
   return running;

@@ -1,0 +1,101 @@
+// Interleaved A/B repetitions of the gateway rows (issue 17): builds of toolwire side by side (each a
+// folder with bin/, dist/ and bench/, e.g. a copy of this one before a change), and optionally the
+// hand-written relay (bench/raw-relay.mjs), each in front of its own upstream fixture, in turn within every
+// repetition, so that the host's load falls on all alike. Per variant: the gateway's and its upstream's
+// CPU per call at 16 and at 1 in flight (medians of the repetitions) and their ratio; with --alloc, the
+// bytes the gateway allocates per call (sampling heap profiler, bench/alloc-preload.mjs; a run of its own,
+// as sampling costs CPU).
+//
+//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--alloc] [--reps=6] [--calls=20000]
+import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { StdioPeer, stdioCalls } from './load.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const reps = Number(arg('reps', 6));
+const calls = Number(arg('calls', 20_000));
+const roots = arg('roots', '.').split(',').map((r) => resolve(r));
+const variants = roots.map((root) => ({ name: root, root, raw: false }));
+if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dirname(here), raw: true });
+const alloc = process.argv.includes('--alloc');
+
+function command(variant, preload) {
+  const fixture = [join(variant.root, 'bin/toolwire.mjs'), 'serve', join(variant.root, 'bench/fixture-server.mjs')];
+  const pre = preload ? ['--import', join(here, 'alloc-preload.mjs')] : [];
+  if (variant.raw) return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixture];
+  const gateway = [join(variant.root, 'bin/toolwire.mjs'), 'gateway', '--stdio', '--default', 'allow', '--api-port', '0', '--upstream', 'fx', '--'];
+  return [...pre, ...gateway, process.execPath, ...fixture];
+}
+
+const childOf = (pid) => Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim());
+const until = async (test) => {
+  for (let i = 0; i < 500 && !test(); i++) await new Promise((r) => setTimeout(r, 20));
+};
+
+async function cpuRun(variant) {
+  const peer = new StdioPeer(process.execPath, command(variant, false));
+  try {
+    await peer.initialize();
+    await stdioCalls(peer, { total: 3000, inFlight: 16, prefix: 'fx__' });
+    const pids = [peer.pid, childOf(peer.pid)];
+    const out = {};
+    for (const inFlight of [16, 1]) {
+      const run = await stdioCalls(peer, { total: inFlight === 1 ? calls / 5 : calls, inFlight, prefix: 'fx__', pids, maxMs: 120_000 });
+      if (run.errors) throw new Error(`${run.errors} calls failed through ${variant.name}`);
+      out[inFlight] = { gateway: run.cpuUsPerCallOf[0], upstream: run.cpuUsPerCallOf[1] };
+    }
+    return out;
+  } finally {
+    await peer.close();
+  }
+}
+
+async function allocRun(variant) {
+  const dir = mkdtempSync(join(tmpdir(), 'gw-alloc-'));
+  const file = join(dir, 'bytes');
+  const peer = new StdioPeer(process.execPath, command(variant, true), { ALLOC_OUT: file });
+  try {
+    await peer.initialize();
+    await stdioCalls(peer, { total: 3000, inFlight: 16, prefix: 'fx__' });
+    process.kill(peer.pid, 'SIGUSR2');
+    const n = 5000;
+    await stdioCalls(peer, { total: n, inFlight: 16, prefix: 'fx__' });
+    process.kill(peer.pid, 'SIGUSR2');
+    await until(() => existsSync(file) && readFileSync(file, 'utf8').length > 0);
+    return Number(readFileSync(file, 'utf8')) / n;
+  } finally {
+    await peer.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const results = new Map(variants.map((v) => [v.name, { 16: { g: [], u: [] }, 1: { g: [], u: [] }, alloc: [] }]));
+const loads = [];
+for (let rep = 0; rep < reps; rep++) {
+  const order = rep % 2 ? [...variants].reverse() : variants;
+  for (const variant of order) {
+    loads.push(loadavg()[0]);
+    const r = await cpuRun(variant);
+    const into = results.get(variant.name);
+    for (const k of [16, 1]) {
+      into[k].g.push(r[k].gateway);
+      into[k].u.push(r[k].upstream);
+    }
+    if (alloc) into.alloc.push(await allocRun(variant));
+  }
+}
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+console.log(`${reps} interleaved reps, ${calls} calls at 16 in flight, ${calls / 5} at 1; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+for (const [name, r] of results) {
+  const row = [16, 1].map((k) => {
+    const g = median(r[k].g);
+    const u = median(r[k].u);
+    const ratios = r[k].g.map((x, i) => x / r[k].u[i]);
+    return `${k} in flight: ${g.toFixed(1)} µs (upstream ${u.toFixed(1)}), ratio ${(g / u).toFixed(2)}× (median of per-rep ratios ${median(ratios).toFixed(2)}×)`;
+  });
+  const kb = alloc ? `; ${(median(r.alloc) / 1024).toFixed(1)} KB allocated/call` : '';
+  console.log(`${name}\n  ${row.join('\n  ')}${kb}`);
+}
