@@ -15,10 +15,9 @@
  * ```
  * @module
  */
-import { wireObject, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
+import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import type { Principal } from '../auth/principal.js';
 import { asError } from '../../protocol/errors.js';
-import { isPromiseLike } from '../../protocol/promise-like.js';
 
 /** One request on its way through the request chain. */
 export interface ServerRequest {
@@ -93,7 +92,7 @@ export class RequestChain {
   /**
    * Runs `request` through the middleware, `handler` innermost. Not `compose` with an async handler: every
    * request of a server with request middleware passes here, and each layer of closures, frames and
-   * promises costs it (one closure per middleware, the handler's own promise).
+   * promises costs it (one closure per middleware; the handler's own promise, as it is, with no `then`).
    */
   run(request: ServerRequest, handler: () => Promise<object> | object): Promise<JsonObject> {
     const all = this.#all;
@@ -104,10 +103,8 @@ export class RequestChain {
       const middleware = all[i];
       try {
         if (middleware) return Promise.resolve(middleware(request, () => dispatch(i + 1)));
-        const result = handler();
-        return isPromiseLike(result)
-          ? Promise.resolve(result).then(wireObject)
-          : Promise.resolve(wireObject(result));
+        // The handler's own promise as it is (a result is a wire object already: no `then` to say so).
+        return Promise.resolve(handler() as Promise<JsonObject> | JsonObject);
       } catch (error) {
         return Promise.reject(asError(error));
       }
