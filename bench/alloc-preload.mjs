@@ -27,6 +27,7 @@ process.on('SIGUSR2', () => {
     };
     if (!error) walk(result.profile.head);
     writeFileSync(process.env.ALLOC_OUT, error ? `error ${error.message}` : String(bytes));
-    if (!error && process.env.ALLOC_PROFILE) writeFileSync(process.env.ALLOC_PROFILE, JSON.stringify(result.profile));
+    if (!error && process.env.ALLOC_PROFILE)
+      writeFileSync(process.env.ALLOC_PROFILE, JSON.stringify(result.profile));
   });
 });

@@ -14,19 +14,37 @@ import { fileURLToPath } from 'node:url';
 import { StdioPeer, stdioCalls } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const arg = (name, fallback) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const arg = (name, fallback) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const reps = Number(arg('reps', 6));
 const calls = Number(arg('calls', 20_000));
-const roots = arg('roots', '.').split(',').map((r) => resolve(r));
+const roots = arg('roots', '.')
+  .split(',')
+  .map((r) => resolve(r));
 const variants = roots.map((root) => ({ name: root, root, raw: false }));
 if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dirname(here), raw: true });
 const alloc = process.argv.includes('--alloc');
 
 function command(variant, preload) {
-  const fixture = [join(variant.root, 'bin/toolwire.mjs'), 'serve', join(variant.root, 'bench/fixture-server.mjs')];
+  const fixture = [
+    join(variant.root, 'bin/toolwire.mjs'),
+    'serve',
+    join(variant.root, 'bench/fixture-server.mjs'),
+  ];
   const pre = preload ? ['--import', join(here, 'alloc-preload.mjs')] : [];
   if (variant.raw) return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixture];
-  const gateway = [join(variant.root, 'bin/toolwire.mjs'), 'gateway', '--stdio', '--default', 'allow', '--api-port', '0', '--upstream', 'fx', '--'];
+  const gateway = [
+    join(variant.root, 'bin/toolwire.mjs'),
+    'gateway',
+    '--stdio',
+    '--default',
+    'allow',
+    '--api-port',
+    '0',
+    '--upstream',
+    'fx',
+    '--',
+  ];
   return [...pre, ...gateway, process.execPath, ...fixture];
 }
 
@@ -43,7 +61,13 @@ async function cpuRun(variant) {
     const pids = [peer.pid, childOf(peer.pid)];
     const out = {};
     for (const inFlight of [16, 1]) {
-      const run = await stdioCalls(peer, { total: inFlight === 1 ? calls / 5 : calls, inFlight, prefix: 'fx__', pids, maxMs: 120_000 });
+      const run = await stdioCalls(peer, {
+        total: inFlight === 1 ? calls / 5 : calls,
+        inFlight,
+        prefix: 'fx__',
+        pids,
+        maxMs: 120_000,
+      });
       if (run.errors) throw new Error(`${run.errors} calls failed through ${variant.name}`);
       out[inFlight] = { gateway: run.cpuUsPerCallOf[0], upstream: run.cpuUsPerCallOf[1] };
     }
@@ -72,7 +96,9 @@ async function allocRun(variant) {
   }
 }
 
-const results = new Map(variants.map((v) => [v.name, { 16: { g: [], u: [] }, 1: { g: [], u: [] }, alloc: [] }]));
+const results = new Map(
+  variants.map((v) => [v.name, { 16: { g: [], u: [] }, 1: { g: [], u: [] }, alloc: [] }]),
+);
 const loads = [];
 for (let rep = 0; rep < reps; rep++) {
   const order = rep % 2 ? [...variants].reverse() : variants;
@@ -88,7 +114,9 @@ for (let rep = 0; rep < reps; rep++) {
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-console.log(`${reps} interleaved reps, ${calls} calls at 16 in flight, ${calls / 5} at 1; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`);
+console.log(
+  `${reps} interleaved reps, ${calls} calls at 16 in flight, ${calls / 5} at 1; load average ${Math.min(...loads).toFixed(1)}–${Math.max(...loads).toFixed(1)}`,
+);
 for (const [name, r] of results) {
   const row = [16, 1].map((k) => {
     const g = median(r[k].g);

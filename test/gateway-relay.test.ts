@@ -182,3 +182,35 @@ describe('an approved stateless-era call that asks its caller', () => {
     expect(await call).toMatchObject({ isError: true });
   });
 });
+
+describe("the upstream's input checks", () => {
+  it("leaves the arguments to the upstream's schema: its refusal comes back, audited, and its result is still checked and sanitized", async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    const seen: unknown[] = [];
+    const SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
+    upstream.tool('square', { inputSchema: SCHEMA }, (args) => {
+      seen.push(args);
+      return text(`${args.n * args.n}; aws_key=AKIAIOSFODNN7EXAMPLE`);
+    });
+    const web = await serve(upstream);
+    const { gateway } = await start({ upstreams: { web: { url: web.url } }, policy: { default: 'allow' } });
+    const client = await connect(gateway);
+    // Listed with the upstream's schema, as it is.
+    expect((await client.listTools()).find((tool) => tool.name === 'web__square')?.inputSchema).toEqual(
+      SCHEMA,
+    );
+    // Not checked on the way through: the upstream checks it, and says what is wrong (its own name for
+    // the tool, `square`, not the gateway's; and the call has an audit record, so it was relayed).
+    const refused = await client.callTool('web__square', { n: 'four' });
+    expect(refused.isError).toBe(true);
+    expect(text0(refused)).toMatch(/^Invalid arguments for tool square: /);
+    expect(seen).toEqual([]);
+    // A good call: the upstream's result, with the key it leaked redacted by the gateway's server.
+    expect(text0(await client.callTool('web__square', { n: 4 }))).toBe('16; aws_key=[REDACTED]');
+    const calls = (await gateway.audit.list()).filter((record) => record.kind === 'call');
+    expect(calls.map((record) => [record.tool, record.decision, record.outcome])).toEqual([
+      ['square', 'allowed', 'tool-error'],
+      ['square', 'allowed', 'ok'],
+    ]);
+  });
+});

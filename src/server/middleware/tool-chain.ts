@@ -59,7 +59,8 @@ export class ToolChain {
     if (options.sanitize !== false) builtIns.push(sanitize(options.sanitize));
     this.#builtIns = builtIns;
     this.#all = builtIns;
-    this.#timeoutMs = options.toolTimeout === false ? undefined : (options.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS);
+    this.#timeoutMs =
+      options.toolTimeout === false ? undefined : (options.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS);
   }
 
   /**
