@@ -13,9 +13,9 @@ export interface AuditListOptions {
 }
 
 export interface AuditStore {
-  /** Stores a record, numbering it; resolves with it as stored (frozen, or a copy). */
+  /** Stores a record, numbering it; resolves with it as stored. */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord>;
-  /** The latest records, oldest first (frozen, or copies). */
+  /** The latest records, oldest first. */
   list(options?: AuditListOptions): Promise<GatewayAuditRecord[]>;
 }
 
@@ -50,23 +50,14 @@ export class MemoryAuditStore implements AuditStore {
     this.#now = settings.now ?? Date.now;
   }
 
-  /**
-   * Stores the record frozen (its caller too), and hands out that record itself, here and from `list`: no
-   * one can change it, so no copy is needed (a copy per record appended was ≈5% of what a gateway
-   * allocates per call).
-   */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const stored: GatewayAuditRecord = Object.freeze({
-      seq: ++this.#seq,
-      ...record,
-      caller: frozenCaller(record.caller),
-    });
+    const stored: GatewayAuditRecord = { seq: ++this.#seq, ...record, caller: copyCaller(record.caller) };
     this.#records.push({ record: stored, at: this.#now() });
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
       this.#records = this.#records.slice(-this.#max);
     }
-    return Promise.resolve(stored);
+    return Promise.resolve(copyRecord(stored));
   }
 
   list(options: AuditListOptions = {}): Promise<GatewayAuditRecord[]> {
@@ -78,13 +69,22 @@ export class MemoryAuditStore implements AuditStore {
     for (let i = this.#records.length - 1; i >= 0 && found.length < limit; i--) {
       const { record, at } = this.#records[i]!;
       if (record.seq <= after || at < oldest || this.#records.length - i > this.#max) break;
-      found.push(record);
+      found.push(copyRecord(record));
     }
     return Promise.resolve(found.reverse());
   }
 }
 
-/** A caller no one can change: itself when frozen (the gateway's one anonymous caller), else a frozen copy. */
-function frozenCaller(caller: GatewayAuditRecord['caller']): GatewayAuditRecord['caller'] {
-  return Object.isFrozen(caller) ? caller : Object.freeze({ ...caller });
+/**
+ * A copy of a record that shares nothing changeable with it: its fields are strings and numbers but for
+ * `caller`, an object of strings. (structuredClone did the same at ≈10% of a gateway's CPU per call: an
+ * audit record is appended for every call.)
+ */
+function copyRecord(record: GatewayAuditRecord): GatewayAuditRecord {
+  return { ...record, caller: copyCaller(record.caller) };
+}
+
+/** A caller no one can change: itself when frozen (the gateway's one anonymous caller), else a copy. */
+function copyCaller(caller: GatewayAuditRecord['caller']): GatewayAuditRecord['caller'] {
+  return Object.isFrozen(caller) ? caller : { ...caller };
 }
