@@ -18,10 +18,13 @@ const arg = (name, fallback) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const reps = Number(arg('reps', 6));
 const calls = Number(arg('calls', 20_000));
-const roots = arg('roots', '.')
+// A root may carry node flags for the gateway process after a `#`: `/tmp/before#--max-semi-space-size=16`.
+const variants = arg('roots', '.')
   .split(',')
-  .map((r) => resolve(r));
-const variants = roots.map((root) => ({ name: root, root, raw: false }));
+  .map((spec) => {
+    const [root, ...flags] = spec.split('#');
+    return { name: spec, root: resolve(root), raw: false, flags };
+  });
 if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dirname(here), raw: true });
 const alloc = process.argv.includes('--alloc');
 
@@ -31,7 +34,7 @@ function command(variant, preload) {
     'serve',
     join(variant.root, 'bench/fixture-server.mjs'),
   ];
-  const pre = preload ? ['--import', join(here, 'alloc-preload.mjs')] : [];
+  const pre = [...(variant.flags ?? []), ...(preload ? ['--import', join(here, 'alloc-preload.mjs')] : [])];
   if (variant.raw) return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixture];
   const gateway = [
     join(variant.root, 'bin/toolwire.mjs'),
