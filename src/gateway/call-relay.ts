@@ -55,13 +55,6 @@ interface Verdict {
   unavailable?: true;
 }
 
-/** Ends a call: its audit record, its log entry and event (when someone watches). */
-type Finish = (
-  verdict: Omit<Verdict, 'waited'>,
-  outcome: CallOutcome,
-  end?: Pick<CallEnd, 'result' | 'error'>,
-) => void;
-
 /** A call on its way through the relay. */
 interface RelayedCall {
   entry: ExposedTool;
@@ -72,7 +65,11 @@ interface RelayedCall {
   cancellation: Cancellation;
   /** A person's cancellation, while someone watches the calls. */
   cancel: AbortSignal | undefined;
-  finish: Finish;
+  /** When it started (`performance.now()`), and as ISO time. */
+  started: number;
+  time: string;
+  /** Stops following the caller's and the person's cancellation (while someone watches the calls). */
+  detach: (() => void) | undefined;
 }
 
 /** How long the retry of an approved stateless-era call that asked its caller for input stays approved. */
@@ -145,48 +142,10 @@ export class CallRelay {
       };
     }
     if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });
-    const finish: Finish = (verdict, outcome, end = {}) => {
-      detach?.();
-      const durationMs = Math.round((performance.now() - started) * 1000) / 1000;
-      const record: Omit<GatewayAuditRecord, 'seq'> = {
-        time,
-        kind: 'call',
-        callId: info.id,
-        caller: info.caller,
-        upstream: upstream.name,
-        tool: tool.name,
-        argumentsDigest: info.argumentsDigest,
-        decision: verdict.decision,
-        reason: verdict.reason,
-        decidedBy: verdict.decidedBy,
-        outcome,
-        durationMs,
-      };
-      if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
-      this.#deps.audit(record);
-      if (cancel) {
-        calls.finish(info.id, {
-          decision: verdict.decision,
-          outcome,
-          durationMs,
-          ...(verdict.approvalId === undefined ? {} : { approvalId: verdict.approvalId }),
-          ...end,
-        });
-      }
-      if (events.wants('call.finished')) {
-        events.emit({
-          type: 'call.finished',
-          callId: info.id,
-          decision: verdict.decision,
-          outcome,
-          durationMs,
-        });
-      }
-    };
-
     // An allowed call (nearly all) is decided at once: no await (a microtask hop) for it.
     const policy = this.#deps.policy().decide(upstream.name, tool);
-    const call: RelayedCall = { entry, args, ctx, info, cancellation, cancel, finish };
+    // One object per call, its end a method (not a closure over the call's variables).
+    const call: RelayedCall = { entry, args, ctx, info, cancellation, cancel, started, time, detach };
     if (policy.action === 'allow') {
       return this.#run(call, { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 });
     }
@@ -195,9 +154,56 @@ export class CallRelay {
     );
   }
 
+  /** Ends a call: its audit record, its log entry and event (when someone watches). */
+  #finish(
+    call: RelayedCall,
+    verdict: Omit<Verdict, 'waited'>,
+    outcome: CallOutcome,
+    end: Pick<CallEnd, 'result' | 'error'> = {},
+  ): void {
+    const { info, cancel } = call;
+    const { events, calls } = this.#deps;
+    call.detach?.();
+    const durationMs = Math.round((performance.now() - call.started) * 1000) / 1000;
+    const record: Omit<GatewayAuditRecord, 'seq'> = {
+      time: call.time,
+      kind: 'call',
+      callId: info.id,
+      caller: info.caller,
+      upstream: info.upstream,
+      tool: info.tool,
+      argumentsDigest: info.argumentsDigest,
+      decision: verdict.decision,
+      reason: verdict.reason,
+      decidedBy: verdict.decidedBy,
+      outcome,
+      durationMs,
+    };
+    if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
+    this.#deps.audit(record);
+    if (cancel) {
+      calls.finish(info.id, {
+        decision: verdict.decision,
+        outcome,
+        durationMs,
+        ...(verdict.approvalId === undefined ? {} : { approvalId: verdict.approvalId }),
+        ...end,
+      });
+    }
+    if (events.wants('call.finished')) {
+      events.emit({
+        type: 'call.finished',
+        callId: info.id,
+        decision: verdict.decision,
+        outcome,
+        durationMs,
+      });
+    }
+  }
+
   /** A decided call: refused, or sent upstream (as a task where it runs as one). */
   #run(call: RelayedCall, verdict: Verdict): Promise<CallToolResult> {
-    const { entry, ctx, info, cancellation, cancel, finish } = call;
+    const { entry, ctx, info, cancellation, cancel } = call;
     const { upstream, tool } = entry;
     if (!isAllowed(verdict.decision)) {
       const person = cancel && this.#deps.calls.cancelledBy(info.id);
@@ -206,15 +212,20 @@ export class CallRelay {
           ? cancelledBy(entry.name, person)
           : refusal(entry.name, verdict),
       );
-      finish(verdict, cancellation.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused', {
-        result,
-      });
+      this.#finish(
+        call,
+        verdict,
+        cancellation.aborted ? 'cancelled' : verdict.unavailable ? 'unavailable' : 'refused',
+        {
+          result,
+        },
+      );
       return Promise.resolve(result);
     }
     const client = upstream.client;
     if (!client || upstream.status !== 'ready') {
       const result = toolError(unavailable(upstream));
-      finish(verdict, 'unavailable', { result });
+      this.#finish(call, verdict, 'unavailable', { result });
       return Promise.resolve(result);
     }
     // A tool that requires a task upstream runs as one, and so does a caller's task (cancelling it cancels
@@ -228,7 +239,7 @@ export class CallRelay {
 
   /** Sends an allowed call upstream; its result (or error) is finished when it settles. */
   #send(call: RelayedCall, verdict: Verdict, client: Client, asTask: boolean): Promise<CallToolResult> {
-    const { entry, args, ctx, info, cancellation, finish } = call;
+    const { entry, args, ctx, info, cancellation } = call;
     const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
@@ -262,7 +273,7 @@ export class CallRelay {
     return client.callTool(tool.name, args, options).then(
       (result) => {
         calls.delete(ctx);
-        finish(verdict, result.isError === true ? 'tool-error' : 'ok', { result });
+        this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
         return result;
       },
       (error: unknown) => {
@@ -279,33 +290,33 @@ export class CallRelay {
     error: unknown,
     ended: { error: unknown } | undefined,
   ): Promise<CallToolResult> {
-    const { entry, ctx, info, cancellation, cancel, finish } = call;
+    const { entry, ctx, info, cancellation, cancel } = call;
     const { upstream, tool } = entry;
     if (ended) {
       if (verdict.decision === 'approved') {
         // The retry with the caller's answer may reach another instance: the allowance is in the grant store.
         await this.#deps.approvals.allowRetry(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
       }
-      finish(verdict, 'input_required', { error: errorMessage(ended.error) });
+      this.#finish(call, verdict, 'input_required', { error: errorMessage(ended.error) });
       throw ended.error;
     }
     if (ctx.cancellation.aborted) {
-      finish(verdict, 'cancelled', { error: errorMessage(error) });
+      this.#finish(call, verdict, 'cancelled', { error: errorMessage(error) });
       throw error;
     }
     const person = cancel && this.#deps.calls.cancelledBy(info.id);
     if (cancellation.aborted && person !== undefined) {
       const result = toolError(cancelledBy(entry.name, person));
-      finish(verdict, 'cancelled', { result });
+      this.#finish(call, verdict, 'cancelled', { result });
       return result;
     }
     if (error instanceof ProtocolError) {
-      finish(verdict, 'error', { error: errorMessage(error) });
+      this.#finish(call, verdict, 'error', { error: errorMessage(error) });
       throw error; // the upstream's JSON-RPC error, as it sent it
     }
     upstream.failed(error);
     const result = toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
-    finish(verdict, 'error', { result });
+    this.#finish(call, verdict, 'error', { result });
     return result;
   }
 
