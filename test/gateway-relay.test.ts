@@ -183,8 +183,8 @@ describe('an approved stateless-era call that asks its caller', () => {
   });
 });
 
-describe("the upstream's input checks", () => {
-  it("leaves the arguments to the upstream's schema: its refusal comes back, audited, and its result is still checked and sanitized", async () => {
+describe("the upstream's input schema", () => {
+  it("checks the arguments against it before policy and upstream see them; a good call's result is still sanitized", async () => {
     const upstream = new Server({ name: 'web', version: '1.0.0' });
     const seen: unknown[] = [];
     const SCHEMA = { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] } as const;
@@ -199,17 +199,15 @@ describe("the upstream's input checks", () => {
     expect((await client.listTools()).find((tool) => tool.name === 'web__square')?.inputSchema).toEqual(
       SCHEMA,
     );
-    // Not checked on the way through: the upstream checks it, and says what is wrong (its own name for
-    // the tool, `square`, not the gateway's; and the call has an audit record, so it was relayed).
+    // Refused by the gateway itself (its name for the tool), never relayed.
     const refused = await client.callTool('web__square', { n: 'four' });
     expect(refused.isError).toBe(true);
-    expect(text0(refused)).toMatch(/^Invalid arguments for tool square: /);
-    expect(seen).toEqual([]);
+    expect(text0(refused)).toMatch(/^Invalid arguments for tool web__square: /);
     // A good call: the upstream's result, with the key it leaked redacted by the gateway's server.
     expect(text0(await client.callTool('web__square', { n: 4 }))).toBe('16; aws_key=[REDACTED]');
+    expect(seen).toEqual([{ n: 4 }]);
     const calls = (await gateway.audit.list()).filter((record) => record.kind === 'call');
     expect(calls.map((record) => [record.tool, record.decision, record.outcome])).toEqual([
-      ['square', 'allowed', 'tool-error'],
       ['square', 'allowed', 'ok'],
     ]);
   });

@@ -30,19 +30,13 @@ export type ExposedToolCall = (
 ) => ReturnType<ToolHandler>;
 
 /**
- * The exposed tool's definition: a relayed tool (`relay: true`), whose arguments the gateway does not
- * check against the upstream's `inputSchema`. The upstream owns that schema and checks every call against
- * it (an MCP server must), with its own validator and dialect: a second check here could only refuse
- * calls the upstream accepts (a format or keyword read differently) or pass calls it refuses, and it
- * decides nothing the gateway needs — the policy reads the upstream and tool, the approval shows and
- * digests the exact arguments whatever they are, and a call the upstream refuses comes back as its
- * `isError` result naming what is wrong. The arguments are still an object (the server refuses anything
- * else with -32602), and the result is still checked against the `outputSchema` and sanitized.
+ * The exposed tool's definition, the upstream's schemas included: the gateway checks a call's arguments
+ * against the upstream's `inputSchema` before its policy and approvals see them (a person approves
+ * arguments that fit the tool), as every toolwire server does, and the upstream checks them again.
  */
 function definitionOf(tool: Tool): ToolDefinition<JsonObject, JsonObject> {
   const definition: ToolDefinition<JsonObject, JsonObject> = {
     inputSchema: tool.inputSchema as JsonObject,
-    relay: true,
   };
   if (tool.title !== undefined) definition.title = tool.title;
   if (tool.description !== undefined) definition.description = tool.description;

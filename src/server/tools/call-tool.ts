@@ -71,7 +71,7 @@ export function normalizeResult(value: ToolReturn): CallToolResult | string {
 }
 
 /**
- * Runs one call: arguments checked (not a relayed tool's: the server that runs it checks them), then the
+ * Runs one call: arguments checked, then the
  * chain (or the handler alone, for a tool without one). Not async: with a compiled validator and a
  * synchronous handler nothing here waits.
  */
@@ -81,7 +81,6 @@ export function callTool(
   ctx: ToolContext,
   hooks: CallToolHooks = {},
 ): Promise<CallToolResult> {
-  if (tool.relay) return chained(tool, args, ctx, hooks);
   const validated = validate(tool.input, args);
   if (validated instanceof Promise)
     return validated.then((checked) => checkedCall(tool, checked, ctx, hooks));

@@ -77,15 +77,6 @@ export interface ToolDefinition<
    * calls are refused. Not sent to clients.
    */
   access?: ToolAccess;
-  /**
-   * The tool's calls are relayed to another server that runs it (a gateway, a proxy): its arguments are
-   * not checked against `inputSchema` here — they must be an object, and the server that runs the tool
-   * checks them against its own schema (an MCP server must validate its tools' inputs) and says what is
-   * wrong. Everything else applies as to any tool: access, the middleware chain (rate limits, the
-   * timeout, sanitization, audit, `server.use()`), the result's checks against `outputSchema`, and the
-   * result shaped for the caller's revision. Default false.
-   */
-  relay?: boolean;
 }
 
 export type ToolTaskSupport = 'optional' | 'required';
@@ -122,8 +113,6 @@ export interface RegisteredTool {
   readonly access: ToolAccess | undefined;
   /** The middleware chain of the server it is registered on (none outside a server). */
   readonly chain: ToolChain | undefined;
-  /** Its calls are relayed to the server that runs it: arguments not checked against its schema here. */
-  readonly relay: boolean;
 }
 
 const NO_ARGUMENTS: JsonObject = { type: 'object', additionalProperties: false };
@@ -200,7 +189,6 @@ export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): Regi
     called,
     access,
     chain,
-    relay: spec.relay === true,
   });
 }
 

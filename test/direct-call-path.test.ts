@@ -1,9 +1,8 @@
-// A relayed tool (`relay: true`, what the gateway registers for each upstream tool) on the wire, in both
-// eras: its arguments are not checked against its inputSchema (the server that runs the tool does) but
-// must be an object; everything else of a tool call still applies — output sanitization, the result
-// checked against the outputSchema, the audit log, rate limits, the concurrency cap, cancellation — on
-// the direct path (a chain no middleware can abort: `toolTimeout: false`, nothing added with `use()`)
-// and on the chained one (the default timeout).
+// A tool call on the wire, in both eras, on the direct path (a chain no middleware can abort:
+// `toolTimeout: false`, nothing added with `use()` — what the gateway's calls take) and on the chained one
+// (the default timeout): every duty of a tool call applies on both — arguments checked against the
+// inputSchema, output sanitization, the result checked against the outputSchema, the audit log, rate
+// limits, the concurrency cap, cancellation.
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { ProtocolError } from '../src/protocol/errors.js';
@@ -20,8 +19,8 @@ const failure = (promise: Promise<unknown>) =>
     (error: unknown) => error,
   );
 
-/** A server with a relayed tool and the same tool not relayed; `audit` collects the audit records. */
-function relayServer(options: ServerOptions = {}) {
+/** A server with tools of a schema; `audit` collects the audit records. */
+function toolServer(options: ServerOptions = {}) {
   const audit: AuditRecord[] = [];
   const server = new Server(
     { name: 'relay', version: '1.0.0' },
@@ -32,19 +31,18 @@ function relayServer(options: ServerOptions = {}) {
     },
   );
   const echo = (args: JsonObject) => text(`got ${JSON.stringify(args)}`);
-  server.tool('relayed', { inputSchema: SCHEMA, relay: true }, (args) => echo(args as JsonObject));
   server.tool('checked', { inputSchema: SCHEMA }, (args) => echo(args as JsonObject));
-  server.tool('leak', { relay: true }, () => text('config: aws_key=AKIAIOSFODNN7EXAMPLE'));
+  server.tool('leak', {}, () => text('config: aws_key=AKIAIOSFODNN7EXAMPLE'));
   server.tool(
     'sum',
     {
-      relay: true,
       inputSchema: SCHEMA,
       outputSchema: { type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'] },
     },
     (args) => ({
       content: [],
-      structuredContent: { sum: (args as { n: unknown }).n },
+      // n = 0 breaks the outputSchema (a string where a number is due).
+      structuredContent: { sum: (args as { n: number }).n || 'none' },
     }),
   );
   return { server, audit };
@@ -53,29 +51,29 @@ function relayServer(options: ServerOptions = {}) {
 describe.each([
   ['stateless era', '2026-07-28'],
   ['handshake era', '2025-11-25'],
-] as const)('a relayed tool (%s)', (_era, protocolVersion) => {
+] as const)('a tool call (%s)', (_era, protocolVersion) => {
   describe.each([
     ['direct path', { toolTimeout: false }],
     ['chained path', {}],
   ] as const)('on the %s', (_path, options) => {
-    it('passes arguments its inputSchema would refuse to the handler; the same tool not relayed refuses them', async () => {
-      const { server } = relayServer(options);
+    it('checks the arguments against the inputSchema', async () => {
+      const { server } = toolServer(options);
       await using c = await linkServer(server, { protocolVersion });
-      expect(textOf(await c.client.callTool('relayed', { n: 'one' }))).toEqual(['got {"n":"one"}']);
+      expect(textOf(await c.client.callTool('checked', { n: 1 }))).toEqual(['got {"n":1}']);
       const refused = await c.client.callTool('checked', { n: 'one' });
       expect(refused.isError).toBe(true);
       expect(textOf(refused)[0]).toMatch(/^Invalid arguments for tool checked: /);
     });
 
     it('sanitizes its result, checks it against the outputSchema, and audits every call', async () => {
-      const { server, audit } = relayServer(options);
+      const { server, audit } = toolServer(options);
       await using c = await linkServer(server, { protocolVersion });
       expect(textOf(await c.client.callTool('leak'))).toEqual(['config: aws_key=[REDACTED]']);
       expect(await c.client.callTool('sum', { n: 3 })).toEqual({
         content: [{ type: 'text', text: '{"sum":3}' }],
         structuredContent: { sum: 3 },
       });
-      const broken = await c.client.callTool('sum', { n: 'three' });
+      const broken = await c.client.callTool('sum', { n: 0 });
       expect(broken.isError).toBe(true);
       expect(textOf(broken)[0]).toMatch(
         /^Tool sum returned structured content that does not match its outputSchema/,
@@ -88,8 +86,8 @@ describe.each([
     });
 
     it('is rate limited like any tool', async () => {
-      const { server } = relayServer({ ...options, rateLimit: { perCaller: false } });
-      server.tool('once', { relay: true, rateLimit: { burst: 1, perSecond: 0.001 } }, () => text('ok'));
+      const { server } = toolServer({ ...options, rateLimit: { perCaller: false } });
+      server.tool('once', { rateLimit: { burst: 1, perSecond: 0.001 } }, () => text('ok'));
       await using c = await linkServer(server, { protocolVersion });
       expect(textOf(await c.client.callTool('once'))).toEqual(['ok']);
       const error = await failure(c.client.callTool('once'));
@@ -98,21 +96,25 @@ describe.each([
     });
 
     it("holds a call past the tool's concurrency cap until the call before it has finished", async () => {
-      const { server } = relayServer({ ...options, concurrency: { maxWaitMs: 10_000 } });
+      const { server } = toolServer({ ...options, concurrency: { maxWaitMs: 10_000 } });
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const entered: string[] = [];
       let firstEntered!: () => void;
       const first = new Promise<void>((resolve) => (firstEntered = resolve));
-      server.tool('single', { relay: true, maxConcurrency: 1 }, async (args) => {
-        const name = String((args as { name?: unknown }).name);
-        entered.push(name);
-        if (name === 'a') {
-          firstEntered();
-          await gate;
-        }
-        return text(name);
-      });
+      server.tool(
+        'single',
+        { maxConcurrency: 1, inputSchema: { type: 'object', properties: { name: { type: 'string' } } } },
+        async (args) => {
+          const name = String((args as { name?: unknown }).name);
+          entered.push(name);
+          if (name === 'a') {
+            firstEntered();
+            await gate;
+          }
+          return text(name);
+        },
+      );
       await using c = await linkServer(server, { protocolVersion });
       const a = c.client.callTool('single', { name: 'a' });
       await first;
@@ -127,12 +129,12 @@ describe.each([
     });
 
     it("aborts the handler's signal and cancellation when the caller cancels", async () => {
-      const { server, audit } = relayServer(options);
+      const { server, audit } = toolServer(options);
       let entered!: () => void;
       const running = new Promise<void>((resolve) => (entered = resolve));
       let cancelled!: (reason: unknown) => void;
       const seen = new Promise<unknown>((resolve) => (cancelled = resolve));
-      server.tool('wait', { relay: true }, (_args, ctx) => {
+      server.tool('wait', {}, (_args, ctx) => {
         ctx.cancellation.onAbort((reason) => cancelled(reason));
         entered();
         return new Promise((_resolve, reject) =>
@@ -151,9 +153,9 @@ describe.each([
   });
 });
 
-describe('a relayed call on the wire', () => {
+describe('a call on the direct path, on the wire', () => {
   it('refuses arguments that are not an object with -32602, as for any tool', async () => {
-    const { server } = relayServer({ toolTimeout: false });
+    const { server } = toolServer({ toolTimeout: false });
     const [clientEnd, serverEnd] = createLinkedPair();
     await server.connect(serverEnd);
     const answer = new Promise<JsonObject>((resolve) => {
@@ -165,7 +167,7 @@ describe('a relayed call on the wire', () => {
       id: 1,
       method: 'tools/call',
       params: {
-        name: 'relayed',
+        name: 'checked',
         arguments: [1, 2],
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
