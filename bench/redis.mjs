@@ -15,29 +15,49 @@
 // name: bench/heap-sessions.mjs.
 //
 //   node bench/run.mjs --only=redis [--quick]     # these rows alone (after `npm run build`)
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { provisionRedisServer, startRedisServer } from '../scripts/redis.mjs';
+import { CallLoop } from './call-loop.mjs';
 import { HttpPool } from './http-pool.mjs';
-import { httpSession, measureCalls, post, responseOf, rssKb, spawnHttp } from './load.mjs';
+import { httpSession, rssKb, spawnHttp } from './load.mjs';
 
 export const REDIS_CONFIG = {
-  quick: { warm: 6000, calls: 3000, connections: 16, warmSessions: 1000, sessions: 8000 },
-  normal: { warm: 6000, calls: 10_000, connections: 16, warmSessions: 1000, sessions: 8000 },
+  quick: { warm: 6000, calls: 3000, inFlight: 16, warmSessions: 1000, sessions: 8000 },
+  normal: { warm: 6000, calls: 10_000, inFlight: 16, warmSessions: 1000, sessions: 8000 },
 };
-const VARIANTS = [
-  { key: 'memory1', stores: 'memory', instances: 1 },
-  { key: 'memory2', stores: 'memory', instances: 2 },
-  { key: 'redis1', stores: 'Redis', instances: 1 },
-  { key: 'redis2', stores: 'Redis', instances: 2 },
-];
+/** `taskset` pins instance i to CPU i (generator and redis-server unpinned) where there is one and ≥ 2 CPUs. */
+const TASKSET = findTaskset();
+const VARIANTS = [false, true]
+  .filter((pinned) => !pinned || TASKSET)
+  .flatMap((pinned) =>
+    [
+      { key: 'memory1', stores: 'memory', instances: 1 },
+      { key: 'memory2', stores: 'memory', instances: 2 },
+      { key: 'redis1', stores: 'Redis', instances: 1 },
+      { key: 'redis2', stores: 'Redis', instances: 2 },
+      // One instance with half the calls in flight: each instance's share of the load with two, to tell
+      // what costs more with two processes from what costs more with a lighter load on each.
+      ...(pinned ? [] : [{ key: 'memory1.half', stores: 'memory', instances: 1, inFlight: 8 }]),
+    ].map((v) => ({ ...v, pinned, key: pinned ? `${v.key}.pinned` : v.key })),
+  );
 const ECHO = { name: 'echo', arguments: { text: 'hello, benchmark' } };
 
-const serve = (redisUrl, nodeFlags = []) =>
-  spawnHttp(process.execPath, [
+function findTaskset() {
+  if (os.availableParallelism() < 2) return undefined;
+  for (const dir of (process.env.PATH ?? '').split(':').concat(['/usr/bin', '/bin'])) {
+    const path = join(dir || '.', 'taskset');
+    if (existsSync(path)) return path;
+  }
+  return undefined;
+}
+
+/** A `toolwire serve --http --json` instance (`cpu`: pinned to that CPU with taskset). */
+const serve = (redisUrl, { nodeFlags = [], cpu } = {}) => {
+  const args = [
     ...nodeFlags,
     'bin/toolwire.mjs',
     'serve',
@@ -47,7 +67,12 @@ const serve = (redisUrl, nodeFlags = []) =>
     '0',
     '--json',
     ...(redisUrl ? ['--redis', redisUrl] : []),
-  ]);
+  ];
+  // taskset execs node: the child's pid is the server's.
+  return cpu === undefined
+    ? spawnHttp(process.execPath, args)
+    : spawnHttp(TASKSET, ['-c', String(cpu), process.execPath, ...args]);
+};
 
 /** Redis's `used_memory` in bytes. */
 async function usedMemory(client) {
@@ -57,51 +82,105 @@ async function usedMemory(client) {
   return Number(match[1]);
 }
 
-/**
- * `total` echo calls from `connections` workers over the instances' pools; `route(n)` picks the pool and
- * session of the n-th call. Returns the run's summary (CPU of the instances together, and of Redis).
- */
-async function calls(instances, pools, route, { total, connections, redisPid }) {
-  const pids = [...instances.map((i) => i.pid), ...(redisPid ? [redisPid] : [])];
-  const run = await measureCalls(pids, { total, workers: connections, maxMs: 20_000 }, async (n) => {
-    const { pool, session } = route(n);
-    const res = await post(pool, { jsonrpc: '2.0', id: n + 1, method: 'tools/call', params: ECHO }, session);
-    const message = res.status === 200 ? responseOf(res.body) : undefined;
-    return Boolean(message?.result && !message.result.isError);
-  });
-  const servers = instances.length;
-  const serverCpu = run.cpuUsPerCallOf.slice(0, servers).reduce((a, b) => a + b, 0);
-  return { ...run, serverCpu, redisCpu: redisPid ? run.cpuUsPerCallOf[servers] : undefined };
+/** Commands redis-server has run, all kinds together (`INFO commandstats`). */
+async function commandsRun(client) {
+  const info = await client.info('commandstats');
+  let calls = 0;
+  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1]);
+  return calls;
 }
 
-/** One variant: its instances, warm-up, then the measured run; `record(key, value)` keeps each measure. */
-async function variant(v, redis, config, record) {
+/** Jiffies of all CPUs since boot: busy (neither idle nor waiting for I/O) and in all (/proc/stat). */
+function hostTicks() {
+  const fields = readFileSync('/proc/stat', 'utf8')
+    .split('\n', 1)[0]
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3] - fields[4], total };
+}
+
+/** Context switches of a process's main thread so far (voluntary + involuntary, /proc/PID/status). */
+function contextSwitches(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const count = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
+  return count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+}
+
+/**
+ * One variant: its instances, warm-up, then the measured run; `record(key, value)` keeps each measure.
+ * Throws when any call of the warm-up or the run failed (the run is then reported as failed).
+ */
+async function variant(v, redis, client, config, record) {
   const url = v.stores === 'Redis' ? redis.url : undefined;
   const instances = [];
-  const pools = [];
+  let loop;
   try {
-    for (let i = 0; i < v.instances; i++) instances.push(await serve(url));
-    const perPool = Math.ceil(config.connections / v.instances);
-    for (const instance of instances) pools.push(new HttpPool(instance.url, perPool));
-    // Call n on instance n mod N: in that instance's own session with memory stores (sticky), in one
-    // session opened on the first instance with Redis stores (each call on the other instance).
-    const sessions =
-      v.stores === 'memory'
-        ? await Promise.all(pools.map((pool) => httpSession(pool)))
-        : [await httpSession(pools[0])];
-    const route = (n) => ({ pool: pools[n % pools.length], session: sessions[n % sessions.length] });
-    const load = { connections: config.connections, redisPid: url ? redis.pid : undefined };
-    const warm = await calls(instances, pools, route, { ...load, total: config.warm });
-    if (warm.errors > 0) throw new Error(`${v.key}: ${warm.errors} of ${warm.calls} calls failed`);
-    const run = await calls(instances, pools, route, { ...load, total: config.calls });
+    for (let i = 0; i < v.instances; i++) instances.push(await serve(url, { cpu: v.pinned ? i : undefined }));
+    // Memory stores: each instance its own session, each worker on one instance (sticky). Redis stores:
+    // one session, opened on the first instance, every worker's calls alternating between the instances.
+    const setup = new HttpPool(instances[0].url, 1);
+    const sessions = [];
+    try {
+      for (const instance of v.stores === 'memory' ? instances : instances.slice(0, 1)) {
+        const pool = instance === instances[0] ? setup : new HttpPool(instance.url, 1);
+        sessions.push(await httpSession(pool));
+        if (pool !== setup) pool.destroy();
+      }
+    } finally {
+      setup.destroy();
+    }
+    loop = new CallLoop({
+      instances: instances.map((i) => i.url),
+      sessionOf: (i) => sessions[i % sessions.length],
+      params: ECHO,
+      inFlight: v.inFlight ?? config.inFlight,
+      roundRobin: v.stores === 'Redis' && v.instances > 1,
+    });
+    const pids = [...instances.map((i) => i.pid), ...(url ? [redis.pid] : [])];
+    const warm = await loop.measure({ total: config.warm, maxMs: 20_000, pids });
+    if (warm.errors > 0)
+      throw new Error(`${v.key}: ${warm.errors} of ${warm.calls} warm-up calls failed (${warm.firstError})`);
+    const switches0 = instances.map((i) => contextSwitches(i.pid));
+    const commands0 = url ? await commandsRun(client) : 0;
+    const host0 = hostTicks();
+    const run = await loop.measure({ total: config.calls, maxMs: 20_000, pids });
+    const host1 = hostTicks();
+    // The INFO that read the first count is counted in the second.
+    const commands = url ? (await commandsRun(client)) - commands0 - 1 : 0;
+    if (run.errors > 0)
+      throw new Error(`${v.key}: ${run.errors} of ${run.calls} calls failed (${run.firstError})`);
+    const servers = run.cpuOf.slice(0, v.instances);
     record(`${v.key}.cps`, run.callsPerSec);
     record(`${v.key}.p50`, run.p50Ms);
     record(`${v.key}.p99`, run.p99Ms);
-    record(`${v.key}.cpu`, run.serverCpu);
-    if (run.redisCpu !== undefined) record(`${v.key}.redisCpu`, run.redisCpu);
-    record(`${v.key}.errors`, run.errors);
+    const cpu = servers.reduce((a, b) => a + b, 0);
+    record(`${v.key}.cpu`, cpu);
+    servers.forEach((cpu, i) => record(`${v.key}.cpu${i + 1}`, cpu));
+    record(`${v.key}.generatorCpu`, run.generatorCpu);
+    const switches = instances.reduce((sum, i, n) => sum + contextSwitches(i.pid) - switches0[n], 0);
+    record(`${v.key}.switches`, switches / run.calls);
+    // The host's CPUs over the run: busy (every process), and ours (instances, generator, redis-server).
+    const ours = (run.generatorCpu + run.cpuOf.reduce((a, b) => a + b, 0)) * run.callsPerSec;
+    record(`${v.key}.hostBusy`, (host1.busy - host0.busy) / (host1.total - host0.total));
+    record(`${v.key}.ours`, ours / 1e6 / os.availableParallelism());
+    // Calls/s the CPU per call measured would allow on cores of our own: all processes within the CPUs,
+    // each (single-threaded in the main) within one.
+    const each = [...run.cpuOf, run.generatorCpu];
+    const total = each.reduce((a, b) => a + b, 0);
+    record(
+      `${v.key}.ceiling`,
+      Math.min(os.availableParallelism() * 1e6, ...each.map((us) => (1e6 / us) * total)) / total,
+    );
+    if (url) {
+      record(`${v.key}.redisCpu`, run.cpuOf[v.instances]);
+      record(`${v.key}.redisCommands`, commands / run.calls);
+    }
+    return { cps: run.callsPerSec, cpu };
   } finally {
-    for (const pool of pools) pool.destroy();
+    loop?.close();
     for (const instance of instances) await instance.close();
   }
 }
@@ -126,7 +205,7 @@ async function openSessions(pool, count) {
 async function idleSessions(stores, redis, config, record, client, heap) {
   const dir = heap ? mkdtempSync(join(os.tmpdir(), 'toolwire-bench-heap-')) : undefined;
   const flags = heap ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`] : [];
-  const instance = await serve(stores === 'Redis' ? redis.url : undefined, flags);
+  const instance = await serve(stores === 'Redis' ? redis.url : undefined, { nodeFlags: flags });
   const pool = new HttpPool(instance.url, 16);
   try {
     await openSessions(pool, config.warmSessions);
@@ -232,10 +311,29 @@ export async function redisPhase(config, record) {
   const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await client.connect();
-    for (const v of VARIANTS) await variant(v, redis, config, record);
+    // Every variant runs, and those that failed are reported together at the end.
+    const failed = [];
+    const cps = new Map();
+    for (const v of VARIANTS) {
+      try {
+        const measured = await variant(v, redis, client, config, record);
+        // Two instances over one, in this repetition (the runs next to each other: the host's load
+        // changes less between them than between repetitions).
+        const one = v.instances === 2 ? cps.get(v.key.replace('2', '1')) : undefined;
+        if (one) {
+          record(`${v.key}.ratio`, measured.cps / one.cps);
+          record(`${v.key}.cpuRatio`, measured.cpu / one.cpu);
+        }
+        cps.set(v.key, measured);
+      } catch (error) {
+        record(`${v.key}.failed`, 1);
+        failed.push(error?.message ?? String(error));
+      }
+    }
     for (const stores of ['memory', 'Redis']) await idleSessions(stores, redis, config, record, client);
     // What holds the memory: once, on an instance of its own (a snapshot's memory would enter the RSS).
     if (!heldPerSession) await idleSessions('Redis', redis, config, record, client, true);
+    if (failed.length > 0) throw new Error(failed.join('; '));
   } finally {
     client.disconnect();
     await redis.close();
@@ -251,28 +349,72 @@ const fmt = (v) =>
         ? v.toFixed(0)
         : v.toFixed(2);
 
-/** The Redis tables, from the medians of each measure. */
-export function redisTables(median) {
+/** The Redis tables, from the medians of each measure (`count(key)`: how many samples a measure has). */
+export function redisTables(median, count = () => 0) {
   const lines = [
-    '| stores | instances | calls/s | p50 ms | p99 ms | server CPU µs/call (all instances) | redis-server CPU µs/call |',
-    '|---|---:|---:|---:|---:|---:|---:|',
+    '| stores | instances | pinned | calls/s | p50 ms | p99 ms | server CPU µs/call (all instances) | generator CPU µs/call | redis-server CPU µs/call |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
+  const label = (v) =>
+    `${v.stores}${v.instances > 1 ? (v.stores === 'memory' ? ' (sticky)' : ' (round robin)') : ''}${v.inFlight ? `, ${v.inFlight} in flight` : ''}`;
+  const pinned = (v) => (v.pinned ? `cpu0${v.instances > 1 ? ', cpu1' : ''}` : 'no');
   for (const v of VARIANTS) {
-    const redisCpu = v.stores === 'Redis' ? fmt(median(`${v.key}.redisCpu`)) : '—';
+    const failed = count(`${v.key}.failed`);
+    const cpu =
+      v.instances > 1
+        ? `${fmt(median(`${v.key}.cpu`))} (${Array.from({ length: v.instances }, (_, i) => fmt(median(`${v.key}.cpu${i + 1}`))).join(' + ')})`
+        : fmt(median(`${v.key}.cpu`));
     lines.push(
-      `| ${v.stores}${v.instances > 1 ? (v.stores === 'memory' ? ' (sticky)' : ' (round robin)') : ''} | ${v.instances} | ${fmt(median(`${v.key}.cps`))} | ${fmt(median(`${v.key}.p50`))} | ${fmt(median(`${v.key}.p99`))} | ${fmt(median(`${v.key}.cpu`))} | ${redisCpu} |`,
+      `| ${label(v)}${failed ? ` — failed in ${failed} repetitions` : ''} | ${v.instances} | ${pinned(v)} | ${fmt(median(`${v.key}.cps`))} | ${fmt(median(`${v.key}.p50`))} | ${fmt(median(`${v.key}.p99`))} | ${cpu} | ${fmt(median(`${v.key}.generatorCpu`))} | ${v.stores === 'Redis' ? fmt(median(`${v.key}.redisCpu`)) : '—'} |`,
+    );
+  }
+  // Medians of each repetition's ratio (its two runs next to each other).
+  const ratio = (v, key) => fmt(median(`${v.key}.${key}`));
+  const twos = VARIANTS.filter((v) => v.instances === 2);
+  lines.push(
+    '',
+    `Two instances over one (medians of each repetition's ratio), calls/s: ${twos.map((v) => `${v.stores}${v.pinned ? ' pinned' : ''} ${ratio(v, 'ratio')}×`).join(', ')}; server CPU per call: ${twos.map((v) => `${v.stores}${v.pinned ? ' pinned' : ''} ${ratio(v, 'cpuRatio')}×`).join(', ')}.`,
+    '',
+    "Where the cores went, per run: the host's CPUs busy (every process on the machine), our processes' share of them (instances, generator, redis-server), context switches per call of the instances' main threads, Redis commands per call, and the calls/s the measured CPU per call would allow on two cores of our own (each process within one core).",
+    '',
+    '| stores | instances | pinned | host CPUs busy | ours | server context switches/call | Redis commands/call | CPU-bound ceiling calls/s |',
+    '|---|---:|---|---:|---:|---:|---:|---:|',
+  );
+  const pct = (key) => {
+    const value = median(key);
+    return value === undefined ? 'n/a' : `${Math.round(value * 100)}%`;
+  };
+  for (const v of VARIANTS) {
+    lines.push(
+      `| ${label(v)} | ${v.instances} | ${pinned(v)} | ${pct(`${v.key}.hostBusy`)} | ${pct(`${v.key}.ours`)} | ${fmt(median(`${v.key}.switches`))} | ${v.stores === 'Redis' ? fmt(median(`${v.key}.redisCommands`)) : '—'} | ${fmt(median(`${v.key}.ceiling`))} |`,
     );
   }
   const rss = median('Redis.sessionRssBytesMore');
   const heap = median('Redis.sessionHeapBytes');
+  // Per session, and per 1,000 sessions (MB of RSS, KB of Redis memory).
+  const row = (label, rssKey, redisKey, verdict = '') => {
+    const bytes = median(rssKey);
+    const redisBytes = redisKey ? median(redisKey) : undefined;
+    return `| ${label} | ${fmt(bytes)} B${verdict} | ${fmt((bytes * 1000) / 2 ** 20)} MB | ${redisKey ? `${fmt(redisBytes)} B` : '—'} | ${redisKey ? `${fmt((redisBytes * 1000) / 1024)} KB` : '—'} |`;
+  };
+  const used = 'Redis.sessionRedisBytes';
   lines.push(
     '',
-    '| idle sessions, one instance | process RSS per session (target ≤ 2 KB with Redis) | Redis `used_memory` per session |',
-    '|---|---:|---:|',
-    `| memory stores | ${fmt(median('memory.sessionRssBytes'))} B | — |`,
-    `| Redis stores, idle 0.5 s (copies loaded) | ${fmt(median('Redis.sessionRssBytes'))} B | ${fmt(median('Redis.sessionRedisBytes'))} B |`,
-    `| Redis stores, idle 11 s (copies unloaded; the freed heap still in the RSS) | ${fmt(median('Redis.sessionRssBytesUnloaded'))} B | ${fmt(median('Redis.sessionRedisBytes'))} B |`,
-    `| Redis stores, as many again once those were unloaded, idle 11 s | ${fmt(rss)} B${rss === undefined ? '' : rss <= 2048 ? ' (met)' : ` (missed: ${(rss / 2048).toFixed(1)}×)`} | ${fmt(median('Redis.sessionRedisBytes'))} B |`,
+    '| idle sessions, one instance | process RSS per session (target ≤ 2 KB with Redis) | RSS per 1,000 sessions | Redis `used_memory` per session | Redis memory per 1,000 sessions |',
+    '|---|---:|---:|---:|---:|',
+    row('memory stores', 'memory.sessionRssBytes'),
+    row('Redis stores, idle 0.5 s (copies loaded)', 'Redis.sessionRssBytes', used),
+    row(
+      'Redis stores, idle 11 s (copies unloaded; the freed heap still in the RSS)',
+      'Redis.sessionRssBytesUnloaded',
+      used,
+    ),
+    row(
+      'Redis stores, as many again once those were unloaded, idle 11 s',
+      'Redis.sessionRssBytesMore',
+      used,
+      rss === undefined ? '' : rss <= 2048 ? ' (met)' : ` (missed: ${(rss / 2048).toFixed(1)}×)`,
+    ),
   );
   if (heldPerSession) {
     lines.push(

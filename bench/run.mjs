@@ -9,7 +9,8 @@
 //   node bench/run.mjs --only=gateway         # the gateway rows alone (bench/gateway.mjs)
 //   node bench/run.mjs --only=clients         # the real-client tables alone (bench/client-load.mjs)
 //   node bench/run.mjs --only=redis           # the Redis rows alone (bench/redis.mjs)
-import { mkdirSync, writeFileSync } from 'node:fs';
+//   node bench/run.mjs --suffix=NAME          # results/<date>[-mode][-parts]-NAME.md (never overwritten)
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -41,6 +42,7 @@ const { values: flags } = parseArgs({
     full: { type: 'boolean' },
     only: { type: 'string' },
     reps: { type: 'string' },
+    suffix: { type: 'string' },
   },
 });
 const MODE = flags.quick ? 'quick' : flags.full ? 'full' : 'normal';
@@ -585,17 +587,25 @@ ${
     ? `
 ## Many instances on Redis (issue 20)
 
-Stateful Streamable HTTP \`tools/call\` (\`echo\`, JSON answers, 16 connections) on \`toolwire serve
-bench/fixture-server.mjs --http --json\` with its memory stores against \`--redis URL\` (a local redis-server
-started by the bench, scripts/redis.mjs), on one instance and on two (bench/redis.mjs). With two, the load
+Stateful Streamable HTTP \`tools/call\` (\`echo\`, JSON answers) on \`toolwire serve bench/fixture-server.mjs
+--http --json\` with its memory stores against \`--redis URL\` (a local redis-server started by the bench,
+scripts/redis.mjs), on one instance and on two (bench/redis.mjs), throughput-bound: a closed loop of 16 calls
+in flight from a lean generator in the bench process (bench/call-loop.mjs: requests serialized once, raw
+keep-alive sockets, every answer checked for status 200 and its JSON-RPC id and result). With two, the
 generator spreads the calls itself (no proxy process on the cores): memory stores, sticky (each instance its
-own session, call n on instance n mod 2); Redis stores, one session for all calls, round robin (every call
-on the other instance than the one before). Server CPU is both instances' together. Idle sessions:
+own session, each worker on one instance); Redis stores, one session for all calls, round robin (each worker's
+calls alternate between the instances). Pinned: instance 1 on cpu0, instance 2 on cpu1 (\`taskset\`; the
+generator and redis-server unpinned). CPU per call from /proc schedstat: the instances' together (each in
+parentheses), the generator's (this process), redis-server's; Redis commands per call from \`INFO
+commandstats\`; context switches per call of the instances' main threads. Idle sessions:
 \`initialize\` + \`notifications/initialized\`, then nothing, ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'].sessions)} of them after a first batch
 (the heap's growth to its working size), RSS delta of the one instance and Redis \`used_memory\` delta, per
 session. Counts: ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'])}; medians of ${CONFIG.reps}.
 
-${redisTables((key) => median(redisSamples[key]))}
+${redisTables(
+  (key) => median(redisSamples[key]),
+  (key) => redisSamples[key]?.length ?? 0,
+)}
 ${redisFailures.length ? `\nFailures:\n${redisFailures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
     : ''
 }
@@ -626,7 +636,12 @@ Non-result answers (errors) seen: ${SERVERS.map((s) => `${s.label} ${errorsSeen[
 const stamp = machine.date.slice(0, 10);
 // A run of some parts only (`--only`) is named after them, so that it leaves a whole run's file alone.
 const part = flags.only ? `-${flags.only.split(',').join('+')}` : '';
-const base = join(here, 'results', `${stamp}${MODE === 'normal' ? '' : `-${MODE}`}${part}`);
+// `--suffix NAME` names a run apart from others of the same day and parts; an existing file is never
+// overwritten (the name takes a number).
+const name = `${stamp}${MODE === 'normal' ? '' : `-${MODE}`}${part}${flags.suffix ? `-${flags.suffix}` : ''}`;
+let base = join(here, 'results', name);
+for (let n = 2; existsSync(`${base}.md`) || existsSync(`${base}.json`); n++)
+  base = join(here, 'results', `${name}-${n}`);
 mkdirSync(dirname(base), { recursive: true });
 // Formatted with the repo's prettier, so `npm run lint` (prettier --check .) accepts the committed file.
 const prettier = await import('prettier').catch(() => undefined);
