@@ -1,11 +1,15 @@
 // The Redis rows (issue 20): stateful Streamable HTTP `tools/call` (echo, JSON answers) on
 // `toolwire serve --http --json` with its memory stores against `--redis URL` (sessions, streams, rate
-// limits and tasks on a throwaway redis-server, scripts/redis.mjs), on one instance and on two. With two,
-// the load generator itself spreads the calls (no proxy process on the two cores): with memory stores each
-// connection sticks to one instance and its own session there (what a sticky balancer does); with Redis
-// stores one session serves every call and the calls alternate between the instances (round robin: every
-// call lands on the other instance than the one before it). Server CPU is the instances' together, from
-// /proc; redis-server's CPU is beside it.
+// limits and tasks on a throwaway redis-server, scripts/redis.mjs), on one instance and on two,
+// throughput-bound: a closed loop of 16 calls in flight from a lean generator in this process
+// (bench/call-loop.mjs), which checks every answer and measures its own CPU. With two instances the
+// generator spreads the calls itself (no proxy process on the cores): with memory stores each worker sticks
+// to one instance and its own session there (what a sticky balancer does); with Redis stores one session
+// serves every call and each worker's calls alternate between the instances (round robin). Unpinned, and
+// pinned with `taskset` (instance i on CPU i; the generator and redis-server unpinned). Server CPU is the
+// instances' together, from /proc schedstat, beside the generator's and redis-server's; the host's busy
+// CPUs (/proc/stat), the instances' context switches and Redis's commands per call tell where the cores
+// went. This host has two cores: the generator and redis-server run on the instances' cores.
 //
 // Memory of idle sessions: `initialize` + `notifications/initialized` sessions left idle, on one instance,
 // after a first batch (the heap grows to its working size): RSS delta per session, and Redis's
@@ -27,23 +31,34 @@ import { httpSession, rssKb, spawnHttp } from './load.mjs';
 
 export const REDIS_CONFIG = {
   quick: { warm: 6000, calls: 3000, inFlight: 16, warmSessions: 1000, sessions: 8000 },
-  normal: { warm: 6000, calls: 10_000, inFlight: 16, warmSessions: 1000, sessions: 8000 },
+  normal: { warm: 6000, calls: 20_000, inFlight: 16, warmSessions: 1000, sessions: 8000 },
 };
-/** `taskset` pins instance i to CPU i (generator and redis-server unpinned) where there is one and ≥ 2 CPUs. */
+/**
+ * Unpinned, then (where `taskset` is, on ≥ 2 CPUs) pinned: instance i on CPU i, the generator and
+ * redis-server unpinned. `cpus`: the CPU of each instance.
+ */
 const TASKSET = findTaskset();
-const VARIANTS = [false, true]
-  .filter((pinned) => !pinned || TASKSET)
-  .flatMap((pinned) =>
+const VARIANTS = [undefined, [0, 1]]
+  .filter((cpus) => !cpus || TASKSET)
+  .flatMap((cpus) =>
     [
       { key: 'memory1', stores: 'memory', instances: 1 },
       { key: 'memory2', stores: 'memory', instances: 2 },
       { key: 'redis1', stores: 'Redis', instances: 1 },
       { key: 'redis2', stores: 'Redis', instances: 2 },
-      // One instance with half the calls in flight: each instance's share of the load with two, to tell
-      // what costs more with two processes from what costs more with a lighter load on each.
-      ...(pinned ? [] : [{ key: 'memory1.half', stores: 'memory', instances: 1, inFlight: 8 }]),
-    ].map((v) => ({ ...v, pinned, key: pinned ? `${v.key}.pinned` : v.key })),
-  );
+    ].map((v) => ({
+      ...v,
+      cpus: cpus?.slice(0, v.instances),
+      key: cpus ? `${v.key}.pinned` : v.key,
+    })),
+  )
+  .concat([
+    // What costs more with two instances than with one: one instance with half the calls in flight (each
+    // instance's share of the load with two), and two instances on the same CPU (two processes taking
+    // turns on one core, the generator on the other).
+    { key: 'memory1.half', stores: 'memory', instances: 1, inFlight: 8 },
+    ...(TASKSET ? [{ key: 'memory2.oneCpu', stores: 'memory', instances: 2, cpus: [0, 0] }] : []),
+  ]);
 const ECHO = { name: 'echo', arguments: { text: 'hello, benchmark' } };
 
 function findTaskset() {
@@ -82,12 +97,30 @@ async function usedMemory(client) {
   return Number(match[1]);
 }
 
-/** Commands redis-server has run, all kinds together (`INFO commandstats`). */
+/** Commands redis-server has run so far, by name (`INFO commandstats`). */
 async function commandsRun(client) {
   const info = await client.info('commandstats');
-  let calls = 0;
-  for (const match of info.matchAll(/^cmdstat_[^:]+:calls=(\d+)/gm)) calls += Number(match[1]);
+  const calls = new Map();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) calls.set(match[1], Number(match[2]));
   return calls;
+}
+
+/** Commands run between two `commandsRun` readings, by name, but the `INFO` that took the second. */
+function commandsBetween(before, after) {
+  const delta = new Map();
+  for (const [name, calls] of after) {
+    const n = calls - (before.get(name) ?? 0) - (name === 'info' ? 1 : 0);
+    if (n > 0) delta.set(name, n);
+  }
+  return delta;
+}
+
+/** The Redis commands of each variant's measured run, by name: the first repetition's, for the text. */
+const commandsOf = new Map();
+
+/** The key of the one-instance variant a two-instance one is compared with (the one on cpu0 for two on cpu0). */
+function cps1(v) {
+  return v.key === 'memory2.oneCpu' ? 'memory1.pinned' : v.key.replace('2', '1');
 }
 
 /** Jiffies of all CPUs since boot: busy (neither idle nor waiting for I/O) and in all (/proc/stat). */
@@ -102,11 +135,14 @@ function hostTicks() {
   return { busy: total - fields[3] - fields[4], total };
 }
 
-/** Context switches of a process's main thread so far (voluntary + involuntary, /proc/PID/status). */
+/**
+ * Context switches of a process's main thread (the one running JavaScript) so far, /proc/PID/status:
+ * `waits` when it had nothing to do, `preempted` when another process took its CPU.
+ */
 function contextSwitches(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const count = (name) => Number(new RegExp(`^${name}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? NaN);
-  return count('voluntary_ctxt_switches') + count('nonvoluntary_ctxt_switches');
+  return { waits: count('voluntary_ctxt_switches'), preempted: count('nonvoluntary_ctxt_switches') };
 }
 
 /**
@@ -118,7 +154,7 @@ async function variant(v, redis, client, config, record) {
   const instances = [];
   let loop;
   try {
-    for (let i = 0; i < v.instances; i++) instances.push(await serve(url, { cpu: v.pinned ? i : undefined }));
+    for (let i = 0; i < v.instances; i++) instances.push(await serve(url, { cpu: v.cpus?.[i] }));
     // Memory stores: each instance its own session, each worker on one instance (sticky). Redis stores:
     // one session, opened on the first instance, every worker's calls alternating between the instances.
     const setup = new HttpPool(instances[0].url, 1);
@@ -144,12 +180,12 @@ async function variant(v, redis, client, config, record) {
     if (warm.errors > 0)
       throw new Error(`${v.key}: ${warm.errors} of ${warm.calls} warm-up calls failed (${warm.firstError})`);
     const switches0 = instances.map((i) => contextSwitches(i.pid));
-    const commands0 = url ? await commandsRun(client) : 0;
+    const commands0 = url ? await commandsRun(client) : undefined;
     const host0 = hostTicks();
     const run = await loop.measure({ total: config.calls, maxMs: 20_000, pids });
     const host1 = hostTicks();
     // The INFO that read the first count is counted in the second.
-    const commands = url ? (await commandsRun(client)) - commands0 - 1 : 0;
+    const commands = url ? commandsBetween(commands0, await commandsRun(client)) : undefined;
     if (run.errors > 0)
       throw new Error(`${v.key}: ${run.errors} of ${run.calls} calls failed (${run.firstError})`);
     const servers = run.cpuOf.slice(0, v.instances);
@@ -160,8 +196,13 @@ async function variant(v, redis, client, config, record) {
     record(`${v.key}.cpu`, cpu);
     servers.forEach((cpu, i) => record(`${v.key}.cpu${i + 1}`, cpu));
     record(`${v.key}.generatorCpu`, run.generatorCpu);
-    const switches = instances.reduce((sum, i, n) => sum + contextSwitches(i.pid) - switches0[n], 0);
-    record(`${v.key}.switches`, switches / run.calls);
+    for (const kind of ['waits', 'preempted']) {
+      const switches = instances.reduce(
+        (sum, i, n) => sum + contextSwitches(i.pid)[kind] - switches0[n][kind],
+        0,
+      );
+      record(`${v.key}.${kind}`, switches / run.calls);
+    }
     // The host's CPUs over the run: busy (every process), and ours (instances, generator, redis-server).
     const ours = (run.generatorCpu + run.cpuOf.reduce((a, b) => a + b, 0)) * run.callsPerSec;
     record(`${v.key}.hostBusy`, (host1.busy - host0.busy) / (host1.total - host0.total));
@@ -176,7 +217,10 @@ async function variant(v, redis, client, config, record) {
     );
     if (url) {
       record(`${v.key}.redisCpu`, run.cpuOf[v.instances]);
-      record(`${v.key}.redisCommands`, commands / run.calls);
+      let all = 0;
+      for (const n of commands.values()) all += n;
+      record(`${v.key}.redisCommands`, (all * 1000) / run.calls);
+      if (!commandsOf.has(v.key)) commandsOf.set(v.key, { calls: run.calls, commands });
     }
     return { cps: run.callsPerSec, cpu };
   } finally {
@@ -319,7 +363,7 @@ export async function redisPhase(config, record) {
         const measured = await variant(v, redis, client, config, record);
         // Two instances over one, in this repetition (the runs next to each other: the host's load
         // changes less between them than between repetitions).
-        const one = v.instances === 2 ? cps.get(v.key.replace('2', '1')) : undefined;
+        const one = v.instances === 2 ? cps.get(cps1(v)) : undefined;
         if (one) {
           record(`${v.key}.ratio`, measured.cps / one.cps);
           record(`${v.key}.cpuRatio`, measured.cpu / one.cpu);
@@ -357,7 +401,7 @@ export function redisTables(median, count = () => 0) {
   ];
   const label = (v) =>
     `${v.stores}${v.instances > 1 ? (v.stores === 'memory' ? ' (sticky)' : ' (round robin)') : ''}${v.inFlight ? `, ${v.inFlight} in flight` : ''}`;
-  const pinned = (v) => (v.pinned ? `cpu0${v.instances > 1 ? ', cpu1' : ''}` : 'no');
+  const pinned = (v) => (v.cpus ? v.cpus.map((cpu) => `cpu${cpu}`).join(', ') : 'no');
   for (const v of VARIANTS) {
     const failed = count(`${v.key}.failed`);
     const cpu =
@@ -370,15 +414,16 @@ export function redisTables(median, count = () => 0) {
   }
   // Medians of each repetition's ratio (its two runs next to each other).
   const ratio = (v, key) => fmt(median(`${v.key}.${key}`));
-  const twos = VARIANTS.filter((v) => v.instances === 2);
+  const twos = VARIANTS.filter((v) => v.instances === 2 && cps1(v));
+  const name = (v) => `${v.stores}${v.cpus ? ` on ${pinned(v)}` : ''}`;
   lines.push(
     '',
-    `Two instances over one (medians of each repetition's ratio), calls/s: ${twos.map((v) => `${v.stores}${v.pinned ? ' pinned' : ''} ${ratio(v, 'ratio')}×`).join(', ')}; server CPU per call: ${twos.map((v) => `${v.stores}${v.pinned ? ' pinned' : ''} ${ratio(v, 'cpuRatio')}×`).join(', ')}.`,
+    `Two instances over one (medians of each repetition's ratio), calls/s: ${twos.map((v) => `${name(v)} ${ratio(v, 'ratio')}×`).join(', ')}; server CPU per call: ${twos.map((v) => `${name(v)} ${ratio(v, 'cpuRatio')}×`).join(', ')}.`,
     '',
-    "Where the cores went, per run: the host's CPUs busy (every process on the machine), our processes' share of them (instances, generator, redis-server), context switches per call of the instances' main threads, Redis commands per call, and the calls/s the measured CPU per call would allow on two cores of our own (each process within one core).",
+    "Where the cores went, per run: the host's CPUs busy (every process on the machine), our processes' share of them (instances, generator, redis-server), the instances' main threads' context switches per call (waits: nothing to do; preempted: another process took the CPU), Redis commands per 1,000 calls, and the calls/s the measured CPU per call would allow on two cores of our own (each process within one core).",
     '',
-    '| stores | instances | pinned | host CPUs busy | ours | server context switches/call | Redis commands/call | CPU-bound ceiling calls/s |',
-    '|---|---:|---|---:|---:|---:|---:|---:|',
+    '| stores | instances | pinned | host CPUs busy | ours | server waits/call | server preempted/call | Redis commands per 1,000 calls | CPU-bound ceiling calls/s |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
   );
   const pct = (key) => {
     const value = median(key);
@@ -386,11 +431,18 @@ export function redisTables(median, count = () => 0) {
   };
   for (const v of VARIANTS) {
     lines.push(
-      `| ${label(v)} | ${v.instances} | ${pinned(v)} | ${pct(`${v.key}.hostBusy`)} | ${pct(`${v.key}.ours`)} | ${fmt(median(`${v.key}.switches`))} | ${v.stores === 'Redis' ? fmt(median(`${v.key}.redisCommands`)) : '—'} | ${fmt(median(`${v.key}.ceiling`))} |`,
+      `| ${label(v)} | ${v.instances} | ${pinned(v)} | ${pct(`${v.key}.hostBusy`)} | ${pct(`${v.key}.ours`)} | ${fmt(median(`${v.key}.waits`))} | ${fmt(median(`${v.key}.preempted`))} | ${v.stores === 'Redis' ? fmt(median(`${v.key}.redisCommands`)) : '—'} | ${fmt(median(`${v.key}.ceiling`))} |`,
     );
   }
   const rss = median('Redis.sessionRssBytesMore');
   const heap = median('Redis.sessionHeapBytes');
+  for (const [key, { calls, commands }] of commandsOf) {
+    const list = [...commands].sort((a, b) => b[1] - a[1]).map(([name, n]) => `${name} ×${n}`);
+    lines.push(
+      '',
+      `Redis commands during ${key}'s ${calls} measured calls (first repetition): ${list.join(', ') || 'none'}.`,
+    );
+  }
   // Per session, and per 1,000 sessions (MB of RSS, KB of Redis memory).
   const row = (label, rssKey, redisKey, verdict = '') => {
     const bytes = median(rssKey);
