@@ -596,8 +596,10 @@ generator spreads the calls itself (no proxy process on the cores): memory store
 own session, each worker on one instance); Redis stores, one session for all calls, round robin (each worker's
 calls alternate between the instances). Pinned: instance 1 on cpu0, instance 2 on cpu1 (\`taskset\`; the
 generator and redis-server unpinned). CPU per call from /proc schedstat: the instances' together (each in
-parentheses), the generator's (this process), redis-server's; Redis commands per call from \`INFO
-commandstats\`; context switches per call of the instances' main threads. Idle sessions:
+parentheses), the generator's (this process), redis-server's; Redis commands from \`INFO commandstats\`;
+context switches of the instances' main threads from /proc/PID/status. Each variant starts fresh instances
+and warms each up with ${REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'].warm} calls before its measured run. The other
+workers on this host take CPU too: see "host CPUs busy" against "ours". Idle sessions:
 \`initialize\` + \`notifications/initialized\`, then nothing, ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'].sessions)} of them after a first batch
 (the heap's growth to its working size), RSS delta of the one instance and Redis \`used_memory\` delta, per
 session. Counts: ${JSON.stringify(REDIS_CONFIG[MODE === 'quick' ? 'quick' : 'normal'])}; medians of ${CONFIG.reps}.
