@@ -209,12 +209,17 @@ async function variant(v, redis, client, config, record) {
     record(`${v.key}.hostBusy`, (host1.busy - host0.busy) / (host1.total - host0.total));
     record(`${v.key}.ours`, ours / 1e6 / os.availableParallelism());
     // Calls/s the CPU per call measured would allow on cores of our own: all processes within the CPUs,
-    // each (single-threaded in the main) within one.
+    // each (single-threaded in the main) within one, and the instances pinned to one CPU within it.
     const each = [...run.cpuOf, run.generatorCpu];
+    const perCpu = new Map();
+    v.cpus?.forEach((cpu, i) => perCpu.set(cpu, (perCpu.get(cpu) ?? 0) + servers[i]));
     const total = each.reduce((a, b) => a + b, 0);
     record(
       `${v.key}.ceiling`,
-      Math.min(os.availableParallelism() * 1e6, ...each.map((us) => (1e6 / us) * total)) / total,
+      Math.min(
+        (os.availableParallelism() * 1e6) / total,
+        ...[...each, ...perCpu.values()].map((us) => 1e6 / us),
+      ),
     );
     if (url) {
       record(`${v.key}.redisCpu`, run.cpuOf[v.instances]);
