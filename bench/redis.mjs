@@ -426,7 +426,7 @@ export function redisTables(median, count = () => 0) {
     '',
     `Two instances over one (medians of each repetition's ratio), calls/s: ${twos.map((v) => `${name(v)} ${ratio(v, 'ratio')}×`).join(', ')}; server CPU per call: ${twos.map((v) => `${name(v)} ${ratio(v, 'cpuRatio')}×`).join(', ')}.`,
     '',
-    "Where the cores went, per run: the host's CPUs busy (every process on the machine), our processes' share of them (instances, generator, redis-server), the instances' main threads' context switches per call (waits: nothing to do; preempted: another process took the CPU), Redis commands per 1,000 calls, and the calls/s the measured CPU per call would allow on two cores of our own (each process within one core).",
+    "Where the cores went, per run: the host's CPUs busy (every process on the machine), our processes' share of them (instances, generator, redis-server), the instances' main threads' context switches per call (waits: nothing to do; preempted: another process took the CPU), Redis commands per 1,000 calls, and the calls/s the measured CPU per call would allow on two cores of our own (each process within one core, instances pinned to one CPU within it).",
     '',
     '| stores | instances | pinned | host CPUs busy | ours | server waits/call | server preempted/call | Redis commands per 1,000 calls | CPU-bound ceiling calls/s |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|',
