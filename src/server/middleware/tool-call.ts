@@ -73,8 +73,8 @@ class CallState {
   }
 }
 
-/** The `ToolCall` middleware sees (a class: accessors on object literals are slow to create). */
-class ChainedCall implements ToolCall {
+/** What every `ToolCall` tells of the call: the tool, its arguments, the caller, the request. */
+abstract class CallFacts {
   readonly tool: CalledTool;
   readonly arguments: JsonObject;
   readonly principal: Principal | undefined;
@@ -85,15 +85,8 @@ class ChainedCall implements ToolCall {
   readonly protocolVersion: string;
   readonly meta: JsonObject | undefined;
   decision: CallDecision = 'allowed';
-  readonly #state: CallState;
 
-  constructor(
-    tool: RegisteredTool,
-    args: JsonObject,
-    ctx: ToolContext,
-    origin: CallOrigin,
-    state: CallState,
-  ) {
+  constructor(tool: RegisteredTool, args: JsonObject, ctx: ToolContext, origin: CallOrigin) {
     const version = ctx.client.protocolVersion;
     this.tool = tool.called;
     this.arguments = args;
@@ -104,6 +97,21 @@ class ChainedCall implements ToolCall {
     this.era = isStatelessRevision(version) ? 'stateless' : 'handshake';
     this.protocolVersion = version;
     this.meta = ctx.meta;
+  }
+}
+
+/** The `ToolCall` middleware sees (a class: accessors on object literals are slow to create). */
+class ChainedCall extends CallFacts implements ToolCall {
+  readonly #state: CallState;
+
+  constructor(
+    tool: RegisteredTool,
+    args: JsonObject,
+    ctx: ToolContext,
+    origin: CallOrigin,
+    state: CallState,
+  ) {
+    super(tool, args, ctx, origin);
     this.#state = state;
   }
 
@@ -218,17 +226,7 @@ export class StartedCall {
  * timeout, and no late progress to drop after an abort by middleware. What the built-ins that see it read
  * (the caller, the tool, `signal` while queued, `done`) is the same as a `StartedCall`'s.
  */
-class DirectCall implements ToolCall {
-  readonly tool: CalledTool;
-  readonly arguments: JsonObject;
-  readonly principal: Principal | undefined;
-  readonly sessionId: string | undefined;
-  readonly clientAddress: string | undefined;
-  readonly requestId: RequestId;
-  readonly era: 'handshake' | 'stateless';
-  readonly protocolVersion: string;
-  readonly meta: JsonObject | undefined;
-  decision: CallDecision = 'allowed';
+class DirectCall extends CallFacts implements ToolCall {
   readonly context: ToolContext;
   /** The handler's promise, once it runs. */
   #running: Promise<unknown> | undefined;
@@ -238,16 +236,7 @@ class DirectCall implements ToolCall {
   #resolveDone: (() => void) | undefined;
 
   constructor(tool: RegisteredTool, args: JsonObject, ctx: ToolContext, origin: CallOrigin) {
-    const version = ctx.client.protocolVersion;
-    this.tool = tool.called;
-    this.arguments = args;
-    this.principal = origin.principal;
-    this.sessionId = origin.sessionId;
-    this.clientAddress = origin.clientAddress;
-    this.requestId = ctx.requestId;
-    this.era = isStatelessRevision(version) ? 'stateless' : 'handshake';
-    this.protocolVersion = version;
-    this.meta = ctx.meta;
+    super(tool, args, ctx, origin);
     this.context = ctx;
   }
 
