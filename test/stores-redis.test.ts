@@ -1,8 +1,10 @@
 // The store contracts (test/store-contracts/) run against the Redis stores, on a real redis-server this file
 // starts: the two handles of each contract are two connections, as two processes would hold, and expiry
 // follows Redis's clock. The same contracts run against the memory stores in test/stores-memory.test.ts.
-import { afterAll, beforeAll } from 'vitest';
-import type { Redis } from 'ioredis';
+// Then what only a store shared by processes does: a killed instance's running calls shown lost.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
+import { lostCallError } from '../src/stores/call-log-store.js';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
 import { RedisApprovalStore } from '../src/stores/redis-approval-store.js';
 import { RedisAuditStore } from '../src/stores/redis-audit-store.js';
@@ -93,3 +95,33 @@ describeCallLogStoreContract('redis', (options) =>
 describeMessageBusContract('redis', () =>
   pair((client, prefix) => new RedisMessageBus(client, { prefix, subscriber: subscriberOf(client) })),
 );
+
+describe('RedisCallLogStore', () => {
+  it("shows a killed instance's running calls as lost once its live key expires, without a stop", async () => {
+    const prefix = `contract${++tests}:`;
+    // The instance's own connection, dropped as a killed process's is: its renewals stop, its key expires.
+    const killed = new Redis(redis.url);
+    const a = new RedisCallLogStore(killed, { prefix, liveTtlMs: 300 });
+    const b = new RedisCallLogStore(two.client, { prefix });
+    const call = {
+      id: 2 ** 32 * 7 + 1,
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: 'sha256:0',
+    };
+    await a.live(7);
+    a.start(call, {}, new Date().toISOString());
+    await a.flushed();
+    expect(await one.client.pttl(`${prefix}gateway:instance:7`)).toBeGreaterThan(0);
+    expect(await b.get(call.id)).toMatchObject({ state: 'running' });
+    killed.disconnect();
+    await vi.waitFor(
+      async () => expect(await b.get(call.id)).toMatchObject({ state: 'finished', outcome: 'lost' }),
+      { timeout: 10_000, interval: 50 },
+    );
+    expect(await b.list()).toEqual([expect.objectContaining({ state: 'finished', outcome: 'lost' })]);
+    expect(await b.get(call.id)).toMatchObject({ error: lostCallError(7) });
+  });
+});

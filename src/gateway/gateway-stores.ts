@@ -10,7 +10,7 @@
 import { isJsonObject, wireObject } from '../index.js';
 import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
-import type { CallLogStore } from '../stores/call-log-store.js';
+import { CALL_IDS_PER_INSTANCE, type CallLogStore } from '../stores/call-log-store.js';
 import type { GrantStore } from '../stores/grant-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
 import type { SharedSessionStores } from '../transports/http/index.js';
@@ -39,6 +39,12 @@ export interface GatewayStores {
 /** How long a shared MCP session of a gateway lives unused (its record's TTL, as the endpoint's idle timeout). */
 const SESSION_TTL_MS = 30 * 60_000;
 
+/**
+ * How long an instance is believed alive without news (ms), when not the store's default: for tests, which
+ * kill an instance and wait for its calls to show as lost.
+ */
+const LIVE_TTL_ENV = 'TOOLWIRE_GATEWAY_LIVE_TTL_MS';
+
 /** The Redis stores the configuration's `redis` names, and how to close their connections. */
 export async function openRedisStores(
   redis: NonNullable<GatewayConfig['redis']>,
@@ -47,9 +53,13 @@ export async function openRedisStores(
   const { redisStores } = await import('../stores/redis.js');
   const { url, prefix } = typeof redis === 'string' ? { url: redis, prefix: undefined } : redis;
   const maxRecords = config.audit?.maxRecords;
+  const liveTtlMs = Number(process.env[LIVE_TTL_ENV]);
   const opened = redisStores(url, {
     ...(prefix === undefined ? {} : { prefix }),
-    gateway: { audit: maxRecords === undefined ? {} : { maxRecords } },
+    gateway: {
+      audit: maxRecords === undefined ? {} : { maxRecords },
+      calls: Number.isSafeInteger(liveTtlMs) && liveTtlMs > 0 ? { liveTtlMs } : {},
+    },
     // A shared session expires by its record's TTL; so do its streams' events once nothing writes them.
     sessions: { ttlMs: SESSION_TTL_MS },
     events: { ttlMs: SESSION_TTL_MS },
@@ -61,8 +71,6 @@ export async function openRedisStores(
   };
 }
 
-/** Call ids of instances sharing a bus start at their instance number times this (ids stay distinct). */
-const CALL_IDS_PER_INSTANCE = 2 ** 32;
 /** Instance numbers wrap past this, keeping call ids safe integers. */
 const INSTANCE_NUMBERS = 2 ** 20 - 1;
 
@@ -90,7 +98,10 @@ export class SharedEvents {
     this.#cancel = cancel;
   }
 
-  /** Subscribes and starts publishing; resolves with where this instance's call ids start. */
+  /**
+   * Subscribes and starts publishing; resolves with where this instance's call ids start: its instance
+   * number (what its call log store says lives) times `CALL_IDS_PER_INSTANCE`, ids staying distinct.
+   */
   async start(): Promise<number> {
     const number = await this.#bus.instanceNumber();
     this.#unsubscribe = await this.#bus.subscribe({

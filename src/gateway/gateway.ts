@@ -33,6 +33,7 @@ import {
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
+import { CALL_IDS_PER_INSTANCE } from '../stores/call-log-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
 import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
@@ -150,6 +151,8 @@ export class Gateway {
   #sessions: SharedSessionStores | undefined;
   /** Closes the Redis connections the gateway opened from its configuration's `redis`. */
   #closeStores: (() => Promise<void>) | undefined;
+  /** Stops saying this instance lives (its call log store's `live`), once its calls have ended. */
+  #stopLiving: (() => Promise<void>) | undefined;
 
   constructor(config: GatewayConfig, options: GatewayOptions = {}) {
     this.#config = checkConfig(config);
@@ -278,7 +281,11 @@ export class Gateway {
     }
     try {
       await this.approvals.listen();
-      if (this.#shared) this.#relay.idBase = await this.#shared.start();
+      if (this.#shared) {
+        this.#relay.idBase = await this.#shared.start();
+        // Its running calls are shown lost to the other instances once this one stops saying it lives.
+        this.#stopLiving = await this.calls.store.live(this.#relay.idBase / CALL_IDS_PER_INSTANCE);
+      }
     } catch (error) {
       await this.#closeStores?.();
       this.#closeStores = undefined;
@@ -463,6 +470,7 @@ export class Gateway {
       this.#shared?.stop();
       // The last calls' ends are written (when the store can be reached) before its connection closes.
       await this.calls.store.flushed().catch(() => undefined);
+      await this.#stopLiving?.().catch(() => undefined);
       await this.#closeStores?.();
     })());
   }

@@ -5,6 +5,10 @@
  * they return nothing: an implementation may batch them (the Redis one sends those of one turn of the event
  * loop together), and a write it cannot make is lost, never the call's problem; `flushed()` waits for them.
  * Reads wait for the writes made before them on the same handle.
+ *
+ * Instances sharing a store take call ids by instance (instance `n` numbers its calls from n × 2^32) and say
+ * they live (`live(n)`): a running call of an instance that no longer does (its process was killed) is
+ * shown ended, `outcome: 'lost'`, to every reader.
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
@@ -26,6 +30,13 @@ export interface CallLogStore {
   list(limit?: number): Promise<CallSummary[]>;
   /** One call with its arguments and result; undefined when unknown (never, or no longer kept). */
   get(id: number): Promise<CallRecord | undefined>;
+  /**
+   * Says that instance `instance` (from 1; its call ids start at `instance` × 2^32) lives, until the stop
+   * it resolves with is called (or the process ends). From then on — or once the process is gone, for a
+   * store shared by processes — its calls still running are shown ended: `state: 'finished'`,
+   * `outcome: 'lost'`, with an error saying so. Resolves once it is said.
+   */
+  live(instance: number): Promise<() => Promise<void>>;
 }
 
 export interface CallLogStoreOptions {
@@ -41,6 +52,13 @@ export interface MemoryCallLogStoreOptions extends CallLogStoreOptions {
 }
 
 export const DEFAULT_CALL_LOG_MAX_CALLS = 500;
+/** Call ids of one instance: instance `n` numbers its calls from n × this. */
+export const CALL_IDS_PER_INSTANCE = 2 ** 32;
+
+/** The error a call whose instance stopped while it ran is shown with. */
+export function lostCallError(instance: number): string {
+  return `The gateway instance running the call (instance ${instance}) stopped before the call ended.`;
+}
 export const DEFAULT_CALL_LOG_MAX_RESULT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
@@ -117,6 +135,18 @@ export class MemoryCallLogStore implements CallLogStore {
   get(id: number): Promise<CallRecord | undefined> {
     const entry = this.#entries.get(id);
     return Promise.resolve(entry && structuredClone(entry.record));
+  }
+
+  /** In one process an instance lives as long as the store: its calls still running end when it stops. */
+  live(instance: number): Promise<() => Promise<void>> {
+    const stop = () => {
+      for (const [id, { record }] of this.#entries) {
+        if (record.state !== 'running' || Math.floor(id / CALL_IDS_PER_INSTANCE) !== instance) continue;
+        Object.assign(record, { state: 'finished', outcome: 'lost', error: lostCallError(instance) });
+      }
+      return Promise.resolve();
+    };
+    return Promise.resolve(stop);
   }
 
   /** Drops the oldest finished calls past `maxCalls`, then the oldest results past `maxBytes`. */

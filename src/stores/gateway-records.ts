@@ -96,7 +96,8 @@ export interface CallSummary {
   /** The latest progress the upstream reported. */
   progress?: { progress: number; total?: number; message?: string };
   decision?: CallDecision;
-  outcome?: CallOutcome;
+  /** How it ended; `lost`: the gateway instance running it stopped first (its process was killed). */
+  outcome?: CallOutcome | 'lost';
   durationMs?: number;
   approvalId?: string;
   /** Who cancelled it from the API, if someone did. */

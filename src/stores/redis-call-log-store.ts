@@ -10,6 +10,12 @@
  * and progress alone, which may come many times a second, is written within `progressWriteMs` (the latest
  * one). Reads on the same handle write what is pending first. A batch that cannot be written (Redis out of
  * reach) is lost, the calls go on.
+ *
+ * An instance that says it lives (`live(n)`) keeps a key saying so (`<prefix>gateway:instance:<n>`) for
+ * `liveTtlMs`, renewed by one timer three times as often. A reader that finds a running call whose instance
+ * has no such key (its process was killed, or closed with the call still running) settles it as ended,
+ * `outcome: 'lost'`, in the store (one script, the same for every reader). The calls of instance 0 (ids
+ * below 2^32: a gateway that shares no bus, the only one on its store) are never settled so.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -17,6 +23,8 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
   DEFAULT_CALL_LOG_MAX_CALLS,
   DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+  CALL_IDS_PER_INSTANCE,
+  lostCallError,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
@@ -33,9 +41,15 @@ export interface RedisCallLogStoreOptions extends RedisStoreOptions, CallLogStor
   writeDelayMs?: number;
   /** How long a running call's progress may wait to be written, in ms (default 200). */
   progressWriteMs?: number;
+  /**
+   * How long an instance that said it lives (`live`) is believed without news, in ms (default 15 s; renewed
+   * every third of it): a killed instance's running calls are shown ended once it has passed.
+   */
+  liveTtlMs?: number;
 }
 
 export const DEFAULT_CALL_LOG_TTL_MS = 24 * 60 * 60_000;
+export const DEFAULT_CALL_LOG_LIVE_TTL_MS = 15_000;
 
 /** Fields per call in WRITE's ARGV. */
 const FIELDS = 8;
@@ -72,14 +86,45 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1`);
 
-// KEYS: the index. ARGV: the call hash prefix, how many. Returns the summaries, newest first.
-const LIST = new RedisScript(`
+// Lua: \`settled(key, id, fields...)\` reads a call's fields ('s' and 'f' first); a running call (f '0') of an
+// instance from 1 whose live key (ARGV[3] .. instance) is gone is settled first: its summary says
+// finished and lost, its error why. ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
+// the summary's own "state":"running" can match: inside a JSON string every quote is escaped.
+const SETTLE = `
+local alive = {}
+local function settled(key, id, ...)
+  local values = redis.call('HMGET', key, 's', 'f', ...)
+  if values[2] ~= '0' then return values end
+  local instance = math.floor(tonumber(id) / ${CALL_IDS_PER_INSTANCE})
+  if instance < 1 then return values end
+  if alive[instance] == nil then alive[instance] = redis.call('EXISTS', ARGV[3] .. instance) == 1 end
+  if alive[instance] then return values end
+  local summary = string.gsub(values[1], '"state":"running"', '"state":"finished","outcome":"lost"', 1)
+  local error = ARGV[4] .. instance .. ARGV[5]
+  redis.call('HSET', key, 's', summary, 'f', '1', 'e', error)
+  values[1], values[2] = summary, '1'
+  for i = 3, #values do if select(i - 2, ...) == 'e' then values[i] = error end end
+  return values
+end
+`;
+
+// KEYS: the index. ARGV: the call hash prefix, how many, then as SETTLE's. Returns the summaries, newest
+// first.
+const LIST = new RedisScript(`${SETTLE}
 local out = {}
 for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
-  local summary = redis.call('HGET', ARGV[1] .. id, 's')
+  local summary = settled(ARGV[1] .. id, id)[1]
   if summary then out[#out + 1] = summary end
 end
 return out`);
+
+// KEYS: the call's hash. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
+const GET = new RedisScript(`${SETTLE}
+local v = settled(KEYS[1], ARGV[1], 'a', 'r', 'e')
+return {v[1], v[3], v[4], v[5]}`);
+
+/** The lost call's error as JSON, split around the instance number (the script puts it in). */
+const [LOST_BEFORE, LOST_AFTER] = JSON.stringify(lostCallError(NaN)).split('NaN') as [string, string];
 
 const NAME = 'Redis call log store';
 /** A batch is written at once when it holds this many calls or bytes of JSON (Redis runs a script alone). */
@@ -105,6 +150,9 @@ export class RedisCallLogStore implements CallLogStore {
   readonly #ttlMs: number;
   readonly #writeMs: number;
   readonly #progressMs: number;
+  readonly #liveTtlMs: number;
+  /** The live keys' prefix (an instance's number follows). */
+  readonly #live: string;
   /** The summaries of this handle's running calls, which their progress and end change. */
   readonly #running = new Map<number, CallSummary>();
   #pending = new Map<number, Pending>();
@@ -127,6 +175,8 @@ export class RedisCallLogStore implements CallLogStore {
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_CALL_LOG_TTL_MS, 'ttlMs');
     this.#writeMs = positiveOption(options.writeDelayMs ?? 20, 'writeDelayMs');
     this.#progressMs = positiveOption(options.progressWriteMs ?? 200, 'progressWriteMs');
+    this.#liveTtlMs = positiveOption(options.liveTtlMs ?? DEFAULT_CALL_LOG_LIVE_TTL_MS, 'liveTtlMs');
+    this.#live = `${prefixOf(options)}gateway:instance:`;
   }
 
   start(call: CallInfo, args: JsonObject, startedAt: string): void {
@@ -179,7 +229,11 @@ export class RedisCallLogStore implements CallLogStore {
     const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));
     if (count === 0) return [];
     return redisOperation(this.#client, NAME, 'list', async () => {
-      const found = (await LIST.run(this.#client, [this.#index], [this.#prefix, count])) as string[];
+      const found = (await LIST.run(
+        this.#client,
+        [this.#index],
+        [this.#prefix, count, ...this.#settleArgs()],
+      )) as string[];
       return found.map((json) => JSON.parse(json) as CallSummary);
     });
   }
@@ -187,13 +241,11 @@ export class RedisCallLogStore implements CallLogStore {
   async get(id: number): Promise<CallRecord | undefined> {
     await this.flushed().catch(() => undefined);
     return redisOperation(this.#client, NAME, 'get', async () => {
-      const [summary, args, result, error] = await this.#client.hmget(
-        `${this.#prefix}${id}`,
-        's',
-        'a',
-        'r',
-        'e',
-      );
+      const [summary, args, result, error] = (await GET.run(
+        this.#client,
+        [`${this.#prefix}${id}`],
+        [id, '', ...this.#settleArgs()],
+      )) as (string | null)[];
       if (!summary) return undefined;
       const record: CallRecord = {
         ...(JSON.parse(summary) as CallSummary),
@@ -203,6 +255,31 @@ export class RedisCallLogStore implements CallLogStore {
       if (error) record.error = JSON.parse(error) as string;
       return record;
     });
+  }
+
+  /**
+   * Keeps `<prefix>gateway:instance:<instance>` for `liveTtlMs`, renewed every third of it by one unref'd
+   * timer (a renewal that fails is tried again at the next); the stop ends that and deletes the key.
+   */
+  async live(instance: number): Promise<() => Promise<void>> {
+    if (!Number.isSafeInteger(instance) || instance < 1) {
+      throw new TypeError(`instance must be a whole number from 1, not ${instance}`);
+    }
+    const key = `${this.#live}${instance}`;
+    const say = () =>
+      redisOperation(this.#client, NAME, 'live', () => this.#client.set(key, '1', 'PX', this.#liveTtlMs));
+    await say();
+    const timer = setInterval(() => void say().catch(() => undefined), Math.ceil(this.#liveTtlMs / 3));
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await redisOperation(this.#client, NAME, 'live', () => this.#client.del(key));
+    };
+  }
+
+  /** SETTLE's ARGV from its third: the live keys' prefix, the lost error's JSON around the instance. */
+  #settleArgs(): string[] {
+    return [this.#live, LOST_BEFORE, LOST_AFTER];
   }
 
   /** Writes what is pending within `delay` ms (sooner if a write is due sooner already). */

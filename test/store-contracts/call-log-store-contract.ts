@@ -2,7 +2,11 @@
 // `a` is the instance running the calls (it starts, reports and finishes them); `b` is another instance
 // reading them.
 import { describe, expect, it } from 'vitest';
-import type { CallLogStore, CallLogStoreOptions } from '../../src/stores/call-log-store.js';
+import {
+  lostCallError,
+  type CallLogStore,
+  type CallLogStoreOptions,
+} from '../../src/stores/call-log-store.js';
 import type { CallEnd, CallInfo } from '../../src/stores/gateway-records.js';
 import type { MakeStores } from './harness.js';
 
@@ -145,6 +149,47 @@ export function describeCallLogStoreContract(
       await a.flushed();
       expect(await b.get(7)).toBeUndefined();
       expect(await b.list()).toEqual([]);
+    });
+
+    it('shows the calls an instance still runs as lost once it stops saying it lives, to both handles', async () => {
+      const { a, b } = await make();
+      const three = 3 * 2 ** 32;
+      const four = 4 * 2 ** 32;
+      const stopThree = await a.live(3);
+      const stopFour = await b.live(4);
+      a.start(info(three + 1), { n: 1 }, startedAt);
+      a.progress(three + 1, { progress: 1 });
+      a.start(info(three + 2), { n: 2 }, startedAt);
+      a.finish(three + 2, { ...ok, result: result('done') });
+      await a.flushed();
+      b.start(info(four + 1), { n: 3 }, startedAt);
+      await b.flushed();
+      expect(await b.get(three + 1)).toMatchObject({ state: 'running' });
+      expect((await b.list()).map((call) => call.state)).toEqual(['running', 'finished', 'running']);
+
+      await stopThree();
+      const lost = {
+        call: info(three + 1),
+        startedAt,
+        state: 'finished',
+        outcome: 'lost',
+        progress: { progress: 1 },
+        hasResult: false,
+      };
+      for (const reader of [b, a, b]) {
+        expect(await reader.get(three + 1)).toEqual({
+          ...lost,
+          arguments: { n: 1 },
+          error: lostCallError(3),
+        });
+        expect(await reader.list()).toEqual([
+          expect.objectContaining({ call: info(four + 1), state: 'running' }),
+          expect.objectContaining({ call: info(three + 2), state: 'finished', outcome: 'ok' }),
+          lost,
+        ]);
+      }
+      expect(await a.get(three + 2)).toMatchObject({ outcome: 'ok', result: result('done') });
+      await stopFour();
     });
 
     it('keeps its own copy: changing what was read changes nothing stored', async () => {
