@@ -3,7 +3,9 @@
 // pointed at B), B's event stream shows A's call, two decisions racing on A and B settle it once, an
 // "approve always" given on B lets the next call through A, and both see every audit record. A third
 // gateway on a Redis that then stops fails fast: 503 with Retry-After from its API, an isError result for
-// a call that needs approval. Every wait is for an event or an answer, never a sleep.
+// a call that needs approval. A third gateway killed (SIGKILL) with a call running: the other instances show
+// the call lost once its live key expires, and cancelling it answers 409. Every wait is for an event or an
+// answer, never a sleep.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
@@ -250,6 +252,55 @@ describe('the call log across instances', () => {
     expect(finished).toMatchObject({ outcome: 'ok', arguments: { text: 'logged' }, hasResult: true });
     expect(text(finished.result!)).toBe('logged');
     expect(await (await a.api(`/calls/${id}`)).json()).toEqual(finished);
+  });
+});
+
+describe('a gateway instance killed with calls running', () => {
+  it('shows its running call as lost through another instance, whose cancel answers 409', async () => {
+    // C says it lives for 3 s at a time (renewed every second); B reads with the default.
+    const c = await startGateway(['--config', writeConfig(CONFIG), '--redis', redis.url], {
+      TOOLWIRE_REQUEST_STATE_SECRET: 'shared-by-both-instances-0123456789',
+      TOOLWIRE_GATEWAY_LIVE_TTL_MS: '3000',
+    });
+    try {
+      const model = await modelClient(c);
+      const events = await b.events();
+      const call = model.callTool('fx__slow', { steps: 1000, ms: 1000 }).catch((error: unknown) => error);
+      const started = await events.next(
+        'call.started',
+        (e) => (e.call as CallView['call']).exposedName === 'fx__slow',
+      );
+      const id = (started.call as CallView['call']).id;
+      await callOn(b, id, (view) => view.state === 'running');
+
+      const exited = new Promise((resolve) => c.child.once('exit', resolve));
+      c.child.kill('SIGKILL');
+      await exited;
+      await call;
+      // Once C's live key has expired, B (and any reader) shows the call ended, the same through both routes.
+      let lost: (CallView & { error?: string }) | undefined;
+      await expect
+        .poll(
+          async () => {
+            lost = (await (await b.api(`/calls/${id}`)).json()) as CallView & { error?: string };
+            return lost.state;
+          },
+          { timeout: 15_000, interval: 100 },
+        )
+        .toBe('finished');
+      expect(lost).toMatchObject({ outcome: 'lost', arguments: { steps: 1000, ms: 1000 } });
+      expect(lost!.error).toMatch(/^The gateway instance running the call \(instance \d+\) stopped/);
+      const { calls } = (await (await b.api('/calls')).json()) as { calls: CallView[] };
+      expect(calls.find((listed) => listed.call.id === id)).toMatchObject({
+        state: 'finished',
+        outcome: 'lost',
+      });
+      const cancel = await b.api(`/calls/${id}/cancel`, { body: {} });
+      expect(cancel.status).toBe(409);
+      expect(((await cancel.json()) as { error: { code: string } }).error.code).toBe('CALL_FINISHED');
+    } finally {
+      await c.close();
+    }
   });
 });
 

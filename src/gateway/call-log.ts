@@ -9,7 +9,9 @@
  *
  * A running call can be cancelled from here: on the instance running it, its signal aborts, which the relay
  * turns into a cancellation upstream; on another instance sharing the stores, the cancellation is
- * published on the gateway's bus (`reach`), and the instance running the call aborts it.
+ * published on the gateway's bus (`reach`), and the instance running the call aborts it. A call whose
+ * instance stopped while it ran (killed) is read as finished, `outcome: 'lost'` (the store's `live`): too
+ * late to cancel.
  * @module
  */
 import type { JsonObject } from '../index.js';

@@ -6,7 +6,8 @@
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
  * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
- *   `cancelled` here, or `requested` of the instance running it when instances share their stores).
+ *   `cancelled` here, or `requested` of the instance running it when instances share their stores; 409
+ *   for a call that ended, one whose instance stopped while it ran — `outcome: 'lost'` — included).
  * - `GET  /api/resources/read?uri=URI`.
  * - `POST /api/upstreams/NAME/sign-in` `{}`: starts a person's sign-in to an OAuth-protected upstream,
  *   answers `{ authorizationUrl }` for the browser to open; the authorization server sends the browser
