@@ -23,8 +23,6 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
   DEFAULT_CALL_LOG_MAX_CALLS,
   DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
-  CALL_IDS_PER_INSTANCE,
-  lostCallError,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
@@ -32,7 +30,7 @@ import {
 import type { CallEnd, CallInfo, CallRecord, CallSummary } from './gateway-records.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
-import { RedisScript } from './redis-script.js';
+import { GET, LIST, LOST_AFTER, LOST_BEFORE, WRITE } from './redis-call-log-scripts.js';
 
 export interface RedisCallLogStoreOptions extends RedisStoreOptions, CallLogStoreOptions {
   /** How long a call is kept after its last write, in ms (default 24 hours). */
@@ -50,81 +48,6 @@ export interface RedisCallLogStoreOptions extends RedisStoreOptions, CallLogStor
 
 export const DEFAULT_CALL_LOG_TTL_MS = 24 * 60 * 60_000;
 export const DEFAULT_CALL_LOG_LIVE_TTL_MS = 15_000;
-
-/** Fields per call in WRITE's ARGV. */
-const FIELDS = 8;
-
-// KEYS: the index. ARGV: the call hash prefix, max calls, TTL (ms), then per call: id, score, summary,
-// arguments ('' to leave), result ('' none), error ('' none), '1' when it starts (else ''), '1' when it has
-// finished (else '0'). A call that does not start here and is no longer kept is not written again.
-const WRITE = new RedisScript(`
-local prefix, max, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-for i = 4, #ARGV, ${FIELDS} do
-  local id, key, start = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1'
-  if start or redis.call('EXISTS', key) == 1 then
-    local f = {'s', ARGV[i + 2], 'f', ARGV[i + 7]}
-    if ARGV[i + 3] ~= '' then f[#f + 1] = 'a'; f[#f + 1] = ARGV[i + 3] end
-    if ARGV[i + 4] ~= '' then f[#f + 1] = 'r'; f[#f + 1] = ARGV[i + 4] end
-    if ARGV[i + 5] ~= '' then f[#f + 1] = 'e'; f[#f + 1] = ARGV[i + 5] end
-    redis.call('HSET', key, unpack(f))
-    redis.call('PEXPIRE', key, ttl)
-    if start then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
-  end
-end
-local extra = redis.call('ZCARD', KEYS[1]) - max
-if extra > 0 then
-  local removed = 0
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, 2 * extra + 63)) do
-    if removed >= extra then break end
-    if redis.call('HGET', prefix .. id, 'f') ~= '0' then
-      redis.call('DEL', prefix .. id)
-      redis.call('ZREM', KEYS[1], id)
-      removed = removed + 1
-    end
-  end
-end
-redis.call('PEXPIRE', KEYS[1], ttl)
-return 1`);
-
-// Lua: \`settled(key, id, fields...)\` reads a call's fields ('s' and 'f' first); a running call (f '0') of an
-// instance from 1 whose live key (ARGV[3] .. instance) is gone is settled first: its summary says
-// finished and lost, its error why. ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
-// the summary's own "state":"running" can match: inside a JSON string every quote is escaped.
-const SETTLE = `
-local alive = {}
-local function settled(key, id, ...)
-  local values = redis.call('HMGET', key, 's', 'f', ...)
-  if values[2] ~= '0' then return values end
-  local instance = math.floor(tonumber(id) / ${CALL_IDS_PER_INSTANCE})
-  if instance < 1 then return values end
-  if alive[instance] == nil then alive[instance] = redis.call('EXISTS', ARGV[3] .. instance) == 1 end
-  if alive[instance] then return values end
-  local summary = string.gsub(values[1], '"state":"running"', '"state":"finished","outcome":"lost"', 1)
-  local error = ARGV[4] .. instance .. ARGV[5]
-  redis.call('HSET', key, 's', summary, 'f', '1', 'e', error)
-  values[1], values[2] = summary, '1'
-  for i = 3, #values do if select(i - 2, ...) == 'e' then values[i] = error end end
-  return values
-end
-`;
-
-// KEYS: the index. ARGV: the call hash prefix, how many, then as SETTLE's. Returns the summaries, newest
-// first.
-const LIST = new RedisScript(`${SETTLE}
-local out = {}
-for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
-  local summary = settled(ARGV[1] .. id, id)[1]
-  if summary then out[#out + 1] = summary end
-end
-return out`);
-
-// KEYS: the call's hash. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
-const GET = new RedisScript(`${SETTLE}
-local v = settled(KEYS[1], ARGV[1], 'a', 'r', 'e')
-return {v[1], v[3], v[4], v[5]}`);
-
-/** The lost call's error as JSON, split around the instance number (the script puts it in). */
-const [LOST_BEFORE, LOST_AFTER] = JSON.stringify(lostCallError(NaN)).split('NaN') as [string, string];
 
 const NAME = 'Redis call log store';
 /** A batch is written at once when it holds this many calls or bytes of JSON (Redis runs a script alone). */
