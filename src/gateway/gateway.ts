@@ -27,8 +27,6 @@ import {
   isJsonObject,
   type Implementation,
   type LoggingMessageParams,
-  type ServerCapabilities,
-  type Tool,
 } from '../index.js';
 import { Approvals, type PendingApproval, type ApprovalOutcome } from './approvals.js';
 import { MemoryApprovalStore } from '../stores/approval-store.js';
@@ -44,16 +42,12 @@ import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
 import { openRedisStores, SharedEvents, type GatewayStores } from './gateway-stores.js';
-import {
-  GatewayEvents,
-  type GatewayEventType,
-  type GatewayListener,
-  type UpstreamStatus,
-} from './gateway-events.js';
+import { GatewayEvents, type GatewayEventType, type GatewayListener } from './gateway-events.js';
 import { checkConfig } from './parse-config.js';
-import { Policy, type PolicyDecision } from './policy.js';
+import { Policy } from './policy.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
 import { ToolNamer } from './tool-namer.js';
+import { upstreamView, type ExposedToolView, type UpstreamView } from './gateway-views.js';
 import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
 
 export interface GatewayOptions {
@@ -79,46 +73,6 @@ export interface GatewayOptions {
    * configuration's `redis`, else memory). Stores given here stay yours to close.
    */
   stores?: GatewayStores;
-}
-
-/** An upstream as the decision API and `gateway.upstreams()` describe it. */
-export interface UpstreamView {
-  name: string;
-  status: UpstreamStatus;
-  error?: string;
-  transport: 'stdio' | 'http';
-  /** The revision spoken, once connected. */
-  protocolVersion?: string;
-  /** The namespaced names of its exposed tools. */
-  tools: string[];
-  /**
-   * How it gets OAuth tokens, when it does: `person` (a person signs in: `signIn`, the console's "Sign
-   * in"), or `client` (the gateway's own client credentials).
-   */
-  oauth?: 'person' | 'client';
-  /** What the server said of itself when it connected (absent until it did). */
-  serverInfo?: Implementation;
-  capabilities?: ServerCapabilities;
-  instructions?: string;
-  /** How many tools, resources, resource templates and prompts it lists. */
-  counts: { tools: number; resources: number; templates: number; prompts: number };
-}
-
-/** An exposed tool as the decision API (`GET /api/tools`) and `gateway.tools()` describe it. */
-export interface ExposedToolView {
-  /** The namespaced name callers use. */
-  name: string;
-  upstream: string;
-  /** The tool as the upstream lists it (its own name). */
-  tool: Tool;
-  /** What the policy decides for its calls now, and why. */
-  policy: PolicyDecision;
-  /** The action set for this tool with `setToolPolicy`, if any (it comes before every rule). */
-  override?: PolicyAction;
-  /** Hidden from callers with `setToolHidden` (out of `tools/list`). */
-  hidden: boolean;
-  /** Whether callers see it now (not hidden, and its upstream is ready). */
-  listed: boolean;
 }
 
 export class Gateway {
@@ -294,31 +248,12 @@ export class Gateway {
   }
 
   upstreams(): UpstreamView[] {
-    return [...this.#upstreams.values()].map((upstream) => {
-      const view: UpstreamView = {
-        name: upstream.name,
-        status: upstream.status,
-        transport: 'url' in upstream.config ? 'http' : 'stdio',
-        tools: this.#tools.names().filter((name) => this.#tools.get(name)?.upstream === upstream),
-        counts: {
-          tools: upstream.tools.length,
-          resources: upstream.resources.length,
-          templates: upstream.templates.length,
-          prompts: upstream.prompts.length,
-        },
-      };
-      if (upstream.error !== undefined) view.error = upstream.error;
-      const oauth = upstream.oauth;
-      if (oauth && (oauth.configured || upstream.status === 'needs-sign-in')) {
-        view.oauth = oauth.needsPerson ? 'person' : 'client';
-      }
-      const client = upstream.client;
-      if (client?.protocolVersion !== undefined) view.protocolVersion = client.protocolVersion;
-      if (client?.serverInfo !== undefined) view.serverInfo = client.serverInfo;
-      if (client?.serverCapabilities !== undefined) view.capabilities = client.serverCapabilities;
-      if (client?.instructions !== undefined) view.instructions = client.instructions;
-      return view;
-    });
+    return [...this.#upstreams.values()].map((upstream) =>
+      upstreamView(
+        upstream,
+        this.#tools.names().filter((name) => this.#tools.get(name)?.upstream === upstream),
+      ),
+    );
   }
 
   /**

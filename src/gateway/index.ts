@@ -3,13 +3,8 @@
  * and a person can say no. Everything exported here is public API.
  * @module toolwire/gateway
  */
-export {
-  Gateway,
-  createGateway,
-  type ExposedToolView,
-  type GatewayOptions,
-  type UpstreamView,
-} from './gateway.js';
+export { Gateway, createGateway, type GatewayOptions } from './gateway.js';
+export type { ExposedToolView, UpstreamView } from './gateway-views.js';
 export {
   GATEWAY_DEFAULTS,
   isHttpUpstream,
