@@ -11,7 +11,7 @@ const ALL_TOOLS = FIXTURE_TOOL_NAMES;
 
 describeMatrix('protocol', (connectAny) => {
   // The handshake-era suite: without a pinned revision, connect as a handshake-era client would (the
-  // stateless era has its own suite, test/client-stateless.test.ts).
+  // stateless era has its own suite, test/client-stateless-*.test.ts).
   const connect: Connect = (options) =>
     connectAny({ protocolVersion: LATEST_HANDSHAKE_REVISION, ...options });
   it.each(HANDSHAKE_REVISIONS)('negotiates %s when the client speaks only that revision', async (version) => {
