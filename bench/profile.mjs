@@ -1,16 +1,21 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless]   (--stateless: 2026-07-28 calls, no initialize)
+//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless] [--redis]
+//   (--stateless: 2026-07-28 calls, no initialize; --redis: the gateway on a throwaway redis-server)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { StdioPeer, stdioCalls } from './load.mjs';
 import { printProfile } from './profile-report.mjs';
+import { startRedisServer } from '../scripts/redis.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 process.chdir(dirname(here));
 const stateless = process.argv.includes('--stateless');
-const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => a !== '--stateless');
+const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const redis = process.argv.includes('--redis')
+  ? await startRedisServer()
+  : undefined;
 const calls = Number(count ?? 30_000);
 const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
 const script = {
@@ -19,7 +24,9 @@ const script = {
   sdk2: ['bench/sdk-v2-server.mjs'],
   // The gateway process (not its upstream, the fixture): see bench/gateway.mjs.
   gateway: [
-    ...'bin/toolwire.mjs gateway --stdio --default allow --api-port 0 --upstream fx --'.split(' '),
+    ...'bin/toolwire.mjs gateway --stdio --default allow --api-port 0'.split(' '),
+    ...(redis ? ['--redis', redis.url] : []),
+    ...'--upstream fx --'.split(' '),
     process.execPath,
     ...FIXTURE,
   ],
@@ -33,6 +40,7 @@ if (!stateless) await peer.initialize();
 await stdioCalls(peer, { total: 2000, inFlight: 16, stateless, prefix });
 const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, stateless, prefix });
 await peer.close();
+await redis?.close();
 console.log(
   `${which}: ${run.calls} calls, ${Math.round(run.callsPerSec)} calls/s, ${run.cpuUsPerCall} µs CPU/call`,
 );

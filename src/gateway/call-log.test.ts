@@ -13,11 +13,11 @@ const info = (id: number): CallInfo => ({
 const end = { decision: 'allowed', outcome: 'ok', durationMs: 1 } as const;
 
 describe('CallLog', () => {
-  it('cancels a running call once (its signal aborts, naming who, recorded at its end), and says when it finished already', async () => {
+  it('cancels a running call once (its cancellation fires, naming who, recorded at its end), and says when it finished already', async () => {
     const log = new CallLog();
-    const signal = log.start(info(1), {});
+    const cancellation = log.start(info(1), {});
     expect(await log.cancel(1, 'alice')).toBe('cancelled');
-    expect(signal.aborted).toBe(true);
+    expect(cancellation.aborted).toBe(true);
     expect(log.cancelledBy(1)).toBe('alice');
     log.finish(1, { ...end, outcome: 'cancelled' });
     expect(await log.get(1)).toMatchObject({ state: 'finished', outcome: 'cancelled', cancelledBy: 'alice' });
@@ -34,11 +34,11 @@ describe('CallLog', () => {
       running.cancelHere(id, by);
       return Promise.resolve();
     });
-    const signal = running.start(info(1), { a: 1 });
+    const cancellation = running.start(info(1), { a: 1 });
     expect(await other.get(1)).toMatchObject({ state: 'running', arguments: { a: 1 } });
     expect(await other.cancel(1, 'carol')).toBe('requested');
     expect(asked).toEqual([[1, 'carol']]);
-    expect(signal.aborted).toBe(true);
+    expect(cancellation.aborted).toBe(true);
     running.finish(1, { ...end, outcome: 'cancelled' });
     expect(await other.cancel(1, 'carol')).toBe('finished');
   });

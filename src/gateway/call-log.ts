@@ -7,14 +7,14 @@
  * latest 500 calls, 32 MiB of arguments and results), or in Redis, where every instance lists and reads
  * every instance's calls.
  *
- * A running call can be cancelled from here: on the instance running it, its signal aborts, which the relay
+ * A running call can be cancelled from here: on the instance running it, its cancellation fires, which the relay
  * turns into a cancellation upstream; on another instance sharing the stores, the cancellation is
  * published on the gateway's bus (`reach`), and the instance running the call aborts it. A call whose
  * instance stopped while it ran (killed) is read as finished, `outcome: 'lost'` (the store's `live`): too
  * late to cancel.
  * @module
  */
-import type { JsonObject } from '../index.js';
+import { CancellationSource, type Cancellation, type JsonObject } from '../index.js';
 import {
   MemoryCallLogStore,
   type CallLogStore,
@@ -35,7 +35,7 @@ export type CancelState = 'cancelled' | 'requested' | 'finished';
 export type CancelRequest = (id: number, by: string) => Promise<void>;
 
 interface Running {
-  controller: AbortController;
+  cancellation: CancellationSource;
   cancelledBy?: string;
 }
 
@@ -65,12 +65,12 @@ export class CallLog {
     this.#reach = request;
   }
 
-  /** Records a call that starts; its signal aborts when someone cancels it (`cancel`). */
-  start(call: CallInfo, args: JsonObject): AbortSignal {
-    const controller = new AbortController();
-    this.#running.set(call.id, { controller });
+  /** Records a call that starts; its cancellation fires when someone cancels it (`cancel`). */
+  start(call: CallInfo, args: JsonObject): Cancellation {
+    const cancellation = new CancellationSource();
+    this.#running.set(call.id, { cancellation });
     this.#store.start(call, args, new Date().toISOString());
-    return controller.signal;
+    return cancellation;
   }
 
   progress(id: number, progress: CallProgress): void {
@@ -104,7 +104,7 @@ export class CallLog {
     const running = this.#running.get(id);
     if (!running) return undefined;
     running.cancelledBy ??= by;
-    running.controller.abort(new Error(`cancelled by ${by}`));
+    running.cancellation.abort(new Error(`cancelled by ${by}`));
     return 'cancelled';
   }
 

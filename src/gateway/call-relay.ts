@@ -8,8 +8,8 @@
  * @module
  */
 import {
+  CancellationSource,
   ProtocolError,
-  cancellationOf,
   errorMessage,
   isHandshakeRevision,
   signalOf,
@@ -64,7 +64,7 @@ interface RelayedCall {
   /** The caller's cancellation, or (someone watching) the caller's or a person's. */
   cancellation: Cancellation;
   /** A person's cancellation, while someone watches the calls. */
-  cancel: AbortSignal | undefined;
+  cancel: Cancellation | undefined;
   /** When it started (`performance.now()`), and as ISO time. */
   started: number;
   time: string;
@@ -127,18 +127,17 @@ export class CallRelay {
     let cancellation: Cancellation = ctx.cancellation;
     let detach: (() => void) | undefined;
     if (cancel) {
-      // Aborted by the caller or by a person.
-      const stopped = new AbortController();
-      const byPerson = () => stopped.abort(cancel.reason);
+      // Cancelled by the caller or by a person.
+      const stopped = new CancellationSource();
       const unfollow = ctx.cancellation.aborted
         ? undefined
         : ctx.cancellation.onAbort((reason) => stopped.abort(reason));
       if (ctx.cancellation.aborted) stopped.abort(ctx.cancellation.reason);
-      cancel.addEventListener('abort', byPerson, { once: true });
-      cancellation = cancellationOf(stopped.signal);
+      const byPerson = cancel.onAbort((reason) => stopped.abort(reason));
+      cancellation = stopped;
       detach = () => {
         unfollow?.();
-        cancel.removeEventListener('abort', byPerson);
+        byPerson();
       };
     }
     if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });

@@ -31,7 +31,7 @@ export {
 export { serializeOnce, stringifyJson } from './json-text.js';
 export type { OutputBacklog, Transport, SendOptions } from './transport.js';
 export type { RequestOptions } from './engine/peer.js';
-export { cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
+export { CancellationSource, cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {
   HANDSHAKE_REVISIONS,
   LATEST_HANDSHAKE_REVISION,

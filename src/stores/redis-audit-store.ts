@@ -19,16 +19,29 @@ import { RedisScript } from './redis-script.js';
 
 export interface RedisAuditStoreOptions extends RedisStoreOptions, AuditStoreOptions {}
 
-// KEYS: the stream, the counter. ARGV: the record (JSON, without seq), max records, TTL (ms). Returns seq.
+// KEYS: the stream, the counter. ARGV: max records, TTL (ms), then the records (JSON, without seq), numbered
+// in order. Returns the last record's seq.
 const APPEND = new RedisScript(`
-local seq = redis.call('INCR', KEYS[2])
+local count = #ARGV - 2
+local last = redis.call('INCRBY', KEYS[2], count)
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 's', seq, 'r', ARGV[1])
-redis.call('XTRIM', KEYS[1], 'MINID', now - tonumber(ARGV[3]))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return seq`);
+for i = 1, count do
+  redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 's', last - count + i, 'r', ARGV[i + 2])
+end
+redis.call('XTRIM', KEYS[1], 'MINID', now - tonumber(ARGV[2]))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return last`);
+
+/** Records appended in one turn of the event loop go in one script call; at most this many in one. */
+const MAX_BATCH = 256;
+
+interface Pending {
+  json: string;
+  resolve(record: GatewayAuditRecord): void;
+  reject(error: unknown): void;
+}
 
 const NAME = 'Redis audit store';
 
@@ -37,6 +50,9 @@ export class RedisAuditStore implements AuditStore {
   readonly #key: string;
   readonly #max: number;
   readonly #ttlMs: number;
+  /** Records appended this turn, not yet sent. */
+  #pending: Pending[] = [];
+  #flushing: NodeJS.Immediate | undefined;
 
   constructor(client: Redis, options: RedisAuditStoreOptions = {}) {
     this.#client = client;
@@ -45,16 +61,45 @@ export class RedisAuditStore implements AuditStore {
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_AUDIT_TTL_MS, 'ttlMs');
   }
 
+  /**
+   * Appends a record. The records appended in one turn of the event loop (a burst of calls' records) are
+   * numbered and added by one script call, in the order appended; each resolves with its number.
+   */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
     const json = JSON.stringify(record);
-    return redisOperation(this.#client, NAME, 'append', async () => {
-      const seq = await APPEND.run(
+    return new Promise<GatewayAuditRecord>((resolve, reject) => {
+      this.#pending.push({ json, resolve, reject });
+      if (this.#pending.length >= MAX_BATCH) this.#flush();
+      else this.#flushing ??= setImmediate(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = undefined;
+    const batch = this.#pending;
+    if (batch.length === 0) return;
+    this.#pending = [];
+    redisOperation(this.#client, NAME, 'append', () =>
+      APPEND.run(
         this.#client,
         [this.#key, `${this.#key}:seq`],
-        [json, this.#max, this.#ttlMs],
-      );
-      return { seq: Number(seq), ...(JSON.parse(json) as Omit<GatewayAuditRecord, 'seq'>) };
-    });
+        [this.#max, this.#ttlMs, ...batch.map((pending) => pending.json)],
+      ),
+    ).then(
+      (last) => {
+        const first = Number(last) - batch.length + 1;
+        batch.forEach((pending, i) =>
+          pending.resolve({
+            seq: first + i,
+            ...(JSON.parse(pending.json) as Omit<GatewayAuditRecord, 'seq'>),
+          }),
+        );
+      },
+      (error: unknown) => {
+        for (const pending of batch) pending.reject(error);
+      },
+    );
   }
 
   list(options: AuditListOptions = {}): Promise<GatewayAuditRecord[]> {

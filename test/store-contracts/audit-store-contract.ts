@@ -49,6 +49,24 @@ export function describeAuditStoreContract(
       expect(await a.list()).toEqual([{ seq: 1, ...record(1) }]);
     });
 
+    it('numbers a burst from both handles in the order appended, one sequence, none lost', async () => {
+      const { a, b } = await make();
+      const appended = await Promise.all(
+        Array.from({ length: 300 }, (_, n) => (n % 3 === 0 ? b : a).append(record(n))),
+      );
+      const seqs = appended.map((r) => r.seq);
+      expect(new Set(seqs).size).toBe(300);
+      expect([...seqs].sort((x, y) => x - y)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
+      // Each handle numbers its own records in the order they were appended.
+      for (const handle of [0, 1]) {
+        const own = appended.filter((_, n) => (n % 3 === 0 ? 0 : 1) === handle).map((r) => r.seq);
+        expect(own).toEqual([...own].sort((x, y) => x - y));
+      }
+      const listed = await a.list({ limit: 300 });
+      expect(listed.map((r) => r.seq)).toEqual(Array.from({ length: 300 }, (_, n) => n + 1));
+      expect(listed.find((r) => r.seq === appended[7]!.seq)).toEqual(appended[7]);
+    });
+
     it('keeps the latest maxRecords only', async () => {
       const { a, b } = await make({ maxRecords: 3 });
       for (let n = 1; n <= 7; n++) await (n % 2 ? a : b).append(record(n));

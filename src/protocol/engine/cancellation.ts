@@ -88,6 +88,36 @@ export class AbortListeners {
 }
 
 /**
+ * A cancellation this code fires itself (`abort`), without an `AbortController`: for one per call where
+ * nearly every call ends uncancelled.
+ */
+export class CancellationSource implements Cancellation {
+  readonly #listeners = new AbortListeners();
+  #aborted = false;
+  #reason: unknown;
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get reason(): unknown {
+    return this.#reason;
+  }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  /** Cancels once, with `reason`: its listeners are called; later calls do nothing. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#listeners.fire(reason);
+  }
+}
+
+/**
  * One signal for a request's `signal` and `cancellation` (either may be absent), for the few places that
  * need a real one (a round of input requests, a task followed to its end).
  */
