@@ -13,9 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 process.chdir(dirname(here));
 const stateless = process.argv.includes('--stateless');
 const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-const redis = process.argv.includes('--redis')
-  ? await startRedisServer()
-  : undefined;
+const redis = process.argv.includes('--redis') ? await startRedisServer() : undefined;
 const calls = Number(count ?? 30_000);
 const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
 const script = {
