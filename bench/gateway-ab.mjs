@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fixtureArgs, gatewayArgs } from './gateway.mjs';
 import { StdioPeer, stdioCalls } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -29,26 +30,10 @@ if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dir
 const alloc = process.argv.includes('--alloc');
 
 function command(variant, preload) {
-  const fixture = [
-    join(variant.root, 'bin/toolwire.mjs'),
-    'serve',
-    join(variant.root, 'bench/fixture-server.mjs'),
-  ];
   const pre = [...(variant.flags ?? []), ...(preload ? ['--import', join(here, 'alloc-preload.mjs')] : [])];
-  if (variant.raw) return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixture];
-  const gateway = [
-    join(variant.root, 'bin/toolwire.mjs'),
-    'gateway',
-    '--stdio',
-    '--default',
-    'allow',
-    '--api-port',
-    '0',
-    '--upstream',
-    'fx',
-    '--',
-  ];
-  return [...pre, ...gateway, process.execPath, ...fixture];
+  if (variant.raw)
+    return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixtureArgs(variant.root)];
+  return [...pre, ...gatewayArgs(variant.root)];
 }
 
 const childOf = (pid) => Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim());

@@ -11,24 +11,36 @@
 //
 //   node bench/run.mjs --only=gateway [--quick]     # these rows alone (after `npm run build`)
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { provisionRedisServer, startRedisServer } from '../scripts/redis.mjs';
 import { StdioPeer, stdioCalls } from './load.mjs';
 
-const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
-const GATEWAY = [
-  'bin/toolwire.mjs',
-  'gateway',
-  '--stdio',
-  '--default',
-  'allow',
-  '--api-port',
-  '0',
-  '--upstream',
-  'fx',
-  '--',
-  process.execPath,
-  ...FIXTURE,
-];
+/** `toolwire serve` of the bench fixture, from the checkout at `root`. */
+export function fixtureArgs(root = '.') {
+  return [join(root, 'bin/toolwire.mjs'), 'serve', join(root, 'bench/fixture-server.mjs')];
+}
+
+/**
+ * `toolwire gateway --stdio` (policy: allow) in front of the fixture as upstream `fx`, from the checkout at
+ * `root`, with `options` (e.g. `--redis URL`) before its upstream.
+ */
+export function gatewayArgs(root = '.', options = []) {
+  const gateway = [join(root, 'bin/toolwire.mjs'), 'gateway', '--stdio', '--default', 'allow'];
+  return [
+    ...gateway,
+    '--api-port',
+    '0',
+    ...options,
+    '--upstream',
+    'fx',
+    '--',
+    process.execPath,
+    ...fixtureArgs(root),
+  ];
+}
+
+const FIXTURE = fixtureArgs();
+const GATEWAY = gatewayArgs();
 const IN_FLIGHT = [1, 16];
 
 /** The process the gateway spawned (its one upstream). */
@@ -58,13 +70,7 @@ export async function gatewayPhase(config, record) {
   await viaGateway(GATEWAY, 'gateway', config, record);
   const redis = await startRedisServer(provisionRedisServer());
   try {
-    await viaGateway(
-      [...GATEWAY.slice(0, 3), '--redis', redis.url, ...GATEWAY.slice(3)],
-      'redis',
-      config,
-      record,
-      [redis.pid],
-    );
+    await viaGateway(gatewayArgs('.', ['--redis', redis.url]), 'redis', config, record, [redis.pid]);
   } finally {
     await redis.close();
   }

@@ -5,6 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fixtureArgs, gatewayArgs } from './gateway.mjs';
 import { StdioPeer, stdioCalls } from './load.mjs';
 import { printProfile } from './profile-report.mjs';
 import { startRedisServer } from '../scripts/redis.mjs';
@@ -15,19 +16,12 @@ const stateless = process.argv.includes('--stateless');
 const [which = 'toolwire', count] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 const redis = process.argv.includes('--redis') ? await startRedisServer() : undefined;
 const calls = Number(count ?? 30_000);
-const FIXTURE = ['bin/toolwire.mjs', 'serve', 'bench/fixture-server.mjs'];
 const script = {
-  toolwire: FIXTURE,
+  toolwire: fixtureArgs(),
   sdk1: ['bench/sdk-v1-server.mjs'],
   sdk2: ['bench/sdk-v2-server.mjs'],
   // The gateway process (not its upstream, the fixture): see bench/gateway.mjs.
-  gateway: [
-    ...'bin/toolwire.mjs gateway --stdio --default allow --api-port 0'.split(' '),
-    ...(redis ? ['--redis', redis.url] : []),
-    ...'--upstream fx --'.split(' '),
-    process.execPath,
-    ...FIXTURE,
-  ],
+  gateway: gatewayArgs('.', redis ? ['--redis', redis.url] : []),
 }[which];
 const prefix = which === 'gateway' ? 'fx__' : '';
 const dir = join(here, 'profiles', `${which}-${Date.now()}`);
