@@ -222,7 +222,10 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   return ExitCode.Success;
 }
 
-/** How long a session unused anywhere lives (the HTTP handler's default `sessionIdleTimeoutMs`). */
+/**
+ * How long a session unused anywhere lives: the HTTP handler's `DEFAULT_SESSION_IDLE_TIMEOUT_MS`, written
+ * here again so that `toolwire serve` over stdio does not load the HTTP transport to read it.
+ */
 const SESSION_IDLE_MS = 30 * 60_000;
 
 /** The stores of `--redis URL` (loading ioredis only then); a bad URL is a usage error. */

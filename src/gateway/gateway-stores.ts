@@ -13,7 +13,7 @@ import type { AuditStore } from '../stores/audit-store.js';
 import { CALL_IDS_PER_INSTANCE, type CallLogStore } from '../stores/call-log-store.js';
 import type { GrantStore } from '../stores/grant-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
-import type { SharedSessionStores } from '../transports/http/index.js';
+import { DEFAULT_SESSION_IDLE_TIMEOUT_MS, type SharedSessionStores } from '../transports/http/index.js';
 import type { GatewayConfig } from './gateway-config.js';
 import type { GatewayEvent, GatewayEvents } from './gateway-events.js';
 
@@ -35,9 +35,6 @@ export interface GatewayStores {
    */
   sessions?: SharedSessionStores;
 }
-
-/** How long a shared MCP session of a gateway lives unused (its record's TTL, as the endpoint's idle timeout). */
-const SESSION_TTL_MS = 30 * 60_000;
 
 /**
  * How long an instance is believed alive without news (ms), when not the store's default: for tests, which
@@ -61,8 +58,8 @@ export async function openRedisStores(
       calls: Number.isSafeInteger(liveTtlMs) && liveTtlMs > 0 ? { liveTtlMs } : {},
     },
     // A shared session expires by its record's TTL; so do its streams' events once nothing writes them.
-    sessions: { ttlMs: SESSION_TTL_MS },
-    events: { ttlMs: SESSION_TTL_MS },
+    sessions: { ttlMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS },
+    events: { ttlMs: DEFAULT_SESSION_IDLE_TIMEOUT_MS },
   });
   const { approvals, grants, audit, calls, bus } = opened;
   return {

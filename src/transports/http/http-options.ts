@@ -113,7 +113,7 @@ export function resolveHttpOptions(options: StreamableHttpOptions): ResolvedHttp
       stateless || options.eventStore === false
         ? undefined
         : (options.eventStore ?? options.redis?.events ?? new MemoryEventStore()),
-    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? 30 * 60_000,
+    sessionIdleTimeoutMs: options.sessionIdleTimeoutMs ?? DEFAULT_SESSION_IDLE_TIMEOUT_MS,
     sessionUnloadMs: unloadMs(options),
     handshakeTimeoutMs: options.handshakeTimeoutMs ?? 30_000,
     maxSessions: options.maxSessions ?? 10_000,
@@ -167,6 +167,9 @@ function unloadMs(options: StreamableHttpOptions): number | undefined {
   if (options.redis === undefined || options.stateless === true || value === false) return undefined;
   return value ?? DEFAULT_SESSION_UNLOAD_MS;
 }
+
+/** How long a session unused lives, by default (`sessionIdleTimeoutMs`, ms): 30 minutes. */
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
 
 /** How long a shared session's copy stays idle in a process before it is unloaded (ms). */
 export const DEFAULT_SESSION_UNLOAD_MS = 5000;

@@ -7,7 +7,11 @@
  * @module toolwire/http
  */
 export { StreamableHttpHandler } from './streamable-http-handler.js';
-export type { StreamableHttpOptions, SharedSessionStores } from './http-options.js';
+export {
+  DEFAULT_SESSION_IDLE_TIMEOUT_MS,
+  type StreamableHttpOptions,
+  type SharedSessionStores,
+} from './http-options.js';
 export { OriginGuard, type OriginGuardOptions } from './origin-guard.js';
 export {
   serveHttp,
