@@ -27,7 +27,12 @@ const prefix = which === 'gateway' ? 'fx__' : '';
 const dir = join(here, 'profiles', `${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 
-const peer = new StdioPeer('node', ['--cpu-prof', `--cpu-prof-dir=${dir}`, ...script]);
+const peer = new StdioPeer('node', [
+  '--cpu-prof',
+  `--cpu-prof-dir=${dir}`,
+  ...(process.env.PROF_INTERVAL ? [`--cpu-prof-interval=${process.env.PROF_INTERVAL}`] : []),
+  ...script,
+]);
 if (!stateless) await peer.initialize();
 await stdioCalls(peer, { total: 2000, inFlight: 16, stateless, prefix });
 const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, stateless, prefix });

@@ -127,3 +127,33 @@ export function requestIdInUse(id: RequestId): string {
 export function parseErrorResponse(detail: string, id: null | undefined = undefined): JsonRpcErrorResponse {
   return errorResponse(id, { code: ErrorCode.ParseError, message: `Parse error: ${detail}` });
 }
+
+/**
+ * `Object.assign(target, source)` that copies as a spread does: an own `__proto__` member (JSON.parse
+ * makes one from `"__proto__"`) stays a member instead of setting the target's prototype.
+ */
+export function assignMembers<T extends object>(target: T, source: object | undefined): T {
+  if (source === undefined) return target;
+  if (!Object.hasOwn(source, '__proto__')) return Object.assign(target, source);
+  for (const key of Object.keys(source)) {
+    const value: unknown = (source as Record<string, unknown>)[key];
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  }
+  return target;
+}
+
+/**
+ * `{ ...base, [key]: value }`, built without the spread. On Node 20 an object made by a spread and then
+ * given one more member is slow three times over: to build, to enumerate and to serialize (≈1.5 µs more
+ * per object than a copy made with `Object.assign`; measured with a request's params). Hot paths (every
+ * request, every call) use this instead.
+ */
+export function withMember<T extends object, K extends string, V>(
+  base: T | undefined,
+  key: K,
+  value: V,
+): Omit<T, K> & Record<K, V> {
+  const out = assignMembers({}, base) as Record<string, unknown>;
+  out[key] = value;
+  return out as Omit<T, K> & Record<K, V>;
+}

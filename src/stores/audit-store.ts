@@ -51,7 +51,9 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const stored: GatewayAuditRecord = { seq: ++this.#seq, ...record, caller: copyCaller(record.caller) };
+    // `seq` first, as records have always been written; Object.assign, not a spread (see copyRecord).
+    const stored: GatewayAuditRecord = Object.assign({ seq: ++this.#seq }, record);
+    stored.caller = copyCaller(record.caller);
     this.#records.push({ record: stored, at: this.#now() });
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
@@ -81,10 +83,13 @@ export class MemoryAuditStore implements AuditStore {
  * audit record is appended for every call.)
  */
 function copyRecord(record: GatewayAuditRecord): GatewayAuditRecord {
-  return { ...record, caller: copyCaller(record.caller) };
+  // Object.assign, not a spread: see `withMember` (the spread cost ≈2 µs of every call a gateway relays).
+  const copy = Object.assign({}, record);
+  copy.caller = copyCaller(record.caller);
+  return copy;
 }
 
 /** A caller no one can change: itself when frozen (the gateway's one anonymous caller), else a copy. */
 function copyCaller(caller: GatewayAuditRecord['caller']): GatewayAuditRecord['caller'] {
-  return Object.isFrozen(caller) ? caller : { ...caller };
+  return Object.isFrozen(caller) ? caller : Object.assign({}, caller);
 }

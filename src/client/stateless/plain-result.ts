@@ -32,15 +32,25 @@ export function checkResultType(method: string, result: JsonObject, inputRequire
  * and (unless `cacheHint` is false: a task's `ttlMs` is its lifetime) the cache hint.
  */
 export function plainResult(result: JsonObject, cacheHint = true): JsonObject {
-  const { resultType: _type, ...rest } = result;
-  if (cacheHint) {
-    delete rest.ttlMs;
-    delete rest.cacheScope;
+  // A loop, not a rest pattern and deletes: every stateless-era result passes here.
+  const out: JsonObject = {};
+  for (const key in result) {
+    if (key === 'resultType' || (cacheHint && (key === 'ttlMs' || key === 'cacheScope'))) continue;
+    const value = result[key];
+    if (key === '_meta' && isJsonObject(value) && META.serverInfo in value) {
+      let meta: JsonObject | undefined;
+      for (const name in value) if (name !== META.serverInfo) setMember((meta ??= {}), name, value[name]);
+      if (meta) out._meta = meta;
+      continue;
+    }
+    setMember(out, key, value);
   }
-  if (isJsonObject(rest._meta) && META.serverInfo in rest._meta) {
-    const { [META.serverInfo]: _info, ...meta } = rest._meta;
-    if (Object.keys(meta).length === 0) delete rest._meta;
-    else rest._meta = meta;
-  }
-  return rest;
+  return out;
+}
+
+/** `target[key] = value`, but an own `__proto__` member (from JSON.parse) stays a member, as in a spread. */
+function setMember(target: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else target[key] = value;
 }

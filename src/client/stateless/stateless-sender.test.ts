@@ -58,6 +58,18 @@ describe('StatelessSender', () => {
       },
     });
   });
+
+  it('sends the params it was given, with the era’s _meta added, and leaves them as they were', async () => {
+    const { peer, sent } = stubPeer(['2026-07-28']);
+    const sender = new StatelessSender(peer, '2026-07-28', identity);
+    const params = JSON.parse('{"name":"t","arguments":{"a":1},"__proto__":{"x":1}}') as JsonObject;
+    await sender.request('tools/call', params, {});
+    const out = sent[0]!;
+    expect(Object.keys(out)).toEqual(['name', 'arguments', '__proto__', '_meta']);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.arguments).toBe(params.arguments);
+    expect(params._meta).toBeUndefined();
+  });
 });
 
 describe('pickStatelessVersion', () => {
@@ -82,5 +94,24 @@ describe('plainResult', () => {
     expect(
       plainResult({ resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': {} } }),
     ).toEqual({});
+  });
+
+  it('keeps the cache hint of a task (cacheHint false), and keys in their order', () => {
+    const out = plainResult({ resultType: 'task', taskId: 't', ttlMs: 60_000, status: 'working' }, false);
+    expect(out).toEqual({ taskId: 't', ttlMs: 60_000, status: 'working' });
+    expect(Object.keys(out)).toEqual(['taskId', 'ttlMs', 'status']);
+  });
+
+  it('keeps a "__proto__" member of the server’s JSON a member: no prototype is set from it', () => {
+    const raw = JSON.parse(
+      '{"resultType":"complete","content":[],"__proto__":{"isError":true},' +
+        '"_meta":{"__proto__":{"x":1},"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}',
+    ) as JsonObject;
+    const out = plainResult(raw);
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect((out as { isError?: unknown }).isError).toBeUndefined();
+    expect(JSON.stringify(out)).toBe(
+      '{"content":[],"__proto__":{"isError":true},"_meta":{"__proto__":{"x":1}}}',
+    );
   });
 });

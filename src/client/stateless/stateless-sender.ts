@@ -7,7 +7,7 @@
  * @module
  */
 import type { Peer, RequestOptions } from '../../protocol/engine/peer.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { assignMembers, isJsonObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import { serializeOnce } from '../../protocol/json-text.js';
 import { STATELESS_REVISIONS } from '../../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../../protocol/types/lifecycle.js';
@@ -97,7 +97,7 @@ export class StatelessSender {
    */
   #send(method: string, params: JsonObject | undefined, options: RequestOptions): Promise<JsonObject> {
     if (params?._meta === undefined) {
-      return this.#peer.request(method, { ...params, _meta: this.#sharedMeta() }, options);
+      return this.#peer.request(method, withMember(params, '_meta', this.#sharedMeta()), options);
     }
     const own = isJsonObject(params._meta) ? params._meta : {};
     const meta = this.meta();
@@ -111,6 +111,10 @@ export class StatelessSender {
         ...(Object.keys(extensions).length ? { extensions } : {}),
       };
     }
-    return this.#peer.request(method, { ...params, _meta: { ...own, ...meta } }, options);
+    return this.#peer.request(
+      method,
+      withMember(params, '_meta', assignMembers(assignMembers({}, own), meta)),
+      options,
+    );
   }
 }

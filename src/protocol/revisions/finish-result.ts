@@ -4,7 +4,7 @@
  * results pass through unchanged.
  * @module
  */
-import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+import { assignMembers, isJsonObject, withMember, type JsonObject } from '../jsonrpc.js';
 import type { Implementation } from '../types/lifecycle.js';
 import { META, type CacheHint } from '../types/stateless.js';
 import type { RevisionFeatures } from './features.js';
@@ -22,14 +22,15 @@ export function finishResult<R extends object>(
   extras: ResultExtras = {},
 ): R | JsonObject {
   if (!f.stateless) return result;
-  const out: JsonObject = { resultType: 'complete', ...result };
+  // Object.assign, not a spread: see `withMember` (every stateless-era result passes here).
+  const out: JsonObject = assignMembers({ resultType: 'complete' }, result);
   if (extras.cache && out.resultType === 'complete') {
     out.ttlMs = extras.cache.ttlMs;
     out.cacheScope = extras.cache.cacheScope;
   }
   if (extras.serverInfo) {
     const meta = '_meta' in result ? result._meta : undefined;
-    out._meta = { ...(isJsonObject(meta) ? meta : {}), [META.serverInfo]: extras.serverInfo };
+    out._meta = withMember(isJsonObject(meta) ? meta : undefined, META.serverInfo, extras.serverInfo);
   }
   return out;
 }
