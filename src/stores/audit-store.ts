@@ -51,9 +51,7 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    // `seq` first, as records have always been written; Object.assign, not a spread (see copyRecord).
-    const stored: GatewayAuditRecord = Object.assign({ seq: ++this.#seq }, record);
-    stored.caller = copyCaller(record.caller);
+    const stored: GatewayAuditRecord = { seq: ++this.#seq, ...record, caller: copyCaller(record.caller) };
     this.#records.push({ record: stored, at: this.#now() });
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
@@ -83,13 +81,12 @@ export class MemoryAuditStore implements AuditStore {
  * audit record is appended for every call.)
  */
 function copyRecord(record: GatewayAuditRecord): GatewayAuditRecord {
-  // Object.assign, not a spread: see `withMember` (the spread cost ≈2 µs of every call a gateway relays).
-  const copy = Object.assign({}, record);
-  copy.caller = copyCaller(record.caller);
-  return copy;
+  // A spread that only overwrites a member the record has is V8's fast clone; `Object.assign` (member by
+  // member) and a spread that adds a member are not (see `withMember` in the protocol layer).
+  return { ...record, caller: copyCaller(record.caller) };
 }
 
 /** A caller no one can change: itself when frozen (the gateway's one anonymous caller), else a copy. */
 function copyCaller(caller: GatewayAuditRecord['caller']): GatewayAuditRecord['caller'] {
-  return Object.isFrozen(caller) ? caller : Object.assign({}, caller);
+  return Object.isFrozen(caller) ? caller : { ...caller };
 }

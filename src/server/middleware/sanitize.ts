@@ -19,7 +19,6 @@
  *    random id, so the model can tell tool data from instructions and the text cannot fake the end.
  * @module
  */
-import { assignMembers } from '../../protocol/jsonrpc.js';
 import type { ContentBlock } from '../../protocol/types/content.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
@@ -180,8 +179,7 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
     }
     if (content === result.content && structured === result.structuredContent && isError === result.isError)
       return result;
-    const out = assignMembers({} as CallToolResult, result); // not a spread: see `withMember`
-    out.content = content as ContentBlock[];
+    const out: CallToolResult = { ...result, content: content as ContentBlock[] };
     if (structured !== undefined) out.structuredContent = structured;
     if (isError !== undefined) out.isError = isError;
     return out;
