@@ -14,6 +14,7 @@ import {
   request as makeRequest,
   requestIdInUse,
   resultResponse,
+  withMember,
   type JsonObject,
   type JsonRpcMessage,
   type JsonRpcNotification,
@@ -171,7 +172,7 @@ export class Peer<C = unknown> {
     let sent = params;
     if (options.onProgress) {
       const meta = isJsonObject(params?._meta) ? params._meta : {};
-      sent = { ...params, _meta: { ...meta, progressToken: id } };
+      sent = withMember(params, '_meta', withMember(meta, 'progressToken', id));
     }
     const timeout = options.timeout ?? this.#options.defaultTimeout ?? 60_000;
     const result = outgoing.track(id, method, timeout, options);

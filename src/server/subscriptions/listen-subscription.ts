@@ -5,7 +5,7 @@
  * the stream ends (the client cancelled it, or the server ended it) nothing more is sent for it.
  * @module
  */
-import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+import { withMember, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import type { SessionView } from '../session-view.js';
 import { LIST_CHANGED_KEYS, type SubscriptionFilter } from './subscription-filter.js';
@@ -60,7 +60,7 @@ export class ListenSubscription {
   /** Sends a notification on this stream (nothing once it has ended); never rejects. */
   async notify(method: string, params: JsonObject = {}): Promise<void> {
     if (!this.#open) return;
-    const message = { ...params, _meta: { [META.subscriptionId]: this.id } };
+    const message = withMember(params, '_meta', { [META.subscriptionId]: this.id });
     await this.#session.peer.notify(method, message, { relatedRequestId: this.id }).catch(() => undefined);
   }
 

@@ -14,7 +14,7 @@
  * @module
  */
 import { ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import { withRelatedTask } from '../../protocol/types/tasks.js';
 import { inputKey, type InputMethod } from '../input-required/input-requests.js';
 import type { QuestionsHost, TaskQuestions } from './task-run.js';
@@ -69,7 +69,7 @@ export class CoreTaskInput implements TaskQuestions {
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    const tagged = { ...params, _meta: withRelatedTask(params?._meta, this.#host.taskId) };
+    const tagged = withMember(params, '_meta', withRelatedTask(params?._meta, this.#host.taskId));
     const key = inputKey(method, ++this.#asked);
     const answer = new Promise<JsonObject>((resolve, reject) => {
       const question: Question = {

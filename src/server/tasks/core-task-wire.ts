@@ -6,7 +6,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import { coreTask, withRelatedTask, type CoreTask, type TaskMetadata } from '../../protocol/types/tasks.js';
 import type { TaskRecord } from '../../stores/task-store.js';
 
@@ -60,7 +60,7 @@ export function taskRequired(tool: string): ProtocolError {
  */
 export function corePayload(record: TaskRecord): JsonObject {
   if (record.result !== undefined) {
-    return { ...record.result, _meta: withRelatedTask(record.result._meta, record.taskId) };
+    return withMember(record.result, '_meta', withRelatedTask(record.result._meta, record.taskId));
   }
   if (record.status === 'failed' && record.error !== undefined) {
     const { code, message, data } = record.error;

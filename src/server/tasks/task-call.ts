@@ -13,7 +13,7 @@
  * @module
  */
 import type { RequestContext } from '../../protocol/engine/peer.js';
-import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
+import { withMember, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
 import { loggingRank } from '../../protocol/types/lifecycle.js';
 import { withRelatedTask } from '../../protocol/types/tasks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
@@ -77,7 +77,11 @@ function coreTaskHost(call: TaskCall, run: TaskRun): ContextHost {
     session.peer
       .notify(
         method,
-        { ...params, _meta: withRelatedTask('_meta' in params ? params._meta : undefined, run.taskId) },
+        withMember(
+          params,
+          '_meta',
+          withRelatedTask('_meta' in params ? params._meta : undefined, run.taskId),
+        ),
         { relatedRequestId: id },
       )
       .catch(() => undefined);
