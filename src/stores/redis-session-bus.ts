@@ -127,7 +127,13 @@ export class RedisSessionBus implements SessionBus {
         this.onmessage?.(payload, { to: 'all', from });
     } else if (channel.startsWith(this.#sessionPrefix)) {
       const sessionId = channel.slice(this.#sessionPrefix.length);
-      if (this.#listening.has(sessionId)) this.onmessage?.(payload, { to: 'session', sessionId });
+      // Still subscribed in Redis after `unlisten` forgot the session: heard as released.
+      this.onmessage?.(
+        payload,
+        this.#listening.has(sessionId)
+          ? { to: 'session', sessionId }
+          : { to: 'session', sessionId, released: true },
+      );
     }
   }
 }

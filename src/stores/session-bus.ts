@@ -8,9 +8,14 @@
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
 
-/** Where a bus message was sent: to a session's listeners, to one process, or to all of them. */
+/**
+ * Where a bus message was sent: to a session's listeners, to one process, or to all of them. A message on
+ * a session's channel heard after this process stopped listening to it (its unsubscribe still on its way)
+ * is `released`: the session is no longer here, and only an answer saying so fits (the process that sent
+ * it would otherwise wait for an answer that never comes).
+ */
 export type BusAddress =
-  { to: 'session'; sessionId: string } | { to: 'instance' } | { to: 'all'; from: string };
+  { to: 'session'; sessionId: string; released?: true } | { to: 'instance' } | { to: 'all'; from: string };
 
 export interface SessionBus {
   /** This process's name on the bus (unique per process, random). */

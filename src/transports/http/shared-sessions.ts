@@ -251,6 +251,8 @@ export class SharedSessions {
   }
 
   #receive(payload: JsonObject, address: BusAddress): void {
+    // A session this process let go of: whatever it was sent goes to the process that holds it now.
+    if (address.to === 'session' && address.released) return;
     if (this.#changes.receive(payload, address)) return;
     const { kind } = payload;
     const sessionId = address.to === 'session' ? address.sessionId : payload.session;
