@@ -102,6 +102,7 @@ export class SharedEvents {
   async start(): Promise<number> {
     const number = await this.#bus.instanceNumber();
     this.#unsubscribe = await this.#bus.subscribe({
+      from: this.#from, // its own messages (`from` first, see #flush) are not handed back
       message: (message) => {
         if (message.from === this.#from) return;
         const { events, cancel } = message;

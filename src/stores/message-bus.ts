@@ -9,6 +9,11 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 
 export interface BusSubscriber {
   message(message: JsonObject): void;
+  /**
+   * The `from` member of this subscriber's own messages, which it does not want back: the bus never hands
+   * them to it (one published with `from` as its first member is told apart unread, by its text's start).
+   */
+  from?: string;
   /** Messages may have been missed (the connection to a shared bus was lost, and is back). */
   missed?(): void;
 }
@@ -29,6 +34,7 @@ export class MemoryMessageBus implements MessageBus {
 
   publish(message: JsonObject): Promise<void> {
     for (const subscriber of [...this.#subscribers]) {
+      if (subscriber.from !== undefined && message.from === subscriber.from) continue;
       try {
         subscriber.message(structuredClone(message));
       } catch {

@@ -41,8 +41,14 @@ export class RedisMessageBus implements MessageBus {
   }
 
   subscribe(subscriber: BusSubscriber): Promise<() => void> {
+    // The subscriber's own messages (every instance hears its own publishes) are dropped before parsing.
+    const own = subscriber.from === undefined ? undefined : `{"from":${JSON.stringify(subscriber.from)},`;
     return this.#subscriber.subscribe(this.#channel, {
-      message: (text) => subscriber.message(JSON.parse(text) as JsonObject),
+      message: (text) => {
+        if (own !== undefined && text.startsWith(own)) return;
+        const message = JSON.parse(text) as JsonObject;
+        if (subscriber.from === undefined || message.from !== subscriber.from) subscriber.message(message);
+      },
       missed: () => subscriber.missed?.(),
     });
   }

@@ -29,6 +29,27 @@ export function describeMessageBusContract(name: string, make: MakeStores<Messag
       expect(stopped).toEqual([]);
     });
 
+    it('keeps a subscriber’s own messages (those whose `from` is its `from`) from it, and only those', async () => {
+      const { a, b } = await make();
+      const mine: unknown[] = [];
+      const all: unknown[] = [];
+      await a.subscribe({ from: 'me', message: (message) => mine.push(message) });
+      await b.subscribe({ message: (message) => all.push(message) });
+      const sent = [
+        { from: 'me', n: 1 },
+        { from: 'other', n: 2 },
+        { n: 3, from: 'me' }, // `from` not first: kept from it all the same
+        { from: 'me2', n: 4 },
+        { from: 'me', cancel: { id: 5 } },
+        { n: 6 },
+      ];
+      for (const message of sent) await a.publish(message);
+      await expect.poll(() => all).toEqual(sent);
+      await expect
+        .poll(() => mine.filter((m) => (m as { n?: number }).n !== 3))
+        .toEqual([{ from: 'other', n: 2 }, { from: 'me2', n: 4 }, { n: 6 }]);
+    });
+
     it('gives each caller of instanceNumber a different number', async () => {
       const { a, b } = await make();
       const numbers = await Promise.all([a.instanceNumber(), b.instanceNumber(), a.instanceNumber()]);
