@@ -53,6 +53,11 @@ export class GatewayEvents {
     this.#reader = new SseReader(response);
   }
 
+  /** Closes the stream (the gateway drops its listener). */
+  close(): Promise<void> {
+    return this.#reader.cancel();
+  }
+
   /** The next event of `type` that `match` accepts (others are skipped). */
   async next(
     type: string,

@@ -47,19 +47,31 @@ export const SHARED_EVENT_TYPES: ReadonlySet<GatewayEventType> = new Set([
   'audit',
 ] satisfies GatewayEventType[]);
 
+/** How events are shared with the other instances (see `GatewayEvents.share`). */
+export interface EventSharing {
+  /** Sends a shared event to the other instances. */
+  forward(event: GatewayEvent): void;
+  /** Whether a listener of another instance wants shared events of `type` now. */
+  watchedElsewhere(type: GatewayEventType): boolean;
+  /** The shared types this instance's listeners hear changed (sorted; empty: none). */
+  interest(types: GatewayEventType[]): void;
+}
+
 /**
  * A set of listeners, each of every event or of some types; one that throws is dropped from that delivery,
  * never the gateway's problem. `wants(type)` lets the gateway skip building events no one listens to (a
- * call's events cost allocations on the hot path). With `share(forward)`, the shared events are also
- * forwarded (to the other instances, which `deliver` them to their listeners) — and are always wanted,
- * since another instance may be watching.
+ * call's events cost allocations on the hot path, and on Redis writes to the call log and the bus). With
+ * `share(sharing)`, the shared events are also forwarded to the other instances (which `deliver` them to
+ * their listeners) while one of them has a listener.
  */
 export class GatewayEvents {
   readonly #listeners = new Map<GatewayListener, ReadonlySet<GatewayEventType> | undefined>();
   /** Listeners of every type, and of each type. */
   #all = 0;
   readonly #byType = new Map<GatewayEventType, number>();
-  #forward: ((event: GatewayEvent) => void) | undefined;
+  /** Listeners of each shared type (those of every type included). */
+  readonly #sharedByType = new Map<GatewayEventType, number>();
+  #sharing: EventSharing | undefined;
 
   on(listener: GatewayListener, types?: readonly GatewayEventType[]): () => void {
     if (this.#listeners.has(listener)) return () => this.#off(listener);
@@ -67,24 +79,30 @@ export class GatewayEvents {
     this.#listeners.set(listener, only);
     if (only === undefined) this.#all++;
     else for (const type of only) this.#byType.set(type, (this.#byType.get(type) ?? 0) + 1);
+    this.#count(only, 1);
     return () => this.#off(listener);
   }
 
-  /** Whether anyone listens to events of `type`. */
+  /** Whether anyone listens to events of `type`, here or (a shared type) on another instance. */
   wants(type: GatewayEventType): boolean {
-    if (this.#forward && SHARED_EVENT_TYPES.has(type)) return true;
-    return this.#all > 0 || (this.#byType.get(type) ?? 0) > 0;
+    if (this.#all > 0 || (this.#byType.get(type) ?? 0) > 0) return true;
+    return (
+      this.#sharing !== undefined && SHARED_EVENT_TYPES.has(type) && this.#sharing.watchedElsewhere(type)
+    );
   }
 
-  /** Forwards the shared events emitted from now on (undefined: no more). */
-  share(forward: ((event: GatewayEvent) => void) | undefined): void {
-    this.#forward = forward;
+  /** Shares the shared events from now on (undefined: no more); says at once which are listened to here. */
+  share(sharing: EventSharing | undefined): void {
+    this.#sharing = sharing;
+    if (sharing && this.#sharedByType.size > 0) sharing.interest(this.#sharedTypes());
   }
 
-  /** An event of this instance: to its listeners, and forwarded when shared. */
+  /** An event of this instance: to its listeners, and forwarded while another instance wants its type. */
   emit(event: GatewayEvent): void {
     this.deliver(event);
-    if (this.#forward && SHARED_EVENT_TYPES.has(event.type)) this.#forward(event);
+    const sharing = this.#sharing;
+    if (sharing && SHARED_EVENT_TYPES.has(event.type) && sharing.watchedElsewhere(event.type))
+      sharing.forward(event);
   }
 
   /** An event (of another instance) to this instance's listeners only. */
@@ -105,5 +123,23 @@ export class GatewayEvents {
     this.#listeners.delete(listener);
     if (only === undefined) this.#all--;
     else for (const type of only) this.#byType.set(type, (this.#byType.get(type) ?? 1) - 1);
+    this.#count(only, -1);
+  }
+
+  /** Counts a listener of `only` (undefined: every type) in or out of the shared types' listeners. */
+  #count(only: ReadonlySet<GatewayEventType> | undefined, by: 1 | -1): void {
+    let changed = false;
+    for (const type of only ?? SHARED_EVENT_TYPES) {
+      if (!SHARED_EVENT_TYPES.has(type)) continue;
+      const count = (this.#sharedByType.get(type) ?? 0) + by;
+      if (count > 0) this.#sharedByType.set(type, count);
+      else this.#sharedByType.delete(type);
+      if (count === 0 || (count === 1 && by === 1)) changed = true;
+    }
+    if (changed) this.#sharing?.interest(this.#sharedTypes());
+  }
+
+  #sharedTypes(): GatewayEventType[] {
+    return [...this.#sharedByType.keys()].sort();
   }
 }

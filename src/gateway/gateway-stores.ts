@@ -7,7 +7,7 @@
  * travels as `{ from, cancel: { id, by } }`.
  * @module
  */
-import { isJsonObject, wireObject } from '../index.js';
+import { isJsonObject, wireObject, type JsonObject } from '../index.js';
 import type { ApprovalStore } from '../stores/approval-store.js';
 import type { AuditStore } from '../stores/audit-store.js';
 import { CALL_IDS_PER_INSTANCE, type CallLogStore } from '../stores/call-log-store.js';
@@ -74,10 +74,22 @@ const INSTANCE_NUMBERS = 2 ** 20 - 1;
 /** Events gathered into one message at most (more are sent at once, in another). */
 const MAX_EVENTS_PER_MESSAGE = 256;
 
+/** How often an instance with listeners of shared events says so again (ms). */
+export const WATCH_HEARTBEAT_MS = 2_000;
+/** How long another instance's listeners are believed there without news (ms): three heartbeats. */
+const WATCH_TTL_MS = 3 * WATCH_HEARTBEAT_MS;
+
 /**
  * An instance's events on a bus: its shared events published, the others' delivered to its listeners.
  * The events of one turn of the event loop travel together, as `{ from, events }` (a call's `call.started`,
  * `call.finished` and `audit`, or many calls' at once under load): one message instead of one each.
+ *
+ * Only the types another instance has listeners of: an instance says which shared types its listeners hear
+ * (`{ from, watching: [types] }`) when they change and again every `WATCH_HEARTBEAT_MS`; one that starts,
+ * or may have missed messages, asks (`{ from, hello: true }`) and the watching answer. An instance that
+ * died watching is forgotten after `WATCH_TTL_MS`. So a call that nobody watches anywhere (a terminal's
+ * gateway narrates approvals, not calls) publishes nothing and writes no call log entry: on Redis that was
+ * ≈40% of a gateway's CPU per call.
  */
 export class SharedEvents {
   readonly #events: GatewayEvents;
@@ -87,6 +99,12 @@ export class SharedEvents {
   #queue: GatewayEvent[] = [];
   #flushing: NodeJS.Immediate | undefined;
   readonly #cancel: (id: number, by: string) => void;
+  /** Other instances' listeners of shared events: their types, and until when they are believed. */
+  readonly #watchers = new Map<string, { types: ReadonlySet<string>; until: number }>();
+  /** The shared types this instance's listeners hear (said to the others). */
+  #watching: string[] = [];
+  /** This instance has listeners of shared events: it says so every heartbeat. */
+  #heartbeat: NodeJS.Timeout | undefined;
 
   /** `cancel`: a person's cancellation from another instance, of a call that may run on this one. */
   constructor(events: GatewayEvents, bus: MessageBus, cancel: (id: number, by: string) => void) {
@@ -104,21 +122,63 @@ export class SharedEvents {
     this.#unsubscribe = await this.#bus.subscribe({
       from: this.#from, // its own messages (`from` first, see #flush) are not handed back
       message: (message) => {
-        if (message.from === this.#from) return;
-        const { events, cancel } = message;
+        const { from, events, cancel, watching } = message;
+        if (from === this.#from || typeof from !== 'string') return;
         if (Array.isArray(events)) {
           for (const event of events) this.#events.deliver(event as unknown as GatewayEvent);
         } else if (isJsonObject(cancel) && typeof cancel.id === 'number' && typeof cancel.by === 'string') {
           this.#cancel(cancel.id, cancel.by);
+        } else if (Array.isArray(watching)) {
+          const types = new Set(watching.filter((type): type is string => typeof type === 'string'));
+          if (types.size === 0) this.#watchers.delete(from);
+          else this.#watchers.set(from, { types, until: Date.now() + WATCH_TTL_MS });
+        } else if (message.hello === true && this.#watching.length > 0) {
+          this.#say({ watching: this.#watching });
         }
       },
+      // Announcements may have been lost: the watching say so again.
+      missed: () => this.#say({ hello: true }),
     });
-    this.#events.share((event) => {
-      this.#queue.push(event);
-      if (this.#queue.length >= MAX_EVENTS_PER_MESSAGE) this.#flush();
-      else this.#flushing ??= setImmediate(() => this.#flush());
+    this.#events.share({
+      forward: (event) => {
+        this.#queue.push(event);
+        if (this.#queue.length >= MAX_EVENTS_PER_MESSAGE) this.#flush();
+        else this.#flushing ??= setImmediate(() => this.#flush());
+      },
+      watchedElsewhere: (type) => this.#watchedElsewhere(type),
+      interest: (types) => this.#interest(types),
     });
+    this.#say({ hello: true });
     return (((number - 1) % INSTANCE_NUMBERS) + 1) * CALL_IDS_PER_INSTANCE;
+  }
+
+  /** Whether another instance has a listener of `type` (forgetting those not heard of in time). */
+  #watchedElsewhere(type: string): boolean {
+    if (this.#watchers.size === 0) return false;
+    const now = Date.now();
+    let found = false;
+    for (const [from, watcher] of this.#watchers) {
+      if (watcher.until <= now) this.#watchers.delete(from);
+      else if (watcher.types.has(type)) found = true;
+    }
+    return found;
+  }
+
+  /** The shared types this instance's listeners hear changed: the others hear it, now and each heartbeat. */
+  #interest(types: string[]): void {
+    this.#watching = types;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    if (types.length > 0) {
+      this.#heartbeat = setInterval(() => this.#say({ watching: this.#watching }), WATCH_HEARTBEAT_MS);
+      this.#heartbeat.unref();
+    }
+    this.#say({ watching: types });
+  }
+
+  /** An announcement to the other instances (lost if the bus cannot be reached: the next one says it again). */
+  #say(news: JsonObject): void {
+    this.#bus.publish(wireObject({ from: this.#from, ...news })).catch(() => undefined);
   }
 
   /** Asks the other instances to cancel call `id` (the one running it does). */
@@ -128,6 +188,7 @@ export class SharedEvents {
 
   stop(): void {
     this.#flush();
+    if (this.#watching.length > 0) this.#interest([]);
     this.#events.share(undefined);
     this.#unsubscribe?.();
     this.#unsubscribe = undefined;
