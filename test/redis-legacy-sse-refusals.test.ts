@@ -3,40 +3,28 @@
 // the stream's principal only, and when Redis is down it gets 503 with `Retry-After` at once; Redis back,
 // the forwarding goes on without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
-import { serveHttp, type AuthRefusal, type Principal } from '../src/transports/http/index.js';
+import type { AuthRefusal } from '../src/transports/http/index.js';
 import { INIT } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
-import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
+import {
+  closeInstances,
+  startRedisInstance,
+  subjectAuth,
+  type RedisInstance as Instance,
+} from './_redis-instance.js';
 import { SseReader } from './_sse.js';
-
-const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 
 let redis: RedisServerHandle;
 let A: Instance;
 let B: Instance;
 const refusals: AuthRefusal[] = [];
 
-/** Bearer tokens are the subject's name. */
-const principal = (token: string): Promise<Principal> =>
-  Promise.resolve({ subject: token, scopes: [], roles: [] });
-
-async function instance(): Promise<Instance> {
+function instance(): Promise<Instance> {
   const stores = redisStores(redis.url, { commandTimeoutMs: 500 });
-  const mod = (await import(FIXTURE)) as { default: () => Server };
-  const server = mod.default();
-  const http = await serveHttp(server, {
-    port: 0,
-    redis: stores,
-    auth: {
-      verifier: principal,
-      resource: 'http://127.0.0.1/mcp',
-      authorizationServers: ['http://127.0.0.1'],
-      onRefused: (refusal) => refusals.push(refusal),
-    },
+  return startRedisInstance(stores, {
+    auth: subjectAuth({ onRefused: (refusal) => refusals.push(refusal) }),
   });
-  return { url: http.url, stores, http, server };
 }
 
 beforeAll(async () => {

@@ -7,13 +7,17 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { structured, type Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
-import { StreamableHttpHandler, serveHttp, type Principal } from '../src/transports/http/index.js';
+import { StreamableHttpHandler, serveHttp } from '../src/transports/http/index.js';
 import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
-import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
+import {
+  CLUSTER_FIXTURE,
+  closeInstances,
+  startRedisInstance,
+  subjectAuth,
+  type RedisInstance as Instance,
+} from './_redis-instance.js';
 import { SseReader } from './_sse.js';
-
-const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 
 let redis: RedisServerHandle;
 let A: Instance;
@@ -22,29 +26,15 @@ let B: Instance;
 let release: () => void = () => undefined;
 let held = new Promise<void>((resolve) => (release = resolve));
 
-const principal = (token: string): Promise<Principal> =>
-  Promise.resolve({ subject: token, scopes: [], roles: [] });
-
-async function instance(sessionUnloadMs: number): Promise<Instance> {
+function instance(sessionUnloadMs: number): Promise<Instance> {
   const stores = redisStores(redis.url, { sessions: { ttlMs: 60_000 } });
-  const mod = (await import(FIXTURE)) as { default: () => Server };
-  const server = mod.default();
-  // Runs until the test releases it (as a call, or as a 2025-11-25 task).
-  server.tool('hold', { rateLimit: false, task: 'optional' }, async () => {
-    await held;
-    return structured({ released: true });
+  return startRedisInstance(stores, { sessionUnloadMs, auth: subjectAuth() }, (server) => {
+    // Runs until the test releases it (as a call, or as a 2025-11-25 task).
+    server.tool('hold', { rateLimit: false, task: 'optional' }, async () => {
+      await held;
+      return structured({ released: true });
+    });
   });
-  const http = await serveHttp(server, {
-    port: 0,
-    redis: stores,
-    sessionUnloadMs,
-    auth: {
-      verifier: principal,
-      resource: 'http://127.0.0.1/mcp',
-      authorizationServers: ['http://127.0.0.1'],
-    },
-  });
-  return { url: http.url, stores, http, server };
 }
 
 beforeAll(async () => {
@@ -257,7 +247,7 @@ describe('idle copies of shared sessions are unloaded', () => {
   });
 
   it('never unloads without a shared store; refuses a bad sessionUnloadMs', async () => {
-    const mod = (await import(FIXTURE)) as { default: () => Server };
+    const mod = (await import(CLUSTER_FIXTURE)) as { default: () => Server };
     const server = mod.default();
     expect(() => new StreamableHttpHandler(server, { sessionUnloadMs: 0 })).toThrow(RangeError);
     expect(() => new StreamableHttpHandler(server, { sessionUnloadMs: 1.5 })).toThrow(RangeError);

@@ -2,40 +2,26 @@
 // sessions on one real Redis (the `redis` option): a shared session stays its principal's, and one
 // handler's idle sweep never deletes a record another handler serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
-import { serveHttp, type Principal } from '../src/transports/http/index.js';
 import { INIT, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
-import { closeInstances, type RedisInstance as Instance } from './_redis-instance.js';
+import {
+  closeInstances,
+  startRedisInstance,
+  subjectAuth,
+  type RedisInstance as Instance,
+} from './_redis-instance.js';
 import { SseReader } from './_sse.js';
 
-const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 const IDLE_MS = 60_000;
 
 let redis: RedisServerHandle;
 let A: Instance;
 let B: Instance;
 
-/** Bearer tokens are the subject's name. */
-const principal = (token: string): Promise<Principal> =>
-  Promise.resolve({ subject: token, scopes: [], roles: [] });
-
-async function instance(): Promise<Instance> {
+function instance(): Promise<Instance> {
   const stores = redisStores(redis.url, { sessions: { ttlMs: IDLE_MS } });
-  const mod = (await import(FIXTURE)) as { default: () => Server };
-  const server = mod.default();
-  const http = await serveHttp(server, {
-    port: 0,
-    redis: stores,
-    sessionIdleTimeoutMs: IDLE_MS,
-    auth: {
-      verifier: principal,
-      resource: 'http://127.0.0.1/mcp',
-      authorizationServers: ['http://127.0.0.1'],
-    },
-  });
-  return { url: http.url, stores, http, server };
+  return startRedisInstance(stores, { sessionIdleTimeoutMs: IDLE_MS, auth: subjectAuth() });
 }
 
 beforeAll(async () => {
