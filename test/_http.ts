@@ -75,6 +75,30 @@ export async function open(url: string, version = '2025-11-25', capabilities?: J
   return sessionId!;
 }
 
+/** The headers of a 2025-11-25 request by `who` (a bearer token that is the subject's name), in a session. */
+export const asSubject = (who: string, sessionId?: string): Record<string, string> => ({
+  authorization: `Bearer ${who}`,
+  'mcp-protocol-version': '2025-11-25',
+  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+});
+
+/**
+ * Initializes a session over SSE and acknowledges it, each request with `headers(sessionId)` (undefined for
+ * the `initialize`); returns its id.
+ */
+export async function openSession(
+  url: string,
+  headers: (sessionId?: string) => Record<string, string>,
+): Promise<string> {
+  const response = await post(url, INIT(), headers());
+  expect(response.status).toBe(200);
+  const sessionId = response.headers.get('mcp-session-id')!;
+  await new SseReader(response).nextMessage();
+  const acked = await post(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers(sessionId));
+  expect(acked.status).toBe(202);
+  return sessionId;
+}
+
 export interface RawAnswer {
   status: number;
   headers: Record<string, string>;

@@ -4,7 +4,7 @@
 // a restart (stores and the bus's subscriptions).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInstance, stopInstance, type Instance } from './_cluster.js';
-import { INIT, post } from './_http.js';
+import { INIT, openSession as openHttpSession, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { SseReader } from './_sse.js';
 
@@ -34,19 +34,8 @@ const headers = (sessionId: string) => ({
   'mcp-protocol-version': '2025-11-25',
 });
 
-async function openSession(on: Instance): Promise<string> {
-  const response = await post(on.url, INIT());
-  expect(response.status).toBe(200);
-  const sessionId = response.headers.get('mcp-session-id')!;
-  await new SseReader(response).nextMessage();
-  const acked = await post(
-    on.url,
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    headers(sessionId),
-  );
-  expect(acked.status).toBe(202);
-  return sessionId;
-}
+const openSession = (on: Instance): Promise<string> =>
+  openHttpSession(on.url, (sessionId) => (sessionId === undefined ? {} : headers(sessionId)));
 
 let nextId = 1;
 async function call(on: Instance, sessionId: string, name: string): Promise<Message> {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { structured, type Server } from '../src/server/index.js';
 import { redisStores } from '../src/stores/redis.js';
 import { StreamableHttpHandler, serveHttp } from '../src/transports/http/index.js';
-import { INIT, post } from './_http.js';
+import { INIT, asSubject, openSession as openHttpSession, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import {
   CLUSTER_FIXTURE,
@@ -48,25 +48,10 @@ afterAll(async () => {
   await redis?.close();
 });
 
-const as = (who: string, sessionId?: string) => ({
-  authorization: `Bearer ${who}`,
-  'mcp-protocol-version': '2025-11-25',
-  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-});
+const as = asSubject;
 
-async function openSession(on: Instance, who = 'alice'): Promise<string> {
-  const response = await post(on.url, INIT(), as(who));
-  expect(response.status).toBe(200);
-  const sessionId = response.headers.get('mcp-session-id')!;
-  await new SseReader(response).nextMessage();
-  const acked = await post(
-    on.url,
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    as(who, sessionId),
-  );
-  expect(acked.status).toBe(202);
-  return sessionId;
-}
+const openSession = (on: Instance, who: string = 'alice'): Promise<string> =>
+  openHttpSession(on.url, (sessionId) => as(who, sessionId));
 
 /** A request on a session; its SSE events until the answer. */
 async function call(on: Instance, sessionId: string, method: string, params: object = {}, who = 'alice') {

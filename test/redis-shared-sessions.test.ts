@@ -3,7 +3,7 @@
 // handler's idle sweep never deletes a record another handler serves.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStores } from '../src/stores/redis.js';
-import { INIT, post } from './_http.js';
+import { INIT, asSubject, openSession as openHttpSession, post } from './_http.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import {
   closeInstances,
@@ -34,25 +34,10 @@ afterAll(async () => {
   await redis?.close();
 });
 
-const as = (who: string, sessionId?: string) => ({
-  authorization: `Bearer ${who}`,
-  'mcp-protocol-version': '2025-11-25',
-  ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
-});
+const as = asSubject;
 
-async function openSession(on: Instance, who: string): Promise<string> {
-  const response = await post(on.url, INIT(), as(who));
-  expect(response.status).toBe(200);
-  const sessionId = response.headers.get('mcp-session-id')!;
-  await new SseReader(response).nextMessage();
-  const acked = await post(
-    on.url,
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    as(who, sessionId),
-  );
-  expect(acked.status).toBe(202);
-  return sessionId;
-}
+const openSession = (on: Instance, who: string): Promise<string> =>
+  openHttpSession(on.url, (sessionId) => as(who, sessionId));
 
 const ping = (on: Instance, who: string, sessionId: string) =>
   post(on.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, as(who, sessionId));
