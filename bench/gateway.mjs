@@ -9,8 +9,14 @@
 // redis-server, scripts/redis.mjs) against it with its memory stores: what sharing costs a call the policy
 // allows (an audit record in a Redis stream, and the call's events published), with the Redis server's CPU.
 //
+// And the gateway rows again with every process on one core (`taskset`, where it runs): no wakeups across
+// cores, which on a small VM cost the writer of a pipe 15–25 µs of CPU each and move a run's figures by
+// ±15%, so the ratio is steadier there. The target is read on the first rows.
+//
 //   node bench/run.mjs --only=gateway [--quick]     # these rows alone (after `npm run build`)
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { provisionRedisServer, startRedisServer } from '../scripts/redis.mjs';
 import { StdioPeer, stdioCalls } from './load.mjs';
@@ -74,6 +80,34 @@ export async function gatewayPhase(config, record) {
   } finally {
     await redis.close();
   }
+  const cpus = affinity();
+  if (cpus !== undefined && availableParallelism() > 1 && pin('0')) {
+    try {
+      await viaGateway(GATEWAY, 'pinned', config, record); // the gateway and its upstream inherit the core
+    } finally {
+      pin(cpus);
+    }
+  }
+}
+
+/** The CPUs this process may run on, as `taskset` lists them ("0-1"); undefined without `taskset`. */
+function affinity() {
+  try {
+    const said = execFileSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' });
+    return said.slice(said.lastIndexOf(':') + 1).trim() || undefined;
+  } catch {
+    return undefined; // not Linux, or no util-linux: no pinned rows
+  }
+}
+
+/** Sets the CPUs every thread of this process may run on (`taskset` syntax); false where it cannot. */
+function pin(cpus) {
+  try {
+    execFileSync('taskset', ['-a', '-cp', cpus, String(process.pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Calls through a gateway started with `args`, recorded under `key`; `others`: more processes to read CPU of. */
@@ -134,6 +168,23 @@ export function gatewayRedisTable(median) {
         `| ${n} | ${stores} | ${fmt(median(`${key}${n}.p50`))} | ${fmt(median(`${key}${n}.p99`))} | ${fmt(median(`${key}${n}.cpu`))} | ${redisCpu} |`,
       );
     }
+  }
+  return lines.join('\n');
+}
+
+/** The gateway rows on one core, from the medians of each measure; '' when they were not measured. */
+export function gatewayPinnedTable(median) {
+  const measured = median('pinned1.cpu');
+  if (typeof measured !== 'number' || Number.isNaN(measured)) return '';
+  const lines = [
+    '| in flight | gateway p50 ms | gateway CPU µs/call | upstream CPU µs/call | gateway ÷ upstream CPU |',
+    '|---:|---:|---:|---:|---:|',
+  ];
+  for (const n of IN_FLIGHT) {
+    const ratio = median(`pinned${n}.cpu`) / median(`pinned${n}.upstreamCpu`);
+    lines.push(
+      `| ${n} | ${fmt(median(`pinned${n}.p50`))} | ${fmt(median(`pinned${n}.cpu`))} | ${fmt(median(`pinned${n}.upstreamCpu`))} | ${fmt(ratio)}× |`,
+    );
   }
   return lines.join('\n');
 }

@@ -3,7 +3,7 @@
 import os from 'node:os';
 import { CLIENT_REPS } from './bench-config.mjs';
 import { CLIENT_CONFIG, clientTables } from './client-load.mjs';
-import { gatewayRedisTable, gatewayTable } from './gateway.mjs';
+import { gatewayPinnedTable, gatewayRedisTable, gatewayTable } from './gateway.mjs';
 import { REDIS_CONFIG, redisTables } from './redis.mjs';
 import { fmt, median } from './server-table.mjs';
 
@@ -70,7 +70,7 @@ The same gateway with \`--redis\` (approvals, grants, audit records and live eve
 against its memory stores: an allowed call adds an audit record to a Redis stream and publishes its events.
 
 ${gatewayRedisTable((key) => median(gateway.samples[key]))}
-${gateway.failures.length ? `\nFailures:\n${gateway.failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
+${pinnedText(gatewayPinnedTable((key) => median(gateway.samples[key])))}${gateway.failures.length ? `\nFailures:\n${gateway.failures.map((f) => `- ${f}`).join('\n')}\n` : ''}`
       : ''
   }
 ${
@@ -126,4 +126,16 @@ ${Object.entries(clients.samples)
 Non-result answers (errors) seen: ${servers.map((s) => `${s.label} ${errorsSeen[s.id]}`).join(', ')}.
 `;
   return markdown;
+}
+
+/** The gateway rows on one core, with what they are (nothing when they were not measured). */
+function pinnedText(table) {
+  if (table === '') return '';
+  return `
+The first rows again with every process on one core (\`taskset -c 0\`: the load generator, the gateway and its
+upstream): no wakeups across cores, which on a small VM cost the writer of a pipe 15–25 µs of CPU each and move
+a run's figures by ±15%; the ratio is steadier here. The target is read on the first rows.
+
+${table}
+`;
 }
