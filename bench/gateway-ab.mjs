@@ -7,6 +7,8 @@
 // as sampling costs CPU).
 //
 //   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--alloc] [--reps=6] [--calls=20000]
+//   taskset -c 0 node bench/gateway-ab.mjs …   # every process on one core: on a small VM a far steadier
+//                                              # ratio (no wakeups across cores), what to compare builds by
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
