@@ -135,11 +135,15 @@ export function parseErrorResponse(detail: string, id: null | undefined = undefi
 export function assignMembers<T extends object>(target: T, source: object | undefined): T {
   if (source === undefined) return target;
   if (!Object.hasOwn(source, '__proto__')) return Object.assign(target, source);
-  for (const key of Object.keys(source)) {
-    const value: unknown = (source as Record<string, unknown>)[key];
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  }
+  for (const key of Object.keys(source)) setMember(target, key, (source as Record<string, unknown>)[key]);
   return target;
+}
+
+/** `target[key] = value`, but a `__proto__` key makes a member (as JSON.parse and a spread do), not a prototype. */
+export function setMember(target: object, key: string, value: unknown): void {
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  } else (target as Record<string, unknown>)[key] = value;
 }
 
 /**

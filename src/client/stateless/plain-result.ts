@@ -5,7 +5,7 @@
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, setMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import { ClientError } from '../client-error.js';
 
@@ -46,11 +46,4 @@ export function plainResult(result: JsonObject, cacheHint = true): JsonObject {
     setMember(out, key, value);
   }
   return out;
-}
-
-/** `target[key] = value`, but an own `__proto__` member (from JSON.parse) stays a member, as in a spread. */
-function setMember(target: JsonObject, key: string, value: unknown): void {
-  if (key === '__proto__') {
-    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  } else target[key] = value;
 }
