@@ -140,7 +140,7 @@ export class CallRelay {
         byPerson();
       };
     }
-    if (events.wants('call.started')) events.emit({ type: 'call.started', call: info });
+    if (cancel) events.emit({ type: 'call.started', call: info }); // wanted: it was logged above
     // An allowed call (nearly all) is decided at once: no await (a microtask hop) for it.
     const policy = this.#deps.policy().decide(upstream.name, tool);
     // One object per call, its end a method (not a closure over the call's variables).

@@ -123,6 +123,7 @@ export class SharedEvents {
       from: this.#from, // its own messages (`from` first, see #flush) are not handed back
       message: (message) => {
         const { from, events, cancel, watching } = message;
+        // A bus given in code may not honour `from`: its own messages are dropped here too.
         if (from === this.#from || typeof from !== 'string') return;
         if (Array.isArray(events)) {
           for (const event of events) this.#events.deliver(event as unknown as GatewayEvent);
