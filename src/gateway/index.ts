@@ -3,7 +3,8 @@
  * and a person can say no. Everything exported here is public API.
  * @module toolwire/gateway
  */
-export { Gateway, createGateway, type GatewayOptions } from './gateway.js';
+export { Gateway, createGateway } from './gateway.js';
+export type { GatewayOptions } from './gateway-options.js';
 export type { ExposedToolView, UpstreamView } from './gateway-views.js';
 export {
   GATEWAY_DEFAULTS,

@@ -1,0 +1,82 @@
+/**
+ * The gateway's audit trail: each record (a call's, or a person's decision on an approval) stored — in
+ * memory, or shared by the instances on Redis — then handed to the sinks and to the listeners of `audit`
+ * with its number. A record that cannot be stored still reaches them (unnumbered), and the failure is said.
+ * @module
+ */
+import { errorMessage } from '../index.js';
+import type { AuditStore } from '../stores/audit-store.js';
+import type { ApprovalOutcome, PendingApproval } from './approvals.js';
+import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
+import type { GatewayEvents } from './gateway-events.js';
+
+export class AuditTrail {
+  /** Where the records are stored (the stores the configuration's `redis` opened replace the first). */
+  store: AuditStore;
+  readonly #sinks: readonly GatewayAuditSink[] | undefined;
+  readonly #events: GatewayEvents;
+  /** Says a line (the gateway's `onLog`, else stderr). */
+  readonly #line: (line: string) => void;
+
+  constructor(
+    store: AuditStore,
+    sinks: readonly GatewayAuditSink[] | undefined,
+    events: GatewayEvents,
+    line: (line: string) => void,
+  ) {
+    this.store = store;
+    this.#sinks = sinks;
+    this.#events = events;
+    this.#line = line;
+  }
+
+  /** Records a settled approval: who decided what (the gateway, when it timed out or was withdrawn). */
+  decided(approval: PendingApproval, outcome: ApprovalOutcome): void {
+    const record: Omit<GatewayAuditRecord, 'seq'> = {
+      time: outcome.decidedAt,
+      kind: 'decision',
+      caller: approval.caller,
+      upstream: approval.upstream,
+      tool: approval.tool,
+      argumentsDigest: approval.argumentsDigest,
+      decision:
+        outcome.decision === 'approved'
+          ? outcome.always
+            ? 'approved-always'
+            : 'approved'
+          : outcome.decision,
+      decidedBy: 'decidedBy' in outcome ? outcome.decidedBy : 'gateway',
+      approvalId: approval.id,
+    };
+    const reason = 'reason' in outcome ? outcome.reason : undefined;
+    this.record(reason === undefined ? record : { ...record, reason });
+  }
+
+  /** Stores an audit record, then hands it to the sinks and the listeners (with its number). */
+  record(record: Omit<GatewayAuditRecord, 'seq'>): void {
+    // No sink and no listener (a gateway no console watches): the record is stored, nothing waits for it.
+    if (!this.#sinks?.length && !this.#events.wants('audit')) {
+      this.store.append(record).catch(this.#notStored);
+      return;
+    }
+    const written = (stored: GatewayAuditRecord) => {
+      for (const sink of this.#sinks ?? []) {
+        try {
+          sink.write(stored);
+        } catch (error) {
+          this.#line(`audit sink failed: ${errorMessage(error)}`);
+        }
+      }
+      if (this.#events.wants('audit')) this.#events.emit({ type: 'audit', record: stored });
+    };
+    this.store.append(record).then(written, (error: unknown) => {
+      // The sinks still get it (unnumbered: seq 0), and the failure is said.
+      this.#notStored(error);
+      written({ seq: 0, ...record });
+    });
+  }
+
+  readonly #notStored = (error: unknown): void => {
+    this.#line(`audit record not stored: ${errorMessage(error)}`);
+  };
+}

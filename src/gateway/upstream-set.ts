@@ -1,0 +1,177 @@
+/**
+ * The gateway's upstreams by name, and their lifecycle: each one added from the configuration, started,
+ * brought in line with a new configuration (added, removed, replaced), closed. What an upstream's listing
+ * changes reaches the server's exposed tools, resources and prompts, and the listeners (`upstream.status`,
+ * `tools.changed`); a removed upstream's entries, subscriptions and grants go with it.
+ * @module
+ */
+import { LocalErrorCode, errorMessage, type Implementation, type LoggingMessageParams } from '../index.js';
+import type { OAuthStore } from '../transports/http-client/index.js';
+import type { Approvals } from './approvals.js';
+import type { ExposedCatalog } from './exposed-catalog.js';
+import type { ExposedTools } from './exposed-tools.js';
+import { GATEWAY_DEFAULTS, type GatewayConfig } from './gateway-config.js';
+import { GatewayError } from './gateway-error.js';
+import type { GatewayEvents } from './gateway-events.js';
+import { upstreamView, type UpstreamView } from './gateway-views.js';
+import type { ResourceSubscriptions } from './resource-subscriptions.js';
+import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
+
+/** What the upstreams reach of the gateway. */
+export interface UpstreamSetOptions {
+  /** How the gateway introduces itself to upstreams. */
+  clientInfo: Implementation;
+  /** Where OAuth-protected upstreams' tokens are kept. */
+  oauthStore: OAuthStore;
+  /** The configuration in force (its reconnection delays are read when an upstream is added). */
+  config: () => GatewayConfig;
+  tools: ExposedTools;
+  catalog: ExposedCatalog;
+  subscriptions: ResourceSubscriptions;
+  /** The grants of a removed upstream are forgotten. */
+  approvals: Approvals;
+  events: GatewayEvents;
+  /** A log message from an upstream (`notifications/message`). */
+  log: (upstream: Upstream, params: LoggingMessageParams) => void;
+  /** A warning, of one upstream or of the gateway. */
+  warn: (message: string, upstream?: string) => void;
+}
+
+export class UpstreamSet {
+  readonly #upstreams = new Map<string, Upstream>();
+  readonly #options: UpstreamSetOptions;
+
+  constructor(options: UpstreamSetOptions) {
+    this.#options = options;
+  }
+
+  /** Connects every upstream; resolves once each has been tried once. */
+  async start(): Promise<void> {
+    await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.start()));
+  }
+
+  /** Closes every upstream (a stdio upstream's process is ended). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+  }
+
+  /** The view of each upstream, with the namespaced names of its exposed tools. */
+  views(): UpstreamView[] {
+    const tools = this.#options.tools;
+    return [...this.#upstreams.values()].map((upstream) =>
+      upstreamView(
+        upstream,
+        tools.names().filter((name) => tools.get(name)?.upstream === upstream),
+      ),
+    );
+  }
+
+  /** Starts a person's sign-in to the upstream `name` (see `Gateway.signIn`). */
+  async signIn(name: string, redirectUrl: string): Promise<URL> {
+    const upstream = this.#upstreams.get(name);
+    if (!upstream) {
+      throw new GatewayError(LocalErrorCode.UpstreamNotFound, `No upstream ${name}`, { details: { name } });
+    }
+    if (!upstream.oauth) {
+      throw new GatewayError(LocalErrorCode.SignInUnavailable, `Upstream ${name} is not reached over HTTP`);
+    }
+    return (await upstream.oauth.signIn(redirectUrl)).authorizationUrl;
+  }
+
+  /** Completes the sign-in `callbackUrl`'s state names, then connects its upstream (see `Gateway.completeSignIn`). */
+  async completeSignIn(callbackUrl: string | URL): Promise<UpstreamView> {
+    const callback = new URL(callbackUrl);
+    for (const upstream of this.#upstreams.values()) {
+      if (!(await upstream.oauth?.complete(callback))) continue;
+      await upstream.reconnect();
+      return this.views().find((view) => view.name === upstream.name)!;
+    }
+    throw new GatewayError(
+      LocalErrorCode.SignInNotFound,
+      'No sign-in under way has this state (it finished, expired, or was never started here)',
+    );
+  }
+
+  /**
+   * From the upstreams of `before` to those of `next`: removed ones closed (their tools go), changed ones
+   * replaced, added ones connected; with `renamed`, the kept ones' entries are named again. Resolves once
+   * the new upstreams were tried once.
+   */
+  async reconfigure(
+    before: GatewayConfig['upstreams'],
+    next: GatewayConfig['upstreams'],
+    renamed: boolean,
+  ): Promise<void> {
+    const closing: Promise<void>[] = [];
+    const starting: Promise<void>[] = [];
+    for (const [name, upstream] of this.#upstreams) {
+      const wanted = next[name];
+      if (wanted !== undefined && JSON.stringify(wanted) === JSON.stringify(before[name])) continue;
+      closing.push(this.#remove(upstream));
+    }
+    await Promise.all(closing);
+    for (const [name, upstream] of Object.entries(next)) {
+      if (this.#upstreams.has(name)) {
+        if (renamed) this.#sync(this.#upstreams.get(name)!, 'status');
+        continue;
+      }
+      starting.push(this.add(name, upstream).start());
+    }
+    await Promise.all(starting);
+  }
+
+  /** Adds an upstream (not started). */
+  add(name: string, config: GatewayConfig['upstreams'][string]): Upstream {
+    const upstream = new Upstream(name, config, this.#hooks());
+    this.#upstreams.set(name, upstream);
+    return upstream;
+  }
+
+  async #remove(upstream: Upstream): Promise<void> {
+    const { tools, catalog, subscriptions, approvals, warn } = this.#options;
+    this.#upstreams.delete(upstream.name);
+    tools.drop(upstream);
+    catalog.drop(upstream);
+    subscriptions.drop(upstream);
+    await approvals
+      .forgetUpstream(upstream.name)
+      .catch((error: unknown) =>
+        warn(`the grants of ${upstream.name} could not be forgotten: ${errorMessage(error)}`),
+      );
+    await upstream.close();
+  }
+
+  #hooks(): UpstreamHooks {
+    const { clientInfo, oauthStore, subscriptions, log, warn } = this.#options;
+    const reconnect = this.#options.config().reconnect;
+    return {
+      clientInfo,
+      changed: (upstream, what) => this.#sync(upstream, what),
+      updated: (upstream, uri) => subscriptions.updated(upstream, uri),
+      connected: (upstream, client) => subscriptions.resubscribe(upstream, client),
+      log,
+      warn: (upstream, message) => warn(`upstream ${upstream.name}: ${message}`, upstream.name),
+      reconnect: {
+        initialDelayMs: reconnect?.initialDelayMs ?? GATEWAY_DEFAULTS.reconnectInitialDelayMs,
+        maxDelayMs: reconnect?.maxDelayMs ?? GATEWAY_DEFAULTS.reconnectMaxDelayMs,
+        checkIntervalMs: reconnect?.checkIntervalMs ?? GATEWAY_DEFAULTS.reconnectCheckIntervalMs,
+      },
+      oauthStore,
+    };
+  }
+
+  #sync(upstream: Upstream, what: UpstreamChange): void {
+    if (this.#upstreams.get(upstream.name) !== upstream) return; // removed meanwhile
+    const { tools, catalog, events } = this.#options;
+    if (what === 'status') {
+      const event = { type: 'upstream.status', upstream: upstream.name, status: upstream.status } as const;
+      events.emit(upstream.error === undefined ? event : { ...event, error: upstream.error });
+    }
+    if (upstream.status === 'closed') return;
+    if (what === 'status' || what === 'tools') {
+      tools.sync(upstream);
+      events.emit({ type: 'tools.changed', tools: tools.names() });
+    }
+    if (what !== 'tools') catalog.sync(upstream);
+  }
+}
