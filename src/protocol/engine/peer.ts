@@ -1,7 +1,8 @@
 /**
  * The JSON-RPC engine shared by client and server sessions: dispatches what arrives on a transport,
- * answers requests through registered handlers, correlates responses, and implements cancellation
- * (`notifications/cancelled`) and progress routing (`notifications/progress`) in both directions.
+ * answers requests through registered handlers (`IncomingRequests`), correlates responses
+ * (`OutgoingRequests`), and implements cancellation (`notifications/cancelled`) and progress routing
+ * (`notifications/progress`) in both directions.
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, asError, errorMessage } from '../errors.js';
