@@ -79,9 +79,9 @@ function stdioServer() {
 const ids = (count: number): number[] => Array.from({ length: count }, (_, i) => i);
 
 /**
- * The next `count` answers' ids, sorted, each answer checked whole (`size` characters) and seen once. Not in
- * order: JSON-RPC does not promise it, and a request read after the pacer's line emptied (a chunk the
- * pipe split) starts at once, so its answer can overtake those of the last requests the pacer started.
+ * The next `count` answers' ids, sorted, each answer checked whole (`size` characters) and seen once. Their
+ * order is not what these tests check (JSON-RPC does not promise one; src/protocol/engine/answer-order.test.ts
+ * pins the order of answers the pacer held).
  */
 async function answerIds(
   server: { next(): Promise<unknown> },

@@ -38,7 +38,12 @@ export class BatchAnswers {
 export interface Waiting {
   readonly message: JsonRpcRequest;
   readonly batch: BatchAnswers | undefined;
-  readonly resolve: (response: JsonRpcResponse | undefined | Promise<JsonRpcResponse | undefined>) => void;
+  /**
+   * Takes its answer once it started and was answered, or was refused (undefined: taken out of the line,
+   * nothing to answer). A lone request's is the engine's own `respond`, called as a started request's
+   * is (after the same promise hops): a request read later and started at once cannot overtake it.
+   */
+  readonly resolve: (response: JsonRpcResponse | undefined) => void;
   /** Taken out of the line (cancelled) before its turn. */
   gone: boolean;
 }
@@ -94,18 +99,20 @@ export class AnswerPacer {
     return true;
   }
 
-  /** Puts a request in line; resolves with its answer once it started and was answered (or refused). */
-  wait(message: JsonRpcRequest, batch: BatchAnswers | undefined): Promise<JsonRpcResponse | undefined> {
-    return new Promise((resolve) => {
-      const waiting: Waiting = { message, batch, resolve, gone: false };
-      this.#line.push(waiting);
-      this.#byId.set(message.id, waiting);
-      if (!this.#holding) {
-        this.#holding = true;
-        this.transport()?.holdInput?.(true);
-      }
-      this.#schedule();
-    });
+  /** Puts a request in line; `resolve` takes its answer (see {@link Waiting.resolve}). */
+  wait(
+    message: JsonRpcRequest,
+    batch: BatchAnswers | undefined,
+    resolve: (response: JsonRpcResponse | undefined) => void,
+  ): void {
+    const waiting: Waiting = { message, batch, resolve, gone: false };
+    this.#line.push(waiting);
+    this.#byId.set(message.id, waiting);
+    if (!this.#holding) {
+      this.#holding = true;
+      this.transport()?.holdInput?.(true);
+    }
+    this.#schedule();
   }
 
   /** An answer of `bytes` was produced: later waves are sized by it. */

@@ -208,9 +208,13 @@ export class IncomingRequests<C = unknown> {
 
   /**
    * Takes a request that arrived: refuses it (draining, too many in flight, its id in use), starts it now,
-   * or puts it in line for the pacer; resolves with its response (undefined once cancelled).
+   * or puts it in line for the pacer; resolves with its response (undefined once cancelled). A lone request
+   * put in line returns undefined: its answer goes out through `respond` from the pacer's turn.
    */
-  admit(message: JsonRpcRequest, batch: BatchAnswers | undefined): Promise<JsonRpcResponse | undefined> {
+  admit(
+    message: JsonRpcRequest,
+    batch: BatchAnswers | undefined,
+  ): Promise<JsonRpcResponse | undefined> | undefined {
     const { id } = message;
     if (this.#draining || this.#inflight.size + (this.#pacing?.waiting ?? 0) >= this.#maxInflight) {
       return Promise.resolve(this.#draining ? shuttingDown(id) : this.#overInflightCap(id));
@@ -230,7 +234,10 @@ export class IncomingRequests<C = unknown> {
       return this.#handleRequest(message);
     }
     if (this.#pacer.tryStart()) return this.#handleRequest(message);
-    return this.#pacer.wait(message, batch);
+    // A batch's answer joins the batch's; a lone request's goes out from the pacer's turn, as it is made.
+    if (batch) return new Promise((resolve) => this.#pacer.wait(message, batch, resolve));
+    this.#pacer.wait(message, undefined, this.respond);
+    return undefined;
   }
 
   /** The pacer's turn for a request in line: it starts, or is refused when batches hold too much. */
@@ -240,7 +247,7 @@ export class IncomingRequests<C = unknown> {
       waiting.resolve(refusal);
       return false;
     }
-    waiting.resolve(this.#handleRequest(waiting.message));
+    void this.#handleRequest(waiting.message).then(waiting.resolve);
     return true;
   }
 
