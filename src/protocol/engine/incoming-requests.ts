@@ -164,7 +164,11 @@ export class IncomingRequests<C = unknown> {
     }
   }
 
-  #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
+  /**
+   * Sends an answer, or an error the peer answers unasked (a batch it refuses, a line it could not parse);
+   * nothing once the connection closed. A failed send goes to the peer's error report.
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
     if (this.#closed || !this.#transport) return;
     this.#transport.send(message, options).catch(this.#reportError);
   }
@@ -174,7 +178,7 @@ export class IncomingRequests<C = unknown> {
     if (response) {
       this.#pacing?.answered(answerSize(response));
       const id = response.id;
-      this.#send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+      this.send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
     }
     // A drain is over once the last answer has gone to the transport (not when its handler settled).
     if (this.#drainWaiters) this.#checkDrained();
@@ -202,7 +206,7 @@ export class IncomingRequests<C = unknown> {
     this.#batches -= 1;
     this.#pacer.heldBytes -= batch.bytes;
     const out = responses.filter((r): r is JsonRpcResponse => r !== undefined);
-    if (out.length > 0) this.#send(out);
+    if (out.length > 0) this.send(out);
     if (this.#drainWaiters) this.#checkDrained();
   }
 

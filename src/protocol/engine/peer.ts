@@ -15,7 +15,6 @@ import {
   request as makeRequest,
   withMember,
   type JsonObject,
-  type JsonRpcMessage,
   type JsonRpcNotification,
   type JsonRpcResponse,
 } from '../jsonrpc.js';
@@ -206,7 +205,7 @@ export class Peer<C = unknown> {
 
   #transportError(error: Error): void {
     if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
-      this.#send(errorResponse(this.#options.unknownErrorId?.(this.#connection), error.toJSON()));
+      this.#incoming.send(errorResponse(this.#options.unknownErrorId?.(this.#connection), error.toJSON()));
       // An answer refused for its depth still names its request: fail that now, not at its timeout.
       const deep = error.cause;
       if (deep instanceof DeepJsonError && deep.answer && deep.id !== undefined) {
@@ -219,7 +218,7 @@ export class Peer<C = unknown> {
         );
       }
     } else if (error instanceof ToolwireError && error.code === LocalErrorCode.MessageTooLarge) {
-      this.#send(
+      this.#incoming.send(
         errorResponse(this.#options.unknownErrorId?.(this.#connection), {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${error.message}`,
@@ -227,11 +226,6 @@ export class Peer<C = unknown> {
       );
     }
     this.#reportError(error);
-  }
-
-  #send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
-    if (this.#closed || !this.#transport) return;
-    this.#transport.send(message, options).catch(this.#failure);
   }
 
   /** A failed send, or a handler's unexpected error: one function for all (no closure per message). */
@@ -264,7 +258,7 @@ export class Peer<C = unknown> {
             ? `a batch of ${values.length} messages is over the limit of ${this.#maxBatchSize}`
             : undefined;
     if (reason !== undefined) {
-      this.#send(
+      this.#incoming.send(
         errorResponse(this.#options.unknownErrorId?.(this.#connection), {
           code: ErrorCode.InvalidRequest,
           message: `Invalid request: ${reason}`,
