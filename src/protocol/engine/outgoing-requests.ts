@@ -7,6 +7,7 @@ import { LocalErrorCode, ProtocolError, ToolwireError } from '../errors.js';
 import type { JsonObject, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import type { Cancellation } from './cancellation.js';
+import { SlotMap } from './slot-map.js';
 
 export interface RequestOptions {
   /** Milliseconds to wait for the response. */
@@ -49,7 +50,8 @@ export type CancelSender = (id: RequestId, reason: string, method: string) => vo
 
 export class OutgoingRequests {
   #nextId = 0;
-  readonly #pending = new Map<RequestId, Pending>();
+  /** A slot map, not a `Map`: see {@link SlotMap} (what a pending request refers to is much). */
+  readonly #pending = new SlotMap<RequestId, Pending>();
   readonly #byToken = new Map<string | number, RequestId>();
   /** Tokens of answered requests whose progress still counts (`progressUntil`), and where it goes. */
   readonly #lingering = new Map<string | number, (progress: ProgressParams) => void>();
@@ -145,7 +147,7 @@ export class OutgoingRequests {
     const now = Date.now();
     const expired: Array<[RequestId, Pending]> = [];
     let next = Infinity;
-    for (const [id, entry] of this.#pending) {
+    for (const [id, entry] of this.#pending.entries()) {
       if (entry.deadline <= now) expired.push([id, entry]);
       else if (entry.deadline < next) next = entry.deadline;
     }
@@ -212,7 +214,7 @@ export class OutgoingRequests {
 
   /** Rejects every pending request (the connection closed). */
   rejectAll(error: Error): void {
-    for (const id of [...this.#pending.keys()]) this.#take(id)?.reject(error);
+    for (const id of this.#pending.keys()) this.#take(id)?.reject(error);
     this.#lingering.clear();
     this.#clearTimer();
   }

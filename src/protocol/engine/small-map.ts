@@ -1,10 +1,12 @@
 /**
- * A map that holds its first entry in two fields and makes a `Map` only for a second one at once: what a
- * connection tracks per request (requests in flight, the streams of an HTTP session's POSTs) is mostly
+ * A map that holds its first entry in two fields and makes a {@link SlotMap} only for a second one at
+ * once: what a connection tracks per request (requests in flight, the streams of an HTTP session's POSTs) is mostly
  * one entry at a time, and nothing when idle, where an empty `Map` would still hold its hash table (≈200
  * bytes) for every idle connection.
  * @module
  */
+
+import { SlotMap } from './slot-map.js';
 
 /** The key of an empty first entry (no key of the map's is this object). */
 const NONE: unique symbol = Symbol('none');
@@ -12,8 +14,8 @@ const NONE: unique symbol = Symbol('none');
 export class SmallMap<K, V> {
   #soloKey: K | typeof NONE = NONE;
   #solo: V | undefined;
-  /** The entries past the first, made when two are held at once (kept once made). */
-  #more: Map<K, V> | undefined;
+  /** The entries past the first, made when two are held at once (kept once made; see {@link SlotMap}). */
+  #more: SlotMap<K, V> | undefined;
 
   get size(): number {
     return (this.#soloKey === NONE ? 0 : 1) + (this.#more?.size ?? 0);
@@ -34,7 +36,7 @@ export class SmallMap<K, V> {
       this.#solo = value;
       return;
     }
-    (this.#more ??= new Map()).set(key, value);
+    (this.#more ??= new SlotMap()).set(key, value);
   }
 
   delete(key: K): boolean {
