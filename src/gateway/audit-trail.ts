@@ -72,7 +72,7 @@ export class AuditTrail {
     this.store.append(record).then(written, (error: unknown) => {
       // The sinks still get it (unnumbered: seq 0), and the failure is said.
       this.#notStored(error);
-      written({ seq: 0, ...record });
+      written({ ...record, seq: 0 });
     });
   }
 

@@ -13,7 +13,10 @@ export interface AuditListOptions {
 }
 
 export interface AuditStore {
-  /** Stores a record, numbering it; resolves with it as stored. */
+  /**
+   * Stores a record, numbering it (a `seq` the record has already is replaced); resolves with it as
+   * stored.
+   */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord>;
   /** The latest records, oldest first. */
   list(options?: AuditListOptions): Promise<GatewayAuditRecord[]>;
@@ -39,7 +42,9 @@ export class MemoryAuditStore implements AuditStore {
   readonly #max: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
-  #records: { record: GatewayAuditRecord; at: number }[] = [];
+  #records: GatewayAuditRecord[] = [];
+  /** When each record was stored (ms), beside it: one object per record less for the garbage collector. */
+  #ats: number[] = [];
   #seq = 0;
 
   /** `options`: the settings, or (as before) the number of records kept. */
@@ -51,11 +56,15 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const stored: GatewayAuditRecord = { seq: ++this.#seq, ...record, caller: copyCaller(record.caller) };
-    this.#records.push({ record: stored, at: this.#now() });
+    // A record that has its `seq` already (the gateway's own, numbered 0) is copied by V8's fast clone; one
+    // without is copied too, more slowly, with `seq` last.
+    const stored = { ...record, seq: ++this.#seq, caller: copyCaller(record.caller) };
+    this.#records.push(stored);
+    this.#ats.push(this.#now());
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
     if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
       this.#records = this.#records.slice(-this.#max);
+      this.#ats = this.#ats.slice(-this.#max);
     }
     return Promise.resolve(copyRecord(stored));
   }
@@ -67,8 +76,8 @@ export class MemoryAuditStore implements AuditStore {
     const found: GatewayAuditRecord[] = [];
     // From the newest back: the latest `limit` records that are numbered after `after` and young enough.
     for (let i = this.#records.length - 1; i >= 0 && found.length < limit; i--) {
-      const { record, at } = this.#records[i]!;
-      if (record.seq <= after || at < oldest || this.#records.length - i > this.#max) break;
+      const record = this.#records[i]!;
+      if (record.seq <= after || this.#ats[i]! < oldest || this.#records.length - i > this.#max) break;
       found.push(copyRecord(record));
     }
     return Promise.resolve(found.reverse());

@@ -66,7 +66,8 @@ export class RedisAuditStore implements AuditStore {
    * numbered and added by one script call, in the order appended; each resolves with its number.
    */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
-    const json = JSON.stringify(record);
+    // Stored without a `seq` the record has already (the gateway's are numbered 0): the script numbers it.
+    const json = JSON.stringify('seq' in record ? withoutSeq(record) : record);
     return new Promise<GatewayAuditRecord>((resolve, reject) => {
       this.#pending.push({ json, resolve, reject });
       if (this.#pending.length >= MAX_BATCH) this.#flush();
@@ -91,8 +92,8 @@ export class RedisAuditStore implements AuditStore {
         const first = Number(last) - batch.length + 1;
         batch.forEach((pending, i) =>
           pending.resolve({
-            seq: first + i,
             ...(JSON.parse(pending.json) as Omit<GatewayAuditRecord, 'seq'>),
+            seq: first + i,
           }),
         );
       },
@@ -113,9 +114,14 @@ export class RedisAuditStore implements AuditStore {
         const seq = Number(fields[fields.indexOf('s') + 1]);
         if (seq <= after) break;
         const json = fields[fields.indexOf('r') + 1] ?? '{}';
-        records.push({ seq, ...(JSON.parse(json) as Omit<GatewayAuditRecord, 'seq'>) });
+        records.push({ ...(JSON.parse(json) as Omit<GatewayAuditRecord, 'seq'>), seq });
       }
       return records.reverse();
     });
   }
+}
+
+function withoutSeq(record: Omit<GatewayAuditRecord, 'seq'> & { seq?: unknown }): Omit<GatewayAuditRecord, 'seq'> {
+  const { seq: _seq, ...rest } = record;
+  return rest;
 }

@@ -36,6 +36,16 @@ export function describeAuditStoreContract(
       expect(await a.list({ limit: 1 })).toEqual([second]);
     });
 
+    it('numbers a record that has a seq already (the gateway numbers its own 0) as any other', async () => {
+      const { a, b } = await make();
+      await a.append(record(1));
+      const numbered: GatewayAuditRecord = { seq: 0, ...record(2) };
+      const stored = await b.append(numbered);
+      expect(stored).toEqual({ seq: 2, ...record(2) });
+      expect(numbered.seq).toBe(0);
+      expect(await a.list()).toEqual([{ seq: 1, ...record(1) }, { seq: 2, ...record(2) }]);
+    });
+
     it('keeps its own copy: changing what was appended, returned or listed changes no stored record', async () => {
       const { a, b } = await make();
       const given = record(1);
