@@ -109,7 +109,7 @@ function summarize(latencies, calls, elapsedMs, cpuUs, errors) {
   };
 }
 
-const initializeParams = () => ({
+export const initializeParams = () => ({
   protocolVersion: PROTOCOL_VERSION,
   capabilities: {},
   clientInfo: { name: 'toolwire-bench-load', version: '1.0.0' },

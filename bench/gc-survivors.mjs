@@ -1,0 +1,105 @@
+// What survives V8's young-generation collections in the gateway (or the fixture alone) under the stdio
+// pipelined load: the bytes promoted and the pause per scavenge, and the full collections, from
+// `--trace-gc-nvp` (the protocol moved to fd 3 by bench/protocol-fd3-preload.mjs). The measure that found the
+// engine's `Map` of requests in flight keeping every relayed call alive (bench/README.md, "Fifth session").
+// Not timing: the bytes promoted are steady from run to run.
+//
+//   node bench/gc-survivors.mjs [--roots=.,/tmp/before] [--fixture] [--calls=40000]
+import { spawn } from 'node:child_process';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fixtureArgs, gatewayArgs } from './gateway.mjs';
+import { initializeParams } from './load.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const arg = (name, fallback) =>
+  process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
+const calls = Number(arg('calls', 40_000));
+const fixture = process.argv.includes('--fixture');
+const prefix = fixture ? '' : 'fx__';
+
+async function measure(root) {
+  const args = fixture ? fixtureArgs(root) : gatewayArgs(root);
+  const child = spawn(
+    process.execPath,
+    ['--trace-gc-nvp', '--import', join(here, 'protocol-fd3-preload.mjs'), ...args],
+    { stdio: ['pipe', 'pipe', 'ignore', 'pipe'] },
+  );
+  let trace = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => (trace += chunk));
+  const pending = new Map();
+  let buffer = '';
+  let nextId = 1;
+  const protocol = child.stdio[3];
+  protocol.setEncoding('utf8');
+  protocol.on('data', (chunk) => {
+    buffer += chunk;
+    for (let nl = buffer.indexOf('\n'); nl !== -1; nl = buffer.indexOf('\n')) {
+      const line = buffer.slice(0, nl);
+      buffer = buffer.slice(nl + 1);
+      const message = line ? JSON.parse(line) : undefined;
+      if (message?.id !== undefined && message.method === undefined) pending.get(message.id)?.(message);
+    }
+  });
+  const request = (method, params) =>
+    new Promise((resolve) => {
+      const id = nextId++;
+      pending.set(id, (message) => (pending.delete(id), resolve(message)));
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  const init = await request('initialize', initializeParams());
+  if (!init.result) throw new Error(`initialize: ${JSON.stringify(init)}`);
+  child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  let failed = 0;
+  const load = async (total) => {
+    let sent = 0;
+    const worker = async () => {
+      while (sent < total) {
+        const n = sent++;
+        const params =
+          n % 2
+            ? { name: `${prefix}echo`, arguments: { text: `hello ${n}` } }
+            : { name: `${prefix}add`, arguments: { a: n, b: 2 } };
+        const response = await request('tools/call', params);
+        if (!response.result || response.result.isError) failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+  };
+  await load(10_000);
+  const from = trace.length;
+  await load(calls);
+  child.stdin.end();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+  const gcs = trace
+    .slice(from)
+    .split('\n')
+    .filter((line) => line.includes('pause='))
+    .map((line) => Object.fromEntries([...line.matchAll(/(\w+)=([\w.]+)/g)].map((m) => [m[1], m[2]])));
+  const scavenges = gcs.filter((gc) => gc.gc === 's');
+  const sum = (key) => scavenges.reduce((total, gc) => total + Number(gc[key]), 0);
+  const mean = (key) => sum(key) / scavenges.length;
+  const pauses = sum('pause');
+  return {
+    failed,
+    scavenges: scavenges.length,
+    promotedKb: mean('promoted') / 1024,
+    pauseMs: mean('pause'),
+    scavengeUsPerCall: (pauses * 1000) / calls,
+    full: gcs.length - scavenges.length,
+  };
+}
+
+console.log(
+  `${fixture ? 'the fixture' : 'the gateway'}, ${calls} calls at 16 in flight (after 10,000 to warm up)`,
+);
+for (const root of arg('roots', '.').split(',')) {
+  const r = await measure(resolve(root));
+  console.log(
+    `${root}: ${r.scavenges} scavenges, ${r.promotedKb.toFixed(0)} KB promoted and ${r.pauseMs.toFixed(2)} ms each (${r.scavengeUsPerCall.toFixed(2)} µs per call); ${r.full} full collections${r.failed ? `; ${r.failed} calls FAILED` : ''}`,
+  );
+}
