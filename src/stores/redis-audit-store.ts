@@ -121,7 +121,9 @@ export class RedisAuditStore implements AuditStore {
   }
 }
 
-function withoutSeq(record: Omit<GatewayAuditRecord, 'seq'> & { seq?: unknown }): Omit<GatewayAuditRecord, 'seq'> {
+function withoutSeq(
+  record: Omit<GatewayAuditRecord, 'seq'> & { seq?: unknown },
+): Omit<GatewayAuditRecord, 'seq'> {
   const { seq: _seq, ...rest } = record;
   return rest;
 }

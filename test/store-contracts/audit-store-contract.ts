@@ -43,7 +43,10 @@ export function describeAuditStoreContract(
       const stored = await b.append(numbered);
       expect(stored).toEqual({ seq: 2, ...record(2) });
       expect(numbered.seq).toBe(0);
-      expect(await a.list()).toEqual([{ seq: 1, ...record(1) }, { seq: 2, ...record(2) }]);
+      expect(await a.list()).toEqual([
+        { seq: 1, ...record(1) },
+        { seq: 2, ...record(2) },
+      ]);
     });
 
     it('keeps its own copy: changing what was appended, returned or listed changes no stored record', async () => {

@@ -66,7 +66,10 @@ describe('SlotMap', () => {
 });
 
 /** Bytes still held, young or old, after churning 4,000 values through `map` and one scavenge. */
-function heldAfterChurn(map: { set(key: number, value: number[]): void; delete(key: number): boolean }): number {
+function heldAfterChurn(map: {
+  set(key: number, value: number[]): void;
+  delete(key: number): boolean;
+}): number {
   gc({ type: 'major', execution: 'sync' });
   gc({ type: 'major', execution: 'sync' });
   const before = heapUsed();

@@ -105,17 +105,13 @@ export class StatelessHttpRequests {
       message.method === 'tools/call' && typeof name === 'string' ? this.#schema(name) : undefined;
     let response: Response;
     try {
-      response = await this.#host.endpoint.request(
-        'POST',
-        controller.signal,
-        {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          'mcp-session-id': undefined,
-          ...requestMetadataHeaders(message, schema),
-          body: JSON.stringify(message),
-        },
-      );
+      response = await this.#host.endpoint.request('POST', controller.signal, {
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-session-id': undefined,
+        ...requestMetadataHeaders(message, schema),
+        body: JSON.stringify(message),
+      });
     } catch (error) {
       if (this.#cancelled(controller)) return; // its caller has stopped waiting
       this.#forget(id);
