@@ -30,7 +30,10 @@ export interface HttpClientOptions {
    * together with `bearer`.
    */
   oauth?: OAuthClient;
-  /** Used for every request instead of the global `fetch`. */
+  /**
+   * Used for every request instead of the default: a `fetch` on `node:http` (Node's own `fetch` keeps each
+   * request's objects alive through the young-generation collections, a cost under load).
+   */
   fetch?: typeof fetch;
 }
 

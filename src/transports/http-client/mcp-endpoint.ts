@@ -13,6 +13,7 @@ import {
   type HttpClientOptions,
 } from './http-client-options.js';
 import { httpStatusError } from './http-failure.js';
+import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 
 /** How long ending a session (DELETE) may take. */
@@ -31,7 +32,7 @@ export class McpEndpoint {
     checkHttpClientOptions(options);
     this.url = new URL(options.url);
     this.#options = options;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = options.fetch ?? nodeFetch;
     this.protocolVersion = options.protocolVersion;
   }
 

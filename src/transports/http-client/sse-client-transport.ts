@@ -19,6 +19,7 @@ import {
 } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { describeFetchError } from './mcp-endpoint.js';
+import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
@@ -54,7 +55,7 @@ export class SseClientTransport implements Transport {
     checkHttpClientOptions(options);
     this.#url = new URL(options.url);
     this.#options = options;
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init));
+    this.#fetch = options.fetch ?? nodeFetch;
   }
 
   /** The URL messages are POSTed to, once the server named it. */

@@ -1,0 +1,179 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { nodeFetch } from './node-fetch.js';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+  port: number;
+}
+
+const servers: http.Server[] = [];
+
+/** A server on a free loopback port answering with `handle`; records what each request carried. */
+async function serve(
+  handle: (req: http.IncomingMessage, res: http.ServerResponse, seen: Seen) => void,
+): Promise<{ url: string; seen: Seen[]; server: http.Server }> {
+  const seen: Seen[] = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      const one = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body,
+        port: req.socket.remotePort ?? 0,
+      };
+      seen.push(one);
+      handle(req, res, one);
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen, server };
+}
+
+afterEach(async () => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
+describe('nodeFetch', () => {
+  it('sends the method, headers and body, and gives the status, headers and body back', async () => {
+    const { url, seen } = await serve((_req, res) => {
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.writeHead(201, 'Made', { 'content-type': 'application/json', 'mcp-session-id': 's-1' });
+      res.end('{"ok":true}');
+    });
+    const response = await nodeFetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: new Headers({ 'content-type': 'application/json', 'x-one': 'yes' }),
+      body: '{"héllo":1}',
+    });
+    expect(response.status).toBe(201);
+    expect(response.statusText).toBe('Made');
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('mcp-session-id')).toBe('s-1');
+    expect(response.headers.getSetCookie()).toEqual(['a=1', 'b=2']);
+    expect(await response.json()).toEqual({ ok: true });
+    expect(seen[0]).toMatchObject({ method: 'POST', url: '/mcp', body: '{"héllo":1}' });
+    expect(seen[0]!.headers['content-length']).toBe(String(Buffer.byteLength('{"héllo":1}')));
+    expect(seen[0]!.headers['x-one']).toBe('yes');
+  });
+
+  it('streams a body as it comes (an SSE stream is read before it ends)', async () => {
+    let finish: (() => void) | undefined;
+    const { url } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: first\n\n');
+      finish = () => res.end('data: last\n\n');
+    });
+    const response = await nodeFetch(url);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: first\n\n');
+    finish!();
+    let rest = '';
+    for (let part = await reader.read(); !part.done; part = await reader.read()) {
+      rest += new TextDecoder().decode(part.value);
+    }
+    expect(rest).toBe('data: last\n\n');
+  });
+
+  it('keeps the connection alive between requests', async () => {
+    const { url, seen } = await serve((_req, res) => res.end('x'));
+    await (await nodeFetch(url)).text();
+    await (await nodeFetch(url)).text();
+    expect(seen).toHaveLength(2);
+    expect(seen[1]!.port).toBe(seen[0]!.port);
+  });
+
+  it('has no body for a 204 or a HEAD', async () => {
+    const { url } = await serve((req, res) => {
+      res.writeHead(req.method === 'HEAD' ? 200 : 204, { 'content-length': '5' });
+      res.end();
+    });
+    const none = await nodeFetch(url, { method: 'DELETE' });
+    expect(none.status).toBe(204);
+    expect(none.body).toBeNull();
+    const head = await nodeFetch(url, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.body).toBeNull();
+  });
+
+  it('follows redirects as fetch does: 307 keeps the POST, 303 becomes a GET, another origin gets no authorization', async () => {
+    const other = await serve((_req, res) => res.end('there'));
+    const { url, seen } = await serve((req, res) => {
+      if (req.url === '/keep') res.writeHead(307, { location: '/end' }).end();
+      else if (req.url === '/see') res.writeHead(303, { location: '/end' }).end();
+      else if (req.url === '/away') res.writeHead(302, { location: `${other.url}/x` }).end();
+      else res.end('here');
+    });
+    const post = {
+      method: 'POST',
+      headers: { authorization: 'Bearer t', 'content-type': 'text/plain' },
+      body: 'b',
+    };
+    expect(await (await nodeFetch(`${url}/keep`, post)).text()).toBe('here');
+    expect(seen[1]).toMatchObject({ method: 'POST', url: '/end', body: 'b' });
+    expect(seen[1]!.headers.authorization).toBe('Bearer t');
+    expect(await (await nodeFetch(`${url}/see`, post)).text()).toBe('here');
+    expect(seen[3]).toMatchObject({ method: 'GET', url: '/end', body: '' });
+    expect(seen[3]!.headers['content-type']).toBeUndefined();
+    expect(await (await nodeFetch(`${url}/away`, post)).text()).toBe('there');
+    expect(other.seen[0]).toMatchObject({ method: 'GET', url: '/x' });
+    expect(other.seen[0]!.headers.authorization).toBeUndefined();
+  });
+
+  it('fails after 20 redirects, as fetch does', async () => {
+    const { url, seen } = await serve((_req, res) => res.writeHead(302, { location: '/again' }).end());
+    const error = await nodeFetch(url).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TypeError);
+    expect((error as TypeError).message).toBe('fetch failed');
+    expect(seen).toHaveLength(21);
+  });
+
+  it('rejects with the signal’s reason when aborted before or while waiting, and ends a body being read', async () => {
+    const { url } = await serve((req, res) => {
+      if (req.url === '/slow') return; // never answers
+      res.writeHead(200);
+      res.write('part');
+    });
+    const reason = new Error('stop');
+    await expect(nodeFetch(url, { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    const controller = new AbortController();
+    const waiting = nodeFetch(`${url}/slow`, { signal: controller.signal });
+    setTimeout(() => controller.abort(reason), 20);
+    await expect(waiting).rejects.toBe(reason);
+    const reading = new AbortController();
+    const response = await nodeFetch(url, { signal: reading.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    reading.abort(reason);
+    await expect(reader.read()).rejects.toBeDefined();
+  });
+
+  it('says "fetch failed" with the network error as its cause', async () => {
+    const { url, server } = await serve(() => undefined);
+    server.close();
+    await new Promise((resolve) => server.once('close', resolve));
+    const error = (await nodeFetch(url).catch((e: unknown) => e)) as TypeError;
+    expect(error).toBeInstanceOf(TypeError);
+    expect(error.message).toBe('fetch failed');
+    expect((error.cause as NodeJS.ErrnoException).code).toBe('ECONNREFUSED');
+  });
+
+  it('leaves what it does not cover to the global fetch (a Request, a streamed body)', async () => {
+    const { url, seen } = await serve((_req, res) => res.end('ok'));
+    expect(await (await nodeFetch(new Request(url, { method: 'PUT', body: 'r' }))).text()).toBe('ok');
+    expect(seen[0]).toMatchObject({ method: 'PUT', body: 'r' });
+  });
+});
