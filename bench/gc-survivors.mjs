@@ -4,7 +4,8 @@
 // engine's `Map` of requests in flight keeping every relayed call alive (bench/README.md, "Fifth session").
 // Not timing: the bytes promoted are steady from run to run.
 //
-//   node bench/gc-survivors.mjs [--roots=.,/tmp/before] [--fixture] [--calls=40000]
+//   node bench/gc-survivors.mjs [--roots=.,/tmp/before] [--fixture | --http-upstream] [--calls=40000]
+//   (--http-upstream: the gateway's upstream is the fixture served over Streamable HTTP, JSON answers)
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,10 +17,55 @@ const arg = (name, fallback) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const calls = Number(arg('calls', 40_000));
 const fixture = process.argv.includes('--fixture');
+const httpUpstream = process.argv.includes('--http-upstream');
+
+/** The fixture over HTTP (`toolwire serve … --http --port 0 --json`): its MCP URL, and how to stop it. */
+async function httpFixture(root) {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin/toolwire.mjs'),
+      'serve',
+      join(root, 'bench/fixture-server.mjs'),
+      '--http',
+      '--port',
+      '0',
+      '--json',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let said = '';
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => (said += chunk));
+  }
+  for (let i = 0; i < 500; i++) {
+    const url = said.match(/http:\/\/[\d.:]+\/mcp/)?.[0];
+    if (url) return { url, stop: () => child.kill() };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  child.kill();
+  throw new Error(`the HTTP fixture gave no URL: ${said.slice(0, 300)}`);
+}
 const prefix = fixture ? '' : 'fx__';
 
 async function measure(root) {
-  const args = fixture ? fixtureArgs(root) : gatewayArgs(root);
+  const upstream = httpUpstream ? await httpFixture(root) : undefined;
+  const args = fixture
+    ? fixtureArgs(root)
+    : upstream
+      ? [
+          join(root, 'bin/toolwire.mjs'),
+          'gateway',
+          '--stdio',
+          '--default',
+          'allow',
+          '--api-port',
+          '0',
+          '--upstream',
+          `fx=${upstream.url}`,
+        ]
+      : gatewayArgs(root);
   const child = spawn(
     process.execPath,
     ['--trace-gc-nvp', '--import', join(here, 'protocol-fd3-preload.mjs'), ...args],
@@ -51,6 +97,12 @@ async function measure(root) {
   const init = await request('initialize', initializeParams());
   if (!init.result) throw new Error(`initialize: ${JSON.stringify(init)}`);
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+  // An HTTP upstream is connected in the background: wait for its tools.
+  for (let i = 0; i < 100; i++) {
+    const list = await request('tools/list', {});
+    if (fixture || list.result?.tools?.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   let failed = 0;
   const load = async (total) => {
     let sent = 0;
@@ -75,6 +127,7 @@ async function measure(root) {
   const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
   await exited;
   clearTimeout(timer);
+  upstream?.stop();
   const gcs = trace
     .slice(from)
     .split('\n')
@@ -95,7 +148,7 @@ async function measure(root) {
 }
 
 console.log(
-  `${fixture ? 'the fixture' : 'the gateway'}, ${calls} calls at 16 in flight (after 10,000 to warm up)`,
+  `${fixture ? 'the fixture' : httpUpstream ? 'the gateway, its upstream over HTTP' : 'the gateway'}, ${calls} calls at 16 in flight (after 10,000 to warm up)`,
 );
 for (const root of arg('roots', '.').split(',')) {
   const r = await measure(resolve(root));
