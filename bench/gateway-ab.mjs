@@ -6,7 +6,7 @@
 // bytes the gateway allocates per call (sampling heap profiler, bench/alloc-preload.mjs; a run of its own,
 // as sampling costs CPU).
 //
-//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--alloc] [--reps=6] [--calls=20000]
+//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--alloc] [--reps=6] [--calls=20000] [--warm=40000]
 //   taskset -c 0 node bench/gateway-ab.mjs …   # every process on one core: on a small VM a far steadier
 //                                              # ratio (no wakeups across cores), what to compare builds by
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -21,6 +21,12 @@ const arg = (name, fallback) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const reps = Number(arg('reps', 6));
 const calls = Number(arg('calls', 20_000));
+/**
+ * Calls at 16 in flight before the measured ones, as many as a normal run's gateway rows make (bench-config's
+ * `warm`). V8 keeps tiering up the fixture's code longer than the gateway's: after 3,000 calls the upstream
+ * cost ≈16 µs per call and the ratio read ≈1.5×, after 40,000 ≈12 µs and ≈1.63×.
+ */
+const warm = Number(arg('warm', 40_000));
 // A root may carry node flags for the gateway process after a `#`: `/tmp/before#--max-semi-space-size=16`.
 const variants = arg('roots', '.')
   .split(',')
@@ -47,7 +53,7 @@ async function cpuRun(variant) {
   const peer = new StdioPeer(process.execPath, command(variant, false));
   try {
     await peer.initialize();
-    await stdioCalls(peer, { total: 3000, inFlight: 16, prefix: 'fx__' });
+    await stdioCalls(peer, { total: warm, inFlight: 16, prefix: 'fx__' });
     const pids = [peer.pid, childOf(peer.pid)];
     const out = {};
     for (const inFlight of [16, 1]) {
