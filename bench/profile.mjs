@@ -1,6 +1,6 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless] [--redis]
+//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless] [--redis] [--in-flight=16]
 //   (--stateless: 2026-07-28 calls, no initialize; --redis: the gateway on a throwaway redis-server)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -35,7 +35,8 @@ const peer = new StdioPeer('node', [
 ]);
 if (!stateless) await peer.initialize();
 await stdioCalls(peer, { total: 2000, inFlight: 16, stateless, prefix });
-const run = await stdioCalls(peer, { total: calls, inFlight: 16, maxMs: 60_000, stateless, prefix });
+const inFlight = Number(process.argv.find((a) => a.startsWith('--in-flight='))?.slice(12) ?? 16);
+const run = await stdioCalls(peer, { total: calls, inFlight, maxMs: 60_000, stateless, prefix });
 await peer.close();
 await redis?.close();
 console.log(
