@@ -69,6 +69,26 @@ describe('nodeFetch', () => {
     expect(seen[0]!.headers['x-one']).toBe('yes');
   });
 
+  it('reads a body once, as fetch does (text, json, arrayBuffer), and clone() gives two readers', async () => {
+    const { url } = await serve((req, res) => {
+      if (req.url === '/moved') res.writeHead(302, { location: '/' }).end();
+      else res.end('\ufeff{"a":"ü"}');
+    });
+    const once = await nodeFetch(`${url}/moved`);
+    expect(once.redirected).toBe(true);
+    expect(once.url).toBe(`${url}/`);
+    expect(once.bodyUsed).toBe(false);
+    expect(await once.json()).toEqual({ a: 'ü' }); // the byte order mark dropped, as fetch's decoder does
+    expect(once.bodyUsed).toBe(true);
+    await expect(once.text()).rejects.toBeInstanceOf(TypeError);
+    const bytes = await (await nodeFetch(url)).arrayBuffer();
+    expect(new TextDecoder().decode(bytes)).toBe('{"a":"ü"}');
+    const original = await nodeFetch(url);
+    const copy = original.clone();
+    expect(await copy.text()).toBe('{"a":"ü"}');
+    expect(await original.text()).toBe('{"a":"ü"}');
+  });
+
   it('streams a body as it comes (an SSE stream is read before it ends)', async () => {
     let finish: (() => void) | undefined;
     const { url } = await serve((_req, res) => {

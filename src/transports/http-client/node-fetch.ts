@@ -18,7 +18,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { Readable } from 'node:stream';
+import { NodeResponse } from './node-response.js';
 
 /**
  * Keep-alive connections, one pool per protocol. Idle ones do not keep the process alive (Node unrefs a
@@ -31,7 +31,7 @@ const agents = {
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-/** Statuses whose response has no body (`new Response` refuses one). */
+/** Statuses whose response has no body. */
 const NO_BODY = new Set([204, 205, 304]);
 
 interface Outgoing {
@@ -64,8 +64,9 @@ export const nodeFetch: typeof fetch = (input, init) => {
 async function follow(request: Outgoing, redirects: number): Promise<Response> {
   const response = await send(request, true);
   const location = response.headers.location;
-  if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined)
-    return toResponse(request, response);
+  if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
+    return toResponse(request, response, redirects > 0);
+  }
   response.resume(); // the connection goes back to the pool once the body is read
   if (redirects >= MAX_REDIRECTS) {
     throw new TypeError('fetch failed', { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) });
@@ -130,18 +131,14 @@ function reasonOf(signal: AbortSignal): Error {
   return signal.reason as Error;
 }
 
-function toResponse(request: Outgoing, response: http.IncomingMessage): Response {
-  const status = response.statusCode ?? 0;
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(response.headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const each of value) headers.append(name, each);
-    else headers.append(name, value);
-  }
-  const init = { status, statusText: response.statusMessage ?? '', headers };
-  if (NO_BODY.has(status) || request.method === 'HEAD') {
-    response.resume();
-    return new Response(null, init);
-  }
-  return new Response(Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>, init);
+/** The response as `fetch`'s (a {@link NodeResponse}: the members the transports read, no web stream). */
+function toResponse(request: Outgoing, response: http.IncomingMessage, redirected: boolean): Response {
+  const empty = NO_BODY.has(response.statusCode ?? 0) || request.method === 'HEAD';
+  if (empty) response.resume();
+  return new NodeResponse(
+    response,
+    empty ? undefined : response,
+    request.url,
+    redirected,
+  ) as unknown as Response;
 }
