@@ -50,7 +50,7 @@ export type CancelSender = (id: RequestId, reason: string, method: string) => vo
 
 export class OutgoingRequests {
   #nextId = 0;
-  /** A slot map, not a `Map`: see {@link SlotMap} (what a pending request refers to is much). */
+  /** A slot map, not a `Map` (see {@link SlotMap}): a pending request refers to its whole call. */
   readonly #pending = new SlotMap<RequestId, Pending>();
   readonly #byToken = new Map<string | number, RequestId>();
   /** Tokens of answered requests whose progress still counts (`progressUntil`), and where it goes. */
