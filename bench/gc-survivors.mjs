@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureArgs, gatewayArgs } from './gateway.mjs';
-import { initializeParams } from './load.mjs';
+import { initializeParams, spawnHttp } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const arg = (name, fallback) =>
@@ -18,39 +18,12 @@ const arg = (name, fallback) =>
 const calls = Number(arg('calls', 40_000));
 const fixture = process.argv.includes('--fixture');
 const httpUpstream = process.argv.includes('--http-upstream');
-
-/** The fixture over HTTP (`toolwire serve … --http --port 0 --json`): its MCP URL, and how to stop it. */
-async function httpFixture(root) {
-  const child = spawn(
-    process.execPath,
-    [
-      join(root, 'bin/toolwire.mjs'),
-      'serve',
-      join(root, 'bench/fixture-server.mjs'),
-      '--http',
-      '--port',
-      '0',
-      '--json',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let said = '';
-  for (const stream of [child.stdout, child.stderr]) {
-    stream.setEncoding('utf8');
-    stream.on('data', (chunk) => (said += chunk));
-  }
-  for (let i = 0; i < 500; i++) {
-    const url = said.match(/http:\/\/[\d.:]+\/mcp/)?.[0];
-    if (url) return { url, stop: () => child.kill() };
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  child.kill();
-  throw new Error(`the HTTP fixture gave no URL: ${said.slice(0, 300)}`);
-}
 const prefix = fixture ? '' : 'fx__';
 
 async function measure(root) {
-  const upstream = httpUpstream ? await httpFixture(root) : undefined;
+  const upstream = httpUpstream
+    ? await spawnHttp(process.execPath, [...fixtureArgs(root), '--http', '--port', '0', '--json'])
+    : undefined;
   const args = fixture
     ? fixtureArgs(root)
     : upstream
@@ -127,7 +100,7 @@ async function measure(root) {
   const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
   await exited;
   clearTimeout(timer);
-  upstream?.stop();
+  await upstream?.close();
   const gcs = trace
     .slice(from)
     .split('\n')

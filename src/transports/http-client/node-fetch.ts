@@ -57,6 +57,11 @@ export const nodeFetch: typeof fetch = (input, init) => {
   new Headers(init?.headers).forEach((value, name) => {
     headers[name] = value;
   });
+  // Set here, on this request's own headers: a redirect that drops the body drops it with the other
+  // content headers.
+  if (body !== undefined) {
+    headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+  }
   const signal = init?.signal ?? undefined;
   return follow({ url, method: (init?.method ?? 'GET').toUpperCase(), headers, body, signal }, 0);
 };
@@ -105,16 +110,9 @@ function send(request: Outgoing, retry: boolean): Promise<http.IncomingMessage> 
       reject(reasonOf(signal));
       return;
     }
-    const length =
-      body === undefined ? undefined : typeof body === 'string' ? Buffer.byteLength(body) : body.length;
     const agent = agents[url.protocol as keyof typeof agents];
     const client = url.protocol === 'https:' ? https : http;
-    const outgoing = client.request(url, {
-      method,
-      agent,
-      headers: length === undefined ? headers : { ...headers, 'content-length': String(length) },
-      ...(signal ? { signal } : {}),
-    });
+    const outgoing = client.request(url, { method, agent, headers, signal });
     outgoing.once('response', resolve);
     outgoing.once('error', (error: NodeJS.ErrnoException) => {
       if (signal?.aborted) reject(reasonOf(signal));
@@ -135,10 +133,5 @@ function reasonOf(signal: AbortSignal): Error {
 function toResponse(request: Outgoing, response: http.IncomingMessage, redirected: boolean): Response {
   const empty = NO_BODY.has(response.statusCode ?? 0) || request.method === 'HEAD';
   if (empty) response.resume();
-  return new NodeResponse(
-    response,
-    empty ? undefined : response,
-    request.url,
-    redirected,
-  ) as unknown as Response;
+  return new NodeResponse(response, !empty, request.url, redirected) as unknown as Response;
 }

@@ -27,16 +27,16 @@ export class NodeResponse {
   #real: Response | undefined;
   #used = false;
 
-  /** `message` undefined: a response without a body (a 204, an answer to HEAD). */
-  constructor(head: IncomingMessage, message: IncomingMessage | undefined, url: URL, redirected: boolean) {
-    this.status = head.statusCode ?? 0;
-    this.statusText = head.statusMessage ?? '';
+  /** `withBody` false: a response without a body (a 204, an answer to HEAD), its message read already. */
+  constructor(message: IncomingMessage, withBody: boolean, url: URL, redirected: boolean) {
+    this.status = message.statusCode ?? 0;
+    this.statusText = message.statusMessage ?? '';
     this.ok = this.status >= 200 && this.status <= 299;
     this.url = url.href;
     this.redirected = redirected;
-    this.#message = message;
+    this.#message = withBody ? message : undefined;
     const headers = new Headers();
-    for (const [name, value] of Object.entries(head.headers)) {
+    for (const [name, value] of Object.entries(message.headers)) {
       if (value === undefined) continue;
       if (Array.isArray(value)) for (const each of value) headers.append(name, each);
       else headers.append(name, value);
