@@ -60,8 +60,8 @@ export class StatelessHttpRequests {
    * fetch follows its own controller only; closing the transport aborts them all through one listener on
    * the transport's signal. (`AbortSignal.any([transport, own])` per request made each request's signal a
    * dependant of the long-lived one, held through a `WeakRef`, and V8's young-generation collector keeps
-   * what a `WeakRef` points to: a gateway relaying to an HTTP upstream kept ≈2.6 MB of its requests alive
-   * at every scavenge.)
+   * what a `WeakRef` points to: one more of the references that kept each request alive through every
+   * scavenge; `nodeFetch` removed the rest.)
    */
   readonly #inflight = new SlotMap<RequestId, AbortController>();
   /** `tools/list` requests in flight: their results teach us the tools' schemas. */
