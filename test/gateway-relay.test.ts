@@ -3,7 +3,7 @@
 // process-level tests cannot make deterministic or do not reach: an upstream that stays down, the logging,
 // sampling and roots relays, name collisions, and an approved stateless-era call that asks its caller.
 import { afterEach, describe, expect, it } from 'vitest';
-import { Client, type ClientOptions } from '../src/client/index.js';
+import { Client, argumentsDigest, type ClientOptions } from '../src/client/index.js';
 import { createGateway, type Gateway, type GatewayConfig, type GatewayEvent } from '../src/gateway/index.js';
 import type { LoggingMessageParams } from '../src/index.js';
 import { Server, text } from '../src/server/index.js';
@@ -210,5 +210,31 @@ describe("the upstream's input schema", () => {
     expect(calls.map((record) => [record.tool, record.decision, record.outcome])).toEqual([
       ['square', 'allowed', 'ok'],
     ]);
+  });
+
+  it("names the arguments' digest in every call's audit record, whether someone watches or not", async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    upstream.tool('echo', { inputSchema: { type: 'object' } }, (args) => text(JSON.stringify(args)));
+    const web = await serve(upstream);
+    // Nobody watches this gateway (no listener, no sink): the digest is computed when the record is read.
+    const quiet = createGateway({ upstreams: { web: { url: web.url } }, policy: { default: 'allow' } });
+    cleanup.push(() => quiet.close());
+    await quiet.start();
+    const { gateway: watched, events } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+    });
+    const calls = [{ b: 1, a: { d: [2, { z: 1, y: 'ü' }], c: null } }, { text: 'x'.repeat(5_000) }, {}];
+    for (const gateway of [quiet, watched]) {
+      const client = await connect(gateway);
+      for (const args of calls) expect((await client.callTool('web__echo', args)).isError).toBeUndefined();
+      const records = (await gateway.audit.list()).filter((record) => record.kind === 'call');
+      expect(records.map((record) => record.argumentsDigest)).toEqual(
+        await Promise.all(calls.map((args) => argumentsDigest(args))),
+      );
+    }
+    // The watched gateway's listeners had the same records, digests and all.
+    const heard = events.flatMap((event) => (event.type === 'audit' ? [event.record] : []));
+    expect(heard).toEqual(await watched.audit.list());
   });
 });

@@ -1,5 +1,6 @@
 // The store contracts (test/store-contracts/) run against the in-memory stores, on a fake clock. The
 // same contracts run against Redis in test/stores-redis.test.ts.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemoryApprovalStore } from '../src/stores/approval-store.js';
 import { MemoryAuditStore } from '../src/stores/audit-store.js';
@@ -70,6 +71,32 @@ describeCallLogStoreContract('memory', (options) => {
 describeMessageBusContract('memory', () => {
   const bus = new MemoryMessageBus();
   return { a: bus, b: bus, clock: fakeClock() };
+});
+
+describe('MemoryAuditStore', () => {
+  it('keeps arguments texts up to its character budget, hashing the rest at once; every digest is right', async () => {
+    const store = new MemoryAuditStore({ maxRecords: 2_000 });
+    const texts = Array.from({ length: 1_100 }, (_, n) => JSON.stringify({ n, pad: 'y'.repeat(4_000) }));
+    const record = (n: number) => ({
+      time: new Date().toISOString(),
+      kind: 'call' as const,
+      caller: {},
+      upstream: 'files',
+      tool: 'write',
+      argumentsDigest: '',
+      decision: 'allowed' as const,
+      decidedBy: 'policy',
+      callId: n,
+    });
+    // 1,100 texts of ≈4 KB: past the 4 MiB of texts kept, so the later ones are hashed as they come.
+    texts.forEach((text, n) => store.appendUndigested(record(n), text));
+    const listed = await store.list();
+    expect(listed).toHaveLength(1_100);
+    listed.forEach((stored, n) => {
+      expect(stored.callId).toBe(n);
+      expect(stored.argumentsDigest).toBe(`sha256:${createHash('sha256').update(texts[n]!).digest('hex')}`);
+    });
+  });
 });
 
 describe('MemoryRateLimitStore', () => {

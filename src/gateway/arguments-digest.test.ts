@@ -1,8 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { argumentsDigest } from '../client/index.js';
-import { digestOf } from './arguments-digest.js';
+import type { JsonObject } from '../index.js';
+import { digestOfText } from '../stores/digest-of-text.js';
+import { canonicalArguments } from './arguments-digest.js';
 
-describe('digestOf', () => {
+const digestOf = (args: JsonObject): string => digestOfText(canonicalArguments(args));
+
+describe('digestOfText(canonicalArguments(args))', () => {
   it.each([
     {},
     { text: 'hello' },

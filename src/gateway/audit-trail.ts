@@ -6,6 +6,7 @@
  */
 import { errorMessage } from '../index.js';
 import type { AuditStore } from '../stores/audit-store.js';
+import { digestOfText } from '../stores/digest-of-text.js';
 import type { ApprovalOutcome, PendingApproval } from './approvals.js';
 import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
 import type { GatewayEvents } from './gateway-events.js';
@@ -52,10 +53,20 @@ export class AuditTrail {
     this.record(reason === undefined ? record : { ...record, reason });
   }
 
-  /** Stores an audit record, then hands it to the sinks and the listeners (with its number). */
-  record(record: Omit<GatewayAuditRecord, 'seq'>): void {
+  /**
+   * Stores an audit record, then hands it to the sinks and the listeners (with its number). `argumentsText`
+   * (a call's arguments as canonical JSON) stands for the record's `argumentsDigest` when given: a record
+   * nothing waits for has its digest computed when it is first read (by a store that can), else now.
+   */
+  record(record: Omit<GatewayAuditRecord, 'seq'>, argumentsText?: string): void {
     // No sink and no listener (a gateway no console watches): the record is stored, nothing waits for it.
-    if (!this.#sinks?.length && !this.#events.wants('audit')) {
+    const unwatched = !this.#sinks?.length && !this.#events.wants('audit');
+    if (unwatched && argumentsText !== undefined && this.store.appendUndigested) {
+      this.store.appendUndigested(record, argumentsText)?.catch(this.#notStored);
+      return;
+    }
+    if (argumentsText !== undefined) record.argumentsDigest = digestOfText(argumentsText);
+    if (unwatched) {
       this.store.append(record).catch(this.#notStored);
       return;
     }

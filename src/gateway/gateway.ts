@@ -101,7 +101,7 @@ export class Gateway {
       policy: () => this.#policy,
       approvals: this.approvals,
       events: this.#events,
-      audit: (record) => this.#audit.record(record),
+      audit: (record, argumentsText) => this.#audit.record(record, argumentsText),
       progressIntervalMs: () =>
         this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
       calls: this.calls,

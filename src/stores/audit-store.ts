@@ -3,6 +3,7 @@
  * older than `ttlMs`. Instances sharing the store share the records and their numbering.
  * @module
  */
+import { digestOfText } from './digest-of-text.js';
 import type { GatewayAuditRecord } from './gateway-records.js';
 
 export interface AuditListOptions {
@@ -18,6 +19,17 @@ export interface AuditStore {
    * stored.
    */
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord>;
+  /**
+   * Stores a call's record that nobody waits for, given the arguments' canonical JSON in place of their
+   * digest (the record's own `argumentsDigest` is ignored): the store may keep the text and compute
+   * `argumentsDigest` (`sha256:<hex>` of it) when the record is first read, so that records nobody reads
+   * cost no hashing. Returns a promise where storing can fail (Redis), else nothing. Optional: a store
+   * without it is given the record with its digest, by `append`.
+   */
+  appendUndigested?(
+    record: Omit<GatewayAuditRecord, 'seq'>,
+    argumentsText: string,
+  ): Promise<void> | undefined;
   /** The latest records, oldest first. */
   list(options?: AuditListOptions): Promise<GatewayAuditRecord[]>;
 }
@@ -36,6 +48,12 @@ export interface MemoryAuditStoreOptions extends AuditStoreOptions {
 
 export const DEFAULT_AUDIT_MAX_RECORDS = 1_000;
 export const DEFAULT_AUDIT_TTL_MS = 7 * 24 * 60 * 60_000;
+/**
+ * The memory store keeps an undigested record's arguments text up to this length (longer ones are hashed
+ * at once), and up to this many characters of such texts in all: bounded, whatever `maxRecords` is.
+ */
+export const MAX_UNDIGESTED_TEXT = 4_096;
+export const MAX_UNDIGESTED_CHARS = 4 * 1024 * 1024;
 
 /** A bounded in-memory store of the latest records. */
 export class MemoryAuditStore implements AuditStore {
@@ -45,6 +63,10 @@ export class MemoryAuditStore implements AuditStore {
   #records: GatewayAuditRecord[] = [];
   /** When each record was stored (ms), beside it: one object per record less for the garbage collector. */
   #ats: number[] = [];
+  /** The arguments text of a record whose digest is not computed yet, beside it (else undefined). */
+  #texts: (string | undefined)[] = [];
+  /** Characters in `#texts`. */
+  #textChars = 0;
   #seq = 0;
 
   /** `options`: the settings, or (as before) the number of records kept. */
@@ -56,17 +78,35 @@ export class MemoryAuditStore implements AuditStore {
   }
 
   append(record: Omit<GatewayAuditRecord, 'seq'>): Promise<GatewayAuditRecord> {
+    return Promise.resolve(copyRecord(this.#store(record, undefined)));
+  }
+
+  appendUndigested(record: Omit<GatewayAuditRecord, 'seq'>, argumentsText: string): undefined {
+    const kept =
+      argumentsText.length <= MAX_UNDIGESTED_TEXT &&
+      this.#textChars + argumentsText.length <= MAX_UNDIGESTED_CHARS;
+    const stored = this.#store(record, kept ? argumentsText : undefined);
+    if (kept) this.#textChars += argumentsText.length;
+    else stored.argumentsDigest = digestOfText(argumentsText);
+    return undefined;
+  }
+
+  #store(record: Omit<GatewayAuditRecord, 'seq'>, text: string | undefined): GatewayAuditRecord {
     // A record that has its `seq` already (the gateway's own, numbered 0) is copied by V8's fast clone; one
     // without is copied too, more slowly, with `seq` last.
     const stored = { ...record, seq: ++this.#seq, caller: copyCaller(record.caller) };
     this.#records.push(stored);
     this.#ats.push(this.#now());
+    this.#texts.push(text);
     // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
-    if (this.#records.length > this.#max + Math.ceil(this.#max / 4)) {
-      this.#records = this.#records.slice(-this.#max);
-      this.#ats = this.#ats.slice(-this.#max);
+    const excess = this.#records.length - this.#max;
+    if (excess > Math.ceil(this.#max / 4)) {
+      for (let i = 0; i < excess; i++) this.#textChars -= this.#texts[i]?.length ?? 0;
+      this.#records = this.#records.slice(excess);
+      this.#ats = this.#ats.slice(excess);
+      this.#texts = this.#texts.slice(excess);
     }
-    return Promise.resolve(copyRecord(stored));
+    return stored;
   }
 
   list(options: AuditListOptions = {}): Promise<GatewayAuditRecord[]> {
@@ -78,6 +118,12 @@ export class MemoryAuditStore implements AuditStore {
     for (let i = this.#records.length - 1; i >= 0 && found.length < limit; i--) {
       const record = this.#records[i]!;
       if (record.seq <= after || this.#ats[i]! < oldest || this.#records.length - i > this.#max) break;
+      const text = this.#texts[i];
+      if (text !== undefined) {
+        record.argumentsDigest = digestOfText(text);
+        this.#texts[i] = undefined;
+        this.#textChars -= text.length;
+      }
       found.push(copyRecord(record));
     }
     return Promise.resolve(found.reverse());

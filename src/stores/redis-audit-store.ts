@@ -12,6 +12,7 @@ import {
   type AuditStore,
   type AuditStoreOptions,
 } from './audit-store.js';
+import { digestOfText } from './digest-of-text.js';
 import type { GatewayAuditRecord } from './gateway-records.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
@@ -75,6 +76,11 @@ export class RedisAuditStore implements AuditStore {
     });
   }
 
+  /** Appends the record with its digest computed now (records on Redis are read by other instances). */
+  appendUndigested(record: Omit<GatewayAuditRecord, 'seq'>, argumentsText: string): Promise<void> {
+    return this.append({ ...record, argumentsDigest: digestOfText(argumentsText) }).then(noop);
+  }
+
   #flush(): void {
     if (this.#flushing) clearImmediate(this.#flushing);
     this.#flushing = undefined;
@@ -127,3 +133,5 @@ function withoutSeq(
   const { seq: _seq, ...rest } = record;
   return rest;
 }
+
+function noop(): void {}

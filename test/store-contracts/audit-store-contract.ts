@@ -1,4 +1,5 @@
 // The AuditStore contract: what every implementation (memory, Redis) does, tested the same way.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { AuditStore, AuditStoreOptions } from '../../src/stores/audit-store.js';
 import type { GatewayAuditRecord } from '../../src/stores/gateway-records.js';
@@ -80,6 +81,34 @@ export function describeAuditStoreContract(
       expect(listed.find((r) => r.seq === appended[7]!.seq)).toEqual(appended[7]);
     });
 
+    it('stores a record given its arguments text, listed with the digest of that text, in sequence', async () => {
+      const { a, b } = await make();
+      const text = JSON.stringify({ path: '/tmp/ünï', n: 1 });
+      await a.append(record(1));
+      await a.appendUndigested!({ ...record(2), argumentsDigest: '' }, text);
+      await a.append(record(3));
+      const expected = { seq: 2, ...record(2), argumentsDigest: sha256(text) };
+      const listed = await b.list();
+      expect(listed.map((r) => r.seq)).toEqual([1, 2, 3]);
+      expect(listed[1]).toEqual(expected);
+      expect(listed[0]).toEqual({ seq: 1, ...record(1) });
+      // Read again, and from the other handle: the same record.
+      expect(await a.list({ after: 1, limit: 2 })).toEqual([expected, { seq: 3, ...record(3) }]);
+    });
+
+    it('keeps the latest maxRecords of undigested records, each with its own digest', async () => {
+      const { a, b } = await make({ maxRecords: 3 });
+      // The memory store keeps texts up to 4,096 characters and hashes longer ones at once.
+      const text = (n: number) => JSON.stringify({ n, pad: 'x'.repeat(n === 7 ? 5_000 : 10) });
+      for (let n = 1; n <= 7; n++) {
+        if (n % 3 === 0) await a.append(record(n));
+        else await (n % 2 ? a : b).appendUndigested!({ ...record(n), argumentsDigest: '' }, text(n));
+      }
+      const listed = await b.list();
+      expect(listed.map((r) => r.seq)).toEqual([5, 6, 7]);
+      expect(listed.map((r) => r.argumentsDigest)).toEqual([sha256(text(5)), 'sha256:aa', sha256(text(7))]);
+    });
+
     it('keeps the latest maxRecords only', async () => {
       const { a, b } = await make({ maxRecords: 3 });
       for (let n = 1; n <= 7; n++) await (n % 2 ? a : b).append(record(n));
@@ -97,4 +126,8 @@ export function describeAuditStoreContract(
       expect(await a.list()).toEqual([next]);
     });
   });
+}
+
+function sha256(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }
