@@ -74,6 +74,29 @@ describeMessageBusContract('memory', () => {
 });
 
 describe('MemoryAuditStore', () => {
+  it('keeps the latest records in a ring: listed oldest first however often it went round', async () => {
+    const store = new MemoryAuditStore({ maxRecords: 5 });
+    const record = (n: number) => ({
+      time: new Date().toISOString(),
+      kind: 'call' as const,
+      caller: {},
+      upstream: 'files',
+      tool: `t${n}`,
+      argumentsDigest: 'sha256:aa',
+      decision: 'allowed' as const,
+      decidedBy: 'policy',
+    });
+    for (let n = 1; n <= 23; n++) {
+      await store.append(record(n));
+      const seqs = (await store.list()).map((r) => r.seq);
+      const first = Math.max(1, n - 4);
+      expect(seqs).toEqual(Array.from({ length: n - first + 1 }, (_, i) => first + i));
+    }
+    expect((await store.list({ after: 20 })).map((r) => r.tool)).toEqual(['t21', 't22', 't23']);
+    expect((await store.list({ limit: 2 })).map((r) => r.seq)).toEqual([22, 23]);
+    expect((await store.list({ after: 21, limit: 1 })).map((r) => r.seq)).toEqual([23]);
+  });
+
   it('keeps arguments texts up to its character budget, hashing the rest at once; every digest is right', async () => {
     const store = new MemoryAuditStore({ maxRecords: 2_000 });
     const texts = Array.from({ length: 1_100 }, (_, n) => JSON.stringify({ n, pad: 'y'.repeat(4_000) }));

@@ -8,11 +8,11 @@
 import type { ExposedTool } from './exposed-tools.js';
 import type { GatewayConfig, PolicyAction } from './gateway-config.js';
 import type { ExposedToolView } from './gateway-views.js';
-import { Policy } from './policy.js';
+import { Policy, type PolicyDecision } from './policy.js';
 
 export class ToolSettings {
-  /** Set per tool from the console: upstream NUL tool → action, and who set it. */
-  readonly #overrides = new Map<string, { action: PolicyAction; by: string }>();
+  /** Set per tool from the console: upstream NUL tool → action and who set it, as the policy decides it. */
+  readonly #overrides = new Map<string, PolicyDecision>();
   /** Tools hidden from callers: upstream NUL tool. */
   readonly #hidden = new Set<string>();
 
@@ -25,7 +25,7 @@ export class ToolSettings {
   setAction(entry: ExposedTool, action: PolicyAction | undefined, by: string): void {
     const key = toolKey(entry.upstream.name, entry.tool.name);
     if (action === undefined) this.#overrides.delete(key);
-    else this.#overrides.set(key, { action, by });
+    else this.#overrides.set(key, Object.freeze({ action, reason: `set in the console by ${by}` }));
   }
 
   /** Hides an exposed tool from callers, or shows it again (its upstream's tools are synced by the caller). */
@@ -58,10 +58,9 @@ export class ToolSettings {
       ...(config.policy?.rules ? { rules: config.policy.rules } : {}),
       ...(config.policy?.default ? { default: config.policy.default } : {}),
       trusted: (name) => upstreams[name]?.trusted === true,
-      override: (upstream, tool) => {
-        const set = this.#overrides.get(toolKey(upstream, tool));
-        return set && { action: set.action, reason: `set in the console by ${set.by}` };
-      },
+      // Asked for every call, and nearly always with none set: then no key is built.
+      override: (upstream, tool) =>
+        this.#overrides.size === 0 ? undefined : this.#overrides.get(toolKey(upstream, tool)),
     });
   }
 }

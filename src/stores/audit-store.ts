@@ -60,11 +60,15 @@ export class MemoryAuditStore implements AuditStore {
   readonly #max: number;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  /**
+   * The latest `max` records, a ring: the next one goes in slot `#next`, over the oldest once all are used.
+   * Beside each, in arrays of their own (one object per record less for the garbage collector): when it was
+   * stored (ms), and the arguments text of a record whose digest is not computed yet (else undefined).
+   */
   #records: GatewayAuditRecord[] = [];
-  /** When each record was stored (ms), beside it: one object per record less for the garbage collector. */
   #ats: number[] = [];
-  /** The arguments text of a record whose digest is not computed yet, beside it (else undefined). */
   #texts: (string | undefined)[] = [];
+  #next = 0;
   /** Characters in `#texts`. */
   #textChars = 0;
   #seq = 0;
@@ -95,17 +99,18 @@ export class MemoryAuditStore implements AuditStore {
     // A record that has its `seq` already (the gateway's own, numbered 0) is copied by V8's fast clone; one
     // without is copied too, more slowly, with `seq` last.
     const stored = { ...record, seq: ++this.#seq, caller: copyCaller(record.caller) };
-    this.#records.push(stored);
-    this.#ats.push(this.#now());
-    this.#texts.push(text);
-    // Trimmed in batches: one slice per `max / 4` records, not one shift per record.
-    const excess = this.#records.length - this.#max;
-    if (excess > Math.ceil(this.#max / 4)) {
-      for (let i = 0; i < excess; i++) this.#textChars -= this.#texts[i]?.length ?? 0;
-      this.#records = this.#records.slice(excess);
-      this.#ats = this.#ats.slice(excess);
-      this.#texts = this.#texts.slice(excess);
+    const slot = this.#next;
+    this.#next = slot + 1 === this.#max ? 0 : slot + 1;
+    if (slot === this.#records.length) {
+      this.#records.push(stored);
+      this.#ats.push(this.#now());
+      this.#texts.push(text);
+      return stored;
     }
+    this.#textChars -= this.#texts[slot]?.length ?? 0;
+    this.#records[slot] = stored;
+    this.#ats[slot] = this.#now();
+    this.#texts[slot] = text;
     return stored;
   }
 
@@ -114,10 +119,12 @@ export class MemoryAuditStore implements AuditStore {
     const after = options.after ?? 0;
     const limit = Math.min(options.limit ?? this.#max, this.#max);
     const found: GatewayAuditRecord[] = [];
+    const count = this.#records.length;
     // From the newest back: the latest `limit` records that are numbered after `after` and young enough.
-    for (let i = this.#records.length - 1; i >= 0 && found.length < limit; i--) {
+    for (let back = 1; back <= count && found.length < limit; back++) {
+      const i = (this.#next - back + count) % count;
       const record = this.#records[i]!;
-      if (record.seq <= after || this.#ats[i]! < oldest || this.#records.length - i > this.#max) break;
+      if (record.seq <= after || this.#ats[i]! < oldest) break;
       const text = this.#texts[i];
       if (text !== undefined) {
         record.argumentsDigest = digestOfText(text);
