@@ -14,8 +14,8 @@ export interface GatewayOptions {
   info?: Implementation;
   /**
    * Options of the downstream server (rate limits, sanitization, audit of its own, access policy…).
-   * Default: no tool timeout (a call may wait for approval; each upstream's `timeoutMs` bounds its part)
-   * and no rate limit (each upstream limits its own calls).
+   * Default: no tool timeout (a call may wait for approval; each upstream's `timeoutMs` bounds its part),
+   * and the server's other defaults (among them its rate limit of 20,000 calls/s per caller).
    */
   server?: ServerOptions;
   /** Where audit records go besides the memory store (JSON lines, pino). */
