@@ -527,4 +527,44 @@ describe('resource and prompt notifications', () => {
     expect(await read).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(aborted).toBe(true);
   });
+
+  it("gives prompt getters and completers their request's signal: aborted when the caller cancels, and when the server closes", async () => {
+    const server = new Server({ name: 's', version: '1' });
+    const started: string[] = [];
+    const aborted: string[] = [];
+    // Each waits until its signal aborts, and says so.
+    const waitFor = (name: string, signal: AbortSignal) => {
+      started.push(name);
+      return new Promise<never>((_resolve, reject) =>
+        signal.addEventListener('abort', () => (aborted.push(name), reject(new Error('aborted')))),
+      );
+    };
+    server.prompt(
+      'slow',
+      { arguments: [{ name: 'who', complete: (_value, ctx) => waitFor('completer', ctx.signal) }] },
+      (_args, ctx) => waitFor(`prompt ${started.length}`, ctx.signal),
+    );
+    const pair = await connectClients(server, 1);
+    const client = pair.clients[0]!;
+    const cancel = new AbortController();
+    const cancelled = client
+      .getPrompt('slow', { who: 'x' }, { signal: cancel.signal })
+      .catch((e: unknown) => e);
+    await expect.poll(() => started).toEqual(['prompt 0']);
+    cancel.abort(new Error('the caller gave up'));
+    expect(await cancelled).toMatchObject({ code: 'REQUEST_CANCELLED' });
+    await expect.poll(() => aborted).toEqual(['prompt 0']);
+    // Running when the server closes: both are aborted.
+    const closing = [
+      client.getPrompt('slow', { who: 'x' }).catch((e: unknown) => e),
+      client
+        .complete({ type: 'ref/prompt', name: 'slow' }, { name: 'who', value: '' })
+        .catch((e: unknown) => e),
+    ];
+    await expect.poll(() => started.length).toBe(3);
+    await server.close();
+    for (const result of await Promise.all(closing))
+      expect(result).toMatchObject({ code: 'CONNECTION_CLOSED' });
+    expect([...aborted].sort()).toEqual(['completer', 'prompt 0', 'prompt 1']);
+  });
 });

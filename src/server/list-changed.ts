@@ -18,8 +18,6 @@ export interface FeatureHost {
   readonly pageSize: number;
   /** Changes within this window send one `list_changed`. */
   readonly listChangedDebounceMs: number;
-  /** Aborted when the server closes. */
-  readonly shutdownSignal: AbortSignal;
   /** The live sessions. */
   sessions(): Iterable<SessionView>;
   /** The open `subscriptions/listen` streams. */

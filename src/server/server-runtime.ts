@@ -295,7 +295,6 @@ export class ServerRuntime implements ServerCore {
     return {
       pageSize: this.options.pageSize ?? 100,
       listChangedDebounceMs: this.options.listChangedDebounceMs ?? 10,
-      shutdownSignal: this.#shutdown.signal,
       sessions: () => this.#sessions,
       subscriptions: () => this.#subscriptions.open,
       listChanged: (method) => {
@@ -319,7 +318,6 @@ export class ServerRuntime implements ServerCore {
       prompt: (name) => this.#prompts?.prompts.get(name),
       template: (uriTemplate) => this.#resources?.templates.get(uriTemplate),
       hasResource: (uri) => this.#resources?.resources.get(uri) !== undefined,
-      shutdownSignal: this.#shutdown.signal,
     }));
   }
 

@@ -11,7 +11,8 @@ import type { RegisteredPrompt } from '../prompts/prompt-definition.js';
 import type { RegisteredResourceTemplate } from '../resources/resource-definition.js';
 import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
-import { runCompleter, type Completer } from './completer.js';
+import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
+import { runCompleter, type Completer, type CompletionContext } from './completer.js';
 
 /** Where completions come from: the server's prompts and resources, looked up when asked. */
 export interface CompletionSources {
@@ -19,7 +20,6 @@ export interface CompletionSources {
   template(uriTemplate: string): RegisteredResourceTemplate | undefined;
   /** Whether a plain resource has this URI (it has nothing to complete). */
   hasResource(uri: string): boolean;
-  readonly shutdownSignal: AbortSignal;
 }
 
 function invalidParams(message: string): ProtocolError {
@@ -56,10 +56,10 @@ export class CompletionsFeature implements ServerFeature {
         throw invalidParams('argument must be { name, value } strings');
       }
       const completer = this.#completer(ref, argument.name);
-      const context = {
-        arguments: stringRecord(isJsonObject(params.context) ? params.context.arguments : undefined),
-        signal: AbortSignal.any([ctx.signal, this.#sources.shutdownSignal]),
-      };
+      const context = new CompleteContext(
+        ctx,
+        stringRecord(isJsonObject(params.context) ? params.context.arguments : undefined),
+      );
       return runCompleter(completer, argument.value, context);
     });
   }
@@ -88,5 +88,15 @@ export class CompletionsFeature implements ServerFeature {
       return template.completers.get(name);
     }
     throw invalidParams(`unknown ref type ${JSON.stringify(ref.type)}`);
+  }
+}
+
+/** A completer's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
+class CompleteContext extends RequestSignalContext implements CompletionContext {
+  readonly arguments: Readonly<Record<string, string>>;
+
+  constructor(request: SignalSource, chosen: Readonly<Record<string, string>>) {
+    super(request);
+    this.arguments = chosen;
   }
 }

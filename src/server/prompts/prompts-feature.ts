@@ -4,7 +4,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { Prompt } from '../../protocol/types/prompts.js';
 import { Pages, cursorParam } from '../pages.js';
@@ -15,8 +15,15 @@ import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { withInput } from '../context-host.js';
-import { callRequest } from '../tool-context.js';
-import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
+import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
+import type { ClientView, ToolContext } from '../tool-context.js';
+import {
+  buildPrompt,
+  toPromptResult,
+  type PromptContext,
+  type PromptSpec,
+  type RegisteredPrompt,
+} from './prompt-definition.js';
 
 function invalidParams(message: string): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
@@ -40,12 +47,10 @@ function promptArguments(prompt: RegisteredPrompt, value: unknown): Record<strin
 
 export class PromptsFeature implements ServerFeature {
   readonly prompts = new Registry<PromptSpec, RegisteredPrompt>('prompt', buildPrompt);
-  readonly #host: FeatureHost;
   readonly #pages: Pages<RegisteredPrompt, Prompt, 'prompts'>;
   readonly #listChanged: ListChanged;
 
   constructor(host: FeatureHost) {
-    this.#host = host;
     this.#pages = new Pages('prompts', host.pageSize, (e, profile) => profile.shapePrompt(e.prompt));
     this.#listChanged = new ListChanged(
       'notifications/prompts/list_changed',
@@ -77,19 +82,11 @@ export class PromptsFeature implements ServerFeature {
       const prompt = this.prompts.get(params.name);
       if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
       const args = promptArguments(prompt, params.arguments);
-      const signal = AbortSignal.any([ctx.signal, this.#host.shutdownSignal]);
-      const request = callRequest(ctx.id, signal, ctx.meta);
-      const value = await withInput(session, scope, params, 'prompts/get', request, (tool) =>
-        Promise.resolve(
-          prompt.get(args, {
-            signal,
-            meta: ctx.meta,
-            client: scope.client,
-            elicit: (request, options) => tool.elicit(request, options),
-            sample: (request, options) => tool.sample(request, options),
-            listRoots: (options) => tool.listRoots(options),
-          }),
-        ),
+      // The request's own signal, made if the getter reads it: server.close() closes every session, which
+      // cancels the requests in flight. (An `AbortSignal.any` with the server's shutdown signal per request
+      // kept every request alive through the young-generation collections.)
+      const value = await withInput(session, scope, params, 'prompts/get', ctx, (tool) =>
+        Promise.resolve(prompt.get(args, new GetContext(ctx, scope.client, tool))),
       );
       if (isInputRequired(value)) return value;
       return scope.profile.shapePromptResult(toPromptResult(value, prompt.name));
@@ -98,5 +95,25 @@ export class PromptsFeature implements ServerFeature {
 
   close(): void {
     this.#listChanged.cancel();
+  }
+}
+
+/** A getter's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
+class GetContext extends RequestSignalContext implements PromptContext {
+  readonly meta: JsonObject | undefined;
+  readonly elicit: PromptContext['elicit'];
+  readonly sample: PromptContext['sample'];
+  readonly listRoots: PromptContext['listRoots'];
+
+  constructor(
+    request: SignalSource & { readonly meta: JsonObject | undefined },
+    readonly client: ClientView,
+    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>,
+  ) {
+    super(request);
+    this.meta = request.meta;
+    this.elicit = (asked, options) => tool.elicit(asked, options);
+    this.sample = (asked, options) => tool.sample(asked, options);
+    this.listRoots = (options) => tool.listRoots(options);
   }
 }

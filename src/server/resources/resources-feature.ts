@@ -19,6 +19,8 @@ import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
+import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
+import type { ClientView } from '../tool-context.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
   buildResource,
@@ -99,11 +101,7 @@ export class ResourcesFeature implements ServerFeature {
       'resources/read',
       async ({ params, scope, ctx }) => {
         const uri = uriParam(params);
-        const context: ResourceContext = {
-          signal: AbortSignal.any([ctx.signal, this.#host.shutdownSignal]),
-          meta: ctx.meta,
-          client: scope.client,
-        };
+        const context = new ReadContext(ctx, ctx.meta, scope.client);
         const result = await this.read(uri, context).catch((error: unknown) => {
           // 2026-07-28: an unknown resource is -32602 (never -32002).
           if (
@@ -187,5 +185,16 @@ export class ResourcesFeature implements ServerFeature {
 
   close(): void {
     this.#listChanged.cancel();
+  }
+}
+
+/** A reader's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
+class ReadContext extends RequestSignalContext implements ResourceContext {
+  constructor(
+    request: SignalSource,
+    readonly meta: JsonObject | undefined,
+    readonly client: ClientView,
+  ) {
+    super(request);
   }
 }
