@@ -5,18 +5,27 @@
 // Not timing: the bytes promoted are steady from run to run.
 //
 //   node bench/gc-survivors.mjs [--roots=.,/tmp/before] [--fixture | --http-upstream] [--calls=40000]
-//   (--http-upstream: the gateway's upstream is the fixture served over Streamable HTTP, JSON answers)
+//   node bench/gc-survivors.mjs --method=resources/read|prompts/get [--roots=…]
+//   (--http-upstream: the gateway's upstream is the fixture served over Streamable HTTP, JSON answers;
+//   --method: that request to bench/resource-server.mjs, served alone, instead of tools/call)
 import { spawn } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixtureArgs, gatewayArgs } from './gateway.mjs';
-import { initializeParams, spawnHttp } from './load.mjs';
+import { cpuMicros, initializeParams, spawnHttp } from './load.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const arg = (name, fallback) =>
   process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 const calls = Number(arg('calls', 40_000));
-const fixture = process.argv.includes('--fixture');
+const method = arg('method', 'tools/call');
+const METHOD_PARAMS = {
+  'resources/read': { uri: 'bench://note' },
+  'prompts/get': { name: 'greet', arguments: { who: 'benchmark' } },
+};
+if (method !== 'tools/call' && !METHOD_PARAMS[method])
+  throw new Error(`--method: tools/call, ${Object.keys(METHOD_PARAMS)}`);
+const fixture = process.argv.includes('--fixture') || method !== 'tools/call';
 const httpUpstream = process.argv.includes('--http-upstream');
 const prefix = fixture ? '' : 'fx__';
 
@@ -25,7 +34,9 @@ async function measure(root) {
     ? await spawnHttp(process.execPath, [...fixtureArgs(root), '--http', '--port', '0', '--json'])
     : undefined;
   const args = fixture
-    ? fixtureArgs(root)
+    ? method === 'tools/call'
+      ? fixtureArgs(root)
+      : [join(root, 'bin/toolwire.mjs'), 'serve', join(root, 'bench/resource-server.mjs')]
     : upstream
       ? [
           join(root, 'bin/toolwire.mjs'),
@@ -67,7 +78,12 @@ async function measure(root) {
       pending.set(id, (message) => (pending.delete(id), resolve(message)));
       child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
     });
-  const init = await request('initialize', initializeParams());
+  // A server that fails to start says so, instead of leaving the run waiting for its answer.
+  const failedToStart = new Promise((_resolve, reject) =>
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`))),
+  );
+  failedToStart.catch(() => undefined);
+  const init = await Promise.race([request('initialize', initializeParams()), failedToStart]);
   if (!init.result) throw new Error(`initialize: ${JSON.stringify(init)}`);
   child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
   // An HTTP upstream is connected in the background: wait for its tools.
@@ -83,10 +99,11 @@ async function measure(root) {
       while (sent < total) {
         const n = sent++;
         const params =
-          n % 2
+          METHOD_PARAMS[method] ??
+          (n % 2
             ? { name: `${prefix}echo`, arguments: { text: `hello ${n}` } }
-            : { name: `${prefix}add`, arguments: { a: n, b: 2 } };
-        const response = await request('tools/call', params);
+            : { name: `${prefix}add`, arguments: { a: n, b: 2 } });
+        const response = await request(method, params);
         if (!response.result || response.result.isError) failed++;
       }
     };
@@ -94,7 +111,9 @@ async function measure(root) {
   };
   await load(10_000);
   const from = trace.length;
+  const cpu = cpuMicros(child.pid);
   await load(calls);
+  const cpuUsPerCall = (cpuMicros(child.pid) - cpu) / calls;
   child.stdin.end();
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
@@ -117,15 +136,16 @@ async function measure(root) {
     pauseMs: mean('pause'),
     scavengeUsPerCall: (pauses * 1000) / calls,
     full: gcs.length - scavenges.length,
+    cpuUsPerCall,
   };
 }
 
 console.log(
-  `${fixture ? 'the fixture' : httpUpstream ? 'the gateway, its upstream over HTTP' : 'the gateway'}, ${calls} calls at 16 in flight (after 10,000 to warm up)`,
+  `${method !== 'tools/call' ? `${method} of bench/resource-server.mjs` : fixture ? 'the fixture' : httpUpstream ? 'the gateway, its upstream over HTTP' : 'the gateway'}, ${calls} calls at 16 in flight (after 10,000 to warm up)`,
 );
 for (const root of arg('roots', '.').split(',')) {
   const r = await measure(resolve(root));
   console.log(
-    `${root}: ${r.scavenges} scavenges, ${r.promotedKb.toFixed(0)} KB promoted and ${r.pauseMs.toFixed(2)} ms each (${r.scavengeUsPerCall.toFixed(2)} µs per call); ${r.full} full collections${r.failed ? `; ${r.failed} calls FAILED` : ''}`,
+    `${root}: ${r.scavenges} scavenges, ${r.promotedKb.toFixed(0)} KB promoted and ${r.pauseMs.toFixed(2)} ms each (${r.scavengeUsPerCall.toFixed(2)} µs per call); ${r.full} full collections; ${r.cpuUsPerCall.toFixed(1)} µs of CPU per call (unpinned: noisy)${r.failed ? `; ${r.failed} calls FAILED` : ''}`,
   );
 }
