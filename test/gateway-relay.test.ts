@@ -169,6 +169,38 @@ describe('an approved stateless-era call that asks its caller', () => {
     ]);
   });
 
+  it("passes the caller's cancellation on to the upstream call, which has its own for the caller's answers", async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    let stopped = false;
+    upstream.tool('hold', {}, (_args, ctx) => {
+      running();
+      return new Promise((resolve) =>
+        ctx.signal.addEventListener('abort', () => ((stopped = true), resolve(text('stopped')))),
+      );
+    });
+    const web = await serve(upstream);
+    const { gateway, events } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+    });
+    // A stateless-era caller that can be asked (it declares elicitation).
+    const client = await connect(gateway, {
+      protocolVersion: '2026-07-28',
+      elicitation: () => ({ action: 'accept', content: {} }),
+    });
+    const controller = new AbortController();
+    const call = client.callTool('web__hold', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    await started;
+    controller.abort(new Error('enough'));
+    expect(await call).toMatchObject({ code: 'REQUEST_CANCELLED' });
+    await expect.poll(() => stopped).toBe(true);
+    await expect
+      .poll(() => events.find((event) => event.type === 'audit' && event.record.kind === 'call'))
+      .toMatchObject({ record: { tool: 'hold', outcome: 'cancelled' } });
+  });
+
   it('ends the call with an isError result when the approval is denied', async () => {
     const { gateway } = await start({
       upstreams: { fx: toolwireUpstream(PROTOCOL_FIXTURE) },

@@ -261,19 +261,31 @@ export class CallRelay {
 
   /** Sends an allowed call upstream; its result (or error) is finished when it settles. */
   #send(call: RelayedCall, verdict: Verdict, client: Client, asTask: boolean): Promise<CallToolResult> {
-    const { entry, args, ctx, info, cancellation } = call;
+    const { entry, args, ctx, info } = call;
     const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
-    // call), so a call that may relay questions has a signal of its own besides the caller's (or a
-    // person's) cancellation.
-    let controller: AbortController | undefined;
+    // call), so a call that may relay questions has a cancellation of its own, which follows the caller's
+    // (or a person's). A `CancellationSource`, not an `AbortController`: on Node 20 an `AbortSignal`
+    // outlives the young-generation collections.
+    let stop: CancellationSource | undefined;
     let ended: { error: unknown } | undefined;
-    const handlers = relayedInput(ctx, stateless, (error) => {
-      ended ??= { error };
-      controller?.abort(error);
-    });
-    if (stateless && handlers) controller = new AbortController();
+    // A caller that can be asked nothing (most) gets no handlers, and no closure is made for them.
+    const handlers = mayBeAsked(ctx)
+      ? relayedInput(ctx, stateless, (error) => {
+          ended ??= { error };
+          stop?.abort(error);
+        })
+      : undefined;
+    let cancellation = call.cancellation;
+    let unfollow: (() => void) | undefined;
+    if (stateless && handlers) {
+      const own = new CancellationSource();
+      if (cancellation.aborted) own.abort(cancellation.reason);
+      else unfollow = cancellation.onAbort((reason) => own.abort(reason));
+      stop = own;
+      cancellation = own;
+    }
     let active = this.#active.get(upstream);
     if (!active) this.#active.set(upstream, (active = new Set()));
     active.add(ctx);
@@ -284,7 +296,6 @@ export class CallRelay {
       // The gateway's server checks structuredContent against the same outputSchema on the way out.
       validateOutput: false,
     };
-    if (controller) options.signal = controller.signal;
     // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
     if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
       options.onProgress = (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress);
@@ -294,11 +305,13 @@ export class CallRelay {
     const calls = active;
     return client.callTool(tool.name, args, options).then(
       (result) => {
+        unfollow?.();
         calls.delete(ctx);
         this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
         return result;
       },
       (error: unknown) => {
+        unfollow?.();
         calls.delete(ctx);
         return this.#failed(call, verdict, error, ended);
       },
@@ -525,19 +538,19 @@ function retryKey(info: CallInfo): string {
   return `${callerKey(info.caller)}\u0000${info.exposedName}\u0000${info.argumentsDigest}`;
 }
 
+/** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
+function mayBeAsked(ctx: ToolContext): boolean {
+  const caps = ctx.client.capabilities;
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
+}
+
 /**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
  * and the call runs again (the upstream asks again, and this time gets the answer).
  */
-function relayedInput(
-  ctx: ToolContext,
-  stateless: boolean,
-  end: (error: unknown) => void,
-): ClientHandlers | undefined {
+function relayedInput(ctx: ToolContext, stateless: boolean, end: (error: unknown) => void): ClientHandlers {
   const caps = ctx.client.capabilities;
-  if (caps.elicitation === undefined && caps.sampling === undefined && caps.roots === undefined)
-    return undefined;
   const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
     try {
       return await ask();
