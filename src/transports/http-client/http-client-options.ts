@@ -4,6 +4,8 @@
  * is sent with them.
  * @module
  */
+import { signalOf, type Cancellation } from '../../protocol/engine/cancellation.js';
+import { cancellableFetch, nodeFetch } from './node-fetch.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
 
 /** Extra request headers, or a function returning them (called before every request, e.g. for tokens). */
@@ -58,11 +60,17 @@ export function sendRequest(
     headers: Headers;
     body?: string | undefined;
     signal?: AbortSignal | undefined;
+    /** Cancels it instead of `signal`: with `nodeFetch`, no `AbortSignal` is made for the request. */
+    cancellation?: Cancellation | undefined;
     interactive?: boolean;
   },
 ): Promise<Response> {
-  if (options.oauth !== undefined) return options.oauth.send({ ...request, fetch: send });
-  const { url, method, headers, body, signal } = request;
+  const { url, method, headers, body, cancellation } = request;
+  if (cancellation && send === nodeFetch && options.oauth === undefined) {
+    return cancellableFetch(url, { method, headers, body }, cancellation);
+  }
+  const signal = request.signal ?? (cancellation ? signalOf(cancellation) : undefined);
+  if (options.oauth !== undefined) return options.oauth.send({ ...request, signal, fetch: send });
   return send(url, { method, headers, body, signal });
 }
 

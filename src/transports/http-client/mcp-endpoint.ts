@@ -3,6 +3,7 @@
  * negotiated protocol version, and the headers every request carries.
  * @module
  */
+import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import { TransportError } from '../transport-error.js';
 import {
@@ -37,7 +38,8 @@ export class McpEndpoint {
   }
 
   /**
-   * Sends one request with the caller's headers, the session id and the protocol version (and
+   * Sends one request (cancelled by `cancel`: a signal, or a cancellation, which makes no signal with
+   * `nodeFetch`) with the caller's headers, the session id and the protocol version (and
    * `own`, the request's own headers, which win over those two, plus its body), authorized by the
    * `oauth` client if there is one (a DELETE never asks a person to sign in). A network failure becomes a
    * `SEND_FAILED` TransportError, a failed authorization an `OAuthError`; HTTP statuses are the caller's
@@ -45,9 +47,10 @@ export class McpEndpoint {
    */
   async request(
     method: 'POST' | 'GET' | 'DELETE',
-    signal: AbortSignal,
+    cancel: AbortSignal | Cancellation,
     own: Record<string, string | undefined> & { body?: string },
   ): Promise<Response> {
+    const signal = cancel instanceof AbortSignal ? cancel : undefined;
     const { body, ...names } = own;
     try {
       // `own` wins: a stateless-era request names its own version and carries no session id.
@@ -63,6 +66,7 @@ export class McpEndpoint {
         headers,
         body,
         signal,
+        cancellation: signal ? undefined : (cancel as Cancellation),
         interactive: method !== 'DELETE',
       });
     } catch (error) {

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nodeFetch } from './node-fetch.js';
+import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
+import { cancellableFetch, nodeFetch } from './node-fetch.js';
 
 interface Seen {
   method: string;
@@ -179,6 +180,45 @@ describe('nodeFetch', () => {
     await reader.read();
     reading.abort(reason);
     await expect(reader.read()).rejects.toBeDefined();
+  });
+
+  it('is cancelled by a Cancellation as by a signal, and stops following it once the exchange is over', async () => {
+    const { url } = await serve((req, res) => {
+      if (req.url === '/slow') return; // never answers
+      res.writeHead(200);
+      if (req.url === '/part') res.write('part');
+      else res.end('whole');
+    });
+    const reason = new Error('stop');
+    const before = new CancellationSource();
+    before.abort(reason);
+    await expect(cancellableFetch(url, {}, before)).rejects.toBe(reason);
+    const waiting = new CancellationSource();
+    const answer = cancellableFetch(`${url}/slow`, {}, waiting);
+    setTimeout(() => waiting.abort(reason), 20);
+    await expect(answer).rejects.toBe(reason);
+    const reading = new CancellationSource();
+    const response = await cancellableFetch(`${url}/part`, {}, reading);
+    const reader = response.body!.getReader();
+    await reader.read();
+    reading.abort(reason);
+    await expect(reader.read()).rejects.toBeDefined();
+    // Over: it no longer listens (no listener left on a long-lived cancellation), and the kept-alive
+    // connection serves the next request.
+    const listening = new Set<unknown>();
+    const counted: Cancellation = {
+      aborted: false,
+      reason: undefined,
+      onAbort(listener) {
+        listening.add(listener);
+        return () => listening.delete(listener);
+      },
+    };
+    const whole = await cancellableFetch(url, {}, counted);
+    expect(listening.size).toBe(1);
+    expect(await whole.text()).toBe('whole');
+    await expect.poll(() => listening.size).toBe(0);
+    expect(await (await cancellableFetch(url, {}, counted)).text()).toBe('whole');
   });
 
   it('says "fetch failed" with the network error as its cause', async () => {

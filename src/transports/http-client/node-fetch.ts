@@ -13,11 +13,12 @@
  * 302 after a POST, become a GET without a body; the authorization header is not sent to another origin).
  * Anything else (a `Request` object, a streamed body, a `redirect` mode other than `follow`) goes to the
  * global `fetch`. As with `fetch`, a network failure rejects with `TypeError('fetch failed')` and the error
- * as its cause, and an abort with the signal's reason.
+ * as its cause, and an abort with the signal's (or the cancellation's) reason.
  * @module
  */
 import http from 'node:http';
 import https from 'node:https';
+import { cancellationOf, signalOf, type Cancellation } from '../../protocol/engine/cancellation.js';
 import { NodeResponse } from './node-response.js';
 
 /**
@@ -39,10 +40,21 @@ interface Outgoing {
   method: string;
   headers: Record<string, string>;
   body: string | Uint8Array | undefined;
-  signal: AbortSignal | undefined;
+  cancel: Cancellation | undefined;
 }
 
-export const nodeFetch: typeof fetch = (input, init) => {
+export const nodeFetch: typeof fetch = (input, init) => cancellableFetch(input, init, undefined);
+
+/**
+ * `nodeFetch` cancelled by a {@link Cancellation} instead of `init.signal`: no `AbortSignal` per request (on
+ * Node 20 every `AbortSignal` outlives the young-generation collections, and the stateless-era client
+ * sends each request with a cancellation of its own).
+ */
+export function cancellableFetch(
+  input: Parameters<typeof fetch>[0],
+  init: RequestInit | undefined,
+  cancellation: Cancellation | undefined,
+): Promise<Response> {
   const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;
   const body = init?.body ?? undefined;
   if (
@@ -51,7 +63,7 @@ export const nodeFetch: typeof fetch = (input, init) => {
     (body !== undefined && typeof body !== 'string' && !(body instanceof Uint8Array)) ||
     (init?.redirect !== undefined && init.redirect !== 'follow')
   ) {
-    return fetch(input, init);
+    return fetch(input, cancellation ? { ...init, signal: signalOf(cancellation) } : init);
   }
   const headers: Record<string, string> = {};
   new Headers(init?.headers).forEach((value, name) => {
@@ -62,9 +74,9 @@ export const nodeFetch: typeof fetch = (input, init) => {
   if (body !== undefined) {
     headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
   }
-  const signal = init?.signal ?? undefined;
-  return follow({ url, method: (init?.method ?? 'GET').toUpperCase(), headers, body, signal }, 0);
-};
+  const cancel = cancellation ?? (init?.signal ? cancellationOf(init.signal) : undefined);
+  return follow({ url, method: (init?.method ?? 'GET').toUpperCase(), headers, body, cancel }, 0);
+}
 
 async function follow(request: Outgoing, redirects: number): Promise<Response> {
   const response = await send(request, true);
@@ -92,7 +104,7 @@ async function follow(request: Outgoing, redirects: number): Promise<Response> {
       method: asGet && request.method !== 'HEAD' ? 'GET' : request.method,
       headers,
       body: asGet ? undefined : request.body,
-      signal: request.signal,
+      cancel: request.cancel,
     },
     redirects + 1,
   );
@@ -104,18 +116,23 @@ async function follow(request: Outgoing, redirects: number): Promise<Response> {
  * new connection (the server never read it).
  */
 function send(request: Outgoing, retry: boolean): Promise<http.IncomingMessage> {
-  const { url, method, headers, body, signal } = request;
+  const { url, method, headers, body, cancel } = request;
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(reasonOf(signal));
+    if (cancel?.aborted) {
+      reject(cancel.reason as Error);
       return;
     }
     const agent = agents[url.protocol as keyof typeof agents];
     const client = url.protocol === 'https:' ? https : http;
-    const outgoing = client.request(url, { method, agent, headers, signal });
+    const outgoing = client.request(url, { method, agent, headers });
+    if (cancel) {
+      // Until the exchange is over, response body included (as `http.request`'s own `signal` does).
+      const stop = cancel.onAbort((reason) => outgoing.destroy(abortError(reason)));
+      outgoing.once('close', stop);
+    }
     outgoing.once('response', resolve);
     outgoing.once('error', (error: NodeJS.ErrnoException) => {
-      if (signal?.aborted) reject(reasonOf(signal));
+      if (cancel?.aborted) reject(cancel.reason as Error);
       else if (retry && outgoing.reusedSocket && error.code === 'ECONNRESET') {
         send(request, false).then(resolve, reject);
       } else reject(new TypeError('fetch failed', { cause: error }));
@@ -124,9 +141,9 @@ function send(request: Outgoing, retry: boolean): Promise<http.IncomingMessage> 
   });
 }
 
-/** What an aborted request rejects with: as with `fetch`, the signal's reason itself. */
-function reasonOf(signal: AbortSignal): Error {
-  return signal.reason as Error;
+/** What an aborted exchange's streams fail with: the reason when it is an error, else an `AbortError`. */
+function abortError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
 }
 
 /** The response as `fetch`'s (a {@link NodeResponse}: the members the transports read, no web stream). */

@@ -20,6 +20,7 @@ import {
   type RequestId,
 } from '../../protocol/jsonrpc.js';
 import { hasStatelessMeta } from '../../protocol/types/stateless.js';
+import { CancellationSource } from '../../protocol/engine/cancellation.js';
 import { SlotMap } from '../../protocol/engine/slot-map.js';
 import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
@@ -57,13 +58,13 @@ export class StatelessHttpRequests {
   readonly #host: StatelessHttpHost;
   /**
    * Requests waiting for their response, and how to abandon each (a slot map: see `SlotMap`). Each one's
-   * fetch follows its own controller only; closing the transport aborts them all through one listener on
+   * fetch follows its own cancellation only; closing the transport aborts them all through one listener on
    * the transport's signal. (`AbortSignal.any([transport, own])` per request made each request's signal a
    * dependant of the long-lived one, held through a `WeakRef`, and V8's young-generation collector keeps
    * what a `WeakRef` points to: one more of the references that kept each request alive through every
    * scavenge; `nodeFetch` removed the rest.)
    */
-  readonly #inflight = new SlotMap<RequestId, AbortController>();
+  readonly #inflight = new SlotMap<RequestId, CancellationSource>();
   /** `tools/list` requests in flight: their results teach us the tools' schemas. */
   readonly #lists = new Set<RequestId>();
   readonly #schemas = new Map<string, unknown>();
@@ -89,14 +90,16 @@ export class StatelessHttpRequests {
     const controller = this.#inflight.get(id);
     if (!controller) return false;
     this.#forget(id);
-    controller.abort();
+    controller.abort(new DOMException('This operation was aborted', 'AbortError'));
     return true;
   }
 
   /** POSTs one request. Resolves once the server answered the POST (a stream is read on in the background). */
   async send(message: JsonRpcRequest): Promise<void> {
     const { id } = message;
-    const controller = new AbortController();
+    // A cancellation, not an AbortController: on Node 20 an `AbortSignal` outlives the young-generation
+    // collections, and `nodeFetch` follows a cancellation without making one.
+    const controller = new CancellationSource();
     if (this.#host.signal.aborted) controller.abort(this.#host.signal.reason);
     this.#inflight.set(id, controller);
     if (message.method === 'tools/list') this.#lists.add(id);
@@ -105,7 +108,7 @@ export class StatelessHttpRequests {
       message.method === 'tools/call' && typeof name === 'string' ? this.#schema(name) : undefined;
     let response: Response;
     try {
-      response = await this.#host.endpoint.request('POST', controller.signal, {
+      response = await this.#host.endpoint.request('POST', controller, {
         accept: 'application/json, text/event-stream',
         'content-type': 'application/json',
         'mcp-session-id': undefined,
@@ -158,7 +161,11 @@ export class StatelessHttpRequests {
   }
 
   /** Reads a request's SSE stream until its response; a stream that ends first loses the request. */
-  async #follow(id: RequestId, controller: AbortController, body: ReadableStream<Uint8Array>): Promise<void> {
+  async #follow(
+    id: RequestId,
+    controller: CancellationSource,
+    body: ReadableStream<Uint8Array>,
+  ): Promise<void> {
     let cause: unknown;
     try {
       await readEventStream(body, new SseParser(), (event) => {
@@ -168,7 +175,7 @@ export class StatelessHttpRequests {
     } catch (error) {
       cause = error;
     }
-    if (this.#host.signal.aborted || controller.signal.aborted) return;
+    if (this.#host.signal.aborted || controller.aborted) return;
     const reason = cause === undefined ? 'the server ended it' : `it broke (${errorMessage(cause)})`;
     this.#lost(id, `The SSE stream of request ${id} ended before its response: ${reason}`);
   }
@@ -211,8 +218,8 @@ export class StatelessHttpRequests {
   }
 
   /** Abandoned by `cancel` (not by the transport's closing, which fails what is in flight). */
-  #cancelled(controller: AbortController): boolean {
-    return controller.signal.aborted && !this.#host.signal.aborted;
+  #cancelled(controller: CancellationSource): boolean {
+    return controller.aborted && !this.#host.signal.aborted;
   }
 
   #forget(id: RequestId): void {
