@@ -140,11 +140,7 @@ export class CallRelay {
     let detach: (() => void) | undefined;
     if (cancel) {
       // Cancelled by the caller or by a person.
-      const stopped = new CancellationSource();
-      const unfollow = ctx.cancellation.aborted
-        ? undefined
-        : ctx.cancellation.onAbort((reason) => stopped.abort(reason));
-      if (ctx.cancellation.aborted) stopped.abort(ctx.cancellation.reason);
+      const { own: stopped, unfollow } = following(ctx.cancellation);
       const byPerson = cancel.onAbort((reason) => stopped.abort(reason));
       cancellation = stopped;
       detach = () => {
@@ -280,11 +276,8 @@ export class CallRelay {
     let cancellation = call.cancellation;
     let unfollow: (() => void) | undefined;
     if (stateless && handlers) {
-      const own = new CancellationSource();
-      if (cancellation.aborted) own.abort(cancellation.reason);
-      else unfollow = cancellation.onAbort((reason) => own.abort(reason));
-      stop = own;
-      cancellation = own;
+      ({ own: stop, unfollow } = following(cancellation));
+      cancellation = stop;
     }
     let active = this.#active.get(upstream);
     if (!active) this.#active.set(upstream, (active = new Set()));
@@ -536,6 +529,16 @@ export function unavailable(upstream: Upstream): string {
 
 function retryKey(info: CallInfo): string {
   return `${callerKey(info.caller)}\u0000${info.exposedName}\u0000${info.argumentsDigest}`;
+}
+
+/** A cancellation of its own that follows `parent` (aborted already if it is); `unfollow` stops following. */
+function following(parent: Cancellation): { own: CancellationSource; unfollow: (() => void) | undefined } {
+  const own = new CancellationSource();
+  if (parent.aborted) {
+    own.abort(parent.reason);
+    return { own, unfollow: undefined };
+  }
+  return { own, unfollow: parent.onAbort((reason) => own.abort(reason)) };
 }
 
 /** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
