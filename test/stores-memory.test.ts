@@ -73,6 +73,18 @@ describeMessageBusContract('memory', () => {
   return { a: bus, b: bus, clock: fakeClock() };
 });
 
+describe('MemoryEventStore', () => {
+  it('keeps the text it is given, not the message: a replay is that text parsed', () => {
+    const store = new MemoryEventStore();
+    const prime = store.append('s', null);
+    const message = { jsonrpc: '2.0' as const, method: 'notifications/message', params: { n: 1 } };
+    const sent = JSON.stringify({ ...message, params: { n: 1, as: 'sent' } });
+    const id = store.append('s', message, sent);
+    message.params.n = 2; // the caller's object, changed after: not what was kept
+    expect(store.replayAfter(prime)).toEqual({ streamId: 's', events: [{ id, message: JSON.parse(sent) }] });
+  });
+});
+
 describe('MemoryAuditStore', () => {
   it('keeps the latest records in a ring: listed oldest first however often it went round', async () => {
     const store = new MemoryAuditStore({ maxRecords: 5 });

@@ -13,15 +13,21 @@ export interface StoredEvent {
 interface Slot {
   id: string;
   seq: number;
-  message: JsonRpcMessage | null;
+  /**
+   * The message's JSON, or (given no text) the message itself; null for a priming event. Text where it can:
+   * one flat string per event, where a message's objects (kept for the last 10,000 streams) are what the
+   * garbage collector copies into the old generation and marks there.
+   */
+  message: string | JsonRpcMessage | null;
 }
 
 export interface EventStore {
   /**
    * Records a message sent on `streamId` and returns its event id. `null` records a priming event: it has
-   * an id a client can resume from, and is never replayed.
+   * an id a client can resume from, and is never replayed. `text`, when given, is the message's JSON as it
+   * is sent: a store may keep it instead of the message (and replay its parse).
    */
-  append(streamId: string, message: JsonRpcMessage | null): Promise<string> | string;
+  append(streamId: string, message: JsonRpcMessage | null, text?: string): Promise<string> | string;
   /**
    * The stream an event id belongs to and the events after it, in order; undefined when the id is unknown
    * (expired or never issued).
@@ -58,7 +64,7 @@ export class MemoryEventStore implements EventStore {
     return this.#streams.size;
   }
 
-  append(streamId: string, message: JsonRpcMessage | null): string {
+  append(streamId: string, message: JsonRpcMessage | null, text?: string): string {
     let stream = this.#streams.get(streamId);
     if (stream) {
       this.#streams.delete(streamId); // re-insert: most recently written last
@@ -72,7 +78,7 @@ export class MemoryEventStore implements EventStore {
     this.#streams.set(streamId, stream);
     const seq = ++stream.seq;
     const id = `${streamId}.${seq}`;
-    stream.events.push({ id, seq, message });
+    stream.events.push({ id, seq, message: message === null ? null : (text ?? message) });
     if (stream.events.length > this.#maxEvents) stream.events.shift();
     return id;
   }
@@ -89,7 +95,9 @@ export class MemoryEventStore implements EventStore {
     if (!stream || seq > stream.seq) return undefined;
     const events: StoredEvent[] = [];
     for (const slot of stream.events) {
-      if (slot.seq > seq && slot.message !== null) events.push({ id: slot.id, message: slot.message });
+      if (slot.seq <= seq || slot.message === null) continue;
+      const { message } = slot;
+      events.push({ id: slot.id, message: typeof message === 'string' ? parseStored(message) : message });
     }
     return { streamId, events };
   }
@@ -97,4 +105,9 @@ export class MemoryEventStore implements EventStore {
   deleteStream(streamId: string): void {
     this.#streams.delete(streamId);
   }
+}
+
+/** A kept message's JSON, parsed again for a replay (it is the text this process sent). */
+function parseStored(text: string): JsonRpcMessage {
+  return JSON.parse(text) as JsonRpcMessage;
 }

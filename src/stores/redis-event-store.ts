@@ -50,10 +50,10 @@ export class RedisEventStore implements EventStore {
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_EVENT_TTL_MS, 'ttlMs');
   }
 
-  append(streamId: string, message: JsonRpcMessage | null): Promise<string> {
+  append(streamId: string, message: JsonRpcMessage | null, text?: string): Promise<string> {
     const key = this.#prefix + streamId;
     // A priming event (null) is an entry with an empty message: it has an id, and is never replayed.
-    const data = message === null ? '' : JSON.stringify(message);
+    const data = message === null ? '' : (text ?? JSON.stringify(message));
     return redisOperation(this.#client, NAME, 'append', async () => {
       const [entryId] = execReplies(
         await this.#client

@@ -45,6 +45,20 @@ export function describeEventStoreContract(
       expect(await a.replayAfter(ids[2]!)).toEqual({ streamId: 's1', events: [] });
     });
 
+    it('replays a message appended with its text as that text says, beside messages appended without', async () => {
+      const { a, b } = await make();
+      const prime = await a.append('s1', null);
+      const ids = [
+        await a.append('s1', note(1), JSON.stringify(note(1))),
+        await a.append('s1', note(2)),
+        await a.append('s1', note(3), JSON.stringify(note(3))),
+      ];
+      expect(await b.replayAfter(prime)).toEqual({
+        streamId: 's1',
+        events: ids.map((id, i) => ({ id, message: note(i + 1) })),
+      });
+    });
+
     it('keeps streams apart', async () => {
       const { a } = await make();
       const first = await a.append('s1', null);

@@ -309,21 +309,25 @@ export class HttpSessionTransport extends HttpSessionStreams implements Transpor
   ): Promise<void> | undefined {
     const store = this.config.eventStore;
     let appended: Promise<string> | string | undefined;
+    // Serialized once, for the store and the stream alike (the memory store keeps the text, not the
+    // message's objects, which the garbage collector would carry from generation to generation).
+    let data: string | undefined;
     if (store) {
       try {
-        appended = store.append(stream.id, message);
+        data = stringifyJson(message);
+        appended = store.append(stream.id, message, data);
       } catch (error) {
         this.onerror?.(asError(error));
       }
     }
-    if (typeof appended !== 'object') return this.#emit(stream, message, appended, responseId);
+    if (typeof appended !== 'object') return this.#emit(stream, message, data, appended, responseId);
     this.#appending += 1;
     return appended
       .then(
-        (id) => this.#emit(stream, message, id, responseId),
+        (id) => this.#emit(stream, message, data, id, responseId),
         (error: unknown) => {
           this.onerror?.(asError(error));
-          this.#emit(stream, message, undefined, responseId);
+          this.#emit(stream, message, data, undefined, responseId);
         },
       )
       .finally(() => {
@@ -332,18 +336,22 @@ export class HttpSessionTransport extends HttpSessionStreams implements Transpor
       });
   }
 
-  /** Writes an event (`id`: its event id, when recorded) and settles the request it answers. */
+  /**
+   * Writes an event (`data`: the message's JSON when made already; `id`: its event id, when recorded) and
+   * settles the request it answers.
+   */
   #emit(
     stream: LogicalStream,
     message: JsonRpcMessage,
+    data: string | undefined,
     id: string | undefined,
     responseId: RequestId | undefined,
   ): undefined {
     // The POST's lone request answered first with a store failure: the POST's answer is a 503 instead.
-    if (responseId === undefined || !stream.start?.answers(message))
-      stream.sink?.event(
-        id === undefined ? { data: stringifyJson(message) } : { id, data: stringifyJson(message) },
-      );
+    if (responseId === undefined || !stream.start?.answers(message)) {
+      const text = data ?? stringifyJson(message);
+      stream.sink?.event(id === undefined ? { data: text } : { id, data: text });
+    }
     stream.start?.started();
     if (responseId !== undefined) this.settle(stream, responseId);
     return undefined;
