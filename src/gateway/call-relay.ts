@@ -8,53 +8,49 @@
  * @module
  */
 import {
-  CancellationSource,
   ProtocolError,
+  type CancellationSource,
   errorMessage,
   isHandshakeRevision,
-  signalOf,
   type Cancellation,
   type CallToolResult,
   type Client,
-  type ClientHandlers,
   type JsonObject,
   type LoggingMessageParams,
   type ProgressParams,
 } from '../index.js';
 import type { CallToolOptions } from '../client/index.js';
 import { toolError, type ToolContext } from '../server/index.js';
-import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import { canonicalArguments } from './arguments-digest.js';
-import type { CallDecision, CallOutcome, GatewayAuditRecord } from './gateway-audit-sink.js';
+import {
+  cancelledBy,
+  decide,
+  hasToken,
+  isAllowed,
+  refusal,
+  retryKey,
+  unavailable,
+  type Verdict,
+  type VerdictDeps,
+} from './call-verdict.js';
+import type { CallOutcome, GatewayAuditRecord } from './gateway-audit-sink.js';
 import type { CallEnd, CallLog } from './call-log.js';
-import { callerKey, callerOf } from './caller.js';
+import { callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
-import type { Policy, PolicyDecision } from './policy.js';
+import type { Policy } from './policy.js';
 import type { Upstream } from './upstream.js';
+import { following, mayBeAsked, relayedInput } from './relayed-input.js';
 
-export interface CallRelayDeps {
+/** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
+export interface CallRelayDeps extends VerdictDeps {
   policy(): Policy;
-  approvals: Approvals;
   events: GatewayEvents;
   /** Records a call; `argumentsText` stands for the record's digest when given (see `AuditTrail.record`). */
   audit(record: Omit<GatewayAuditRecord, 'seq'>, argumentsText?: string): void;
-  progressIntervalMs(): number;
   /** The latest calls with their arguments and results, and the way to cancel one (while someone watches). */
   calls: CallLog;
-}
-
-/** How the policy let a call through. */
-interface Verdict {
-  decision: CallDecision;
-  decidedBy: string;
-  reason: string;
-  approvalId?: string;
-  /** Progress notifications sent while it waited: the upstream's progress is counted on from there. */
-  waited: number;
-  /** Refused because the approval store could not be reached (not a person's or the policy's no). */
-  unavailable?: true;
 }
 
 /** A call on its way through the relay. */
@@ -165,7 +161,7 @@ export class CallRelay {
     if (policy.action === 'allow') {
       return this.#run(call, { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 });
     }
-    return this.#decide(entry, args, info, ctx, cancellation, policy).then((verdict) =>
+    return decide(this.#deps, entry, args, info, ctx, cancellation, policy).then((verdict) =>
       this.#run(call, verdict),
     );
   }
@@ -348,82 +344,6 @@ export class CallRelay {
     return result;
   }
 
-  /** The policy's verdict, asking a person (and waiting) when it says so. */
-  async #decide(
-    entry: ExposedTool,
-    args: JsonObject,
-    info: CallInfo,
-    ctx: ToolContext,
-    cancellation: Cancellation,
-    decided: PolicyDecision,
-  ): Promise<Verdict> {
-    const { action, reason } = decided;
-    if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
-    if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
-    const { approvals } = this.#deps;
-    let remembered: boolean;
-    try {
-      remembered = await approvals.remembered(info.caller, info.upstream, info.tool);
-    } catch (error) {
-      return storeDown(error);
-    }
-    if (remembered) {
-      return {
-        decision: 'remembered',
-        decidedBy: 'policy',
-        reason: `${reason}; approved always earlier`,
-        waited: 0,
-      };
-    }
-    let retry: boolean;
-    try {
-      retry = await approvals.takeRetry(retryKey(info));
-    } catch (error) {
-      return storeDown(error);
-    }
-    if (retry) {
-      return {
-        decision: 'approved',
-        decidedBy: 'policy',
-        reason: "the retry of an approved call, with the caller's input",
-        waited: 0,
-      };
-    }
-    const { approval, outcome } = approvals.ask(
-      {
-        caller: info.caller,
-        upstream: info.upstream,
-        tool: info.tool,
-        exposedName: entry.name,
-        ...(entry.tool.title === undefined ? {} : { title: entry.tool.title }),
-        ...(entry.tool.description === undefined ? {} : { description: entry.tool.description }),
-        ...(entry.tool.annotations === undefined ? {} : { annotations: entry.tool.annotations }),
-        arguments: args,
-        argumentsDigest: info.argumentsDigest,
-        reason,
-      },
-      signalOf(cancellation),
-    );
-    let waited = 0;
-    const tick = () => {
-      waited++;
-      const message = `Waiting for approval ${approval.id} of ${entry.name} (until ${approval.expiresAt})`;
-      void ctx.progress(waited, undefined, message).catch(() => undefined);
-    };
-    const ticking = hasToken(ctx);
-    if (ticking) tick();
-    const timer = ticking ? setInterval(tick, this.#deps.progressIntervalMs()) : undefined;
-    let settled: ApprovalOutcome;
-    try {
-      settled = await outcome;
-    } catch (error) {
-      return { ...storeDown(error), approvalId: approval.id, waited };
-    } finally {
-      clearInterval(timer);
-    }
-    return { ...verdictOf(settled, reason), approvalId: approval.id, waited };
-  }
-
   #progress(info: CallInfo, ctx: ToolContext, waited: number, progress: ProgressParams): void {
     const event: Extract<Parameters<GatewayEvents['emit']>[0], { type: 'call.progress' }> = {
       type: 'call.progress',
@@ -454,121 +374,4 @@ function isoNow(): string {
     lastIso = new Date(ms).toISOString();
   }
   return lastIso;
-}
-
-/** Whether the caller asked for progress (its request carries a progress token). */
-function hasToken(ctx: ToolContext): boolean {
-  const token = ctx.meta?.progressToken;
-  return typeof token === 'string' || typeof token === 'number';
-}
-
-function isAllowed(decision: CallDecision): boolean {
-  return (
-    decision === 'allowed' ||
-    decision === 'approved' ||
-    decision === 'approved-always' ||
-    decision === 'remembered'
-  );
-}
-
-function verdictOf(outcome: ApprovalOutcome, reason: string): Omit<Verdict, 'waited'> {
-  switch (outcome.decision) {
-    case 'approved':
-      return {
-        decision: outcome.always ? 'approved-always' : 'approved',
-        decidedBy: outcome.decidedBy,
-        reason: `${reason}; approved${outcome.always ? ' always' : ' once'}`,
-      };
-    case 'denied':
-      return {
-        decision: 'denied',
-        decidedBy: outcome.decidedBy,
-        reason: outcome.reason ?? 'denied by a person',
-      };
-    case 'expired':
-      return { decision: 'expired', decidedBy: 'gateway', reason: 'no decision before the approval expired' };
-    case 'withdrawn':
-      return { decision: 'withdrawn', decidedBy: 'gateway', reason: outcome.reason };
-  }
-}
-
-/** What the model reads when a person cancelled its call. */
-function cancelledBy(name: string, by: string): string {
-  return `The call of ${name} was cancelled by ${by}.`;
-}
-
-/** The verdict when the approval or grant store cannot be reached: the call is refused, saying why. */
-function storeDown(error: unknown): Verdict {
-  return {
-    decision: 'denied',
-    decidedBy: 'gateway',
-    reason: `the approval store is unavailable (${errorMessage(error)}); try again later`,
-    waited: 0,
-    unavailable: true,
-  };
-}
-
-/** What the model reads when the gateway refuses a call. */
-function refusal(name: string, verdict: Omit<Verdict, 'waited'>): string {
-  if (verdict.unavailable)
-    return `The gateway could not hold the call of ${name} for approval: ${verdict.reason}.`;
-  if (verdict.decision === 'expired')
-    return `The gateway did not run ${name}: no one approved the call in time.`;
-  if (verdict.decision === 'withdrawn') return `The gateway did not run ${name}: ${verdict.reason}.`;
-  return verdict.decidedBy === 'policy'
-    ? `The gateway's policy denies ${name}: ${verdict.reason}.`
-    : `The call of ${name} was denied: ${verdict.reason}.`;
-}
-
-export function unavailable(upstream: Upstream): string {
-  if (upstream.status === 'needs-sign-in') {
-    return `Sign in to upstream ${upstream.name} first: a person signs in from the gateway's console (Upstreams, "Sign in").`;
-  }
-  return `Upstream ${upstream.name} is unavailable${upstream.error ? ` (${upstream.error})` : ''}; the gateway reconnects, try again later.`;
-}
-
-function retryKey(info: CallInfo): string {
-  return `${callerKey(info.caller)}\u0000${info.exposedName}\u0000${info.argumentsDigest}`;
-}
-
-/** A cancellation of its own that follows `parent` (aborted already if it is); `unfollow` stops following. */
-function following(parent: Cancellation): { own: CancellationSource; unfollow: (() => void) | undefined } {
-  const own = new CancellationSource();
-  if (parent.aborted) {
-    own.abort(parent.reason);
-    return { own, unfollow: undefined };
-  }
-  return { own, unfollow: parent.onAbort((reason) => own.abort(reason)) };
-}
-
-/** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
-function mayBeAsked(ctx: ToolContext): boolean {
-  const caps = ctx.client.capabilities;
-  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
-}
-
-/**
- * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
- * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
- * and the call runs again (the upstream asks again, and this time gets the answer).
- */
-function relayedInput(ctx: ToolContext, stateless: boolean, end: (error: unknown) => void): ClientHandlers {
-  const caps = ctx.client.capabilities;
-  const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
-    try {
-      return await ask();
-    } catch (error) {
-      if (stateless) end(error);
-      throw error;
-    }
-  };
-  const handlers: ClientHandlers = {};
-  if (caps.elicitation !== undefined) {
-    handlers.elicitation = (params, { signal }) => relay(() => ctx.elicit(params, { signal }));
-  }
-  if (caps.sampling !== undefined) {
-    handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));
-  }
-  if (caps.roots !== undefined) handlers.roots = () => relay(() => ctx.listRoots()).then((r) => r.roots);
-  return handlers;
 }

@@ -1,0 +1,56 @@
+/**
+ * The upstream's questions during a call (elicitation, sampling, roots), relayed to the caller that made
+ * it, for what the caller declared; and a cancellation that follows another, for a call that ends early.
+ * @module
+ */
+import { CancellationSource, type Cancellation, type ClientHandlers } from '../index.js';
+import type { ToolContext } from '../server/index.js';
+
+/** A cancellation of its own that follows `parent` (aborted already if it is); `unfollow` stops following. */
+export function following(parent: Cancellation): {
+  own: CancellationSource;
+  unfollow: (() => void) | undefined;
+} {
+  const own = new CancellationSource();
+  if (parent.aborted) {
+    own.abort(parent.reason);
+    return { own, unfollow: undefined };
+  }
+  return { own, unfollow: parent.onAbort((reason) => own.abort(reason)) };
+}
+
+/** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
+export function mayBeAsked(ctx: ToolContext): boolean {
+  const caps = ctx.client.capabilities;
+  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
+}
+
+/**
+ * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
+ * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
+ * and the call runs again (the upstream asks again, and this time gets the answer).
+ */
+export function relayedInput(
+  ctx: ToolContext,
+  stateless: boolean,
+  end: (error: unknown) => void,
+): ClientHandlers {
+  const caps = ctx.client.capabilities;
+  const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
+    try {
+      return await ask();
+    } catch (error) {
+      if (stateless) end(error);
+      throw error;
+    }
+  };
+  const handlers: ClientHandlers = {};
+  if (caps.elicitation !== undefined) {
+    handlers.elicitation = (params, { signal }) => relay(() => ctx.elicit(params, { signal }));
+  }
+  if (caps.sampling !== undefined) {
+    handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));
+  }
+  if (caps.roots !== undefined) handlers.roots = () => relay(() => ctx.listRoots()).then((r) => r.roots);
+  return handlers;
+}
