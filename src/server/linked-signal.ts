@@ -11,7 +11,12 @@
  * cost. What can be observed is the same as with an eager signal.
  * @module
  */
-import { AbortListeners, cancellationOf, type Cancellation } from '../protocol/engine/cancellation.js';
+import {
+  AbortListeners,
+  abortError,
+  cancellationOf,
+  type Cancellation,
+} from '../protocol/engine/cancellation.js';
 
 /** A parent cancellation: a request's (whose signal is created on first use), or any other. */
 export type SignalSource = Cancellation;
@@ -68,7 +73,7 @@ class Linked implements LinkedSignal {
       if (!this.#done) this.#fire(this.#source.reason);
       return;
     }
-    this.#fire(reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : reason);
+    this.#fire(reason === undefined ? abortError() : reason);
   }
 
   dispose(): void {

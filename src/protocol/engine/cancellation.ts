@@ -48,6 +48,11 @@ export function signalOf(cancellation: Cancellation): AbortSignal {
   return controller.signal;
 }
 
+/** What `AbortController.abort()` gives as its reason when it is given none. */
+export function abortError(): DOMException {
+  return new DOMException('This operation was aborted', 'AbortError');
+}
+
 type Listener = (reason: unknown) => void;
 
 /**

@@ -18,7 +18,12 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { cancellationOf, signalOf, type Cancellation } from '../../protocol/engine/cancellation.js';
+import {
+  abortError,
+  cancellationOf,
+  signalOf,
+  type Cancellation,
+} from '../../protocol/engine/cancellation.js';
 import { NodeResponse } from './node-response.js';
 
 /**
@@ -127,7 +132,7 @@ function send(request: Outgoing, retry: boolean): Promise<http.IncomingMessage> 
     const outgoing = client.request(url, { method, agent, headers });
     if (cancel) {
       // Until the exchange is over, response body included (as `http.request`'s own `signal` does).
-      const stop = cancel.onAbort((reason) => outgoing.destroy(abortError(reason)));
+      const stop = cancel.onAbort((reason) => outgoing.destroy(abortedWith(reason)));
       outgoing.once('close', stop);
     }
     outgoing.once('response', resolve);
@@ -142,8 +147,8 @@ function send(request: Outgoing, retry: boolean): Promise<http.IncomingMessage> 
 }
 
 /** What an aborted exchange's streams fail with: the reason when it is an error, else an `AbortError`. */
-function abortError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new DOMException('This operation was aborted', 'AbortError');
+function abortedWith(reason: unknown): Error {
+  return reason instanceof Error ? reason : abortError();
 }
 
 /** The response as `fetch`'s (a {@link NodeResponse}: the members the transports read, no web stream). */

@@ -20,7 +20,7 @@ import {
   type RequestId,
 } from '../../protocol/jsonrpc.js';
 import { hasStatelessMeta } from '../../protocol/types/stateless.js';
-import { CancellationSource } from '../../protocol/engine/cancellation.js';
+import { CancellationSource, abortError } from '../../protocol/engine/cancellation.js';
 import { SlotMap } from '../../protocol/engine/slot-map.js';
 import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
@@ -90,7 +90,7 @@ export class StatelessHttpRequests {
     const controller = this.#inflight.get(id);
     if (!controller) return false;
     this.#forget(id);
-    controller.abort(new DOMException('This operation was aborted', 'AbortError'));
+    controller.abort(abortError());
     return true;
   }
 
