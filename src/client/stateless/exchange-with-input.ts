@@ -13,7 +13,7 @@
 import { requestSignal } from '../../protocol/engine/cancellation.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
-import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ProgressParams } from '../../protocol/types/lifecycle.js';
 import { ClientError } from '../client-error.js';
 import { answerInputRequest, type ClientHandlers, type HandlerContext } from '../client-handlers.js';
@@ -216,7 +216,10 @@ export async function exchangeWithInput(
   // round's answer and when it was sent, when the caller sent it already (the stateless channel does).
   let first = sent?.result;
   if (!first && !options.onProgress) {
-    first = await send(params, options.timeout === undefined ? { ...options, timeout } : options);
+    first = await send(
+      params,
+      options.timeout === undefined ? withMember(options, 'timeout', timeout) : options,
+    );
     if (resultTypeOf(first) !== 'input_required') return { result: first, rounds: 0 };
   }
   const clock = new ExchangeClock(timeout, options.maxTotalTimeout, started);
