@@ -1,12 +1,13 @@
 // Interleaved A/B repetitions of the gateway rows (issue 17): builds of toolwire side by side (each a
 // folder with bin/, dist/ and bench/, e.g. a copy of this one before a change), and optionally the
-// hand-written relay (bench/raw-relay.mjs), each in front of its own upstream fixture, in turn within every
+// hand-written relay (bench/raw-relay.mjs, --raw) and the relay of toolwire's public server and client with no
+// gateway logic (bench/bare-relay.mjs, --bare: the design's floor, one per root), each in front of its own upstream fixture, in turn within every
 // repetition, so that the host's load falls on all alike. Per variant: the gateway's and its upstream's
 // CPU per call at 16 and at 1 in flight (medians of the repetitions) and their ratio; with --alloc, the
 // bytes the gateway allocates per call (sampling heap profiler, bench/alloc-preload.mjs; a run of its own,
 // as sampling costs CPU).
 //
-//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--alloc] [--reps=6] [--calls=20000] [--warm=40000]
+//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--bare] [--alloc] [--reps=6] [--calls=20000] [--warm=40000]
 //   taskset -c 0 node bench/gateway-ab.mjs …   # every process on one core: on a small VM a far steadier
 //                                              # ratio (no wakeups across cores), what to compare builds by
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -32,8 +33,12 @@ const variants = arg('roots', '.')
   .split(',')
   .map((spec) => {
     const [root, ...flags] = spec.split('#');
-    return { name: spec, root: resolve(root), raw: false, flags };
+    return { name: spec, root: resolve(root), flags };
   });
+if (process.argv.includes('--bare')) {
+  for (const { name, root } of [...variants])
+    variants.push({ name: `${name}: bare relay (public server + client)`, root, bare: true });
+}
 if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dirname(here), raw: true });
 const alloc = process.argv.includes('--alloc');
 
@@ -41,6 +46,10 @@ function command(variant, preload) {
   const pre = [...(variant.flags ?? []), ...(preload ? ['--import', join(here, 'alloc-preload.mjs')] : [])];
   if (variant.raw)
     return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixtureArgs(variant.root)];
+  if (variant.bare) {
+    const relay = join(here, 'bare-relay.mjs');
+    return [...pre, relay, variant.root, '--', process.execPath, ...fixtureArgs(variant.root)];
+  }
   return [...pre, ...gatewayArgs(variant.root)];
 }
 
