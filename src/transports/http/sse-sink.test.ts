@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { QueuedOutput } from '../queued-output.js';
-import { SseSink, utf8Length } from './sse-sink.js';
+import { SseSink } from './sse-sink.js';
+import { utf8Length } from './utf8-length.js';
 
 const encoder = new TextEncoder();
 

@@ -4,81 +4,13 @@
  * @module
  */
 
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import { QueuedOutput } from '../queued-output.js';
+import { formatSseEvent, type SseEventFields } from './format-sse-event.js';
+import { PACED_BYTES, PACED_MESSAGES, later } from './sse-pacing.js';
+import type { SseOutput } from './sse-output.js';
+import { utf8Length } from './utf8-length.js';
 
 const encoder = new TextEncoder();
-
-/** Unread events on one stream past which writers that can wait do (see `SseSink.room`) … */
-export const PACED_MESSAGES = 64;
-/** … and unread bytes. */
-export const PACED_BYTES = 64 * 1024;
-
-/** Runs `fn` in a later turn of the event loop, after pending I/O (setImmediate where there is one). */
-const later: (fn: () => void) => void =
-  typeof setImmediate === 'function' ? (fn) => setImmediate(fn) : (fn) => setTimeout(fn, 0);
-
-/**
- * For a paced message (see `pacedByReader`) on a stream with no live sink (its client went away and may
- * resume; the event store keeps a bounded replay): a later turn of the event loop every `PACED_MESSAGES`
- * (`count`: how many went so far), so that a tool's loop of them yields to other work.
- */
-export function pacedWithoutSink(count: number): Promise<void> | undefined {
-  if (count % PACED_MESSAGES !== 0) return undefined;
-  return new Promise<void>((resolve) => later(resolve));
-}
-
-export interface SseEventFields {
-  id?: string;
-  event?: string;
-  data?: string;
-  retry?: number;
-}
-
-/** Formats one SSE event (every data line prefixed, as the SSE standard requires). */
-export function formatSseEvent(fields: SseEventFields): string {
-  let out = '';
-  if (fields.event !== undefined) out += `event: ${fields.event}\n`;
-  if (fields.id !== undefined) out += `id: ${fields.id}\n`;
-  if (fields.retry !== undefined) out += `retry: ${fields.retry}\n`;
-  if (fields.data !== undefined) {
-    // A JSON-RPC message (JSON text has no raw line break) is one data line: no split.
-    if (fields.data.indexOf('\n') === -1) out += `data: ${fields.data}\n`;
-    else for (const line of fields.data.split('\n')) out += `data: ${line}\n`;
-  } else {
-    out += 'data: \n';
-  }
-  return `${out}\n`;
-}
-
-/**
- * Where a sink's events go when they are not read through its web `body`: the node adapter's response
- * (`node-sse-writer.ts`), written to directly. `write` returns false when the output takes no more until
- * the sink's `resume()`; `end` ends it, with a last chunk or none. Chunks are SSE text: node:http encodes
- * a string as it writes it (UTF-8), where a `TextEncoder` per event showed in the profile.
- */
-export interface SseOutput {
-  write(chunk: string): boolean;
-  end(last?: string): void;
-}
-
-const NOT_ASCII = /[\u0080-\uffff]/;
-
-/** The UTF-8 length of `text` (a lone surrogate counts 3 bytes: it is encoded as U+FFFD). */
-export function utf8Length(text: string): number {
-  if (!NOT_ASCII.test(text)) return text.length;
-  let bytes = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) continue;
-    if (code < 0x800) bytes += 1;
-    else if (code >= 0xd800 && code <= 0xdbff && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      bytes += 2; // a surrogate pair: 4 bytes for 2 code units
-      i++;
-    } else bytes += 2;
-  }
-  return bytes;
-}
 
 /**
  * One SSE response body. Events wait in the sink's own queue until its reader asks for more (a pull
@@ -367,37 +299,4 @@ export class SseSink {
     if (this.#keepAlive) clearInterval(this.#keepAlive);
     this.#wake();
   }
-}
-
-/**
- * Whether a message's sender may wait for room on its stream (`SseSink.room`): a tool's progress and log
- * notifications, which `ctx.progress` and `ctx.log` send and await. Answers never wait, nor do other
- * notifications (their senders do not expect to).
- */
-export function pacedByReader(message: JsonRpcMessage): boolean {
-  return (
-    'method' in message &&
-    !('id' in message) &&
-    (message.method === 'notifications/progress' || message.method === 'notifications/message')
-  );
-}
-
-export const SSE_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache, no-transform',
-  'x-accel-buffering': 'no',
-};
-
-/**
- * The headers of a session's SSE responses: a literal, whose hidden class every session shares (a spread
- * into a new object made one per session, ≈300 bytes).
- */
-export function sseHeaders(sessionId: string | undefined): Readonly<Record<string, string>> {
-  if (sessionId === undefined) return SSE_HEADERS;
-  return {
-    'content-type': SSE_HEADERS['content-type']!,
-    'cache-control': SSE_HEADERS['cache-control']!,
-    'x-accel-buffering': SSE_HEADERS['x-accel-buffering']!,
-    'mcp-session-id': sessionId,
-  };
 }
