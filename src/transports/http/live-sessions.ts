@@ -1,22 +1,18 @@
 /**
  * The live sessions of a Streamable HTTP handler (handshake era): each session's server side and
  * transport, who opened it, and its record in the session store. Opens a session for `initialize`
- * (within the caps: `maxSessions` in all, `maxSessionsPerClient` per client), finds the one a request
- * names by `Mcp-Session-Id` (for its owner only), ends sessions on DELETE, when idle too long, when
- * never used again after `initialize` (`handshakeTimeoutMs`), or when the handler closes.
+ * (within the caps: `maxSessions` in all, `maxSessionsPerClient` per client) and finds the one a request
+ * names by `Mcp-Session-Id` (for its owner only); its base, `LiveSessionMap`, holds them by id and ends
+ * them (on DELETE, when idle too long, when never used again after `initialize`, when the handler closes).
  *
  * With a session bus (sessions shared by several processes, see `SharedSessions`), a session another
- * process opened is taken up from its record on its first request here, for its owner only; the store's
- * TTL decides when a session expires: this process only drops its copies of sessions idle here (never
- * deleting a record another process may be serving), and keeps those whose `GET` stream it holds while
- * the record lives.
+ * process opened is taken up from its record on its first request here, for its owner only.
  * @module
  */
 import type { HttpRequestLike, Reply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { Principal } from '../../server/index.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
-import type { ServerSession } from '../../server/server-session.js';
 import type { SessionBus } from '../../stores/session-bus.js';
 import type { SessionStore } from '../../stores/session-store.js';
 import type { HttpAuth } from './auth/http-auth.js';
@@ -27,22 +23,7 @@ import type { SessionTransportRef } from './http-session-transport-options.js';
 import { QueuedOutput } from '../queued-output.js';
 import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, tooManyForClient } from './http-status.js';
-import { SharedSessions } from './shared-sessions.js';
-
-export interface LiveSession {
-  session: ServerSession;
-  transport: HttpSessionTransport;
-  /** The subject of the principal that opened it (undefined: anonymous). */
-  owner: string | undefined;
-  /** When the store last heard of it (its `lastSeenAt`, kept to the second). */
-  seenAt: number;
-  /** A request came after `initialize` (the session is no longer swept after `handshakeTimeoutMs`). */
-  confirmed: boolean;
-  /** Used, or busy, since the last look for idle copies to unload (`sessionUnloadMs`). */
-  used: boolean;
-  /** The client's slot it holds (`maxSessionsPerClient`), given back when its transport closes. */
-  slot: string | undefined;
-}
+import { LiveSessionMap, type LiveSession } from './live-session-map.js';
 
 /** A session taken up from its record; `foreign`: another subject's; `full`: at `maxSessions`. */
 type Loaded = LiveSession | 'foreign' | 'full' | undefined;
@@ -50,15 +31,10 @@ type Loaded = LiveSession | 'foreign' | 'full' | undefined;
 /** How stale a session's `lastSeenAt` may get in the store (one write per second, not per request). */
 const SEEN_RESOLUTION_MS = 1000;
 
-export class LiveSessions {
+export class LiveSessions extends LiveSessionMap {
   readonly #server: ServerRuntime;
-  readonly #options: ResolvedHttpOptions;
-  readonly #store: SessionStore;
   readonly #auth: HttpAuth | undefined;
-  readonly #live = new Map<string, LiveSession>();
   readonly #slots: ClientSlots;
-  /** Sessions no request came to since `initialize`, oldest first, with when they opened. */
-  readonly #unconfirmed = new Map<string, number>();
   /**
    * Every session transport opened here, per-request ones (stateless servers) included, with its session
    * (once connected).
@@ -66,10 +42,6 @@ export class LiveSessions {
   readonly #transports = new WeakMap<object, LiveSession | undefined>();
   /** What every session transport opened here shares: its options, and hooks taking the transport. */
   readonly #config: HttpSessionConfig;
-  /** Sessions shared with other processes (a session bus). */
-  readonly #shared: SharedSessions | undefined;
-  /** Records expire by the store's TTL: idle sessions are dropped here, never deleted from the store. */
-  readonly #expires: boolean;
   /** Sessions being taken up from their records, by id and subject. */
   readonly #loading = new Map<string, Promise<Loaded>>();
 
@@ -81,13 +53,11 @@ export class LiveSessions {
     slots: ClientSlots,
     bus?: SessionBus,
   ) {
+    new QueuedOutput(options); // its limits checked now, not at the first SSE stream
+    super(server, options, store, bus);
     this.#server = server;
-    this.#options = options;
-    this.#store = store;
     this.#auth = auth;
     this.#slots = slots;
-    this.#expires = store.expires === true || bus !== undefined;
-    new QueuedOutput(options); // its limits checked now, not at the first SSE stream
     this.#config = {
       eventStore: options.eventStore,
       responseMode: options.responseMode,
@@ -104,28 +74,6 @@ export class LiveSessions {
       protocolVersion: (transport) => this.#transports.get(transport)?.session.protocolVersion,
       closed: (transport) => this.#closed(transport),
     };
-    if (bus) {
-      this.#shared = new SharedSessions(bus, store, server, {
-        live: (id) => this.#live.get(id),
-        sessions: () => this.#live.values(),
-        drop: (id) => this.drop(id),
-        onError: (error) => server.options.onError?.(error),
-      });
-    }
-  }
-
-  /** Sessions no request came to since `initialize` (the ones `handshakeTimeoutMs` ends). */
-  get unconfirmed(): number {
-    return this.#unconfirmed.size;
-  }
-
-  /** How many sessions are live. */
-  get size(): number {
-    return this.#live.size;
-  }
-
-  values(): IterableIterator<LiveSession> {
-    return this.#live.values();
   }
 
   /** Whether a transport is one of the session transports opened here. */
@@ -142,8 +90,8 @@ export class LiveSessions {
     client: string | undefined,
     revision: string | null,
   ): Promise<LiveSession | Reply> {
-    const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.#options;
-    if (this.#live.size >= maxSessions) return this.#full(revision);
+    const { maxSessions, maxSessionsPerClient, handshakeTimeoutMs } = this.options;
+    if (this.live.size >= maxSessions) return this.#full(revision);
     const slot = this.#slots.take(client);
     if (slot === false)
       return tooManyForClient(maxSessionsPerClient, handshakeTimeoutMs, undefined, revision);
@@ -156,11 +104,11 @@ export class LiveSessions {
       throw error;
     }
     live.slot = slot;
-    this.#live.set(id, live);
+    this.live.set(id, live);
     const now = Date.now();
-    this.#unconfirmed.set(id, now);
+    this.unconfirmedSince.set(id, now);
     try {
-      await this.#store.create({
+      await this.store.create({
         id,
         createdAt: now,
         lastSeenAt: now,
@@ -190,8 +138,8 @@ export class LiveSessions {
         {},
         request.headers.get('mcp-protocol-version'),
       );
-    const live = this.#live.get(id);
-    if (!live && this.#shared) return this.#takeUp(id, request, principal);
+    const live = this.live.get(id);
+    if (!live && this.shared) return this.#takeUp(id, request, principal);
     return this.#found(live, request, principal);
   }
 
@@ -214,20 +162,20 @@ export class LiveSessions {
     const id = live.transport.sessionId ?? '';
     // A copy unloaded (or dropped) while it was being taken up: the request takes the session up again, or
     // gets 404 when it has ended.
-    if (this.#live.get(id) !== live) return this.find(request, principal);
+    if (this.live.get(id) !== live) return this.find(request, principal);
     if (!live.confirmed) {
       live.confirmed = true;
-      this.#unconfirmed.delete(id);
+      this.unconfirmedSince.delete(id);
     }
     live.used = true;
     const now = Date.now();
     if (now - live.seenAt >= SEEN_RESOLUTION_MS) {
       live.seenAt = now;
-      const recorded = this.#store.update(id, { lastSeenAt: now });
+      const recorded = this.store.update(id, { lastSeenAt: now });
       // The same for a copy unloaded while its use was being recorded.
       if (recorded instanceof Promise)
         return recorded.then(() =>
-          this.#live.get(id) === live ? authenticated(live, principal) : this.find(request, principal),
+          this.live.get(id) === live ? authenticated(live, principal) : this.find(request, principal),
         );
     }
     return authenticated(live, principal);
@@ -252,7 +200,7 @@ export class LiveSessions {
     if (loaded === 'full') return this.#full(request.headers.get('mcp-protocol-version'));
     // Another subject's session is no session for this caller (as `#found` says of a live one).
     if (loaded === 'foreign') this.#auth?.foreignSession(request, principal);
-    return this.#found(loaded === 'foreign' ? undefined : (loaded ?? this.#live.get(id)), request, principal);
+    return this.#found(loaded === 'foreign' ? undefined : (loaded ?? this.live.get(id)), request, principal);
   }
 
   /** A session taken up from its record; `foreign` when it is another subject's, `full` at `maxSessions`. */
@@ -260,20 +208,20 @@ export class LiveSessions {
     id: string,
     principal: Principal | undefined,
   ): Promise<LiveSession | 'foreign' | 'full' | undefined> {
-    const record = await this.#store.get(id);
-    if (!record || this.#live.has(id)) return undefined;
+    const record = await this.store.get(id);
+    if (!record || this.live.has(id)) return undefined;
     if (record.principal !== principal?.subject) return 'foreign';
-    if (this.#live.size >= this.#options.maxSessions) return 'full';
+    if (this.live.size >= this.options.maxSessions) return 'full';
     const live = await this.connect(id, principal);
     if (!this.#server.resumeSession(live.session, record)) {
       await live.session.close();
       return undefined;
     }
-    this.#shared?.resumed(id, live.session);
+    this.shared?.resumed(id, live.session);
     live.confirmed = true;
-    this.#live.set(id, live);
+    this.live.set(id, live);
     // Used again after its handshake (the process that opened it no longer ends it as never used).
-    await this.#store.update(id, { lastSeenAt: Math.max(live.seenAt, record.createdAt + 1) });
+    await this.store.update(id, { lastSeenAt: Math.max(live.seenAt, record.createdAt + 1) });
     return live;
   }
 
@@ -283,7 +231,7 @@ export class LiveSessions {
       503,
       ErrorCode.InternalError,
       'Service Unavailable: too many sessions',
-      { 'retry-after': String(Math.max(1, Math.ceil(this.#options.handshakeTimeoutMs / 1000))) },
+      { 'retry-after': String(Math.max(1, Math.ceil(this.options.handshakeTimeoutMs / 1000))) },
       revision,
     );
   }
@@ -294,7 +242,7 @@ export class LiveSessions {
    * session, which nothing records.
    */
   async connect(sessionId: string | undefined, principal: Principal | undefined): Promise<LiveSession> {
-    const route = sessionId === undefined ? undefined : this.#shared?.route(sessionId);
+    const route = sessionId === undefined ? undefined : this.shared?.route(sessionId);
     const transport = new HttpSessionTransport(this.#config, sessionId, route);
     this.#transports.set(transport, undefined);
     const session = await this.#server.connect(transport, principal ? { principal } : {});
@@ -320,81 +268,13 @@ export class LiveSessions {
     const live = this.#transports.get(transport);
     const sessionId = transport.sessionId;
     if (!live || sessionId === undefined) return;
-    if (!live.confirmed) this.#unconfirmed.delete(sessionId);
+    if (!live.confirmed) this.unconfirmedSince.delete(sessionId);
     this.#slots.release(live.slot);
     live.slot = undefined;
-    if (this.#live.get(sessionId) !== live) return; // taken up again meanwhile
-    this.#live.delete(sessionId);
-    this.#shared?.forget(sessionId);
-    if (!this.#expires) void this.#store.delete(sessionId);
-  }
-
-  /** Closes sessions idle past the timeout, and those never used after `initialize` past theirs. */
-  async sweep(now: number): Promise<void> {
-    const opened = now - this.#options.handshakeTimeoutMs;
-    for (const [id, at] of this.#unconfirmed) {
-      if (at > opened) break; // the rest opened later
-      // A shared session may have been used in another process since.
-      const used = this.#expires && ((await this.#store.get(id))?.lastSeenAt ?? 0) > at;
-      await (used ? this.drop(id) : this.end(id));
-    }
-    const idle = now - this.#options.sessionIdleTimeoutMs;
-    if (!this.#expires) {
-      for (const id of await this.#store.idleSince(idle)) await this.end(id);
-      return;
-    }
-    for (const [id, live] of [...this.#live]) {
-      if (live.seenAt >= idle) continue;
-      // A GET stream held here stays while the session lives (it may be used in other processes).
-      if (live.transport.openStreams === 0 || !(await this.#store.get(id))) await this.drop(id);
-    }
-  }
-
-  /**
-   * Unloads this process's copies of shared sessions found idle and unused at this look and the last
-   * (the handler looks every `sessionUnloadMs`): confirmed, no stream a client reads (a `GET` stream whose
-   * client went away, longer than its retry interval many times over, is let go: what is sent to the
-   * session after that waits for no resumption), no request running or waiting
-   * either way, no task of theirs running here, their records up to date. Their records stay: their next
-   * request, here or elsewhere, takes them up again. Their client slots are given back (the caps count
-   * the copies a process holds).
-   */
-  async unloadIdle(): Promise<void> {
-    const shared = this.#shared;
-    if (!shared) return;
-    const unloads: Promise<void>[] = [];
-    for (const [id, live] of this.#live) {
-      const { transport, session } = live;
-      const busy = !live.confirmed || !transport.idle || session.peer.busy || !shared.settled(id, session);
-      if (busy || live.used) live.used = busy;
-      else unloads.push(this.drop(id));
-    }
-    await Promise.all(unloads);
-  }
-
-  /** Ends a session: its record is deleted, and (shared) every process drops its copy. */
-  async end(id: string): Promise<void> {
-    const live = this.#live.get(id);
-    this.#live.delete(id);
-    this.#unconfirmed.delete(id);
-    await this.#store.delete(id);
-    await this.#shared?.ended(id);
-    await live?.session.close();
-  }
-
-  /** Closes this process's copy of a session; its record stays (it expires by the store's TTL). */
-  async drop(id: string): Promise<void> {
-    const live = this.#live.get(id);
-    this.#live.delete(id);
-    this.#unconfirmed.delete(id);
-    this.#shared?.forget(id);
-    await live?.session.close();
-  }
-
-  /** Ends every live session (drops them, when their records are shared). */
-  async endAll(): Promise<void> {
-    this.#shared?.close();
-    await Promise.all([...this.#live.keys()].map((id) => (this.#expires ? this.drop(id) : this.end(id))));
+    if (this.live.get(sessionId) !== live) return; // taken up again meanwhile
+    this.live.delete(sessionId);
+    this.shared?.forget(sessionId);
+    if (!this.expires) void this.store.delete(sessionId);
   }
 }
 

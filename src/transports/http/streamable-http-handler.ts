@@ -31,7 +31,8 @@ import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOption
 import { ClientSlots } from './client-slots.js';
 import { emptyReply, jsonRpcErrorResponse, shuttingDown, storeUnavailableReply } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
-import { LiveSessions, type LiveSession } from './live-sessions.js';
+import type { LiveSession } from './live-session-map.js';
+import { LiveSessions } from './live-sessions.js';
 import { acceptable } from './media-type.js';
 import { OriginGuard } from './origin-guard.js';
 import { readJsonBody } from './read-body.js';
