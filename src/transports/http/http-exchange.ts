@@ -68,6 +68,9 @@ export interface HttpRequestLike {
   readonly remoteAddress?: string;
 }
 
+/** The revision a request names in `MCP-Protocol-Version` (null when it names none). */
+export const revisionOf = (request: HttpRequestLike) => request.headers.get('mcp-protocol-version');
+
 /** `headers` with lower-case names: the object itself when they all are (the usual case). */
 function lowerCased(headers: Record<string, string>): Record<string, string> {
   for (const name in headers) {

@@ -6,21 +6,11 @@
  * metadata headers and served on its own (no session id, no resumption; closing the stream cancels
  * it). A server that speaks only the stateless era answers GET and DELETE with 405.
  * One toolwire `Server` serves every session from its shared registry; each session has its own small
- * protocol state and transport.
+ * protocol state and transport. The POSTs are read and served by `StreamableHttpPosts`.
  * @module
  */
-import { isReply, toResponse, watchClient, type HttpRequestLike, type Reply } from './http-exchange.js';
+import { isReply, revisionOf, toResponse, type HttpRequestLike, type Reply } from './http-exchange.js';
 import { ErrorCode, asError } from '../../protocol/errors.js';
-import { DEFAULT_MAX_BATCH_SIZE } from '../../protocol/engine/peer-options.js';
-import { classify, type JsonRpcRequest, type RequestId } from '../../protocol/jsonrpc.js';
-import {
-  HANDSHAKE_REVISIONS,
-  isHandshakeRevision,
-  isRevision,
-  profileFor,
-  type HandshakeRevision,
-} from '../../protocol/revisions/index.js';
-import { hasStatelessMeta } from '../../protocol/types/stateless.js';
 import type { Principal, Server } from '../../server/index.js';
 import { serverCore } from '../../server/server.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
@@ -29,27 +19,14 @@ import { StoreError } from '../../stores/store-error.js';
 import { HttpAuth } from './auth/http-auth.js';
 import { resolveHttpOptions, type ResolvedHttpOptions, type StreamableHttpOptions } from './http-options.js';
 import { ClientSlots } from './client-slots.js';
-import { emptyReply, jsonRpcErrorResponse, shuttingDown, storeUnavailableReply } from './http-status.js';
+import { emptyReply, jsonRpcErrorResponse, storeUnavailableReply } from './http-status.js';
 import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
-import type { LiveSession } from './live-session-map.js';
 import { LiveSessions } from './live-sessions.js';
 import { acceptable } from './media-type.js';
 import { OriginGuard } from './origin-guard.js';
-import { readJsonBody } from './read-body.js';
 import { SharedChanges } from './shared-changes.js';
-import { statelessEraPost } from './stateless-era-post.js';
 import { StatelessExchanges } from './stateless-exchanges.js';
-
-/** A 400 refusing a POST; `revision` shapes the error's `id` (see `jsonRpcErrorResponse`). */
-const bad = (message: string, revision: string | null | undefined) =>
-  jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, message, {}, revision);
-
-/** The revision a request names in `MCP-Protocol-Version` (null when it names none). */
-const revisionOf = (request: HttpRequestLike) => request.headers.get('mcp-protocol-version');
-
-/** Whether `revision` has JSON-RPC batches (2025-03-26 only: 2025-06-18 removed them, 2024-11-05 had none). */
-const hasBatches = (revision: string | undefined) =>
-  isRevision(revision) && profileFor(revision).features.batching;
+import { StreamableHttpPosts, statelessOnly } from './streamable-http-posts.js';
 
 /**
  * A shared store that failed (Redis down or too slow): 503 with `Retry-After`, the JSON-RPC error saying
@@ -74,8 +51,8 @@ export class StreamableHttpHandler {
   readonly #auth: HttpAuth | undefined;
   /** A stateless handler's share of other processes' changes (the `redis` option). */
   readonly #changes: SharedChanges | undefined;
-  /** `close` was called: no new session or exchange starts. */
-  #closing = false;
+  /** Reads and serves the POSTs, both eras'. */
+  readonly #posts: StreamableHttpPosts;
 
   constructor(publicServer: Server, options: StreamableHttpOptions = {}) {
     const server = serverCore(publicServer);
@@ -97,6 +74,7 @@ export class StreamableHttpHandler {
       this.#changes = changes;
     }
     this.#exchanges = new StatelessExchanges(server, this.#options, slots);
+    this.#posts = new StreamableHttpPosts(server, this.#options, this.#auth, this.#sessions, this.#exchanges);
     if (this.#options.legacySse) {
       const { legacySse } = this.#options;
       this.#legacy = new LegacySseEndpoints(server, legacySse, this.#options, this.#auth, slots, bus);
@@ -180,7 +158,7 @@ export class StreamableHttpHandler {
     if (legacy) return legacy.handle(request, path, principal);
     switch (request.method) {
       case 'POST':
-        return this.#post(request, principal);
+        return this.#posts.post(request, principal);
       case 'GET':
         return this.#get(request, principal);
       case 'DELETE':
@@ -190,7 +168,7 @@ export class StreamableHttpHandler {
           405,
           ErrorCode.InvalidRequest,
           `Method not allowed: ${request.method}`,
-          { allow: this.#options.stateless || this.#statelessOnly ? 'POST' : 'GET, POST, DELETE' },
+          { allow: this.#options.stateless || statelessOnly(this.#server) ? 'POST' : 'GET, POST, DELETE' },
           revisionOf(request),
         );
     }
@@ -209,11 +187,6 @@ export class StreamableHttpHandler {
       streams: streams + exchanges.streams,
       pendingRequests: pendingRequests + exchanges.pendingRequests,
     };
-  }
-
-  /** The server speaks no handshake-era revision: no sessions, no GET or DELETE. */
-  get #statelessOnly(): boolean {
-    return !this.#server.versions.some(isHandshakeRevision);
   }
 
   /** Closes sessions idle past the timeout. */
@@ -241,7 +214,7 @@ export class StreamableHttpHandler {
    * with -32603); a second `close()` meanwhile ends the wait.
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
-    this.#closing = true;
+    this.#posts.refuseNew();
     this.#exchanges.refuseNew();
     this.#legacy?.refuseNew();
     if (this.#sweeper) clearInterval(this.#sweeper);
@@ -267,142 +240,8 @@ export class StreamableHttpHandler {
     );
   }
 
-  /**
-   * A POST. Not async: a small JSON body is read whole and a live session found at once, so a
-   * handshake-era request keeps no frame across an `await` on its way to the session's transport.
-   */
-  #post(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> | Reply {
-    const accept = acceptable(request.headers.get('accept'));
-    if (!accept.json || !accept.eventStream) {
-      return jsonRpcErrorResponse(
-        406,
-        ErrorCode.InvalidRequest,
-        'Not Acceptable: Accept must list application/json and text/event-stream',
-        {},
-        revisionOf(request),
-      );
-    }
-    const read = readJsonBody(request, this.#options.maxBodyBytes);
-    if (read instanceof Promise) return read.then((whole) => this.#posted(request, principal, whole));
-    return this.#posted(request, principal, read);
-  }
-
-  #posted(
-    request: HttpRequestLike,
-    principal: Principal | undefined,
-    read: { body: unknown } | Reply,
-  ): Promise<Reply> | Reply {
-    if (isReply(read)) return read;
-    const body = read.body;
-    const batch = Array.isArray(body);
-    const stepUp = batch ? undefined : this.#auth?.stepUp(this.#server, request, body, principal);
-    if (stepUp) return stepUp;
-    const version = request.headers.get('mcp-protocol-version');
-    if (!batch) {
-      const stateless = statelessEraPost(request, body, {
-        server: this.#server,
-        statelessOnly: this.#statelessOnly,
-        serve: (message) => this.#exchanges.serve(request, message, principal),
-      });
-      if (stateless) return stateless;
-    }
-    const messages: unknown[] = batch ? (body as unknown[]) : [body];
-    if (messages.length === 0) return bad('Invalid request: an empty batch', version);
-    const maxBatch = this.#server.options.maxBatchSize ?? DEFAULT_MAX_BATCH_SIZE;
-    if (messages.length > maxBatch) {
-      return bad(
-        `Invalid request: a batch of ${messages.length} messages is over the limit of ${maxBatch}`,
-        version,
-      );
-    }
-    const requestIds: RequestId[] = [];
-    let initialize = false;
-    for (const message of messages) {
-      const item = classify(message);
-      if (item.kind === 'invalid') return bad(`Invalid request: ${item.reason}`, version);
-      if (item.kind === 'request') {
-        if (hasStatelessMeta(item.message.params))
-          return bad('Invalid request: the stateless era (2026-07-28) has no JSON-RPC batches', version);
-        requestIds.push(item.message.id);
-        if (item.message.method === 'initialize') initialize = true;
-      }
-    }
-    if (initialize && messages.length > 1)
-      return bad('Invalid request: initialize must be sent alone', version);
-    if (version !== null && !isHandshakeRevision(version)) {
-      return bad(
-        `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${HANDSHAKE_REVISIONS.join(', ')})`,
-        version,
-      );
-    }
-
-    if (this.#closing && (initialize || this.#options.stateless)) return shuttingDown(version);
-    if (this.#options.stateless) {
-      const revision = version ?? '2025-03-26';
-      if (batch && !hasBatches(revision))
-        return bad(`Invalid request: ${revision} has no JSON-RPC batches`, revision);
-      // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
-      if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
-        const handshake = version ?? '2025-03-26';
-        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, handshake);
-      }
-      return this.#perRequestSession(request, principal, {
-        messages,
-        requestIds,
-        batch,
-        initialize,
-        version,
-      });
-    }
-
-    if (initialize) return this.#initialize(request, principal, messages, requestIds, batch);
-    const found = this.#sessions.find(request, principal);
-    const post = (live: LiveSession | Reply): Promise<Reply> | Reply => {
-      if (isReply(live)) return live;
-      const revision = live.session.protocolVersion;
-      if (batch && !hasBatches(revision))
-        return bad(`Invalid request: ${revision ?? 'this session'} has no JSON-RPC batches`, revision);
-      return live.transport.post(messages, requestIds, batch, watchClient(request));
-    };
-    return found instanceof Promise ? found.then(post) : post(found);
-  }
-
-  /** Stateless handshake era, streams needed (SSE, a batch, initialize): a session for this POST alone. */
-  async #perRequestSession(
-    request: HttpRequestLike,
-    principal: Principal | undefined,
-    post: {
-      messages: unknown[];
-      requestIds: RequestId[];
-      batch: boolean;
-      initialize: boolean;
-      version: HandshakeRevision | null;
-    },
-  ): Promise<Reply> {
-    const { session, transport } = await this.#sessions.connect(undefined, principal);
-    if (!post.initialize) session.assumeInitialized(post.version ?? '2025-03-26');
-    // The per-request session ends once its last response is out.
-    transport.onidle = () => void session.close();
-    const response = await transport.post(post.messages, post.requestIds, post.batch, watchClient(request));
-    if (transport.pendingRequests === 0) void session.close();
-    return response;
-  }
-
-  async #initialize(
-    request: HttpRequestLike,
-    principal: Principal | undefined,
-    messages: unknown[],
-    requestIds: RequestId[],
-    batch: boolean,
-  ): Promise<Reply> {
-    const client = this.#options.clientAddress(request);
-    const opened = await this.#sessions.open(principal, client, revisionOf(request));
-    if (isReply(opened)) return opened;
-    return opened.transport.post(messages, requestIds, batch, watchClient(request));
-  }
-
   async #get(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#statelessOnly)
+    if (statelessOnly(this.#server))
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     if (!acceptable(request.headers.get('accept')).eventStream) {
@@ -421,7 +260,7 @@ export class StreamableHttpHandler {
   }
 
   async #delete(request: HttpRequestLike, principal: Principal | undefined): Promise<Reply> {
-    if (this.#statelessOnly)
+    if (statelessOnly(this.#server))
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
     const found = await this.#sessions.find(request, principal);
