@@ -19,7 +19,7 @@ import { TransportError } from '../transport-error.js';
 import { emptyReply, storeFailedAnswer, tooMuchUnread } from './http-status.js';
 import type { LogicalStream } from './logical-stream.js';
 import { HttpSessionStreams } from './http-session-streams.js';
-import { sseHeaders } from './sse-headers.js';
+import { sseHeaders } from './sse-wire.js';
 import { pacedByReader, pacedWithoutSink } from './sse-pacing.js';
 import { SseSink } from './sse-sink.js';
 import { SseStart } from './sse-start.js';

@@ -23,7 +23,7 @@ import type { ClientSlots } from './client-slots.js';
 import { jsonRpcErrorResponse, shuttingDown, tooManyForClient, tooMuchUnread } from './http-status.js';
 import { readJsonBody } from './read-body.js';
 import { SharedLegacySse, type Served } from './shared-legacy-sse.js';
-import { SSE_HEADERS } from './sse-headers.js';
+import { SSE_HEADERS } from './sse-wire.js';
 import { pacedByReader } from './sse-pacing.js';
 import { SseSink } from './sse-sink.js';
 

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SseReply } from './http-exchange.js';
 import { toNodeHandler } from './node-adapter.js';
-import { SSE_HEADERS } from './sse-headers.js';
+import { SSE_HEADERS } from './sse-wire.js';
 import { SseSink } from './sse-sink.js';
 
 let server: Server | undefined;

@@ -22,7 +22,7 @@ import { TransportError } from '../transport-error.js';
 import { answerStatus, httpStatusFor, jsonResponse } from './http-status.js';
 import { isStoreUnavailable } from '../../protocol/store-unavailable.js';
 import { QueuedOutput, type QueueLimitOptions } from '../queued-output.js';
-import { SSE_HEADERS } from './sse-headers.js';
+import { SSE_HEADERS } from './sse-wire.js';
 import { pacedByReader } from './sse-pacing.js';
 import { SseSink } from './sse-sink.js';
 
