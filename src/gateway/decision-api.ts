@@ -1,7 +1,9 @@
 /**
  * The decision API: how a person (the console, a script, `toolwire approvals`) sees what waits for
  * approval and decides, over HTTP with JSON, with server-sent events for live changes. A web-standard
- * handler (`handle(Request): Response`), served beside the MCP endpoint.
+ * handler (`handle(Request): Response`), served beside the MCP endpoint. Here: the checks every request
+ * passes, and the console's session; the endpoints are in decision-routes.ts and console-routes.ts, the
+ * event streams in event-streams.ts.
  *
  * - `GET  /api/approvals`: the pending approvals; `GET /api/approvals/ID`: one, with its outcome once settled.
  * - `POST /api/approvals/ID/approve` `{ always?, alwaysForMs?, argumentsDigest? }`;
@@ -29,10 +31,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errorMessage, ToolwireError } from '../index.js';
 import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
-import type { ApprovalDecision, PendingApproval } from './approvals.js';
-import { consoleRoute } from './console-routes.js';
+import { failure, json, readJson } from './api-json.js';
+import { consoleRoute, type RouteContext } from './console-routes.js';
 import { ConsoleSessions, type ApiCaller } from './console-sessions.js';
-import type { GatewayEvent } from './gateway-events.js';
+import { decisionRoute } from './decision-routes.js';
+import { EventStreams } from './event-streams.js';
 import type { Gateway } from './gateway.js';
 
 export interface DecisionApiOptions extends OriginGuardOptions {
@@ -53,11 +56,6 @@ export interface DecisionApiOptions extends OriginGuardOptions {
   maxEventStreams?: number;
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
-const KEEP_ALIVE_MS = 15_000;
-/** Events queued for a reader that does not read: past this, its stream is closed. */
-const MAX_QUEUED_EVENTS = 1_000;
-
 const STATUS_OF_CODE: Record<string, number> = {
   APPROVAL_NOT_FOUND: 404,
   APPROVAL_SETTLED: 409,
@@ -75,22 +73,6 @@ const STORE_RETRY_AFTER_S = '1';
 /** What a cookie-authenticated request that changes something must carry (CSRF). */
 const CONSOLE_HEADER = 'x-toolwire-console';
 
-function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: {
-      'content-type': 'application/json',
-      'cache-control': 'no-store',
-      'x-content-type-options': 'nosniff',
-      ...headers,
-    },
-  });
-}
-
-function failure(status: number, code: string, message: string, headers?: Record<string, string>): Response {
-  return json(status, { error: { code, message } }, headers);
-}
-
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
@@ -103,7 +85,7 @@ export class DecisionApi {
   readonly #guard: OriginGuard;
   readonly #tokenDigest: Buffer;
   readonly #options: DecisionApiOptions;
-  readonly #streams = new Set<() => void>();
+  readonly #streams: EventStreams;
   /** The console's sessions and one-time login tokens. */
   readonly sessions: ConsoleSessions;
 
@@ -115,6 +97,7 @@ export class DecisionApi {
     this.basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
     this.#guard = new OriginGuard(options);
     this.sessions = new ConsoleSessions(this.token);
+    this.#streams = new EventStreams(gateway, options);
   }
 
   /** Whether a request's path is the API's (so that a server can route it here). */
@@ -151,7 +134,7 @@ export class DecisionApi {
       return failure(403, 'FORBIDDEN', `${caller.by} may watch but not decide or change anything`);
     }
     try {
-      const routed = await consoleRoute(this.#gateway, {
+      const context: RouteContext = {
         request,
         url,
         parts,
@@ -159,8 +142,9 @@ export class DecisionApi {
         body: () => readJson(request),
         reply: (status, body) => json(status, body),
         fail: (status, code, message) => failure(status, code, message),
-      });
-      return routed ?? (await this.#route(request, url, parts, caller.by));
+      };
+      const routed = await consoleRoute(this.#gateway, context);
+      return routed ?? (await decisionRoute(this.#gateway, context, () => this.#streams.open(request)));
     } catch (error) {
       if (error instanceof ToolwireError) {
         const status = STATUS_OF_CODE[error.code] ?? 400;
@@ -173,70 +157,7 @@ export class DecisionApi {
 
   /** Ends every event stream. */
   close(): void {
-    for (const end of [...this.#streams]) end();
-  }
-
-  async #route(request: Request, url: URL, parts: string[], decidedBy: string): Promise<Response> {
-    const [first, id, action, ...extra] = parts;
-    const method = request.method;
-    const only = (allowed: string) =>
-      failure(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here; use ${allowed}`, { allow: allowed });
-    if (extra.length > 0) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-    const approvals = this.#gateway.approvals;
-    switch (first) {
-      case undefined:
-        if (method !== 'GET') return only('GET');
-        return json(200, {
-          name: 'toolwire gateway decision API',
-          endpoints: [
-            'approvals',
-            'audit',
-            'upstreams',
-            'events',
-            'tools',
-            'calls',
-            'resources',
-            'session',
-            'sign-in',
-          ],
-        });
-      case 'approvals': {
-        if (id === undefined)
-          return method === 'GET' ? json(200, { approvals: await approvals.pending() }) : only('GET');
-        if (action === undefined) {
-          if (method !== 'GET') return only('GET');
-          const found = await approvals.get(id);
-          return found ? json(200, found) : failure(404, 'APPROVAL_NOT_FOUND', `No approval ${id}`);
-        }
-        if (action !== 'approve' && action !== 'deny') return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-        if (method !== 'POST') return only('POST');
-        const body = await readJson(request);
-        if (body instanceof Response) return body;
-        const decision = decisionOf(action, body, decidedBy);
-        if (typeof decision === 'string') return failure(400, 'INVALID_REQUEST', decision);
-        return json(200, await approvals.decide(id, decision));
-      }
-      case 'audit': {
-        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-        if (method !== 'GET') return only('GET');
-        const limit = positive(url.searchParams.get('limit'));
-        const after = positive(url.searchParams.get('after'));
-        return json(200, {
-          records: await this.#gateway.audit.list({
-            ...(limit === undefined ? {} : { limit }),
-            ...(after === undefined ? {} : { after }),
-          }),
-        });
-      }
-      case 'upstreams':
-        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-        return method === 'GET' ? json(200, { upstreams: this.#gateway.upstreams() }) : only('GET');
-      case 'events':
-        if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-        return method === 'GET' ? await this.#events(request) : only('GET');
-      default:
-        return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
-    }
+    this.#streams.close();
   }
 
   /** Who the request comes from, or undefined when its credentials are missing or wrong. */
@@ -321,136 +242,4 @@ export class DecisionApi {
     const secure = new URL(request.url).protocol === 'https:';
     return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });
   }
-
-  /**
-   * The event stream: a snapshot of the pending approvals (from the store, shared by every instance) and
-   * upstreams, then the events. Listening starts before the snapshot is read, and what comes meanwhile
-   * follows it, so that nothing falls between them.
-   */
-  async #events(request: Request): Promise<Response> {
-    if (this.#streams.size >= (this.#options.maxEventStreams ?? 16)) {
-      return failure(503, 'TOO_MANY_STREAMS', 'Too many event streams are open; close one and retry');
-    }
-    const early: GatewayEvent[] = [];
-    let forward: ((event: GatewayEvent) => void) | undefined;
-    const unsubscribe = this.#gateway.on((event) => {
-      if (forward) forward(event);
-      else if (early.length < MAX_QUEUED_EVENTS) early.push(event);
-    });
-    let approvals: PendingApproval[];
-    try {
-      approvals = await this.#gateway.approvals.pending();
-    } catch (error) {
-      unsubscribe();
-      throw error;
-    }
-    const encoder = new TextEncoder();
-    let end = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        const send = (event: string, data: unknown) =>
-          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-        // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
-        controller.enqueue(encoder.encode('retry: 1000\n\n'));
-        send('snapshot', { approvals, upstreams: this.#gateway.upstreams() });
-        for (const event of early.splice(0)) send(event.type, event);
-        forward = (event) => {
-          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_EVENTS) end();
-          else send(event.type, event);
-        };
-        const keepAlive = setInterval(
-          () => controller.enqueue(encoder.encode(': keep-alive\n\n')),
-          KEEP_ALIVE_MS,
-        );
-        keepAlive.unref?.();
-        end = () => {
-          if (!this.#streams.delete(end)) return;
-          unsubscribe();
-          clearInterval(keepAlive);
-          request.signal.removeEventListener('abort', end);
-          try {
-            controller.close();
-          } catch {
-            // already closed by the reader
-          }
-        };
-        this.#streams.add(end);
-        request.signal.addEventListener('abort', end, { once: true });
-      },
-      cancel: () => end(),
-    });
-    return new Response(body, {
-      status: 200,
-      headers: {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-store',
-        'x-content-type-options': 'nosniff',
-      },
-    });
-  }
-}
-
-function positive(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
-}
-
-/** The JSON object a POST carries (an empty body is `{}`), or the response that refuses it. */
-async function readJson(request: Request): Promise<Record<string, unknown> | Response> {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    return failure(415, 'UNSUPPORTED_MEDIA_TYPE', 'A POST must be Content-Type: application/json');
-  }
-  const reader = request.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    if (!reader) break;
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      return failure(413, 'TOO_LARGE', `The body may have at most ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  const text = Buffer.concat(chunks).toString('utf8').trim();
-  if (text === '') return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value))
-      return value as Record<string, unknown>;
-  } catch {
-    // answered below
-  }
-  return failure(400, 'INVALID_REQUEST', 'The body must be a JSON object');
-}
-
-/** The decision a body asks for, or what is wrong with it. */
-function decisionOf(
-  action: 'approve' | 'deny',
-  body: Record<string, unknown>,
-  decidedBy: string,
-): ApprovalDecision | string {
-  const { always, alwaysForMs, argumentsDigest, reason } = body;
-  if (argumentsDigest !== undefined && typeof argumentsDigest !== 'string')
-    return 'argumentsDigest must be a string';
-  const decision: ApprovalDecision = { approve: action === 'approve', decidedBy };
-  if (argumentsDigest !== undefined) decision.argumentsDigest = argumentsDigest;
-  if (action === 'deny') {
-    if (reason !== undefined && (typeof reason !== 'string' || reason.length > 1000)) {
-      return 'reason must be a string of at most 1000 characters';
-    }
-    if (reason !== undefined) decision.reason = reason;
-    return decision;
-  }
-  if (always !== undefined && typeof always !== 'boolean') return 'always must be a boolean';
-  if (alwaysForMs !== undefined && !(Number.isSafeInteger(alwaysForMs) && (alwaysForMs as number) > 0)) {
-    return 'alwaysForMs must be a positive integer (milliseconds)';
-  }
-  if (always === true || alwaysForMs !== undefined) decision.always = true;
-  if (alwaysForMs !== undefined) decision.alwaysForMs = alwaysForMs as number;
-  return decision;
 }
