@@ -32,7 +32,7 @@ export type {
   ToolTaskOptions,
   ToolTaskSupport,
 } from './tools/tool-definition.js';
-export type { TasksOptions } from './tasks/tasks-feature.js';
+export type { TasksOptions } from './tasks/tasks-options.js';
 export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
   InvalidTaskCursor,

@@ -1,6 +1,7 @@
 /**
  * Tasks on the server: one engine (records in a `TaskStore`, runs in this process, cancellation,
- * expiry) that speaks two forms, chosen by the request's era.
+ * expiry) that speaks two forms, chosen by the request's era (a new task's run in each form:
+ * `task-run-in-form.ts`; the options: `tasks-options.ts`).
  *
  * - 2025-11-25 (SEP-1686, the handshake era's experimental core): the server declares the `tasks`
  *   capability; a client asks for a task with `params.task` on `tools/call` and gets `{ task }`; a tool's
@@ -22,7 +23,6 @@
  * (-32603, "The server instance running task X stopped before it finished").
  * @module
  */
-import { LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { TASKS_EXTENSION, type TaskMetadata } from '../../protocol/types/tasks.js';
@@ -33,54 +33,20 @@ import {
   type TaskStore,
 } from '../../stores/task-store.js';
 import type { HandlerTable } from '../handler-table.js';
-import { missingCapabilities, type InputMethod } from '../input-required/input-requests.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-feature.js';
 import type { ToolCallAnswer } from '../server-results.js';
-import { ServerError } from '../server-error.js';
 import type { SessionView } from '../session-view.js';
 import type { RegisteredTool } from '../tools/tool-definition.js';
-import { CoreTaskInput } from './core-task-input.js';
-import {
-  CORE_TASKS_CAPABILITY,
-  coreTaskOf,
-  taskForbidden,
-  taskParam,
-  taskRequired,
-} from './core-task-wire.js';
+import { CORE_TASKS_CAPABILITY, taskForbidden, taskParam, taskRequired } from './core-task-wire.js';
 import { callAsTask, type TaskCall, type TaskStarter } from './task-call.js';
 import { installTaskHandlers } from './task-handlers.js';
-import { TaskInput } from './task-input.js';
 import { TaskLeases } from './task-leases.js';
 import { SharedTaskMessages } from './shared-task-messages.js';
-import { TaskRun, type TaskQuestions } from './task-run.js';
-import { declaresTasks, detailedTask, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
-
-export interface TasksOptions {
-  /** Where task records live (default: a `MemoryTaskStore`, this process only). */
-  store?: TaskStore;
-  /**
-   * How long a task is kept, from its creation, in ms (default 3,600,000: one hour); null keeps it until
-   * the store drops it. A 2025-11-25 client may ask for less (`params.task.ttl`), never more. A handler
-   * still running when its task expires is aborted.
-   */
-  ttlMs?: number | null;
-  /** The polling interval suggested to clients, in ms (default 1,000). */
-  pollIntervalMs?: number;
-}
-
-export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
-
-function positiveInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
-
-/** A `subscriptions/listen` stream, as far as tasks are concerned. */
-export interface TaskListener {
-  watchesTask(taskId: string): boolean;
-  notify(method: string, params: JsonObject): Promise<void>;
-}
+import type { TaskRun } from './task-run.js';
+import { taskRunInForm, type TaskListener } from './task-run-in-form.js';
+import { declaresTasks, missingTasksExtension, taskIdOf, unknownTask } from './task-wire.js';
+import { taskTimings, type TasksOptions } from './tasks-options.js';
 
 export interface TasksHost {
   readonly shutdownSignal: AbortSignal;
@@ -116,14 +82,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #shared: SharedTaskMessages;
 
   constructor(options: TasksOptions, host: TasksHost) {
-    const ttlMs = options.ttlMs === undefined ? DEFAULT_TASK_TTL_MS : options.ttlMs;
-    const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
-    if ((ttlMs !== null && !positiveInteger(ttlMs)) || !positiveInteger(pollIntervalMs)) {
-      throw new ServerError(
-        LocalErrorCode.InvalidDefinition,
-        'tasks: ttlMs must be a positive integer or null, pollIntervalMs a positive integer',
-      );
-    }
+    const { ttlMs, pollIntervalMs } = taskTimings(options);
     this.store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = ttlMs;
     this.pollIntervalMs = pollIntervalMs;
@@ -234,66 +193,24 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     await this.#shared.watch();
     const leased = this.#leases.leased;
     await this.store.create(record, { lease: leased });
-    const host = {
-      store: this.store,
-      controller,
-      shutdownSignal: this.shutdownSignal,
-      done: (ended: TaskRun) => {
-        this.#running.delete(ended.taskId);
-        this.#leases.stopped();
+    const run = taskRunInForm(record, call, {
+      runHost: {
+        store: this.store,
+        controller,
+        shutdownSignal: this.shutdownSignal,
+        done: (ended: TaskRun) => {
+          this.#running.delete(ended.taskId);
+          this.#leases.stopped();
+        },
+        onError: this.onError,
       },
-      onError: this.onError,
-    };
-    const run: TaskRun = core
-      ? new TaskRun<TaskQuestions>(record, {
-          ...host,
-          questions: (h) =>
-            new CoreTaskInput({
-              ...h,
-              taskId: record.taskId,
-              check: (method, params) => checkCapability(scope, method, params),
-              ...this.#shared.claims(record.taskId),
-            }),
-          changed: (stored, previous) => {
-            if (stored.status === previous.status && stored.statusMessage === previous.statusMessage) return;
-            session.peer.notify('notifications/tasks/status', coreTaskOf(stored)).catch(() => undefined);
-          },
-        })
-      : new TaskRun<TaskQuestions>(record, {
-          ...host,
-          changed: (stored) => this.#tell(stored),
-          questions: (h) =>
-            new TaskInput({
-              capabilities: scope.client.capabilities,
-              signal: h.signal,
-              publish: (pending) =>
-                h.publish(
-                  Object.keys(pending).length > 0
-                    ? { status: 'input_required', inputRequests: pending }
-                    : { status: 'working', inputRequests: undefined },
-                ),
-            }),
-        });
+      claims: (taskId) => this.#shared.claims(taskId),
+      listeners: this.#listeners,
+      others: this.#changed,
+    });
     this.#running.set(record.taskId, run);
     if (leased) this.#leases.started();
     return run;
-  }
-
-  /**
-   * `notifications/tasks` about an extension task, on every listen stream that names it (this process's;
-   * `changed` tells the processes that share its sessions, for theirs).
-   */
-  #tell(record: TaskRecord): void {
-    const listeners = this.#listeners?.();
-    let task: JsonObject | undefined;
-    if (listeners !== undefined) {
-      for (const listener of listeners) {
-        if (!listener.watchesTask(record.taskId)) continue;
-        void listener.notify('notifications/tasks', (task ??= detailedTask(record)));
-      }
-    }
-    const others = this.#changed?.();
-    if (others) others(task ?? detailedTask(record));
   }
 
   /** @internal The run of a task whose handler runs in this process. */
@@ -377,17 +294,6 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     const asked = Math.max(1, Math.floor(requested));
     return this.#ttlMs === null ? asked : Math.min(asked, this.#ttlMs);
   }
-}
-
-/** Throws the ServerError the handler sees when the client did not declare what a question needs. */
-function checkCapability(scope: RequestScope, method: InputMethod, params: JsonObject | undefined): void {
-  const missing = missingCapabilities(method, params, scope.client.capabilities);
-  const unsupported = method === 'elicitation/create' && !scope.profile.features.elicitation;
-  if (missing === undefined && !unsupported) return;
-  throw new ServerError(
-    LocalErrorCode.CapabilityNotSupported,
-    `The client did not declare the ${Object.keys(missing ?? { elicitation: {} }).join(', ')} capability, so ${method} cannot be sent`,
-  );
 }
 
 const delay = (ms: number) =>
