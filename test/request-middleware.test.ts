@@ -61,6 +61,35 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('request middleware [%s]', 
     });
   });
 
+  it('with { methods }, sees the requests of those methods only; the others pass by it', async () => {
+    const seen: string[] = [];
+    const server = new Server({ name: 'scoped', version: '1.0.0' });
+    server.tool('echo', {}, () => text('echoed'));
+    server.prompt('greet', {}, () => 'hello');
+    server.useRequest(
+      async (request, next) => {
+        seen.push(request.method);
+        const result = await next();
+        return { ...result, description: 'seen' };
+      },
+      { methods: ['prompts/get'] },
+    );
+    await using c = await connect(server, protocolVersion);
+    expect(await c.client.callTool('echo', {})).toMatchObject({ content: [{ text: 'echoed' }] });
+    await c.client.listTools();
+    expect((await c.client.getPrompt('greet')).description).toBe('seen');
+    expect(seen).toEqual(['prompts/get']);
+  });
+
+  it('refuses methods that are not a list of names', () => {
+    const server = new Server({ name: 'bad', version: '1.0.0' });
+    const next = (_request: ServerRequest, go: () => Promise<object>) => go() as Promise<never>;
+    expect(() => server.useRequest(next, { methods: 'tools/call' as unknown as string[] })).toThrow(
+      /methods must be an array/,
+    );
+    expect(() => server.useRequest(next, { methods: [''] })).toThrow(/methods must be an array/);
+  });
+
   it('can refuse a request with a protocol error, and let it through for another principal', async () => {
     const refused = build();
     await using anon = await connect(refused.server, protocolVersion);

@@ -88,7 +88,11 @@ export {
 export type { ToolLimits } from './middleware/tool-limits.js';
 export type { ToolMiddleware, ToolCall, CalledTool, CallDecision } from './middleware/middleware.js';
 export type { ToolChainOptions } from './middleware/tool-chain.js';
-export type { RequestMiddleware, ServerRequest } from './middleware/request-chain.js';
+export type {
+  RequestMiddleware,
+  RequestMiddlewareOptions,
+  ServerRequest,
+} from './middleware/request-chain.js';
 export {
   rateLimit,
   rateLimitedError,

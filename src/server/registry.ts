@@ -13,7 +13,11 @@ export interface RegistryHandle<TDefinition> {
   readonly enabled: boolean;
   readonly removed: boolean;
   enable(): void;
-  disable(): void;
+  /**
+   * Takes the entry out of every list. `reason` (tools, see `ToolHandle`): it is away for a while, and a
+   * request for it is told why; calling `disable` again with another reason changes only what it is told.
+   */
+  disable(reason?: string): void;
   /** Replaces parts of the definition; the entry is rebuilt (and re-validated) at once. */
   update(patch: Partial<TDefinition>): void;
   remove(): void;
@@ -23,6 +27,8 @@ interface Slot<TDefinition, TEntry> {
   definition: TDefinition;
   entry: TEntry;
   enabled: boolean;
+  /** Why it is disabled, when it was given a reason. */
+  reason: string | undefined;
 }
 
 export type RegistryListener = () => void;
@@ -64,6 +70,7 @@ export class Registry<TDefinition, TEntry> {
       definition,
       entry: this.#build(name, definition),
       enabled: true,
+      reason: undefined,
     };
     this.#slots.set(name, slot);
     this.#changed();
@@ -79,6 +86,14 @@ export class Registry<TDefinition, TEntry> {
   get(name: string): TEntry | undefined {
     const slot = this.#slots.get(name);
     return slot?.enabled ? slot.entry : undefined;
+  }
+
+  /** A disabled entry of that name that was given a reason, with the reason. */
+  away(name: string): { entry: TEntry; reason: string } | undefined {
+    const slot = this.#slots.get(name);
+    return slot && !slot.enabled && slot.reason !== undefined
+      ? { entry: slot.entry, reason: slot.reason }
+      : undefined;
   }
 
   /** Enabled entries in registration order; the same array until the next change. */
@@ -108,8 +123,15 @@ export class Registry<TDefinition, TEntry> {
         );
       }
     };
-    const setEnabled = (enabled: boolean, action: string) => {
+    const setEnabled = (enabled: boolean, action: string, reason?: string) => {
       assertLive(action);
+      if (reason !== undefined && typeof reason !== 'string') {
+        throw new ServerError(
+          LocalErrorCode.InvalidDefinition,
+          `Cannot disable ${this.#kind} "${name}": its reason must be a string`,
+        );
+      }
+      slot.reason = enabled ? undefined : reason;
       if (slot.enabled === enabled) return;
       slot.enabled = enabled;
       this.#changed();
@@ -123,7 +145,7 @@ export class Registry<TDefinition, TEntry> {
         return !live();
       },
       enable: () => setEnabled(true, 'enable'),
-      disable: () => setEnabled(false, 'disable'),
+      disable: (reason?: string) => setEnabled(false, 'disable', reason),
       update: (patch) => {
         assertLive('update');
         const definition = { ...slot.definition, ...patch };

@@ -18,7 +18,11 @@ import type { PromptDefinition, PromptGetter, PromptSpec } from './prompts/promp
 import { PromptsFeature } from './prompts/prompts-feature.js';
 import { ListChanged, type FeatureHost } from './list-changed.js';
 import type { ToolMiddleware } from './middleware/middleware.js';
-import { RequestChain, type RequestMiddleware } from './middleware/request-chain.js';
+import {
+  RequestChain,
+  type RequestMiddleware,
+  type RequestMiddlewareOptions,
+} from './middleware/request-chain.js';
 import { ToolChain } from './middleware/tool-chain.js';
 import type {
   ResourceDefinition,
@@ -53,7 +57,16 @@ import { ToolPages } from './tools/tool-pages.js';
 import { FinishedResults } from './finished-results.js';
 import { requestStateCodec, type RequestStateCodec } from './input-required/request-state.js';
 
-export type ToolHandle = RegistryHandle<ToolSpec>;
+/** A tool's handle (see `RegistryHandle`). */
+export interface ToolHandle extends RegistryHandle<ToolSpec> {
+  /**
+   * Takes the tool out of every list. Without a reason a call of it is answered as a call of a tool that
+   * does not exist (-32602). With one, the tool is away for a while (its backend down, maintenance): a
+   * call is answered with an `isError` result whose text is `reason`, and no handler or middleware runs.
+   * Calling it again with another reason changes only the answer; `enable()` forgets the reason.
+   */
+  disable(reason?: string): void;
+}
 
 export interface ConnectOptions {
   /** Who the connection's requests come from (default: anonymous). */
@@ -191,8 +204,8 @@ export class ServerRuntime implements ServerCore {
   }
 
   /** See `Server.useRequest`. */
-  useRequest(middleware: RequestMiddleware): this {
-    this.requests.use(middleware);
+  useRequest(middleware: RequestMiddleware, options?: RequestMiddlewareOptions): this {
+    this.requests.use(middleware, options);
     return this;
   }
 

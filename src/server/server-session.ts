@@ -208,10 +208,11 @@ export class ServerSession implements ServingSession {
     const scope = this.#handshakeScopeOf(ctx.method);
     const request: HandlerRequest = { params, scope, ctx, session: this };
     const requests = this.#core.requests;
-    // Without request middleware (the common case): the handler's own answer, with no async wrapper
-    // around it (each costs microtask hops).
-    if (requests.empty) return entry.handler(request);
-    return requests.run(this.#requestInfo(params, ctx, scope), () => entry.handler(request));
+    const chain = requests.of(ctx.method);
+    // Without request middleware for its method (the common case): the handler's own answer, with no
+    // async wrapper around it (each costs microtask hops).
+    if (chain.length === 0) return entry.handler(request);
+    return requests.run(chain, this.#requestInfo(params, ctx, scope), () => entry.handler(request));
   }
 
   /**
@@ -229,9 +230,11 @@ export class ServerSession implements ServingSession {
     }
     const request: HandlerRequest = { params, scope, ctx, session: this };
     const requests = this.#core.requests;
-    const pending = requests.empty
-      ? entry.handler(request)
-      : requests.run(this.#requestInfo(params, ctx, scope), () => entry.handler(request));
+    const chain = requests.of(ctx.method);
+    const pending =
+      chain.length === 0
+        ? entry.handler(request)
+        : requests.run(chain, this.#requestInfo(params, ctx, scope), () => entry.handler(request));
     // Not async: a result is finished as it comes (a promise's when it settles).
     const core = this.#core;
     const cache = entry.cacheable ? core.cache : undefined;

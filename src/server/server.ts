@@ -14,7 +14,7 @@ import type { Implementation, ServerCapabilities } from '../protocol/types/lifec
 import type { SchemaInput } from '../schema/index.js';
 import type { TaskStore } from '../stores/task-store.js';
 import type { ToolMiddleware } from './middleware/middleware.js';
-import type { RequestMiddleware } from './middleware/request-chain.js';
+import type { RequestMiddleware, RequestMiddlewareOptions } from './middleware/request-chain.js';
 import type { PromptDefinition, PromptGetter } from './prompts/prompt-definition.js';
 import type {
   ResourceDefinition,
@@ -121,11 +121,12 @@ export class Server {
 
   /**
    * Adds a request middleware: around every request the server serves (lists, calls, reads, prompts,
-   * tasks), in both eras, in the order added; tool calls then go through the tool-call chain too. See
+   * tasks), in both eras, in the order added; tool calls then go through the tool-call chain too. With
+   * `{ methods }`, around the requests of those methods only: the others pass by it at no cost. See
    * `RequestMiddleware`.
    */
-  useRequest(middleware: RequestMiddleware): this {
-    this.#core.useRequest(middleware);
+  useRequest(middleware: RequestMiddleware, options?: RequestMiddlewareOptions): this {
+    this.#core.useRequest(middleware, options);
     return this;
   }
 

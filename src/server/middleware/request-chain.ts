@@ -77,30 +77,68 @@ export type RequestMiddleware = (
   next: () => Promise<JsonObject>,
 ) => Promise<JsonObject>;
 
-export class RequestChain {
-  #all: readonly RequestMiddleware[] = [];
+/** Which requests a request middleware sees (`server.useRequest(middleware, options)`). */
+export interface RequestMiddlewareOptions {
+  /**
+   * Only requests of these methods: the others pass by it, and a request no middleware sees pays nothing
+   * for the chain (no request object, no promise steps). Default: every request.
+   */
+  methods?: readonly string[];
+}
 
-  get empty(): boolean {
-    return this.#all.length === 0;
+interface Layer {
+  readonly middleware: RequestMiddleware;
+  readonly methods: ReadonlySet<string> | undefined;
+}
+
+const NONE: readonly RequestMiddleware[] = Object.freeze([]);
+
+export class RequestChain {
+  #all: readonly Layer[] = [];
+  /** The middleware of each method served so far (methods of the server's table: a bounded set). */
+  readonly #byMethod = new Map<string, readonly RequestMiddleware[]>();
+
+  use(middleware: RequestMiddleware, options: RequestMiddlewareOptions = {}): void {
+    if (typeof middleware !== 'function') throw new TypeError('A request middleware must be a function');
+    const { methods } = options;
+    if (
+      methods !== undefined &&
+      (!Array.isArray(methods) || !methods.every((m) => typeof m === 'string' && m.length > 0))
+    ) {
+      throw new TypeError("A request middleware's methods must be an array of method names");
+    }
+    this.#all = [...this.#all, { middleware, methods: methods && new Set(methods) }];
+    this.#byMethod.clear();
   }
 
-  use(middleware: RequestMiddleware): void {
-    if (typeof middleware !== 'function') throw new TypeError('A request middleware must be a function');
-    this.#all = [...this.#all, middleware];
+  /** The middleware that see requests of `method`, in the order added (empty: none). */
+  of(method: string): readonly RequestMiddleware[] {
+    if (this.#all.length === 0) return NONE;
+    let chain = this.#byMethod.get(method);
+    if (chain === undefined) {
+      const seen = this.#all.filter((layer) => !layer.methods || layer.methods.has(method));
+      chain = seen.length === 0 ? NONE : Object.freeze(seen.map((layer) => layer.middleware));
+      this.#byMethod.set(method, chain);
+    }
+    return chain;
   }
 
   /**
-   * Runs `request` through the middleware, `handler` innermost. Not `compose` with an async handler: every
-   * request of a server with request middleware passes here, and each layer of closures, frames and
-   * promises costs it (one closure per middleware; the handler's own promise, as it is, with no `then`).
+   * Runs `request` through `chain` (the middleware of its method, see `of`), `handler` innermost. Not
+   * `compose` with an async handler: every request with middleware passes here, and each layer of
+   * closures, frames and promises costs it (one closure per middleware; the handler's own promise, as it
+   * is, with no `then`).
    */
-  run(request: ServerRequest, handler: () => Promise<object> | object): Promise<JsonObject> {
-    const all = this.#all;
+  run(
+    chain: readonly RequestMiddleware[],
+    request: ServerRequest,
+    handler: () => Promise<object> | object,
+  ): Promise<JsonObject> {
     let last = -1;
     const dispatch = (i: number): Promise<JsonObject> => {
       if (i <= last) return Promise.reject(new Error('next() was called more than once by one middleware'));
       last = i;
-      const middleware = all[i];
+      const middleware = chain[i];
       try {
         if (middleware) return Promise.resolve(middleware(request, () => dispatch(i + 1)));
         // The handler's own promise as it is (a result is a wire object already: no `then` to say so).

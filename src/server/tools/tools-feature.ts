@@ -11,6 +11,8 @@ import { scopedHost, withInput } from '../context-host.js';
 import type { HandlerTable } from '../handler-table.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { cursorParam } from '../pages.js';
+import type { RequestScope } from '../request-scope.js';
+import { toolError } from '../results.js';
 import type { ServerCore } from '../server-core.js';
 import type { ServerFeature } from '../server-feature.js';
 import { createToolContext, type ToolContext } from '../tool-context.js';
@@ -44,7 +46,7 @@ export class ToolsFeature implements ServerFeature {
     table.handle('tools/call', ({ params, scope, ctx, session }) => {
       const { name, args } = parseCallParams(params);
       const tool = core.tools.get(name);
-      if (!tool) throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      if (!tool) return this.#away(name, scope);
       // No AbortSignal.any with the server's shutdown signal here: server.close() closes every session,
       // which aborts the requests in flight (and `any` is costly on the hot path). The request's signal is
       // not read here either: the engine creates it on first use, and most calls never use it.
@@ -71,5 +73,18 @@ export class ToolsFeature implements ServerFeature {
         isInputRequired(result) ? result : shape(result),
       );
     });
+  }
+
+  /**
+   * A call of a tool that is not listed: a tool disabled with a reason (away for a while) is answered with
+   * that reason as an `isError` result, when the caller may call it; any other is an unknown tool.
+   */
+  #away(name: string, scope: RequestScope): CallToolResult {
+    const core = this.#core;
+    const away = core.tools.away(name);
+    if (!away || core.access.refusal(scope.principal, away.entry)) {
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    }
+    return scope.profile.shapeCallResult(toolError(away.reason), away.entry.tool);
   }
 }
