@@ -30,7 +30,6 @@ import {
   isAllowed,
   refusal,
   retryKey,
-  unavailable,
   type Verdict,
   type VerdictDeps,
 } from './call-verdict.js';
@@ -40,7 +39,7 @@ import { callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
 import type { Policy } from './policy.js';
-import type { Upstream } from './upstream.js';
+import { unavailable, type Upstream } from './upstream.js';
 import { following, mayBeAsked, relayedInput } from './relayed-input.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */

@@ -12,7 +12,6 @@ import { callerKey } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo } from './gateway-events.js';
 import type { PolicyDecision } from './policy.js';
-import type { Upstream } from './upstream.js';
 
 /** What deciding needs of the gateway. */
 export interface VerdictDeps {
@@ -165,13 +164,6 @@ export function refusal(name: string, verdict: Omit<Verdict, 'waited'>): string 
   return verdict.decidedBy === 'policy'
     ? `The gateway's policy denies ${name}: ${verdict.reason}.`
     : `The call of ${name} was denied: ${verdict.reason}.`;
-}
-
-export function unavailable(upstream: Upstream): string {
-  if (upstream.status === 'needs-sign-in') {
-    return `Sign in to upstream ${upstream.name} first: a person signs in from the gateway's console (Upstreams, "Sign in").`;
-  }
-  return `Upstream ${upstream.name} is unavailable${upstream.error ? ` (${upstream.error})` : ''}; the gateway reconnects, try again later.`;
 }
 
 /** Whether the caller asked for progress (its request carries a progress token). */

@@ -11,7 +11,7 @@
 import { errorMessage, type JsonObject, type Tool } from '../index.js';
 import type { Server, ToolContext, ToolDefinition, ToolHandle, ToolHandler } from '../server/index.js';
 import type { ToolNamer } from './tool-namer.js';
-import type { Upstream } from './upstream.js';
+import { unavailable, type Upstream } from './upstream.js';
 
 export interface ExposedTool {
   /** The namespaced name callers use. */
@@ -106,7 +106,9 @@ export class ExposedTools {
       [...this.#byName.values()].filter((e) => e.upstream === upstream).map((e) => [e.name, e]),
     );
     if (upstream.status !== 'ready') {
-      for (const entry of mine.values()) entry.handle.disable();
+      // Out of the list, and a call of one is told why (by the server, with no middleware per call).
+      const reason = unavailable(upstream);
+      for (const entry of mine.values()) entry.handle.disable(reason);
       return;
     }
     const kept = new Set<string>();

@@ -29,7 +29,6 @@ import { MemoryGrantStore } from '../stores/grant-store.js';
 import { AuditTrail } from './audit-trail.js';
 import { CallLog } from './call-log.js';
 import { CallRelay } from './call-relay.js';
-import { unavailable } from './call-verdict.js';
 import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
@@ -144,20 +143,10 @@ export class Gateway {
       log: (upstream, params) => this.#upstreamLog(upstream, params),
       warn: (message, upstream) => this.#warn(message, upstream),
     });
-    // One request middleware (each layer costs every request): resource subscriptions, and a call of a
-    // tool whose upstream is down, an isError result that says so (its tool is out of the list). Not
-    // async: a call of a ready upstream's tool goes straight on.
-    const middleware = subscriptions.middleware;
-    this.server.useRequest((request, next) => {
-      if (request.method !== 'tools/call') return middleware(request, next);
-      const entry =
-        typeof request.params.name === 'string' ? this.#tools.get(request.params.name) : undefined;
-      if (!entry || entry.handle.enabled || entry.upstream.status === 'ready') return next();
-      return Promise.resolve({
-        content: [{ type: 'text', text: unavailable(entry.upstream) }],
-        isError: true,
-      });
-    });
+    // Request middleware for resource subscriptions only: every other request (each tools/call) passes
+    // by at no cost. (A call of a tool whose upstream is down is answered by the server: its tool is
+    // disabled with the reason, see ExposedTools.sync.)
+    this.server.useRequest(subscriptions.middleware, { methods: ResourceSubscriptions.methods });
     for (const [name, upstream] of Object.entries(this.#config.upstreams)) {
       this.#upstreams.add(name, upstream);
     }

@@ -57,10 +57,14 @@ export class ResourceSubscriptions {
     this.#records = records;
   }
 
-  /**
-   * The request middleware that sees subscriptions come and go. Not async: every other request (each
-   * tools/call) goes straight on, with no frame of its own.
-   */
+  /** The methods the middleware sees: no other request passes through it. */
+  static readonly methods: readonly string[] = Object.freeze([
+    'resources/subscribe',
+    'resources/unsubscribe',
+    'subscriptions/listen',
+  ]);
+
+  /** The request middleware that sees subscriptions come and go (installed for the `methods` only). */
   readonly middleware: RequestMiddleware = (request, next) => {
     switch (request.method) {
       case 'resources/subscribe':

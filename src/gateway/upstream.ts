@@ -318,3 +318,11 @@ export class Upstream {
     if (changed) this.#hooks.changed(this, 'status');
   }
 }
+
+/** What a call of a tool of `upstream` is told while the upstream is not ready. */
+export function unavailable(upstream: Upstream): string {
+  if (upstream.status === 'needs-sign-in') {
+    return `Sign in to upstream ${upstream.name} first: a person signs in from the gateway's console (Upstreams, "Sign in").`;
+  }
+  return `Upstream ${upstream.name} is unavailable${upstream.error ? ` (${upstream.error})` : ''}; the gateway reconnects, try again later.`;
+}
