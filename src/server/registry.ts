@@ -13,11 +13,8 @@ export interface RegistryHandle<TDefinition> {
   readonly enabled: boolean;
   readonly removed: boolean;
   enable(): void;
-  /**
-   * Takes the entry out of every list. `reason` (tools, see `ToolHandle`): it is away for a while, and a
-   * request for it is told why; calling `disable` again with another reason changes only what it is told.
-   */
-  disable(reason?: string): void;
+  /** Takes the entry out of every list (a tool's handle also takes a reason: see `ToolHandle`). */
+  disable(): void;
   /** Replaces parts of the definition; the entry is rebuilt (and re-validated) at once. */
   update(patch: Partial<TDefinition>): void;
   remove(): void;
