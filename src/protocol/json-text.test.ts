@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { serializeOnce, stringifyJson } from './json-text.js';
-import { errorResponse, notification, request, resultResponse } from './jsonrpc.js';
+import { errorResponse, notification, request, resultResponse, type JsonObject } from './jsonrpc.js';
 
 describe('serializeOnce / stringifyJson', () => {
   it('writes a response with a marked result exactly as JSON.stringify would, for any id', () => {
@@ -90,6 +91,31 @@ describe('serializeOnce / stringifyJson', () => {
     }
     expect(stringifyJson(request(1, 'ping', { _meta: meta }))).toBe(
       `{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":${JSON.stringify(meta)}}}`,
+    );
+  });
+
+  it('splices any params as JSON.stringify would write them, the marked _meta last', () => {
+    const meta = serializeOnce({ 'io.modelcontextprotocol/protocolVersion': '2026-07-28' });
+    const key = fc.oneof(fc.string(), fc.constantFrom('__proto__', '0', '7', 'name', 'arguments', '_meta'));
+    const value = fc.oneof(fc.jsonValue(), fc.constant(undefined));
+    const id = fc.oneof(fc.integer(), fc.double(), fc.string());
+    fc.assert(
+      fc.property(id, fc.string(), fc.dictionary(key, value), (id, method, members) => {
+        const params: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(members)) {
+          Object.defineProperty(params, k, {
+            value: v,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+        params._meta = meta;
+        const message = request(id, method, params as JsonObject);
+        const text = stringifyJson(message);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(message)));
+        expect(text.endsWith(`"_meta":${JSON.stringify(meta)}}}`)).toBe(true);
+      }),
     );
   });
 

@@ -66,13 +66,15 @@ function splice(message: unknown): string | undefined {
   for (const key in message) if (key !== 'jsonrpc' && key !== 'id' && key !== 'result') return undefined;
   const { jsonrpc, id } = message as { jsonrpc?: unknown; id?: unknown };
   if (jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number')) return undefined;
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${text}}`;
+  return `{"jsonrpc":"2.0","id":${idText(id)},"result":${text}}`;
 }
 
 /**
  * A request whose params' `_meta` is marked (a stateless-era client's `_meta`, the same for all its
  * requests: ≈300 characters of each): the params' other members serialized, the kept text spliced in
- * as the last member.
+ * as the last member. `JSON.stringify` is called for the members' values only: an integer id is written
+ * with `String`, method names and keys are kept (≈0.55 → 0.39 µs per `tools/call` request; a single
+ * `JSON.stringify` of the other members copied into an object was slower, ≈0.6 µs).
  */
 function spliceRequest(message: object): string | undefined {
   const params = (message as { params?: unknown }).params;
@@ -90,7 +92,24 @@ function spliceRequest(message: object): string | undefined {
     if (key === '_meta') continue;
     // As JSON.stringify writes an object: members without JSON text (undefined, a function) are left out.
     const text = JSON.stringify((params as Record<string, unknown>)[key]) as string | undefined;
-    if (text !== undefined) members += `${JSON.stringify(key)}:${text},`;
+    if (text !== undefined) members += `${nameText(key)}:${text},`;
   }
-  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":${JSON.stringify(method)},"params":{${members}"_meta":${meta}}}`;
+  return `{"jsonrpc":"2.0","id":${idText(id)},"method":${nameText(method)},"params":{${members}"_meta":${meta}}}`;
+}
+
+/** A request id's JSON text (a counter's integer, mostly: no `JSON.stringify` call for it). */
+function idText(id: string | number): string {
+  return typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : JSON.stringify(id);
+}
+
+/** The JSON text of method names and params keys, kept for the few a client sends (bounded: it may send any). */
+const names = new Map<string, string>();
+
+function nameText(name: string): string {
+  let text = names.get(name);
+  if (text === undefined) {
+    text = JSON.stringify(name);
+    if (names.size < 256) names.set(name, text);
+  }
+  return text;
 }
