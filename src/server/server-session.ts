@@ -206,8 +206,13 @@ export class ServerSession implements ServingSession {
   serve(entry: HandlerEntry, params: JsonObject, ctx: RequestContext): Promise<object> | object {
     if (!entry.handshake || hasStatelessMeta(params)) return this.#serveStateless(entry, params, ctx);
     const scope = this.#handshakeScopeOf(ctx.method);
-    const request: HandlerRequest = { params, scope, ctx, session: this };
+    return this.#handle(entry, { params, scope, ctx, session: this });
+  }
+
+  /** Runs a request's handler, inside the request middleware of its method when it has any. */
+  #handle(entry: HandlerEntry, request: HandlerRequest): Promise<object> | object {
     const requests = this.#core.requests;
+    const { params, ctx, scope } = request;
     const chain = requests.of(ctx.method);
     // Without request middleware for its method (the common case): the handler's own answer, with no
     // async wrapper around it (each costs microtask hops).
@@ -228,13 +233,7 @@ export class ServerSession implements ServingSession {
         `Method not found: ${ctx.method} does not exist in protocol version ${scope.profile.version}`,
       );
     }
-    const request: HandlerRequest = { params, scope, ctx, session: this };
-    const requests = this.#core.requests;
-    const chain = requests.of(ctx.method);
-    const pending =
-      chain.length === 0
-        ? entry.handler(request)
-        : requests.run(chain, this.#requestInfo(params, ctx, scope), () => entry.handler(request));
+    const pending = this.#handle(entry, { params, scope, ctx, session: this });
     // Not async: a result is finished as it comes (a promise's when it settles).
     const core = this.#core;
     const cache = entry.cacheable ? core.cache : undefined;
