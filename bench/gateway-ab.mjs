@@ -5,9 +5,10 @@
 // repetition, so that the host's load falls on all alike. Per variant: the gateway's and its upstream's
 // CPU per call at 16 and at 1 in flight (medians of the repetitions) and their ratio; with --alloc, the
 // bytes the gateway allocates per call (sampling heap profiler, bench/alloc-preload.mjs; a run of its own,
-// as sampling costs CPU).
+// as sampling costs CPU). With --direct, the first root's fixture is also called with nothing in between:
+// the upstream's CPU per call with only the load generator beside it, against its CPU behind each relay.
 //
-//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--bare] [--alloc] [--reps=6] [--calls=20000] [--warm=40000]
+//   node bench/gateway-ab.mjs --roots=/tmp/before,. [--raw] [--bare] [--direct] [--alloc] [--reps=6] [--calls=20000] [--warm=40000]
 //   taskset -c 0 node bench/gateway-ab.mjs …   # every process on one core: on a small VM a far steadier
 //                                              # ratio (no wakeups across cores), what to compare builds by
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
@@ -40,10 +41,13 @@ if (process.argv.includes('--bare')) {
     variants.push({ name: `${name}: bare relay (public server + client)`, root, bare: true });
 }
 if (process.argv.includes('--raw')) variants.push({ name: 'raw relay', root: dirname(here), raw: true });
+if (process.argv.includes('--direct'))
+  variants.push({ name: 'fixture called directly (no relay)', root: variants[0].root, direct: true });
 const alloc = process.argv.includes('--alloc');
 
 function command(variant, preload) {
   const pre = [...(variant.flags ?? []), ...(preload ? ['--import', join(here, 'alloc-preload.mjs')] : [])];
+  if (variant.direct) return [...pre, ...fixtureArgs(variant.root)];
   if (variant.raw)
     return [...pre, join(here, 'raw-relay.mjs'), '--', process.execPath, ...fixtureArgs(variant.root)];
   if (variant.bare) {
@@ -62,14 +66,15 @@ async function cpuRun(variant) {
   const peer = new StdioPeer(process.execPath, command(variant, false));
   try {
     await peer.initialize();
-    await stdioCalls(peer, { total: warm, inFlight: 16, prefix: 'fx__' });
-    const pids = [peer.pid, childOf(peer.pid)];
+    const prefix = variant.direct ? '' : 'fx__';
+    await stdioCalls(peer, { total: warm, inFlight: 16, prefix });
+    const pids = variant.direct ? [peer.pid, peer.pid] : [peer.pid, childOf(peer.pid)];
     const out = {};
     for (const inFlight of [16, 1]) {
       const run = await stdioCalls(peer, {
         total: inFlight === 1 ? calls / 5 : calls,
         inFlight,
-        prefix: 'fx__',
+        prefix,
         pids,
         maxMs: 120_000,
       });
@@ -115,7 +120,7 @@ for (let rep = 0; rep < reps; rep++) {
       into[k].g.push(r[k].gateway);
       into[k].u.push(r[k].upstream);
     }
-    if (alloc) into.alloc.push(await allocRun(variant));
+    if (alloc && !variant.direct) into.alloc.push(await allocRun(variant));
   }
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -126,9 +131,10 @@ for (const [name, r] of results) {
   const row = [16, 1].map((k) => {
     const g = median(r[k].g);
     const u = median(r[k].u);
+    if (name === 'fixture called directly (no relay)') return `${k} in flight: ${u.toFixed(1)} µs`;
     const ratios = r[k].g.map((x, i) => x / r[k].u[i]);
     return `${k} in flight: ${g.toFixed(1)} µs (upstream ${u.toFixed(1)}), ratio ${(g / u).toFixed(2)}× (median of per-rep ratios ${median(ratios).toFixed(2)}×)`;
   });
-  const kb = alloc ? `; ${(median(r.alloc) / 1024).toFixed(1)} KB allocated/call` : '';
+  const kb = r.alloc.length > 0 ? `; ${(median(r.alloc) / 1024).toFixed(1)} KB allocated/call` : '';
   console.log(`${name}\n  ${row.join('\n  ')}${kb}`);
 }
