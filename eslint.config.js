@@ -18,11 +18,21 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'AbortSignal',
+          property: 'any',
+          message:
+            'On Node 20 every signal AbortSignal.any makes stays recorded in its sources: use mergedSignal (src/protocol/engine/merged-signal.ts) and dispose it.',
+        },
+      ],
     },
   },
   {
     files: ['**/*.test.ts', 'test/**/*.ts'],
     rules: {
+      'no-restricted-properties': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-call': 'off',

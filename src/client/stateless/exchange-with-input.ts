@@ -10,7 +10,7 @@
  * under way (a request in flight is cancelled on the wire, a handler sees its signal abort).
  * @module
  */
-import { requestSignal } from '../../protocol/engine/cancellation.js';
+import { requestSignal } from '../../protocol/engine/merged-signal.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
 import { isJsonObject, wireObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
@@ -240,7 +240,13 @@ export async function exchangeWithInput(
         { details: { result } },
       );
     }
-    const inputResponses = await answerRound(requests, answer, clock, requestSignal(options));
+    const signal = requestSignal(options);
+    let inputResponses: JsonObject;
+    try {
+      inputResponses = await answerRound(requests, answer, clock, signal?.signal);
+    } finally {
+      signal?.dispose();
+    }
     if (clock.remaining <= 0) {
       throw new ClientError(
         LocalErrorCode.RequestTimeout,

@@ -14,7 +14,7 @@
  * caller's signal (after asking the server to cancel the task).
  * @module
  */
-import { requestSignal } from '../../protocol/engine/cancellation.js';
+import { requestSignal } from '../../protocol/engine/merged-signal.js';
 import { LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
@@ -125,7 +125,8 @@ export async function followTask(
 ): Promise<JsonObject> {
   // One signal for the whole follow: the caller's signal and its cancellation (see `RequestOptions`).
   const { cancellation: _followed, ...rest } = given;
-  const signal = requestSignal(given);
+  const merged = requestSignal(given);
+  const signal = merged?.signal;
   const options: ExchangeOptions = signal ? { ...rest, signal } : rest;
   const taskId = first.taskId;
   try {
@@ -139,6 +140,8 @@ export async function followTask(
       cause: signal.reason,
       details: { taskId },
     });
+  } finally {
+    merged?.dispose();
   }
 }
 

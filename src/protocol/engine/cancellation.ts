@@ -121,17 +121,3 @@ export class CancellationSource implements Cancellation {
     this.#listeners.fire(reason);
   }
 }
-
-/**
- * One signal for a request's `signal` and `cancellation` (either may be absent), for the few places that
- * need a real one (a round of input requests, a task followed to its end).
- */
-export function requestSignal(options: {
-  signal?: AbortSignal | undefined;
-  cancellation?: Cancellation | undefined;
-}): AbortSignal | undefined {
-  const { signal, cancellation } = options;
-  if (!cancellation) return signal;
-  const followed = signalOf(cancellation);
-  return signal ? AbortSignal.any([signal, followed]) : followed;
-}

@@ -12,6 +12,7 @@
  * abort it.
  * @module
  */
+import { mergedSignal } from '../../protocol/engine/merged-signal.js';
 import type { RequestContext } from '../../protocol/engine/peer.js';
 import { withMember, type JsonObject, type RequestId } from '../../protocol/jsonrpc.js';
 import { loggingRank } from '../../protocol/types/lifecycle.js';
@@ -138,7 +139,8 @@ async function startedByHandler(
     principal: scope.principal?.subject,
   });
   const controller = new AbortController();
-  const signal = AbortSignal.any([controller.signal, tasks.shutdownSignal]);
+  // The handler's signal, until it returns (inline, or as the task it became).
+  const signal = mergedSignal([controller.signal, tasks.shutdownSignal]);
   // Until the call is a task, the request's own cancellation applies.
   const followRequest = () => controller.abort(ctx.signal.reason);
   if (ctx.signal.aborted) followRequest();
@@ -167,8 +169,9 @@ async function startedByHandler(
       return (await starting).taskId;
     },
   };
-  const context = createToolContext(host, callRequest(ctx.id, signal, ctx.meta));
+  const context = createToolContext(host, callRequest(ctx.id, signal.signal, ctx.meta));
   const outcome = round.run(() => call.run(context));
+  void outcome.then(signal.dispose, signal.dispose);
   const settled = () => undefined;
   await Promise.race([outcome.then(settled, settled), escalated]);
   // A handler that returned without waiting for startTask() still becomes a task once it is stored.

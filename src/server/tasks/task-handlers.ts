@@ -13,6 +13,7 @@
  * ended). A request that does not declare the extension gets -32021.
  * @module
  */
+import { mergedSignal, type MergedSignal } from '../../protocol/engine/merged-signal.js';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import {
@@ -136,7 +137,6 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
     async ({ params, scope, ctx, session }) => {
       requireCoreTasks(scope, 'tasks/result');
       const { taskId, pollIntervalMs } = await tasks.find(params, scope, 'tasks/result');
-      const signal = AbortSignal.any([ctx.signal, tasks.shutdownSignal]);
       // While this request waits, the task's questions travel on its stream. A question outlives the
       // request that carried it (the client may answer after dropping the stream); the task's end drops it.
       const run = tasks.running(taskId);
@@ -151,6 +151,8 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
       // questions outlive it too, until the task is seen to end (then they are withdrawn, as a run's are).
       const { store } = tasks;
       const taskEnded = new AbortController();
+      // The questions' signal (made for the first): the task's end, or the server's shutdown.
+      let asking: MergedSignal | undefined;
       const remote =
         run === undefined && sharesInput(store)
           ? new RemoteTaskQuestions({
@@ -160,17 +162,21 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
               send: (method, question) =>
                 session.peer.request(method, question, {
                   relatedRequestId: ctx.id,
-                  signal: AbortSignal.any([tasks.shutdownSignal, taskEnded.signal]),
+                  signal: (asking ??= mergedSignal([tasks.shutdownSignal, taskEnded.signal])).signal,
                 }),
               onError: tasks.onError,
             })
           : undefined;
+      const waiting = mergedSignal([ctx.signal, tasks.shutdownSignal]);
       try {
-        const ended = await tasks.ended(taskId, signal, remote && ((record) => remote.carry(record)));
+        const ended = await tasks.ended(taskId, waiting.signal, remote && ((record) => remote.carry(record)));
         taskEnded.abort(new Error('The task ended'));
         if (ended === undefined) throw unknownTask(taskId);
         return corePayload(ended);
       } finally {
+        waiting.dispose();
+        // Not seen to end: its questions stay until answered, timed out, or their session closes.
+        asking?.dispose();
         detach?.();
       }
     },

@@ -8,6 +8,7 @@
  * does after `tasks/cancel` is not recorded.
  * @module
  */
+import { mergedSignal, type MergedSignal } from '../../protocol/engine/merged-signal.js';
 import { ErrorCode, ProtocolError, asError, errorMessage } from '../../protocol/errors.js';
 import { wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
@@ -76,7 +77,8 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
   /** Resolves once the run has ended and its last change is stored. */
   readonly ended: Promise<void>;
   readonly #host: TaskRunHost<Q>;
-  readonly #signal: AbortSignal;
+  /** The handler's signal: the task's own controller, or the server's shutdown. */
+  readonly #signal: MergedSignal;
   #writes: Promise<unknown> = Promise.resolve();
   #last: TaskRecord;
   #ended = false;
@@ -87,9 +89,9 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
     this.record = record;
     this.#last = record;
     this.#host = host;
-    this.#signal = AbortSignal.any([host.controller.signal, host.shutdownSignal]);
+    this.#signal = mergedSignal([host.controller.signal, host.shutdownSignal]);
     this.ended = new Promise((resolve) => (this.#markEnded = resolve));
-    this.questions = host.questions({ signal: this.#signal, publish: (change) => this.write(change) });
+    this.questions = host.questions({ signal: this.#signal.signal, publish: (change) => this.write(change) });
     if (record.ttlMs !== null) {
       // The record is gone after its ttl: its handler has nobody left to answer.
       this.#timer = setTimeout(() => this.#end(new Error('The task expired')), record.ttlMs);
@@ -103,7 +105,7 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
 
   /** The handler's signal: aborted by `tasks/cancel`, expiry and server shutdown. */
   get signal(): AbortSignal {
-    return this.#signal;
+    return this.#signal.signal;
   }
 
   /** Changes the record, after every change asked for before; a task that is gone ends the run. */
@@ -196,6 +198,7 @@ export class TaskRun<Q extends TaskQuestions = TaskQuestions> {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     if (reason !== undefined && !this.#host.controller.signal.aborted) this.#host.controller.abort(reason);
+    this.#signal.dispose(); // a run that ended no longer follows the server's shutdown
     this.questions.dispose(reason);
     if (this.#ended) return;
     this.#ended = true;

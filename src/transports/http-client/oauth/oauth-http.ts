@@ -5,6 +5,7 @@
  * client wait forever, read without end, or go where it was not sent.
  * @module
  */
+import { mergedSignal } from '../../../protocol/engine/merged-signal.js';
 import { OAuthError, type OAuthStep } from './oauth-error.js';
 
 /** The longest a metadata, registration or token request may take, in ms. */
@@ -67,17 +68,31 @@ export function boundedFetch(
 ): typeof fetch {
   return async (input, init = {}) => {
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    const response = await base(input, { ...init, signal, redirect: 'manual' });
-    if (!response.body || NULL_BODY.has(response.status)) return response;
+    // Followed until the body is read (at most `timeoutMs`: the timeout ends the following too).
+    const merged = init.signal ? mergedSignal([init.signal, timeout]) : undefined;
+    const done = (): void => merged?.dispose();
+    const signal = merged?.signal ?? timeout;
+    let response: Response;
+    try {
+      response = await base(input, { ...init, signal, redirect: 'manual' });
+    } catch (error) {
+      done();
+      throw error;
+    }
+    if (!response.body || NULL_BODY.has(response.status)) {
+      done();
+      return response;
+    }
     let seen = 0;
     const limited = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > maxBytes) controller.error(new Error(`the response is larger than ${maxBytes} bytes`));
-          else controller.enqueue(chunk);
+          if (seen <= maxBytes) return controller.enqueue(chunk);
+          done();
+          controller.error(new Error(`the response is larger than ${maxBytes} bytes`));
         },
+        flush: done,
       }),
     );
     return new Response(limited, {

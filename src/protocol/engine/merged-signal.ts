@@ -1,0 +1,72 @@
+/**
+ * `AbortSignal.any` for work that ends: a signal aborted by the first of its sources to abort, that stops
+ * listening to them when disposed.
+ *
+ * Why not `AbortSignal.any`: on Node 20 every signal it makes is recorded in each source it follows
+ * (through weak references that are never taken out), so a source that outlives the work — a server's
+ * shutdown signal followed by every task, a caller's signal passed to every call — grows by ≈50 bytes per
+ * signal made from it for as long as it lives: 200,000 tasks, ≈10 MB that no collection gives back.
+ * @module
+ */
+import type { Cancellation } from './cancellation.js';
+
+/** A signal that follows several, and the end of following them. */
+export interface MergedSignal {
+  /** Aborted (with its reason) by the first source to abort, or at once if one already is. */
+  readonly signal: AbortSignal;
+  /**
+   * Stops following the sources (call it when the work is done). Once the signal is aborted it follows
+   * nothing already, and this does nothing.
+   */
+  readonly dispose: () => void;
+}
+
+const NOTHING = (): void => {};
+
+/** A signal aborted by the first of `sources` to abort; `dispose()` it when the work is done. */
+export function mergedSignal(sources: readonly (AbortSignal | undefined)[]): MergedSignal {
+  const controller = new AbortController();
+  const followed: AbortSignal[] = [];
+  for (const source of sources) {
+    if (source === undefined) continue;
+    if (source.aborted) {
+      controller.abort(source.reason);
+      return { signal: controller.signal, dispose: NOTHING };
+    }
+    followed.push(source);
+  }
+  if (followed.length === 0) return { signal: controller.signal, dispose: NOTHING };
+  const dispose = (): void => {
+    for (const source of followed) source.removeEventListener('abort', onAbort);
+  };
+  const onAbort = (event: Event): void => {
+    dispose();
+    controller.abort((event.target as AbortSignal).reason);
+  };
+  for (const source of followed) source.addEventListener('abort', onAbort);
+  return { signal: controller.signal, dispose };
+}
+
+/**
+ * One signal for a request's `signal` and `cancellation` (either may be absent), for the few places that
+ * need a real one (a round of input requests, a task followed to its end); `dispose()` it when done, so
+ * that a long-lived signal or cancellation given to many requests keeps nothing of each.
+ */
+export function requestSignal(options: {
+  signal?: AbortSignal | undefined;
+  cancellation?: Cancellation | undefined;
+}): MergedSignal | undefined {
+  const { signal, cancellation } = options;
+  if (!cancellation) return signal === undefined ? undefined : { signal, dispose: NOTHING };
+  const followed = new AbortController();
+  const unfollow = cancellation.aborted ? NOTHING : cancellation.onAbort((reason) => followed.abort(reason));
+  if (cancellation.aborted) followed.abort(cancellation.reason);
+  const merged = mergedSignal([signal, followed.signal]);
+  return {
+    signal: merged.signal,
+    dispose: () => {
+      unfollow();
+      merged.dispose();
+    },
+  };
+}
