@@ -5,10 +5,14 @@
 // outputSchema); `dummy_0 … dummy_{N-1}` (3-property input schemas) when MCP_BENCH_EXTRA_TOOLS=N.
 import { Server, structured, text } from '../dist/server.js';
 
-export default function createFixtureServer() {
+export default function createFixtureServer(options = {}) {
   // The default global rate limit (20,000 calls/s, burst 20,000) would answer a pipelined load test, which
   // runs faster than that, with -31429; the official SDKs have none, so the fixture turns it off. Every other built-in stays on.
-  const server = new Server({ name: 'toolwire-bench-fixture', version: '1.0.0' }, { rateLimit: false });
+  // `options` (server options) are for servers built on the fixture (the soak's); `serve` gives none.
+  const server = new Server(
+    { name: 'toolwire-bench-fixture', version: '1.0.0' },
+    { rateLimit: false, ...options },
+  );
   server.tool(
     'echo',
     {

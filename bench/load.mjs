@@ -168,8 +168,8 @@ export class StdioPeer {
     this.child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method, ...(params ? { params } : {}) })}\n`);
   }
 
-  async initialize() {
-    const response = await this.request('initialize', initializeParams());
+  async initialize(protocolVersion = PROTOCOL_VERSION) {
+    const response = await this.request('initialize', { ...initializeParams(), protocolVersion });
     if (!response.result) throw new Error(`initialize failed: ${JSON.stringify(response)}`);
     this.notify('notifications/initialized');
     return response;

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npm run soak`: is memory flat under sustained load? 100,000 tools/call (echo and add in turn, 16 in flight)
-// per mode — stdio, HTTP with JSON answers, HTTP with SSE answers, stateless HTTP, and 2026-07-28 requests —
-// each against a fresh `node --expose-gc bin/toolwire.mjs serve bench/soak-server.mjs`, with the server's
+// per mode — stdio, HTTP with JSON answers, HTTP with SSE answers, stateless HTTP, and 2026-07-28 requests
+// — and 100,000 tasks in each of their two forms over stdio (`tasks`: a 2025-11-25 task-augmented call and
+// its `tasks/result`; `tasks-2026`: a call declaring the extension, then `tasks/get` until it is done; the
+// server keeps a task 2 s, and reads memory once those of the batch expired), each against a fresh `node --expose-gc bin/toolwire.mjs serve bench/soak-server.mjs`, with the server's
 // heap after a full GC and its RSS read through its `memory` tool every 10,000 calls. A mode is flat when
 // both grew at most 20 MB from the first reading (after the first 10,000 calls: the heap's working size
 // and the JIT's code are reached by then) to the last (RSS: the RSS besides V8's committed heap, whose
@@ -19,6 +21,7 @@ import { HttpPool } from './http-pool.mjs';
 import {
   STATELESS_META,
   StdioPeer,
+  measureCalls,
   httpCalls,
   httpSession,
   post,
@@ -44,6 +47,11 @@ const BOUND_MB = Number(flags['bound-mb']);
 /** RSS may get its own bound: over a short run it mostly shows the heap growing to its working size. */
 const RSS_BOUND_MB = Number(flags['rss-bound-mb'] ?? flags['bound-mb']);
 const SERVE = ['--expose-gc', 'bin/toolwire.mjs', 'serve', 'bench/soak-server.mjs'];
+/** The revision the `tasks` mode speaks: the first with tasks (their 2025-11-25 form). */
+const TASKS_VERSION = '2025-11-25';
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+/** How long the soak server keeps a task (bench/soak-server.mjs). */
+const TASK_TTL_MS = 2_000;
 const say = flags.json
   ? (line) => process.stderr.write(`${line}\n`)
   : (line) => process.stdout.write(`${line}\n`);
@@ -58,6 +66,66 @@ const MODES = [
       return {
         calls: (total) => stdioCalls(peer, { total, inFlight: 16, maxMs: 600_000 }),
         memory: async () => memoryOf(await peer.request('tools/call', { name: 'memory', arguments: {} })),
+        close: () => peer.close(),
+      };
+    },
+  },
+  {
+    // Each unit of work is a task: `tools/call` with `task` (2025-11-25, ttl 2 s), then `tasks/result`.
+    id: 'tasks',
+    async start() {
+      const peer = new StdioPeer(process.execPath, SERVE);
+      await peer.initialize(TASKS_VERSION);
+      const task = { ttl: TASK_TTL_MS };
+      const oneTask = async (n) => {
+        const params = { name: 'task_echo', arguments: { text: `task ${n}` }, task };
+        const created = await peer.request('tools/call', params);
+        const taskId = created.result?.task?.taskId;
+        if (typeof taskId !== 'string') return false;
+        const done = await peer.request('tasks/result', { taskId });
+        return done.result?.content?.[0]?.text === `task ${n}`;
+      };
+      return {
+        calls: (total) => measureCalls(peer.pid, { total, workers: 16, maxMs: 600_000 }, oneTask),
+        // Read once the batch's tasks have expired and been swept (the store sweeps as a task is created):
+        // otherwise each reading holds the ≈2 s of tasks still kept, as many as the load happened to make.
+        memory: async () => {
+          await new Promise((resolve) => setTimeout(resolve, task.ttl + 1_100));
+          if (!(await oneTask(-1))) throw new Error('tasks: the task after the pause failed');
+          return memoryOf(await peer.request('tools/call', { name: 'memory', arguments: {} }));
+        },
+        close: () => peer.close(),
+      };
+    },
+  },
+  {
+    // Each unit of work is a task of the 2026-07-28 extension: `tools/call` declaring it, then `tasks/get`
+    // until the task is done (its result inline).
+    id: 'tasks-2026',
+    async start() {
+      const peer = new StdioPeer(process.execPath, SERVE);
+      const _meta = {
+        ...STATELESS_META,
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
+      };
+      const oneTask = async (n) => {
+        const params = { name: 'task_echo', arguments: { text: `task ${n}` }, _meta };
+        let task = (await peer.request('tools/call', params)).result;
+        for (let polls = 0; task?.resultType === 'task' || task?.status === 'working'; polls++) {
+          if (typeof task.taskId !== 'string' || polls > 100) return false;
+          if (polls > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+          task = (await peer.request('tasks/get', { taskId: task.taskId, _meta })).result;
+        }
+        return task?.status === 'completed' && task.result?.content?.[0]?.text === `task ${n}`;
+      };
+      return {
+        calls: (total) => measureCalls(peer.pid, { total, workers: 16, maxMs: 600_000 }, oneTask),
+        memory: async () => {
+          await new Promise((resolve) => setTimeout(resolve, TASK_TTL_MS + 1_100));
+          if (!(await oneTask(-1))) throw new Error('tasks-2026: the task after the pause failed');
+          const memory = { name: 'memory', arguments: {}, _meta: STATELESS_META };
+          return memoryOf(await peer.request('tools/call', memory));
+        },
         close: () => peer.close(),
       };
     },
@@ -117,11 +185,13 @@ async function soakMode(mode) {
   const readings = [];
   let errors = 0;
   let done = 0;
-  const started = performance.now();
+  let busyMs = 0; // the calls' time, not the readings' (the tasks modes pause before each)
   try {
     while (done < CALLS) {
       const batch = Math.min(EVERY, CALLS - done);
+      const started = performance.now();
       const result = await run.calls(batch);
+      busyMs += performance.now() - started;
       errors += result.errors + (batch - result.calls);
       done += batch;
       readings.push({ calls: done, ...(await run.memory()) });
@@ -151,7 +221,7 @@ async function soakMode(mode) {
     mode: mode.id,
     calls: done,
     errors,
-    callsPerSec: done / ((performance.now() - started) / 1000),
+    callsPerSec: done / (busyMs / 1000),
     readings,
     heapGrowthMb,
     rssLowMb,
