@@ -3,7 +3,8 @@
 // per mode — stdio, HTTP with JSON answers, HTTP with SSE answers, stateless HTTP, and 2026-07-28 requests
 // — and 100,000 tasks in each of their two forms over stdio (`tasks`: a 2025-11-25 task-augmented call and
 // its `tasks/result`; `tasks-2026`: a call declaring the extension, then `tasks/get` until it is done; the
-// server keeps a task 2 s, and reads memory once those of the batch expired), each against a fresh `node --expose-gc bin/toolwire.mjs serve bench/soak-server.mjs`, with the server's
+// server keeps a task 2 s, and reads memory once those of the batch expired), and 100,000 through the
+// gateway (`gateway`: `toolwire gateway --stdio` in front of the fixture, its own memory read), each against a fresh `node --expose-gc bin/toolwire.mjs serve bench/soak-server.mjs`, with the server's
 // heap after a full GC and its RSS read through its `memory` tool every 10,000 calls. A mode is flat when
 // both grew at most 20 MB from the first reading (after the first 10,000 calls: the heap's working size
 // and the JIT's code are reached by then) to the last (RSS: the RSS besides V8's committed heap, whose
@@ -13,10 +14,13 @@
 //
 //   npm run soak
 //   npm run soak -- --calls 5000 --every 1000 --bound-mb 1 --rss-bound-mb 32 --only stdio,http-json --json
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ensureBuilt } from '../scripts/ensure-built.mjs';
+import { gatewayArgs } from './gateway.mjs';
 import { HttpPool } from './http-pool.mjs';
 import {
   STATELESS_META,
@@ -127,6 +131,32 @@ const MODES = [
           return memoryOf(await peer.request('tools/call', memory));
         },
         close: () => peer.close(),
+      };
+    },
+  },
+  {
+    // `toolwire gateway --stdio` (policy: allow) in front of the fixture; the gateway's memory is read
+    // through bench/memory-preload.mjs (SIGUSR2: collect, then write process.memoryUsage()).
+    id: 'gateway',
+    async start() {
+      const dir = mkdtempSync(join(tmpdir(), 'soak-gateway-'));
+      const file = join(dir, 'memory.json');
+      const preload = ['--import', './bench/memory-preload.mjs'];
+      const peer = new StdioPeer(process.execPath, [...preload, ...gatewayArgs('.')], { MEMORY_OUT: file });
+      await peer.initialize();
+      return {
+        calls: (total) => stdioCalls(peer, { total, inFlight: 16, maxMs: 600_000, prefix: 'fx__' }),
+        async memory() {
+          rmSync(file, { force: true });
+          process.kill(peer.pid, 'SIGUSR2');
+          for (let i = 0; i < 250 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 20));
+          const usage = JSON.parse(readFileSync(file, 'utf8'));
+          return memoryOf({ result: { structuredContent: { ...usage, gc: true } } });
+        },
+        async close() {
+          await peer.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
       };
     },
   },

@@ -1,12 +1,13 @@
 // A short soak (npm run soak runs 100,000 calls per mode): 5,000 tools/call per mode — stdio, HTTP with JSON
-// and with SSE answers, stateless HTTP, 2026-07-28 requests — against the built server, the heap after a
+// and with SSE answers, stateless HTTP, 2026-07-28 requests, through the gateway — against the built server
+// (the gateway's own memory for the last), the heap after a
 // full GC read every 1,000. The bound is npm run soak's 20 MB per 100,000 calls, scaled: 1 MB. RSS, which over
 // so short a run mostly shows the heap reaching its working size, only has to stay under +48 MB. Then 3,000
 // tasks in each of their two forms, under the same bound (each reading waits for the tasks to expire: ≈3 s).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runJsonScript } from './_script.js';
 
-const MODES = ['stdio', 'http-json', 'http-sse', 'stateless', '2026-07-28'];
+const MODES = ['stdio', 'http-json', 'http-sse', 'stateless', '2026-07-28', 'gateway'];
 const TASK_MODES = ['tasks', 'tasks-2026'];
 
 interface SoakResult {
