@@ -215,6 +215,14 @@ export class OutgoingRequests {
   /** Rejects every pending request (the connection closed). */
   rejectAll(error: Error): void {
     for (const id of this.#pending.keys()) this.#take(id)?.reject(error);
+    this.close();
+  }
+
+  /**
+   * The connection closed with nothing pending: the timer goes (kept unref'd between requests, it would
+   * otherwise hold this connection, and all it refers to, until the last request's deadline).
+   */
+  close(): void {
     this.#lingering.clear();
     this.#clearTimer();
   }

@@ -193,11 +193,10 @@ export class Peer<C = unknown> {
     this.#closed = true;
     // Errors are built only when something waits for them (capturing a stack is costly, and a stateless
     // HTTP request closes a peer each time, usually with nothing pending).
-    if (this.#outgoingRequests && this.#outgoingRequests.size > 0) {
-      this.#outgoingRequests.rejectAll(
-        new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'),
-      );
-    }
+    const outgoing = this.#outgoingRequests;
+    if (outgoing && outgoing.size > 0) {
+      outgoing.rejectAll(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed'));
+    } else outgoing?.close();
     this.#incoming.close();
     this.#options.closed?.(this.#connection);
     this.onclose?.();
