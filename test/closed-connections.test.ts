@@ -23,7 +23,7 @@ async function collected(make: () => Promise<object>): Promise<boolean> {
   return gone;
 }
 
-describe.each(['2025-11-25', '2026-07-28'])('a closed connection (%s)', (protocolVersion) => {
+describe.each(['2025-11-25', '2026-07-28'] as const)('a closed connection (%s)', (protocolVersion) => {
   it('is collected at once, not held by its request timer until the deadline', async () => {
     const server = new Server({ name: 'closed', version: '1.0.0' });
     server.tool('echo', {}, () => text('hi'));

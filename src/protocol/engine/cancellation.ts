@@ -30,10 +30,56 @@ export function cancellationOf(signal: AbortSignal): Cancellation {
       return signal.reason as unknown;
     },
     onAbort(listener) {
-      const follow = () => listener(signal.reason);
-      signal.addEventListener('abort', follow, { once: true });
-      return () => signal.removeEventListener('abort', follow);
+      return followSignal(signal, listener);
     },
+  };
+}
+
+/** The listeners following a signal through its one `abort` listener, and how many there are. */
+interface Followers {
+  readonly listeners: Set<Listener>;
+  readonly onAbort: () => void;
+}
+
+const followed = new WeakMap<AbortSignal, Followers>();
+
+/**
+ * Calls `listener` with the reason when `signal` aborts (not when it already has); returns the function that
+ * stops following. However many follow one signal (a caller's signal given to every call it makes), the
+ * signal has one listener of ours: Node warns of a leak past ten on one signal, and each costs a little.
+ */
+export function followSignal(signal: AbortSignal, listener: (reason: unknown) => void): () => void {
+  let followers = followed.get(signal);
+  if (!followers) {
+    const listeners = new Set<Listener>();
+    const onAbort = (): void => {
+      followed.delete(signal);
+      const reason: unknown = signal.reason;
+      // Each follower runs, as separate listeners would; the first error is reported after.
+      let failure: { error: unknown } | undefined;
+      for (const follower of listeners) {
+        try {
+          follower(reason);
+        } catch (error) {
+          failure ??= { error };
+        }
+      }
+      if (failure) throw failure.error;
+    };
+    followers = { listeners, onAbort };
+    followed.set(signal, followers);
+    signal.addEventListener('abort', onAbort, { once: true });
+  }
+  const { listeners } = followers;
+  // The same function twice follows twice (as `addEventListener` would not): a wrapper per follow.
+  const own: Listener = (reason) => listener(reason);
+  listeners.add(own);
+  return () => {
+    if (!listeners.delete(own) || listeners.size > 0) return;
+    const current = followed.get(signal);
+    if (current?.listeners !== listeners) return;
+    followed.delete(signal);
+    signal.removeEventListener('abort', current.onAbort);
   };
 }
 

@@ -6,7 +6,7 @@
 import { LocalErrorCode, ProtocolError, ToolwireError } from '../errors.js';
 import type { JsonObject, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { ProgressParams } from '../types/lifecycle.js';
-import type { Cancellation } from './cancellation.js';
+import { followSignal, type Cancellation } from './cancellation.js';
 import { SlotMap } from './slot-map.js';
 
 export interface RequestOptions {
@@ -95,11 +95,7 @@ export class OutgoingRequests {
         cleanup: noop,
       };
       const { signal, cancellation } = options;
-      if (signal) {
-        const onAbort = () => this.#abort(id, signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
-      }
+      if (signal) entry.cleanup = followSignal(signal, (reason) => this.#abort(id, reason));
       if (cancellation) {
         const stop = cancellation.onAbort((reason) => this.#abort(id, reason));
         const before = entry.cleanup;

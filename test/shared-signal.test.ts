@@ -1,0 +1,48 @@
+// One AbortSignal given to many calls at once (a caller's "stop everything" signal): the calls follow it
+// through one listener, so Node does not warn of a leak past ten listeners, and aborting it cancels every
+// call on the wire (the server's handlers see their signals abort), in both eras.
+import { describe, expect, it } from 'vitest';
+import { Server, text } from '../src/server/index.js';
+import { linkServer } from './_setup.js';
+
+describe.each(['2025-11-25', '2026-07-28'] as const)(
+  'a signal shared by 32 calls (%s)',
+  (protocolVersion) => {
+    it('is followed without a leak warning, and aborting it cancels them all', async () => {
+      const server = new Server({ name: 'shared', version: '1.0.0' });
+      let started = 0;
+      let cancelled = 0;
+      server.tool('wait', {}, (_args, ctx) => {
+        started++;
+        return new Promise((resolve) =>
+          ctx.signal.addEventListener('abort', () => {
+            cancelled++;
+            resolve(text('cancelled'));
+          }),
+        );
+      });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      await using connected = await linkServer(server, { protocolVersion });
+      try {
+        const stop = new AbortController();
+        const calls = Array.from({ length: 32 }, () =>
+          connected.client.callTool('wait', {}, { signal: stop.signal }).then(
+            () => 'answered',
+            (error: Error) => error.message,
+          ),
+        );
+        await expect.poll(() => started).toBe(32);
+        stop.abort('enough');
+        const outcomes = await Promise.all(calls);
+        expect(outcomes.every((message) => message.includes('cancelled'))).toBe(true);
+        await expect.poll(() => cancelled).toBe(32);
+        await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+        expect(warnings).not.toContain('MaxListenersExceededWarning');
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+  },
+);
