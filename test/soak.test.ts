@@ -18,56 +18,33 @@ interface SoakResult {
   rssGrowthMb: number;
 }
 
-function soak(modes: string[], calls: number): () => Promise<SoakResult[]> {
-  return async () => {
-    const run = await runJsonScript<{ results: SoakResult[] }>(
-      'bench/soak.mjs',
-      [
-        '--calls',
-        String(calls),
-        '--every',
-        '1000',
-        '--bound-mb',
-        '1',
-        '--rss-bound-mb',
-        '48',
-        '--only',
-        modes.join(','),
-      ],
-      110_000,
-    );
-    return run.report.results;
-  };
+/** A describe block: one soak of `modes`, `calls` each; every call answered and the heap after GC flat. */
+function soakSuite(title: string, modes: string[], calls: number, what: string): void {
+  describe(title, () => {
+    let results: SoakResult[] = [];
+
+    beforeAll(async () => {
+      const args = ['--calls', String(calls), '--every', '1000', '--only', modes.join(',')];
+      const bounds = ['--bound-mb', '1', '--rss-bound-mb', '48'];
+      const run = await runJsonScript<{ results: SoakResult[] }>(
+        'bench/soak.mjs',
+        [...args, ...bounds],
+        110_000,
+      );
+      results = run.report.results;
+    }, 120_000);
+
+    it.each(modes)(`%s: every ${what}, heap after GC flat`, (mode) => {
+      const result = results.find((r) => r.mode === mode);
+      expect(result).toMatchObject({ calls, errors: 0 });
+      expect(result?.heapGrowthMb).toBeLessThanOrEqual(1);
+      expect(result?.rssGrowthMb).toBeLessThanOrEqual(48);
+    });
+  });
 }
 
-describe('a 5,000-call soak per mode', () => {
-  let results: SoakResult[] = [];
-
-  beforeAll(async () => {
-    results = await soak(MODES, 5000)();
-  }, 120_000);
-
-  it.each(MODES)('%s: every call answered, heap after GC flat', (mode) => {
-    const result = results.find((r) => r.mode === mode);
-    expect(result).toMatchObject({ calls: 5000, errors: 0 });
-    expect(result?.heapGrowthMb).toBeLessThanOrEqual(1);
-    expect(result?.rssGrowthMb).toBeLessThanOrEqual(48);
-  });
-});
+soakSuite('a 5,000-call soak per mode', MODES, 5000, 'call answered');
 
 // Before mergedSignal, each task left ≈5 KB in the server for good (AbortSignal.any on Node 20): ≈10 MB
 // from the first reading to the last here.
-describe('a 3,000-task soak in each form of tasks', () => {
-  let results: SoakResult[] = [];
-
-  beforeAll(async () => {
-    results = await soak(TASK_MODES, 3000)();
-  }, 120_000);
-
-  it.each(TASK_MODES)('%s: every task done, heap after GC flat', (mode) => {
-    const result = results.find((r) => r.mode === mode);
-    expect(result).toMatchObject({ calls: 3000, errors: 0 });
-    expect(result?.heapGrowthMb).toBeLessThanOrEqual(1);
-    expect(result?.rssGrowthMb).toBeLessThanOrEqual(48);
-  });
-});
+soakSuite('a 3,000-task soak in each form of tasks', TASK_MODES, 3000, 'task done');
