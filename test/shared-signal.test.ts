@@ -1,6 +1,7 @@
 // One AbortSignal given to many calls at once (a caller's "stop everything" signal): the calls follow it
 // through one listener, so Node does not warn of a leak past ten listeners, and aborting it cancels every
-// call on the wire (the server's handlers see their signals abort), in both eras.
+// call on the wire (the server's handlers see their signals abort), in both eras. The same for calls that
+// run as tasks, which the client follows (polls, waits) on that signal.
 import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
 import { linkServer } from './_setup.js';
@@ -39,6 +40,42 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
         expect(outcomes.every((message) => message.includes('cancelled'))).toBe(true);
         await expect.poll(() => cancelled).toBe(32);
         await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+        expect(warnings).not.toContain('MaxListenersExceededWarning');
+      } finally {
+        process.off('warning', onWarning);
+      }
+    });
+  },
+);
+
+describe.each(['2025-11-25', '2026-07-28'] as const)(
+  'a signal shared by 24 tasks (%s)',
+  (protocolVersion) => {
+    it('is followed without a leak warning while the client follows them', async () => {
+      const server = new Server(
+        { name: 'shared-tasks', version: '1.0.0' },
+        { tasks: { ttlMs: 60_000, pollIntervalMs: 5 } },
+      );
+      server.tool('slow', { task: 'optional' }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return text('done');
+      });
+      const warnings: string[] = [];
+      const onWarning = (warning: Error) => warnings.push(warning.name);
+      process.on('warning', onWarning);
+      await using connected = await linkServer(server, { protocolVersion });
+      try {
+        const shared = new AbortController();
+        const results = await Promise.all(
+          Array.from({ length: 24 }, async () => {
+            const task = await connected.client.callToolAsTask('slow', {}, { signal: shared.signal });
+            return task.result();
+          }),
+        );
+        expect(results.map((r) => r.content)).toEqual(
+          Array.from({ length: 24 }, () => [{ type: 'text', text: 'done' }]),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
         expect(warnings).not.toContain('MaxListenersExceededWarning');
       } finally {
         process.off('warning', onWarning);

@@ -10,6 +10,7 @@
  * under way (a request in flight is cancelled on the wire, a handler sees its signal abort).
  * @module
  */
+import { followSignal } from '../../protocol/engine/cancellation.js';
 import { requestSignal } from '../../protocol/engine/merged-signal.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
@@ -171,8 +172,10 @@ async function answerRound(
         cause: signal?.reason,
       }),
     );
+  // The caller's signal may be shared by many calls: followed through one listener (see followSignal).
+  let unfollow: (() => void) | undefined;
   if (signal?.aborted) onAbort();
-  else signal?.addEventListener('abort', onAbort, { once: true });
+  else if (signal) unfollow = followSignal(signal, onAbort);
   const aborted = new Promise<never>((_, reject) => {
     const fail = () => reject(controller.signal.reason as Error);
     if (controller.signal.aborted) fail();
@@ -189,7 +192,7 @@ async function answerRound(
     return await Promise.race([work, aborted]);
   } finally {
     if (timer) clearTimeout(timer);
-    signal?.removeEventListener('abort', onAbort);
+    unfollow?.();
   }
 }
 

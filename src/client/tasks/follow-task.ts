@@ -14,6 +14,7 @@
  * caller's signal (after asking the server to cancel the task).
  * @module
  */
+import { followSignal } from '../../protocol/engine/cancellation.js';
 import { requestSignal } from '../../protocol/engine/merged-signal.js';
 import { LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
@@ -84,21 +85,23 @@ function each(options: ExchangeOptions): ExchangeOptions {
 /** Resolves after `ms`, or at once when `wake` is called; rejects when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal | undefined, wakeUp: { wake?: () => void }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
+    let unfollow: (() => void) | undefined;
     const done = () => {
       clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
+      unfollow?.();
       wakeUp.wake = undefined;
       resolve();
     };
-    const onAbort = () => {
+    const onAbort = (reason: unknown) => {
       clearTimeout(timer);
       wakeUp.wake = undefined;
-      reject(signal!.reason as Error);
+      reject(reason as Error);
     };
     const timer = setTimeout(done, ms);
     wakeUp.wake = done;
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    // The caller's signal may be shared by many calls: followed through one listener (see followSignal).
+    if (signal?.aborted) onAbort(signal.reason);
+    else if (signal) unfollow = followSignal(signal, onAbort);
   });
 }
 
@@ -279,8 +282,8 @@ async function answerQuestions(
 ): Promise<void> {
   if (!isJsonObject(inputRequests)) return;
   const controller = new AbortController();
-  const abort = () => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', abort, { once: true });
+  const { signal } = options;
+  const unfollow = signal && followSignal(signal, (reason) => controller.abort(reason));
   try {
     const responses: JsonObject = {};
     for (const [key, request] of Object.entries(inputRequests)) {
@@ -298,6 +301,6 @@ async function answerQuestions(
       each(options),
     );
   } finally {
-    options.signal?.removeEventListener('abort', abort);
+    unfollow?.();
   }
 }
