@@ -2,10 +2,10 @@
  * `AbortSignal.any` for work that ends: a signal aborted by the first of its sources to abort, that stops
  * listening to them when disposed.
  *
- * Why not `AbortSignal.any`: on Node 20 every signal it makes is recorded in each source it follows
- * (through weak references that are never taken out), so a source that outlives the work — a server's
- * shutdown signal followed by every task, a caller's signal passed to every call — grows by ≈50 bytes per
- * signal made from it for as long as it lives: 200,000 tasks, ≈10 MB that no collection gives back.
+ * Why not `AbortSignal.any`: on Node 20 a source keeps every signal made from it for as long as it lives —
+ * a weak reference (≈60 bytes) each, and the whole signal, with all its `abort` listeners reach, once one
+ * listens to it. A source that outlives the work (a server's shutdown signal followed by every task, a
+ * caller's signal passed to every call) kept each task's run, ≈5 KB: 561 MB after 100,000 tasks.
  * @module
  */
 import { followSignal, type Cancellation } from './cancellation.js';
