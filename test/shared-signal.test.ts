@@ -6,10 +6,24 @@ import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
 import { linkServer } from './_setup.js';
 
+/** Runs `work`, then checks that Node printed no `MaxListenersExceededWarning` meanwhile. */
+async function withoutLeakWarning(work: () => Promise<void>): Promise<void> {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  try {
+    await work();
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
+  } finally {
+    process.off('warning', onWarning);
+  }
+  expect(warnings).not.toContain('MaxListenersExceededWarning');
+}
+
 describe.each(['2025-11-25', '2026-07-28'] as const)(
-  'a signal shared by 32 calls (%s)',
+  'a signal shared by many calls (%s)',
   (protocolVersion) => {
-    it('is followed without a leak warning, and aborting it cancels them all', async () => {
+    it('32 calls: followed without a leak warning, and aborting it cancels them all', async () => {
       const server = new Server({ name: 'shared', version: '1.0.0' });
       let started = 0;
       let cancelled = 0;
@@ -22,11 +36,8 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
           }),
         );
       });
-      const warnings: string[] = [];
-      const onWarning = (warning: Error) => warnings.push(warning.name);
-      process.on('warning', onWarning);
       await using connected = await linkServer(server, { protocolVersion });
-      try {
+      await withoutLeakWarning(async () => {
         const stop = new AbortController();
         const calls = Array.from({ length: 32 }, () =>
           connected.client.callTool('wait', {}, { signal: stop.signal }).then(
@@ -39,19 +50,10 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
         const outcomes = await Promise.all(calls);
         expect(outcomes.every((message) => message.includes('cancelled'))).toBe(true);
         await expect.poll(() => cancelled).toBe(32);
-        await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on the next tick
-        expect(warnings).not.toContain('MaxListenersExceededWarning');
-      } finally {
-        process.off('warning', onWarning);
-      }
+      });
     });
-  },
-);
 
-describe.each(['2025-11-25', '2026-07-28'] as const)(
-  'a signal shared by 24 tasks (%s)',
-  (protocolVersion) => {
-    it('is followed without a leak warning while the client follows them', async () => {
+    it('24 tasks: followed without a leak warning while the client follows them', async () => {
       const server = new Server(
         { name: 'shared-tasks', version: '1.0.0' },
         { tasks: { ttlMs: 60_000, pollIntervalMs: 5 } },
@@ -60,11 +62,8 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
         await new Promise((resolve) => setTimeout(resolve, 30));
         return text('done');
       });
-      const warnings: string[] = [];
-      const onWarning = (warning: Error) => warnings.push(warning.name);
-      process.on('warning', onWarning);
       await using connected = await linkServer(server, { protocolVersion });
-      try {
+      await withoutLeakWarning(async () => {
         const shared = new AbortController();
         const results = await Promise.all(
           Array.from({ length: 24 }, async () => {
@@ -75,11 +74,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)(
         expect(results.map((r) => r.content)).toEqual(
           Array.from({ length: 24 }, () => [{ type: 'text', text: 'done' }]),
         );
-        await new Promise((resolve) => setImmediate(resolve));
-        expect(warnings).not.toContain('MaxListenersExceededWarning');
-      } finally {
-        process.off('warning', onWarning);
-      }
+      });
     });
   },
 );
