@@ -401,7 +401,11 @@ export class ServerRuntime implements ServerCore {
     await this.#subscriptions.endAll();
     const graceMs = options.graceMs ?? 0;
     if (graceMs > 0) await Promise.all([...this.#sessions].map((s) => s.drain(graceMs)));
-    this.#shutdown.abort(new Error('The server is shutting down'));
+    const reason = new Error('The server is shutting down');
+    // Formatted now: an unformatted stack keeps the objects of its frames (whoever awaited `close()`)
+    // for as long as the server keeps its shutdown reason.
+    void reason.stack;
+    this.#shutdown.abort(reason);
     await Promise.all([...this.#sessions].map((s) => s.close()));
   }
 }
