@@ -1,6 +1,9 @@
 // Two Streamable HTTP handlers in this process, each with its own Server and Redis connections, sharing
-// sessions on one real Redis (the `redis` option): a shared session stays its principal's, and one
-// handler's idle sweep never deletes a record another handler serves.
+// sessions on one real Redis (the `redis` option): a shared session stays its principal's, one handler's
+// idle sweep never deletes a record another handler serves, and a session ended with DELETE leaves
+// nothing behind (its route to the other instances was kept for good: ≈2.7 KB per ended session).
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStores } from '../src/stores/redis.js';
 import { INIT, asSubject, openSession as openHttpSession, post } from './_http.js';
@@ -14,6 +17,9 @@ import {
 import { SseReader } from './_sse.js';
 
 const IDLE_MS = 60_000;
+
+setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
 
 let redis: RedisServerHandle;
 let A: Instance;
@@ -138,5 +144,31 @@ describe('sessions shared on Redis, in one process', () => {
     } finally {
       await late.close();
     }
+  });
+
+  it('keeps nothing of a session ended with DELETE', async () => {
+    let gone = false;
+    const registry = new FinalizationRegistry<string>(() => (gone = true));
+    const endOne = async (): Promise<void> => {
+      const before = new Set(A.server.connections);
+      const sessionId = await openSession(A, 'alice');
+      const connection = [...A.server.connections].find((c) => !before.has(c));
+      expect(connection).toBeDefined();
+      registry.register(connection!, sessionId);
+      const ended = await fetch(A.url, { method: 'DELETE', headers: as('alice', sessionId) });
+      expect(ended.status).toBe(200);
+      // Not expect.poll: the test keeps its callback (and so the connection) until it ends.
+      for (let i = 0; i < 100 && A.server.connections.has(connection!); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      expect(A.server.connections.has(connection!)).toBe(false);
+      expect(await A.stores.sessions.get(sessionId)).toBeUndefined();
+    };
+    await endOne();
+    for (let i = 0; i < 20 && !gone; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      gc();
+    }
+    expect(gone).toBe(true);
   });
 });

@@ -124,6 +124,7 @@ export abstract class LiveSessionMap {
     const live = this.live.get(id);
     this.live.delete(id);
     this.unconfirmedSince.delete(id);
+    this.shared?.forget(id); // out of the map already: its transport's close no longer does it
     await this.store.delete(id);
     await this.shared?.ended(id);
     await live?.session.close();
