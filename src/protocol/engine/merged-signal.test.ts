@@ -1,7 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { mergedSignal } from './merged-signal.js';
+import { CancellationSource } from './cancellation.js';
+import { mergedSignal, requestSignal } from './merged-signal.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -36,6 +37,35 @@ describe('mergedSignal', () => {
     merged.dispose();
     a.abort('late');
     expect(merged.signal.aborted).toBe(false);
+  });
+
+  it('follows cancellations as it follows signals, and stops when disposed', () => {
+    const cancellation = new CancellationSource();
+    const merged = mergedSignal([new AbortController().signal, cancellation]);
+    cancellation.abort('cancelled');
+    expect(merged.signal.reason).toBe('cancelled');
+    const later = new CancellationSource();
+    const disposed = mergedSignal([later]);
+    disposed.dispose();
+    later.abort('too late');
+    expect(disposed.signal.aborted).toBe(false);
+  });
+
+  it("as a request's signal: its signal, else one following its cancellation (the signal's abort first)", () => {
+    const signal = new AbortController().signal;
+    expect(requestSignal({ signal })?.signal).toBe(signal);
+    expect(requestSignal({})).toBeUndefined();
+    const cancellation = new CancellationSource();
+    const both = requestSignal({ signal, cancellation })!;
+    cancellation.abort('by the cancellation');
+    expect(both.signal.reason).toBe('by the cancellation');
+    const aborted = new AbortController();
+    aborted.abort('by the signal');
+    const gone = new CancellationSource();
+    gone.abort('by the cancellation');
+    expect(requestSignal({ signal: aborted.signal, cancellation: gone })!.signal.reason).toBe(
+      'by the signal',
+    );
   });
 
   it('with no sources is a signal that never aborts', () => {

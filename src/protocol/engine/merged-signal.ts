@@ -23,10 +23,13 @@ export interface MergedSignal {
 
 const NOTHING = (): void => {};
 
-/** A signal aborted by the first of `sources` to abort; `dispose()` it when the work is done. */
-export function mergedSignal(sources: readonly (AbortSignal | undefined)[]): MergedSignal {
+/**
+ * A signal aborted by the first of `sources` to abort — signals, or cancellations (followed without making
+ * a signal of theirs); `dispose()` it when the work is done.
+ */
+export function mergedSignal(sources: readonly (AbortSignal | Cancellation | undefined)[]): MergedSignal {
   const controller = new AbortController();
-  const followed: AbortSignal[] = [];
+  const followed: (AbortSignal | Cancellation)[] = [];
   for (const source of sources) {
     if (source === undefined) continue;
     if (source.aborted) {
@@ -36,12 +39,13 @@ export function mergedSignal(sources: readonly (AbortSignal | undefined)[]): Mer
     followed.push(source);
   }
   if (followed.length === 0) return { signal: controller.signal, dispose: NOTHING };
-  // Through `followSignal`: a source shared by many (a caller's signal) keeps one listener of ours.
+  const fire = (reason: unknown): void => {
+    dispose();
+    controller.abort(reason);
+  };
+  // A signal through `followSignal`: one shared by many (a caller's signal) keeps one listener of ours.
   const stops = followed.map((source) =>
-    followSignal(source, (reason) => {
-      dispose();
-      controller.abort(reason);
-    }),
+    source instanceof AbortSignal ? followSignal(source, fire) : source.onAbort(fire),
   );
   const dispose = (): void => {
     for (const stop of stops) stop();
@@ -60,15 +64,5 @@ export function requestSignal(options: {
 }): MergedSignal | undefined {
   const { signal, cancellation } = options;
   if (!cancellation) return signal === undefined ? undefined : { signal, dispose: NOTHING };
-  const followed = new AbortController();
-  const unfollow = cancellation.aborted ? NOTHING : cancellation.onAbort((reason) => followed.abort(reason));
-  if (cancellation.aborted) followed.abort(cancellation.reason);
-  const merged = mergedSignal([signal, followed.signal]);
-  return {
-    signal: merged.signal,
-    dispose: () => {
-      unfollow();
-      merged.dispose();
-    },
-  };
+  return mergedSignal([signal, cancellation]);
 }

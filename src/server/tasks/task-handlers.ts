@@ -167,7 +167,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
               onError: tasks.onError,
             })
           : undefined;
-      const waiting = mergedSignal([ctx.signal, tasks.shutdownSignal]);
+      const waiting = mergedSignal([ctx.cancellation, tasks.shutdownSignal]);
       try {
         const ended = await tasks.ended(taskId, waiting.signal, remote && ((record) => remote.carry(record)));
         taskEnded.abort(new Error('The task ended'));
