@@ -29,7 +29,7 @@ export {
   type RequestId,
 } from './jsonrpc.js';
 export { serializeOnce, stringifyJson } from './json-text.js';
-export type { OutputBacklog, Transport, SendOptions } from './transport.js';
+export type { MessageTooLargeDetails, OutputBacklog, Transport, SendOptions } from './transport.js';
 export type { RequestOptions } from './engine/peer.js';
 export { CancellationSource, cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {

@@ -7,6 +7,7 @@ import {
   isNestedDeeper,
   isTextNestedDeeper,
   parsePeerJson,
+  topLevelFacts,
 } from './json-depth.js';
 
 const nested = (levels: number): unknown => {
@@ -152,5 +153,39 @@ describe('DeepJsonError', () => {
       answer: true,
     });
     expect(refused(deep)).toMatchObject({ id: undefined, answer: false });
+  });
+});
+
+describe('topLevelFacts', () => {
+  it('tells a request (a top-level method) from an answer, and neither from a nested method', () => {
+    expect(topLevelFacts('{"jsonrpc":"2.0","id":1,"method":"m","params":{"result":1}}')).toEqual({
+      id: 1,
+      answer: false,
+      request: true,
+    });
+    expect(topLevelFacts('{"id":"x","result":{"method":"m"}}')).toEqual({
+      id: 'x',
+      answer: true,
+      request: false,
+    });
+    expect(topLevelFacts('{"params":{"method":"m","error":1}}')).toEqual({
+      id: undefined,
+      answer: false,
+      request: false,
+    });
+  });
+
+  it('reads text cut anywhere up to the cut, and takes no id the cut may have shortened', () => {
+    const text = '{"jsonrpc":"2.0","id":123456,"method":"tools/call","params":{"v":"x"}}';
+    for (let cut = 0; cut <= text.length; cut++) {
+      const facts = topLevelFacts(text.slice(0, cut));
+      expect([undefined, 123456]).toContain(facts.id);
+      expect(facts.answer).toBe(false);
+    }
+    expect(topLevelFacts('{"id":1234').id).toBeUndefined();
+    expect(topLevelFacts('{"id":"abc').id).toBeUndefined();
+    expect(topLevelFacts('{"id":-').id).toBeUndefined();
+    expect(topLevelFacts('{"id":-x,"result":1}')).toEqual({ id: undefined, answer: true, request: false });
+    expect(topLevelFacts('{"id":1234,').id).toBe(1234);
   });
 });

@@ -113,15 +113,29 @@ export class DeepJsonError extends SyntaxError {
 
 const COLON = 0x3a;
 const COMMA = 0x2c;
+/** A JSON number at the start of the text `lastIndex` points at. */
+const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** What one pass over JSON object text reads at its top level (see {@link topLevelFacts}). */
+export interface TopLevelFacts {
+  /** The top-level `id`, a number or a string. */
+  id: number | string | undefined;
+  /** A top-level `result` or `error`: an answer to a request. */
+  answer: boolean;
+  /** A top-level `method`: a request (with an id) or a notification. */
+  request: boolean;
+}
 
 /**
- * The top-level `id` of JSON object text and whether it has `result` or `error`, in one pass over the
- * text (brackets inside strings aside, as in {@link isTextNestedDeeper}); depth does not matter here.
- * Malformed text gives what was read before it went wrong.
+ * The top-level `id` of JSON object text and whether it has `result`, `error` or `method`, in one pass
+ * over the text (brackets inside strings aside, as in {@link isTextNestedDeeper}); depth does not matter
+ * here. Malformed or cut text gives what was read before it went wrong or ended: a string or a number
+ * that reaches the end of the text may be cut, and is no id.
  */
-function topLevelFacts(text: string): { id: number | string | undefined; answer: boolean } {
+export function topLevelFacts(text: string): TopLevelFacts {
   let id: number | string | undefined;
   let answer = false;
+  let request = false;
   let depth = 0;
   let key: string | undefined; // the top-level key whose value comes next
   let inKey = false; // at depth 1, before the colon of a member
@@ -139,6 +153,7 @@ function topLevelFacts(text: string): { id: number | string | undefined; answer:
     } else if (depth === 1 && code === COLON) {
       inKey = false;
       if (key === 'result' || key === 'error') answer = true;
+      else if (key === 'method') request = true;
     } else if (depth === 1 && code === COMMA) {
       inKey = true;
       key = undefined;
@@ -148,12 +163,13 @@ function topLevelFacts(text: string): { id: number | string | undefined; answer:
       id === undefined &&
       (code === 0x2d || (code >= 0x30 && code <= 0x39))
     ) {
-      const number = /^-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/.exec(text.slice(i, i + 32))?.[0] ?? '';
-      id = Number(number);
+      NUMBER.lastIndex = i;
+      const number = NUMBER.exec(text)?.[0] ?? '';
+      if (number !== '' && i + number.length < text.length) id = Number(number);
       i += Math.max(number.length - 1, 0);
     }
   }
-  return { id, answer };
+  return { id, answer, request };
 }
 
 function stringId(quoted: string): string | undefined {

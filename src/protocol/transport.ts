@@ -24,6 +24,23 @@ export interface OutputBacklog {
   readonly full: boolean;
 }
 
+/**
+ * The `details` of the `MESSAGE_TOO_LARGE` error a transport reports through `onerror` for a message over
+ * its size limit, discarded unparsed. What the transport could read of it from its first and last bytes
+ * names it: the engine fails the request an answer was for at once (not at its timeout), and refuses a
+ * request with its own id; without an `id` it answers with no id.
+ */
+export interface MessageTooLargeDetails {
+  /** The transport's limit, in bytes. */
+  maxMessageSize: number;
+  /** The bytes of the message read when it was reported: all of it, or the first part over the limit. */
+  receivedBytes: number;
+  /** The message's top-level `id`, where it was read. */
+  id?: RequestId;
+  /** A top-level `result` or `error` (an answer) or `method` (a request), where it was read. */
+  kind?: 'answer' | 'request';
+}
+
 export interface Transport {
   /** Starts reading. Resolves once messages can flow. */
   start(): Promise<void>;
@@ -37,6 +54,10 @@ export interface Transport {
    * and the engine answers them with a parse error; the connection lives on.
    */
   onmessage?: (message: unknown) => void;
+  /**
+   * What went wrong on the transport: bytes that are not JSON (above), a message over the size limit (a
+   * `ToolwireError` `MESSAGE_TOO_LARGE` with {@link MessageTooLargeDetails}), a failed write, a lost peer.
+   */
   onerror?: (error: Error) => void;
   onclose?: () => void;
   /**

@@ -18,7 +18,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcResponse,
 } from '../jsonrpc.js';
-import type { SendOptions, Transport } from '../transport.js';
+import type { MessageTooLargeDetails, SendOptions, Transport } from '../transport.js';
 import { DeepJsonError, MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
 import type { ProgressParams } from '../types/lifecycle.js';
 import type { BatchAnswers } from './answer-pacer.js';
@@ -217,14 +217,38 @@ export class Peer<C = unknown> {
         );
       }
     } else if (error instanceof ToolwireError && error.code === LocalErrorCode.MessageTooLarge) {
-      this.#incoming.send(
-        errorResponse(this.#options.unknownErrorId?.(this.#connection), {
-          code: ErrorCode.InvalidRequest,
-          message: `Invalid request: ${error.message}`,
-        }),
-      );
+      this.#tooLarge(error);
     }
     this.#reportError(error);
+  }
+
+  /**
+   * A message the transport discarded for its size (`MessageTooLargeDetails`): an answer it names fails its
+   * request now, not at its timeout; a request it names is refused with its id; anything else is refused
+   * with no id.
+   */
+  #tooLarge(error: ToolwireError): void {
+    const { id, kind, maxMessageSize, receivedBytes } = tooLargeDetails(error.details);
+    const limit = `the maximum message size${maxMessageSize === undefined ? '' : ` of ${maxMessageSize} bytes`}`;
+    if (kind === 'answer' && id !== undefined) {
+      const read = receivedBytes === undefined ? '' : ` (${receivedBytes} bytes read)`;
+      this.#outgoingRequests?.reject(
+        id,
+        new ToolwireError(
+          LocalErrorCode.MessageTooLarge,
+          `The answer to request ${JSON.stringify(id)} exceeds ${limit}${read}; it was discarded`,
+          { cause: error, details: error.details },
+        ),
+      );
+      return;
+    }
+    const named = kind === 'request' ? id : undefined;
+    this.#incoming.send(
+      errorResponse(named ?? this.#options.unknownErrorId?.(this.#connection), {
+        code: ErrorCode.InvalidRequest,
+        message: `Invalid request: ${named === undefined ? error.message : `the request exceeds ${limit}; it was discarded`}`,
+      }),
+    );
   }
 
   /** A failed send, or a handler's unexpected error: one function for all (no closure per message). */
@@ -350,4 +374,16 @@ export class Peer<C = unknown> {
       this.#reportError(asError(error));
     }
   }
+}
+
+/** The `MessageTooLargeDetails` of a transport's error, each member kept only if it has its type. */
+function tooLargeDetails(details: unknown): Partial<MessageTooLargeDetails> {
+  if (typeof details !== 'object' || details === null) return {};
+  const { id, kind, maxMessageSize, receivedBytes } = details as Record<string, unknown>;
+  return {
+    ...(typeof id === 'number' || typeof id === 'string' ? { id } : {}),
+    ...(kind === 'answer' || kind === 'request' ? { kind } : {}),
+    ...(typeof maxMessageSize === 'number' ? { maxMessageSize } : {}),
+    ...(typeof receivedBytes === 'number' ? { receivedBytes } : {}),
+  };
 }

@@ -6,6 +6,25 @@ import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.
 const values = (items: DecodedItem[]): unknown[] =>
   items.map((item) => (item.kind === 'message' ? item.value : item.kind));
 
+/** The `details` of a `too-large` item (throws for any other item). */
+function tooLargeDetails(item: DecodedItem | undefined): unknown {
+  if (item?.kind !== 'too-large') throw new Error(`expected too-large, got ${String(item?.kind)}`);
+  expect(item.error.code).toBe(LocalErrorCode.MessageTooLarge);
+  return item.error.details;
+}
+
+/** Feeds `text` in chunks of `size` bytes; returns every item, and the most bytes held between chunks. */
+function feed(decoder: LineDecoder, text: string, size: number): { items: DecodedItem[]; held: number } {
+  const bytes = Buffer.from(text, 'utf8');
+  const items: DecodedItem[] = [];
+  let held = 0;
+  for (let at = 0; at < bytes.length; at += size) {
+    items.push(...decoder.push(bytes.subarray(at, at + size)));
+    held = Math.max(held, decoder.bufferedBytes);
+  }
+  return { items, held };
+}
+
 describe('LineDecoder', () => {
   it('returns nothing until a line is complete, then the parsed value', () => {
     const decoder = new LineDecoder();
@@ -70,7 +89,8 @@ describe('LineDecoder', () => {
     items.push(...decoder.push('{"data":"'));
     for (let i = 0; i < 1000; i++) {
       items.push(...decoder.push(chunk));
-      expect(decoder.bufferedBytes).toBeLessThanOrEqual(101);
+      // Up to the limit, the line itself; past it, only the fixed window kept of its end.
+      expect(decoder.bufferedBytes).toBeLessThanOrEqual(512);
     }
     items.push(...decoder.push('"}\n{"next":1}\n'));
     expect(items.map((item) => item.kind)).toEqual(['too-large', 'message']);
@@ -79,6 +99,16 @@ describe('LineDecoder', () => {
     expect(tooLarge.error).toBeInstanceOf(TransportError);
     expect(tooLarge.error.code).toBe(LocalErrorCode.MessageTooLarge);
     expect(next).toEqual({ kind: 'message', value: { next: 1 } });
+  });
+
+  it('reports a line over the limit whose id the peer cannot read with no id, and a kind where it shows', () => {
+    const line = `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"${'n'.repeat(200)}"}}`;
+    const [tooLarge] = new LineDecoder({ maxMessageSize: 100 }).push(`${line}\n`);
+    expect(tooLargeDetails(tooLarge)).toEqual({
+      maxMessageSize: 100,
+      receivedBytes: line.length,
+      kind: 'request',
+    });
   });
 
   it('rejects a too-large line that arrives whole in one chunk', () => {
@@ -113,6 +143,143 @@ describe('LineDecoder', () => {
 
   it('rejects a non-positive maximum size', () => {
     expect(() => new LineDecoder({ maxMessageSize: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('LineDecoder, a line over the limit', () => {
+  const big = (n: number) => 'x'.repeat(n);
+
+  it('names the id and the kind at once when the line starts with them, before the line ends', () => {
+    const decoder = new LineDecoder({ maxMessageSize: 100 });
+    const start = `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"${big(200)}`;
+    const items = decoder.push(start);
+    expect(items).toHaveLength(1);
+    expect(tooLargeDetails(items[0])).toEqual({
+      maxMessageSize: 100,
+      receivedBytes: start.length,
+      id: 7,
+      kind: 'answer',
+    });
+    // Once per line: the rest of it is dropped, and the next line decodes.
+    expect(decoder.push(big(5000))).toEqual([]);
+    expect(values(decoder.push(`"}]}}\n{"next":1}\n`))).toEqual([{ next: 1 }]);
+    expect(decoder.end()).toEqual([]);
+  });
+
+  it('names an id written last when the line ends, with the kind its start showed', () => {
+    const decoder = new LineDecoder({ maxMessageSize: 100 });
+    expect(decoder.push(`{"result":{"content":[{"type":"text","text":"${big(300)}"}]},`)).toEqual([]);
+    const line = `{"result":{"content":[{"type":"text","text":"${big(300)}"}]},"jsonrpc":"2.0","id":42}`;
+    const [tooLarge, next] = decoder.push(`"jsonrpc":"2.0","id":42}\n[1]\n`);
+    expect(tooLargeDetails(tooLarge)).toEqual({
+      maxMessageSize: 100,
+      receivedBytes: line.length,
+      id: 42,
+      kind: 'answer',
+    });
+    expect(next).toEqual({ kind: 'message', value: [1] });
+  });
+
+  it('reads the last member strictly: whitespace, a CRLF, numbers and escaped strings as JSON has them', () => {
+    // Past the 4 KiB start that is read, only the line's end can name it.
+    const idOf = (end: string) =>
+      (
+        tooLargeDetails(
+          new LineDecoder({ maxMessageSize: 50 }).push(
+            `{"method":"tools/call","params":"${big(5000)}"${end}\n`,
+          )[0],
+        ) as { id?: unknown }
+      ).id;
+    expect(idOf(',"id":-12.5e3}')).toBe(-12500);
+    expect(idOf(' , "id" :\t0 }  \r')).toBe(0);
+    expect(idOf(',"id":"a\\"b\\\\c\\u00e9\\n"}')).toBe('a"b\\c\u00e9\n');
+    expect(idOf(',"id":"世界"}')).toBe('世界');
+    for (const end of [
+      ',"id":01}', // no leading zeros in JSON
+      ',"id":1.}',
+      ',"id":"a\\x"}', // not a JSON escape
+      ',"id":"a"b"}',
+      ',"id":"a\u0001"}', // a raw control character
+      ',"id":true}',
+      ',"id":null}',
+      ',"id":[1]}',
+      ',"id":1}}', // the brace of a nested object: not the top level
+      ',"id":1',
+      ',"id":1} x',
+      ',"i\\u0064":1}', // an escaped key is not read
+    ]) {
+      expect(idOf(end), end).toBeUndefined();
+    }
+  });
+
+  it('does not take the id of an object nested at the line’s end, nor one inside a string', () => {
+    // The ids below are past the 4 KiB start that is read: only the end is read for them.
+    const decoder = new LineDecoder({ maxMessageSize: 100 });
+    const lines = [
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"t","arguments":{"v":"${big(5000)}","id":5}}}`,
+      `{"jsonrpc":"2.0","method":"x","params":{"v":"${big(5000)}"},"p":{"a":1,"id":5}}`,
+      `{"jsonrpc":"2.0","method":"x","params":{"v":"${big(5000)},\\"id\\":5}"}}`,
+    ];
+    const items = decoder.push(lines.map((line) => `${line}\n`).join(''));
+    expect(items.map((item) => tooLargeDetails(item))).toEqual(
+      lines.map((line) => ({ maxMessageSize: 100, receivedBytes: line.length, kind: 'request' })),
+    );
+  });
+
+  it('names a request with its id, first (in the start) or last (at the end)', () => {
+    const first = `{"jsonrpc":"2.0","id":"req-1","method":"tools/call","params":{"v":"${big(5000)}"}}`;
+    const last = `{"method":"tools/call","params":{"v":"${big(5000)}"},"jsonrpc":"2.0","id":"req-2"}`;
+    const items = new LineDecoder({ maxMessageSize: 100 }).push(`${first}\n${last}\n`);
+    expect(items.map((item) => tooLargeDetails(item))).toMatchObject([
+      { id: 'req-1', kind: 'request' },
+      { id: 'req-2', kind: 'request' },
+    ]);
+  });
+
+  it('reads a start split across many chunks, and a number cut at its end from the line’s end instead', () => {
+    // One byte at a time: the start is held in pieces until the line goes over the limit.
+    const line = `{"jsonrpc":"2.0","id":123456,"result":{"v":"${big(300)}"}}`;
+    const { items } = feed(new LineDecoder({ maxMessageSize: 100 }), `${line}\n`, 1);
+    expect(items.map((item) => tooLargeDetails(item))).toEqual([
+      { maxMessageSize: 100, receivedBytes: 102, id: 123456, kind: 'answer' },
+    ]);
+    // Over the limit in the middle of the id: 1234 is not taken; the line's end names 123456789.
+    const prefix = `{"result":{"v":"${big(60)}"},"id":1234`;
+    const cut = new LineDecoder({ maxMessageSize: prefix.length - 2 });
+    expect(cut.push(prefix)).toEqual([]);
+    expect(tooLargeDetails(cut.push('56789}\n')[0])).toMatchObject({ id: 123456789, kind: 'answer' });
+  });
+
+  it('holds a few hundred bytes while it discards a 32 MiB line fed in small chunks, and reports it once', () => {
+    const decoder = new LineDecoder({ maxMessageSize: 64 * 1024 });
+    const chunk = Buffer.alloc(4093, 'y'); // not a divisor of any window size
+    const items: DecodedItem[] = [...decoder.push('{"result":{"text":"')];
+    let held = 0;
+    for (let sent = 0; sent < 32 << 20; sent += chunk.length) {
+      items.push(...decoder.push(chunk));
+      if (sent > 128 * 1024) held = Math.max(held, decoder.bufferedBytes);
+    }
+    expect(items).toEqual([]);
+    expect(held).toBeLessThanOrEqual(512);
+    // Its end, in 3-byte pieces, names it.
+    const { items: ended, held: heldAtEnd } = feed(decoder, '"}, "jsonrpc": "2.0", "id": 99}\r\n', 3);
+    expect(heldAtEnd).toBeLessThanOrEqual(512);
+    expect(ended.map((item) => tooLargeDetails(item))).toMatchObject([{ id: 99, kind: 'answer' }]);
+    expect(decoder.bufferedBytes).toBe(0);
+  });
+
+  it('keeps no more for a line that never ends, and reports it when the input ends', () => {
+    const decoder = new LineDecoder({ maxMessageSize: 1000 });
+    const { items, held } = feed(decoder, `{"jsonrpc":"2.0","method":"x","params":"${big(1 << 20)}`, 777);
+    expect(items).toEqual([]);
+    expect(held).toBeLessThanOrEqual(1001);
+    expect(decoder.bufferedBytes).toBeLessThanOrEqual(512);
+    expect(decoder.end().map((item) => tooLargeDetails(item))).toMatchObject([{ kind: 'request' }]);
+    expect(decoder.end()).toEqual([]);
+    // A line reported at once (its start names it) is not reported again at the end.
+    const named = new LineDecoder({ maxMessageSize: 1000 });
+    expect(feed(named, `{"id":1,"result":"${big(5000)}`, 777).items).toHaveLength(1);
+    expect(named.end()).toEqual([]);
   });
 });
 

@@ -3,14 +3,17 @@
  *
  * Bytes are kept as Buffers and decoded per complete line, so a multi-byte UTF-8 character split
  * across chunks decodes correctly. Each chunk is scanned once for newlines (no re-scanning of the
- * pending bytes), and at most `maxMessageSize + 1` bytes of an unfinished line are kept.
+ * pending bytes), and at most `maxMessageSize + 1` bytes of an unfinished line are kept; of a longer
+ * line, only what names its message (`OversizedLine`: its first 4 KiB, once, and its last 256 bytes).
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
 import { parsePeerJson } from '../../protocol/json-depth.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { MessageTooLargeDetails } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
+import { OversizedLine, type LineFacts } from './oversized-line.js';
 
 /** 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_SIZE = 4 * 1024 * 1024;
@@ -34,13 +37,16 @@ export interface LineDecoderOptions {
  * Blank lines are skipped and a trailing `\r` is dropped. Nothing here throws for bad input:
  * a line that is not JSON yields a `parse-error` item (a `ProtocolError` with code -32700), and a
  * line longer than `maxMessageSize` yields one `too-large` item and is discarded up to its newline.
+ * That item's `details` (`MessageTooLargeDetails`) name the message where its first 4 KiB or its end
+ * tell its top-level `id`: it comes as soon as the line is over the limit when its start names the id,
+ * else when the line ends, with the id of a line whose last member is `"id"`.
  */
 export class LineDecoder {
   readonly maxMessageSize: number;
   private parts: Buffer[] = [];
   private size = 0;
-  /** Inside an oversized line: drop bytes up to the next newline. */
-  private discarding = false;
+  /** Inside an oversized line: what names it is kept, the rest dropped up to the next newline. */
+  private oversized: OversizedLine | undefined;
 
   constructor(options: LineDecoderOptions = {}) {
     const max = options.maxMessageSize ?? DEFAULT_MAX_MESSAGE_SIZE;
@@ -50,9 +56,9 @@ export class LineDecoder {
     this.maxMessageSize = max;
   }
 
-  /** Bytes of an unfinished line currently held. */
+  /** Bytes of an unfinished line currently held (of an oversized line: the fixed window of its end). */
   get bufferedBytes(): number {
-    return this.size;
+    return this.oversized?.heldBytes ?? this.size;
   }
 
   /** Feeds one chunk; returns the items of the lines it completed, in order. */
@@ -76,8 +82,7 @@ export class LineDecoder {
   /** The input ended: decodes a final line that had no newline, and resets. */
   end(): DecodedItem[] {
     const out: DecodedItem[] = [];
-    if (this.discarding) this.reset();
-    else if (this.size > 0) this.completeLine(EMPTY, 0, 0, out);
+    if (this.oversized || this.size > 0) this.completeLine(EMPTY, 0, 0, out);
     return out;
   }
 
@@ -85,21 +90,25 @@ export class LineDecoder {
   reset(): void {
     this.parts = [];
     this.size = 0;
-    this.discarding = false;
+    this.oversized = undefined;
   }
 
   /** The line made of what is held and `bytes[start, end)` (the newline excluded). */
   private completeLine(bytes: Buffer, start: number, end: number, out: DecodedItem[]): void {
-    if (this.discarding) {
+    const oversized = this.oversized;
+    if (oversized) {
+      oversized.add(bytes, start, end);
       this.reset();
+      if (!oversized.reported) out.push(this.tooLarge(oversized.lineBytes, oversized.endFacts()));
       return;
     }
     let length = this.size + (end - start);
     const last = end > start ? bytes[end - 1] : this.parts.at(-1)?.at(-1);
     if (last === CARRIAGE_RETURN) length -= 1;
     if (length > this.maxMessageSize) {
+      const line = new OversizedLine(this.parts, bytes, start, end);
       this.reset();
-      out.push(this.tooLarge(length));
+      out.push(this.tooLarge(length, line.endFacts()));
       return;
     }
     // The common case, a whole line inside one chunk: decoded in place (no view, no copy).
@@ -114,13 +123,21 @@ export class LineDecoder {
   }
 
   private keepPartial(tail: Buffer, out: DecodedItem[]): void {
-    if (this.discarding) return;
+    if (this.oversized) {
+      this.oversized.add(tail, 0, tail.length);
+      return;
+    }
     const size = this.size + tail.length;
     // One spare byte for a '\r' that may precede the newline.
     if (size > this.maxMessageSize + 1) {
+      const line = new OversizedLine(this.parts, tail, 0, tail.length);
       this.reset();
-      this.discarding = true;
-      out.push(this.tooLarge(size));
+      this.oversized = line;
+      // Its start names it: reported now, not when (or if) the line ends.
+      if (line.headFacts.id !== undefined) {
+        line.reported = true;
+        out.push(this.tooLarge(size, line.headFacts));
+      }
       return;
     }
     // Copy: the caller may reuse its buffer, and a small tail should not pin a large chunk.
@@ -128,11 +145,12 @@ export class LineDecoder {
     this.size = size;
   }
 
-  private tooLarge(receivedBytes: number): DecodedItem {
+  private tooLarge(receivedBytes: number, facts: LineFacts): DecodedItem {
+    const details: MessageTooLargeDetails = { maxMessageSize: this.maxMessageSize, receivedBytes, ...facts };
     const error = new TransportError(
       LocalErrorCode.MessageTooLarge,
       `Message exceeds the maximum size of ${this.maxMessageSize} bytes; it was discarded`,
-      { details: { maxMessageSize: this.maxMessageSize, receivedBytes } },
+      { details },
     );
     return { kind: 'too-large', error };
   }
