@@ -37,6 +37,13 @@ export interface HttpClientOptions {
    * request's objects alive through the young-generation collections, a cost under load).
    */
   fetch?: typeof fetch;
+  /**
+   * The largest message read, in bytes: a JSON answer's body, or one SSE event (default 16 MiB, as large
+   * as the client's default `maxResultBytes`). A larger answer is not read further: its request fails at
+   * once with a `MESSAGE_TOO_LARGE` TransportError (`details: { id, maxMessageSize, receivedBytes }`), and
+   * a larger event of the server's own stream is skipped and reported through `onerror`.
+   */
+  maxMessageSize?: number;
 }
 
 /** Refuses options that cannot be honoured together. */

@@ -6,6 +6,7 @@
 import { LocalErrorCode, type LocalErrorCodeValue } from '../../protocol/errors.js';
 import { classify, type JsonRpcErrorResponse } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
+import { MAX_ERROR_BODY_BYTES, readUpTo } from './bounded-body.js';
 import { bearerChallenge, type BearerChallenge } from './www-authenticate.js';
 
 /** The most of an error body quoted in a message. */
@@ -43,10 +44,13 @@ export function authFailure(error: unknown): HttpAuthFailureDetails | undefined 
     : undefined;
 }
 
-/** The body of an error response, as text (empty when it cannot be read). */
+/**
+ * The body of an error response, as text: its first {@link MAX_ERROR_BODY_BYTES} (enough to quote, and to
+ * find a JSON-RPC error in; the rest is not read); empty when it cannot be read.
+ */
 export async function readErrorBody(response: Response): Promise<string> {
   try {
-    return await response.text();
+    return new TextDecoder().decode((await readUpTo(response, MAX_ERROR_BODY_BYTES)).bytes);
   } catch {
     return '';
   }

@@ -14,6 +14,7 @@ import {
   type HttpClientOptions,
 } from './http-client-options.js';
 import { httpStatusError } from './http-failure.js';
+import { maxMessageSizeOption } from './message-limit.js';
 import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 
@@ -26,6 +27,8 @@ export class McpEndpoint {
   sessionId: string | undefined;
   /** The `MCP-Protocol-Version` sent with every request, once known. */
   protocolVersion: string | undefined;
+  /** The largest message read (a JSON answer, one SSE event), in bytes. */
+  readonly maxMessageSize: number;
   readonly #options: HttpClientOptions;
   readonly #fetch: typeof fetch;
 
@@ -35,6 +38,7 @@ export class McpEndpoint {
     this.#options = options;
     this.#fetch = options.fetch ?? nodeFetch;
     this.protocolVersion = options.protocolVersion;
+    this.maxMessageSize = maxMessageSizeOption(options.maxMessageSize);
   }
 
   /**

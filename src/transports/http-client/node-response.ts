@@ -11,6 +11,15 @@
 import type { IncomingMessage } from 'node:http';
 import { Readable } from 'node:stream';
 
+/** At most so many bytes of a body: what was read, whether that was all of it, how many bytes came. */
+export interface BodyPart {
+  bytes: Uint8Array;
+  /** False: the body had more than the limit; the rest was not read (the connection is dropped). */
+  complete: boolean;
+  /** Bytes received (the limit, or a little more, when the body was cut short). */
+  received: number;
+}
+
 export class NodeResponse {
   readonly status: number;
   readonly statusText: string;
@@ -66,6 +75,31 @@ export class NodeResponse {
   async arrayBuffer(): Promise<ArrayBuffer> {
     const bytes = await this.#bytes();
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+  }
+
+  /**
+   * At most `limit` bytes of the body, read from the message itself; past them the message is destroyed
+   * (nothing more is read). Undefined when a web stream or a clone has taken the body over.
+   */
+  async readUpTo(limit: number): Promise<BodyPart | undefined> {
+    if (this.#real || this.#web) return undefined;
+    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
+    this.#used = true;
+    const message = this.#message;
+    if (!message) return { bytes: new Uint8Array(0), complete: true, received: 0 };
+    const chunks: Buffer[] = [];
+    let received = 0;
+    for await (const chunk of message) {
+      const buffer = chunk as Buffer;
+      received += buffer.byteLength;
+      if (received > limit) {
+        message.destroy();
+        const kept = Buffer.concat(chunks);
+        return { bytes: kept, complete: false, received };
+      }
+      chunks.push(buffer);
+    }
+    return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), complete: true, received };
   }
 
   clone(): Response {

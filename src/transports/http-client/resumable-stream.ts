@@ -18,8 +18,12 @@ export interface StreamHost {
   readonly policy: ReconnectPolicy;
   /** GETs the endpoint with the stream's `Last-Event-ID`; counts failures on the stream. */
   reconnect(stream: ResumableStream): Promise<Attempt>;
+  /** The largest event read, in characters (`maxMessageSize`). */
+  readonly maxMessageSize: number;
   /** The data of one `message` event. */
   deliver(data: string): void;
+  /** An event passed `maxMessageSize` (it is skipped); returns whether to read on. */
+  tooLarge(stream: ResumableStream): boolean;
   /** The stream cannot go on; answer what it owes. */
   abandon(stream: ResumableStream, reason: string): void;
 }
@@ -68,10 +72,11 @@ export class ResumableStream {
   }
 
   async #read(response: Response): Promise<void> {
-    const parser = new SseParser({ lastEventId: this.lastEventId });
+    const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
     try {
       if (!response.body) return;
       await readEventStream(response.body, parser, (event) => {
+        if (event.tooLarge) return this.#host.tooLarge(this) && !this.#host.signal.aborted;
         if (event.type === 'message' && event.data !== '') this.#host.deliver(event.data);
         return !this.#host.signal.aborted;
       });

@@ -11,6 +11,7 @@ import { TransportError } from '../transport-error.js';
 import { mediaType } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
+import { tooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
@@ -39,6 +40,7 @@ export interface SessionStreamsHost {
 export class SessionStreams implements StreamHost {
   readonly signal: AbortSignal;
   readonly policy: ReconnectPolicy;
+  readonly maxMessageSize: number;
   readonly #host: SessionStreamsHost;
   /** Which stream owes the response to each request. */
   readonly #awaiting = new Map<RequestId, ResumableStream>();
@@ -48,6 +50,7 @@ export class SessionStreams implements StreamHost {
     this.#host = host;
     this.signal = host.signal;
     this.policy = host.policy;
+    this.maxMessageSize = host.endpoint.maxMessageSize;
   }
 
   /** A POST's response stream, owing the responses to `requestIds`. */
@@ -86,6 +89,29 @@ export class SessionStreams implements StreamHost {
   /** The data of one `message` event, or a JSON answer's body: one message or a batch. */
   deliver(text: string): void {
     for (const item of jsonMessages(text, (error) => this.#host.report(error))) this.#host.deliver(item);
+  }
+
+  /**
+   * An event over `maxMessageSize` (skipped): on a POST's stream the responses it owes cannot come whole,
+   * so those requests fail at once with MESSAGE_TOO_LARGE and the stream is left; on the GET stream it is
+   * reported, and the stream read on.
+   */
+  tooLarge(stream: ResumableStream): boolean {
+    const host = this.#host;
+    const maxMessageSize = this.maxMessageSize;
+    const details = { maxMessageSize, receivedBytes: maxMessageSize };
+    if (stream.kind === 'get') {
+      host.report(tooLargeError('An event of the server message stream (GET)', details));
+      return true;
+    }
+    const ids = [...stream.pending];
+    for (const id of ids) this.settle(id);
+    // Reported with each request's id: the engine fails that request with this error.
+    for (const id of ids) {
+      const what = `An event of the SSE stream of request ${JSON.stringify(id)}`;
+      host.report(tooLargeError(what, { ...details, id, kind: 'answer' }));
+    }
+    return false;
   }
 
   /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */

@@ -19,6 +19,7 @@ import {
 } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { describeFetchError } from './mcp-endpoint.js';
+import { maxMessageSizeOption, tooLargeError } from './message-limit.js';
 import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
@@ -42,6 +43,8 @@ export class SseClientTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   readonly sessionId: string | undefined = undefined;
+  /** The largest event read, in bytes (`maxMessageSize`). */
+  readonly maxMessageSize: number;
 
   readonly #url: URL;
   readonly #options: SseClientTransportOptions;
@@ -56,6 +59,7 @@ export class SseClientTransport implements Transport {
     this.#url = new URL(options.url);
     this.#options = options;
     this.#fetch = options.fetch ?? nodeFetch;
+    this.maxMessageSize = maxMessageSizeOption(options.maxMessageSize);
   }
 
   /** The URL messages are POSTed to, once the server named it. */
@@ -138,12 +142,18 @@ export class SseClientTransport implements Transport {
             settle(error as Error);
             return false;
           }
+        } else if (event.tooLarge) {
+          // Which request it answered is not known here: reported, and its caller waits for its timeout.
+          const { maxMessageSize } = this;
+          this.onerror?.(
+            tooLargeError('An event of the SSE stream', { maxMessageSize, receivedBytes: maxMessageSize }),
+          );
         } else if (settled && event.type === 'message') {
           this.#deliver(event.data);
         }
         return this.#state !== 'closed';
       };
-      readEventStream(body, new SseParser(), onEvent).then(
+      readEventStream(body, new SseParser({ maxEventSize: this.maxMessageSize }), onEvent).then(
         () => this.#ended(undefined, settle),
         (error: unknown) => this.#ended(error, settle),
       );

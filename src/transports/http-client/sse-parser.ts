@@ -1,9 +1,11 @@
 /**
  * A Server-Sent Events parser following the WHATWG "event stream interpretation" rules: `data:`
  * lines joined with `\n`, `event:`, `id:` (ignored when it contains NULL), `retry:` (digits only),
- * comments, lines ended by CRLF, LF or CR (also split across chunks), and a leading byte order mark.
+ * comments, lines ended by CRLF, LF or CR (also split across chunks), and a leading byte order mark; an
+ * event larger than `maxEventSize` is dropped and told as such.
  * @module
  */
+import { maxMessageSizeOption } from './message-limit.js';
 
 /**
  * One dispatched event. An event without any `data:` line is not dispatched (its `id` and `retry`
@@ -16,25 +18,44 @@ export interface SseEvent {
   data: string;
   /** The last event id of the stream when this event was dispatched (`undefined` if none yet). */
   lastEventId: string | undefined;
+  /**
+   * The event (or one of its lines) passed `maxEventSize`: its data is dropped (`data` is empty) and the
+   * rest of it is skipped. Given once, as soon as the event passes the limit (not at its end).
+   */
+  tooLarge?: true;
 }
 
 export interface SseParserOptions {
   /** The last event id carried over from an earlier connection of the same stream. */
   lastEventId?: string;
+  /**
+   * The most characters an event's data, or any one line, may have (default 16 MiB): what is held of
+   * an event never passes it. A larger event is given as `{ tooLarge: true, data: '' }`.
+   */
+  maxEventSize?: number;
 }
 
 /**
  * Feed it text chunks (already decoded from UTF-8); it returns the events each chunk completed.
  * `lastEventId` and `retry` reflect every complete event seen so far, including empty ones such as
  * the 2025-11-25 priming event. An event cut off by the end of the stream is discarded, as the
- * standard requires, so a reconnection resumes after the last complete event.
+ * standard requires, so a reconnection resumes after the last complete event. Each chunk is scanned
+ * once: an unfinished line is kept as it came and never scanned again.
  */
 export class SseParser {
-  #buffer = '';
+  readonly #max: number;
+  /** The longest line: an event's data, with room for its field name (`data: `). */
+  readonly #maxLine: number;
+  /** The unfinished line (no line end in it). */
+  #partial = '';
+  /** The unfinished line passed the limit: the rest of it is dropped. */
+  #dropping = false;
   #started = false;
   #skipLineFeed = false;
   #type = '';
   #data = '';
+  /** The event passed the limit: its data is dropped until its end. */
+  #oversized = false;
   #idBuffer: string | undefined;
   #lastEventId: string | undefined;
   #retry: number | undefined;
@@ -42,6 +63,8 @@ export class SseParser {
   constructor(options: SseParserOptions = {}) {
     this.#idBuffer = options.lastEventId;
     this.#lastEventId = options.lastEventId;
+    this.#max = maxMessageSizeOption(options.maxEventSize);
+    this.#maxLine = this.#max + 16;
   }
 
   /** The id of the last complete event that set one (the `Last-Event-ID` to resume with). */
@@ -61,32 +84,43 @@ export class SseParser {
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
     if (this.#skipLineFeed && text.length > 0) {
-      if (text.startsWith('\n')) text = text.slice(1);
+      if (text.charCodeAt(0) === 0x0a) text = text.slice(1);
       this.#skipLineFeed = false;
     }
-    const scanFrom = this.#buffer.length; // what is buffered holds no line ending
-    this.#buffer += text;
     const events: SseEvent[] = [];
     let start = 0;
     for (;;) {
-      const end = nextLineEnd(this.#buffer, Math.max(start, scanFrom));
+      const end = nextLineEnd(text, start);
       if (end === -1) break;
-      const line = this.#buffer.slice(start, end);
+      let line: string | undefined = text.slice(start, end);
+      if (this.#dropping) line = undefined;
+      else if (this.#partial !== '') line = this.#partial + line;
+      this.#partial = '';
+      this.#dropping = false;
       start = end + 1;
-      if (this.#buffer[end] === '\r') {
-        if (start === this.#buffer.length) this.#skipLineFeed = true;
-        else if (this.#buffer[start] === '\n') start += 1;
+      if (text.charCodeAt(end) === 0x0d) {
+        if (start === text.length) this.#skipLineFeed = true;
+        else if (text.charCodeAt(start) === 0x0a) start += 1;
       }
-      const event = this.#line(line);
-      if (event) events.push(event);
+      if (line === undefined || line.length > this.#maxLine) this.#oversize(events);
+      else this.#line(line, events);
     }
-    this.#buffer = this.#buffer.slice(start);
+    if (start < text.length && !this.#dropping) {
+      if (this.#partial.length + (text.length - start) > this.#maxLine) {
+        this.#partial = '';
+        this.#dropping = true;
+        this.#oversize(events);
+      } else this.#partial += text.slice(start);
+    }
     return events;
   }
 
-  #line(line: string): SseEvent | undefined {
-    if (line === '') return this.#dispatch();
-    if (line.startsWith(':')) return undefined;
+  #line(line: string, events: SseEvent[]): void {
+    if (line === '') {
+      this.#dispatch(events);
+      return;
+    }
+    if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
     let value = colon === -1 ? '' : line.slice(colon + 1);
@@ -96,7 +130,9 @@ export class SseParser {
         this.#type = value;
         break;
       case 'data':
-        this.#data += `${value}\n`;
+        if (this.#oversized) break;
+        if (this.#data.length + value.length > this.#max) this.#oversize(events);
+        else this.#data += `${value}\n`;
         break;
       case 'id':
         if (!value.includes('\0')) this.#idBuffer = value;
@@ -107,17 +143,27 @@ export class SseParser {
       default:
         break;
     }
-    return undefined;
   }
 
-  #dispatch(): SseEvent | undefined {
+  /** The event passed the limit: its data goes, and it is told once. */
+  #oversize(events: SseEvent[]): void {
+    this.#data = '';
+    if (this.#oversized) return;
+    this.#oversized = true;
+    const type = this.#type === '' ? 'message' : this.#type;
+    events.push({ type, data: '', lastEventId: this.#lastEventId, tooLarge: true });
+  }
+
+  #dispatch(events: SseEvent[]): void {
     this.#lastEventId = this.#idBuffer;
     const type = this.#type === '' ? 'message' : this.#type;
     const data = this.#data;
+    const oversized = this.#oversized;
     this.#type = '';
     this.#data = '';
-    if (data === '') return undefined;
-    return { type, data: data.slice(0, -1), lastEventId: this.#lastEventId };
+    this.#oversized = false;
+    if (data === '' || oversized) return;
+    events.push({ type, data: data.slice(0, -1), lastEventId: this.#lastEventId });
   }
 }
 

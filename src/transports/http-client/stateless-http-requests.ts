@@ -24,9 +24,11 @@ import { CancellationSource, abortError } from '../../protocol/engine/cancellati
 import { SlotMap } from '../../protocol/engine/slot-map.js';
 import { requestMetadataHeaders } from '../http/request-metadata-headers.js';
 import { TransportError } from '../transport-error.js';
+import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
+import { tooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser } from './sse-parser.js';
@@ -135,10 +137,12 @@ export class StatelessHttpRequests {
     } else if (type === 'application/json') {
       let text: string;
       try {
-        text = await response.text();
+        const what = `The answer to request ${JSON.stringify(id)} (POST ${this.#host.endpoint.url.href})`;
+        text = await readBoundedText(response, this.#host.endpoint.maxMessageSize, what, id);
       } catch (error) {
         if (this.#cancelled(controller)) return;
         this.#forget(id);
+        if (error instanceof TransportError && error.code === LocalErrorCode.MessageTooLarge) throw error;
         throw new TransportError(
           LocalErrorCode.SendFailed,
           `Reading the response failed: ${errorMessage(error)}`,
@@ -167,8 +171,14 @@ export class StatelessHttpRequests {
     body: ReadableStream<Uint8Array>,
   ): Promise<void> {
     let cause: unknown;
+    const maxMessageSize = this.#host.endpoint.maxMessageSize;
     try {
-      await readEventStream(body, new SseParser(), (event) => {
+      await readEventStream(body, new SseParser({ maxEventSize: maxMessageSize }), (event) => {
+        if (event.tooLarge) {
+          // Its response, or a message before it: either way the response cannot come whole.
+          this.#tooLarge(id, maxMessageSize);
+          return false;
+        }
         if (event.type === 'message' && event.data !== '') this.#parse(event.data);
         return this.#inflight.get(id) === controller;
       });
@@ -178,6 +188,17 @@ export class StatelessHttpRequests {
     if (this.#host.signal.aborted || controller.aborted) return;
     const reason = cause === undefined ? 'the server ended it' : `it broke (${errorMessage(cause)})`;
     this.#lost(id, `The SSE stream of request ${id} ended before its response: ${reason}`);
+  }
+
+  /** An event of request `id`'s stream passed `maxMessageSize`: the request fails with MESSAGE_TOO_LARGE. */
+  #tooLarge(id: RequestId, maxMessageSize: number): void {
+    if (!this.#inflight.has(id)) return;
+    this.#forget(id);
+    const what = `An event of the SSE stream of request ${JSON.stringify(id)} (POST ${this.#host.endpoint.url.href})`;
+    // Reported with the request's id: the engine fails that request with this error.
+    this.#host.report(
+      tooLargeError(what, { maxMessageSize, receivedBytes: maxMessageSize, id, kind: 'answer' }),
+    );
   }
 
   /** Answers a request that will get no response locally, so its caller is not left waiting. */

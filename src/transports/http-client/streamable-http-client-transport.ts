@@ -21,6 +21,7 @@ import {
 } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
+import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
@@ -177,7 +178,7 @@ export class StreamableHttpClientTransport implements Transport {
     } else if (type === 'text/event-stream' && response.body) {
       void this.#streams.track(requestIds).follow(response);
     } else if (type === 'application/json') {
-      this.#streams.deliver(await this.#readText(response));
+      this.#streams.deliver(await this.#readText(response, requestIds));
     } else {
       await discardBody(response);
       throw new TransportError(
@@ -254,10 +255,19 @@ export class StreamableHttpClientTransport implements Transport {
     this.onmessage?.(message);
   }
 
-  async #readText(response: Response): Promise<string> {
+  /** A JSON answer's body, at most `maxMessageSize` bytes (else its request fails with MESSAGE_TOO_LARGE). */
+  async #readText(response: Response, requestIds: RequestId[]): Promise<string> {
+    const limit = this.#endpoint.maxMessageSize;
+    const what = `The answer to request ${requestIds.join(', ')} (POST ${this.#endpoint.url.href})`;
     try {
-      return await response.text();
+      return await readBoundedText(
+        response,
+        limit,
+        what,
+        requestIds.length === 1 ? requestIds[0] : undefined,
+      );
     } catch (error) {
+      if (error instanceof TransportError && error.code === LocalErrorCode.MessageTooLarge) throw error;
       throw this.#state === 'open'
         ? new TransportError(
             LocalErrorCode.SendFailed,
