@@ -119,6 +119,37 @@ describe('a stdio client that sends many requests for big answers at once', () =
   });
 });
 
+describe('a stdio client that stops reading while a tool floods it with log messages', () => {
+  it('gets the answer; the log messages past the queue limit are dropped, not queued', async () => {
+    using server = stdioServer();
+    await server.initialize('2025-11-25');
+    server.child.stdout.pause();
+    // 200,000 log messages of ≈150 characters: 30 MB queued for the client before they were dropped.
+    const count = 200_000;
+    server.send({
+      jsonrpc: '2.0',
+      id: 'c',
+      method: 'tools/call',
+      params: { name: 'chatter', arguments: { count } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    server.child.stdout.resume();
+    let logs = 0;
+    for (;;) {
+      const message = (await server.next()) as Answer & { method?: string };
+      if (message.method === 'notifications/message') logs += 1;
+      else {
+        expect(message).toMatchObject({ id: 'c', result: { content: [{ text: 'chattered' }] } });
+        break;
+      }
+    }
+    expect(logs).toBeGreaterThan(1000);
+    expect(logs).toBeLessThan(count);
+    const { peakQueuedBytes } = await server.peak();
+    expect(peakQueuedBytes).toBeLessThan(BUDGET + 4 * MiB);
+  });
+});
+
 describe('requests waiting for their turn', () => {
   it('are taken out of the line by notifications/cancelled: never run, never answered', async () => {
     using server = stdioServer();

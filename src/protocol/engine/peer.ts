@@ -159,8 +159,15 @@ export class Peer<C = unknown> {
     return result;
   }
 
+  /**
+   * Sends a notification. A log message or a progress notification sent while the transport holds as much
+   * unread output as it may (`backlog.full`: a stdio client not reading stdout) is dropped: both are advisory,
+   * and a sender that does not wait for each (a gateway relaying an upstream's flood) would otherwise queue
+   * them without bound. Answers, requests and other notifications are never dropped.
+   */
   async notify(method: string, params?: object, options?: SendOptions): Promise<void> {
     if (this.#closed || !this.#transport) return;
+    if (this.#transport.backlog?.full && DROPPABLE.has(method)) return;
     await this.#transport.send(notification(method, params), options);
   }
 
@@ -375,6 +382,9 @@ export class Peer<C = unknown> {
     }
   }
 }
+
+/** Notifications dropped rather than queued while the transport's backlog is full (see `Peer.notify`). */
+const DROPPABLE = new Set(['notifications/message', 'notifications/progress']);
 
 /** The `MessageTooLargeDetails` of a transport's error, each member kept only if it has its type. */
 function tooLargeDetails(details: unknown): Partial<MessageTooLargeDetails> {
