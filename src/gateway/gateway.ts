@@ -45,6 +45,11 @@ import type { ExposedToolView, UpstreamView } from './gateway-views.js';
 import type { Upstream } from './upstream.js';
 import { UpstreamSet } from './upstream-set.js';
 
+/** The most of an upstream's log message data the gateway's log line holds, in characters. */
+const MAX_LOGGED_DATA = 8 * 1024;
+/** What may wait unwritten on stderr before log lines are dropped, in bytes. */
+const MAX_UNWRITTEN_LOG = 1024 * 1024;
+
 export class Gateway {
   readonly server: Server;
   readonly approvals: Approvals;
@@ -298,9 +303,17 @@ export class Gateway {
     })());
   }
 
+  /** Log lines dropped while stderr was not read (see `#line`). */
+  #droppedLines = 0;
+
   #upstreamLog(upstream: Upstream, params: LoggingMessageParams): void {
     if (this.#relay.log(upstream, params)) return;
-    const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+    const text = typeof params.data === 'string' ? params.data : (JSON.stringify(params.data) ?? '');
+    // An upstream's message is a line of the gateway's log, not a dump: cut at 8 KiB.
+    const data =
+      text.length > MAX_LOGGED_DATA
+        ? `${text.slice(0, MAX_LOGGED_DATA)}… (${text.length - MAX_LOGGED_DATA} more characters)`
+        : text;
     this.#line(`[${upstream.name}] ${params.level}${params.logger ? ` ${params.logger}` : ''}: ${data}`);
   }
 
@@ -311,10 +324,28 @@ export class Gateway {
     this.#line(message);
   }
 
+  /**
+   * A line of the gateway's log: to `onLog`, else to stderr — where lines are dropped (and then counted in
+   * one line) while 1 MiB waits unwritten: a host that does not read the gateway's stderr, and an upstream
+   * that floods log messages, would otherwise grow the gateway's memory without bound.
+   */
   #line(line: string): void {
-    if (this.#options.onLog) this.#options.onLog(line);
-    else process.stderr.write(`toolwire gateway: ${line}\n`);
+    if (this.#options.onLog) return this.#options.onLog(line);
+    const stderr = process.stderr;
+    if (stderr.writableLength >= MAX_UNWRITTEN_LOG) {
+      // Counted, and told once stderr is read again.
+      if (this.#droppedLines++ === 0) stderr.once('drain', this.#toldDropped);
+      return;
+    }
+    this.#toldDropped();
+    stderr.write(`toolwire gateway: ${line}\n`);
   }
+
+  readonly #toldDropped = (): void => {
+    if (this.#droppedLines === 0) return;
+    process.stderr.write(`toolwire gateway: ${this.#droppedLines} log lines dropped: stderr was not read\n`);
+    this.#droppedLines = 0;
+  };
 
   #namer(config: GatewayConfig): ToolNamer {
     return new ToolNamer(
