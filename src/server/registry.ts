@@ -28,13 +28,14 @@ interface Slot<TDefinition, TEntry> {
   reason: string | undefined;
 }
 
-export type RegistryListener = () => void;
+/** Told of each change: the entry added, updated, enabled, disabled or removed, and whether it is listed now. */
+export type RegistryListener<TEntry> = (entry: TEntry, listed: boolean) => void;
 
 export class Registry<TDefinition, TEntry> {
   readonly #kind: string;
   readonly #build: (name: string, definition: TDefinition) => TEntry;
   readonly #slots = new Map<string, Slot<TDefinition, TEntry>>();
-  readonly #listeners = new Set<RegistryListener>();
+  readonly #listeners = new Set<RegistryListener<TEntry>>();
   #snapshot: readonly TEntry[] | undefined;
   #version = 0;
 
@@ -70,7 +71,7 @@ export class Registry<TDefinition, TEntry> {
       reason: undefined,
     };
     this.#slots.set(name, slot);
-    this.#changed();
+    this.#changed(slot.entry, true);
     return this.#handle(name, slot);
   }
 
@@ -99,15 +100,15 @@ export class Registry<TDefinition, TEntry> {
     return this.#snapshot;
   }
 
-  onChange(listener: RegistryListener): () => void {
+  onChange(listener: RegistryListener<TEntry>): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  #changed(): void {
+  #changed(entry: TEntry, listed: boolean): void {
     this.#version++;
     this.#snapshot = undefined;
-    for (const listener of this.#listeners) listener();
+    for (const listener of this.#listeners) listener(entry, listed);
   }
 
   #handle(name: string, slot: Slot<TDefinition, TEntry>): RegistryHandle<TDefinition> {
@@ -131,7 +132,7 @@ export class Registry<TDefinition, TEntry> {
       slot.reason = enabled ? undefined : reason;
       if (slot.enabled === enabled) return;
       slot.enabled = enabled;
-      this.#changed();
+      this.#changed(slot.entry, enabled);
     };
     return {
       name,
@@ -148,12 +149,12 @@ export class Registry<TDefinition, TEntry> {
         const definition = { ...slot.definition, ...patch };
         slot.entry = this.#build(name, definition);
         slot.definition = definition;
-        this.#changed();
+        this.#changed(slot.entry, slot.enabled);
       },
       remove: () => {
         if (!live()) return;
         this.#slots.delete(name);
-        this.#changed();
+        this.#changed(slot.entry, false);
       },
     };
   }

@@ -135,9 +135,10 @@ export class ServerRuntime implements ServerCore {
     );
     this.tools.onChange(() => this.#listChanged.changed());
     if (options.tasks) this.#addFeature(this.#tasksFeature());
-    // A tool declared for tasks turns the extension on.
-    this.tools.onChange(() => {
-      if (!this.#tasks && this.tools.list().some((tool) => tool.task)) this.#addFeature(this.#tasksFeature());
+    // A tool declared for tasks turns the extension on (the changed tool is looked at, not the whole list:
+    // registering n tools was n² steps, 20,000 of them behind a gateway minutes).
+    this.tools.onChange((tool, listed) => {
+      if (!this.#tasks && listed && tool.task) this.#addFeature(this.#tasksFeature());
     });
   }
 
