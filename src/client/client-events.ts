@@ -99,14 +99,35 @@ export class ClientEvents {
     });
   }
 
+  /** A fetch of the tools for the listeners is under way; `true` once another change came meanwhile. */
+  #toolsFetch: { again: boolean } | undefined;
+
+  /**
+   * Fetches the tools and tells the listeners: one fetch at a time, and one more after it for the changes
+   * that came meanwhile (a server sending 10,000 `list_changed` made as many fetches of its whole list).
+   */
+  #refreshTools(report: (error: unknown) => void): void {
+    if (this.#toolsFetch) {
+      this.#toolsFetch.again = true;
+      return;
+    }
+    const fetch = (this.#toolsFetch = { again: false });
+    void this.#host
+      .listTools()
+      .then((tools) => this.tools.forEach((listener) => listener(tools)), report)
+      .finally(() => {
+        this.#toolsFetch = undefined;
+        if (fetch.again && this.tools.size > 0 && !this.#peer.closed) this.#refreshTools(report);
+      });
+  }
+
   #bind(): void {
     const peer = this.#peer;
     const host = this.#host;
     const report = (error: unknown) => host.report(asError(error));
     peer.setNotificationHandler('notifications/tools/list_changed', () => {
       host.toolsChanged();
-      if (this.tools.size === 0) return;
-      host.listTools().then((tools) => this.tools.forEach((listener) => listener(tools)), report);
+      if (this.tools.size > 0) this.#refreshTools(report);
     });
     peer.setNotificationHandler('notifications/resources/updated', (params) => {
       const uri = params.uri;

@@ -196,8 +196,8 @@ export class Upstream {
         this.tools = tools;
         this.#hooks.changed(this, 'tools');
       });
-      client.onResourceListChanged(() => void this.#list(client, generation, 'resources'));
-      client.onPromptListChanged(() => void this.#list(client, generation, 'prompts'));
+      client.onResourceListChanged(() => this.#relist(client, generation, 'resources'));
+      client.onPromptListChanged(() => this.#relist(client, generation, 'prompts'));
       client.onResourceUpdated((uri) => {
         if (generation === this.#generation) this.#hooks.updated(this, uri);
       });
@@ -217,6 +217,28 @@ export class Upstream {
         this.#lost(generation, `sign in to upstream ${this.name}: ${errorMessage(error)}`, 'needs-sign-in');
       } else this.#lost(generation, errorMessage(error));
     }
+  }
+
+  /** The listings after a list_changed under way (by kind); `again` once another change came meanwhile. */
+  readonly #relisting = new Map<'resources' | 'prompts', { generation: number; again: boolean }>();
+
+  /**
+   * Lists one kind again after its list_changed: one listing at a time, and one more after it for the
+   * changes that came meanwhile (a server sending thousands of list_changed made as many listings).
+   */
+  #relist(client: Client, generation: number, what: 'resources' | 'prompts'): void {
+    const running = this.#relisting.get(what);
+    if (running?.generation === generation) {
+      running.again = true;
+      return;
+    }
+    const listing = { generation, again: false };
+    this.#relisting.set(what, listing);
+    void this.#list(client, generation, what).finally(() => {
+      if (this.#relisting.get(what) === listing) this.#relisting.delete(what);
+      if (listing.again && generation === this.#generation && !this.#closed)
+        this.#relist(client, generation, what);
+    });
   }
 
   /** Lists what the server has (all of it, or one kind after its list_changed). */
