@@ -134,3 +134,38 @@ describe('hostile input over stdio', () => {
     expect(performance.now() - started).toBeLessThan(3000);
   });
 });
+
+describe('resource subscriptions over stdio', () => {
+  const PROTOCOL = fileURLToPath(new URL('./fixtures/protocol-server.mjs', import.meta.url));
+
+  it('holds at most 1,000 per session, each URI at most 4,096 characters; past that, a clear refusal', async () => {
+    await using wire = new RawWire(PROTOCOL);
+    await wire.initialize();
+    // Pipelined: 1,000 distinct URIs (nothing checks that a resource exists: a client may subscribe first).
+    wire.write(
+      Array.from(
+        { length: 1000 },
+        (_, i) =>
+          `{"jsonrpc":"2.0","id":${i},"method":"resources/subscribe","params":{"uri":"test://s/${i}"}}`,
+      ).join('\n'),
+    );
+    for (let i = 0; i < 1000; i++) expect(await wire.next()).toMatchObject({ result: {} });
+    expect(await wire.call('again', 'resources/subscribe', { uri: 'test://s/7' })).toMatchObject({
+      result: {},
+    });
+    expect(await wire.call('over', 'resources/subscribe', { uri: 'test://s/1000' })).toMatchObject({
+      id: 'over',
+      error: { code: -31429, data: { limit: 'subscriptions', max: 1000 } },
+    });
+    expect(await wire.call('un', 'resources/unsubscribe', { uri: 'test://s/0' })).toMatchObject({
+      result: {},
+    });
+    expect(await wire.call('now', 'resources/subscribe', { uri: 'test://s/1000' })).toMatchObject({
+      result: {},
+    });
+    const long = `test://${'x'.repeat(4090)}`;
+    expect(await wire.call('long', 'resources/subscribe', { uri: long })).toMatchObject({
+      error: { code: -32602 },
+    });
+  });
+});

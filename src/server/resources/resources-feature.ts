@@ -20,6 +20,7 @@ import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
+import { MAX_SUBSCRIBED_URI_LENGTH, MAX_SUBSCRIPTIONS } from '../subscriptions/subscription-filter.js';
 import type { ClientView } from '../tool-context.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
@@ -122,9 +123,24 @@ export class ResourcesFeature implements ServerFeature {
       ({ params, session }) => {
         const uri = uriParam(params);
         let uris = this.#subscriptions.get(session);
+        if (uris?.has(uri)) return {};
+        // What a session holds here (and in a shared store's record of it) is bounded.
+        if (uri.length > MAX_SUBSCRIBED_URI_LENGTH) {
+          throw new ProtocolError(
+            ErrorCode.InvalidParams,
+            `Invalid params: a subscribed uri is at most ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
+          );
+        }
+        if ((uris?.size ?? 0) >= MAX_SUBSCRIPTIONS) {
+          throw new ProtocolError(
+            ErrorCode.RateLimited,
+            `Too many subscriptions: this session is subscribed to ${MAX_SUBSCRIPTIONS} resources (the limit); unsubscribe from one first`,
+            { limit: 'subscriptions', max: MAX_SUBSCRIPTIONS },
+          );
+        }
         if (!uris) this.#subscriptions.set(session, (uris = new Set()));
-        if (!uris.has(uri)) session.stateChanged();
         uris.add(uri);
+        session.stateChanged();
         return {};
       },
       handshakeOnly,

@@ -31,6 +31,14 @@ describe('parseSubscriptionFilter', () => {
       'more task ids than a listen may name',
       { notifications: { taskIds: Array.from({ length: 101 }, String) } },
     ],
+    [
+      'more URIs than a listen may name',
+      { notifications: { resourceSubscriptions: Array.from({ length: 1001 }, (_, i) => `a://${i}`) } },
+    ],
+    [
+      'a URI of more than 4096 characters',
+      { notifications: { resourceSubscriptions: [`a://${'x'.repeat(4093)}`] } },
+    ],
   ])('refuses %s with -32602', (_, params) => {
     expect(() => parseSubscriptionFilter(params)).toThrow(
       expect.objectContaining({ constructor: ProtocolError, code: -32602 }),

@@ -28,6 +28,11 @@ const invalid = (message: string) => new ProtocolError(ErrorCode.InvalidParams, 
 /** The filter a listen request asks for; unknown keys are ignored (never honoured). */
 export type { SubscriptionFilter };
 
+/** Resources one session (or listen stream) may be subscribed to at once: past this, a subscription is refused. */
+export const MAX_SUBSCRIPTIONS = 1_000;
+/** The longest URI that may be subscribed to, in characters. */
+export const MAX_SUBSCRIBED_URI_LENGTH = 4_096;
+
 export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter {
   const value = params.notifications;
   if (!isJsonObject(value)) throw invalid('notifications must be an object');
@@ -40,8 +45,14 @@ export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter 
   }
   const uris = value.resourceSubscriptions;
   if (uris !== undefined) {
-    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
-      throw invalid('notifications.resourceSubscriptions must be an array of strings');
+    if (
+      !Array.isArray(uris) ||
+      uris.length > MAX_SUBSCRIPTIONS ||
+      !uris.every((uri) => typeof uri === 'string' && uri.length <= MAX_SUBSCRIBED_URI_LENGTH)
+    ) {
+      throw invalid(
+        `notifications.resourceSubscriptions must be an array of at most ${MAX_SUBSCRIPTIONS} uris of at most ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
+      );
     }
     filter.resourceSubscriptions = [...new Set(uris as string[])];
   }
