@@ -83,6 +83,20 @@ function each(options: ExchangeOptions): ExchangeOptions {
 }
 
 /** Resolves after `ms`, or at once when `wake` is called; rejects when `signal` aborts. */
+/** The shortest and the longest pause between two `tasks/get` of a task, whatever the server asks. */
+export const MIN_TASK_POLL_INTERVAL_MS = 50;
+export const MAX_TASK_POLL_INTERVAL_MS = 5 * 60_000;
+
+/**
+ * The pause before the next `tasks/get`: the server's `pollInterval`, kept between the bounds (a server
+ * asking for 0 ms made the client poll as fast as answers came; one asking for more than a timer holds,
+ * every millisecond); the default when it gives none or a number that is none.
+ */
+function pollDelay(asked: number | undefined): number {
+  if (asked === undefined || !Number.isFinite(asked)) return DEFAULT_TASK_POLL_INTERVAL_MS;
+  return Math.min(Math.max(asked, MIN_TASK_POLL_INTERVAL_MS), MAX_TASK_POLL_INTERVAL_MS);
+}
+
 function pause(ms: number, signal: AbortSignal | undefined, wakeUp: { wake?: () => void }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let unfollow: (() => void) | undefined;
@@ -195,7 +209,7 @@ async function followCore(
         }
         return result;
       }
-      await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, wakeUp);
+      await pause(pollDelay(status.pollIntervalMs), signal, wakeUp);
       if (settled) continue;
       seen(taskOf('tasks/get', await host.request('tasks/get', { taskId }, each(options))));
     }
@@ -262,7 +276,7 @@ async function followExtension(
         case 'working':
           break;
       }
-      if (!told) await pause(status.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS, signal, wakeUp);
+      if (!told) await pause(pollDelay(status.pollIntervalMs), signal, wakeUp);
       if (told) continue;
       const polled = await host.request('tasks/get', taskParams('extension', taskId), each(options));
       if (told) continue; // a notification arrived meanwhile: it is at least as new
