@@ -281,4 +281,22 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     await expect(client.listTools()).rejects.toThrow(/was lost: the server ended it before the response/);
     expect(errors[0]).toMatchObject({ code: 'CONNECTION_CLOSED' });
   });
+
+  it('reconnects a GET stream the server ends at once with retry: 0 at most every 100 ms', async () => {
+    const server = await scriptedServer(
+      (req, res) => {
+        if (req.method !== 'GET') return void res.writeHead(404).end();
+        sseHead(res);
+        res.end('retry: 0\n\n');
+      },
+      { standalone: true },
+    );
+    const client = track(connectClient());
+    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const gets = server.seen.filter((seen) => seen.method === 'GET').length;
+    // Respected as is, 0 ms made ≈560 reconnections a second here.
+    expect(gets).toBeGreaterThan(1);
+    expect(gets).toBeLessThanOrEqual(12);
+  });
 });

@@ -15,6 +15,13 @@ describe('ReconnectPolicy', () => {
     expect(policy.delay(3, 5000)).toBe(5000);
   });
 
+  it('keeps the server retry between 100 ms and 10 min', () => {
+    const policy = new ReconnectPolicy();
+    expect(policy.delay(0, 0)).toBe(100);
+    expect(policy.delay(0, 99_999_999_999)).toBe(600_000);
+    expect(policy.delay(2, 0)).toBe(400);
+  });
+
   it('defaults to 1 s, a 30 s cap and 5 retries', () => {
     const policy = new ReconnectPolicy();
     expect(policy.delay(0, undefined)).toBe(1000);

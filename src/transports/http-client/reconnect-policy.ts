@@ -15,6 +15,13 @@ export interface ReconnectOptions {
 
 export const DEFAULT_RECONNECT = { initialDelayMs: 1000, maxDelayMs: 30_000, maxRetries: 5 } as const;
 
+/**
+ * The bounds a server's `retry` is kept within, in ms: a server sending `retry: 0` (or more than a timer
+ * holds) on a stream it ends at once had the client reconnect ≈560 times a second, for ever.
+ */
+export const MIN_SERVER_RETRY_MS = 100;
+export const MAX_SERVER_RETRY_MS = 10 * 60_000;
+
 export class ReconnectPolicy {
   readonly #initialDelayMs: number;
   readonly #maxDelayMs: number;
@@ -28,10 +35,14 @@ export class ReconnectPolicy {
 
   /**
    * The delay before the next attempt. `failures` counts the reconnections that failed in a row;
-   * the first attempt waits exactly the server's `retry` (the spec says the client MUST respect it).
+   * the first attempt waits exactly the server's `retry` (the spec says the client MUST respect it), kept
+   * between {@link MIN_SERVER_RETRY_MS} and {@link MAX_SERVER_RETRY_MS}.
    */
   delay(failures: number, serverRetryMs: number | undefined): number {
-    const base = serverRetryMs ?? this.#initialDelayMs;
+    const base =
+      serverRetryMs === undefined
+        ? this.#initialDelayMs
+        : Math.min(Math.max(serverRetryMs, MIN_SERVER_RETRY_MS), MAX_SERVER_RETRY_MS);
     if (failures === 0) return base;
     return Math.max(base, Math.min(base * 2 ** failures, this.#maxDelayMs));
   }
