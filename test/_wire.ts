@@ -11,8 +11,12 @@ export class RawWire {
   /** What the server wrote on stderr so far. */
   stderr = '';
 
-  constructor(fixture?: string, options: { env?: Record<string, string> } = {}) {
-    const { command, args } = serverCommand(fixture);
+  /** `fixture`: a module for `toolwire serve`, or the whole command (e.g. `toolwire gateway …`). */
+  constructor(
+    fixture?: string | { command: string; args: string[] },
+    options: { env?: Record<string, string> } = {},
+  ) {
+    const { command, args } = typeof fixture === 'object' ? fixture : serverCommand(fixture);
     this.child = spawn(command, args, {
       stdio: ['pipe', 'pipe', 'pipe'],
       ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
@@ -50,6 +54,18 @@ export class RawWire {
         resolve(l);
       });
     });
+  }
+
+  /**
+   * The answer to request `id`: lines are read until it comes, each other message handed to `other` (a
+   * notification, say) on the way.
+   */
+  async answer<T = unknown>(id: number | string, other?: (message: { method?: string }) => void): Promise<T> {
+    for (;;) {
+      const message = (await this.next(20_000)) as { id?: unknown; method?: string };
+      if (message.id === id && message.method === undefined) return message as T;
+      other?.(message);
+    }
   }
 
   /** Sends a request and returns the next line (the tests send one request at a time). */

@@ -3,130 +3,84 @@
 // the transport's queue limit, log lines for a stderr nobody reads are dropped past 1 MiB (and counted), and
 // an answer over the message limit fails its call at once. Each case would otherwise grow the gateway's
 // memory without bound, or hold the call until its timeout.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN } from './_gateway.js';
+import { RawWire } from './_wire.js';
 
 const HOSTILE = fileURLToPath(new URL('../scripts/attack/fixtures/hostile-server.mjs', import.meta.url));
 
-interface Message {
-  id?: number;
-  method?: string;
+interface Answer {
   result?: { content?: Array<{ text?: string }>; isError?: boolean };
-  error?: { code: number; message: string };
 }
 
-const running: ChildProcessWithoutNullStreams[] = [];
-afterEach(() => {
-  for (const child of running.splice(0)) child.kill('SIGKILL');
-});
+/** The gateway in front of the hostile server (`h`), on raw pipes, initialized and listed. */
+async function hostileGateway(): Promise<RawWire> {
+  const args = [BIN, 'gateway', '--stdio', '--default', 'allow', '--api-port', '0', '--upstream', 'h'];
+  const wire = new RawWire({ command: process.execPath, args: [...args, '--', process.execPath, HOSTILE] });
+  await wire.initialize();
+  wire.send({ jsonrpc: '2.0', id: 'list', method: 'tools/list' });
+  await wire.answer('list');
+  return wire;
+}
 
-/** The gateway in front of the hostile server, on raw pipes: its stdout read line by line on demand. */
-async function hostileGateway() {
-  const child = spawn(
-    process.execPath,
-    [
-      BIN,
-      'gateway',
-      '--stdio',
-      '--default',
-      'allow',
-      '--api-port',
-      '0',
-      '--upstream',
-      'h',
-      '--',
-      process.execPath,
-      HOSTILE,
-    ],
-    { stdio: ['pipe', 'pipe', 'pipe'] },
-  );
-  running.push(child);
-  const lines: string[] = [];
-  const waiters: Array<(line: string) => void> = [];
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    const waiter = waiters.shift();
-    if (waiter) waiter(line);
-    else lines.push(line);
+/** Calls `tool`; its answer, and the log messages that came before it. */
+async function call(wire: RawWire, id: number, tool: string): Promise<{ answer: Answer; logs: number }> {
+  wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
+  return collect(wire, id);
+}
+
+async function collect(wire: RawWire, id: number): Promise<{ answer: Answer; logs: number }> {
+  let logs = 0;
+  const answer = await wire.answer<Answer>(id, (message) => {
+    if (message.method === 'notifications/message') logs += 1;
   });
-  const next = async (): Promise<Message> =>
-    JSON.parse(lines.shift() ?? (await new Promise<string>((resolve) => waiters.push(resolve)))) as Message;
-  let id = 0;
-  const send = (method: string, params: object): number => {
-    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
-    return id;
-  };
-  /** Reads until the answer to `id`; counts the log messages on the way. */
-  const answer = async (wanted: number): Promise<{ message: Message; logs: number }> => {
-    let logs = 0;
-    for (;;) {
-      const message = await next();
-      if (message.method === 'notifications/message') logs += 1;
-      else if (message.id === wanted) return { message, logs };
-    }
-  };
-  await answer(
-    send('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'host', version: '1' },
-    }),
-  );
-  child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-  await answer(send('tools/list', {}));
-  return { child, send, answer };
+  return { answer, logs };
 }
 
 describe('a hostile upstream behind the gateway, a host that does not read', () => {
   it('relays a log flood to a caller that stopped reading only up to the queue limit', async () => {
-    const gateway = await hostileGateway();
-    gateway.child.stdout.pause();
+    await using wire = await hostileGateway();
+    wire.pauseReading();
     // 100,000 log messages for the one call in flight: each relayed to its caller (≈10 MB).
-    const call = gateway.send('tools/call', { name: 'h__flood', arguments: {} });
+    wire.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'h__flood', arguments: {} } });
     await new Promise((resolve) => setTimeout(resolve, 3000));
-    gateway.child.stdout.resume();
-    const { message, logs } = await gateway.answer(call);
-    expect(message.result?.content?.[0]?.text).toBe('after the flood');
+    wire.resumeReading();
+    const { answer, logs } = await collect(wire, 1);
+    expect(answer.result?.content?.[0]?.text).toBe('after the flood');
     expect(logs).toBeGreaterThan(1000);
     expect(logs).toBeLessThan(100_000);
   });
 
   it('drops its own log lines while stderr is not read, and says how many', async () => {
-    const gateway = await hostileGateway();
-    gateway.child.stderr.pause();
+    await using wire = await hostileGateway();
+    wire.child.stderr.pause();
+    const before = wire.stderr.length;
     // Four calls in flight: no single caller to relay the 400,000 messages to; the gateway logs them.
-    const calls = Array.from({ length: 4 }, () =>
-      gateway.send('tools/call', { name: 'h__flood', arguments: {} }),
-    );
-    for (const call of calls) {
-      const { message } = await gateway.answer(call);
-      expect(message.result?.content?.[0]?.text).toBe('after the flood');
+    for (let id = 1; id <= 4; id++) {
+      wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'h__flood', arguments: {} } });
     }
-    let stderr = '';
-    gateway.child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    gateway.child.stderr.resume();
+    for (let id = 1; id <= 4; id++) {
+      expect((await collect(wire, id)).answer.result?.content?.[0]?.text).toBe('after the flood');
+    }
+    wire.child.stderr.resume();
     // Told once stderr drains: waited for (10 s at most), then checked.
-    for (let i = 0; i < 200 && !/log lines dropped/.test(stderr); i++) {
+    for (let i = 0; i < 200 && !/log lines dropped/.test(wire.stderr); i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     // 400,000 lines of ≈40 characters: ≈16 MB had they all been kept.
-    expect(stderr.length).toBeLessThan(4 * 1024 * 1024);
-    expect(stderr).toMatch(/toolwire gateway: \d+ log lines dropped: stderr was not read/);
+    expect(wire.stderr.length - before).toBeLessThan(4 * 1024 * 1024);
+    expect(wire.stderr).toMatch(/toolwire gateway: \d+ log lines dropped: stderr was not read/);
   });
 
   it('fails a call whose upstream answer is over the message limit at once, and goes on', async () => {
-    const gateway = await hostileGateway();
+    await using wire = await hostileGateway();
     const started = performance.now();
-    const { message } = await gateway.answer(gateway.send('tools/call', { name: 'h__huge', arguments: {} }));
+    const { answer } = await call(wire, 1, 'h__huge');
     // The upstream's 64 MiB line is discarded; the call fails with its reason, not at the upstream's timeout.
-    expect(message.result?.isError).toBe(true);
-    expect(message.result?.content?.[0]?.text).toMatch(/exceeds the maximum message size/);
+    expect(answer.result?.isError).toBe(true);
+    expect(answer.result?.content?.[0]?.text).toMatch(/exceeds the maximum message size/);
     expect(performance.now() - started).toBeLessThan(15_000);
-    const { message: echo } = await gateway.answer(
-      gateway.send('tools/call', { name: 'h__echo', arguments: {} }),
-    );
-    expect(echo.result?.content?.[0]?.text).toBe('echo');
+    expect((await call(wire, 2, 'h__echo')).answer.result?.content?.[0]?.text).toBe('echo');
   });
 });

@@ -49,7 +49,10 @@ type Script = (
   message: { id?: number | string; method?: string },
 ) => void;
 
-/** A Streamable HTTP server speaking 2025-11-25 (session `s1`); `tools/call` goes to `script`. */
+/**
+ * A Streamable HTTP server speaking 2025-11-25 (session `s1`) and 2026-07-28 (`server/discover`);
+ * `tools/call` goes to `script`.
+ */
 async function server(script: Script, options: { getStream?: Script } = {}) {
   const http = await listen((req, res, body) => {
     const message = (body ? JSON.parse(body) : {}) as { id?: number | string; method?: string };
@@ -64,6 +67,12 @@ async function server(script: Script, options: { getStream?: Script } = {}) {
     else if (message.method === 'initialize')
       json({
         protocolVersion: '2025-11-25',
+        capabilities: { tools: {} },
+        serverInfo: { name: 'flood', version: '1' },
+      });
+    else if (message.method === 'server/discover')
+      json({
+        supportedVersions: ['2026-07-28'],
         capabilities: { tools: {} },
         serverInfo: { name: 'flood', version: '1' },
       });
@@ -200,32 +209,10 @@ describe('the HTTP client reads no message over maxMessageSize', () => {
 });
 
 describe('the stateless era (2026-07-28)', () => {
-  /** A stateless-era server: `server/discover`, `tools/list`, and `tools/call` by `script`. */
-  async function statelessServer(script: Script) {
-    const http = await listen((req, res, body) => {
-      const message = (body ? JSON.parse(body) : {}) as { id?: number | string; method?: string };
-      const json = (result: unknown) => {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
-      };
-      if (req.method !== 'POST' || message.id === undefined) res.writeHead(405).end();
-      else if (message.method === 'server/discover')
-        json({
-          supportedVersions: ['2026-07-28'],
-          capabilities: { tools: {} },
-          serverInfo: { name: 'flood', version: '1' },
-        });
-      else if (message.method === 'tools/list')
-        json({ tools: [{ name: 'big', inputSchema: { type: 'object' } }] });
-      else script(req, res, message);
-    });
-    return { ...http, url: `${http.origin}/mcp` };
-  }
-
   for (const form of ['json', 'sse'] as const) {
     it(`a ${form} answer over the limit fails its request at once`, async () => {
       const sent = { bytes: 0, whole: false };
-      const http = await statelessServer((_req, res, message) => {
+      const http = await server((_req, res, message) => {
         if (form === 'json') {
           res.writeHead(200, { 'content-type': 'application/json' });
           void flood(res, answerHead(message.id), '"}]}}', sent);

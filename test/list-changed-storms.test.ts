@@ -2,14 +2,13 @@
 // raw JSON lines): the client refetches its tools once per burst, not once per notification, and so does
 // the gateway for an upstream's resources and prompts. 1,000 of each made 1,000 listings of each (and, with
 // a long list behind a gateway, an upstream that died of its unread output).
-import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import type { Tool } from '../src/protocol/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { BIN } from './_gateway.js';
+import { RawWire } from './_wire.js';
 
 const STORM = fileURLToPath(new URL('./fixtures/list-storm-server.mjs', import.meta.url));
 const open: Array<() => unknown> = [];
@@ -39,52 +38,24 @@ describe('list_changed by the thousand', () => {
   });
 
   it('the gateway lists an upstream again once per burst of each kind', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        'gateway',
-        '--stdio',
-        '--default',
-        'allow',
-        '--api-port',
-        '0',
-        '--upstream',
-        'st',
-        '--',
-        process.execPath,
-        STORM,
-      ],
-      { stdio: ['pipe', 'pipe', 'ignore'] },
-    );
-    open.push(() => child.kill('SIGKILL'));
-    type Answer = { id?: number; result?: { content?: Array<{ text?: string }> } };
-    const waiting = new Map<number, (message: Answer) => void>();
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      const message = JSON.parse(line) as Answer;
-      if (message.id !== undefined) waiting.get(message.id)?.(message);
+    const args = [BIN, 'gateway', '--stdio', '--default', 'allow', '--api-port', '0', '--upstream', 'st'];
+    await using wire = new RawWire({
+      command: process.execPath,
+      args: [...args, '--', process.execPath, STORM],
     });
-    let id = 0;
-    const request = (method: string, params: object) =>
-      new Promise<Answer>((resolve) => {
-        waiting.set(++id, resolve);
-        child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
-      });
-    await request('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'host', version: '1' },
-    });
-    child.stdin.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
+    await wire.initialize();
+    type Answer = { result?: { content?: Array<{ text?: string }> } };
+    const call = async (id: number, name: string, args: object = {}) => {
+      wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+      return (await wire.answer<Answer>(id)).result?.content?.[0]?.text ?? '';
+    };
     const started = performance.now();
-    const stormed = await request('tools/call', { name: 'st__storm', arguments: { count: 1000 } });
-    expect(stormed.result?.content?.[0]?.text).toBe('stormed');
+    expect(await call(1, 'st__storm', { count: 1000 })).toBe('stormed');
     // The listings settle: the same counts twice, 200 ms apart.
     let last = '';
-    for (let i = 0; i < 50; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      const now =
-        (await request('tools/call', { name: 'st__lists', arguments: {} })).result?.content?.[0]?.text ?? '';
+    for (let id = 2; id < 52; id++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const now = await call(id, 'st__lists');
       if (now === last) break;
       last = now;
     }
