@@ -232,7 +232,7 @@ describe('the stateless era (2026-07-28)', () => {
 });
 
 describe('the legacy HTTP+SSE transport', () => {
-  it('skips an event over the limit and reports it; later messages arrive', async () => {
+  it('skips an event over the limit and reports it; an answer over it fails its request at once', async () => {
     let stream: ServerResponse | undefined;
     const http = await listen((req, res, body) => {
       if (req.method === 'GET') {
@@ -257,7 +257,7 @@ describe('the legacy HTTP+SSE transport', () => {
       else if (message.method === 'ping') {
         stream.write(`event: message\ndata: ${'z'.repeat(2 * MiB)}\n\n`);
         answer({});
-      }
+      } else if (message.method === 'tools/list') answer({ tools: [], pad: 'z'.repeat(2 * MiB) });
     });
     const errors: unknown[] = [];
     const client = track(
@@ -269,5 +269,9 @@ describe('the legacy HTTP+SSE transport', () => {
     await client.connect(new SseClientTransport({ url: `${http.origin}/sse`, maxMessageSize: MiB }));
     await client.ping();
     expect(errors.some((e) => e instanceof TransportError && e.code === 'MESSAGE_TOO_LARGE')).toBe(true);
+    // An answer over the limit: the start of its data names its request, which fails at once.
+    const started = performance.now();
+    await expect(client.listTools({ timeout: 60_000 })).rejects.toMatchObject({ code: 'MESSAGE_TOO_LARGE' });
+    expect(performance.now() - started).toBeLessThan(20_000);
   });
 });

@@ -5,7 +5,7 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
-import { parsePeerJson } from '../../protocol/json-depth.js';
+import { parsePeerJson, topLevelFacts } from '../../protocol/json-depth.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -143,11 +143,7 @@ export class SseClientTransport implements Transport {
             return false;
           }
         } else if (event.tooLarge) {
-          // Which request it answered is not known here: reported, and its caller waits for its timeout.
-          const { maxMessageSize } = this;
-          this.onerror?.(
-            tooLargeError('An event of the SSE stream', { maxMessageSize, receivedBytes: maxMessageSize }),
-          );
+          this.onerror?.(this.#tooLarge(event.head ?? ''));
         } else if (settled && event.type === 'message') {
           this.#deliver(event.data);
         }
@@ -158,6 +154,23 @@ export class SseClientTransport implements Transport {
         (error: unknown) => this.#ended(error, settle),
       );
     });
+  }
+
+  /**
+   * An event over `maxMessageSize`, skipped: reported with the request it answered when the start of its
+   * data names one (the engine fails that request at once), else as is.
+   */
+  #tooLarge(head: string): TransportError {
+    const { maxMessageSize } = this;
+    const { id, answer } = topLevelFacts(head);
+    const what =
+      id === undefined ? 'An event of the SSE stream' : `The answer to request ${JSON.stringify(id)}`;
+    return tooLargeError(
+      what,
+      answer && id !== undefined
+        ? { maxMessageSize, receivedBytes: maxMessageSize, id, kind: 'answer' }
+        : { maxMessageSize, receivedBytes: maxMessageSize },
+    );
   }
 
   #endpointUrl(data: string): URL {

@@ -95,7 +95,8 @@ describe('SseParser with maxEventSize', () => {
       '\nid: 2\ndata: ok\n\n',
     );
     expect(events).toEqual([
-      { type: 'message', data: '', lastEventId: undefined, tooLarge: true },
+      // told with the start of its data: what it held, and of the line that passed the limit
+      { type: 'message', data: '', lastEventId: undefined, tooLarge: true, head: '12345\n678901' },
       { type: 'message', data: 'ok', lastEventId: '2' },
     ]);
     expect(parser.lastEventId).toBe('2');
@@ -112,7 +113,9 @@ describe('SseParser with maxEventSize', () => {
     expect(told).toEqual([]);
     const events: SseEvent[] = [];
     for (let i = 0; i < 1000; i++) events.push(...parser.push('y'.repeat(1000)));
-    expect(events).toEqual([{ type: 'x', data: '', lastEventId: undefined, tooLarge: true }]);
+    expect(events).toEqual([
+      { type: 'x', data: '', lastEventId: undefined, tooLarge: true, head: 'y'.repeat(1000) },
+    ]);
     // the id of the oversized event still counts once it ends: a reconnection does not replay it
     expect(parser.push('\nid: 7\n\ndata: after\n\n')).toEqual([
       { type: 'message', data: 'after', lastEventId: '7' },

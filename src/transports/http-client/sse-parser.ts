@@ -23,7 +23,12 @@ export interface SseEvent {
    * rest of it is skipped. Given once, as soon as the event passes the limit (not at its end).
    */
   tooLarge?: true;
+  /** With `tooLarge`: the first characters of its data (at most 4 KiB), to tell what it was. */
+  head?: string;
 }
+
+/** What an oversized event keeps of its data to be told by. */
+const HEAD = 4096;
 
 export interface SseParserOptions {
   /** The last event id carried over from an earlier connection of the same stream. */
@@ -102,14 +107,15 @@ export class SseParser {
         if (start === text.length) this.#skipLineFeed = true;
         else if (text.charCodeAt(start) === 0x0a) start += 1;
       }
-      if (line === undefined || line.length > this.#maxLine) this.#oversize(events);
+      if (line === undefined || line.length > this.#maxLine) this.#oversize(events, line);
       else this.#line(line, events);
     }
     if (start < text.length && !this.#dropping) {
       if (this.#partial.length + (text.length - start) > this.#maxLine) {
+        const line = (this.#partial + text.slice(start, start + HEAD + 16)).slice(0, HEAD + 16);
         this.#partial = '';
         this.#dropping = true;
-        this.#oversize(events);
+        this.#oversize(events, line);
       } else this.#partial += text.slice(start);
     }
     return events;
@@ -131,7 +137,7 @@ export class SseParser {
         break;
       case 'data':
         if (this.#oversized) break;
-        if (this.#data.length + value.length > this.#max) this.#oversize(events);
+        if (this.#data.length + value.length > this.#max) this.#oversize(events, `data:${value}`);
         else this.#data += `${value}\n`;
         break;
       case 'id':
@@ -145,13 +151,22 @@ export class SseParser {
     }
   }
 
-  /** The event passed the limit: its data goes, and it is told once. */
-  #oversize(events: SseEvent[]): void {
+  /**
+   * The event passed the limit (at `line`, when it is known): its data goes, and it is told once, with the
+   * start of its data.
+   */
+  #oversize(events: SseEvent[], line?: string): void {
+    const held = this.#data;
     this.#data = '';
     if (this.#oversized) return;
     this.#oversized = true;
     const type = this.#type === '' ? 'message' : this.#type;
-    events.push({ type, data: '', lastEventId: this.#lastEventId, tooLarge: true });
+    let head = held.slice(0, HEAD);
+    if (head.length < HEAD && line?.startsWith('data:')) {
+      const value = line.startsWith('data: ') ? line.slice(6) : line.slice(5);
+      head += value.slice(0, HEAD - head.length);
+    }
+    events.push({ type, data: '', lastEventId: this.#lastEventId, tooLarge: true, head });
   }
 
   #dispatch(events: SseEvent[]): void {
