@@ -29,6 +29,7 @@ const FAMILIES = [
   'client',
   'collisions',
   'tokens',
+  'gateway',
 ];
 
 const { values: flags } = parseArgs({

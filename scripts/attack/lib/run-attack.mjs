@@ -12,7 +12,7 @@ const HANG = Symbol('hang');
 const RSS_CEILING_MB = 384;
 
 /**
- * An attack is `{ name, title, target?, budgetMs?, heapBudgetMb?, rssCeilingMb?, run(ctx) }`. `target` is the spec for
+ * An attack is `{ name, title, target?, budgetMs?, heapBudgetMb?, rssCeilingMb?, latencyBoundMs?, run(ctx) }`. `target` is the spec for
  * `startTarget` (transport, flags, env), or an async function of the context returning one; a spec may add
  * `bystander: { headers, stateful }` and `cleanup()`. `target: false`: the attack brings its own victim (the
  * client attacks) and reports `ctx.delayMs` and `ctx.peakRssMb` itself. `run(ctx)` counts its tries in
@@ -27,7 +27,7 @@ export async function runAttack(attack, options) {
   while (
     !result.ok &&
     result.onlyLatency &&
-    !(result.stallCpuMs >= 2 * options.latencyBoundMs) &&
+    !(result.stallCpuMs >= 2 * (attack.latencyBoundMs ?? options.latencyBoundMs)) &&
     delays.length < 3
   ) {
     result = await attempt(attack, options);
@@ -129,7 +129,8 @@ async function attempt(attack, options) {
     // A wait over the bound counts when the server explains it: its event loop stalled that long in CPU
     // time too (or it could not say: it hung, or the victim is a client). On a machine busy with other
     // work, a wait the server's CPU does not explain is the scheduler's, and is only noted.
-    const bound = options.latencyBoundMs;
+    // An attack may name a bound of its own (`latencyBoundMs`), saying why its victim cannot meet the usual one.
+    const bound = attack.latencyBoundMs ?? options.latencyBoundMs;
     const explained = !(result.stallCpuMs <= bound);
     const stall = Number.isFinite(result.stallCpuMs)
       ? `the server stalled ${result.stallCpuMs.toFixed(0)} ms of CPU`
