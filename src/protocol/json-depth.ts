@@ -4,6 +4,7 @@
  * stack size exceeded`, and that internal message went back to the client.
  * @module
  */
+import type { MessageTooLargeDetails } from './transport.js';
 
 /**
  * The deepest nesting of objects and arrays in a value that is validated or handed to a tool: tool
@@ -170,6 +171,20 @@ export function topLevelFacts(text: string): TopLevelFacts {
     }
   }
   return { id, answer, request };
+}
+
+/**
+ * What names a message from its JSON text, or the start of it: its top-level `id`, and whether it is an
+ * answer (`result` or `error`) or a request (`method`) — as the `details` of a message refused for its size
+ * give it (`MessageTooLargeDetails`).
+ */
+export function messageNaming(text: string): Pick<MessageTooLargeDetails, 'id' | 'kind'> {
+  const facts = topLevelFacts(text);
+  const kind = facts.answer === facts.request ? undefined : facts.answer ? 'answer' : 'request';
+  return {
+    ...(facts.id === undefined ? {} : { id: facts.id }),
+    ...(kind === undefined ? {} : { kind }),
+  };
 }
 
 function stringId(quoted: string): string | undefined {

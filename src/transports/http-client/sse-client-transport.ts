@@ -5,7 +5,7 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
-import { parsePeerJson, topLevelFacts } from '../../protocol/json-depth.js';
+import { messageNaming, parsePeerJson } from '../../protocol/json-depth.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -162,15 +162,11 @@ export class SseClientTransport implements Transport {
    */
   #tooLarge(head: string): TransportError {
     const { maxMessageSize } = this;
-    const { id, answer } = topLevelFacts(head);
-    const what =
-      id === undefined ? 'An event of the SSE stream' : `The answer to request ${JSON.stringify(id)}`;
-    return tooLargeError(
-      what,
-      answer && id !== undefined
-        ? { maxMessageSize, receivedBytes: maxMessageSize, id, kind: 'answer' }
-        : { maxMessageSize, receivedBytes: maxMessageSize },
-    );
+    const { id, kind } = messageNaming(head);
+    const details = { maxMessageSize, receivedBytes: maxMessageSize };
+    return kind === 'answer' && id !== undefined
+      ? tooLargeError(`The answer to request ${JSON.stringify(id)}`, { ...details, id, kind })
+      : tooLargeError('An event of the SSE stream', details);
   }
 
   #endpointUrl(data: string): URL {

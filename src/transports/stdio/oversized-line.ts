@@ -4,7 +4,7 @@
  * at once instead of at a timeout.
  * @module
  */
-import { topLevelFacts, type TopLevelFacts } from '../../protocol/json-depth.js';
+import { messageNaming } from '../../protocol/json-depth.js';
 import type { MessageTooLargeDetails } from '../../protocol/transport.js';
 
 /** The bytes kept of a discarded line's start: the envelope of a message usually comes first. */
@@ -42,7 +42,7 @@ export class OversizedLine {
     this.#head = Buffer.allocUnsafe(Math.min(HEAD_BYTES, total));
     for (const part of held) this.add(part, 0, part.length);
     this.add(bytes, start, end);
-    this.headFacts = factsOf(topLevelFacts(this.#head.toString('utf8', 0, this.#headLength)));
+    this.headFacts = messageNaming(this.#head.toString('utf8', 0, this.#headLength));
     this.#head = undefined; // read once: the rest of the line keeps only the tail
   }
 
@@ -84,14 +84,6 @@ export class OversizedLine {
     const id = idAtLineEnd(this.#tail.toString('utf8', from, this.#tailLength));
     return id === undefined ? this.headFacts : { ...this.headFacts, id };
   }
-}
-
-function factsOf(facts: TopLevelFacts): LineFacts {
-  const kind = facts.answer === facts.request ? undefined : facts.answer ? 'answer' : 'request';
-  return {
-    ...(facts.id === undefined ? {} : { id: facts.id }),
-    ...(kind === undefined ? {} : { kind }),
-  };
 }
 
 /**
