@@ -83,23 +83,7 @@ export class NodeResponse {
    */
   async readUpTo(limit: number): Promise<BodyPart | undefined> {
     if (this.#real || this.#web) return undefined;
-    if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
-    this.#used = true;
-    const message = this.#message;
-    if (!message) return { bytes: new Uint8Array(0), complete: true, received: 0 };
-    const chunks: Buffer[] = [];
-    let received = 0;
-    for await (const chunk of message) {
-      const buffer = chunk as Buffer;
-      received += buffer.byteLength;
-      if (received > limit) {
-        message.destroy();
-        const kept = Buffer.concat(chunks);
-        return { bytes: kept, complete: false, received };
-      }
-      chunks.push(buffer);
-    }
-    return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), complete: true, received };
+    return this.#readMessage(limit);
   }
 
   clone(): Response {
@@ -115,12 +99,26 @@ export class NodeResponse {
   async #bytes(): Promise<Uint8Array> {
     if (this.#real) return new Uint8Array(await this.#real.arrayBuffer());
     if (this.#web) return new Uint8Array(await new Response(this.#web).arrayBuffer());
+    return (await this.#readMessage(Infinity)).bytes;
+  }
+
+  /** At most `limit` bytes of the message, read once; past them the message is destroyed. */
+  async #readMessage(limit: number): Promise<BodyPart> {
     if (this.#used) throw new TypeError('Body is unusable: Body has already been read');
     this.#used = true;
     const message = this.#message;
-    if (!message) return new Uint8Array(0);
+    if (!message) return { bytes: new Uint8Array(0), complete: true, received: 0 };
     const chunks: Buffer[] = [];
-    for await (const chunk of message) chunks.push(chunk as Buffer);
-    return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+    let received = 0;
+    for await (const chunk of message) {
+      const buffer = chunk as Buffer;
+      received += buffer.byteLength;
+      if (received > limit) {
+        message.destroy();
+        return { bytes: Buffer.concat(chunks), complete: false, received };
+      }
+      chunks.push(buffer);
+    }
+    return { bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), complete: true, received };
   }
 }
