@@ -5,6 +5,7 @@
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
+import type { RequestId } from '../../protocol/jsonrpc.js';
 import type { MessageTooLargeDetails } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 
@@ -21,6 +22,15 @@ export function tooLargeError(what: string, details: MessageTooLargeDetails): Tr
     `${what} is over the largest message this client reads (maxMessageSize, ${details.maxMessageSize} bytes); it was not read`,
     { details: { ...details } },
   );
+}
+
+/**
+ * The same for an SSE event over `maxMessageSize` (read up to the limit: `receivedBytes` is the limit);
+ * with `id`, the answer to that request, which the engine then fails at once.
+ */
+export function eventTooLargeError(what: string, maxMessageSize: number, id?: RequestId): TransportError {
+  const details = { maxMessageSize, receivedBytes: maxMessageSize };
+  return tooLargeError(what, id === undefined ? details : { ...details, id, kind: 'answer' });
 }
 
 /** Checks a `maxMessageSize` option; the default when it is absent. */

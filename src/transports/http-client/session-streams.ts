@@ -11,7 +11,7 @@ import { TransportError } from '../transport-error.js';
 import { mediaType } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
-import { tooLargeError } from './message-limit.js';
+import { eventTooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
@@ -98,10 +98,8 @@ export class SessionStreams implements StreamHost {
    */
   tooLarge(stream: ResumableStream): boolean {
     const host = this.#host;
-    const maxMessageSize = this.maxMessageSize;
-    const details = { maxMessageSize, receivedBytes: maxMessageSize };
     if (stream.kind === 'get') {
-      host.report(tooLargeError('An event of the server message stream (GET)', details));
+      host.report(eventTooLargeError('An event of the server message stream (GET)', this.maxMessageSize));
       return true;
     }
     const ids = [...stream.pending];
@@ -109,7 +107,7 @@ export class SessionStreams implements StreamHost {
     // Reported with each request's id: the engine fails that request with this error.
     for (const id of ids) {
       const what = `An event of the SSE stream of request ${JSON.stringify(id)}`;
-      host.report(tooLargeError(what, { ...details, id, kind: 'answer' }));
+      host.report(eventTooLargeError(what, this.maxMessageSize, id));
     }
     return false;
   }

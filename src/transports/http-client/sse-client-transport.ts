@@ -19,7 +19,7 @@ import {
 } from './http-client-options.js';
 import { httpStatusError, readErrorBody } from './http-failure.js';
 import { describeFetchError } from './mcp-endpoint.js';
-import { maxMessageSizeOption, tooLargeError } from './message-limit.js';
+import { eventTooLargeError, maxMessageSizeOption } from './message-limit.js';
 import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
@@ -161,12 +161,10 @@ export class SseClientTransport implements Transport {
    * data names one (the engine fails that request at once), else as is.
    */
   #tooLarge(head: string): TransportError {
-    const { maxMessageSize } = this;
     const { id, kind } = messageNaming(head);
-    const details = { maxMessageSize, receivedBytes: maxMessageSize };
     return kind === 'answer' && id !== undefined
-      ? tooLargeError(`The answer to request ${JSON.stringify(id)}`, { ...details, id, kind })
-      : tooLargeError('An event of the SSE stream', details);
+      ? eventTooLargeError(`The answer to request ${JSON.stringify(id)}`, this.maxMessageSize, id)
+      : eventTooLargeError('An event of the SSE stream', this.maxMessageSize);
   }
 
   #endpointUrl(data: string): URL {

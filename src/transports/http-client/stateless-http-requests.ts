@@ -28,7 +28,7 @@ import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
-import { tooLargeError } from './message-limit.js';
+import { eventTooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser } from './sse-parser.js';
@@ -196,9 +196,7 @@ export class StatelessHttpRequests {
     this.#forget(id);
     const what = `An event of the SSE stream of request ${JSON.stringify(id)} (POST ${this.#host.endpoint.url.href})`;
     // Reported with the request's id: the engine fails that request with this error.
-    this.#host.report(
-      tooLargeError(what, { maxMessageSize, receivedBytes: maxMessageSize, id, kind: 'answer' }),
-    );
+    this.#host.report(eventTooLargeError(what, maxMessageSize, id));
   }
 
   /** Answers a request that will get no response locally, so its caller is not left waiting. */
