@@ -10,6 +10,7 @@
 import {
   ProtocolError,
   type CancellationSource,
+  canonicalJson,
   errorMessage,
   isHandshakeRevision,
   type Cancellation,
@@ -22,7 +23,6 @@ import {
 import type { CallToolOptions } from '../client/index.js';
 import { toolError, type ToolContext } from '../server/index.js';
 import { digestOfText } from '../stores/digest-of-text.js';
-import { canonicalArguments } from './arguments-digest.js';
 import {
   cancelledBy,
   decide,
@@ -118,7 +118,7 @@ export class CallRelay {
     // The arguments' digest (a SHA-256, ≈5% of a relayed call's CPU) is computed now where something shows
     // it at once: a watched call, a call that may wait for a person. An allowed call nobody watches leaves
     // it to its audit record, which computes it when first read (by a store that can).
-    const text = canonicalArguments(args);
+    const text = canonicalJson(args);
     const digested = watched || policy.action !== 'allow';
     const info: CallInfo = {
       id: this.idBase + ++this.#calls,

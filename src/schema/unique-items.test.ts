@@ -16,6 +16,20 @@ describe('uniqueItems', () => {
     });
     expect(validate(JSON.parse('[1, 1.0]')).ok).toBe(false);
     expect(validate([1, '1', [1], { 1: 1 }, null, true, 'true']).ok).toBe(true);
+    // A string that is an object's JSON is not that object.
+    expect(validate(['{"k":1}', { k: 1 }, '[1]', [1]]).ok).toBe(true);
+    for (const [items, i, j] of [
+      [['a', 'b', 'a'], 2, 0],
+      [[null, 1, null], 2, 0],
+      [[true, false, true], 2, 0],
+      [[0, -0], 1, 0],
+    ] as const)
+      expect(validate(items)).toEqual({
+        ok: false,
+        issues: [
+          { path: '', message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)` },
+        ],
+      });
     expect(
       validate([
         [1, 2],

@@ -10,17 +10,23 @@ import { canonicalJson } from '../protocol/canonical-json.js';
 
 const validate: SchemaValidateFunction = (schema: unknown, data: unknown): boolean => {
   if (schema !== true || !Array.isArray(data)) return true;
-  const seen = new Map<string, number>();
+  // Strings, numbers, booleans and null are keys themselves (a Map finds `1` and `1.0` equal, `1` and `'1'`
+  // not); objects and arrays go by their canonical JSON, in a map of their own.
+  const primitives = new Map<unknown, number>();
+  const composites = new Map<string, number>();
   for (let i = 0; i < data.length; i++) {
-    const text = canonicalJson(data[i]);
-    const j = seen.get(text);
+    const item: unknown = data[i];
+    const composite = typeof item === 'object' && item !== null;
+    const key = composite ? canonicalJson(item) : item;
+    const seen = composite ? composites : primitives;
+    const j = seen.get(key);
     if (j !== undefined) {
       // ajv's params: `i` the later item, `j` the earlier one.
       const message = `must NOT have duplicate items (items ## ${j} and ${i} are identical)`;
       validate.errors = [{ keyword: 'uniqueItems', message, params: { i, j } }];
       return false;
     }
-    seen.set(text, i);
+    seen.set(key, i);
   }
   return true;
 };

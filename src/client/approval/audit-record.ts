@@ -4,6 +4,10 @@
  * record can be matched to a call without logging secrets.
  * @module
  */
+import { canonicalJson } from '../../protocol/canonical-json.js';
+
+export { canonicalJson };
+
 /** How the call was let through, or not. */
 export type ClientAuditDecision = 'allowed' | 'denied' | 'asked-once' | 'asked-always' | 'remembered';
 
@@ -24,18 +28,6 @@ export interface ClientAuditRecord {
   outcome?: 'ok' | 'tool-error' | 'error';
   /** The error's code when the outcome is `error` (a JSON-RPC code or a local error code). */
   errorCode?: string | number;
-}
-
-/** JSON with object keys sorted at every level, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
-  const object = value as Record<string, unknown>;
-  const entries = Object.keys(object)
-    .filter((key) => object[key] !== undefined)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`);
-  return `{${entries.join(',')}}`;
 }
 
 /** `sha256:<hex>` of the canonical JSON of `value`, through Web Crypto. */
