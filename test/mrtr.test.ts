@@ -267,7 +267,8 @@ describe('multi round-trip requests over stdio (2026-07-28)', () => {
     const retry = await retryWith(wire, 2, 'ask', ELICIT, first, { 'elicit-1': { action: 'maybe' } });
     expect(retry.error).toEqual({
       code: -32602,
-      message: 'Invalid params: inputResponses["elicit-1"] is not a valid elicitation/create result',
+      message:
+        'Invalid params: inputResponses["elicit-1"] is not a valid elicitation/create result: action must be "accept", "decline" or "cancel"',
     });
   });
 

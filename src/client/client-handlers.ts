@@ -12,7 +12,13 @@ import type {
   ListRootsResult,
   Root,
 } from '../protocol/types/client-features.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import {
+  createMessageParamsProblem,
+  elicitParamsProblem,
+  type ElicitationModes,
+} from '../protocol/types/input-checks.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 
 export interface HandlerContext {
@@ -57,23 +63,49 @@ export function clientCapabilities(
 /** The request methods a server may make of a client (in either era). */
 export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
+/** Handlers with the capabilities declared beside them (a client's options are both). */
+export type DeclaredHandlers = ClientHandlers & { capabilities?: ClientCapabilities };
+
+/** The elicitation modes declared: `elicitation: {}` (and the default, a handler alone) is form only. */
+function elicitationModes(handlers: DeclaredHandlers): ElicitationModes {
+  const declared = handlers.capabilities?.elicitation;
+  if (declared === undefined) return { form: true, url: false };
+  const url = declared.url !== undefined;
+  return { form: declared.form !== undefined || !url, url };
+}
+
+/** A ProtocolError -32602 when the params of a server's question are not what its method takes. */
+function checkParams(method: string, params: JsonObject, handlers: DeclaredHandlers): void {
+  const problem =
+    method === 'elicitation/create'
+      ? elicitParamsProblem(params, elicitationModes(handlers))
+      : method === 'sampling/createMessage'
+        ? createMessageParamsProblem(params)
+        : undefined;
+  if (problem) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${problem}`);
+}
+
 /**
  * Answers one server request with the handlers; `undefined` when there is no handler for it (the caller
- * decides what that means in its era).
+ * decides what that means in its era). Params a handler could not take (a message that is not a string, a
+ * form that is not flat, an elicitation mode the client did not declare, a `javascript:` URL) are refused
+ * with -32602 before any handler sees them.
  */
 export async function answerInputRequest(
   method: string,
   params: JsonObject,
-  handlers: ClientHandlers,
+  handlers: DeclaredHandlers,
   ctx: HandlerContext,
 ): Promise<ElicitResult | CreateMessageResult | ListRootsResult | undefined> {
   switch (method) {
     case 'elicitation/create':
       if (!handlers.elicitation) return undefined;
-      return handlers.elicitation(params as never, ctx);
+      checkParams(method, params, handlers);
+      return handlers.elicitation(params as unknown as ElicitParams, ctx);
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;
-      return handlers.sampling(params as never, ctx);
+      checkParams(method, params, handlers);
+      return handlers.sampling(params as unknown as CreateMessageParams, ctx);
     case 'roots/list': {
       if (!handlers.roots) return undefined;
       const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;
@@ -84,12 +116,13 @@ export async function answerInputRequest(
   }
 }
 
-/** A request's own handlers (`ExchangeOptions.handlers`) first, then the client's. */
-export function withOwnHandlers(client: ClientHandlers, own: ClientHandlers | undefined): ClientHandlers {
+/** A request's own handlers (`ExchangeOptions.handlers`) first, then the client's (whose declarations hold). */
+export function withOwnHandlers(client: DeclaredHandlers, own: ClientHandlers | undefined): DeclaredHandlers {
   if (!own) return client;
   return {
     elicitation: own.elicitation ?? client.elicitation,
     sampling: own.sampling ?? client.sampling,
     roots: own.roots ?? client.roots,
+    ...(client.capabilities && { capabilities: client.capabilities }),
   };
 }

@@ -23,6 +23,7 @@ import type {
 } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
+import { checkedAnswer } from './checked-answer.js';
 import { ServerError } from './server-error.js';
 import { traceContext, type TraceContext } from './trace-context.js';
 
@@ -203,17 +204,20 @@ export abstract class ContextBase implements ToolContext {
 
   get elicit(): ContextMethods['elicit'] {
     return ((this.#bound ??= {}).elicit ??= (params, options) =>
-      this.ask<ElicitResult>('elicitation/create', params, options));
+      checkedAnswer('elicitation/create', this.ask<ElicitResult>('elicitation/create', params, options)));
   }
 
   get sample(): ContextMethods['sample'] {
     return ((this.#bound ??= {}).sample ??= (params, options) =>
-      this.ask<CreateMessageResult>('sampling/createMessage', params, options));
+      checkedAnswer(
+        'sampling/createMessage',
+        this.ask<CreateMessageResult>('sampling/createMessage', params, options),
+      ));
   }
 
   get listRoots(): ContextMethods['listRoots'] {
     return ((this.#bound ??= {}).listRoots ??= (options) =>
-      this.ask<ListRootsResult>('roots/list', undefined, options));
+      checkedAnswer('roots/list', this.ask<ListRootsResult>('roots/list', undefined, options)));
   }
 
   get closeSSEStream(): ContextMethods['closeSSEStream'] {

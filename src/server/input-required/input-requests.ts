@@ -4,8 +4,10 @@
  * capabilities each needs, and what a well-formed answer looks like.
  * @module
  */
+import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
+import { inputResultProblem } from '../../protocol/types/input-checks.js';
 
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
 
@@ -73,32 +75,26 @@ export function missingCapabilities(
   }
 }
 
-/** Whether `value` has the shape of the result of `method` (ElicitResult, CreateMessageResult, ListRootsResult). */
 /** Whether `value` names one of the three kinds of client input. */
 export function isInputMethod(value: unknown): value is InputMethod {
   return value === 'elicitation/create' || value === 'sampling/createMessage' || value === 'roots/list';
 }
 
-export function isInputResponse(method: InputMethod, value: unknown): value is JsonObject {
-  if (!isJsonObject(value)) return false;
-  switch (method) {
-    case 'elicitation/create':
-      return (
-        (value.action === 'accept' || value.action === 'decline' || value.action === 'cancel') &&
-        (value.content === undefined || isJsonObject(value.content))
-      );
-    case 'sampling/createMessage':
-      return (
-        typeof value.role === 'string' &&
-        typeof value.model === 'string' &&
-        (isJsonObject(value.content) || Array.isArray(value.content))
-      );
-    case 'roots/list':
-      return (
-        Array.isArray(value.roots) &&
-        value.roots.every((root) => isJsonObject(root) && typeof root.uri === 'string')
-      );
-  }
+/**
+ * Throws -32602 naming what is wrong when an `inputResponses` entry is not a result of `method`
+ * (ElicitResult, CreateMessageResult, ListRootsResult).
+ */
+export function checkInputResponse(
+  key: string,
+  method: InputMethod,
+  value: unknown,
+): asserts value is JsonObject {
+  const problem = inputResultProblem(method, value);
+  if (problem === undefined && isJsonObject(value)) return;
+  throw new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid params: inputResponses["${key}"] is not a valid ${method} result: ${problem ?? 'it must be an object'}`,
+  );
 }
 
 /** Whether a handler's outcome is an `InputRequiredResult` (the request must be retried with input). */

@@ -15,7 +15,7 @@ import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
 import { digest } from './digest.js';
 import {
   inputKey,
-  isInputResponse,
+  checkInputResponse,
   methodOfKey,
   missingCapabilities,
   type InputMethod,
@@ -156,12 +156,7 @@ export class InputRound {
         answers[key] = [question, response]; // a named key: checked when its question is asked
         continue;
       }
-      if (!isInputResponse(method, response)) {
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `Invalid params: inputResponses["${key}"] is not a valid ${method} result`,
-        );
-      }
+      checkInputResponse(key, method, response);
       answers[key] = [question, response];
     }
     return new InputRound(options, binding, answers);
@@ -193,7 +188,7 @@ export class InputRound {
     const question = await digest(request);
     const known = this.#answers[key];
     if (known && (known[0] === question || known[0] === ANY_QUESTION)) {
-      if (!isInputResponse(method, known[1])) throw invalidAnswer(key, `${method} result`);
+      checkInputResponse(key, method, known[1]);
       return known[1];
     }
     (this.#pending ??= new Map()).set(key, { question, request });

@@ -26,7 +26,7 @@ import type { HandlerTable } from '../handler-table.js';
 import { cursorParam } from '../pages.js';
 import type { RequestScope } from '../request-scope.js';
 import type { SessionView } from '../session-view.js';
-import { isInputMethod, isInputResponse } from '../input-required/input-requests.js';
+import { checkInputResponse, isInputMethod } from '../input-required/input-requests.js';
 import { CoreTaskInput } from './core-task-input.js';
 import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
 import { RemoteTaskQuestions, claimLifetime, sharesInput } from './remote-task-questions.js';
@@ -116,12 +116,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
       for (const [key, response] of Object.entries(responses)) {
         const method = asked[key]?.method;
         if (!isInputMethod(method)) continue;
-        if (!isInputResponse(method, response)) {
-          throw new ProtocolError(
-            ErrorCode.InvalidParams,
-            `Invalid params: inputResponses["${key}"] is not a valid ${method} result`,
-          );
-        }
+        checkInputResponse(key, method, response);
         answers[key] = response;
       }
       // Kept in the store when it can (a process reconnecting to it takes them then), else only told.

@@ -13,7 +13,7 @@ import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
 import type { TaskInputRequest } from '../../stores/task-store.js';
 import {
   inputKey,
-  isInputResponse,
+  checkInputResponse,
   missingCapabilities,
   type InputMethod,
   type InputRequest,
@@ -105,12 +105,7 @@ export class TaskInput {
     for (const [key, response] of Object.entries(responses)) {
       const pending = this.#pending.get(key);
       if (!pending) continue;
-      if (!isInputResponse(pending.method, response)) {
-        throw new ProtocolError(
-          ErrorCode.InvalidParams,
-          `Invalid params: inputResponses["${key}"] is not a valid ${pending.method} result`,
-        );
-      }
+      checkInputResponse(key, pending.method, response);
       answered.push([pending, response]);
     }
     if (answered.length === 0) return;

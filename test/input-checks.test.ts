@@ -1,0 +1,301 @@
+// The questions a server asks its client during a call (elicitation, sampling, roots) and the client's
+// answers are checked at both ends, over real stdio processes: a raw server asking a toolwire client what
+// no handler could take (a message that is not a string, a form that is not flat, an elicitation mode the
+// client did not declare, a `javascript:` URL) gets -32602 and the handler is never called; a raw client
+// answering a toolwire server's `ctx.elicit()`, `ctx.sample()` or `ctx.listRoots()` with what is not the
+// method's result fails the tool's question with INVALID_RESULT; and the gateway relays neither.
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client, type ClientOptions } from '../src/client/index.js';
+import { createGateway } from '../src/gateway/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { PROTOCOL_FIXTURE } from './_gateway.js';
+import { RawWire } from './_wire.js';
+
+const ASKER = fileURLToPath(new URL('./fixtures/asker-server.mjs', import.meta.url));
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+const form = {
+  message: 'Name?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+};
+
+/** Questions no handler could take, and the words of the -32602 that refuses each. */
+const BAD_QUESTIONS: [string, string, unknown, RegExp][] = [
+  [
+    'a message that is not a string',
+    'elicitation/create',
+    { ...form, message: 5 },
+    /message must be a string/,
+  ],
+  [
+    'a form that is not flat',
+    'elicitation/create',
+    { message: 'm', requestedSchema: { type: 'object', properties: { a: { type: 'object' } } } },
+    /requestedSchema\.properties\.a must be a string, number, integer, boolean or array/,
+  ],
+  [
+    'a schema that is not an object',
+    'elicitation/create',
+    { message: 'm', requestedSchema: 'x' },
+    /requestedSchema must be an object/,
+  ],
+  ['an unknown mode', 'elicitation/create', { ...form, mode: 'popup' }, /mode must be "form" or "url"/],
+  [
+    'a URL elicitation the client did not declare',
+    'elicitation/create',
+    { mode: 'url', message: 'm', url: 'https://example.com/', elicitationId: 'e1' },
+    /did not declare the elicitation mode "url"/,
+  ],
+  ['sampling without messages', 'sampling/createMessage', { maxTokens: 5 }, /messages must be an array/],
+  [
+    'a sampling message with another role',
+    'sampling/createMessage',
+    { messages: [{ role: 'system', content: { type: 'text', text: 'x' } }], maxTokens: 5 },
+    /messages\[0\] must be an object whose role is "user" or "assistant"/,
+  ],
+  [
+    'sampling content that is not a block',
+    'sampling/createMessage',
+    { messages: [{ role: 'user', content: 'hi' }], maxTokens: 5 },
+    /messages\[0\]\.content must be a content block/,
+  ],
+  [
+    'sampling without maxTokens',
+    'sampling/createMessage',
+    { messages: [] },
+    /maxTokens must be a positive number/,
+  ],
+];
+
+/** A toolwire client of the asker fixture over stdio, counting its handlers' calls. */
+async function askerClient(options: ClientOptions = {}): Promise<{ client: Client; asked: string[] }> {
+  const asked: string[] = [];
+  const client = new Client(
+    { name: 'host', version: '1.0.0' },
+    {
+      elicitation: (params) => (
+        asked.push(`elicit ${params.mode ?? 'form'}`),
+        { action: 'accept', content: {} }
+      ),
+      sampling: () => (
+        asked.push('sample'),
+        { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+      ),
+      ...options,
+    },
+  );
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [ASKER], stderr: 'ignore' }),
+  );
+  cleanup.push(() => client.close());
+  return { client, asked };
+}
+
+/** What the asker's question got back: `{result}` or `{error}`. */
+async function ask(
+  client: Client,
+  method: string,
+  params: unknown,
+): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
+  const result = await client.callTool('ask', { method, params });
+  return JSON.parse((result.content[0] as { text: string }).text) as never;
+}
+
+describe('a toolwire client, asked by a server what no handler could take', () => {
+  it.each(BAD_QUESTIONS)(
+    'refuses %s with -32602 and never calls the handler',
+    async (_what, method, params, words) => {
+      const { client, asked } = await askerClient();
+      const { result, error } = await ask(client, method, params);
+      expect(result).toBeUndefined();
+      expect(error).toEqual({ code: -32602, message: expect.stringMatching(words) });
+      expect(asked).toEqual([]);
+    },
+  );
+
+  it('takes a URL elicitation it declared, for an http(s) URL only', async () => {
+    const { client, asked } = await askerClient({ capabilities: { elicitation: { form: {}, url: {} } } });
+    const url = (href: string) => ({ mode: 'url', message: 'Sign in', url: href, elicitationId: 'e1' });
+    expect(await ask(client, 'elicitation/create', url('https://example.com/connect'))).toEqual({
+      result: { action: 'accept', content: {} },
+    });
+    for (const href of ['javascript:alert(1)', 'file:///etc/passwd', 'data:text/html,hi', 'not a url'])
+      expect((await ask(client, 'elicitation/create', url(href))).error).toEqual({
+        code: -32602,
+        message: expect.stringMatching(/url must be (an http: or https:|a valid) URL/),
+      });
+    // A form is still a form: declared with it.
+    expect((await ask(client, 'elicitation/create', form)).result).toEqual({ action: 'accept', content: {} });
+    expect(asked).toEqual(['elicit url', 'elicit form']);
+  });
+
+  it('takes the questions the spec allows, as they come', async () => {
+    const { client, asked } = await askerClient();
+    const good: [string, unknown][] = [
+      ['elicitation/create', form],
+      ['elicitation/create', { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } }],
+      [
+        'elicitation/create',
+        {
+          message: 'Colours?',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              many: { type: 'array', items: { type: 'string', enum: ['r', 'g'] } },
+              one: { type: 'string', oneOf: [{ const: 'r', title: 'Red' }] },
+              n: { type: 'integer', minimum: 1 },
+              ok: { type: 'boolean', default: true },
+            },
+            required: ['one'],
+          },
+        },
+      ],
+      [
+        'sampling/createMessage',
+        {
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'hi' },
+                { type: 'image', data: 'AA==', mimeType: 'image/png' },
+              ],
+            },
+          ],
+          maxTokens: 5,
+          systemPrompt: 'be brief',
+        },
+      ],
+    ];
+    for (const [method, params] of good) expect((await ask(client, method, params)).error).toBeUndefined();
+    expect(asked).toEqual(['elicit form', 'elicit form', 'elicit form', 'sample']);
+  });
+});
+
+describe("a toolwire server, answered by its client what is not the method's result", () => {
+  const answers: [string, string, unknown, RegExp][] = [
+    ['ask', 'elicitation/create', { action: 'maybe' }, /action must be "accept", "decline" or "cancel"/],
+    [
+      'ask',
+      'elicitation/create',
+      { action: 'accept', content: { name: { first: 'Ada' } } },
+      /content\.name must be a string, number, boolean or array of strings/,
+    ],
+    [
+      'sample',
+      'sampling/createMessage',
+      { role: 'assistant', content: { type: 'text', text: 'hi' } },
+      /model must be a string/,
+    ],
+    [
+      'sample',
+      'sampling/createMessage',
+      { role: 'assistant', content: 'hi', model: 'm' },
+      /content must be a content block/,
+    ],
+    ['roots', 'roots/list', { roots: [{ name: 'no uri' }] }, /roots\[0\]\.uri must be a string/],
+    ['roots', 'roots/list', {}, /roots must be an array/],
+  ];
+
+  it.each(answers)('fails the tool %s when %s is answered %j', async (tool, method, answer, words) => {
+    const wire = new RawWire(PROTOCOL_FIXTURE);
+    cleanup.push(() => wire.close());
+    await wire.call(0, 'initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: {}, sampling: {}, roots: {} },
+      clientInfo: { name: 'raw', version: '1' },
+    });
+    wire.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    wire.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: tool, arguments: {} } });
+    const question = (await wire.next()) as { id: string | number; method: string };
+    expect(question.method).toBe(method);
+    wire.send({ jsonrpc: '2.0', id: question.id, result: answer });
+    const { result } = await wire.answer<{ result: { content: { text: string }[]; isError: boolean } }>(1);
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toMatch(`The client's answer to ${method} is invalid: `);
+    expect(result.content[0]?.text).toMatch(words);
+  });
+});
+
+describe('the gateway, between a hostile upstream and a careless caller', () => {
+  async function throughGateway(options: ClientOptions): Promise<Client> {
+    const gateway = createGateway(
+      {
+        upstreams: { up: { command: process.execPath, args: [ASKER], stderr: 'ignore' } },
+        policy: { default: 'allow' },
+      },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const [clientEnd, serverEnd] = createLinkedPair();
+    await gateway.server.connect(serverEnd);
+    const client = new Client({ name: 'model', version: '1.0.0' }, options);
+    await client.connect(clientEnd);
+    cleanup.push(() => client.close());
+    return client;
+  }
+
+  it("refuses the upstream's bad questions itself: the caller's handlers never see them", async () => {
+    const asked: unknown[] = [];
+    const client = await throughGateway({
+      elicitation: (params) => (asked.push(params), { action: 'accept', content: {} }),
+      capabilities: { elicitation: { form: {}, url: {} } },
+    });
+    const upstreamGot = async (params: unknown) => {
+      const result = await client.callTool('up__ask', { method: 'elicitation/create', params });
+      return JSON.parse((result.content[0] as { text: string }).text) as {
+        error?: { code: number; message: string };
+      };
+    };
+    expect((await upstreamGot({ ...form, message: 5 })).error).toEqual({
+      code: -32602,
+      message: expect.stringMatching(/message must be a string/),
+    });
+    // The gateway declares form mode only upstream, whatever its caller declares.
+    expect(
+      (await upstreamGot({ mode: 'url', message: 'm', url: 'javascript:alert(1)', elicitationId: 'e' }))
+        .error,
+    ).toEqual({ code: -32602, message: expect.stringMatching(/did not declare the elicitation mode "url"/) });
+    expect(asked).toEqual([]);
+    expect(await upstreamGot(form)).toEqual({ result: { action: 'accept', content: {} } });
+    expect(asked).toEqual([form]);
+  });
+
+  it("does not relay the caller's bad answer upstream (handshake era): the upstream gets an error", async () => {
+    const client = await throughGateway({
+      protocolVersion: '2025-11-25',
+      elicitation: () => ({ action: 'maybe', content: 5 }) as never,
+    });
+    const result = await client.callTool('up__ask', { method: 'elicitation/create', params: form });
+    const got = JSON.parse((result.content[0] as { text: string }).text) as {
+      result?: unknown;
+      error?: { message: string };
+    };
+    expect(got.result).toBeUndefined();
+    expect(got.error?.message).toMatch(
+      /The client's answer to elicitation\/create is invalid: action must be "accept", "decline" or "cancel"/,
+    );
+  });
+
+  it("refuses the caller's bad answer (stateless era) with -32602: nothing goes upstream", async () => {
+    const client = await throughGateway({
+      protocolVersion: '2026-07-28',
+      elicitation: () => ({ action: 'accept', content: { name: { first: 'Ada' } } }) as never,
+    });
+    await expect(
+      client.callTool('up__ask', { method: 'elicitation/create', params: form }),
+    ).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(
+        /is not a valid elicitation\/create result: content\.name must be a string, number, boolean or array of strings/,
+      ),
+    });
+  });
+});
