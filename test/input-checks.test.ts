@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import { createGateway } from '../src/gateway/index.js';
+import type { ElicitResult, JsonObject } from '../src/index.js';
+import { Server, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { PROTOCOL_FIXTURE } from './_gateway.js';
@@ -70,6 +72,12 @@ const BAD_QUESTIONS: [string, string, unknown, RegExp][] = [
     'sampling/createMessage',
     { messages: [] },
     /maxTokens must be a positive number/,
+  ],
+  [
+    'tools offered to a client that did not declare sampling with tools',
+    'sampling/createMessage',
+    { messages: [], maxTokens: 5, tools: [{ name: 'x', inputSchema: { type: 'object' } }] },
+    /this client did not declare sampling with tools/,
   ],
 ];
 
@@ -176,11 +184,77 @@ describe('a toolwire client, asked by a server what no handler could take', () =
     for (const [method, params] of good) expect((await ask(client, method, params)).error).toBeUndefined();
     expect(asked).toEqual(['elicit form', 'elicit form', 'elicit form', 'sample']);
   });
+
+  it('takes sampling with tools when it declared them', async () => {
+    const { client, asked } = await askerClient({ capabilities: { sampling: { tools: {} } } });
+    const params = { messages: [], maxTokens: 5, tools: [{ name: 'x', inputSchema: { type: 'object' } }] };
+    expect((await ask(client, 'sampling/createMessage', params)).error).toBeUndefined();
+    expect(asked).toEqual(['sample']);
+  });
+});
+
+describe("a toolwire server's form", () => {
+  async function formClient(schema: JsonObject, content: ElicitResult['content']) {
+    const server = new Server({ name: 'forms', version: '1.0.0' });
+    server.tool('form', {}, async (_args, ctx) => {
+      const answer = await ctx.elicit({ message: 'Fill in', requestedSchema: schema });
+      return text(JSON.stringify(answer.content));
+    });
+    const asked: unknown[] = [];
+    const client = new Client(
+      { name: 'host', version: '1.0.0' },
+      { elicitation: (params) => (asked.push(params), { action: 'accept', content }) },
+    );
+    const [clientEnd, serverEnd] = createLinkedPair();
+    await server.connect(serverEnd);
+    await client.connect(clientEnd);
+    cleanup.push(() => client.close());
+    return { result: await client.callTool('form'), asked };
+  }
+  const schema = {
+    type: 'object',
+    properties: { age: { type: 'integer', minimum: 18 }, mail: { type: 'string', format: 'email' } },
+    required: ['age'],
+  };
+
+  it('takes content its requestedSchema allows', async () => {
+    const { result } = await formClient(schema, { age: 30, mail: 'ada@example.com' });
+    expect(result).toEqual({ content: [{ type: 'text', text: '{"age":30,"mail":"ada@example.com"}' }] });
+  });
+
+  it.each([
+    [{ age: 12 }, /must be >= 18/],
+    [{ mail: 'ada@example.com' }, /must have required property 'age'/],
+    [{ age: 30, mail: 'not mail' }, /must match format "email"/],
+  ])('refuses content %j that it does not allow, before the tool sees it', async (content, words) => {
+    const { result } = await formClient(schema, content);
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(
+      /The client's answer to elicitation\/create does not match the requested schema: /,
+    );
+    expect((result.content[0] as { text: string }).text).toMatch(words);
+  });
+
+  it('fails at once, before anybody is asked, when the form does not compile', async () => {
+    const { result, asked } = await formClient(
+      { type: 'object', properties: { a: { type: 'string', pattern: '(?<=x)a' } } },
+      { a: 'a' },
+    );
+    expect(result.isError).toBe(true);
+    expect(asked).toEqual([]);
+  });
 });
 
 describe("a toolwire server, answered by its client what is not the method's result", () => {
   const answers: [string, string, unknown, RegExp][] = [
     ['ask', 'elicitation/create', { action: 'maybe' }, /action must be "accept", "decline" or "cancel"/],
+    // The fixture's form asks for a string `name`.
+    [
+      'ask',
+      'elicitation/create',
+      { action: 'accept', content: { name: 5 } },
+      /requested schema: .*name.*string/,
+    ],
     [
       'ask',
       'elicitation/create',
@@ -218,7 +292,9 @@ describe("a toolwire server, answered by its client what is not the method's res
     wire.send({ jsonrpc: '2.0', id: question.id, result: answer });
     const { result } = await wire.answer<{ result: { content: { text: string }[]; isError: boolean } }>(1);
     expect(result.isError).toBe(true);
-    expect(result.content[0]?.text).toMatch(`The client's answer to ${method} is invalid: `);
+    expect(result.content[0]?.text).toMatch(
+      new RegExp(`The client's answer to ${method} (is invalid|does not match the requested schema): `),
+    );
     expect(result.content[0]?.text).toMatch(words);
   });
 });

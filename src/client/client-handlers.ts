@@ -80,7 +80,7 @@ function checkParams(method: string, params: JsonObject, handlers: DeclaredHandl
     method === 'elicitation/create'
       ? elicitParamsProblem(params, elicitationModes(handlers))
       : method === 'sampling/createMessage'
-        ? createMessageParamsProblem(params)
+        ? createMessageParamsProblem(params, handlers.capabilities?.sampling?.tools !== undefined)
         : undefined;
   if (problem) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${problem}`);
 }

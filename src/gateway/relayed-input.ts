@@ -46,7 +46,9 @@ export function relayedInput(
   };
   const handlers: ClientHandlers = {};
   if (caps.elicitation !== undefined) {
-    handlers.elicitation = (params, { signal }) => relay(() => ctx.elicit(params, { signal }));
+    // The form's content is the upstream's to check against its own schema: no compiling of it here.
+    handlers.elicitation = (params, { signal }) =>
+      relay(() => ctx.elicit(params, { signal, validate: false }));
   }
   if (caps.sampling !== undefined) {
     handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));

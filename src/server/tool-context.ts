@@ -23,7 +23,7 @@ import type {
 } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
-import { checkedAnswer } from './checked-answer.js';
+import { checkedAnswer, checkedElicitation } from './checked-answer.js';
 import { ServerError } from './server-error.js';
 import { traceContext, type TraceContext } from './trace-context.js';
 
@@ -34,6 +34,12 @@ export interface InputOptions extends RequestOptions {
    * `elicit-1`). Name it when clients or tests expect a stable key; keys must be unique within a call.
    */
   key?: string;
+  /**
+   * `ctx.elicit()`: check the content a form is accepted with against its `requestedSchema` (default true);
+   * content that does not match rejects with INVALID_RESULT. A relay passing another server's question on
+   * (the gateway) leaves that to the server that asked.
+   */
+  validate?: boolean;
 }
 
 /** What the server knows of the client on this connection. */
@@ -204,7 +210,11 @@ export abstract class ContextBase implements ToolContext {
 
   get elicit(): ContextMethods['elicit'] {
     return ((this.#bound ??= {}).elicit ??= (params, options) =>
-      checkedAnswer('elicitation/create', this.ask<ElicitResult>('elicitation/create', params, options)));
+      checkedElicitation(
+        params,
+        () => this.ask<ElicitResult>('elicitation/create', params, options),
+        options?.validate,
+      ));
   }
 
   get sample(): ContextMethods['sample'] {

@@ -72,10 +72,16 @@ function samplingContentProblem(content: unknown, where: string): string | undef
   return undefined;
 }
 
-/** What is wrong with the params of a `sampling/createMessage`. */
-export function createMessageParamsProblem(params: unknown): string | undefined {
+/**
+ * What is wrong with the params of a `sampling/createMessage`, for a client that declared sampling with
+ * tools (`withTools`) or not: tools offered to a client that did not declare them are refused (the spec:
+ * servers MUST NOT send them).
+ */
+export function createMessageParamsProblem(params: unknown, withTools: boolean): string | undefined {
   if (!isJsonObject(params)) return 'params must be an object';
   const { messages, maxTokens, systemPrompt } = params;
+  if (!withTools && (params.tools !== undefined || params.toolChoice !== undefined))
+    return 'this client did not declare sampling with tools';
   if (!Array.isArray(messages)) return 'messages must be an array';
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i];

@@ -1,0 +1,33 @@
+/**
+ * The validator of an elicitation form's `requestedSchema`, for the content a client accepts it with (the
+ * spec: servers SHOULD validate received data against the requested schema). Compiled once per schema: by
+ * the schema object (a constant, as most forms are), else by its canonical text (a form written inline in
+ * the handler is the same text each call); the last 64 texts are kept.
+ * @module
+ */
+import { canonicalJson } from '../protocol/canonical-json.js';
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import { compileJsonSchema, type Validator } from '../schema/compile.js';
+
+/** How many compiled forms are kept by their text. */
+const KEPT_BY_TEXT = 64;
+
+const byObject = new WeakMap<object, Validator<unknown>>();
+const byText = new Map<string, Validator<unknown>>();
+
+/** The form's validator; throws the SchemaError of a schema that does not compile. */
+export function formValidator(schema: JsonObject): Validator<unknown> {
+  const kept = byObject.get(schema);
+  if (kept) return kept;
+  const text = canonicalJson(schema);
+  let validate = byText.get(text);
+  if (validate) {
+    byText.delete(text); // kept as the most recent
+  } else {
+    validate = compileJsonSchema(schema);
+    if (byText.size >= KEPT_BY_TEXT) byText.delete(byText.keys().next().value as string);
+  }
+  byText.set(text, validate);
+  byObject.set(schema, validate);
+  return validate;
+}
