@@ -10,9 +10,9 @@ import { Client, type ClientOptions } from '../src/client/index.js';
 import { createGateway } from '../src/gateway/index.js';
 import type { ElicitResult, JsonObject } from '../src/index.js';
 import { Server, text } from '../src/server/index.js';
-import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { PROTOCOL_FIXTURE } from './_gateway.js';
+import { linkServer } from './_setup.js';
 import { RawWire } from './_wire.js';
 
 const ASKER = fileURLToPath(new URL('./fixtures/asker-server.mjs', import.meta.url));
@@ -201,13 +201,9 @@ describe("a toolwire server's form", () => {
       return text(JSON.stringify(answer.content));
     });
     const asked: unknown[] = [];
-    const client = new Client(
-      { name: 'host', version: '1.0.0' },
-      { elicitation: (params) => (asked.push(params), { action: 'accept', content }) },
-    );
-    const [clientEnd, serverEnd] = createLinkedPair();
-    await server.connect(serverEnd);
-    await client.connect(clientEnd);
+    const { client } = await linkServer(server, {
+      elicitation: (params) => (asked.push(params), { action: 'accept', content }),
+    });
     cleanup.push(() => client.close());
     return { result: await client.callTool('form'), asked };
   }
@@ -310,12 +306,9 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
     );
     cleanup.push(() => gateway.close());
     await gateway.start();
-    const [clientEnd, serverEnd] = createLinkedPair();
-    await gateway.server.connect(serverEnd);
-    const client = new Client({ name: 'model', version: '1.0.0' }, options);
-    await client.connect(clientEnd);
-    cleanup.push(() => client.close());
-    return client;
+    const linked = await linkServer(gateway.server, options);
+    cleanup.push(() => linked.close());
+    return linked.client;
   }
 
   it("refuses the upstream's bad questions itself: the caller's handlers never see them", async () => {
