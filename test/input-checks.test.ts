@@ -15,7 +15,8 @@ import { PROTOCOL_FIXTURE } from './_gateway.js';
 import { linkServer } from './_setup.js';
 import { RawWire } from './_wire.js';
 
-const ASKER = fileURLToPath(new URL('./fixtures/asker-server.mjs', import.meta.url));
+// The hostile server's tool `ask` asks its client what a test says, and answers with what it got.
+const ASKER = fileURLToPath(new URL('../scripts/attack/fixtures/hostile-server.mjs', import.meta.url));
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
