@@ -328,11 +328,11 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
       code: -32602,
       message: expect.stringMatching(/message must be a string/),
     });
-    // The gateway declares form mode only upstream, whatever its caller declares.
+    // The gateway's own client refuses a javascript: URL, though its caller takes URL elicitation.
     expect(
       (await upstreamGot({ mode: 'url', message: 'm', url: 'javascript:alert(1)', elicitationId: 'e' }))
         .error,
-    ).toEqual({ code: -32602, message: expect.stringMatching(/did not declare the elicitation mode "url"/) });
+    ).toEqual({ code: -32602, message: expect.stringMatching(/url must be an http: or https: URL/) });
     expect(asked).toEqual([]);
     expect(await upstreamGot(form)).toEqual({ result: { action: 'accept', content: {} } });
     expect(asked).toEqual([form]);
@@ -367,5 +367,73 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
         /is not a valid elicitation\/create result: content\.name must be a string, number, boolean or array of strings/,
       ),
     });
+  });
+
+  const URL_FORM = {
+    mode: 'url',
+    message: 'Sign in',
+    url: 'https://example.com/connect',
+    elicitationId: 'e1',
+  };
+  const TOOL_SAMPLING = {
+    messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    maxTokens: 5,
+    tools: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+  };
+
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    'relays URL elicitation and sampling with tools to a %s caller that declared them',
+    async (protocolVersion) => {
+      const asked: unknown[] = [];
+      const client = await throughGateway({
+        protocolVersion,
+        capabilities: { elicitation: { form: {}, url: {} }, sampling: { tools: {} } },
+        elicitation: (params) => (asked.push(params), { action: 'accept' }),
+        sampling: (params) => (
+          asked.push(params),
+          { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+        ),
+      });
+      const upstreamGot = async (method: string, params: unknown) =>
+        JSON.parse(
+          ((await client.callTool('up__ask', { method, params })).content[0] as { text: string }).text,
+        ) as unknown;
+      expect(await upstreamGot('elicitation/create', URL_FORM)).toEqual({ result: { action: 'accept' } });
+      expect(await upstreamGot('sampling/createMessage', TOOL_SAMPLING)).toEqual({
+        result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' },
+      });
+      // The stateless era has no elicitationId.
+      const { elicitationId: _id, ...statelessUrl } = URL_FORM;
+      expect(asked).toEqual([protocolVersion === '2025-11-25' ? URL_FORM : statelessUrl, TOOL_SAMPLING]);
+    },
+  );
+
+  it('answers the upstream -32602 for a handshake-era caller that did not declare them, and asks it nothing', async () => {
+    const asked: unknown[] = [];
+    const client = await throughGateway({
+      protocolVersion: '2025-11-25',
+      elicitation: (params) => (asked.push(params), { action: 'accept' }),
+      sampling: (params) => (
+        asked.push(params),
+        { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+      ),
+    });
+    const upstreamGot = async (method: string, params: unknown) =>
+      JSON.parse(
+        ((await client.callTool('up__ask', { method, params })).content[0] as { text: string }).text,
+      ) as unknown;
+    expect(await upstreamGot('elicitation/create', URL_FORM)).toEqual({
+      error: {
+        code: -32602,
+        message: 'The client did not declare elicitation.url, so elicitation/create cannot be sent',
+      },
+    });
+    expect(await upstreamGot('sampling/createMessage', TOOL_SAMPLING)).toEqual({
+      error: {
+        code: -32602,
+        message: 'The client did not declare sampling.tools, so sampling/createMessage cannot be sent',
+      },
+    });
+    expect(asked).toEqual([]);
   });
 });

@@ -3,7 +3,15 @@
  * it, for what the caller declared; and a cancellation that follows another, for a call that ends early.
  * @module
  */
-import { CancellationSource, type Cancellation, type ClientHandlers } from '../index.js';
+import {
+  CancellationSource,
+  ErrorCode,
+  LocalErrorCode,
+  ProtocolError,
+  ToolwireError,
+  type Cancellation,
+  type ClientHandlers,
+} from '../index.js';
 import type { ToolContext } from '../server/index.js';
 
 /** A cancellation of its own that follows `parent` (aborted already if it is); `unfollow` stops following. */
@@ -41,6 +49,10 @@ export function relayedInput(
       return await ask();
     } catch (error) {
       if (stateless) end(error);
+      // A question its caller did not declare what it needs for (URL mode, sampling with tools): the
+      // upstream gets the -32602 that caller's client would have answered.
+      if (error instanceof ToolwireError && error.code === LocalErrorCode.CapabilityNotSupported)
+        throw new ProtocolError(ErrorCode.InvalidParams, error.message);
       throw error;
     }
   };

@@ -69,6 +69,16 @@ const NO_CALLER: ClientHandlers = {
   roots: [],
 };
 
+/**
+ * What the gateway declares to every upstream beside `NO_CALLER`'s handlers: every elicitation mode, and
+ * sampling with tools. Each question is relayed only to a caller that declared what it needs; one that did
+ * not gets the upstream the error it would get from that caller (the server library's check).
+ */
+const RELAYED_CAPABILITIES = {
+  elicitation: { form: {}, url: {} },
+  sampling: { tools: {} },
+};
+
 /** How long connecting (spawn, era probe, handshake, first lists) may take before it counts as a failure. */
 const CONNECT_TIMEOUT_MS = 30_000;
 
@@ -175,6 +185,7 @@ export class Upstream {
     else this.#setStatus('connecting', this.error);
     const client = new Client(this.#hooks.clientInfo, {
       ...NO_CALLER,
+      capabilities: RELAYED_CAPABILITIES,
       protocolVersion: this.config.protocolVersion ?? 'auto',
       requestTimeout: this.timeoutMs,
       onLog: (params) => this.#hooks.log(this, params),

@@ -8,7 +8,11 @@
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
-import type { InputMethod, InputRequiredResult } from './input-required/input-requests.js';
+import {
+  missingCapabilities,
+  type InputMethod,
+  type InputRequiredResult,
+} from './input-required/input-requests.js';
 import { InputRound } from './input-required/input-round.js';
 import type { HandshakeScope, RequestScope, StatelessScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
@@ -93,18 +97,20 @@ class HandshakeHost extends ScopedHost<HandshakeScope> {
   input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
     const { scope } = this;
     const capability = CAPABILITY[method];
-    if (
-      scope.client.capabilities[capability] === undefined ||
-      (capability === 'elicitation' && !scope.profile.features.elicitation)
-    ) {
+    // What the question needs beyond the capability itself: URL mode, sampling with tools (never sent to a
+    // client that did not declare them, as the spec says).
+    const missing = missingCapabilities(method, params, scope.client.capabilities)?.[capability];
+    if (missing !== undefined || (capability === 'elicitation' && !scope.profile.features.elicitation)) {
+      const part = missing === undefined ? undefined : Object.keys(missing)[0];
+      const what = part === undefined ? `the ${capability} capability` : `${capability}.${part}`;
       return Promise.reject(
         new ServerError(
           LocalErrorCode.CapabilityNotSupported,
-          `The client did not declare the ${capability} capability, so ${method} cannot be sent`,
+          `The client did not declare ${what}, so ${method} cannot be sent`,
         ),
       );
     }
-    const { key: _key, ...requestOptions } = options;
+    const { key: _key, validate: _validate, ...requestOptions } = options;
     return this.session.peer.request(method, params, requestOptions);
   }
 

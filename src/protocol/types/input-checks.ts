@@ -55,7 +55,9 @@ export function elicitParamsProblem(params: unknown, modes: ElicitationModes): s
   if (!modes[mode]) return `this client did not declare the elicitation mode "${mode}"`;
   if (typeof params.message !== 'string') return 'message must be a string';
   if (mode === 'form') return requestedSchemaProblem(params.requestedSchema);
-  if (typeof params.elicitationId !== 'string') return 'elicitationId must be a string';
+  // 2025-11-25 requires an elicitationId; 2026-07-28 has none.
+  if (params.elicitationId !== undefined && typeof params.elicitationId !== 'string')
+    return 'elicitationId must be a string';
   if (typeof params.url !== 'string') return 'url must be a string';
   const url = URL.canParse(params.url) ? new URL(params.url) : undefined;
   if (!url) return 'url must be a valid URL';
