@@ -106,13 +106,14 @@ async function askerClient(options: ClientOptions = {}): Promise<{ client: Clien
   return { client, asked };
 }
 
-/** What the asker's question got back: `{result}` or `{error}`. */
+/** What the asker's question got back: `{result}` or `{error}` (through the gateway, its tool is `up__ask`). */
 async function ask(
   client: Client,
   method: string,
   params: unknown,
+  tool = 'ask',
 ): Promise<{ result?: unknown; error?: { code: number; message: string } }> {
-  const result = await client.callTool('ask', { method, params });
+  const result = await client.callTool(tool, { method, params });
   return JSON.parse((result.content[0] as { text: string }).text) as never;
 }
 
@@ -318,12 +319,7 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
       elicitation: (params) => (asked.push(params), { action: 'accept', content: {} }),
       capabilities: { elicitation: { form: {}, url: {} } },
     });
-    const upstreamGot = async (params: unknown) => {
-      const result = await client.callTool('up__ask', { method: 'elicitation/create', params });
-      return JSON.parse((result.content[0] as { text: string }).text) as {
-        error?: { code: number; message: string };
-      };
-    };
+    const upstreamGot = (params: unknown) => ask(client, 'elicitation/create', params, 'up__ask');
     expect((await upstreamGot({ ...form, message: 5 })).error).toEqual({
       code: -32602,
       message: expect.stringMatching(/message must be a string/),
@@ -375,6 +371,14 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
     url: 'https://example.com/connect',
     elicitationId: 'e1',
   };
+  /** Handlers that keep each question they answer: accept, and a sample of text. */
+  const recording = (asked: unknown[]): Pick<ClientOptions, 'elicitation' | 'sampling'> => ({
+    elicitation: (params) => (asked.push(params), { action: 'accept' }),
+    sampling: (params) => (
+      asked.push(params),
+      { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+    ),
+  });
   const TOOL_SAMPLING = {
     messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
     maxTokens: 5,
@@ -388,16 +392,9 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
       const client = await throughGateway({
         protocolVersion,
         capabilities: { elicitation: { form: {}, url: {} }, sampling: { tools: {} } },
-        elicitation: (params) => (asked.push(params), { action: 'accept' }),
-        sampling: (params) => (
-          asked.push(params),
-          { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
-        ),
+        ...recording(asked),
       });
-      const upstreamGot = async (method: string, params: unknown) =>
-        JSON.parse(
-          ((await client.callTool('up__ask', { method, params })).content[0] as { text: string }).text,
-        ) as unknown;
+      const upstreamGot = (method: string, params: unknown) => ask(client, method, params, 'up__ask');
       expect(await upstreamGot('elicitation/create', URL_FORM)).toEqual({ result: { action: 'accept' } });
       expect(await upstreamGot('sampling/createMessage', TOOL_SAMPLING)).toEqual({
         result: { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' },
@@ -412,16 +409,9 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
     const asked: unknown[] = [];
     const client = await throughGateway({
       protocolVersion: '2025-11-25',
-      elicitation: (params) => (asked.push(params), { action: 'accept' }),
-      sampling: (params) => (
-        asked.push(params),
-        { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
-      ),
+      ...recording(asked),
     });
-    const upstreamGot = async (method: string, params: unknown) =>
-      JSON.parse(
-        ((await client.callTool('up__ask', { method, params })).content[0] as { text: string }).text,
-      ) as unknown;
+    const upstreamGot = (method: string, params: unknown) => ask(client, method, params, 'up__ask');
     expect(await upstreamGot('elicitation/create', URL_FORM)).toEqual({
       error: {
         code: -32602,
