@@ -108,7 +108,7 @@ class TestEventStore implements EventStore {
 }
 
 /** An SDK 1.x McpServer with tools that exercise progress, elicitation, polling and list changes. */
-function createSdkServer(): McpServer {
+function createSdkServer({ askOnGet = false } = {}): McpServer {
   const server = new McpServer({ name: 'sdk-http', version: '1.0.0' });
   server.registerTool('echo', { inputSchema: { text: z.string() } }, ({ text }) => ({
     content: [{ type: 'text', text }],
@@ -138,6 +138,22 @@ function createSdkServer(): McpServer {
     );
     return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
   });
+  // Asked on the standalone GET stream (no related request), as the conformance suite's servers do: lost
+  // when that stream is not open yet.
+  if (askOnGet)
+    server.registerTool('ask_on_get', {}, async () => {
+      const answer = await server.server.request(
+        {
+          method: 'elicitation/create',
+          params: {
+            message: 'Your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          },
+        },
+        ElicitResultSchema,
+      );
+      return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
+    });
   server.registerTool('poll', {}, async (extra) => {
     extra.closeSSEStream?.(); // 2025-11-25 polling: the client must come back with Last-Event-ID
     await sleep(150);
@@ -155,8 +171,14 @@ interface SdkStreamableFixture extends HttpFixture {
   closedSessions: string[];
 }
 
-/** The SDK's StreamableHTTPServerTransport, one per session, behind node:http at `/mcp`. */
-export async function sdkStreamableServer(enableJsonResponse: boolean): Promise<SdkStreamableFixture> {
+/**
+ * The SDK's StreamableHTTPServerTransport, one per session, behind node:http at `/mcp`; `getDelayMs`
+ * holds each GET that long before the SDK answers it, and `askOnGet` adds the tool `ask_on_get`.
+ */
+export async function sdkStreamableServer(
+  enableJsonResponse: boolean,
+  { getDelayMs = 0, askOnGet = false }: { getDelayMs?: number; askOnGet?: boolean } = {},
+): Promise<SdkStreamableFixture> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
   const closedSessions: string[] = [];
   const http = await listen(async (req, res, body) => {
@@ -178,9 +200,10 @@ export async function sdkStreamableServer(enableJsonResponse: boolean): Promise<
           sessions.delete(id);
         },
       });
-      await createSdkServer().connect(created);
+      await createSdkServer({ askOnGet }).connect(created);
       transport = created;
     }
+    if (req.method === 'GET' && getDelayMs > 0) await sleep(getDelayMs);
     await transport.handleRequest(req, res, body ? (JSON.parse(body) as unknown) : undefined);
   });
   return { ...http, url: `${http.origin}/mcp`, closedSessions };

@@ -79,6 +79,25 @@ describe('StreamableHttpClientTransport against the SDK 1.x server (SSE response
     expect(answer?.method).toBe('POST');
   });
 
+  it('has the GET stream open when connect() resolves: a request the server sends on it at once is answered', async () => {
+    // The server answers GET 300 ms late and asks on that stream as soon as the call arrives (the SDK
+    // drops a message for a stream that is not open yet): the call is made the moment connect() resolves.
+    const server = await sdkStreamableServer(false, { getDelayMs: 300, askOnGet: true });
+    const client = track(
+      connectClient({
+        elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }),
+        requestTimeout: 5000,
+      }),
+    );
+    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    const result = await client.callTool('ask_on_get');
+    expect(result.content).toEqual([{ type: 'text', text: 'hello Ada' }]);
+    const get = server.seen.findIndex((seen) => seen.method === 'GET');
+    const call = server.seen.findIndex((seen) => seen.body.includes('"tools/call"'));
+    expect(get).toBeGreaterThanOrEqual(0);
+    expect(call).toBeGreaterThan(get);
+  });
+
   it('resumes a stream the server closed for polling, with Last-Event-ID, after its retry', async () => {
     const server = await sdkStreamableServer(false);
     const client = track(connectClient());

@@ -16,6 +16,14 @@ import type { McpEndpoint } from './mcp-endpoint.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
 
+/**
+ * How long the handshake waits for the GET stream's first answer. A server may send its own requests on
+ * that stream as soon as the client's first request arrives (the official SDK's server does, for an
+ * `elicitation/create` sent without a related request); sent before the stream is open, they are lost.
+ * A server that holds its answer back costs the handshake this much, once.
+ */
+const LISTEN_WAIT_MS = 2000;
+
 /** What the streams need from their transport. */
 export interface SessionStreamsHost {
   readonly endpoint: McpEndpoint;
@@ -72,18 +80,28 @@ export class SessionStreams implements StreamHost {
     this.#awaiting.clear();
   }
 
-  /** Opens the standalone GET stream for the server's own requests and notifications. */
-  listen(): void {
-    if (this.#listening) return;
+  /**
+   * Opens the standalone GET stream for the server's own requests and notifications. Resolves once the
+   * first GET is answered (the stream is open, refused, or to be retried), or after `LISTEN_WAIT_MS`.
+   */
+  listen(): Promise<void> {
+    if (this.#listening) return Promise.resolve();
     this.#listening = true;
     const stream = new ResumableStream('get', [], this);
-    void this.reconnect(stream).then((first) => stream.follow(first));
+    const first = this.reconnect(stream);
+    void first.then((attempt) => stream.follow(attempt));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, LISTEN_WAIT_MS);
+      timer.unref?.();
+    });
+    return Promise.race([first.then(() => undefined), waited]).finally(() => clearTimeout(timer));
   }
 
   /** Opens the GET stream of a new session (the old session's ended with it). */
   relisten(): void {
     this.#listening = false;
-    this.listen();
+    void this.listen();
   }
 
   /** The data of one `message` event, or a JSON answer's body: one message or a batch. */

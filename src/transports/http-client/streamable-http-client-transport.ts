@@ -50,7 +50,9 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  *   each pending request is answered locally with a JSON-RPC internal error, so its caller is not left
  *   waiting for a timeout.
  * - Once `notifications/initialized` is sent, a GET stream listens for the server's own messages (a 405
- *   means the server has none) and is reopened with `Last-Event-ID` when it ends.
+ *   means the server has none) and is reopened with `Last-Event-ID` when it ends. Sending
+ *   `notifications/initialized` resolves once that GET is answered (2 s at most), so the handshake ends
+ *   with the stream open and a server message sent right after the next request is not lost.
  * - Stateless era (2026-07-28): a request whose `_meta` names the protocol version is POSTed with
  *   `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name` and the `Mcp-Param-*` headers of the tool's
  *   `x-mcp-header` marks (values that are not header-safe Base64-encoded), and without a session id. A
@@ -172,8 +174,10 @@ export class StreamableHttpClientTransport implements Transport {
     const type = mediaType(response);
     if (response.status === 202 || requestIds.length === 0) {
       await discardBody(response);
+      // The GET stream is open (or refused) before the handshake ends: nothing the server sends on it
+      // right after the client's next request is lost.
       if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
-        this.#streams.listen();
+        await this.#streams.listen();
       }
     } else if (type === 'text/event-stream' && response.body) {
       void this.#streams.track(requestIds).follow(response);
