@@ -107,6 +107,15 @@ class TestEventStore implements EventStore {
   }
 }
 
+/** The question the SDK server's `ask` tools ask. */
+const ASK_NAME = {
+  method: 'elicitation/create' as const,
+  params: {
+    message: 'Your name?',
+    requestedSchema: { type: 'object' as const, properties: { name: { type: 'string' as const } } },
+  },
+};
+
 /** An SDK 1.x McpServer with tools that exercise progress, elicitation, polling and list changes. */
 function createSdkServer({ askOnGet = false } = {}): McpServer {
   const server = new McpServer({ name: 'sdk-http', version: '1.0.0' });
@@ -126,32 +135,14 @@ function createSdkServer({ askOnGet = false } = {}): McpServer {
     return { content: [{ type: 'text', text: `done ${steps}` }] };
   });
   server.registerTool('ask', {}, async (extra) => {
-    const answer = await extra.sendRequest(
-      {
-        method: 'elicitation/create',
-        params: {
-          message: 'Your name?',
-          requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-        },
-      },
-      ElicitResultSchema,
-    );
+    const answer = await extra.sendRequest(ASK_NAME, ElicitResultSchema);
     return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
   });
   // Asked on the standalone GET stream (no related request), as the conformance suite's servers do: lost
   // when that stream is not open yet.
   if (askOnGet)
     server.registerTool('ask_on_get', {}, async () => {
-      const answer = await server.server.request(
-        {
-          method: 'elicitation/create',
-          params: {
-            message: 'Your name?',
-            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
-          },
-        },
-        ElicitResultSchema,
-      );
+      const answer = await server.server.request(ASK_NAME, ElicitResultSchema);
       return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
     });
   server.registerTool('poll', {}, async (extra) => {
