@@ -23,6 +23,7 @@ import {
 import { LocalErrorCode, type JsonObject } from '../src/protocol/index.js';
 import * as source from '../src/server/index.js';
 import type { Server } from '../src/server/index.js';
+import { digestOfText } from '../src/stores/digest-of-text.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -290,6 +291,19 @@ describe('client audit log', () => {
   it('canonical JSON sorts keys at every level', () => {
     expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: 'x' })).toBe('{"a":"x","b":[{"c":2,"d":1}]}');
   });
+
+  it.each([
+    {},
+    { text: 'hello' },
+    { b: 1, a: 2 },
+    { a: { d: [1, { z: 1, y: 2 }], c: null }, b: 'x' },
+    { list: [{ b: 1, a: 1 }, 'é', 1.5, true] },
+  ])(
+    "the gateway's digest of %j (synchronous, node:crypto) is the client's argumentsDigest",
+    async (args) => {
+      expect(digestOfText(canonicalJson(args))).toBe(await argumentsDigest(args));
+    },
+  );
 });
 
 interface Run {

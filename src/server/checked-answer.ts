@@ -8,26 +8,16 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { ElicitParams, ElicitResult } from '../protocol/types/client-features.js';
-import {
-  createMessageResultProblem,
-  elicitResultProblem,
-  listRootsResultProblem,
-} from '../protocol/types/input-checks.js';
+import { inputResultProblem } from '../protocol/types/input-checks.js';
 import { formatIssues } from '../schema/compile.js';
 import { formValidator } from './form-validator.js';
 import type { InputMethod } from './input-required/input-requests.js';
 import { ServerError } from './server-error.js';
 
-const PROBLEM: Record<InputMethod, (result: unknown) => string | undefined> = {
-  'elicitation/create': elicitResultProblem,
-  'sampling/createMessage': createMessageResultProblem,
-  'roots/list': listRootsResultProblem,
-};
-
 /** `answer`, once its value is checked against what `method` returns. */
 export async function checkedAnswer<T>(method: InputMethod, answer: Promise<T>): Promise<T> {
   const result = await answer;
-  const problem = PROBLEM[method](result);
+  const problem = inputResultProblem(method, result);
   if (problem)
     throw new ServerError(
       LocalErrorCode.InvalidResult,
