@@ -17,7 +17,7 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
   createMessageParamsProblem,
   elicitParamsProblem,
-  type ElicitationModes,
+  missingCapabilities,
 } from '../protocol/types/input-checks.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 
@@ -66,22 +66,32 @@ export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'r
 /** Handlers with the capabilities declared beside them (a client's options are both). */
 export type DeclaredHandlers = ClientHandlers & { capabilities?: ClientCapabilities };
 
-/** The elicitation modes declared: `elicitation: {}` (and the default, a handler alone) is form only. */
-function elicitationModes(handlers: DeclaredHandlers): ElicitationModes {
-  const declared = handlers.capabilities?.elicitation;
-  if (declared === undefined) return { form: true, url: false };
-  const url = declared.url !== undefined;
-  return { form: declared.form !== undefined || !url, url };
+/**
+ * What the question needs that these handlers' client did not declare (the rule the server side keeps to:
+ * `elicitation: {}` is form mode only, URL mode needs `elicitation.url`, tools need `sampling.tools`).
+ */
+function undeclared(
+  method: 'elicitation/create' | 'sampling/createMessage',
+  params: JsonObject,
+  handlers: DeclaredHandlers,
+): string | undefined {
+  const missing = missingCapabilities(method, params, clientCapabilities(handlers, handlers.capabilities));
+  if (missing?.elicitation)
+    return `this client did not declare the elicitation mode "${Object.keys(missing.elicitation)[0] ?? 'form'}"`;
+  if (missing?.sampling)
+    return `this client did not declare sampling${missing.sampling.tools ? ' with tools' : ''}`;
+  return undefined;
 }
 
 /** A ProtocolError -32602 when the params of a server's question are not what its method takes. */
-function checkParams(method: string, params: JsonObject, handlers: DeclaredHandlers): void {
+function checkParams(
+  method: 'elicitation/create' | 'sampling/createMessage',
+  params: JsonObject,
+  handlers: DeclaredHandlers,
+): void {
   const problem =
-    method === 'elicitation/create'
-      ? elicitParamsProblem(params, elicitationModes(handlers))
-      : method === 'sampling/createMessage'
-        ? createMessageParamsProblem(params, handlers.capabilities?.sampling?.tools !== undefined)
-        : undefined;
+    (method === 'elicitation/create' ? elicitParamsProblem(params) : createMessageParamsProblem(params)) ??
+    undeclared(method, params, handlers);
   if (problem) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${problem}`);
 }
 

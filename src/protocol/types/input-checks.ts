@@ -4,15 +4,45 @@
  * sees it, and a server checks an answer before its tool does. Each returns what is wrong, in words, or
  * undefined. They look at the members the schema requires and the types of those it names, no deeper (the
  * content of a sampling message is a block with a `type`; the rest is the handler's to read), in time
- * linear in the value.
+ * linear in the value. `missingCapabilities` is what a question needs that a client did not declare: a
+ * server asks nothing it would refuse, and a client refuses it (-32602) if asked.
  * @module
  */
-import { isJsonObject } from '../jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+import type { ClientCapabilities } from './lifecycle.js';
 
-/** The elicitation modes a client declared (`elicitation: {}` is form alone). */
-export interface ElicitationModes {
-  form: boolean;
-  url: boolean;
+const present = (value: unknown) => value !== undefined && value !== null;
+const sub = (value: unknown, key: string) => (isJsonObject(value) ? value[key] : undefined);
+
+/**
+ * The capabilities a request for `method` needs that `capabilities` lacks (the `requiredCapabilities`
+ * of a -32021 error), or undefined when the client declared everything needed. Elicitation: `{}` means
+ * form mode only; URL mode needs `elicitation.url`. Sampling with `tools` or `toolChoice` needs
+ * `sampling.tools`.
+ */
+export function missingCapabilities(
+  method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
+  params: JsonObject | undefined,
+  capabilities: ClientCapabilities,
+): ClientCapabilities | undefined {
+  switch (method) {
+    case 'elicitation/create': {
+      const declared = capabilities.elicitation;
+      if (!present(declared)) return { elicitation: {} };
+      if (params?.mode === 'url')
+        return present(sub(declared, 'url')) ? undefined : { elicitation: { url: {} } };
+      const formOnly = !present(sub(declared, 'form')) && !present(sub(declared, 'url'));
+      return formOnly || present(sub(declared, 'form')) ? undefined : { elicitation: { form: {} } };
+    }
+    case 'sampling/createMessage': {
+      const declared = capabilities.sampling;
+      if (!present(declared)) return { sampling: {} };
+      const usesTools = params?.tools !== undefined || params?.toolChoice !== undefined;
+      return usesTools && !present(sub(declared, 'tools')) ? { sampling: { tools: {} } } : undefined;
+    }
+    case 'roots/list':
+      return present(capabilities.roots) ? undefined : { roots: {} };
+  }
 }
 
 /** The types a property of a form's `requestedSchema` may have: flat primitives, and arrays for multi-select. */
@@ -44,15 +74,14 @@ function requestedSchemaProblem(schema: unknown): string | undefined {
 }
 
 /**
- * What is wrong with the params of an `elicitation/create`, for a client that declared `modes`: a mode it
- * did not declare is refused (the spec's -32602), and a URL must be `http:` or `https:` (a `javascript:`,
- * `file:` or `data:` URL is nothing a person should be sent to).
+ * What is wrong with the params of an `elicitation/create`; a URL must be `http:` or `https:` (a
+ * `javascript:`, `file:` or `data:` URL is nothing a person should be sent to). Whether the client declared
+ * the mode is `missingCapabilities`'s to say.
  */
-export function elicitParamsProblem(params: unknown, modes: ElicitationModes): string | undefined {
+export function elicitParamsProblem(params: unknown): string | undefined {
   if (!isJsonObject(params)) return 'params must be an object';
   const mode = params.mode ?? 'form';
   if (mode !== 'form' && mode !== 'url') return 'mode must be "form" or "url"';
-  if (!modes[mode]) return `this client did not declare the elicitation mode "${mode}"`;
   if (typeof params.message !== 'string') return 'message must be a string';
   if (mode === 'form') return requestedSchemaProblem(params.requestedSchema);
   // 2025-11-25 requires an elicitationId; 2026-07-28 has none.
@@ -74,16 +103,10 @@ function samplingContentProblem(content: unknown, where: string): string | undef
   return undefined;
 }
 
-/**
- * What is wrong with the params of a `sampling/createMessage`, for a client that declared sampling with
- * tools (`withTools`) or not: tools offered to a client that did not declare them are refused (the spec:
- * servers MUST NOT send them).
- */
-export function createMessageParamsProblem(params: unknown, withTools: boolean): string | undefined {
+/** What is wrong with the params of a `sampling/createMessage` (tools need `sampling.tools`: see `missingCapabilities`). */
+export function createMessageParamsProblem(params: unknown): string | undefined {
   if (!isJsonObject(params)) return 'params must be an object';
   const { messages, maxTokens, systemPrompt } = params;
-  if (!withTools && (params.tools !== undefined || params.toolChoice !== undefined))
-    return 'this client did not declare sampling with tools';
   if (!Array.isArray(messages)) return 'messages must be an array';
   for (let i = 0; i < messages.length; i++) {
     const message: unknown = messages[i];

@@ -6,10 +6,12 @@
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
-import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
-import { inputResultProblem } from '../../protocol/types/input-checks.js';
+import { inputResultProblem, missingCapabilities } from '../../protocol/types/input-checks.js';
 
 export type InputMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list';
+
+/** Where the rule for what each question needs of the client lives (both ends use it). */
+export { missingCapabilities };
 
 /** One entry of `inputRequests`. */
 export interface InputRequest {
@@ -39,40 +41,6 @@ export function inputKey(method: InputMethod, n: number): string {
 export function methodOfKey(key: string): InputMethod | undefined {
   const match = /^([a-z]+)-[1-9][0-9]*$/.exec(key);
   return (Object.keys(PREFIX) as InputMethod[]).find((method) => PREFIX[method] === match?.[1]);
-}
-
-const present = (value: unknown) => value !== undefined && value !== null;
-const sub = (value: unknown, key: string) => (isJsonObject(value) ? value[key] : undefined);
-
-/**
- * The capabilities a request for `method` needs that `capabilities` lacks (the `requiredCapabilities`
- * of a -32021 error), or undefined when the client declared everything needed. Elicitation: `{}` means
- * form mode only; URL mode needs `elicitation.url`. Sampling with `tools` or `toolChoice` needs
- * `sampling.tools`.
- */
-export function missingCapabilities(
-  method: InputMethod,
-  params: JsonObject | undefined,
-  capabilities: ClientCapabilities,
-): ClientCapabilities | undefined {
-  switch (method) {
-    case 'elicitation/create': {
-      const declared = capabilities.elicitation;
-      if (!present(declared)) return { elicitation: {} };
-      if (params?.mode === 'url')
-        return present(sub(declared, 'url')) ? undefined : { elicitation: { url: {} } };
-      const formOnly = !present(sub(declared, 'form')) && !present(sub(declared, 'url'));
-      return formOnly || present(sub(declared, 'form')) ? undefined : { elicitation: { form: {} } };
-    }
-    case 'sampling/createMessage': {
-      const declared = capabilities.sampling;
-      if (!present(declared)) return { sampling: {} };
-      const usesTools = params?.tools !== undefined || params?.toolChoice !== undefined;
-      return usesTools && !present(sub(declared, 'tools')) ? { sampling: { tools: {} } } : undefined;
-    }
-    case 'roots/list':
-      return present(capabilities.roots) ? undefined : { roots: {} };
-  }
 }
 
 /** Whether `value` names one of the three kinds of client input. */
