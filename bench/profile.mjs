@@ -1,6 +1,6 @@
 // Profiles a server under the stdio pipelined load (16 in flight) with `node --cpu-prof`, then prints
 // the functions with the most self time (and the heaviest files). Profiles land in bench/profiles/.
-//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway] [calls] [--stateless] [--redis] [--in-flight=16]
+//   node bench/profile.mjs [toolwire|sdk1|sdk2|gateway|bare] [calls] [--stateless] [--redis] [--in-flight=16]
 //   (--stateless: 2026-07-28 calls, no initialize; --redis: the gateway on a throwaway redis-server)
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -22,8 +22,10 @@ const script = {
   sdk2: ['bench/sdk-v2-server.mjs'],
   // The gateway process (not its upstream, the fixture): see bench/gateway.mjs.
   gateway: gatewayArgs('.', redis ? ['--redis', redis.url] : []),
+  // The relay of the public server and client with no gateway logic (bench/bare-relay.mjs), not its upstream.
+  bare: ['bench/bare-relay.mjs', '.', '--', process.execPath, ...fixtureArgs()],
 }[which];
-const prefix = which === 'gateway' ? 'fx__' : '';
+const prefix = which === 'gateway' || which === 'bare' ? 'fx__' : '';
 const dir = join(here, 'profiles', `${which}-${Date.now()}`);
 mkdirSync(dir, { recursive: true });
 

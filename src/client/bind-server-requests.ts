@@ -12,6 +12,7 @@ import {
   withOwnHandlers,
   type ClientHandlers,
 } from './client-handlers.js';
+import type { UrlElicitations } from './url-elicitations.js';
 
 const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'elicitation/create': 'the client does not support elicitation/create',
@@ -46,11 +47,21 @@ export class OwnHandlers {
   }
 }
 
-/** Answers the server's requests with the handlers (ping always; the others when given). */
-export function bindServerRequests(peer: Peer, handlers: ClientHandlers, own?: OwnHandlers): void {
+/**
+ * Answers the server's requests with the handlers (ping always; the others when given). The id of a
+ * URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
+ */
+export function bindServerRequests(
+  peer: Peer,
+  handlers: ClientHandlers,
+  own?: OwnHandlers,
+  urlElicitations?: UrlElicitations,
+): void {
   peer.setRequestHandler('ping', () => ({}));
   for (const method of INPUT_METHODS) {
     peer.setRequestHandler(method, async (params, ctx) => {
+      if (params.mode === 'url' && typeof params.elicitationId === 'string')
+        urlElicitations?.expect(params.elicitationId);
       const chosen = withOwnHandlers(handlers, own?.sole());
       const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal });
       if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);

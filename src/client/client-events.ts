@@ -10,6 +10,7 @@ import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
 import type { ListenStream } from './stateless/listen-stream.js';
+import type { UrlElicitations } from './url-elicitations.js';
 import type { ClientConnection } from './client-connection.js';
 import type { Requester } from './exchange-options.js';
 
@@ -24,6 +25,9 @@ export interface EventsHost {
   /** The tools the server listed are stale. */
   toolsChanged(): void;
   onLog?: ((params: LoggingMessageParams) => void) | undefined;
+  /** The URL elicitations the server named, and who hears of their completion. */
+  urlElicitations: UrlElicitations;
+  onElicitationComplete?: ((elicitationId: string) => void) | undefined;
   report(error: Error): void;
 }
 
@@ -149,6 +153,11 @@ export class ClientEvents {
     );
     peer.setNotificationHandler('notifications/message', (params) => {
       host.onLog?.(params as unknown as LoggingMessageParams);
+    });
+    // Only for an id the server named and did not complete yet (the spec: ignore the others).
+    peer.setNotificationHandler('notifications/elicitation/complete', (params) => {
+      const id = params.elicitationId;
+      if (host.urlElicitations.complete(id)) host.onElicitationComplete?.(id);
     });
   }
 }

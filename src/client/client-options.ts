@@ -40,6 +40,13 @@ export interface ClientOptions extends ClientHandlers {
   authContext?: string | (() => string);
   /** Server log messages (`notifications/message`). */
   onLog?: (params: LoggingMessageParams) => void;
+  /**
+   * 2025-11-25: the server finished a URL-mode elicitation it asked for (`notifications/elicitation/complete`),
+   * by an `elicitation/create` in URL mode or in a -32042 `UrlElicitationRequiredError`: what waited for it
+   * may be retried. Called once per id, and only for ids this server named (the others are ignored, as the
+   * spec says).
+   */
+  onElicitationComplete?: (elicitationId: string) => void;
   /** Errors that reach no caller. */
   onError?: (error: Error) => void;
   /** Things worth a warning, e.g. a tool left out of `listTools()` for invalid `x-mcp-header` declarations (default: `onError`). */

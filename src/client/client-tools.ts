@@ -23,6 +23,7 @@ import type { LinkChain } from './links/link-chain.js';
 import type { ClientTasks } from './tasks/client-tasks.js';
 import { TASK_HANDLE, type ToolTask } from './tasks/tool-task.js';
 import { ToolCache } from './tool-cache.js';
+import type { UrlElicitations } from './url-elicitations.js';
 
 /** The options of a `callToolAsTask` call: its handle rides along. */
 export type TaskCallOptions = CallToolOptions & { [TASK_HANDLE]?: ToolTask };
@@ -37,6 +38,8 @@ export interface ToolsHost {
   serverInfo(): Implementation | undefined;
   /** Tool calls that run as tasks. */
   readonly tasks: ClientTasks;
+  /** The URL elicitations the server named (a call's -32042 names some). */
+  readonly urlElicitations: UrlElicitations;
 }
 
 export class ClientTools {
@@ -124,7 +127,10 @@ export class ClientTools {
       return this.#host.request('tools/call', params, options).then(
         (raw) => this.#checked(name, raw, options),
         (error: unknown) => {
-          if (!tasks.needsExtension(error)) throw error;
+          if (!tasks.needsExtension(error)) {
+            this.#host.urlElicitations.sawError(error);
+            throw error;
+          }
           return this.#asTask('extension', params, options).then((raw) => this.#checked(name, raw, options));
         },
       );
@@ -139,7 +145,10 @@ export class ClientTools {
   /** A plain call's raw result, or (where the server needs the tasks extension for it) its task's. */
   #plain(params: JsonObject, options: TaskCallOptions): Promise<JsonObject> {
     return this.#host.request('tools/call', params, options).catch((error: unknown) => {
-      if (!this.#host.tasks.needsExtension(error)) throw error;
+      if (!this.#host.tasks.needsExtension(error)) {
+        this.#host.urlElicitations.sawError(error);
+        throw error;
+      }
       return this.#asTask('extension', params, options);
     });
   }

@@ -49,6 +49,7 @@ import type { SkillEntry } from '../protocol/skills/skill-entry.js';
 import type { LoadedSkill } from './skills/loaded-skill.js';
 import { Skills, withSkillsExtension } from './skills/skills.js';
 import { ClientTasks } from './tasks/client-tasks.js';
+import { UrlElicitations } from './url-elicitations.js';
 import { TASK_HANDLE, ToolTask } from './tasks/tool-task.js';
 
 export type { CallToolOptions } from './call-tool-options.js';
@@ -66,6 +67,7 @@ export class Client {
   readonly #send: Requester = (method, params, options) => this.#connection.request(method, params, options);
   readonly #skills: Skills;
   readonly #tasks: ClientTasks;
+  readonly #urlElicitations = new UrlElicitations();
 
   constructor(info: Implementation, options: ClientOptions = {}) {
     this.info = { ...info };
@@ -93,6 +95,7 @@ export class Client {
         channel: () => connection.channel,
         serverInfo: () => this.serverInfo,
         tasks: this.#tasks,
+        urlElicitations: this.#urlElicitations,
       },
       options,
       this.#links,
@@ -102,13 +105,15 @@ export class Client {
       (params, opts) => connection.listen(params, opts),
       (error) => options.onError?.(error),
     );
-    bindServerRequests(connection.peer, this.#options, connection.own);
+    bindServerRequests(connection.peer, this.#options, connection.own, this.#urlElicitations);
     this.#events = new ClientEvents(connection.peer, this.#listen, {
       connection,
       send: this.#send,
       listTools: () => this.listTools(),
       toolsChanged: () => this.#tools.invalidate(),
       onLog: options.onLog,
+      urlElicitations: this.#urlElicitations,
+      onElicitationComplete: options.onElicitationComplete,
       report: (error) => options.onError?.(error),
     });
     this.#skills = new Skills(this.#send, {

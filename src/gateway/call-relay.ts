@@ -8,7 +8,9 @@
  * @module
  */
 import {
+  ErrorCode,
   ProtocolError,
+  UrlElicitationRequiredError,
   type CancellationSource,
   canonicalJson,
   errorMessage,
@@ -40,7 +42,8 @@ import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
 import type { Policy } from './policy.js';
 import { unavailable, type Upstream } from './upstream.js';
-import { following, mayBeAsked, relayedInput } from './relayed-input.js';
+import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
+import type { ElicitationRoutes } from './elicitation-routes.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
 export interface CallRelayDeps extends VerdictDeps {
@@ -50,6 +53,8 @@ export interface CallRelayDeps extends VerdictDeps {
   audit(record: Omit<GatewayAuditRecord, 'seq'>, argumentsText?: string): void;
   /** The latest calls with their arguments and results, and the way to cancel one (while someone watches). */
   calls: CallLog;
+  /** Which caller each relayed URL-mode elicitation went to (its completion goes there too). */
+  elicitations: ElicitationRoutes;
 }
 
 /** A call on its way through the relay. */
@@ -263,10 +268,15 @@ export class CallRelay {
     let ended: { error: unknown } | undefined;
     // A caller that can be asked nothing (most) gets no handlers, and no closure is made for them.
     const handlers = mayBeAsked(ctx)
-      ? relayedInput(ctx, stateless, (error) => {
-          ended ??= { error };
-          stop?.abort(error);
-        })
+      ? relayedInput(
+          ctx,
+          stateless,
+          (error) => {
+            ended ??= { error };
+            stop?.abort(error);
+          },
+          (elicitationId) => this.#deps.elicitations.relayed(upstream.name, elicitationId, ctx),
+        )
       : undefined;
     let cancellation = call.cancellation;
     let unfollow: (() => void) | undefined;
@@ -333,8 +343,25 @@ export class CallRelay {
       this.#finish(call, verdict, 'cancelled', { result });
       return result;
     }
+    if (
+      error instanceof ProtocolError &&
+      error.code === ErrorCode.UrlElicitationRequired &&
+      !(error instanceof UrlElicitationRequiredError)
+    ) {
+      // A -32042 whose elicitations no person may be sent to (a `javascript:` URL, no id, …): not passed on.
+      const result = toolError(
+        `Upstream ${upstream.name} asked for a URL elicitation the gateway does not pass on: ${errorMessage(error)}`,
+      );
+      this.#finish(call, verdict, 'error', { result });
+      return result;
+    }
     if (error instanceof ProtocolError) {
       this.#finish(call, verdict, 'error', { error: errorMessage(error) });
+      // -32042: the gateway's server hands it on as the caller can take it (url-elicitation-answer.ts);
+      // a caller that gets it as it is may later hear of its completion.
+      if (error instanceof UrlElicitationRequiredError && takesUrlElicitation(ctx))
+        for (const { elicitationId } of error.elicitations)
+          this.#deps.elicitations.relayed(upstream.name, elicitationId, ctx);
       throw error; // the upstream's JSON-RPC error, as it sent it
     }
     upstream.failed(error);

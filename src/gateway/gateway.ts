@@ -44,6 +44,7 @@ import { ToolSettings } from './tool-settings.js';
 import type { ExposedToolView, UpstreamView } from './gateway-views.js';
 import type { Upstream } from './upstream.js';
 import { UpstreamSet } from './upstream-set.js';
+import { ElicitationRoutes } from './elicitation-routes.js';
 
 /** The most of an upstream's log message data the gateway's log line holds, in characters. */
 const MAX_LOGGED_DATA = 8 * 1024;
@@ -102,6 +103,7 @@ export class Gateway {
       listChangedDebounceMs: 20,
       ...options.server,
     });
+    const elicitations = new ElicitationRoutes();
     this.#relay = new CallRelay({
       policy: () => this.#policy,
       approvals: this.approvals,
@@ -110,6 +112,7 @@ export class Gateway {
       progressIntervalMs: () =>
         this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
       calls: this.calls,
+      elicitations,
     });
     this.#stores = new SharedStores({
       given: options.stores,
@@ -146,6 +149,7 @@ export class Gateway {
       approvals: this.approvals,
       events: this.#events,
       log: (upstream, params) => this.#upstreamLog(upstream, params),
+      elicitationComplete: (upstream, elicitationId) => elicitations.complete(upstream.name, elicitationId),
       warn: (message, upstream) => this.#warn(message, upstream),
     });
     // Request middleware for resource subscriptions only: every other request (each tools/call) passes

@@ -7,6 +7,7 @@ import {
   CancellationSource,
   ErrorCode,
   LocalErrorCode,
+  isHandshakeRevision,
   ProtocolError,
   ToolwireError,
   type Cancellation,
@@ -34,6 +35,19 @@ export function mayBeAsked(ctx: ToolContext): boolean {
 }
 
 /**
+ * Whether the caller takes URL-mode elicitations with ids, whose completion it may hear of: a
+ * handshake-era client of 2025-11-25 or later that declared `elicitation.url`.
+ */
+export function takesUrlElicitation(ctx: ToolContext): boolean {
+  const { protocolVersion, capabilities } = ctx.client;
+  return (
+    isHandshakeRevision(protocolVersion) &&
+    protocolVersion >= '2025-11-25' &&
+    capabilities.elicitation?.url !== undefined
+  );
+}
+
+/**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
  * and the call runs again (the upstream asks again, and this time gets the answer).
@@ -42,6 +56,7 @@ export function relayedInput(
   ctx: ToolContext,
   stateless: boolean,
   end: (error: unknown) => void,
+  relayedUrl: (elicitationId: string) => void,
 ): ClientHandlers {
   const caps = ctx.client.capabilities;
   const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
@@ -59,8 +74,12 @@ export function relayedInput(
   const handlers: ClientHandlers = {};
   if (caps.elicitation !== undefined) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
-    handlers.elicitation = (params, { signal }) =>
-      relay(() => ctx.elicit(params, { signal, validate: false }));
+    handlers.elicitation = (params, { signal }) => {
+      // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
+      if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
+        relayedUrl(params.elicitationId);
+      return relay(() => ctx.elicit(params, { signal, validate: false }));
+    };
   }
   if (caps.sampling !== undefined) {
     handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));

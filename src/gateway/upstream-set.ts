@@ -33,6 +33,8 @@ export interface UpstreamSetOptions {
   events: GatewayEvents;
   /** A log message from an upstream (`notifications/message`). */
   log: (upstream: Upstream, params: LoggingMessageParams) => void;
+  /** An upstream completed a URL-mode elicitation (see `UpstreamHooks.elicitationComplete`). */
+  elicitationComplete: (upstream: Upstream, elicitationId: string) => void;
   /** A warning, of one upstream or of the gateway. */
   warn: (message: string, upstream?: string) => void;
 }
@@ -142,7 +144,7 @@ export class UpstreamSet {
   }
 
   #hooks(): UpstreamHooks {
-    const { clientInfo, oauthStore, subscriptions, log, warn } = this.#options;
+    const { clientInfo, oauthStore, subscriptions, log, elicitationComplete, warn } = this.#options;
     const reconnect = this.#options.config().reconnect;
     return {
       clientInfo,
@@ -150,6 +152,7 @@ export class UpstreamSet {
       updated: (upstream, uri) => subscriptions.updated(upstream, uri),
       connected: (upstream, client) => subscriptions.resubscribe(upstream, client),
       log,
+      elicitationComplete,
       warn: (upstream, message) => warn(`upstream ${upstream.name}: ${message}`, upstream.name),
       reconnect: {
         initialDelayMs: reconnect?.initialDelayMs ?? GATEWAY_DEFAULTS.reconnectInitialDelayMs,

@@ -48,6 +48,8 @@ export interface UpstreamHooks {
   updated(upstream: Upstream, uri: string): void;
   /** A log message from the upstream (`notifications/message`). */
   log(upstream: Upstream, params: LoggingMessageParams): void;
+  /** The upstream completed a URL-mode elicitation it named (`notifications/elicitation/complete`). */
+  elicitationComplete(upstream: Upstream, elicitationId: string): void;
   /** Something worth a warning (a list that could not be read). */
   warn(upstream: Upstream, message: string): void;
   /** Reconnection delays; and how often an HTTP upstream is pinged while up. */
@@ -189,6 +191,7 @@ export class Upstream {
       protocolVersion: this.config.protocolVersion ?? 'auto',
       requestTimeout: this.timeoutMs,
       onLog: (params) => this.#hooks.log(this, params),
+      onElicitationComplete: (elicitationId) => this.#hooks.elicitationComplete(this, elicitationId),
       onError: () => undefined,
       onWarning: (message) => this.#hooks.warn(this, message),
     });

@@ -49,6 +49,7 @@ export {
   type RevisionProfile,
 } from './revisions/index.js';
 export type { CacheHint } from './types/stateless.js';
+export { UrlElicitationRequiredError, type UrlElicitation } from './types/url-elicitation.js';
 export type * from './types/content.js';
 export type * from './types/client-features.js';
 export type * from './types/resources.js';

@@ -21,6 +21,8 @@ import type {
   LoggingLevel,
   ProgressParams,
 } from '../protocol/types/lifecycle.js';
+import { isHandshakeRevision } from '../protocol/revisions/index.js';
+import { missingCapabilities } from '../protocol/types/input-checks.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
 import { checkedAnswer, checkedElicitation } from './checked-answer.js';
@@ -93,6 +95,14 @@ export interface ToolContext {
   /** Lists the client's roots (needs the client's `roots` capability); both eras as `elicit`. */
   readonly listRoots: (options?: InputOptions) => Promise<ListRootsResult>;
   /**
+   * 2025-11-25: tells this call's client that the URL-mode elicitation `elicitationId` is done
+   * (`notifications/elicitation/complete`), so that it may retry what waited for it. It may be called
+   * after the call has ended (the out-of-band step usually finishes later): it goes to the same client,
+   * as long as its connection lasts. A no-op where the notification does not exist: the stateless era
+   * (the client learns by retrying), and clients that did not declare `elicitation.url`.
+   */
+  readonly completeElicitation: (elicitationId: string) => Promise<void>;
+  /**
    * Ends this call's HTTP response stream now without ending the call (2025-11-25 SSE polling): the
    * client reconnects with `Last-Event-ID` and receives the rest. A no-op on stdio, in JSON mode and
    * without an event store.
@@ -156,7 +166,14 @@ export type ContextFacts = Pick<ToolContext, 'requestId' | 'meta' | 'client' | '
 /** What a context does: a handler may destructure them (`async (args, { progress }) => …`). */
 export type ContextMethods = Pick<
   ToolContext,
-  'progress' | 'log' | 'elicit' | 'sample' | 'listRoots' | 'closeSSEStream' | 'startTask'
+  | 'progress'
+  | 'log'
+  | 'elicit'
+  | 'sample'
+  | 'listRoots'
+  | 'completeElicitation'
+  | 'closeSSEStream'
+  | 'startTask'
 >;
 
 /**
@@ -190,6 +207,7 @@ export abstract class ContextBase implements ToolContext {
   protected abstract ask<T>(method: InputMethod, params: unknown, options?: InputOptions): Promise<T>;
   protected abstract doCloseSSEStream(): void;
   protected abstract doStartTask(): Promise<string | undefined>;
+  protected abstract doCompleteElicitation(elicitationId: string): Promise<void>;
 
   get traceparent(): string | undefined {
     return (this.#trace ??= traceContext(this.meta)).traceparent;
@@ -228,6 +246,13 @@ export abstract class ContextBase implements ToolContext {
   get listRoots(): ContextMethods['listRoots'] {
     return ((this.#bound ??= {}).listRoots ??= (options) =>
       checkedAnswer('roots/list', this.ask<ListRootsResult>('roots/list', undefined, options)));
+  }
+
+  get completeElicitation(): ContextMethods['completeElicitation'] {
+    return ((this.#bound ??= {}).completeElicitation ??= (elicitationId) =>
+      typeof elicitationId === 'string' && elicitationId !== ''
+        ? this.doCompleteElicitation(elicitationId)
+        : Promise.reject(new TypeError('completeElicitation: elicitationId must be a non-empty string')));
   }
 
   get closeSSEStream(): ContextMethods['closeSSEStream'] {
@@ -304,6 +329,25 @@ class HostedContext extends ContextBase {
   protected doStartTask(): Promise<string | undefined> {
     return this.#host.startTask?.() ?? Promise.resolve(undefined);
   }
+
+  /** Related to the call's request: on HTTP its stream while it is open, the session's GET stream after. */
+  protected doCompleteElicitation(elicitationId: string): Promise<void> {
+    if (!takesUrlElicitation(this.client)) return Promise.resolve();
+    return this.#host.notify('notifications/elicitation/complete', { elicitationId }, this.requestId);
+  }
+}
+
+/**
+ * Whether a client takes URL-mode elicitations by id (their `-32042` and their completion): a
+ * handshake-era client of 2025-11-25 or later that declared `elicitation.url`.
+ */
+export function takesUrlElicitation(client: ClientView): boolean {
+  const { protocolVersion, capabilities } = client;
+  return (
+    isHandshakeRevision(protocolVersion) &&
+    protocolVersion >= '2025-11-25' &&
+    missingCapabilities('elicitation/create', { mode: 'url' }, capabilities) === undefined
+  );
 }
 
 /** A handler context that sends through `host` and follows `request`'s cancellation. */

@@ -3,9 +3,10 @@
  * abort signals, progress routing. Pure bookkeeping; the peer does the I/O.
  * @module
  */
-import { LocalErrorCode, ProtocolError, ToolwireError } from '../errors.js';
+import { LocalErrorCode, ToolwireError } from '../errors.js';
 import type { JsonObject, JsonRpcResponse, RequestId } from '../jsonrpc.js';
 import type { ProgressParams } from '../types/lifecycle.js';
+import { receivedError } from '../types/url-elicitation.js';
 import { followSignal, type Cancellation } from './cancellation.js';
 import { SlotMap } from './slot-map.js';
 
@@ -199,7 +200,7 @@ export class OutgoingRequests {
     const entry = this.#take(id);
     if (!entry) return false;
     if ('result' in response) entry.resolve(response.result);
-    else entry.reject(ProtocolError.fromObject(response.error));
+    else entry.reject(receivedError(response.error));
     return true;
   }
 

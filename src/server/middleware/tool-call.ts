@@ -186,6 +186,11 @@ class ChainedContext extends ContextBase {
   protected doStartTask(): Promise<string | undefined> {
     return this.#ctx.startTask();
   }
+
+  /** Not dropped once the call is over: the step it names usually finishes later. */
+  protected doCompleteElicitation(elicitationId: string): Promise<void> {
+    return this.#ctx.completeElicitation(elicitationId);
+  }
 }
 
 /** One call on its way through the chain: the `ToolCall` middleware sees, the handler's context. */

@@ -11,12 +11,14 @@ import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { ContentBlock } from '../../protocol/types/content.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
+import { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
 import { InputRequiredSignal } from '../input-required/input-round.js';
 import { startToolCall, type CallOrigin } from '../middleware/tool-call.js';
 import { toolError } from '../results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
 import type { ToolContext } from '../tool-context.js';
+import { urlElicitationAnswer } from './url-elicitation-answer.js';
 
 export interface CallToolHooks extends CallOrigin {
   /** Reports a server-side bug (e.g. output that breaks the tool's outputSchema). */
@@ -167,6 +169,8 @@ function runHandler(
 
 /** A handler threw or rejected: an `isError` result, or the error itself where it ends the call as such. */
 function handlerFailed(tool: RegisteredTool, ctx: ToolContext, error: unknown): Promise<CallToolResult> {
+  // -32042 as the client can take it (see url-elicitation-answer.ts).
+  if (error instanceof UrlElicitationRequiredError) return urlElicitationAnswer(tool.name, ctx, error);
   // Protocol errors (e.g. -32021) and a stateless-era wait for client input end the call as such.
   if (error instanceof ProtocolError || error instanceof InputRequiredSignal) return Promise.reject(error);
   // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the handler's own error, passed on as thrown

@@ -1,0 +1,34 @@
+/**
+ * The URL-mode elicitations a server has asked of this client (2025-11-25): the ids of its
+ * `elicitation/create` requests in URL mode and of the elicitations its `-32042` errors listed. A
+ * `notifications/elicitation/complete` reaches `onElicitationComplete` only for one of these, once: the
+ * spec has a client ignore unknown and already completed ids. The most recent `MAX_EXPECTED` are kept.
+ * @module
+ */
+import { UrlElicitationRequiredError } from '../protocol/types/url-elicitation.js';
+
+/** How many elicitation ids a client remembers (the oldest is forgotten first). */
+export const MAX_EXPECTED = 1024;
+
+export class UrlElicitations {
+  readonly #expected = new Set<string>();
+
+  /** Remembers an id the server named. */
+  expect(elicitationId: string): void {
+    const expected = this.#expected;
+    expected.delete(elicitationId);
+    expected.add(elicitationId);
+    if (expected.size > MAX_EXPECTED) for (const oldest of expected) return void expected.delete(oldest);
+  }
+
+  /** Remembers the ids a request's error listed, when it is a `UrlElicitationRequiredError`. */
+  sawError(error: unknown): void {
+    if (error instanceof UrlElicitationRequiredError)
+      for (const { elicitationId } of error.elicitations) this.expect(elicitationId);
+  }
+
+  /** Whether `elicitationId` was expected and not completed yet; it is not expected any more. */
+  complete(elicitationId: unknown): elicitationId is string {
+    return typeof elicitationId === 'string' && this.#expected.delete(elicitationId);
+  }
+}

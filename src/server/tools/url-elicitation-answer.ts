@@ -1,0 +1,57 @@
+/**
+ * What a tool's `UrlElicitationRequiredError` (`-32042`) becomes for the client that called it: the error
+ * itself for a handshake-era client that declared `elicitation.url` (2025-11-25); in the stateless era,
+ * where `-32042` does not exist, the same elicitations asked through `input_required` (the retry tells
+ * whether the user went through with them); for any other client, an `isError` result that says what
+ * it lacks (never the URLs, which only a client that shows them to a person should see).
+ * @module
+ */
+import { isHandshakeRevision } from '../../protocol/revisions/index.js';
+import type { ElicitResult } from '../../protocol/types/client-features.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import type { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
+import { toolError } from '../results.js';
+import { takesUrlElicitation, type ToolContext } from '../tool-context.js';
+
+/** The answer to a call whose handler threw `error` (see the module). */
+export function urlElicitationAnswer(
+  tool: string,
+  ctx: ToolContext,
+  error: UrlElicitationRequiredError,
+): Promise<CallToolResult> {
+  const count = error.elicitations.length;
+  const what = count === 1 ? 'a web page' : `${count} web pages`;
+  if (isHandshakeRevision(ctx.client.protocolVersion)) {
+    if (takesUrlElicitation(ctx.client)) return Promise.reject(error);
+    return Promise.resolve(
+      toolError(
+        `${error.message}: tool ${tool} needs the user to complete ${what} first, and this client cannot ` +
+          'show one (it did not declare URL-mode elicitation)',
+      ),
+    );
+  }
+  // Stateless era: each elicitation is a question of this call, keyed by its id. Asked all at once, so
+  // that one input_required lists every one the client has not answered yet.
+  const asked = error.elicitations.map(({ elicitationId, ...params }) =>
+    ctx.elicit(params, { key: `url-${elicitationId}` }),
+  );
+  // Unanswered (the attempt ends with input_required) or not askable (-32021): the rejection as it is.
+  return Promise.all(asked).then((answers) => answered(tool, error, answers));
+}
+
+/**
+ * Every elicitation answered, and the handler still needs them: the user declined one, or said they
+ * were done while the tool still sees them undone. An `isError` result either way (asking again would
+ * ask the same person the same thing in a loop); the model or the user may retry the call.
+ */
+function answered(tool: string, error: UrlElicitationRequiredError, answers: ElicitResult[]): CallToolResult {
+  const refused = answers.find((a) => a.action !== 'accept');
+  if (refused) {
+    return toolError(
+      `Tool ${tool} needs the user to complete a web page first, and the user chose to ${refused.action === 'decline' ? 'decline' : 'cancel'}`,
+    );
+  }
+  return toolError(
+    `${error.message}: tool ${tool} still finds it not done after the user accepted; retry the call once it is`,
+  );
+}

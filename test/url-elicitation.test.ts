@@ -1,0 +1,323 @@
+// URL-mode elicitation beyond the question itself (2025-11-25): the -32042 `UrlElicitationRequiredError` a
+// tool throws, shaped for each client (as it is; asked through input_required in the stateless era; an
+// isError result for a client that cannot show a URL), `notifications/elicitation/complete` from
+// `ctx.completeElicitation()` to the client's `onElicitationComplete` (known ids once, the others
+// ignored), against the official SDK 1.x client and server, and through the gateway.
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as SdkHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Client, type ClientOptions } from '../src/client/index.js';
+import { createGateway } from '../src/gateway/index.js';
+import { ProtocolError, UrlElicitationRequiredError, type UrlElicitation } from '../src/index.js';
+import { Server, text, type ToolContext } from '../src/server/index.js';
+import { serveHttp } from '../src/transports/http/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { linkServer } from './_setup.js';
+
+const SDK_SERVER = fileURLToPath(new URL('./fixtures/sdk-url-elicitation-server.mjs', import.meta.url));
+const SDK_ELICITATION = {
+  mode: 'url',
+  elicitationId: 'sdk-connect-1',
+  url: 'https://accounts.example.com/connect?elicitation=sdk-connect-1',
+  message: 'Connect your Example account',
+};
+const CONNECT: UrlElicitation = {
+  mode: 'url',
+  elicitationId: 'tw-connect-1',
+  url: 'https://accounts.example.com/connect?elicitation=tw-connect-1',
+  message: 'Connect your Example account',
+};
+const URL_CAPS = { capabilities: { elicitation: { form: {}, url: {} } } };
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+const firstText = (result: { content: unknown[] }) => (result.content[0] as { text?: string }).text ?? '';
+
+/** A toolwire server whose `connect` needs CONNECT done, and whose `ask_url` asks a URL elicitation by id. */
+function urlServer() {
+  const state = { connected: false, contexts: new Map<string, ToolContext>() };
+  const server = new Server({ name: 'urls', version: '1.0.0' });
+  server.tool('connect', {}, () => {
+    if (!state.connected) throw new UrlElicitationRequiredError([CONNECT], 'Connect your account first');
+    return text('connected');
+  });
+  server.tool(
+    'ask_url',
+    { inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
+    async (args, ctx) => {
+      const { id } = args as { id: string };
+      state.contexts.set(id, ctx);
+      const answer = await ctx.elicit({
+        mode: 'url',
+        message: 'Open',
+        url: `https://example.com/${id}`,
+        elicitationId: id,
+      });
+      return text(answer.action);
+    },
+  );
+  return { server, state };
+}
+
+async function overHttp(server: Server, options: ClientOptions): Promise<Client> {
+  const handle = await serveHttp(server, { port: 0 });
+  cleanup.push(() => handle.close());
+  const client = new Client({ name: 'host', version: '1.0.0' }, options);
+  await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+  cleanup.push(() => client.close());
+  return client;
+}
+
+describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
+  it('reaches a 2025-11-25 client that declared elicitation.url as -32042, with its elicitations', async () => {
+    const { server } = urlServer();
+    const client = await overHttp(server, { protocolVersion: '2025-11-25', ...URL_CAPS });
+    const error = await client.callTool('connect', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    expect(error).toMatchObject({
+      code: -32042,
+      message: 'Connect your account first',
+      elicitations: [CONNECT],
+    });
+  });
+
+  it('reaches the SDK 1.x client as -32042 with data.elicitations', async () => {
+    const { server } = urlServer();
+    const handle = await serveHttp(server, { port: 0 });
+    cleanup.push(() => handle.close());
+    const sdk = new SdkClient(
+      { name: 'sdk', version: '1.0.0' },
+      { capabilities: { elicitation: { url: {} } } },
+    );
+    await sdk.connect(new SdkHttp(new URL(handle.url)));
+    cleanup.push(() => sdk.close());
+    const error = await sdk.callTool({ name: 'connect', arguments: {} }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32042, data: { elicitations: [CONNECT] } });
+  });
+
+  it('is an isError result, without the URL, for a client that cannot show one', async () => {
+    for (const options of [
+      { protocolVersion: '2025-11-25', capabilities: { elicitation: { form: {} } } },
+      { protocolVersion: '2025-06-18', ...URL_CAPS },
+    ] as ClientOptions[]) {
+      const { server } = urlServer();
+      const client = await overHttp(server, { ...options, elicitation: () => ({ action: 'cancel' }) });
+      const result = await client.callTool('connect', {});
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(
+        /Connect your account first: tool connect needs the user to complete a web page first/,
+      );
+      expect(firstText(result)).not.toContain('https://');
+    }
+  });
+
+  it('is asked through input_required in the stateless era: the retry runs the tool again', async () => {
+    const { server, state } = urlServer();
+    const asked: unknown[] = [];
+    const { client } = await linkServer(server, {
+      protocolVersion: '2026-07-28',
+      ...URL_CAPS,
+      elicitation: (params) => {
+        asked.push(params);
+        state.connected = true; // the user went through the page
+        return { action: 'accept' };
+      },
+    });
+    cleanup.push(() => client.close());
+    expect(firstText(await client.callTool('connect', {}))).toBe('connected');
+    // The stateless era has no elicitationId.
+    expect(asked).toEqual([{ mode: 'url', message: CONNECT.message, url: CONNECT.url }]);
+  });
+
+  it('ends with an isError result when the stateless-era user declines, or accepts and the tool still needs it', async () => {
+    for (const [action, words] of [
+      ['decline', /the user chose to decline/],
+      ['accept', /still finds it not done after the user accepted; retry the call once it is/],
+    ] as const) {
+      const { server } = urlServer();
+      const { client } = await linkServer(server, {
+        protocolVersion: '2026-07-28',
+        ...URL_CAPS,
+        elicitation: () => ({ action }),
+      });
+      cleanup.push(() => client.close());
+      const result = await client.callTool('connect', {});
+      expect(result.isError).toBe(true);
+      expect(firstText(result)).toMatch(words);
+    }
+  });
+
+  it('is -32021 for a stateless-era client without elicitation.url', async () => {
+    const { server } = urlServer();
+    const { client } = await linkServer(server, {
+      protocolVersion: '2026-07-28',
+      capabilities: { elicitation: { form: {} } },
+      elicitation: () => ({ action: 'accept' }),
+    });
+    cleanup.push(() => client.close());
+    await expect(client.callTool('connect', {})).rejects.toMatchObject({ code: -32021 });
+  });
+
+  it('refuses to be built with a list the spec does not allow', () => {
+    expect(() => new UrlElicitationRequiredError([])).toThrow(TypeError);
+    expect(() => new UrlElicitationRequiredError([{ ...CONNECT, url: 'javascript:alert(1)' }])).toThrow(
+      /url must be an http: or https: URL/,
+    );
+    expect(() => new UrlElicitationRequiredError([{ ...CONNECT, elicitationId: '' }])).toThrow(
+      /elicitationId/,
+    );
+  });
+});
+
+describe('ctx.completeElicitation()', () => {
+  it('tells the client once, after the call ended; the client ignores unknown and completed ids', async () => {
+    const { server, state } = urlServer();
+    const completed: string[] = [];
+    const client = await overHttp(server, {
+      protocolVersion: '2025-11-25',
+      ...URL_CAPS,
+      elicitation: () => ({ action: 'accept' }),
+      onElicitationComplete: (id) => completed.push(id),
+    });
+    expect(firstText(await client.callTool('ask_url', { id: 'tw-2' }))).toBe('accept');
+    const ctx = state.contexts.get('tw-2')!;
+    await ctx.completeElicitation('never-asked');
+    await ctx.completeElicitation('tw-2');
+    await ctx.completeElicitation('tw-2');
+    await expect(ctx.completeElicitation('')).rejects.toThrow(TypeError);
+    // A later elicitation completes too: every notification before it has been handled by then.
+    await client.callTool('ask_url', { id: 'tw-3' });
+    await state.contexts.get('tw-3')!.completeElicitation('tw-3');
+    await vi.waitFor(() => expect(completed).toContain('tw-3'));
+    expect(completed).toEqual(['tw-2', 'tw-3']);
+  });
+
+  it('sends nothing in the stateless era', async () => {
+    const { server, state } = urlServer();
+    const completed: string[] = [];
+    const { client } = await linkServer(server, {
+      protocolVersion: '2026-07-28',
+      ...URL_CAPS,
+      elicitation: () => ({ action: 'accept' }),
+      onElicitationComplete: (id) => completed.push(id),
+    });
+    cleanup.push(() => client.close());
+    await client.callTool('ask_url', { id: 'tw-4' });
+    await state.contexts.get('tw-4')!.completeElicitation('tw-4');
+    await client.callTool('ask_url', { id: 'tw-5' }); // a round trip after it
+    expect(completed).toEqual([]);
+  });
+});
+
+async function sdkServerClient(
+  options: ClientOptions = {},
+): Promise<{ client: Client; completed: string[] }> {
+  const completed: string[] = [];
+  const client = new Client(
+    { name: 'host', version: '1.0.0' },
+    {
+      protocolVersion: '2025-11-25',
+      ...URL_CAPS,
+      onElicitationComplete: (id) => completed.push(id),
+      ...options,
+    },
+  );
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' }),
+  );
+  cleanup.push(() => client.close());
+  return { client, completed };
+}
+
+describe('a toolwire client and the SDK 1.x server', () => {
+  it("gets the server's -32042 as UrlElicitationRequiredError, then its completion once", async () => {
+    const { client, completed } = await sdkServerClient();
+    const error = await client.callTool('needs_connect', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    expect((error as UrlElicitationRequiredError).elicitations).toEqual([SDK_ELICITATION]);
+    // The server announces `never-asked`, then the id twice, before it answers.
+    await client.callTool('finish_connect', {});
+    expect(completed).toEqual(['sdk-connect-1']);
+    expect(firstText(await client.callTool('needs_connect', {}))).toBe('connected');
+  });
+
+  it('ignores a completion for an id it was never given', async () => {
+    const { client, completed } = await sdkServerClient();
+    await client.callTool('finish_connect', {});
+    expect(completed).toEqual([]);
+  });
+
+  it('takes a -32042 whose URL no person may be sent to as a plain ProtocolError', async () => {
+    const { client } = await sdkServerClient();
+    const error = await client.callTool('bad_url_elicitation', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).not.toBeInstanceOf(UrlElicitationRequiredError);
+    expect(error).toMatchObject({ code: -32042 });
+  });
+});
+
+describe('the gateway in front of the SDK 1.x server', () => {
+  async function throughGateway(options: ClientOptions) {
+    const gateway = createGateway(
+      {
+        upstreams: { sdk: { command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' } },
+        policy: { default: 'allow' },
+      },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const completed: string[] = [];
+    const linked = await linkServer(gateway.server, {
+      onElicitationComplete: (id) => completed.push(id),
+      ...options,
+    });
+    cleanup.push(() => linked.close());
+    return { client: linked.client, completed };
+  }
+
+  it("passes -32042 to a caller that takes it, and the upstream's completion to that caller, once", async () => {
+    const { client, completed } = await throughGateway({ protocolVersion: '2025-11-25', ...URL_CAPS });
+    const error = await client.callTool('sdk__needs_connect', {}).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+    expect((error as UrlElicitationRequiredError).elicitations).toEqual([SDK_ELICITATION]);
+    await client.callTool('sdk__finish_connect', {});
+    await vi.waitFor(() => expect(completed).toEqual(['sdk-connect-1']));
+    expect(firstText(await client.callTool('sdk__needs_connect', {}))).toBe('connected');
+    expect(completed).toEqual(['sdk-connect-1']);
+  });
+
+  it('gives a caller without URL elicitation an isError result, and a stateless-era caller the question', async () => {
+    const formOnly = await throughGateway({
+      protocolVersion: '2025-11-25',
+      capabilities: { elicitation: { form: {} } },
+      elicitation: () => ({ action: 'cancel' }),
+    });
+    const result = await formOnly.client.callTool('sdk__needs_connect', {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).not.toContain('https://');
+
+    const asked: unknown[] = [];
+    const stateless = await throughGateway({
+      protocolVersion: '2026-07-28',
+      ...URL_CAPS,
+      elicitation: (params) => (asked.push(params), { action: 'decline' }),
+    });
+    const declined = await stateless.client.callTool('sdk__needs_connect', {});
+    expect(firstText(declined)).toMatch(/the user chose to decline/);
+    const { elicitationId: _id, ...question } = SDK_ELICITATION;
+    expect(asked).toEqual([question]);
+  });
+
+  it("does not pass on an upstream's -32042 whose URL no person may be sent to", async () => {
+    const { client } = await throughGateway({ protocolVersion: '2025-11-25', ...URL_CAPS });
+    const result = await client.callTool('sdk__bad_url_elicitation', {});
+    expect(result.isError).toBe(true);
+    expect(firstText(result)).toMatch(/asked for a URL elicitation the gateway does not pass on/);
+  });
+});
