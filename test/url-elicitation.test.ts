@@ -292,6 +292,18 @@ describe('the gateway in front of the SDK 1.x server', () => {
     expect(completed).toEqual(['sdk-connect-1']);
   });
 
+  it("routes the completion of a URL elicitation it relayed during a call to that call's caller", async () => {
+    const asked: unknown[] = [];
+    const { client, completed } = await throughGateway({
+      protocolVersion: '2025-11-25',
+      ...URL_CAPS,
+      elicitation: (params) => (asked.push(params), { action: 'accept' }),
+    });
+    expect(firstText(await client.callTool('sdk__ask_connect', {}))).toBe('accept');
+    expect(asked).toEqual([{ ...SDK_ELICITATION, elicitationId: 'sdk-ask-1' }]);
+    await vi.waitFor(() => expect(completed).toEqual(['sdk-ask-1']));
+  });
+
   it('gives a caller without URL elicitation an isError result, and a stateless-era caller the question', async () => {
     const formOnly = await throughGateway({
       protocolVersion: '2025-11-25',
