@@ -2,8 +2,12 @@
 // tool throws, shaped for each client (as it is; asked through input_required in the stateless era; an
 // isError result for a client that cannot show a URL), `notifications/elicitation/complete` from
 // `ctx.completeElicitation()` to the client's `onElicitationComplete` (known ids once, the others
-// ignored), against the official SDK 1.x client and server, and through the gateway.
+// ignored), against the official SDK 1.x and 2.x clients and the SDK 1.x server, and through the gateway.
 import { fileURLToPath } from 'node:url';
+import {
+  Client as SdkClientV2,
+  StreamableHTTPClientTransport as SdkHttpV2,
+} from '@modelcontextprotocol/client';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -86,18 +90,20 @@ describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
     });
   });
 
-  it('reaches the SDK 1.x client as -32042 with data.elicitations', async () => {
-    const { server } = urlServer();
-    const handle = await serveHttp(server, { port: 0 });
-    cleanup.push(() => handle.close());
-    const sdk = new SdkClient(
-      { name: 'sdk', version: '1.0.0' },
-      { capabilities: { elicitation: { url: {} } } },
-    );
-    await sdk.connect(new SdkHttp(new URL(handle.url)));
-    cleanup.push(() => sdk.close());
-    const error = await sdk.callTool({ name: 'connect', arguments: {} }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: -32042, data: { elicitations: [CONNECT] } });
+  it('reaches the SDK 1.x and 2.x clients as -32042 with data.elicitations', async () => {
+    for (const [Sdk, Http] of [
+      [SdkClient, SdkHttp],
+      [SdkClientV2, SdkHttpV2],
+    ] as const) {
+      const { server } = urlServer();
+      const handle = await serveHttp(server, { port: 0 });
+      cleanup.push(() => handle.close());
+      const sdk = new Sdk({ name: 'sdk', version: '1.0.0' }, { capabilities: { elicitation: { url: {} } } });
+      await sdk.connect(new Http(new URL(handle.url)));
+      cleanup.push(() => sdk.close());
+      const error = await sdk.callTool({ name: 'connect', arguments: {} }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: -32042, data: { elicitations: [CONNECT] } });
+    }
   });
 
   it('is an isError result, without the URL, for a client that cannot show one', async () => {
