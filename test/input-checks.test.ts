@@ -5,10 +5,17 @@
 // answering a toolwire server's `ctx.elicit()`, `ctx.sample()` or `ctx.listRoots()` with what is not the
 // method's result fails the tool's question with INVALID_RESULT; and the gateway relays neither.
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import { createGateway } from '../src/gateway/index.js';
-import type { ElicitResult, JsonObject } from '../src/index.js';
+import type {
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitResult,
+  JsonObject,
+  Tool,
+  ToolUseContent,
+} from '../src/index.js';
 import { Server, text } from '../src/server/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { PROTOCOL_FIXTURE } from './_gateway.js';
@@ -192,6 +199,74 @@ describe('a toolwire client, asked by a server what no handler could take', () =
     const params = { messages: [], maxTokens: 5, tools: [{ name: 'x', inputSchema: { type: 'object' } }] };
     expect((await ask(client, 'sampling/createMessage', params)).error).toBeUndefined();
     expect(asked).toEqual(['sample']);
+  });
+});
+
+describe('sampling with tools (2025-11-25), typed as the schema has it', () => {
+  it('carries tool_use from the model and tool_result back, in block lists', async () => {
+    const server = new Server({ name: 'agent', version: '1.0.0' });
+    const weather: Tool = {
+      name: 'weather',
+      inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+    };
+    server.tool('plan', {}, async (_args, ctx) => {
+      const first = await ctx.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Paris?' } }],
+        maxTokens: 50,
+        tools: [weather],
+        toolChoice: { mode: 'required' },
+      });
+      const use = (Array.isArray(first.content) ? first.content : [first.content])[0];
+      if (use?.type !== 'tool_use') return text(`no tool use: ${JSON.stringify(first)}`);
+      const second = await ctx.sample({
+        messages: [
+          { role: 'user', content: { type: 'text', text: 'Weather in Paris?' } },
+          { role: 'assistant', content: [use] },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', toolUseId: use.id, content: [{ type: 'text', text: 'sunny' }] }],
+          },
+        ],
+        maxTokens: 50,
+        tools: [weather],
+      });
+      return text(`${first.stopReason} → ${JSON.stringify(second.content)}`);
+    });
+    const seen: CreateMessageParams[] = [];
+    const { client } = await linkServer(server, {
+      protocolVersion: '2025-11-25',
+      capabilities: { sampling: { tools: {} } },
+      sampling: (params): CreateMessageResult => {
+        seen.push(params);
+        const last = params.messages.at(-1)?.content;
+        const blocks = Array.isArray(last) ? last : [last];
+        const answered = blocks.some((block) => block?.type === 'tool_result');
+        return answered
+          ? {
+              role: 'assistant',
+              model: 'm',
+              content: { type: 'text', text: 'It is sunny' },
+              stopReason: 'endTurn',
+            }
+          : {
+              role: 'assistant',
+              model: 'm',
+              content: [{ type: 'tool_use', id: 'call-1', name: 'weather', input: { city: 'Paris' } }],
+              stopReason: 'toolUse',
+            };
+      },
+    });
+    cleanup.push(() => client.close());
+    const result = await client.callTool('plan');
+    expect((result.content[0] as { text: string }).text).toBe(
+      'toolUse → {"type":"text","text":"It is sunny"}',
+    );
+    expect(seen[0]?.toolChoice).toEqual({ mode: 'required' });
+    expect(seen[1]?.messages[2]?.content).toEqual([
+      { type: 'tool_result', toolUseId: 'call-1', content: [{ type: 'text', text: 'sunny' }] },
+    ]);
+    expectTypeOf<CreateMessageResult['stopReason']>().toExtend<string | undefined>();
+    expectTypeOf<ToolUseContent['input']>().toEqualTypeOf<JsonObject>();
   });
 });
 

@@ -3,7 +3,8 @@
  * @module
  */
 import type { JsonObject } from '../jsonrpc.js';
-import type { ContentBlock, Role } from './content.js';
+import type { AudioContent, ContentBlock, ImageContent, Role, TextContent } from './content.js';
+import type { Tool } from './tools.js';
 
 export interface ElicitParams {
   /** 2025-11-25: 'form' (default) or 'url'. */
@@ -21,9 +22,39 @@ export interface ElicitResult {
   _meta?: JsonObject;
 }
 
+/** 2025-11-25: a tool call the model made in a sampling result (sampling with `tools`). */
+export interface ToolUseContent {
+  type: 'tool_use';
+  /** Ties the call to its `tool_result`. */
+  id: string;
+  name: string;
+  input: JsonObject;
+  _meta?: JsonObject;
+}
+
+/** 2025-11-25: the result of a `tool_use`, sent back in the next sampling request's messages. */
+export interface ToolResultContent {
+  type: 'tool_result';
+  toolUseId: string;
+  content: ContentBlock[];
+  structuredContent?: JsonObject;
+  isError?: boolean;
+  _meta?: JsonObject;
+}
+
+/** What a sampling message holds: text, image, audio, and (2025-11-25) tool use and its result. */
+export type SamplingContent = TextContent | ImageContent | AudioContent | ToolUseContent | ToolResultContent;
+
 export interface SamplingMessage {
   role: Role;
-  content: ContentBlock | JsonObject;
+  /** One block, or (2025-11-25) several. */
+  content: SamplingContent | SamplingContent[];
+  _meta?: JsonObject;
+}
+
+/** 2025-11-25: whether the model must, may or must not use the `tools` of a sampling request. */
+export interface ToolChoice {
+  mode?: 'auto' | 'required' | 'none';
 }
 
 export interface CreateMessageParams {
@@ -35,16 +66,18 @@ export interface CreateMessageParams {
   temperature?: number;
   stopSequences?: string[];
   metadata?: JsonObject;
-  tools?: JsonObject[];
-  toolChoice?: JsonObject;
+  /** 2025-11-25: tools the model may call (needs the client's `sampling.tools`). */
+  tools?: Tool[];
+  toolChoice?: ToolChoice;
   _meta?: JsonObject;
 }
 
 export interface CreateMessageResult {
   role: Role;
-  content: ContentBlock | JsonObject;
+  content: SamplingContent | SamplingContent[];
   model: string;
-  stopReason?: string;
+  /** `endTurn`, `stopSequence`, `maxTokens`, (2025-11-25) `toolUse`, or another reason. */
+  stopReason?: 'endTurn' | 'stopSequence' | 'maxTokens' | 'toolUse' | (string & {});
   _meta?: JsonObject;
 }
 
