@@ -153,7 +153,8 @@ describe('a toolwire client, asked by a server what no handler could take', () =
   });
 
   it('takes the questions the spec allows, as they come', async () => {
-    const { client, asked } = await askerClient();
+    // The questions are what is tested here (the handler's `{}` does not fill the forms: see below).
+    const { client, asked } = await askerClient({ validateElicitation: false });
     const good: [string, unknown][] = [
       ['elicitation/create', form],
       ['elicitation/create', { message: 'Sure?', requestedSchema: { type: 'object', properties: {} } }],
@@ -199,6 +200,80 @@ describe('a toolwire client, asked by a server what no handler could take', () =
     const params = { messages: [], maxTokens: 5, tools: [{ name: 'x', inputSchema: { type: 'object' } }] };
     expect((await ask(client, 'sampling/createMessage', params)).error).toBeUndefined();
     expect(asked).toEqual(['sample']);
+  });
+});
+
+describe("a toolwire client's own form answers", () => {
+  const ageForm = {
+    type: 'object',
+    properties: { age: { type: 'integer', minimum: 18 } },
+    required: ['age'],
+  };
+  /** A server that asks `schema` without checking the answer itself, and shows what it got. */
+  async function formAnswered(
+    schema: JsonObject,
+    answer: ElicitResult,
+    options: ClientOptions = {},
+  ): Promise<{ outcome: string; asked: number }> {
+    const server = new Server({ name: 'forms', version: '1.0.0' });
+    server.tool('form', {}, async (_args, ctx) => {
+      try {
+        const got = await ctx.elicit({ message: 'How old?', requestedSchema: schema }, { validate: false });
+        return text(`got ${JSON.stringify(got)}`);
+      } catch (error) {
+        return text(`error ${(error as Error).message}`);
+      }
+    });
+    let asked = 0;
+    const { client } = await linkServer(server, {
+      elicitation: () => (asked++, answer),
+      onError: () => undefined,
+      ...options,
+    });
+    cleanup.push(() => client.close());
+    const outcome = await client.callTool('form').then(
+      (result) => (result.content[0] as { text: string }).text,
+      (error: unknown) => `rejected ${(error as { code?: string }).code}: ${(error as Error).message}`,
+    );
+    return { outcome, asked };
+  }
+
+  it('are checked against the form before they are sent, in both eras', async () => {
+    const young = { action: 'accept', content: { age: 10 } } as const;
+    const handshake = await formAnswered(ageForm, young, { protocolVersion: '2025-11-25' });
+    expect(handshake.outcome).toMatch(
+      /^error Internal error: The elicitation handler's answer is invalid: content does not match the requested schema: .*age/,
+    );
+    const stateless = await formAnswered(ageForm, young, { protocolVersion: '2026-07-28' });
+    expect(stateless.outcome).toMatch(
+      /^rejected INVALID_RESULT: The elicitation handler's answer is invalid: content does not match the requested schema/,
+    );
+    const shape = await formAnswered(ageForm, { action: 'maybe' } as never, {
+      protocolVersion: '2025-11-25',
+    });
+    expect(shape.outcome).toMatch(/answer is invalid: action must be "accept", "decline" or "cancel"/);
+    // What the form allows goes through; so does a decline, and anything with the check off.
+    expect((await formAnswered(ageForm, { action: 'accept', content: { age: 30 } })).outcome).toBe(
+      'got {"action":"accept","content":{"age":30}}',
+    );
+    expect((await formAnswered(ageForm, { action: 'decline' })).outcome).toBe('got {"action":"decline"}');
+    expect((await formAnswered(ageForm, young, { validateElicitation: false })).outcome).toBe(
+      'got {"action":"accept","content":{"age":10}}',
+    );
+  });
+
+  it('refuse a form whose schema does not compile with -32602, before the handler runs', async () => {
+    const broken = { type: 'object', properties: { code: { type: 'string', pattern: '([a-z' } } };
+    const accept = { action: 'accept', content: { code: 'x' } } as const;
+    const handshake = await formAnswered(broken, accept, { protocolVersion: '2025-11-25' });
+    expect(handshake.outcome).toMatch(
+      /^error Invalid params for elicitation\/create: requestedSchema does not compile/,
+    );
+    const stateless = await formAnswered(broken, accept, { protocolVersion: '2026-07-28' });
+    expect(stateless.outcome).toMatch(
+      /^rejected -32602: Invalid params for elicitation\/create: requestedSchema does not compile/,
+    );
+    expect(handshake.asked + stateless.asked).toBe(0);
   });
 });
 
@@ -280,6 +355,7 @@ describe("a toolwire server's form", () => {
     const asked: unknown[] = [];
     const { client } = await linkServer(server, {
       elicitation: (params) => (asked.push(params), { action: 'accept', content }),
+      validateElicitation: false, // the server's check is the one tested here
     });
     cleanup.push(() => client.close());
     return { result: await client.callTool('form'), asked };
@@ -413,6 +489,7 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
     const client = await throughGateway({
       protocolVersion: '2025-11-25',
       elicitation: () => ({ action: 'maybe', content: 5 }) as never,
+      validateElicitation: false, // a careless client that sends it all the same
     });
     const result = await client.callTool('up__ask', { method: 'elicitation/create', params: form });
     const got = JSON.parse((result.content[0] as { text: string }).text) as {
@@ -429,6 +506,7 @@ describe('the gateway, between a hostile upstream and a careless caller', () => 
     const client = await throughGateway({
       protocolVersion: '2026-07-28',
       elicitation: () => ({ action: 'accept', content: { name: { first: 'Ada' } } }) as never,
+      validateElicitation: false, // a careless client that sends it all the same
     });
     await expect(
       client.callTool('up__ask', { method: 'elicitation/create', params: form }),

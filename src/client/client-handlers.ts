@@ -12,13 +12,17 @@ import type {
   ListRootsResult,
   Root,
 } from '../protocol/types/client-features.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
-import type { JsonObject } from '../protocol/jsonrpc.js';
+import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   createMessageParamsProblem,
   elicitParamsProblem,
+  elicitResultProblem,
   missingCapabilities,
 } from '../protocol/types/input-checks.js';
+import { formatIssues, type Validator } from '../schema/compile.js';
+import { formValidator } from '../schema/form-validator.js';
+import { ClientError } from './client-error.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 
 export interface HandlerContext {
@@ -63,8 +67,14 @@ export function clientCapabilities(
 /** The request methods a server may make of a client (in either era). */
 export const INPUT_METHODS = ['elicitation/create', 'sampling/createMessage', 'roots/list'] as const;
 
-/** Handlers with the capabilities declared beside them (a client's options are both). */
-export type DeclaredHandlers = ClientHandlers & { capabilities?: ClientCapabilities };
+/**
+ * Handlers with the capabilities declared beside them, and whether the elicitation handler's answers are
+ * checked (a client's options are all three).
+ */
+export type DeclaredHandlers = ClientHandlers & {
+  capabilities?: ClientCapabilities;
+  validateElicitation?: boolean;
+};
 
 /**
  * What the question needs that these handlers' client did not declare (the rule the server side keeps to:
@@ -96,6 +106,46 @@ function checkParams(
 }
 
 /**
+ * The validator of a form's `requestedSchema`, compiled before anyone fills the form in: a schema that does
+ * not compile (a `pattern` that is no regular expression, say) is refused with -32602 like other params no
+ * handler could take. Undefined for a URL elicitation and a form without a schema.
+ */
+function compiledForm(params: JsonObject): Validator<unknown> | undefined {
+  if ((params.mode ?? 'form') !== 'form' || !isJsonObject(params.requestedSchema)) return undefined;
+  try {
+    return formValidator(params.requestedSchema);
+  } catch (error) {
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      `Invalid params for elicitation/create: requestedSchema does not compile: ${errorMessage(error)}`,
+    );
+  }
+}
+
+/**
+ * The handler's answer, unless it is none the spec allows (ClientError INVALID_RESULT, and nothing is
+ * sent): an action other than the three, content of anything but primitives and string lists, content
+ * the form's schema does not allow.
+ */
+function checkedAnswer(answer: ElicitResult, form: Validator<unknown> | undefined): ElicitResult {
+  const problem = elicitResultProblem(answer);
+  if (problem) throw invalidAnswer(problem);
+  if (form && answer.action === 'accept' && answer.content !== undefined) {
+    const outcome = form(answer.content);
+    if (!outcome.ok)
+      throw invalidAnswer(`content does not match the requested schema: ${formatIssues(outcome.issues)}`);
+  }
+  return answer;
+}
+
+function invalidAnswer(problem: string): ClientError {
+  return new ClientError(
+    LocalErrorCode.InvalidResult,
+    `The elicitation handler's answer is invalid: ${problem}`,
+  );
+}
+
+/**
  * Answers one server request with the handlers; `undefined` when there is no handler for it (the caller
  * decides what that means in its era). Params a handler could not take (a message that is not a string, a
  * form that is not flat, an elicitation mode the client did not declare, a `javascript:` URL) are refused
@@ -108,10 +158,14 @@ export async function answerInputRequest(
   ctx: HandlerContext,
 ): Promise<ElicitResult | CreateMessageResult | ListRootsResult | undefined> {
   switch (method) {
-    case 'elicitation/create':
+    case 'elicitation/create': {
       if (!handlers.elicitation) return undefined;
       checkParams(method, params, handlers);
-      return handlers.elicitation(params as unknown as ElicitParams, ctx);
+      if (handlers.validateElicitation === false)
+        return handlers.elicitation(params as unknown as ElicitParams, ctx);
+      const form = compiledForm(params);
+      return checkedAnswer(await handlers.elicitation(params as unknown as ElicitParams, ctx), form);
+    }
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;
       checkParams(method, params, handlers);
@@ -134,5 +188,6 @@ export function withOwnHandlers(client: DeclaredHandlers, own: ClientHandlers | 
     sampling: own.sampling ?? client.sampling,
     roots: own.roots ?? client.roots,
     ...(client.capabilities && { capabilities: client.capabilities }),
+    ...(client.validateElicitation !== undefined && { validateElicitation: client.validateElicitation }),
   };
 }

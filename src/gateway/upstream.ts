@@ -192,6 +192,9 @@ export class Upstream {
       requestTimeout: this.timeoutMs,
       onLog: (params) => this.#hooks.log(this, params),
       onElicitationComplete: (elicitationId) => this.#hooks.elicitationComplete(this, elicitationId),
+      // A caller's form answer is the upstream's to check against its own schema (and a hostile upstream's
+      // schema is not compiled here).
+      validateElicitation: false,
       onError: () => undefined,
       onWarning: (message) => this.#hooks.warn(this, message),
     });

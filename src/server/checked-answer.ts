@@ -10,7 +10,7 @@ import { LocalErrorCode } from '../protocol/errors.js';
 import type { ElicitParams, ElicitResult } from '../protocol/types/client-features.js';
 import { inputResultProblem } from '../protocol/types/input-checks.js';
 import { formatIssues } from '../schema/compile.js';
-import { formValidator } from './form-validator.js';
+import { formValidator } from '../schema/form-validator.js';
 import type { InputMethod } from './input-required/input-requests.js';
 import { ServerError } from './server-error.js';
 

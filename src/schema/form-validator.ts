@@ -1,13 +1,14 @@
 /**
- * The validator of an elicitation form's `requestedSchema`, for the content a client accepts it with (the
- * spec: servers SHOULD validate received data against the requested schema). Compiled once per schema: by
+ * The validator of an elicitation form's `requestedSchema`, for the content a form is accepted with (the
+ * spec: clients SHOULD validate their responses, and servers the data they receive, against the requested
+ * schema; the client and the server both use it). Compiled once per schema: by
  * the schema object (a constant, as most forms are), else by its canonical text (a form written inline in
  * the handler is the same text each call); the last 64 texts are kept.
  * @module
  */
 import { canonicalJson } from '../protocol/canonical-json.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
-import { compileJsonSchema, type Validator } from '../schema/compile.js';
+import { compileJsonSchema, type Validator } from './compile.js';
 
 /** How many compiled forms are kept by their text. */
 const KEPT_BY_TEXT = 64;
