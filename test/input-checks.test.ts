@@ -38,6 +38,18 @@ const form = {
 /** Questions no handler could take, and the words of the -32602 that refuses each. */
 const BAD_QUESTIONS: [string, string, unknown, RegExp][] = [
   [
+    'a form of 101 fields',
+    'elicitation/create',
+    {
+      message: 'm',
+      requestedSchema: {
+        type: 'object',
+        properties: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`f${i}`, { type: 'string' }])),
+      },
+    },
+    /requestedSchema has 101 properties, more than the 100 a form may have/,
+  ],
+  [
     'a message that is not a string',
     'elicitation/create',
     { ...form, message: 5 },
@@ -262,7 +274,7 @@ describe("a toolwire client's own form answers", () => {
     );
   });
 
-  it('refuse a form whose schema does not compile with -32602, before the handler runs', async () => {
+  it('answer a form whose schema does not compile with -32602: what was filled in is not sent', async () => {
     const broken = { type: 'object', properties: { code: { type: 'string', pattern: '([a-z' } } };
     const accept = { action: 'accept', content: { code: 'x' } } as const;
     const handshake = await formAnswered(broken, accept, { protocolVersion: '2025-11-25' });
@@ -273,7 +285,9 @@ describe("a toolwire client's own form answers", () => {
     expect(stateless.outcome).toMatch(
       /^rejected -32602: Invalid params for elicitation\/create: requestedSchema does not compile/,
     );
-    expect(handshake.asked + stateless.asked).toBe(0);
+    // Compiled only when there is content to check: a declined form costs nothing.
+    expect(handshake.asked + stateless.asked).toBe(2);
+    expect((await formAnswered(broken, { action: 'decline' })).outcome).toBe('got {"action":"decline"}');
   });
 });
 

@@ -106,9 +106,9 @@ function checkParams(
 }
 
 /**
- * The validator of a form's `requestedSchema`, compiled before anyone fills the form in: a schema that does
- * not compile (a `pattern` that is no regular expression, say) is refused with -32602 like other params no
- * handler could take. Undefined for a URL elicitation and a form without a schema.
+ * The validator of a form's `requestedSchema`; compiled when content is to be checked against it (so a
+ * server's forms cost the client only when the user fills one in), once per schema. A schema that does not
+ * compile (a `pattern` that is no regular expression, say) is the server's -32602.
  */
 function compiledForm(params: JsonObject): Validator<unknown> | undefined {
   if ((params.mode ?? 'form') !== 'form' || !isJsonObject(params.requestedSchema)) return undefined;
@@ -127,10 +127,11 @@ function compiledForm(params: JsonObject): Validator<unknown> | undefined {
  * sent): an action other than the three, content of anything but primitives and string lists, content
  * the form's schema does not allow.
  */
-function checkedAnswer(answer: ElicitResult, form: Validator<unknown> | undefined): ElicitResult {
+function checkedAnswer(params: JsonObject, answer: ElicitResult): ElicitResult {
   const problem = elicitResultProblem(answer);
   if (problem) throw invalidAnswer(problem);
-  if (form && answer.action === 'accept' && answer.content !== undefined) {
+  const form = answer.action === 'accept' && answer.content !== undefined ? compiledForm(params) : undefined;
+  if (form && answer.content !== undefined) {
     const outcome = form(answer.content);
     if (!outcome.ok)
       throw invalidAnswer(`content does not match the requested schema: ${formatIssues(outcome.issues)}`);
@@ -161,10 +162,8 @@ export async function answerInputRequest(
     case 'elicitation/create': {
       if (!handlers.elicitation) return undefined;
       checkParams(method, params, handlers);
-      if (handlers.validateElicitation === false)
-        return handlers.elicitation(params as unknown as ElicitParams, ctx);
-      const form = compiledForm(params);
-      return checkedAnswer(await handlers.elicitation(params as unknown as ElicitParams, ctx), form);
+      const answer = await handlers.elicitation(params as unknown as ElicitParams, ctx);
+      return handlers.validateElicitation === false ? answer : checkedAnswer(params, answer);
     }
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;

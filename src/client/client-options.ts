@@ -42,9 +42,9 @@ export interface ClientOptions extends ClientHandlers {
    * Check the `elicitation` handler's answers before they are sent (default true; the spec asks clients to
    * validate them against the form): an answer that is no `ElicitResult` (an action other than the three,
    * content of anything but primitives and string lists) or content the form's `requestedSchema` does not
-   * allow fails the question with ClientError INVALID_RESULT, and a schema that does not compile is refused
-   * with -32602 before the handler runs. A relay passing the question on (the gateway) leaves it to the
-   * server that asked.
+   * allow fails the question with ClientError INVALID_RESULT, and content for a schema that does not
+   * compile with -32602 (the form is compiled when there is content to check). A relay passing the question
+   * on (the gateway) leaves it to the server that asked.
    */
   validateElicitation?: boolean;
   /** Server log messages (`notifications/message`). */

@@ -50,6 +50,12 @@ const FORM_TYPES: ReadonlySet<unknown> = new Set(['string', 'number', 'integer',
 const ROLES: ReadonlySet<unknown> = new Set(['user', 'assistant']);
 const ACTIONS: ReadonlySet<unknown> = new Set(['accept', 'decline', 'cancel']);
 
+/**
+ * The most fields a form may have (toolwire's bound, not the spec's): a client compiles the form to check
+ * its answer, ≈1 ms per `pattern` field, and no person fills in more.
+ */
+export const MAX_FORM_FIELDS = 100;
+
 const isStringArray = (value: unknown): boolean =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
@@ -64,6 +70,9 @@ function requestedSchemaProblem(schema: unknown): string | undefined {
   const { properties, required } = schema;
   if (properties !== undefined && !isJsonObject(properties))
     return 'requestedSchema.properties must be an object';
+  const fields = Object.keys(properties ?? {}).length;
+  if (fields > MAX_FORM_FIELDS)
+    return `requestedSchema has ${fields} properties, more than the ${MAX_FORM_FIELDS} a form may have`;
   for (const [name, property] of Object.entries(properties ?? {})) {
     if (!isJsonObject(property) || !FORM_TYPES.has(property.type))
       return `requestedSchema.properties.${name} must be a string, number, integer, boolean or array (multi-select) schema`;
