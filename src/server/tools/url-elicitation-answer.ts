@@ -26,7 +26,7 @@ export function urlElicitationAnswer(
     return Promise.resolve(
       toolError(
         `${error.message}: tool ${tool} needs the user to complete ${what} first, and this client cannot ` +
-          'show one (it did not declare URL-mode elicitation)',
+          'be sent one (URL-mode elicitation needs protocol 2025-11-25 and the elicitation.url capability)',
       ),
     );
   }
@@ -48,7 +48,7 @@ function answered(tool: string, error: UrlElicitationRequiredError, answers: Eli
   const refused = answers.find((a) => a.action !== 'accept');
   if (refused) {
     return toolError(
-      `Tool ${tool} needs the user to complete a web page first, and the user chose to ${refused.action === 'decline' ? 'decline' : 'cancel'}`,
+      `Tool ${tool} needs the user to complete a web page first, and the user chose to ${refused.action}`,
     );
   }
   return toolError(
