@@ -145,6 +145,33 @@ describe('client tasks, the 2025-11-25 specifics', () => {
   });
 });
 
+describe('a task that says it completed and never gives its result (2025-11-25)', () => {
+  it('fails the call at the request timeout instead of waiting for ever', async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [fileURLToPath(new URL('./fixtures/lying-tasks-server.mjs', import.meta.url))],
+      stderr: 'pipe',
+    });
+    let told = '';
+    const client = new Client({ name: 'tasks-client', version: '1' }, { protocolVersion: '2025-11-25' });
+    await client.connect(transport);
+    transport.stderr?.on('data', (chunk: Buffer) => (told += String(chunk)));
+    try {
+      const started = performance.now();
+      const error = await client.callTool('t', {}, { timeout: 400 }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'REQUEST_TIMEOUT',
+        message: expect.stringMatching(/tasks\/result/),
+      });
+      // Not held for ever; one tasks/get (it said completed), then tasks/result timed out.
+      expect(performance.now() - started).toBeLessThan(10_000);
+      expect(told.match(/tasks\/get/g)).toHaveLength(1);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('client tasks, the 2026-07-28 specifics', () => {
   it('hears a task’s end on the listen stream (notifications/tasks), without waiting for the next poll', async () => {
     // A poll a minute: only notifications/tasks can end this call within the test's time. The tool ends

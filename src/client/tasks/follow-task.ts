@@ -185,11 +185,14 @@ async function followCore(
     for (;;) {
       if (status.status === 'cancelled') throw cancelledError(taskId);
       if (payload === undefined && (status.status === 'input_required' || isTerminalStatus(status.status))) {
-        // Blocks until the task ends; the server's questions arrive meanwhile, on its stream.
+        // Blocks until the task ends, the server's questions arriving meanwhile on its stream: no timeout
+        // while it may ask. For a task that has ended, the answer is due at once: the request's timeout (a
+        // server that says "completed" and never answers does not hold the call for ever).
+        const ended = isTerminalStatus(status.status);
         payload = host.request(
           'tasks/result',
           { taskId },
-          { timeout: Infinity, ...(signal ? { signal } : {}) },
+          { ...(ended ? each(options) : { timeout: Infinity }), ...(signal ? { signal } : {}) },
         );
         payload.then(
           () => ((settled = true), wakeUp.wake?.()),
