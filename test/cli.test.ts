@@ -115,6 +115,21 @@ describe('toolwire tools', () => {
 });
 
 describe('toolwire call', () => {
+  it('says which page a -32042 asks the user to open, and to run the call again after', async () => {
+    const server = ['--', process.execPath, 'test/fixtures/sdk-url-elicitation-server.mjs'];
+    const human = await run(['call', '--tool', 'needs_connect', ...server]);
+    expect(human.code).toBe(ExitCode.Protocol);
+    // (The SDK's message says "MCP error -32042: …" on the wire.)
+    expect(human.stderr).toMatch(
+      /^toolwire: the server needs you to open this page first, then to run the call again: .*Connect your account first\n {2}https:\/\/accounts\.example\.com\/connect\?elicitation=sdk-connect-1 {2}\(Connect your Example account\)\n$/,
+    );
+    const json = await run(['call', '--json', '--tool', 'needs_connect', ...server]);
+    expect(failureObject(json)).toMatchObject({
+      code: 'URL_ELICITATION_REQUIRED',
+      details: { jsonrpcCode: -32042, data: { elicitations: [{ elicitationId: 'sdk-connect-1' }] } },
+    });
+  });
+
   it('prints a text result and exits 0', async () => {
     const result = await run(['call', '--tool', 'echo', '--args', '{"text":"hi"}', ...SERVE_FIXTURE]);
     expect(result).toMatchObject({ code: 0, stdout: 'hi\n' });

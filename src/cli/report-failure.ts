@@ -17,6 +17,7 @@ import {
   LocalErrorCode,
   ProtocolError,
   ToolwireError,
+  UrlElicitationRequiredError,
   errorMessage,
   isJsonObject,
   type JsonObject,
@@ -34,11 +35,13 @@ const JSONRPC_CODE_NAMES: ReadonlyMap<number, string> = new Map([
   [ErrorCode.UnsupportedProtocolVersion, 'UNSUPPORTED_PROTOCOL_VERSION'],
   [ErrorCode.RateLimited, 'RATE_LIMITED'],
   [ErrorCode.Forbidden, 'FORBIDDEN'],
+  [ErrorCode.UrlElicitationRequired, 'URL_ELICITATION_REQUIRED'],
 ]);
 
 /** The message printed for a failure (without the `toolwire: ` prefix). */
 export function describeError(error: unknown): string {
   if (error instanceof CliError) return error.message;
+  if (error instanceof UrlElicitationRequiredError) return pagesToOpen(error);
   if (error instanceof ProtocolError) return `the server answered with error ${error.code}: ${error.message}`;
   if (error instanceof ToolwireError) {
     if (error.code === LocalErrorCode.RequestTimeout) return `timed out: ${error.message}`;
@@ -50,6 +53,13 @@ export function describeError(error: unknown): string {
     return error.message;
   }
   return errorMessage(error);
+}
+
+/** -32042: the pages the server needs the user to go through (each URL on its own line), then a retry. */
+function pagesToOpen(error: UrlElicitationRequiredError): string {
+  const pages = error.elicitations.map(({ url, message }) => `\n  ${url}  (${message})`).join('');
+  const which = error.elicitations.length === 1 ? 'this page' : 'these pages';
+  return `the server needs you to open ${which} first, then to run the call again: ${error.message}${pages}`;
 }
 
 /** What to do about a 401/403: which scopes the server asks for, where its OAuth metadata is. */
