@@ -3,7 +3,7 @@
 // tasks/cancel, status notifications) and the 2026-07-28 extension (the server decides, tasks/get with
 // the result inline, tasks/update), over stdio and Streamable HTTP.
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, ClientError, type ClientOptions, type TaskInfo } from '../src/client/index.js';
 import { ProtocolError } from '../src/protocol/errors.js';
 import { Server as SourceServer, text, type Server } from '../src/server/index.js';
@@ -146,7 +146,7 @@ describe('client tasks, the 2025-11-25 specifics', () => {
 });
 
 describe('a task that says it completed and never gives its result (2025-11-25)', () => {
-  it('fails the call at the request timeout instead of waiting for ever', async () => {
+  it('fails the call at the request timeout instead of waiting for ever, and cancels the task', async () => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [fileURLToPath(new URL('./fixtures/lying-tasks-server.mjs', import.meta.url))],
@@ -166,6 +166,8 @@ describe('a task that says it completed and never gives its result (2025-11-25)'
       // Not held for ever; one tasks/get (it said completed), then tasks/result timed out.
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(told.match(/tasks\/get/g)).toHaveLength(1);
+      // Nobody takes its result now: the task is cancelled (it had said it ended; the server may refuse).
+      await vi.waitFor(() => expect(told).toContain('tasks/cancel'));
     } finally {
       await client.close();
     }

@@ -16,7 +16,7 @@
  */
 import { followSignal } from '../../protocol/engine/cancellation.js';
 import { requestSignal } from '../../protocol/engine/merged-signal.js';
-import { LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { LocalErrorCode, ProtocolError, ToolwireError } from '../../protocol/errors.js';
 import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import {
@@ -151,7 +151,14 @@ export async function followTask(
       ? await followCore(host, first, report, options)
       : await followExtension(host, first, report, options, wire);
   } catch (error) {
-    if (!signal?.aborted) throw error;
+    if (!signal?.aborted) {
+      // The follow failed on its own (a timeout, an answer that is no task): nobody will take the task's
+      // result now, so it is cancelled, best effort, whatever its status said (a server that cannot answer
+      // for its task may still be running it). A task the server cancelled is left as it is.
+      if (error instanceof ToolwireError && error.code !== LocalErrorCode.RequestCancelled)
+        await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
+      throw error;
+    }
     await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
     throw new ClientError(LocalErrorCode.RequestCancelled, `The call of task ${taskId} was aborted`, {
       cause: signal.reason,
