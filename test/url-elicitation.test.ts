@@ -2,7 +2,7 @@
 // tool throws, shaped for each client (as it is; asked through input_required in the stateless era; an
 // isError result for a client that cannot show a URL), `notifications/elicitation/complete` from
 // `ctx.completeElicitation()` to the client's `onElicitationComplete` (known ids once, the others
-// ignored), against the official SDK 1.x and 2.x clients and the SDK 1.x server, and through the gateway.
+// ignored), against the official SDK 1.x and 2.x clients and servers, and through the gateway.
 import { fileURLToPath } from 'node:url';
 import {
   Client as SdkClientV2,
@@ -221,6 +221,7 @@ describe('ctx.completeElicitation()', () => {
 });
 
 async function sdkServerClient(
+  flags: readonly string[],
   options: ClientOptions = {},
 ): Promise<{ client: Client; completed: string[] }> {
   const completed: string[] = [];
@@ -234,38 +235,47 @@ async function sdkServerClient(
     },
   );
   await client.connect(
-    new StdioClientTransport({ command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' }),
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [SDK_SERVER, ...flags],
+      stderr: 'ignore',
+    }),
   );
   cleanup.push(() => client.close());
   return { client, completed };
 }
 
-describe('a toolwire client and the SDK 1.x server', () => {
-  it("gets the server's -32042 as UrlElicitationRequiredError, then its completion once", async () => {
-    const { client, completed } = await sdkServerClient();
-    const error = await client.callTool('needs_connect', {}).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UrlElicitationRequiredError);
-    expect((error as UrlElicitationRequiredError).elicitations).toEqual([SDK_ELICITATION]);
-    // The server announces `never-asked`, then the id twice, before it answers.
-    await client.callTool('finish_connect', {});
-    expect(completed).toEqual(['sdk-connect-1']);
-    expect(firstText(await client.callTool('needs_connect', {}))).toBe('connected');
-  });
+for (const [sdk, flags] of [
+  ['1.x', []],
+  ['2.x', ['--v2']],
+] as const) {
+  describe(`a toolwire client and the SDK ${sdk} server`, () => {
+    it("gets the server's -32042 as UrlElicitationRequiredError, then its completion once", async () => {
+      const { client, completed } = await sdkServerClient(flags);
+      const error = await client.callTool('needs_connect', {}).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+      expect((error as UrlElicitationRequiredError).elicitations).toEqual([SDK_ELICITATION]);
+      // The server announces `never-asked`, then the id twice, before it answers.
+      await client.callTool('finish_connect', {});
+      expect(completed).toEqual(['sdk-connect-1']);
+      expect(firstText(await client.callTool('needs_connect', {}))).toBe('connected');
+    });
 
-  it('ignores a completion for an id it was never given', async () => {
-    const { client, completed } = await sdkServerClient();
-    await client.callTool('finish_connect', {});
-    expect(completed).toEqual([]);
-  });
+    it('ignores a completion for an id it was never given', async () => {
+      const { client, completed } = await sdkServerClient(flags);
+      await client.callTool('finish_connect', {});
+      expect(completed).toEqual([]);
+    });
 
-  it('takes a -32042 whose URL no person may be sent to as a plain ProtocolError', async () => {
-    const { client } = await sdkServerClient();
-    const error = await client.callTool('bad_url_elicitation', {}).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ProtocolError);
-    expect(error).not.toBeInstanceOf(UrlElicitationRequiredError);
-    expect(error).toMatchObject({ code: -32042 });
+    it('takes a -32042 whose URL no person may be sent to as a plain ProtocolError', async () => {
+      const { client } = await sdkServerClient(flags);
+      const error = await client.callTool('bad_url_elicitation', {}).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ProtocolError);
+      expect(error).not.toBeInstanceOf(UrlElicitationRequiredError);
+      expect(error).toMatchObject({ code: -32042 });
+    });
   });
-});
+}
 
 describe('the gateway in front of the SDK 1.x server', () => {
   async function throughGateway(options: ClientOptions) {
