@@ -5,6 +5,7 @@
  * spec has a client ignore unknown and already completed ids. The most recent `MAX_EXPECTED` are kept.
  * @module
  */
+import { keepNewest } from '../protocol/keep-newest.js';
 import { UrlElicitationRequiredError } from '../protocol/types/url-elicitation.js';
 
 /** How many elicitation ids a client remembers (the oldest is forgotten first). */
@@ -18,7 +19,7 @@ export class UrlElicitations {
     const expected = this.#expected;
     expected.delete(elicitationId);
     expected.add(elicitationId);
-    if (expected.size > MAX_EXPECTED) for (const oldest of expected) return void expected.delete(oldest);
+    keepNewest(expected, MAX_EXPECTED);
   }
 
   /** Remembers the ids a request's error listed, when it is a `UrlElicitationRequiredError`. */

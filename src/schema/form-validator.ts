@@ -8,6 +8,7 @@
  */
 import { canonicalJson } from '../protocol/canonical-json.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import { keepNewest } from '../protocol/keep-newest.js';
 import { compileJsonSchema, type Validator } from './compile.js';
 
 /** How many compiled forms are kept by their text. */
@@ -22,13 +23,11 @@ export function formValidator(schema: JsonObject): Validator<unknown> {
   if (kept) return kept;
   const text = canonicalJson(schema);
   let validate = byText.get(text);
-  if (validate) {
+  if (validate)
     byText.delete(text); // kept as the most recent
-  } else {
-    validate = compileJsonSchema(schema);
-    if (byText.size >= KEPT_BY_TEXT) byText.delete(byText.keys().next().value as string);
-  }
+  else validate = compileJsonSchema(schema);
   byText.set(text, validate);
+  keepNewest(byText, KEPT_BY_TEXT);
   byObject.set(schema, validate);
   return validate;
 }

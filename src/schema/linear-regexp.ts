@@ -11,6 +11,7 @@
  */
 import type { Options } from 'ajv';
 import type * as Re2 from 're2js';
+import { keepNewest } from '../protocol/keep-newest.js';
 import { PatternSyntaxError, translatePattern } from './ecma-pattern.js';
 
 type Re2Module = typeof Re2;
@@ -98,7 +99,7 @@ export function linearRegExp(source: string): LinearRegExp {
     throw error;
   }
   cache.set(source, regExp);
-  if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
+  keepNewest(cache, CACHE_SIZE);
   return regExp;
 }
 

@@ -3,6 +3,7 @@
  * text, for the sessions a handshake opens and those taken up from a shared record alike.
  * @module
  */
+import { keepNewest } from '../protocol/keep-newest.js';
 import type { ClientCapabilities, Implementation } from '../protocol/types/lifecycle.js';
 
 /**
@@ -18,8 +19,8 @@ class Interned<T extends object> {
     const kept = this.#byText.get(text);
     if (kept !== undefined) return kept;
     if (text.length > INTERNED_TEXT) return value;
-    if (this.#byText.size >= INTERNED_MAX) this.#byText.delete(this.#byText.keys().next().value!);
     this.#byText.set(text, deepFreeze(value));
+    keepNewest(this.#byText, INTERNED_MAX);
     return value;
   }
 }

@@ -7,6 +7,7 @@
  * @module
  */
 import { SignJWT, base64url, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose';
+import { keepNewest } from '../../../protocol/keep-newest.js';
 
 /** The one proof algorithm used (the one every DPoP server supports in practice). */
 export const DPOP_ALGORITHM = 'ES256';
@@ -62,8 +63,8 @@ export class DpopProver {
     const nonce = response.headers.get('dpop-nonce');
     if (nonce === null || nonce.length === 0 || nonce.length > 1024) return;
     this.#nonces.delete(url.origin);
-    if (this.#nonces.size >= MAX_NONCES) this.#nonces.delete(this.#nonces.keys().next().value as string);
     this.#nonces.set(url.origin, nonce);
+    keepNewest(this.#nonces, MAX_NONCES);
   }
 }
 

@@ -25,6 +25,7 @@ import { boundedFetch, checkedUrl, isLoopback } from './oauth-http.js';
 import { MemoryOAuthStore, type OAuthStore } from './oauth-store.js';
 import { resourceChallenge, wantsDpopNonce } from './resource-challenge.js';
 import type * as Flows from './oauth-flows.js';
+import { keepNewest } from '../../../protocol/keep-newest.js';
 import type { ResourceAuthorization } from './resource-authorization.js';
 
 /**
@@ -185,9 +186,8 @@ export class OAuthClient {
     const metadata = loadFlows().then(({ discoverAuthorizationServer }) =>
       discoverAuthorizationServer(issuer, this.#fetcher, this.#allowInsecureHttp),
     );
-    if (this.#servers.size >= MAX_CACHED_SERVERS)
-      this.#servers.delete(this.#servers.keys().next().value as string);
     this.#servers.set(issuer, { at: Date.now(), metadata });
+    keepNewest(this.#servers, MAX_CACHED_SERVERS);
     metadata.then(
       (found) => found === undefined && this.#servers.delete(issuer),
       () => this.#servers.delete(issuer),
