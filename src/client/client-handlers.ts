@@ -130,9 +130,10 @@ function compiledForm(params: JsonObject): Validator<unknown> | undefined {
 function checkedAnswer(params: JsonObject, answer: ElicitResult): ElicitResult {
   const problem = elicitResultProblem(answer);
   if (problem) throw invalidAnswer(problem);
-  const form = answer.action === 'accept' && answer.content !== undefined ? compiledForm(params) : undefined;
-  if (form && answer.content !== undefined) {
-    const outcome = form(answer.content);
+  const content = answer.action === 'accept' ? answer.content : undefined;
+  const form = content === undefined ? undefined : compiledForm(params);
+  if (form) {
+    const outcome = form(content);
     if (!outcome.ok)
       throw invalidAnswer(`content does not match the requested schema: ${formatIssues(outcome.issues)}`);
   }
