@@ -47,7 +47,10 @@ function urlServer() {
   const state = { connected: false, contexts: new Map<string, ToolContext>() };
   const server = new Server({ name: 'urls', version: '1.0.0' });
   server.tool('connect', {}, () => {
-    if (!state.connected) throw new UrlElicitationRequiredError([CONNECT], 'Connect your account first');
+    if (!state.connected)
+      throw new UrlElicitationRequiredError([CONNECT], 'Connect your account first', {
+        provider: 'example',
+      });
     return text('connected');
   });
   server.tool(
@@ -87,6 +90,7 @@ describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
       code: -32042,
       message: 'Connect your account first',
       elicitations: [CONNECT],
+      data: { provider: 'example', elicitations: [CONNECT] },
     });
   });
 
@@ -102,6 +106,7 @@ describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
       await sdk.connect(new Http(new URL(handle.url)));
       cleanup.push(() => sdk.close());
       const error = await sdk.callTool({ name: 'connect', arguments: {} }).catch((e: unknown) => e);
+      // (The SDK clients rebuild the error with its elicitations alone.)
       expect(error).toMatchObject({ code: -32042, data: { elicitations: [CONNECT] } });
     }
   });

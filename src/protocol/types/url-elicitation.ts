@@ -50,8 +50,11 @@ export function urlElicitationsProblem(value: unknown): string | undefined {
 export class UrlElicitationRequiredError extends ProtocolError {
   readonly elicitations: readonly UrlElicitation[];
 
-  /** Throws a TypeError for a list the spec does not allow (empty, not URL mode, no `elicitationId`, …). */
-  constructor(elicitations: readonly UrlElicitation[], message?: string) {
+  /**
+   * Throws a TypeError for a list the spec does not allow (empty, not URL mode, no `elicitationId`, …).
+   * `data`: more members of the error's `data` beside `elicitations` (the schema allows any).
+   */
+  constructor(elicitations: readonly UrlElicitation[], message?: string, data?: JsonObject) {
     const problem = urlElicitationsProblem(elicitations);
     if (problem) throw new TypeError(`UrlElicitationRequiredError: ${problem}`);
     const list = elicitations.map((e) => ({ ...e }));
@@ -59,7 +62,7 @@ export class UrlElicitationRequiredError extends ProtocolError {
       ErrorCode.UrlElicitationRequired,
       message ??
         `This request needs ${list.length === 1 ? 'a URL elicitation' : `${list.length} URL elicitations`} completed first`,
-      { elicitations: list },
+      { ...data, elicitations: list },
     );
     this.elicitations = list;
   }
@@ -70,7 +73,11 @@ export function receivedError(error: ErrorObject): ProtocolError {
   if (error.code === ErrorCode.UrlElicitationRequired && isJsonObject(error.data)) {
     const elicitations = error.data.elicitations;
     if (urlElicitationsProblem(elicitations) === undefined)
-      return new UrlElicitationRequiredError(elicitations as unknown as UrlElicitation[], error.message);
+      return new UrlElicitationRequiredError(
+        elicitations as unknown as UrlElicitation[],
+        error.message,
+        error.data,
+      );
   }
   return ProtocolError.fromObject(error);
 }
