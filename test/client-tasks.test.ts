@@ -167,7 +167,7 @@ describe('a task that says it completed and never gives its result (2025-11-25)'
       expect(performance.now() - started).toBeLessThan(10_000);
       expect(told.match(/tasks\/get/g)).toHaveLength(1);
       // Nobody takes its result now: the task is cancelled (it had said it ended; the server may refuse).
-      await vi.waitFor(() => expect(told).toContain('tasks/cancel'));
+      await vi.waitFor(() => expect(told).toContain('tasks/cancel'), { timeout: 5000 });
     } finally {
       await client.close();
     }

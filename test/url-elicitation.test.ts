@@ -204,7 +204,7 @@ describe('ctx.completeElicitation()', () => {
     // A later elicitation completes too: every notification before it has been handled by then.
     await client.callTool('ask_url', { id: 'tw-3' });
     await state.contexts.get('tw-3')!.completeElicitation('tw-3');
-    await vi.waitFor(() => expect(completed).toContain('tw-3'));
+    await vi.waitFor(() => expect(completed).toContain('tw-3'), { timeout: 5000 });
     expect(completed).toEqual(['tw-2', 'tw-3']);
   });
 
@@ -308,7 +308,7 @@ describe('the gateway in front of the SDK 1.x server', () => {
     expect(error).toBeInstanceOf(UrlElicitationRequiredError);
     expect((error as UrlElicitationRequiredError).elicitations).toEqual([SDK_ELICITATION]);
     await client.callTool('sdk__finish_connect', {});
-    await vi.waitFor(() => expect(completed).toEqual(['sdk-connect-1']));
+    await vi.waitFor(() => expect(completed).toEqual(['sdk-connect-1']), { timeout: 5000 });
     expect(firstText(await client.callTool('sdk__needs_connect', {}))).toBe('connected');
     expect(completed).toEqual(['sdk-connect-1']);
   });
@@ -322,7 +322,7 @@ describe('the gateway in front of the SDK 1.x server', () => {
     });
     expect(firstText(await client.callTool('sdk__ask_connect', {}))).toBe('accept');
     expect(asked).toEqual([{ ...SDK_ELICITATION, elicitationId: 'sdk-ask-1' }]);
-    await vi.waitFor(() => expect(completed).toEqual(['sdk-ask-1']));
+    await vi.waitFor(() => expect(completed).toEqual(['sdk-ask-1']), { timeout: 5000 });
   });
 
   it('gives a caller without URL elicitation an isError result, and a stateless-era caller the question', async () => {
