@@ -5,7 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { StdioUpstreamConfig } from '../src/gateway/index.js';
+import type { Client, ClientOptions } from '../src/client/index.js';
+import { createGateway, type StdioUpstreamConfig } from '../src/gateway/index.js';
+import { linkServer } from './_setup.js';
 import { SseReader } from './_sse.js';
 
 export const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
@@ -174,4 +176,28 @@ export function stop(child: ChildProcess): Promise<void> {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * The gateway as a library (policy: allow) in front of one stdio upstream `name` (`node ...args`), and a
+ * toolwire client linked to it in memory with `options`; their closes go to `cleanup`.
+ */
+export async function linkedGateway(
+  name: string,
+  args: string[],
+  options: ClientOptions,
+  cleanup: (() => Promise<unknown>)[],
+): Promise<Client> {
+  const gateway = createGateway(
+    {
+      upstreams: { [name]: { command: process.execPath, args, stderr: 'ignore' } },
+      policy: { default: 'allow' },
+    },
+    { onLog: () => undefined },
+  );
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  const linked = await linkServer(gateway.server, options);
+  cleanup.push(() => linked.close());
+  return linked.client;
 }

@@ -7,7 +7,6 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
-import { createGateway } from '../src/gateway/index.js';
 import type {
   CreateMessageParams,
   CreateMessageResult,
@@ -18,7 +17,7 @@ import type {
 } from '../src/index.js';
 import { Server, text } from '../src/server/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { PROTOCOL_FIXTURE } from './_gateway.js';
+import { PROTOCOL_FIXTURE, linkedGateway } from './_gateway.js';
 import { linkServer } from './_setup.js';
 import { RawWire } from './_wire.js';
 
@@ -463,20 +462,7 @@ describe("a toolwire server, answered by its client what is not the method's res
 });
 
 describe('the gateway, between a hostile upstream and a careless caller', () => {
-  async function throughGateway(options: ClientOptions): Promise<Client> {
-    const gateway = createGateway(
-      {
-        upstreams: { up: { command: process.execPath, args: [ASKER], stderr: 'ignore' } },
-        policy: { default: 'allow' },
-      },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const linked = await linkServer(gateway.server, options);
-    cleanup.push(() => linked.close());
-    return linked.client;
-  }
+  const throughGateway = (options: ClientOptions) => linkedGateway('up', [ASKER], options, cleanup);
 
   it("refuses the upstream's bad questions itself: the caller's handlers never see them", async () => {
     const asked: unknown[] = [];

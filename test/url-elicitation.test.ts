@@ -12,12 +12,12 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
-import { createGateway } from '../src/gateway/index.js';
 import { ProtocolError, UrlElicitationRequiredError, type UrlElicitation } from '../src/index.js';
 import { Server, text, type ToolContext } from '../src/server/index.js';
 import { serveHttp } from '../src/transports/http/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { linkedGateway } from './_gateway.js';
 import { linkServer } from './_setup.js';
 
 const SDK_SERVER = fileURLToPath(new URL('./fixtures/sdk-url-elicitation-server.mjs', import.meta.url));
@@ -284,22 +284,10 @@ for (const [sdk, flags] of [
 
 describe('the gateway in front of the SDK 1.x server', () => {
   async function throughGateway(options: ClientOptions) {
-    const gateway = createGateway(
-      {
-        upstreams: { sdk: { command: process.execPath, args: [SDK_SERVER], stderr: 'ignore' } },
-        policy: { default: 'allow' },
-      },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
     const completed: string[] = [];
-    const linked = await linkServer(gateway.server, {
-      onElicitationComplete: (id) => completed.push(id),
-      ...options,
-    });
-    cleanup.push(() => linked.close());
-    return { client: linked.client, completed };
+    const onElicitationComplete = (id: string) => void completed.push(id);
+    const client = await linkedGateway('sdk', [SDK_SERVER], { onElicitationComplete, ...options }, cleanup);
+    return { client, completed };
   }
 
   it("passes -32042 to a caller that takes it, and the upstream's completion to that caller, once", async () => {
