@@ -8,6 +8,7 @@
 import { CLI, helpHint } from './command-name.js';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
+import { printOut } from './terminal-text.js';
 
 const APPROVALS_OPTIONS = {
   gateway: { type: 'string' },
@@ -148,7 +149,7 @@ function describe(approval: PendingView, now: number): string {
 
 export async function approvalsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
-    process.stdout.write(APPROVALS_HELP);
+    printOut(APPROVALS_HELP);
     return ExitCode.Success;
   }
   const { values, positionals, rest } = parseCommandLine(argv, APPROVALS_OPTIONS, HINT);
@@ -176,9 +177,9 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
 
   if (action === 'list') {
     const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };
-    if (values.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
-    else if (answer.approvals.length === 0) process.stdout.write('no pending approvals\n');
-    else process.stdout.write(`${answer.approvals.map((a) => describe(a, Date.now())).join('\n')}\n`);
+    if (values.json) printOut(`${JSON.stringify(answer, null, 2)}\n`);
+    else if (answer.approvals.length === 0) printOut('no pending approvals\n');
+    else printOut(`${answer.approvals.map((a) => describe(a, Date.now())).join('\n')}\n`);
     return ExitCode.Success;
   }
   const body: Record<string, unknown> = {};
@@ -195,10 +196,10 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     approval: PendingView;
     outcome: { decision: string; always?: boolean };
   };
-  if (values.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+  if (values.json) printOut(`${JSON.stringify(answer, null, 2)}\n`);
   else {
     const { approval, outcome } = answer;
-    process.stdout.write(
+    printOut(
       `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${JSON.stringify(approval.arguments)}\n`,
     );
   }

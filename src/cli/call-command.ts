@@ -23,7 +23,9 @@ import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
+import { terminalElicitation } from './terminal-elicitation.js';
 import { withClient } from './with-client.js';
+import { printErr, printOut } from './terminal-text.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
        toolwire call --tool NAME [--args JSON | key=value...] [options] URL
@@ -43,6 +45,16 @@ destructiveHint not false — or open-world), it shows the tool, its annotations
 arguments on the terminal and asks. With no terminal (stdin is not a TTY) no one can be asked: it
 runs nothing and exits 5; pass --yes to call without asking. The server is one you chose to run,
 so its annotations are trusted here; a tool that declares no annotations is called without asking.
+
+When the server asks you something during the call (elicitation), it is asked on the terminal: a
+form field by field (Enter keeps a default or skips an optional field; a wrong answer is asked
+again), a page to open shown with its full URL and host (toolwire never opens it). "n" declines,
+Ctrl-D cancels. With no terminal, toolwire does not offer to answer (no elicitation
+capability), and a tool that must ask fails, saying so.
+
+Text from the server that would steer a terminal (escape sequences, carriage returns,
+bidirectional overrides) is shown as escapes (\\x1b, \\u202e) on the terminal; piped, the output is
+the server's text as sent.
 
 Arguments (before "--" or around the URL):
   --tool NAME     the tool to call (required)
@@ -101,7 +113,8 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     defaultAction: 'allow',
     approver: terminal.approver,
   };
-  return withClient(line.target, { ...line.client, approval }, async (client) => {
+  const elicitation = terminalElicitation();
+  return withClient(line.target, { ...line.client, approval, elicitation }, async (client) => {
     const listed = await listTools(client);
     const tool = listed?.find((t) => t.name === name);
     const args = buildToolArguments(input, tool?.inputSchema);
@@ -111,13 +124,13 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
         ...(line.client.timeout === undefined ? {} : { timeout: line.client.timeout }),
         ...(values.task ? { task: true } : {}),
         onTaskStatus: ({ taskId, status, statusMessage }) => {
-          process.stderr.write(`task ${taskId}: ${status}${statusMessage ? ` — ${statusMessage}` : ''}\n`);
+          printErr(`task ${taskId}: ${status}${statusMessage ? ` — ${statusMessage}` : ''}\n`);
         },
         ...(values.progress
           ? {
               onProgress: ({ progress, total, message }) => {
                 const of = total === undefined ? '' : `/${total}`;
-                process.stderr.write(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
+                printErr(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
               },
             }
           : {}),
@@ -127,9 +140,9 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
           throw unknownTool(name, listed, line.target, error);
         throw deniedError(name, error, terminal);
       });
-    process.stdout.write(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
+    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
     if (result.isError === true) {
-      process.stderr.write(`toolwire: tool ${name} returned an error (isError)\n`);
+      printErr(`toolwire: tool ${name} returned an error (isError)\n`);
       return ExitCode.ToolError;
     }
     return ExitCode.Success;

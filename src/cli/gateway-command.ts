@@ -45,6 +45,7 @@ import { listenFailure, principalFromEnv, scavengeOnOneThread } from './serve-co
 import { onStopSignals, within } from './stop-signals.js';
 import { VERSION } from './version.js';
 import { watchConfigFile } from './watch-config.js';
+import { printErr } from './terminal-text.js';
 
 const GATEWAY_OPTIONS = {
   config: { type: 'string' },
@@ -158,7 +159,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
       ? { auditSinks: [gatewayJsonLinesSink(createWriteStream(auditFile, { flags: 'a' }))] }
       : {}),
   });
-  const say = (line: string) => process.stderr.write(`toolwire gateway: ${line}\n`);
+  const say = (line: string) => printErr(`toolwire gateway: ${line}\n`);
   try {
     await gateway.start();
   } catch (error) {

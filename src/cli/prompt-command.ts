@@ -14,6 +14,7 @@ import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 
 import { withClient } from './with-client.js';
+import { printOut } from './terminal-text.js';
 
 export const PROMPT_HELP = `Usage: toolwire prompt NAME [key=value...] [options] -- <command...>
        toolwire prompt NAME [key=value...] [options] URL
@@ -56,7 +57,7 @@ export async function promptCommand(argv: readonly string[]): Promise<ExitCodeVa
     const prompt = await findPrompt(client, name, line.target);
     if (prompt) checkPromptArguments(prompt, args);
     const result = await client.getPrompt(name, args);
-    process.stdout.write(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrompt(result));
+    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrompt(result));
     return ExitCode.Success;
   });
 }

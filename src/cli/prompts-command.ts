@@ -8,6 +8,7 @@ import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { describePrompt, serverLine } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { printOut } from './terminal-text.js';
 
 export const PROMPTS_HELP = `Usage: toolwire prompts [options] -- <command...>
        toolwire prompts [options] URL
@@ -31,7 +32,7 @@ const HINT = helpHint('prompts');
 
 export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
-    process.stdout.write(PROMPTS_HELP);
+    printOut(PROMPTS_HELP);
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
@@ -39,12 +40,12 @@ export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeV
     const declared = client.serverCapabilities?.prompts !== undefined;
     const prompts = declared ? await client.listPrompts() : [];
     if (line.json) {
-      process.stdout.write(`${JSON.stringify(prompts, null, 2)}\n`);
+      printOut(`${JSON.stringify(prompts, null, 2)}\n`);
       return ExitCode.Success;
     }
-    process.stdout.write(serverLine(client.serverInfo, client.protocolVersion, [[prompts.length, 'prompt']]));
-    if (!declared) process.stdout.write('(the server does not declare the prompts capability)\n');
-    if (prompts.length > 0) process.stdout.write(`\n${prompts.map(describePrompt).join('\n\n')}\n`);
+    printOut(serverLine(client.serverInfo, client.protocolVersion, [[prompts.length, 'prompt']]));
+    if (!declared) printOut('(the server does not declare the prompts capability)\n');
+    if (prompts.length > 0) printOut(`\n${prompts.map(describePrompt).join('\n\n')}\n`);
     return ExitCode.Success;
   });
 }

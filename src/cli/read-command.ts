@@ -8,6 +8,7 @@ import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exi
 import { formatContents } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { printOut } from './terminal-text.js';
 
 export const READ_HELP = `Usage: toolwire read URI [options] -- <command...>
        toolwire read URI [options] URL
@@ -40,7 +41,7 @@ export async function readCommand(argv: readonly string[]): Promise<ExitCodeValu
   if (uri === undefined || uri === '') throw usageError('missing the URI of the resource to read', HINT);
   return withClient(line.target, line.client, async (client) => {
     const result = await client.readResource(uri);
-    process.stdout.write(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatContents(result));
+    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatContents(result));
     return ExitCode.Success;
   });
 }

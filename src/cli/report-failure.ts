@@ -23,6 +23,7 @@ import {
   type JsonObject,
 } from '../protocol/index.js';
 import { CliError, exitCodeFor, type ExitCodeValue } from './exit-code.js';
+import { printErr, printOut } from './terminal-text.js';
 
 /** The names of the JSON-RPC error codes a server may answer with. */
 const JSONRPC_CODE_NAMES: ReadonlyMap<number, string> = new Map([
@@ -36,13 +37,15 @@ const JSONRPC_CODE_NAMES: ReadonlyMap<number, string> = new Map([
   [ErrorCode.RateLimited, 'RATE_LIMITED'],
   [ErrorCode.Forbidden, 'FORBIDDEN'],
   [ErrorCode.UrlElicitationRequired, 'URL_ELICITATION_REQUIRED'],
+  [ErrorCode.MissingRequiredClientCapability, 'MISSING_CLIENT_CAPABILITY'],
 ]);
 
 /** The message printed for a failure (without the `toolwire: ` prefix). */
 export function describeError(error: unknown): string {
   if (error instanceof CliError) return error.message;
   if (error instanceof UrlElicitationRequiredError) return pagesToOpen(error);
-  if (error instanceof ProtocolError) return `the server answered with error ${error.code}: ${error.message}`;
+  if (error instanceof ProtocolError)
+    return `the server answered with error ${error.code}: ${error.message}${unaskable(error)}`;
   if (error instanceof ToolwireError) {
     if (error.code === LocalErrorCode.RequestTimeout) return `timed out: ${error.message}`;
     if (error.code === LocalErrorCode.Unauthorized || error.code === LocalErrorCode.Forbidden)
@@ -60,6 +63,17 @@ function pagesToOpen(error: UrlElicitationRequiredError): string {
   const pages = error.elicitations.map(({ url, message }) => `\n  ${url}  (${message})`).join('');
   const which = error.elicitations.length === 1 ? 'this page' : 'these pages';
   return `the server needs you to open ${which} first, then to run the call again: ${error.message}${pages}`;
+}
+
+/**
+ * -32021 for `elicitation`: the server wanted to ask the person something, and this command declared no one
+ * to ask (it answers questions only on a terminal).
+ */
+function unaskable(error: ProtocolError): string {
+  if (error.code !== ErrorCode.MissingRequiredClientCapability || !isJsonObject(error.data)) return '';
+  const required = error.data.requiredCapabilities;
+  if (!isJsonObject(required) || required.elicitation === undefined) return '';
+  return '; the server wanted to ask you something, and toolwire answers its questions only on a terminal (stdin is not a TTY)';
 }
 
 /** What to do about a 401/403: which scopes the server asks for, where its OAuth metadata is. */
@@ -137,7 +151,7 @@ export interface ReportOptions {
 /** Prints a failure (stderr; with `json`, also stdout) and returns its exit code. */
 export function reportFailure(error: unknown, options: ReportOptions = {}): ExitCodeValue {
   const detail = error instanceof CliError ? error.detail : undefined;
-  process.stderr.write(`toolwire: ${describeError(error)}\n${detail ? `${detail.trimEnd()}\n` : ''}`);
-  if (options.json) process.stdout.write(`${JSON.stringify(failureJson(error), null, 2)}\n`);
+  printErr(`toolwire: ${describeError(error)}\n${detail ? `${detail.trimEnd()}\n` : ''}`);
+  if (options.json) printOut(`${JSON.stringify(failureJson(error), null, 2)}\n`);
   return exitCodeFor(error);
 }

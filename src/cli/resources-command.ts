@@ -11,6 +11,7 @@ import { EXIT_CODES_HELP, ExitCode, exitCodeFor, type ExitCodeValue } from './ex
 import { describeResource, describeTemplate, serverLine } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { printOut } from './terminal-text.js';
 
 export const RESOURCES_HELP = `Usage: toolwire resources [options] -- <command...>
        toolwire resources [options] URL
@@ -34,7 +35,7 @@ const HINT = helpHint('resources');
 
 export async function resourcesCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
-    process.stdout.write(RESOURCES_HELP);
+    printOut(RESOURCES_HELP);
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
@@ -43,19 +44,19 @@ export async function resourcesCommand(argv: readonly string[]): Promise<ExitCod
     const resources = declared ? await client.listResources() : [];
     const resourceTemplates = declared ? await listTemplates(client) : [];
     if (line.json) {
-      process.stdout.write(`${JSON.stringify({ resources, resourceTemplates }, null, 2)}\n`);
+      printOut(`${JSON.stringify({ resources, resourceTemplates }, null, 2)}\n`);
       return ExitCode.Success;
     }
-    process.stdout.write(
+    printOut(
       serverLine(client.serverInfo, client.protocolVersion, [
         [resources.length, 'resource'],
         [resourceTemplates.length, 'template'],
       ]),
     );
-    if (!declared) process.stdout.write('(the server does not declare the resources capability)\n');
-    if (resources.length > 0) process.stdout.write(`\n${resources.map(describeResource).join('\n\n')}\n`);
+    if (!declared) printOut('(the server does not declare the resources capability)\n');
+    if (resources.length > 0) printOut(`\n${resources.map(describeResource).join('\n\n')}\n`);
     if (resourceTemplates.length > 0) {
-      process.stdout.write(`\nTemplates:\n\n${resourceTemplates.map(describeTemplate).join('\n\n')}\n`);
+      printOut(`\nTemplates:\n\n${resourceTemplates.map(describeTemplate).join('\n\n')}\n`);
     }
     return ExitCode.Success;
   });

@@ -4,9 +4,10 @@
  * can be asked: it refuses, and the caller says so and to pass `--yes`.
  * @module
  */
-import { createInterface } from 'node:readline';
 import type { ApprovalRequest, Approver } from '../client/index.js';
 import { displayName } from '../protocol/index.js';
+import { openQuestions } from './terminal-questions.js';
+import { terminalText } from './terminal-text.js';
 
 /** Why nothing was asked when there is no terminal. */
 export const NO_TERMINAL = 'no one could be asked: there is no terminal (stdin is not a TTY)';
@@ -34,9 +35,14 @@ export function terminalApprover(
       state.unaskedReason = request.reason;
       return 'deny';
     }
-    output.write(describeRequest(request));
-    const answer = await question(input, output, 'Run it? [y]es / [n]o (default no): ');
-    return /^\s*y(es)?\s*$/i.test(answer) ? 'once' : 'deny';
+    const questions = await openQuestions(input, output);
+    try {
+      output.write(terminalText(describeRequest(request)));
+      const answer = (await questions.ask('Run it? [y]es / [n]o (default no): ')) ?? '';
+      return /^\s*y(es)?\s*$/i.test(answer) ? 'once' : 'deny';
+    } finally {
+      questions.close();
+    }
   };
   return {
     approver,
@@ -62,21 +68,6 @@ export function describeRequest(request: ApprovalRequest): string {
   if (tool.description) lines.push(`  description: ${tool.description.split('\n')[0] ?? ''}`);
   lines.push('  arguments:', indent(JSON.stringify(request.arguments, null, 2)), '');
   return lines.join('\n');
-}
-
-function question(input: NodeJS.ReadStream, output: NodeJS.WriteStream, prompt: string): Promise<string> {
-  const lines = createInterface({ input, output, terminal: true });
-  return new Promise<string>((resolve) => {
-    let answered = false;
-    lines.on('close', () => {
-      if (!answered) resolve('');
-    });
-    lines.question(prompt, (answer) => {
-      answered = true;
-      lines.close();
-      resolve(answer);
-    });
-  });
 }
 
 function indent(text: string): string {

@@ -8,6 +8,7 @@ import { describeTool } from './describe-tool.js';
 import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { printOut } from './terminal-text.js';
 
 export const TOOLS_HELP = `Usage: toolwire tools [options] -- <command...>
        toolwire tools [options] URL
@@ -34,22 +35,22 @@ const HINT = helpHint('tools');
 
 export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
-    process.stdout.write(TOOLS_HELP);
+    printOut(TOOLS_HELP);
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
   return withClient(line.target, line.client, async (client) => {
     const tools = await client.listTools();
     if (line.json) {
-      process.stdout.write(`${JSON.stringify(tools, null, 2)}\n`);
+      printOut(`${JSON.stringify(tools, null, 2)}\n`);
       return ExitCode.Success;
     }
     const server = client.serverInfo;
     const header = `${server?.name ?? 'server'} ${server?.version ?? ''}`.trim();
     const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
     const blocks = tools.map((tool) => describeTool(tool));
-    process.stdout.write(`${header} (protocol ${client.protocolVersion ?? '?'}): ${count}\n\n`);
-    if (blocks.length > 0) process.stdout.write(`${blocks.join('\n\n')}\n`);
+    printOut(`${header} (protocol ${client.protocolVersion ?? '?'}): ${count}\n\n`);
+    if (blocks.length > 0) printOut(`${blocks.join('\n\n')}\n`);
     return ExitCode.Success;
   });
 }

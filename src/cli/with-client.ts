@@ -11,7 +11,9 @@ import { connectFailure, isReportedTransportError, type ConnectAttempt } from '.
 import { ExitCode, exitCodeFor } from './exit-code.js';
 import { authorizes, openTarget, type OpenedTarget, type Target } from './open-target.js';
 import { storedOAuthClient } from './stored-oauth.js';
+import type { TerminalElicitation } from './terminal-elicitation.js';
 import { VERSION } from './version.js';
+import { printErr } from './terminal-text.js';
 
 export interface WithClientOptions {
   /** Bounds the connect, and each request after it, in ms (default 60 s). */
@@ -27,6 +29,8 @@ export interface WithClientOptions {
    * any, unless `TOOLWIRE_TOKEN` or an `Authorization` header is given).
    */
   oauth?: OAuthClient | undefined;
+  /** Answers the server's questions to the person (elicitation, form and URL mode; default: none declared). */
+  elicitation?: TerminalElicitation | undefined;
 }
 
 export const CLIENT_INFO = { name: 'toolwire-cli', version: VERSION } as const;
@@ -63,7 +67,7 @@ export async function withClient<T>(
         : undefined),
     // Said at once only when the wait goes on: a connect that fails soon says it in its own message.
     onPlainText: (sample) => {
-      note = setTimeout(() => process.stderr.write(plainTextNote(sample)), PLAIN_TEXT_NOTE_MS);
+      note = setTimeout(() => printErr(plainTextNote(sample)), PLAIN_TEXT_NOTE_MS);
       note.unref();
     },
   });
@@ -76,6 +80,11 @@ export async function withClient<T>(
     ...(options.protocolVersion ? { protocolVersion: options.protocolVersion } : {}),
     ...(timeout < 2 * DEFAULT_DISCOVER_TIMEOUT_MS ? { discoverTimeout: Math.floor(timeout / 2) } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.elicitation && {
+      elicitation: options.elicitation.handler,
+      onElicitationComplete: options.elicitation.onComplete,
+      capabilities: { elicitation: { form: {}, url: {} } },
+    }),
   });
   const attempt = (timedOut: boolean): ConnectAttempt => ({
     description: opened.description,

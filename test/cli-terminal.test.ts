@@ -1,0 +1,210 @@
+// What `toolwire` shows a person on a terminal: a server's text that tries to steer the terminal (escape
+// sequences, a carriage return, bidirectional overrides) is printed as escapes; and a server's questions
+// (elicitation forms and pages to open) are asked there, field by field, in both eras.
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { terminalApprover } from '../src/cli/terminal-approver.js';
+import { terminalElicitation } from '../src/cli/terminal-elicitation.js';
+import { terminalText } from '../src/cli/terminal-text.js';
+import { Client } from '../src/client/index.js';
+import type { Revision } from '../src/protocol/index.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { BIN, REPO, runCli } from './_cli.js';
+
+const FIXTURE = 'test/fixtures/terminal-server.mjs';
+const SERVE = ['--', process.execPath, BIN, 'serve', FIXTURE];
+const ESC = '\u001b';
+const OVERWRITE = `${ESC}[1A${ESC}[2K\rreadOnlyHint: true`;
+const SHOWN_OVERWRITE = '\\x1b[1A\\x1b[2K\\x0dreadOnlyHint: true';
+
+describe('terminalText', () => {
+  it('writes out every character that steers a terminal, and keeps newlines, tabs and the rest', () => {
+    expect(terminalText(`a${ESC}[2Jb\u0007c\u009bd\u007fe`)).toBe('a\\x1b[2Jb\\x07c\\x9bd\\x7fe');
+    expect(terminalText('x\u202etxt.exe\u2066y\u200f')).toBe('x\\u202etxt.exe\\u2066y\\u200f');
+    expect(terminalText('one\r\ntwo\rthree\n\tfour é ✓ 日本')).toBe('one\ntwo\\x0dthree\n\tfour é ✓ 日本');
+    const big = `${ESC}x`.repeat(500_000);
+    expect(terminalText(big)).toHaveLength(5 * 500_000);
+  });
+});
+
+describe('a server that tries to steer the terminal', () => {
+  it('piped, stdout keeps its text as sent; stderr (for a person) is always written out', async () => {
+    const listed = await runCli(['tools', ...SERVE]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain(`Shows a note.${OVERWRITE}`);
+    const refused = await runCli(['call', '--tool', 'refuse', ...SERVE]);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`refused${SHOWN_OVERWRITE}`);
+    expect(refused.stderr).not.toContain(ESC);
+  });
+
+  // `script` (util-linux, essential on Debian) runs the command on a pseudo-terminal.
+  it.runIf(existsSync('/usr/bin/script'))('on a terminal, stdout writes it out too', async () => {
+    const command = [process.execPath, BIN, 'call', '--tool', 'steer', '--yes', 'note=hi', ...SERVE];
+    const shown = await new Promise<string>((resolve, reject) =>
+      execFile(
+        'script',
+        ['-qec', command.join(' '), '/dev/null'],
+        { cwd: REPO, timeout: 30_000 },
+        (e, out) => (e ? reject(new Error(`script failed: ${e.message}`)) : resolve(out)),
+      ),
+    );
+    expect(shown).toContain('note: hi\\x1b]52;c;cm0gLXJmIH4=\\x07 \\u202etxt.exe');
+    expect(shown).not.toContain(ESC);
+    expect(shown).not.toContain('\u202e');
+  });
+
+  it("the approval prompt writes out the tool's description and the server's name", async () => {
+    const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream;
+    const output = new PassThrough();
+    let shown = '';
+    output.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
+    const { approver } = terminalApprover(input, output as unknown as NodeJS.WriteStream);
+    const answer = approver({
+      server: { name: `srv${OVERWRITE}`, version: '1' },
+      tool: {
+        name: 'steer',
+        description: `Shows a note.${OVERWRITE}`,
+        inputSchema: { type: 'object' },
+        annotations: { destructiveHint: true },
+      },
+      arguments: { note: '\u202etxt.exe' },
+      reason: 'the tool may be destructive (destructiveHint)',
+    });
+    await vi.waitFor(() => expect(shown).toMatch(/Run it\?/), { timeout: 5000 });
+    input.write('n\n');
+    expect(await answer).toBe('deny');
+    expect(shown).toContain(`description: Shows a note.${SHOWN_OVERWRITE}`);
+    expect(shown).toContain(`server:      srv${SHOWN_OVERWRITE} 1`);
+    expect(shown).toContain('"note": "\\u202etxt.exe"');
+    // The only escapes left are readline's own, drawing the prompt.
+    expect(
+      shown
+        .replaceAll(`${ESC}[1G`, '')
+        .replaceAll(`${ESC}[0J`, '')
+        .replace(new RegExp(`${ESC}\\[\\d+G`, 'g'), ''),
+    ).not.toContain(ESC);
+  });
+});
+
+/** A fake terminal: what was shown, and a person who types a line once a prompt is on the screen. */
+function fakeTerminal() {
+  const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream &
+    PassThrough;
+  const output = new PassThrough();
+  const screen = { text: '', seen: 0 };
+  output.setEncoding('utf8').on('data', (chunk: string) => (screen.text += chunk));
+  return {
+    input,
+    output: output as unknown as NodeJS.WriteStream,
+    screen,
+    /** Waits for `prompt` to appear after what was answered before, then types `line`. */
+    async type(prompt: string, line: string) {
+      await vi.waitFor(() => expect(screen.text.slice(screen.seen)).toContain(prompt), { timeout: 10_000 });
+      screen.seen = screen.text.length;
+      input.write(`${line}\n`);
+    },
+  };
+}
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const close of cleanup.splice(0)) await close();
+});
+
+async function connectWith(terminal: ReturnType<typeof fakeTerminal>, protocolVersion: 'auto' | Revision) {
+  const elicitation = terminalElicitation(terminal.input, terminal.output);
+  if (!elicitation) throw new Error('the fake terminal is a TTY');
+  const client = new Client(
+    { name: 'terminal-test', version: '1' },
+    {
+      protocolVersion,
+      elicitation: elicitation.handler,
+      onElicitationComplete: elicitation.onComplete,
+      capabilities: { elicitation: { form: {}, url: {} } },
+    },
+  );
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'serve', FIXTURE], stderr: 'ignore' }),
+  );
+  cleanup.push(() => client.close());
+  return client;
+}
+
+describe('the terminal answers a server that asks', () => {
+  it('is not offered when stdin is no terminal', () => {
+    expect(terminalElicitation(Object.assign(new PassThrough(), { isTTY: false }) as never)).toBeUndefined();
+  });
+
+  for (const revision of ['auto', '2025-11-25'] as const) {
+    it(`asks a form field by field, asks again after a wrong answer, and sends the typed values (${revision})`, async () => {
+      const terminal = fakeTerminal();
+      const client = await connectWith(terminal, revision);
+      const call = client.callTool('sign_up', {});
+      await terminal.type('Answer it? [y]es / [n]o / [c]ancel', 'y');
+      await terminal.type('Your name (name; text; required)', 'A');
+      await terminal.type('must NOT have fewer than 2 characters', 'Bob');
+      await terminal.type('age (a whole number 0–150)', 'old');
+      await terminal.type('not a number: old', '42');
+      await terminal.type('plan (one of: 1) free, 2) pro; default "free")', '');
+      await terminal.type('tags (any of, comma-separated: 1) a, 2) b, 3) c)', 'c, 1, c');
+      await terminal.type('agree (yes/no; required) — You agree to the terms', 'maybe');
+      await terminal.type('answer yes or no', 'yes');
+      const result = await call;
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual({
+        action: 'accept',
+        content: { name: 'Bob', age: 42, plan: 'free', tags: ['c', 'a'], agree: true },
+      });
+      expect(terminal.screen.text).toContain(`Who are you?${SHOWN_OVERWRITE}`);
+    });
+  }
+
+  it('declines when the person says no, and cancels on Ctrl-D', async () => {
+    const terminal = fakeTerminal();
+    const client = await connectWith(terminal, 'auto');
+    const declined = client.callTool('sign_up', {});
+    await terminal.type('Answer it?', 'n');
+    expect((await declined).content[0]).toMatchObject({ text: '{"action":"decline"}' });
+    const cancelled = client.callTool('sign_up', {});
+    await vi.waitFor(() => expect(terminal.screen.text.slice(terminal.screen.seen)).toContain('Answer it?'));
+    terminal.input.end();
+    expect((await cancelled).content[0]).toMatchObject({ text: '{"action":"cancel"}' });
+  });
+
+  it('shows a page to open with its host as punycode, opens nothing, and says when the server is done', async () => {
+    const terminal = fakeTerminal();
+    const client = await connectWith(terminal, '2025-11-25');
+    // "exаmple" with a Cyrillic а: a look-alike of example.com.
+    const call = client.callTool('connect', { url: 'https://ex\u0430mple.com/sign-in?next=%2F' });
+    await terminal.type('Will you open it in your browser?', 'y');
+    expect((await call).content[0]).toMatchObject({ text: '{"action":"accept"}' });
+    expect(terminal.screen.text).toContain(
+      'https://xn--exmple-4nf.com/sign-in?next=%2F\n  (on xn--exmple-4nf.com)',
+    );
+    await vi.waitFor(() =>
+      expect(terminal.screen.text).toContain('the server says the page is done (connect-1)'),
+    );
+  });
+
+  it('withdraws the question when the call ends', async () => {
+    const terminal = fakeTerminal();
+    const client = await connectWith(terminal, '2025-11-25');
+    const abort = new AbortController();
+    const call = client.callTool('sign_up', {}, { signal: abort.signal }).catch((e: unknown) => e);
+    await terminal.type('Answer it?', 'y');
+    await vi.waitFor(() => expect(terminal.screen.text.slice(terminal.screen.seen)).toContain('Your name'));
+    abort.abort();
+    await call;
+    await vi.waitFor(() =>
+      expect(terminal.screen.text).toContain('the question is withdrawn (the call ended)'),
+    );
+  });
+
+  it('without a terminal, the CLI says the server wanted to ask', async () => {
+    const run = await runCli(['call', '--tool', 'connect', ...SERVE]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('toolwire answers its questions only on a terminal (stdin is not a TTY)');
+  });
+});
