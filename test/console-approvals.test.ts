@@ -75,6 +75,27 @@ describe('the Approvals view', () => {
     await page.context().close();
   });
 
+  it('shows characters that would reorder or hide an argument as their escapes', async () => {
+    const { page } = await openConsole(browser, fixture);
+    const model = await fixture.model();
+    // Shown as is, the override would make the path read "evilhs.png".
+    const path = 'evil\u202egnp.sh\u200b';
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path, ['\u2066key']: 1 } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+    const tree = await card.getByRole('group', { name: 'arguments' }).innerText();
+    expect(tree).toContain('"evil\\u202egnp.sh\\u200b"');
+    expect(tree).toContain('\\u2066key');
+    expect(tree).not.toMatch(/[\u202e\u200b\u2066]/);
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+    const raw = await card.getByLabel('arguments').innerText();
+    expect(raw).not.toMatch(/[\u202e\u200b\u2066]/);
+    expect(JSON.parse(raw)).toEqual({ path, ['\u2066key']: 1 });
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await call).isError).toBe(true);
+    await page.context().close();
+  });
+
   it('Deny with a reason gives the model an isError result that says it', async () => {
     const { page } = await openConsole(browser, fixture, { colorScheme: 'dark' });
     const model = await fixture.model();

@@ -1,13 +1,25 @@
 // A JSON value as a tree a person can fold: objects and arrays are <details> (open to a depth), leaves are
 // text. Everything is text — a string that looks like HTML stays a string. Large nodes show their first
-// items and say how many more there are.
+// items and say how many more there are. Characters that change how text is shown rather than show
+// themselves (bidirectional overrides and isolates, zero-width characters, C1 controls) are shown as their
+// escapes: a path argument "evil\u202egnp.sh" would otherwise read "evilhs.png" to the person approving it.
 import type { ComponentChildren } from 'preact';
+
+const HIDING = /[\u007f-\u009f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+
+/** JSON text (JSON.stringify has escaped the C0 controls) with the characters that hide or reorder text escaped. */
+export function visibleJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? String(value)).replace(
+    HIDING,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
 
 const SHOWN = 200;
 const MAX_DEPTH = 40;
 
 function Leaf({ value }: { value: unknown }) {
-  if (typeof value === 'string') return <span class="json-string">{JSON.stringify(value)}</span>;
+  if (typeof value === 'string') return <span class="json-string">{visibleJson(value)}</span>;
   if (typeof value === 'number') return <span class="json-number">{String(value)}</span>;
   if (typeof value === 'boolean') return <span class="json-boolean">{String(value)}</span>;
   if (value === null) return <span class="json-null">null</span>;
@@ -47,7 +59,9 @@ function Node({
         {entries.slice(0, SHOWN).map(([key, item]) => (
           <Node
             key={key}
-            name={<span class="json-key">{key}: </span>}
+            name={
+              <span class="json-key">{Array.isArray(value) ? key : visibleJson(key).slice(1, -1)}: </span>
+            }
             value={item}
             depth={depth + 1}
             open={open}
@@ -71,7 +85,7 @@ export function JsonTree({ value, label, open = 2 }: { value: unknown; label?: s
 export function RawJson({ value, label }: { value: unknown; label?: string }) {
   return (
     <pre class="raw-json" aria-label={label ?? 'raw JSON'} tabIndex={0}>
-      {JSON.stringify(value, null, 2)}
+      {visibleJson(value, 2)}
     </pre>
   );
 }
