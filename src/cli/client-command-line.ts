@@ -1,10 +1,13 @@
 /**
  * The command line of every command that talks to a server (`tools`, `call`, `resources`, `read`,
  * `prompts`, `prompt`): the shared options (`--json`, `--timeout`, `--protocol-version`, `--header`,
- * `--verbose`), the command's own, and the server: `-- <command...>` or an http(s) URL.
+ * `--verbose`, `--root`), the command's own, and the server: `-- <command...>` or an http(s) URL.
  * @module
  */
-import { HANDSHAKE_REVISIONS, STATELESS_REVISIONS, type Revision } from '../protocol/index.js';
+import { statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { HANDSHAKE_REVISIONS, STATELESS_REVISIONS, type Revision, type Root } from '../protocol/index.js';
 import { usageError } from './exit-code.js';
 import { isUrlTarget, parseTarget, takeUrlTarget, type Target } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, type CommandLine } from './parse-command-line.js';
@@ -17,6 +20,7 @@ export const CLIENT_OPTIONS = {
   'protocol-version': { type: 'string' },
   header: { type: 'string', multiple: true },
   verbose: { type: 'boolean', short: 'v' },
+  root: { type: 'string', multiple: true },
 } as const;
 
 type Options = NonNullable<Parameters<typeof parseCommandLine>[1]>;
@@ -34,6 +38,8 @@ export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JS
   --header 'K: V' send this HTTP header with every request (URL only; repeatable), e.g. for auth
                   (an OAuth access token is better passed in TOOLWIRE_TOKEN: sent as a Bearer token,
                   kept out of the command line)
+  --root DIR      offer this folder to the server as a root (roots/list; repeatable), e.g. --root .
+                  for a server that works in the folders its client names
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help`;
 
@@ -73,13 +79,30 @@ export function parseClientCommandLine<O extends Options>(
   const target = parseTarget(rest, hint, { url, headers: shared.header });
   const timeout = parsePositiveInteger(shared.timeout, 'timeout', hint);
   const protocolVersion = parseRevision(shared['protocol-version'], hint);
+  const roots = parseRoots(shared.root, hint);
   return {
     values,
     positionals: others,
     target,
     json: shared.json === true,
-    client: { timeout, verbose: shared.verbose, protocolVersion },
+    client: { timeout, verbose: shared.verbose, protocolVersion, ...(roots && { roots }) },
   };
+}
+
+/** `--root DIR`s as roots: each an existing folder, as a `file://` URI of its absolute path, named after it. */
+function parseRoots(dirs: readonly string[] | undefined, hint: string): Root[] | undefined {
+  if (dirs === undefined || dirs.length === 0) return undefined;
+  return dirs.map((dir) => {
+    const path = resolve(dir);
+    let isFolder = false;
+    try {
+      isFolder = statSync(path).isDirectory();
+    } catch {
+      // reported below
+    }
+    if (!isFolder) throw usageError(`--root ${dir}: no such folder`, hint);
+    return { uri: pathToFileURL(path).href, name: basename(path) || path };
+  });
 }
 
 /** `--protocol-version REV`, checked against the revisions the client speaks. */

@@ -65,15 +65,20 @@ function pagesToOpen(error: UrlElicitationRequiredError): string {
   return `the server needs you to open ${which} first, then to run the call again: ${error.message}${pages}`;
 }
 
-/**
- * -32021 for `elicitation`: the server wanted to ask the person something, and this command declared no one
- * to ask (it answers questions only on a terminal).
- */
+/** -32021: what the server wanted of the client, and what the CLI can do about it. */
 function unaskable(error: ProtocolError): string {
   if (error.code !== ErrorCode.MissingRequiredClientCapability || !isJsonObject(error.data)) return '';
   const required = error.data.requiredCapabilities;
-  if (!isJsonObject(required) || required.elicitation === undefined) return '';
-  return '; the server wanted to ask you something, and toolwire answers its questions only on a terminal (stdin is not a TTY)';
+  if (!isJsonObject(required)) return '';
+  const hints: string[] = [];
+  if (required.elicitation !== undefined)
+    hints.push(
+      'the server wanted to ask you something, and toolwire answers its questions only on a terminal (stdin is not a TTY)',
+    );
+  if (required.roots !== undefined) hints.push('the server wanted the folders to work in: pass --root DIR');
+  if (required.sampling !== undefined)
+    hints.push("the server wanted a model's completion (sampling), which the CLI has no model for");
+  return hints.map((hint) => `; ${hint}`).join('');
 }
 
 /** What to do about a 401/403: which scopes the server asks for, where its OAuth metadata is. */

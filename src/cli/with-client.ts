@@ -5,7 +5,7 @@
  * @module
  */
 import { Client, type ApprovalOptions } from '../client/index.js';
-import { ToolwireError, type Revision } from '../protocol/index.js';
+import { ToolwireError, type Revision, type Root } from '../protocol/index.js';
 import type { OAuthClient } from '../transports/http-client/index.js';
 import { connectFailure, isReportedTransportError, type ConnectAttempt } from './connect-failure.js';
 import { ExitCode, exitCodeFor } from './exit-code.js';
@@ -29,6 +29,8 @@ export interface WithClientOptions {
    * any, unless `TOOLWIRE_TOKEN` or an `Authorization` header is given).
    */
   oauth?: OAuthClient | undefined;
+  /** Roots offered to the server (`roots/list`; default none, and no `roots` capability). */
+  roots?: Root[] | undefined;
   /** Answers the server's questions to the person (elicitation, form and URL mode; default: none declared). */
   elicitation?: TerminalElicitation | undefined;
 }
@@ -80,6 +82,7 @@ export async function withClient<T>(
     ...(options.protocolVersion ? { protocolVersion: options.protocolVersion } : {}),
     ...(timeout < 2 * DEFAULT_DISCOVER_TIMEOUT_MS ? { discoverTimeout: Math.floor(timeout / 2) } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.roots && { roots: options.roots }),
     ...(options.elicitation && {
       elicitation: options.elicitation.handler,
       onElicitationComplete: options.elicitation.onComplete,
