@@ -5,10 +5,9 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/cli/exit-code.js';
 import { terminalApprover } from '../src/cli/terminal-approver.js';
 import {
@@ -25,6 +24,7 @@ import * as source from '../src/server/index.js';
 import type { Server } from '../src/server/index.js';
 import { digestOfText } from '../src/stores/digest-of-text.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
+import { fakeTerminal } from './_terminal.js';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const BIN = fileURLToPath(new URL('../bin/toolwire.mjs', import.meta.url));
@@ -362,11 +362,8 @@ describe('toolwire call asks before a destructive tool', () => {
 
   it('on a terminal, shows the tool, its annotations and the exact arguments, and asks', async () => {
     const ask = async (typed: string) => {
-      const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream;
-      const output = new PassThrough();
-      let shown = '';
-      output.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
-      const { approver } = terminalApprover(input, output as unknown as NodeJS.WriteStream);
+      const terminal = fakeTerminal();
+      const { approver } = terminalApprover(terminal.input, terminal.output);
       const answer = approver({
         server: { name: 'srv', version: '2.0.0' },
         tool: {
@@ -378,18 +375,17 @@ describe('toolwire call asks before a destructive tool', () => {
         arguments: { path: 'a.txt', force: true },
         reason: 'the tool may be destructive (destructiveHint)',
       });
-      // Type the answer once the question is on the screen.
-      await vi.waitFor(() => expect(shown).toMatch(/Run it\?/), { timeout: 5000 });
-      input.write(typed);
-      return { answer: await answer, shown };
+      const shown = terminal.screen;
+      await terminal.type('Run it?', typed);
+      return { answer: await answer, shown: shown.text };
     };
-    const yes = await ask('y\n');
+    const yes = await ask('y');
     expect(yes.answer).toBe('once');
     expect(yes.shown).toContain('file_delete (Delete a file)');
     expect(yes.shown).toContain('{"destructiveHint":true}');
     expect(yes.shown).toContain('"path": "a.txt",\n      "force": true');
     expect(yes.shown).toMatch(/Run it\?/);
-    expect((await ask('\n')).answer).toBe('deny');
+    expect((await ask('')).answer).toBe('deny');
   });
 
   it('documents exit code 5 and --yes in its help', async () => {

@@ -12,6 +12,7 @@ import { Client } from '../src/client/index.js';
 import type { Revision } from '../src/protocol/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { BIN, REPO, runCli } from './_cli.js';
+import { fakeTerminal } from './_terminal.js';
 
 const FIXTURE = 'test/fixtures/terminal-server.mjs';
 const SERVE = ['--', process.execPath, BIN, 'serve', FIXTURE];
@@ -57,11 +58,8 @@ describe('a server that tries to steer the terminal', () => {
   });
 
   it("the approval prompt writes out the tool's description and the server's name", async () => {
-    const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream;
-    const output = new PassThrough();
-    let shown = '';
-    output.setEncoding('utf8').on('data', (chunk: string) => (shown += chunk));
-    const { approver } = terminalApprover(input, output as unknown as NodeJS.WriteStream);
+    const terminal = fakeTerminal();
+    const { approver } = terminalApprover(terminal.input, terminal.output);
     const answer = approver({
       server: { name: `srv${OVERWRITE}`, version: '1' },
       tool: {
@@ -73,9 +71,9 @@ describe('a server that tries to steer the terminal', () => {
       arguments: { note: '\u202etxt.exe' },
       reason: 'the tool may be destructive (destructiveHint)',
     });
-    await vi.waitFor(() => expect(shown).toMatch(/Run it\?/), { timeout: 5000 });
-    input.write('n\n');
+    await terminal.type('Run it?', 'n');
     expect(await answer).toBe('deny');
+    const shown = terminal.screen.text;
     expect(shown).toContain(`description: Shows a note.${SHOWN_OVERWRITE}`);
     expect(shown).toContain(`server:      srv${SHOWN_OVERWRITE} 1`);
     expect(shown).toContain('"note": "\\u202etxt.exe"');
@@ -88,26 +86,6 @@ describe('a server that tries to steer the terminal', () => {
     ).not.toContain(ESC);
   });
 });
-
-/** A fake terminal: what was shown, and a person who types a line once a prompt is on the screen. */
-function fakeTerminal() {
-  const input = Object.assign(new PassThrough(), { isTTY: true }) as unknown as NodeJS.ReadStream &
-    PassThrough;
-  const output = new PassThrough();
-  const screen = { text: '', seen: 0 };
-  output.setEncoding('utf8').on('data', (chunk: string) => (screen.text += chunk));
-  return {
-    input,
-    output: output as unknown as NodeJS.WriteStream,
-    screen,
-    /** Waits for `prompt` to appear after what was answered before, then types `line`. */
-    async type(prompt: string, line: string) {
-      await vi.waitFor(() => expect(screen.text.slice(screen.seen)).toContain(prompt), { timeout: 10_000 });
-      screen.seen = screen.text.length;
-      input.write(`${line}\n`);
-    },
-  };
-}
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
