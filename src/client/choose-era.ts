@@ -20,9 +20,13 @@ import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject, wireObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   HANDSHAKE_REVISIONS,
+  LATEST_HANDSHAKE_REVISION,
+  LATEST_REVISION,
   STATELESS_REVISIONS,
   isHandshakeRevision,
   isStatelessRevision,
+  profileFor,
+  type HandshakeRevision,
   type Revision,
 } from '../protocol/revisions/index.js';
 import type { ClientCapabilities, Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
@@ -50,8 +54,8 @@ export const HANDSHAKE_AFTER_MS = 300;
 export interface EraOptions {
   protocolVersion: 'auto' | Revision;
   info: Implementation;
-  /** The capabilities to declare, per era. */
-  capabilities: (era: 'handshake' | 'stateless') => ClientCapabilities;
+  /** The capabilities to declare, as `revision` (the one offered or spoken) defines them. */
+  capabilities: (revision: Revision) => ClientCapabilities;
   /** How long the `server/discover` probe (or a pinned-era discover) may take, in ms. */
   discoverTimeout: number;
   /** How long `initialize` may take, in ms. */
@@ -86,7 +90,7 @@ function discover(
   options: EraOptions,
   signal?: AbortSignal,
 ): Promise<JsonObject> {
-  const meta = statelessMeta(version, options.capabilities('stateless'), options.info);
+  const meta = statelessMeta(version, options.capabilities(LATEST_REVISION), options.info);
   return peer.request(
     'server/discover',
     { _meta: meta },
@@ -150,18 +154,19 @@ async function pinnedStateless(peer: Peer, version: string, options: EraOptions)
  */
 async function handshake(
   peer: Peer,
-  pinned: string | undefined,
+  pinned: HandshakeRevision | undefined,
   options: EraOptions,
   marked?: { signal: AbortSignal },
 ): Promise<ServerView> {
-  const offered = pinned ?? HANDSHAKE_REVISIONS[0];
+  const offered = pinned ?? LATEST_HANDSHAKE_REVISION;
+  // Shaped for the revision offered: a server of that revision gets nothing it does not define.
   const params: JsonObject = {
     protocolVersion: offered,
-    capabilities: options.capabilities('handshake'),
-    clientInfo: wireObject(options.info),
+    capabilities: options.capabilities(offered),
+    clientInfo: wireObject(profileFor(offered).shapeImplementation(options.info)),
   };
   if (marked)
-    params._meta = statelessMeta(STATELESS_REVISIONS[0], options.capabilities('stateless'), options.info);
+    params._meta = statelessMeta(LATEST_REVISION, options.capabilities(LATEST_REVISION), options.info);
   const result = await peer.request('initialize', params, {
     timeout: options.initializeTimeout,
     ...(marked ? { signal: marked.signal } : {}),
@@ -274,7 +279,11 @@ async function probeStdio(peer: Peer, options: EraOptions, window: ProbeWindow):
 }
 
 /** The handshake: `initialize`, then `notifications/initialized`. */
-async function initialize(peer: Peer, pinned: string | undefined, options: EraOptions): Promise<ServerView> {
+async function initialize(
+  peer: Peer,
+  pinned: HandshakeRevision | undefined,
+  options: EraOptions,
+): Promise<ServerView> {
   return initialized(peer, await handshake(peer, pinned, options));
 }
 

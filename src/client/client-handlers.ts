@@ -24,6 +24,12 @@ import { formatIssues, type Validator } from '../schema/compile.js';
 import { formValidator } from '../schema/form-validator.js';
 import { ClientError } from './client-error.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
+import {
+  LATEST_HANDSHAKE_REVISION,
+  profileFor,
+  type Revision,
+  type RevisionFeatures,
+} from '../protocol/revisions/index.js';
 
 export interface HandlerContext {
   /** Aborted when the server cancels its request, the call it belongs to ends, or the connection closes. */
@@ -49,19 +55,37 @@ export interface ClientHandlers {
 }
 
 /**
- * The capabilities the handlers imply, plus `extra`. In the stateless era `roots` is `{}`: there is no
- * `notifications/roots/list_changed` any more (the 2026-07-28 schema types it as an empty object).
+ * The capabilities the handlers imply, plus `extra`, as `revision` defines them (the latest handshake-era
+ * revision unless said). A handshake-era revision gets only what it has: `elicitation` from 2025-06-18,
+ * and there as `{}` (its `form` / `url` members, like `sampling.tools` / `sampling.context` and `tasks`,
+ * are 2025-11-25's). In the stateless era `roots` is `{}`: there is no `notifications/roots/list_changed`
+ * any more (the 2026-07-28 schema types it as an empty object).
  */
 export function clientCapabilities(
   handlers: ClientHandlers,
   extra: ClientCapabilities = {},
-  era: 'handshake' | 'stateless' = 'handshake',
+  revision: Revision = LATEST_HANDSHAKE_REVISION,
 ): ClientCapabilities {
+  const f = profileFor(revision).features;
   const caps: ClientCapabilities = {};
   if (handlers.elicitation) caps.elicitation = { form: {} };
   if (handlers.sampling) caps.sampling = {};
-  if (handlers.roots) caps.roots = era === 'stateless' ? {} : { listChanged: true };
-  return { ...caps, ...extra };
+  if (handlers.roots) caps.roots = f.stateless ? {} : { listChanged: true };
+  const declared = { ...caps, ...extra };
+  return f.stateless ? declared : forRevision(declared, f);
+}
+
+/** Handshake era: `caps` without what the revision of `f` lacks. */
+function forRevision(caps: ClientCapabilities, f: RevisionFeatures): ClientCapabilities {
+  const out: ClientCapabilities = { ...caps };
+  if (!f.elicitation) delete out.elicitation;
+  else if (!f.elicitationModes && out.elicitation !== undefined) out.elicitation = {};
+  if (!f.samplingTools && out.sampling !== undefined) {
+    const { tools: _tools, context: _context, ...sampling } = out.sampling;
+    out.sampling = sampling;
+  }
+  if (!f.tasks) delete out.tasks;
+  return out;
 }
 
 /** The request methods a server may make of a client (in either era). */

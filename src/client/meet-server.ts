@@ -4,6 +4,7 @@
  * @module
  */
 import type { Peer } from '../protocol/engine/peer.js';
+import { LATEST_REVISION } from '../protocol/revisions/index.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
 import { clientCapabilities } from './client-handlers.js';
@@ -42,7 +43,7 @@ export async function meetServer(
     server = await chooseEra(peer, {
       protocolVersion: options.protocolVersion ?? 'auto',
       info,
-      capabilities: (era) => clientCapabilities(options, options.capabilities, era),
+      capabilities: (revision) => clientCapabilities(options, options.capabilities, revision),
       discoverTimeout: options.discoverTimeout ?? 5_000,
       initializeTimeout: timeout ?? options.requestTimeout ?? 60_000,
       ...(fatal ? { fatal } : {}),
@@ -55,7 +56,7 @@ export async function meetServer(
   if (server.era !== 'stateless') return { server, channel: new HandshakeChannel(peer, server, own) };
   const sender = new StatelessSender(peer, server.protocolVersion, {
     info,
-    capabilities: clientCapabilities(options, options.capabilities, 'stateless'),
+    capabilities: clientCapabilities(options, options.capabilities, LATEST_REVISION),
   });
   sender.serverInfo = server.serverInfo;
   const channel = new StatelessChannel(sender, {

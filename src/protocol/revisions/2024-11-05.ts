@@ -17,6 +17,8 @@ export const revision20241105 = defineRevision('2024-11-05', {
   resourceLinks: false,
   contentMeta: false,
   elicitation: false,
+  elicitationModes: false,
+  samplingTools: false,
   icons: false,
   schemaDialect: false,
   tasks: false,

@@ -1,6 +1,7 @@
 /**
  * MCP 2025-11-25: adds icons (and implementation description/websiteUrl), `$schema` with JSON Schema
- * 2020-12 as the default dialect, experimental tasks, and error responses without an id.
+ * 2020-12 as the default dialect, experimental tasks, URL-mode elicitation, tool use in sampling, and
+ * error responses without an id.
  * @module
  */
 import { revision20250618 } from './2025-06-18.js';
@@ -11,5 +12,7 @@ export const revision20251125 = defineRevision('2025-11-25', {
   icons: true,
   schemaDialect: true,
   tasks: true,
+  elicitationModes: true,
+  samplingTools: true,
   optionalErrorId: true,
 });

@@ -26,6 +26,13 @@ export interface RevisionFeatures {
   contentMeta: boolean;
   /** the `elicitation` client capability and `elicitation/create`. */
   elicitation: boolean;
+  /** URL-mode elicitation, and the `form` / `url` members of the `elicitation` client capability. */
+  elicitationModes: boolean;
+  /**
+   * Tool use in sampling: `tools` / `toolChoice` in `sampling/createMessage`, `tool_use` / `tool_result`
+   * content in its messages, and the `tools` / `context` members of the `sampling` client capability.
+   */
+  samplingTools: boolean;
   /** `icons` on tools, resource links and implementations; `description`/`websiteUrl` on implementations. */
   icons: boolean;
   /** `$schema` inside `inputSchema` / `outputSchema`; JSON Schema 2020-12 is the default dialect. */
