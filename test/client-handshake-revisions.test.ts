@@ -1,7 +1,10 @@
 // A toolwire client speaks the handshake-era revision it negotiated, over stdio with a raw server
 // (scripts/attack/fixtures/hostile-server.mjs with `--revision`: it answers `initialize` with the revision
-// named and records the client's params). Pinned to a revision, the client's `initialize` carries only
-// what that revision defines (clientInfo, capabilities).
+// named and records the client's params; its tool `ask` asks the client what a test says and gives back
+// the client's answer). Pinned to a revision, the client's `initialize` carries only what that revision
+// defines (clientInfo, capabilities); and whether pinned or met in `auto` mode, a server's request that
+// its revision lacks is refused before any handler runs: `elicitation/create` before 2025-06-18 with
+// -32601, URL-mode elicitation and sampling with tools before 2025-11-25 with -32602.
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
@@ -77,6 +80,42 @@ async function initializeParams(client: Client): Promise<unknown> {
   return params;
 }
 
+/** What the asker's question got back: `{result}` or `{error}`. */
+const ask = (client: Client, method: string, params: unknown) =>
+  toolJson(client, 'ask', { method, params }) as Promise<{
+    result?: unknown;
+    error?: { code: number; message: string };
+  }>;
+
+const form = {
+  message: 'Name?',
+  requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+};
+const url = { mode: 'url', message: 'Sign in', url: 'https://example.com/', elicitationId: 'e1' };
+const text = (value: string) => ({ type: 'text', text: value });
+const sampling = { messages: [{ role: 'user', content: text('hi') }], maxTokens: 5 };
+const SAMPLING_WITH_TOOLS: [string, unknown][] = [
+  ['tools', { ...sampling, tools: [{ name: 'x', inputSchema: { type: 'object' } }] }],
+  ['toolChoice', { ...sampling, toolChoice: { mode: 'auto' } }],
+  [
+    'tool_use content',
+    {
+      ...sampling,
+      messages: [
+        ...sampling.messages,
+        { role: 'assistant', content: { type: 'tool_use', id: 't1', name: 'x', input: {} } },
+      ],
+    },
+  ],
+  [
+    'tool_result content',
+    {
+      ...sampling,
+      messages: [{ role: 'user', content: [{ type: 'tool_result', toolUseId: 't1', content: [text('4')] }] }],
+    },
+  ],
+];
+
 describe("a client's initialize, pinned to a handshake-era revision", () => {
   it.each(['2024-11-05', '2025-03-26'] as const)(
     '%s: clientInfo is name and version; no elicitation, sampling tools or tasks',
@@ -108,5 +147,69 @@ describe("a client's initialize, pinned to a handshake-era revision", () => {
         capabilities: { ...DECLARED, roots: { listChanged: true } },
       });
     }
+  });
+});
+
+describe('a server request its revision lacks', () => {
+  it.each(['2024-11-05', '2025-03-26'] as const)(
+    '%s: elicitation/create is -32601 (no such method there), and no handler runs',
+    async (revision) => {
+      for (const protocolVersion of [revision, 'auto'] as const) {
+        const { client, asked } = await askerClient(revision, protocolVersion);
+        for (const params of [form, url])
+          expect(await ask(client, 'elicitation/create', params)).toEqual({
+            error: {
+              code: -32601,
+              message: `Method not found: elicitation/create does not exist in protocol version ${revision}`,
+            },
+          });
+        // What the revision has is answered.
+        expect((await ask(client, 'sampling/createMessage', sampling)).result).toMatchObject({ model: 'm' });
+        expect((await ask(client, 'roots/list', undefined)).result).toEqual({
+          roots: [{ uri: 'file:///work' }],
+        });
+        expect(asked).toEqual(['sample']);
+      }
+    },
+  );
+
+  it.each(['2024-11-05', '2025-03-26', '2025-06-18'] as const)(
+    '%s: sampling with tools is -32602, and no handler runs',
+    async (revision) => {
+      for (const protocolVersion of [revision, 'auto'] as const) {
+        const { client, asked } = await askerClient(revision, protocolVersion);
+        for (const [, params] of SAMPLING_WITH_TOOLS)
+          expect(await ask(client, 'sampling/createMessage', params)).toEqual({
+            error: {
+              code: -32602,
+              message: `Invalid params for sampling/createMessage: sampling with tools does not exist in protocol version ${revision}`,
+            },
+          });
+        expect(asked).toEqual([]);
+      }
+    },
+  );
+
+  it('2025-06-18: URL-mode elicitation is -32602, and no handler runs; a form is answered', async () => {
+    for (const protocolVersion of ['2025-06-18', 'auto'] as const) {
+      const { client, asked } = await askerClient('2025-06-18', protocolVersion);
+      expect(await ask(client, 'elicitation/create', url)).toEqual({
+        error: {
+          code: -32602,
+          message:
+            'Invalid params for elicitation/create: URL-mode elicitation does not exist in protocol version 2025-06-18',
+        },
+      });
+      expect(await ask(client, 'elicitation/create', form)).toEqual({ result: { action: 'decline' } });
+      expect(asked).toEqual(['elicit form']);
+    }
+  });
+
+  it('2025-11-25: URL-mode elicitation and sampling with tools reach the handlers', async () => {
+    const { client, asked } = await askerClient('2025-11-25');
+    expect(await ask(client, 'elicitation/create', url)).toEqual({ result: { action: 'decline' } });
+    for (const [, params] of SAMPLING_WITH_TOOLS)
+      expect((await ask(client, 'sampling/createMessage', params)).result).toMatchObject({ model: 'm' });
+    expect(asked).toEqual(['elicit url', 'sample', 'sample', 'sample', 'sample']);
   });
 });

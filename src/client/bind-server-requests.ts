@@ -6,6 +6,7 @@
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { isHandshakeRevision, profileFor, type RevisionProfile } from '../protocol/revisions/index.js';
 import {
   INPUT_METHODS,
   answerInputRequest,
@@ -48,22 +49,39 @@ export class OwnHandlers {
 }
 
 /**
- * Answers the server's requests with the handlers (ping always; the others when given). The id of a
- * URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
+ * The profile of the handshake-era revision spoken, once negotiated (`version`); undefined before, and
+ * in the stateless era.
+ */
+function handshakeProfile(version: string | undefined): RevisionProfile | undefined {
+  return isHandshakeRevision(version) ? profileFor(version) : undefined;
+}
+
+/**
+ * Answers the server's requests with the handlers (ping always; the others when given), as the revision
+ * spoken (`protocolVersion()`) has them: `elicitation/create` before 2025-06-18 is -32601 (no such method
+ * there), URL-mode elicitation and sampling with tools before 2025-11-25 are -32602; no handler runs.
+ * The id of a URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
  */
 export function bindServerRequests(
   peer: Peer,
   handlers: ClientHandlers,
+  protocolVersion: () => string | undefined,
   own?: OwnHandlers,
   urlElicitations?: UrlElicitations,
 ): void {
   peer.setRequestHandler('ping', () => ({}));
   for (const method of INPUT_METHODS) {
     peer.setRequestHandler(method, async (params, ctx) => {
+      const profile = handshakeProfile(protocolVersion());
+      if (method === 'elicitation/create' && profile && !profile.features.elicitation)
+        throw new ProtocolError(
+          ErrorCode.MethodNotFound,
+          `Method not found: elicitation/create does not exist in protocol version ${profile.version}`,
+        );
       if (params.mode === 'url' && typeof params.elicitationId === 'string')
         urlElicitations?.expect(params.elicitationId);
       const chosen = withOwnHandlers(handlers, own?.sole());
-      const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal });
+      const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal }, profile);
       if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
       return result;
     });

@@ -29,6 +29,7 @@ import {
   profileFor,
   type Revision,
   type RevisionFeatures,
+  type RevisionProfile,
 } from '../protocol/revisions/index.js';
 
 export interface HandlerContext {
@@ -117,14 +118,47 @@ function undeclared(
   return undefined;
 }
 
+const TOOL_BLOCKS: ReadonlySet<unknown> = new Set(['tool_use', 'tool_result']);
+
+/** Whether a sampling request uses tools: `tools`, `toolChoice`, or tool_use / tool_result content. */
+function usesTools(params: JsonObject): boolean {
+  if (params.tools !== undefined || params.toolChoice !== undefined) return true;
+  const messages = Array.isArray(params.messages) ? params.messages : [];
+  return messages.some((message) => {
+    const content = isJsonObject(message) ? message.content : undefined;
+    const blocks = Array.isArray(content) ? content : [content];
+    return blocks.some((block) => isJsonObject(block) && TOOL_BLOCKS.has(block.type));
+  });
+}
+
+/**
+ * What the question uses that the revision spoken (`profile`) does not have: URL-mode elicitation and
+ * tool use in sampling are 2025-11-25's.
+ */
+function unknownToRevision(
+  method: 'elicitation/create' | 'sampling/createMessage',
+  params: JsonObject,
+  profile: RevisionProfile | undefined,
+): string | undefined {
+  if (!profile) return undefined;
+  const { features: f, version } = profile;
+  if (method === 'elicitation/create' && params.mode === 'url' && !f.elicitationModes)
+    return `URL-mode elicitation does not exist in protocol version ${version}`;
+  if (method === 'sampling/createMessage' && !f.samplingTools && usesTools(params))
+    return `sampling with tools does not exist in protocol version ${version}`;
+  return undefined;
+}
+
 /** A ProtocolError -32602 when the params of a server's question are not what its method takes. */
 function checkParams(
   method: 'elicitation/create' | 'sampling/createMessage',
   params: JsonObject,
   handlers: DeclaredHandlers,
+  profile: RevisionProfile | undefined,
 ): void {
   const problem =
     (method === 'elicitation/create' ? elicitParamsProblem(params) : createMessageParamsProblem(params)) ??
+    unknownToRevision(method, params, profile) ??
     undeclared(method, params, handlers);
   if (problem) throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${problem}`);
 }
@@ -174,25 +208,27 @@ function invalidAnswer(problem: string): ClientError {
 /**
  * Answers one server request with the handlers; `undefined` when there is no handler for it (the caller
  * decides what that means in its era). Params a handler could not take (a message that is not a string, a
- * form that is not flat, an elicitation mode the client did not declare, a `javascript:` URL) are refused
- * with -32602 before any handler sees them.
+ * form that is not flat, an elicitation mode the client did not declare, a `javascript:` URL, what
+ * `profile` — the revision spoken, when known — does not have) are refused with -32602 before any
+ * handler sees them.
  */
 export async function answerInputRequest(
   method: string,
   params: JsonObject,
   handlers: DeclaredHandlers,
   ctx: HandlerContext,
+  profile?: RevisionProfile,
 ): Promise<ElicitResult | CreateMessageResult | ListRootsResult | undefined> {
   switch (method) {
     case 'elicitation/create': {
       if (!handlers.elicitation) return undefined;
-      checkParams(method, params, handlers);
+      checkParams(method, params, handlers, profile);
       const answer = await handlers.elicitation(params as unknown as ElicitParams, ctx);
       return handlers.validateElicitation === false ? answer : checkedAnswer(params, answer);
     }
     case 'sampling/createMessage':
       if (!handlers.sampling) return undefined;
-      checkParams(method, params, handlers);
+      checkParams(method, params, handlers, profile);
       return handlers.sampling(params as unknown as CreateMessageParams, ctx);
     case 'roots/list': {
       if (!handlers.roots) return undefined;

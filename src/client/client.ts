@@ -105,7 +105,13 @@ export class Client {
       (params, opts) => connection.listen(params, opts),
       (error) => options.onError?.(error),
     );
-    bindServerRequests(connection.peer, this.#options, connection.own, this.#urlElicitations);
+    bindServerRequests(
+      connection.peer,
+      this.#options,
+      () => connection.protocolVersion,
+      connection.own,
+      this.#urlElicitations,
+    );
     this.#events = new ClientEvents(connection.peer, this.#listen, {
       connection,
       send: this.#send,
