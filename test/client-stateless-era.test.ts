@@ -223,6 +223,36 @@ describe('stateless-era requests on the wire', () => {
     });
   });
 
+  it('refuses every request a server sends (the era has none, not even ping), and runs no handler', async () => {
+    const asked: string[] = [];
+    await using f = await fakeServer(
+      {},
+      {
+        elicitation: () => (asked.push('elicit'), { action: 'decline' }),
+        sampling: () => (
+          asked.push('sample'),
+          { role: 'assistant', content: { type: 'text', text: 'x' }, model: 'm' }
+        ),
+        roots: () => (asked.push('roots'), []),
+      },
+    );
+    await f.connected;
+    const form = { message: 'name?', requestedSchema: { type: 'object', properties: {} } };
+    const sampling = { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 };
+    for (const [method, params] of [
+      ['elicitation/create', form],
+      ['sampling/createMessage', sampling],
+      ['roots/list', undefined],
+      ['ping', undefined],
+    ] as const) {
+      const error = await f.peer.request(method, params).catch((e: unknown) => e);
+      expect(error, method).toBeInstanceOf(ProtocolError);
+      expect((error as ProtocolError).code).toBe(ErrorCode.MethodNotFound);
+      expect((error as ProtocolError).message).toContain('the stateless era asks through input_required');
+    }
+    expect(asked).toEqual([]);
+  });
+
   it('reads serverInfo from discover, then from each result', async () => {
     await using f = await fakeServer({
       'tools/call': () => ({

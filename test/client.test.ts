@@ -183,7 +183,8 @@ describe('server lifecycle', () => {
     });
     const [clientEnd, serverEnd] = createLinkedPair();
     const session = await server.connect(serverEnd);
-    const client = new Client({ name: 'c', version: '1' });
+    // Handshake era: the stateless era has no ping (its client refuses one).
+    const client = new Client({ name: 'c', version: '1' }, { protocolVersion: '2025-11-25' });
     await client.connect(clientEnd);
     await expect(session.ping()).resolves.toBeUndefined();
     const call = client.callTool('hang').catch((e: unknown) => e);

@@ -6,7 +6,12 @@
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
-import { isHandshakeRevision, profileFor, type RevisionProfile } from '../protocol/revisions/index.js';
+import {
+  isHandshakeRevision,
+  isStatelessRevision,
+  profileFor,
+  type RevisionProfile,
+} from '../protocol/revisions/index.js';
 import {
   INPUT_METHODS,
   answerInputRequest,
@@ -57,9 +62,22 @@ function handshakeProfile(version: string | undefined): RevisionProfile | undefi
 }
 
 /**
+ * The stateless era has no server requests (the 2026-07-28 schema defines none, not even `ping`): the
+ * server asks through `input_required` instead. One that arrives anyway is -32601, and no handler runs.
+ */
+function statelessRefusal(method: string, version: string | undefined): void {
+  if (isStatelessRevision(version))
+    throw new ProtocolError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method} is no request a server may send in protocol version ${version} (the stateless era asks through input_required)`,
+    );
+}
+
+/**
  * Answers the server's requests with the handlers (ping always; the others when given), as the revision
  * spoken (`protocolVersion()`) has them: `elicitation/create` before 2025-06-18 is -32601 (no such method
- * there), URL-mode elicitation and sampling with tools before 2025-11-25 are -32602; no handler runs.
+ * there), URL-mode elicitation and sampling with tools before 2025-11-25 are -32602, and in the stateless
+ * era every server request is -32601; no handler runs.
  * The id of a URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
  */
 export function bindServerRequests(
@@ -69,9 +87,13 @@ export function bindServerRequests(
   own?: OwnHandlers,
   urlElicitations?: UrlElicitations,
 ): void {
-  peer.setRequestHandler('ping', () => ({}));
+  peer.setRequestHandler('ping', () => {
+    statelessRefusal('ping', protocolVersion());
+    return {};
+  });
   for (const method of INPUT_METHODS) {
     peer.setRequestHandler(method, async (params, ctx) => {
+      statelessRefusal(method, protocolVersion());
       const profile = handshakeProfile(protocolVersion());
       if (method === 'elicitation/create' && profile && !profile.features.elicitation)
         throw new ProtocolError(

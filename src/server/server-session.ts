@@ -193,7 +193,7 @@ export class ServerSession implements ServingSession {
     return this.peer.drain(graceMs);
   }
 
-  /** Pings the client (handshake era). */
+  /** Pings the client (handshake era: the stateless era has no ping, and its clients refuse one with -32601). */
   async ping(options?: RequestOptions): Promise<void> {
     await this.peer.request('ping', undefined, options);
   }
