@@ -65,10 +65,10 @@ export class ServerSession implements ServingSession {
         handlers: core.handlers.engine,
         defaultTimeout: core.options.requestTimeout,
         acceptBatch: (session) => (session as ServerSession).#profile?.features.batching ?? false,
-        unknownErrorId: (session) => {
-          const profile = (session as ServerSession).#profile;
-          return profile && !profile.features.optionalErrorId ? null : undefined;
-        },
+        // `id: null` (JSON-RPC 2.0, every revision before 2025-11-25) until a revision that may leave it
+        // out is negotiated: before `initialize`, the client's revision is not known yet.
+        unknownErrorId: (session) =>
+          (session as ServerSession).#profile?.features.optionalErrorId ? undefined : null,
         closed: (session) => {
           const self = session as ServerSession;
           self.#phase = 'closed';
