@@ -40,7 +40,8 @@ export interface ServerOptions extends ToolChainOptions {
   /**
    * Stateless era: how long clients may cache list and read results, and whether the cache may be shared
    * across authorization contexts (default `{ ttlMs: 0, cacheScope: 'public' }`: always re-fetch). Use
-   * `cacheScope: 'private'` when lists vary by the caller's authorization.
+   * `cacheScope: 'private'` when lists vary by the caller's authorization. `ttlMs` must be a finite number,
+   * 0 or more, and `cacheScope` one of the two (anything else throws a TypeError).
    */
   cache?: Partial<CacheHint>;
   /**

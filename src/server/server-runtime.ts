@@ -9,7 +9,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import { ALL_REVISIONS, isHandshakeRevision, type Revision } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, ServerCapabilities } from '../protocol/types/lifecycle.js';
-import type { CacheHint } from '../protocol/types/stateless.js';
+import { checkCacheHint, type CacheHint } from '../protocol/types/stateless.js';
 import type { SchemaInput } from '../schema/index.js';
 import { AccessControl } from './auth/access-control.js';
 import type { Principal } from './auth/principal.js';
@@ -115,6 +115,7 @@ export class ServerRuntime implements ServerCore {
   readonly #taskListeners = new Set<(task: JsonObject) => void>();
 
   constructor(info: Implementation, options: ServerOptions = {}) {
+    checkCacheHint(options.cache);
     this.info = { ...info };
     this.options = {
       ...options,

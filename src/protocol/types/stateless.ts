@@ -23,6 +23,27 @@ export interface CacheHint {
   cacheScope: 'public' | 'private';
 }
 
+const shown = (value: unknown): string =>
+  typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? typeof value);
+
+/**
+ * Checks a server's `cache` option (a partial {@link CacheHint}): throws a TypeError naming what is wrong.
+ * `ttlMs` goes on the wire as is, and the schema wants a number of at least 0 (`Infinity` and `NaN` are
+ * no JSON numbers); `cacheScope` is one of the two scopes.
+ */
+export function checkCacheHint(value: unknown): asserts value is Partial<CacheHint> | undefined {
+  if (value === undefined) return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new TypeError('cache must be an object ({ ttlMs, cacheScope })');
+  const { ttlMs, cacheScope } = value as Record<string, unknown>;
+  if (ttlMs !== undefined && (typeof ttlMs !== 'number' || !Number.isFinite(ttlMs) || ttlMs < 0))
+    throw new TypeError(
+      `cache.ttlMs must be a finite number of milliseconds, 0 or more (got ${shown(ttlMs)})`,
+    );
+  if (cacheScope !== undefined && cacheScope !== 'public' && cacheScope !== 'private')
+    throw new TypeError(`cache.cacheScope must be "public" or "private" (got ${shown(cacheScope)})`);
+}
+
 export interface DiscoverResult extends CacheHint {
   resultType: 'complete';
   supportedVersions: string[];
