@@ -7,6 +7,7 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
+import { revisionCapabilities, shapeInput } from '../protocol/revisions/shape-input.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
 import {
   missingCapabilities,
@@ -92,26 +93,39 @@ abstract class ScopedHost<S extends RequestScope> implements ContextHost {
   }
 }
 
-/** Handshake era: questions are requests to the client, for the capabilities it declared. */
+/** A question the client cannot be asked, as the tool that asked it learns (the gateway: -32602). */
+function refused(message: string): Promise<never> {
+  return Promise.reject(new ServerError(LocalErrorCode.CapabilityNotSupported, message));
+}
+
+/** Handshake era: questions are requests to the client, for the capabilities it declared, in its shapes. */
 class HandshakeHost extends ScopedHost<HandshakeScope> {
   input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
     const { scope } = this;
+    const { features, version } = scope.profile;
     const capability = CAPABILITY[method];
     // What the question needs beyond the capability itself: URL mode, sampling with tools (never sent to a
-    // client that did not declare them, as the spec says).
-    const missing = missingCapabilities(method, params, scope.client.capabilities)?.[capability];
-    if (missing !== undefined || (capability === 'elicitation' && !scope.profile.features.elicitation)) {
+    // client that did not declare them, as the spec says, nor to one whose revision has no such thing).
+    const usable = revisionCapabilities(scope.client.capabilities, features);
+    const missing = missingCapabilities(method, params, usable)?.[capability];
+    if (missing !== undefined || (capability === 'elicitation' && !features.elicitation)) {
       const part = missing === undefined ? undefined : Object.keys(missing)[0];
       const what = part === undefined ? `the ${capability} capability` : `${capability}.${part}`;
-      return Promise.reject(
-        new ServerError(
-          LocalErrorCode.CapabilityNotSupported,
-          `The client did not declare ${what}, so ${method} cannot be sent`,
-        ),
+      const declared = missingCapabilities(method, params, scope.client.capabilities) === undefined;
+      return refused(
+        declared
+          ? `The client declared ${what}, but its protocol version ${version} has none, so ${method} cannot be sent`
+          : `The client did not declare ${what}, so ${method} cannot be sent`,
       );
     }
+    // The question in the shapes of the client's revision (it may have none for it).
+    const shaped = shapeInput(method, params, features);
+    if ('refused' in shaped)
+      return refused(
+        `${method} cannot be sent to a client of protocol version ${version}: ${shaped.refused}`,
+      );
     const { key: _key, validate: _validate, ...requestOptions } = options;
-    return this.session.peer.request(method, params, requestOptions);
+    return this.session.peer.request(method, shaped.params, requestOptions);
   }
 
   /** No level set (`logging/setLevel`): every message. */

@@ -26,11 +26,16 @@ export interface RevisionFeatures {
   contentMeta: boolean;
   /** the `elicitation` client capability and `elicitation/create`. */
   elicitation: boolean;
-  /** URL-mode elicitation, and the `form` / `url` members of the `elicitation` client capability. */
+  /**
+   * Elicitation as 2025-11-25 has it: `mode` and URL mode, the `form` / `url` members of the `elicitation`
+   * client capability; in a form's `requestedSchema`, `$schema`, a `default` on every kind of field (before:
+   * on booleans only), titled single-select (`oneOf`) and multi-select (`type: "array"`) enums.
+   */
   elicitationModes: boolean;
   /**
-   * Tool use in sampling: `tools` / `toolChoice` in `sampling/createMessage`, `tool_use` / `tool_result`
-   * content in its messages, and the `tools` / `context` members of the `sampling` client capability.
+   * Sampling as 2025-11-25 has it: `tools` / `toolChoice` in `sampling/createMessage`, a message's content as
+   * a list of blocks, `tool_use` / `tool_result` blocks, `_meta` on messages, and the `tools` / `context`
+   * members of the `sampling` client capability.
    */
   samplingTools: boolean;
   /** `icons` on tools, resource links and implementations; `description`/`websiteUrl` on implementations. */
