@@ -4,7 +4,7 @@
 // 2024-11-05 has no audio; a 2025-06-18 form has no `mode`, no `default` but a boolean's, its titled
 // single-select as `enum` + `enumNames`, and no multi-select or URL mode. What cannot be sent fails the
 // tool's question with a clear error, and the client is asked nothing. A 2025-11-25 client gets what the
-// tool wrote.
+// tool wrote. And a form without `requestedSchema` goes out with an empty one, in both eras.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ClientOptions } from '../src/client/index.js';
 import type { CreateMessageParams, ElicitParams, ElicitResult, JsonObject, Revision } from '../src/index.js';
@@ -258,5 +258,24 @@ describe('ctx.elicit() to a 2025-06-18 client', () => {
       'The client declared elicitation.url, but its protocol version 2025-06-18 has none, so elicitation/create cannot be sent',
     );
     expect(got).toEqual([]);
+  });
+});
+
+describe('a form without requestedSchema', () => {
+  const EMPTY = { type: 'object', properties: {} };
+
+  it.each(['2025-06-18', '2025-11-25', '2026-07-28'] as const)(
+    'reaches a %s client with an empty one',
+    async (v) => {
+      const { text: said, got } = await asked(v, 'elicit', { message: 'Sure?' });
+      expect(said).toBe('accept {}');
+      expect(got).toEqual([{ message: 'Sure?', requestedSchema: EMPTY }]);
+    },
+  );
+
+  it.each(['2025-11-25', '2026-07-28'] as const)('reaches a %s client with its properties', async (v) => {
+    const params = { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', required: [] } };
+    const { got } = await asked(v, 'elicit', params);
+    expect(got).toEqual([{ ...params, requestedSchema: { ...EMPTY, required: [] } }]);
   });
 });

@@ -22,6 +22,7 @@ import type {
   ProgressParams,
 } from '../protocol/types/lifecycle.js';
 import { isHandshakeRevision } from '../protocol/revisions/index.js';
+import { completeForm } from '../protocol/revisions/shape-input.js';
 import { missingCapabilities } from '../protocol/types/input-checks.js';
 import type { Principal } from './auth/principal.js';
 import type { InputMethod } from './input-required/input-requests.js';
@@ -226,11 +227,12 @@ export abstract class ContextBase implements ToolContext {
     return ((this.#bound ??= {}).log ??= (level, data, logger) => this.doLog(level, data, logger));
   }
 
+  /** A form goes out with the `requestedSchema` every revision requires; the answer is checked against the tool's. */
   get elicit(): ContextMethods['elicit'] {
     return ((this.#bound ??= {}).elicit ??= (params, options) =>
       checkedElicitation(
         params,
-        () => this.ask<ElicitResult>('elicitation/create', params, options),
+        () => this.ask<ElicitResult>('elicitation/create', completeForm(params), options),
         options?.validate,
       ));
   }

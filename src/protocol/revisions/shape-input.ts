@@ -10,6 +10,8 @@
  * - Elicitation (2025-06-18): no `mode`; the form's `$schema` and every `default` but a boolean's are
  *   dropped, a titled single-select (`oneOf` / `anyOf` of `{ const, title }`) becomes `enum` + `enumNames`
  *   (the same choice, the same labels), and a multi-select (`type: "array"`) is refused.
+ * And in every revision (`completeForm`): a form without `requestedSchema` gets an empty one, and one
+ * without `properties` gets `{}`, as every revision with elicitation requires.
  * @module
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
@@ -39,6 +41,15 @@ export function revisionCapabilities(declared: ClientCapabilities, f: RevisionFe
     out = { ...out, sampling: rest };
   }
   return out;
+}
+
+/** A form-mode elicitation with the `requestedSchema` (and its `properties`) every revision requires. */
+export function completeForm<T extends { mode?: string; requestedSchema?: JsonObject }>(params: T): T {
+  if ((params.mode ?? 'form') !== 'form') return params;
+  const schema = params.requestedSchema;
+  if (schema === undefined) return { ...params, requestedSchema: { type: 'object', properties: {} } };
+  if (!isJsonObject(schema) || schema.properties !== undefined) return params;
+  return { ...params, requestedSchema: { ...schema, properties: {} } };
 }
 
 /** `params` of `method` as a client of these features takes them, or why it cannot take them. */
