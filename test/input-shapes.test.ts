@@ -6,10 +6,18 @@
 // tool's question with a clear error, and the client is asked nothing. A 2025-11-25 client gets what the
 // tool wrote. And a form without `requestedSchema` goes out with an empty one, in both eras.
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ClientOptions } from '../src/client/index.js';
-import type { CreateMessageParams, ElicitParams, ElicitResult, JsonObject, Revision } from '../src/index.js';
+import { Client } from '../src/client/index.js';
+import {
+  isJsonObject,
+  type CreateMessageParams,
+  type ElicitParams,
+  type ElicitResult,
+  type JsonObject,
+  type JsonRpcMessage,
+  type Revision,
+} from '../src/index.js';
 import { Server, text } from '../src/server/index.js';
-import { linkServer } from './_setup.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -34,7 +42,7 @@ async function asked(
   protocolVersion: Revision,
   tool: 'sample' | 'elicit',
   params: JsonObject,
-  client: ClientOptions = {},
+  declared: JsonObject = {},
   content: ElicitResult['content'] = {},
 ): Promise<{ text: string; isError: boolean; got: JsonObject[] }> {
   const server = new Server({ name: 'asker', version: '1.0.0' });
@@ -47,16 +55,32 @@ async function asked(
     return text(`${answer.action} ${JSON.stringify(answer.content ?? {})}`);
   });
   const got: JsonObject[] = [];
-  const linked = await linkServer(server, {
-    protocolVersion,
-    sampling: (p) => (
-      got.push(p as unknown as JsonObject),
-      { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
-    ),
-    elicitation: (p) => (got.push(p as unknown as JsonObject), { action: 'accept', content }),
-    ...client,
-  });
-  cleanup.push(() => linked.close());
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await server.connect(serverEnd);
+  // The capabilities `declared` go out in the initialize as they are, whatever the revision (as the official
+  // SDK clients send them; a toolwire client leaves out what its revision lacks).
+  const send = clientEnd.send.bind(clientEnd);
+  clientEnd.send = (message: JsonRpcMessage | JsonRpcMessage[]) => {
+    const m = message as unknown as JsonObject;
+    if (m.method !== 'initialize' || !isJsonObject(m.params)) return send(message);
+    const params = { ...m.params, capabilities: { ...(m.params.capabilities as JsonObject), ...declared } };
+    return send({ ...m, params } as unknown as JsonRpcMessage);
+  };
+  const client = new Client(
+    { name: 'asker-client', version: '1.0.0' },
+    {
+      protocolVersion,
+      capabilities: declared,
+      sampling: (p) => (
+        got.push(p as unknown as JsonObject),
+        { role: 'assistant', content: { type: 'text', text: 'ok' }, model: 'm' }
+      ),
+      elicitation: (p) => (got.push(p as unknown as JsonObject), { action: 'accept', content }),
+      validateElicitation: false,
+    },
+  );
+  await client.connect(clientEnd);
+  const linked = { client, close: () => client.close().then(() => server.close()) };
   const result = await linked.client.callTool(tool, { params });
   const first = result.content[0] as { text?: string } | undefined;
   return { text: first?.text ?? '', isError: result.isError === true, got };
@@ -109,9 +133,7 @@ describe('ctx.sample() to a handshake-era client', () => {
       tools: [{ name: 'look', inputSchema: { type: 'object' } }],
       toolChoice: { mode: 'auto' },
     };
-    const { isError, got } = await asked('2025-11-25', 'sample', params, {
-      capabilities: { sampling: { tools: {} } },
-    });
+    const { isError, got } = await asked('2025-11-25', 'sample', params, { sampling: { tools: {} } });
     expect(isError).toBe(false);
     expect(got).toEqual([params]);
   });
@@ -151,13 +173,7 @@ describe('ctx.sample() to a handshake-era client', () => {
 
     it(`refuses ${v} tools, even when the client declared sampling.tools`, async () => {
       const params = { ...LISTED, tools: [{ name: 'look', inputSchema: { type: 'object' } }] };
-      const {
-        text: said,
-        isError,
-        got,
-      } = await asked(v, 'sample', params, {
-        capabilities: { sampling: { tools: {} } },
-      });
+      const { text: said, isError, got } = await asked(v, 'sample', params, { sampling: { tools: {} } });
       expect(isError).toBe(true);
       expect(said).toBe(
         `The client declared sampling.tools, but its protocol version ${v} has none, so sampling/createMessage cannot be sent`,
@@ -250,9 +266,7 @@ describe('ctx.elicit() to a 2025-06-18 client', () => {
       text: said,
       isError,
       got,
-    } = await asked('2025-06-18', 'elicit', params, {
-      capabilities: { elicitation: { form: {}, url: {} } },
-    });
+    } = await asked('2025-06-18', 'elicit', params, { elicitation: { form: {}, url: {} } });
     expect(isError).toBe(true);
     expect(said).toBe(
       'The client declared elicitation.url, but its protocol version 2025-06-18 has none, so elicitation/create cannot be sent',
