@@ -24,6 +24,7 @@ import { formatIssues, type Validator } from '../schema/compile.js';
 import { formValidator } from '../schema/form-validator.js';
 import { ClientError } from './client-error.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
+import { revisionCapabilities } from '../protocol/revisions/shape-input.js';
 import {
   LATEST_HANDSHAKE_REVISION,
   profileFor,
@@ -76,15 +77,13 @@ export function clientCapabilities(
   return f.stateless ? declared : forRevision(declared, f);
 }
 
-/** Handshake era: `caps` without what the revision of `f` lacks. */
+/**
+ * Handshake era: `caps` without what the revision of `f` lacks (the members of `elicitation` and `sampling`
+ * as the server reads them, `revisionCapabilities`; and `elicitation`, `tasks` where the revision has none).
+ */
 function forRevision(caps: ClientCapabilities, f: RevisionFeatures): ClientCapabilities {
-  const out: ClientCapabilities = { ...caps };
+  const out: ClientCapabilities = { ...revisionCapabilities(caps, f) };
   if (!f.elicitation) delete out.elicitation;
-  else if (!f.elicitationModes && out.elicitation !== undefined) out.elicitation = {};
-  if (!f.samplingTools && out.sampling !== undefined) {
-    const { tools: _tools, context: _context, ...sampling } = out.sampling;
-    out.sampling = sampling;
-  }
   if (!f.tasks) delete out.tasks;
   return out;
 }
