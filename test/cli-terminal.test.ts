@@ -1,7 +1,7 @@
 // What `toolwire` shows a person on a terminal: a server's text that tries to steer the terminal (escape
 // sequences, a carriage return, bidirectional overrides) is printed as escapes; and a server's questions
 // (elicitation forms and pages to open) are asked there, field by field, in both eras.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -178,6 +178,24 @@ describe('the terminal answers a server that asks', () => {
     await vi.waitFor(() =>
       expect(terminal.screen.text).toContain('the question is withdrawn (the call ended)'),
     );
+  });
+
+  // A real pseudo-terminal (`script`): every client command asks on it, here `toolwire prompt`.
+  it.runIf(existsSync('/usr/bin/script'))('toolwire prompt asks on a real terminal too', async () => {
+    const command = [process.execPath, BIN, 'prompt', 'greeting', ...SERVE].join(' ');
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: REPO });
+    cleanup.push(async () => void child.kill());
+    let screen = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const type = async (prompt: string, line: string) => {
+      await vi.waitFor(() => expect(screen).toContain(prompt), { timeout: 20_000 });
+      child.stdin.write(`${line}\n`);
+    };
+    await type('Answer it?', 'y');
+    await type('name (text; required)', 'Ada');
+    expect(await exited).toBe(0);
+    expect(screen).toContain('Hello, Ada (accept)');
   });
 
   it('without a terminal, the CLI says the server wanted to ask', async () => {

@@ -23,7 +23,6 @@ import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
-import { terminalElicitation } from './terminal-elicitation.js';
 import { withClient } from './with-client.js';
 import { printErr, printOut } from './terminal-text.js';
 
@@ -113,8 +112,7 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     defaultAction: 'allow',
     approver: terminal.approver,
   };
-  const elicitation = terminalElicitation();
-  return withClient(line.target, { ...line.client, approval, elicitation }, async (client) => {
+  return withClient(line.target, { ...line.client, approval }, async (client) => {
     const listed = await listTools(client);
     const tool = listed?.find((t) => t.name === name);
     const args = buildToolArguments(input, tool?.inputSchema);

@@ -11,7 +11,7 @@ import { connectFailure, isReportedTransportError, type ConnectAttempt } from '.
 import { ExitCode, exitCodeFor } from './exit-code.js';
 import { authorizes, openTarget, type OpenedTarget, type Target } from './open-target.js';
 import { storedOAuthClient } from './stored-oauth.js';
-import type { TerminalElicitation } from './terminal-elicitation.js';
+import { terminalElicitation, type TerminalElicitation } from './terminal-elicitation.js';
 import { VERSION } from './version.js';
 import { printErr } from './terminal-text.js';
 
@@ -31,7 +31,10 @@ export interface WithClientOptions {
   oauth?: OAuthClient | undefined;
   /** Roots offered to the server (`roots/list`; default none, and no `roots` capability). */
   roots?: Root[] | undefined;
-  /** Answers the server's questions to the person (elicitation, form and URL mode; default: none declared). */
+  /**
+   * Answers the server's questions to the person (elicitation, form and URL mode; default: on the terminal
+   * when stdin is one, else none declared).
+   */
   elicitation?: TerminalElicitation | undefined;
 }
 
@@ -57,6 +60,7 @@ export async function withClient<T>(
   work: (client: Client) => Promise<T>,
 ): Promise<T> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
+  const elicitation = options.elicitation ?? terminalElicitation();
   let note: ReturnType<typeof setTimeout> | undefined;
   const token = process.env.TOOLWIRE_TOKEN;
   const opened = openTarget(target, {
@@ -83,9 +87,9 @@ export async function withClient<T>(
     ...(timeout < 2 * DEFAULT_DISCOVER_TIMEOUT_MS ? { discoverTimeout: Math.floor(timeout / 2) } : {}),
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.roots && { roots: options.roots }),
-    ...(options.elicitation && {
-      elicitation: options.elicitation.handler,
-      onElicitationComplete: options.elicitation.onComplete,
+    ...(elicitation && {
+      elicitation: elicitation.handler,
+      onElicitationComplete: elicitation.onComplete,
       capabilities: { elicitation: { form: {}, url: {} } },
     }),
   });
