@@ -59,7 +59,7 @@ function describeChoices(choices: readonly Choice[]): string {
 
 /** The question for one field, e.g. `Your name (name; text, required): `. */
 export function fieldPrompt(key: string, schema: JsonObject, required: boolean): string {
-  const title = typeof schema.title === 'string' ? `${schema.title} (${key}` : `${key} (`;
+  const head = typeof schema.title === 'string' ? `${schema.title} (${key}; ` : `${key} (`;
   const parts: string[] = [];
   const items = isJsonObject(schema.items) ? schema.items : undefined;
   const single = choicesOf(schema);
@@ -83,7 +83,7 @@ export function fieldPrompt(key: string, schema: JsonObject, required: boolean):
   if (required) parts.push('required');
   if (schema.default !== undefined) parts.push(`default ${JSON.stringify(schema.default)}`);
   const description = typeof schema.description === 'string' ? ` — ${schema.description}` : '';
-  return `  ${title}${title.endsWith('(') ? '' : '; '}${parts.join('; ')})${description}: `;
+  return `  ${head}${parts.join('; ')})${description}: `;
 }
 
 /** A typed choice: its value, its title (any case), or its number in the list. */
