@@ -53,6 +53,17 @@ function urlServer() {
       });
     return text('connected');
   });
+  const needsConnect = () => {
+    if (!state.connected) throw new UrlElicitationRequiredError([CONNECT], 'Connect your account first');
+  };
+  server.prompt('connected_prompt', {}, () => {
+    needsConnect();
+    return 'connected prompt';
+  });
+  server.resource('example://account', { name: 'account' }, () => {
+    needsConnect();
+    return 'connected resource';
+  });
   server.tool(
     'ask_url',
     { inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } },
@@ -182,6 +193,79 @@ describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
     expect(() => new UrlElicitationRequiredError([{ ...CONNECT, elicitationId: '' }])).toThrow(
       /elicitationId/,
     );
+  });
+});
+
+describe('a prompt or resource reader that throws UrlElicitationRequiredError', () => {
+  const getPrompt = (client: Client) =>
+    client.getPrompt('connected_prompt', {}).then((r) => (r.messages[0]?.content as { text: string }).text);
+  const readAccount = (client: Client) =>
+    client.readResource('example://account').then((r) => (r.contents[0] as { text: string }).text);
+
+  it('reaches a 2025-11-25 client as -32042, as the spec lets any request answer', async () => {
+    const { server } = urlServer();
+    const client = await overHttp(server, { protocolVersion: '2025-11-25', ...URL_CAPS });
+    for (const request of [getPrompt, readAccount]) {
+      const error = await request(client).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(UrlElicitationRequiredError);
+      expect(error).toMatchObject({ code: -32042, elicitations: [CONNECT] });
+    }
+  });
+
+  it('is asked through input_required in the stateless era (no -32042 there): the retry runs it again', async () => {
+    for (const request of [getPrompt, readAccount]) {
+      const { server, state } = urlServer();
+      const asked: unknown[] = [];
+      const client = await overHttp(server, {
+        protocolVersion: '2026-07-28',
+        ...URL_CAPS,
+        elicitation: (params) => {
+          asked.push(params);
+          state.connected = true; // the user went through the page
+          return { action: 'accept' };
+        },
+      });
+      expect(await request(client)).toMatch(/^connected (prompt|resource)$/);
+      expect(asked).toEqual([{ mode: 'url', message: CONNECT.message, url: CONNECT.url }]);
+    }
+  });
+
+  it('ends with -32603 naming what the stateless-era user did: declined, or accepted while still needed', async () => {
+    for (const [action, words] of [
+      [
+        'decline',
+        /^(Prompt connected_prompt|Resource example:\/\/account) needs the user to complete a web page first, and the user chose to decline$/,
+      ],
+      [
+        'accept',
+        /^Connect your account first: (prompt connected_prompt|resource example:\/\/account) still finds it not done after the user accepted; retry the request once it is$/,
+      ],
+    ] as const) {
+      const { server } = urlServer();
+      const client = await overHttp(server, {
+        protocolVersion: '2026-07-28',
+        ...URL_CAPS,
+        elicitation: () => ({ action }),
+      });
+      for (const request of [getPrompt, readAccount]) {
+        const error = await request(client).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ProtocolError);
+        expect(error).not.toBeInstanceOf(UrlElicitationRequiredError);
+        expect(error).toMatchObject({ code: -32603, message: expect.stringMatching(words) as unknown });
+      }
+    }
+  });
+
+  it('is -32021 for a stateless-era client without elicitation.url', async () => {
+    const { server } = urlServer();
+    const client = await overHttp(server, {
+      protocolVersion: '2026-07-28',
+      capabilities: { elicitation: { form: {} } },
+      elicitation: () => ({ action: 'accept' }),
+    });
+    for (const request of [getPrompt, readAccount]) {
+      await expect(request(client)).rejects.toMatchObject({ code: -32021 });
+    }
   });
 });
 

@@ -14,6 +14,7 @@ import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';
+import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
 import { withInput } from '../context-host.js';
 import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
 import type { ClientView, ToolContext } from '../tool-context.js';
@@ -85,9 +86,12 @@ export class PromptsFeature implements ServerFeature {
       // The request's own signal, made if the getter reads it: server.close() closes every session, which
       // cancels the requests in flight. (An `AbortSignal.any` with the server's shutdown signal per request
       // kept every request alive through the young-generation collections.)
-      const value = await withInput(session, scope, params, 'prompts/get', ctx, (tool) =>
-        Promise.resolve(prompt.get(args, new GetContext(ctx, scope.client, tool))),
-      );
+      const value = await withInput(session, scope, params, 'prompts/get', ctx, (tool) => {
+        const get = () => prompt.get(args, new GetContext(ctx, scope.client, tool));
+        // The stateless era has no -32042: a getter's URL elicitations are asked (input_required).
+        if (scope.era === 'stateless') return askingUrlElicitations(`prompt ${prompt.name}`, tool, get);
+        return Promise.resolve(get());
+      });
       if (isInputRequired(value)) return value;
       return scope.profile.shapePromptResult(toPromptResult(value, prompt.name));
     });

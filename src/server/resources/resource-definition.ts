@@ -11,7 +11,7 @@ import type { Icon } from '../../protocol/types/lifecycle.js';
 import type { Resource, ResourceTemplate } from '../../protocol/types/resources.js';
 import { completersOf, type Completer } from '../completions/completer.js';
 import { ServerError } from '../server-error.js';
-import type { ClientView } from '../tool-context.js';
+import type { ClientView, ToolContext } from '../tool-context.js';
 import type { ResourceReturn } from './read-result.js';
 import { UriTemplate } from './uri-template.js';
 
@@ -21,6 +21,12 @@ export interface ResourceContext {
   /** The request's `_meta`. */
   readonly meta: JsonObject | undefined;
   readonly client: ClientView;
+  /** Asks the user for input, in both eras, as the tool context's `elicit` does. */
+  elicit: ToolContext['elicit'];
+  /** Asks the client's model, as the tool context's `sample` does. */
+  sample: ToolContext['sample'];
+  /** Lists the client's roots, as the tool context's `listRoots` does. */
+  listRoots: ToolContext['listRoots'];
 }
 
 export type ResourceReader = (uri: string, ctx: ResourceContext) => ResourceReturn | Promise<ResourceReturn>;

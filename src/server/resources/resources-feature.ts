@@ -21,7 +21,10 @@ import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
 import { MAX_SUBSCRIBED_URI_LENGTH, MAX_SUBSCRIPTIONS } from '../subscriptions/subscription-filter.js';
-import type { ClientView } from '../tool-context.js';
+import type { ClientView, ToolContext } from '../tool-context.js';
+import { withInput } from '../context-host.js';
+import { isInputRequired } from '../input-required/input-requests.js';
+import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
   buildResource,
@@ -100,10 +103,14 @@ export class ResourcesFeature implements ServerFeature {
     );
     handlers.handle(
       'resources/read',
-      async ({ params, scope, ctx }) => {
+      async ({ params, scope, ctx, session }) => {
         const uri = uriParam(params);
-        const context = new ReadContext(ctx, ctx.meta, scope.client);
-        const result = await this.read(uri, context).catch((error: unknown) => {
+        const value = await withInput(session, scope, params, 'resources/read', ctx, (tool) => {
+          const read = () => this.read(uri, new ReadContext(ctx, scope.client, tool));
+          // The stateless era has no -32042: a reader's URL elicitations are asked (input_required).
+          if (scope.era === 'stateless') return askingUrlElicitations(`resource ${uri}`, tool, read);
+          return read();
+        }).catch((error: unknown) => {
           // 2026-07-28: an unknown resource is -32602 (never -32002).
           if (
             scope.profile.features.stateless &&
@@ -114,7 +121,8 @@ export class ResourcesFeature implements ServerFeature {
           }
           throw error;
         });
-        return scope.profile.shapeReadResult(result);
+        if (isInputRequired(value)) return value;
+        return scope.profile.shapeReadResult(value);
       },
       cacheable,
     );
@@ -206,11 +214,20 @@ export class ResourcesFeature implements ServerFeature {
 
 /** A reader's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
 class ReadContext extends RequestSignalContext implements ResourceContext {
+  readonly meta: JsonObject | undefined;
+  readonly elicit: ResourceContext['elicit'];
+  readonly sample: ResourceContext['sample'];
+  readonly listRoots: ResourceContext['listRoots'];
+
   constructor(
-    request: SignalSource,
-    readonly meta: JsonObject | undefined,
+    request: SignalSource & { readonly meta: JsonObject | undefined },
     readonly client: ClientView,
+    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>,
   ) {
     super(request);
+    this.meta = request.meta;
+    this.elicit = (asked, options) => tool.elicit(asked, options);
+    this.sample = (asked, options) => tool.sample(asked, options);
+    this.listRoots = (options) => tool.listRoots(options);
   }
 }

@@ -7,9 +7,9 @@
  * @module
  */
 import { isHandshakeRevision } from '../../protocol/revisions/index.js';
-import type { ElicitResult } from '../../protocol/types/client-features.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import type { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
+import { askUrlElicitations, stillRequired } from '../input-required/url-elicitations-asked.js';
 import { toolError } from '../results.js';
 import { takesUrlElicitation, type ToolContext } from '../tool-context.js';
 
@@ -30,28 +30,9 @@ export function urlElicitationAnswer(
       ),
     );
   }
-  // Stateless era: each elicitation is a question of this call, keyed by its id. Asked all at once, so
-  // that one input_required lists every one the client has not answered yet.
-  const asked = error.elicitations.map(({ elicitationId, ...params }) =>
-    ctx.elicit(params, { key: `url-${elicitationId}` }),
-  );
-  // Unanswered (the attempt ends with input_required) or not askable (-32021): the rejection as it is.
-  return Promise.all(asked).then((answers) => answered(tool, error, answers));
-}
-
-/**
- * Every elicitation answered, and the handler still needs them: the user declined one, or said they
- * were done while the tool still sees them undone. An `isError` result either way (asking again would
- * ask the same person the same thing in a loop); the model or the user may retry the call.
- */
-function answered(tool: string, error: UrlElicitationRequiredError, answers: ElicitResult[]): CallToolResult {
-  const refused = answers.find((a) => a.action !== 'accept');
-  if (refused) {
-    return toolError(
-      `Tool ${tool} needs the user to complete a web page first, and the user chose to ${refused.action}`,
-    );
-  }
-  return toolError(
-    `${error.message}: tool ${tool} still finds it not done after the user accepted; retry the call once it is`,
+  // Stateless era: each elicitation a question of this call (unanswered: the attempt ends with
+  // input_required; not askable: -32021, the rejection as it is).
+  return askUrlElicitations(ctx, error).then((answers) =>
+    toolError(stillRequired(`tool ${tool}`, 'call', error, answers)),
   );
 }
