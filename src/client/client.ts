@@ -296,7 +296,7 @@ export class Client {
 
   /** Reads a resource. An unknown URI rejects with ProtocolError -32002 (-32602 in the stateless era). */
   readResource(uri: string, options?: ExchangeOptions): Promise<ReadResourceResult> {
-    return readResource(this.#send, uri, options);
+    return readResource(this.#send, uri, options).catch(this.#sawError);
   }
 
   /**
@@ -338,8 +338,14 @@ export class Client {
     args: Record<string, string> = {},
     options?: ExchangeOptions,
   ): Promise<GetPromptResult> {
-    return getPrompt(this.#send, name, args, options);
+    return getPrompt(this.#send, name, args, options).catch(this.#sawError);
   }
+
+  /** A request failed: the ids of its -32042's elicitations may complete later (any request may send one). */
+  readonly #sawError = (error: unknown): never => {
+    this.#urlElicitations.sawError(error);
+    throw error;
+  };
 
   /**
    * Skills extension (needs `{ skills: true }`): every entry of `skills/list`. Reads no skill file. Throws

@@ -2,7 +2,8 @@
  * The upstreams' resources, resource templates and prompts on the gateway's server: resources and
  * templates under their own URIs (a URI two upstreams share is exposed once, with a warning), prompts
  * under namespaced names like tools. Reads, prompt gets and `completion/complete` go to the upstream
- * that lists them; a down upstream's entries are disabled until it is back.
+ * that lists them (the upstream's questions during a read or get reach the caller, see
+ * relayed-request.ts); a down upstream's entries are disabled until it is back.
  * @module
  */
 import {
@@ -10,6 +11,7 @@ import {
   ProtocolError,
   errorMessage,
   type Prompt,
+  type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
 } from '../index.js';
@@ -20,6 +22,8 @@ import {
   type RegistryHandle,
   type Server,
 } from '../server/index.js';
+import type { ElicitationRoutes } from './elicitation-routes.js';
+import { relayedRequest, type AskingContext } from './relayed-request.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
 
@@ -56,12 +60,20 @@ export class ExposedCatalog {
   /** By kind and key (URI, URI template, namespaced prompt name). */
   readonly #entries = new Map<string, Entry>();
   readonly #warned = new Set<string>();
+  /** Where the URL elicitations relayed to a caller complete. */
+  readonly #routes: ElicitationRoutes;
   #namer: ToolNamer;
 
-  constructor(server: Server, namer: ToolNamer, warn: (upstream: Upstream, message: string) => void) {
+  constructor(
+    server: Server,
+    namer: ToolNamer,
+    warn: (upstream: Upstream, message: string) => void,
+    routes: ElicitationRoutes,
+  ) {
     this.#server = server;
     this.#namer = namer;
     this.#warn = warn;
+    this.#routes = routes;
   }
 
   rename(namer: ToolNamer): void {
@@ -80,7 +92,7 @@ export class ExposedCatalog {
         listed: JSON.stringify(resource),
         register: () =>
           this.#server.resource(resource.uri, described(resource), (uri, ctx) =>
-            clientOf(upstream).readResource(uri, { signal: ctx.signal }),
+            this.#read(upstream, uri, ctx),
           ) as RegistryHandle<unknown>,
       });
     }
@@ -168,7 +180,7 @@ export class ExposedCatalog {
     return this.#server.resourceTemplate(
       template.uriTemplate,
       { ...described(template), complete },
-      (uri, _variables, ctx) => clientOf(upstream).readResource(uri, { signal: ctx.signal }),
+      (uri, _variables, ctx) => this.#read(upstream, uri, ctx),
     ) as RegistryHandle<unknown>;
   }
 
@@ -187,9 +199,18 @@ export class ExposedCatalog {
       return { ...argument, complete };
     });
     const { name: _name, arguments: _arguments, ...rest } = prompt;
-    return this.#server.prompt(name, { ...rest, arguments: args }, (values, ctx) =>
-      clientOf(upstream).getPrompt(prompt.name, values, { signal: ctx.signal }),
-    ) as RegistryHandle<unknown>;
+    return this.#server.prompt(name, { ...rest, arguments: args }, (values, ctx) => {
+      const client = clientOf(upstream);
+      return relayedRequest(upstream.name, ctx, this.#routes, (options) =>
+        client.getPrompt(prompt.name, values, options),
+      );
+    }) as RegistryHandle<unknown>;
+  }
+
+  /** Reads `uri` from `upstream`, its questions relayed to the reader's caller. */
+  #read(upstream: Upstream, uri: string, ctx: AskingContext): Promise<ReadResourceResult> {
+    const client = clientOf(upstream);
+    return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options));
   }
 
   #tell(upstream: Upstream, message: string): void {

@@ -132,7 +132,7 @@ export class Gateway {
       warn,
       (upstream, tool) => this.#settings.hidden(upstream.name, tool),
     );
-    this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn);
+    this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn, elicitations);
     const subscriptions = new ResourceSubscriptions(
       this.server,
       (uri) => this.#catalog.ownerOf(uri),

@@ -29,7 +29,7 @@ export function following(parent: Cancellation): {
 }
 
 /** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
-export function mayBeAsked(ctx: ToolContext): boolean {
+export function mayBeAsked(ctx: Pick<ToolContext, 'client'>): boolean {
   const caps = ctx.client.capabilities;
   return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
 }
@@ -38,7 +38,7 @@ export function mayBeAsked(ctx: ToolContext): boolean {
  * Whether the caller takes URL-mode elicitations with ids, whose completion it may hear of: a
  * handshake-era client of 2025-11-25 or later that declared `elicitation.url`.
  */
-export function takesUrlElicitation(ctx: ToolContext): boolean {
+export function takesUrlElicitation(ctx: Pick<ToolContext, 'client'>): boolean {
   const { protocolVersion, capabilities } = ctx.client;
   return (
     isHandshakeRevision(protocolVersion) &&
@@ -53,7 +53,7 @@ export function takesUrlElicitation(ctx: ToolContext): boolean {
  * and the call runs again (the upstream asks again, and this time gets the answer).
  */
 export function relayedInput(
-  ctx: ToolContext,
+  ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
   stateless: boolean,
   end: (error: unknown) => void,
   relayedUrl: (elicitationId: string) => void,

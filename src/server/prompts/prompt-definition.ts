@@ -32,6 +32,11 @@ export interface PromptContext {
   sample: ToolContext['sample'];
   /** Lists the client's roots, as the tool context's `listRoots` does. */
   listRoots: ToolContext['listRoots'];
+  /**
+   * Tells the client a URL-mode elicitation it was sent is done, as the tool context's
+   * `completeElicitation` does (for a -32042 this request answered, say).
+   */
+  completeElicitation: ToolContext['completeElicitation'];
 }
 
 /** An argument as declared: the wire fields plus an optional completion function. */

@@ -108,16 +108,18 @@ class GetContext extends RequestSignalContext implements PromptContext {
   readonly elicit: PromptContext['elicit'];
   readonly sample: PromptContext['sample'];
   readonly listRoots: PromptContext['listRoots'];
+  readonly completeElicitation: PromptContext['completeElicitation'];
 
   constructor(
     request: SignalSource & { readonly meta: JsonObject | undefined },
     readonly client: ClientView,
-    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>,
+    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
   ) {
     super(request);
     this.meta = request.meta;
     this.elicit = (asked, options) => tool.elicit(asked, options);
     this.sample = (asked, options) => tool.sample(asked, options);
     this.listRoots = (options) => tool.listRoots(options);
+    this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
   }
 }

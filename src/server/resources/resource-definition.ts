@@ -27,6 +27,11 @@ export interface ResourceContext {
   sample: ToolContext['sample'];
   /** Lists the client's roots, as the tool context's `listRoots` does. */
   listRoots: ToolContext['listRoots'];
+  /**
+   * Tells the client a URL-mode elicitation it was sent is done, as the tool context's
+   * `completeElicitation` does (for a -32042 this request answered, say).
+   */
+  completeElicitation: ToolContext['completeElicitation'];
 }
 
 export type ResourceReader = (uri: string, ctx: ResourceContext) => ResourceReturn | Promise<ResourceReturn>;

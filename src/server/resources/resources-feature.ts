@@ -218,16 +218,18 @@ class ReadContext extends RequestSignalContext implements ResourceContext {
   readonly elicit: ResourceContext['elicit'];
   readonly sample: ResourceContext['sample'];
   readonly listRoots: ResourceContext['listRoots'];
+  readonly completeElicitation: ResourceContext['completeElicitation'];
 
   constructor(
     request: SignalSource & { readonly meta: JsonObject | undefined },
     readonly client: ClientView,
-    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>,
+    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
   ) {
     super(request);
     this.meta = request.meta;
     this.elicit = (asked, options) => tool.elicit(asked, options);
     this.sample = (asked, options) => tool.sample(asked, options);
     this.listRoots = (options) => tool.listRoots(options);
+    this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
   }
 }
