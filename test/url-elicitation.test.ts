@@ -82,6 +82,21 @@ function urlServer() {
   return { server, state };
 }
 
+/** A stateless-era client whose user goes through every page it is sent to (and what it was asked). */
+function userGoesThrough(state: { connected: boolean }): { asked: unknown[]; options: ClientOptions } {
+  const asked: unknown[] = [];
+  const options: ClientOptions = {
+    protocolVersion: '2026-07-28',
+    ...URL_CAPS,
+    elicitation: (params) => {
+      asked.push(params);
+      state.connected = true; // the user went through the page
+      return { action: 'accept' };
+    },
+  };
+  return { asked, options };
+}
+
 async function overHttp(server: Server, options: ClientOptions): Promise<Client> {
   const handle = await serveHttp(server, { port: 0 });
   cleanup.push(() => handle.close());
@@ -140,16 +155,8 @@ describe('a toolwire tool that throws UrlElicitationRequiredError', () => {
 
   it('is asked through input_required in the stateless era: the retry runs the tool again', async () => {
     const { server, state } = urlServer();
-    const asked: unknown[] = [];
-    const { client } = await linkServer(server, {
-      protocolVersion: '2026-07-28',
-      ...URL_CAPS,
-      elicitation: (params) => {
-        asked.push(params);
-        state.connected = true; // the user went through the page
-        return { action: 'accept' };
-      },
-    });
+    const { asked, options } = userGoesThrough(state);
+    const { client } = await linkServer(server, options);
     cleanup.push(() => client.close());
     expect(firstText(await client.callTool('connect', {}))).toBe('connected');
     // The stateless era has no elicitationId.
@@ -215,16 +222,8 @@ describe('a prompt or resource reader that throws UrlElicitationRequiredError', 
   it('is asked through input_required in the stateless era (no -32042 there): the retry runs it again', async () => {
     for (const request of [getPrompt, readAccount]) {
       const { server, state } = urlServer();
-      const asked: unknown[] = [];
-      const client = await overHttp(server, {
-        protocolVersion: '2026-07-28',
-        ...URL_CAPS,
-        elicitation: (params) => {
-          asked.push(params);
-          state.connected = true; // the user went through the page
-          return { action: 'accept' };
-        },
-      });
+      const { asked, options } = userGoesThrough(state);
+      const client = await overHttp(server, options);
       expect(await request(client)).toMatch(/^connected (prompt|resource)$/);
       expect(asked).toEqual([{ mode: 'url', message: CONNECT.message, url: CONNECT.url }]);
     }
