@@ -47,8 +47,8 @@ export interface AuthorizationServerOptions {
   iss?: 'correct' | 'wrong' | 'omit' | 'trailing-slash';
   /** Leave authorization_response_iss_parameter_supported out. */
   issNotAdvertised?: boolean;
-  /** The `issuer` the metadata names (default: the real one). */
-  metadataIssuer?: string;
+  /** The `issuer` the metadata names, or what makes it of the real one (default: the real one). */
+  metadataIssuer?: string | ((issuer: string) => string);
   registration?: boolean;
   clientIdMetadataDocuments?: boolean;
   authMethods?: string[];
@@ -137,7 +137,10 @@ export async function startAuthorizationServer(
   };
 
   const metadata = () => ({
-    issuer: options.metadataIssuer ?? issuer(),
+    issuer:
+      typeof options.metadataIssuer === 'function'
+        ? options.metadataIssuer(issuer())
+        : (options.metadataIssuer ?? issuer()),
     authorization_endpoint: endpoint('authorize'),
     token_endpoint: endpoint('token'),
     ...(options.registration === false ? {} : { registration_endpoint: endpoint('register') }),

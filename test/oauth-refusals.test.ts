@@ -14,7 +14,11 @@ import {
   type AuthorizeHandler,
   type OAuthClientOptions,
 } from '../src/transports/http-client/index.js';
-import { startAuthorizationServer, type AuthorizationServerOptions } from './_authorization-server.js';
+import {
+  startAuthorizationServer,
+  type AuthorizationServerOptions,
+  type TestAuthorizationServer,
+} from './_authorization-server.js';
 import { startProtectedServer, type ProtectedServerOptions } from './_protected-server.js';
 
 const REDIRECT = 'http://127.0.0.1:8976/callback';
@@ -32,11 +36,11 @@ const browser: AuthorizeHandler = async (url) => {
 /** Connects through an OAuthClient to a fresh pair of servers; resolves with the outcome and the servers. */
 async function attempt(
   asOptions: AuthorizationServerOptions,
-  rsOptions: ProtectedServerOptions = {},
+  rsOptions: ProtectedServerOptions | ((as: TestAuthorizationServer) => ProtectedServerOptions) = {},
   oauthOptions: Partial<OAuthClientOptions> = {},
 ) {
   const as = await startAuthorizationServer(asOptions);
-  const rs = await startProtectedServer(as, rsOptions);
+  const rs = await startProtectedServer(as, typeof rsOptions === 'function' ? rsOptions(as) : rsOptions);
   const oauth = new OAuthClient({
     redirectUrl: REDIRECT,
     authorize: browser,
@@ -92,6 +96,26 @@ describe('OAuth client refusals', () => {
       '/.well-known/oauth-authorization-server',
     ]);
   });
+
+  it.each([
+    ['with a trailing slash the issuer lacks', { metadataIssuer: (issuer: string) => `${issuer}/` }, {}],
+    [
+      'without the trailing slash the resource metadata gives the issuer',
+      {},
+      (as: TestAuthorizationServer) => ({ authorizationServers: [`${as.issuer}/`] }),
+    ],
+  ] as const)(
+    'refuses metadata naming its issuer %s (equal only as URLs), and uses none of its endpoints',
+    async (_why, asOptions, rsOptions) => {
+      await using run = await attempt(asOptions, rsOptions);
+      expect(run.outcome).toBeInstanceOf(OAuthError);
+      expect(run.outcome).toMatchObject({ details: { step: 'discovery' } });
+      expect((run.outcome as OAuthError).message).toContain('must be for the issuer');
+      expect(run.as.to('/register')).toHaveLength(0);
+      expect(run.as.to('/authorize')).toHaveLength(0);
+      expect(run.as.to('/token')).toHaveLength(0);
+    },
+  );
 
   it('refuses an authorization server without PKCE S256, before registering or sending anyone there', async () => {
     await using run = await attempt({ noPkce: true });

@@ -4,7 +4,8 @@
  * `/.well-known/oauth-authorization-server/tenant1`, `/.well-known/openid-configuration/tenant1`,
  * `/tenant1/.well-known/openid-configuration`; for one without: `/.well-known/oauth-authorization-server`,
  * `/.well-known/openid-configuration`. The first document found must name the issuer it was looked up
- * for (RFC 8414 §3.3), else it is refused (no other is tried). A 2025-03-26 server publishes no
+ * for (RFC 8414 §3.3), character for character (not merely an equal URL: no trailing slash added or
+ * dropped, no case changed), else it is refused (no other is tried). A 2025-03-26 server publishes no
  * resource metadata: its authorization server is at its origin, with `/authorize`, `/token` and
  * `/register` there when it publishes no metadata either.
  * @module
@@ -73,7 +74,12 @@ export async function discoverAuthorizationServer(
     }
     try {
       const expected = sameOriginIssuer ? await issuerOfOrigin(response, identifier) : identifier;
-      return (await oauth.processDiscoveryResponse(expected, response)) as AuthorizationServer;
+      const metadata = (await oauth.processDiscoveryResponse(expected, response)) as AuthorizationServer;
+      // oauth4webapi compares the URLs the two strings make; the spec wants the strings identical.
+      if (!sameOriginIssuer && metadata.issuer !== issuer) {
+        throw new Error(`it names the issuer ${JSON.stringify(metadata.issuer)}`);
+      }
+      return metadata;
     } catch (error) {
       throw new OAuthError(
         `The authorization server metadata at ${url.href} is refused: ${errorMessage(error)} (it must be for the issuer ${issuer})`,
