@@ -44,7 +44,7 @@ export interface AuthorizationServerOptions {
   /** Leave code_challenge_methods_supported out of the metadata. */
   noPkce?: boolean;
   /** What `iss` the redirect carries (default: the issuer). */
-  iss?: 'correct' | 'wrong' | 'omit' | 'trailing-slash';
+  iss?: 'correct' | 'wrong' | 'omit' | 'trailing-slash' | 'empty';
   /** Leave authorization_response_iss_parameter_supported out. */
   issNotAdvertised?: boolean;
   /** The `issuer` the metadata names, or what makes it of the real one (default: the real one). */
@@ -379,6 +379,7 @@ export async function startAuthorizationServer(
     if (iss === 'correct') redirect.searchParams.set('iss', issuer());
     if (iss === 'wrong') redirect.searchParams.set('iss', 'https://evil.example.test');
     if (iss === 'trailing-slash') redirect.searchParams.set('iss', `${issuer()}/`);
+    if (iss === 'empty') redirect.searchParams.set('iss', '');
     res.writeHead(302, { location: redirect.href }).end();
   };
 

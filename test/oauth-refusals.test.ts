@@ -1,5 +1,5 @@
 // What the OAuth client refuses (issue 21), on the wire against toolwire's resource server and the test
-// authorization server: an authorization response with a wrong, missing or merely equivalent `iss`
+// authorization server: an authorization response with a wrong, missing, empty or merely equivalent `iss`
 // (RFC 9207, compared as is), metadata for another issuer (RFC 8414 §3.3), an authorization server
 // without PKCE, protected resource metadata for another resource, plain-HTTP servers off this machine, and
 // a redirect that is not the redirect URI. Each refusal is an OAuthError and stops the flow before the
@@ -71,6 +71,11 @@ describe('OAuth client refusals', () => {
     ['names another issuer', { iss: 'wrong' }],
     ['omits iss though the server says it sends one', { iss: 'omit' }],
     ['sends the issuer with a trailing slash (equal only after normalization)', { iss: 'trailing-slash' }],
+    ['sends an empty iss (not an absent one)', { iss: 'empty' }],
+    [
+      'sends an empty iss, from a server that does not say it sends one',
+      { iss: 'empty', issNotAdvertised: true },
+    ],
   ] as const)(
     'refuses an authorization response that %s, before redeeming the code',
     async (_why, options) => {

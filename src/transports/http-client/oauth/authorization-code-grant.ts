@@ -2,8 +2,9 @@
  * The authorization code grant with PKCE (OAuth 2.1, MCP authorization): the user is sent to the
  * authorization endpoint (S256 code challenge, random `state`, the RFC 8707 `resource`, the scopes), the
  * application hands back the URL the browser was redirected to, and the answer is checked before the code
- * is redeemed: the `state`, an `error`, and the RFC 9207 `iss` — compared, as is, with the server's
- * issuer when present, and required when the server says it sends one.
+ * is redeemed: the RFC 9207 `iss` first — whenever the parameter is there, even empty, it must be the
+ * server's issuer as is, and it is required when the server says it sends one — then the `state` and an
+ * `error`.
  * @module
  */
 import * as oauth from 'oauth4webapi';
@@ -59,6 +60,7 @@ export async function authorizationCodeGrant(
   if (scopeList(request.scope).includes('offline_access')) query.set('prompt', 'consent');
 
   const callback = await redirected(url, request);
+  checkIssuer(callback.searchParams, server.issuer);
   let params: URLSearchParams;
   try {
     params = oauth.validateAuthResponse(server, identity.client, callback, state);
@@ -82,6 +84,19 @@ export async function authorizationCodeGrant(
         },
       ),
     (response) => oauth.processAuthorizationCodeResponse(server, identity.client, response),
+  );
+}
+
+/**
+ * RFC 9207 §2.4: an `iss` parameter, whatever its value (an empty one included), must be the issuer
+ * exactly, and appear once. Checked before anything else in the response is looked at.
+ */
+function checkIssuer(params: URLSearchParams, issuer: string): void {
+  const given = params.getAll('iss');
+  if (given.length === 0 || (given.length === 1 && given[0] === issuer)) return;
+  throw new OAuthError(
+    `The authorization response names the issuer ${given.map((iss) => JSON.stringify(iss)).join(', ')}, not ${issuer}: refused`,
+    { step: 'authorization' },
   );
 }
 
