@@ -1,13 +1,15 @@
 // What the OAuth client refuses (issue 21), on the wire against toolwire's resource server and the test
 // authorization server: an authorization response with a wrong, missing, empty or merely equivalent `iss`
 // (RFC 9207, compared as is), metadata for another issuer (RFC 8414 §3.3), an authorization server
-// without PKCE, protected resource metadata for another resource, plain-HTTP servers off this machine, and
-// a redirect that is not the redirect URI. Each refusal is an OAuthError and stops the flow before the
+// without PKCE, protected resource metadata for another resource, plain-HTTP authorization servers off
+// this machine, an MCP server over plain HTTP off this machine (no token is obtained for it, none held is
+// sent to it), and a redirect that is not the redirect URI. Each refusal is an OAuthError and stops the flow before the
 // step it guards: no token request, no authorization request, no request at all.
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
+  MemoryOAuthStore,
   OAuthClient,
   OAuthError,
   StreamableHttpClientTransport,
@@ -143,6 +145,61 @@ describe('OAuth client refusals', () => {
     expect((run.outcome as OAuthError).message).toContain('must use HTTPS');
     expect(run.as.requests).toHaveLength(0);
   });
+
+  it.each([
+    ['refuses to obtain a token for', { allowInsecureHttp: false, held: false }],
+    ['refuses to send a token it holds to', { allowInsecureHttp: false, held: true }],
+    ['with allowInsecureHttp, authorizes', { allowInsecureHttp: true, held: false }],
+  ] as const)(
+    '%s an MCP server over plain HTTP off this machine (its challenge naming no metadata URL)',
+    async (_what, { allowInsecureHttp, held }) => {
+      await using as = await startAuthorizationServer();
+      const remote = 'http://mcp.example.test/mcp';
+      await using rs = await startProtectedServer(as, { resource: () => remote });
+      // The network: mcp.example.test is the resource server, reached over plain HTTP; a bare Bearer
+      // challenge sends the client to the well-known URLs (http://mcp.example.test/.well-known/…).
+      const sent: { url: string; authorization: string | null }[] = [];
+      const network: typeof fetch = async (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        sent.push({ url: url.href, authorization: new Headers(init?.headers).get('authorization') });
+        if (url.host === 'mcp.example.test') url.host = new URL(rs.url).host;
+        const response = await fetch(url, init);
+        if (response.status !== 401) return response;
+        await response.body?.cancel();
+        return new Response(null, { status: 401, headers: { 'www-authenticate': 'Bearer' } });
+      };
+      const store = new MemoryOAuthStore();
+      if (held)
+        store.save(remote, { tokens: { accessToken: 'held', tokenType: 'Bearer', issuer: as.issuer } });
+      const oauth = new OAuthClient({
+        redirectUrl: REDIRECT,
+        authorize: browser,
+        fetch: network,
+        store,
+        allowInsecureHttp,
+      });
+      const client = new Client({ name: 'oauth-refusals', version: '1.0.0' });
+      const outcome = await client
+        .connect(new StreamableHttpClientTransport({ url: remote, oauth, fetch: network }))
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      await client.close();
+      const withToken = sent.filter((request) => request.authorization !== null);
+      if (allowInsecureHttp) {
+        expect(outcome).toBeUndefined();
+        expect(withToken.length).toBeGreaterThan(0);
+        return;
+      }
+      expect(outcome).toBeInstanceOf(OAuthError);
+      expect(outcome).toMatchObject({ details: { step: 'discovery' } });
+      expect((outcome as OAuthError).message).toContain('must use HTTPS');
+      expect(withToken).toEqual([]);
+      expect(sent.map((request) => request.url)).toEqual(held ? [] : [remote]);
+      expect(as.requests).toHaveLength(0);
+    },
+  );
 
   it('refuses a redirect that is not the redirect URI', async () => {
     const elsewhere: AuthorizeHandler = async (url) =>

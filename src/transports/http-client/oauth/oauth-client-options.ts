@@ -52,8 +52,9 @@ export interface OAuthClientCommonOptions {
   /** Used for metadata, registration and token requests instead of the global `fetch`. */
   fetch?: typeof fetch;
   /**
-   * Allow plain-HTTP authorization servers and metadata URLs that are not on a loopback host. Off by
-   * default: OAuth endpoints must use HTTPS (loopback excepted, for development).
+   * Allow plain-HTTP authorization servers, metadata URLs and MCP servers that are not on a loopback host.
+   * Off by default: OAuth endpoints must use HTTPS, and no token is obtained for or sent to an MCP server
+   * reached over plain HTTP (loopback excepted, for development).
    */
   allowInsecureHttp?: boolean;
   /**

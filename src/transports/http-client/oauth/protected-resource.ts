@@ -4,7 +4,9 @@
  * then the path-aware well-known URL (`/.well-known/oauth-protected-resource/<mcp path>`), then the
  * root one, and takes the first document found. The document must be for this server: its `resource`
  * must have the MCP URL's origin and a path that is the MCP URL's path or a parent of it; another
- * resource's metadata is refused, so no token is ever obtained for the wrong audience.
+ * resource's metadata is refused, so no token is ever obtained for the wrong audience. Every URL tried,
+ * the well-known ones too, is an OAuth URL: HTTPS, or plain HTTP to a loopback host only (unless
+ * `allowInsecureHttp`).
  * @module
  */
 import { checkedUrl, jsonObject } from './oauth-http.js';
@@ -68,7 +70,9 @@ export async function discoverProtectedResource(
   fetcher: typeof fetch,
   allowInsecureHttp: boolean,
 ): Promise<ProtectedResource | undefined> {
-  const candidates = protectedResourceMetadataUrls(resource);
+  const candidates = protectedResourceMetadataUrls(resource).map((url) =>
+    checkedUrl(url.href, 'The protected resource metadata URL', 'discovery', allowInsecureHttp),
+  );
   if (challenged !== undefined) {
     candidates.unshift(
       checkedUrl(challenged, 'The resource_metadata URL of the challenge', 'discovery', allowInsecureHttp),

@@ -18,6 +18,7 @@ import { DpopProver } from './dpop-prover.js';
 import { clientSettings, needsPerson, runGrant, wantsDpop } from './grant-flow.js';
 import type { OAuthClientOptions } from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
+import { checkedUrl } from './oauth-http.js';
 import type { OAuthRecord, OAuthStore, StoredTokens } from './oauth-store.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
 import type { ResourceChallenge } from './resource-challenge.js';
@@ -79,6 +80,7 @@ export class ResourceAuthorization {
       if (tokens?.expiresAt !== undefined && tokens.expiresAt <= Date.now()) return { headers: {} };
     }
     if (tokens === undefined) return { headers: {} };
+    this.#requireSecureResource();
     const headers: Record<string, string> = { authorization: `${tokens.tokenType} ${tokens.accessToken}` };
     if (tokens.tokenType === 'DPoP') {
       const dpop = await this.#prover();
@@ -160,6 +162,19 @@ export class ResourceAuthorization {
     await this.#host.store.delete(this.#key);
   }
 
+  /**
+   * Refuses to obtain or send a token for an MCP server reached over plain HTTP off this machine (a bearer
+   * token must not cross the network in the clear), unless `allowInsecureHttp`.
+   */
+  #requireSecureResource(): void {
+    checkedUrl(
+      this.resource.href,
+      'An MCP server given OAuth tokens',
+      'discovery',
+      this.#host.allowInsecureHttp,
+    );
+  }
+
   /** Runs `flow` unless one is under way, in which case its outcome is shared. */
   #once(flow: () => Promise<boolean>): Promise<boolean> {
     if (this.#flow) return this.#flow;
@@ -196,6 +211,7 @@ export class ResourceAuthorization {
   async #refresh(): Promise<boolean> {
     const tokens = this.#record?.tokens;
     if (tokens?.refreshToken === undefined) return false;
+    this.#requireSecureResource();
     const server =
       this.#server?.issuer === tokens.issuer
         ? this.#server
@@ -219,6 +235,7 @@ export class ResourceAuthorization {
    */
   async #authorize(challenge: ResourceChallenge, legacy = true): Promise<void> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
+    this.#requireSecureResource();
     const record = (this.#record ??= {});
     const resource = await discoverProtectedResource(
       this.resource,
