@@ -26,6 +26,10 @@ Options:
   --scope SCOPE         ask for these scopes (space-separated) instead of those the server names
   --client-id ID        a client id registered with the authorization server beforehand (its
                         secret, if any, in TOOLWIRE_CLIENT_SECRET)
+  --client-issuer ISSUER
+                        the issuer of the authorization server that registered --client-id, as the
+                        server's metadata names it: the client id goes to no other (without it, it is
+                        bound to the first one it is used with)
   --client-metadata-url URL
                         this client's Client ID Metadata Document (HTTPS), used as its client id where
                         the authorization server supports such documents
@@ -48,6 +52,7 @@ const DEFAULT_LOGIN_TIMEOUT_MS = 300_000;
 const OPTIONS = {
   scope: { type: 'string' },
   'client-id': { type: 'string' },
+  'client-issuer': { type: 'string' },
   'client-metadata-url': { type: 'string' },
   'redirect-port': { type: 'string' },
   timeout: { type: 'string' },
@@ -71,6 +76,9 @@ export async function loginCommand(argv: readonly string[]): Promise<ExitCodeVal
   if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) {
     throw usageError(`--redirect-port must be a port number, got "${values['redirect-port']}"`, HINT);
   }
+  if (values['client-issuer'] !== undefined && values['client-id'] === undefined) {
+    throw usageError('--client-issuer goes with --client-id', HINT);
+  }
   const store = new FileOAuthStore();
   const redirect = await startLoopbackRedirect((line) => process.stderr.write(`${line}\n`), port);
   try {
@@ -83,6 +91,7 @@ export async function loginCommand(argv: readonly string[]): Promise<ExitCodeVal
       clientMetadata: { client_name: 'toolwire CLI' },
       ...(values['client-id'] === undefined ? {} : { clientId: values['client-id'] }),
       ...(values['client-id'] !== undefined && secret ? { clientSecret: secret } : {}),
+      ...(values['client-issuer'] === undefined ? {} : { clientIssuer: values['client-issuer'] }),
       ...(values['client-metadata-url'] === undefined
         ? {}
         : { clientMetadataUrl: values['client-metadata-url'] }),

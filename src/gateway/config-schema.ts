@@ -44,6 +44,12 @@ const oauth = {
       description: 'authorization_code (default): a person signs in from the console.',
     },
     clientId: { type: 'string', minLength: 1, description: 'A client id registered beforehand.' },
+    issuer: {
+      type: 'string',
+      pattern: '^https?://',
+      description:
+        'The issuer of the authorization server that registered clientId, exactly as resource metadata names it: clientId goes to no other.',
+    },
     clientSecretEnv: {
       type: 'string',
       pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
@@ -56,7 +62,8 @@ const oauth = {
     },
     scope: { type: 'string', minLength: 1, description: 'Scopes to ask for, space-separated.' },
   },
-  // The client credentials grant needs the client's id and secret.
+  // The issuer is clientId's; the client credentials grant needs the client's id and secret.
+  dependentRequired: { issuer: ['clientId'] },
   if: { required: ['grant'], properties: { grant: { const: 'client_credentials' } } },
   then: { required: ['clientId', 'clientSecretEnv'] },
 } as const;

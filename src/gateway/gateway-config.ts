@@ -65,6 +65,12 @@ export interface UpstreamOAuthConfig {
   grant?: 'authorization_code' | 'client_credentials';
   /** A client id registered with the authorization server beforehand (else the gateway registers, RFC 7591). */
   clientId?: string;
+  /**
+   * The issuer of the authorization server that registered `clientId`, exactly as the upstream's resource
+   * metadata names it: `clientId` and its secret go to that server only (another is refused). Without it,
+   * they are bound to the first authorization server they are used with.
+   */
+  issuer?: string;
   /** The name of an environment variable of the gateway holding the secret of `clientId`. */
   clientSecretEnv?: string;
   /** The HTTPS URL of the gateway's Client ID Metadata Document, used as its client id where supported. */

@@ -24,7 +24,12 @@ describe('gateway configuration', () => {
         web: { url: 'https://example.com/mcp', headers: { 'x-a': 'b' }, bearerEnv: 'WEB_TOKEN', prefix: 'w' },
         notes: {
           url: 'https://notes.example.com/mcp',
-          oauth: { clientId: 'gw', clientSecretEnv: 'NOTES_SECRET', scope: 'notes:read' },
+          oauth: {
+            clientId: 'gw',
+            issuer: 'https://auth.notes.example.com',
+            clientSecretEnv: 'NOTES_SECRET',
+            scope: 'notes:read',
+          },
         },
         service: {
           url: 'https://service.example.com/mcp',

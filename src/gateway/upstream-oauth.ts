@@ -180,6 +180,7 @@ export class UpstreamOAuth {
       store: this.#store,
       clientMetadata: { client_name: 'toolwire gateway' },
       ...(config.clientId === undefined ? {} : { clientId: config.clientId }),
+      ...(config.issuer === undefined ? {} : { clientIssuer: config.issuer }),
       ...(config.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: config.clientMetadataUrl }),
       ...(config.scope === undefined ? {} : { scope: config.scope }),
     };

@@ -18,6 +18,13 @@ export interface OAuthClientCommonOptions {
   clientId?: string;
   /** The secret of `clientId` (`client_secret_basic`, or `client_secret_post` when the server only takes that). */
   clientSecret?: string;
+  /**
+   * The issuer of the authorization server that registered `clientId`, exactly as resource metadata names
+   * it. `clientId` and its secret or key are presented to that server only: another one a resource names
+   * is an `OAuthError` (step `registration`), and nothing is sent there. Without it, the credentials are
+   * bound to the first authorization server they are used with (kept in `store`), and refused to others.
+   */
+  clientIssuer?: string;
   /** A private key for `private_key_jwt` (RFC 7523): a CryptoKey, a PKCS#8 PEM string or a private JWK. */
   privateKey?: CryptoKey | string | JWK;
   /** The JWS algorithm of `privateKey` when it does not say (default ES256). */

@@ -20,6 +20,7 @@
  */
 import type { AuthorizationServer } from './authorization-server.js';
 import type { OAuthClientOptions, OAuthRequest, OAuthStatus } from './oauth-client-options.js';
+import { ClientBinding } from './client-binding.js';
 import { OAuthError } from './oauth-error.js';
 import { boundedFetch, checkedUrl, isLoopback } from './oauth-http.js';
 import { MemoryOAuthStore, type OAuthStore } from './oauth-store.js';
@@ -67,6 +68,7 @@ export class OAuthClient {
   readonly #fetcher: typeof fetch;
   readonly #allowInsecureHttp: boolean;
   readonly #maxStepUps: number;
+  readonly #binding: ClientBinding | undefined;
   readonly #resources = new Map<string, Promise<ResourceAuthorization>>();
   readonly #servers = new Map<string, { at: number; metadata: Promise<AuthorizationServer | undefined> }>();
 
@@ -78,6 +80,10 @@ export class OAuthClient {
     this.#fetcher = boundedFetch(base);
     this.#allowInsecureHttp = options.allowInsecureHttp === true;
     this.#maxStepUps = options.maxStepUps ?? DEFAULT_MAX_STEP_UPS;
+    this.#binding =
+      options.clientId === undefined
+        ? undefined
+        : new ClientBinding(this.#store, options.clientId, options.clientIssuer);
   }
 
   /**
@@ -169,6 +175,7 @@ export class OAuthClient {
               fetcher: this.#fetcher,
               store: this.#store,
               allowInsecureHttp: this.#allowInsecureHttp,
+              binding: this.#binding,
               serverMetadata: (issuer) => this.#serverMetadata(issuer),
             },
             new URL(key),
@@ -238,6 +245,9 @@ function validate(options: OAuthClientOptions): void {
     }
     default:
       throw fail(`Unknown grant ${JSON.stringify((options as { grant: unknown }).grant)}`);
+  }
+  if (options.clientIssuer !== undefined && options.clientId === undefined) {
+    throw fail('clientIssuer names the authorization server of clientId: it needs clientId');
   }
   if (options.clientMetadataUrl !== undefined) {
     const url = checkedUrl(options.clientMetadataUrl, 'clientMetadataUrl', 'configuration', false);

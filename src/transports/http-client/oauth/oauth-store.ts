@@ -1,7 +1,8 @@
 /**
  * Where the OAuth client keeps what it obtained for each MCP server: the tokens (and the issuer that
  * issued them), the client registrations it made (one per authorization server: credentials are never
- * carried from one to another, SEP-2352), and the DPoP key its tokens are bound to. `OAuthStore` is the
+ * carried from one to another, SEP-2352), the DPoP key its tokens are bound to, and the authorization server
+ * a pre-registered client was first used with. `OAuthStore` is the
  * interface; `MemoryOAuthStore` (the default) keeps records for the life of the process. The CLI keeps
  * them in a file only its user can read.
  * @module
@@ -38,18 +39,23 @@ export interface StoredRegistration {
   redirectUris?: string[];
 }
 
-/** Everything kept for one MCP server. */
+/** Everything kept for one MCP server (or, under its own key, for one pre-registered client). */
 export interface OAuthRecord {
   tokens?: StoredTokens;
   /** Registrations by issuer. */
   registrations?: Record<string, StoredRegistration>;
   /** The private DPoP key (JWK) the tokens are bound to. */
   dpopKey?: JWK;
+  /**
+   * The issuer a pre-registered client's credentials were first used with, and the only one they are
+   * presented to afterwards (kept under `pre-registered:<client id>`).
+   */
+  boundIssuer?: string;
 }
 
 /**
- * Keeps OAuth records by key (the MCP server's URL). Implementations may be asynchronous; records are
- * plain JSON.
+ * Keeps OAuth records by key: the MCP server's URL, or `pre-registered:<client id>` for the authorization
+ * server a pre-registered client is bound to. Implementations may be asynchronous; records are plain JSON.
  */
 export interface OAuthStore {
   load(key: string): OAuthRecord | undefined | Promise<OAuthRecord | undefined>;

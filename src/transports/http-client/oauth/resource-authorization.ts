@@ -13,6 +13,7 @@ import {
   type DiscoveredServer,
 } from './authorization-server.js';
 import { clientIdentity } from './client-authentication.js';
+import type { ClientBinding } from './client-binding.js';
 import { resolveClient } from './client-registration.js';
 import { DpopProver } from './dpop-prover.js';
 import { clientSettings, needsPerson, runGrant, wantsDpop } from './grant-flow.js';
@@ -31,6 +32,8 @@ export interface AuthorizationHost {
   readonly fetcher: typeof fetch;
   readonly store: OAuthStore;
   readonly allowInsecureHttp: boolean;
+  /** The authorization server the pre-registered client belongs to (when `clientId` is set). */
+  readonly binding: ClientBinding | undefined;
   /** The metadata of an authorization server (cached). */
   serverMetadata(issuer: string): Promise<AuthorizationServer | undefined>;
 }
@@ -329,6 +332,8 @@ export class ResourceAuthorization {
       fetcher,
       allowInsecureHttp,
     );
+    if (resolved.source === 'pre-registered')
+      await this.#host.binding?.check(server.issuer, this.resource.href);
     if (resolved.registration !== undefined) {
       record.registrations = { ...record.registrations, [server.issuer]: resolved.registration };
       await this.#save();
