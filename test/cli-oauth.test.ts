@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BIN, REPO, runCli, type CliRun } from './_cli.js';
 import { startGateway, writeConfig } from './_gateway.js';
-import { startAuthorizationServer, type TestAuthorizationServer } from './_authorization-server.js';
+import {
+  startAuthorizationServer,
+  type RecordedRequest,
+  type TestAuthorizationServer,
+} from './_authorization-server.js';
 import { startProtectedServer, type ProtectedServer } from './_protected-server.js';
 
 let dir: string;
@@ -28,12 +32,12 @@ afterEach(async () => {
 });
 
 /** Runs `toolwire login URL`, signing in through its printed URL like a browser would. */
-function login(url: string, args: string[] = []): Promise<CliRun> {
+function login(url: string, args: string[] = [], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(process.execPath, [BIN, 'login', ...args, url], {
       cwd: REPO,
-      env: { ...process.env, TOOLWIRE_OAUTH_FILE: file },
+      env: { ...process.env, TOOLWIRE_OAUTH_FILE: file, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -58,7 +62,16 @@ function login(url: string, args: string[] = []): Promise<CliRun> {
 }
 
 /** Runs a command with the test's token file. */
-const run = (args: string[]) => runCli(args, { env: { TOOLWIRE_OAUTH_FILE: file } });
+const run = (args: string[], env: Record<string, string> = {}) =>
+  runCli(args, { env: { TOOLWIRE_OAUTH_FILE: file, ...env } });
+
+/** The client a token request authenticated as (Basic, else its client_id). */
+const clientOf = (request: RecordedRequest) => {
+  const basic = /^Basic (.+)$/.exec(String(request.headers.authorization ?? ''))?.[1];
+  return basic === undefined
+    ? request.body.client_id
+    : decodeURIComponent(Buffer.from(basic, 'base64').toString().split(':')[0] ?? '');
+};
 
 describe('toolwire login', () => {
   it('signs in through the browser, keeps the tokens privately, and the other commands use them', async () => {
@@ -119,6 +132,62 @@ describe('toolwire login', () => {
     expect(stale.stderr).toContain(`toolwire login ${rs.url}`);
     expect(as.to('/authorize')).toHaveLength(1);
   });
+
+  it.each([
+    [
+      '--client-id',
+      { clients: { 'cli-app': { secret: 'cli-app-secret' } } },
+      ['--client-id', 'cli-app'],
+      'cli-app',
+    ],
+    [
+      '--client-metadata-url',
+      { clientIdMetadataDocuments: true },
+      ['--client-metadata-url', 'https://app.example.test/toolwire.json'],
+      'https://app.example.test/toolwire.json',
+    ],
+  ] as const)(
+    'refreshes tokens login got with %s as that same client, never registering one (commands and gateway)',
+    async (_flag, asOptions, args, clientId) => {
+      as = await startAuthorizationServer({ expiresIn: 20, ...asOptions }); // inside the 30 s margin
+      rs = await startProtectedServer(as);
+      const env = { TOOLWIRE_CLIENT_SECRET: 'cli-app-secret' };
+      const signedIn = await login(rs.url, [...args], env);
+      expect(signedIn.code, signedIn.stderr).toBe(0);
+      expect(await readFile(file, 'utf8')).not.toContain('cli-app-secret');
+      const refreshes = (since: number) =>
+        as
+          .to('/token')
+          .slice(since)
+          .map((request) => [request.body.grant_type, clientOf(request)]);
+
+      const before = as.to('/token').length;
+      const tools = await run(['tools', rs.url], env);
+      expect(tools.code, tools.stderr).toBe(0);
+      expect(refreshes(before).length).toBeGreaterThan(0);
+      expect(refreshes(before)).toEqual(refreshes(before).map(() => ['refresh_token', clientId]));
+
+      const beforeGateway = as.to('/token').length;
+      const gateway = await startGateway(['--upstream', `notes=${rs.url}`, '--default', 'allow'], {
+        TOOLWIRE_OAUTH_FILE: file,
+        ...env,
+      });
+      try {
+        const { upstreams } = (await (await gateway.api('/upstreams')).json()) as {
+          upstreams: { status: string }[];
+        };
+        expect(upstreams[0]?.status, gateway.stderr()).toBe('ready');
+      } finally {
+        await gateway.close();
+      }
+      expect(refreshes(beforeGateway).length).toBeGreaterThan(0);
+      expect(refreshes(beforeGateway)).toEqual(
+        refreshes(beforeGateway).map(() => ['refresh_token', clientId]),
+      );
+      expect(as.to('/register')).toHaveLength(0);
+      expect(as.to('/authorize')).toHaveLength(1);
+    },
+  );
 
   it('gives the gateway command the tokens it kept: an upstream at that URL connects', async () => {
     as = await startAuthorizationServer();

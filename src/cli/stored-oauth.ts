@@ -5,7 +5,11 @@
  * again.
  * @module
  */
-import { OAuthClient } from '../transports/http-client/index.js';
+import {
+  OAuthClient,
+  type OAuthClientCommonOptions,
+  type StoredTokens,
+} from '../transports/http-client/index.js';
 import { CLI } from './command-name.js';
 import { FileOAuthStore } from './file-oauth-store.js';
 import { DEFAULT_REDIRECT_PORT } from './loopback-redirect.js';
@@ -31,5 +35,27 @@ export function storedOAuthClient(
     authorize: () =>
       Promise.reject(new Error(`the stored sign-in has ended; sign in again: ${CLI} login ${url.href}`)),
     store,
+    ...storedClientOptions(record.tokens),
   });
+}
+
+/**
+ * The options that make an OAuth client the one `tokens` were issued to, as `toolwire login` was told:
+ * a pre-registered client id (bound to the issuer, its secret from `TOOLWIRE_CLIENT_SECRET` as at login —
+ * the token file never holds it), or a Client ID Metadata Document. Nothing for a registration: the
+ * store keeps it. (The gateway does the same with login's tokens: `loginClient` in upstream-oauth.ts.)
+ */
+function storedClientOptions(
+  tokens: StoredTokens,
+  env: NodeJS.ProcessEnv = process.env,
+): Partial<OAuthClientCommonOptions> {
+  const client = tokens.client;
+  if (client?.source === 'metadata-document') return { clientMetadataUrl: client.clientId };
+  if (client?.source !== 'pre-registered') return {};
+  const secret = env.TOOLWIRE_CLIENT_SECRET;
+  return {
+    clientId: client.clientId,
+    clientIssuer: tokens.issuer,
+    ...(secret ? { clientSecret: secret } : {}),
+  };
 }

@@ -16,6 +16,7 @@ import {
   type OAuthClientOptions,
   type OAuthRequest,
   type OAuthStore,
+  type StoredTokens,
 } from '../transports/http-client/index.js';
 import type { UpstreamOAuthConfig } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
@@ -54,6 +55,8 @@ export class UpstreamOAuth {
   /** Set while `signIn` waits for the OAuth client to name the authorization URL. */
   #handOver: AuthorizeHandler | undefined;
   #starting: Promise<SignInFlow> | undefined;
+  /** Without an `oauth` setting: the tokens someone else kept for the URL (`toolwire login URL`). */
+  #login: StoredTokens | undefined;
 
   constructor(name: string, url: string, config: UpstreamOAuthConfig | undefined, store: OAuthStore) {
     this.#name = name;
@@ -80,6 +83,7 @@ export class UpstreamOAuth {
     if (this.#config === undefined) {
       const record = await this.#store.load(`${this.#url.origin}${this.#url.pathname}${this.#url.search}`);
       if (record?.tokens === undefined) return undefined;
+      this.#login = record.tokens;
     }
     return (this.#client ??= this.#create());
   }
@@ -179,6 +183,7 @@ export class UpstreamOAuth {
     const common: Partial<OAuthClientOptions> = {
       store: this.#store,
       clientMetadata: { client_name: 'toolwire gateway' },
+      ...(this.#config === undefined ? loginClient(this.#login) : {}),
       ...(config.clientId === undefined ? {} : { clientId: config.clientId }),
       ...(config.issuer === undefined ? {} : { clientIssuer: config.issuer }),
       ...(config.clientMetadataUrl === undefined ? {} : { clientMetadataUrl: config.clientMetadataUrl }),
@@ -205,6 +210,24 @@ export class UpstreamOAuth {
         Promise.reject(new Error(`upstream ${this.#name} needs a person to sign in`)),
     } as OAuthClientOptions);
   }
+}
+
+/**
+ * The client `toolwire login` used for tokens it kept, so that their refresh presents it (the OAuth client
+ * keeps its id with the tokens, never its secret): a pre-registered client id, bound to the issuer, with
+ * the secret login read from `TOOLWIRE_CLIENT_SECRET`, or a Client ID Metadata Document. A registration
+ * needs nothing: the store keeps it.
+ */
+function loginClient(tokens: StoredTokens | undefined): Partial<OAuthClientOptions> {
+  const client = tokens?.client;
+  if (client?.source === 'metadata-document') return { clientMetadataUrl: client.clientId };
+  if (client?.source !== 'pre-registered') return {};
+  const secret = process.env.TOOLWIRE_CLIENT_SECRET;
+  return {
+    clientId: client.clientId,
+    clientIssuer: tokens?.issuer,
+    ...(secret ? { clientSecret: secret } : {}),
+  };
 }
 
 /**

@@ -53,8 +53,10 @@ export type {
 } from './oauth/oauth-client-options.js';
 export {
   MemoryOAuthStore,
+  type ClientSource,
   type OAuthRecord,
   type OAuthStore,
+  type StoredClient,
   type StoredRegistration,
   type StoredTokens,
 } from './oauth/oauth-store.js';

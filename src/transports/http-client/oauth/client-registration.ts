@@ -3,7 +3,8 @@
  * the application registered beforehand; else a registration made earlier with that same server (never
  * one made with another: SEP-2352); else a Client ID Metadata Document (its HTTPS URL is the
  * `client_id`) when the server supports them; else dynamic client registration (RFC 7591) when the
- * server offers it. Registrations are kept per issuer.
+ * server offers it. Registrations are kept per issuer. A refresh presents the client the tokens were
+ * issued to, and never registers.
  * @module
  */
 import { errorMessage } from '../../../protocol/errors.js';
@@ -11,7 +12,7 @@ import type { AuthorizationServer } from './authorization-server.js';
 import { registrationAuthMethod, type ClientCredentials } from './client-authentication.js';
 import { OAuthError, type OAuthErrorDetails } from './oauth-error.js';
 import { checkedUrl, isLoopback, oauthErrorBody, readJsonObject } from './oauth-http.js';
-import type { StoredRegistration } from './oauth-store.js';
+import type { ClientSource, StoredClient, StoredRegistration } from './oauth-store.js';
 
 /** What the application says about its client (see `OAuthClientOptions`). */
 export interface ClientSettings {
@@ -27,9 +28,6 @@ export interface ClientSettings {
   /** The grant types to register. */
   grantTypes: readonly string[];
 }
-
-/** Where the credentials came from. */
-export type ClientSource = 'pre-registered' | 'registered' | 'metadata-document' | 'dynamic-registration';
 
 export interface ResolvedClient {
   credentials: ClientCredentials;
@@ -81,6 +79,40 @@ export async function resolveClient(
       `${settings.clientMetadataUrl === undefined ? ' (none is configured)' : ''} nor dynamic client registration; configure a pre-registered clientId`,
     { step: 'registration' },
   );
+}
+
+/**
+ * The client a refresh presents: the one the tokens were issued to (RFC 6749 §6: a refresh token is
+ * bound to its client), from what is kept — never a new registration. A pre-registered client's secret or
+ * key comes from `settings` when they configure that client id; a registration's from the one kept for
+ * the issuer. `undefined` when that registration is no longer kept.
+ */
+export function issuedClient(
+  client: StoredClient,
+  settings: ClientSettings,
+  stored: StoredRegistration | undefined,
+): ClientCredentials | undefined {
+  switch (client.source) {
+    case 'pre-registered': {
+      const configured = settings.clientId === client.clientId;
+      return {
+        clientId: client.clientId,
+        method: client.tokenEndpointAuthMethod,
+        ...(configured
+          ? {
+              clientSecret: settings.clientSecret,
+              privateKey: settings.privateKey,
+              signingAlgorithm: settings.signingAlgorithm,
+            }
+          : {}),
+      };
+    }
+    case 'registered':
+    case 'dynamic-registration':
+      return stored?.clientId === client.clientId ? fromRegistration(stored) : undefined;
+    case 'metadata-document':
+      return { clientId: client.clientId, method: 'none' };
+  }
 }
 
 function fromRegistration(registration: StoredRegistration): ClientCredentials {

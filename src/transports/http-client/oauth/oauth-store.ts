@@ -25,6 +25,23 @@ export interface StoredTokens {
   issuer: string;
   /** The RFC 8707 resource indicator they were asked for (refreshes ask for it again). */
   resource?: string;
+  /** The client they were issued to: a refresh presents that client, and no other (RFC 6749 §6). */
+  client?: StoredClient;
+}
+
+/** Where a client's identity at an authorization server came from. */
+export type ClientSource = 'pre-registered' | 'registered' | 'metadata-document' | 'dynamic-registration';
+
+/**
+ * The client tokens were issued to, as kept with them: never its secret or key (a pre-registered client's
+ * come from the application's options; a registration's are in `registrations`).
+ */
+export interface StoredClient {
+  clientId: string;
+  /** How the client was known (`registered`, `dynamic-registration`: the registration kept for the issuer). */
+  source: ClientSource;
+  /** The token endpoint authentication method it used. */
+  tokenEndpointAuthMethod: string;
 }
 
 /** A client registration with one authorization server (dynamic registration, RFC 7591). */

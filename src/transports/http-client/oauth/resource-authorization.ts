@@ -1,8 +1,8 @@
 /**
  * The authorization of the OAuth client for one MCP server (one protected resource): its record (tokens,
  * registrations, DPoP key), the credentials each request carries, and what it does when the server
- * refuses them — refresh, or authorize from scratch (discovery, client identity, the grant), or step up to
- * more scopes. One flow at a time: requests that fail together wait for the same flow.
+ * refuses them — refresh (presenting the client the tokens were issued to, kept with them), or authorize
+ * from scratch (discovery, client identity, the grant), or step up to more scopes. One flow at a time: requests that fail together wait for the same flow.
  * @module
  */
 import type * as oauth from 'oauth4webapi';
@@ -12,15 +12,15 @@ import {
   type AuthorizationServer,
   type DiscoveredServer,
 } from './authorization-server.js';
-import { clientIdentity } from './client-authentication.js';
+import { clientIdentity, type ClientCredentials } from './client-authentication.js';
 import type { ClientBinding } from './client-binding.js';
-import { resolveClient } from './client-registration.js';
+import { issuedClient, resolveClient } from './client-registration.js';
 import { DpopProver } from './dpop-prover.js';
 import { clientSettings, needsPerson, runGrant, wantsDpop } from './grant-flow.js';
 import type { OAuthClientOptions } from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
 import { checkedUrl } from './oauth-http.js';
-import type { OAuthRecord, OAuthStore, StoredTokens } from './oauth-store.js';
+import type { ClientSource, OAuthRecord, OAuthStore, StoredClient, StoredTokens } from './oauth-store.js';
 import { discoverProtectedResource, type ProtectedResource } from './protected-resource.js';
 import type { ResourceChallenge } from './resource-challenge.js';
 import { scopeCovers, selectScope } from './scope-selection.js';
@@ -220,10 +220,14 @@ export class ResourceAuthorization {
         ? this.#server
         : await this.#host.serverMetadata(tokens.issuer).catch(() => undefined);
     if (server === undefined) return false;
-    const endpoint = await this.#endpoint(server, tokens.tokenType === 'DPoP');
+    const issued = await this.#issuedEndpoint(server, tokens);
+    // The client the tokens were issued to cannot be presented here: they are kept for one that can.
+    if (issued === undefined) return false;
     try {
-      const response = await refreshGrant(endpoint, tokens.refreshToken, { resource: tokens.resource });
-      await this.#keep(response, tokens.issuer, tokens.requestedScope, tokens);
+      const response = await refreshGrant(issued.endpoint, tokens.refreshToken, {
+        resource: tokens.resource,
+      });
+      await this.#keep(response, tokens.issuer, tokens.requestedScope, issued.client, tokens);
       return true;
     } catch {
       delete this.#record?.tokens;
@@ -267,26 +271,28 @@ export class ResourceAuthorization {
       offlineAccess: grant === 'authorization_code' && options.offlineAccess !== false,
     });
     const request = { resource: resource?.resource, scope };
-    const endpoint = await this.#endpoint(
+    const { endpoint, client } = await this.#endpoint(
       server,
       wantsDpop(options.dpop, server, resource, challenge),
       needsPerson(options),
     );
     const response = await runGrant(endpoint, options, { ...request, defaults: found.defaults });
     this.#server = server;
-    await this.#keep(response, server.issuer, scope, undefined, resource?.resource);
+    await this.#keep(response, server.issuer, scope, client, undefined, resource?.resource);
   }
 
   async #keep(
     response: oauth.TokenEndpointResponse,
     issuer: string,
     scope: string | undefined,
+    client: StoredClient,
     previous?: StoredTokens,
     resource = previous?.resource,
   ): Promise<void> {
     const tokens = {
       ...storedTokens(response, issuer, scope, previous),
       ...(resource === undefined ? {} : { resource }),
+      client,
     };
     if (tokens.tokenType === 'DPoP' && this.#dpop === undefined) {
       throw new OAuthError(
@@ -319,9 +325,16 @@ export class ResourceAuthorization {
     return { metadata, defaults: false };
   }
 
-  /** The token endpoint of `server` with this client's identity there (registering it if needed). */
-  /** `redirect`: the grant sends a person to the redirect URI (a registration must name it). */
-  async #endpoint(server: AuthorizationServer, dpop: boolean, redirect = false): Promise<TokenEndpoint> {
+  /**
+   * The token endpoint of `server` with this client's identity there (registering it if needed), and that
+   * identity as kept with the tokens. `redirect`: the grant sends a person to the redirect URI (a
+   * registration must name it).
+   */
+  async #endpoint(
+    server: AuthorizationServer,
+    dpop: boolean,
+    redirect = false,
+  ): Promise<{ endpoint: TokenEndpoint; client: StoredClient }> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
     const record = (this.#record ??= {});
     const resolved = await resolveClient(
@@ -338,7 +351,60 @@ export class ResourceAuthorization {
       record.registrations = { ...record.registrations, [server.issuer]: resolved.registration };
       await this.#save();
     }
-    const identity = await clientIdentity(resolved.credentials, server);
-    return { server, identity, fetcher, allowInsecureHttp, ...(dpop ? { dpop: await this.#prover() } : {}) };
+    return this.#withClient(server, resolved.credentials, resolved.source, dpop);
+  }
+
+  /**
+   * The token endpoint of `server` with the client `tokens` were issued to, for a refresh: never another
+   * one, never a new registration (tokens kept before clients were kept with them: the client found
+   * without registering). `undefined` when that client cannot be presented from here.
+   */
+  async #issuedEndpoint(
+    server: AuthorizationServer,
+    tokens: StoredTokens,
+  ): Promise<{ endpoint: TokenEndpoint; client: StoredClient } | undefined> {
+    const { options, fetcher, allowInsecureHttp } = this.#host;
+    const settings = clientSettings(options);
+    const registration = this.#record?.registrations?.[server.issuer];
+    let credentials: ClientCredentials | undefined;
+    let source = tokens.client?.source;
+    if (tokens.client !== undefined) {
+      credentials = issuedClient(tokens.client, settings, registration);
+    } else {
+      const unregistered = { ...server, registration_endpoint: undefined };
+      const resolved = await resolveClient(
+        settings,
+        unregistered,
+        registration,
+        false,
+        fetcher,
+        allowInsecureHttp,
+      ).catch(() => undefined);
+      credentials = resolved?.credentials;
+      source = resolved?.source;
+    }
+    if (credentials === undefined || source === undefined) return undefined;
+    if (source === 'pre-registered' && credentials.clientId === options.clientId)
+      await this.#host.binding?.check(server.issuer, this.resource.href);
+    return this.#withClient(server, credentials, source, tokens.tokenType === 'DPoP');
+  }
+
+  async #withClient(
+    server: AuthorizationServer,
+    credentials: ClientCredentials,
+    source: ClientSource,
+    dpop: boolean,
+  ): Promise<{ endpoint: TokenEndpoint; client: StoredClient }> {
+    const { fetcher, allowInsecureHttp } = this.#host;
+    const identity = await clientIdentity(credentials, server);
+    const client = { clientId: credentials.clientId, source, tokenEndpointAuthMethod: identity.method };
+    const endpoint = {
+      server,
+      identity,
+      fetcher,
+      allowInsecureHttp,
+      ...(dpop ? { dpop: await this.#prover() } : {}),
+    };
+    return { endpoint, client };
   }
 }
