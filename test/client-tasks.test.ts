@@ -215,11 +215,24 @@ describe('client tasks over Streamable HTTP', () => {
       const mod = (await import(FIXTURE)) as { default: () => Server };
       handle = await serveHttp(mod.default(), { port: 0 });
       const client = new Client({ name: 'http-tasks', version: '1' }, { ...ANSWERS, protocolVersion });
-      await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+      /** What the client posted: its requests, notifications and answers, as they went on the wire. */
+      const posted: Array<{ result?: { action?: string; _meta?: object } }> = [];
+      const send: typeof fetch = (input, init) => {
+        if (typeof init?.body === 'string') posted.push(JSON.parse(init.body) as (typeof posted)[number]);
+        return fetch(input, init);
+      };
+      await client.connect(new StreamableHttpClientTransport({ url: handle.url, fetch: send }));
       try {
         const task = await client.callToolAsTask('confirm');
         expect(task.taskId).toMatch(UUID);
         expect(textOf(await task.result())).toBe('confirm: accept');
+        if (protocolVersion === '2025-11-25') {
+          // The answer to the task's question names the task, as the question did.
+          const answer = posted.find((message) => message.result?.action === 'accept');
+          expect(answer?.result?._meta).toEqual({
+            'io.modelcontextprotocol/related-task': { taskId: task.taskId },
+          });
+        }
       } finally {
         await client.close();
       }

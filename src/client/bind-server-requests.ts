@@ -6,12 +6,14 @@
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { withMember } from '../protocol/jsonrpc.js';
 import {
   isHandshakeRevision,
   isStatelessRevision,
   profileFor,
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
+import { relatedTaskId, withRelatedTask } from '../protocol/types/tasks.js';
 import {
   INPUT_METHODS,
   answerInputRequest,
@@ -77,7 +79,8 @@ function statelessRefusal(method: string, version: string | undefined): void {
  * Answers the server's requests with the handlers (ping always; the others when given), as the revision
  * spoken (`protocolVersion()`) has them: `elicitation/create` before 2025-06-18 is -32601 (no such method
  * there), URL-mode elicitation and sampling with tools before 2025-11-25 are -32602, and in the stateless
- * era every server request is -32601; no handler runs.
+ * era every server request is -32601; no handler runs. In 2025-11-25 the answer to a request that names
+ * its task (the related-task key in its `_meta`) names that task too.
  * The id of a URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
  */
 export function bindServerRequests(
@@ -105,7 +108,11 @@ export function bindServerRequests(
       const chosen = withOwnHandlers(handlers, own?.sole());
       const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal }, profile);
       if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
-      return result;
+      // 2025-11-25: an answer to a task's question carries the task's key in its `_meta`, as the question did.
+      const taskId = profile?.features.tasks ? relatedTaskId(params._meta) : undefined;
+      return taskId === undefined
+        ? result
+        : withMember(result, '_meta', withRelatedTask(result._meta, taskId));
     });
   }
 }

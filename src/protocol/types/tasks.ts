@@ -115,6 +115,13 @@ export function coreTask(task: TaskInfo): CoreTask {
   };
 }
 
+/** The task a message's `_meta` ties it to (2025-11-25: the related-task key's `taskId`), if it names one. */
+export function relatedTaskId(meta: unknown): string | undefined {
+  if (!isJsonObject(meta)) return undefined;
+  const related = meta[RELATED_TASK_META];
+  return isJsonObject(related) && typeof related.taskId === 'string' ? related.taskId : undefined;
+}
+
 /** `_meta` with the related-task key for `taskId` (2025-11-25), added to whatever `meta` holds. */
 export function withRelatedTask(meta: unknown, taskId: string): JsonObject {
   return { ...(isJsonObject(meta) ? meta : {}), [RELATED_TASK_META]: { taskId } };
