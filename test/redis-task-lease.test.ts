@@ -118,8 +118,6 @@ describe('a task whose instance is killed', () => {
       status: 'failed',
       statusMessage: stopped(taskId),
     });
-    const listed = (await rpc(B, 'tasks/list', {}, session)).result!.tasks as JsonObject[];
-    expect(listed).toContainEqual(expect.objectContaining({ taskId, status: 'failed' }));
   });
 });
 

@@ -6,7 +6,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import type { Principal, Server } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import {
+  apiKeyVerifier,
+  serveHttp,
+  type HttpServerHandle,
+  type ServeHttpOptions,
+} from '../src/transports/http/index.js';
 import { SseReader } from './_sse.js';
 import { RawWire } from './_wire.js';
 import { serverCore } from '../src/server/server.js';
@@ -16,6 +21,8 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const RELATED = 'io.modelcontextprotocol/related-task';
 const CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+/** The capability declared to an anonymous HTTP session: no tasks/list. */
+const UNLISTED = { cancel: {}, requests: { tools: { call: {} } } };
 
 type Json = Record<string, unknown>;
 
@@ -324,7 +331,8 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
       },
     });
     session.id = init.headers.get('mcp-session-id')!;
-    expect((await only(init)).result!.capabilities).toMatchObject({ tasks: CAPABILITY });
+    // An anonymous HTTP session: no tasks/list (see the next test).
+    expect((await only(init)).result!.capabilities).toMatchObject({ tasks: UNLISTED });
     expect((await post({ method: 'notifications/initialized' })).status).toBe(202);
     const created = await only(
       await post({ id: 2, method: 'tools/call', params: { name: 'confirm', task: {} } }),
@@ -342,6 +350,87 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
       id: 3,
       result: { content: [{ type: 'text', text: 'confirm: decline' }], _meta: { [RELATED]: { taskId } } },
     });
+  });
+});
+
+describe('2025-11-25 tasks/list over Streamable HTTP: declared to callers the server can tell apart', () => {
+  const servers: HttpServerHandle[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((served) => served.close()));
+  });
+
+  async function serve(options: ServeHttpOptions = {}): Promise<string> {
+    const mod = (await import(FIXTURE)) as { default: () => Server };
+    const served = await serveHttp(mod.default(), { port: 0, responseMode: 'json', ...options });
+    servers.push(served);
+    return served.url;
+  }
+
+  /** A 2025-11-25 session on `url` (its requests with `headers`): what initialize declared, and its requests. */
+  async function session(url: string, headers: Record<string, string> = {}) {
+    const post = (message: Json, sessionId?: string) =>
+      fetch(url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2025-11-25',
+          ...headers,
+          ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+      });
+    const init = await post({
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'h', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id') ?? undefined;
+    const { result } = (await init.json()) as Message;
+    if (sessionId !== undefined)
+      expect((await post({ method: 'notifications/initialized' }, sessionId)).status).toBe(202);
+    let id = 0;
+    return {
+      capabilities: result!.capabilities as Json,
+      request: async (method: string, params: Json = {}) =>
+        (await (await post({ id: ++id, method, params }, sessionId)).json()) as Message,
+    };
+  }
+
+  it('does not declare nor serve it to anonymous sessions, which get any task by its id', async () => {
+    const url = await serve();
+    const [alice, bob] = [await session(url), await session(url)];
+    for (const anonymous of [alice, bob]) expect(anonymous.capabilities.tasks).toEqual(UNLISTED);
+    const { taskId } = taskOf(
+      await alice.request('tools/call', { name: 'sleepy', arguments: { ms: 1 }, task: {} }),
+    );
+    expect((await bob.request('tasks/get', { taskId })).result).toMatchObject({ taskId });
+    for (const anonymous of [alice, bob])
+      expect((await anonymous.request('tasks/list')).error).toMatchObject({ code: -32601 });
+    // Nor on a stateless server, whose every request comes on a connection of its own.
+    const stateless = await session(await serve({ stateless: true }));
+    expect(stateless.capabilities.tasks).toEqual(UNLISTED);
+    expect((await stateless.request('tasks/list')).error).toMatchObject({ code: -32601 });
+  });
+
+  it('declares and serves it to authenticated sessions, each principal its own tasks', async () => {
+    const url = await serve({
+      auth: {
+        verifier: apiKeyVerifier({ 'alice-key': { subject: 'alice' }, 'bob-key': { subject: 'bob' } }),
+        resource: 'http://localhost/mcp',
+        authorizationServers: ['https://issuer.example.test'],
+      },
+    });
+    const alice = await session(url, { authorization: 'Bearer alice-key' });
+    const bob = await session(url, { authorization: 'Bearer bob-key' });
+    expect(alice.capabilities.tasks).toEqual(CAPABILITY);
+    const { taskId } = taskOf(
+      await alice.request('tools/call', { name: 'sleepy', arguments: { ms: 1 }, task: {} }),
+    );
+    const listed = (await alice.request('tasks/list')).result as { tasks: Json[] };
+    expect(listed.tasks.map((task) => task.taskId)).toEqual([taskId]);
+    expect((await bob.request('tasks/list')).result).toEqual({ tasks: [] });
+    expect((await bob.request('tasks/get', { taskId })).error).toMatchObject({ code: -32602 });
   });
 });
 

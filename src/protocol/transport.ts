@@ -87,6 +87,12 @@ export interface Transport {
   /** A session id, where the transport has one (HTTP). */
   readonly sessionId?: string | undefined;
   /**
+   * True where each connection carries a single HTTP request (a stateless server's): the same client comes
+   * back on another one, so the connection does not tell one caller from another, as a stdio or in-memory
+   * connection or an HTTP session does.
+   */
+  readonly perRequest?: boolean;
+  /**
    * The client's network address, where the transport knows it and has no session to tell callers apart
    * (a stateless-era HTTP request): what a per-caller rate limit counts an anonymous caller by.
    */

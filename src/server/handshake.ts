@@ -23,6 +23,7 @@ import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { HandlerTable } from './handler-table.js';
 import { internCapabilities, internClientInfo } from './interned-clients.js';
 import type { ServerCore } from './server-core.js';
+import { withoutTasksList } from './tasks/core-task-wire.js';
 import type { EmptyResult } from './server-results.js';
 
 /**
@@ -74,15 +75,20 @@ export function installHandshake(table: HandlerTable, core: ServerCore): void {
     const version = initializeVersion(params, core.versions);
     const profile = profileFor(version, core.options.resultShapes);
     const info = params.clientInfo;
-    const capabilities = params.capabilities;
+    const asked = params.capabilities;
     session.begin(
       profile,
       isImplementation(info) ? internClientInfo(info) : undefined,
-      internCapabilities(isJsonObject(capabilities) ? (capabilities as ClientCapabilities) : {}),
+      internCapabilities(isJsonObject(asked) ? (asked as ClientCapabilities) : {}),
     );
+    const capabilities = profile.shapeServerCapabilities(core.capabilities);
     const result: InitializeResult = {
       protocolVersion: version,
-      capabilities: profile.shapeServerCapabilities(core.capabilities),
+      // `tasks.list` only for a caller the server can tell from others (see `TasksFeature.lists`).
+      capabilities:
+        core.tasks === undefined || core.tasks.lists(session.principal, session)
+          ? capabilities
+          : withoutTasksList(capabilities),
       serverInfo: profile.shapeImplementation(core.info),
     };
     if (core.options.instructions !== undefined) result.instructions = core.options.instructions;

@@ -7,11 +7,31 @@
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
+import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { coreTask, withRelatedTask, type CoreTask, type TaskMetadata } from '../../protocol/types/tasks.js';
 import type { TaskRecord } from '../../stores/task-store.js';
 
 /** The `tasks` server capability: `tasks/list`, `tasks/cancel` and task-augmented `tools/call`. */
 export const CORE_TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** The `tasks` capability without `tasks/list`, for a caller the server cannot tell from others. */
+const UNLISTED_TASKS_CAPABILITY = { cancel: {}, requests: { tools: { call: {} } } };
+
+/** `caps` (shaped for the session's revision) without `tasks.list`; as they are when they have no `tasks`. */
+export function withoutTasksList(caps: ServerCapabilities): ServerCapabilities {
+  return caps.tasks === undefined ? caps : withMember(caps, 'tasks', UNLISTED_TASKS_CAPABILITY);
+}
+
+/**
+ * -32601 for `tasks/list` from a caller it was not declared to (an anonymous caller the server cannot tell
+ * from others: SEP-1686 says such a receiver SHOULD NOT declare `tasks.list`).
+ */
+export function tasksListUndeclared(): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.MethodNotFound,
+    'Method not found: tasks/list is declared only to callers the server can tell apart (authenticated, or alone on their connection); get a task by its id',
+  );
+}
 
 /** A record in the 2025-11-25 form. */
 export function coreTaskOf(record: TaskRecord): CoreTask {

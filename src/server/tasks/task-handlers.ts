@@ -22,13 +22,20 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '../../stores/task-store.js';
+import type { Principal } from '../auth/principal.js';
 import type { HandlerTable } from '../handler-table.js';
 import { cursorParam } from '../pages.js';
 import type { RequestScope } from '../request-scope.js';
 import type { SessionView } from '../session-view.js';
 import { checkInputResponse, isInputMethod } from '../input-required/input-requests.js';
 import { CoreTaskInput } from './core-task-input.js';
-import { alreadyTerminal, coreTaskOf, corePayload, invalidTaskCursor } from './core-task-wire.js';
+import {
+  alreadyTerminal,
+  coreTaskOf,
+  corePayload,
+  invalidTaskCursor,
+  tasksListUndeclared,
+} from './core-task-wire.js';
 import { RemoteTaskQuestions, claimLifetime, sharesInput } from './remote-task-questions.js';
 import { TaskInput } from './task-input.js';
 import type { TaskRun } from './task-run.js';
@@ -52,6 +59,8 @@ export interface TaskEngine {
     signal: AbortSignal,
     read?: (record: TaskRecord) => Promise<void>,
   ): Promise<TaskRecord | undefined>;
+  /** Whether `tasks/list` is declared to the caller (`principal` on `session`) and served to it. */
+  lists(principal: Principal | undefined, session: SessionView): boolean;
   /** Whose `tasks/list` the caller reads. */
   ownerOf(scope: RequestScope, session: SessionView): string;
   /** Errors that reach no caller. */
@@ -182,6 +191,7 @@ export function installTaskHandlers(table: HandlerTable, tasks: TaskEngine): voi
     'tasks/list',
     async ({ params, scope, session }) => {
       requireCoreTasks(scope, 'tasks/list');
+      if (!tasks.lists(scope.principal, session)) throw tasksListUndeclared();
       const cursor = cursorParam(params) || undefined; // "" asks for the first page
       const owner = tasks.ownerOf(scope, session);
       const page = await tasks.store

@@ -7,8 +7,9 @@
  *   capability; a client asks for a task with `params.task` on `tools/call` and gets `{ task }`; a tool's
  *   `execution.taskSupport` (from its `task` declaration) is enforced with -32601 both ways; `tasks/get`,
  *   `tasks/result` (blocks until the task ends, carrying its questions meanwhile), `tasks/list` (the
- *   caller's tasks: its principal's, or its session's when anonymous) and `tasks/cancel` (-32602 for a
- *   task that already ended); `notifications/tasks/status` to the creating session on each change.
+ *   caller's tasks: its principal's, or its connection's when anonymous on stdio or in memory; declared
+ *   to those callers only, see `lists`) and `tasks/cancel` (-32602 for a task that already ended);
+ *   `notifications/tasks/status` to the creating session on each change.
  *   Revisions before 2025-11-25 see none of it: their calls run inline.
  * - 2026-07-28 (the `io.modelcontextprotocol/tasks` extension, SEP-2663): see `task-handlers.ts`; and
  *   `notifications/tasks` (the `DetailedTask`, as `tasks/get` answers it) on each change of a task this
@@ -32,6 +33,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '../../stores/task-store.js';
+import type { Principal } from '../auth/principal.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-feature.js';
@@ -278,6 +280,21 @@ export class TasksFeature implements ServerFeature, TaskStarter {
       const run = this.#running.get(taskId);
       await untilAborted(run ? run.ended : delay(record.pollIntervalMs ?? this.pollIntervalMs), signal);
     }
+  }
+
+  /**
+   * @internal Whether `tasks/list` is declared to a 2025-11-25 caller (`principal` on `session`) and
+   * served to it: only to a requestor the server can tell from every other (SEP-1686: receivers that
+   * cannot identify requestors SHOULD NOT declare it) — one with a principal, or one whose connection is
+   * its own by construction (stdio, in memory: no session id, not a stateless server's per-request
+   * connection). An anonymous HTTP session is not one: its client may come back on another, and an
+   * anonymous task is retrievable by its unguessable id from any anonymous session, so no listing could
+   * hold every task the caller may get (the spec: a task retrievable through `tasks/get` MUST be listed).
+   */
+  lists(principal: Principal | undefined, session: SessionView): boolean {
+    if (principal !== undefined) return true;
+    const transport = session.peer.transport;
+    return transport?.sessionId === undefined && transport?.perRequest !== true;
   }
 
   /** @internal Whose `tasks/list` a 2025-11-25 task joins: its principal's, else its session's. */

@@ -64,6 +64,11 @@ export abstract class HttpSessionStreams {
    * @param sessionId undefined: a stateless request's transport
    * @param route how a session shared by several processes reaches them
    */
+  /** A stateless request's transport (no session id): see `Transport.perRequest`. */
+  get perRequest(): boolean {
+    return this.sessionId === undefined;
+  }
+
   constructor(config: HttpSessionConfig, sessionId?: string, route?: SessionRoute) {
     this.config = config;
     this.sessionId = sessionId;

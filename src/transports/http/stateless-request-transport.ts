@@ -60,6 +60,11 @@ export class StatelessRequestTransport implements Transport {
     this.clientAddress = options.clientAddress;
   }
 
+  /** One exchange, one request: see `Transport.perRequest`. */
+  get perRequest(): true {
+    return true;
+  }
+
   /** The request has not been answered, cancelled or closed yet. */
   get pending(): boolean {
     return !this.#finished;
