@@ -495,7 +495,7 @@ describe('2025-11-25 tasks in process', () => {
     await expect.poll(() => serverCore(peer.server).tasks!.runningCount).toBe(0);
   });
 
-  it('pages tasks/list, and binds tasks to the principal that created them', async () => {
+  it('pages tasks/list with cursors bound to their principal, and binds tasks to the principal that created them', async () => {
     const server = ((await import(FIXTURE)) as { default: (o: JsonObject) => Server }).default({
       pageSize: 2,
     });
@@ -519,6 +519,9 @@ describe('2025-11-25 tasks in process', () => {
     const second = (await aliceAgain.talk.request('tasks/list', { cursor: first.nextCursor })).result!;
     expect((second.tasks as Json[]).map((task) => task.taskId)).toEqual(ids.slice(2));
     expect(second).not.toHaveProperty('nextCursor');
+    // A cursor is the listing's it was issued for: -32602 for another principal's, and for one made up.
+    for (const cursor of [first.nextCursor, 'mzz', 'm1'])
+      expect((await bob.talk.request('tasks/list', { cursor })).error).toMatchObject({ code: -32602 });
     expect((await bob.talk.request('tasks/list')).result).toEqual({ tasks: [] });
     expect((await bob.talk.request('tasks/get', { taskId: ids[0] })).error).toMatchObject({ code: -32602 });
     expect((await aliceAgain.talk.request('tasks/result', { taskId: ids[0] })).result).toMatchObject({

@@ -5,7 +5,8 @@
  * a TTL). Creating and updating are Lua scripts: an id is never taken twice, and a terminal task never
  * changes, whatever runs at the same time. A task with an `owner` joins the owner's index
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
- * which `list` pages through, dropping the ids of tasks that expired as it meets them. A task cancelled
+ * which `list` pages through, dropping the ids of tasks that expired as it meets them; its cursors are
+ * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`). The
  * answers and claims of a task's questions live beside it (`redis-task-input.ts`); answers kept are told
  * on `<prefix>tasks:answered` (`onAnswers`).
@@ -25,6 +26,7 @@ import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-option
 import { RedisScript } from './redis-script.js';
 import { redisOperation } from './redis-operation.js';
 import { RedisSubscriber } from './redis-subscriber.js';
+import { TaskCursors, cursorKey, cursorSecret } from './task-cursors.js';
 import { NOW_MS, TERMINAL, answerInput, claimInput, takeAnswers } from './redis-task-input.js';
 import {
   InvalidTaskCursor,
@@ -123,7 +125,14 @@ function indexMember(record: TaskRecord): string {
   return `${String(Date.parse(record.createdAt)).padStart(15, '0')}:${record.taskId}`;
 }
 
-const CURSOR = /^r\d{15}:[^\s]{1,256}$/;
+/** An index member, as a cursor names one. */
+const MEMBER = /^\d{15}:[^\s]{1,256}$/;
+
+// KEYS: the cursor key's key. ARGV: a new secret. Stores it unless there is one; returns the one kept.
+const CURSOR_KEY = new RedisScript(`redis.call('SET', KEYS[1], ARGV[1], 'NX')
+return redis.call('GET', KEYS[1])`);
+
+const base64urlOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 /** Index members one `list` call looks at, at most (the rest wait for the next page). */
 const LIST_BUDGET = 1024;
 
@@ -173,6 +182,10 @@ export class RedisTaskStore implements TaskStore {
   readonly #cancelled: string;
   /** Where answers to a task's questions are published (`<prefix>tasks:answered`, `{ taskId, responses }`). */
   readonly #answered: string;
+  readonly #cursorKeyName: string;
+  /** `list` cursors (`r<index member>.<mac>`), signed with the key all processes share. */
+  readonly #cursors = new TaskCursors('r', () => this.#cursorKey());
+  #cursorKeyRead: Promise<CryptoKey> | undefined;
   readonly #subscriber: RedisSubscriber;
   readonly #ownsSubscriber: boolean;
 
@@ -181,6 +194,7 @@ export class RedisTaskStore implements TaskStore {
     this.#prefix = `${prefixOf(options)}task:`;
     this.#cancelled = `${prefixOf(options)}tasks:cancelled`;
     this.#answered = `${prefixOf(options)}tasks:answered`;
+    this.#cursorKeyName = `${prefixOf(options)}tasks:cursor-key`;
     this.#maxTtlMs = positiveOption(options.maxTtlMs ?? DEFAULT_TASK_MAX_TTL_MS, 'maxTtlMs');
     this.#leaseMs = positiveOption(options.leaseMs ?? DEFAULT_TASK_LEASE_MS, 'leaseMs');
     this.leaseRenewalMs = Math.max(1, Math.floor(this.#leaseMs / 3));
@@ -298,8 +312,9 @@ export class RedisTaskStore implements TaskStore {
 
   async list(owner: string, page: TaskPageRequest): Promise<TaskPage> {
     const cursor = page.cursor;
-    if (cursor !== undefined && !CURSOR.test(cursor)) throw new InvalidTaskCursor(`Unknown cursor ${cursor}`);
-    const start = cursor === undefined ? '-' : `(${cursor.slice(1)}`;
+    const after = cursor === undefined ? undefined : await this.#cursors.open(owner, cursor);
+    if (after !== undefined && !MEMBER.test(after)) throw new InvalidTaskCursor(`Unknown cursor ${cursor}`);
+    const start = after === undefined ? '-' : `(${after}`;
     const reply = await redisOperation(this.#client, NAME, 'list', () =>
       LIST.run(
         this.#client,
@@ -309,7 +324,24 @@ export class RedisTaskStore implements TaskStore {
     );
     const [next, ...hashes] = reply as [string, ...unknown[][]];
     const records = hashes.map(taskOf).filter((record): record is TaskRecord => record !== undefined);
-    return next === '' ? { records } : { records, nextCursor: `r${next}` };
+    return next === '' ? { records } : { records, nextCursor: await this.#cursors.issue(owner, next) };
+  }
+
+  /**
+   * The key that signs `list` cursors, shared by every process on this Redis (`<prefix>tasks:cursor-key`,
+   * 32 random bytes the first listing stores): a cursor one process issued pages on through any other.
+   * Read once; a failure to read it is tried again by the next listing.
+   */
+  #cursorKey(): Promise<CryptoKey> {
+    this.#cursorKeyRead ??= redisOperation(this.#client, NAME, 'list', async () => {
+      const proposed = base64urlOf(cursorSecret());
+      const secret = await CURSOR_KEY.run(this.#client, [this.#cursorKeyName], [proposed]);
+      return cursorKey(new TextEncoder().encode(String(secret)));
+    }).catch((error: unknown) => {
+      this.#cursorKeyRead = undefined;
+      throw error;
+    });
+    return this.#cursorKeyRead;
   }
 
   #ownerKey(owner: string): string {

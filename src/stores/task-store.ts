@@ -9,6 +9,7 @@
 import type { ErrorObject } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { isTerminalStatus, type TaskInfo } from '../protocol/types/tasks.js';
+import { TaskCursors, cursorKey, cursorSecret } from './task-cursors.js';
 
 export { isTerminalStatus, type TaskStatus } from '../protocol/types/tasks.js';
 
@@ -83,7 +84,8 @@ export interface TaskStore {
   delete(taskId: string): Promise<void>;
   /**
    * One page of `owner`'s live tasks, oldest first, at most `limit`; `nextCursor` when there may be more.
-   * A cursor this store did not issue rejects with an `InvalidTaskCursor`.
+   * A cursor this store did not issue to `owner` (made up, altered, or another owner's) rejects with an
+   * `InvalidTaskCursor`: cursors are signed (`task-cursors.ts`).
    */
   list(owner: string, page: TaskPageRequest): Promise<TaskPage>;
   /**
@@ -149,10 +151,7 @@ export interface TaskPage {
   nextCursor?: string;
 }
 
-/** A `list` cursor the store did not issue (the server answers -32602). */
-export class InvalidTaskCursor extends Error {
-  override name = 'InvalidTaskCursor';
-}
+export { InvalidTaskCursor } from './task-cursors.js';
 
 export interface MemoryTaskStoreOptions {
   /** The clock, in ms since the epoch (tests). */
@@ -182,6 +181,9 @@ export class MemoryTaskStore implements TaskStore {
   readonly #now: () => number;
   #sweptAt = 0;
   #seq = 0;
+  /** `list` cursors, signed with a key of this store's own (`m<seq>.<mac>`). */
+  readonly #cursors = new TaskCursors('m', () => (this.#cursorKey ??= cursorKey(cursorSecret())));
+  #cursorKey: Promise<CryptoKey> | undefined;
 
   constructor(options: MemoryTaskStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -273,9 +275,8 @@ export class MemoryTaskStore implements TaskStore {
     return ok ? slot : undefined;
   }
 
-  list(owner: string, page: TaskPageRequest): Promise<TaskPage> {
-    const after = page.cursor === undefined ? 0 : cursorSeq(page.cursor);
-    if (after === undefined) return Promise.reject(new InvalidTaskCursor(`Unknown cursor ${page.cursor}`));
+  async list(owner: string, page: TaskPageRequest): Promise<TaskPage> {
+    const after = page.cursor === undefined ? 0 : cursorSeq(await this.#cursors.open(owner, page.cursor));
     const owned = this.#owned.get(owner) ?? [];
     // The first entry after the cursor (the entries are in creation order): a binary search.
     let low = 0;
@@ -293,9 +294,9 @@ export class MemoryTaskStore implements TaskStore {
     }
     // Another page only when a live task remains after this one (the next live entry at most is read).
     while (i < owned.length && !this.#entry(owned[i]!)) i++;
-    if (i === owned.length || records.length === 0) return Promise.resolve({ records });
+    if (i === owned.length || records.length === 0) return { records };
     const last = owned[i - 1]![0];
-    return Promise.resolve({ records, nextCursor: `m${last.toString(36)}` });
+    return { records, nextCursor: await this.#cursors.issue(owner, last.toString(36)) };
   }
 
   /** The live slot an owner's entry names (not a later task that reused the id). */
@@ -326,9 +327,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 }
 
-/** The creation number a memory-store cursor names; undefined when it is not one. */
-function cursorSeq(cursor: string): number | undefined {
-  if (!/^m[0-9a-z]{1,11}$/.test(cursor)) return undefined;
-  const seq = parseInt(cursor.slice(1), 36);
-  return Number.isSafeInteger(seq) ? seq : undefined;
+/** The creation number a memory-store cursor's position names (one this store issued). */
+function cursorSeq(position: string): number {
+  return parseInt(position, 36);
 }

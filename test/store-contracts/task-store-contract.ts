@@ -8,6 +8,8 @@ import {
 } from '../../src/stores/task-store.js';
 import type { MakeStores } from './harness.js';
 
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
 /** What the contract makes a store with: the lease of leased tasks, for a store that has leases. */
 export interface TaskStoreContractOptions {
   leaseMs?: number;
@@ -186,6 +188,43 @@ export function describeTaskStoreContract(
       });
       for (const cursor of ['bogus', '', 'm-1', 'r1']) {
         await expect(a.list('alice', { cursor, limit: 1 })).rejects.toBeInstanceOf(InvalidTaskCursor);
+      }
+    });
+
+    it('takes only the cursors it issued, each for the owner it issued it to, from every handle', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      for (let i = 0; i < 3; i++) {
+        await a.create(record(now - 10 + i, { taskId: `alice-${i}`, owner: 'alice' }));
+        await a.create(record(now - 10 + i, { taskId: `bob-${i}`, owner: 'bob' }));
+      }
+      const { nextCursor } = await a.list('alice', { limit: 1 });
+      expect(nextCursor).toBeDefined();
+      const cursor = nextCursor!;
+      // The cursor pages on, through any handle.
+      const second = await b.list('alice', { cursor, limit: 1 });
+      expect(second.records.map((r) => r.taskId)).toEqual(['alice-1']);
+      const third = await a.list('alice', { cursor: second.nextCursor!, limit: 5 });
+      expect(third.records.map((r) => r.taskId)).toEqual(['alice-2']);
+      // Not for another owner; not a position it never issued; not a cursor altered in any way.
+      await expect(b.list('bob', { cursor, limit: 1 })).rejects.toBeInstanceOf(InvalidTaskCursor);
+      const [position, mac] = [
+        cursor.slice(0, cursor.lastIndexOf('.')),
+        cursor.slice(cursor.lastIndexOf('.')),
+      ];
+      const forged = [
+        'mzz',
+        'm1',
+        'r000000000000001:x',
+        position,
+        `${position}0${mac}`,
+        `${position}.${mac.startsWith('.A') ? 'B' : 'A'}${mac.slice(2)}`,
+        `${cursor}.`,
+        // The same MAC spelt otherwise (an unused trailing bit set).
+        `${cursor.slice(0, -1)}${B64[B64.indexOf(cursor.at(-1)!) + 1]}`,
+      ];
+      for (const bad of forged) {
+        await expect(a.list('alice', { cursor: bad, limit: 1 })).rejects.toBeInstanceOf(InvalidTaskCursor);
       }
     });
 
