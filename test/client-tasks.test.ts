@@ -174,6 +174,41 @@ describe('a task that says it completed and never gives its result (2025-11-25)'
   });
 });
 
+describe('a 2025-11-25 server that declares neither tasks.list nor tasks.cancel', () => {
+  it('is sent no tasks/list nor tasks/cancel: the methods fail locally, an abort or a failed follow sends nothing', async () => {
+    const client = new Client({ name: 'tasks-client', version: '1' }, { protocolVersion: '2025-11-25' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [fileURLToPath(new URL('./fixtures/bare-tasks-server.mjs', import.meta.url))],
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      const unsupported = { code: 'CAPABILITY_NOT_SUPPORTED' };
+      expect(() => client.listTasks()).toThrow(expect.objectContaining(unsupported));
+      const task = await client.callToolAsTask('t');
+      expect(task.taskId).toBe('T1');
+      await expect(task.cancel()).rejects.toMatchObject(unsupported);
+      await expect(client.cancelTask('T1')).rejects.toMatchObject(unsupported);
+      // Aborting a call that runs as a task still rejects it.
+      const aborting = new AbortController();
+      const call = client.callTool('t', {}, { task: true, signal: aborting.signal });
+      setTimeout(() => aborting.abort(new Error('enough')), 150);
+      await expect(call).rejects.toMatchObject({ code: 'REQUEST_CANCELLED' });
+      // A follow that fails on its own (tasks/result never answers) would cancel the task; not here.
+      await expect(client.callTool('lies', {}, { task: true, timeout: 300 })).rejects.toMatchObject({
+        code: 'REQUEST_TIMEOUT',
+      });
+      const seen = textOf(await client.callTool('seen')).split('\n');
+      expect(seen).toContain('tasks/get');
+      expect(seen.filter((method) => method === 'tasks/list' || method === 'tasks/cancel')).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('client tasks, the 2026-07-28 specifics', () => {
   it('hears a task’s end on the listen stream (notifications/tasks), without waiting for the next poll', async () => {
     // A poll a minute: only notifications/tasks can end this call within the test's time. The tool ends

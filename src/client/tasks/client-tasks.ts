@@ -177,16 +177,28 @@ export class ClientTasks implements TaskHost {
     return taskOf('tasks/get', await this.#host.request('tasks/get', taskParams(form, taskId), options));
   }
 
-  /** Asks the server to cancel the task. */
+  /**
+   * Asks the server to cancel the task: ClientError CAPABILITY_NOT_SUPPORTED from a 2025-11-25 server
+   * that did not declare `tasks.cancel` (nothing is sent).
+   */
   async cancel(
     taskId: string,
     form: TaskForm = this.#require('cancelTask'),
     options?: ExchangeOptions,
   ): Promise<void> {
+    if (!this.cancels(form)) throw undeclared('cancelTask', 'tasks.cancel');
     await this.#host.request('tasks/cancel', taskParams(form, taskId), options);
   }
 
-  /** 2025-11-25: every task of the caller (all pages). */
+  /** Whether `tasks/cancel` may be sent: always in the extension; in 2025-11-25 once `tasks.cancel` is declared. */
+  cancels(form: TaskForm): boolean {
+    return form === 'extension' || this.#declares('cancel');
+  }
+
+  /**
+   * 2025-11-25: every task of the caller (all pages). ClientError CAPABILITY_NOT_SUPPORTED in the 2026-07-28
+   * extension (no listing there) and from a server that did not declare `tasks.list` (nothing is sent).
+   */
   list(options?: ExchangeOptions): Promise<TaskInfo[]> {
     if (this.#require('listTasks') !== 'core') {
       throw new ClientError(
@@ -194,6 +206,7 @@ export class ClientTasks implements TaskHost {
         'tasks/list does not exist in the tasks extension of 2026-07-28',
       );
     }
+    if (!this.#declares('list')) throw undeclared('listTasks', 'tasks.list');
     return followPages(
       (cursor) => this.#host.request('tasks/list', cursor === undefined ? {} : { cursor }, options),
       {
@@ -213,6 +226,12 @@ export class ClientTasks implements TaskHost {
     return followTask(this, form, taskOf('tasks/get', wire), () => undefined, options, wire);
   }
 
+  /** 2025-11-25: whether the server's `tasks` capability declares `name` (`list`, `cancel`). */
+  #declares(name: 'list' | 'cancel'): boolean {
+    const tasks = this.#host.serverCapabilities()?.tasks;
+    return isJsonObject(tasks) && isJsonObject(tasks[name]);
+  }
+
   #require(method: string): TaskForm {
     const form = this.form();
     if (form === undefined) {
@@ -223,4 +242,12 @@ export class ClientTasks implements TaskHost {
     }
     return form;
   }
+}
+
+/** ClientError CAPABILITY_NOT_SUPPORTED for a 2025-11-25 task method the server did not declare. */
+function undeclared(method: string, capability: string): ClientError {
+  return new ClientError(
+    LocalErrorCode.CapabilityNotSupported,
+    `${method}: the server did not declare ${capability}`,
+  );
 }

@@ -11,7 +11,7 @@
  *   result (or error) comes inline, in `tasks/get` or the notification.
  *
  * Either way a cancelled task rejects with ClientError REQUEST_CANCELLED, and so does aborting the
- * caller's signal (after asking the server to cancel the task).
+ * caller's signal (after asking the server to cancel the task, where it declared `tasks/cancel`).
  * @module
  */
 import { followSignal } from '../../protocol/engine/cancellation.js';
@@ -46,6 +46,8 @@ export interface TaskHost {
   watch(taskId: string, listener: (task: TaskInfo, wire: JsonObject) => void): () => void;
   /** 2026-07-28: has the listen stream carry the task's notifications. Returns the undo. */
   listen(taskId: string): () => void;
+  /** Whether `tasks/cancel` may be sent in the form (2025-11-25: the server declared `tasks.cancel`). */
+  cancels(form: TaskForm): boolean;
 }
 
 export type TaskForm = 'core' | 'extension';
@@ -129,7 +131,8 @@ function withoutRelatedTask(result: JsonObject): JsonObject {
 
 /**
  * Follows the task to its end; resolves with the call's raw result. `report` sees each status. Aborting
- * `options.signal` cancels the task (best effort) and rejects with REQUEST_CANCELLED. `wire`: the
+ * `options.signal` cancels the task (best effort, where the server declared `tasks/cancel`) and rejects
+ * with REQUEST_CANCELLED. `wire`: the
  * message `first` was read from (a 2026-07-28 `tasks/get` carries the result inline).
  */
 export async function followTask(
@@ -156,10 +159,10 @@ export async function followTask(
       // result now, so it is cancelled, best effort, whatever its status said (a server that cannot answer
       // for its task may still be running it). A task the server cancelled is left as it is.
       if (error instanceof ToolwireError && error.code !== LocalErrorCode.RequestCancelled)
-        await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
+        await cancelQuietly(host, form, taskId, options);
       throw error;
     }
-    await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
+    await cancelQuietly(host, form, taskId, options);
     throw new ClientError(LocalErrorCode.RequestCancelled, `The call of task ${taskId} was aborted`, {
       cause: signal.reason,
       details: { taskId },
@@ -167,6 +170,20 @@ export async function followTask(
   } finally {
     merged?.dispose();
   }
+}
+
+/**
+ * Asks the server to cancel a task nobody will take the result of, best effort: not at all from a
+ * 2025-11-25 server that did not declare `tasks.cancel` (the spec sends no undeclared method).
+ */
+async function cancelQuietly(
+  host: TaskHost,
+  form: TaskForm,
+  taskId: string,
+  options: ExchangeOptions,
+): Promise<void> {
+  if (!host.cancels(form)) return;
+  await host.request('tasks/cancel', taskParams(form, taskId), each(options)).catch(() => undefined);
 }
 
 async function followCore(
