@@ -243,6 +243,25 @@ describe('Streamable HTTP server, stateless era', () => {
       expect(response.status).toBe(200);
     });
 
+    it.each([
+      ['the argument is absent', { sql: 'x' }, 'us-west1', 'body value null'],
+      ['the argument is null', { region: null, sql: 'x' }, 'us-west1', 'body value null'],
+      ['the argument is absent and the header malformed', { sql: 'x' }, '=?base64?%%?=', 'invalid'],
+    ])(
+      'refuses an Mcp-Param header sent when %s with 400 and -32020',
+      async (_what, args, region, mentioned) => {
+        const url = await start();
+        const response = await call(url, args, { 'mcp-param-region': region });
+        expect(response.status).toBe(400);
+        const body = (await response.json()) as { error: { code: number; message: string } };
+        expect(body.error).toMatchObject({
+          code: -32020,
+          message: expect.stringContaining('Mcp-Param-Region'),
+        });
+        expect(body.error.message).toContain(mentioned);
+      },
+    );
+
     it('decodes a Base64 sentinel before comparing', async () => {
       const url = await start();
       const region = 'Hello, 世界';

@@ -74,10 +74,12 @@ describe('request metadata headers, server side', () => {
     expect(metadataMismatch(headers, message, SCHEMA)).toBeUndefined();
   });
 
-  it('compares integers numerically and ignores a header whose argument is absent', () => {
+  it('compares integers numerically and refuses a header whose argument is absent', () => {
     const headers = new Headers({ 'mcp-method': 'tools/call', 'mcp-name': 'q', 'mcp-param-count': '3.0' });
     expect(metadataMismatch(headers, call({ count: 3 }), SCHEMA)).toBeUndefined();
-    expect(metadataMismatch(headers, call({}), SCHEMA)).toBeUndefined();
+    expect(metadataMismatch(headers, call({}), SCHEMA)).toBe(
+      'Header mismatch: Mcp-Param-Count header value "3.0" does not match body value null',
+    );
     expect(metadataMismatch(headers, call({ count: 4 }), SCHEMA)).toMatch(/Mcp-Param-Count/);
   });
 

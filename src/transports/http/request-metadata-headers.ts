@@ -131,12 +131,13 @@ function paramMismatch(
 ): string | undefined {
   const header = `${MCP_PARAM_PREFIX}${declaration.header}`;
   const text = paramHeaderText(value);
-  // No value (absent, null, or not a primitive): the header is not expected, and one sent is ignored.
-  if (text === undefined) return undefined;
   const sent = headers.get(header);
-  if (sent === null) return missing(header);
+  // No value (absent, null, or not a primitive): the header is not expected, and one sent does not
+  // match the body.
+  if (sent === null) return text === undefined ? undefined : missing(header);
   const decoded = decodeHeaderValue(sent);
   if (decoded === undefined) return malformed(header);
+  if (text === undefined) return mismatch(header, decoded, value ?? null);
   const same =
     typeof value === 'number' ? DECIMAL.test(decoded) && Number(decoded) === value : decoded === text;
   return same ? undefined : mismatch(header, decoded, value);
