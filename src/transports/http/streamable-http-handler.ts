@@ -24,6 +24,7 @@ import { LegacySseEndpoints } from './legacy-sse-endpoints.js';
 import { LiveSessions } from './live-sessions.js';
 import { acceptable } from './media-type.js';
 import { OriginGuard } from './origin-guard.js';
+import { handshakeVersions, unsupportedVersionHeader } from './protocol-version-header.js';
 import { SharedChanges } from './shared-changes.js';
 import { StatelessExchanges } from './stateless-exchanges.js';
 import { StreamableHttpPosts, statelessOnly } from './streamable-http-posts.js';
@@ -244,6 +245,8 @@ export class StreamableHttpHandler {
     if (statelessOnly(this.#server))
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
+    const refused = unsupportedVersionHeader(request, handshakeVersions(this.#server.versions));
+    if (refused) return refused;
     if (!acceptable(request.headers.get('accept')).eventStream) {
       return jsonRpcErrorResponse(
         406,
@@ -263,6 +266,8 @@ export class StreamableHttpHandler {
     if (statelessOnly(this.#server))
       return this.#notAllowed(request, 'this server speaks only the stateless era (2026-07-28)');
     if (this.#options.stateless) return this.#notAllowed(request, 'this server is stateless');
+    const refused = unsupportedVersionHeader(request, handshakeVersions(this.#server.versions));
+    if (refused) return refused;
     const found = await this.#sessions.find(request, principal);
     if (isReply(found)) return found;
     await this.#sessions.end(found.transport.sessionId ?? '');

@@ -26,6 +26,11 @@ import { jsonRpcErrorResponse, shuttingDown } from './http-status.js';
 import type { LiveSession } from './live-session-map.js';
 import type { LiveSessions } from './live-sessions.js';
 import { acceptable } from './media-type.js';
+import {
+  handshakeVersions,
+  statelessServerRevision,
+  unsupportedVersionHeader,
+} from './protocol-version-header.js';
 import { readJsonBody } from './read-body.js';
 import { statelessEraPost } from './stateless-era-post.js';
 import type { StatelessExchanges } from './stateless-exchanges.js';
@@ -134,30 +139,22 @@ export class StreamableHttpPosts {
     }
     if (initialize && messages.length > 1)
       return bad('Invalid request: initialize must be sent alone', version);
-    if (version !== null && !isHandshakeRevision(version)) {
-      return bad(
-        `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${HANDSHAKE_REVISIONS.join(', ')})`,
-        version,
-      );
-    }
+    // An initialize's body negotiates its revision: a header there only has to name a handshake-era one.
+    const supported = handshakeVersions(this.#server.versions);
+    const refused = unsupportedVersionHeader(request, initialize ? HANDSHAKE_REVISIONS : supported);
+    if (refused) return refused;
 
     if (this.#closing && (initialize || this.#options.stateless)) return shuttingDown(version);
     if (this.#options.stateless) {
-      const revision = version ?? '2025-03-26';
+      const revision = initialize ? undefined : statelessServerRevision(request, supported);
+      if (isReply(revision)) return revision;
       if (batch && !hasBatches(revision))
-        return bad(`Invalid request: ${revision} has no JSON-RPC batches`, revision);
+        return bad(`Invalid request: ${revision ?? 'initialize'} has no JSON-RPC batches`, revision);
       // A lone request answered with JSON needs no streams: served like a stateless-era exchange.
-      if (!batch && requestIds.length === 1 && !initialize && this.#options.responseMode === 'json') {
-        const handshake = version ?? '2025-03-26';
-        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, handshake);
+      if (revision && !batch && requestIds.length === 1 && this.#options.responseMode === 'json') {
+        return this.#exchanges.serve(request, body as JsonRpcRequest, principal, revision);
       }
-      return this.#perRequestSession(request, principal, {
-        messages,
-        requestIds,
-        batch,
-        initialize,
-        version,
-      });
+      return this.#perRequestSession(request, principal, { messages, requestIds, batch, revision });
     }
 
     if (initialize) return this.#initialize(request, principal, messages, requestIds, batch);
@@ -172,7 +169,10 @@ export class StreamableHttpPosts {
     return found instanceof Promise ? found.then(post) : post(found);
   }
 
-  /** Stateless handshake era, streams needed (SSE, a batch, initialize): a session for this POST alone. */
+  /**
+   * Stateless handshake era, streams needed (SSE, a batch, initialize): a session for this POST alone, at
+   * `revision` (undefined for an initialize, which negotiates one).
+   */
   async #perRequestSession(
     request: HttpRequestLike,
     principal: Principal | undefined,
@@ -180,12 +180,11 @@ export class StreamableHttpPosts {
       messages: unknown[];
       requestIds: RequestId[];
       batch: boolean;
-      initialize: boolean;
-      version: HandshakeRevision | null;
+      revision: HandshakeRevision | undefined;
     },
   ): Promise<Reply> {
     const { session, transport } = await this.#sessions.connect(undefined, principal);
-    if (!post.initialize) session.assumeInitialized(post.version ?? '2025-03-26');
+    if (post.revision) session.assumeInitialized(post.revision);
     // The per-request session ends once its last response is out.
     transport.onidle = () => void session.close();
     const response = await transport.post(post.messages, post.requestIds, post.batch, watchClient(request));
