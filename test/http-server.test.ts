@@ -272,6 +272,29 @@ describe('Streamable HTTP server', () => {
     });
   });
 
+  it('answers an unknown Last-Event-ID with 400, not the 404 of an ended session, and the session goes on', async () => {
+    const { url } = await start();
+    const sid = await open(url);
+    const other = await open(url);
+    const theirs = new SseReader(
+      await post(url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': other }),
+    );
+    const foreign = (await theirs.next())!.id!; // the other session's priming event
+    for (const lastEventId of ['no-such-event', foreign]) {
+      const resumed = await fetch(url, {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': sid, 'last-event-id': lastEventId },
+      });
+      expect(resumed.status).toBe(400);
+      expect(await resumed.json()).toEqual({
+        jsonrpc: '2.0',
+        error: { code: -32600, message: `Unknown Last-Event-ID: ${lastEventId}` },
+      });
+    }
+    const ping = await post(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': sid });
+    expect(ping.status).toBe(200);
+    expect(await new SseReader(ping).nextMessage()).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
   it('cancels the call when the client disconnects and no event store could replay it', async () => {
     const { url, server } = await start({ eventStore: false });
     const sid = await open(url);

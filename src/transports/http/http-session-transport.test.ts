@@ -87,11 +87,11 @@ describe('HttpSessionTransport', () => {
     expect(latest.status).toBe(200);
     expect(await latest.text()).toContain('"id":300,"result":{}');
     expect((await transport.resume(primingIds.at(-32)!)).status).toBe(200);
-    // Older ones left the store; another session's ids are no ids here.
-    expect((await transport.resume(primingIds.at(-33)!)).status).toBe(404);
-    expect((await transport.resume(primingIds[0]!)).status).toBe(404);
+    // Older ones left the store; another session's ids are no ids here (400: the session goes on).
+    expect((await transport.resume(primingIds.at(-33)!)).status).toBe(400);
+    expect((await transport.resume(primingIds[0]!)).status).toBe(400);
     const other = echoing('sse', store);
-    expect((await other.resume(primingIds.at(-1)!)).status).toBe(404);
+    expect((await other.resume(primingIds.at(-1)!)).status).toBe(400);
     await transport.close();
     expect(store.streamCount).toBe(0);
   });

@@ -199,14 +199,18 @@ export class HttpSessionTransport extends HttpSessionStreams implements Transpor
     return new SseReply(sink, this.#sseHeaders);
   }
 
-  /** Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live. */
+  /**
+   * Serves a GET with `Last-Event-ID`: replays what followed that event on its stream, then goes on live.
+   * An event this session cannot replay (another session's, one its stream's retention dropped, none
+   * stored) is a 400: a 404 would tell the client the session ended, and have it start a new one.
+   */
   async resume(lastEventId: string): Promise<Reply> {
     const store = this.config.eventStore;
     // Only this session's streams, told by their prefix, may be resumed here.
     const ours = store !== undefined && this.owns(lastEventId);
     const replay = store && ours ? await store.replayAfter(lastEventId) : undefined;
     if (!replay) {
-      return this.error(404, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
+      return this.error(400, ErrorCode.InvalidRequest, `Unknown Last-Event-ID: ${lastEventId}`);
     }
     const live = this.resumed(replay.streamId);
     const sink = new SseSink(this.config.keepAliveMs, this.queue);
