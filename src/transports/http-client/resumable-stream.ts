@@ -40,11 +40,14 @@ export class ResumableStream {
   failures = 0;
   /** Why the last connection or reconnection failed. */
   lastError: unknown;
+  /** A response stream was read (a POST's always was; the GET stream once a GET opened it). */
+  opened: boolean;
   readonly #host: StreamHost;
 
   constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
     this.kind = kind;
     this.pending = new Set(requestIds);
+    this.opened = kind === 'post';
     this.#host = host;
   }
 
@@ -72,6 +75,7 @@ export class ResumableStream {
   }
 
   async #read(response: Response): Promise<void> {
+    this.opened = true;
     const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
     try {
       if (!response.body) return;

@@ -34,8 +34,10 @@ export interface SessionStreamsHost {
   open(): boolean;
   /** One GET to the endpoint with these headers, aborted when the transport closes. */
   get(headers: Record<string, string | undefined>): Promise<Response>;
-  /** Whether the client's initialize is known (the next POST can start a new session). */
+  /** Whether the client's initialize is known (a new session can be started). */
   renewable(): boolean;
+  /** The server ended session `ended`: start a new one, unless that was done already. */
+  renew(ended: string): void;
   /** The server ended the session: report it and close (without a DELETE). */
   expire(what: string, response: Response, body: string): Error;
   /** One message the server sent (to its transport's usual handling). */
@@ -133,7 +135,7 @@ export class SessionStreams implements StreamHost {
   /** GETs the endpoint (with `Last-Event-ID` when the stream has one). */
   async reconnect(stream: ResumableStream): Promise<Attempt> {
     const host = this.#host;
-    const withSession = host.endpoint.sessionId !== undefined;
+    const sessionId = host.endpoint.sessionId;
     let response: Response;
     try {
       response = await host.get({ accept: 'text/event-stream', 'last-event-id': stream.lastEventId });
@@ -148,15 +150,21 @@ export class SessionStreams implements StreamHost {
     }
     const body = await readErrorBody(response);
     const what = `GET ${host.endpoint.url.href}`;
-    if (response.status === 404 && withSession) {
-      if (host.renewable() && stream.kind === 'get') {
-        this.#listening = false; // the next POST starts a new session, which listens again
-        return 'stop';
+    stream.lastError = httpStatusError(what, response, body, LocalErrorCode.ConnectionClosed);
+    // The session ended (the spec: the client MUST start a new one). A stream of it cannot be resumed in
+    // another: what it owed fails, and the new session listens again. A first GET answered 404 may be a
+    // server with no GET stream at all: it is left to the next POST to tell (renewing on it could loop).
+    if (response.status === 404 && sessionId !== undefined) {
+      if (!host.renewable()) {
+        host.expire(what, response, body);
+      } else if (!stream.opened) {
+        this.#listening = false; // the next POST to get a 404 starts a new session, which listens again
+      } else {
+        if (stream.kind === 'post') this.abandon(stream, `the server ended session ${sessionId} (HTTP 404)`);
+        host.renew(sessionId);
       }
-      host.expire(what, response, body);
       return 'stop';
     }
-    stream.lastError = httpStatusError(what, response, body, LocalErrorCode.ConnectionClosed);
     const transient = response.ok || response.status >= 500 || [408, 409, 429].includes(response.status);
     if (transient) {
       stream.failures += 1;

@@ -42,7 +42,9 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  *   The transport starts a new one (it replays the client's initialize without a session id, checks the
  *   same revision is negotiated, sends `notifications/initialized`) and sends the message again. If that
  *   fails, or the retried message gets a 404 too, it reports a `TransportError` `CONNECTION_CLOSED` with
- *   `details: { status: 404, sessionExpired: true, body }` through `onerror` and closes (`onclose`).
+ *   `details: { status: 404, sessionExpired: true, body }` through `onerror` and closes (`onclose`). A 404
+ *   to a GET (the server message stream, or a resumption with `Last-Event-ID`) starts a new session the
+ *   same way; the requests whose responses the resumed stream owed fail, as a stream that is lost.
  * - Resumability: when a POST's SSE stream ends or breaks before the response, the transport waits the
  *   server's `retry` (else `reconnect.initialDelayMs`), then GETs the endpoint with `Last-Event-ID`, and
  *   keeps doing so (backing off on failures) until the response arrives. If the stream cannot be resumed
@@ -92,6 +94,10 @@ export class StreamableHttpClientTransport implements Transport {
       open: () => this.#state === 'open',
       get: (headers) => this.#request('GET', headers),
       renewable: () => this.#initialize !== undefined,
+      renew: (ended) => {
+        // A send that noticed first started the new session already.
+        if (this.#endpoint.sessionId === ended) this.#newSession().catch(() => undefined);
+      },
       expire: (what, response, body) => this.#expire(what, response, body),
       deliver: (message) => this.#deliver(message),
       answer: (message) => this.onmessage?.(message),
