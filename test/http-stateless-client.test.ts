@@ -153,6 +153,68 @@ describe('toolwire Client over Streamable HTTP, stateless era', () => {
   });
 });
 
+describe('x-mcp-header of a tool the client has not listed', () => {
+  it('lists the tools after a HeaderMismatch and sends the call again, once, with its Mcp-Param headers', async () => {
+    const url = await start();
+    const posts: { method: string; region: string | null; status: number }[] = [];
+    const client = new Client({ name: 'toolwire-stateless', version: '1' });
+    await client.connect(
+      new StreamableHttpClientTransport({
+        url,
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          const headers = new Headers(init?.headers);
+          const method = headers.get('mcp-method') ?? '';
+          posts.push({ method, region: headers.get('mcp-param-region'), status: response.status });
+          return response;
+        },
+      }),
+    );
+    posts.length = 0; // what connecting sent
+    const result = await client.callTool('query', { region: 'eu-west1', sql: 'x' });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ region: 'eu-west1' });
+    const listed = posts.filter((post) => post.method === 'tools/list');
+    expect(listed.length).toBeGreaterThan(0); // the pages up to the tool's
+    expect(posts).toEqual([
+      { method: 'tools/call', region: null, status: 400 },
+      ...listed.map(() => ({ method: 'tools/list', region: null, status: 200 })),
+      { method: 'tools/call', region: 'eu-west1', status: 200 },
+    ]);
+    // Learnt: the next call goes out with its header at once.
+    posts.length = 0;
+    await client.callTool('query', { region: 'us-east1', sql: 'y' });
+    expect(posts).toEqual([{ method: 'tools/call', region: 'us-east1', status: 200 }]);
+    await client.close();
+  });
+
+  it('sends the call once more at most, and then answers with the HeaderMismatch', async () => {
+    const url = await start();
+    let calls = 0;
+    const client = new Client({ name: 'toolwire-stateless', version: '1' });
+    await client.connect(
+      new StreamableHttpClientTransport({
+        url,
+        fetch: async (input, init) => {
+          const headers = new Headers(init?.headers);
+          if (headers.get('mcp-method') === 'tools/call') {
+            calls++;
+            headers.set('mcp-param-region', 'somewhere-else'); // a proxy that rewrites the header
+          }
+          return fetch(input, { ...init, headers });
+        },
+      }),
+    );
+    const error = await client.callTool('query', { region: 'eu-west1', sql: 'x' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProtocolError);
+    expect(error).toMatchObject({ code: -32020, message: expect.stringContaining('Mcp-Param-Region') });
+    expect(calls).toBe(2);
+    // The schema it lists unchanged (the headers would be the same), a refused call is not sent again.
+    await client.callTool('query', { region: 'eu-west1', sql: 'x' }).catch(() => undefined);
+    expect(calls).toBe(3);
+    await client.close();
+  });
+});
+
 describe('FallbackHttpClientTransport and the stateless-era probe', () => {
   it('falls back to initialize when the probe gets no answer in time, closing the probe’s POST', async () => {
     await start();

@@ -7,14 +7,11 @@
  * @module
  */
 import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
-import { parsePeerJson } from '../../protocol/json-depth.js';
 import { isJsonObject, type JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
-import { readBoundedText } from './bounded-body.js';
-import { discardBody, mediaType } from './http-client-options.js';
+import { discardBody } from './http-client-options.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
-import { readEventStream } from './read-event-stream.js';
-import { SseParser } from './sse-parser.js';
+import { readAnswer } from './read-answer.js';
 
 let counter = 0;
 
@@ -27,29 +24,6 @@ function fail(message: string, cause?: unknown): TransportError {
       details: { sessionExpired: true },
     },
   );
-}
-
-/** Reads the response to request `id` from a JSON or SSE answer (of at most `limit` bytes, else fails). */
-async function answer(response: Response, id: string, limit: number): Promise<unknown> {
-  if (mediaType(response) === 'application/json') {
-    const text = await readBoundedText(response, limit, 'The answer to the new initialize request');
-    const body: unknown = parsePeerJson(text);
-    return (Array.isArray(body) ? body : [body]).find((m) => isJsonObject(m) && m.id === id);
-  }
-  if (mediaType(response) !== 'text/event-stream' || !response.body) return undefined;
-  let found: unknown;
-  await readEventStream(response.body, new SseParser({ maxEventSize: limit }), (event) => {
-    if (event.tooLarge)
-      throw fail('an event of the answer to the new initialize request is over maxMessageSize');
-    if (event.data === '') return true;
-    const message: unknown = parsePeerJson(event.data);
-    if (isJsonObject(message) && message.id === id) {
-      found = message;
-      return false;
-    }
-    return true;
-  });
-  return found;
 }
 
 export async function reinitializeSession(
@@ -73,7 +47,12 @@ export async function reinitializeSession(
       throw fail(`the server answered HTTP ${response.status}`);
     }
     endpoint.learnSession(response);
-    message = await answer(response, id, endpoint.maxMessageSize);
+    message = await readAnswer(
+      response,
+      id,
+      endpoint.maxMessageSize,
+      'The answer to the new initialize request',
+    );
   } catch (error) {
     throw error instanceof TransportError ? error : fail(errorMessage(error), error);
   } finally {

@@ -8,7 +8,9 @@
  *
  * `Mcp-Param-*` headers come from the called tool's `x-mcp-header` marks. The tool definitions are
  * learned from the `tools/list` results that pass through here (the latest definition of each name
- * wins), unless the `toolSchemas` option supplies them.
+ * wins), unless the `toolSchemas` option supplies them. A call the server refuses with HeaderMismatch
+ * (-32020), its tool unknown here or changed, is followed by a `tools/list` of the transport's own and
+ * sent once more with the headers the listed schema gives (see `list-tool-schema.ts`).
  * @module
  */
 import { ErrorCode, LocalErrorCode, errorMessage } from '../../protocol/errors.js';
@@ -28,6 +30,7 @@ import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
+import { listToolSchema } from './list-tool-schema.js';
 import { eventTooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
@@ -42,6 +45,12 @@ export function isStatelessRequest(message: JsonRpcMessage | JsonRpcMessage[]): 
     message.method !== 'initialize' &&
     hasStatelessMeta(message.params)
   );
+}
+
+/** Whether two sets of request headers are the same (names are lowercase, values exact). */
+function sameHeaders(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
 /** What the exchanges need from their transport. */
@@ -106,15 +115,30 @@ export class StatelessHttpRequests {
     this.#inflight.set(id, controller);
     if (message.method === 'tools/list') this.#lists.add(id);
     const name = message.params?.name;
-    const schema =
-      message.method === 'tools/call' && typeof name === 'string' ? this.#schema(name) : undefined;
+    const call = message.method === 'tools/call' && typeof name === 'string';
+    return this.#post(message, controller, call ? this.#schema(name) : undefined, call);
+  }
+
+  /**
+   * POSTs `message` with the headers `schema` (the called tool's) gives. A `tools/call` refused with
+   * HeaderMismatch (-32020) when `mayRelist` lists the tools and, when the tool's listed schema gives
+   * other headers, is sent again once with them; else the -32020 is its answer.
+   */
+  async #post(
+    message: JsonRpcRequest,
+    controller: CancellationSource,
+    schema: unknown,
+    mayRelist: boolean,
+  ): Promise<void> {
+    const { id } = message;
+    const headers = requestMetadataHeaders(message, schema);
     let response: Response;
     try {
       response = await this.#host.endpoint.request('POST', controller, {
         accept: 'application/json, text/event-stream',
         'content-type': 'application/json',
         'mcp-session-id': undefined,
-        ...requestMetadataHeaders(message, schema),
+        ...headers,
         body: JSON.stringify(message),
       });
     } catch (error) {
@@ -126,6 +150,14 @@ export class StatelessHttpRequests {
       // A stateless error (-32020, -32022, -32601, …) comes with the request's id: it is the answer.
       const body = await readErrorBody(response);
       const rpcError = isAuthStatus(response.status) ? undefined : jsonRpcErrorWithId(body);
+      if (mayRelist && rpcError?.id === id && rpcError.error.code === ErrorCode.HeaderMismatch) {
+        const listed = await listToolSchema(this.#host.endpoint, controller, message, (result) =>
+          this.#learn(result),
+        );
+        if (this.#inflight.get(id) !== controller) return; // cancelled meanwhile
+        if (listed !== undefined && !sameHeaders(requestMetadataHeaders(message, listed), headers))
+          return this.#post(message, controller, listed, false);
+      }
       if (rpcError) this.#receive(rpcError);
       if (this.#inflight.get(id) !== controller) return; // answered, or cancelled meanwhile
       this.#forget(id);
