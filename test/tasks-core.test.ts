@@ -304,7 +304,8 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
     handle = undefined;
   });
 
-  it('answers tasks/result on a later POST, carrying the task’s question on that request’s stream', async () => {
+  /** A 2025-11-25 session on the tasks fixture (SSE mode): `post` sends a message in it. */
+  async function httpSession() {
     const mod = (await import(FIXTURE)) as { default: () => Server };
     handle = await serveHttp(mod.default(), { port: 0 });
     const url = handle.url;
@@ -334,6 +335,11 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
     // An anonymous HTTP session: no tasks/list (see the next test).
     expect((await only(init)).result!.capabilities).toMatchObject({ tasks: UNLISTED });
     expect((await post({ method: 'notifications/initialized' })).status).toBe(202);
+    return { post, only };
+  }
+
+  it('answers tasks/result on a later POST, carrying the task’s question on that request’s stream', async () => {
+    const { post, only } = await httpSession();
     const created = await only(
       await post({ id: 2, method: 'tools/call', params: { name: 'confirm', task: {} } }),
     );
@@ -350,6 +356,27 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
       id: 3,
       result: { content: [{ type: 'text', text: 'confirm: decline' }], _meta: { [RELATED]: { taskId } } },
     });
+  });
+
+  it('answers tasks/get, tasks/list and tasks/cancel with a JSON body, not an SSE stream', async () => {
+    const { post, only } = await httpSession();
+    const { taskId } = taskOf(
+      await only(await post({ id: 2, method: 'tools/call', params: { name: 'confirm', task: {} } })),
+    );
+    const asked: [number, string, Json][] = [
+      [3, 'tasks/get', { taskId }],
+      [4, 'tasks/list', {}],
+      [5, 'tasks/cancel', { taskId }],
+    ];
+    for (const [id, method, params] of asked) {
+      const response = await post({ id, method, params });
+      expect(response.headers.get('content-type')).toBe('application/json');
+      expect(await response.json()).toMatchObject({ jsonrpc: '2.0', id, result: expect.any(Object) });
+    }
+    // tasks/result keeps its stream: it waits, and carries the task's questions.
+    const result = await post({ id: 6, method: 'tasks/result', params: { taskId } });
+    expect(result.headers.get('content-type')).toBe('text/event-stream');
+    expect(await only(result)).toMatchObject({ id: 6 });
   });
 });
 

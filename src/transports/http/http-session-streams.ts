@@ -253,7 +253,7 @@ export abstract class HttpSessionStreams {
 
   /** Whether a stream's events go to the event store (SSE streams, when there is one). */
   protected recorded(stream: LogicalStream): boolean {
-    return this.#records(stream.standalone);
+    return this.#records(stream.standalone) && !stream.json;
   }
 
   /** Whether a stream's events go to the event store: every SSE stream's, when there is one. */

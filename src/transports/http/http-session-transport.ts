@@ -26,6 +26,21 @@ import { SseStart } from './sse-start.js';
 
 export type { HttpSessionConfig, SessionRoute } from './http-session-transport-options.js';
 
+/**
+ * Requests that send nothing before their response, answered with one JSON body whatever the response
+ * mode: the 2025-11-25 tasks spec has servers not upgrade a `tasks/get` to an SSE stream where possible,
+ * and `tasks/list` and `tasks/cancel` are as quick. (`tasks/result` waits, and carries a task's questions.)
+ */
+const ANSWERED_WITH_JSON: ReadonlySet<unknown> = new Set(['tasks/get', 'tasks/list', 'tasks/cancel']);
+
+/** Whether every request among a POST's messages is answered with JSON in any mode. */
+function answeredWithJson(messages: readonly unknown[]): boolean {
+  return messages.every((message) => {
+    const { id, method } = message as { id?: unknown; method?: unknown };
+    return id === undefined || method === undefined || ANSWERED_WITH_JSON.has(method);
+  });
+}
+
 function isResponse(
   message: JsonRpcMessage,
 ): message is Extract<JsonRpcMessage, { id?: unknown }> & { id?: RequestId | null } {
@@ -125,7 +140,7 @@ export class HttpSessionTransport extends HttpSessionStreams implements Transpor
       return Promise.resolve(tooMuchUnread(output, this.headers, revision));
     }
     const stream = this.open(false, requestIds);
-    if (this.config.responseMode === 'json') {
+    if (this.config.responseMode === 'json' || answeredWithJson(messages)) {
       let unwatch = (): void => {};
       const result = new Promise<Reply>((resolve) => {
         stream.json = { responses: [], batch, resolve, unwatch: () => unwatch() };
