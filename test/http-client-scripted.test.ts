@@ -299,4 +299,21 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     expect(gets).toBeGreaterThan(1);
     expect(gets).toBeLessThanOrEqual(12);
   });
+
+  it('respects a retry under 100 ms on a stream that brings a message each time', async () => {
+    const server = await scriptedServer(
+      (req, res) => {
+        if (req.method !== 'GET') return void res.writeHead(404).end();
+        sseHead(res);
+        res.end(`retry: 0\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message' })}\n\n`);
+      },
+      { standalone: true },
+    );
+    const client = track(connectClient());
+    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await client.close();
+    // Held to 100 ms, it would be 6 at most.
+    expect(server.seen.filter((seen) => seen.method === 'GET').length).toBeGreaterThan(12);
+  });
 });

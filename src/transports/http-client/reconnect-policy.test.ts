@@ -22,6 +22,14 @@ describe('ReconnectPolicy', () => {
     expect(policy.delay(2, 0)).toBe(400);
   });
 
+  it('respects a server retry under 100 ms after a stream that brought a message, not after failures', () => {
+    const policy = new ReconnectPolicy();
+    expect(policy.delay(0, 0, true)).toBe(0);
+    expect(policy.delay(0, 20, true)).toBe(20);
+    expect(policy.delay(0, 99_999_999_999, true)).toBe(600_000);
+    expect(policy.delay(1, 20, true)).toBe(200);
+  });
+
   it('defaults to 1 s, a 30 s cap and 5 retries', () => {
     const policy = new ReconnectPolicy();
     expect(policy.delay(0, undefined)).toBe(1000);

@@ -17,7 +17,9 @@ export const DEFAULT_RECONNECT = { initialDelayMs: 1000, maxDelayMs: 30_000, max
 
 /**
  * The bounds a server's `retry` is kept within, in ms: a server sending `retry: 0` (or more than a timer
- * holds) on a stream it ends at once had the client reconnect ≈560 times a second, for ever.
+ * holds) on a stream it ends at once had the client reconnect ≈560 times a second, for ever. The lower
+ * bound holds only for a stream that brought no message (or whose reconnection failed): one that did is
+ * making progress, and its `retry` is respected as it is.
  */
 export const MIN_SERVER_RETRY_MS = 100;
 export const MAX_SERVER_RETRY_MS = 10 * 60_000;
@@ -35,14 +37,16 @@ export class ReconnectPolicy {
 
   /**
    * The delay before the next attempt. `failures` counts the reconnections that failed in a row;
-   * the first attempt waits exactly the server's `retry` (the spec says the client MUST respect it), kept
-   * between {@link MIN_SERVER_RETRY_MS} and {@link MAX_SERVER_RETRY_MS}.
+   * the first attempt waits exactly the server's `retry` (the spec says the client MUST respect it), at
+   * most {@link MAX_SERVER_RETRY_MS}, and at least {@link MIN_SERVER_RETRY_MS} unless the stream that
+   * ended brought a message (`progressed`).
    */
-  delay(failures: number, serverRetryMs: number | undefined): number {
+  delay(failures: number, serverRetryMs: number | undefined, progressed = false): number {
+    const floor = failures === 0 && progressed ? 0 : MIN_SERVER_RETRY_MS;
     const base =
       serverRetryMs === undefined
         ? this.#initialDelayMs
-        : Math.min(Math.max(serverRetryMs, MIN_SERVER_RETRY_MS), MAX_SERVER_RETRY_MS);
+        : Math.min(Math.max(serverRetryMs, floor), MAX_SERVER_RETRY_MS);
     if (failures === 0) return base;
     return Math.max(base, Math.min(base * 2 ** failures, this.#maxDelayMs));
   }

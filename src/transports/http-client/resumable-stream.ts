@@ -42,6 +42,8 @@ export class ResumableStream {
   lastError: unknown;
   /** A response stream was read (a POST's always was; the GET stream once a GET opened it). */
   opened: boolean;
+  /** The last response stream read brought a message (the server's `retry` is then respected as is). */
+  progressed = false;
   readonly #host: StreamHost;
 
   constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
@@ -69,19 +71,23 @@ export class ResumableStream {
       if (this.failures >= host.policy.maxRetries) {
         return host.abandon(this, `${this.failures} reconnections failed`);
       }
-      if (!(await wait(host.policy.delay(this.failures, this.retryMs), host.signal))) return;
+      if (!(await wait(host.policy.delay(this.failures, this.retryMs, this.progressed), host.signal))) return;
       next = await host.reconnect(this);
     }
   }
 
   async #read(response: Response): Promise<void> {
     this.opened = true;
+    this.progressed = false;
     const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
     try {
       if (!response.body) return;
       await readEventStream(response.body, parser, (event) => {
         if (event.tooLarge) return this.#host.tooLarge(this) && !this.#host.signal.aborted;
-        if (event.type === 'message' && event.data !== '') this.#host.deliver(event.data);
+        if (event.type === 'message' && event.data !== '') {
+          this.progressed = true;
+          this.#host.deliver(event.data);
+        }
         return !this.#host.signal.aborted;
       });
     } catch (error) {
