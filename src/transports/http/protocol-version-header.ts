@@ -23,9 +23,17 @@ const DEFAULT_REVISION = '2025-03-26';
 const badRequest = (message: string, revision: string | null) =>
   jsonRpcErrorResponse(400, ErrorCode.InvalidRequest, `Bad Request: ${message}`, {}, revision);
 
-/** The handshake-era revisions among `versions` (a server's), newest first. */
-export function handshakeVersions(versions: readonly Revision[]): HandshakeRevision[] {
-  return HANDSHAKE_REVISIONS.filter((revision) => versions.includes(revision));
+/** Per server's `versions` (fixed when the server is made): its handshake-era ones, found once. */
+const known = new WeakMap<readonly Revision[], readonly HandshakeRevision[]>();
+
+/** The handshake-era revisions among `versions` (a server's), newest first; the same array each time. */
+export function handshakeVersions(versions: readonly Revision[]): readonly HandshakeRevision[] {
+  let found = known.get(versions);
+  if (!found) {
+    found = HANDSHAKE_REVISIONS.filter((revision) => versions.includes(revision));
+    known.set(versions, found);
+  }
+  return found;
 }
 
 /**
