@@ -4,7 +4,8 @@
 // 2024-11-05 has no audio; a 2025-06-18 form has no `mode`, no `default` but a boolean's, its titled
 // single-select as `enum` + `enumNames`, and no multi-select or URL mode. What cannot be sent fails the
 // tool's question with a clear error, and the client is asked nothing. A 2025-11-25 client gets what the
-// tool wrote. And a form without `requestedSchema` goes out with an empty one, in both eras.
+// tool wrote. And a form without `requestedSchema` goes out with an empty one, in both eras; a deprecated
+// `includeContext` reaches only a client that declared `sampling.context` (2025-11-25 on).
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
@@ -291,5 +292,30 @@ describe('a form without requestedSchema', () => {
     const params = { mode: 'form', message: 'Sure?', requestedSchema: { type: 'object', required: [] } };
     const { got } = await asked(v, 'elicit', params);
     expect(got).toEqual([{ ...params, requestedSchema: { ...EMPTY, required: [] } }]);
+  });
+});
+
+describe("ctx.sample()'s includeContext (deprecated from 2025-11-25: only for a client that declared sampling.context)", () => {
+  const WITH_CONTEXT = {
+    messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }],
+    maxTokens: 5,
+    includeContext: 'thisServer',
+  };
+
+  for (const v of ['2025-11-25', '2026-07-28'] as const) {
+    it(`is left out for a ${v} client without sampling.context, and sent to one with it`, async () => {
+      const without = await asked(v, 'sample', WITH_CONTEXT, { sampling: {} });
+      expect(without.got).toHaveLength(1);
+      expect(without.got[0]).not.toHaveProperty('includeContext');
+      const declared = await asked(v, 'sample', WITH_CONTEXT, { sampling: { context: {} } });
+      expect(declared.got[0]).toMatchObject({ includeContext: 'thisServer' });
+      const none = await asked(v, 'sample', { ...WITH_CONTEXT, includeContext: 'none' }, { sampling: {} });
+      expect(none.got[0]).toMatchObject({ includeContext: 'none' });
+    });
+  }
+
+  it('is sent to a 2025-06-18 client, whose revision has no sampling.context', async () => {
+    const { got } = await asked('2025-06-18', 'sample', WITH_CONTEXT, { sampling: {} });
+    expect(got[0]).toMatchObject({ includeContext: 'thisServer' });
   });
 });

@@ -7,7 +7,7 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
-import { revisionCapabilities, shapeInput } from '../protocol/revisions/shape-input.js';
+import { declaredContext, revisionCapabilities, shapeInput } from '../protocol/revisions/shape-input.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
 import {
   missingCapabilities,
@@ -125,7 +125,10 @@ class HandshakeHost extends ScopedHost<HandshakeScope> {
         `${method} cannot be sent to a client of protocol version ${version}: ${shaped.refused}`,
       );
     const { key: _key, validate: _validate, ...requestOptions } = options;
-    return this.session.peer.request(method, shaped.params, requestOptions);
+    const sent = features.samplingTools
+      ? declaredContext(method, shaped.params, scope.client.capabilities)
+      : shaped.params;
+    return this.session.peer.request(method, sent, requestOptions);
   }
 
   /** No level set (`logging/setLevel`): every message. */
@@ -145,7 +148,10 @@ class StatelessHost extends ScopedHost<StatelessScope> {
   }
 
   input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
-    if (this.#round) return this.#round.ask(method, params, options.key);
+    if (this.#round) {
+      const asked = declaredContext(method, params, this.scope.client.capabilities);
+      return this.#round.ask(method, asked, options.key);
+    }
     return Promise.reject(
       new ServerError(
         LocalErrorCode.CapabilityNotSupported,

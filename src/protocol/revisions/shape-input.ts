@@ -43,6 +43,26 @@ export function revisionCapabilities(declared: ClientCapabilities, f: RevisionFe
   return out;
 }
 
+const CONTEXT_VALUES: ReadonlySet<unknown> = new Set(['thisServer', 'allServers']);
+
+/**
+ * A sampling request's `includeContext` of `"thisServer"` or `"allServers"` left out for a client that did
+ * not declare `sampling.context`, in revisions that have that capability (2025-11-25 on; the values are
+ * deprecated there, and servers SHOULD only use them with a client that declared it). A client may ignore
+ * the request anyway, so leaving it out changes nothing a client could not.
+ */
+export function declaredContext(
+  method: string,
+  params: JsonObject | undefined,
+  capabilities: ClientCapabilities,
+): JsonObject | undefined {
+  if (method !== 'sampling/createMessage' || !CONTEXT_VALUES.has(params?.includeContext)) return params;
+  const { sampling } = capabilities;
+  if (!params || (isJsonObject(sampling) && sampling.context !== undefined)) return params;
+  const { includeContext: _left, ...rest } = params;
+  return rest;
+}
+
 /** A form-mode elicitation with the `requestedSchema` (and its `properties`) every revision requires. */
 export function completeForm<T extends { mode?: string; requestedSchema?: JsonObject }>(params: T): T {
   if ((params.mode ?? 'form') !== 'form') return params;
