@@ -1,4 +1,5 @@
-// Reads SSE events from a fetch Response, for wire-level HTTP tests.
+// Reads SSE events from a fetch Response, for wire-level HTTP tests. A JSON answer (a server may answer a
+// request so, e.g. 2025-11-25's tasks/get) reads as one event holding its body.
 export interface SseEvent {
   id?: string;
   event?: string;
@@ -9,19 +10,26 @@ export interface SseEvent {
 export class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
+  readonly #json: boolean;
   #buffer = '';
   done = false;
 
   constructor(response: Response) {
     if (!response.body) throw new Error('no body');
     this.#reader = response.body.getReader();
+    this.#json = response.headers.get('content-type')?.startsWith('application/json') === true;
   }
 
   /** The next event (blank-data events included), or undefined when the stream ended. */
   async next(timeoutMs = 5000): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const end = this.#buffer.indexOf('\n\n');
+      if (this.#json && this.done) {
+        const data = this.#buffer;
+        this.#buffer = '';
+        return data === '' ? undefined : { data };
+      }
+      const end = this.#json ? -1 : this.#buffer.indexOf('\n\n');
       if (end !== -1) {
         const block = this.#buffer.slice(0, end);
         this.#buffer = this.#buffer.slice(end + 2);
