@@ -297,6 +297,26 @@ describe('2025-11-25 tasks over stdio', () => {
   });
 });
 
+/** POSTs one 2025-11-25 JSON-RPC message to `url`, in session `sessionId` if given. */
+function postMessage(
+  url: string,
+  message: Json,
+  headers: Record<string, string> = {},
+  sessionId?: string,
+): Promise<Response> {
+  return fetch(url, {
+    method: 'POST',
+    headers: {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2025-11-25',
+      ...headers,
+      ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+  });
+}
+
 describe('2025-11-25 tasks over Streamable HTTP', () => {
   let handle: HttpServerHandle | undefined;
   afterEach(async () => {
@@ -310,17 +330,7 @@ describe('2025-11-25 tasks over Streamable HTTP', () => {
     handle = await serveHttp(mod.default(), { port: 0 });
     const url = handle.url;
     const session: { id?: string } = {};
-    const post = (message: Json) =>
-      fetch(url, {
-        method: 'POST',
-        headers: {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2025-11-25',
-          ...(session.id === undefined ? {} : { 'mcp-session-id': session.id }),
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
-      });
+    const post = (message: Json) => postMessage(url, message, {}, session.id);
     const only = async (response: Response) => (await new SseReader(response).nextMessage()) as Message;
     const init = await post({
       id: 1,
@@ -397,18 +407,7 @@ describe('2025-11-25 tasks/list over Streamable HTTP: declared to callers the se
 
   /** A 2025-11-25 session on `url` (its requests with `headers`): what initialize declared, and its requests. */
   async function session(url: string, headers: Record<string, string> = {}) {
-    const post = (message: Json, sessionId?: string) =>
-      fetch(url, {
-        method: 'POST',
-        headers: {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          'mcp-protocol-version': '2025-11-25',
-          ...headers,
-          ...(sessionId === undefined ? {} : { 'mcp-session-id': sessionId }),
-        },
-        body: JSON.stringify({ jsonrpc: '2.0', ...message }),
-      });
+    const post = (message: Json, sessionId?: string) => postMessage(url, message, headers, sessionId);
     const init = await post({
       id: 0,
       method: 'initialize',
