@@ -5,6 +5,8 @@
  * tripled a `resources/read`'s CPU under load. (A tool's context does the same, see `tool-context.ts`.)
  * @module
  */
+import type { JsonObject } from '../protocol/jsonrpc.js';
+import type { ClientView, ToolContext } from './tool-context.js';
 
 /** What a context's signal comes from: the request's context, whose signal is made on first use. */
 export interface SignalSource {
@@ -21,5 +23,30 @@ export abstract class RequestSignalContext {
   /** Aborted when the client cancels the request or the connection closes (as `server.close()` does). */
   get signal(): AbortSignal {
     return this.#request.signal;
+  }
+}
+
+/**
+ * A prompt getter's or resource reader's context (`PromptContext`, `ResourceContext`): the request's signal
+ * and `_meta`, its client, and its questions, asked through the tool context the request runs with.
+ */
+export class AskingContext extends RequestSignalContext {
+  readonly meta: JsonObject | undefined;
+  readonly elicit: ToolContext['elicit'];
+  readonly sample: ToolContext['sample'];
+  readonly listRoots: ToolContext['listRoots'];
+  readonly completeElicitation: ToolContext['completeElicitation'];
+
+  constructor(
+    request: SignalSource & { readonly meta: JsonObject | undefined },
+    readonly client: ClientView,
+    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
+  ) {
+    super(request);
+    this.meta = request.meta;
+    this.elicit = (asked, options) => tool.elicit(asked, options);
+    this.sample = (asked, options) => tool.sample(asked, options);
+    this.listRoots = (options) => tool.listRoots(options);
+    this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
   }
 }

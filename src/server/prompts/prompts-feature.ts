@@ -4,7 +4,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
-import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isJsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { Prompt } from '../../protocol/types/prompts.js';
 import { Pages, cursorParam } from '../pages.js';
@@ -16,15 +16,8 @@ import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
 import { withInput } from '../context-host.js';
-import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
-import type { ClientView, ToolContext } from '../tool-context.js';
-import {
-  buildPrompt,
-  toPromptResult,
-  type PromptContext,
-  type PromptSpec,
-  type RegisteredPrompt,
-} from './prompt-definition.js';
+import { AskingContext } from '../request-signal-context.js';
+import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
 
 function invalidParams(message: string): ProtocolError {
   return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${message}`);
@@ -87,7 +80,7 @@ export class PromptsFeature implements ServerFeature {
       // cancels the requests in flight. (An `AbortSignal.any` with the server's shutdown signal per request
       // kept every request alive through the young-generation collections.)
       const value = await withInput(session, scope, params, 'prompts/get', ctx, (tool) => {
-        const get = () => prompt.get(args, new GetContext(ctx, scope.client, tool));
+        const get = () => prompt.get(args, new AskingContext(ctx, scope.client, tool));
         // The stateless era has no -32042: a getter's URL elicitations are asked (input_required).
         if (scope.era === 'stateless') return askingUrlElicitations(`prompt ${prompt.name}`, tool, get);
         return Promise.resolve(get());
@@ -99,27 +92,5 @@ export class PromptsFeature implements ServerFeature {
 
   close(): void {
     this.#listChanged.cancel();
-  }
-}
-
-/** A getter's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
-class GetContext extends RequestSignalContext implements PromptContext {
-  readonly meta: JsonObject | undefined;
-  readonly elicit: PromptContext['elicit'];
-  readonly sample: PromptContext['sample'];
-  readonly listRoots: PromptContext['listRoots'];
-  readonly completeElicitation: PromptContext['completeElicitation'];
-
-  constructor(
-    request: SignalSource & { readonly meta: JsonObject | undefined },
-    readonly client: ClientView,
-    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
-  ) {
-    super(request);
-    this.meta = request.meta;
-    this.elicit = (asked, options) => tool.elicit(asked, options);
-    this.sample = (asked, options) => tool.sample(asked, options);
-    this.listRoots = (options) => tool.listRoots(options);
-    this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
   }
 }

@@ -19,9 +19,8 @@ import type { ServerFeature } from '../server-feature.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
-import { RequestSignalContext, type SignalSource } from '../request-signal-context.js';
+import { AskingContext } from '../request-signal-context.js';
 import { MAX_SUBSCRIBED_URI_LENGTH, MAX_SUBSCRIPTIONS } from '../subscriptions/subscription-filter.js';
-import type { ClientView, ToolContext } from '../tool-context.js';
 import { withInput } from '../context-host.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
@@ -106,7 +105,7 @@ export class ResourcesFeature implements ServerFeature {
       async ({ params, scope, ctx, session }) => {
         const uri = uriParam(params);
         const value = await withInput(session, scope, params, 'resources/read', ctx, (tool) => {
-          const read = () => this.read(uri, new ReadContext(ctx, scope.client, tool));
+          const read = () => this.read(uri, new AskingContext(ctx, scope.client, tool));
           // The stateless era has no -32042: a reader's URL elicitations are asked (input_required).
           if (scope.era === 'stateless') return askingUrlElicitations(`resource ${uri}`, tool, read);
           return read();
@@ -209,27 +208,5 @@ export class ResourcesFeature implements ServerFeature {
 
   close(): void {
     this.#listChanged.cancel();
-  }
-}
-
-/** A reader's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
-class ReadContext extends RequestSignalContext implements ResourceContext {
-  readonly meta: JsonObject | undefined;
-  readonly elicit: ResourceContext['elicit'];
-  readonly sample: ResourceContext['sample'];
-  readonly listRoots: ResourceContext['listRoots'];
-  readonly completeElicitation: ResourceContext['completeElicitation'];
-
-  constructor(
-    request: SignalSource & { readonly meta: JsonObject | undefined },
-    readonly client: ClientView,
-    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
-  ) {
-    super(request);
-    this.meta = request.meta;
-    this.elicit = (asked, options) => tool.elicit(asked, options);
-    this.sample = (asked, options) => tool.sample(asked, options);
-    this.listRoots = (options) => tool.listRoots(options);
-    this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
   }
 }
