@@ -65,6 +65,8 @@ export class FallbackHttpClientTransport implements Transport {
 
   readonly #options: FallbackHttpClientTransportOptions;
   #inner: Transport | undefined;
+  /** Every transport attached and not yet closed: `close()` closes them all, the live one and any left over. */
+  readonly #attached = new Set<Transport>();
   /** The Streamable HTTP transport, kept across a first attempt that decided nothing. */
   #streamable: StreamableHttpClientTransport | undefined;
   #chosen: Promise<Transport> | undefined;
@@ -128,7 +130,9 @@ export class FallbackHttpClientTransport implements Transport {
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     this.#state = 'closed';
-    await this.#inner?.close();
+    const attached = [...this.#attached];
+    this.#attached.clear();
+    await Promise.all(attached.map((inner) => inner.close()));
     this.#fireClose();
   }
 
@@ -155,8 +159,7 @@ export class FallbackHttpClientTransport implements Transport {
       if ((status === 401 || status === 403) && this.#state === 'open') throw new Undecided(error);
       if (error instanceof OAuthError && this.#state === 'open') throw new Undecided(error);
       if (status === undefined || !FALLBACK_STATUSES.has(status) || this.#state !== 'open') throw error;
-      this.#detach(streamable);
-      await streamable.close();
+      await this.#abandon(streamable);
       this.#streamable = undefined;
       if (!isStatelessRequest(first)) return this.#legacy(first, options, status);
       return this.#legacy(first, options, status).catch((legacyError: unknown) => {
@@ -176,7 +179,7 @@ export class FallbackHttpClientTransport implements Transport {
     try {
       await legacy.start();
     } catch (error) {
-      this.#detach(legacy);
+      await this.#abandon(legacy);
       throw new TransportError(
         LocalErrorCode.ConnectionClosed,
         `${String(this.#options.url)} is neither a Streamable HTTP endpoint (POST got HTTP ${status}) nor an HTTP+SSE endpoint (${errorMessage(error)})`,
@@ -184,25 +187,44 @@ export class FallbackHttpClientTransport implements Transport {
       );
     }
     this.#kind = 'sse';
-    await legacy.send(first, options);
+    try {
+      await legacy.send(first, options);
+    } catch (error) {
+      // Its GET stream (and the server's session) must not outlive the attempt.
+      this.#kind = undefined;
+      await this.#abandon(legacy);
+      throw error;
+    }
     return legacy;
   }
 
+  /** Wires `inner` to this transport; only the transport in use (`#inner`) speaks for it. */
   #attach(inner: Transport): void {
     this.#inner = inner;
-    inner.onmessage = (message) => this.onmessage?.(message);
-    inner.onerror = (error) => this.onerror?.(error);
+    this.#attached.add(inner);
+    inner.onmessage = (message) => {
+      if (this.#inner === inner) this.onmessage?.(message);
+    };
+    inner.onerror = (error) => {
+      if (this.#inner === inner) this.onerror?.(error);
+    };
     inner.onclose = () => {
+      this.#attached.delete(inner);
+      // A transport given up on closing late (its stream ended) says nothing of the one in use.
+      if (this.#inner !== inner) return;
       this.#state = 'closed';
       this.#fireClose();
     };
   }
 
-  #detach(inner: Transport): void {
+  /** Detaches and closes a transport given up on. */
+  async #abandon(inner: Transport): Promise<void> {
     inner.onmessage = undefined;
     inner.onerror = undefined;
     inner.onclose = undefined;
+    this.#attached.delete(inner);
     if (this.#inner === inner) this.#inner = undefined;
+    await inner.close();
   }
 
   #fireClose(): void {

@@ -1,0 +1,97 @@
+// The client's fallback to the legacy HTTP+SSE transport (2024-11-05), against a scripted node:http
+// server: POST /sse gets 405, GET /sse opens a session's stream (its first event names
+// /messages?sessionId=N), and each session's messages are answered on its stream.
+import type { ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import { FallbackHttpClientTransport } from '../src/transports/http-client/index.js';
+import { closeAll, listen, sseHead, track, until, type HttpFixture } from './_http-client.js';
+
+afterEach(closeAll);
+
+interface Message {
+  id?: number;
+  method?: string;
+}
+
+interface LegacySession {
+  res: ServerResponse;
+  /** What the client POSTed to this session, in order. */
+  received: Message[];
+  initialized: boolean;
+}
+
+interface LegacyServer extends HttpFixture {
+  url: string;
+  /** Every session by id, open or not. */
+  sessions: Map<string, LegacySession>;
+  /** The ids of the sessions whose GET stream is still open. */
+  open: Set<string>;
+}
+
+/**
+ * `beforeInit`: what a session does with a request that comes before its `initialize`: answer it with
+ * -32601 on the stream, refuse the POST with 400, or end the session's stream.
+ */
+async function legacyServer(beforeInit: 'answer' | 'refuse' | 'end-stream'): Promise<LegacyServer> {
+  const sessions = new Map<string, LegacySession>();
+  const open = new Set<string>();
+  const send = (session: LegacySession, message: object) =>
+    session.res.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', ...message })}\n\n`);
+  const http = await listen((req, res, body) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname === '/sse' && req.method === 'GET') {
+      const id = String(sessions.size + 1);
+      sessions.set(id, { res, received: [], initialized: false });
+      open.add(id);
+      res.on('close', () => open.delete(id));
+      sseHead(res);
+      res.write(`event: endpoint\ndata: /messages?sessionId=${id}\n\n`);
+      return;
+    }
+    const session = sessions.get(url.searchParams.get('sessionId') ?? '');
+    if (url.pathname !== '/messages' || req.method !== 'POST' || !session) {
+      return void res.writeHead(url.pathname === '/sse' ? 405 : 404).end();
+    }
+    const message = JSON.parse(body) as Message;
+    session.received.push(message);
+    if (message.method !== 'initialize' && !session.initialized && message.id !== undefined) {
+      if (beforeInit === 'refuse') return void res.writeHead(400).end('Bad Request: not initialized');
+      res.writeHead(202).end('Accepted');
+      if (beforeInit === 'end-stream') return void session.res.end();
+      return void send(session, { id: message.id, error: { code: -32601, message: 'Not initialized' } });
+    }
+    res.writeHead(202).end('Accepted');
+    if (message.method === 'initialize') {
+      session.initialized = true;
+      const serverInfo = { name: 'legacy', version: '1' };
+      send(session, {
+        id: message.id,
+        result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo },
+      });
+    } else if (message.method === 'tools/list') {
+      send(session, { id: message.id, result: { tools: [{ name: 't', inputSchema: { type: 'object' } }] } });
+    }
+  });
+  return { ...http, url: `${http.origin}/sse`, sessions, open };
+}
+
+describe('FallbackHttpClientTransport, the transports it gives up on', () => {
+  it('leaves no HTTP+SSE stream open but the one in use, and closes that one on close()', async () => {
+    const server = await legacyServer('refuse');
+    const client = track(new Client({ name: 'fallback', version: '1' }));
+    let closed = false;
+    client.onclose = () => (closed = true);
+    const transport = new FallbackHttpClientTransport({ url: server.url });
+    await client.connect(transport);
+    expect([client.era, transport.kind]).toEqual(['handshake', 'sse']);
+    // Only the session that shook hands keeps its stream: any other was given up on, and closed.
+    await until(() => server.open.size === 1);
+    const [live] = server.open;
+    expect(server.sessions.get(live!)?.initialized).toBe(true);
+    expect((await client.listTools()).map((tool) => tool.name)).toEqual(['t']);
+    expect(closed).toBe(false);
+    await client.close();
+    await until(() => server.open.size === 0);
+  });
+});
