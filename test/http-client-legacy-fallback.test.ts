@@ -4,6 +4,9 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
+import { HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
+import { Server, text } from '../src/server/index.js';
+import { serveHttp } from '../src/transports/http/index.js';
 import { FallbackHttpClientTransport } from '../src/transports/http-client/index.js';
 import { closeAll, listen, sseHead, track, until, type HttpFixture } from './_http-client.js';
 
@@ -92,6 +95,58 @@ describe('FallbackHttpClientTransport, the transports it gives up on', () => {
     expect((await client.listTools()).map((tool) => tool.name)).toEqual(['t']);
     expect(closed).toBe(false);
     await client.close();
+    await until(() => server.open.size === 0);
+  });
+});
+
+describe('FallbackHttpClientTransport, an HTTP+SSE server met in auto mode', () => {
+  it.each([['answer'], ['refuse'], ['end-stream']] as const)(
+    'sends initialize first, never the stateless-era probe (server that does %s before initialize)',
+    async (beforeInit) => {
+      const server = await legacyServer(beforeInit);
+      const client = track(new Client({ name: 'fallback', version: '1' }));
+      const transport = new FallbackHttpClientTransport({ url: server.url });
+      await client.connect(transport);
+      expect([client.era, client.protocolVersion, transport.kind]).toEqual([
+        'handshake',
+        '2024-11-05',
+        'sse',
+      ]);
+      expect((await client.listTools()).map((tool) => tool.name)).toEqual(['t']);
+      // One session, and initialize its first message: the probe went no further than the POST to /sse.
+      expect([...server.sessions.keys()]).toEqual(['1']);
+      expect(server.sessions.get('1')?.received.map((message) => message.method)).toEqual([
+        'initialize',
+        'notifications/initialized',
+        'tools/list',
+      ]);
+      expect(
+        server.seen.filter((seen) => seen.body.includes('server/discover')).map((seen) => seen.url),
+      ).toEqual(['/sse']);
+    },
+  );
+
+  it("speaks a handshake-era revision over a toolwire server's legacy /sse endpoint", async () => {
+    const server = new Server({ name: 'legacy-endpoint', version: '1' });
+    server.tool('echo', { description: 'Echoes' }, () => text('echoed'));
+    const http = track(await serveHttp(server, { port: 0 }));
+    const client = track(new Client({ name: 'fallback', version: '1' }));
+    const transport = new FallbackHttpClientTransport({ url: new URL('/sse', http.url).href });
+    await client.connect(transport);
+    expect([client.era, transport.kind]).toEqual(['handshake', 'sse']);
+    expect(HANDSHAKE_REVISIONS).toContain(client.protocolVersion);
+    expect(await client.callTool('echo', {})).toMatchObject({ content: [{ type: 'text', text: 'echoed' }] });
+  });
+
+  it('fails a pinned stateless-era connect over HTTP+SSE without sending the discover', async () => {
+    const server = await legacyServer('answer');
+    const client = new Client({ name: 'fallback', version: '1' }, { protocolVersion: '2026-07-28' });
+    const transport = new FallbackHttpClientTransport({ url: server.url });
+    await expect(client.connect(transport)).rejects.toMatchObject({
+      code: 'SEND_FAILED',
+      message: /legacy HTTP\+SSE \(2024-11-05\) endpoint, where initialize comes first/,
+    });
+    expect(server.sessions.get('1')?.received).toEqual([]);
     await until(() => server.open.size === 0);
   });
 });

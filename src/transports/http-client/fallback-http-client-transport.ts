@@ -54,7 +54,10 @@ class Undecided extends Error {
  * the same rules apply, except that a 400 decides nothing: the send rejects, the connection stays up, and
  * the `initialize` the Client falls back to decides (a handshake-era Streamable HTTP server refuses a
  * request without a session with 400). Nor does a 404 or 405 whose HTTP+SSE attempt fails: some
- * handshake-era Streamable HTTP servers refuse a request without a session that way.
+ * handshake-era Streamable HTTP servers refuse a request without a session that way. When the HTTP+SSE
+ * attempt succeeds, the server is a 2024-11-05 one, whose first interaction MUST be `initialize`: the
+ * probe is not sent over it, its send rejects with a `SEND_FAILED` TransportError, and the HTTP+SSE
+ * transport stays chosen for the `initialize` the Client falls back to.
  *
  * `kind` tells which transport was chosen. Messages sent while the decision is pending wait for it.
  */
@@ -71,6 +74,8 @@ export class FallbackHttpClientTransport implements Transport {
   #streamable: StreamableHttpClientTransport | undefined;
   #chosen: Promise<Transport> | undefined;
   #kind: 'streamable-http' | 'sse' | undefined;
+  /** Why the first message was not sent over the transport chosen for it (a probe to an HTTP+SSE server). */
+  #unsent: Error | undefined;
   #state: 'idle' | 'open' | 'closed' = 'idle';
   #closeFired = false;
 
@@ -121,6 +126,9 @@ export class FallbackHttpClientTransport implements Transport {
         }
         throw error;
       }
+      const unsent = this.#unsent;
+      this.#unsent = undefined;
+      if (unsent) throw unsent;
       return;
     }
     const inner = await this.#chosen;
@@ -187,6 +195,16 @@ export class FallbackHttpClientTransport implements Transport {
       );
     }
     this.#kind = 'sse';
+    if (isStatelessRequest(first)) {
+      // The legacy transport is 2024-11-05's alone, and that revision begins with initialize: the stateless
+      // era's probe is not for this server. Its send fails; the transport stays chosen.
+      this.#unsent = new TransportError(
+        LocalErrorCode.SendFailed,
+        `Not sent: ${String(this.#options.url)} is a legacy HTTP+SSE (2024-11-05) endpoint, where initialize comes first`,
+        { details: { status, transport: 'sse' } },
+      );
+      return legacy;
+    }
     try {
       await legacy.send(first, options);
     } catch (error) {
