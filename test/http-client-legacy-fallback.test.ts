@@ -7,7 +7,7 @@ import { Client } from '../src/client/index.js';
 import { HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
 import { Server, text } from '../src/server/index.js';
 import { serveHttp } from '../src/transports/http/index.js';
-import { FallbackHttpClientTransport } from '../src/transports/http-client/index.js';
+import { FallbackHttpClientTransport, SseClientTransport } from '../src/transports/http-client/index.js';
 import { closeAll, listen, sseHead, track, until, type HttpFixture } from './_http-client.js';
 
 afterEach(closeAll);
@@ -148,5 +148,48 @@ describe('FallbackHttpClientTransport, an HTTP+SSE server met in auto mode', () 
     });
     expect(server.sessions.get('1')?.received).toEqual([]);
     await until(() => server.open.size === 0);
+  });
+});
+
+describe('SseClientTransport, a GET /sse never answered', () => {
+  /** Accepts GET /sse and never answers it (POST /sse gets 405); `closed` once the client gave up on it. */
+  async function silentServer(): Promise<HttpFixture & { url: string; closed: () => boolean }> {
+    let closed = false;
+    const http = await listen((req, res) => {
+      if (req.method !== 'GET') return void res.writeHead(405).end();
+      res.on('close', () => (closed = true));
+    });
+    return { ...http, url: `${http.origin}/sse`, closed: () => closed };
+  }
+
+  it('start() rejects at endpointTimeoutMs, and the GET is given up', async () => {
+    const server = await silentServer();
+    const transport = new SseClientTransport({ url: server.url, endpointTimeoutMs: 200 });
+    const started = performance.now();
+    await expect(transport.start()).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+      message: /no "endpoint" event within 200 ms/,
+    });
+    expect(performance.now() - started).toBeLessThan(3000);
+    await until(server.closed);
+  });
+
+  it('the fallback connect fails at endpointTimeoutMs, not at the initialize timeout', async () => {
+    const server = await silentServer();
+    const errors: Error[] = [];
+    const client = new Client(
+      { name: 'fallback', version: '1' },
+      { protocolVersion: '2025-11-25', onError: (error) => errors.push(error) },
+    );
+    const transport = new FallbackHttpClientTransport({ url: server.url, endpointTimeoutMs: 200 });
+    const started = performance.now();
+    await expect(client.connect(transport, { timeout: 10_000 })).rejects.toMatchObject({
+      code: 'CONNECTION_CLOSED',
+    });
+    expect(errors[0]?.message).toMatch(
+      /neither a Streamable HTTP endpoint \(POST got HTTP 405\) nor an HTTP\+SSE endpoint .*no "endpoint" event within 200 ms/,
+    );
+    expect(performance.now() - started).toBeLessThan(3000);
+    await until(server.closed);
   });
 });

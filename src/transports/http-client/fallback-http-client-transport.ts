@@ -18,7 +18,7 @@ import {
 } from './streamable-http-client-transport.js';
 
 export interface FallbackHttpClientTransportOptions extends StreamableHttpClientTransportOptions {
-  /** How long the legacy transport waits for the `endpoint` event, in ms. Default 30000. */
+  /** How long the legacy transport waits for the `endpoint` event, in ms, from its GET on. Default 30000. */
   endpointTimeoutMs?: number;
 }
 

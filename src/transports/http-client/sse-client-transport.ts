@@ -26,7 +26,10 @@ import { readEventStream } from './read-event-stream.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
 
 export interface SseClientTransportOptions extends HttpClientOptions {
-  /** How long `start()` waits for the `endpoint` event, in ms. Default 30000. */
+  /**
+   * How long `start()` waits for the `endpoint` event, in ms, from the GET on (its response headers
+   * included). Default 30000.
+   */
   endpointTimeoutMs?: number;
 }
 
@@ -73,24 +76,23 @@ export class SseClientTransport implements Transport {
       throw new TransportError(LocalErrorCode.AlreadyConnected, 'The SSE transport was already started');
     }
     this.#state = 'starting';
+    // One deadline for all of it: the response headers, the stream's first bytes, the endpoint event.
+    const timeoutMs = this.#options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(this.#lost(`no "endpoint" event within ${timeoutMs} ms`)), timeoutMs);
+    });
+    const opening = this.#open();
     try {
-      const response = await this.#request(this.#url, 'GET', { accept: 'text/event-stream' });
-      if (!response.ok || mediaType(response) !== 'text/event-stream' || !response.body) {
-        const body = response.ok ? '' : await readErrorBody(response);
-        if (response.ok) await discardBody(response);
-        throw httpStatusError(
-          `GET ${this.#url.href} (HTTP+SSE)`,
-          response,
-          body,
-          LocalErrorCode.ConnectionClosed,
-        );
-      }
-      this.#endpoint = await this.#awaitEndpoint(response.body);
+      this.#endpoint = await Promise.race([opening, expired]);
       this.#state = 'open';
     } catch (error) {
+      opening.catch(() => undefined); // aborted below, if still under way
       this.#state = 'closed';
       this.#abort.abort();
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -118,22 +120,35 @@ export class SseClientTransport implements Transport {
     this.#fireClose();
   }
 
-  /** Reads the stream in the background; resolves with the endpoint, or rejects if none comes. */
+  /** GETs the SSE stream; resolves with the endpoint its first event names. */
+  async #open(): Promise<URL> {
+    const response = await this.#request(this.#url, 'GET', { accept: 'text/event-stream' });
+    if (!response.ok || mediaType(response) !== 'text/event-stream' || !response.body) {
+      const body = response.ok ? '' : await readErrorBody(response);
+      if (response.ok) await discardBody(response);
+      throw httpStatusError(
+        `GET ${this.#url.href} (HTTP+SSE)`,
+        response,
+        body,
+        LocalErrorCode.ConnectionClosed,
+      );
+    }
+    return this.#awaitEndpoint(response.body);
+  }
+
+  /**
+   * Reads the stream in the background; resolves with the endpoint, or rejects if the stream ends (or
+   * fails) first. `start()` bounds the wait.
+   */
   #awaitEndpoint(body: ReadableStream<Uint8Array>): Promise<URL> {
     return new Promise<URL>((resolve, reject) => {
       let settled = false;
       const settle = (error: Error | undefined, endpoint?: URL): void => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
         if (endpoint) resolve(endpoint);
         else reject(error ?? new Error('unreachable'));
       };
-      const timeoutMs = this.#options.endpointTimeoutMs ?? DEFAULT_ENDPOINT_TIMEOUT_MS;
-      const timer = setTimeout(
-        () => settle(this.#lost(`no "endpoint" event within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
       const onEvent = (event: SseEvent): boolean => {
         if (!settled && event.type === 'endpoint') {
           try {
