@@ -8,6 +8,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { Transport } from '../../protocol/transport.js';
+import { QueuedOutput } from '../queued-output.js';
 import { TransportError } from '../transport-error.js';
 import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
 import { LineWriter } from './line-writer.js';
@@ -34,6 +35,13 @@ export interface StdioClientTransportOptions {
   maxMessageSize?: number;
   /** How long `close()` waits at each shutdown step before escalating. Default 2000 ms. */
   shutdownTimeoutMs?: number;
+  /**
+   * Bytes (characters of JSON text) sent and not yet taken by the server's stdin, at which `send` refuses
+   * more (a server that stopped reading). Default 8 MiB, as the server's `maxQueuedBytes`.
+   */
+  maxQueuedBytes?: number;
+  /** Messages sent and not yet taken by the server's stdin, at which `send` refuses more. Default 4096. */
+  maxQueuedMessages?: number;
 }
 
 /** How the child ended: an exit code, or the signal that killed it. */
@@ -50,7 +58,8 @@ const STREAM_CLOSE_GRACE_MS = 100;
  * If the child exits without `close()`, `onerror` gets a `TransportError` `CONNECTION_CLOSED`
  * naming the exit code or signal, then `onclose` fires; `restart()` may then start it again. Lines
  * from the child that are not JSON or are too large are reported through `onerror`; the connection
- * lives on.
+ * lives on. What waits for the child to read its stdin is bounded (`maxQueuedBytes`,
+ * `maxQueuedMessages`): at either limit `send` rejects at once with a `TransportError` `SEND_FAILED`.
  */
 export class StdioClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -63,6 +72,8 @@ export class StdioClientTransport implements Transport {
   /** The stderr of each process still piped into `stderrStream`. */
   private readonly stderrSources = new Set<Readable>();
   private readonly shutdownTimeoutMs: number;
+  /** What may wait for the child to read its stdin (the writer does the counting). */
+  private readonly limits: QueuedOutput;
   private child: ChildProcess | undefined;
   private writer: LineWriter | undefined;
   private state: 'idle' | 'starting' | 'open' | 'closing' | 'closed' = 'idle';
@@ -78,6 +89,7 @@ export class StdioClientTransport implements Transport {
     this.options = options;
     this.stderrStream = options.stderr === 'pipe' ? new PassThrough() : null;
     this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? 2000;
+    this.limits = new QueuedOutput(options);
   }
 
   /**
@@ -147,8 +159,20 @@ export class StdioClientTransport implements Transport {
         new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed'),
       );
     }
+    const writer = this.writer;
+    const { maxBytes, maxMessages } = this.limits;
+    if (writer.queuedBytes >= maxBytes || writer.queuedMessages >= maxMessages) {
+      // The child does not read its stdin: what it has not taken is all the memory it may hold here.
+      return Promise.reject(
+        new TransportError(
+          LocalErrorCode.SendFailed,
+          `Not sent: the server process is not reading its stdin (${writer.queuedBytes} bytes in ${writer.queuedMessages} messages wait; limits: ${maxBytes} bytes, ${maxMessages} messages)`,
+          { details: { queuedBytes: writer.queuedBytes, queuedMessages: writer.queuedMessages } },
+        ),
+      );
+    }
     try {
-      return this.writer.write(serializeMessage(message));
+      return writer.write(serializeMessage(message));
     } catch (error) {
       return Promise.reject(asError(error)); // e.g. a BigInt in it
     }
