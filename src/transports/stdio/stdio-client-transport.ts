@@ -13,6 +13,7 @@ import { TransportError } from '../transport-error.js';
 import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
 import { LineWriter } from './line-writer.js';
 import { buildEnvironment } from './child-environment.js';
+import { stopChild } from './stop-child.js';
 
 export interface StdioClientTransportOptions {
   /** The executable; spawned directly, without a shell. */
@@ -50,13 +51,19 @@ export interface ExitStatus {
   signal: NodeJS.Signals | null;
 }
 
-/** Grace period for the child's stdio to close after it exited (a grandchild may hold them). */
+/**
+ * Grace period for the child's stdio to close after it exited (a grandchild may hold them), and for it to
+ * exit after it closed its stdout (most often it is exiting: its exit is reported as such).
+ */
 const STREAM_CLOSE_GRACE_MS = 100;
 
 /**
  * Spawns an MCP server and exchanges newline-delimited JSON with it.
  * If the child exits without `close()`, `onerror` gets a `TransportError` `CONNECTION_CLOSED`
- * naming the exit code or signal, then `onclose` fires; `restart()` may then start it again. Lines
+ * naming the exit code or signal, then `onclose` fires; `restart()` may then start it again. A child
+ * that closes its stdout and does not exit sends nothing more either (the spec's stdio shutdown begins
+ * so): `onerror` gets a `CONNECTION_CLOSED` saying so, `onclose` fires, and the child is shut down as
+ * `close()` does it (`close()` resolves once it exited). Lines
  * from the child that are not JSON or are too large are reported through `onerror`; the connection
  * lives on. What waits for the child to read its stdin is bounded (`maxQueuedBytes`,
  * `maxQueuedMessages`): at either limit `send` rejects at once with a `TransportError` `SEND_FAILED`.
@@ -82,6 +89,8 @@ export class StdioClientTransport implements Transport {
   private status: ExitStatus | undefined;
   private exited: Promise<void> = Promise.resolve();
   private finished: Promise<void> = Promise.resolve();
+  /** The shutdown of a child that closed its stdout (see `stdoutClosed`), under way or done. */
+  private reaping: Promise<void> = Promise.resolve();
   private closeFired = false;
 
   constructor(options: StdioClientTransportOptions) {
@@ -237,20 +246,46 @@ export class StdioClientTransport implements Transport {
     this.writer = new LineWriter(stdin, (error) => this.report(error));
 
     let onExit!: () => void;
-    this.exited = new Promise<void>((resolve) => (onExit = resolve));
+    const exited = new Promise<void>((resolve) => (onExit = resolve));
+    this.exited = exited;
     let onFinish!: () => void;
     this.finished = new Promise<void>((resolve) => (onFinish = resolve));
+    let hasExited = false;
+    /** This child's end was reported (once; never to the connection of a process started after it). */
+    let ended = false;
+    const end = (report?: TransportError): void => {
+      if (ended) return;
+      ended = true;
+      if (this.child === child) this.finalize(report);
+    };
     let graceTimer: NodeJS.Timeout | undefined;
+    let stdoutTimer: NodeJS.Timeout | undefined;
     const finish = (): void => {
       clearTimeout(graceTimer);
+      clearTimeout(stdoutTimer);
       child.removeListener('close', finish);
       stdout.destroy();
-      this.finalize();
+      end();
       onFinish();
+    };
+    /** The child closed its stdout and did not exit: it is gone for this connection, and shut down. */
+    const stdoutClosed = (): void => {
+      if (ended || hasExited || this.child !== child || this.state !== 'open') return;
+      this.writer?.close(
+        new TransportError(LocalErrorCode.ConnectionClosed, 'The server process connection is closed'),
+      );
+      this.reaping = stopChild(child, exited, this.shutdownTimeoutMs);
+      end(
+        new TransportError(
+          LocalErrorCode.ConnectionClosed,
+          'The server process closed its stdout without exiting; it is being shut down',
+        ),
+      );
     };
 
     child.on('exit', (code, signal) => {
-      this.status = { code, signal };
+      hasExited = true;
+      if (this.child === child) this.status = { code, signal };
       onExit();
       graceTimer = setTimeout(finish, STREAM_CLOSE_GRACE_MS);
     });
@@ -261,7 +296,10 @@ export class StdioClientTransport implements Transport {
       if (error.code !== 'EPIPE') this.report(error);
     });
     stdout.on('data', (chunk: Buffer) => this.dispatch(decoder.push(chunk)));
-    stdout.on('end', () => this.dispatch(decoder.end()));
+    stdout.on('end', () => {
+      this.dispatch(decoder.end());
+      if (!hasExited) stdoutTimer = setTimeout(stdoutClosed, STREAM_CLOSE_GRACE_MS);
+    });
     stdout.on('error', (error) => this.report(error));
     // Not ended with the child: a restart pipes the next one in (see fireClose).
     const childStderr = child.stderr;
@@ -279,31 +317,21 @@ export class StdioClientTransport implements Transport {
     if (!child || this.state === 'closed') {
       this.state = 'closed';
       this.fireClose();
+      await this.reaping;
       return;
     }
     this.state = 'closing';
     this.writer?.close(new TransportError(LocalErrorCode.ConnectionClosed, 'The stdio transport is closed'));
-    if (!this.status) {
-      child.stdin?.end();
-      if (!(await this.waitForExit(this.shutdownTimeoutMs))) {
-        child.kill('SIGTERM');
-        if (!(await this.waitForExit(this.shutdownTimeoutMs))) {
-          child.kill('SIGKILL');
-          await this.exited;
-        }
-      }
-    }
+    if (!this.status) await stopChild(child, this.exited, this.shutdownTimeoutMs);
     await this.finished;
+    await this.reaping;
   }
 
-  private waitForExit(ms: number): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    return Promise.race([this.exited.then(() => true), timeout]).finally(() => clearTimeout(timer));
-  }
-
-  /** The child is gone and its output read: report an unexpected exit, then close. */
-  private finalize(): void {
+  /**
+   * The child is gone (it exited and its output was read, or it closed its stdout: `report`): report it
+   * when unexpected, then close.
+   */
+  private finalize(report?: TransportError): void {
     if (this.state === 'closed') return;
     const unexpected = this.state === 'open';
     this.state = 'closed';
@@ -312,11 +340,12 @@ export class StdioClientTransport implements Transport {
     );
     if (unexpected) {
       this.report(
-        new TransportError(
-          LocalErrorCode.ConnectionClosed,
-          `The server process exited unexpectedly (${describeExit(this.status)})`,
-          { details: this.status },
-        ),
+        report ??
+          new TransportError(
+            LocalErrorCode.ConnectionClosed,
+            `The server process exited unexpectedly (${describeExit(this.status)})`,
+            { details: this.status },
+          ),
       );
     }
     this.fireClose();
