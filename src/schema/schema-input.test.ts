@@ -87,10 +87,30 @@ describe('resolveSchema with a zod v4 schema', () => {
     expect(outcome.issues[0]?.message).toMatch(/expected string/);
   });
 
-  it('returns the parsed output value', async () => {
+  it('returns the parsed input value', async () => {
     const trimmed = z.object({ n: z.coerce.number() });
-    const outcome = await resolveSchema(trimmed, 'output').validate({ n: '5' });
+    const outcome = await resolveSchema(trimmed, 'input').validate({ n: '5' });
     expect(outcome).toEqual({ ok: true, value: { n: 5 } });
+  });
+
+  it('checks output against the JSON Schema it publishes, then zod, and keeps the value as given', async () => {
+    const resolved = resolveSchema(
+      z.object({ n: z.coerce.number().refine((n) => n > 0, 'positive') }),
+      'output',
+    );
+    expect(await resolved.validate({ n: '5' })).toEqual({
+      ok: false,
+      issues: [{ path: '/n', message: 'must be number' }],
+    });
+    expect(await resolved.validate({ n: 5, extra: 1 })).toMatchObject({ ok: false });
+    expect(await resolved.validate({ n: -1 })).toEqual({
+      ok: false,
+      issues: [{ path: '/n', message: 'positive' }],
+    });
+    const value = { n: 5 };
+    const outcome = await resolved.validate(value);
+    expect(outcome).toEqual({ ok: true, value });
+    expect(outcome.ok && outcome.value).toBe(value);
   });
 
   it('resolves asynchronous validation', async () => {

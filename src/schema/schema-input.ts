@@ -45,12 +45,15 @@ export type InferSchema<S> = S extends StandardSchemaV1
 
 /**
  * Resolves a schema given for a tool's input or output. A plain JSON Schema is compiled now, so a bad schema
- * fails at registration; a Standard Schema produces its 2020-12 JSON Schema (kept exactly as produced) and
- * validates with its own `validate`.
+ * fails at registration; a Standard Schema produces its 2020-12 JSON Schema (kept exactly as produced).
+ * Input is validated with the Standard Schema's own `validate` (which may parse: zod strips unknown keys,
+ * fills in defaults, coerces). Output is checked against the JSON Schema it produced, the one that goes on
+ * the wire, and then with its own `validate` (its refinements), and the value is kept as given: a value
+ * zod would accept only once parsed is refused, since it is sent as it is.
  *
  * @throws {SchemaError} `INVALID_SCHEMA` when the input is neither kind, when a Standard Schema cannot
- *   produce JSON Schema, or when the JSON Schema does not compile; `UNSUPPORTED_SCHEMA_DIALECT` for an
- *   unsupported `$schema`.
+ *   produce JSON Schema, or when the JSON Schema does not compile (for an output Standard Schema too, e.g.
+ *   a pattern with lookaround); `UNSUPPORTED_SCHEMA_DIALECT` for an unsupported `$schema`.
  */
 export function resolveSchema<S extends SchemaInput>(
   input: S,
@@ -95,7 +98,7 @@ function resolveStandardSchema(schema: StandardSchemaV1, io: 'input' | 'output')
       `the ${io} schema (vendor "${props.vendor}") produced a JSON Schema that is not an object`,
     );
   }
-  const validate = (value: unknown): Promise<ValidationOutcome<unknown>> | ValidationOutcome<unknown> => {
+  const own = (value: unknown): Promise<ValidationOutcome<unknown>> | ValidationOutcome<unknown> => {
     // Bounded as compileJsonSchema bounds values: a Standard Schema's own validation recurses too.
     if (isNestedDeeper(value, MAX_VALUE_DEPTH)) {
       return {
@@ -106,7 +109,47 @@ function resolveStandardSchema(schema: StandardSchemaV1, io: 'input' | 'output')
     const result = props.validate(value);
     return isPromiseLike(result) ? Promise.resolve(result).then(toOutcome) : toOutcome(result);
   };
-  return { json, validate };
+  if (io === 'input') return { json, validate: own };
+  return { json, validate: publishedThenOwn(compiledOutput(json, props.vendor), own) };
+}
+
+/**
+ * The validator of the JSON Schema an output Standard Schema produced. A schema that does not compile is
+ * refused at registration, as the same JSON Schema given plainly would be: results could not be checked
+ * against what `tools/list` publishes.
+ */
+function compiledOutput(json: JsonSchema, vendor: string): Validator<unknown> {
+  try {
+    return compileJsonSchema(json);
+  } catch (error) {
+    if (!(error instanceof SchemaError)) throw error;
+    throw new SchemaError(
+      error.code,
+      `the output schema (vendor "${vendor}") produced a JSON Schema that results cannot be checked ` +
+        `against: ${error.message}`,
+      { cause: error, ...(error.details === undefined ? {} : { details: error.details }) },
+    );
+  }
+}
+
+/**
+ * Output: the value must match the published JSON Schema, then the Standard Schema's own checks; the value
+ * given is the value (what the Standard Schema parsed it into is not what is sent).
+ */
+function publishedThenOwn(
+  published: Validator<unknown>,
+  own: (value: unknown) => Promise<ValidationOutcome<unknown>> | ValidationOutcome<unknown>,
+): (value: unknown) => Promise<ValidationOutcome<unknown>> | ValidationOutcome<unknown> {
+  const keep = (value: unknown, outcome: ValidationOutcome<unknown>): ValidationOutcome<unknown> =>
+    outcome.ok ? { ok: true, value } : outcome;
+  return (value) => {
+    const checked = published(value);
+    if (!checked.ok) return checked;
+    const outcome = own(value);
+    return isPromiseLike(outcome)
+      ? Promise.resolve(outcome).then((o) => keep(value, o))
+      : keep(value, outcome);
+  };
 }
 
 function toOutcome<T>(result: StandardResultV1<T>): ValidationOutcome<T> {
