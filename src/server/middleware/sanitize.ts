@@ -9,6 +9,9 @@
  * 3. secrets are redacted: matches of the patterns become `[REDACTED]` in text blocks, embedded text
  *    resources and every string of `structuredContent`, where the string values of keys named like a
  *    secret (`password`, `clientSecret`, `aws_secret_access_key`: `SECRET_NAME`) are redacted whole.
+ *    Redacted `structuredContent` of a tool with an `outputSchema` is checked against it again: a result
+ *    that no longer conforms (a `pattern`, `enum`, `minLength`... on the redacted string) becomes an
+ *    `isError` result, reported through `onToolBug`;
  *    The margin is there so that a secret across the cap is redacted whole before the exact cut (cut
  *    first, its first part could be too short for its pattern), and so that redaction that shortens
  *    the text lets more of it through, up to the margin;
@@ -21,11 +24,13 @@
  */
 import type { ContentBlock } from '../../protocol/types/content.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
+import { compileJsonSchema } from '../../schema/index.js';
 import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 import { DEFAULT_SECRET_PATTERNS, Redactor, SECRET_NAME } from './redact.js';
 import { measure, precutText, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
+import { reportToolBug } from './tool-bugs.js';
 
 export interface SanitizeOptions {
   /** UTF-8 bytes of text per result: text blocks and embedded text resources (default 1 MiB). */
@@ -89,6 +94,25 @@ function overLimit(tool: string, kind: string, units: number, cap: number): stri
   return `Tool ${tool} returned more than ${units} bytes of ${kind}, over the ${cap}-byte limit`;
 }
 
+/**
+ * The error text for redacted structured content that no longer matches the tool's `outputSchema`; undefined
+ * when it still does (or the tool has none). It names where, not why: a rule's text can quote the secret
+ * (an `enum` or `const` of the very value that was redacted).
+ */
+function redactedMismatch(call: ToolCall, redacted: unknown): string | undefined {
+  const schema = call.tool.definition.outputSchema;
+  if (schema === undefined) return undefined;
+  // Compiled at registration (and cached), as the result was checked against it before redaction.
+  const outcome = compileJsonSchema(schema)(redacted);
+  if (outcome.ok) return undefined;
+  const paths = [...new Set(outcome.issues.map((issue) => issue.path || 'the root'))];
+  const shown = paths.length > 10 ? [...paths.slice(0, 10), `${paths.length - 10} more`] : paths;
+  return (
+    `Tool ${call.tool.name} returned a secret-looking value that was redacted, and the redacted result no ` +
+    `longer matches its outputSchema (at ${shown.join(', ')})`
+  );
+}
+
 function redactBlock(block: ContentBlock, redactor: Redactor): ContentBlock {
   if (block.type === 'text' && typeof block.text === 'string') {
     const text = redactor.text(block.text);
@@ -146,7 +170,14 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
       content = mapBlocks(content, redactBlocks);
       if (structured !== undefined) {
         const redacted = redactor.json(structured) as typeof structured;
-        if (redacted !== structured) json = JSON.stringify(redacted) ?? '';
+        if (redacted !== structured) {
+          const mismatch = isError === true ? undefined : redactedMismatch(call, redacted);
+          if (mismatch !== undefined) {
+            reportToolBug(call, mismatch);
+            return toolError(mismatch);
+          }
+          json = JSON.stringify(redacted) ?? '';
+        }
         structured = redacted;
       }
     }

@@ -14,6 +14,7 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
 import { InputRequiredSignal } from '../input-required/input-round.js';
+import { reportToolBugsTo } from '../middleware/tool-bugs.js';
 import { startToolCall, type CallOrigin } from '../middleware/tool-call.js';
 import { toolError } from '../results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
@@ -113,6 +114,9 @@ function chained(
   const chain = tool.chain;
   if (!chain) return runHandler(tool, args, ctx, hooks);
   const started = startToolCall(tool, args as JsonObject, ctx, hooks, !chain.mayAbort(tool.called));
+  // Sanitization checks redacted structured content against the outputSchema again, and reports a misfit.
+  const { onToolBug } = hooks;
+  if (tool.output && onToolBug) reportToolBugsTo(started.call, (message) => onToolBug(message, tool.name));
   const handler = (context: ToolContext) => runHandler(tool, args, context, hooks);
   const running = chain.run(started.call, () => started.handle(handler));
   // A chain that ended without running the handler (a refusal) finishes the call when it settles.
