@@ -266,6 +266,17 @@ export abstract class ContextBase implements ToolContext {
   }
 }
 
+/** Contexts whose call was answered (or whose task ended): their progress is no longer sent. */
+const completed = new WeakSet<ToolContext>();
+
+/**
+ * The call `context` serves was answered, or the task it runs ended: progress notifications MUST stop
+ * after completion, so a later `progress()` (a handler's timer, say) resolves without sending anything.
+ */
+export function endProgress(context: ToolContext): void {
+  completed.add(context);
+}
+
 /** The context of a request on a host: sends through the host, honours the request's cancellation. */
 class HostedContext extends ContextBase {
   /** Where the signal comes from: read lazily (the engine creates it on first use). */
@@ -296,6 +307,7 @@ class HostedContext extends ContextBase {
   protected async doProgress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.meta?.progressToken;
     if (typeof token !== 'string' && typeof token !== 'number') return;
+    if (completed.has(this)) return;
     if (!(progress > this.#lastProgress)) {
       throw new ServerError(
         LocalErrorCode.InvalidProgress,

@@ -22,7 +22,13 @@ import { InputRound } from '../input-required/input-round.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import type { RequestScope, StatelessScope } from '../request-scope.js';
 import type { SessionView } from '../session-view.js';
-import { callRequest, createToolContext, type ContextHost, type ToolContext } from '../tool-context.js';
+import {
+  callRequest,
+  createToolContext,
+  endProgress,
+  type ContextHost,
+  type ToolContext,
+} from '../tool-context.js';
 import type { ToolCallAnswer } from '../server-results.js';
 import type { RegisteredTool } from '../tools/tool-definition.js';
 import { scopedHost } from '../context-host.js';
@@ -118,10 +124,11 @@ async function startedAtCall(call: TaskCall, tasks: TaskStarter): Promise<JsonOb
   const core = call.scope.era === 'handshake';
   const host = core ? coreTaskHost(call, run) : taskHost(call, run);
   const context = createToolContext(host, callRequest(call.ctx.id, run.signal, call.ctx.meta));
-  void run.settle(
-    Promise.resolve().then(() => call.run(context)),
-    call.shape,
-  );
+  const ran = Promise.resolve().then(() => call.run(context));
+  // The task's progress goes on after the call was answered, and stops when the task ends.
+  const ended = () => endProgress(context);
+  void ran.then(ended, ended);
+  void run.settle(ran, call.shape);
   return core ? createCoreTaskResult(run.record) : createTaskResult(run.record);
 }
 
@@ -171,7 +178,12 @@ async function startedByHandler(
   };
   const context = createToolContext(host, callRequest(ctx.id, signal.signal, ctx.meta));
   const outcome = round.run(() => call.run(context));
-  void outcome.then(signal.dispose, signal.dispose);
+  // Answered inline, or the task it became ended: its progress stops.
+  const ended = () => {
+    signal.dispose();
+    endProgress(context);
+  };
+  void outcome.then(ended, ended);
   const settled = () => undefined;
   await Promise.race([outcome.then(settled, settled), escalated]);
   // A handler that returned without waiting for startTask() still becomes a task once it is stored.

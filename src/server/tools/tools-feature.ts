@@ -15,7 +15,7 @@ import type { RequestScope } from '../request-scope.js';
 import { toolError } from '../results.js';
 import type { ServerCore } from '../server-core.js';
 import type { ServerFeature } from '../server-feature.js';
-import { createToolContext, type ToolContext } from '../tool-context.js';
+import { createToolContext, endProgress, type ToolContext } from '../tool-context.js';
 import { callTool, parseCallParams, refuseCall } from './call-tool.js';
 
 /** `tools/list` and `tools/call`: the tools of the server's registry, as each caller may see them. */
@@ -69,8 +69,18 @@ export class ToolsFeature implements ServerFeature {
       if (tasks && task !== undefined) {
         return tasks.call({ session, scope, params, tool, ctx, run, shape, ttl: task.ttl });
       }
-      return withInput(session, scope, params, 'tools/call', ctx, run).then((result) =>
-        isInputRequired(result) ? result : shape(result),
+      // Once answered, the call's progress stops (a handler's late `progress()` sends nothing).
+      let context: ToolContext | undefined;
+      const answered = () => context && endProgress(context);
+      return withInput(session, scope, params, 'tools/call', ctx, (c) => run((context = c))).then(
+        (result) => {
+          answered();
+          return isInputRequired(result) ? result : shape(result);
+        },
+        (error: unknown) => {
+          answered();
+          throw error;
+        },
       );
     });
   }
