@@ -13,38 +13,12 @@
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { contentBlockProblem, isContentType } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { ClientError } from '../client-error.js';
 
 /** The default cap on a tool result: 16 MiB of JSON. */
 export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
-
-const KNOWN_BLOCKS = new Map<string, (block: JsonObject) => string | undefined>(
-  Object.entries({
-    text: (block) => (typeof block.text === 'string' ? undefined : 'a text block without a string text'),
-    image: (block) => media(block),
-    audio: (block) => media(block),
-    resource: (block) => {
-      const resource = block.resource;
-      if (!isJsonObject(resource) || typeof resource.uri !== 'string') {
-        return 'a resource block without a resource.uri';
-      }
-      return typeof resource.text === 'string' || typeof resource.blob === 'string'
-        ? undefined
-        : 'an embedded resource without text or blob';
-    },
-    resource_link: (block) =>
-      typeof block.uri === 'string' && typeof block.name === 'string'
-        ? undefined
-        : 'a resource_link block without a string uri and name',
-  }),
-);
-
-function media(block: JsonObject): string | undefined {
-  return typeof block.data === 'string' && typeof block.mimeType === 'string'
-    ? undefined
-    : `an ${String(block.type)} block without a string data and mimeType`;
-}
 
 /**
  * An upper bound of the UTF-8 size of `value`'s JSON, without building it (a result is parsed JSON: no
@@ -117,15 +91,14 @@ export function checkToolResult(
     if (!isJsonObject(block) || typeof block.type !== 'string') {
       throw invalid(name, raw, `content[${index}] is not an object with a string type`, index);
     }
-    const check = KNOWN_BLOCKS.get(block.type);
-    if (!check) {
+    if (!isContentType(block.type)) {
       warn(
         `Tool ${name} returned a content block of unknown type ${JSON.stringify(block.type)} (kept)`,
         block.type,
       );
       continue;
     }
-    const problem = check(block);
+    const problem = contentBlockProblem(block as JsonObject & { type: string });
     if (problem) throw invalid(name, raw, `content[${index}] is ${problem}`, index);
   }
   return raw as unknown as CallToolResult;

@@ -10,6 +10,7 @@ import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../../pro
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { ContentBlock } from '../../protocol/types/content.js';
+import { contentBlockProblem, isContentType } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
@@ -49,27 +50,53 @@ function isContentBlock(value: unknown): value is ContentBlock {
   return isJsonObject(value) && typeof value.type === 'string';
 }
 
+/**
+ * What is wrong with `block` as a content block (one of the spec's content types, with the members it
+ * requires), as the rest of a sentence; undefined when nothing is. No peer of any revision is sent a block
+ * its revision does not define.
+ */
+function blockProblem(block: unknown): string | undefined {
+  if (!isContentBlock(block)) return 'is not an object with a string type';
+  if (!isContentType(block.type)) return `has type ${JSON.stringify(block.type)}, which is no content type`;
+  const problem = contentBlockProblem(block as ContentBlock & JsonObject);
+  return problem === undefined ? undefined : `is ${problem}`;
+}
+
+function contentProblem(blocks: readonly unknown[]): string | undefined {
+  // An index loop: no iterator per result (every call passes here).
+  for (let index = 0; index < blocks.length; index++) {
+    const problem = blockProblem(blocks[index]);
+    if (problem !== undefined) return `content[${index}] ${problem}`;
+  }
+  return undefined;
+}
+
 /** Turns whatever the handler returned into a CallToolResult, or explains why it cannot. */
 export function normalizeResult(value: ToolReturn): CallToolResult | string {
   if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
   if (Array.isArray(value)) {
-    return value.every(isContentBlock)
+    const problem = contentProblem(value);
+    return problem === undefined
       ? { content: value }
-      : 'the handler returned an array that is not content blocks';
+      : `the handler returned an array that is not content blocks: ${problem}`;
   }
   if (!isJsonObject(value))
     return `the handler returned ${value === null ? 'null' : typeof value}, not a result`;
   if ('content' in value || 'structuredContent' in value) {
     const content = value.content ?? [];
-    if (!Array.isArray(content) || !content.every(isContentBlock))
-      return 'the result\'s "content" is not an array of content blocks';
-    const out: CallToolResult = { content };
+    if (!Array.isArray(content)) return 'the result\'s "content" is not an array of content blocks';
+    const problem = contentProblem(content);
+    if (problem !== undefined) return `the result's ${problem}`;
+    const out: CallToolResult = { content: content as ContentBlock[] };
     if (value.structuredContent !== undefined) out.structuredContent = value.structuredContent;
     if (value.isError === true) out.isError = true;
     if (isJsonObject(value._meta)) out._meta = value._meta;
     return out;
   }
-  if (isContentBlock(value)) return { content: [value] };
+  if (isContentBlock(value)) {
+    const problem = blockProblem(value);
+    return problem === undefined ? { content: [value] } : `the handler returned a block that ${problem}`;
+  }
   return 'the handler returned an object that is neither a result nor a content block';
 }
 

@@ -1,0 +1,49 @@
+/**
+ * The shape checks of content blocks, for both ends: the members each content type of the spec requires
+ * (`text.text`; `image` / `audio` `data` and `mimeType`; `resource.resource.uri` with `text` or `blob`;
+ * `resource_link` `uri` and `name`), no deeper. Every revision's blocks are among these five types
+ * (2024-11-05 has text, image and resource). A server sends no other; a client keeps a block of a type it
+ * does not know, as a newer revision may add types.
+ * @module
+ */
+import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+
+function media(block: JsonObject): string | undefined {
+  return typeof block.data === 'string' && typeof block.mimeType === 'string'
+    ? undefined
+    : `an ${String(block.type)} block without a string data and mimeType`;
+}
+
+const CONTENT_TYPES = new Map<string, (block: JsonObject) => string | undefined>(
+  Object.entries({
+    text: (block) => (typeof block.text === 'string' ? undefined : 'a text block without a string text'),
+    image: media,
+    audio: media,
+    resource: (block) => {
+      const resource = block.resource;
+      if (!isJsonObject(resource) || typeof resource.uri !== 'string') {
+        return 'a resource block without a resource.uri';
+      }
+      return typeof resource.text === 'string' || typeof resource.blob === 'string'
+        ? undefined
+        : 'an embedded resource without text or blob';
+    },
+    resource_link: (block) =>
+      typeof block.uri === 'string' && typeof block.name === 'string'
+        ? undefined
+        : 'a resource_link block without a string uri and name',
+  }),
+);
+
+/** Whether `type` is one of the spec's content block types. */
+export function isContentType(type: string): boolean {
+  return CONTENT_TYPES.has(type);
+}
+
+/**
+ * What is wrong with a block of a content type the spec defines (a required member missing or of the wrong
+ * type), or undefined. A block of any other type is not checked here: see {@link isContentType}.
+ */
+export function contentBlockProblem(block: JsonObject & { type: string }): string | undefined {
+  return CONTENT_TYPES.get(block.type)?.(block);
+}
