@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { compileJsonSchema } from '../src/schema/index.js';
 import { Server, structured } from '../src/server/index.js';
+import { rawPeer } from './_raw-peer.js';
 import { describeMatrix } from './_setup.js';
 import { RawWire } from './_wire.js';
 
@@ -179,5 +180,48 @@ describeMatrix('structured output that is not an object', (connect) => {
     expect((result.content[0] as { text: string }).text).toBe(
       "Tool bad_users returned structured content that does not match its outputSchema: /0 must have required property 'name'; /0/id must be string",
     );
+  });
+});
+
+describe('an isError result whose structuredContent is not an object, of a tool with an object outputSchema', () => {
+  function erringServer(): Server {
+    const server = new Server({ name: 's', version: '1' });
+    const outputSchema = { type: 'object', properties: { n: { type: 'number' } } } as const;
+    server.tool('err_array', { outputSchema }, () => ({
+      isError: true,
+      content: [{ type: 'text', text: 'failed' }],
+      structuredContent: [1] as never,
+    }));
+    server.tool('err_string', { outputSchema }, () => ({
+      isError: true,
+      content: [],
+      structuredContent: 'failed' as never,
+    }));
+    return server;
+  }
+
+  it.each(['2025-06-18', '2025-11-25'] as const)(
+    'reaches a %s client wrapped under result',
+    async (version) => {
+      await using peer = await rawPeer(erringServer(), version);
+      expect(await peer.result('tools/call', { name: 'err_array' })).toEqual({
+        content: [{ type: 'text', text: 'failed' }],
+        structuredContent: { result: [1] },
+        isError: true,
+      });
+      expect(await peer.result('tools/call', { name: 'err_string' })).toEqual({
+        content: [{ type: 'text', text: '"failed"' }],
+        structuredContent: { result: 'failed' },
+        isError: true,
+      });
+    },
+  );
+
+  it('reaches a 2026-07-28 client as it is', async () => {
+    await using peer = await rawPeer(erringServer(), '2026-07-28');
+    expect(await peer.result('tools/call', { name: 'err_array' })).toMatchObject({
+      structuredContent: [1],
+      isError: true,
+    });
   });
 });

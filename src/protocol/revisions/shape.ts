@@ -114,7 +114,10 @@ export function shapeCallResult(
   if (value !== undefined) {
     if (f.stateless) out.structuredContent = value;
     else if (f.structuredContent) {
-      out.structuredContent = wrapsOutput(tool?.outputSchema, value) ? wrapOutputValue(value) : value;
+      // The revision allows only an object: a value that is none is wrapped whatever the schema says (an
+      // `isError` result, which is not checked against it, may carry one).
+      const wrap = wrapsOutput(tool?.outputSchema, value) || !isObject(value);
+      out.structuredContent = wrap ? wrapOutputValue(value) : value;
     } else if (content.length === 0) {
       content = [{ type: 'text', text: JSON.stringify(value) }];
       out.content = content;
