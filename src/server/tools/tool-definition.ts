@@ -29,6 +29,7 @@ import type { ToolChain } from '../middleware/tool-chain.js';
 import { checkAccess, type ToolAccess } from '../auth/access-control.js';
 import { ServerError } from '../server-error.js';
 import type { ToolContext } from '../tool-context.js';
+import { checkToolMetadata } from './tool-metadata.js';
 
 /** What a handler may return: a full result, one block, several blocks, or plain text. */
 export type ToolReturn<TStructured = unknown> =
@@ -151,6 +152,7 @@ export function buildTool(name: string, spec: ToolSpec, chain?: ToolChain): Regi
   if (typeof spec.handler !== 'function') {
     throw new ServerError(LocalErrorCode.InvalidDefinition, `Tool "${name}" needs a handler function`);
   }
+  checkToolMetadata(name, spec);
   const input = resolveSchema(spec.inputSchema ?? NO_ARGUMENTS, 'input');
   objectRoot(input.json, name);
   // Any JSON Schema describes the output (SEP-2106): an array, a string, a composition...
