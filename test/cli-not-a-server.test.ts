@@ -88,6 +88,65 @@ describe('a command that is not an MCP server', () => {
     expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
   });
 
+  it('a program flooding stdout with plain text: given up on after 1000 lines, long before --timeout', async () => {
+    // It prints as fast as it is read and never reads its stdin: each line used to be parsed the costly way,
+    // answered with a -32700 queued for it without bound (≈1 GB), and the deadline came seconds late.
+    const flood =
+      "const l = 'y\\n'.repeat(1000); const w = () => { while (process.stdout.write(l)); process.stdout.once('drain', w); }; w();";
+    const result = await runCli([
+      'tools',
+      '--json',
+      '--timeout',
+      '20000',
+      '--',
+      process.execPath,
+      '-e',
+      flood,
+    ]);
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(
+      /^toolwire: the command ".*" is not an MCP server: it printed plain text on stdout \("y"\), not MCP messages: 1000 lines and no answer to the MCP handshake$/m,
+    );
+    expect(failureObject(result)).toMatchObject({ code: 'NOT_AN_MCP_SERVER', details: { plainText: 'y' } });
+    expect(result.ms).toBeLessThan(10_000); // half the 20 s it was given
+  });
+
+  it('a program printing plain text is not answered line by line (its stdin gets no -32700)', async () => {
+    // 1500 plain lines, then what it was sent, counted on its stderr (shown with the failure).
+    const counter = [
+      "process.stdout.write('Hello\\n'.repeat(1500));",
+      "let text = ''; process.stdin.on('data', (c) => (text += c));",
+      "process.stdin.on('end', () => console.error('parse-error answers: ' + (text.split('-32700').length - 1)));",
+    ].join(' ');
+    const result = await runCli(['tools', '--timeout', '20000', '--', process.execPath, '-e', counter]);
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(/not an MCP server: it printed plain text on stdout \("Hello"\)/);
+    expect(result.stderr).toMatch(/^ {2}parse-error answers: 0$/m);
+  });
+
+  it('a program streaming JSON-RPC notifications and never answering: the deadline still comes', async () => {
+    const timeout = 1_500;
+    const note = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: 'x' },
+    });
+    const flood = `const l = ${JSON.stringify(`${note}\n`)}.repeat(1000); const w = () => { while (process.stdout.write(l)); process.stdout.once('drain', w); }; w();`;
+    const result = await runCli([
+      'tools',
+      '--json',
+      '--timeout',
+      String(timeout),
+      '--',
+      process.execPath,
+      '-e',
+      flood,
+    ]);
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(failureObject(result).code).toBe('CONNECT_TIMEOUT');
+    expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
+  });
+
   it('a silent program: the handshake is bounded by --timeout (it took 37 s with --timeout 3000)', async () => {
     const timeout = 3_000;
     const silent = ['-e', 'setTimeout(() => {}, 60_000)'];

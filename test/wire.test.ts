@@ -13,6 +13,21 @@ describe('stdio wire', () => {
     expect(await wire.call(2, 'ping')).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
   });
 
+  it('answers the first 8 lines that are not JSON with -32700, then only the requests', async () => {
+    await using wire = new RawWire();
+    wire.write('not json\n'.repeat(20));
+    wire.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+    const lines: unknown[] = [];
+    for (;;) {
+      const line = (await wire.next()) as { id?: unknown };
+      if (line.id === 1) break;
+      lines.push(line);
+    }
+    expect(lines).toHaveLength(8);
+    for (const line of lines) expect(line).toMatchObject({ error: { code: -32700 } });
+    expect(await wire.call(2, 'ping')).toEqual({ jsonrpc: '2.0', id: 2, result: {} });
+  });
+
   it('refuses requests before initialize but answers ping', async () => {
     await using wire = new RawWire();
     expect(await wire.call(1, 'tools/list')).toMatchObject({ id: 1, error: { code: -32600 } });

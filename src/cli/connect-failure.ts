@@ -58,7 +58,9 @@ export function connectFailure(
     const printed =
       watch.plainLines > 0
         ? `it printed plain text on stdout${watch.plainSample ? ` ("${watch.plainSample}")` : ''}, not MCP messages`
-        : undefined;
+        : watch.oversizedLines > 0
+          ? 'it printed lines on stdout too long to be MCP messages'
+          : undefined;
     if (watch.echoed) {
       return make(
         ExitCode.Connection,
@@ -71,6 +73,14 @@ export function connectFailure(
       return printed
         ? make(ExitCode.Connection, 'NOT_AN_MCP_SERVER', `${what} is not an MCP server: ${printed}, ${ended}`)
         : make(ExitCode.Connection, 'SERVER_EXITED', `${what} ${ended}`);
+    }
+    if (printed && !attempt.timedOut) {
+      const lines = watch.plainLines > 0 ? watch.plainLines : watch.oversizedLines;
+      return make(
+        ExitCode.Connection,
+        'NOT_AN_MCP_SERVER',
+        `${what} is not an MCP server: ${printed}: ${lines} lines and no answer to the MCP handshake`,
+      );
     }
     if (attempt.timedOut) {
       const silent = `did not answer the MCP handshake within ${attempt.timeout} ms`;

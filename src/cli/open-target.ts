@@ -38,7 +38,9 @@ export interface OpenedTarget {
   /** A short description for messages: the command line, or the URL. */
   readonly description: string;
   /** What a server command did while connecting (command targets only). */
-  readonly watch?: (WatchReport & { readonly echo: Promise<void>; givingUp: boolean }) | undefined;
+  readonly watch?:
+    | (WatchReport & { readonly echo: Promise<void>; readonly flooded: Promise<void>; givingUp: boolean })
+    | undefined;
 }
 
 export interface UrlTargetOptions {

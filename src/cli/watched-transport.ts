@@ -6,11 +6,17 @@
  *
  * An echo is never passed on: `cat` sends our `server/discover` back to us, and the client would answer
  * it (-32601), get its own answer echoed back as the reply to its request, and report "Method not found".
+ * Nor is what the command prints before anything answered that is not a JSON-RPC message (plain text, a
+ * JSON value that is not JSON-RPC, a line over the size limit that names no message): the engine would
+ * answer each with an error written to the command's stdin (`yes` never reads it), and that much of it
+ * ({@link MAX_PLAIN_LINES}, {@link MAX_OVERSIZED_LINES}) gives the command up at once, `--timeout` or not.
  * @module
  */
 import {
   ErrorCode,
+  LocalErrorCode,
   ProtocolError,
+  ToolwireError,
   isJsonObject,
   type JsonRpcMessage,
   type SendOptions,
@@ -28,9 +34,23 @@ export interface WatchReport {
   readonly plainLines: number;
   /** The start of the first such line, when the parser's message shows it. */
   readonly plainSample: string | undefined;
+  /** Lines on stdout over the size limit that name no MCP message, before anything answered. */
+  readonly oversizedLines: number;
   /** How the process ended, when it exited before we closed the connection. */
   readonly exit: ExitStatus | undefined;
 }
+
+/**
+ * Lines on stdout that are not JSON-RPC, before anything answered, after which the command is taken for no
+ * MCP server (an MCP server writes nothing else there; a few lines of a banner are forgiven).
+ */
+export const MAX_PLAIN_LINES = 1000;
+
+/** Lines over the size limit (4 MiB) that name no message, before anything answered: the same verdict. */
+const MAX_OVERSIZED_LINES = 4;
+
+/** The characters of a JSON value that is not JSON-RPC shown as its sample (as V8 quotes a line). */
+const SAMPLE_CHARS = 10;
 
 /** Outgoing messages remembered to recognize an echo; only the connect's few are ever kept. */
 const MAX_REMEMBERED = 16;
@@ -51,11 +71,17 @@ export class WatchedTransport implements Transport, WatchReport {
   readonly restart?: () => Promise<void>;
   /** Resolves when the command echoed a message back: it is no MCP server. */
   readonly echo: Promise<void>;
+  /**
+   * Resolves when the command printed too much that is not JSON-RPC before answering ({@link MAX_PLAIN_LINES}):
+   * it is no MCP server.
+   */
+  readonly flooded: Promise<void>;
 
   answered = false;
   echoed = false;
   plainLines = 0;
   plainSample: string | undefined;
+  oversizedLines = 0;
   exit: ExitStatus | undefined;
   /** Set before closing on purpose (timed out, echoed): closing then waits for nothing. */
   givingUp = false;
@@ -67,6 +93,8 @@ export class WatchedTransport implements Transport, WatchReport {
   readonly #sentRequests = new Map<string | number, string>();
   #closing = false;
   #onEcho: () => void = () => undefined;
+  #onFlooded: () => void = () => undefined;
+  readonly #onPlainText: ((sample: string | undefined) => void) | undefined;
 
   /**
    * `exitStatus` reads how the process ended (the stdio transport's `exitStatus`); `onPlainText` hears of
@@ -78,7 +106,9 @@ export class WatchedTransport implements Transport, WatchReport {
     onPlainText?: (sample: string | undefined) => void,
   ) {
     this.#inner = inner;
+    this.#onPlainText = onPlainText;
     this.echo = new Promise<void>((resolve) => (this.#onEcho = resolve));
+    this.flooded = new Promise<void>((resolve) => (this.#onFlooded = resolve));
     this.#ended = new Promise<void>((resolve) => (this.#onEnded = resolve));
     const restartable = inner as Transport & { restart?: unknown };
     if (typeof restartable.restart === 'function') {
@@ -92,17 +122,23 @@ export class WatchedTransport implements Transport, WatchReport {
           this.#onEcho();
           return;
         }
-        if (looksLikeJsonRpc(message)) this.answered = true;
+        if (!looksLikeJsonRpc(message)) {
+          this.#plainLine(() => sampleOfValue(message));
+          return;
+        }
+        this.answered = true;
       }
       this.onmessage?.(message);
     };
     inner.onerror = (error) => {
       if (!this.answered && error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
-        this.plainLines += 1;
-        if (this.plainLines === 1) {
-          this.plainSample = sampleOf(error);
-          onPlainText?.(this.plainSample);
-        }
+        this.#plainLine(() => sampleOf(error));
+        return;
+      }
+      if (!this.answered && isNamelessTooLarge(error)) {
+        if (this.oversizedLines < MAX_OVERSIZED_LINES) this.oversizedLines += 1;
+        if (this.oversizedLines === MAX_OVERSIZED_LINES) this.#onFlooded();
+        return;
       }
       this.onerror?.(error);
     };
@@ -137,6 +173,16 @@ export class WatchedTransport implements Transport, WatchReport {
     return this.#inner.close();
   }
 
+  /** A line that is not JSON-RPC before anything answered: counted, its sample kept, never passed on. */
+  #plainLine(sample: () => string | undefined): void {
+    if (this.plainLines === MAX_PLAIN_LINES) return;
+    this.plainLines += 1;
+    if (this.plainLines === 1) {
+      this.plainSample = sample();
+      this.#onPlainText?.(this.plainSample);
+    } else if (this.plainLines === MAX_PLAIN_LINES) this.#onFlooded();
+  }
+
   #remember(message: JsonRpcMessage | JsonRpcMessage[]): void {
     this.#sentText.add(JSON.stringify(message));
     for (const item of Array.isArray(message) ? message : [message]) {
@@ -158,6 +204,19 @@ export class WatchedTransport implements Transport, WatchReport {
 function looksLikeJsonRpc(message: unknown): boolean {
   const first: unknown = Array.isArray(message) ? message[0] : message;
   return isJsonObject(first) && first.jsonrpc === '2.0';
+}
+
+/** A `MESSAGE_TOO_LARGE` whose start and end name no request or answer (its details carry no `id`). */
+function isNamelessTooLarge(error: Error): boolean {
+  if (!(error instanceof ToolwireError) || error.code !== LocalErrorCode.MessageTooLarge) return false;
+  const details: unknown = error.details;
+  return !isJsonObject(details) || details.id === undefined;
+}
+
+/** The start of a JSON value that is not JSON-RPC, as {@link sampleOf} shows a line. */
+function sampleOfValue(value: unknown): string | undefined {
+  const text = JSON.stringify(value) ?? '';
+  return text.length > SAMPLE_CHARS ? `${text.slice(0, SAMPLE_CHARS)}…` : text;
 }
 
 /** The line as JSON.parse quoted it in its message (`Unexpected token 'h', "hello" is not valid JSON`). */

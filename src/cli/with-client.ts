@@ -122,7 +122,8 @@ type ConnectOutcome = 'connected' | { error: unknown; timedOut: boolean };
 
 /**
  * Connects, or gives up when `timeout` ms have passed (whatever the client's own probe and handshake
- * timeouts), or as soon as the command echoes what it is sent.
+ * timeouts), or as soon as the command echoes what it is sent or floods its stdout with what is not
+ * JSON-RPC.
  */
 async function connectWithin(client: Client, opened: OpenedTarget, timeout: number): Promise<ConnectOutcome> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -133,12 +134,17 @@ async function connectWithin(client: Client, opened: OpenedTarget, timeout: numb
   const deadline = new Promise<ConnectOutcome>((resolve) => {
     timer = setTimeout(() => resolve({ error: new Error('connect timed out'), timedOut: true }), timeout);
   });
-  const echoed = (opened.watch?.echo ?? new Promise<never>(() => undefined)).then((): ConnectOutcome => ({
+  const never = new Promise<never>(() => undefined);
+  const echoed = (opened.watch?.echo ?? never).then((): ConnectOutcome => ({
     error: new Error('the command echoes its input'),
     timedOut: false,
   }));
+  const flooded = (opened.watch?.flooded ?? never).then((): ConnectOutcome => ({
+    error: new Error('the command prints what is not JSON-RPC'),
+    timedOut: false,
+  }));
   try {
-    return await Promise.race([connecting, deadline, echoed]);
+    return await Promise.race([connecting, deadline, echoed, flooded]);
   } finally {
     clearTimeout(timer);
   }

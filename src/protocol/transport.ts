@@ -51,7 +51,8 @@ export interface Transport {
   /**
    * A parsed JSON value arrived (an object or a batch array); the engine classifies it.
    * Bytes that are not JSON are reported through `onerror` with a `ProtocolError` of code -32700,
-   * and the engine answers them with a parse error; the connection lives on.
+   * and the engine answers the first few (`MAX_PARSE_ERROR_ANSWERS`) with a parse error; the connection
+   * lives on.
    */
   onmessage?: (message: unknown) => void;
   /**

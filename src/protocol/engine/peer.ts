@@ -52,6 +52,8 @@ export class Peer<C = unknown> {
   readonly #maxBatchSize: number;
   #transport: Transport | undefined;
   #closed = false;
+  /** -32700 answers sent so far (at most {@link MAX_PARSE_ERROR_ANSWERS}). */
+  #parseErrorAnswers = 0;
 
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -211,7 +213,12 @@ export class Peer<C = unknown> {
 
   #transportError(error: Error): void {
     if (error instanceof ProtocolError && error.code === ErrorCode.ParseError) {
-      this.#incoming.send(errorResponse(this.#options.unknownErrorId?.(this.#connection), error.toJSON()));
+      // Answered a few times (an id it may have had is unknown, so JSON-RPC's answer to a request): a peer
+      // that keeps writing what is not JSON is not listening to them, and may not read them at all.
+      if (this.#parseErrorAnswers < MAX_PARSE_ERROR_ANSWERS) {
+        this.#parseErrorAnswers += 1;
+        this.#incoming.send(errorResponse(this.#options.unknownErrorId?.(this.#connection), error.toJSON()));
+      }
       // An answer refused for its depth still names its request: fail that now, not at its timeout.
       const deep = error.cause;
       if (deep instanceof DeepJsonError && deep.answer && deep.id !== undefined) {
@@ -382,6 +389,13 @@ export class Peer<C = unknown> {
     }
   }
 }
+
+/**
+ * The -32700 answers one connection gets; later lines that are not JSON are only reported (`onerror`). A
+ * peer writing plain text forever (a server command logging on stdout, `yes`) would otherwise get an
+ * answer per line, queued without bound when it never reads them.
+ */
+export const MAX_PARSE_ERROR_ANSWERS = 8;
 
 /** Notifications dropped rather than queued while the transport's backlog is full (see `Peer.notify`). */
 const DROPPABLE = new Set(['notifications/message', 'notifications/progress']);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { TransportError } from '../transport-error.js';
 import { LineDecoder, serializeMessage, type DecodedItem } from './line-decoder.js';
@@ -32,6 +32,46 @@ describe('LineDecoder', () => {
     expect(decoder.push('"method":"ping"')).toEqual([]);
     expect(values(decoder.push('}\n'))).toEqual([{ jsonrpc: '2.0', method: 'ping' }]);
     expect(decoder.bufferedBytes).toBe(0);
+  });
+
+  it('refuses a line that cannot start JSON without JSON.parse, in the words JSON.parse would use', () => {
+    const lines = [
+      'y',
+      'Hello! I print text',
+      'Hello! I print text, not MCP',
+      'nope',
+      `fals${'x'.repeat(30)}`,
+      'not json',
+      'tru',
+      'falsy',
+      '\u0002abc',
+      '#!x',
+      'é',
+    ];
+    const expected = lines.map((line) => {
+      try {
+        JSON.parse(line);
+        return 'parsed';
+      } catch (error) {
+        return `Parse error: ${(error as Error).message}`;
+      }
+    });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const items = new LineDecoder().push(lines.join('\n') + '\n');
+      expect(parse).not.toHaveBeenCalled(); // each of those costs a SyntaxError (≈20 µs a line)
+      expect(items.map((item) => (item.kind === 'parse-error' ? item.error.message : item.kind))).toEqual(
+        expected,
+      );
+    } finally {
+      parse.mockRestore();
+    }
+    // What may start JSON is still JSON.parse's to judge: a value, or a literal followed by more.
+    expect(values(new LineDecoder().push('1\n"x"\nnull\n-2\n [3]\n'))).toEqual([1, 'x', null, -2, [3]]);
+    expect(new LineDecoder().push('null x\n')[0]).toMatchObject({
+      kind: 'parse-error',
+      error: { message: 'Parse error: Unexpected non-whitespace character after JSON at position 5' },
+    });
   });
 
   it('parses many messages from one chunk, in order', () => {

@@ -160,6 +160,14 @@ const EMPTY = Buffer.alloc(0);
 
 function decodeLine(text: string, out: DecodedItem[]): void {
   if (text.trim() === '') return;
+  const notJson = notJsonAt(text);
+  if (notJson !== -1) {
+    out.push({
+      kind: 'parse-error',
+      error: new ProtocolError(ErrorCode.ParseError, `Parse error: ${unexpectedToken(text, notJson)}`),
+    });
+    return;
+  }
   try {
     out.push({ kind: 'message', value: parsePeerJson(text) });
   } catch (error) {
@@ -170,6 +178,40 @@ function decodeLine(text: string, out: DecodedItem[]): void {
       }),
     });
   }
+}
+
+/** The literals a JSON text may start with a letter of. */
+const LITERALS: Readonly<Record<string, string>> = { t: 'true', f: 'false', n: 'null' };
+
+/**
+ * Where a line is seen not to be JSON from its first characters, else -1 (JSON.parse decides): a first
+ * character no JSON text starts with (`y`, `Hello`), or a letter that does not go on as its literal
+ * (`nope`). JSON.parse builds a costly SyntaxError for each line it refuses (≈20 µs), so a command
+ * printing plain text on stdout took seconds per 64 KiB of short lines; a message costs one comparison.
+ */
+function notJsonAt(text: string): number {
+  const first = text.charCodeAt(0);
+  // `{`, `[`: a message or a batch, left to JSON.parse at once.
+  if (first === 0x7b || first === 0x5b) return -1;
+  const char = text[0] ?? '';
+  const literal = LITERALS[char];
+  if (literal !== undefined) {
+    for (let at = 1; at < literal.length; at++) if (text[at] !== literal[at]) return at;
+    return -1;
+  }
+  // `"`, `-`, a digit, or JSON whitespace before the value.
+  if (char === '"' || char === '-' || (first >= 0x30 && first <= 0x39)) return -1;
+  if (char === ' ' || char === '\t' || char === '\r') return -1;
+  return 0;
+}
+
+/** What JSON.parse says of such a line: all of it quoted, or of a longer one 10 characters either side. */
+function unexpectedToken(text: string, at: number): string {
+  const end = Math.min(text.length, at + 10);
+  const shown = text.length > 20 ? `"${text.slice(0, end)}"${end < text.length ? '...' : ''}` : `"${text}"`;
+  return at >= text.length
+    ? 'Unexpected end of JSON input'
+    : `Unexpected token '${text[at] ?? ''}', ${shown} is not valid JSON`;
 }
 
 /**

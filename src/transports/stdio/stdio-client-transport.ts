@@ -295,7 +295,11 @@ export class StdioClientTransport implements Transport {
       // EPIPE: the child stopped reading; its exit is reported on its own.
       if (error.code !== 'EPIPE') this.report(error);
     });
-    stdout.on('data', (chunk: Buffer) => this.dispatch(decoder.push(chunk)));
+    // Once closing, nothing read is passed on: what the child still prints is drained, not parsed (a
+    // command flooding its stdout would otherwise keep the shutdown's timers waiting behind its lines).
+    stdout.on('data', (chunk: Buffer) => {
+      if (this.state === 'open') this.dispatch(decoder.push(chunk));
+    });
     stdout.on('end', () => {
       this.dispatch(decoder.end());
       if (!hasExited) stdoutTimer = setTimeout(stdoutClosed, STREAM_CLOSE_GRACE_MS);
