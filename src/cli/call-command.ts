@@ -112,13 +112,14 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     defaultAction: 'allow',
     approver: terminal.approver,
   };
-  return withClient(line.target, { ...line.client, approval }, async (client) => {
-    const listed = await listTools(client);
+  return withClient(line.target, { ...line.client, approval }, async (client, signal) => {
+    const listed = await listTools(client, signal);
     const tool = listed?.find((t) => t.name === name);
     const args = buildToolArguments(input, tool?.inputSchema);
     if (tool) checkToolArguments(tool, args, HINT);
     const result = await client
       .callTool(name, args, {
+        signal,
         ...(line.client.timeout === undefined ? {} : { timeout: line.client.timeout }),
         ...(values.task ? { task: true } : {}),
         onTaskStatus: ({ taskId, status, statusMessage }) => {
@@ -148,9 +149,9 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
 }
 
 /** The server's tools, or undefined when it has no list to give (no tools/list): the call is then made blind. */
-async function listTools(client: Client): Promise<readonly Tool[] | undefined> {
+async function listTools(client: Client, signal: AbortSignal): Promise<readonly Tool[] | undefined> {
   try {
-    return await client.listTools();
+    return await client.listTools({ signal });
   } catch (error) {
     if (exitCodeFor(error) === ExitCode.Connection) throw error;
     return undefined;

@@ -9,6 +9,8 @@
  * | 3    | protocol error: the server answered with a JSON-RPC error (or bad result)  |
  * | 4    | connection failure: spawn failed, connection closed, timeout, version      |
  * | 5    | denied: the call was not approved, or the server refused the credentials   |
+ * | 130  | interrupted by SIGINT (Ctrl-C): what was in flight was cancelled            |
+ * | 143  | stopped by SIGTERM: likewise                                               |
  *
  * How a failure is printed (a line on stderr; with `--json`, also one JSON object on stdout) is in
  * `report-failure.ts`.
@@ -24,6 +26,10 @@ export const ExitCode = {
   Protocol: 3,
   Connection: 4,
   Denied: 5,
+  /** 128 + SIGINT's number, as a shell reports a command Ctrl-C stopped. */
+  Interrupted: 130,
+  /** 128 + SIGTERM's number. */
+  Terminated: 143,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -39,6 +45,8 @@ export const EXIT_CODES_HELP = `Exit codes:
      version mismatch)
   5  denied (the tool call was not approved, or the server refused the credentials:
      HTTP 401/403; nothing was run)
+  130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM while talking to a server: the requests in flight
+     were cancelled and a server command stopped (a second signal exits at once)
 With --json, every failure with exit code 2 or more also prints one JSON object on stdout:
   {"error": {"code": "STABLE_CODE", "message": "…", "details": {…}}}`;
 
@@ -50,6 +58,8 @@ const DEFAULT_CODES: Readonly<Record<ExitCodeValue, string>> = {
   3: 'PROTOCOL_ERROR',
   4: 'CONNECTION_FAILED',
   5: 'DENIED',
+  130: 'INTERRUPTED',
+  143: 'INTERRUPTED',
 };
 
 export interface CliErrorOptions {

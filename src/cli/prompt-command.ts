@@ -53,20 +53,25 @@ export async function promptCommand(argv: readonly string[]): Promise<ExitCodeVa
       throw usageError(`expected key=value, got "${pair}" (put the server command after "--")`, HINT);
     args[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  return withClient(line.target, line.client, async (client) => {
-    const prompt = await findPrompt(client, name, line.target);
+  return withClient(line.target, line.client, async (client, signal) => {
+    const prompt = await findPrompt(client, name, line.target, signal);
     if (prompt) checkPromptArguments(prompt, args);
-    const result = await client.getPrompt(name, args);
+    const result = await client.getPrompt(name, args, { signal });
     printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrompt(result));
     return ExitCode.Success;
   });
 }
 
 /** The prompt as listed; not listed: a usage error (`UNKNOWN_PROMPT`). Undefined when there is no list. */
-async function findPrompt(client: Client, name: string, target: Target): Promise<Prompt | undefined> {
+async function findPrompt(
+  client: Client,
+  name: string,
+  target: Target,
+  signal: AbortSignal,
+): Promise<Prompt | undefined> {
   let prompts: Prompt[];
   try {
-    prompts = await client.listPrompts();
+    prompts = await client.listPrompts({ signal });
   } catch (error) {
     if (exitCodeFor(error) === ExitCode.Connection) throw error;
     return undefined;

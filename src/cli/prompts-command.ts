@@ -36,9 +36,9 @@ export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeV
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
-  return withClient(line.target, line.client, async (client) => {
+  return withClient(line.target, line.client, async (client, signal) => {
     const declared = client.serverCapabilities?.prompts !== undefined;
-    const prompts = declared ? await client.listPrompts() : [];
+    const prompts = declared ? await client.listPrompts({ signal }) : [];
     if (line.json) {
       printOut(`${JSON.stringify(prompts, null, 2)}\n`);
       return ExitCode.Success;

@@ -39,8 +39,8 @@ export async function readCommand(argv: readonly string[]): Promise<ExitCodeValu
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 1, urlPositionals: true });
   const uri = line.positionals[0];
   if (uri === undefined || uri === '') throw usageError('missing the URI of the resource to read', HINT);
-  return withClient(line.target, line.client, async (client) => {
-    const result = await client.readResource(uri);
+  return withClient(line.target, line.client, async (client, signal) => {
+    const result = await client.readResource(uri, { signal });
     printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatContents(result));
     return ExitCode.Success;
   });

@@ -39,10 +39,10 @@ export async function resourcesCommand(argv: readonly string[]): Promise<ExitCod
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
-  return withClient(line.target, line.client, async (client) => {
+  return withClient(line.target, line.client, async (client, signal) => {
     const declared = client.serverCapabilities?.resources !== undefined;
-    const resources = declared ? await client.listResources() : [];
-    const resourceTemplates = declared ? await listTemplates(client) : [];
+    const resources = declared ? await client.listResources({ signal }) : [];
+    const resourceTemplates = declared ? await listTemplates(client, signal) : [];
     if (line.json) {
       printOut(`${JSON.stringify({ resources, resourceTemplates }, null, 2)}\n`);
       return ExitCode.Success;
@@ -63,9 +63,9 @@ export async function resourcesCommand(argv: readonly string[]): Promise<ExitCod
 }
 
 /** Templates are optional within the capability: a server that has no `resources/templates/list` has none. */
-async function listTemplates(client: Client): Promise<ResourceTemplate[]> {
+async function listTemplates(client: Client, signal: AbortSignal): Promise<ResourceTemplate[]> {
   try {
-    return await client.listResourceTemplates();
+    return await client.listResourceTemplates({ signal });
   } catch (error) {
     if (exitCodeFor(error) !== ExitCode.Protocol) throw error;
     return [];

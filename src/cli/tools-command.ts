@@ -39,8 +39,8 @@ export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeVal
     return ExitCode.Success;
   }
   const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
-  return withClient(line.target, line.client, async (client) => {
-    const tools = await client.listTools();
+  return withClient(line.target, line.client, async (client, signal) => {
+    const tools = await client.listTools({ signal });
     if (line.json) {
       printOut(`${JSON.stringify(tools, null, 2)}\n`);
       return ExitCode.Success;

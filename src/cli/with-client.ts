@@ -14,6 +14,7 @@ import { storedOAuthClient } from './stored-oauth.js';
 import { terminalElicitation, type TerminalElicitation } from './terminal-elicitation.js';
 import { VERSION } from './version.js';
 import { printErr } from './terminal-text.js';
+import { interruptOnSignals, type Interruption } from './stop-signals.js';
 
 export interface WithClientOptions {
   /** Bounds the connect, and each request after it, in ms (default 60 s). */
@@ -53,11 +54,29 @@ function plainTextNote(sample: string | undefined): string {
 /** The client's own probe patience (5 s) is cut down when the whole connect has less than twice that. */
 const DEFAULT_DISCOVER_TIMEOUT_MS = 5_000;
 
-/** Runs `work` with a connected client; closes the connection (and stops the server) afterwards. */
+/**
+ * Runs `work` with a connected client; closes the connection (and stops the server) afterwards. `work`
+ * passes `signal` to its requests: a SIGINT or SIGTERM meanwhile cancels them (`notifications/cancelled`),
+ * closes the connection, and fails with exit code 130 or 143 (see `interruptOnSignals`).
+ */
 export async function withClient<T>(
   target: Target,
   options: WithClientOptions,
-  work: (client: Client) => Promise<T>,
+  work: (client: Client, signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const interruption = interruptOnSignals();
+  try {
+    return await connectAndWork(target, options, interruption, work);
+  } finally {
+    interruption.dispose();
+  }
+}
+
+async function connectAndWork<T>(
+  target: Target,
+  options: WithClientOptions,
+  interruption: Interruption,
+  work: (client: Client, signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const timeout = options.timeout ?? DEFAULT_TIMEOUT_MS;
   const elicitation = options.elicitation ?? terminalElicitation();
@@ -101,16 +120,20 @@ export async function withClient<T>(
     timeout,
     timedOut,
   });
-  const outcome = await connectWithin(client, opened, timeout);
+  const outcome = await connectWithin(client, opened, timeout, interruption.interrupted);
   clearTimeout(note);
   if (outcome !== 'connected') {
     if (opened.watch) opened.watch.givingUp = true;
     await client.close().catch(() => undefined);
-    throw connectFailure(outcome.error, attempt(outcome.timedOut), 'connect');
+    throw interruption.error ?? connectFailure(outcome.error, attempt(outcome.timedOut), 'connect');
   }
   try {
-    return await work(client);
+    // The requests given the signal were cancelled when it aborted; the work is not waited for.
+    const working = work(client, interruption.signal);
+    working.catch(() => undefined);
+    return await Promise.race([working, interruption.interrupted]);
   } catch (error) {
+    if (interruption.error) throw interruption.error;
     if (!(error instanceof ToolwireError) || exitCodeFor(error) !== ExitCode.Connection) throw error;
     throw connectFailure(error, attempt(false), 'work');
   } finally {
@@ -125,7 +148,12 @@ type ConnectOutcome = 'connected' | { error: unknown; timedOut: boolean };
  * timeouts), or as soon as the command echoes what it is sent or floods its stdout with what is not
  * JSON-RPC.
  */
-async function connectWithin(client: Client, opened: OpenedTarget, timeout: number): Promise<ConnectOutcome> {
+async function connectWithin(
+  client: Client,
+  opened: OpenedTarget,
+  timeout: number,
+  interrupted: Promise<never>,
+): Promise<ConnectOutcome> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const connecting = client.connect(opened.transport, { timeout }).then(
     (): ConnectOutcome => 'connected',
@@ -144,7 +172,8 @@ async function connectWithin(client: Client, opened: OpenedTarget, timeout: numb
     timedOut: false,
   }));
   try {
-    return await Promise.race([connecting, deadline, echoed, flooded]);
+    const stopped = interrupted.catch((error: unknown): ConnectOutcome => ({ error, timedOut: false }));
+    return await Promise.race([connecting, deadline, echoed, flooded, stopped]);
   } finally {
     clearTimeout(timer);
   }

@@ -1,0 +1,104 @@
+// SIGINT (Ctrl-C) or SIGTERM while `toolwire call` waits for a tool: the call is cancelled
+// (notifications/cancelled), the server command is stopped even when it ignores the end of its stdin and
+// SIGINT (stdin closed, then SIGTERM), and the command exits 130 or 143; a second signal exits at once.
+// The signal goes to the CLI only, as `kill`, `timeout` or a supervisor sends it.
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExitCode } from '../src/cli/exit-code.js';
+import { BIN, REPO, failureObject, type CliRun } from './_cli.js';
+
+const SERVER = join(REPO, 'test/fixtures/stubborn-slow-server.mjs');
+
+let workspace: string;
+let runs = 0;
+
+beforeAll(async () => {
+  workspace = await mkdtemp(join(tmpdir(), 'toolwire-interrupt-'));
+});
+
+afterAll(async () => {
+  if (workspace) await rm(workspace, { recursive: true, force: true });
+});
+
+/** What the server logged (see the fixture). */
+async function serverLog(file: string): Promise<string> {
+  return readFile(file, 'utf8').catch(() => '');
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `toolwire call --tool slow` against the stubborn server; once the server saw the call, sends the
+ * CLI `signals` (each after the server saw the call cancelled). Resolves with the run, the server's log and its pid.
+ */
+async function interruptedCall(
+  signals: readonly NodeJS.Signals[],
+  extra: readonly string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ run: CliRun; log: string; serverPid: number }> {
+  const log = join(workspace, `server-${++runs}.log`);
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [BIN, 'call', '--tool', 'slow', ...extra, '--', process.execPath, SERVER],
+    { cwd: REPO, env: { ...process.env, ...env, STUBBORN_LOG: log }, stdio: ['pipe', 'pipe', 'pipe'] },
+  );
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  child.stdin.end();
+  await expect.poll(() => serverLog(log)).toMatch(/^call \S+$/m);
+  for (const [index, signal] of signals.entries()) {
+    // The next one once this one was seen (two pending signals of a kind are delivered as one).
+    child.kill(signal);
+    if (index < signals.length - 1) await expect.poll(() => serverLog(log)).toMatch(/^cancelled /m);
+  }
+  const code = await closed;
+  const text = await serverLog(log);
+  const serverPid = Number(/^pid (\d+)$/m.exec(text)?.[1]);
+  return { run: { code, stdout, stderr, ms: performance.now() - started }, log: text, serverPid };
+}
+
+describe('a signal mid-call', () => {
+  it('SIGINT: the call is cancelled, the server stopped, exit 130', async () => {
+    const { run, log, serverPid } = await interruptedCall(['SIGINT']);
+    expect(run.code).toBe(ExitCode.Interrupted);
+    expect(run.stderr).toMatch(/^toolwire: interrupted by SIGINT/m);
+    const id = /^call (\S+)$/m.exec(log)?.[1];
+    expect(log).toMatch(new RegExp(`^cancelled ${id} interrupted by SIGINT`, 'm'));
+    expect(log.indexOf('cancelled')).toBeLessThan(log.indexOf('stdin ended')); // before its stdin closed
+    expect(alive(serverPid)).toBe(false); // it ignores the end of its stdin: SIGTERM stopped it
+  });
+
+  it('SIGTERM: likewise, exit 143, and with --json one JSON object', async () => {
+    const { run, log, serverPid } = await interruptedCall(['SIGTERM'], ['--json']);
+    expect(run.code).toBe(ExitCode.Terminated);
+    expect(failureObject(run)).toMatchObject({ code: 'INTERRUPTED', details: { signal: 'SIGTERM' } });
+    expect(log).toMatch(/^cancelled \S+ interrupted by SIGTERM/m);
+    expect(alive(serverPid)).toBe(false);
+  });
+
+  it('a second signal exits at once, without waiting for the server to stop', async () => {
+    // This server ignores SIGTERM too: stopping it takes two 1 s steps, then SIGKILL.
+    const { run, serverPid } = await interruptedCall(['SIGINT', 'SIGINT'], [], { STUBBORN_IGNORE_TERM: '1' });
+    try {
+      expect(run.code).toBe(ExitCode.Interrupted);
+      // The CLI did not wait for it to stop.
+      expect(alive(serverPid)).toBe(true);
+    } finally {
+      if (alive(serverPid)) process.kill(serverPid, 'SIGKILL');
+    }
+  });
+});
