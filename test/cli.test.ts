@@ -166,6 +166,22 @@ describe('toolwire call', () => {
     });
   });
 
+  it('exits 2, running nothing, for a number JSON cannot carry (1e400, beyond 2^53), naming the argument', async () => {
+    const infinite = await run(['call', '--tool', 'add', '--json', 'a=1e400', 'b=1', ...SERVE_FIXTURE]);
+    expect(infinite.code).toBe(ExitCode.Usage); // it was sent as null: the server refused it, exit 1
+    expect(infinite.stderr).toMatch(/^toolwire: a=1e400: a number too large to be finite/);
+    expect(failureObject(infinite).code).toBe('INVALID_ARGUMENTS');
+    const inArgs = await run(['call', '--tool', 'add', '--args', '{"a":-1e400,"b":1}', ...SERVE_FIXTURE]);
+    expect(inArgs.code).toBe(ExitCode.Usage);
+    expect(inArgs.stderr).toMatch(/^toolwire: --args: a number too large to be finite/);
+    const big = await run(['call', '--tool', 'add', 'a=12345678901234567890', 'b=1', ...SERVE_FIXTURE]);
+    expect(big.code).toBe(ExitCode.Usage);
+    expect(big.stderr).toMatch(
+      /^toolwire: a=12345678901234567890: 12345678901234567890, an integer beyond 2\^53 - 1 \(it would be sent as 12345678901234567000\)/,
+    );
+    expect(big.stderr).toContain('Nothing was run.');
+  });
+
   it('summarizes images, audio, links and embedded resources', async () => {
     const result = await run(['call', '--tool', 'all_content', ...SERVE_FIXTURE]);
     expect(result.code).toBe(0);

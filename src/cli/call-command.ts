@@ -115,7 +115,7 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
   return withClient(line.target, { ...line.client, approval }, async (client, signal) => {
     const listed = await listTools(client, signal);
     const tool = listed?.find((t) => t.name === name);
-    const args = buildToolArguments(input, tool?.inputSchema);
+    const args = buildToolArguments(input, tool?.inputSchema, HINT);
     if (tool) checkToolArguments(tool, args, HINT);
     const result = await client
       .callTool(name, args, {

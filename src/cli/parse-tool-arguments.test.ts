@@ -28,6 +28,30 @@ describe('key=value arguments typed by the input schema', () => {
     expect(coerceValue('5', { type: ['integer', 'string'] })).toBe(5);
   });
 
+  it('refuses numbers JSON cannot carry, or keeps the digits as a string where one is allowed', () => {
+    const schema = {
+      type: 'object',
+      properties: { n: { type: 'number' }, u: { type: ['string', 'number'] }, list: { type: 'array' } },
+    };
+    const build = (pairs: string[], args?: string) =>
+      buildToolArguments(parseToolArguments(args, pairs, 'hint'), schema, 'hint');
+    expect(() => build(['n=1e400'])).toThrow(/^n=1e400: a number too large to be finite/);
+    expect(() => build(['list=[1,-1e999]'])).toThrow(/^list=\[1,-1e999\]: a number too large/);
+    expect(() => build(['free=1e400'])).toThrow(/^free=1e400: a number too large/);
+    expect(() => build([], '{"a":{"b":[1e400]}}')).toThrow(/^--args: a number too large to be finite/);
+    expect(() => build(['n=9007199254740993'])).toThrow(/9007199254740993, an integer beyond 2\^53 - 1/);
+    expect(() => build([], '{"n":-9007199254740993}')).toThrow(/^--args: -9007199254740993, an integer/);
+    expect(build(['u=12345678901234567890', 'free=12345678901234567890'])).toEqual({
+      u: '12345678901234567890',
+      free: '12345678901234567890',
+    });
+    expect(build(['n=9007199254740991', 'u=1.5e300'], '{"s":"12345678901234567890"}')).toEqual({
+      s: '12345678901234567890',
+      n: 9007199254740991,
+      u: 1.5e300,
+    });
+  });
+
   it('builds the arguments: --args first, pairs override, each pair typed by its property', () => {
     const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } } };
     const input = parseToolArguments(
