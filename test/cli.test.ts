@@ -300,6 +300,29 @@ describe('toolwire call', () => {
       ExitCode.Usage,
     );
   });
+
+  it('exits 2 for a --timeout no timer takes (2^31 ms or more, 1e3, empty), at once', async () => {
+    // 99999999999 ms used to overflow Node's timer: the connect "timed out" at once, exit 4.
+    for (const value of ['2147483648', '99999999999', '1e3', '0x10', '', '0', '1.5']) {
+      const result = await run(['tools', '--json', '--timeout', value, ...SERVE_FIXTURE]);
+      expect(result.code, value).toBe(ExitCode.Usage);
+      expect(failureObject(result).message, value).toBe(
+        `--timeout must be a positive integer of milliseconds, at most 2147483647, got "${value}"`,
+      );
+      expect(result.stderr, value).not.toMatch(/TimeoutOverflowWarning/);
+    }
+    const longest = await run([
+      'call',
+      '--tool',
+      'echo',
+      '--timeout',
+      '2147483647',
+      'text=hi',
+      ...SERVE_FIXTURE,
+    ]);
+    expect(longest.code).toBe(0);
+    expect(longest.stdout).toBe('hi\n');
+  });
 });
 
 describe('toolwire serve', () => {

@@ -173,7 +173,8 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     throw usageError('set TOOLWIRE_TOKEN to the API token the gateway printed when it started', HINT);
   const base = apiBase(values.gateway);
   const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT) ?? 10_000;
-  const forMs = parsePositiveInteger(values.for, 'for', HINT);
+  // Not a timer here: the gateway keeps the approval until then.
+  const forMs = parsePositiveInteger(values.for, 'for', HINT, Number.MAX_SAFE_INTEGER);
 
   if (action === 'list') {
     const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };

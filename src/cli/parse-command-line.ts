@@ -42,16 +42,26 @@ function cleanParseError(error: unknown): string {
   return message.split('. To specify')[0]?.split('\n')[0] ?? message;
 }
 
-/** Parses a positive integer option such as `--timeout 5000`. */
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days); a longer one fires after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Parses a positive integer option of milliseconds such as `--timeout 5000`: decimal digits only (not
+ * `1e3`, `0x10`, ` 5`), and at most `max` (default {@link MAX_TIMER_MS}: the option is a timer's).
+ */
 export function parsePositiveInteger(
   value: string | undefined,
   name: string,
   helpHint: string,
+  max: number = MAX_TIMER_MS,
 ): number | undefined {
   if (value === undefined) return undefined;
-  const parsed = Number(value);
-  if (!Number.isSafeInteger(parsed) || parsed <= 0) {
-    throw usageError(`--${name} must be a positive integer (milliseconds), got "${value}"`, helpHint);
+  const parsed = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(parsed) || parsed <= 0 || parsed > max) {
+    throw usageError(
+      `--${name} must be a positive integer of milliseconds, at most ${max}, got "${value}"`,
+      helpHint,
+    );
   }
   return parsed;
 }
