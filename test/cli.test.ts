@@ -301,6 +301,23 @@ describe('toolwire call', () => {
     );
   });
 
+  it('exits 2 for an option that takes one value given twice; --header and --root may repeat', async () => {
+    // `--tool err --tool echo` called echo, and the first --args was dropped without a word.
+    for (const twice of [
+      ['--tool', 'add', '--tool', 'echo', 'text=x'],
+      ['--tool', 'echo', '--args', '{"text":"a"}', '--args={"text":"b"}'],
+      ['--tool', 'echo', 'text=x', '--timeout', '5000', '--timeout', '6000'],
+    ]) {
+      const result = await run(['call', '--json', ...twice, ...SERVE_FIXTURE]);
+      expect(result.code, twice.join(' ')).toBe(ExitCode.Usage);
+      expect(failureObject(result).message).toMatch(
+        /^--(tool|args|timeout) given twice \(it takes one value\)$/,
+      );
+    }
+    const roots = await run(['tools', '--root', '.', '--root', 'test', '--json', ...SERVE_FIXTURE]);
+    expect(roots.code).toBe(0);
+  });
+
   it('exits 2 for a --timeout no timer takes (2^31 ms or more, 1e3, empty), at once', async () => {
     // 99999999999 ms used to overflow Node's timer: the connect "timed out" at once, exit 4.
     for (const value of ['2147483648', '99999999999', '1e3', '0x10', '', '0', '1.5']) {

@@ -28,11 +28,32 @@ export function parseCommandLine<O extends Options>(
   const split = argv.indexOf('--');
   const before = split === -1 ? [...argv] : argv.slice(0, split);
   const rest = split === -1 ? undefined : argv.slice(split + 1);
+  let parsed;
   try {
-    const parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true });
-    return { values: parsed.values, positionals: parsed.positionals, rest };
+    parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
     throw usageError(cleanParseError(error), helpHint);
+  }
+  refuseRepeated(parsed.tokens, options, helpHint);
+  return { values: parsed.values, positionals: parsed.positionals, rest };
+}
+
+/**
+ * A value option that is not `multiple` given twice (`--tool a --tool b`) is a usage error: parseArgs keeps
+ * the last, and a typo would silently call another tool (or drop the first `--args`).
+ */
+function refuseRepeated(
+  tokens: ReadonlyArray<{ kind: string; name?: string; rawName?: string }>,
+  options: Options,
+  helpHint: string,
+): void {
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option' || token.name === undefined) continue;
+    const option = options[token.name];
+    if (option?.type !== 'string' || option.multiple === true) continue;
+    if (seen.has(token.name)) throw usageError(`--${token.name} given twice (it takes one value)`, helpHint);
+    seen.add(token.name);
   }
 }
 
