@@ -139,3 +139,34 @@ describe('toolwire prompts and prompt', () => {
     );
   });
 });
+
+describe('arguments named after Object.prototype members', () => {
+  const OWN_NAMES = ['--', process.execPath, BIN, 'serve', 'test/fixtures/own-names-server.mjs'];
+
+  it('prompt: a required `constructor` is missing until given (it was taken as given: exit 3)', async () => {
+    const missing = await runCli(['prompt', '--json', 'named', 'toString=t', ...OWN_NAMES]);
+    expect(missing.code).toBe(ExitCode.Usage);
+    expect(failureObject(missing)).toMatchObject({
+      code: 'INVALID_ARGUMENTS',
+      details: { missing: ['constructor'], unknown: [] },
+    });
+    const given = await runCli(['prompt', 'named', 'constructor=c', 'toString=t', ...OWN_NAMES]);
+    expect(given.code).toBe(0);
+    expect(given.stdout).toBe('[user]\n{"constructor":"c","toString":"t"}\n');
+  });
+
+  it('call: `__proto__=…` is sent as an argument of that name, as --args sends it (it was dropped)', async () => {
+    const pair = await runCli(['call', '--tool', 'say_args', '__proto__={"s":"x"}', ...OWN_NAMES]);
+    const args = await runCli([
+      'call',
+      '--tool',
+      'say_args',
+      '--args',
+      '{"__proto__":{"s":"x"}}',
+      ...OWN_NAMES,
+    ]);
+    expect(pair.code).toBe(0);
+    expect(pair.stdout).toBe('{"__proto__":{"s":"x"}}\n');
+    expect(args.stdout).toBe(pair.stdout);
+  });
+});

@@ -52,6 +52,14 @@ describe('key=value arguments typed by the input schema', () => {
     });
   });
 
+  it('sets __proto__ as an argument of that name, as --args does, never the prototype', () => {
+    const args = buildToolArguments(parseToolArguments(undefined, ['__proto__={"s":"x"}'], 'hint'));
+    expect(Object.getPrototypeOf(args)).toBe(Object.prototype);
+    expect(JSON.stringify(args)).toBe('{"__proto__":{"s":"x"}}');
+    const base = buildToolArguments(parseToolArguments('{"__proto__":{"s":"x"}}', [], 'hint'));
+    expect(JSON.stringify(base)).toBe(JSON.stringify(args));
+  });
+
   it('builds the arguments: --args first, pairs override, each pair typed by its property', () => {
     const schema = { type: 'object', properties: { path: { type: 'string' }, limit: { type: 'integer' } } };
     const input = parseToolArguments(

@@ -65,9 +65,17 @@ export function buildToolArguments(
   for (const [key, raw] of input.pairs) {
     const value = coerceValue(raw, properties[key]);
     if (value !== raw) refuseLostNumbers(`${key}=${raw}`, raw, value, helpHint);
-    args[key] = value;
+    setArgument(args, key, value);
   }
   return args;
+}
+
+/**
+ * Sets `args[key]` as an own member, whatever the key: `__proto__=…` is an argument named `__proto__`,
+ * as in `--args '{"__proto__":…}'`, not the object's prototype (which JSON.stringify would not send).
+ */
+export function setArgument(args: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(args, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** JSON types a JSON value has, as a schema's `type` names them. */

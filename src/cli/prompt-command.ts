@@ -12,6 +12,7 @@ import { EXIT_CODES_HELP, ExitCode, exitCodeFor, usageError, type ExitCodeValue 
 import { formatPrompt } from './format-listing.js';
 import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
+import { setArgument } from './parse-tool-arguments.js';
 
 import { withClient } from './with-client.js';
 import { printOut } from './terminal-text.js';
@@ -51,7 +52,7 @@ export async function promptCommand(argv: readonly string[]): Promise<ExitCodeVa
     const eq = pair.indexOf('=');
     if (eq <= 0)
       throw usageError(`expected key=value, got "${pair}" (put the server command after "--")`, HINT);
-    args[pair.slice(0, eq)] = pair.slice(eq + 1);
+    setArgument(args, pair.slice(0, eq), pair.slice(eq + 1));
   }
   return withClient(line.target, line.client, async (client, signal) => {
     const prompt = await findPrompt(client, name, line.target, signal);
@@ -90,7 +91,10 @@ async function findPrompt(
 function checkPromptArguments(prompt: Prompt, args: Record<string, string>): void {
   const declared = prompt.arguments ?? [];
   const known = new Set(declared.map((arg) => arg.name));
-  const missing = declared.filter((arg) => arg.required && !(arg.name in args)).map((arg) => arg.name);
+  // Own members only: `constructor` or `toString` is not given by being Object.prototype's.
+  const missing = declared
+    .filter((arg) => arg.required && !Object.hasOwn(args, arg.name))
+    .map((arg) => arg.name);
   const unknown = Object.keys(args).filter((key) => !known.has(key));
   if (missing.length === 0 && unknown.length === 0) return;
   const problems = [
