@@ -62,4 +62,26 @@ describe('toolwire serve --http', () => {
       await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
   });
+
+  it('exits 2 for a --port that is not 0-65535 in digits, and a --host of no address here', async () => {
+    // '' used to serve on a free port (Number('') is 0); the hosts exited 4 with getaddrinfo's words.
+    for (const port of ['', '1e3', '0x50', ' 80', '65536']) {
+      const result = await runCli(['serve', '--http', '--port', port]);
+      expect(result.code, port).toBe(2);
+      expect(result.stderr, port).toMatch(new RegExp(`^toolwire: --port must be 0-65535, got "${port}"\n`));
+      expect(result.stdout).toBe('');
+    }
+    // 192.0.2.1: TEST-NET-1, for documentation, no machine's own address.
+    for (const [host, why] of [
+      ['192.0.2.1', 'is not an address of this machine'],
+      ['999.1.1.1', 'does not resolve'],
+    ] as const) {
+      const result = await runCli(['serve', '--http', '--host', host, '--port', '0']);
+      expect(result.code, host).toBe(2);
+      expect(result.stderr).toBe(
+        `toolwire: cannot serve over HTTP: --host ${host} ${why}\n` +
+          'Pick an interface of this machine with --host, e.g. --host 127.0.0.1 (the default) or --host 0.0.0.0.\n',
+      );
+    }
+  });
 });

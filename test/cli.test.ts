@@ -318,6 +318,16 @@ describe('toolwire call', () => {
     expect(roots.code).toBe(0);
   });
 
+  it('exits 2 for a --header value with a line break (it was a connection failure, exit 4)', async () => {
+    for (const value of ['X: a\r\nInjected: 1', 'X: a\nb', 'X: a\rb']) {
+      const result = await run(['tools', '--json', '--header', value, 'http://127.0.0.1:1/mcp']);
+      expect(result.code, JSON.stringify(value)).toBe(ExitCode.Usage);
+      expect(failureObject(result).message).toBe(
+        '--header X: the value may not hold a CR, LF or NUL character',
+      );
+    }
+  });
+
   it('exits 2 for a --timeout no timer takes (2^31 ms or more, 1e3, empty), at once', async () => {
     // 99999999999 ms used to overflow Node's timer: the connect "timed out" at once, exit 4.
     for (const value of ['2147483648', '99999999999', '1e3', '0x10', '', '0', '1.5']) {

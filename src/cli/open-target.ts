@@ -111,7 +111,12 @@ function parseHeaders(values: readonly string[], helpHint: string): Record<strin
     if (colon === -1 || !HEADER_NAME.test(name)) {
       throw usageError(`--header must look like "Name: value", got "${value}"`, helpHint);
     }
-    headers[name] = value.slice(colon + 1).trim();
+    const headerValue = value.slice(colon + 1).trim();
+    // A line break would end the header (or smuggle another); fetch refuses it as a connection failure.
+    if (/[\r\n\0]/.test(headerValue)) {
+      throw usageError(`--header ${name}: the value may not hold a CR, LF or NUL character`, helpHint);
+    }
+    headers[name] = headerValue;
   }
   return headers;
 }

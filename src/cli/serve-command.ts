@@ -249,9 +249,9 @@ async function serveOverHttp(
   unloadMs: number | false | undefined,
 ): Promise<ExitCodeValue> {
   quietPipes(); // over HTTP, stdout carries only the URL: a reader that went away is no failure
-  const port = values.port === undefined ? 3000 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw usageError(`--port must be 0-65535, got ${values.port}`, HINT);
+  // Decimal digits only: Number('') is 0 (any free port), and 1e3 or 0x50 are no way to write a port.
+  const port = values.port === undefined ? 3000 : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+  if (port < 0 || port > 65535) throw usageError(`--port must be 0-65535, got "${values.port}"`, HINT);
   const host = values.host ?? '127.0.0.1';
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
   const auth = await httpAuthOf(values, {
@@ -303,9 +303,21 @@ function redactedUrl(url: string): string {
   );
 }
 
-/** A port that is taken (or not ours to use) is fixed with --port: a usage error that says so. */
+/**
+ * A port that is taken (or not ours to use) is fixed with --port, a host that names no address of this
+ * machine with --host: usage errors that say so.
+ */
 export function listenFailure(error: unknown, host: string, port: number, defaultPort: boolean): unknown {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
+    const why = code === 'EADDRNOTAVAIL' ? 'is not an address of this machine' : 'does not resolve';
+    return usageError(`cannot serve over HTTP: --host ${host} ${why}`, undefined, {
+      code: 'BAD_HOST',
+      detail:
+        'Pick an interface of this machine with --host, e.g. --host 127.0.0.1 (the default) or --host 0.0.0.0.',
+      details: { host, port },
+    });
+  }
   if (code !== 'EADDRINUSE' && code !== 'EACCES') return error;
   const which = `port ${port}${defaultPort ? ' (the default)' : ''} on ${host}`;
   const why = code === 'EADDRINUSE' ? `${which} is already in use` : `${which} may not be used by this user`;
