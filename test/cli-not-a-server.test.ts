@@ -13,8 +13,8 @@ const PLAIN = 'test/fixtures/plain-text-program.mjs';
 /** What a failure that is explained plainly never shows (the old messages, and a crash). */
 const NOISE = /-32601|Method not found|write after|destroyed|Parse error|Unexpected token|\n {4}at /;
 /**
- * A command that cannot answer is given up on at --timeout; closing it then takes at most two 1 s steps
- * (end of stdin, SIGTERM). The rest is margin for node starting twice on a loaded two-core machine.
+ * A command that cannot answer is given up on at --timeout; closing it then takes a moment (SIGTERM comes
+ * with the end of its stdin), two 1 s steps for one that ignores SIGTERM (then SIGKILL). The rest is margin for node starting twice on a loaded two-core machine.
  */
 const GIVE_UP_MARGIN_MS = 6_000;
 
@@ -112,11 +112,13 @@ describe('a command that is not an MCP server', () => {
   });
 
   it('a program printing plain text is not answered line by line (its stdin gets no -32700)', async () => {
-    // 1500 plain lines, then what it was sent, counted on its stderr (shown with the failure).
+    // 1500 plain lines, then what it was sent, counted on its stderr (shown with the failure) when its stdin
+    // ends or SIGTERM comes.
     const counter = [
       "process.stdout.write('Hello\\n'.repeat(1500));",
       "let text = ''; process.stdin.on('data', (c) => (text += c));",
-      "process.stdin.on('end', () => console.error('parse-error answers: ' + (text.split('-32700').length - 1)));",
+      "const say = () => { console.error('parse-error answers: ' + (text.split('-32700').length - 1)); process.exit(0); };",
+      "process.stdin.on('end', say); process.on('SIGTERM', say);",
     ].join(' ');
     const result = await runCli(['tools', '--timeout', '20000', '--', process.execPath, '-e', counter]);
     expect(result.code).toBe(ExitCode.Connection);
@@ -145,6 +147,39 @@ describe('a command that is not an MCP server', () => {
     expect(result.code).toBe(ExitCode.Connection);
     expect(failureObject(result).code).toBe('CONNECT_TIMEOUT');
     expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
+  });
+
+  it('a program printing text with no line end: said so, not "printed nothing"', async () => {
+    const partial = "process.stdout.write('x'.repeat(100)); setInterval(() => {}, 1000);";
+    const result = await runCli([
+      'tools',
+      '--json',
+      '--timeout',
+      '1000',
+      '--',
+      process.execPath,
+      '-e',
+      partial,
+    ]);
+    expect(result.code).toBe(ExitCode.Connection);
+    expect(result.stderr).toMatch(
+      /^toolwire: the command ".*" is not an MCP server: it printed 100 bytes on stdout and no whole line, not MCP messages, and did not answer the MCP handshake within 1000 ms$/m,
+    );
+    expect(failureObject(result).code).toBe('NOT_AN_MCP_SERVER');
+  });
+
+  it('a program given up on gets SIGTERM with the end of its stdin, not a second later', async () => {
+    // It says, on SIGTERM, how long after its stdin ended that came ("none": before it saw the end).
+    const waits = [
+      "process.stdin.resume(); let ended; process.stdin.on('end', () => (ended = Date.now()));",
+      "process.on('SIGTERM', () => { console.error('sigterm after ' + (ended === undefined ? 'none' : Date.now() - ended)); process.exit(0); });",
+      'setInterval(() => {}, 1000);',
+    ].join(' ');
+    const result = await runCli(['tools', '--timeout', '1000', '--', process.execPath, '-e', waits]);
+    expect(result.code).toBe(ExitCode.Connection);
+    const after = /^ {2}sigterm after (none|\d+)$/m.exec(result.stderr)?.[1];
+    expect(after).toBeDefined();
+    if (after !== 'none') expect(Number(after)).toBeLessThan(500); // it was 1000: one shutdown step
   });
 
   it('a silent program: the handshake is bounded by --timeout (it took 37 s with --timeout 3000)', async () => {

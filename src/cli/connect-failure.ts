@@ -60,7 +60,9 @@ export function connectFailure(
         ? `it printed plain text on stdout${watch.plainSample ? ` ("${watch.plainSample}")` : ''}, not MCP messages`
         : watch.oversizedLines > 0
           ? 'it printed lines on stdout too long to be MCP messages'
-          : undefined;
+          : watch.stdoutBytes > 0
+            ? `it printed ${watch.stdoutBytes} bytes on stdout and no whole line, not MCP messages`
+            : undefined;
     if (watch.echoed) {
       return make(
         ExitCode.Connection,
@@ -74,8 +76,8 @@ export function connectFailure(
         ? make(ExitCode.Connection, 'NOT_AN_MCP_SERVER', `${what} is not an MCP server: ${printed}, ${ended}`)
         : make(ExitCode.Connection, 'SERVER_EXITED', `${what} ${ended}`);
     }
-    if (printed && !attempt.timedOut) {
-      const lines = watch.plainLines > 0 ? watch.plainLines : watch.oversizedLines;
+    const lines = watch.plainLines > 0 ? watch.plainLines : watch.oversizedLines;
+    if (printed && lines > 0 && !attempt.timedOut) {
       return make(
         ExitCode.Connection,
         'NOT_AN_MCP_SERVER',

@@ -172,7 +172,23 @@ function openCommand(target: Target & { kind: 'command' }, options: OpenTargetOp
     shutdownTimeoutMs: SHUTDOWN_STEP_MS,
   });
   const tail = options.inheritStderr ? undefined : captureTail(stdio.stderr);
-  const watch = new WatchedTransport(stdio, () => stdio.exitStatus, options.onPlainText);
+  const watch = new WatchedTransport(
+    stdio,
+    {
+      exitStatus: () => stdio.exitStatus,
+      stdoutBytes: () => stdio.stdoutBytes,
+      terminate: () => {
+        // Not reaped yet (no exit status): the pid is still this child's.
+        if (stdio.exitStatus !== undefined || stdio.pid === undefined) return;
+        try {
+          process.kill(stdio.pid, 'SIGTERM');
+        } catch {
+          // it has just exited
+        }
+      },
+    },
+    options.onPlainText,
+  );
   return {
     transport: watch,
     stderrTail: () => tail?.() ?? '',

@@ -38,6 +38,18 @@ export interface WatchReport {
   readonly oversizedLines: number;
   /** How the process ended, when it exited before we closed the connection. */
   readonly exit: ExitStatus | undefined;
+  /** Bytes the command printed on stdout, whole lines or not. */
+  readonly stdoutBytes: number;
+}
+
+/** What the watch is given of the process under the transport. */
+export interface WatchedProcess {
+  /** How it ended (the stdio transport's `exitStatus`). */
+  exitStatus(): ExitStatus | undefined;
+  /** Bytes read from its stdout (the stdio transport's `stdoutBytes`). */
+  stdoutBytes(): number;
+  /** Sends it SIGTERM, if it still runs: a command given up on is not waited for first. */
+  terminate(): void;
 }
 
 /**
@@ -87,6 +99,7 @@ export class WatchedTransport implements Transport, WatchReport {
   givingUp = false;
 
   readonly #inner: Transport;
+  readonly #process: WatchedProcess;
   readonly #ended: Promise<void>;
   #onEnded: () => void = () => undefined;
   readonly #sentText = new Set<string>();
@@ -97,15 +110,12 @@ export class WatchedTransport implements Transport, WatchReport {
   readonly #onPlainText: ((sample: string | undefined) => void) | undefined;
 
   /**
-   * `exitStatus` reads how the process ended (the stdio transport's `exitStatus`); `onPlainText` hears of
-   * the first line on stdout that is not JSON (while nothing has answered).
+   * `process` tells of the process under `inner`; `onPlainText` hears of the first line on stdout that is
+   * not JSON (while nothing has answered).
    */
-  constructor(
-    inner: Transport,
-    exitStatus: () => ExitStatus | undefined,
-    onPlainText?: (sample: string | undefined) => void,
-  ) {
+  constructor(inner: Transport, process: WatchedProcess, onPlainText?: (sample: string | undefined) => void) {
     this.#inner = inner;
+    this.#process = process;
     this.#onPlainText = onPlainText;
     this.echo = new Promise<void>((resolve) => (this.#onEcho = resolve));
     this.flooded = new Promise<void>((resolve) => (this.#onFlooded = resolve));
@@ -143,10 +153,14 @@ export class WatchedTransport implements Transport, WatchReport {
       this.onerror?.(error);
     };
     inner.onclose = () => {
-      if (!this.#closing) this.exit ??= exitStatus() ?? { code: null, signal: null };
+      if (!this.#closing) this.exit ??= process.exitStatus() ?? { code: null, signal: null };
       this.#onEnded();
       this.onclose?.();
     };
+  }
+
+  get stdoutBytes(): number {
+    return this.#process.stdoutBytes();
   }
 
   get sessionId(): string | undefined {
@@ -162,7 +176,11 @@ export class WatchedTransport implements Transport, WatchReport {
     return this.#inner.send(message, options);
   }
 
-  /** Closes; when nothing answered, the command may first end on its own for a moment (see SETTLE_MS). */
+  /**
+   * Closes; when nothing answered, the command may first end on its own for a moment (see SETTLE_MS).
+   * Given up on (`givingUp`), it gets SIGTERM along with the end of its stdin, not a second later: the
+   * failure is reported within `--timeout`.
+   */
   async close(): Promise<void> {
     if (!this.answered && !this.echoed && !this.givingUp && !this.#closing && this.exit === undefined) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -170,7 +188,9 @@ export class WatchedTransport implements Transport, WatchReport {
       await Promise.race([this.#ended, settled]).finally(() => clearTimeout(timer));
     }
     this.#closing = true;
-    return this.#inner.close();
+    const closed = this.#inner.close();
+    if (this.givingUp) this.#process.terminate();
+    return closed;
   }
 
   /** A line that is not JSON-RPC before anything answered: counted, its sample kept, never passed on. */

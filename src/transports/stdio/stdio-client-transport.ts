@@ -92,6 +92,7 @@ export class StdioClientTransport implements Transport {
   /** The shutdown of a child that closed its stdout (see `stdoutClosed`), under way or done. */
   private reaping: Promise<void> = Promise.resolve();
   private closeFired = false;
+  private readBytes = 0;
 
   constructor(options: StdioClientTransportOptions) {
     if (!options.command) throw new TypeError('StdioClientTransport: command is required');
@@ -112,6 +113,11 @@ export class StdioClientTransport implements Transport {
   /** The child's process id, once spawned. */
   get pid(): number | undefined {
     return this.child?.pid;
+  }
+
+  /** Bytes read from the child's stdout so far (whatever they were: lines, or text with no line end). */
+  get stdoutBytes(): number {
+    return this.readBytes;
   }
 
   /** How the child ended, once it has. */
@@ -298,6 +304,7 @@ export class StdioClientTransport implements Transport {
     // Once closing, nothing read is passed on: what the child still prints is drained, not parsed (a
     // command flooding its stdout would otherwise keep the shutdown's timers waiting behind its lines).
     stdout.on('data', (chunk: Buffer) => {
+      this.readBytes += chunk.length;
       if (this.state === 'open') this.dispatch(decoder.push(chunk));
     });
     stdout.on('end', () => {
