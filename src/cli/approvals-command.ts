@@ -8,7 +8,7 @@
 import { CLI, helpHint } from './command-name.js';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 const APPROVALS_OPTIONS = {
   gateway: { type: 'string' },
@@ -178,7 +178,7 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
 
   if (action === 'list') {
     const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };
-    if (values.json) printOut(`${JSON.stringify(answer, null, 2)}\n`);
+    if (values.json) printJson(answer);
     else if (answer.approvals.length === 0) printOut('no pending approvals\n');
     else printOut(`${answer.approvals.map((a) => describe(a, Date.now())).join('\n')}\n`);
     return ExitCode.Success;
@@ -197,7 +197,7 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     approval: PendingView;
     outcome: { decision: string; always?: boolean };
   };
-  if (values.json) printOut(`${JSON.stringify(answer, null, 2)}\n`);
+  if (values.json) printJson(answer);
   else {
     const { approval, outcome } = answer;
     printOut(

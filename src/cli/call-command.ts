@@ -24,7 +24,7 @@ import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
 import { withClient } from './with-client.js';
-import { printErr, printOut } from './terminal-text.js';
+import { printErr, printJson, printOut } from './terminal-text.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
        toolwire call --tool NAME [--args JSON | key=value...] [options] URL
@@ -139,7 +139,8 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
           throw unknownTool(name, listed, line.target, error);
         throw deniedError(name, error, terminal);
       });
-    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatResult(result));
+    if (line.json) printJson(result);
+    else printOut(formatResult(result));
     if (result.isError === true) {
       printErr(`toolwire: tool ${name} returned an error (isError)\n`);
       return ExitCode.ToolError;

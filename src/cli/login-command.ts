@@ -13,6 +13,7 @@ import { startLoopbackRedirect } from './loopback-redirect.js';
 import { parseTarget } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { printJson } from './terminal-text.js';
 
 export const LOGIN_HELP = `Usage: toolwire login [options] URL
 
@@ -109,9 +110,7 @@ export async function loginCommand(argv: readonly string[]): Promise<ExitCodeVal
       async (client) => (await client.listTools()).length,
     );
     if (values.json === true) {
-      process.stdout.write(
-        `${JSON.stringify({ url: url.href, ...status, tools, file: store.file }, null, 2)}\n`,
-      );
+      printJson({ url: url.href, ...status, tools, file: store.file });
     } else {
       const scope = status?.scope ? `, scopes: ${status.scope}` : '';
       process.stdout.write(

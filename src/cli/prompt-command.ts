@@ -15,7 +15,7 @@ import { wantsHelp } from './parse-command-line.js';
 import { setArgument } from './parse-tool-arguments.js';
 
 import { withClient } from './with-client.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 export const PROMPT_HELP = `Usage: toolwire prompt NAME [key=value...] [options] -- <command...>
        toolwire prompt NAME [key=value...] [options] URL
@@ -58,7 +58,8 @@ export async function promptCommand(argv: readonly string[]): Promise<ExitCodeVa
     const prompt = await findPrompt(client, name, line.target, signal);
     if (prompt) checkPromptArguments(prompt, args);
     const result = await client.getPrompt(name, args, { signal });
-    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatPrompt(result));
+    if (line.json) printJson(result);
+    else printOut(formatPrompt(result));
     return ExitCode.Success;
   });
 }

@@ -8,7 +8,7 @@ import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { describePrompt, serverLine } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 export const PROMPTS_HELP = `Usage: toolwire prompts [options] -- <command...>
        toolwire prompts [options] URL
@@ -40,7 +40,7 @@ export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeV
     const declared = client.serverCapabilities?.prompts !== undefined;
     const prompts = declared ? await client.listPrompts({ signal }) : [];
     if (line.json) {
-      printOut(`${JSON.stringify(prompts, null, 2)}\n`);
+      printJson(prompts);
       return ExitCode.Success;
     }
     printOut(serverLine(client.serverInfo, client.protocolVersion, [[prompts.length, 'prompt']]));

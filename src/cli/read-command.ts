@@ -8,7 +8,7 @@ import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exi
 import { formatContents } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 export const READ_HELP = `Usage: toolwire read URI [options] -- <command...>
        toolwire read URI [options] URL
@@ -41,7 +41,8 @@ export async function readCommand(argv: readonly string[]): Promise<ExitCodeValu
   if (uri === undefined || uri === '') throw usageError('missing the URI of the resource to read', HINT);
   return withClient(line.target, line.client, async (client, signal) => {
     const result = await client.readResource(uri, { signal });
-    printOut(line.json ? `${JSON.stringify(result, null, 2)}\n` : formatContents(result));
+    if (line.json) printJson(result);
+    else printOut(formatContents(result));
     return ExitCode.Success;
   });
 }

@@ -23,7 +23,7 @@ import {
   type JsonObject,
 } from '../protocol/index.js';
 import { CliError, exitCodeFor, type ExitCodeValue } from './exit-code.js';
-import { printErr, printOut } from './terminal-text.js';
+import { printErr, printJson } from './terminal-text.js';
 
 /** The names of the JSON-RPC error codes a server may answer with. */
 const JSONRPC_CODE_NAMES: ReadonlyMap<number, string> = new Map([
@@ -157,6 +157,6 @@ export interface ReportOptions {
 export function reportFailure(error: unknown, options: ReportOptions = {}): ExitCodeValue {
   const detail = error instanceof CliError ? error.detail : undefined;
   printErr(`toolwire: ${describeError(error)}\n${detail ? `${detail.trimEnd()}\n` : ''}`);
-  if (options.json) printOut(`${JSON.stringify(failureJson(error), null, 2)}\n`);
+  if (options.json) printJson(failureJson(error));
   return exitCodeFor(error);
 }

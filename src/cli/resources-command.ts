@@ -11,7 +11,7 @@ import { EXIT_CODES_HELP, ExitCode, exitCodeFor, type ExitCodeValue } from './ex
 import { describeResource, describeTemplate, serverLine } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 export const RESOURCES_HELP = `Usage: toolwire resources [options] -- <command...>
        toolwire resources [options] URL
@@ -44,7 +44,7 @@ export async function resourcesCommand(argv: readonly string[]): Promise<ExitCod
     const resources = declared ? await client.listResources({ signal }) : [];
     const resourceTemplates = declared ? await listTemplates(client, signal) : [];
     if (line.json) {
-      printOut(`${JSON.stringify({ resources, resourceTemplates }, null, 2)}\n`);
+      printJson({ resources, resourceTemplates });
       return ExitCode.Success;
     }
     printOut(

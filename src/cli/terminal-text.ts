@@ -36,6 +36,20 @@ export function printOut(text: string, stream: NodeJS.WriteStream = process.stdo
   stream.write(stream.isTTY ? terminalText(text) : text);
 }
 
+/**
+ * Writes `value` as JSON (indented, a newline after) to stdout; on a terminal, every character that would
+ * steer it is a JSON escape (`\u007f`, `\u0085`, `\u202e`): still valid JSON, unlike `terminalText`'s
+ * `\x7f`. JSON.stringify escapes C0 itself, and outside strings writes only ASCII punctuation.
+ */
+export function printJson(value: unknown, stream: NodeJS.WriteStream = process.stdout): void {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  stream.write(stream.isTTY ? text.replace(STEERING, jsonEscaped) : text);
+}
+
+function jsonEscaped(char: string): string {
+  return char === '\r\n' ? '\\r\\n' : `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
+}
+
 /** Writes to stderr, always through `terminalText`: what is written there is for a person. */
 export function printErr(text: string, stream: NodeJS.WriteStream = process.stderr): void {
   stream.write(terminalText(text));

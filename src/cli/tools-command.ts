@@ -8,7 +8,7 @@ import { describeTool } from './describe-tool.js';
 import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
-import { printOut } from './terminal-text.js';
+import { printJson, printOut } from './terminal-text.js';
 
 export const TOOLS_HELP = `Usage: toolwire tools [options] -- <command...>
        toolwire tools [options] URL
@@ -42,7 +42,7 @@ export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeVal
   return withClient(line.target, line.client, async (client, signal) => {
     const tools = await client.listTools({ signal });
     if (line.json) {
-      printOut(`${JSON.stringify(tools, null, 2)}\n`);
+      printJson(tools);
       return ExitCode.Success;
     }
     const server = client.serverInfo;
