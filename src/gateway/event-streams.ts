@@ -1,7 +1,10 @@
 /**
  * The decision API's event streams (`GET /api/events`): server-sent events of what the gateway does, after
  * a `snapshot` of the pending approvals and upstreams, kept alive by comments, at most so many open at once,
- * and closed for a reader that falls too far behind (or by `close`, when the API stops).
+ * and ended for a reader that falls too far behind: more than `MAX_QUEUED_EVENTS` events or
+ * `MAX_QUEUED_BYTES` bytes (beyond the snapshot) it has not taken. Its queue is dropped at once and its stream
+ * errs, so that the server ends the connection (node:http: the response is destroyed); its slot counts until
+ * the connection has closed. `close` (the API stops) ends every stream after what is queued.
  * @module
  */
 import { failure } from './api-json.js';
@@ -10,8 +13,10 @@ import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
 
 const KEEP_ALIVE_MS = 15_000;
-/** Events queued for a reader that does not read: past this, its stream is closed. */
+/** Events queued for a reader that does not read: past this, its stream is ended. */
 const MAX_QUEUED_EVENTS = 1_000;
+/** Bytes queued for a reader that does not read (beyond the snapshot): past this, its stream is ended. */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 
 export class EventStreams {
   readonly #gateway: Gateway;
@@ -33,6 +38,10 @@ export class EventStreams {
     if (this.#streams.size >= (this.#options.maxEventStreams ?? 16)) {
       return failure(503, 'TOO_MANY_STREAMS', 'Too many event streams are open; close one and retry');
     }
+    // The slot is taken now (a stream opened meanwhile counts it), and held until the connection closes.
+    let end = () => {};
+    const slot = () => end();
+    this.#streams.add(slot);
     const early: GatewayEvent[] = [];
     let forward: ((event: GatewayEvent) => void) | undefined;
     const unsubscribe = this.#gateway.on((event) => {
@@ -44,43 +53,108 @@ export class EventStreams {
       approvals = await this.#gateway.approvals.pending();
     } catch (error) {
       unsubscribe();
+      this.#streams.delete(slot);
       throw error;
     }
     const encoder = new TextEncoder();
-    let end = () => {};
-    const body = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        const send = (event: string, data: unknown) =>
-          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-        // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
-        controller.enqueue(encoder.encode('retry: 1000\n\n'));
-        send('snapshot', { approvals, upstreams: this.#gateway.upstreams() });
-        for (const event of early.splice(0)) send(event.type, event);
-        forward = (event) => {
-          if ((controller.desiredSize ?? 0) < -MAX_QUEUED_EVENTS) end();
-          else send(event.type, event);
-        };
-        const keepAlive = setInterval(
-          () => controller.enqueue(encoder.encode(': keep-alive\n\n')),
-          KEEP_ALIVE_MS,
-        );
-        keepAlive.unref?.();
-        end = () => {
-          if (!this.#streams.delete(end)) return;
-          unsubscribe();
-          clearInterval(keepAlive);
-          request.signal.removeEventListener('abort', end);
-          try {
-            controller.close();
-          } catch {
-            // already closed by the reader
+    // What the reader has not taken yet, bounded by events and by bytes (beyond the snapshot's).
+    const queued: Uint8Array[] = [];
+    let queuedBytes = 0;
+    let byteLimit = MAX_QUEUED_BYTES;
+    let waiting: ((chunk: Uint8Array) => void) | undefined;
+    let release = () => {};
+    const body = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          /** Queues a chunk; false once the reader has fallen too far behind. */
+          const put = (chunk: Uint8Array): boolean => {
+            if (waiting) {
+              const give = waiting;
+              waiting = undefined;
+              give(chunk);
+              return true;
+            }
+            queued.push(chunk);
+            queuedBytes += chunk.byteLength;
+            return queued.length <= MAX_QUEUED_EVENTS && queuedBytes <= byteLimit;
+          };
+          const send = (event: string, data: unknown) =>
+            put(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+          // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
+          put(encoder.encode('retry: 1000\n\n'));
+          const snapshot = encoder.encode(
+            `event: snapshot\ndata: ${JSON.stringify({ approvals, upstreams: this.#gateway.upstreams() })}\n\n`,
+          );
+          byteLimit += snapshot.byteLength;
+          put(snapshot);
+          let fine = true;
+          for (const event of early.splice(0)) fine &&= send(event.type, event);
+          let live = true;
+          const keepAlive = setInterval(() => {
+            if (!put(encoder.encode(': keep-alive\n\n'))) overflow();
+          }, KEEP_ALIVE_MS);
+          keepAlive.unref?.();
+          /** Stops sending; the slot is kept until the connection has closed. */
+          const stop = () => {
+            if (!live) return false;
+            live = false;
+            unsubscribe();
+            clearInterval(keepAlive);
+            return true;
+          };
+          // Fallen too far behind: what waits for it is dropped now, and its connection is ended (the
+          // stream errs, and the server destroys the response).
+          const overflow = () => {
+            if (!stop()) return;
+            queued.length = 0;
+            queuedBytes = 0;
+            controller.error(new Error('the event stream fell too far behind'));
+          };
+          forward = (event) => {
+            if (live && !send(event.type, event)) overflow();
+          };
+          // The connection closed (or the reader cancelled): its slot is free.
+          release = () => {
+            stop();
+            queued.length = 0;
+            queuedBytes = 0;
+            request.signal.removeEventListener('abort', release);
+            this.#streams.delete(slot);
+          };
+          end = () => {
+            // The API stops: what is queued still goes, then the stream ends.
+            if (stop()) {
+              try {
+                for (const chunk of queued.splice(0)) controller.enqueue(chunk);
+                controller.close();
+              } catch {
+                // already closed or errored
+              }
+            }
+            release();
+          };
+          request.signal.addEventListener('abort', release, { once: true });
+          if (request.signal.aborted) release();
+          if (!fine) overflow();
+        },
+        pull: (controller) => {
+          const chunk = queued.shift();
+          if (chunk !== undefined) {
+            queuedBytes -= chunk.byteLength;
+            controller.enqueue(chunk);
+            return;
           }
-        };
-        this.#streams.add(end);
-        request.signal.addEventListener('abort', end, { once: true });
+          return new Promise<void>((resolve) => {
+            waiting = (next) => {
+              controller.enqueue(next);
+              resolve();
+            };
+          });
+        },
+        cancel: () => release(),
       },
-      cancel: () => end(),
-    });
+      { highWaterMark: 0 },
+    );
     return new Response(body, {
       status: 200,
       headers: {

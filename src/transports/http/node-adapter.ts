@@ -92,17 +92,39 @@ export async function writeWebResponse(response: Response, res: ServerResponse):
   res.writeHead(response.status, headers);
   res.flushHeaders();
   const reader = response.body.getReader();
-  res.on('close', () => void reader.cancel().catch(() => undefined));
+  // A body that errs (its source gave up on this reader) ends the connection, even while a reader that
+  // does not read keeps the socket from draining; so does the client going away.
+  let failed = false;
+  let wake: (() => void) | undefined;
+  reader.closed.then(
+    () => undefined,
+    () => {
+      failed = true;
+      wake?.();
+    },
+  );
+  res.on('close', () => {
+    wake?.();
+    void reader.cancel().catch(() => undefined);
+  });
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      if (!res.write(value)) await new Promise((resolve) => res.once('drain', resolve));
+      if (!res.write(value)) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          res.once('drain', resolve);
+        });
+        wake = undefined;
+        if (failed || res.destroyed) break;
+      }
     }
   } catch {
-    // the client went away
+    failed = true;
   }
-  res.end();
+  if (failed) res.destroy();
+  else res.end();
 }
 
 /**
