@@ -1,7 +1,7 @@
 // The console's Approvals view in a real browser, end to end: an official SDK client (the model) calls a
 // destructive tool through the gateway, the console shows the pending approval with its arguments, and a
 // person's click decides what the model gets — approve, deny with a reason, no decision (expiry), approve
-// always — while a second person's page sees the same decision, with who took it.
+// always, arguments too long to list loaded on request — while a second person's page sees the same decision, with who took it.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
@@ -93,6 +93,24 @@ describe('the Approvals view', () => {
     expect(JSON.parse(raw)).toEqual({ path, ['\u2066key']: 1 });
     await card.getByRole('button', { name: 'Deny' }).click();
     expect((await call).isError).toBe(true);
+    await page.context().close();
+  });
+
+  it('arguments too long to list come on request; Approve waits until they are shown', async () => {
+    const { page, errors } = await openConsole(browser, fixture);
+    const model = await fixture.model();
+    const path = `long/${'p'.repeat(40_000)}.md`;
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.getByText(/\d+ bytes, too long to list/).waitFor();
+    const approve = card.getByRole('button', { name: 'Approve', exact: true });
+    expect(await approve.isDisabled()).toBe(true);
+    await card.getByRole('button', { name: 'Show the arguments' }).click();
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+    expect(JSON.parse(await card.getByLabel('arguments').innerText())).toEqual({ path });
+    await approve.click();
+    expect(textOf(await call)).toBe(`deleted ${path}`);
+    expect(errors).toEqual([]);
     await page.context().close();
   });
 

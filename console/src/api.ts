@@ -8,8 +8,10 @@ import type {
   CallSummary,
   ExposedToolView,
   GatewayAuditRecord,
+  ListedApproval,
   PendingApproval,
   PolicyAction,
+  StoredApproval,
   UpstreamView,
 } from 'toolwire/gateway';
 
@@ -19,8 +21,10 @@ export type {
   CallSummary,
   ExposedToolView,
   GatewayAuditRecord,
+  ListedApproval,
   PendingApproval,
   PolicyAction,
+  StoredApproval,
   UpstreamView,
 };
 
@@ -87,6 +91,8 @@ export const api = {
   calls: () => request<{ calls: CallSummary[] }>('/calls'),
   callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
+  /** One approval whole: its arguments, which a listing leaves out when they are long. */
+  approval: (id: string) => request<StoredApproval>(`/approvals/${path(id)}`),
   approve: (id: string, argumentsDigest: string, always: boolean) =>
     request<{ outcome: ApprovalOutcome }>(`/approvals/${path(id)}/approve`, 'POST', {
       argumentsDigest,

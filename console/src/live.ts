@@ -9,13 +9,13 @@ import {
   type CallSummary,
   type ExposedToolView,
   type GatewayAuditRecord,
-  type PendingApproval,
+  type ListedApproval,
   type Session,
   type UpstreamView,
 } from './api.js';
 
 export interface Decided {
-  approval: PendingApproval;
+  approval: ListedApproval;
   outcome: ApprovalOutcome;
 }
 
@@ -23,7 +23,7 @@ export interface LiveState {
   /** undefined while unknown, null when signed out. */
   session: Session | null | undefined;
   connection: 'connecting' | 'live' | 'offline';
-  approvals: PendingApproval[];
+  approvals: ListedApproval[];
   /** The latest settled approvals, newest first. */
   decided: Decided[];
   upstreams: UpstreamView[];
@@ -55,7 +55,7 @@ export class Live {
     signInNotice: undefined,
   };
   readonly #listeners = new Set<Listener>();
-  readonly #pendingListeners = new Set<(approval: PendingApproval) => void>();
+  readonly #pendingListeners = new Set<(approval: ListedApproval) => void>();
   #source: EventSource | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
   #failures = 0;
@@ -66,7 +66,7 @@ export class Live {
   }
 
   /** Called for each approval that starts waiting (for browser notifications). */
-  onPending(listener: (approval: PendingApproval) => void): () => void {
+  onPending(listener: (approval: ListedApproval) => void): () => void {
     this.#pendingListeners.add(listener);
     return () => void this.#pendingListeners.delete(listener);
   }
@@ -116,11 +116,11 @@ export class Live {
       // Closed for good (an HTTP error such as 401): ask who we are, then reconnect or sign out.
       if (source.readyState === EventSource.CLOSED) this.#later(() => void this.start());
     };
-    on('snapshot', (data: { approvals: PendingApproval[]; upstreams: UpstreamView[] }) => {
+    on('snapshot', (data: { approvals: ListedApproval[]; upstreams: UpstreamView[] }) => {
       this.set({ connection: 'live', approvals: data.approvals, upstreams: data.upstreams });
       void this.reload();
     });
-    on('approval.pending', ({ approval }: { approval: PendingApproval }) => {
+    on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
       if (this.state.approvals.some((a) => a.id === approval.id)) return;
       this.set({ approvals: [...this.state.approvals, approval] });
       for (const listener of this.#pendingListeners) listener(approval);

@@ -52,7 +52,10 @@ interface PendingView {
   exposedName: string;
   expiresAt: string;
   caller: { principal?: string; sessionId?: string };
-  arguments: unknown;
+  /** Left out of listings when too long (`argumentsOmitted`, `argumentsBytes`). */
+  arguments?: unknown;
+  argumentsOmitted?: boolean;
+  argumentsBytes?: number;
   argumentsDigest: string;
   reason: string;
 }
@@ -139,12 +142,19 @@ function describe(approval: PendingView, now: number): string {
   const caller =
     approval.caller.principal ??
     (approval.caller.sessionId ? `session ${approval.caller.sessionId}` : 'anonymous');
-  const args = JSON.stringify(approval.arguments);
+  const args = shownArguments(approval);
   return [
     `${approval.id}  ${approval.upstream}.${approval.tool}  (${caller}; expires in ${seconds} s)`,
     `    arguments: ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`,
     `    why: ${approval.reason}`,
   ].join('\n');
+}
+
+/** The arguments as JSON, or what stands for them when the listing left them out. */
+function shownArguments(approval: PendingView): string {
+  if (approval.argumentsOmitted === true || approval.arguments === undefined)
+    return `(${approval.argumentsBytes ?? '?'} bytes, too long to list; ${approval.argumentsDigest})`;
+  return JSON.stringify(approval.arguments);
 }
 
 export async function approvalsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
@@ -201,7 +211,7 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
   else {
     const { approval, outcome } = answer;
     printOut(
-      `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${JSON.stringify(approval.arguments)}\n`,
+      `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${shownArguments(approval)}\n`,
     );
   }
   return ExitCode.Success;

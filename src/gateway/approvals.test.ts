@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryApprovalStore } from '../stores/approval-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
-import { Approvals, MAX_PENDING_APPROVALS, type ApprovalRequest, type ApprovalOutcome } from './approvals.js';
+import {
+  Approvals,
+  MAX_PENDING_APPROVALS,
+  MAX_PENDING_ARGUMENTS_BYTES,
+  MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
+  type ApprovalRequest,
+  type ApprovalOutcome,
+} from './approvals.js';
 
 const REQUEST: ApprovalRequest = {
   caller: { sessionId: 's1' },
@@ -121,6 +128,36 @@ describe('Approvals', () => {
     await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(MAX_PENDING_APPROVALS));
     await approvals.close();
     expect(await approvals.pending()).toHaveLength(0);
+  });
+
+  it('denies at once beyond its budgets of pending arguments, in all and per caller, and frees them', async () => {
+    const approvals = new Approvals({ timeoutMs: 1000 });
+    const of = (sessionId: string): ApprovalRequest => ({ ...REQUEST, caller: { sessionId } });
+    const MiB = 1024 * 1024;
+    const big = MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER - MiB;
+    // One caller: a second call that would take it past its budget is denied, saying why.
+    const first = new AbortController();
+    approvals.ask(of('a'), first.signal, big);
+    const second = approvals.ask(of('a'), new AbortController().signal, 2 * MiB);
+    await expect(second.outcome).resolves.toMatchObject({
+      decision: 'denied',
+      decidedBy: 'gateway',
+      reason: expect.stringMatching(/this caller's calls waiting for approval would hold more than 16 MiB/),
+    });
+    // The instance: callers that each stay within theirs, until the whole budget is taken.
+    const callers = Math.floor(MAX_PENDING_ARGUMENTS_BYTES / big) - 1;
+    for (let i = 0; i < callers; i++) approvals.ask(of(`b${i}`), new AbortController().signal, big);
+    const over = approvals.ask(of('c'), new AbortController().signal, big);
+    await expect(over.outcome).resolves.toMatchObject({
+      decision: 'denied',
+      reason: expect.stringMatching(/the calls waiting for approval would hold more than 64 MiB/),
+    });
+    await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(callers + 1));
+    // A call withdrawn gives its bytes back: its caller may ask again.
+    first.abort();
+    const again = approvals.ask(of('a'), new AbortController().signal, big);
+    await vi.waitFor(async () => expect(await approvals.pending()).toContainEqual(again.approval));
+    await approvals.close();
   });
 });
 

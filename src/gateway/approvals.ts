@@ -9,7 +9,8 @@
  * default; Redis for gateways that run as several instances): a call held by one instance can be decided
  * through any other, whose store settles it exactly once, and the holding instance hears of it (the store's
  * `watch`). The instance that settles an approval is the one that reports it (`onSettled`: an event and an
- * audit record), whichever instance holds the call. Each instance holds at most `MAX_PENDING_APPROVALS`.
+ * audit record), whichever instance holds the call. Each instance holds so many approvals, of so many
+ * bytes of arguments in all and per caller (pending-budget.ts); a call beyond is denied at once.
  * @module
  */
 import { LocalErrorCode } from '../index.js';
@@ -18,8 +19,14 @@ import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records
 import { MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
+import { PendingBudget } from './pending-budget.js';
 
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
+export {
+  MAX_PENDING_APPROVALS,
+  MAX_PENDING_ARGUMENTS_BYTES,
+  MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
+} from './pending-budget.js';
 
 export interface ApprovalDecision {
   approve: boolean;
@@ -55,9 +62,6 @@ interface Waiting {
   resolve: (outcome: ApprovalOutcome) => void;
 }
 
-/** At most this many approvals wait in one instance at once; more are denied at once. */
-export const MAX_PENDING_APPROVALS = 1_000;
-
 export class Approvals {
   timeoutMs: number;
   readonly #options: ApprovalsOptions;
@@ -65,6 +69,7 @@ export class Approvals {
   #grants: GrantStore;
   /** The approvals this instance holds a call for. */
   readonly #waiting = new Map<string, Waiting>();
+  readonly #budget = new PendingBudget();
   #unwatch: Promise<() => void> | undefined;
 
   constructor(options: ApprovalsOptions) {
@@ -118,12 +123,14 @@ export class Approvals {
   /**
    * Creates a pending approval and resolves with its outcome: a decision (made through any instance
    * sharing the store), expiry, or `withdrawn` once `signal` aborts. Resolves at once with a denial when
-   * too many approvals are pending here already; rejects (with the store's `StoreError`) when the approval
-   * cannot be stored.
+   * too many approvals, or too many bytes of arguments (in all, or of this caller), are pending here
+   * already; rejects (with the store's `StoreError`) when the approval cannot be stored. `argumentsBytes`:
+   * the length in bytes of the arguments' JSON, when the caller has it (measured otherwise).
    */
   ask(
     request: ApprovalRequest,
     signal: AbortSignal,
+    argumentsBytes?: number,
   ): { approval: PendingApproval; outcome: Promise<ApprovalOutcome> } {
     const now = Date.now();
     const approval: PendingApproval = Object.freeze({
@@ -132,10 +139,12 @@ export class Approvals {
       expiresAt: new Date(now + this.timeoutMs).toISOString(),
       ...request,
     });
-    if (this.#waiting.size >= MAX_PENDING_APPROVALS) {
+    const bytes = argumentsBytes ?? Buffer.byteLength(JSON.stringify(request.arguments));
+    const release = this.#budget.take(callerKey(request.caller), bytes);
+    if (typeof release === 'string') {
       const outcome: ApprovalOutcome = {
         decision: 'denied',
-        reason: `${MAX_PENDING_APPROVALS} approvals are pending already; try again later`,
+        reason: release,
         decidedBy: 'gateway',
         decidedAt: approval.createdAt,
       };
@@ -151,6 +160,7 @@ export class Approvals {
           clearTimeout(timer);
           signal.removeEventListener('abort', withdraw);
           this.#waiting.delete(approval.id);
+          release();
           resolve(result);
         },
       });
@@ -168,6 +178,7 @@ export class Approvals {
             clearTimeout(timer);
             signal.removeEventListener('abort', withdraw);
             this.#waiting.delete(approval.id);
+            release();
             reject(error instanceof Error ? error : new Error(String(error)));
           },
         );

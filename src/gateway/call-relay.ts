@@ -165,8 +165,8 @@ export class CallRelay {
     if (policy.action === 'allow') {
       return this.#run(call, { decision: 'allowed', decidedBy: 'policy', reason: policy.reason, waited: 0 });
     }
-    return decide(this.#deps, entry, args, info, ctx, cancellation, policy).then((verdict) =>
-      this.#run(call, verdict),
+    return decide(this.#deps, entry, args, info, ctx, cancellation, policy, Buffer.byteLength(text)).then(
+      (verdict) => this.#run(call, verdict),
     );
   }
 

@@ -31,7 +31,10 @@ export interface Verdict {
   unavailable?: true;
 }
 
-/** The policy's verdict, asking a person (and waiting) when it says so. */
+/**
+ * The policy's verdict, asking a person (and waiting) when it says so. `argumentsBytes`: the length in bytes
+ * of the arguments' JSON (what a held call takes of the approvals' budget).
+ */
 export async function decide(
   deps: VerdictDeps,
   entry: ExposedTool,
@@ -40,6 +43,7 @@ export async function decide(
   ctx: ToolContext,
   cancellation: Cancellation,
   decided: PolicyDecision,
+  argumentsBytes?: number,
 ): Promise<Verdict> {
   const { action, reason } = decided;
   if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
@@ -87,6 +91,7 @@ export async function decide(
       reason,
     },
     signalOf(cancellation),
+    argumentsBytes,
   );
   let waited = 0;
   const tick = () => {

@@ -8,6 +8,7 @@ import { failure, json } from './api-json.js';
 import type { ApprovalDecision } from './approvals.js';
 import type { RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
+import { listedApproval } from './listed-approval.js';
 
 /** The answer to a decision endpoint; `events` opens the request's event stream. */
 export async function decisionRoute(
@@ -40,7 +41,9 @@ export async function decisionRoute(
       });
     case 'approvals': {
       if (id === undefined)
-        return method === 'GET' ? json(200, { approvals: await approvals.pending() }) : only('GET');
+        return method === 'GET'
+          ? json(200, { approvals: (await approvals.pending()).map(listedApproval) })
+          : only('GET');
       if (action === undefined) {
         if (method !== 'GET') return only('GET');
         const found = await approvals.get(id);
@@ -52,7 +55,8 @@ export async function decisionRoute(
       if (body instanceof Response) return body;
       const decision = decisionOf(action, body, caller.by);
       if (typeof decision === 'string') return failure(400, 'INVALID_REQUEST', decision);
-      return json(200, await approvals.decide(id, decision));
+      const { approval, outcome } = await approvals.decide(id, decision);
+      return json(200, { approval: listedApproval(approval), outcome });
     }
     case 'audit': {
       if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);

@@ -1,6 +1,6 @@
 /**
  * The decision API's event streams (`GET /api/events`): server-sent events of what the gateway does, after
- * a `snapshot` of the pending approvals and upstreams, kept alive by comments, at most so many open at once,
+ * a `snapshot` of the pending approvals (as listed: listed-approval.ts) and upstreams, kept alive by comments, at most so many open at once,
  * and ended for a reader that falls too far behind: more than `MAX_QUEUED_EVENTS` events or
  * `MAX_QUEUED_BYTES` bytes (beyond the snapshot) it has not taken. Its queue is dropped at once and its stream
  * errs, so that the server ends the connection (node:http: the response is destroyed); its slot counts until
@@ -11,6 +11,7 @@ import { failure } from './api-json.js';
 import type { PendingApproval } from './approvals.js';
 import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
+import { listedApproval, streamedEvent } from './listed-approval.js';
 
 const KEEP_ALIVE_MS = 15_000;
 /** Events queued for a reader that does not read: past this, its stream is ended. */
@@ -83,12 +84,12 @@ export class EventStreams {
           // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
           put(encoder.encode('retry: 1000\n\n'));
           const snapshot = encoder.encode(
-            `event: snapshot\ndata: ${JSON.stringify({ approvals, upstreams: this.#gateway.upstreams() })}\n\n`,
+            `event: snapshot\ndata: ${JSON.stringify({ approvals: approvals.map(listedApproval), upstreams: this.#gateway.upstreams() })}\n\n`,
           );
           byteLimit += snapshot.byteLength;
           put(snapshot);
           let fine = true;
-          for (const event of early.splice(0)) fine &&= send(event.type, event);
+          for (const event of early.splice(0)) fine &&= send(event.type, streamedEvent(event));
           let live = true;
           const keepAlive = setInterval(() => {
             if (!put(encoder.encode(': keep-alive\n\n'))) overflow();
@@ -111,7 +112,7 @@ export class EventStreams {
             controller.error(new Error('the event stream fell too far behind'));
           };
           forward = (event) => {
-            if (live && !send(event.type, event)) overflow();
+            if (live && !send(event.type, streamedEvent(event))) overflow();
           };
           // The connection closed (or the reader cancelled): its slot is free.
           release = () => {

@@ -26,12 +26,15 @@ export { LLM_TOOL_NAME_PATTERN, ToolNamer, type NamedTool, type ToolNameRule } f
 export {
   Approvals,
   MAX_PENDING_APPROVALS,
+  MAX_PENDING_ARGUMENTS_BYTES,
+  MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
   type ApprovalDecision,
   type ApprovalOutcome,
   type ApprovalRequest,
   type ApprovalsOptions,
   type PendingApproval,
 } from './approvals.js';
+export { LISTED_ARGUMENTS_BYTES, type ListedApproval } from './listed-approval.js';
 export type { GatewayCaller } from './caller.js';
 export type { GatewayStores } from './gateway-stores.js';
 export {

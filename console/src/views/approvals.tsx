@@ -1,10 +1,12 @@
 // Approvals: every call waiting for a person, live, oldest first — who calls which tool of which
 // upstream, its annotations, why the policy asks, the exact arguments (as a tree and as raw JSON), the
 // time left — and the three answers: Approve, Approve always (this tool, this caller), Deny with a reason
-// the model reads. A decision is bound to the arguments shown (their digest). Below, the latest decisions,
-// whoever took them.
+// the model reads. A decision is bound to the arguments shown (their digest). Arguments too long for the
+// gateway to list come on request (one approval, whole), and it can be approved only once they are shown.
+// Below, the latest decisions, whoever took them.
 import { useState } from 'preact/hooks';
-import { api, type PendingApproval } from '../api.js';
+import type { JsonObject } from 'toolwire';
+import { api, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { useLive, useNow, type Decided } from '../live.js';
@@ -20,7 +22,7 @@ function ApprovalCard({
   canDecide,
   now,
 }: {
-  approval: PendingApproval;
+  approval: ListedApproval;
   canDecide: boolean;
   now: number;
 }) {
@@ -28,6 +30,24 @@ function ApprovalCard({
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [raw, setRaw] = useState(false);
+  // The arguments: listed, or (too long to list) loaded when asked for.
+  const [loaded, setLoaded] = useState<JsonObject | undefined>();
+  const [loading, setLoading] = useState(false);
+  const args = approval.arguments ?? loaded;
+  const load = () => {
+    setLoading(true);
+    setError(undefined);
+    api.approval(approval.id).then(
+      (stored) => {
+        setLoading(false);
+        setLoaded(stored.approval.arguments);
+      },
+      (e: Error) => {
+        setLoading(false);
+        setError(e.message);
+      },
+    );
+  };
   const decide = (run: () => Promise<unknown>) => {
     setBusy(true);
     setError(undefined);
@@ -63,10 +83,17 @@ function ApprovalCard({
             {raw ? 'Show as a tree' : 'Show raw JSON'}
           </button>
         </div>
-        {raw ? (
-          <RawJson value={approval.arguments} label="arguments" />
+        {args === undefined ? (
+          <p class="muted">
+            {approval.argumentsBytes ?? '?'} bytes, too long to list.{' '}
+            <button type="button" class="link" disabled={loading} onClick={load}>
+              Show the arguments
+            </button>
+          </p>
+        ) : raw ? (
+          <RawJson value={args} label="arguments" />
         ) : (
-          <JsonTree value={approval.arguments} label="arguments" open={4} />
+          <JsonTree value={args} label="arguments" open={4} />
         )}
       </div>
       {canDecide ? (
@@ -74,14 +101,14 @@ function ApprovalCard({
           <button
             type="button"
             class="primary"
-            disabled={busy}
+            disabled={busy || args === undefined}
             onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, false))}
           >
             Approve
           </button>
           <button
             type="button"
-            disabled={busy}
+            disabled={busy || args === undefined}
             onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, true))}
           >
             Approve always

@@ -1,0 +1,119 @@
+// Calls held for approval with large arguments, over HTTP: one caller's held calls may take 16 MiB of
+// arguments, and a call beyond is refused at once with an isError result that says why (never held); the
+// decision API lists such approvals without their arguments (flagged, with their size and digest) in
+// `GET /api/approvals`, the event stream's snapshot and its `approval.*` events, and `GET /api/approvals/ID`
+// has them whole — so the approvals can always be listed and decided.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import {
+  createGateway,
+  LISTED_ARGUMENTS_BYTES,
+  MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
+  serveGateway,
+  type Gateway,
+  type GatewayHttpHandle,
+} from '../src/gateway/index.js';
+import { Server, text } from '../src/server/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { GatewayEvents } from './_gateway.js';
+
+let upstream: HttpServerHandle;
+let gateway: Gateway;
+let served: GatewayHttpHandle;
+
+beforeAll(async () => {
+  const server = new Server({ name: 'files', version: '1.0.0' });
+  server.tool(
+    'write',
+    { inputSchema: { type: 'object', properties: { content: { type: 'string' } } } },
+    (args) => text(`wrote ${String((args as { content: string }).content.length)}`),
+  );
+  upstream = await serveHttp(server, { port: 0 });
+  gateway = createGateway(
+    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
+    { onLog: () => undefined },
+  );
+  await gateway.start();
+  served = await serveGateway(gateway, { port: 0, console: false });
+});
+
+afterAll(async () => {
+  await served?.close();
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const api = (path: string, body?: unknown) =>
+  fetch(`${served.apiUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${served.api.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+interface Listed {
+  id: string;
+  arguments?: { content: string };
+  argumentsOmitted?: true;
+  argumentsBytes?: number;
+  argumentsDigest: string;
+}
+
+describe('approvals of calls with large arguments', () => {
+  it("refuses a caller's call beyond its budget at once, and lists the held ones without their arguments", async () => {
+    const model = new Client({ name: 'model', version: '1.0.0' });
+    await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+    const events = new GatewayEvents(await api('/events'));
+    try {
+      const content = 'x'.repeat(3_500_000);
+      const held = Math.floor(MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER / (content.length + 20));
+      const calls = Array.from({ length: held }, (_, i) =>
+        model.callTool('files__write', { content: `${i}${content}` }),
+      );
+      for (let i = 0; i < held; i++) await events.next('approval.pending');
+      // One more: refused at once, saying why, never held.
+      const refused = await model.callTool('files__write', { content });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toMatch(/waiting for approval would hold more than 16 MiB/);
+
+      const listing = await api('/approvals');
+      expect(listing.status).toBe(200);
+      const body = await listing.text();
+      expect(body.length).toBeLessThan(held * 2 * LISTED_ARGUMENTS_BYTES);
+      const { approvals } = JSON.parse(body) as { approvals: Listed[] };
+      expect(approvals).toHaveLength(held);
+      for (const approval of approvals) {
+        expect(approval.arguments).toBeUndefined();
+        expect(approval.argumentsOmitted).toBe(true);
+        expect(approval.argumentsBytes).toBeGreaterThan(3_500_000);
+        expect(approval.argumentsDigest).toMatch(/^sha256:/);
+      }
+      // A new event stream's snapshot lists them the same way.
+      const again = new GatewayEvents(await api('/events'));
+      const snapshot = await again.next('snapshot');
+      await again.close();
+      expect((snapshot.approvals as Listed[]).map((a) => a.argumentsOmitted)).toEqual(
+        approvals.map(() => true),
+      );
+
+      // One approval whole, then decided with the digest of what was read.
+      const first = approvals[0]!;
+      const whole = (await (await api(`/approvals/${first.id}`)).json()) as { approval: Listed };
+      expect(whole.approval.arguments?.content.length).toBeGreaterThan(3_500_000);
+      const decided = await api(`/approvals/${first.id}/approve`, { argumentsDigest: first.argumentsDigest });
+      expect(decided.status).toBe(200);
+      expect(((await decided.json()) as { approval: Listed }).approval.argumentsOmitted).toBe(true);
+      const event = await events.next('approval.decided');
+      expect((event.approval as Listed).argumentsOmitted).toBe(true);
+      for (const approval of approvals.slice(1)) await api(`/approvals/${approval.id}/deny`, {});
+      const results = await Promise.all(calls);
+      expect(results.filter((result) => !result.isError)).toHaveLength(1);
+    } finally {
+      await events.close();
+      await model.close();
+    }
+  });
+});
