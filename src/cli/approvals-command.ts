@@ -9,6 +9,7 @@ import { CLI, helpHint } from './command-name.js';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { printJson, printOut } from './terminal-text.js';
+import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 const APPROVALS_OPTIONS = {
   gateway: { type: 'string' },
@@ -24,8 +25,8 @@ export const APPROVALS_HELP = `Usage: toolwire approvals list [--gateway URL] [-
        toolwire approvals deny ID [--reason TEXT] [--gateway URL] [--json]
 
 The calls a toolwire gateway holds for approval, and the decisions: approve once, approve always
-(this tool for this caller, until the gateway restarts or for --for MS), or deny (the model reads
---reason). An approval is used once; one already decided or expired is refused.
+(this tool for this caller, until the gateway restarts or for --for MS, at most 365 days), or deny
+(the model reads --reason). An approval is used once; one already decided or expired is refused.
 
   --gateway URL   the gateway (http://HOST:PORT, its /mcp or /api URL); default $TOOLWIRE_GATEWAY,
                   else http://127.0.0.1:3000
@@ -185,6 +186,8 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
   const timeout = parsePositiveInteger(values.timeout, 'timeout', HINT) ?? 10_000;
   // Not a timer here: the gateway keeps the approval until then.
   const forMs = parsePositiveInteger(values.for, 'for', HINT, Number.MAX_SAFE_INTEGER);
+  if (forMs !== undefined && forMs > MAX_GRANT_MS)
+    throw usageError(`--for may be at most ${MAX_GRANT_MS} (365 days), got ${forMs}`, HINT);
 
   if (action === 'list') {
     const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };

@@ -16,7 +16,7 @@
 import { LocalErrorCode } from '../index.js';
 import { MemoryApprovalStore, type ApprovalStore, type StoredApproval } from '../stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
-import { MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
+import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
 import { PendingBudget } from './pending-budget.js';
@@ -32,6 +32,7 @@ export interface ApprovalDecision {
   approve: boolean;
   /** Approve this and every later call of this tool by this caller (as long as grants last, or `alwaysForMs`). */
   always?: boolean;
+  /** How long "always" lasts, in ms: a positive integer, at most `MAX_GRANT_MS` (365 days). */
   alwaysForMs?: number;
   /** A denial's reason, which the model sees. */
   reason?: string;
@@ -191,12 +192,16 @@ export class Approvals {
    * Decides a pending approval, held by this instance or another one sharing the store. Rejects with
    * GatewayError `APPROVAL_NOT_FOUND` (no such id), `APPROVAL_SETTLED` (decided, expired or withdrawn
    * already; `details.outcome` says which) or `APPROVAL_MISMATCH` (the decision names other arguments'
-   * digest), or with the store's `StoreError` when it cannot be reached.
+   * digest), or with the store's `StoreError` when it cannot be reached; throws a RangeError, deciding
+   * nothing, for an `alwaysForMs` that is not a positive integer of at most `MAX_GRANT_MS`.
    */
   async decide(
     id: string,
     decision: ApprovalDecision,
   ): Promise<{ approval: PendingApproval; outcome: ApprovalOutcome }> {
+    const forMs = decision.alwaysForMs;
+    if (forMs !== undefined && !(Number.isSafeInteger(forMs) && forMs > 0 && forMs <= MAX_GRANT_MS))
+      throw new RangeError(`alwaysForMs must be a positive integer of at most ${MAX_GRANT_MS} ms (365 days)`);
     const decidedAt = stamp();
     let outcome: ApprovalOutcome;
     let until: number | undefined;

@@ -9,6 +9,7 @@ import type { ApprovalDecision } from './approvals.js';
 import type { RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
 import { listedApproval } from './listed-approval.js';
+import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 /** The answer to a decision endpoint; `events` opens the request's event stream. */
 export async function decisionRoute(
@@ -87,6 +88,10 @@ function positive(value: string | null): number | undefined {
   return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
+function isGrantDuration(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0 && value <= MAX_GRANT_MS;
+}
+
 /** The decision a body asks for, or what is wrong with it. */
 function decisionOf(
   action: 'approve' | 'deny',
@@ -106,8 +111,8 @@ function decisionOf(
     return decision;
   }
   if (always !== undefined && typeof always !== 'boolean') return 'always must be a boolean';
-  if (alwaysForMs !== undefined && !(Number.isSafeInteger(alwaysForMs) && (alwaysForMs as number) > 0)) {
-    return 'alwaysForMs must be a positive integer (milliseconds)';
+  if (alwaysForMs !== undefined && !isGrantDuration(alwaysForMs)) {
+    return `alwaysForMs must be a positive integer of milliseconds, at most ${MAX_GRANT_MS} (365 days)`;
   }
   if (always === true || alwaysForMs !== undefined) decision.always = true;
   if (alwaysForMs !== undefined) decision.alwaysForMs = alwaysForMs as number;

@@ -45,7 +45,12 @@ export {
   type SettlementWatcher,
   type StoredApproval,
 } from '../stores/approval-store.js';
-export { MemoryGrantStore, type GrantStore, type MemoryGrantStoreOptions } from '../stores/grant-store.js';
+export {
+  MAX_GRANT_MS,
+  MemoryGrantStore,
+  type GrantStore,
+  type MemoryGrantStoreOptions,
+} from '../stores/grant-store.js';
 export type { AuditListOptions, AuditStoreOptions, MemoryAuditStoreOptions } from '../stores/audit-store.js';
 export { MemoryMessageBus, type BusSubscriber, type MessageBus } from '../stores/message-bus.js';
 export {

@@ -6,6 +6,12 @@
  * @module
  */
 
+/**
+ * The longest a grant with an end may last: 365 days (an "approve always for" beyond it is refused; a
+ * grant without an end lasts as long as its store keeps grants).
+ */
+export const MAX_GRANT_MS = 365 * 24 * 60 * 60_000;
+
 export interface GrantStore {
   /** Grants `key` in `scope` until `until` (ms since the epoch), or for as long as the store keeps grants. */
   grant(scope: string, key: string, until?: number): Promise<void>;

@@ -1,0 +1,103 @@
+// The decision API refuses what it cannot do with a clear 4xx, never a 500 nor a decision it was not
+// asked for: an "approve always" longer than grants may last, contradictory decisions. And
+// `toolwire approvals` refuses the same. A gateway served in this process, one upstream whose `write`
+// tool asks.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import {
+  createGateway,
+  MAX_GRANT_MS,
+  serveGateway,
+  type Gateway,
+  type GatewayHttpHandle,
+} from '../src/gateway/index.js';
+import { Server, text } from '../src/server/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { runCli } from './_cli.js';
+
+let upstream: HttpServerHandle;
+let gateway: Gateway;
+let served: GatewayHttpHandle;
+let model: Client;
+
+beforeAll(async () => {
+  const server = new Server({ name: 'files', version: '1.0.0' });
+  server.tool('write', {}, () => text('written'));
+  upstream = await serveHttp(server, { port: 0 });
+  gateway = createGateway(
+    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
+    { onLog: () => undefined },
+  );
+  await gateway.start();
+  served = await serveGateway(gateway, { port: 0, console: false });
+  model = new Client({ name: 'model', version: '1.0.0' });
+  await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+});
+
+afterAll(async () => {
+  await model?.close();
+  await served?.close();
+  await gateway?.close();
+  await upstream?.close();
+});
+
+const api = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${served.apiUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${served.api.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+/** A call of `write` held for approval: its approval's id, and its result to come. */
+async function held(): Promise<{ id: string; result: ReturnType<Client['callTool']> }> {
+  const known = new Set((await gateway.approvals.pending()).map((approval) => approval.id));
+  const result = model.callTool('files__write', {});
+  for (;;) {
+    const fresh = (await gateway.approvals.pending()).find((approval) => !known.has(approval.id));
+    if (fresh) return { id: fresh.id, result };
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+async function errorOf(response: Response): Promise<{ status: number; code: string; message: string }> {
+  const body = (await response.json()) as { error: { code: string; message: string } };
+  return { status: response.status, ...body.error };
+}
+
+describe('approve always for how long', () => {
+  it('refuses an alwaysForMs beyond 365 days with 400, and the approval stays pending', async () => {
+    const { id, result } = await held();
+    for (const alwaysForMs of [Number.MAX_SAFE_INTEGER, 8.64e15, MAX_GRANT_MS + 1]) {
+      const refused = await errorOf(await api(`/approvals/${id}/approve`, { always: true, alwaysForMs }));
+      expect(refused).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+      expect(refused.message).toMatch(/alwaysForMs .* at most 31536000000 \(365 days\)/);
+    }
+    expect((await gateway.approvals.get(id))?.outcome).toBeUndefined();
+    const approved = await api(`/approvals/${id}/approve`, { always: true, alwaysForMs: MAX_GRANT_MS });
+    expect(approved.status).toBe(200);
+    expect((await result).isError).toBeFalsy();
+    await gateway.approvals.forgetUpstream('files');
+  });
+
+  it('toolwire approvals approve --for beyond 365 days is a usage error (exit 2)', async () => {
+    const run = await runCli(
+      [
+        'approvals',
+        'approve',
+        'some-id',
+        '--for',
+        String(Number.MAX_SAFE_INTEGER),
+        '--gateway',
+        served.apiUrl,
+      ],
+      { env: { TOOLWIRE_TOKEN: served.api.token } },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/--for may be at most 31536000000 \(365 days\)/);
+  });
+});
