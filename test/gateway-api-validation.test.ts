@@ -101,3 +101,21 @@ describe('approve always for how long', () => {
     expect(run.stderr).toMatch(/--for may be at most 31536000000 \(365 days\)/);
   });
 });
+
+describe('contradictory decisions', () => {
+  it('refuses {always: false, alwaysForMs} with 400; the approval stays pending, and the next call still asks', async () => {
+    const { id, result } = await held();
+    const refused = await errorOf(
+      await api(`/approvals/${id}/approve`, { always: false, alwaysForMs: 60_000 }),
+    );
+    expect(refused).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(refused.message).toMatch(/alwaysForMs goes with always: true/);
+    expect((await gateway.approvals.get(id))?.outcome).toBeUndefined();
+    expect((await api(`/approvals/${id}/approve`, { always: false })).status).toBe(200);
+    expect((await result).isError).toBeFalsy();
+    // Approved once only: the next call is held again.
+    const next = await held();
+    expect((await api(`/approvals/${next.id}/deny`, {})).status).toBe(200);
+    expect((await next.result).isError).toBe(true);
+  });
+});

@@ -114,6 +114,9 @@ function decisionOf(
   if (alwaysForMs !== undefined && !isGrantDuration(alwaysForMs)) {
     return `alwaysForMs must be a positive integer of milliseconds, at most ${MAX_GRANT_MS} (365 days)`;
   }
+  // alwaysForMs says how long "always" lasts: with always: false it contradicts the body.
+  if (always === false && alwaysForMs !== undefined)
+    return 'alwaysForMs goes with always: true (or no always), not always: false';
   if (always === true || alwaysForMs !== undefined) decision.always = true;
   if (alwaysForMs !== undefined) decision.alwaysForMs = alwaysForMs as number;
   return decision;
