@@ -1,22 +1,33 @@
 // The decision API served by `serveGateway` in this process, with authentication on the MCP endpoint: the
 // MCP endpoint's verifier also admits principals with the deciding role, callers are named by their
-// principal in approvals, and the event stream reports calls as they start and finish.
+// principal in approvals (a principal whose token expired is refused, as at the MCP endpoint), and the event
+// stream reports calls as they start and finish.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { apiKeyVerifier, serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import {
+  apiKeyVerifier,
+  serveHttp,
+  type HttpServerHandle,
+  type TokenVerifier,
+} from '../src/transports/http/index.js';
 import { GatewayEvents } from './_gateway.js';
 
 let upstream: HttpServerHandle;
 let gateway: Gateway;
 let served: GatewayHttpHandle;
 
-const verifier = apiKeyVerifier({
+const keys = apiKeyVerifier({
   'ada-key': { subject: 'ada', roles: ['approver'] },
   'bob-key': { subject: 'bob' },
 });
+/** The keys, and an approver whose token expired a minute ago (a verifier that leaves the check to its caller). */
+const verifier: TokenVerifier = async (token, request) =>
+  token === 'expired-key'
+    ? { subject: 'eve', scopes: [], roles: ['approver'], expiresAt: Date.now() - 60_000 }
+    : keys(token, request);
 
 const api = (path: string, key: string, init: { body?: unknown } = {}) =>
   fetch(`${served.apiUrl}${path}`, {
@@ -68,6 +79,30 @@ describe('the decision API beside an authenticated MCP endpoint', () => {
     expect((await api('/approvals', 'ada-key')).status).toBe(200);
     expect((await api('/approvals', 'bob-key')).status).toBe(401);
     expect((await api('/approvals', 'nobody')).status).toBe(401);
+  });
+
+  it('refuses a principal whose token has expired (401), as the MCP endpoint does', async () => {
+    expect((await api('/approvals', 'expired-key')).status).toBe(401);
+    expect((await api('/tools/notes__save/policy', 'expired-key', { body: { action: 'deny' } })).status).toBe(
+      401,
+    );
+    const mcp = await fetch(served.url!, {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer expired-key',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(mcp.status).toBe(401);
+    // Nor can it trade the token for a console session.
+    const session = await fetch(`${served.apiUrl}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
+      body: JSON.stringify({ token: 'expired-key' }),
+    });
+    expect(session.status).toBe(401);
   });
 
   it('names the caller by its principal, records who decided, and streams the call as it goes', async () => {

@@ -183,6 +183,8 @@ export class DecisionApi {
     if (!verifier) return undefined;
     try {
       const principal = await verifier(token, request);
+      // An expired principal is refused, as the MCP endpoint refuses it (http-auth.ts).
+      if (principal.expiresAt !== undefined && principal.expiresAt <= Date.now()) return undefined;
       const canDecide = principal.roles?.includes(this.#options.role ?? 'approver') === true;
       const canWatch = principal.roles?.includes(this.#options.watchRole ?? 'watcher') === true;
       if (!canDecide && !canWatch) return undefined;
