@@ -96,6 +96,21 @@ describeMessageBusContract('redis', () =>
   pair((client, prefix) => new RedisMessageBus(client, { prefix, subscriber: subscriberOf(client) })),
 );
 
+describe('RedisGrantStore', () => {
+  it('keeps a grant with an end until that end, past how long a grant without one lasts', async () => {
+    const prefix = `grants${++tests}:`;
+    const store = new RedisGrantStore(one.client, { prefix, maxGrantMs: 60_000 });
+    const week = 7 * 24 * 60 * 60_000;
+    const until = Date.now() + week;
+    await store.grant('files', 'k', until);
+    const key = `${prefix}gateway:grants:files`;
+    expect(Number(await one.client.hget(key, 'k'))).toBe(until);
+    expect(await one.client.pttl(key)).toBeGreaterThan(week - 60_000);
+    await store.grant('other', 'endless');
+    expect(await one.client.pttl(`${prefix}gateway:grants:other`)).toBeLessThanOrEqual(60_000);
+  });
+});
+
 describe('RedisCallLogStore', () => {
   it("shows a killed instance's running calls as lost once its live key expires, without a stop", async () => {
     const prefix = `contract${++tests}:`;

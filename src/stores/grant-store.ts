@@ -13,7 +13,10 @@
 export const MAX_GRANT_MS = 365 * 24 * 60 * 60_000;
 
 export interface GrantStore {
-  /** Grants `key` in `scope` until `until` (ms since the epoch), or for as long as the store keeps grants. */
+  /**
+   * Grants `key` in `scope` until `until` (ms since the epoch), or for as long as the store keeps grants.
+   * Rejects with a RangeError, granting nothing, when `until` is more than `MAX_GRANT_MS` from now.
+   */
   grant(scope: string, key: string, until?: number): Promise<void>;
   /** Whether `key` holds in `scope` now. */
   has(scope: string, key: string): Promise<boolean>;
@@ -24,6 +27,12 @@ export interface GrantStore {
   take(scope: string, key: string): Promise<boolean>;
   /** Forgets every grant of `scope`. */
   forget(scope: string): Promise<void>;
+}
+
+/** Throws the RangeError a grant store rejects with for an `until` more than `MAX_GRANT_MS` after `now`. @internal */
+export function checkGrantEnd(until: number | undefined, now: number): void {
+  if (until !== undefined && until - now > MAX_GRANT_MS)
+    throw new RangeError(`A grant may last at most ${MAX_GRANT_MS} ms (365 days)`);
 }
 
 export interface MemoryGrantStoreOptions {
@@ -43,11 +52,16 @@ export class MemoryGrantStore implements GrantStore {
     this.#now = options.now ?? Date.now;
   }
 
-  grant(scope: string, key: string, until = Infinity): Promise<void> {
+  grant(scope: string, key: string, until?: number): Promise<void> {
+    try {
+      checkGrantEnd(until, this.#now());
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
     let grants = this.#scopes.get(scope);
     if (!grants) this.#scopes.set(scope, (grants = new Map<string, number>()));
     grants.delete(key);
-    grants.set(key, until);
+    grants.set(key, until ?? Infinity);
     if (grants.size > MAX_GRANTS_PER_SCOPE) {
       const now = this.#now();
       for (const [other, end] of grants) if (end <= now) grants.delete(other);

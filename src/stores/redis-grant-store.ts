@@ -1,12 +1,13 @@
 /**
  * "Approve always" grants in Redis, shared by every gateway instance: a hash per scope
  * (`<prefix>gateway:grants:<scope>`, field: the grant's key, value: until when, in ms since the epoch),
- * kept as long as its longest grant. A grant without an end lasts `maxGrantMs` (every key has a TTL). A
- * scope past 1,024 grants drops those that ran out whenever it gets a new one.
+ * kept as long as its longest grant. A grant with an end lasts until then (`MAX_GRANT_MS` at most, as in
+ * every grant store), one without an end `maxGrantMs` (every key has a TTL). A scope past 1,024 grants drops
+ * those that ran out whenever it gets a new one.
  * @module
  */
 import type { Redis } from 'ioredis';
-import type { GrantStore } from './grant-store.js';
+import { checkGrantEnd, type GrantStore } from './grant-store.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
 import { RedisScript } from './redis-script.js';
@@ -55,7 +56,9 @@ export class RedisGrantStore implements GrantStore {
   }
 
   async grant(scope: string, key: string, until?: number): Promise<void> {
-    const end = Math.min(until ?? Infinity, Date.now() + this.#maxMs);
+    const now = Date.now();
+    checkGrantEnd(until, now);
+    const end = until ?? now + this.#maxMs;
     await redisOperation(this.#client, NAME, 'grant', () =>
       GRANT.run(this.#client, [this.#prefix + scope], [key, Math.floor(end)]),
     );

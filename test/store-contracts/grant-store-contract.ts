@@ -1,6 +1,6 @@
 // The GrantStore contract: what every implementation (memory, Redis) does, tested the same way.
 import { describe, expect, it } from 'vitest';
-import type { GrantStore } from '../../src/stores/grant-store.js';
+import { MAX_GRANT_MS, type GrantStore } from '../../src/stores/grant-store.js';
 import type { MakeStores } from './harness.js';
 
 export function describeGrantStoreContract(name: string, make: MakeStores<GrantStore, void>): void {
@@ -22,6 +22,16 @@ export function describeGrantStoreContract(name: string, make: MakeStores<GrantS
         expect(await b.has('files', 'k')).toBe(false);
       });
       expect(await b.has('files', 'longer')).toBe(true);
+    });
+
+    it(`keeps a grant with an end of up to ${MAX_GRANT_MS} ms (365 days), and refuses a longer one`, async () => {
+      const { a, b, clock } = await make();
+      await a.grant('files', 'year', clock.now() + MAX_GRANT_MS - 60_000);
+      expect(await b.has('files', 'year')).toBe(true);
+      await expect(a.grant('files', 'longer', clock.now() + MAX_GRANT_MS + 60_000)).rejects.toThrow(
+        RangeError,
+      );
+      expect(await b.has('files', 'longer')).toBe(false);
     });
 
     it('gives a single-use grant to one taker only, even to racing takers on both handles', async () => {
