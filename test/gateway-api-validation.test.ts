@@ -1,5 +1,6 @@
-// The decision API refuses what it cannot do with a clear 4xx, never a 500 nor a decision it was not
-// asked for: an "approve always" longer than grants may last, contradictory decisions. And
+// The decision API refuses what it cannot do with a clear 4xx, never a 500 (or a 502) nor a decision it was
+// not asked for: an "approve always" longer than grants may last, contradictory decisions, a call of an
+// unknown tool, arguments nested too deep, invalid limit and after values. And
 // `toolwire approvals` refuses the same. A gateway served in this process, one upstream whose `write`
 // tool asks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,5 +118,41 @@ describe('contradictory decisions', () => {
     const next = await held();
     expect((await api(`/approvals/${next.id}/deny`, {})).status).toBe(200);
     expect((await next.result).isError).toBe(true);
+  });
+});
+
+describe("the console's routes", () => {
+  it('answers a call of an unknown tool with 404 TOOL_NOT_FOUND', async () => {
+    const refused = await errorOf(await api('/tools/nope/call', { arguments: {} }));
+    expect(refused).toMatchObject({ status: 404, code: 'TOOL_NOT_FOUND' });
+  });
+
+  it('refuses arguments nested deeper than 64 levels with 400, before reading them', async () => {
+    // 20,000 levels in 40 KB of text (under the API's 64 KiB), written out: JSON.stringify would overflow here.
+    const deep = `${'['.repeat(20_000)}1${']'.repeat(20_000)}`;
+    const response = await fetch(`${served.apiUrl}/tools/files__write/call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${served.api.token}`, 'content-type': 'application/json' },
+      body: `{"arguments":{"deep":${deep}}}`,
+    });
+    const refused = await errorOf(response);
+    expect(refused).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    expect(refused.message).toMatch(/nested deeper than 64 levels/);
+  });
+
+  it('refuses invalid limit and after values with 400', async () => {
+    for (const query of [
+      '/audit?limit=-1',
+      '/audit?limit=abc',
+      '/audit?after=abc',
+      '/calls?limit=abc',
+      '/calls?limit=0',
+    ]) {
+      const refused = await errorOf(await api(query));
+      expect(refused, query).toMatchObject({ status: 400, code: 'INVALID_REQUEST' });
+    }
+    for (const query of ['/audit?limit=5&after=0', '/audit?after=3', '/calls?limit=5']) {
+      expect((await api(query)).status, query).toBe(200);
+    }
   });
 });

@@ -17,7 +17,14 @@
  *   the session cookie its CSRF checks, as every POST.
  * @module
  */
-import { errorMessage, isJsonObject, ProtocolError, type JsonObject } from '../index.js';
+import {
+  errorMessage,
+  isJsonObject,
+  isNestedDeeper,
+  MAX_VALUE_DEPTH,
+  ProtocolError,
+  type JsonObject,
+} from '../index.js';
 import type { ApiCaller } from './console-sessions.js';
 import { asPerson } from './console-caller.js';
 import type { Gateway } from './gateway.js';
@@ -128,8 +135,13 @@ async function tools(gateway: Gateway, context: RouteContext): Promise<Response>
     if (typeof body.hidden !== 'boolean') return fail(400, 'INVALID_REQUEST', 'hidden must be a boolean');
     return reply(200, gateway.setToolHidden(name, body.hidden));
   }
+  if (!gateway.tools().some((tool) => tool.name === name))
+    return fail(404, 'TOOL_NOT_FOUND', `No tool ${name}`);
   const args = body.arguments ?? {};
   if (!isJsonObject(args)) return fail(400, 'INVALID_REQUEST', 'arguments must be a JSON object');
+  // Measured before anything recursive reads them (the call's own checks would overflow the stack first).
+  if (isNestedDeeper(args, MAX_VALUE_DEPTH))
+    return fail(400, 'INVALID_REQUEST', `arguments are nested deeper than ${MAX_VALUE_DEPTH} levels`);
   const tryId = body.tryId;
   if (tryId !== undefined && !(typeof tryId === 'string' && TRY_ID.test(tryId))) {
     return fail(400, 'INVALID_REQUEST', 'tryId must be 1-64 letters, digits, "_" or "-"');
@@ -156,9 +168,9 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
   const [, idText, action, ...extra] = parts;
   if (idText === undefined) {
     if (request.method !== 'GET') return only(context, 'GET');
-    const limit = Number(url.searchParams.get('limit') ?? 200);
-    const calls = await gateway.calls.list(Number.isSafeInteger(limit) && limit > 0 ? limit : 200);
-    return reply(200, { calls });
+    const limit = integerParam(url, 'limit');
+    if (limit instanceof Error) return fail(400, 'INVALID_REQUEST', limit.message);
+    return reply(200, { calls: await gateway.calls.list(limit ?? 200) });
   }
   const id = Number(idText);
   if (!Number.isSafeInteger(id) || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);
@@ -174,6 +186,18 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
   if (state === undefined) return fail(404, 'CALL_NOT_FOUND', `No call ${id}`);
   if (state === 'finished') return fail(409, 'CALL_FINISHED', `Call ${id} has finished already`);
   return reply(200, { id, state });
+}
+
+/**
+ * A query parameter that must be an integer of at least `min` (1: positive; 0: `after=0` is the start):
+ * its value, undefined when absent, or the Error that says what is wrong with it.
+ */
+export function integerParam(url: URL, name: string, min = 1): number | undefined | Error {
+  const value = url.searchParams.get(name);
+  if (value === null) return undefined;
+  const n = /^\d{1,16}$/.test(value) ? Number(value) : NaN;
+  if (Number.isSafeInteger(n) && n >= min) return n;
+  return new Error(`${name} must be an integer of at least ${min}, got "${value.slice(0, 40)}"`);
 }
 
 async function resources(gateway: Gateway, context: RouteContext): Promise<Response> {

@@ -6,7 +6,7 @@
  */
 import { failure, json } from './api-json.js';
 import type { ApprovalDecision } from './approvals.js';
-import type { RouteContext } from './console-routes.js';
+import { integerParam, type RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
 import { listedApproval } from './listed-approval.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
@@ -62,12 +62,14 @@ export async function decisionRoute(
     case 'audit': {
       if (id !== undefined) return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
       if (method !== 'GET') return only('GET');
-      const limit = positive(url.searchParams.get('limit'));
-      const after = positive(url.searchParams.get('after'));
+      const limit = integerParam(url, 'limit');
+      if (limit instanceof Error) return failure(400, 'INVALID_REQUEST', limit.message);
+      const after = integerParam(url, 'after', 0);
+      if (after instanceof Error) return failure(400, 'INVALID_REQUEST', after.message);
       return json(200, {
         records: await gateway.audit.list({
           ...(limit === undefined ? {} : { limit }),
-          ...(after === undefined ? {} : { after }),
+          ...(after === undefined || after === 0 ? {} : { after }),
         }),
       });
     }
@@ -80,12 +82,6 @@ export async function decisionRoute(
     default:
       return failure(404, 'NOT_FOUND', `No ${url.pathname}`);
   }
-}
-
-function positive(value: string | null): number | undefined {
-  if (value === null) return undefined;
-  const n = Number(value);
-  return Number.isSafeInteger(n) && n > 0 ? n : undefined;
 }
 
 function isGrantDuration(value: unknown): value is number {
