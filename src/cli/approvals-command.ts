@@ -115,9 +115,9 @@ async function request(
     );
   }
   if (response.ok) return parsed;
-  const error = (parsed as { error?: { code?: string; message?: string } }).error ?? {};
-  const code = error.code ?? `HTTP_${response.status}`;
-  const message = `the gateway refused: ${error.message ?? `HTTP ${response.status}`}`;
+  const error = isObject(parsed) && isObject(parsed.error) ? parsed.error : {};
+  const code = typeof error.code === 'string' ? error.code : `HTTP_${response.status}`;
+  const message = `the gateway refused: ${typeof error.message === 'string' ? error.message : `HTTP ${response.status}`}`;
   if (response.status === 401 || response.status === 403) {
     throw new CliError(ExitCode.Denied, message, {
       code,
@@ -136,6 +136,29 @@ async function request(
     code,
     details: { status: response.status },
   });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` is an approval as the decision API lists it (what this command reads of one). */
+function isApproval(value: unknown): value is PendingView {
+  return (
+    isObject(value) &&
+    ['id', 'upstream', 'tool', 'expiresAt'].every((key) => typeof value[key] === 'string') &&
+    isObject(value.caller)
+  );
+}
+
+/** The error for an answer that is JSON, but not the decision API's. */
+function notTheApi(what: string, answer: unknown): CliError {
+  const text = JSON.stringify(answer) ?? String(answer);
+  return new CliError(
+    ExitCode.Protocol,
+    `the gateway answered ${text.length > 200 ? `${text.slice(0, 200)}…` : text}, which is not the decision API's ${what}`,
+    { code: 'UNEXPECTED_ANSWER' },
+  );
 }
 
 function describe(approval: PendingView, now: number): string {
@@ -190,29 +213,32 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     throw usageError(`--for may be at most ${MAX_GRANT_MS} (365 days), got ${forMs}`, HINT);
 
   if (action === 'list') {
-    const answer = (await request(base, '/approvals', token, timeout)) as { approvals: PendingView[] };
+    const answer = await request(base, '/approvals', token, timeout);
+    if (!isObject(answer) || !Array.isArray(answer.approvals) || !answer.approvals.every(isApproval))
+      throw notTheApi('list of approvals', answer);
     if (values.json) printJson(answer);
     else if (answer.approvals.length === 0) printOut('no pending approvals\n');
-    else printOut(`${answer.approvals.map((a) => describe(a, Date.now())).join('\n')}\n`);
+    else printOut(`${answer.approvals.map((a: PendingView) => describe(a, Date.now())).join('\n')}\n`);
     return ExitCode.Success;
   }
   const body: Record<string, unknown> = {};
   if (action === 'approve' && (values.always || forMs !== undefined)) body.always = true;
   if (forMs !== undefined) body.alwaysForMs = forMs;
   if (values.reason !== undefined) body.reason = values.reason;
-  const answer = (await request(
-    base,
-    `/approvals/${encodeURIComponent(id!)}/${action}`,
-    token,
-    timeout,
-    body,
-  )) as {
-    approval: PendingView;
-    outcome: { decision: string; always?: boolean };
-  };
+  const answer = await request(base, `/approvals/${encodeURIComponent(id!)}/${action}`, token, timeout, body);
+  if (
+    !isObject(answer) ||
+    !isApproval(answer.approval) ||
+    !isObject(answer.outcome) ||
+    typeof answer.outcome.decision !== 'string'
+  )
+    throw notTheApi('decision', answer);
   if (values.json) printJson(answer);
   else {
-    const { approval, outcome } = answer;
+    const { approval, outcome } = answer as {
+      approval: PendingView;
+      outcome: { decision: string; always?: boolean };
+    };
     printOut(
       `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${shownArguments(approval)}\n`,
     );
