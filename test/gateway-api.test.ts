@@ -1,7 +1,7 @@
 // The decision API served by `serveGateway` in this process, with authentication on the MCP endpoint: the
 // MCP endpoint's verifier also admits principals with the deciding role, callers are named by their
-// principal in approvals (a principal whose token expired is refused, as at the MCP endpoint), and the event
-// stream reports calls as they start and finish.
+// principal in approvals (a principal whose token expired is refused, as at the MCP endpoint), the event
+// stream reports calls as they start and finish, and a console session signed out stays ended.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
@@ -126,5 +126,30 @@ describe('the decision API beside an authenticated MCP endpoint', () => {
     } finally {
       await bob.close();
     }
+  });
+
+  it('ends a console session for good on DELETE /api/session: its cookie no longer works', async () => {
+    const signIn = await fetch(`${served.apiUrl}/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
+      body: JSON.stringify({ token: 'ada-key' }),
+    });
+    expect(signIn.status).toBe(200);
+    const cookie = signIn.headers.get('set-cookie')!.split(';')[0]!;
+    const withCookie = (method: string, body?: unknown) =>
+      fetch(`${served.apiUrl}${body === undefined ? '/session' : '/tools/notes__read/policy'}`, {
+        method,
+        headers: {
+          cookie,
+          'x-toolwire-console': '1',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    expect((await withCookie('GET')).status).toBe(200);
+    expect((await withCookie('DELETE')).status).toBe(200);
+    // The same cookie, replayed (a copy kept elsewhere): refused, for reading and for changing.
+    expect((await withCookie('GET')).status).toBe(401);
+    expect((await withCookie('POST', { action: null })).status).toBe(401);
   });
 });

@@ -91,6 +91,28 @@ describe('gateways sharing a Redis', () => {
     expect(host).toBe(new URL(redis.url).host);
   });
 
+  it('ends a console session signed out through A on B too: the cookie works on neither', async () => {
+    const signIn = await a.api('/session', {
+      body: { token: TOKEN },
+      headers: { authorization: '', 'x-toolwire-console': '1' },
+    });
+    expect(signIn.status).toBe(200);
+    const value = signIn.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!;
+    // The cookie is named per port; its value (signed with a key of the shared API token) is good on both.
+    const session = (on: RunningGateway, method = 'GET') =>
+      fetch(`${on.base}/api/session`, {
+        method,
+        headers: {
+          cookie: `toolwire_console_${new URL(on.base).port}=${value}`,
+          'x-toolwire-console': '1',
+        },
+      });
+    expect((await session(b)).status).toBe(200);
+    expect((await session(a, 'DELETE')).status).toBe(200);
+    expect((await session(b)).status).toBe(401);
+    expect((await session(a)).status).toBe(401);
+  });
+
   it("decides an approval raised on A through B's API; B's event stream shows A's call", async () => {
     const model = await modelClient(a);
     const { call, approval, events } = await held(model, b, 'from A');

@@ -116,6 +116,19 @@ export class Approvals {
     return this.#grants.grant(RETRIES, key, Date.now() + ms);
   }
 
+  /**
+   * Remembers that a console session ended (signed out) until `until`, when its cookie expires anyway: in
+   * the grant store, so that every instance sharing it refuses the cookie from now on.
+   */
+  endSession(sessionId: string, until: number): Promise<void> {
+    return this.#grants.grant(ENDED_SESSIONS, sessionId, until);
+  }
+
+  /** Whether a console session was ended (`endSession`). */
+  sessionEnded(sessionId: string): Promise<boolean> {
+    return this.#grants.has(ENDED_SESSIONS, sessionId);
+  }
+
   /** Whether a retry was allowed (`allowRetry`), using the allowance up. */
   takeRetry(key: string): Promise<boolean> {
     return this.#grants.take(RETRIES, key);
@@ -351,6 +364,8 @@ export class Approvals {
 
 /** The grants' scope of allowed retries (upstream names, the other scopes, have no ':'). */
 const RETRIES = ':retries';
+/** The grants' scope of ended console sessions, by session id. */
+const ENDED_SESSIONS = ':ended-sessions';
 
 /** The key a grant is stored under within its upstream's scope: the caller and the tool. */
 function grantKey(caller: GatewayCaller, tool: string): string {

@@ -3,9 +3,11 @@
  * `/console#token=…` link the gateway prints), the API token, or one the gateway's verifier accepts — for
  * a session cookie that is HttpOnly (no script reads it) and SameSite=Strict (no other site's request
  * carries it). The cookie is signed (HMAC-SHA-256 with a key derived from the API token) and carries who
- * signed in, whether they may decide, and when it expires: a gateway restarted with the same API token
- * (`TOOLWIRE_TOKEN`) keeps its sessions, and nothing about a session is stored. One-time login tokens
- * are kept (as digests) until used or expired, at most 100.
+ * signed in, whether they may decide, when it expires, and a random session id: a gateway restarted with
+ * the same API token (`TOOLWIRE_TOKEN`) keeps its sessions, and nothing about a live session is stored. A
+ * session ended (signed out) is remembered by its id until it would have expired, in the gateway's grant
+ * store (see `Approvals.endSession`), shared by the instances on Redis. One-time login tokens are kept (as
+ * digests) until used or expired, at most 100.
  * @module
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -27,6 +29,13 @@ const MAX_LOGIN_TOKENS = 100;
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+/** A session a cookie carries: who, its id and when it expires (ms since the epoch). */
+export interface ConsoleSession {
+  caller: ApiCaller;
+  id: string;
+  exp: number;
 }
 
 export class ConsoleSessions {
@@ -69,9 +78,10 @@ export class ConsoleSessions {
     // One reading of the clock: Max-Age and the signed expiry agree to the millisecond.
     const now = Date.now();
     const exp = Math.min(expiresAt ?? Infinity, now + SESSION_TTL_MS);
-    const payload = Buffer.from(JSON.stringify({ by: caller.by, d: caller.canDecide ? 1 : 0, exp })).toString(
-      'base64url',
-    );
+    const sid = randomBytes(16).toString('base64url');
+    const payload = Buffer.from(
+      JSON.stringify({ by: caller.by, d: caller.canDecide ? 1 : 0, exp, sid }),
+    ).toString('base64url');
     const value = `${payload}.${this.#sign(payload)}`;
     const maxAge = Math.max(0, Math.floor((exp - now) / 1000));
     return `${name}=${value}; Path=/; Max-Age=${maxAge}; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
@@ -82,8 +92,16 @@ export class ConsoleSessions {
     return `${name}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict${secure ? '; Secure' : ''}`;
   }
 
-  /** The session a Cookie header carries under `name`, when its signature holds and it has not expired. */
+  /**
+   * Who the session a Cookie header carries under `name` is, when its signature holds and it has not
+   * expired (whether it was ended is the decision API's to check: `session`).
+   */
   read(cookieHeader: string | null, name: string): ApiCaller | undefined {
+    return this.session(cookieHeader, name)?.caller;
+  }
+
+  /** The session a Cookie header carries under `name`, when its signature holds and it has not expired. */
+  session(cookieHeader: string | null, name: string): ConsoleSession | undefined {
     const value = cookieValue(cookieHeader, name);
     if (value === undefined) return undefined;
     const dot = value.indexOf('.');
@@ -97,10 +115,13 @@ export class ConsoleSessions {
         by?: unknown;
         d?: unknown;
         exp?: unknown;
+        sid?: unknown;
       };
-      if (typeof data.by !== 'string' || typeof data.exp !== 'number' || data.exp <= Date.now())
+      const { by, exp, sid } = data;
+      // A cookie without a session id (an older gateway's) could not be ended: it is not taken.
+      if (typeof by !== 'string' || typeof exp !== 'number' || exp <= Date.now() || typeof sid !== 'string')
         return undefined;
-      return { by: data.by, canDecide: data.d === 1, via: 'cookie' };
+      return { caller: { by, canDecide: data.d === 1, via: 'cookie' }, id: sid, exp };
     } catch {
       return undefined;
     }

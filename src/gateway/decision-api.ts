@@ -119,7 +119,12 @@ export class DecisionApi {
     if (parts[0] === 'session' && parts.length === 1 && request.method === 'POST') {
       return this.#csrf(request) ?? this.#signIn(request);
     }
-    const caller = await this.#authenticate(request);
+    let caller: ApiCaller | undefined;
+    try {
+      caller = await this.#authenticate(request);
+    } catch (error) {
+      return this.#failed(error);
+    }
     if (caller === undefined) {
       return failure(401, 'UNAUTHORIZED', 'Send the API token: Authorization: Bearer <token>', {
         'www-authenticate': 'Bearer realm="toolwire-gateway"',
@@ -129,7 +134,13 @@ export class DecisionApi {
       const forged = this.#csrf(request);
       if (forged) return forged;
     }
-    if (parts[0] === 'session' && parts.length === 1) return this.#session(request, caller);
+    if (parts[0] === 'session' && parts.length === 1) {
+      try {
+        return await this.#session(request, caller);
+      } catch (error) {
+        return this.#failed(error);
+      }
+    }
     if (changes && !caller.canDecide) {
       return failure(403, 'FORBIDDEN', `${caller.by} may watch but not decide or change anything`);
     }
@@ -146,13 +157,18 @@ export class DecisionApi {
       const routed = await consoleRoute(this.#gateway, context);
       return routed ?? (await decisionRoute(this.#gateway, context, () => this.#streams.open(request)));
     } catch (error) {
-      if (error instanceof ToolwireError) {
-        const status = STATUS_OF_CODE[error.code] ?? 400;
-        const retry = status === 503 ? { 'retry-after': STORE_RETRY_AFTER_S } : undefined;
-        return failure(status, error.code, error.message, retry);
-      }
-      return failure(500, 'INTERNAL', errorMessage(error));
+      return this.#failed(error);
     }
+  }
+
+  /** The answer for what a request's handling threw. */
+  #failed(error: unknown): Response {
+    if (error instanceof ToolwireError) {
+      const status = STATUS_OF_CODE[error.code] ?? 400;
+      const retry = status === 503 ? { 'retry-after': STORE_RETRY_AFTER_S } : undefined;
+      return failure(status, error.code, error.message, retry);
+    }
+    return failure(500, 'INTERNAL', errorMessage(error));
   }
 
   /** Ends every event stream. */
@@ -165,7 +181,9 @@ export class DecisionApi {
     const header = request.headers.get('authorization');
     if (header === null) {
       const name = this.sessions.cookieName(request.headers.get('host'));
-      return this.sessions.read(request.headers.get('cookie'), name);
+      const session = this.sessions.session(request.headers.get('cookie'), name);
+      if (session === undefined || (await this.#gateway.approvals.sessionEnded(session.id))) return undefined;
+      return session.caller;
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1]) return undefined;
@@ -234,13 +252,20 @@ export class DecisionApi {
     return json(200, { by: who.by, canDecide: who.canDecide }, { 'set-cookie': cookie });
   }
 
-  /** `GET /api/session`: who this is; `DELETE`: ends a cookie session. */
-  #session(request: Request, caller: ApiCaller): Response {
+  /**
+   * `GET /api/session`: who this is; `DELETE`: ends a cookie session, here and (stores shared) in every
+   * instance: its cookie is refused from now on, wherever it comes from.
+   */
+  async #session(request: Request, caller: ApiCaller): Promise<Response> {
     if (request.method === 'GET') return json(200, caller);
     if (request.method !== 'DELETE') {
       return failure(405, 'METHOD_NOT_ALLOWED', 'Use GET, POST or DELETE', { allow: 'GET, POST, DELETE' });
     }
     const name = this.sessions.cookieName(request.headers.get('host'));
+    if (caller.via === 'cookie') {
+      const session = this.sessions.session(request.headers.get('cookie'), name);
+      if (session) await this.#gateway.approvals.endSession(session.id, session.exp);
+    }
     const secure = new URL(request.url).protocol === 'https:';
     return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });
   }
