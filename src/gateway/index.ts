@@ -81,6 +81,6 @@ export {
   type CallProgress,
   type MemoryCallLogStoreOptions,
 } from '../stores/call-log-store.js';
-export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller } from './console-sessions.js';
+export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller, type ConsoleSession } from './console-sessions.js';
 export { CONSOLE_CSP } from './console-assets.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';
