@@ -138,6 +138,25 @@ export function apiClient(base: string) {
     });
 }
 
+/**
+ * A request to the decision API of a gateway served in this process (`serveGateway`), with its token: a
+ * GET, or a POST of `body` as JSON.
+ */
+export function servedApi(
+  served: { apiUrl: string; api: { token: string } },
+  path: string,
+  body?: unknown,
+): Promise<Response> {
+  return fetch(`${served.apiUrl}${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: {
+      authorization: `Bearer ${served.api.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+}
+
 /** Starts `toolwire gateway --http --port 0 …args` and waits for its URL. */
 export async function startGateway(
   args: readonly string[],

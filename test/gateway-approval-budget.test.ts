@@ -16,7 +16,7 @@ import {
 import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
-import { GatewayEvents } from './_gateway.js';
+import { GatewayEvents, servedApi } from './_gateway.js';
 
 let upstream: HttpServerHandle;
 let gateway: Gateway;
@@ -44,15 +44,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const api = (path: string, body?: unknown) =>
-  fetch(`${served.apiUrl}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      authorization: `Bearer ${served.api.token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const api = (path: string, body?: unknown) => servedApi(served, path, body);
 
 interface Listed {
   id: string;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { servedApi } from './_gateway.js';
 
 const TOOLS = 1000;
 /** 60 characters exposed (`up__` and the name): the longest name the gateway exposes unchanged is 64. */
@@ -32,15 +33,7 @@ afterAll(async () => {
   await upstream?.close();
 });
 
-const api = (path: string, body?: unknown) =>
-  fetch(`${served.apiUrl}${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: {
-      authorization: `Bearer ${served.api.token}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const api = (path: string, body?: unknown) => servedApi(served, path, body);
 
 interface Stalled {
   socket: Socket;
