@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { terminalApprover } from '../src/cli/terminal-approver.js';
 import { terminalElicitation } from '../src/cli/terminal-elicitation.js';
+import { showLines } from '../src/cli/open-target.js';
 import { terminalText } from '../src/cli/terminal-text.js';
 import { Client } from '../src/client/index.js';
 import type { Revision } from '../src/protocol/index.js';
@@ -55,6 +56,60 @@ describe('a server that tries to steer the terminal', () => {
     expect(shown).toContain('note: hi\\x1b]52;c;cm0gLXJmIH4=\\x07 \\u202etxt.exe');
     expect(shown).not.toContain(ESC);
     expect(shown).not.toContain('\u202e');
+  });
+
+  it.runIf(existsSync('/usr/bin/script'))(
+    "with -v, the server's stderr is written out on a terminal",
+    async () => {
+      const command = [process.execPath, BIN, 'call', '-v', '--tool', 'log', ...SERVE];
+      const shown = await new Promise<string>((resolve, reject) =>
+        execFile(
+          'script',
+          ['-qec', command.join(' '), '/dev/null'],
+          { cwd: REPO, timeout: 30_000 },
+          (e, out) => (e ? reject(new Error(`script failed: ${e.message}`)) : resolve(out)),
+        ),
+      );
+      expect(shown).toContain('log: \\x1b]0;X\\x07\\x1b[2J\\x1b[Hfake prompt> \\u202etxt.exe\r\n');
+      expect(shown).toContain('logged');
+      expect(shown).not.toContain(ESC);
+      expect(shown).not.toContain('\u202e');
+    },
+  );
+
+  it("with -v, the server's stderr is written out when piped too, and its last lines still come with a failure", async () => {
+    const logged = await runCli(['call', '-v', '--tool', 'log', ...SERVE]);
+    expect(logged.code).toBe(0);
+    expect(logged.stderr).toContain('log: \\x1b]0;X\\x07\\x1b[2J\\x1b[Hfake prompt> \\u202etxt.exe\n');
+    expect(logged.stderr).not.toContain(ESC);
+    const exits = await runCli([
+      'tools',
+      '-v',
+      '--',
+      process.execPath,
+      '-e',
+      'console.error("bye"); process.exit(3)',
+    ]);
+    expect(exits.code).toBe(4);
+    expect(exits.stderr).toMatch(/^bye$/m); // as it came
+    expect(exits.stderr).toMatch(/server stderr \(last lines\):\n {2}bye/); // and with the failure
+  });
+
+  it('shows a stream line by line: whole lines, a long line in pieces, the rest at its end', async () => {
+    const shown: string[] = [];
+    const stream = new PassThrough();
+    showLines(stream, (text) => shown.push(text));
+    // A CRLF and a UTF-8 character (é: c3 a9) cut in two by the chunks; a line of 10,000 characters.
+    stream.write(Buffer.from('one\r'));
+    stream.write(Buffer.from('\ntwo \xc3', 'latin1'));
+    stream.write(Buffer.from('\xa9\nthree', 'latin1'));
+    stream.write(Buffer.from(`\n${'x'.repeat(10_000)}`));
+    stream.end(Buffer.from('\nlast, with no newline'));
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(shown.join('')).toBe(`one\r\ntwo é\nthree\n${'x'.repeat(10_000)}\nlast, with no newline`);
+    expect(shown.slice(0, 3)).toEqual(['one\r\n', 'two é\n', 'three\n']);
+    expect(Math.max(...shown.map((text) => text.length))).toBeLessThanOrEqual(4096);
+    expect(shown.at(-1)).toBe('last, with no newline');
   });
 
   it.runIf(existsSync('/usr/bin/script'))('on a terminal, --json is still valid JSON', async () => {

@@ -5,10 +5,12 @@
  * @module
  */
 import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type { Transport } from '../protocol/index.js';
 import { FallbackHttpClientTransport, type OAuthClient } from '../transports/http-client/index.js';
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { usageError } from './exit-code.js';
+import { printErr } from './terminal-text.js';
 import { WatchedTransport, type WatchReport } from './watched-transport.js';
 
 /** A server to connect to. */
@@ -17,8 +19,12 @@ export type Target =
   | { kind: 'url'; url: URL; headers: Record<string, string> };
 
 export interface OpenTargetOptions {
-  /** Pass the server's stderr through to ours (true), or keep it to show on failure (default). */
-  inheritStderr?: boolean;
+  /**
+   * Show the server's stderr on ours as it comes, line by line, every character that would steer a
+   * terminal written out as its escape (true); else (default) only keep it, to show on failure. Its last
+   * lines are kept for failure reports either way.
+   */
+  showStderr?: boolean;
   /**
    * An OAuth access token for URL targets (from `TOOLWIRE_TOKEN`: tokens stay out of the command line,
    * where `ps` and shell history would show them). An `Authorization` given with `--header` wins.
@@ -168,10 +174,12 @@ function openCommand(target: Target & { kind: 'command' }, options: OpenTargetOp
   const stdio = new StdioClientTransport({
     command: target.command,
     args: target.args,
-    stderr: options.inheritStderr ? 'inherit' : 'pipe',
+    // Never 'inherit': a server's bytes would reach the terminal as they are (retitle it, clear it).
+    stderr: 'pipe',
     shutdownTimeoutMs: SHUTDOWN_STEP_MS,
   });
-  const tail = options.inheritStderr ? undefined : captureTail(stdio.stderr);
+  const tail = captureTail(stdio.stderr);
+  if (options.showStderr && stdio.stderr) showLines(stdio.stderr, printErr);
   const watch = new WatchedTransport(
     stdio,
     {
@@ -207,6 +215,46 @@ function captureTail(stream: Readable | null): (() => string) | undefined {
   });
   stream.on('error', () => undefined);
   return () => kept.toString('utf8');
+}
+
+/** A line of a server's stderr longer than this is shown in pieces of this many characters (nothing grows unbounded). */
+const SHOWN_LINE_CHARS = 4 * 1024;
+
+/**
+ * Shows a stream's text through `write`, one whole line at a time (a line longer than
+ * {@link SHOWN_LINE_CHARS} in pieces), the rest when it ends: what it says is not cut in two by its chunks
+ * (a CRLF, a UTF-8 character), nor interleaved mid-line with what the command writes itself.
+ */
+export function showLines(stream: Readable, write: (text: string) => void): void {
+  const decoder = new StringDecoder('utf8');
+  let partial = '';
+  const take = (text: string) => {
+    partial += text;
+    const end = partial.lastIndexOf('\n');
+    if (end !== -1) {
+      write(partial.slice(0, end + 1));
+      partial = partial.slice(end + 1);
+    }
+    while (partial.length >= SHOWN_LINE_CHARS) {
+      // Not between the two halves of a surrogate pair.
+      const cut = isHighSurrogate(partial.charCodeAt(SHOWN_LINE_CHARS - 1))
+        ? SHOWN_LINE_CHARS - 1
+        : SHOWN_LINE_CHARS;
+      write(partial.slice(0, cut));
+      partial = partial.slice(cut);
+    }
+  };
+  stream.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
+  stream.on('end', () => {
+    take(decoder.end());
+    if (partial) write(partial);
+    partial = '';
+  });
+  stream.on('error', () => undefined);
+}
+
+function isHighSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdbff;
 }
 
 /** The target as it is written on a command line: the URL, or `-- <command...>` quoted for a shell. */

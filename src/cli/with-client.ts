@@ -83,7 +83,7 @@ async function connectAndWork<T>(
   let note: ReturnType<typeof setTimeout> | undefined;
   const token = process.env.TOOLWIRE_TOKEN;
   const opened = openTarget(target, {
-    inheritStderr: options.verbose === true,
+    showStderr: options.verbose === true,
     token,
     oauth:
       options.oauth ??
