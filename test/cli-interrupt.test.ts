@@ -1,8 +1,10 @@
 // SIGINT (Ctrl-C) or SIGTERM while `toolwire call` waits for a tool: the call is cancelled
 // (notifications/cancelled), the server command is stopped even when it ignores the end of its stdin and
 // SIGINT (stdin closed, then SIGTERM), and the command exits 130 or 143; a second signal exits at once.
-// The signal goes to the CLI only, as `kill`, `timeout` or a supervisor sends it.
+// The signal goes to the CLI only, as `kill`, `timeout` or a supervisor sends it. Ctrl-C typed at a
+// question on a terminal (raw mode: no signal, a key) does the same, and is not taken for an answer.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,5 +102,59 @@ describe('a signal mid-call', () => {
     } finally {
       if (alive(serverPid)) process.kill(serverPid, 'SIGKILL');
     }
+  });
+});
+
+/**
+ * Runs `toolwire call --tool TOOL` against the stubborn server on a terminal (`script`), and types Ctrl-C
+ * once `prompt` is on it. Resolves with the exit code, what the terminal showed, and the server's log.
+ */
+async function ctrlCAt(
+  tool: string,
+  prompt: string,
+): Promise<{ code: number | null; screen: string; log: string }> {
+  const log = join(workspace, `server-${++runs}.log`);
+  const command = [process.execPath, BIN, 'call', '--tool', tool, '--', process.execPath, SERVER].join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    cwd: REPO,
+    env: { ...process.env, STUBBORN_LOG: log },
+  });
+  let screen = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (screen += chunk));
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  try {
+    await expect.poll(() => screen, { timeout: 20_000 }).toContain(prompt);
+    child.stdin.write('\u0003');
+    const code = await Promise.race([
+      closed,
+      new Promise<'hung'>((resolve) => setTimeout(resolve, 10_000, 'hung')),
+    ]);
+    expect(code, screen).not.toBe('hung');
+    return { code: code === 'hung' ? null : code, screen, log: await serverLog(log) };
+  } finally {
+    child.kill('SIGKILL');
+  }
+}
+
+describe.runIf(existsSync('/usr/bin/script'))('Ctrl-C at a question on the terminal', () => {
+  it('at an elicitation: the call is cancelled before the question is answered, the server stopped, exit 130', async () => {
+    const { code, screen, log } = await ctrlCAt('ask', '[c]ancel');
+    expect(code, screen).toBe(ExitCode.Interrupted);
+    expect(screen).toMatch(/^toolwire: interrupted by SIGINT/m);
+    const id = /^call (\S+)$/m.exec(log)?.[1];
+    expect(log).toMatch(new RegExp(`^cancelled ${id} interrupted by SIGINT`, 'm'));
+    // The question's "cancel", if it is sent at all, comes after the call was cancelled.
+    const answered = log.indexOf('answered');
+    if (answered !== -1) expect(log.indexOf('cancelled')).toBeLessThan(answered);
+    await expect.poll(() => alive(Number(/^pid (\d+)$/m.exec(log)?.[1]))).toBe(false);
+  });
+
+  it('at the approval prompt: nothing is called, not even denied, the server stopped, exit 130', async () => {
+    const { code, screen, log } = await ctrlCAt('wipe', 'Run it? [y]es');
+    expect(code, screen).toBe(ExitCode.Interrupted);
+    expect(screen).toMatch(/^toolwire: interrupted by SIGINT/m);
+    expect(screen).not.toMatch(/denied|was not run/);
+    expect(log).not.toMatch(/^call /m);
+    await expect.poll(() => alive(Number(/^pid (\d+)$/m.exec(log)?.[1]))).toBe(false);
   });
 });

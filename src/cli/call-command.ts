@@ -48,8 +48,9 @@ so its annotations are trusted here; a tool that declares no annotations is call
 When the server asks you something during the call (elicitation), it is asked on the terminal: a
 form field by field (Enter keeps a default or skips an optional field; a wrong answer is asked
 again), a page to open shown with its full URL and host (toolwire never opens it). "n" declines,
-Ctrl-D cancels. With no terminal, toolwire does not offer to answer (no elicitation
-capability), and a tool that must ask fails, saying so.
+Ctrl-D cancels. Ctrl-C, at any question (the approval's too), interrupts the command as it does
+anywhere: the call is cancelled, the server stopped, exit 130. With no terminal, toolwire does not
+offer to answer (no elicitation capability), and a tool that must ask fails, saying so.
 
 Text from the server that would steer a terminal (escape sequences, carriage returns,
 bidirectional overrides) is shown as escapes (\\x1b, \\u202e) on the terminal; piped, the output is

@@ -1,11 +1,11 @@
 /**
  * How `toolwire call` answers a server that asks the person something (`elicitation/create`, or the stateless
  * era's `input_required`): on the terminal, when there is one. A form is asked field by field (see
- * `terminal-form.ts`) after the person agrees to answer it; declining sends nothing, Ctrl-D cancels. A page
- * to open (URL mode) is shown whole, with its host as the browser will see it (an internationalized name in
- * its punycode form, so that a look-alike shows), and is never opened by toolwire: the person opens it, or
- * declines. With no terminal (stdin is not a TTY) the CLI declares no `elicitation` capability, so servers
- * do not ask.
+ * `terminal-form.ts`) after the person agrees to answer it; declining sends nothing, Ctrl-D cancels, Ctrl-C
+ * interrupts the command (see `terminal-questions.ts`). A page to open (URL mode) is shown whole, with its
+ * host as the browser will see it (an internationalized name in its punycode form, so that a look-alike
+ * shows), and is never opened by toolwire: the person opens it, or declines. With no terminal (stdin is not a
+ * TTY) the CLI declares no `elicitation` capability, so servers do not ask.
  * @module
  */
 import type { ElicitationHandler } from '../client/index.js';
