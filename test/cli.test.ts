@@ -368,6 +368,19 @@ describe('toolwire serve', () => {
     );
   });
 
+  it("writes a served module's name on stderr with its terminal escapes shown, not obeyed", async () => {
+    const dist = join(process.cwd(), 'dist', 'server.js');
+    await writeFile(
+      join(workspace, 'steering-name.mjs'),
+      `import { Server } from ${JSON.stringify(dist)};\n` +
+        `export default () => new Server({ name: 'evil\\u001b]0;PWNED\\u0007\\u202e', version: '1' });\n`,
+    );
+    const result = await run(['serve', 'steering-name.mjs'], { cwd: workspace, stdin: '' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('serving evil\\x1b]0;PWNED\\x07\\u202e 1 over stdio');
+    for (const raw of ['\u001b', '\u0007', '\u202e']) expect(result.stderr).not.toContain(raw);
+  });
+
   it('exits 2 with a clear message for a bad module', async () => {
     const missing = await run(['serve', 'test/fixtures/no-such-server.mjs']);
     expect(missing.code).toBe(ExitCode.Usage);

@@ -26,6 +26,7 @@ import { HTTP_AUTH_FLAGS, httpAuthOf } from './http-auth-flags.js';
 import { loadServerModule } from './load-server-module.js';
 import { parseCommandLine, parseSessionUnloadMs, wantsHelp } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
+import { printErr } from './terminal-text.js';
 import { onStopSignals, within } from './stop-signals.js';
 
 const SERVE_OPTIONS = {
@@ -213,7 +214,7 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   const stopSignals = onStopSignals((graceful) => {
     void server.close(graceful && !transport.inputEnded ? { graceMs } : {}).catch(() => undefined);
   });
-  process.stderr.write(`toolwire: serving ${what} over stdio (try: ${CLI} tools -- ${invocation(module)})\n`);
+  printErr(`toolwire: serving ${what} over stdio (try: ${CLI} tools -- ${invocation(module)})\n`);
   await closed;
   // The answers are written before the process exits (a pipe's writes are asynchronous), within the grace.
   await within(transport.flushed(), graceMs);
@@ -279,7 +280,7 @@ async function serveOverHttp(
     throw listenFailure(error, host, port, values.port === undefined);
   });
   process.stdout.write(`${handle.url}\n`);
-  process.stderr.write(
+  printErr(
     `toolwire: serving ${what} over HTTP at ${handle.url}${auth ? ' (OAuth: bearer tokens required)' : ''}${stores ? ` (sessions shared on Redis ${redactedUrl(values.redis ?? '')})` : ''} (try: ${CLI} tools ${handle.url})\n`,
   );
   const graceMs = server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
