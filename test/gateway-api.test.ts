@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
+import { MemoryGrantStore } from '../src/stores/grant-store.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import {
   apiKeyVerifier,
@@ -151,5 +152,42 @@ describe('the decision API beside an authenticated MCP endpoint', () => {
     // The same cookie, replayed (a copy kept elsewhere): refused, for reading and for changing.
     expect((await withCookie('GET')).status).toBe(401);
     expect((await withCookie('POST', { action: null })).status).toBe(401);
+  });
+});
+
+describe('ended console sessions in a full grant store (memory)', () => {
+  it('keeps a signed-out cookie refused after more sign-outs than the store keeps; later sessions work', async () => {
+    // A store that keeps 3 grants a scope: the ended-sessions scope overflows after 3 other sign-outs.
+    const small = createGateway(
+      { upstreams: {} },
+      { onLog: () => undefined, stores: { grants: new MemoryGrantStore({ maxGrantsPerScope: 3 }) } },
+    );
+    await small.start();
+    const handle = await serveGateway(small, { port: 0 });
+    try {
+      const signIn = async () => {
+        const response = await fetch(`${handle.apiUrl}/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
+          body: JSON.stringify({ token: handle.api.token }),
+        });
+        expect(response.status).toBe(200);
+        return response.headers.get('set-cookie')!.split(';')[0]!;
+      };
+      const session = (cookie: string, method = 'GET') =>
+        fetch(`${handle.apiUrl}/session`, { method, headers: { cookie, 'x-toolwire-console': '1' } }).then(
+          (response) => response.status,
+        );
+      const victim = await signIn();
+      expect(await session(victim, 'DELETE')).toBe(200);
+      expect(await session(victim)).toBe(401);
+      for (let i = 0; i < 5; i++) expect(await session(await signIn(), 'DELETE')).toBe(200);
+      expect(await session(victim)).toBe(401);
+      // A session signed in since expires after every one dropped: it works.
+      expect(await session(await signIn())).toBe(200);
+    } finally {
+      await handle.close();
+      await small.close();
+    }
   });
 });

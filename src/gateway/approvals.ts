@@ -124,9 +124,18 @@ export class Approvals {
     return this.#grants.grant(ENDED_SESSIONS, sessionId, until);
   }
 
-  /** Whether a console session was ended (`endSession`). */
-  sessionEnded(sessionId: string): Promise<boolean> {
-    return this.#grants.has(ENDED_SESSIONS, sessionId);
+  /**
+   * Whether a console session, expiring at `expiresAt` (ms since the epoch), was ended (`endSession`). A
+   * grant store that had to drop ended sessions before they expired (memory, past its bound of a scope)
+   * fails closed: every session that expires no later than the last one it dropped counts as ended too
+   * (its person signs in again).
+   */
+  async sessionEnded(sessionId: string, expiresAt: number): Promise<boolean> {
+    const [ended, droppedUntil] = await Promise.all([
+      this.#grants.has(ENDED_SESSIONS, sessionId),
+      this.#grants.droppedUntil(ENDED_SESSIONS),
+    ]);
+    return ended || expiresAt <= droppedUntil;
   }
 
   /** Whether a retry was allowed (`allowRetry`), using the allowance up. */

@@ -182,7 +182,8 @@ export class DecisionApi {
     if (header === null) {
       const name = this.sessions.cookieName(request.headers.get('host'));
       const session = this.sessions.session(request.headers.get('cookie'), name);
-      if (session === undefined || (await this.#gateway.approvals.sessionEnded(session.id))) return undefined;
+      if (session === undefined || (await this.#gateway.approvals.sessionEnded(session.id, session.exp)))
+        return undefined;
       return session.caller;
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

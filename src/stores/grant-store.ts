@@ -27,6 +27,15 @@ export interface GrantStore {
   take(scope: string, key: string): Promise<boolean>;
   /** Forgets every grant of `scope`. */
   forget(scope: string): Promise<void>;
+  /**
+   * The latest end (ms since the epoch) of the grants of `scope` that this store dropped while they still
+   * held, to keep the scope within its bound; 0 when it never did. A store that bounds a scope may drop a
+   * grant early: for a grant that lets something through ("approve always", a retry) that only means
+   * asking again, but a caller that keeps grants to refuse something (the gateway's ended console
+   * sessions) must also refuse whatever ends no later than this, so that nothing dropped comes back. A
+   * store that never drops a grant before its end (Redis) answers 0.
+   */
+  droppedUntil(scope: string): Promise<number>;
 }
 
 /** Throws the RangeError a grant store rejects with for an `until` more than `MAX_GRANT_MS` after `now`. @internal */
@@ -38,43 +47,72 @@ export function checkGrantEnd(until: number | undefined, now: number): void {
 export interface MemoryGrantStoreOptions {
   /** The clock, in ms since the epoch (tests). */
   now?: () => number;
+  /**
+   * How many grants a scope holds at most (default 10,000). Past it, those that ran out are dropped first,
+   * then the oldest granted, even while they hold (see `droppedUntil`).
+   */
+  maxGrantsPerScope?: number;
 }
 
-/** Grants a scope holds at most in memory; past it, those that ran out are dropped first, then the oldest. */
-const MAX_GRANTS_PER_SCOPE = 10_000;
+/** Grants a scope holds at most in memory, by default. */
+const DEFAULT_MAX_GRANTS_PER_SCOPE = 10_000;
 
-/** The in-memory default: the grants of this process, until it exits (a grant without `until` lasts that long). */
+interface Scope {
+  /** Key → until (ms since the epoch; Infinity: no end), in the order granted (a grant again moves to the end). */
+  grants: Map<string, number>;
+  /** The latest end of a grant dropped while it still held (`droppedUntil`). */
+  droppedUntil: number;
+  /** Grants since the scope was last swept of those that ran out. */
+  sinceSweep: number;
+}
+
+/**
+ * The in-memory default: the grants of this process, until it exits (a grant without `until` lasts that
+ * long). A scope holds at most `maxGrantsPerScope` grants: past it, a grant first sweeps out those that ran
+ * out (a whole sweep at most once per quarter of the bound's grants, so that a grant costs O(1) amortised),
+ * then drops the oldest granted, raising `droppedUntil` when one still held.
+ */
 export class MemoryGrantStore implements GrantStore {
-  readonly #scopes = new Map<string, Map<string, number>>();
+  readonly #scopes = new Map<string, Scope>();
   readonly #now: () => number;
+  readonly #max: number;
 
   constructor(options: MemoryGrantStoreOptions = {}) {
     this.#now = options.now ?? Date.now;
+    const max = options.maxGrantsPerScope ?? DEFAULT_MAX_GRANTS_PER_SCOPE;
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new RangeError(`maxGrantsPerScope must be a positive integer, not ${max}`);
+    this.#max = max;
   }
 
   grant(scope: string, key: string, until?: number): Promise<void> {
+    const now = this.#now();
     try {
-      checkGrantEnd(until, this.#now());
+      checkGrantEnd(until, now);
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    let grants = this.#scopes.get(scope);
-    if (!grants) this.#scopes.set(scope, (grants = new Map<string, number>()));
+    let entry = this.#scopes.get(scope);
+    if (!entry) this.#scopes.set(scope, (entry = { grants: new Map(), droppedUntil: 0, sinceSweep: 0 }));
+    const { grants } = entry;
     grants.delete(key);
     grants.set(key, until ?? Infinity);
-    if (grants.size > MAX_GRANTS_PER_SCOPE) {
-      const now = this.#now();
+    entry.sinceSweep++;
+    if (grants.size <= this.#max) return Promise.resolve();
+    if (entry.sinceSweep >= Math.ceil(this.#max / 4)) {
+      entry.sinceSweep = 0;
       for (const [other, end] of grants) if (end <= now) grants.delete(other);
-      for (const other of grants.keys()) {
-        if (grants.size <= MAX_GRANTS_PER_SCOPE) break;
-        grants.delete(other);
-      }
+    }
+    for (const [other, end] of grants) {
+      if (grants.size <= this.#max) break;
+      grants.delete(other);
+      if (end > now) entry.droppedUntil = Math.max(entry.droppedUntil, end);
     }
     return Promise.resolve();
   }
 
   has(scope: string, key: string): Promise<boolean> {
-    const grants = this.#scopes.get(scope);
+    const grants = this.#scopes.get(scope)?.grants;
     const until = grants?.get(key);
     if (until === undefined) return Promise.resolve(false);
     if (until > this.#now()) return Promise.resolve(true);
@@ -83,7 +121,7 @@ export class MemoryGrantStore implements GrantStore {
   }
 
   take(scope: string, key: string): Promise<boolean> {
-    const grants = this.#scopes.get(scope);
+    const grants = this.#scopes.get(scope)?.grants;
     const until = grants?.get(key);
     if (until === undefined) return Promise.resolve(false);
     grants!.delete(key);
@@ -93,5 +131,9 @@ export class MemoryGrantStore implements GrantStore {
   forget(scope: string): Promise<void> {
     this.#scopes.delete(scope);
     return Promise.resolve();
+  }
+
+  droppedUntil(scope: string): Promise<number> {
+    return Promise.resolve(this.#scopes.get(scope)?.droppedUntil ?? 0);
   }
 }

@@ -81,4 +81,9 @@ export class RedisGrantStore implements GrantStore {
   async forget(scope: string): Promise<void> {
     await redisOperation(this.#client, NAME, 'forget', () => this.#client.del(this.#prefix + scope));
   }
+
+  /** Always 0: a grant is kept until its end (its scope's key expires with its longest grant). */
+  droppedUntil(): Promise<number> {
+    return Promise.resolve(0);
+  }
 }

@@ -51,6 +51,14 @@ export function describeGrantStoreContract(name: string, make: MakeStores<GrantS
       });
     });
 
+    it('drops no grant that still holds while a scope is small (droppedUntil: 0)', async () => {
+      const { a, b, clock } = await make();
+      for (let i = 0; i < 100; i++) await a.grant('sessions', `s${i}`, clock.now() + 60_000);
+      expect(await b.droppedUntil('sessions')).toBe(0);
+      expect(await b.has('sessions', 's0')).toBe(true);
+      expect(await b.droppedUntil('never-granted')).toBe(0);
+    });
+
     it('forgets every grant of a scope at once, for every handle', async () => {
       const { a, b } = await make();
       await a.grant('files', 'k1');
