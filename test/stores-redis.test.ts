@@ -103,11 +103,67 @@ describe('RedisGrantStore', () => {
     const week = 7 * 24 * 60 * 60_000;
     const until = Date.now() + week;
     await store.grant('files', 'k', until);
-    const key = `${prefix}gateway:grants:files`;
-    expect(Number(await one.client.hget(key, 'k'))).toBe(until);
+    const key = `${prefix}gateway:grant-ends:files`;
+    expect(Number(await one.client.zscore(key, 'k'))).toBe(until);
     expect(await one.client.pttl(key)).toBeGreaterThan(week - 60_000);
     await store.grant('other', 'endless');
-    expect(await one.client.pttl(`${prefix}gateway:grants:other`)).toBeLessThanOrEqual(60_000);
+    expect(await one.client.pttl(`${prefix}gateway:grant-ends:other`)).toBeLessThanOrEqual(60_000);
+  });
+
+  it('does the same bounded work per grant however many grants its scope holds (no whole-scope read)', async () => {
+    const prefix = `grants${++tests}:`;
+    const store = new RedisGrantStore(one.client, { prefix });
+    /** The commands Redis ran on the store's keys (MONITOR: the scripts' commands too) while `run` ran. */
+    const commandsDuring = async (run: () => Promise<void>): Promise<string[]> => {
+      const monitor = await new Redis(redis.url).monitor();
+      const seen: string[] = [];
+      const hear = (_time: string, args: string[]) => {
+        if (args[1]?.startsWith(prefix)) seen.push(args[0]!.toLowerCase());
+      };
+      monitor.on('monitor', hear);
+      try {
+        await run();
+        // The monitor hears a marker after every command before it: nothing the run did is missed.
+        const marker = `${prefix}marker`;
+        await one.client.exists(marker);
+        await vi.waitFor(() => expect(seen.at(-1)).toBe('exists'));
+        return seen.slice(0, -1);
+      } finally {
+        monitor.off('monitor', hear);
+        monitor.disconnect();
+      }
+    };
+    const grantMany = async (scope: string, count: number, until: number) => {
+      for (let i = 0; i < count; i += 100)
+        await Promise.all(
+          Array.from({ length: Math.min(100, count - i) }, (_, j) => store.grant(scope, `k${i + j}`, until)),
+        );
+    };
+    const wholeScopeReads = ['hgetall', 'hkeys', 'hvals', 'hscan', 'zrange', 'zrangebyscore', 'zscan'];
+    const tenGrants = (scope: string) => {
+      const until = Date.now() + 60_000;
+      return commandsDuring(async () => {
+        for (let i = 0; i < 10; i++) await store.grant(scope, `new${i}`, until);
+      });
+    };
+    const small = await tenGrants('small');
+    // 4,000 grants that still hold in one scope.
+    await grantMany('big', 4_000, Date.now() + 60_000);
+    const big = await tenGrants('big');
+    // The same commands, one for one (less whether the key's expiry moved, which the clock decides: O(1)).
+    const moved = (command: string) => command !== 'pexpireat';
+    expect(big.filter(moved)).toEqual(small.filter(moved));
+    expect(big.filter((command) => wholeScopeReads.includes(command))).toEqual([]);
+    // 2,000 that ran out (written as they would have been before they did) and one that holds, in another.
+    await store.grant('big-ran-out', 'holds', Date.now() + 60_000);
+    const ranOut = `${prefix}gateway:grant-ends:big-ran-out`;
+    const past = Date.now() - 1_000;
+    await one.client.zadd(ranOut, ...Array.from({ length: 2_000 }, (_, i) => [past, `old${i}`]).flat());
+    // A grant in a scope of grants that ran out sweeps a bounded number of them (64), not all at once.
+    const sweep = await commandsDuring(() => store.grant('big-ran-out', 'new', Date.now() + 60_000));
+    expect(await one.client.zcard(ranOut)).toBe(1 + 2_000 - 64 + 1);
+    expect(sweep.filter((command) => wholeScopeReads.includes(command))).toEqual([]);
+    expect(sweep.filter(moved)).toEqual(['zcount', 'zremrangebyrank', 'zadd', 'pttl']);
   });
 });
 

@@ -1,9 +1,11 @@
 /**
- * "Approve always" grants in Redis, shared by every gateway instance: a hash per scope
- * (`<prefix>gateway:grants:<scope>`, field: the grant's key, value: until when, in ms since the epoch),
- * kept as long as its longest grant. A grant with an end lasts until then (`MAX_GRANT_MS` at most, as in
- * every grant store), one without an end `maxGrantMs` (every key has a TTL). A scope past 1,024 grants drops
- * those that ran out whenever it gets a new one.
+ * "Approve always" grants in Redis, shared by every gateway instance: a sorted set per scope
+ * (`<prefix>gateway:grant-ends:<scope>`, member: the grant's key, score: until when, in ms since the
+ * epoch), kept as long as its longest grant. A grant with an end lasts until then (`MAX_GRANT_MS` at most,
+ * as in every grant store), one without an end `maxGrantMs` (every key has a TTL). Each grant also sweeps
+ * out up to 64 grants of its scope that ran out (the lowest scores): its work is O(log n), however many the
+ * scope holds, and what ran out goes 64 times as fast as grants come (the key itself expires with its
+ * longest grant). No grant is dropped before its end (`droppedUntil` is 0).
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -19,26 +21,26 @@ export interface RedisGrantStoreOptions extends RedisStoreOptions {
 
 export const DEFAULT_MAX_GRANT_MS = 24 * 60 * 60_000;
 
-// KEYS: the scope's hash. ARGV: the grant's key, until (ms).
+/** Grants that ran out a grant sweeps out of its scope, at most. */
+const SWEEP = 64;
+
+// KEYS: the scope's sorted set. ARGV: the grant's key, until (ms), how many that ran out to sweep at most.
+// Every command is O(log n) or bounded by ARGV[3].
 const GRANT = new RedisScript(`
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local gone = math.min(redis.call('ZCOUNT', KEYS[1], '-inf', now), tonumber(ARGV[3]))
+if gone > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, gone - 1) end
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
-if redis.call('HLEN', KEYS[1]) > 1024 then
-  local all = redis.call('HGETALL', KEYS[1])
-  for i = 1, #all, 2 do
-    if tonumber(all[i + 1]) <= now then redis.call('HDEL', KEYS[1], all[i]) end
-  end
-end
 return 1`);
 
-// KEYS: the scope's hash. ARGV: the grant's key, now (ms). Returns 1 when it held (and removes it).
+// KEYS: the scope's sorted set. ARGV: the grant's key, now (ms). Returns 1 when it held (and removes it).
 const TAKE = new RedisScript(`
-local ends = redis.call('HGET', KEYS[1], ARGV[1])
+local ends = redis.call('ZSCORE', KEYS[1], ARGV[1])
 if not ends then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[1], ARGV[1])
 if tonumber(ends) > tonumber(ARGV[2]) then return 1 end
 return 0`);
 
@@ -51,7 +53,7 @@ export class RedisGrantStore implements GrantStore {
 
   constructor(client: Redis, options: RedisGrantStoreOptions = {}) {
     this.#client = client;
-    this.#prefix = `${prefixOf(options)}gateway:grants:`;
+    this.#prefix = `${prefixOf(options)}gateway:grant-ends:`;
     this.#maxMs = positiveOption(options.maxGrantMs ?? DEFAULT_MAX_GRANT_MS, 'maxGrantMs');
   }
 
@@ -60,13 +62,13 @@ export class RedisGrantStore implements GrantStore {
     checkGrantEnd(until, now);
     const end = until ?? now + this.#maxMs;
     await redisOperation(this.#client, NAME, 'grant', () =>
-      GRANT.run(this.#client, [this.#prefix + scope], [key, Math.floor(end)]),
+      GRANT.run(this.#client, [this.#prefix + scope], [key, Math.floor(end), SWEEP]),
     );
   }
 
   has(scope: string, key: string): Promise<boolean> {
     return redisOperation(this.#client, NAME, 'has', async () => {
-      const until = await this.#client.hget(this.#prefix + scope, key);
+      const until = await this.#client.zscore(this.#prefix + scope, key);
       return until !== null && Number(until) > Date.now();
     });
   }
@@ -78,11 +80,12 @@ export class RedisGrantStore implements GrantStore {
     });
   }
 
+  /** Forgets the scope's one key, reclaimed off Redis's main thread (`UNLINK`), however many it holds. */
   async forget(scope: string): Promise<void> {
-    await redisOperation(this.#client, NAME, 'forget', () => this.#client.del(this.#prefix + scope));
+    await redisOperation(this.#client, NAME, 'forget', () => this.#client.unlink(this.#prefix + scope));
   }
 
-  /** Always 0: a grant is kept until its end (its scope's key expires with its longest grant). */
+  /** Always 0: a grant is kept until its end. */
   droppedUntil(): Promise<number> {
     return Promise.resolve(0);
   }
