@@ -19,6 +19,7 @@ import {
   type ApprovalRequest,
   type ClientAuditRecord,
 } from '../src/client/index.js';
+import { Peer } from '../src/protocol/engine/peer.js';
 import { LocalErrorCode, type JsonObject } from '../src/protocol/index.js';
 import * as source from '../src/server/index.js';
 import type { Server } from '../src/server/index.js';
@@ -113,6 +114,55 @@ describe('approval policy: rules', () => {
     await using c = await connect({ trustAnnotations: true, rules: [{ tool: 'fs.read', action: 'deny' }] });
     expect(await outcome(c.client, 'fs.read')).toBe(DENIED);
     expect(c.ran).toEqual([]);
+  });
+});
+
+describe('approval policy: names the server chose', () => {
+  it('matches a 100,000-character server name and tool name without stalling the event loop', async () => {
+    // A server that names itself and its tool to make a backtracking glob take seconds to minutes; the rule
+    // globs are ordinary ones a user writes.
+    const [clientEnd, serverEnd] = createLinkedPair();
+    const server = new Peer();
+    const serverName = '_'.repeat(100_000);
+    const toolName = '-'.repeat(100_000);
+    server.setRequestHandler('initialize', () => ({
+      protocolVersion: '2025-06-18',
+      capabilities: { tools: {} },
+      serverInfo: { name: serverName, version: '1' },
+    }));
+    server.setRequestHandler('tools/call', () => ({ content: [{ type: 'text', text: 'ran' }] }));
+    await server.connect(serverEnd);
+    const client = new Client(
+      { name: 'approval-test', version: '1.0.0' },
+      {
+        approval: {
+          rules: [
+            { server: '*_*_delete', tool: '*', action: 'deny' },
+            { tool: '*-*-*-prod', action: 'deny' },
+            { tool: '*', action: 'allow' },
+          ],
+        },
+      },
+    );
+    await client.connect(clientEnd);
+    let longestStall = 0;
+    let last = performance.now();
+    const tick = setInterval(() => {
+      const now = performance.now();
+      longestStall = Math.max(longestStall, now - last);
+      last = now;
+    }, 5);
+    const started = performance.now();
+    try {
+      expect(await outcome(client, toolName)).toBe('ran');
+      expect(await outcome(client, `${toolName}prod`)).toBe(DENIED);
+      // The regexps took about 26 s for the first and hours for the second; the matcher takes milliseconds.
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(longestStall).toBeLessThan(1000);
+    } finally {
+      clearInterval(tick);
+      await client.close();
+    }
   });
 });
 

@@ -46,3 +46,22 @@ describe('Policy', () => {
     expect(decide({ destructiveHint: false, openWorldHint: false })).toBe('allow');
   });
 });
+
+describe('Policy: names an upstream chose', () => {
+  it('matches a rule against a 100,000-character tool name in milliseconds', () => {
+    const policy = new Policy({
+      rules: [
+        { tool: '*_*_delete', action: 'deny' },
+        { tool: '*-*-*-prod', action: 'deny' },
+        { tool: '*', action: 'allow' },
+      ],
+      trusted: trustedOnly,
+    });
+    const started = performance.now();
+    // As backtracking regexps these took about 26 s (quadratic) and hours (cubic).
+    expect(policy.decide('web', { name: '_'.repeat(100_000) }).action).toBe('allow');
+    expect(policy.decide('web', { name: '-'.repeat(100_000) }).action).toBe('allow');
+    expect(policy.decide('web', { name: `${'-'.repeat(100_000)}prod` }).action).toBe('deny');
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
