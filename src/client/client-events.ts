@@ -22,8 +22,8 @@ export interface EventsHost {
   send: Requester;
   /** Fetches the tools again (the handshake-era list is dropped first by `toolsChanged`). */
   listTools(): Promise<readonly Tool[]>;
-  /** The tools the server listed are stale. */
-  toolsChanged(): void;
+  /** The tools the server listed are stale; returns whether they had been listed (they are fetched again). */
+  toolsChanged(): boolean;
   onLog?: ((params: LoggingMessageParams) => void) | undefined;
   /** The URL elicitations the server named, and who hears of their completion. */
   urlElicitations: UrlElicitations;
@@ -103,12 +103,14 @@ export class ClientEvents {
     });
   }
 
-  /** A fetch of the tools for the listeners is under way; `true` once another change came meanwhile. */
+  /** A fetch of the tools after a change is under way; `true` once another change came meanwhile. */
   #toolsFetch: { again: boolean } | undefined;
 
   /**
-   * Fetches the tools and tells the listeners: one fetch at a time, and one more after it for the changes
-   * that came meanwhile (a server sending 10,000 `list_changed` made as many fetches of its whole list).
+   * Fetches the tools again after a change, for the listeners and for the cached list (whose outputSchemas
+   * check results, whose annotations the approval policy reads): one fetch at a time, and one
+   * more after it for the changes that came meanwhile (a server sending 10,000 `list_changed` made as many
+   * fetches of its whole list).
    */
   #refreshTools(report: (error: unknown) => void): void {
     if (this.#toolsFetch) {
@@ -121,7 +123,7 @@ export class ClientEvents {
       .then((tools) => this.tools.forEach((listener) => listener(tools)), report)
       .finally(() => {
         this.#toolsFetch = undefined;
-        if (fetch.again && this.tools.size > 0 && !this.#peer.closed) this.#refreshTools(report);
+        if (fetch.again && !this.#peer.closed) this.#refreshTools(report);
       });
   }
 
@@ -129,9 +131,10 @@ export class ClientEvents {
     const peer = this.#peer;
     const host = this.#host;
     const report = (error: unknown) => host.report(asError(error));
+    // The list is fetched again when someone listens, or when it had been listed: a client that listed the
+    // tools keeps an up-to-date list, one that never did fetches nothing (a call's result check fetches it).
     peer.setNotificationHandler('notifications/tools/list_changed', () => {
-      host.toolsChanged();
-      if (this.tools.size > 0) this.#refreshTools(report);
+      if (host.toolsChanged() || this.tools.size > 0 || this.#toolsFetch) this.#refreshTools(report);
     });
     peer.setNotificationHandler('notifications/resources/updated', (params) => {
       const uri = params.uri;

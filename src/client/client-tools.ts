@@ -6,7 +6,7 @@
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
+import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { validateMcpHeaderDeclarations } from '../protocol/types/mcp-header-declarations.js';
@@ -22,7 +22,7 @@ import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
 import type { ClientTasks } from './tasks/client-tasks.js';
 import { TASK_HANDLE, type ToolTask } from './tasks/tool-task.js';
-import { ToolCache } from './tool-cache.js';
+import { ToolCache, type LoadOptions } from './tool-cache.js';
 import type { UrlElicitations } from './url-elicitations.js';
 
 /** The options of a `callToolAsTask` call: its handle rides along. */
@@ -60,23 +60,43 @@ export class ClientTools {
     if (options.approval) this.#builtIns.push(approvalLink(options.approval));
   }
 
-  /** The listed tools are stale (the server said so, or the caller asked for a refresh). */
-  invalidate(): void {
-    this.#cache.invalidate();
+  /**
+   * The listed tools are stale (the server said so, or the caller asked for a refresh); returns whether they
+   * had been listed since the last time.
+   */
+  invalidate(): boolean {
     this.#host.channel()?.forget('tools/list');
+    return this.#cache.invalidate();
   }
 
-  async list(options: { refresh?: boolean } & RequestOptions = {}): Promise<readonly Tool[]> {
-    const { refresh, ...requestOptions } = options;
+  /**
+   * Every listed tool. Callers share one fetch, made with no caller's signal or timeout: each waits with its
+   * own (`signal`, `cancellation`, `timeout` per response), and giving up fails that caller alone. A caller
+   * whose options shape the requests themselves (`onProgress`, `resetTimeoutOnProgress`, …) fetches alone.
+   */
+  list(options: { refresh?: boolean } & RequestOptions = {}): Promise<readonly Tool[]> {
+    const { refresh, signal, cancellation, timeout, ...shaping } = options;
     if (refresh) this.invalidate();
-    const fetchPage = (cursor: string | undefined) =>
-      this.#host.request('tools/list', cursor === undefined ? {} : { cursor }, requestOptions);
-    if (this.#host.channel()?.era !== 'stateless') return this.#cache.load(fetchPage);
-    return this.#cache.load(fetchPage, {
-      memoize: false,
-      emptyCursorEnds: false,
-      filter: (tool) => this.#validHeaders(tool),
-    });
+    const load = this.#loadOptions();
+    if (Object.values(shaping).some((value) => value !== undefined)) {
+      const { refresh: _, ...requestOptions } = options;
+      return this.#cache.loadAlone((cursor) => this.#listPage(cursor, requestOptions), load);
+    }
+    return this.#cache.load(
+      (cursor, control) => this.#listPage(cursor, { cancellation: control.cancellation, timeout: Infinity }),
+      load,
+      { signal, cancellation, timeout: timeout ?? this.#options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT },
+    );
+  }
+
+  #listPage(cursor: string | undefined, options: RequestOptions): Promise<JsonObject> {
+    return this.#host.request('tools/list', cursor === undefined ? {} : { cursor }, options);
+  }
+
+  /** How the era spoken keeps the list: until `list_changed` (handshake), or fetched on every call. */
+  #loadOptions(): LoadOptions {
+    if (this.#host.channel()?.era !== 'stateless') return { memoize: true, emptyCursorEnds: true };
+    return { memoize: false, emptyCursorEnds: false, filter: (tool) => this.#validHeaders(tool) };
   }
 
   call(name: string, args: JsonObject, options: TaskCallOptions): Promise<CallToolResult> {
@@ -166,11 +186,45 @@ export class ClientTools {
     );
   }
 
-  /** A raw result checked (size, content blocks; the outputSchema unless `validateOutput` is false). */
-  #checked(name: string, raw: JsonObject, options: CallToolOptions): CallToolResult {
+  /**
+   * A raw result checked (size, content blocks; the outputSchema unless `validateOutput` is false) against
+   * the tool's current definition. When the tools were not listed since the last `list_changed` (or ever),
+   * structured content waits for the list (fetched once for every call waiting, on the call's own `signal`
+   * and `timeout`); a result without any has nothing to check, and costs no listing.
+   */
+  #checked(
+    name: string,
+    raw: JsonObject,
+    options: CallToolOptions,
+  ): CallToolResult | Promise<CallToolResult> {
     const result = this.check(name, raw, options);
-    if (options.validateOutput !== false && result.isError !== true) this.#cache.checkOutput(name, result);
-    return result;
+    if (options.validateOutput === false || result.isError === true) return result;
+    if (this.#cache.listed || result.structuredContent === undefined) {
+      this.#cache.checkOutput(name, this.#cache.get(name), result);
+      return result;
+    }
+    const { signal, cancellation, timeout } = options;
+    return this.list({ signal, cancellation, timeout }).then(
+      (tools) => {
+        this.#cache.checkOutput(
+          name,
+          tools.find((tool) => tool.name === name),
+          result,
+        );
+        return result;
+      },
+      (error: unknown) => {
+        // The call's own signal or timeout ended the wait: the call fails as it would have on the wire.
+        if (isWaitEnded(error)) throw error;
+        // Structured content no definition could check is not accepted unchecked (as for a refused schema).
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new ClientError(
+          LocalErrorCode.OutputSchemaMismatch,
+          `Tool ${name} returned structuredContent that cannot be checked: tools/list failed: ${reason}`,
+          { cause: error, details: { result, reason } },
+        );
+      },
+    );
   }
 
   /** A tool result checked (size, content blocks), or ClientError MESSAGE_TOO_LARGE / INVALID_RESULT. */
@@ -195,4 +249,14 @@ export class ClientTools {
     if (this.#options.onWarning) this.#options.onWarning(message);
     else this.#options.onError?.(new ClientError(LocalErrorCode.InvalidDefinition, message));
   }
+}
+
+/** The default of `requestTimeout`, in ms. */
+const DEFAULT_REQUEST_TIMEOUT = 60_000;
+
+function isWaitEnded(error: unknown): boolean {
+  return (
+    error instanceof ToolwireError &&
+    (error.code === LocalErrorCode.RequestCancelled || error.code === LocalErrorCode.RequestTimeout)
+  );
 }

@@ -6,13 +6,18 @@
  * @module
  */
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { CallToolResult, Tool, WireSchema } from '../protocol/types/tools.js';
 import { SchemaError, compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
 import { ClientError } from './client-error.js';
 import { followPages, type PageFetcher } from './follow-pages.js';
+import { SharedFetch, type FetchControl, type Wait } from './shared-fetch.js';
 
 export type { PageFetcher } from './follow-pages.js';
+export type { Wait } from './shared-fetch.js';
+
+/** Fetches the page at `cursor` for a shared fetch: requests made with its cancellation and no timeout. */
+export type SharedPageFetcher = (cursor: string | undefined, control: FetchControl) => Promise<JsonObject>;
 
 export interface LoadOptions {
   /** Keep the list until `invalidate()` (handshake era); otherwise fetch the pages on every load. */
@@ -34,8 +39,10 @@ export class ToolCache {
   readonly #maxPages: number;
   #tools: readonly Tool[] | undefined;
   #byName = new Map<string, Tool>();
+  /** Whether a list was fetched since the last `invalidate()` (then `#byName` is the server's list). */
+  #listed = false;
   #validators = new Map<string, CompiledOutput>();
-  #loading: Promise<readonly Tool[]> | undefined;
+  #loading: SharedFetch<readonly Tool[]> | undefined;
   #generation = 0;
 
   constructor(maxPages: number) {
@@ -46,38 +53,70 @@ export class ToolCache {
     return this.#tools;
   }
 
-  invalidate(): void {
+  /** Whether a list was fetched since the last `invalidate()`: `get(name)` then says what the server listed. */
+  get listed(): boolean {
+    return this.#listed;
+  }
+
+  /** Forgets the list; returns whether one had been fetched since the last time. */
+  invalidate(): boolean {
+    const listed = this.#listed;
     this.#generation++;
     this.#tools = undefined;
+    this.#listed = false;
     this.#loading = undefined;
     this.#byName = new Map();
     this.#validators = new Map();
+    return listed;
   }
 
-  /** Returns the kept list (when memoizing), or fetches every page. Concurrent callers share one fetch. */
-  load(
-    fetchPage: PageFetcher,
-    options: LoadOptions = { memoize: true, emptyCursorEnds: true },
-  ): Promise<readonly Tool[]> {
+  /**
+   * Returns the kept list (when memoizing), or fetches every page. Concurrent callers share one fetch
+   * (see `SharedFetch`): `fetchPage` gets its control, never a caller's signal or timeout; each caller
+   * waits on the terms of `wait`, and the fetch is cancelled once nobody waits.
+   */
+  load(fetchPage: SharedPageFetcher, options: LoadOptions, wait: Wait): Promise<readonly Tool[]> {
     if (options.memoize && this.#tools) return Promise.resolve(this.#tools);
-    if (this.#loading) return this.#loading;
+    if (!this.#loading?.joinable) {
+      const generation = this.#generation;
+      const loading = new SharedFetch('tools/list', (control) => {
+        const page: PageFetcher = (cursor) =>
+          fetchPage(cursor, control).then((result) => {
+            control.progress();
+            return result;
+          });
+        return this.#fetchAll(page, options).then(
+          (tools) => this.#store(generation, tools, options),
+          (error: unknown) => {
+            if (this.#loading === loading) this.#loading = undefined;
+            throw error;
+          },
+        );
+      });
+      this.#loading = loading;
+    }
+    return this.#loading.join(wait);
+  }
+
+  /**
+   * Returns the kept list (when memoizing), or fetches every page for this caller alone, with its own request
+   * options (those that shape the requests themselves, such as `onProgress`, cannot be shared).
+   */
+  async loadAlone(fetchPage: PageFetcher, options: LoadOptions): Promise<readonly Tool[]> {
+    if (options.memoize && this.#tools) return this.#tools;
     const generation = this.#generation;
-    const loading = this.#fetchAll(fetchPage, options).then(
-      (tools) => {
-        if (generation === this.#generation) {
-          this.#tools = options.memoize ? tools : undefined;
-          this.#byName = new Map(tools.map((t) => [t.name, t]));
-          this.#loading = undefined;
-        }
-        return tools;
-      },
-      (error: unknown) => {
-        if (generation === this.#generation) this.#loading = undefined;
-        throw error;
-      },
-    );
-    this.#loading = loading;
-    return loading;
+    return this.#store(generation, await this.#fetchAll(fetchPage, options), options);
+  }
+
+  /** Keeps a fetched list, unless the list changed (`invalidate()`) while it was being fetched. */
+  #store(generation: number, tools: readonly Tool[], options: LoadOptions): readonly Tool[] {
+    if (generation === this.#generation) {
+      this.#tools = options.memoize ? tools : undefined;
+      this.#byName = new Map(tools.map((t) => [t.name, t]));
+      this.#listed = true;
+      this.#loading = undefined;
+    }
+    return tools;
   }
 
   async #fetchAll(fetchPage: PageFetcher, options: LoadOptions): Promise<readonly Tool[]> {
@@ -101,11 +140,10 @@ export class ToolCache {
   }
 
   /**
-   * Checks a result's `structuredContent` against the tool's cached outputSchema (nothing to check when
-   * the tool is not cached or has none). Throws ClientError OUTPUT_SCHEMA_MISMATCH.
+   * Checks a result's `structuredContent` against the outputSchema of `tool` as listed (nothing to check
+   * when the server lists no such tool, or it has none). Throws ClientError OUTPUT_SCHEMA_MISMATCH.
    */
-  checkOutput(name: string, result: CallToolResult): void {
-    const tool = this.#byName.get(name);
+  checkOutput(name: string, tool: Tool | undefined, result: CallToolResult): void {
     if (!tool?.outputSchema) return;
     if (result.structuredContent === undefined) {
       throw new ClientError(
@@ -114,7 +152,8 @@ export class ToolCache {
         { details: { result } },
       );
     }
-    const refused = this.#compiled(name)?.refused;
+    const compiled = this.#compiled(name, tool.outputSchema);
+    const refused = compiled.refused;
     if (refused) {
       throw new ClientError(
         LocalErrorCode.OutputSchemaMismatch,
@@ -122,7 +161,7 @@ export class ToolCache {
         { details: { result, reason: refused.message } },
       );
     }
-    const outcome = this.outputValidator(name)?.(result.structuredContent);
+    const outcome = compiled.validator?.(result.structuredContent);
     if (outcome && !outcome.ok) {
       throw new ClientError(
         LocalErrorCode.OutputSchemaMismatch,
@@ -133,20 +172,11 @@ export class ToolCache {
   }
 
   /**
-   * The compiled validator of a tool's outputSchema; null when it has none or it does not compile. Kept
+   * A schema that does not compile checks nothing, except one whose pattern the linear-time engine refuses
+   * (a backreference, lookaround): that one is `refused`, and its results are not accepted unchecked. Kept
    * while the listed schema is the same object (a page served again from the cache reuses it).
    */
-  outputValidator(name: string): Validator<unknown> | null {
-    return this.#compiled(name)?.validator ?? null;
-  }
-
-  /**
-   * A schema that does not compile checks nothing, except one whose pattern the linear-time engine refuses
-   * (a backreference, lookaround): that one is `refused`, and its results are not accepted unchecked.
-   */
-  #compiled(name: string): CompiledOutput | undefined {
-    const schema = this.#byName.get(name)?.outputSchema;
-    if (!schema) return undefined;
+  #compiled(name: string, schema: WireSchema): CompiledOutput {
     const known = this.#validators.get(name);
     if (known && known.schema === schema) return known;
     let compiled: CompiledOutput;
