@@ -1,6 +1,7 @@
 /**
  * Session records in Redis, for several processes: a hash per session (`<prefix>session:<id>`, one
- * field per property) and one sorted set of ids by `lastSeenAt` (`<prefix>sessions`) that answers
+ * field per property, and one per subscribed URI, `subscription:<uri>`, so that a subscription writes
+ * only itself and goes with the record) and one sorted set of ids by `lastSeenAt` (`<prefix>sessions`) that answers
  * `idleSince` and `count` without scanning keys. A record expires `ttlMs` after it was last seen (Redis
  * TTL, refreshed by every update of `lastSeenAt`); the index sheds what expired as sessions are created
  * and counted, and expires itself once no session was seen for `ttlMs`.
@@ -48,6 +49,8 @@ end
 return 1`);
 
 const NAME = 'Redis session store';
+/** The hash field of a subscribed URI (no property name holds a colon). */
+const SUBSCRIPTION = 'subscription:';
 
 export class RedisSessionStore implements SessionStore {
   readonly expires = true;
@@ -73,8 +76,18 @@ export class RedisSessionStore implements SessionStore {
 
   get(id: string): Promise<SessionRecord | undefined> {
     return redisOperation(this.#client, NAME, 'get', async () => {
-      const record = decodeFields(await this.#client.hgetall(this.#prefix + id));
-      return record as SessionRecord | undefined;
+      const hash = await this.#client.hgetall(this.#prefix + id);
+      const fields: Record<string, string> = {};
+      const subscriptions = new Set<string>();
+      for (const [field, json] of Object.entries(hash)) {
+        if (field.startsWith(SUBSCRIPTION)) subscriptions.add(field.slice(SUBSCRIPTION.length));
+        else fields[field] = json;
+      }
+      const record = decodeFields(fields) as SessionRecord | undefined;
+      // A record written whole (by `update`) holds the list as one property.
+      for (const uri of record?.subscriptions ?? []) subscriptions.add(uri);
+      if (record && subscriptions.size > 0) record.subscriptions = [...subscriptions];
+      return record;
     });
   }
 
@@ -83,6 +96,19 @@ export class RedisSessionStore implements SessionStore {
     const seen = patch.lastSeenAt === undefined ? '' : patch.lastSeenAt;
     const args = [id, seen, this.#ttlMs, set.length, ...set, ...unset];
     await redisOperation(this.#client, NAME, 'update', () => UPDATE.run(this.#client, this.#keys(id), args));
+  }
+
+  async updateSubscriptions(
+    id: string,
+    subscribed: readonly string[],
+    unsubscribed: readonly string[],
+  ): Promise<void> {
+    const set = subscribed.flatMap((uri) => [SUBSCRIPTION + uri, '1']);
+    const unset = unsubscribed.map((uri) => SUBSCRIPTION + uri);
+    const args = [id, '', this.#ttlMs, set.length, ...set, ...unset];
+    await redisOperation(this.#client, NAME, 'updateSubscriptions', () =>
+      UPDATE.run(this.#client, this.#keys(id), args),
+    );
   }
 
   async delete(id: string): Promise<void> {

@@ -37,6 +37,16 @@ export interface SessionStore {
   create(record: SessionRecord): Promise<void> | void;
   get(id: string): Promise<SessionRecord | undefined> | SessionRecord | undefined;
   update(id: string, patch: Partial<Omit<SessionRecord, 'id'>>): Promise<void> | void;
+  /**
+   * Adds URIs to a record's `subscriptions` and removes others, writing only those (an unknown id is
+   * ignored). Optional: without it, a subscription change rewrites the whole list with `update`, so
+   * that a session's N subscriptions cost O(N²) bytes.
+   */
+  updateSubscriptions?(
+    id: string,
+    subscribed: readonly string[],
+    unsubscribed: readonly string[],
+  ): Promise<void> | void;
   delete(id: string): Promise<void> | void;
   /** Ids of sessions not seen since `before` (ms since epoch). */
   idleSince(before: number): Promise<string[]> | string[];
@@ -59,6 +69,15 @@ export class MemorySessionStore implements SessionStore {
   update(id: string, patch: Partial<Omit<SessionRecord, 'id'>>): void {
     const record = this.#records.get(id);
     if (record) Object.assign(record, patch);
+  }
+
+  updateSubscriptions(id: string, subscribed: readonly string[], unsubscribed: readonly string[]): void {
+    const record = this.#records.get(id);
+    if (!record) return;
+    const uris = new Set(record.subscriptions);
+    for (const uri of unsubscribed) uris.delete(uri);
+    for (const uri of subscribed) uris.add(uri);
+    record.subscriptions = uris.size > 0 ? [...uris] : undefined;
   }
 
   delete(id: string): void {

@@ -54,6 +54,27 @@ export function describeSessionStoreContract(name: string, make: MakeStores<Sess
       expect(await a.count()).toBe(1);
     });
 
+    it('adds and removes subscriptions one URI at a time, keeping the rest of the record', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      expect(typeof a.updateSubscriptions).toBe('function');
+      await a.create(record('s1', now, { principal: 'alice' }));
+      await a.updateSubscriptions?.('s1', ['x://1', 'x://2', 'x://3'], []);
+      await b.updateSubscriptions?.('s1', ['x://4'], ['x://2', 'x://never']);
+      const read = await a.get('s1');
+      expect([...(read?.subscriptions ?? [])].sort()).toEqual(['x://1', 'x://3', 'x://4']);
+      expect(read).toMatchObject({ principal: 'alice', lastSeenAt: now });
+      await b.updateSubscriptions?.('s1', [], ['x://1', 'x://3', 'x://4']);
+      expect(await a.get('s1')).toEqual(record('s1', now, { principal: 'alice' }));
+      await a.updateSubscriptions?.('nope', ['x://1'], []);
+      expect(await a.get('nope')).toBeUndefined();
+      // Deleting the record deletes its subscriptions.
+      await a.updateSubscriptions?.('s1', ['x://5'], []);
+      await b.delete('s1');
+      await a.create(record('s1', now));
+      expect(await b.get('s1')).toEqual(record('s1', now));
+    });
+
     it('lists the sessions last seen before a time (strictly), as updates move them', async () => {
       const { a, b, clock } = await make();
       const now = clock.now();

@@ -167,9 +167,10 @@ export class ResourcesFeature implements ServerFeature {
     return [...(this.#subscriptions.get(session) ?? [])];
   }
 
-  /** Subscribes a session to `uris` (a session taken up from a shared store). */
+  /** Makes `uris` a session's subscriptions (a session taken up from a shared store, or changed there). */
   subscribe(session: SessionView, uris: readonly string[]): void {
     if (uris.length > 0) this.#subscriptions.set(session, new Set(uris));
+    else this.#subscriptions.delete(session);
   }
 
   /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */

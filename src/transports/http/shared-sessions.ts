@@ -8,9 +8,11 @@
  *   stream is in another process) goes to the session's channel, which the process holding the stream
  *   listens to (`send`). One process holds it: one that opens or resumes it tells the others (`moved`).
  * - The record follows the session: written before the `initialize` answer leaves, and again before the
- *   answer of a request that changed the log level or the subscriptions (the others' copies take the
- *   new state from the bus, `changed`, as soon as it reaches them: a request that overtakes it there is
- *   served with the state before). A `DELETE` ends the session's copies everywhere (`ended`).
+ *   answer of a request that changed the log level or the subscriptions — only what changed: the level,
+ *   the URIs subscribed and unsubscribed, so that N subscriptions cost O(N) bytes, not O(N²). The
+ *   others' copies take the same change from the bus, `changed`, as soon as it reaches them (a request
+ *   that overtakes it there is served with the state before). A `DELETE` ends the session's copies
+ *   everywhere (`ended`).
  * @module
  */
 import {
@@ -19,6 +21,7 @@ import {
   type JsonRpcMessage,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
+import type { LoggingLevel } from '../../protocol/types/lifecycle.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
 import type { ServerSession } from '../../server/server-session.js';
 import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
@@ -53,6 +56,9 @@ export class SharedRoute implements SessionRoute {
   session: ServerSession | undefined;
   /** The session's `stateVersion` the record holds (-1: the record has no state yet). */
   written = -1;
+  /** The log level and subscriptions the record holds (what a change is told against). */
+  logLevel: LoggingLevel | undefined;
+  subscriptions: ReadonlySet<string> = new Set();
   listening = false;
   /** Tasks the session's calls started here (2025-11-25 task-augmented calls), once any. */
   tasks: string[] | undefined;
@@ -149,8 +155,12 @@ export class SharedSessions {
 
   /** A session taken up from its record: its state there is the session's own. */
   resumed(sessionId: string, session: ServerSession): void {
-    const state = this.#routes.get(sessionId);
-    if (state) state.written = session.stateVersion;
+    const route = this.#routes.get(sessionId);
+    if (!route) return;
+    route.written = session.stateVersion;
+    const { logLevel, subscriptions } = this.#server.sessionState(session);
+    route.logLevel = logLevel;
+    route.subscriptions = new Set(subscriptions);
   }
 
   /**
@@ -177,20 +187,40 @@ export class SharedSessions {
     return this.bus.toAll({ kind: 'ended', session: sessionId });
   }
 
-  /** @internal (for `SharedRoute`) Writes a session's record (and tells the others' copies of a change). */
-  async record(sessionId: string, session: ServerSession, state: SharedRoute): Promise<void> {
-    const written = state.written;
+  /**
+   * @internal (for `SharedRoute`) Writes a session's record: all of it the first time, then what changed
+   * since (and tells the others' copies of that change).
+   */
+  async record(sessionId: string, session: ServerSession, route: SharedRoute): Promise<void> {
+    const written = route.written;
     const first = written === -1;
-    state.written = session.stateVersion;
-    const current = this.#server.sessionState(session);
+    route.written = session.stateVersion;
+    const { subscriptions, ...current } = this.#server.sessionState(session);
+    const now = new Set(subscriptions);
+    const subscribed = [...now].filter((uri) => !route.subscriptions.has(uri));
+    const unsubscribed = [...route.subscriptions].filter((uri) => !now.has(uri));
+    const levelChanged = current.logLevel !== route.logLevel;
     try {
-      await this.#store.update(sessionId, current);
+      if (first) await this.#store.update(sessionId, current);
+      else if (levelChanged) await this.#store.update(sessionId, { logLevel: current.logLevel });
+      if (subscribed.length > 0 || unsubscribed.length > 0) {
+        if (this.#store.updateSubscriptions)
+          await this.#store.updateSubscriptions(sessionId, subscribed, unsubscribed);
+        else await this.#store.update(sessionId, { subscriptions: subscriptions });
+      }
     } catch (error) {
-      state.written = written; // not written (the store failed): the next answer tries again
+      route.written = written; // not written (the store failed): the next answer tries again
       throw error;
     }
-    // The others' copies take the new state as it comes (no read of the record).
-    if (!first) await this.bus.toAll({ kind: 'changed', session: sessionId, state: toJson(current) });
+    route.logLevel = current.logLevel;
+    route.subscriptions = now;
+    // The others' copies take the change as it comes (no read of the record).
+    if (first) return;
+    const change: JsonObject = { kind: 'changed', session: sessionId };
+    if (levelChanged && current.logLevel !== undefined) change.logLevel = current.logLevel;
+    if (subscribed.length > 0) change.subscribed = subscribed;
+    if (unsubscribed.length > 0) change.unsubscribed = unsubscribed;
+    await this.bus.toAll(change);
   }
 
   /** @internal (for `SharedRoute`) A request of the server names this process in its id; so does a cancellation of one. */
@@ -260,8 +290,11 @@ export class SharedSessions {
     const live = this.#host.live(sessionId);
     if (kind === 'ended') void this.#host.drop(sessionId).catch(() => undefined);
     if (kind === 'moved' && payload.from !== this.bus.instanceId) live?.transport.releaseStandalone();
-    if (kind === 'changed' && live && isJsonObject(payload.state)) {
-      this.#server.resumeSession(live.session, payload.state as SessionState);
+    if (kind === 'changed' && live) {
+      this.#server.resumeSession(
+        live.session,
+        changedState(this.#server.sessionState(live.session), payload),
+      );
       this.resumed(sessionId, live.session);
     }
     if (!live || !isJsonObject(payload.message)) return;
@@ -272,9 +305,22 @@ export class SharedSessions {
   }
 }
 
-/** A session state as a bus payload (its undefined properties left out). */
-function toJson(state: SessionState): JsonObject {
-  return JSON.parse(JSON.stringify(state)) as JsonObject;
+/**
+ * A session's state after a `changed` from another process: its new log level, the URIs subscribed and
+ * unsubscribed (or the whole state, which a process of an earlier version sends).
+ */
+function changedState(state: SessionState, change: JsonObject): SessionState {
+  const next: SessionState = isJsonObject(change.state)
+    ? { ...state, ...(change.state as SessionState) }
+    : state;
+  if (typeof change.logLevel === 'string') next.logLevel = change.logLevel as LoggingLevel;
+  const uris = new Set(next.subscriptions);
+  const strings = (value: unknown) =>
+    (Array.isArray(value) ? value : []).filter((uri) => typeof uri === 'string');
+  for (const uri of strings(change.unsubscribed)) uris.delete(uri);
+  for (const uri of strings(change.subscribed)) uris.add(uri);
+  next.subscriptions = [...uris];
+  return next;
 }
 
 /** The process and original id of a request id tagged by `#tagged`; undefined for any other id. */
