@@ -1,7 +1,7 @@
 // The decision API refuses what it cannot do with a clear 4xx, never a 500 (or a 502) nor a decision it was
 // not asked for: an "approve always" longer than grants may last, contradictory decisions, a call of an
-// unknown tool, arguments nested too deep, invalid limit and after values. And
-// `toolwire approvals` refuses the same. A gateway served in this process, one upstream whose `write`
+// unknown tool, arguments nested too deep, invalid limit and after values; a method a route does not take is a
+// 405 that names those it does (Allow). And `toolwire approvals` refuses the same. A gateway served in this process, one upstream whose `write`
 // tool asks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
@@ -153,6 +153,49 @@ describe("the console's routes", () => {
     }
     for (const query of ['/audit?limit=5&after=0', '/audit?after=3', '/calls?limit=5']) {
       expect((await api(query)).status, query).toBe(200);
+    }
+  });
+});
+
+describe('405 answers', () => {
+  it('name the methods the route takes in Allow (RFC 9110), on every route of the API and the console', async () => {
+    const withConsole = await serveGateway(gateway, {
+      port: 0,
+      mcp: false,
+      api: { token: served.api.token },
+    });
+    try {
+      const cases: [method: string, path: string, allow: string][] = [
+        ['PUT', '/api', 'GET'],
+        ['PUT', '/api/approvals', 'GET'],
+        ['GET', '/api/approvals/x/approve', 'POST'],
+        ['POST', '/api/audit', 'GET'],
+        ['POST', '/api/upstreams', 'GET'],
+        ['POST', '/api/events', 'GET'],
+        ['PUT', '/api/session', 'GET, POST, DELETE'],
+        ['POST', '/api/tools', 'GET'],
+        ['GET', '/api/tools/files__write/call', 'POST'],
+        ['GET', '/api/tools/files__write/policy', 'POST'],
+        ['DELETE', '/api/calls', 'GET'],
+        ['POST', '/api/calls/1', 'GET'],
+        ['GET', '/api/calls/1/cancel', 'POST'],
+        ['POST', '/api/resources/read?uri=x', 'GET'],
+        ['GET', '/api/upstreams/files/sign-in', 'POST'],
+        ['GET', '/api/sign-in/callback', 'POST'],
+        ['POST', '/console/', 'GET, HEAD'],
+        ['DELETE', '/console/index.html', 'GET, HEAD'],
+      ];
+      for (const [method, path, allow] of cases) {
+        const response = await fetch(`http://127.0.0.1:${withConsole.port}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${served.api.token}`, 'content-type': 'application/json' },
+          ...(method === 'GET' ? {} : { body: '{}' }),
+        });
+        expect(response.status, `${method} ${path}`).toBe(405);
+        expect(response.headers.get('allow'), `${method} ${path}`).toBe(allow);
+      }
+    } finally {
+      await withConsole.close();
     }
   });
 });

@@ -79,7 +79,8 @@ export class ConsoleAssets {
   handle(request: Request): Response {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return text(403, refused);
-    if (request.method !== 'GET' && request.method !== 'HEAD') return text(405, 'Use GET');
+    if (request.method !== 'GET' && request.method !== 'HEAD')
+      return text(405, 'Use GET', { allow: 'GET, HEAD' });
     const { pathname } = new URL(request.url);
     if (pathname === this.basePath) {
       return new Response(null, { status: 308, headers: { ...HEADERS, location: `${this.basePath}/` } });
@@ -129,9 +130,14 @@ export class ConsoleAssets {
   }
 }
 
-function text(status: number, message: string): Response {
+function text(status: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(`${message}\n`, {
     status,
-    headers: { ...HEADERS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+    headers: {
+      ...HEADERS,
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
+      ...headers,
+    },
   });
 }

@@ -25,6 +25,7 @@ import {
   ProtocolError,
   type JsonObject,
 } from '../index.js';
+import { failure } from './api-json.js';
 import type { ApiCaller } from './console-sessions.js';
 import { asPerson } from './console-caller.js';
 import type { Gateway } from './gateway.js';
@@ -100,12 +101,11 @@ async function completeSignIn(gateway: Gateway, context: RouteContext): Promise<
   return reply(200, { upstream: await gateway.completeSignIn(callback) });
 }
 
+/** 405, with the `Allow` header an origin server must send (RFC 9110 §15.5.6). */
 function only(context: RouteContext, allowed: string): Response {
-  return context.fail(
-    405,
-    'METHOD_NOT_ALLOWED',
-    `${context.request.method} is not allowed here; use ${allowed}`,
-  );
+  return failure(405, 'METHOD_NOT_ALLOWED', `${context.request.method} is not allowed here; use ${allowed}`, {
+    allow: allowed,
+  });
 }
 
 async function tools(gateway: Gateway, context: RouteContext): Promise<Response> {
