@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onTestFinished } from 'vitest';
 import type { Client, ClientOptions } from '../src/client/index.js';
 import { createGateway, type StdioUpstreamConfig } from '../src/gateway/index.js';
 import { linkServer } from './_setup.js';
@@ -47,12 +48,20 @@ export interface GatewayEventData {
   [key: string]: unknown;
 }
 
-/** The decision API's event stream, read event by event. */
+/**
+ * The decision API's event stream, read event by event. One opened in a test is closed when the test
+ * finishes: a caller may hold only so many streams at once (4 by default, `maxEventStreamsPerCaller`).
+ */
 export class GatewayEvents {
   readonly #reader: SseReader;
 
   constructor(response: Response) {
     this.#reader = new SseReader(response);
+    try {
+      onTestFinished(() => this.close().catch(() => undefined));
+    } catch {
+      // opened outside a test (a hook): its opener closes it
+    }
   }
 
   /** Closes the stream (the gateway drops its listener). */

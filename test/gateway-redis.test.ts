@@ -24,6 +24,7 @@ import {
 } from './_gateway.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
 import { roundRobin } from './_round-robin.js';
+import { SseReader } from './_sse.js';
 
 let redis: RedisServerHandle;
 let a: RunningGateway;
@@ -111,6 +112,30 @@ describe('gateways sharing a Redis', () => {
     expect((await session(a, 'DELETE')).status).toBe(200);
     expect((await session(b)).status).toBe(401);
     expect((await session(a)).status).toBe(401);
+  });
+
+  it("ends B's event stream of a console session signed out through A at once (told on the bus)", async () => {
+    const signIn = await a.api('/session', {
+      body: { token: TOKEN },
+      headers: { authorization: '', 'x-toolwire-console': '1' },
+    });
+    const value = signIn.headers.get('set-cookie')!.split(';')[0]!.split('=')[1]!;
+    const cookie = (on: RunningGateway) => `toolwire_console_${new URL(on.base).port}=${value}`;
+    const opened = await fetch(`${b.base}/api/events`, { headers: { cookie: cookie(b) } });
+    expect(opened.status).toBe(200);
+    const reader = new SseReader(opened);
+    try {
+      while ((await reader.next())?.event !== 'snapshot');
+      const out = await fetch(`${a.base}/api/session`, {
+        method: 'DELETE',
+        headers: { cookie: cookie(a), 'x-toolwire-console': '1' },
+      });
+      expect(out.status).toBe(200);
+      // It ends well before B's next keep-alive (15 s) would have asked the store.
+      while (await reader.next(3000));
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
   });
 
   it("decides an approval raised on A through B's API; B's event stream shows A's call", async () => {

@@ -72,6 +72,9 @@ export class Approvals {
   readonly #waiting = new Map<string, Waiting>();
   readonly #budget = new PendingBudget();
   #unwatch: Promise<() => void> | undefined;
+  /** Who hears of console sessions ended (the decision API's event streams). */
+  readonly #sessionListeners = new Set<(sessionId: string) => void>();
+  #shareSessionEnd: ((sessionId: string) => void) | undefined;
 
   constructor(options: ApprovalsOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -118,10 +121,36 @@ export class Approvals {
 
   /**
    * Remembers that a console session ended (signed out) until `until`, when its cookie expires anyway: in
-   * the grant store, so that every instance sharing it refuses the cookie from now on.
+   * the grant store, so that every instance sharing it refuses the cookie from now on. Then the session's
+   * listeners here hear of it (its event streams end), and those of the other instances when they share a
+   * bus.
    */
-  endSession(sessionId: string, until: number): Promise<void> {
-    return this.#grants.grant(ENDED_SESSIONS, sessionId, until);
+  async endSession(sessionId: string, until: number): Promise<void> {
+    await this.#grants.grant(ENDED_SESSIONS, sessionId, until);
+    this.sessionEndedElsewhere(sessionId);
+    this.#shareSessionEnd?.(sessionId);
+  }
+
+  /** Hears of every console session ended, here or on another instance; returns an unsubscribe. @internal */
+  onSessionEnded(listener: (sessionId: string) => void): () => void {
+    this.#sessionListeners.add(listener);
+    return () => this.#sessionListeners.delete(listener);
+  }
+
+  /** A console session ended on another instance: this one's listeners hear of it. @internal */
+  sessionEndedElsewhere(sessionId: string): void {
+    for (const listener of [...this.#sessionListeners]) {
+      try {
+        listener(sessionId);
+      } catch {
+        // a listener's failure is its own
+      }
+    }
+  }
+
+  /** Tells the other instances of each session ended here, with `share` (undefined: no more). @internal */
+  shareSessionEnds(share: ((sessionId: string) => void) | undefined): void {
+    this.#shareSessionEnd = share;
   }
 
   /**

@@ -35,7 +35,7 @@ import { failure, json, readJson } from './api-json.js';
 import { consoleRoute, type RouteContext } from './console-routes.js';
 import { ConsoleSessions, type ApiCaller } from './console-sessions.js';
 import { decisionRoute } from './decision-routes.js';
-import { EventStreams } from './event-streams.js';
+import { EventStreams, type StreamOwner } from './event-streams.js';
 import type { Gateway } from './gateway.js';
 
 export interface DecisionApiOptions extends OriginGuardOptions {
@@ -52,8 +52,19 @@ export interface DecisionApiOptions extends OriginGuardOptions {
   watchRole?: string;
   /** Where the API lives (default `/api`). */
   basePath?: string;
-  /** Event streams open at once (default 16; more get 503). */
+  /** Event streams open at once (default 16; more get 503). A quarter of them is kept for deciders. */
   maxEventStreams?: number;
+  /**
+   * Event streams one caller may hold at once (default 4; more get 429): a console session (every tab of one
+   * browser) or a bearer principal.
+   */
+  maxEventStreamsPerCaller?: number;
+}
+
+/** Who a request comes from, and what its event stream would last as long as. */
+interface Authenticated {
+  caller: ApiCaller;
+  owner: StreamOwner;
 }
 
 const STATUS_OF_CODE: Record<string, number> = {
@@ -119,17 +130,18 @@ export class DecisionApi {
     if (parts[0] === 'session' && parts.length === 1 && request.method === 'POST') {
       return this.#csrf(request) ?? this.#signIn(request);
     }
-    let caller: ApiCaller | undefined;
+    let authenticated: Authenticated | undefined;
     try {
-      caller = await this.#authenticate(request);
+      authenticated = await this.#authenticate(request);
     } catch (error) {
       return this.#failed(error);
     }
-    if (caller === undefined) {
+    if (authenticated === undefined) {
       return failure(401, 'UNAUTHORIZED', 'Send the API token: Authorization: Bearer <token>', {
         'www-authenticate': 'Bearer realm="toolwire-gateway"',
       });
     }
+    const { caller, owner } = authenticated;
     if (changes && caller.via === 'cookie') {
       const forged = this.#csrf(request);
       if (forged) return forged;
@@ -155,7 +167,9 @@ export class DecisionApi {
         fail: (status, code, message) => failure(status, code, message),
       };
       const routed = await consoleRoute(this.#gateway, context);
-      return routed ?? (await decisionRoute(this.#gateway, context, () => this.#streams.open(request)));
+      return (
+        routed ?? (await decisionRoute(this.#gateway, context, () => this.#streams.open(request, owner)))
+      );
     } catch (error) {
       return this.#failed(error);
     }
@@ -176,20 +190,47 @@ export class DecisionApi {
     this.#streams.close();
   }
 
-  /** Who the request comes from, or undefined when its credentials are missing or wrong. */
-  async #authenticate(request: Request): Promise<ApiCaller | undefined> {
+  /**
+   * Who the request comes from, and how long what it opens may last, or undefined when its credentials are
+   * missing or wrong.
+   */
+  async #authenticate(request: Request): Promise<Authenticated | undefined> {
     const header = request.headers.get('authorization');
+    const approvals = this.#gateway.approvals;
     if (header === null) {
       const name = this.sessions.cookieName(request.headers.get('host'));
       const session = this.sessions.session(request.headers.get('cookie'), name);
-      if (session === undefined || (await this.#gateway.approvals.sessionEnded(session.id, session.exp)))
-        return undefined;
-      return session.caller;
+      if (session === undefined || (await approvals.sessionEnded(session.id, session.exp))) return undefined;
+      const { caller, id, exp } = session;
+      const stillValid = async () => exp > Date.now() && !(await approvals.sessionEnded(id, exp));
+      return {
+        caller,
+        owner: {
+          key: `session:${id}`,
+          canDecide: caller.canDecide,
+          sessionId: id,
+          expiresAt: exp,
+          stillValid,
+        },
+      };
     }
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) return undefined;
-    const verified = await this.#verify(match[1], request);
-    return verified && { by: verified.by, canDecide: verified.canDecide, via: 'bearer' };
+    const token = match?.[1];
+    if (!token) return undefined;
+    const verified = await this.#verify(token, request);
+    if (verified === undefined) return undefined;
+    const { by, canDecide, expiresAt } = verified;
+    // The verifier is asked again at each keep-alive of a stream (a token revoked, a role taken away).
+    const stillValid = async () => (await this.#verify(token, request)) !== undefined;
+    return {
+      caller: { by, canDecide, via: 'bearer' },
+      owner: {
+        key: `bearer:${by}`,
+        canDecide,
+        ...(expiresAt === undefined ? {} : { expiresAt }),
+        stillValid,
+      },
+    };
   }
 
   /** Who a token names: the API token, or a principal the verifier accepts with a role of the API's. */

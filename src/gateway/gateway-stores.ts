@@ -99,6 +99,7 @@ export class SharedEvents {
   #queue: GatewayEvent[] = [];
   #flushing: NodeJS.Immediate | undefined;
   readonly #cancel: (id: number, by: string) => void;
+  readonly #sessionEnded: (sessionId: string) => void;
   /** Other instances' listeners of shared events: their types, and until when they are believed. */
   readonly #watchers = new Map<string, { types: ReadonlySet<string>; until: number }>();
   /** The shared types this instance's listeners hear (said to the others). */
@@ -106,11 +107,20 @@ export class SharedEvents {
   /** This instance has listeners of shared events: it says so every heartbeat. */
   #heartbeat: NodeJS.Timeout | undefined;
 
-  /** `cancel`: a person's cancellation from another instance, of a call that may run on this one. */
-  constructor(events: GatewayEvents, bus: MessageBus, cancel: (id: number, by: string) => void) {
+  /**
+   * `cancel`: a person's cancellation from another instance, of a call that may run on this one;
+   * `sessionEnded`: a console session ended (signed out) through another instance.
+   */
+  constructor(
+    events: GatewayEvents,
+    bus: MessageBus,
+    cancel: (id: number, by: string) => void,
+    sessionEnded: (sessionId: string) => void = () => undefined,
+  ) {
     this.#events = events;
     this.#bus = bus;
     this.#cancel = cancel;
+    this.#sessionEnded = sessionEnded;
   }
 
   /**
@@ -129,6 +139,8 @@ export class SharedEvents {
           for (const event of events) this.#events.deliver(event as unknown as GatewayEvent);
         } else if (isJsonObject(cancel) && typeof cancel.id === 'number' && typeof cancel.by === 'string') {
           this.#cancel(cancel.id, cancel.by);
+        } else if (typeof message.sessionEnded === 'string') {
+          this.#sessionEnded(message.sessionEnded);
         } else if (Array.isArray(watching)) {
           const types = new Set(watching.filter((type): type is string => typeof type === 'string'));
           if (types.size === 0) this.#watchers.delete(from);
@@ -185,6 +197,14 @@ export class SharedEvents {
   /** Asks the other instances to cancel call `id` (the one running it does). */
   requestCancel(id: number, by: string): Promise<void> {
     return this.#bus.publish({ from: this.#from, cancel: { id, by } });
+  }
+
+  /**
+   * Tells the other instances that a console session ended, so that they end its event streams at once (lost
+   * if the bus cannot be reached: each stream also asks the shared store at its keep-alive).
+   */
+  endSession(sessionId: string): void {
+    this.#say({ sessionEnded: sessionId });
   }
 
   stop(): void {

@@ -96,6 +96,7 @@ export class SharedStores {
    */
   async close(): Promise<void> {
     this.#shared?.stop();
+    this.#options.approvals.shareSessionEnds(undefined);
     // The last calls' ends are written (when the store can be reached) before its connection closes.
     await this.#options.calls.store.flushed().catch(() => undefined);
     await this.#stopLiving?.().catch(() => undefined);
@@ -104,9 +105,15 @@ export class SharedStores {
 
   /** Shares events on `bus`, and takes the cancellations of calls this instance runs from there. */
   #share(bus: MessageBus): void {
-    const { events, calls } = this.#options;
-    const shared = new SharedEvents(events, bus, (id, by) => void calls.cancelHere(id, by));
+    const { events, calls, approvals } = this.#options;
+    const shared = new SharedEvents(
+      events,
+      bus,
+      (id, by) => void calls.cancelHere(id, by),
+      (sessionId) => approvals.sessionEndedElsewhere(sessionId),
+    );
     this.#shared = shared;
     calls.reach((id, by) => shared.requestCancel(id, by));
+    approvals.shareSessionEnds((sessionId) => shared.endSession(sessionId));
   }
 }
