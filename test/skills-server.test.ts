@@ -244,4 +244,50 @@ describe('server.skill()', () => {
     expect((await client.listSkills()).map((skill) => skill.frontmatter.name)).toEqual(['two']);
     await expect(client.readResource('skill://one/SKILL.md')).rejects.toMatchObject({ code: -32002 });
   });
+
+  it('changes nothing when an update or enable collides with a resource (DUPLICATE_NAME)', async () => {
+    const server = new Server({ name: 's', version: '1' });
+    const handle = server.skill('acme/other', define({ 'SKILL.md': skillMd('other'), 'a.md': 'a' }));
+    server.resource('skill://acme/other/extra.md', { name: 'user' }, () => 'the user’s');
+    await using linked = await linkServer(server, { skills: true, protocolVersion: '2025-11-25' });
+    const { client } = linked;
+    const before = {
+      skills: await client.listSkills(),
+      resources: (await client.listResources()).map((resource) => resource.uri),
+    };
+    expect(before.resources).toEqual([
+      'skill://acme/other/SKILL.md',
+      'skill://acme/other/a.md',
+      'skill://acme/other/extra.md',
+    ]);
+    const unchanged = async () => {
+      expect(await client.listSkills()).toEqual(before.skills);
+      expect((await client.listResources()).map((resource) => resource.uri)).toEqual(before.resources);
+      expect(await client.readResource('skill://acme/other/SKILL.md')).toMatchObject({
+        contents: [{ text: skillMd('other') }],
+      });
+      expect(await client.readResource('skill://acme/other/extra.md')).toMatchObject({
+        contents: [{ text: 'the user’s' }],
+      });
+    };
+
+    const colliding = { files: { 'SKILL.md': skillMd('other', ' 2'), 'extra.md': 'mine' } };
+    expect(() => handle.update(colliding)).toThrow(
+      expect.objectContaining({ code: 'DUPLICATE_NAME', message: expect.stringContaining('extra.md') }),
+    );
+    await unchanged();
+    // The skill's own files are no collision: an update that keeps them goes through.
+    handle.update({ files: { 'SKILL.md': skillMd('other', ' 3'), 'a.md': 'a2' } });
+    expect((await client.listSkills())[0]!.frontmatter.description).toBe('d 3');
+
+    // Disabled, a skill's files are free; enabling it once one is taken is refused, and it stays disabled.
+    handle.disable();
+    const taken = server.resource('skill://acme/other/a.md', { name: 'taken' }, () => 'taken');
+    expect(() => handle.enable()).toThrow(expect.objectContaining({ code: 'DUPLICATE_NAME' }));
+    expect(handle.enabled).toBe(false);
+    expect(await client.listSkills()).toEqual([]);
+    taken.remove();
+    handle.enable();
+    expect((await client.listSkills()).map((skill) => skill.uri)).toEqual(['skill://acme/other/SKILL.md']);
+  });
 });

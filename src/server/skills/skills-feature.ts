@@ -74,18 +74,48 @@ export class SkillsFeature implements ServerFeature {
     return { extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } };
   }
 
-  /** Registers a skill; its files' URIs must not be resources already (ServerError DUPLICATE_NAME). */
+  /**
+   * Registers a skill; its files' URIs must not be resources already (ServerError DUPLICATE_NAME). So for
+   * its handle's `update` and `enable`: checked before anything changes, a refused one changes nothing.
+   */
   register(path: string, definition: SkillDefinition): RegistryHandle<SkillDefinition> {
-    const skill = buildSkill(path, definition);
+    this.#assertFree(buildSkill(path, definition));
+    const handle = this.skills.register(path, definition);
+    let current = definition;
+    return {
+      name: handle.name,
+      get enabled() {
+        return handle.enabled;
+      },
+      get removed() {
+        return handle.removed;
+      },
+      enable: () => {
+        if (!handle.enabled && !handle.removed) this.#assertFree(buildSkill(path, current));
+        handle.enable();
+      },
+      disable: () => handle.disable(),
+      update: (patch) => {
+        const next = { ...current, ...patch };
+        if (handle.enabled) this.#assertFree(buildSkill(path, next));
+        handle.update(patch);
+        current = next;
+      },
+      remove: () => handle.remove(),
+    };
+  }
+
+  /** Throws DUPLICATE_NAME when a file of `skill` is a resource already (but one the skill serves now). */
+  #assertFree(skill: RegisteredSkill): void {
+    const own = this.#served.get(skill.path)?.skill.files;
     for (const uri of skill.files.keys()) {
-      if (this.#resources.resources.has(uri)) {
+      if (this.#resources.resources.has(uri) && !own?.has(uri)) {
         throw new ServerError(
           LocalErrorCode.DuplicateName,
-          `Skill "${path}": a resource ${uri} is already registered`,
+          `Skill "${skill.path}": a resource ${uri} is already registered`,
         );
       }
     }
-    return this.skills.register(path, definition);
   }
 
   install(handlers: HandlerTable): void {
