@@ -39,7 +39,7 @@ export async function launchBrowser(): Promise<{ browser: Browser; close: () => 
 export interface ConsoleFixture {
   gateway: Gateway;
   handle: GatewayHttpHandle;
-  upstream: HttpServerHandle;
+  upstream: HttpServerHandle | undefined;
   /** http://127.0.0.1:PORT */
   origin: string;
   /** A client of the official SDK 1.x, connected to the gateway's MCP endpoint: the model. */
@@ -55,9 +55,31 @@ export async function startConsoleGateway(
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
 ): Promise<ConsoleFixture> {
   const served = await serveHttp(upstream, { port: 0 });
+  return startGatewayOver({ url: served.url }, rules, served);
+}
+
+/** The same in front of a program speaking MCP on its stdio (`node SCRIPT`), named `evil`. */
+export async function startConsoleGatewayOverStdio(
+  script: string,
+  rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
+): Promise<Omit<ConsoleFixture, 'upstream'>> {
+  return startGatewayOver(
+    { command: process.execPath, args: [script], stderr: 'ignore' },
+    rules,
+    undefined,
+    'evil',
+  );
+}
+
+async function startGatewayOver<T extends HttpServerHandle | undefined>(
+  upstreamConfig: { url: string } | { command: string; args: string[]; stderr: 'ignore' },
+  rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
+  served: T,
+  name = 'up',
+): Promise<ConsoleFixture & { upstream: T }> {
   const gateway = createGateway(
     {
-      upstreams: { up: { url: served.url } },
+      upstreams: { [name]: upstreamConfig },
       policy: { rules, default: 'allow' },
     },
     { onLog: () => undefined },
@@ -99,7 +121,7 @@ export async function startConsoleGateway(
       for (const client of clients) await client.close().catch(() => undefined);
       await handle.close();
       await gateway.close();
-      await served.close();
+      await served?.close();
     },
   };
 }

@@ -45,6 +45,17 @@ export class ApiError extends Error {
   }
 }
 
+let unauthorized: () => void = () => undefined;
+
+/**
+ * Called on a 401 from any request but the session's own (a sign-in with a wrong token, or the first
+ * "who is signed in?"): the session ended (signed out in another tab, expired), and the page goes back to
+ * the sign-in form.
+ */
+export function onUnauthorized(handler: () => void): void {
+  unauthorized = handler;
+}
+
 async function request<T>(path: string, method = 'GET', body?: unknown, signal?: AbortSignal): Promise<T> {
   const headers: Record<string, string> = { 'x-toolwire-console': '1' };
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -59,6 +70,7 @@ async function request<T>(path: string, method = 'GET', body?: unknown, signal?:
   const data = (await response.json().catch(() => undefined)) as
     { error?: { code?: string; message?: string } } | undefined;
   if (!response.ok) {
+    if (response.status === 401 && path !== '/session') unauthorized();
     throw new ApiError(
       response.status,
       data?.error?.code ?? `HTTP_${response.status}`,
@@ -93,11 +105,14 @@ export const api = {
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
   /** One approval whole: its arguments, which a listing leaves out when they are long. */
   approval: (id: string) => request<StoredApproval>(`/approvals/${path(id)}`),
-  approve: (id: string, argumentsDigest: string, always: boolean) =>
+  /** `always`: this tool, this caller, from now on — for `alwaysForMs`, or as long as the gateway keeps grants. */
+  approve: (id: string, argumentsDigest: string, always: boolean, alwaysForMs?: number) =>
     request<{ outcome: ApprovalOutcome }>(`/approvals/${path(id)}/approve`, 'POST', {
       argumentsDigest,
       ...(always ? { always: true } : {}),
+      ...(always && alwaysForMs !== undefined ? { alwaysForMs } : {}),
     }),
+  approvals: () => request<{ approvals: ListedApproval[] }>('/approvals'),
   deny: (id: string, reason: string) =>
     request<{ outcome: ApprovalOutcome }>(
       `/approvals/${path(id)}/deny`,

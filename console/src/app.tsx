@@ -3,6 +3,8 @@
 // title, and browser notifications for new approvals when the person asked for them.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { UpstreamText } from './components/upstream-text.js';
+import { ViewBoundary } from './components/view-boundary.js';
 import { live, useLive } from './live.js';
 import { Activity } from './views/activity.js';
 import { Approvals } from './views/approvals.js';
@@ -21,11 +23,20 @@ const VIEWS = [
   ['audit', 'Audit'],
 ] as const;
 
+/** A part of the address as written, when it is not a valid % escape (a link anyone can send). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function route(): { view: string; arg: string | undefined } {
   const [view = 'approvals', arg] = location.hash.replace(/^#\/?/, '').split('/');
   return {
     view: VIEWS.some(([id]) => id === view) ? view : 'approvals',
-    arg: arg === undefined ? undefined : decodeURIComponent(arg),
+    arg: arg === undefined ? undefined : decoded(arg),
   };
 }
 
@@ -80,7 +91,7 @@ export function App() {
     document.title = pending > 0 ? `(${pending}) toolwire console` : 'toolwire console';
   }, [pending]);
   if (state.session === undefined) return <p class="loading">Loading…</p>;
-  if (state.session === null) return <SignIn />;
+  if (state.session === null) return <SignIn message={state.signedOut} />;
   return (
     <div class="shell">
       <header class="top">
@@ -102,10 +113,7 @@ export function App() {
         <button
           type="button"
           onClick={() => {
-            void api.signOut().finally(() => {
-              live.stop();
-              live.set({ session: null });
-            });
+            void api.signOut().finally(() => live.signedOut());
           }}
         >
           Sign out
@@ -128,18 +136,22 @@ export function App() {
           <summary>{state.warnings.length} warnings from the gateway</summary>
           <ul>
             {state.warnings.map((w, i) => (
-              <li key={i}>{w}</li>
+              <li key={i}>
+                <UpstreamText text={w} />
+              </li>
             ))}
           </ul>
         </details>
       )}
       <main>
-        {view === 'approvals' && <Approvals />}
-        {view === 'activity' && <Activity />}
-        {view === 'tools' && <Tools />}
-        {view === 'try' && <TryTool name={arg} />}
-        {view === 'upstreams' && <Upstreams />}
-        {view === 'audit' && <Audit />}
+        <ViewBoundary key={`${view}/${arg ?? ''}`}>
+          {view === 'approvals' && <Approvals />}
+          {view === 'activity' && <Activity />}
+          {view === 'tools' && <Tools />}
+          {view === 'try' && <TryTool name={arg} />}
+          {view === 'upstreams' && <Upstreams />}
+          {view === 'audit' && <Audit />}
+        </ViewBoundary>
       </main>
     </div>
   );

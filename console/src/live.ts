@@ -1,10 +1,19 @@
 // What the console knows, kept live: the gateway's event stream (server-sent events) updates it as things
 // happen, and each (re)connection starts from a snapshot and reloads the lists, so that a gateway restart
-// or a lost connection ends with the same state as a fresh page. Views read it through `useLive`.
+// or a lost connection ends with the same state as a fresh page. Views read it through `useLive`, which
+// re-renders at most once per animation frame however many events came.
+//
+// A dead link (a laptop that slept, a VPN that switched, a NAT that forgot) gives no error for minutes:
+// the gateway sends a `ping` event every KEEP_ALIVE_MS, and SILENCE_MS without any event closes the stream
+// and opens another; so does the browser going back online, and the page becoming visible after a silence.
+// When the stream is refused (too many streams, say), the pending approvals are fetched anyway and the
+// page says that live updates are unavailable, and why. A 401 anywhere ends the session here too: back to
+// the sign-in form.
 import { useEffect, useState } from 'preact/hooks';
 import {
   api,
   ApiError,
+  onUnauthorized,
   type ApprovalOutcome,
   type CallSummary,
   type ExposedToolView,
@@ -35,9 +44,19 @@ export interface LiveState {
   warnings: string[];
   /** How the last sign-in to an upstream ended (the console's page after the authorization server). */
   signInNotice: { ok: boolean; text: string } | undefined;
+  /** Why the sign-in form shows (a session that ended), when not a first visit. */
+  signedOut?: string | undefined;
+  /** Why the event stream is not there (the gateway's answer), while the lists are fetched instead. */
+  streamProblem?: string | undefined;
 }
 
 const KEPT = { decided: 50, calls: 500, audit: 1000, warnings: 20 };
+
+/** The gateway's keep-alive interval: a `ping` event this often (src/gateway/event-streams.ts). */
+export const KEEP_ALIVE_MS = 15_000;
+/** Silence (no event of any kind) after which the stream is taken for dead: two and a half pings. */
+export const SILENCE_MS = KEEP_ALIVE_MS * 2.5;
+export const SESSION_ENDED = 'Your session ended; sign in again.';
 
 type Listener = (state: LiveState) => void;
 
@@ -58,7 +77,11 @@ export class Live {
   readonly #pendingListeners = new Set<(approval: ListedApproval) => void>();
   #source: EventSource | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
+  #watchdog: ReturnType<typeof setTimeout> | undefined;
+  #heardAt = 0;
   #failures = 0;
+  #flushing = false;
+  #watching = false;
 
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
@@ -71,19 +94,31 @@ export class Live {
     return () => void this.#pendingListeners.delete(listener);
   }
 
+  /** Changes the state now; listeners hear of it once per animation frame (events come in bursts). */
   set(patch: Partial<LiveState>): void {
     this.state = { ...this.state, ...patch };
-    for (const listener of this.#listeners) listener(this.state);
+    if (this.#flushing) return;
+    this.#flushing = true;
+    const flush = () => {
+      if (!this.#flushing) return;
+      this.#flushing = false;
+      for (const listener of this.#listeners) listener(this.state);
+    };
+    // A hidden page gets no animation frames: the timer then (slowed, but it runs).
+    requestAnimationFrame(flush);
+    setTimeout(flush, 100);
   }
 
   /** Asks who is signed in; connects when someone is. */
   async start(): Promise<void> {
+    this.#watch();
     try {
       const session = await api.session();
-      this.set({ session: { by: session.by, canDecide: session.canDecide } });
+      this.set({ session: { by: session.by, canDecide: session.canDecide }, signedOut: undefined });
       this.#connect();
     } catch (error) {
-      if (error instanceof ApiError && error.status === 401) this.set({ session: null });
+      if (error instanceof ApiError && error.status === 401)
+        this.signedOut(this.state.session ? SESSION_ENDED : undefined);
       else this.#later(() => void this.start());
     }
   }
@@ -92,6 +127,79 @@ export class Live {
     this.#source?.close();
     this.#source = undefined;
     clearTimeout(this.#retry);
+    clearTimeout(this.#watchdog);
+  }
+
+  /** Back to the sign-in form, saying why when there is a reason. */
+  signedOut(message?: string): void {
+    this.stop();
+    this.set({ session: null, signedOut: message, connection: 'connecting' });
+  }
+
+  /** An approval the gateway says is settled (409): its card goes; its outcome is listed when it can be read. */
+  settled(id: string): void {
+    this.set({ approvals: this.state.approvals.filter((a) => a.id !== id) });
+    api.approval(id).then(
+      ({ approval, outcome }) => {
+        if (!outcome || this.state.decided.some((d) => d.approval.id === id)) return;
+        this.set({ decided: [{ approval, outcome }, ...this.state.decided].slice(0, KEPT.decided) });
+      },
+      () => undefined,
+    );
+  }
+
+  /** Reconnects when the browser is back online, or the page visible again after a silence. */
+  #watch(): void {
+    if (this.#watching) return;
+    this.#watching = true;
+    const again = () => {
+      if (this.state.session) this.#connect();
+    };
+    addEventListener('online', again);
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState !== 'visible' || !this.state.session) return;
+      if (this.state.connection !== 'live' || Date.now() - this.#heardAt > KEEP_ALIVE_MS) again();
+    });
+  }
+
+  /** Something came on the stream: it lives; the next silence is counted from now. */
+  #heard(): void {
+    this.#heardAt = Date.now();
+    clearTimeout(this.#watchdog);
+    this.#watchdog = setTimeout(() => {
+      // Nothing for SILENCE_MS, not even a ping: the link is dead though no error came. Start over.
+      this.set({ connection: 'offline' });
+      this.#connect();
+    }, SILENCE_MS);
+  }
+
+  /** The event stream is refused: the pending approvals all the same, and why there are no live updates. */
+  async #withoutStream(): Promise<void> {
+    let why = 'the event stream is unavailable';
+    try {
+      const controller = new AbortController();
+      const response = await fetch('/api/events', {
+        headers: { accept: 'text/event-stream' },
+        credentials: 'same-origin',
+        cache: 'no-store',
+        signal: controller.signal,
+      });
+      if (response.ok) controller.abort();
+      else {
+        const data = (await response.json().catch(() => undefined)) as
+          { error?: { message?: string } } | undefined;
+        why = data?.error?.message ?? `the gateway answered ${response.status}`;
+      }
+    } catch {
+      // unreachable: the message above
+    }
+    try {
+      const { approvals } = await api.approvals();
+      if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
+      this.set({ approvals, streamProblem: why });
+    } catch {
+      // a 401 went to the sign-in form; otherwise the next try
+    }
   }
 
   #later(run: () => void): void {
@@ -106,18 +214,36 @@ export class Live {
     this.#source = source;
     const on = (type: string, handle: (data: never) => void) =>
       source.addEventListener(type, (event) => {
+        if (this.#source !== source) return; // a stream given up on
+        this.#heard();
         handle(JSON.parse((event as MessageEvent<string>).data) as never);
       });
+    this.#heard();
     source.onopen = () => {
       this.#failures = 0;
+      this.#heard();
     };
     source.onerror = () => {
+      if (this.#source !== source) return;
       this.set({ connection: 'offline' });
-      // Closed for good (an HTTP error such as 401): ask who we are, then reconnect or sign out.
-      if (source.readyState === EventSource.CLOSED) this.#later(() => void this.start());
+      // Closed for good (an HTTP error such as 401 or 503): the approvals without the stream, and why; ask
+      // who we are, then reconnect or sign out.
+      if (source.readyState === EventSource.CLOSED) {
+        clearTimeout(this.#watchdog);
+        void this.#withoutStream();
+        this.#later(() => void this.start());
+      }
     };
+    source.addEventListener('ping', () => {
+      if (this.#source === source) this.#heard();
+    });
     on('snapshot', (data: { approvals: ListedApproval[]; upstreams: UpstreamView[] }) => {
-      this.set({ connection: 'live', approvals: data.approvals, upstreams: data.upstreams });
+      this.set({
+        connection: 'live',
+        approvals: data.approvals,
+        upstreams: data.upstreams,
+        streamProblem: undefined,
+      });
       void this.reload();
     });
     on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
@@ -197,13 +323,16 @@ export class Live {
         (c) => !listed.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0),
       );
       this.set({ tools: tools.tools, calls: [...newer, ...merged], audit: [...audit.records].reverse() });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 401) this.set({ session: null });
+    } catch {
+      // a 401 went to the sign-in form (onUnauthorized); otherwise the next snapshot reloads
     }
   }
 }
 
 export const live = new Live();
+onUnauthorized(() => {
+  if (live.state.session) live.signedOut(SESSION_ENDED);
+});
 
 /** The live state, re-rendering the component on every change. */
 export function useLive(): LiveState {

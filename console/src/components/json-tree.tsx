@@ -3,16 +3,14 @@
 // items and say how many more there are. Characters that change how text is shown rather than show
 // themselves (bidirectional overrides and isolates, zero-width characters, C1 controls) are shown as their
 // escapes: a path argument "evil\u202egnp.sh" would otherwise read "evilhs.png" to the person approving it.
+// A closed node's children are not drawn until it is opened (a tool's schema, a result, may be huge).
 import type { ComponentChildren } from 'preact';
-
-const HIDING = /[\u007f-\u009f\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g;
+import { useState } from 'preact/hooks';
+import { visibleText } from './upstream-text.js';
 
 /** JSON text (JSON.stringify has escaped the C0 controls) with the characters that hide or reorder text escaped. */
 export function visibleJson(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? String(value)).replace(
-    HIDING,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
-  );
+  return visibleText(JSON.stringify(value, null, indent) ?? String(value));
 }
 
 const SHOWN = 200;
@@ -37,6 +35,7 @@ function Node({
   depth: number;
   open: number;
 }) {
+  const [shown, setShown] = useState(depth < open);
   if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) {
     return (
       <div class="json-row">
@@ -46,29 +45,36 @@ function Node({
     );
   }
   const entries: [string, unknown][] = Array.isArray(value)
-    ? value.map((item, index) => [String(index), item])
+    ? value.slice(0, SHOWN + 1).map((item, index) => [String(index), item])
     : Object.entries(value);
-  const summary = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  const count = Array.isArray(value) ? value.length : entries.length;
+  const summary = Array.isArray(value) ? `[${count}]` : `{${count}}`;
   return (
-    <details class="json-node" open={depth < open}>
+    <details
+      class="json-node"
+      open={shown}
+      onToggle={(event) => setShown((event.currentTarget as HTMLDetailsElement).open)}
+    >
       <summary>
         {name}
         <span class="json-count">{summary}</span>
       </summary>
-      <div class="json-children">
-        {entries.slice(0, SHOWN).map(([key, item]) => (
-          <Node
-            key={key}
-            name={
-              <span class="json-key">{Array.isArray(value) ? key : visibleJson(key).slice(1, -1)}: </span>
-            }
-            value={item}
-            depth={depth + 1}
-            open={open}
-          />
-        ))}
-        {entries.length > SHOWN && <div class="json-more">… {entries.length - SHOWN} more</div>}
-      </div>
+      {shown && (
+        <div class="json-children">
+          {entries.slice(0, SHOWN).map(([key, item]) => (
+            <Node
+              key={key}
+              name={
+                <span class="json-key">{Array.isArray(value) ? key : visibleJson(key).slice(1, -1)}: </span>
+              }
+              value={item}
+              depth={depth + 1}
+              open={open}
+            />
+          ))}
+          {count > SHOWN && <div class="json-more">… {count - SHOWN} more</div>}
+        </div>
+      )}
     </details>
   );
 }

@@ -8,6 +8,7 @@ import {
   branchLabel,
   initialValue,
   isObject,
+  MAX_FORM_DEPTH,
   resolve,
   typesOf,
   type Schema,
@@ -132,6 +133,7 @@ function Branches(props: FieldProps & { resolved: SchemaObject; branches: Schema
       <SchemaField
         {...props}
         key={picked}
+        depth={(props.depth ?? 0) + 1}
         schema={{ ...branch, title: undefined, description: undefined }}
         label="Value"
       />
@@ -385,7 +387,7 @@ function JsonField(props: FieldProps & { resolved: SchemaObject }) {
 
 export function SchemaField(props: FieldProps) {
   const resolved = resolve(props.schema, props.root);
-  if ((props.depth ?? 0) > 24) return <JsonField {...props} resolved={resolved} />;
+  if ((props.depth ?? 0) > MAX_FORM_DEPTH) return <JsonField {...props} resolved={resolved} />;
   const branches = resolved.oneOf ?? resolved.anyOf;
   if (Array.isArray(branches) && branches.length > 0) {
     const consts = branches.map((b) => resolve(b, props.root));

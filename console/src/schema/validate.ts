@@ -5,15 +5,34 @@
 // allOf/anyOf/oneOf/not, if/then/else, and local $ref ($defs, definitions, JSON pointers) — and answers
 // with messages a person reads, each at the path of the value it is about. The gateway and the upstream
 // check again: this is for messages before anything is sent.
+//
+// The schema comes from an upstream, which may be hostile: the work is bounded. Every schema node visited
+// counts against a budget (MAX_STEPS), `not`, `if` and `contains` go one level deeper like every other
+// keyword (so MAX_DEPTH stops a `$ref` cycle through them), and a pattern runs on re2js, a linear-time
+// engine (loaded on first need, in its own file), never on the browser's backtracking RegExp. A schema too
+// large to check here gives one issue of kind 'too-complex': it does not block a call (the gateway checks).
 import { resolveRef, type Schema } from './schema.js';
+import { pattern, patternsReady } from './linear-pattern.js';
+
+export { patternsReady };
 
 export interface Issue {
   /** A JSON pointer to the value: '' is the whole, '/address/city' a field. */
   path: string;
   message: string;
+  /** 'too-complex': not a problem of the value, but a check that stopped (the gateway checks). */
+  kind?: 'too-complex';
 }
 
 const MAX_DEPTH = 64;
+/** Schema nodes one validation visits at most. */
+export const MAX_STEPS = 100_000;
+export const TOO_COMPLEX = 'this schema is too complex to check here (the gateway checks it)';
+
+interface Run {
+  root: Schema | undefined;
+  steps: number;
+}
 
 export function typeOf(value: unknown): string {
   if (value === null) return 'null';
@@ -82,20 +101,6 @@ function formatProblem(format: string, value: string): string | undefined {
   return known[0].test(value) ? undefined : `must be ${known[1]}`;
 }
 
-const patterns = new Map<string, RegExp | null>();
-function pattern(source: string): RegExp | null {
-  let compiled = patterns.get(source);
-  if (compiled === undefined) {
-    try {
-      compiled = new RegExp(source, 'u');
-    } catch {
-      compiled = null; // a pattern JavaScript cannot read is not checked here
-    }
-    patterns.set(source, compiled);
-  }
-  return compiled;
-}
-
 const list = (values: readonly unknown[]) => values.map((v) => JSON.stringify(v)).join(', ');
 const chars = (text: string) => [...text].length;
 
@@ -106,25 +111,33 @@ export function validate(
   root: Schema | undefined = schema,
 ): Issue[] {
   const issues: Issue[] = [];
-  check(schema, value, root, '', issues, 0);
+  const run: Run = { root, steps: 0 };
+  check(schema, value, run, '', issues, 0);
+  if (run.steps > MAX_STEPS) return [{ path: '', message: TOO_COMPLEX, kind: 'too-complex' }];
   return issues;
+}
+
+/** The issues that are the value's (not a check that stopped). */
+export function blocking(issues: readonly Issue[]): Issue[] {
+  return issues.filter((issue) => issue.kind === undefined);
 }
 
 function check(
   schema: Schema | undefined,
   value: unknown,
-  root: Schema | undefined,
+  run: Run,
   path: string,
   out: Issue[],
   depth: number,
 ): void {
   if (schema === undefined || schema === true) return;
+  if (++run.steps > MAX_STEPS) return;
   if (schema === false) return void out.push({ path, message: 'is not allowed' });
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH || typeof schema !== 'object' || schema === null) return;
   const issue = (message: string, at = path) => out.push({ path: at, message });
   if (typeof schema.$ref === 'string') {
-    const target = resolveRef(root, schema.$ref);
-    if (target !== undefined) check(target, value, root, path, out, depth + 1);
+    const target = resolveRef(run.root, schema.$ref);
+    if (target !== undefined) check(target, value, run, path, out, depth + 1);
   }
   const types =
     schema.type === undefined ? undefined : Array.isArray(schema.type) ? schema.type : [schema.type];
@@ -141,10 +154,10 @@ function check(
   if ('const' in schema && !equal(schema.const, value)) issue(`must be ${JSON.stringify(schema.const)}`);
   if (typeof value === 'number') numberChecks(schema, value, issue);
   if (typeof value === 'string') stringChecks(schema, value, issue);
-  if (Array.isArray(value)) arrayChecks(schema, value, root, path, out, depth);
+  if (Array.isArray(value)) arrayChecks(schema, value, run, path, out, depth);
   else if (value !== null && typeof value === 'object')
-    objectChecks(schema, value as Record<string, unknown>, root, path, out, depth);
-  combinators(schema, value, root, path, out, depth);
+    objectChecks(schema, value as Record<string, unknown>, run, path, out, depth);
+  combinators(schema, value, run, path, out, depth);
 }
 
 function numberChecks(schema: Exclude<Schema, boolean>, value: number, issue: (m: string) => void): void {
@@ -169,7 +182,7 @@ function stringChecks(schema: Exclude<Schema, boolean>, value: string, issue: (m
     issue(`must have at most ${maxLength} characters`);
   if (typeof schema.pattern === 'string') {
     const compiled = pattern(schema.pattern);
-    if (compiled && !compiled.test(value)) issue(`must match the pattern ${schema.pattern}`);
+    if (compiled && !compiled(value)) issue(`must match the pattern ${schema.pattern}`);
   }
   if (typeof format === 'string') {
     const problem = formatProblem(format, value);
@@ -180,7 +193,7 @@ function stringChecks(schema: Exclude<Schema, boolean>, value: string, issue: (m
 function arrayChecks(
   schema: Exclude<Schema, boolean>,
   value: unknown[],
-  root: Schema | undefined,
+  run: Run,
   path: string,
   out: Issue[],
   depth: number,
@@ -209,11 +222,11 @@ function arrayChecks(
   const rest = Array.isArray(schema.items) ? schema.additionalItems : schema.items;
   value.forEach((item, index) => {
     const itemSchema = index < tuple.length ? tuple[index] : (rest as Schema | undefined);
-    check(itemSchema, item, root, `${path}/${index}`, out, depth + 1);
+    check(itemSchema, item, run, `${path}/${index}`, out, depth + 1);
   });
   if (
     schema.contains !== undefined &&
-    !value.some((item) => validate(schema.contains as Schema, item, root).length === 0)
+    !value.some((item) => passes(schema.contains as Schema, item, run, path, depth))
   ) {
     out.push({ path, message: 'must contain a matching item' });
   }
@@ -226,7 +239,7 @@ function escapeKey(key: string): string {
 function objectChecks(
   schema: Exclude<Schema, boolean>,
   value: Record<string, unknown>,
-  root: Schema | undefined,
+  run: Run,
   path: string,
   out: Issue[],
   depth: number,
@@ -248,18 +261,18 @@ function objectChecks(
     let matched = false;
     if (Object.hasOwn(properties, key)) {
       matched = true;
-      check(properties[key], value[key], root, at, out, depth + 1);
+      check(properties[key], value[key], run, at, out, depth + 1);
     }
     for (const [source, sub] of Object.entries(patternProperties)) {
-      if (pattern(source)?.test(key)) {
+      if (pattern(source)?.(key)) {
         matched = true;
-        check(sub, value[key], root, at, out, depth + 1);
+        check(sub, value[key], run, at, out, depth + 1);
       }
     }
     if (!matched && schema.additionalProperties !== undefined) {
       if (schema.additionalProperties === false)
         out.push({ path: at, message: `is not a known property (${key})` });
-      else check(schema.additionalProperties as Schema, value[key], root, at, out, depth + 1);
+      else check(schema.additionalProperties as Schema, value[key], run, at, out, depth + 1);
     }
   }
   const dependent = (schema.dependentRequired ?? {}) as Record<string, unknown>;
@@ -274,19 +287,19 @@ function objectChecks(
 function combinators(
   schema: Exclude<Schema, boolean>,
   value: unknown,
-  root: Schema | undefined,
+  run: Run,
   path: string,
   out: Issue[],
   depth: number,
 ): void {
   if (Array.isArray(schema.allOf))
-    for (const sub of schema.allOf as Schema[]) check(sub, value, root, path, out, depth + 1);
+    for (const sub of schema.allOf as Schema[]) check(sub, value, run, path, out, depth + 1);
   for (const keyword of ['anyOf', 'oneOf'] as const) {
     const branches = schema[keyword];
     if (!Array.isArray(branches) || branches.length === 0) continue;
     const results = (branches as Schema[]).map((branch) => {
       const issues: Issue[] = [];
-      check(branch, value, root, path, issues, depth + 1);
+      check(branch, value, run, path, issues, depth + 1);
       return issues;
     });
     const passing = results.filter((issues) => issues.length === 0).length;
@@ -300,11 +313,18 @@ function combinators(
       out.push({ path, message: 'must match exactly one of the options' });
     }
   }
-  if (schema.not !== undefined && validate(schema.not as Schema, value, root).length === 0)
+  if (schema.not !== undefined && passes(schema.not as Schema, value, run, path, depth))
     out.push({ path, message: 'must not match the excluded schema' });
   if (schema.if !== undefined) {
-    const holds = validate(schema.if as Schema, value, root).length === 0;
+    const holds = passes(schema.if as Schema, value, run, path, depth);
     const next = holds ? schema.then : schema.else;
-    if (next !== undefined) check(next as Schema, value, root, path, out, depth + 1);
+    if (next !== undefined) check(next as Schema, value, run, path, out, depth + 1);
   }
+}
+
+/** Whether `value` holds against a subschema (one level deeper, on the same budget). */
+function passes(schema: Schema, value: unknown, run: Run, path: string, depth: number): boolean {
+  const issues: Issue[] = [];
+  check(schema, value, run, path, issues, depth + 1);
+  return issues.length === 0;
 }

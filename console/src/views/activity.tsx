@@ -1,12 +1,16 @@
 // Activity: every call through the gateway, live, newest first — running (a spinner, a progress bar when
 // the upstream reports progress, the time so far, Cancel), finished, failed, denied, expired. Opening a
 // call shows its arguments, its result rendered, its timing and its audit records. Filter by state,
-// search by text, and export what is shown as JSON lines.
-import { useEffect, useState } from 'preact/hooks';
+// search by text, and export what is shown as JSON lines. Each row is drawn again only when its call
+// changes (or it is opened), and a running call's time ticks in its own row.
+import { memo } from 'preact/compat';
+import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type CallRecord, type CallSummary } from '../api.js';
 import { callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { ResultView } from '../components/result-view.js';
+import { UpstreamText } from '../components/upstream-text.js';
+import { ViewBoundary } from '../components/view-boundary.js';
 import { useLive, useNow } from '../live.js';
 
 /** A call's state in one word: running, ok, error, denied, expired, cancelled… */
@@ -21,6 +25,12 @@ export function stateOf(call: CallSummary): string {
 
 function seconds(ms: number): string {
   return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
+}
+
+/** A running call's progress and time so far, ticking by itself. */
+function RunningCall({ call }: { call: CallSummary }) {
+  const now = useNow(250);
+  return <CallProgress call={call} now={now} />;
 }
 
 export function CallProgress({ call, now }: { call: CallSummary; now: number }) {
@@ -105,20 +115,67 @@ function download(name: string, text: string): void {
 
 const STATES = ['all', 'running', 'ok', 'failed', 'denied', 'expired', 'cancelled'];
 
+const CallRow = memo(function CallRow({
+  c,
+  open,
+  canDecide,
+  toggle,
+}: {
+  c: CallSummary;
+  open: boolean;
+  canDecide: boolean;
+  toggle: (id: number) => void;
+}) {
+  const state = stateOf(c);
+  const id = c.call.id;
+  return (
+    <li class={`call state-${state}`} data-call={id}>
+      <div class="call-row">
+        <button type="button" class="link" aria-expanded={open} onClick={() => toggle(id)}>
+          #{id} <UpstreamText text={c.call.exposedName} />
+        </button>
+        <span class="muted">
+          <UpstreamText text={callerName(c.call.caller)} />
+        </span>
+        <span class={`badge state ${state}`}>{state}</span>
+        {c.state === 'running' ? (
+          <RunningCall call={c} />
+        ) : (
+          c.durationMs !== undefined && <span class="elapsed">{seconds(c.durationMs)}</span>
+        )}
+        {c.state === 'running' && canDecide && (
+          <button type="button" class="danger" onClick={() => void api.cancel(id).catch(() => undefined)}>
+            Cancel
+          </button>
+        )}
+      </div>
+      {open && (
+        <ViewBoundary>
+          <CallDetail id={id} />
+        </ViewBoundary>
+      )}
+    </li>
+  );
+});
+
 export function Activity() {
   const { calls, session } = useLive();
-  const now = useNow(250);
   const [filter, setFilter] = useState('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>();
+  const toggle = useCallback((id: number) => setOpen((current) => (current === id ? undefined : id)), []);
   const needle = search.trim().toLowerCase();
-  const shown = calls.filter((c) => {
-    if (filter !== 'all' && stateOf(c) !== filter) return false;
-    if (needle === '') return true;
-    const text =
-      `${c.call.exposedName} ${c.call.upstream} ${callerName(c.call.caller)} ${stateOf(c)}`.toLowerCase();
-    return text.includes(needle);
-  });
+  const shown = useMemo(
+    () =>
+      calls.filter((c) => {
+        if (filter !== 'all' && stateOf(c) !== filter) return false;
+        if (needle === '') return true;
+        const text =
+          `${c.call.exposedName} ${c.call.upstream} ${callerName(c.call.caller)} ${stateOf(c)}`.toLowerCase();
+        return text.includes(needle);
+      }),
+    [calls, filter, needle],
+  );
   const exportShown = async () => {
     const lines: string[] = [];
     for (const c of shown) {
@@ -155,41 +212,15 @@ export function Activity() {
       </div>
       {shown.length === 0 && <p class="empty">No call{calls.length > 0 ? ' matches' : ' yet'}.</p>}
       <ul class="calls" role="list" aria-label="calls">
-        {shown.map((c) => {
-          const state = stateOf(c);
-          const id = c.call.id;
-          return (
-            <li key={id} class={`call state-${state}`} data-call={id}>
-              <div class="call-row">
-                <button
-                  type="button"
-                  class="link"
-                  aria-expanded={open === id}
-                  onClick={() => setOpen(open === id ? undefined : id)}
-                >
-                  #{id} {c.call.exposedName}
-                </button>
-                <span class="muted">{callerName(c.call.caller)}</span>
-                <span class={`badge state ${state}`}>{state}</span>
-                {c.state === 'running' ? (
-                  <CallProgress call={c} now={now} />
-                ) : (
-                  c.durationMs !== undefined && <span class="elapsed">{seconds(c.durationMs)}</span>
-                )}
-                {c.state === 'running' && session?.canDecide && (
-                  <button
-                    type="button"
-                    class="danger"
-                    onClick={() => void api.cancel(id).catch(() => undefined)}
-                  >
-                    Cancel
-                  </button>
-                )}
-              </div>
-              {open === id && <CallDetail id={id} />}
-            </li>
-          );
-        })}
+        {shown.map((c) => (
+          <CallRow
+            key={c.call.id}
+            c={c}
+            open={open === c.call.id}
+            canDecide={session?.canDecide === true}
+            toggle={toggle}
+          />
+        ))}
       </ul>
     </section>
   );

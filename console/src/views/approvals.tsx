@@ -4,12 +4,18 @@
 // the model reads. A decision is bound to the arguments shown (their digest). Arguments too long for the
 // gateway to list come on request (one approval, whole), and it can be approved only once they are shown.
 // Below, the latest decisions, whoever took them.
+//
+// The heading is the gateway's name of the tool (upstream__tool): the upstream's title is its claim, shown
+// beside it, and every upstream text escapes the characters that reorder or hide text. Each card is drawn
+// again only when its approval changes, and its countdown ticks by itself.
+import { memo } from 'preact/compat';
 import { useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
-import { api, type ListedApproval } from '../api.js';
+import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
-import { useLive, useNow, type Decided } from '../live.js';
+import { UpstreamText } from '../components/upstream-text.js';
+import { live, useLive, useNow, type Decided } from '../live.js';
 
 function left(expiresAt: string, now: number): string {
   const ms = Math.max(0, Date.parse(expiresAt) - now);
@@ -17,16 +23,34 @@ function left(expiresAt: string, now: number): string {
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
 
-function ApprovalCard({
+function Countdown({ expiresAt }: { expiresAt: string }) {
+  const now = useNow();
+  return (
+    <span class="countdown" role="timer" aria-label="time left">
+      expires in {left(expiresAt, now)}
+    </span>
+  );
+}
+
+const HOUR = 3_600_000;
+/** How long "Approve always" lasts: the API's alwaysForMs (undefined: as long as the gateway keeps grants). */
+const ALWAYS_FOR: [string, number | undefined, string][] = [
+  ['1h', HOUR, '1 hour'],
+  ['8h', 8 * HOUR, '8 hours'],
+  ['24h', 24 * HOUR, '24 hours'],
+  ['7d', 7 * 24 * HOUR, '7 days'],
+  ['restart', undefined, 'until the gateway restarts (24 hours on Redis)'],
+];
+
+const ApprovalCard = memo(function ApprovalCard({
   approval,
   canDecide,
-  now,
 }: {
   approval: ListedApproval;
   canDecide: boolean;
-  now: number;
 }) {
   const [reason, setReason] = useState('');
+  const [alwaysFor, setAlwaysFor] = useState('1h');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
   const [raw, setRaw] = useState(false);
@@ -55,27 +79,44 @@ function ApprovalCard({
       () => setBusy(false),
       (e: Error) => {
         setBusy(false);
-        setError(e.message);
+        // Decided elsewhere, expired or withdrawn (a decision event this page missed): the card goes.
+        if (e instanceof ApiError && e.code === 'APPROVAL_SETTLED') live.settled(approval.id);
+        else setError(e.message);
       },
     );
   };
+  const forMs = ALWAYS_FOR.find(([id]) => id === alwaysFor)?.[1];
   const headingId = `approval-${approval.id}`;
   return (
     <li class="card approval" aria-labelledby={headingId} data-approval={approval.id}>
       <header>
         <h3 id={headingId}>
-          {approval.title ?? approval.exposedName} <span class="muted">({approval.upstream})</span>
+          <UpstreamText text={approval.exposedName} />{' '}
+          <span class="muted">
+            (<UpstreamText text={approval.upstream} />)
+          </span>
         </h3>
-        <span class="countdown" role="timer" aria-label="time left">
-          expires in {left(approval.expiresAt, now)}
-        </span>
+        {approval.title !== undefined && (
+          <span class="claimed-title">
+            titled by the upstream: &ldquo;
+            <UpstreamText text={approval.title} />
+            &rdquo;
+          </span>
+        )}
+        <Countdown expiresAt={approval.expiresAt} />
       </header>
       <p class="meta">
         <span>caller: {callerName(approval.caller)}</span> · <span>tool: {approval.exposedName}</span>{' '}
         <AnnotationBadges annotations={approval.annotations} />
       </p>
-      <p class="meta">why: {approval.reason}</p>
-      {approval.description && <p class="description">{approval.description}</p>}
+      <p class="meta">
+        why: <UpstreamText text={approval.reason} />
+      </p>
+      {approval.description && (
+        <p class="description">
+          <UpstreamText text={approval.description} />
+        </p>
+      )}
       <div class="arguments">
         <div class="arguments-head">
           <h4>Arguments</h4>
@@ -106,13 +147,32 @@ function ApprovalCard({
           >
             Approve
           </button>
-          <button
-            type="button"
-            disabled={busy || args === undefined}
-            onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, true))}
-          >
-            Approve always
-          </button>
+          <span class="always">
+            <button
+              type="button"
+              disabled={busy || args === undefined}
+              aria-describedby={`${headingId}-always`}
+              onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, true, forMs))}
+            >
+              Approve always
+            </button>
+            <label>
+              <span class="visually-hidden">Approve always for</span>
+              <select value={alwaysFor} onChange={(e) => setAlwaysFor((e.target as HTMLSelectElement).value)}>
+                {ALWAYS_FOR.map(([id, , label]) => (
+                  <option key={id} value={id}>
+                    for {label}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <span class="muted" id={`${headingId}-always`}>
+              this tool, this caller:{' '}
+              {forMs === undefined
+                ? 'until the gateway restarts (24 hours on Redis)'
+                : `for ${ALWAYS_FOR.find(([id]) => id === alwaysFor)![2]}`}
+            </span>
+          </span>
           <label class="reason">
             <span class="visually-hidden">Reason</span>
             <input
@@ -142,7 +202,7 @@ function ApprovalCard({
       )}
     </li>
   );
-}
+});
 
 function outcomeText({ outcome }: Decided): string {
   switch (outcome.decision) {
@@ -158,22 +218,25 @@ function outcomeText({ outcome }: Decided): string {
 }
 
 export function Approvals() {
-  const { approvals, decided, session } = useLive();
-  const now = useNow();
+  const { approvals, decided, session, connection, streamProblem } = useLive();
+  const unavailable = connection !== 'live' && streamProblem !== undefined;
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading">Approvals</h2>
+      {unavailable && (
+        <p class="notice error-text" role="alert">
+          Live updates unavailable ({streamProblem}): the list below was fetched once and is fetched again on
+          each retry.
+        </p>
+      )}
       {approvals.length === 0 ? (
-        <p class="empty">Nothing waits for a decision.</p>
+        <p class="empty">
+          {unavailable ? 'Nothing waited for a decision when last fetched.' : 'Nothing waits for a decision.'}
+        </p>
       ) : (
         <ul class="cards" role="list" aria-label="pending approvals">
           {approvals.map((approval) => (
-            <ApprovalCard
-              key={approval.id}
-              approval={approval}
-              canDecide={session?.canDecide === true}
-              now={now}
-            />
+            <ApprovalCard key={approval.id} approval={approval} canDecide={session?.canDecide === true} />
           ))}
         </ul>
       )}
@@ -184,7 +247,12 @@ export function Approvals() {
         <ul class="decided" role="list" aria-label="latest decisions">
           {decided.map((d) => (
             <li key={d.approval.id} class={`decision ${d.outcome.decision}`} data-approval={d.approval.id}>
-              <strong>{d.approval.exposedName}</strong> <span class="outcome">{outcomeText(d)}</span>{' '}
+              <strong>
+                <UpstreamText text={d.approval.exposedName} />
+              </strong>{' '}
+              <span class="outcome">
+                <UpstreamText text={outcomeText(d)} />
+              </span>{' '}
               <span class="muted">{new Date(d.outcome.decidedAt).toLocaleTimeString()}</span>
             </li>
           ))}

@@ -1,14 +1,17 @@
 // Try a tool: a form made from the tool's inputSchema (or raw JSON), checked before anything is sent —
 // invalid input shows its messages at the fields and sends nothing. The call goes through the gateway
 // like a model's: the same policy and approvals, the person recorded as the caller. While it runs it
-// shows its progress and can be cancelled; then its result.
+// shows its progress and can be cancelled; then its result. The schema is the upstream's: one too large
+// for a form (formFits) is edited as JSON, and one too complex to check here is sent for the gateway to
+// check. The tool is picked by typing part of its name (a gateway may expose thousands).
 import type { CallToolResult } from 'toolwire';
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { api } from '../api.js';
+import { api, type ExposedToolView } from '../api.js';
 import { ResultView } from '../components/result-view.js';
+import { UpstreamText } from '../components/upstream-text.js';
 import { fieldId, SchemaField } from '../schema/schema-field.js';
-import { initialValue, type Schema } from '../schema/schema.js';
-import { validate, type Issue } from '../schema/validate.js';
+import { formFits, initialValue, type Schema } from '../schema/schema.js';
+import { blocking, patternsReady, validate, type Issue } from '../schema/validate.js';
 import { useLive, useNow } from '../live.js';
 import { CallProgress } from './activity.js';
 
@@ -35,8 +38,11 @@ function ToolForm({
 }) {
   const { calls } = useLive();
   const now = useNow(250);
+  const fits = useMemo(() => formFits(schema, schema), [schema]);
   const [value, setValue] = useState<unknown>(() => initialValue(schema, schema, true));
-  const [raw, setRaw] = useState<string | undefined>(undefined);
+  const [raw, setRaw] = useState<string | undefined>(() =>
+    fits ? undefined : JSON.stringify(value ?? {}, null, 2),
+  );
   const [unparsed, setUnparsed] = useState<ReadonlyMap<string, string>>(new Map());
   const [issues, setIssues] = useState<Issue[] | undefined>(undefined);
   const [running, setRunning] = useState<{ tryId: string; controller: AbortController } | undefined>();
@@ -48,8 +54,9 @@ function ToolForm({
   const shown = useMemo(() => byPath(issues ?? []), [issues]);
   const call = running && calls.find((c) => c.call.caller.sessionId === `console-${running.tryId}`);
 
-  const submit = (event: Event) => {
+  const submit = async (event: Event) => {
     event.preventDefault();
+    await patternsReady();
     let args = value;
     if (raw !== undefined) {
       try {
@@ -61,9 +68,10 @@ function ToolForm({
     }
     const found = check(args);
     setIssues(found);
-    if (found.length > 0) {
+    const problems = blocking(found);
+    if (problems.length > 0) {
       // Focus the first field that has a message, so that a keyboard user lands on it.
-      const first = document.getElementById(fieldId(found[0]!.path));
+      const first = document.getElementById(fieldId(problems[0]!.path));
       first?.focus();
       return;
     }
@@ -84,11 +92,17 @@ function ToolForm({
   };
 
   return (
-    <form class="try-form" noValidate onSubmit={submit} aria-label={`call ${name}`}>
+    <form class="try-form" noValidate onSubmit={(e) => void submit(e)} aria-label={`call ${name}`}>
+      {!fits && (
+        <p class="notice" role="note">
+          This schema is too large for a form here: edit the arguments as JSON.
+        </p>
+      )}
       <div class="mode">
         <label>
           <input
             type="checkbox"
+            disabled={!fits}
             checked={raw !== undefined}
             onChange={(e) => {
               if ((e.target as HTMLInputElement).checked) setRaw(JSON.stringify(value ?? {}, null, 2));
@@ -139,20 +153,26 @@ function ToolForm({
           }}
         />
       )}
-      {issues !== undefined && issues.length > 0 && (
+      {issues !== undefined && blocking(issues).length > 0 && (
         <div class="form-issues" role="alert">
           <p>
-            Nothing was sent: {issues.length === 1 ? 'one field needs' : `${issues.length} fields need`}{' '}
+            Nothing was sent:{' '}
+            {blocking(issues).length === 1 ? 'one field needs' : `${blocking(issues).length} fields need`}{' '}
             attention.
           </p>
           <ul>
-            {issues.map((issue, index) => (
+            {blocking(issues).map((issue, index) => (
               <li key={index}>
                 {issue.path === '' ? 'arguments' : issue.path.slice(1)} {issue.message}
               </li>
             ))}
           </ul>
         </div>
+      )}
+      {issues?.some((issue) => issue.kind === 'too-complex') && (
+        <p class="notice" role="note">
+          The arguments were not checked here: {issues.find((i) => i.kind === 'too-complex')!.message}.
+        </p>
       )}
       <div class="actions">
         <button type="submit" class="primary" disabled={!canDecide || running !== undefined}>
@@ -193,6 +213,61 @@ function ToolForm({
   );
 }
 
+/** The most tools listed as matches of what is typed. */
+const MATCHES = 50;
+
+function ToolPicker({ name, tools }: { name: string | undefined; tools: ExposedToolView[] }) {
+  const [text, setText] = useState(name ?? '');
+  useEffect(() => setText(name ?? ''), [name]);
+  const needle = text.trim().toLowerCase();
+  const typing = text !== (name ?? '');
+  const matches = useMemo(() => {
+    if (!typing) return [];
+    const found: ExposedToolView[] = [];
+    for (const t of tools) {
+      if (!t.name.toLowerCase().includes(needle)) continue;
+      found.push(t);
+      if (found.length > MATCHES) break;
+    }
+    return found;
+  }, [tools, needle, typing]);
+  const go = (tool: string) => (location.hash = `#/try/${encodeURIComponent(tool)}`);
+  return (
+    <div class="tool-picker">
+      <label for="try-tool-picker">Tool</label>{' '}
+      <input
+        id="try-tool-picker"
+        type="search"
+        autoComplete="off"
+        placeholder="type part of a tool's name"
+        aria-controls="try-tool-matches"
+        value={text}
+        onInput={(e) => setText((e.target as HTMLInputElement).value)}
+        onKeyDown={(e) => {
+          if (e.key !== 'Enter') return;
+          e.preventDefault();
+          const exact = tools.find((t) => t.name === text.trim());
+          const pick = exact ?? matches[0];
+          if (pick) go(pick.name);
+        }}
+      />
+      {typing && (
+        <ul id="try-tool-matches" class="tool-matches" aria-label="matching tools">
+          {matches.slice(0, MATCHES).map((t) => (
+            <li key={t.name}>
+              <a href={`#/try/${encodeURIComponent(t.name)}`}>
+                <UpstreamText text={t.name} />
+              </a>
+            </li>
+          ))}
+          {matches.length === 0 && <li class="muted">No tool matches.</li>}
+          {matches.length > MATCHES && <li class="muted">More match: type more of the name.</li>}
+        </ul>
+      )}
+    </div>
+  );
+}
+
 export function TryTool({ name }: { name: string | undefined }) {
   const { tools, session } = useLive();
   const view = tools.find((t) => t.name === name);
@@ -202,23 +277,14 @@ export function TryTool({ name }: { name: string | undefined }) {
   return (
     <section aria-labelledby="try-heading">
       <h2 id="try-heading">Try a tool</h2>
-      <label for="try-tool-picker">Tool</label>{' '}
-      <select
-        id="try-tool-picker"
-        value={name ?? ''}
-        onChange={(e) =>
-          (location.hash = `#/try/${encodeURIComponent((e.target as HTMLSelectElement).value)}`)
-        }
-      >
-        {tools.map((t) => (
-          <option key={t.name} value={t.name}>
-            {t.name}
-          </option>
-        ))}
-      </select>
+      <ToolPicker name={name} tools={tools} />
       {view ? (
         <>
-          {view.tool.description && <p class="description">{view.tool.description}</p>}
+          {view.tool.description && (
+            <p class="description">
+              <UpstreamText text={view.tool.description} />
+            </p>
+          )}
           <p class="muted">
             The call goes through the gateway&apos;s policy ({view.policy.action}: {view.policy.reason}), with
             you as the caller.
@@ -232,7 +298,15 @@ export function TryTool({ name }: { name: string | undefined }) {
           />
         </>
       ) : (
-        <p class="empty">{name === undefined ? 'Pick a tool.' : `No tool ${name}.`}</p>
+        <p class="empty">
+          {name === undefined ? (
+            'Pick a tool.'
+          ) : (
+            <>
+              No tool <UpstreamText text={name} />.
+            </>
+          )}
+        </p>
       )}
     </section>
   );

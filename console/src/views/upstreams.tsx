@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { api, type UpstreamView } from '../api.js';
 import { JsonTree } from '../components/json-tree.js';
+import { UpstreamText } from '../components/upstream-text.js';
 import { live, useLive } from '../live.js';
 
 const STATUS: Record<string, string> = {
@@ -71,14 +72,20 @@ export function Upstreams() {
               <span class={`status status-${u.status}`}>{STATUS[u.status] ?? u.status}</span>
               <span class="muted">{u.transport}</span>
             </header>
-            {u.error && <p class="error-text">{u.error}</p>}
+            {u.error && (
+              <p class="error-text">
+                <UpstreamText text={u.error} />
+              </p>
+            )}
             {u.status === 'needs-sign-in' && session?.canDecide && <SignInButton upstream={u} />}
             <dl class="facts">
               <dt>Server</dt>
-              <dd>{u.serverInfo ? `${u.serverInfo.name} ${u.serverInfo.version}` : '—'}</dd>
+              <dd>
+                <UpstreamText text={u.serverInfo ? `${u.serverInfo.name} ${u.serverInfo.version}` : '—'} />
+              </dd>
               <dt>Revision</dt>
               <dd>
-                {u.protocolVersion ?? '—'}
+                <UpstreamText text={u.protocolVersion ?? '—'} />
                 {u.protocolVersion && (
                   <span class="muted">
                     {' '}
@@ -97,7 +104,9 @@ export function Upstreams() {
             {u.instructions && (
               <details>
                 <summary>Instructions</summary>
-                <pre class="text-block">{u.instructions}</pre>
+                <pre class="text-block">
+                  <UpstreamText text={u.instructions} />
+                </pre>
               </details>
             )}
             {u.capabilities && (
