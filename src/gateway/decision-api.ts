@@ -24,8 +24,10 @@
  * cookie. A POST must be `application/json` (415): no HTML form can send one, and a page elsewhere cannot
  * send the Authorization header without a CORS preflight, which this API never grants. A POST or DELETE
  * that a cookie authenticates must also carry `X-Toolwire-Console: 1` (another site cannot add it without a
- * preflight either) and, when the browser sends them, an Origin equal to the API's own and
- * `Sec-Fetch-Site: same-origin` (403 otherwise). A watcher may only read (403 for anything else).
+ * preflight either) and, when the browser sends them, `Sec-Fetch-Site: same-origin` and an Origin that is
+ * the API's own — that of the Host header as received, its scheme `X-Forwarded-Proto`'s only when
+ * `trustForwardedProto` says so — or one `allowedOrigins` lists (403 otherwise). A watcher may only read
+ * (403 for anything else).
  * @module
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -54,6 +56,12 @@ export interface DecisionApiOptions extends OriginGuardOptions {
   basePath?: string;
   /** Event streams open at once (default 16; more get 503). A quarter of them is kept for deciders. */
   maxEventStreams?: number;
+  /**
+   * Take the scheme browsers reach the API by from `X-Forwarded-Proto` (its first value; default false).
+   * Set it only behind a proxy that sets that header itself (a TLS terminator): the CSRF check then expects
+   * an `https://` Origin, and the session cookie is `Secure`.
+   */
+  trustForwardedProto?: boolean;
   /**
    * Event streams one caller may hold at once (default 4; more get 429): a console session (every tab of one
    * browser) or a bearer principal.
@@ -119,7 +127,7 @@ export class DecisionApi {
   async handle(request: Request): Promise<Response> {
     const refused = this.#guard.check(request.headers.get('host'), request.headers.get('origin'));
     if (refused) return failure(403, 'FORBIDDEN', refused);
-    const url = new URL(request.url);
+    const url = this.#publicUrl(request);
     let parts: string[];
     try {
       parts = url.pathname.slice(this.basePath.length).split('/').filter(Boolean).map(decodeURIComponent);
@@ -262,8 +270,27 @@ export class DecisionApi {
     const site = request.headers.get('sec-fetch-site');
     if (site !== null && site !== 'same-origin') return forged(`Sec-Fetch-Site is ${site}`);
     const origin = request.headers.get('origin');
-    if (origin !== null && origin !== new URL(request.url).origin) return forged(`Origin is ${origin}`);
+    if (origin !== null && !this.#ownOrigin(origin.toLowerCase(), request))
+      return forged(`Origin is ${origin}`);
     return undefined;
+  }
+
+  /**
+   * Whether a browser's Origin is the API's own: the origin of the Host header as received (with the scheme
+   * from `X-Forwarded-Proto` when `trustForwardedProto`), or one `allowedOrigins` lists.
+   */
+  #ownOrigin(origin: string, request: Request): boolean {
+    if (origin === this.#publicUrl(request).origin) return true;
+    return this.#options.allowedOrigins?.some((allowed) => allowed.toLowerCase() === origin) ?? false;
+  }
+
+  /** The request's URL as the browser sees it: its scheme from `X-Forwarded-Proto` when that is trusted. */
+  #publicUrl(request: Request): URL {
+    const url = new URL(request.url);
+    if (!this.#options.trustForwardedProto) return url;
+    const proto = request.headers.get('x-forwarded-proto')?.split(',')[0]?.trim().toLowerCase();
+    if (proto === 'https' || proto === 'http') url.protocol = `${proto}:`;
+    return url;
   }
 
   /**
@@ -288,7 +315,7 @@ export class DecisionApi {
     const cookie = this.sessions.startCookie(
       this.sessions.cookieName(request.headers.get('host')),
       who,
-      new URL(request.url).protocol === 'https:',
+      this.#publicUrl(request).protocol === 'https:',
       who.expiresAt,
     );
     return json(200, { by: who.by, canDecide: who.canDecide }, { 'set-cookie': cookie });
@@ -308,7 +335,7 @@ export class DecisionApi {
       const session = this.sessions.session(request.headers.get('cookie'), name);
       if (session) await this.#gateway.approvals.endSession(session.id, session.exp);
     }
-    const secure = new URL(request.url).protocol === 'https:';
+    const secure = this.#publicUrl(request).protocol === 'https:';
     return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });
   }
 }
