@@ -48,6 +48,40 @@ describe('client against misbehaving servers', () => {
     expect(calls).toBe(100);
   });
 
+  it('stops a listing past maxListItems or maxListBytes kept across pages, tools and resources alike', async () => {
+    let pages = 0;
+    const tools = Array.from({ length: 6_000 }, (_, i) => ({
+      name: `t${i}`,
+      inputSchema: { type: 'object' },
+    }));
+    const big = { name: 'big', description: 'x'.repeat(1_000_000), inputSchema: { type: 'object' } };
+    let page: () => JsonObject[] = () => tools;
+    const { clientEnd } = await fakeServer({
+      'tools/list': () => ({ tools: page(), nextCursor: `c${pages++}` }),
+      'resources/list': () => ({
+        resources: tools.map((t) => ({ uri: `file:///${t.name}`, name: t.name })),
+        nextCursor: `c${pages++}`,
+      }),
+    });
+    const client = new Client({ name: 'c', version: '1' }, { maxListItems: 10_000, maxListBytes: 2_500_000 });
+    await client.connect(clientEnd);
+    await expect(client.listTools()).rejects.toMatchObject({
+      code: 'TOO_MANY_PAGES',
+      message: 'tools/list returned more than 10000 items; stopping (raise maxListItems if this is expected)',
+    });
+    expect(pages).toBe(2);
+    pages = 0;
+    await expect(client.listResources()).rejects.toMatchObject({ code: 'TOO_MANY_PAGES' });
+    expect(pages).toBe(2);
+    pages = 0;
+    page = () => [big];
+    await expect(client.listTools({ refresh: true })).rejects.toMatchObject({
+      code: 'TOO_MANY_PAGES',
+      message: expect.stringContaining('more than 2500000 bytes of items'),
+    });
+    expect(pages).toBe(3);
+  });
+
   it('refuses a repeated cursor', async () => {
     const { client, clientEnd } = await fakeServer({
       'tools/list': () => ({ tools: [], nextCursor: 'same' }),

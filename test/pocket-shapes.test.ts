@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Client, ClientError } from '../src/client/index.js';
-import { followPages } from '../src/client/follow-pages.js';
+import { DEFAULT_LIST_LIMITS, followPages } from '../src/client/follow-pages.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { Server, text, type ServerOptions } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
@@ -361,7 +361,7 @@ describe('where a listing ends, by era', () => {
     followPages(fetchPage, {
       method: 'tools/list',
       key: 'tools',
-      maxPages: 10,
+      limits: { ...DEFAULT_LIST_LIMITS, maxPages: 10 },
       emptyCursorEnds,
       accept: (item): item is JsonObject => typeof item === 'object' && item !== null,
     });

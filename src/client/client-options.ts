@@ -31,6 +31,13 @@ export interface ClientOptions extends ClientHandlers {
   requestTimeout?: number;
   /** Cap on pages followed by each list method (tools, resources, templates, prompts; default 100). */
   maxListPages?: number;
+  /** Cap on the items one listing keeps across its pages (default 100,000); past it: TOO_MANY_PAGES. */
+  maxListItems?: number;
+  /**
+   * Cap on the size (as JSON text) of the items one listing keeps across its pages (default 32 MiB); past
+   * it: TOO_MANY_PAGES.
+   */
+  maxListBytes?: number;
   /** Stateless era: `input_required` rounds answered per request before giving up (default 8). */
   maxInputRounds?: number;
   /**

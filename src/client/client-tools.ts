@@ -22,6 +22,7 @@ import type { OutgoingToolCall, ToolCallLink } from './links/client-link.js';
 import type { LinkChain } from './links/link-chain.js';
 import type { ClientTasks } from './tasks/client-tasks.js';
 import { TASK_HANDLE, type ToolTask } from './tasks/tool-task.js';
+import type { ListLimits } from './follow-pages.js';
 import { ToolCache, type LoadOptions } from './tool-cache.js';
 import type { UrlElicitations } from './url-elicitations.js';
 
@@ -51,11 +52,11 @@ export class ClientTools {
   readonly #builtIns: ToolCallLink[] = [];
   readonly #warned = new Set<string>();
 
-  constructor(host: ToolsHost, options: ClientOptions, links: LinkChain, maxPages: number) {
+  constructor(host: ToolsHost, options: ClientOptions, links: LinkChain, listLimits: ListLimits) {
     this.#host = host;
     this.#options = options;
     this.#links = links;
-    this.#cache = new ToolCache(maxPages);
+    this.#cache = new ToolCache(listLimits);
     if (options.onAudit) this.#builtIns.push(auditLink(options.onAudit, (error) => options.onError?.(error)));
     if (options.approval) this.#builtIns.push(approvalLink(options.approval));
   }

@@ -40,7 +40,7 @@ import type { ClientOptions } from './client-options.js';
 import { ClientTools } from './client-tools.js';
 import type { ExchangeOptions, Requester } from './exchange-options.js';
 import type { ClientLink } from './links/client-link.js';
-import type { Paging } from './follow-pages.js';
+import { listLimits, type ListLimits, type Paging } from './follow-pages.js';
 import { LinkChain } from './links/link-chain.js';
 import { ListenStream, type SubscriptionFilter } from './stateless/listen-stream.js';
 import { complete, getPrompt, listPrompts } from './client-prompts.js';
@@ -62,7 +62,7 @@ export class Client {
   readonly #tools: ClientTools;
   readonly #listen: ListenStream;
   readonly #events: ClientEvents;
-  readonly #maxPages: number;
+  readonly #listLimits: ListLimits;
   readonly #links: LinkChain;
   readonly #send: Requester = (method, params, options) => this.#connection.request(method, params, options);
   readonly #skills: Skills;
@@ -74,7 +74,7 @@ export class Client {
     this.#options = options.skills
       ? { ...options, capabilities: withSkillsExtension(options.capabilities) }
       : options;
-    this.#maxPages = options.maxListPages ?? 100;
+    this.#listLimits = listLimits(options);
     this.#links = new LinkChain(options.links);
     const connection = (this.#connection = new ClientConnection(options, this.#links));
     this.#tasks = new ClientTasks(
@@ -84,7 +84,7 @@ export class Client {
         era: () => this.era,
         protocolVersion: () => this.protocolVersion,
         serverCapabilities: () => this.serverCapabilities,
-        maxPages: this.#maxPages,
+        listLimits: this.#listLimits,
         listenToTask: (taskId) => this.#events.listenToTask(taskId),
       },
       connection.peer,
@@ -99,7 +99,7 @@ export class Client {
       },
       options,
       this.#links,
-      this.#maxPages,
+      this.#listLimits,
     );
     this.#listen = new ListenStream(
       (params, opts) => connection.listen(params, opts),
@@ -124,7 +124,7 @@ export class Client {
     });
     this.#skills = new Skills(this.#send, {
       enabled: options.skills === true,
-      maxPages: this.#maxPages,
+      listLimits: this.#listLimits,
       serverCapabilities: () => this.#connection.server?.capabilities,
       emptyCursorEnds: () => this.#connection.channel?.emptyCursorEnds ?? true,
     });
@@ -322,9 +322,9 @@ export class Client {
     return this.#events.listenTo(this.#events.resourceList, listener);
   }
 
-  /** How lists are paged: the cap, and whether `nextCursor: ""` ends one (the handshake era's reading). */
+  /** How lists are paged: the limits, and whether `nextCursor: ""` ends one (the handshake era's reading). */
   #paging(): Paging {
-    return { maxPages: this.#maxPages, emptyCursorEnds: this.#connection.channel?.emptyCursorEnds ?? true };
+    return { limits: this.#listLimits, emptyCursorEnds: this.#connection.channel?.emptyCursorEnds ?? true };
   }
 
   /** Every prompt of the server (all pages). */

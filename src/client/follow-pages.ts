@@ -1,6 +1,7 @@
 /**
- * Follows the cursors of a paginated list method (`tools/list`, `resources/list`, …) to the end, with a
- * cap on pages against servers that never stop, and a check against cursors that repeat.
+ * Follows the cursors of a paginated list method (`tools/list`, `resources/list`, …) to the end, with caps
+ * against servers that never stop (pages, and the items and bytes kept across pages: 100 pages of 60,000
+ * tools each held a gigabyte before the page cap ended them), and a check against cursors that repeat.
  *
  * Where a listing ends: the schema leaves `nextCursor` out of the last page; servers written to the
  * "pocket spec" send `nextCursor: ""`, and some send `null`. A `null` (no cursor) ends it in both eras.
@@ -11,21 +12,51 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import { jsonSize } from '../protocol/json-size.js';
 import { ClientError } from './client-error.js';
 
 /** Fetches the page at `cursor` (undefined: the first page). */
 export type PageFetcher = (cursor: string | undefined) => Promise<JsonObject>;
 
-/** How a client pages through lists: the cap on pages, and the era's reading of an empty cursor. */
-export type Paging = Pick<FollowPagesOptions<unknown>, 'maxPages' | 'emptyCursorEnds'>;
+/** How much of one listing a client keeps (the `maxListPages`, `maxListItems`, `maxListBytes` options). */
+export interface ListLimits {
+  /** Pages followed (default 100). */
+  maxPages: number;
+  /** Items kept across pages (default 100,000). */
+  maxItems: number;
+  /** Size of the items kept across pages, as JSON text (default 32 MiB). */
+  maxBytes: number;
+}
+
+export const DEFAULT_LIST_LIMITS: ListLimits = Object.freeze({
+  maxPages: 100,
+  maxItems: 100_000,
+  maxBytes: 32 * 1024 * 1024,
+});
+
+/** The limits the client options set. */
+export function listLimits(options: {
+  maxListPages?: number | undefined;
+  maxListItems?: number | undefined;
+  maxListBytes?: number | undefined;
+}): ListLimits {
+  return {
+    maxPages: options.maxListPages ?? DEFAULT_LIST_LIMITS.maxPages,
+    maxItems: options.maxListItems ?? DEFAULT_LIST_LIMITS.maxItems,
+    maxBytes: options.maxListBytes ?? DEFAULT_LIST_LIMITS.maxBytes,
+  };
+}
+
+/** How a client pages through lists: the limits, and the era's reading of an empty cursor. */
+export type Paging = Pick<FollowPagesOptions<unknown>, 'limits' | 'emptyCursorEnds'>;
 
 export interface FollowPagesOptions<T> {
   /** The method, for error messages. */
   method: string;
   /** The result's list field: `tools`, `resources`, `resourceTemplates`, `prompts`. */
   key: string;
-  /** Throws TOO_MANY_PAGES past this many pages. */
-  maxPages: number;
+  /** Throws TOO_MANY_PAGES past any of them. */
+  limits: ListLimits;
   /** Whether `nextCursor: ""` ends the listing: true in the handshake era, false in the stateless era. */
   emptyCursorEnds: boolean;
   /** Keeps only the items that pass (malformed items are skipped). */
@@ -34,9 +65,11 @@ export interface FollowPagesOptions<T> {
 
 /** Every item of every page, in order. Throws ClientError TOO_MANY_PAGES or INVALID_RESULT. */
 export async function followPages<T>(fetchPage: PageFetcher, options: FollowPagesOptions<T>): Promise<T[]> {
-  const { method, key, maxPages } = options;
+  const { method, key } = options;
+  const { maxPages, maxItems, maxBytes } = options.limits;
   const items: T[] = [];
   const seen = new Set<string>();
+  let bytes = 0;
   let cursor: string | undefined;
   for (let page = 0; ; page++) {
     if (page >= maxPages) {
@@ -50,7 +83,25 @@ export async function followPages<T>(fetchPage: PageFetcher, options: FollowPage
     if (!Array.isArray(list)) {
       throw new ClientError(LocalErrorCode.InvalidResult, `${method} result has no "${key}" array`);
     }
-    for (const item of list as unknown[]) if (options.accept(item)) items.push(item);
+    for (const item of list as unknown[]) {
+      if (!options.accept(item)) continue;
+      items.push(item);
+      bytes += jsonSize(item);
+    }
+    if (items.length > maxItems) {
+      throw new ClientError(
+        LocalErrorCode.TooManyPages,
+        `${method} returned more than ${maxItems} items; stopping (raise maxListItems if this is expected)`,
+        { details: { pages: page + 1, items: items.length } },
+      );
+    }
+    if (bytes > maxBytes) {
+      throw new ClientError(
+        LocalErrorCode.TooManyPages,
+        `${method} returned more than ${maxBytes} bytes of items; stopping (raise maxListBytes if this is expected)`,
+        { details: { pages: page + 1, bytes } },
+      );
+    }
     const next = result.nextCursor;
     if (typeof next !== 'string' || (next === '' && options.emptyCursorEnds)) break;
     if (seen.has(next)) {

@@ -10,7 +10,7 @@ import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import type { CallToolResult, Tool, WireSchema } from '../protocol/types/tools.js';
 import { SchemaError, compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
 import { ClientError } from './client-error.js';
-import { followPages, type PageFetcher } from './follow-pages.js';
+import { followPages, type ListLimits, type PageFetcher } from './follow-pages.js';
 import { SharedFetch, type FetchControl, type Wait } from './shared-fetch.js';
 
 export type { PageFetcher } from './follow-pages.js';
@@ -36,7 +36,7 @@ interface CompiledOutput {
 }
 
 export class ToolCache {
-  readonly #maxPages: number;
+  readonly #limits: ListLimits;
   #tools: readonly Tool[] | undefined;
   #byName = new Map<string, Tool>();
   /** Whether a list was fetched since the last `invalidate()` (then `#byName` is the server's list). */
@@ -45,8 +45,8 @@ export class ToolCache {
   #loading: SharedFetch<readonly Tool[]> | undefined;
   #generation = 0;
 
-  constructor(maxPages: number) {
-    this.#maxPages = maxPages;
+  constructor(limits: ListLimits) {
+    this.#limits = limits;
   }
 
   get cached(): readonly Tool[] | undefined {
@@ -124,7 +124,7 @@ export class ToolCache {
     const tools = await followPages(fetchPage, {
       method: 'tools/list',
       key: 'tools',
-      maxPages: this.#maxPages,
+      limits: this.#limits,
       emptyCursorEnds: options.emptyCursorEnds,
       accept: (tool): tool is Tool =>
         isJsonObject(tool) &&

@@ -11,7 +11,7 @@ import { LocalErrorCode } from '../../protocol/errors.js';
 import { isJsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities, ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { ClientError } from '../client-error.js';
-import { followPages } from '../follow-pages.js';
+import { followPages, type ListLimits } from '../follow-pages.js';
 import type { Requester } from '../exchange-options.js';
 import { readResource } from '../client-resources.js';
 import { frontmatterDifferences, parseFrontmatter } from '../../protocol/skills/frontmatter.js';
@@ -22,8 +22,8 @@ import { bytesOf, fileOf, verifyFile } from './verify-file.js';
 export interface SkillsOptions {
   /** Whether the client declared the extension (the `skills` client option). */
   enabled: boolean;
-  /** Cap on `skills/list` pages. */
-  maxPages: number;
+  /** Caps on a `skills/list` listing. */
+  listLimits: ListLimits;
   /** The server's capabilities once connected. */
   serverCapabilities(): ServerCapabilities | undefined;
   /** Whether `nextCursor: ""` ends a list (the handshake era's reading, see `EraChannel`). */
@@ -55,7 +55,7 @@ export class Skills {
       {
         method: 'skills/list',
         key: 'skills',
-        maxPages: this.#options.maxPages,
+        limits: this.#options.listLimits,
         emptyCursorEnds: this.#options.emptyCursorEnds(),
         accept: isSkillEntry,
       },

@@ -20,7 +20,7 @@ import { TASKS_EXTENSION, readTaskInfo, type TaskInfo } from '../../protocol/typ
 import type { Tool } from '../../protocol/types/tools.js';
 import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
-import { followPages } from '../follow-pages.js';
+import { followPages, type ListLimits } from '../follow-pages.js';
 import type { ExchangeOptions } from '../exchange-options.js';
 import {
   EXTENSION_META,
@@ -46,7 +46,7 @@ export interface ClientTasksHost {
   era(): 'handshake' | 'stateless' | undefined;
   protocolVersion(): string | undefined;
   serverCapabilities(): ServerCapabilities | undefined;
-  maxPages: number;
+  listLimits: ListLimits;
   /** 2026-07-28: asks for the task's `notifications/tasks` on the listen stream; returns the undo. */
   listenToTask(taskId: string): () => void;
 }
@@ -212,7 +212,7 @@ export class ClientTasks implements TaskHost {
       {
         method: 'tasks/list',
         key: 'tasks',
-        maxPages: this.#host.maxPages,
+        limits: this.#host.listLimits,
         emptyCursorEnds: true,
         accept: (item): item is TaskInfo => readTaskInfo(item) !== undefined,
       },
