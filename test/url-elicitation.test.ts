@@ -12,10 +12,12 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as SdkHttp } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
+import { Peer } from '../src/protocol/engine/peer.js';
 import { ProtocolError, UrlElicitationRequiredError, type UrlElicitation } from '../src/index.js';
 import { Server, text, type ToolContext } from '../src/server/index.js';
 import { serveHttp } from '../src/transports/http/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 import { linkedGateway } from './_gateway.js';
 import { linkServer } from './_setup.js';
@@ -423,5 +425,51 @@ describe('the gateway in front of the SDK 1.x server', () => {
     const result = await client.callTool('sdk__bad_url_elicitation', {});
     expect(result.isError).toBe(true);
     expect(firstText(result)).toMatch(/asked for a URL elicitation the gateway does not pass on/);
+  });
+});
+
+describe('a URL-mode elicitation/create the client did not accept', () => {
+  /** A raw server that asks for URL elicitation `id`, then says it completed; what the client heard. */
+  async function askThenComplete(options: ClientOptions, id: string) {
+    const [clientEnd, serverEnd] = createLinkedPair();
+    const server = new Peer();
+    server.setRequestHandler('initialize', () => ({
+      protocolVersion: '2025-11-25',
+      capabilities: { tools: {} },
+      serverInfo: { name: 'asker', version: '1' },
+    }));
+    await server.connect(serverEnd);
+    const completed: string[] = [];
+    const client = new Client(
+      { name: 'host', version: '1.0.0' },
+      { protocolVersion: '2025-11-25', onElicitationComplete: (done) => completed.push(done), ...options },
+    );
+    await client.connect(clientEnd);
+    cleanup.push(() => client.close());
+    const params = { mode: 'url', elicitationId: id, url: 'https://example.com/flow', message: 'Sign in' };
+    const answer = await server.request('elicitation/create', params).then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error: (error as { code?: unknown }).code }),
+    );
+    await server.notify('notifications/elicitation/complete', { elicitationId: id });
+    await server.request('ping', {}); // every notification before it has been handled by then
+    return { answer, completed };
+  }
+
+  it('does not hear its completion when refused, declined or cancelled; an accepted one it does', async () => {
+    const formOnly = await askThenComplete(
+      { capabilities: { elicitation: { form: {} } }, elicitation: () => ({ action: 'accept', content: {} }) },
+      'e-1',
+    );
+    expect(formOnly).toEqual({ answer: { error: -32602 }, completed: [] });
+    const noHandler = await askThenComplete({}, 'e-2');
+    expect(noHandler).toEqual({ answer: { error: -32601 }, completed: [] });
+    const declined = await askThenComplete(
+      { ...URL_CAPS, elicitation: () => ({ action: 'decline' }) },
+      'e-3',
+    );
+    expect(declined).toEqual({ answer: { result: { action: 'decline' } }, completed: [] });
+    const accepted = await askThenComplete({ ...URL_CAPS, elicitation: () => ({ action: 'accept' }) }, 'e-4');
+    expect(accepted).toEqual({ answer: { result: { action: 'accept' } }, completed: ['e-4'] });
   });
 });

@@ -103,10 +103,19 @@ export function bindServerRequests(
           ErrorCode.MethodNotFound,
           `Method not found: elicitation/create does not exist in protocol version ${profile.version}`,
         );
-      if (params.mode === 'url' && typeof params.elicitationId === 'string')
-        urlElicitations?.expect(params.elicitationId);
+      // Expected while the handler runs (the flow may complete before it answers), kept only when accepted:
+      // an elicitation refused, declined or cancelled never started, and its completion is not this client's.
+      const urlId =
+        params.mode === 'url' && typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
+      const fresh = urlId !== undefined && urlElicitations?.expect(urlId) === true;
       const chosen = withOwnHandlers(handlers, own?.sole());
-      const result = await answerInputRequest(method, params, chosen, { signal: ctx.signal }, profile);
+      let result: Awaited<ReturnType<typeof answerInputRequest>>;
+      try {
+        result = await answerInputRequest(method, params, chosen, { signal: ctx.signal }, profile);
+      } finally {
+        if (fresh && (!result || !('action' in result) || result.action !== 'accept'))
+          urlElicitations?.forget(urlId);
+      }
       if (!result) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${REFUSALS[method]}`);
       // 2025-11-25: an answer to a task's question carries the task's key in its `_meta`, as the question did.
       const taskId = profile?.features.tasks ? relatedTaskId(params._meta) : undefined;

@@ -14,12 +14,18 @@ export const MAX_EXPECTED = 1024;
 export class UrlElicitations {
   readonly #expected = new Set<string>();
 
-  /** Remembers an id the server named. */
-  expect(elicitationId: string): void {
+  /** Remembers an id the server named; returns whether it was new. */
+  expect(elicitationId: string): boolean {
     const expected = this.#expected;
-    expected.delete(elicitationId);
+    const known = expected.delete(elicitationId);
     expected.add(elicitationId);
     keepNewest(expected, MAX_EXPECTED);
+    return !known;
+  }
+
+  /** Forgets an id (an elicitation the client did not accept never started). */
+  forget(elicitationId: string): void {
+    this.#expected.delete(elicitationId);
   }
 
   /** Remembers the ids a request's error listed, when it is a `UrlElicitationRequiredError`. */
