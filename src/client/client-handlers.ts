@@ -34,7 +34,12 @@ import {
 } from '../protocol/revisions/index.js';
 
 export interface HandlerContext {
-  /** Aborted when the server cancels its request, the call it belongs to ends, or the connection closes. */
+  /**
+   * Aborted when the connection closes, and: in the handshake era, when the server cancels its request
+   * (`notifications/cancelled`) — nothing on the wire ties a server's request to the call it serves, so a
+   * call that ends (answered, timed out or aborted) does not abort it; in the stateless era, when the call
+   * whose `input_required` round asked it is aborted or times out.
+   */
   signal: AbortSignal;
 }
 
