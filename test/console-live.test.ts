@@ -171,13 +171,24 @@ describe('the live connection', () => {
   });
 
   it('with every event-stream slot taken, the pending approvals show with "live updates unavailable" and why', async () => {
+    // One caller holds at most 4 streams: four signed-in sessions of four streams each take all 16 slots.
     const held = new AbortController();
+    const cookies = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const response = await fetch(`${fixture.handle.apiUrl}/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
+          body: JSON.stringify({ token: API_TOKEN }),
+        });
+        expect(response.status).toBe(200);
+        return response.headers.get('set-cookie')!.split(';')[0]!;
+      }),
+    );
     const streams = await Promise.all(
-      Array.from({ length: 16 }, () =>
-        fetch(`${fixture.handle.apiUrl}/events`, {
-          headers: { authorization: `Bearer ${API_TOKEN}` },
-          signal: held.signal,
-        }),
+      cookies.flatMap((cookie) =>
+        Array.from({ length: 4 }, () =>
+          fetch(`${fixture.handle.apiUrl}/events`, { headers: { cookie }, signal: held.signal }),
+        ),
       ),
     );
     expect(streams.map((s) => s.status)).toEqual(Array(16).fill(200));
