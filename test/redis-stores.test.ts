@@ -116,12 +116,12 @@ describe('Redis task store', () => {
     await store.create(task('t1', 60_000));
     await store.create(task('forever', null));
     await store.create(task('long', 10 * 60_000));
-    expect(await client.pttl(`${p}task:t1`)).toSatisfy((ms: number) => ms > 40_000 && ms <= 50_000);
-    expect(await client.pttl(`${p}task:forever`)).toSatisfy((ms: number) => ms > 100_000 && ms <= 110_000);
-    expect(await client.pttl(`${p}task:long`)).toSatisfy((ms: number) => ms > 100_000 && ms <= 110_000);
+    expect(await client.pttl(`${p}task:t:t1`)).toSatisfy((ms: number) => ms > 40_000 && ms <= 50_000);
+    expect(await client.pttl(`${p}task:t:forever`)).toSatisfy((ms: number) => ms > 100_000 && ms <= 110_000);
+    expect(await client.pttl(`${p}task:t:long`)).toSatisfy((ms: number) => ms > 100_000 && ms <= 110_000);
     // Updates keep the TTL.
     await store.update('t1', { status: 'completed', result: { content: [] } });
-    expect(await client.pttl(`${p}task:t1`)).toBeLessThanOrEqual(50_000);
+    expect(await client.pttl(`${p}task:t:t1`)).toBeLessThanOrEqual(50_000);
   });
 });
 

@@ -155,3 +155,25 @@ describe('tasks/update and notifications/tasks through another instance (the 202
     await stream.cancel();
   });
 });
+
+describe("a taskId naming the Redis task store's other keys", () => {
+  it('is no task (-32602) for tasks/get, tasks/cancel and tasks/result, as in memory: not a store failure', async () => {
+    const sid = await open(A.url, '2025-11-25', { tasks: { requests: {} } });
+    const session = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+    const created = await rpc(
+      A,
+      'tools/call',
+      { name: 'sleepy', arguments: { ms: 60_000 }, task: {} },
+      session,
+    );
+    const taskId = (created.result!.task as { taskId: string }).taskId;
+    // The session's task index, and the task's answers hash (made when a question is answered).
+    for (const id of [`tasks-of:session:${sid}`, `input:${taskId}`]) {
+      for (const method of ['tasks/get', 'tasks/cancel', 'tasks/result']) {
+        const answer = await rpc(B, method, { taskId: id }, session);
+        expect(answer.error, `${method} ${id}`).toMatchObject({ code: -32602 });
+      }
+    }
+    expect((await rpc(B, 'tasks/cancel', { taskId }, session)).result).toMatchObject({ status: 'cancelled' });
+  });
+});

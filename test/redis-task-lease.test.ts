@@ -155,7 +155,7 @@ describe('a task on a living instance', () => {
     // As if A had not renewed in time: its lease ran out in Redis, and B reads the task first.
     const client = new Redis(redis.url);
     try {
-      await client.hset(`${DEFAULT_REDIS_PREFIX}task:${taskId}`, 'lease', '0');
+      await client.hset(`${DEFAULT_REDIS_PREFIX}task:t:${taskId}`, 'lease', '0');
     } finally {
       client.disconnect();
     }

@@ -1,9 +1,12 @@
 /**
  * Task records in Redis, so that a task started by one process is polled, answered and cancelled through
- * any other: a hash per task (`<prefix>task:<taskId>`, one field per property) that Redis drops
+ * any other: a hash per task (`<prefix>task:t:<taskId>`, one field per property) that Redis drops
  * `ttlMs` after the task's `createdAt`. A task whose `ttlMs` is null is kept `maxTtlMs` (every key has
  * a TTL). Creating and updating are Lua scripts: an id is never taken twice, and a terminal task never
- * changes, whatever runs at the same time. A task with an `owner` joins the owner's index
+ * changes, whatever runs at the same time. Task ids come from clients (`tasks/get`…), so the task hashes
+ * have a namespace of their own (`task:t:`): no id names the store's other keys (`task:tasks-of:`,
+ * `task:input:`), and reading a key that is not a task's hash answers "no such task" all the same. A task
+ * with an `owner` joins the owner's index
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
  * which `list` pages through, dropping the ids of tasks that expired as it meets them; its cursors are
  * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task cancelled
@@ -84,7 +87,7 @@ if KEYS[2] then
 end
 return 1`);
 
-// KEYS: the owner's index. ARGV: the task key prefix, where to start ('-' or '(' + member), the page
+// KEYS: the owner's index. ARGV: the task keys' prefix (`task:t:`), where to start ('-' or '(' + member), the page
 // size, how many index members one call may look at, the time now (JSON). Returns the cursor ('' when
 // this is the last page), then the HGETALL of each task on the page. Members of tasks that expired are
 // removed as they are met; tasks whose lease ran out are settled.
@@ -137,8 +140,9 @@ const base64urlOf = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64ur
 const LIST_BUDGET = 1024;
 
 // KEYS: the task. ARGV: its id, the time now (JSON). The HGETALL of the task, settled first when its
-// lease ran out.
+// lease ran out; empty for a key that is not a hash (no task).
 const GET = new RedisScript(`${LEASES}
+if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return {} end
 expire_lease(KEYS[1], ARGV[1], ARGV[2])
 return redis.call('HGETALL', KEYS[1])`);
 
@@ -160,7 +164,7 @@ return lost`);
 // KEYS: the task. ARGV: n, then n field/JSON values, then fields to delete. Returns the record as
 // stored afterwards (HGETALL's pairs), or false when there is no such task.
 const UPDATE = new RedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return false end
+if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return false end
 local status = redis.call('HGET', KEYS[1], 'status')
 if not (${TERMINAL}) then
   local n = tonumber(ARGV[1])
@@ -256,7 +260,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** The task's key and its input hash's. */
   #inputKeys(taskId: string): [task: string, input: string] {
-    return [this.#prefix + taskId, `${this.#prefix}input:${taskId}`];
+    return [this.#taskKey(taskId), `${this.#prefix}input:${taskId}`];
   }
 
   /** Closes the subscriber connection when the store opened it. */
@@ -269,7 +273,7 @@ export class RedisTaskStore implements TaskStore {
     const expiresAt = Date.parse(record.createdAt) + ttlMs;
     if (!Number.isFinite(expiresAt)) throw new TypeError(`task ${record.taskId}: createdAt is not a date`);
     const { set } = encodeFields(record);
-    const keys = [this.#prefix + record.taskId];
+    const keys = [this.#taskKey(record.taskId)];
     if (record.owner !== undefined) keys.push(this.#ownerKey(record.owner));
     const created = await redisOperation(this.#client, NAME, 'create', () =>
       CREATE.run(this.#client, keys, [
@@ -285,13 +289,13 @@ export class RedisTaskStore implements TaskStore {
   get(taskId: string): Promise<TaskRecord | undefined> {
     return redisOperation(this.#client, NAME, 'get', async () => {
       const at = JSON.stringify(new Date().toISOString());
-      return taskOf(await GET.run(this.#client, [this.#prefix + taskId], [taskId, at]));
+      return taskOf(await GET.run(this.#client, [this.#taskKey(taskId)], [taskId, at]), taskId);
     });
   }
 
   async renewLeases(taskIds: readonly string[]): Promise<string[]> {
     if (taskIds.length === 0) return [];
-    const keys = taskIds.map((taskId) => this.#prefix + taskId);
+    const keys = taskIds.map((taskId) => this.#taskKey(taskId));
     const lost = await redisOperation(this.#client, NAME, 'renewLeases', () =>
       RENEW.run(this.#client, keys, [this.#leaseMs]),
     );
@@ -301,8 +305,8 @@ export class RedisTaskStore implements TaskStore {
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const { set, unset } = encodeFields(change);
     return redisOperation(this.#client, NAME, 'update', async () => {
-      const stored = await UPDATE.run(this.#client, [this.#prefix + taskId], [set.length, ...set, ...unset]);
-      return Array.isArray(stored) ? taskOf(stored) : undefined;
+      const stored = await UPDATE.run(this.#client, [this.#taskKey(taskId)], [set.length, ...set, ...unset]);
+      return Array.isArray(stored) ? taskOf(stored, taskId) : undefined;
     });
   }
 
@@ -319,11 +323,13 @@ export class RedisTaskStore implements TaskStore {
       LIST.run(
         this.#client,
         [this.#ownerKey(owner)],
-        [this.#prefix, start, page.limit, LIST_BUDGET, JSON.stringify(new Date().toISOString())],
+        [this.#taskKey(''), start, page.limit, LIST_BUDGET, JSON.stringify(new Date().toISOString())],
       ),
     );
     const [next, ...hashes] = reply as [string, ...unknown[][]];
-    const records = hashes.map(taskOf).filter((record): record is TaskRecord => record !== undefined);
+    const records = hashes
+      .map((hash) => taskOf(hash))
+      .filter((record): record is TaskRecord => record !== undefined);
     return next === '' ? { records } : { records, nextCursor: await this.#cursors.issue(owner, next) };
   }
 
@@ -344,17 +350,26 @@ export class RedisTaskStore implements TaskStore {
     return this.#cursorKeyRead;
   }
 
+  /** A task's hash: in `task:t:`, a namespace no other key of the store shares, whatever the id. */
+  #taskKey(taskId: string): string {
+    return `${this.#prefix}t:${taskId}`;
+  }
+
   #ownerKey(owner: string): string {
     return `${this.#prefix}tasks-of:${owner}`;
   }
 }
 
-/** The record a task's hash holds (its lease is the store's own business), or undefined when there is none. */
-function taskOf(hash: unknown): TaskRecord | undefined {
+/**
+ * The record a task's hash holds (its lease is the store's own business), or undefined when there is none
+ * (or it is not the hash of the task `taskId`, when given).
+ */
+function taskOf(hash: unknown, taskId?: string): TaskRecord | undefined {
   if (!Array.isArray(hash)) return undefined;
   const record = decodeFields(hash);
-  if (record !== undefined) delete record.lease;
-  return record as TaskRecord | undefined;
+  if (record === undefined || (taskId !== undefined && record.taskId !== taskId)) return undefined;
+  delete record.lease;
+  return record as unknown as TaskRecord;
 }
 
 /** A `tasks:answered` message, or undefined for one that is not (another writer's, a damaged one). */

@@ -328,6 +328,20 @@ export function describeTaskStoreContract(
       expect(await b.claimInput!('t1', ['q2'], 'z', 1000)).toEqual([]);
     });
 
+    it("answers an id naming the store's other keys as no task: no error, nothing changed", async () => {
+      const { a, b, clock } = await make();
+      await a.create({ ...asking(clock.now()), owner: 'session:s1' });
+      // The owner's index and the task's answers exist now, in a store that keeps them by key.
+      expect(await a.answerInput!('t1', { q1: { roots: [] } })).toEqual(['q1']);
+      for (const id of ['tasks-of:session:s1', 'input:t1', 't:t1', 'task:t1', ':t1', '']) {
+        expect(await b.get(id)).toBeUndefined();
+        expect(await b.update(id, { status: 'cancelled' })).toBeUndefined();
+      }
+      expect(await a.get('t1')).toMatchObject({ taskId: 't1', status: 'input_required' });
+      expect(await a.takeAnswers!('t1')).toEqual({ q1: { roots: [] } });
+      expect(await pages(a, 'session:s1', 10)).toEqual([['t1']]);
+    });
+
     it('deletes for every handle (and deleting an unknown id is no error)', async () => {
       const { a, b, clock } = await make();
       await a.create(record(clock.now()));
