@@ -91,7 +91,7 @@ describe('faults', () => {
       const body = (await response.json()) as { error: { code: number; message: string } };
       expect(body.error.code).toBe(-32603);
       expect(body.error.message).toMatch(
-        /^Service Unavailable: Redis session store: \w+ failed: Redis at 127\.0\.0\.1:\d+/,
+        /^Service Unavailable: Redis session store: \w+ failed$/, // not where Redis is, nor its reply
       );
     }
     // Within the 2 s command timeout (and one reconnection), on a loaded machine too.

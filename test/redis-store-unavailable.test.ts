@@ -24,12 +24,14 @@ let http: HttpServerHandle;
 /** The same server answering with SSE streams (keep-alives every 15 s), and with keep-alives every 50 ms. */
 let sse: HttpServerHandle;
 let sseQuick: HttpServerHandle;
+/** What the server's onError heard. */
+const errors: Error[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
   stores = redisStores(redis.url, { commandTimeoutMs: 500 });
   const mod = (await import(FIXTURE)) as { default: (options: object) => Server };
-  server = mod.default({ rateLimitStore: stores.rateLimits });
+  server = mod.default({ rateLimitStore: stores.rateLimits, onError: (error: Error) => errors.push(error) });
   http = await serveHttp(server, { port: 0, responseMode: 'json' });
   sse = await serveHttp(server, { port: 0 });
   sseQuick = await serveHttp(server, { port: 0, keepAliveMs: 50 });
@@ -100,7 +102,8 @@ async function expectStoreUnavailable(
   const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
   expect(body.id).toBe(id);
   expect(body.error.code).toBe(-32603);
-  expect(body.error.message).toMatch(new RegExp(`^Service Unavailable: ${store}: \\w+ failed: `));
+  // Which store and operation, never why (Redis's reply, where Redis is): that is for the server's onError.
+  expect(body.error.message).toMatch(new RegExp(`^Service Unavailable: ${store}: \\w+ failed$`));
 }
 
 describe('a rate-limit store that cannot be reached', () => {
@@ -118,6 +121,12 @@ describe('a rate-limit store that cannot be reached', () => {
       sessionHeaders,
     );
     await expectStoreUnavailable(onSession, 3);
+    // Why it failed is the server's to hear (onError), not the peer's.
+    expect(errors.map((error) => error.message)).toContainEqual(
+      expect.stringMatching(
+        /^Redis rate limit store: \w+ failed: Redis at 127\.0\.0\.1:\d+ is not connected/,
+      ),
+    );
 
     await redis.start();
     let again: Response | undefined;
@@ -162,7 +171,7 @@ describe('a session answering with SSE, its rate-limit store down', () => {
       error: { code: -32603, data: { reason: 'store_unavailable', retryAfterMs: 1000 } },
     });
     expect((answer!.error as { message: string }).message).toMatch(
-      /^Service Unavailable: Redis rate limit store: \w+ failed: /,
+      /^Service Unavailable: Redis rate limit store: \w+ failed$/,
     );
   });
 });

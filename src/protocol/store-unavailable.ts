@@ -1,10 +1,11 @@
 /**
  * The one wire shape of "a shared store failed, try again later": a local `StoreUnavailable` error (a
  * Redis store that could not be reached, answered too late, or failed) answers a request with -32603,
- * a message saying `Service Unavailable: ` and which store and operation failed, and
- * `data: { reason: 'store_unavailable', retryAfterMs }`; the HTTP transport sends it with status 503 and
- * `Retry-After`. Whatever request met it (a session's, a `tools/call` whose rate limit or task lives in
- * the store) gets the same answer.
+ * a message saying `Service Unavailable: ` and which store and operation failed (the error's
+ * `details: { store, operation }`; never why — Redis's reply, a script's SHA, where Redis is — which is the
+ * server's `onError`'s to hear), and `data: { reason: 'store_unavailable', retryAfterMs }`; the HTTP
+ * transport sends it with status 503 and `Retry-After`. Whatever request met it (a session's, a
+ * `tools/call` whose rate limit or task lives in the store) gets the same answer.
  * @module
  */
 import { ErrorCode, LocalErrorCode, ToolwireError, type ErrorObject } from './errors.js';
@@ -20,11 +21,22 @@ export function isStoreFailure(error: unknown): error is ToolwireError {
   return error instanceof ToolwireError && error.code === LocalErrorCode.StoreUnavailable;
 }
 
-/** The JSON-RPC error object for a store that failed with `message` (which names the store). */
-export function storeUnavailableError(message: string): ErrorObject {
+/**
+ * What a peer is told of a store's failure: which store and which operation (`Redis task store: get
+ * failed`), from the error's `details`; `a shared store failed` when it does not say.
+ */
+export function storeFailureSummary(error: ToolwireError): string {
+  const details = error.details as { store?: unknown; operation?: unknown } | undefined;
+  return typeof details?.store === 'string' && typeof details.operation === 'string'
+    ? `${details.store}: ${details.operation} failed`
+    : 'a shared store failed';
+}
+
+/** The JSON-RPC error object for a store that failed with `error` (naming the store, not the cause). */
+export function storeUnavailableError(error: ToolwireError): ErrorObject {
   return {
     code: ErrorCode.InternalError,
-    message: `Service Unavailable: ${message}`,
+    message: `Service Unavailable: ${storeFailureSummary(error)}`,
     data: { reason: STORE_UNAVAILABLE_REASON, retryAfterMs: STORE_RETRY_AFTER_MS },
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Local errors of the stores: a shared store (Redis) that cannot be reached, answers too late, or fails.
  * Every method of a Redis store rejects with a `StoreError` then, never hangs past the connection's
- * command timeout; a server maps it to "try again later" (HTTP 503 with `Retry-After`).
+ * command timeout; a server maps it to "try again later" (HTTP 503 with `Retry-After`), telling the peer
+ * which store and operation failed (`details: { store, operation }`) but not why: the message (Redis's
+ * reply, the connection's state and address) is for the server's `onError`.
  * @module
  */
 import { LocalErrorCode, ToolwireError, errorMessage } from '../protocol/errors.js';
@@ -29,7 +31,7 @@ export async function storeOperation<T>(
     throw new StoreError(
       LocalErrorCode.StoreUnavailable,
       `${store}: ${operation} failed: ${why ? `${why}: ` : ''}${errorMessage(error)}`,
-      { cause: error },
+      { cause: error, details: { store, operation } },
     );
   }
 }

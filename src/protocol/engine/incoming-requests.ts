@@ -315,8 +315,12 @@ export class IncomingRequests<C = unknown> {
     if (inflight.cancelled) return undefined;
     const id = inflight.id;
     if (error instanceof ProtocolError) return errorResponse(id, error.toJSON());
-    // A shared store (Redis) that failed is no bug: "try again later", naming the store.
-    if (isStoreFailure(error)) return errorResponse(id, storeUnavailableError(error.message));
+    // A shared store (Redis) that failed is no bug: "try again later", naming the store (and why, to the
+    // server's onError only).
+    if (isStoreFailure(error)) {
+      this.#reportError(error);
+      return errorResponse(id, storeUnavailableError(error));
+    }
     this.#reportError(error);
     return errorResponse(id, {
       code: ErrorCode.InternalError,

@@ -85,7 +85,11 @@ export class HttpSessionTransport extends HttpSessionStreams implements Transpor
     let message = route && !response ? route.outgoing(sent) : sent;
     // A shared session's record is brought up to date first; a store that fails there is the answer.
     const recorded = route && response ? route.beforeResponse(sent) : undefined;
-    if (recorded) await recorded.catch((error: unknown) => (message = storeFailedAnswer(key, error)));
+    if (recorded)
+      await recorded.catch((error: unknown) => {
+        message = storeFailedAnswer(key, error);
+        this.onerror?.(asError(error)); // why the store failed: the peer hears only which store
+      });
     const stream = key === undefined || key === null ? undefined : this.streamFor(key);
     if (stream) {
       const written = this.#write(stream, message, response ? (key ?? undefined) : undefined);

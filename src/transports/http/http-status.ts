@@ -3,7 +3,7 @@
  * transport writes itself.
  * @module
  */
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, type ToolwireError } from '../../protocol/errors.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { errorResponse, type JsonRpcResponse, type RequestId } from '../../protocol/jsonrpc.js';
 import { isRevision, profileFor } from '../../protocol/revisions/index.js';
@@ -120,9 +120,9 @@ export function answerStatus(message: unknown): number {
  * 503 with `Retry-After` for a shared store that failed before any request ran (loading a session, say):
  * the same JSON-RPC error a request that met the failure answers with, without an id.
  */
-export function storeUnavailableReply(message: string, revision: string | null | undefined): JsonReply {
+export function storeUnavailableReply(error: ToolwireError, revision: string | null | undefined): JsonReply {
   const id = omitsUnknownId(revision) ? {} : { id: null };
-  return jsonResponse({ jsonrpc: '2.0', ...id, error: storeUnavailableError(message) }, 503);
+  return jsonResponse({ jsonrpc: '2.0', ...id, error: storeUnavailableError(error) }, 503);
 }
 
 /**
@@ -131,7 +131,7 @@ export function storeUnavailableReply(message: string, revision: string | null |
  */
 export function storeFailedAnswer(id: RequestId | null | undefined, error: unknown): JsonRpcResponse {
   if (!isStoreFailure(error)) throw error;
-  return errorResponse(id, storeUnavailableError(error.message));
+  return errorResponse(id, storeUnavailableError(error));
 }
 
 /**

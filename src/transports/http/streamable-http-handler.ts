@@ -31,11 +31,12 @@ import { StreamableHttpPosts, statelessOnly } from './streamable-http-posts.js';
 
 /**
  * A shared store that failed (Redis down or too slow): 503 with `Retry-After`, the JSON-RPC error saying
- * which store and why; anything else rejects as it came.
+ * which store and operation failed, and why to the server's `onError`; anything else rejects as it came.
  */
-function storeUnavailable(error: unknown, request: HttpRequestLike): Promise<Reply> {
+function storeUnavailable(error: unknown, request: HttpRequestLike, server: ServerRuntime): Promise<Reply> {
   if (!(error instanceof StoreError)) return Promise.reject(asError(error));
-  return Promise.resolve(storeUnavailableReply(error.message, revisionOf(request)));
+  server.options.onError?.(error);
+  return Promise.resolve(storeUnavailableReply(error, revisionOf(request)));
 }
 
 export class StreamableHttpHandler {
@@ -113,9 +114,9 @@ export class StreamableHttpHandler {
     try {
       const routed = this.#route(request);
       if (!(routed instanceof Promise)) return Promise.resolve(routed);
-      return routed.catch((error: unknown) => storeUnavailable(error, request));
+      return routed.catch((error: unknown) => storeUnavailable(error, request, this.#server));
     } catch (error) {
-      return storeUnavailable(error, request);
+      return storeUnavailable(error, request, this.#server);
     }
   }
 
