@@ -568,3 +568,47 @@ describe('resource and prompt notifications', () => {
     expect([...aborted].sort()).toEqual(['completer', 'prompt 0', 'prompt 1']);
   });
 });
+
+/** A raw peer on `server` (in memory), whose errors come back as values. */
+async function rawOn(server: Server): Promise<Raw> {
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await server.connect(serverEnd);
+  return rawPeer(clientEnd, () => server.close());
+}
+
+describe('results checked on the wire', () => {
+  it('answers a prompt whose getter returns a block the spec does not define with -32603 naming the message', async () => {
+    const errors: Error[] = [];
+    const server = new Server({ name: 's', version: '1' }, { onError: (e) => errors.push(e) });
+    const blocks: Record<string, unknown> = {
+      bogus: { type: 'bogus', whatever: 1 },
+      textNoText: { type: 'text' },
+      imageBytes: { type: 'image', data: new Uint8Array([1, 2, 3]), mimeType: 'image/png' },
+      noContent: undefined,
+    };
+    for (const [name, content] of Object.entries(blocks)) {
+      server.prompt(name, {}, () => [
+        { role: 'user', content: text('fine') },
+        { role: 'assistant', content: content as never },
+      ]);
+    }
+    server.prompt('badRole', {}, () => [{ role: 'system', content: text('x') } as never]);
+    const raw = await rawOn(server);
+    try {
+      for (const name of Object.keys(blocks)) {
+        const answer = await raw.call('prompts/get', { name }).catch((e: unknown) => e);
+        expect(answer, name).toMatchObject({ code: -32603, message: expect.stringContaining('messages[1]') });
+      }
+      expect(await raw.call('prompts/get', { name: 'bogus' }).catch((e: unknown) => e)).toMatchObject({
+        message: expect.stringContaining('messages[1].content has type "bogus", which is no content type'),
+      });
+      expect(await raw.call('prompts/get', { name: 'badRole' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message: expect.stringContaining('messages[0]'),
+      });
+      expect(errors.length).toBe(Object.keys(blocks).length + 2);
+    } finally {
+      await raw.close();
+    }
+  });
+});

@@ -47,3 +47,15 @@ export function isContentType(type: string): boolean {
 export function contentBlockProblem(block: JsonObject & { type: string }): string | undefined {
   return CONTENT_TYPES.get(block.type)?.(block);
 }
+
+/**
+ * What is wrong with `block` as a content block a server sends (one of the spec's content types, with the
+ * members it requires), as the rest of a sentence ("has type …", "is a text block without …"); undefined
+ * when nothing is.
+ */
+export function blockProblem(block: unknown): string | undefined {
+  if (!isJsonObject(block) || typeof block.type !== 'string') return 'is not an object with a string type';
+  if (!isContentType(block.type)) return `has type ${JSON.stringify(block.type)}, which is no content type`;
+  const problem = contentBlockProblem(block as JsonObject & { type: string });
+  return problem === undefined ? undefined : `is ${problem}`;
+}

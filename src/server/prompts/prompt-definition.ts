@@ -14,6 +14,7 @@
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { blockProblem } from '../../protocol/types/content-checks.js';
 import type { Icon } from '../../protocol/types/lifecycle.js';
 import type { GetPromptResult, Prompt, PromptArgument, PromptMessage } from '../../protocol/types/prompts.js';
 import { completersOf, type Completer } from '../completions/completer.js';
@@ -121,22 +122,32 @@ export function buildPrompt(name: string, spec: PromptSpec): RegisteredPrompt {
   });
 }
 
-function isMessage(value: unknown): value is PromptMessage {
-  return (
-    isJsonObject(value) &&
-    (value.role === 'user' || value.role === 'assistant') &&
-    isJsonObject(value.content) &&
-    typeof value.content.type === 'string'
-  );
+/** What is wrong with the message at `index`, as the rest of a sentence; undefined when nothing is. */
+function messageProblem(value: unknown, index: number): string | undefined {
+  if (!isJsonObject(value)) return `messages[${index}] is not an object`;
+  if (value.role !== 'user' && value.role !== 'assistant') {
+    return `messages[${index}] has no role "user" or "assistant"`;
+  }
+  const problem = blockProblem(value.content);
+  return problem === undefined ? undefined : `messages[${index}].content ${problem}`;
 }
 
-/** Normalizes what a getter returned; a TypeError (an internal error on the wire) for anything else. */
+/**
+ * Normalizes what a getter returned; a TypeError (an internal error on the wire, reported through the
+ * server's `onError`) for anything else: no messages, or a message whose content is none of the spec's
+ * content blocks (as a tool's result is checked; raw bytes in `data` included: use `image()` / `audio()`).
+ */
 export function toPromptResult(value: unknown, name: string): GetPromptResult {
   if (typeof value === 'string')
     return { messages: [{ role: 'user', content: { type: 'text', text: value } }] };
   const raw = (Array.isArray(value) ? { messages: value } : value) as Partial<GetPromptResult> | null;
-  if (!raw || !Array.isArray(raw.messages) || !raw.messages.every(isMessage)) {
+  if (!raw || !Array.isArray(raw.messages)) {
     throw new TypeError(`Prompt ${name} returned something other than messages ({ role, content })`);
+  }
+  const messages: unknown[] = raw.messages;
+  for (let index = 0; index < messages.length; index++) {
+    const problem = messageProblem(messages[index], index);
+    if (problem !== undefined) throw new TypeError(`Prompt ${name} returned an invalid result: ${problem}`);
   }
   const result: GetPromptResult = { messages: raw.messages };
   if (typeof raw.description === 'string') result.description = raw.description;

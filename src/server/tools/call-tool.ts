@@ -10,7 +10,7 @@ import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../../pro
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { ContentBlock } from '../../protocol/types/content.js';
-import { contentBlockProblem, isContentType } from '../../protocol/types/content-checks.js';
+import { blockProblem } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
@@ -48,18 +48,6 @@ function validate(
 
 function isContentBlock(value: unknown): value is ContentBlock {
   return isJsonObject(value) && typeof value.type === 'string';
-}
-
-/**
- * What is wrong with `block` as a content block (one of the spec's content types, with the members it
- * requires), as the rest of a sentence; undefined when nothing is. No peer of any revision is sent a block
- * its revision does not define.
- */
-function blockProblem(block: unknown): string | undefined {
-  if (!isContentBlock(block)) return 'is not an object with a string type';
-  if (!isContentType(block.type)) return `has type ${JSON.stringify(block.type)}, which is no content type`;
-  const problem = contentBlockProblem(block as ContentBlock & JsonObject);
-  return problem === undefined ? undefined : `is ${problem}`;
 }
 
 function contentProblem(blocks: readonly unknown[]): string | undefined {
