@@ -7,7 +7,7 @@ import { ProtocolError } from '../src/protocol/errors.js';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { HANDSHAKE_REVISIONS } from '../src/protocol/revisions/index.js';
 import type { Transport } from '../src/protocol/transport.js';
-import { Server, text } from '../src/server/index.js';
+import { Server, audio, embeddedResource, image, text } from '../src/server/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { FIXTURE, describeMatrix, inProcessHttp } from './_setup.js';
 import { RawWire } from './_wire.js';
@@ -610,5 +610,47 @@ describe('results checked on the wire', () => {
     } finally {
       await raw.close();
     }
+  });
+
+  it('answers a read whose blob is not base64 with -32603, and passes base64 unchanged', async () => {
+    const server = new Server({ name: 's', version: '1' }, { onError: () => {} });
+    const blobs: Record<string, string> = {
+      bad: 'this is not base64!!',
+      unpadded: 'AAEC/w',
+      padInside: 'AA=A',
+      good: 'AAEC/w==',
+      empty: '',
+    };
+    for (const [name, blob] of Object.entries(blobs)) {
+      server.resource(`x://${name}`, { name }, (uri) => ({ uri, blob }));
+    }
+    server.resource('x://many', { name: 'many' }, (uri) => ({
+      contents: [
+        { uri, blob: 'AQ==' },
+        { uri, blob: 'AQ=' },
+      ],
+    }));
+    const raw = await rawOn(server);
+    try {
+      for (const name of ['bad', 'unpadded', 'padInside', 'many']) {
+        const answer = await raw.call('resources/read', { uri: `x://${name}` }).catch((e: unknown) => e);
+        expect(answer, name).toMatchObject({ code: -32603, message: expect.stringMatching(/is not base64/) });
+      }
+      for (const name of ['good', 'empty']) {
+        expect(await raw.call('resources/read', { uri: `x://${name}` })).toEqual({
+          contents: [{ uri: `x://${name}`, blob: blobs[name] }],
+        });
+      }
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('refuses a base64 string that is not base64 in the content helpers', () => {
+    expect(() => image('not base64!!', 'image/png')).toThrow(/image\(\) data is not base64/);
+    expect(() => audio('AAA', 'audio/wav')).toThrow(/audio\(\) data is not base64/);
+    expect(() => embeddedResource({ uri: 'x://a', blob: '@@@@' })).toThrow(/blob is not base64/);
+    expect(image('AAEC/w==', 'image/png').data).toBe('AAEC/w==');
+    expect(image(new Uint8Array([0, 1, 2, 255]), 'image/png').data).toBe('AAEC/w==');
   });
 });

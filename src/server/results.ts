@@ -27,15 +27,34 @@ export interface BlockOptions {
   _meta?: JsonObject;
 }
 
-/** Encodes bytes as base64 without Node's Buffer, so the server layer runs anywhere. */
-export function toBase64(data: Uint8Array | string): string {
-  if (typeof data === 'string') return data;
+/** Standard base64 (RFC 4648 §4) with its padding; no backtracking beyond the two `=`, so linear time. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Whether `value` is standard base64 text, padded (what the spec's `@format byte` fields hold). */
+export function isBase64(value: string): boolean {
+  return value.length % 4 === 0 && BASE64.test(value);
+}
+
+/**
+ * Encodes bytes as base64 without Node's Buffer, so the server layer runs anywhere. A string is taken
+ * as base64 already and checked: a TypeError naming `what` if it is not.
+ */
+export function toBase64(data: Uint8Array | string, what = 'data'): string {
+  if (typeof data === 'string') {
+    if (!isBase64(data)) throw new TypeError(`${what} is not base64 (RFC 4648, padded): ${preview(data)}`);
+    return data;
+  }
   let binary = '';
   const chunk = 0x8000;
   for (let i = 0; i < data.length; i += chunk) {
     binary += String.fromCharCode(...data.subarray(i, i + chunk));
   }
   return btoa(binary);
+}
+
+/** The start of a string, for an error message. */
+function preview(value: string): string {
+  return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value);
 }
 
 function extras(options: BlockOptions | undefined): BlockOptions {
@@ -52,12 +71,12 @@ export function text(value: string, options?: BlockOptions): TextContent {
 
 /** An image; `data` is raw bytes or a base64 string. */
 export function image(data: Uint8Array | string, mimeType: string, options?: BlockOptions): ImageContent {
-  return { type: 'image', data: toBase64(data), mimeType, ...extras(options) };
+  return { type: 'image', data: toBase64(data, 'image() data'), mimeType, ...extras(options) };
 }
 
 /** Audio (a 2024-11-05 peer receives it as an embedded blob resource). */
 export function audio(data: Uint8Array | string, mimeType: string, options?: BlockOptions): AudioContent {
-  return { type: 'audio', data: toBase64(data), mimeType, ...extras(options) };
+  return { type: 'audio', data: toBase64(data, 'audio() data'), mimeType, ...extras(options) };
 }
 
 /** A link to a resource (older peers receive it as text). */
@@ -75,7 +94,10 @@ export function embeddedResource(
   const contents =
     'text' in resource
       ? { ...resource }
-      : { ...resource, blob: toBase64((resource as { blob: Uint8Array | string }).blob) };
+      : {
+          ...resource,
+          blob: toBase64((resource as { blob: Uint8Array | string }).blob, 'embeddedResource() blob'),
+        };
   return { type: 'resource', resource: contents, ...extras(options) };
 }
 

@@ -47,7 +47,7 @@ function contentsOf(value: unknown, uri: string): ResourceContents {
   if (typeof value.mimeType === 'string') out.mimeType = value.mimeType;
   if (typeof value.text === 'string') (out as { text: string }).text = value.text;
   else if (typeof value.blob === 'string' || value.blob instanceof Uint8Array)
-    (out as { blob: string }).blob = toBase64(value.blob);
+    (out as { blob: string }).blob = toBase64(value.blob, `Resource ${uri}: read returned a blob that`);
   else throw new TypeError(`Resource ${uri}: read returned contents without text or blob`);
   if (isJsonObject(value._meta)) out._meta = value._meta;
   return out;
