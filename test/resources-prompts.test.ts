@@ -509,6 +509,44 @@ describe('resource and prompt notifications', () => {
     );
   });
 
+  it('refuses definition fields of the wrong type at registration, so none reaches a list', () => {
+    const server = new Server({ name: 's', version: '1' });
+    const read = () => 'x';
+    const refused = (message: RegExp): unknown =>
+      expect.objectContaining({ code: 'INVALID_DEFINITION', message: expect.stringMatching(message) });
+    for (const field of ['title', 'description', 'mimeType']) {
+      expect(() => server.resource('test://x', { name: 'x', [field]: 1 }, read), field).toThrow(
+        refused(new RegExp(`${field} must be a string`)),
+      );
+      expect(() =>
+        server.resourceTemplate('test://{id}', { name: 't', [field]: { evil: true } }, read),
+      ).toThrow(refused(new RegExp(`${field} must be a string`)));
+    }
+    const files = {
+      'SKILL.md': '---\nname: review\ndescription: Reviews\n---\nBody',
+      'a.bin': new Uint8Array([1]),
+    };
+    expect(() => server.skill('review', { files, mimeTypes: { 'SKILL.md': 1 as never } })).toThrow(
+      refused(/mimeTypes\["SKILL.md"\] must be a string/),
+    );
+    expect(() => server.skill('review', { files, mimeTypes: { 'a.bin': { evil: true } as never } })).toThrow(
+      refused(/mimeTypes\["a.bin"\] must be a string/),
+    );
+    expect(() => server.prompt('p', { description: 1 as never }, () => 'p')).toThrow(
+      refused(/description must be a string/),
+    );
+    expect(() =>
+      server.prompt('p', { arguments: [{ name: 'a', required: 'yes' as never }] }, () => 'p'),
+    ).toThrow(refused(/required must be a boolean/));
+    // Nothing was registered: the lists are as before.
+    server.skill('review', { files, mimeTypes: { 'a.bin': 'application/x-thing' } });
+    server.resource(
+      'test://ok',
+      { name: 'ok', mimeType: 'text/plain', title: 'OK', description: 'fine' },
+      read,
+    );
+  });
+
   it('gives readers a signal that aborts when the server closes', async () => {
     const server = new Server({ name: 's', version: '1' });
     let aborted = false;

@@ -84,6 +84,16 @@ function wireArgument(owner: string, definition: PromptArgumentDefinition): Prom
   if (typeof definition.name !== 'string' || definition.name.length === 0) {
     throw invalid(`${owner}: every argument needs a name`);
   }
+  for (const field of ['title', 'description'] as const) {
+    const value: unknown = definition[field];
+    if (value !== undefined && typeof value !== 'string') {
+      throw invalid(`${owner}: argument "${definition.name}": ${field} must be a string`);
+    }
+  }
+  const required: unknown = definition.required;
+  if (required !== undefined && typeof required !== 'boolean') {
+    throw invalid(`${owner}: argument "${definition.name}": required must be a boolean`);
+  }
   const out: PromptArgument = { name: definition.name };
   if (definition.title !== undefined) out.title = definition.title;
   if (definition.description !== undefined) out.description = definition.description;
@@ -95,6 +105,11 @@ export function buildPrompt(name: string, spec: PromptSpec): RegisteredPrompt {
   const owner = `Prompt "${name}"`;
   if (typeof name !== 'string' || name.length === 0) throw invalid('A prompt needs a name');
   if (typeof spec.get !== 'function') throw invalid(`${owner} needs a get function`);
+  for (const field of ['title', 'description'] as const) {
+    const value: unknown = spec[field];
+    if (value !== undefined && typeof value !== 'string')
+      throw invalid(`${owner}: ${field} must be a string`);
+  }
   const definitions = spec.arguments ?? [];
   const args = definitions.map((a) => wireArgument(owner, a));
   const argumentNames = args.map((a) => a.name);

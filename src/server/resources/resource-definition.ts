@@ -99,6 +99,11 @@ function common(owner: string, definition: ResourceTemplateDefinition, read: unk
     throw invalid(`${owner} needs a name`);
   }
   if (typeof read !== 'function') throw invalid(`${owner} needs a read function`);
+  for (const field of ['title', 'description', 'mimeType'] as const) {
+    const value: unknown = definition[field];
+    if (value !== undefined && typeof value !== 'string')
+      throw invalid(`${owner}: ${field} must be a string`);
+  }
   const out: Common = { name: definition.name };
   if (definition.title !== undefined) out.title = definition.title;
   if (definition.description !== undefined) out.description = definition.description;

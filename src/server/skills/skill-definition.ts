@@ -129,6 +129,9 @@ export function buildSkill(path: string, spec: SkillDefinition): RegisteredSkill
   const paths = Object.keys(spec.files ?? {});
   if (!paths.includes('SKILL.md')) throw invalid(path, 'it needs a SKILL.md at its root');
   if (paths.length > MAX_SKILL_FILES) throw invalid(path, `it has more than ${MAX_SKILL_FILES} files`);
+  for (const [file, mimeType] of Object.entries(spec.mimeTypes ?? {})) {
+    if (typeof mimeType !== 'string') throw invalid(path, `mimeTypes["${file}"] must be a string`);
+  }
   const root = `skill://${path}`;
   const encoder = new TextEncoder();
   const files = new Map<string, SkillFileEntry>();
