@@ -2,7 +2,9 @@
  * The gateway configuration a `toolwire gateway` command line asks for: the `--config` file's, with the
  * quick flags on top — `--upstream NAME=URL`, `--upstream 'NAME=command args'` (split on spaces, no
  * shell), `--upstream NAME -- command args…` (everything after `--`), `--policy 'NAME.TOOL=ACTION'`
- * (before the file's rules: the command line wins), `--default ACTION`, `--trust NAME`.
+ * (before the file's rules: the command line wins), `--default ACTION`, `--trust NAME`, and the HTTP
+ * listener's `--allowed-host HOST`, `--allowed-origin URL` (added to the file's lists) and
+ * `--trust-forwarded-proto`.
  * @module
  */
 import { readFileSync } from 'node:fs';
@@ -24,6 +26,9 @@ export interface GatewayFlags {
   policy?: string[] | undefined;
   default?: string | undefined;
   trust?: string[] | undefined;
+  'allowed-host'?: string[] | undefined;
+  'allowed-origin'?: string[] | undefined;
+  'trust-forwarded-proto'?: boolean | undefined;
 }
 
 const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
@@ -65,6 +70,51 @@ export function parseUpstreamFlag(
   const words = value.split(/\s+/).filter(Boolean);
   if (words.length === 0) throw usageError(`--upstream ${name}= needs a URL or a command`, hint);
   return [name, { command: words[0]!, args: words.slice(1) }];
+}
+
+// What the configuration schema's `http` lists take (config-schema.ts), for the flags' own messages.
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?$/;
+const ORIGIN = /^https?:\/\/(.*)$/i;
+
+/**
+ * The configuration with `--allowed-host`, `--allowed-origin` and `--trust-forwarded-proto` merged into its
+ * `http` settings (the flags' entries first, then the file's).
+ */
+export function withHttpFlags(config: GatewayConfig, flags: GatewayFlags, hint: string): GatewayConfig {
+  const hosts = flags['allowed-host'] ?? [];
+  const origins = flags['allowed-origin'] ?? [];
+  for (const host of hosts) {
+    if (!HOST.test(host)) {
+      throw usageError(
+        `--allowed-host must be a Host header's value: a name or address, optionally with :PORT (gateway.example.com, [::1]:3000), got "${host}"`,
+        hint,
+      );
+    }
+  }
+  for (const origin of origins) {
+    const host = ORIGIN.exec(origin)?.[1];
+    if (host === undefined || !HOST.test(host)) {
+      throw usageError(
+        `--allowed-origin must be an origin: http(s)://HOST[:PORT], no path nor trailing slash (https://gateway.example.com), got "${origin}"`,
+        hint,
+      );
+    }
+  }
+  if (hosts.length === 0 && origins.length === 0 && !flags['trust-forwarded-proto']) return config;
+  const file = config.http ?? {};
+  const merged = (flagged: string[], listed: string[] | undefined) =>
+    flagged.length === 0 && listed === undefined ? undefined : [...new Set([...flagged, ...(listed ?? [])])];
+  const allowedHosts = merged(hosts, file.allowedHosts);
+  const allowedOrigins = merged(origins, file.allowedOrigins);
+  return {
+    ...config,
+    http: {
+      ...file,
+      ...(allowedHosts ? { allowedHosts } : {}),
+      ...(allowedOrigins ? { allowedOrigins } : {}),
+      ...(flags['trust-forwarded-proto'] ? { trustForwardedProto: true } : {}),
+    },
+  };
 }
 
 /** Reads the `--config` file, as a usage error naming the file when it cannot be read or is invalid. */
@@ -134,11 +184,15 @@ export function gatewayConfigOf(
     throw usageError(`--default must be allow, ask or deny, got "${flags.default}"`, hint);
   }
   const fallback = (flags.default as PolicyAction | undefined) ?? file.policy?.default;
-  const config: GatewayConfig = {
-    ...file,
-    upstreams,
-    policy: { rules, ...(fallback === undefined ? {} : { default: fallback }) },
-  };
+  const config = withHttpFlags(
+    {
+      ...file,
+      upstreams,
+      policy: { rules, ...(fallback === undefined ? {} : { default: fallback }) },
+    },
+    flags,
+    hint,
+  );
   try {
     return checkConfig(config, flags.config ?? 'the command line');
   } catch (error) {

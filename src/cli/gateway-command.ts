@@ -29,7 +29,7 @@ import { StdioServerTransport } from '../transports/stdio/index.js';
 import { helpHint } from './command-name.js';
 import { ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { FileOAuthStore } from './file-oauth-store.js';
-import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
+import { gatewayConfigOf, withHttpFlags, type GatewayFlags } from './gateway-command-line.js';
 import { GATEWAY_HELP } from './gateway-help.js';
 import { introduce, narrate } from './gateway-narration.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
@@ -53,6 +53,9 @@ const GATEWAY_OPTIONS = {
   policy: { type: 'string', multiple: true },
   default: { type: 'string' },
   trust: { type: 'string', multiple: true },
+  'allowed-host': { type: 'string', multiple: true },
+  'allowed-origin': { type: 'string', multiple: true },
+  'trust-forwarded-proto': { type: 'boolean' },
   http: { type: 'boolean' },
   stdio: { type: 'boolean' },
   port: { type: 'string' },
@@ -95,7 +98,7 @@ function configOf(values: Values, rest: string[] | undefined): GatewayConfig {
   if (values.config !== undefined || values.upstream !== undefined || rest !== undefined) {
     throw usageError('--demo brings its own upstream: leave out --config and --upstream', HINT);
   }
-  return demoConfig();
+  return withHttpFlags(demoConfig(), values, HINT);
 }
 
 function portOf(value: string | undefined, name: string, fallback: number): number {
@@ -167,11 +170,15 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
     throw error;
   }
   const token = process.env.TOOLWIRE_TOKEN || undefined;
-  // Another interface than loopback also needs its name in the Host allow-lists.
+  // Another interface than loopback also needs its name in the Host allow-lists, as the names the
+  // configuration lists (its `http` settings: the listener takes its Origin ones and trustForwardedProto).
   const loopback = ['127.0.0.1', 'localhost', '::1'].includes(host);
-  const hosts = loopback
-    ? {}
-    : { allowedHosts: ['localhost', '127.0.0.1', host.includes(':') ? `[${host}]` : host] };
+  const listed = config.http?.allowedHosts ?? [];
+  const named = loopback ? [] : [host.includes(':') ? `[${host}]` : host];
+  const hosts =
+    loopback && listed.length === 0
+      ? {}
+      : { allowedHosts: [...new Set(['localhost', '127.0.0.1', '[::1]', ...named, ...listed])] };
   let handle: GatewayHttpHandle;
   try {
     handle = await serveGateway(gateway, {

@@ -9,6 +9,7 @@ import { EXIT_CODES_HELP } from './exit-code.js';
 export const GATEWAY_HELP = `Usage: toolwire gateway [--config FILE] [--upstream NAME=URL | --upstream 'NAME=command args']...
                         [--policy NAME.TOOL=allow|ask|deny]... [--default ACTION] [--trust NAME]...
                         [--http [--port P] [--host H] [--stateless] [--json] | --stdio [--api-port P]]
+                        [--allowed-host HOST]... [--allowed-origin URL]... [--trust-forwarded-proto]
                         [--jwks URL --issuer ISS [--audience URL] [--scope S]]
                         [--approval-timeout MS] [--audit FILE] [--redis URL [--session-unload-ms MS]]
                         [--print-config]
@@ -19,7 +20,9 @@ and every call passes the policy: allowed, denied, or held until a person approv
 decision API (toolwire approvals, or the HTTP API at /api with the token printed at start).
 
   --config FILE        a JSON configuration (schema: gateway-config.schema.json in the package);
-                       changes on disk are applied without a restart
+                       changes on disk are applied without a restart, but for "redis" and "http"
+                       (--redis, --allowed-host, --allowed-origin, --trust-forwarded-proto): those
+                       are read at start, a change is reported on stderr and needs a restart
   --upstream NAME=URL  an upstream over Streamable HTTP (falling back to HTTP+SSE)
   --upstream 'NAME=command args'   an upstream spawned over stdio (split on spaces, no shell)
   --upstream NAME -- command args  the same, with everything after "--" (one upstream, last)
@@ -33,6 +36,14 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --host H             the interface (default 127.0.0.1)
   --stateless          (--http) no sessions: each POST is served on its own
   --json               (--http) answer POSTs with one JSON body instead of an SSE stream
+  --allowed-host HOST  a Host header the listener answers besides the loopback names and --host's
+                       (repeatable; e.g. gateway.example.com, a proxy's public name): others get 403
+  --allowed-origin URL an Origin browsers may send, instead of the loopback ones (repeatable; e.g.
+                       https://gateway.example.com, no path): the MCP endpoint's and the API's check,
+                       and the console's cross-site check
+  --trust-forwarded-proto  the API takes the browser's scheme from X-Forwarded-Proto: only behind a
+                       TLS terminator that sets it (the console then expects an https Origin, and its
+                       cookie is Secure)
   --approval-timeout MS  how long an approval waits (default 120000), then the call fails
   --audit FILE         append every audit record to FILE as JSON lines
   --redis URL          share MCP sessions, approvals, "approve always" grants, audit records and live
@@ -73,6 +84,8 @@ and the console's Upstreams view has a "Sign in" button for it.
 Examples:
   ${CLI} gateway --http --upstream files -- ${CLI} serve --policy 'files.write_file=ask' --default allow
   ${CLI} gateway --config gateway.json --print-config
+  ${CLI} gateway --http --config gateway.json --allowed-host gateway.example.com \\
+      --allowed-origin https://gateway.example.com --trust-forwarded-proto     (behind nginx with TLS)
   ${CLI} approvals list --gateway http://127.0.0.1:3000
 
 ${EXIT_CODES_HELP}

@@ -17,6 +17,34 @@ const revision = {
   enum: ['auto', '2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'],
 } as const;
 
+// A Host header's value (a name, an IPv4 address or a bracketed IPv6 one, with an optional port), and an
+// Origin (a browser's: scheme, host, port; no path, no trailing slash).
+const hostPart = '(\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(:[0-9]{1,5})?';
+const http = {
+  type: 'object',
+  description: 'Who may reach the HTTP listener (MCP endpoint, decision API, console), read at start.',
+  additionalProperties: false,
+  properties: {
+    allowedHosts: {
+      type: 'array',
+      minItems: 1,
+      description:
+        'Host header values to answer, e.g. gateway.example.com (the command keeps loopback names).',
+      items: { type: 'string', pattern: `^${hostPart}$` },
+    },
+    allowedOrigins: {
+      type: 'array',
+      minItems: 1,
+      description: 'Origins browsers may send, e.g. https://gateway.example.com (no path).',
+      items: { type: 'string', pattern: `^https?://${hostPart}$` },
+    },
+    trustForwardedProto: {
+      type: 'boolean',
+      description: "The API takes the browser's scheme from X-Forwarded-Proto (behind a TLS terminator).",
+    },
+  },
+} as const;
+
 const common = {
   prefix: {
     type: 'string',
@@ -169,6 +197,7 @@ export const GATEWAY_CONFIG_SCHEMA = {
         },
       ],
     },
+    http,
     audit: {
       type: 'object',
       additionalProperties: false,

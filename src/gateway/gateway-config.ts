@@ -90,6 +90,30 @@ export interface PolicyRule {
   action: PolicyAction;
 }
 
+/**
+ * Who may reach the gateway's HTTP listener — its MCP endpoint, decision API and console — and by which
+ * names: the defaults of `serveGateway`'s options. Read at start: a change needs a restart.
+ */
+export interface GatewayHttpConfig {
+  /**
+   * Host header values the listener answers, with or without a port (e.g. `gateway.example.com`), instead of
+   * the loopback names (the gateway command keeps those and its `--host`'s, and adds these). Others get 403.
+   */
+  allowedHosts?: string[];
+  /**
+   * Origins a browser may send, e.g. `https://gateway.example.com` (scheme, host and port; no path), instead
+   * of the loopback ones: the MCP endpoint's and the API's Origin check, and an origin the console's
+   * cross-site check accepts as its own.
+   */
+  allowedOrigins?: string[];
+  /**
+   * The decision API takes the scheme browsers reach it by from `X-Forwarded-Proto` (default false): set it
+   * only behind a TLS terminator that sets that header itself. The console's cross-site check then expects
+   * an `https://` Origin, and its session cookie is `Secure`.
+   */
+  trustForwardedProto?: boolean;
+}
+
 export interface GatewayConfig {
   /** Upstream servers by name (letters, digits, `_` and `-`; no two with the same prefix). */
   upstreams: Record<string, UpstreamConfig>;
@@ -132,6 +156,8 @@ export interface GatewayConfig {
    * restart.
    */
   redis?: string | { url: string; prefix?: string };
+  /** Who may reach the HTTP listener, and by which names (read at start: a change needs a restart). */
+  http?: GatewayHttpConfig;
   audit?: {
     /** Records kept for the decision API (default 1,000; the oldest go first). */
     maxRecords?: number;

@@ -265,6 +265,7 @@ export class Gateway {
    * Applies a new configuration at once (checked first: an invalid one throws and changes nothing):
    * upstreams added are connected, removed ones closed (their tools go), changed ones replaced; the policy,
    * names and approval settings are swapped in one step. Resolves once new upstreams were tried once.
+   * `redis` and `http` are read at start: a change to either is left out, with a warning (a restart applies it).
    */
   async apply(config: GatewayConfig): Promise<void> {
     let next = checkConfig(config);
@@ -275,6 +276,11 @@ export class Gateway {
       this.#warn('the redis setting changed: it applies at the next start (the stores in use stay)');
       const { redis: _ignored, ...rest } = next;
       next = before.redis === undefined ? rest : { ...rest, redis: before.redis };
+    }
+    if (JSON.stringify(next.http) !== JSON.stringify(before.http)) {
+      this.#warn('the http setting changed: it applies at the next start (the listener keeps its checks)');
+      const { http: _ignored, ...rest } = next;
+      next = before.http === undefined ? rest : { ...rest, http: before.http };
     }
     this.#config = next;
     this.#policy = policy;

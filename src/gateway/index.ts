@@ -10,6 +10,7 @@ export {
   GATEWAY_DEFAULTS,
   isHttpUpstream,
   type GatewayConfig,
+  type GatewayHttpConfig,
   type HttpUpstreamConfig,
   type PolicyAction,
   type PolicyRule,

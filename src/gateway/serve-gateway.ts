@@ -24,7 +24,8 @@ export interface ServeGatewayOptions {
   host?: string;
   /**
    * The MCP endpoint's options (`/mcp` by default), or false for the API alone. Its `redis` defaults to
-   * the gateway's `sharedSessions` (start the gateway first).
+   * the gateway's `sharedSessions` (start the gateway first); its `allowedHosts` and `allowedOrigins` to the
+   * configuration's `http` settings (as the API's and the console's do, and the API's `trustForwardedProto`).
    */
   mcp?: StreamableHttpOptions | false;
   /**
@@ -62,10 +63,18 @@ export async function serveGateway(
   gateway: Gateway,
   options: ServeGatewayOptions = {},
 ): Promise<GatewayHttpHandle> {
-  const mcpOptions = options.mcp === false ? undefined : (options.mcp ?? {});
+  // The configuration's `http` settings, under what the options say.
+  const { allowedHosts, allowedOrigins, trustForwardedProto } = gateway.config.http ?? {};
+  const listed = {
+    ...(allowedHosts ? { allowedHosts } : {}),
+    ...(allowedOrigins ? { allowedOrigins } : {}),
+  };
+  const mcpOptions = options.mcp === false ? undefined : { ...listed, ...options.mcp };
   const api = new DecisionApi(gateway, {
+    ...listed,
     ...(mcpOptions?.allowedHosts ? { allowedHosts: mcpOptions.allowedHosts } : {}),
     ...(mcpOptions?.allowedOrigins ? { allowedOrigins: mcpOptions.allowedOrigins } : {}),
+    ...(trustForwardedProto === undefined ? {} : { trustForwardedProto }),
     // The MCP endpoint's verifier also admits principals with the deciding role to the API.
     ...(mcpOptions?.auth ? { verifier: mcpOptions.auth.verifier } : {}),
     ...options.api,
@@ -83,11 +92,13 @@ export async function serveGateway(
       : new ConsoleAssets(
           options.console?.dir ?? defaultConsoleDir(),
           new OriginGuard({
-            ...((options.api?.allowedHosts ?? mcpOptions?.allowedHosts)
-              ? { allowedHosts: options.api?.allowedHosts ?? mcpOptions?.allowedHosts }
+            ...((options.api?.allowedHosts ?? mcpOptions?.allowedHosts ?? allowedHosts)
+              ? { allowedHosts: options.api?.allowedHosts ?? mcpOptions?.allowedHosts ?? allowedHosts }
               : {}),
-            ...((options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins)
-              ? { allowedOrigins: options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins }
+            ...((options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins ?? allowedOrigins)
+              ? {
+                  allowedOrigins: options.api?.allowedOrigins ?? mcpOptions?.allowedOrigins ?? allowedOrigins,
+                }
               : {}),
           }),
         );
