@@ -31,7 +31,7 @@
  * @module
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { errorMessage, ToolwireError } from '../index.js';
+import { errorMessage, LocalErrorCode, ToolwireError } from '../index.js';
 import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
 import { failure, json, readJson } from './api-json.js';
 import { consoleRoute, type RouteContext } from './console-routes.js';
@@ -84,7 +84,6 @@ const STATUS_OF_CODE: Record<string, number> = {
   SIGN_IN_UNAVAILABLE: 409,
   SIGN_IN_NOT_FOUND: 404,
   SIGN_IN_FAILED: 502,
-  STORE_UNAVAILABLE: 503,
 };
 /** When a client may try again after a shared store (Redis) could not be reached, in seconds. */
 const STORE_RETRY_AFTER_S = '1';
@@ -142,7 +141,7 @@ export class DecisionApi {
     try {
       authenticated = await this.#authenticate(request);
     } catch (error) {
-      return this.#failed(error);
+      return this.#failed(error, request);
     }
     if (authenticated === undefined) {
       return failure(401, 'UNAUTHORIZED', 'Send the API token: Authorization: Bearer <token>', {
@@ -158,7 +157,7 @@ export class DecisionApi {
       try {
         return await this.#session(request, caller);
       } catch (error) {
-        return this.#failed(error);
+        return this.#failed(error, request);
       }
     }
     if (changes && !caller.canDecide) {
@@ -179,16 +178,32 @@ export class DecisionApi {
         routed ?? (await decisionRoute(this.#gateway, context, () => this.#streams.open(request, owner)))
       );
     } catch (error) {
-      return this.#failed(error);
+      return this.#failed(error, request);
     }
   }
 
-  /** The answer for what a request's handling threw. */
-  #failed(error: unknown): Response {
+  /**
+   * The answer for what a request's handling threw. A shared store's failure says which store and operation
+   * failed, never why (Redis's reply, where Redis is): the gateway's `reportError` hears the whole error.
+   */
+  #failed(error: unknown, request: Request): Response {
+    if (error instanceof ToolwireError && error.code === LocalErrorCode.StoreUnavailable) {
+      const { pathname } = new URL(request.url);
+      this.#gateway.reportError(error, `the decision API answered ${request.method} ${pathname} with 503`);
+      const details = error.details as { store?: unknown; operation?: unknown } | undefined;
+      const named = typeof details?.store === 'string' && typeof details.operation === 'string';
+      const message = named
+        ? `${String(details.store)}: ${String(details.operation)} failed; try again later`
+        : 'A shared store failed; try again later';
+      const said = named ? { store: details.store, operation: details.operation } : {};
+      return json(
+        503,
+        { error: { code: error.code, message, ...said } },
+        { 'retry-after': STORE_RETRY_AFTER_S },
+      );
+    }
     if (error instanceof ToolwireError) {
-      const status = STATUS_OF_CODE[error.code] ?? 400;
-      const retry = status === 503 ? { 'retry-after': STORE_RETRY_AFTER_S } : undefined;
-      return failure(status, error.code, error.message, retry);
+      return failure(STATUS_OF_CODE[error.code] ?? 400, error.code, error.message);
     }
     return failure(500, 'INTERNAL', errorMessage(error));
   }

@@ -327,6 +327,17 @@ export class Gateway {
     this.#line(`[${upstream.name}] ${params.level}${params.logger ? ` ${params.logger}` : ''}: ${data}`);
   }
 
+  /**
+   * An error whose whole a caller is not told (a shared store's failure the decision API answered with 503,
+   * naming only the store and the operation): to the downstream server's `onError` when it has one, as the
+   * MCP endpoint does, else a line of the gateway's log (`onLog`, else stderr).
+   */
+  reportError(error: Error, context: string): void {
+    const onError = this.server.options.onError;
+    if (onError) onError(error);
+    else this.#line(`${context}: ${error.name}: ${error.message}`);
+  }
+
   #warn(message: string, upstream?: string): void {
     this.#events.emit(
       upstream === undefined ? { type: 'warning', message } : { type: 'warning', message, upstream },
