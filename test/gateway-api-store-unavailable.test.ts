@@ -1,9 +1,12 @@
 // The decision API's 503 when its shared store (a real Redis, stopped here) fails: the caller is told which
 // store and operation failed and when to try again, never why (Redis's reply, where Redis is); the whole
 // error goes to the gateway's log — a real `toolwire gateway --redis` process's stderr — or, in code, to the
-// downstream server's `onError`, as the MCP endpoint's 503 does.
+// downstream server's `onError`, as the MCP endpoint's 503 does. The same for a model's call that needs
+// approval then: its isError result names the store, not where Redis is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '../src/client/index.js';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import type { CallToolResult } from '../src/index.js';
 import {
   PROTOCOL_FIXTURE,
   startGateway,
@@ -13,6 +16,7 @@ import {
   type RunningGateway,
 } from './_gateway.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { linkServer } from './_setup.js';
 
 const UPSTREAMS = { fx: toolwireUpstream(PROTOCOL_FIXTURE) };
 
@@ -20,6 +24,8 @@ let redis: RedisServerHandle;
 let command: RunningGateway;
 let library: Gateway;
 let served: GatewayHttpHandle;
+let model: Client;
+let unlink: (() => Promise<void>) | undefined;
 const heard: Error[] = [];
 
 beforeAll(async () => {
@@ -31,10 +37,14 @@ beforeAll(async () => {
   );
   await library.start();
   served = await serveGateway(library, { port: 0, mcp: false, console: false });
+  const linked = await linkServer(library.server);
+  model = linked.client;
+  unlink = () => linked.close();
   await redis.stop();
 });
 
 afterAll(async () => {
+  await unlink?.();
   await command?.close();
   await served?.close();
   await library?.close();
@@ -84,6 +94,19 @@ describe("the decision API's 503 when Redis is out of reach", () => {
     expect(body.error.message).toBe('Redis approval store: pending failed; try again later');
     const told = heard.find((error) => error.message.startsWith('Redis approval store: pending failed: '));
     expect(told?.name).toBe('StoreError');
+    expect(told?.message).toContain(`127.0.0.1:${redis.port}`);
+  });
+
+  it("refuses a model's call that needs approval naming the store, not where Redis is; onError hears the rest", async () => {
+    const before = heard.length;
+    const result = (await model.callTool('fx__echo', { text: 'held?' })) as CallToolResult;
+    expect(result.isError).toBe(true);
+    const said = (result.content[0] as { text: string }).text;
+    expect(said).toMatch(
+      /^The gateway could not hold the call of fx__echo for approval: the approval store is unavailable \(Redis \w+ store: \w+ failed\); try again later/,
+    );
+    expect(said).not.toContain(String(redis.port));
+    const told = heard.slice(before).find((error) => error.name === 'StoreError');
     expect(told?.message).toContain(`127.0.0.1:${redis.port}`);
   });
 });

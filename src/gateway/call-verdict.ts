@@ -17,6 +17,8 @@ import type { PolicyDecision } from './policy.js';
 export interface VerdictDeps {
   approvals: Approvals;
   progressIntervalMs(): number;
+  /** Hears the whole error of a store that failed (the model is told only which store and operation). */
+  reportError(error: Error, context: string): void;
 }
 
 /** How the policy let a call through. */
@@ -53,7 +55,7 @@ export async function decide(
   try {
     remembered = await approvals.remembered(info.caller, info.upstream, info.tool);
   } catch (error) {
-    return storeDown(error);
+    return storeDown(deps, error, entry.name);
   }
   if (remembered) {
     return {
@@ -67,7 +69,7 @@ export async function decide(
   try {
     retry = await approvals.takeRetry(retryKey(info));
   } catch (error) {
-    return storeDown(error);
+    return storeDown(deps, error, entry.name);
   }
   if (retry) {
     return {
@@ -106,7 +108,7 @@ export async function decide(
   try {
     settled = await outcome;
   } catch (error) {
-    return { ...storeDown(error), approvalId: approval.id, waited };
+    return { ...storeDown(deps, error, entry.name), approvalId: approval.id, waited };
   } finally {
     clearInterval(timer);
   }
@@ -148,12 +150,22 @@ export function cancelledBy(name: string, by: string): string {
   return `The call of ${name} was cancelled by ${by}.`;
 }
 
-/** The verdict when the approval or grant store cannot be reached: the call is refused, saying why. */
-function storeDown(error: unknown): Verdict {
+/**
+ * The verdict when the approval or grant store cannot be reached: the call is refused, saying which store and
+ * operation failed, never why (Redis's reply, where Redis is): that goes to `reportError`.
+ */
+function storeDown(deps: VerdictDeps, error: unknown, name: string): Verdict {
+  const failed = error instanceof Error ? error : new Error(errorMessage(error));
+  deps.reportError(failed, `the call of ${name} could not be held for approval`);
+  const details = (failed as { details?: { store?: unknown; operation?: unknown } }).details;
+  const which =
+    typeof details?.store === 'string' && typeof details.operation === 'string'
+      ? `${details.store}: ${details.operation} failed`
+      : 'a shared store failed';
   return {
     decision: 'denied',
     decidedBy: 'gateway',
-    reason: `the approval store is unavailable (${errorMessage(error)}); try again later`,
+    reason: `the approval store is unavailable (${which}); try again later`,
     waited: 0,
     unavailable: true,
   };

@@ -111,6 +111,7 @@ export class Gateway {
       audit: (record, argumentsText) => this.#audit.record(record, argumentsText),
       progressIntervalMs: () =>
         this.#config.approvals?.progressIntervalMs ?? GATEWAY_DEFAULTS.approvalProgressIntervalMs,
+      reportError: (error, context) => this.reportError(error, context),
       calls: this.calls,
       elicitations,
     });
@@ -329,7 +330,7 @@ export class Gateway {
 
   /**
    * An error whose whole a caller is not told (a shared store's failure the decision API answered with 503,
-   * naming only the store and the operation): to the downstream server's `onError` when it has one, as the
+   * or a call could not be held for approval by, naming only the store and the operation): to the downstream server's `onError` when it has one, as the
    * MCP endpoint does, else a line of the gateway's log (`onLog`, else stderr).
    */
   reportError(error: Error, context: string): void {
