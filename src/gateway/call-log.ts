@@ -1,11 +1,13 @@
 /**
  * The latest calls through the gateway, with what the audit log leaves out on purpose: their arguments
  * and results, for the console (a person watching needs to see what ran and what came back). Calls are
- * recorded while someone listens to the gateway's call events (a console's event stream, or — stores
- * shared — always, since another instance may be watching): nobody watching, the relay skips this, and
- * costs nothing more per call. The calls are kept in a `CallLogStore`: in memory by default (bounded: the
- * latest 500 calls, 32 MiB of arguments and results), or in Redis, where every instance lists and reads
- * every instance's calls.
+ * recorded while someone listens to the gateway's call events (a console's event stream; stores shared,
+ * on any instance) and for a grace after the last one left (`GatewayOptions.callLogGraceMs`, 60 s by
+ * default: see `GatewayEvents`), so a console that reconnects lists the calls made meanwhile. Nobody
+ * watching for longer (or ever), the relay skips this, and costs nothing more per call: those calls are in
+ * the audit log only. The calls are kept in a `CallLogStore`: in memory by default (bounded: the latest 500
+ * calls, the oldest finished going first, and 32 MiB of arguments and results, the oldest results going
+ * first), or in Redis, where every instance lists and reads every instance's calls.
  *
  * A running call can be cancelled from here: on the instance running it, its cancellation fires, which the relay
  * turns into a cancellation upstream; on another instance sharing the stores, the cancellation is

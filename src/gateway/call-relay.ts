@@ -117,8 +117,9 @@ export class CallRelay {
     const { events, calls } = this.#deps;
     // An allowed call (nearly all) is decided at once: no await (a microtask hop) for it.
     const policy = this.#deps.policy().decide(upstream.name, tool);
-    // Someone watches the calls (a console's event stream): the call is logged with its arguments and
-    // result, and a person can cancel it. Nobody watching, none of this costs anything.
+    // Someone watches the calls (a console's event stream), or did a moment ago (the grace after the last
+    // one left, counted by `events`): the call is logged with its arguments and result, and a person can
+    // cancel it. Nobody watching, none of this costs anything.
     const watched = events.wants('call.started');
     // The arguments' digest (a SHA-256, ≈5% of a relayed call's CPU) is computed now where something shows
     // it at once: a watched call, a call that may wait for a person. An allowed call nobody watches leaves

@@ -47,6 +47,16 @@ export const SHARED_EVENT_TYPES: ReadonlySet<GatewayEventType> = new Set([
   'audit',
 ] satisfies GatewayEventType[]);
 
+/**
+ * How long the gateway keeps recording calls after the last listener of calls left (ms, default 60 s;
+ * `GatewayOptions.callLogGraceMs`): a console that reconnects (its stream dropped, the page reloaded, the
+ * gateway behind it restarted) finds the calls made meanwhile in the call log.
+ */
+export const CALL_LOG_GRACE_MS = 60_000;
+
+/** The types a listener that leaves is still counted for during the grace: those the call log records on. */
+const KEPT_TYPES: ReadonlySet<GatewayEventType> = new Set(['call.started', 'call.progress']);
+
 /** How events are shared with the other instances (see `GatewayEvents.share`). */
 export interface EventSharing {
   /** Sends a shared event to the other instances. */
@@ -63,6 +73,12 @@ export interface EventSharing {
  * call's events cost allocations on the hot path, and on Redis writes to the call log and the bus). With
  * `share(sharing)`, the shared events are also forwarded to the other instances (which `deliver` them to
  * their listeners) while one of them has a listener.
+ *
+ * A listener of calls that leaves is still counted, for `call.started` and `call.progress` only, for
+ * `graceMs` after the last one left (one count, restarted by each that leaves, whatever their number): the
+ * relay logs the calls meanwhile (and another instance sharing events, told that this one still watches,
+ * logs its own), though nobody hears their events. So a listener coming back soon (a console reconnecting)
+ * lists them; `wants` stays a count lookup, no clock read per call.
  */
 export class GatewayEvents {
   readonly #listeners = new Map<GatewayListener, ReadonlySet<GatewayEventType> | undefined>();
@@ -72,6 +88,14 @@ export class GatewayEvents {
   /** Listeners of each shared type (those of every type included). */
   readonly #sharedByType = new Map<GatewayEventType, number>();
   #sharing: EventSharing | undefined;
+  readonly #graceMs: number;
+  /** Ends the grace: the left listeners' count goes (undefined: no grace running). */
+  #grace: NodeJS.Timeout | undefined;
+
+  /** `graceMs`: how long a listener of calls that left is still counted (default 0: not at all). */
+  constructor(graceMs = 0) {
+    this.#graceMs = graceMs;
+  }
 
   on(listener: GatewayListener, types?: readonly GatewayEventType[]): () => void {
     if (this.#listeners.has(listener)) return () => this.#off(listener);
@@ -120,10 +144,33 @@ export class GatewayEvents {
   #off(listener: GatewayListener): void {
     if (!this.#listeners.has(listener)) return;
     const only = this.#listeners.get(listener);
+    // Counted in first, so that the count of calls' listeners does not drop to 0 (and back) meanwhile.
+    if (this.#graceMs > 0 && (only === undefined || only.has('call.started'))) this.#keepCalls();
     this.#listeners.delete(listener);
     if (only === undefined) this.#all--;
     else for (const type of only) this.#byType.set(type, (this.#byType.get(type) ?? 1) - 1);
     this.#count(only, -1);
+  }
+
+  /** Ends the grace now (the gateway closes): its count goes, and its timer. */
+  endGrace(): void {
+    if (!this.#grace) return;
+    clearTimeout(this.#grace);
+    this.#grace = undefined;
+    for (const type of KEPT_TYPES) this.#byType.set(type, (this.#byType.get(type) ?? 1) - 1);
+    this.#count(KEPT_TYPES, -1);
+  }
+
+  /** Counts one listener of the kept types until `graceMs` from now (restarting a grace that runs). */
+  #keepCalls(): void {
+    if (this.#grace) {
+      this.#grace.refresh();
+      return;
+    }
+    for (const type of KEPT_TYPES) this.#byType.set(type, (this.#byType.get(type) ?? 0) + 1);
+    this.#count(KEPT_TYPES, 1);
+    this.#grace = setTimeout(() => this.endGrace(), this.#graceMs);
+    this.#grace.unref();
   }
 
   /** Counts a listener of `only` (undefined: every type) in or out of the shared types' listeners. */

@@ -1,12 +1,14 @@
 /**
  * How a gateway is made, besides its configuration (`createGateway(config, options)`): how it introduces
- * itself, its downstream server's options, where audit records, log lines, OAuth tokens and shared state go.
+ * itself, its downstream server's options, where audit records, log lines, OAuth tokens and shared state go,
+ * how long the call log records after its last listener left.
  * @module
  */
 import type { Implementation } from '../index.js';
 import type { ServerOptions } from '../server/index.js';
 import type { OAuthStore } from '../transports/http-client/index.js';
 import type { GatewayAuditSink } from './gateway-audit-sink.js';
+import { CALL_LOG_GRACE_MS } from './gateway-events.js';
 import type { GatewayStores } from './gateway-stores.js';
 
 export interface GatewayOptions {
@@ -32,4 +34,28 @@ export interface GatewayOptions {
    * configuration's `redis`, else memory). Stores given here stay yours to close.
    */
   stores?: GatewayStores;
+  /**
+   * How long the call log keeps recording calls after the last listener of calls (an event stream, a
+   * console) left, in ms (default `CALL_LOG_GRACE_MS`, 60,000; 0: it stops at once): a console that
+   * reconnects lists the calls made meanwhile. Calls made while nobody watched for longer are in the audit
+   * log only.
+   */
+  callLogGraceMs?: number;
+}
+
+/**
+ * The grace when `callLogGraceMs` is not given: this variable's (a whole number of ms, 0 included), for
+ * tests of the gateway command, which show what a call costs while nobody watches; else the default.
+ */
+const CALL_LOG_GRACE_ENV = 'TOOLWIRE_GATEWAY_CALL_LOG_GRACE_MS';
+
+/** The call log's grace for these options (see `callLogGraceMs`): a non-negative whole number of ms. */
+export function callLogGraceMs(options: GatewayOptions): number {
+  const given = options.callLogGraceMs;
+  if (given !== undefined) {
+    if (Number.isSafeInteger(given) && given >= 0) return given;
+    throw new TypeError(`callLogGraceMs must be a whole number of ms, 0 or more (got ${String(given)})`);
+  }
+  const env = Number(process.env[CALL_LOG_GRACE_ENV] ?? Number.NaN);
+  return Number.isSafeInteger(env) && env >= 0 ? env : CALL_LOG_GRACE_MS;
 }

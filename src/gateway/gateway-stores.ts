@@ -24,7 +24,7 @@ export interface GatewayStores {
   grants?: GrantStore;
   /** Audit records (default: memory, `audit.maxRecords` of the configuration). */
   audit?: AuditStore;
-  /** The calls with their arguments and results (default: memory, bounded; kept while someone watches). */
+  /** The calls with their arguments and results (default: memory, bounded; see `CallLog` for when). */
   calls?: CallLogStore;
   /** Carries approval and call events between instances (default: none, events stay in this instance). */
   bus?: MessageBus;

@@ -34,7 +34,7 @@ import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
 import { GatewayEvents, type GatewayEventType, type GatewayListener } from './gateway-events.js';
-import type { GatewayOptions } from './gateway-options.js';
+import { callLogGraceMs, type GatewayOptions } from './gateway-options.js';
 import { checkConfig } from './parse-config.js';
 import type { Policy } from './policy.js';
 import { ResourceSubscriptions } from './resource-subscriptions.js';
@@ -59,7 +59,7 @@ export class Gateway {
    * Redis), and their cancellation.
    */
   readonly calls: CallLog;
-  readonly #events = new GatewayEvents();
+  readonly #events: GatewayEvents;
   /** The action and visibility a person set per tool from the console. */
   readonly #settings = new ToolSettings();
   readonly #upstreams: UpstreamSet;
@@ -76,6 +76,7 @@ export class Gateway {
   constructor(config: GatewayConfig, options: GatewayOptions = {}) {
     this.#config = checkConfig(config);
     this.#options = options;
+    this.#events = new GatewayEvents(callLogGraceMs(options));
     const info = options.info ?? { name: 'toolwire-gateway', version: '0.1.0' };
     this.#policy = this.#settings.policyOf(this.#config);
     const stores = options.stores ?? {};
@@ -306,6 +307,7 @@ export class Gateway {
     }
     // Held calls end now (with an isError result); the store learns it meanwhile.
     const withdrawn = this.approvals.close();
+    this.#events.endGrace();
     return (this.#closing = (async () => {
       await withdrawn;
       await this.server.close(options);

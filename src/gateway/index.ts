@@ -64,7 +64,13 @@ export {
   type GatewayAuditRecord,
   type GatewayAuditSink,
 } from './gateway-audit-sink.js';
-export type { CallInfo, GatewayEvent, GatewayListener, UpstreamStatus } from './gateway-events.js';
+export {
+  CALL_LOG_GRACE_MS,
+  type CallInfo,
+  type GatewayEvent,
+  type GatewayListener,
+  type UpstreamStatus,
+} from './gateway-events.js';
 export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
 export {
   CallLog,
