@@ -10,7 +10,13 @@ import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { inject } from 'vitest';
-import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import {
+  createGateway,
+  serveGateway,
+  type Gateway,
+  type GatewayHttpHandle,
+  type GatewayOptions,
+} from '../src/gateway/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { text, type Server } from '../src/server/index.js';
 import { CHROMIUM_FLAGS } from '../scripts/chromium.mjs';
@@ -49,13 +55,14 @@ export interface ConsoleFixture {
   close(): Promise<void>;
 }
 
-/** A gateway in front of `upstream` (served over HTTP), with rules and the console. */
+/** A gateway in front of `upstream` (served over HTTP), with rules and the console (and `options`). */
 export async function startConsoleGateway(
   upstream: Server,
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
+  options: Pick<GatewayOptions, 'callLogGraceMs'> = {},
 ): Promise<ConsoleFixture> {
   const served = await serveHttp(upstream, { port: 0 });
-  return startGatewayOver({ url: served.url }, rules, served);
+  return startGatewayOver({ url: served.url }, rules, served, 'up', options);
 }
 
 /** The same in front of a program speaking MCP on its stdio (`node SCRIPT`), named `evil`. */
@@ -76,13 +83,14 @@ async function startGatewayOver<T extends HttpServerHandle | undefined>(
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
   served: T,
   name = 'up',
+  gatewayOptions: Pick<GatewayOptions, 'callLogGraceMs'> = {},
 ): Promise<ConsoleFixture & { upstream: T }> {
   const gateway = createGateway(
     {
       upstreams: { [name]: upstreamConfig },
       policy: { rules, default: 'allow' },
     },
-    { onLog: () => undefined },
+    { onLog: () => undefined, ...gatewayOptions },
   );
   await gateway.start();
   const options = (port: number) => ({

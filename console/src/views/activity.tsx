@@ -1,8 +1,11 @@
-// Activity: every call through the gateway, live, newest first — running (a spinner, a progress bar when
+// Activity: the calls through the gateway, live, newest first — running (a spinner, a progress bar when
 // the upstream reports progress, the time so far, Cancel), finished, failed, denied, expired. Opening a
 // call shows its arguments, its result rendered, its timing and its audit records. Filter by state,
 // search by text, and export what is shown as JSON lines. Each row is drawn again only when its call
-// changes (or it is opened), and a running call's time ticks in its own row.
+// changes (or it is opened), and a running call's time ticks in its own row. The gateway numbers its calls
+// one after the other (each instance in its own range) but logs them only while someone watches (and a
+// minute after): where the ids listed skip some, a note says how many calls are not in the log.
+import { Fragment } from 'preact';
 import { memo } from 'preact/compat';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type CallRecord, type CallSummary } from '../api.js';
@@ -104,6 +107,36 @@ function CallDetail({ id }: { id: number }) {
   );
 }
 
+/** Call ids of one gateway instance: instance n numbers its calls from n × this (`CALL_IDS_PER_INSTANCE`). */
+const IDS_PER_INSTANCE = 2 ** 32;
+
+/**
+ * For a list of calls (newest first): by call id, how many calls of its instance came after it and before
+ * the next one listed (never logged: nobody watched then; or no longer kept).
+ */
+export function missedAfter(calls: readonly CallSummary[]): Map<number, number> {
+  const newer = new Map<number, number>();
+  const missed = new Map<number, number>();
+  for (const { call } of calls) {
+    const instance = Math.floor(call.id / IDS_PER_INSTANCE);
+    const next = newer.get(instance);
+    if (next !== undefined && next - call.id > 1) missed.set(call.id, next - call.id - 1);
+    newer.set(instance, call.id);
+  }
+  return missed;
+}
+
+function MissedCalls({ count }: { count: number }) {
+  return (
+    <li class="missed">
+      <span role="note">
+        {count === 1 ? '1 call' : `${count} calls`} not in the call log (made while no console was watching) —
+        see <a href="#/audit">Audit</a>
+      </span>
+    </li>
+  );
+}
+
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
   const a = document.createElement('a');
@@ -176,6 +209,11 @@ export function Activity() {
       }),
     [calls, filter, needle],
   );
+  // Only the whole list shows where calls are missing (a filtered one skips calls anyway).
+  const missed = useMemo(
+    () => (filter === 'all' && needle === '' ? missedAfter(calls) : new Map<number, number>()),
+    [calls, filter, needle],
+  );
   const exportShown = async () => {
     const lines: string[] = [];
     for (const c of shown) {
@@ -212,15 +250,26 @@ export function Activity() {
       </div>
       {shown.length === 0 && <p class="empty">No call{calls.length > 0 ? ' matches' : ' yet'}.</p>}
       <ul class="calls" role="list" aria-label="calls">
-        {shown.map((c) => (
-          <CallRow
-            key={c.call.id}
-            c={c}
-            open={open === c.call.id}
-            canDecide={session?.canDecide === true}
-            toggle={toggle}
-          />
-        ))}
+        {shown.map((c) => {
+          const count = missed.get(c.call.id);
+          const row = (
+            <CallRow
+              key={c.call.id}
+              c={c}
+              open={open === c.call.id}
+              canDecide={session?.canDecide === true}
+              toggle={toggle}
+            />
+          );
+          return count === undefined ? (
+            row
+          ) : (
+            <Fragment key={c.call.id}>
+              <MissedCalls count={count} />
+              {row}
+            </Fragment>
+          );
+        })}
       </ul>
     </section>
   );
