@@ -143,6 +143,13 @@ describe('the call log while no event stream is open', () => {
     expect((await again.listed()).map((entry) => entry.words)).toEqual(['watched']);
   });
 
+  it('refuses a grace that is not a whole number of ms a timer can wait', () => {
+    const config = { upstreams: { notes: { url: upstream.url } } };
+    for (const callLogGraceMs of [-1, 1.5, Number.NaN, 2 ** 31]) {
+      expect(() => createGateway(config, { callLogGraceMs })).toThrow(TypeError);
+    }
+  });
+
   it('stops recording once the grace has passed', async () => {
     const { served, model } = await serve(200);
     const first = await console_(served);

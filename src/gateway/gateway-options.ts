@@ -49,13 +49,18 @@ export interface GatewayOptions {
  */
 const CALL_LOG_GRACE_ENV = 'TOOLWIRE_GATEWAY_CALL_LOG_GRACE_MS';
 
-/** The call log's grace for these options (see `callLogGraceMs`): a non-negative whole number of ms. */
+/** The longest a timer waits (ms): a longer grace would fire at once. */
+const MAX_GRACE_MS = 2 ** 31 - 1;
+
+/** The call log's grace for these options (see `callLogGraceMs`): a whole number of ms, 0 to ≈24.8 days. */
 export function callLogGraceMs(options: GatewayOptions): number {
   const given = options.callLogGraceMs;
   if (given !== undefined) {
-    if (Number.isSafeInteger(given) && given >= 0) return given;
-    throw new TypeError(`callLogGraceMs must be a whole number of ms, 0 or more (got ${String(given)})`);
+    if (Number.isSafeInteger(given) && given >= 0 && given <= MAX_GRACE_MS) return given;
+    throw new TypeError(
+      `callLogGraceMs must be a whole number of ms from 0 to ${MAX_GRACE_MS} (got ${String(given)})`,
+    );
   }
   const env = Number(process.env[CALL_LOG_GRACE_ENV] ?? Number.NaN);
-  return Number.isSafeInteger(env) && env >= 0 ? env : CALL_LOG_GRACE_MS;
+  return Number.isSafeInteger(env) && env >= 0 && env <= MAX_GRACE_MS ? env : CALL_LOG_GRACE_MS;
 }
