@@ -12,17 +12,14 @@ import type {
   ListRootsResult,
   Root,
 } from '../protocol/types/client-features.js';
-import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   createMessageParamsProblem,
   elicitParamsProblem,
-  elicitResultProblem,
   missingCapabilities,
 } from '../protocol/types/input-checks.js';
-import { formatIssues, type Validator } from '../schema/compile.js';
-import { formValidator } from '../schema/form-validator.js';
-import { ClientError } from './client-error.js';
+import { checkedElicitation, checkedRoots, checkedSampling } from './checked-answers.js';
 import type { ClientCapabilities } from '../protocol/types/lifecycle.js';
 import { revisionCapabilities } from '../protocol/revisions/shape-input.js';
 import {
@@ -168,53 +165,13 @@ function checkParams(
 }
 
 /**
- * The validator of a form's `requestedSchema`; compiled when content is to be checked against it (so a
- * server's forms cost the client only when the user fills one in), once per schema. A schema that does not
- * compile (a `pattern` that is no regular expression, say) is the server's -32602.
- */
-function compiledForm(params: JsonObject): Validator<unknown> | undefined {
-  if ((params.mode ?? 'form') !== 'form' || !isJsonObject(params.requestedSchema)) return undefined;
-  try {
-    return formValidator(params.requestedSchema);
-  } catch (error) {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      `Invalid params for elicitation/create: requestedSchema does not compile: ${errorMessage(error)}`,
-    );
-  }
-}
-
-/**
- * The handler's answer, unless it is none the spec allows (ClientError INVALID_RESULT, and nothing is
- * sent): an action other than the three, content of anything but primitives and string lists, content
- * the form's schema does not allow.
- */
-function checkedAnswer(params: JsonObject, answer: ElicitResult): ElicitResult {
-  const problem = elicitResultProblem(answer);
-  if (problem) throw invalidAnswer(problem);
-  const content = answer.action === 'accept' ? answer.content : undefined;
-  const form = content === undefined ? undefined : compiledForm(params);
-  if (form) {
-    const outcome = form(content);
-    if (!outcome.ok)
-      throw invalidAnswer(`content does not match the requested schema: ${formatIssues(outcome.issues)}`);
-  }
-  return answer;
-}
-
-function invalidAnswer(problem: string): ClientError {
-  return new ClientError(
-    LocalErrorCode.InvalidResult,
-    `The elicitation handler's answer is invalid: ${problem}`,
-  );
-}
-
-/**
  * Answers one server request with the handlers; `undefined` when there is no handler for it (the caller
  * decides what that means in its era). Params a handler could not take (a message that is not a string, a
  * form that is not flat, an elicitation mode the client did not declare, a `javascript:` URL, what
  * `profile` — the revision spoken, when known — does not have) are refused with -32602 before any
- * handler sees them.
+ * handler sees them. A handler's answer the spec does not allow in that revision is a ClientError
+ * INVALID_RESULT, and nothing is sent (`checked-answers.ts`; elicitation's unless `validateElicitation`
+ * is false).
  */
 export async function answerInputRequest(
   method: string,
@@ -228,16 +185,16 @@ export async function answerInputRequest(
       if (!handlers.elicitation) return undefined;
       checkParams(method, params, handlers, profile);
       const answer = await handlers.elicitation(params as unknown as ElicitParams, ctx);
-      return handlers.validateElicitation === false ? answer : checkedAnswer(params, answer);
+      return handlers.validateElicitation === false ? answer : checkedElicitation(params, answer);
     }
-    case 'sampling/createMessage':
+    case 'sampling/createMessage': {
       if (!handlers.sampling) return undefined;
       checkParams(method, params, handlers, profile);
-      return handlers.sampling(params as unknown as CreateMessageParams, ctx);
+      return checkedSampling(await handlers.sampling(params as unknown as CreateMessageParams, ctx), profile);
+    }
     case 'roots/list': {
       if (!handlers.roots) return undefined;
-      const roots = typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots;
-      return { roots };
+      return checkedRoots(typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots);
     }
     default:
       return undefined;
