@@ -1,11 +1,12 @@
 /**
  * The server's requests in the handshake era (elicitation, sampling, roots, ping): JSON-RPC requests of
  * their own, answered through the client's handlers — or through those of the one request in flight that
- * brought its own (`ExchangeOptions.handlers`), tracked by `OwnHandlers`.
+ * brought its own (`ExchangeOptions.handlers`), tracked by `OwnHandlers`; such a request is that call's, and
+ * its handler's signal aborts when the call ends.
  * @module
  */
 import type { Peer } from '../protocol/engine/peer.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
 import { withMember } from '../protocol/jsonrpc.js';
 import {
   isHandshakeRevision,
@@ -14,12 +15,14 @@ import {
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 import { relatedTaskId, withRelatedTask } from '../protocol/types/tasks.js';
+import { mergedSignal } from '../protocol/engine/merged-signal.js';
 import {
   INPUT_METHODS,
   answerInputRequest,
   withOwnHandlers,
   type ClientHandlers,
 } from './client-handlers.js';
+import type { OwnHandlers } from './own-handlers.js';
 import type { UrlElicitations } from './url-elicitations.js';
 
 const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
@@ -27,33 +30,6 @@ const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'sampling/createMessage': 'the client does not support sampling/createMessage',
   'roots/list': 'the client has no roots',
 };
-
-/**
- * Handshake era: the handlers of the requests in flight that brought their own (`ExchangeOptions.handlers`).
- * A server request is theirs when exactly one such request is in flight; with several, nothing on the
- * wire says which one it belongs to, so the client's handlers answer it.
- */
-export class OwnHandlers {
-  readonly #active = new Set<ClientHandlers>();
-
-  /** Tracks `handlers` until `pending` settles; returns `pending`. */
-  track<T>(handlers: ClientHandlers | undefined, pending: Promise<T>): Promise<T> {
-    if (!handlers) return pending;
-    // A fresh object per request: two requests may share one handlers object.
-    const entry = { ...handlers };
-    this.#active.add(entry);
-    const done = () => void this.#active.delete(entry);
-    pending.then(done, done);
-    return pending;
-  }
-
-  /** The only in-flight request's handlers, if exactly one request brought some. */
-  sole(): ClientHandlers | undefined {
-    if (this.#active.size !== 1) return undefined;
-    for (const handlers of this.#active) return handlers;
-    return undefined;
-  }
-}
 
 /**
  * The profile of the handshake-era revision spoken, once negotiated (`version`); undefined before, and
@@ -108,11 +84,29 @@ export function bindServerRequests(
       const urlId =
         params.mode === 'url' && typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
       const fresh = urlId !== undefined && urlElicitations?.expect(urlId) === true;
-      const chosen = withOwnHandlers(handlers, own?.sole());
+      // The request of the one call in flight with handlers of its own is that call's: it ends with it.
+      const call = own?.sole();
+      const chosen = withOwnHandlers(handlers, call?.handlers);
+      const signal = call ? mergedSignal([ctx.cancellation, call.ended]) : undefined;
       let result: Awaited<ReturnType<typeof answerInputRequest>>;
       try {
-        result = await answerInputRequest(method, params, chosen, { signal: ctx.signal }, profile);
+        result = await answerInputRequest(
+          method,
+          params,
+          chosen,
+          { signal: signal?.signal ?? ctx.signal },
+          profile,
+        );
+      } catch (error) {
+        // Cut short because its call ended: the server hears so, and onError nothing (the call's caller did).
+        if (call?.ended.aborted && !ctx.aborted)
+          throw new ProtocolError(
+            ErrorCode.InternalError,
+            `Internal error: ${errorMessage(call.ended.reason)}`,
+          );
+        throw error;
       } finally {
+        signal?.dispose();
         if (fresh && (!result || !('action' in result) || result.action !== 'accept'))
           urlElicitations?.forget(urlId);
       }

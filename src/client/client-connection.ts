@@ -11,7 +11,7 @@ import type { Transport } from '../protocol/transport.js';
 import type { Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
-import { OwnHandlers } from './bind-server-requests.js';
+import { OwnHandlers } from './own-handlers.js';
 import type { ClientOptions } from './client-options.js';
 import type { EraChannel } from './era-channel.js';
 import type { ExchangeOptions, Requester } from './exchange-options.js';

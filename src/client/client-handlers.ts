@@ -33,9 +33,11 @@ import {
 export interface HandlerContext {
   /**
    * Aborted when the connection closes, and: in the handshake era, when the server cancels its request
-   * (`notifications/cancelled`) — nothing on the wire ties a server's request to the call it serves, so a
-   * call that ends (answered, timed out or aborted) does not abort it; in the stateless era, when the call
-   * whose `input_required` round asked it is aborted or times out.
+   * (`notifications/cancelled`), and when the call it belongs to ends (answered, failed, timed out or
+   * aborted) where the client can tell which call that is — the one call in flight with handlers of its
+   * own (`ExchangeOptions.handlers`), which answered it; a request the client-wide handlers answer is tied
+   * to no call, and the call's end does not abort it; in the stateless era, when the call whose
+   * `input_required` round asked it is aborted or times out.
    */
   signal: AbortSignal;
 }

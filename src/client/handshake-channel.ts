@@ -11,7 +11,7 @@ import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
-import type { OwnHandlers } from './bind-server-requests.js';
+import type { OwnHandlers } from './own-handlers.js';
 import type { EraChannel } from './era-channel.js';
 import type { Requester } from './exchange-options.js';
 import type { OutgoingRequest } from './links/client-link.js';

@@ -8,7 +8,7 @@ import { LATEST_REVISION } from '../protocol/revisions/index.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { chooseEra, type ServerView } from './choose-era.js';
 import { clientCapabilities } from './client-handlers.js';
-import type { OwnHandlers } from './bind-server-requests.js';
+import type { OwnHandlers } from './own-handlers.js';
 import type { ClientOptions } from './client-options.js';
 import type { EraChannel } from './era-channel.js';
 import { HandshakeChannel } from './handshake-channel.js';
