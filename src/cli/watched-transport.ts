@@ -76,7 +76,7 @@ const SETTLE_MS = 250;
 
 /** A transport around the stdio transport to a server command; everything passes through unchanged. */
 export class WatchedTransport implements Transport, WatchReport {
-  onmessage?: (message: unknown) => void;
+  onmessage?: Transport['onmessage'];
   onerror?: (error: Error) => void;
   onclose?: () => void;
   /** Present when the inner transport can start its server again (the client's probe uses it). */
@@ -125,7 +125,7 @@ export class WatchedTransport implements Transport, WatchReport {
       const restart = restartable.restart as () => Promise<void>;
       this.restart = () => restart.call(inner);
     }
-    inner.onmessage = (message) => {
+    inner.onmessage = (message, extra) => {
       if (!this.answered) {
         if (this.#isEcho(message)) {
           this.echoed = true;
@@ -138,7 +138,7 @@ export class WatchedTransport implements Transport, WatchReport {
         }
         this.answered = true;
       }
-      this.onmessage?.(message);
+      this.onmessage?.(message, extra);
     };
     inner.onerror = (error) => {
       if (!this.answered && error instanceof ProtocolError && error.code === ErrorCode.ParseError) {

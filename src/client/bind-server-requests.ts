@@ -1,13 +1,13 @@
 /**
  * The server's requests in the handshake era (elicitation, sampling, roots, ping): JSON-RPC requests of
  * their own, answered through the client's handlers — or through those of the one request in flight that
- * brought its own (`ExchangeOptions.handlers`), tracked by `OwnHandlers`; such a request is that call's, and
- * its handler's signal aborts when the call ends.
+ * brought its own (`ExchangeOptions.handlers`), tracked by `OwnHandlers`. A request that belongs to a call
+ * the client can tell (see `callEnd`) has its handler's signal aborted when that call ends.
  * @module
  */
 import type { Peer } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
-import { withMember } from '../protocol/jsonrpc.js';
+import { withMember, type RequestId } from '../protocol/jsonrpc.js';
 import {
   isHandshakeRevision,
   isStatelessRevision,
@@ -22,7 +22,7 @@ import {
   withOwnHandlers,
   type ClientHandlers,
 } from './client-handlers.js';
-import type { OwnHandlers } from './own-handlers.js';
+import { callEnded, type OwnCall, type OwnHandlers } from './own-handlers.js';
 import type { UrlElicitations } from './url-elicitations.js';
 
 const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
@@ -30,6 +30,24 @@ const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'sampling/createMessage': 'the client does not support sampling/createMessage',
   'roots/list': 'the client has no roots',
 };
+
+/**
+ * The end of the call a server request belongs to, where the client can tell: the request whose POST
+ * stream brought it (Streamable HTTP: `relatedRequestId`), else the one call in flight with handlers of its
+ * own (`call`). Undefined where nothing ties it to a call (stdio or the GET stream, client-wide handlers).
+ */
+function callEnd(
+  peer: Peer,
+  related: RequestId | undefined,
+  call: OwnCall | undefined,
+): { ended: AbortSignal; dispose: () => void } | undefined {
+  if (related !== undefined) {
+    const controller = new AbortController();
+    const dispose = peer.whenSettled(related, () => controller.abort(callEnded()));
+    return { ended: controller.signal, dispose };
+  }
+  return call && { ended: call.ended, dispose: () => undefined };
+}
 
 /**
  * The profile of the handshake-era revision spoken, once negotiated (`version`); undefined before, and
@@ -84,10 +102,11 @@ export function bindServerRequests(
       const urlId =
         params.mode === 'url' && typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
       const fresh = urlId !== undefined && urlElicitations?.expect(urlId) === true;
-      // The request of the one call in flight with handlers of its own is that call's: it ends with it.
       const call = own?.sole();
       const chosen = withOwnHandlers(handlers, call?.handlers);
-      const signal = call ? mergedSignal([ctx.cancellation, call.ended]) : undefined;
+      // A request that belongs to a call ends with it.
+      const end = callEnd(peer, ctx.relatedRequestId, call);
+      const signal = end && mergedSignal([ctx.cancellation, end.ended]);
       let result: Awaited<ReturnType<typeof answerInputRequest>>;
       try {
         result = await answerInputRequest(
@@ -99,14 +118,15 @@ export function bindServerRequests(
         );
       } catch (error) {
         // Cut short because its call ended: the server hears so, and onError nothing (the call's caller did).
-        if (call?.ended.aborted && !ctx.aborted)
+        if (end?.ended.aborted && !ctx.aborted)
           throw new ProtocolError(
             ErrorCode.InternalError,
-            `Internal error: ${errorMessage(call.ended.reason)}`,
+            `Internal error: ${errorMessage(end.ended.reason)}`,
           );
         throw error;
       } finally {
         signal?.dispose();
+        end?.dispose();
         if (fresh && (!result || !('action' in result) || result.action !== 'accept'))
           urlElicitations?.forget(urlId);
       }

@@ -34,10 +34,11 @@ export interface HandlerContext {
   /**
    * Aborted when the connection closes, and: in the handshake era, when the server cancels its request
    * (`notifications/cancelled`), and when the call it belongs to ends (answered, failed, timed out or
-   * aborted) where the client can tell which call that is — the one call in flight with handlers of its
-   * own (`ExchangeOptions.handlers`), which answered it; a request the client-wide handlers answer is tied
-   * to no call, and the call's end does not abort it; in the stateless era, when the call whose
-   * `input_required` round asked it is aborted or times out.
+   * aborted) where the client can tell which call that is — over Streamable HTTP the call whose POST
+   * response stream brought it, else the one call in flight with handlers of its own
+   * (`ExchangeOptions.handlers`), which answered it; a request that came otherwise (stdio, the HTTP GET
+   * stream) and that the client-wide handlers answer is tied to no call, and no call's end aborts it; in
+   * the stateless era, when the call whose `input_required` round asked it is aborted or times out.
    */
   signal: AbortSignal;
 }

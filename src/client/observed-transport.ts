@@ -44,16 +44,16 @@ export class ObservedTransport implements Transport {
     return this.#inner.sessionId;
   }
 
-  set onmessage(listener: ((message: unknown) => void) | undefined) {
+  set onmessage(listener: Transport['onmessage']) {
     this.#inner.onmessage =
       listener &&
-      ((message) => {
+      ((message, extra) => {
         this.#observer.incoming?.(message);
-        listener(message);
+        listener(message, extra);
       });
   }
 
-  get onmessage(): ((message: unknown) => void) | undefined {
+  get onmessage(): Transport['onmessage'] {
     return this.#inner.onmessage;
   }
 

@@ -7,6 +7,11 @@ import { LocalErrorCode } from '../protocol/errors.js';
 import { ClientError } from './client-error.js';
 import type { ClientHandlers } from './client-handlers.js';
 
+/** Why a server request's handler was aborted: the call it belongs to ended. */
+export function callEnded(): ClientError {
+  return new ClientError(LocalErrorCode.RequestCancelled, 'The call this request was asked during ended');
+}
+
 /** A call in flight with handlers of its own. */
 export interface OwnCall {
   readonly handlers: ClientHandlers;
@@ -30,9 +35,7 @@ export class OwnHandlers {
     this.#active.add(entry);
     const done = () => {
       this.#active.delete(entry);
-      entry.ended.abort(
-        new ClientError(LocalErrorCode.RequestCancelled, 'The call this request was asked during ended'),
-      );
+      entry.ended.abort(callEnded());
     };
     pending.then(done, done);
     return pending;

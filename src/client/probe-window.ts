@@ -50,11 +50,11 @@ export class ProbeWindow implements Transport {
     return this.#inner.sessionId;
   }
 
-  set onmessage(listener: ((message: unknown) => void) | undefined) {
+  set onmessage(listener: Transport['onmessage']) {
     this.#inner.onmessage = listener;
   }
 
-  get onmessage(): ((message: unknown) => void) | undefined {
+  get onmessage(): Transport['onmessage'] {
     return this.#inner.onmessage;
   }
 

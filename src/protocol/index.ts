@@ -30,7 +30,13 @@ export {
 } from './jsonrpc.js';
 export { serializeOnce, stringifyJson } from './json-text.js';
 export { MAX_VALUE_DEPTH, isNestedDeeper } from './json-depth.js';
-export type { MessageTooLargeDetails, OutputBacklog, Transport, SendOptions } from './transport.js';
+export type {
+  MessageExtra,
+  MessageTooLargeDetails,
+  OutputBacklog,
+  Transport,
+  SendOptions,
+} from './transport.js';
 export type { RequestOptions } from './engine/peer.js';
 export { CancellationSource, cancellationOf, signalOf, type Cancellation } from './engine/cancellation.js';
 export {

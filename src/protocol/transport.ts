@@ -11,6 +11,15 @@ export interface SendOptions {
   relatedRequestId?: RequestId;
 }
 
+/** What a transport knows of a message it received besides the message (HTTP: which stream brought it). */
+export interface MessageExtra {
+  /**
+   * The request of ours whose response stream carried it (a Streamable HTTP POST's SSE stream): a request
+   * or notification of the peer's that belongs to that request.
+   */
+  relatedRequestId?: RequestId;
+}
+
 /**
  * Output a transport holds for a reader that has not taken it yet (a stdio client not reading stdout), as
  * the transport counts it: bytes are characters of JSON text.
@@ -54,7 +63,7 @@ export interface Transport {
    * and the engine answers the first few (`MAX_PARSE_ERROR_ANSWERS`) with a parse error; the connection
    * lives on.
    */
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
   /**
    * What went wrong on the transport: bytes that are not JSON (above), a message over the size limit (a
    * `ToolwireError` `MESSAGE_TOO_LARGE` with {@link MessageTooLargeDetails}), a failed write, a lost peer.

@@ -38,6 +38,8 @@ export class BatchAnswers {
 export interface Waiting {
   readonly message: JsonRpcRequest;
   readonly batch: BatchAnswers | undefined;
+  /** The request of ours whose response stream brought it (`MessageExtra.relatedRequestId`). */
+  readonly related: RequestId | undefined;
   /**
    * Takes its answer once it started and was answered, or was refused (undefined: taken out of the line,
    * nothing to answer). A lone request's is the engine's own `respond`, called as a started request's
@@ -104,8 +106,9 @@ export class AnswerPacer {
     message: JsonRpcRequest,
     batch: BatchAnswers | undefined,
     resolve: (response: JsonRpcResponse | undefined) => void,
+    related?: RequestId,
   ): void {
-    const waiting: Waiting = { message, batch, resolve, gone: false };
+    const waiting: Waiting = { message, batch, related, resolve, gone: false };
     this.#line.push(waiting);
     this.#byId.set(message.id, waiting);
     if (!this.#holding) {

@@ -218,6 +218,7 @@ export class IncomingRequests<C = unknown> {
   admit(
     message: JsonRpcRequest,
     batch: BatchAnswers | undefined,
+    related?: RequestId,
   ): Promise<JsonRpcResponse | undefined> | undefined {
     const { id } = message;
     if (this.#draining || this.#inflight.size + (this.#pacing?.waiting ?? 0) >= this.#maxInflight) {
@@ -235,12 +236,12 @@ export class IncomingRequests<C = unknown> {
     if (refusal) return Promise.resolve(refusal);
     // Nothing runs or waits, and the reader keeps up: no pacing needed (the common case of one at a time).
     if (!this.#pacing && this.#inflight.size === 0 && !batch && !this.#transport?.backlog?.full) {
-      return this.#handleRequest(message);
+      return this.#handleRequest(message, related);
     }
-    if (this.#pacer.tryStart()) return this.#handleRequest(message);
+    if (this.#pacer.tryStart()) return this.#handleRequest(message, related);
     // A batch's answer joins the batch's; a lone request's goes out from the pacer's turn, as it is made.
-    if (batch) return new Promise((resolve) => this.#pacer.wait(message, batch, resolve));
-    this.#pacer.wait(message, undefined, this.respond);
+    if (batch) return new Promise((resolve) => this.#pacer.wait(message, batch, resolve, related));
+    this.#pacer.wait(message, undefined, this.respond, related);
     return undefined;
   }
 
@@ -251,7 +252,7 @@ export class IncomingRequests<C = unknown> {
       waiting.resolve(refusal);
       return false;
     }
-    void this.#handleRequest(waiting.message).then(waiting.resolve);
+    void this.#handleRequest(waiting.message, waiting.related).then(waiting.resolve);
     return true;
   }
 
@@ -273,12 +274,12 @@ export class IncomingRequests<C = unknown> {
    * Runs a request's handler; resolves with its response (undefined once cancelled). Not async: a
    * handler's result is taken as it comes, with no frame kept across an `await` (this is every request).
    */
-  #handleRequest(message: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+  #handleRequest(message: JsonRpcRequest, related?: RequestId): Promise<JsonRpcResponse | undefined> {
     const { id, method } = message;
     const params = message.params ?? {};
     // The request's context is its in-flight record (a class: accessors on literals are slow to create).
     const meta = isJsonObject(params._meta) ? params._meta : undefined;
-    const inflight = new Inflight<C>(id, method, meta, this.#connection);
+    const inflight = new Inflight<C>(id, method, meta, this.#connection, related);
     this.#inflight.set(id, inflight);
     let pending: Promise<object> | object;
     try {

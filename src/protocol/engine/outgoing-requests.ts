@@ -45,6 +45,8 @@ interface Pending {
   /** When it times out (Date.now() ms); Infinity for none. */
   deadline: number;
   cleanup: () => void;
+  /** Called once it settles (`onSettled`); most requests have none. */
+  settled?: Set<() => void>;
 }
 
 export type CancelSender = (id: RequestId, reason: string, method: string) => void;
@@ -193,6 +195,19 @@ export class OutgoingRequests {
     return true;
   }
 
+  /**
+   * Calls `listener` once request `id` settles, however it does; undefined (and no call) when it is not
+   * pending. Returns what stops listening.
+   */
+  onSettled(id: RequestId, listener: () => void): (() => void) | undefined {
+    const entry = this.#pending.get(id);
+    if (!entry) return undefined;
+    const listeners = (entry.settled ??= new Set());
+    const own = () => listener();
+    listeners.add(own);
+    return () => void listeners.delete(own);
+  }
+
   /** Settles a request with the response that arrived; returns false for an unknown id. */
   settle(response: JsonRpcResponse): boolean {
     const id = response.id;
@@ -259,6 +274,7 @@ export class OutgoingRequests {
       this.#timerRefed = false;
     }
     entry.cleanup();
+    if (entry.settled) for (const listener of entry.settled) listener();
     const { onProgress, progressUntil } = entry.options;
     if (onProgress && progressUntil) {
       this.#lingering.set(id, onProgress);

@@ -17,6 +17,7 @@ import {
   type JsonObject,
   type JsonRpcNotification,
   type JsonRpcResponse,
+  type RequestId,
 } from '../jsonrpc.js';
 import type { MessageTooLargeDetails, SendOptions, Transport } from '../transport.js';
 import { DeepJsonError, MAX_MESSAGE_DEPTH, isNestedDeeper } from '../json-depth.js';
@@ -93,6 +94,17 @@ export class Peer<C = unknown> {
     return !this.#incoming.idle || (this.#outgoingRequests?.size ?? 0) > 0;
   }
 
+  /**
+   * Calls `listener` once our request `id` settles (answered, failed, timed out, cancelled, or the
+   * connection closed), at once when it is not in flight; returns what stops listening.
+   */
+  whenSettled(id: RequestId, listener: () => void): () => void {
+    const stop = this.#outgoingRequests?.onSettled(id, listener);
+    if (stop) return stop;
+    listener();
+    return () => undefined;
+  }
+
   setRequestHandler(method: string, handler: RequestHandler<C>): void {
     this.#handlers.request(method, handler);
   }
@@ -106,7 +118,7 @@ export class Peer<C = unknown> {
       throw new ToolwireError(LocalErrorCode.AlreadyConnected, 'Peer is already connected');
     this.#transport = transport;
     this.#incoming.connected(transport);
-    transport.onmessage = (value) => this.#receive(value);
+    transport.onmessage = (value, extra) => this.#receive(value, extra?.relatedRequestId);
     transport.onerror = (error) => this.#transportError(error);
     transport.onclose = () => this.#handleClose();
     transport.onend = () => this.#ended();
@@ -276,16 +288,16 @@ export class Peer<C = unknown> {
     this.onerror?.(error);
   }
 
-  #receive(value: unknown): void {
+  #receive(value: unknown, related: RequestId | undefined): void {
     if (Array.isArray(value)) {
-      void this.#receiveBatch(value);
+      void this.#receiveBatch(value, related);
       return;
     }
-    const pending = this.#dispatch(value);
+    const pending = this.#dispatch(value, undefined, related);
     if (pending) void pending.then(this.#incoming.respond);
   }
 
-  async #receiveBatch(values: unknown[]): Promise<void> {
+  async #receiveBatch(values: unknown[], related: RequestId | undefined): Promise<void> {
     const reason =
       values.length === 0
         ? 'an empty batch'
@@ -309,13 +321,17 @@ export class Peer<C = unknown> {
     const held = (response: JsonRpcResponse | undefined): JsonRpcResponse | undefined =>
       incoming.holdAnswer(batch, response);
     const responses = await Promise.all(
-      values.map((value) => this.#dispatch(value, batch)?.then(held) ?? Promise.resolve(undefined)),
+      values.map((value) => this.#dispatch(value, batch, related)?.then(held) ?? Promise.resolve(undefined)),
     );
     incoming.answerBatch(batch, responses);
   }
 
   /** Handles one message; resolves with the response to send, if any. */
-  #dispatch(value: unknown, batch?: BatchAnswers): Promise<JsonRpcResponse | undefined> | undefined {
+  #dispatch(
+    value: unknown,
+    batch?: BatchAnswers,
+    related?: RequestId,
+  ): Promise<JsonRpcResponse | undefined> | undefined {
     const item = classify(value);
     // Nothing past here recurses into a message deeper than this (validation, digests, JSON.stringify).
     if (item.kind !== 'invalid' && isNestedDeeper(item.message, MAX_MESSAGE_DEPTH))
@@ -332,7 +348,7 @@ export class Peer<C = unknown> {
         this.#handleNotification(item.message);
         return undefined;
       case 'request':
-        return this.#incoming.admit(item.message, batch);
+        return this.#incoming.admit(item.message, batch, related);
       case 'invalid':
         return Promise.resolve(
           errorResponse(item.id ?? this.#options.unknownErrorId?.(this.#connection), {

@@ -20,6 +20,11 @@ export interface RequestContext<C = unknown> {
   /** The same cancellation as `signal`, followed without creating it (see `Cancellation`). */
   readonly cancellation: Cancellation;
   readonly meta: JsonObject | undefined;
+  /**
+   * The request of ours whose response stream brought this one (a Streamable HTTP POST's SSE stream): the
+   * peer's request belongs to it. Undefined where the transport cannot tell (stdio, the GET stream).
+   */
+  readonly relatedRequestId: RequestId | undefined;
 }
 
 /** A request handler: resolves with the request's result (any JSON object, typed per method by its caller). */
@@ -41,16 +46,24 @@ export class Inflight<C = unknown> implements RequestContext<C>, Cancellation {
   readonly connection: C;
   readonly method: string;
   readonly meta: JsonObject | undefined;
+  readonly relatedRequestId: RequestId | undefined;
   cancelled = false;
   #reason: ToolwireError | undefined;
   #controller: AbortController | undefined;
   #listeners: AbortListeners | undefined;
 
-  constructor(id: RequestId, method: string, meta: JsonObject | undefined, connection: C) {
+  constructor(
+    id: RequestId,
+    method: string,
+    meta: JsonObject | undefined,
+    connection: C,
+    relatedRequestId?: RequestId,
+  ) {
     this.id = id;
     this.connection = connection;
     this.method = method;
     this.meta = meta;
+    this.relatedRequestId = relatedRequestId;
   }
 
   get aborted(): boolean {

@@ -6,7 +6,7 @@
  */
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
-import type { SendOptions, Transport } from '../../protocol/transport.js';
+import type { MessageExtra, SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { failureStatus } from './http-failure.js';
 import { isStatelessRequest } from './stateless-http-requests.js';
@@ -62,7 +62,7 @@ class Undecided extends Error {
  * `kind` tells which transport was chosen. Messages sent while the decision is pending wait for it.
  */
 export class FallbackHttpClientTransport implements Transport {
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
@@ -220,8 +220,8 @@ export class FallbackHttpClientTransport implements Transport {
   #attach(inner: Transport): void {
     this.#inner = inner;
     this.#attached.add(inner);
-    inner.onmessage = (message) => {
-      if (this.#inner === inner) this.onmessage?.(message);
+    inner.onmessage = (message, extra) => {
+      if (this.#inner === inner) this.onmessage?.(message, extra);
     };
     inner.onerror = (error) => {
       if (this.#inner === inner) this.onerror?.(error);

@@ -20,8 +20,8 @@ export interface StreamHost {
   reconnect(stream: ResumableStream): Promise<Attempt>;
   /** The largest event read, in characters (`maxMessageSize`). */
   readonly maxMessageSize: number;
-  /** The data of one `message` event. */
-  deliver(data: string): void;
+  /** The data of one `message` event, and the stream it came on. */
+  deliver(data: string, stream: ResumableStream): void;
   /** An event passed `maxMessageSize` (it is skipped); returns whether to read on. */
   tooLarge(stream: ResumableStream): boolean;
   /** The stream cannot go on; answer what it owes. */
@@ -30,6 +30,8 @@ export interface StreamHost {
 
 export class ResumableStream {
   readonly kind: 'post' | 'get';
+  /** The requests the POST carried (none for the GET stream). */
+  readonly requestIds: readonly RequestId[];
   /** The requests whose responses this stream still owes (POST streams only). */
   readonly pending: Set<RequestId>;
   /** The `Last-Event-ID` to resume with. */
@@ -48,6 +50,7 @@ export class ResumableStream {
 
   constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
     this.kind = kind;
+    this.requestIds = requestIds;
     this.pending = new Set(requestIds);
     this.opened = kind === 'post';
     this.#host = host;
@@ -86,7 +89,7 @@ export class ResumableStream {
         if (event.tooLarge) return this.#host.tooLarge(this) && !this.#host.signal.aborted;
         if (event.type === 'message' && event.data !== '') {
           this.progressed = true;
-          this.#host.deliver(event.data);
+          this.#host.deliver(event.data, this);
         }
         return !this.#host.signal.aborted;
       });

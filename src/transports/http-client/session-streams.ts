@@ -40,8 +40,11 @@ export interface SessionStreamsHost {
   renew(ended: string): void;
   /** The server ended the session: report it and close (without a DELETE). */
   expire(what: string, response: Response, body: string): Error;
-  /** One message the server sent (to its transport's usual handling). */
-  deliver(message: unknown): void;
+  /**
+   * One message the server sent (to its transport's usual handling); `related`: the request whose POST
+   * stream brought it, when it was the POST's only one.
+   */
+  deliver(message: unknown, related?: RequestId): void;
   /** A message for the engine, as is. */
   answer(message: unknown): void;
   report(error: Error): void;
@@ -106,9 +109,16 @@ export class SessionStreams implements StreamHost {
     void this.listen();
   }
 
-  /** The data of one `message` event, or a JSON answer's body: one message or a batch. */
-  deliver(text: string): void {
-    for (const item of jsonMessages(text, (error) => this.#host.report(error))) this.#host.deliver(item);
+  /**
+   * The data of one `message` event (of `stream`), or a JSON answer's body: one message or a batch. What a
+   * POST's stream brings belongs to the request it carried (the spec: such messages SHOULD relate to it),
+   * when it carried one (a 2025-03-26 batch's stream names none).
+   */
+  deliver(text: string, stream?: ResumableStream): void {
+    const ids = stream?.kind === 'post' ? stream.requestIds : [];
+    const related = ids.length === 1 ? ids[0] : undefined;
+    for (const item of jsonMessages(text, (error) => this.#host.report(error)))
+      this.#host.deliver(item, related);
   }
 
   /**

@@ -19,7 +19,7 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
-import type { SendOptions, Transport } from '../../protocol/transport.js';
+import type { MessageExtra, SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
@@ -63,7 +63,7 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  *   being POSTed. Without an `initialize` there is no session, no GET stream and no DELETE.
  */
 export class StreamableHttpClientTransport implements Transport {
-  onmessage?: (message: unknown) => void;
+  onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
 
@@ -99,7 +99,7 @@ export class StreamableHttpClientTransport implements Transport {
         if (this.#endpoint.sessionId === ended) this.#newSession().catch(() => undefined);
       },
       expire: (what, response, body) => this.#expire(what, response, body),
-      deliver: (message) => this.#deliver(message),
+      deliver: (message, related) => this.#deliver(message, related),
       answer: (message) => this.onmessage?.(message),
       report: (error) => this.onerror?.(error),
     });
@@ -252,7 +252,8 @@ export class StreamableHttpClientTransport implements Transport {
     return error;
   }
 
-  #deliver(message: unknown): void {
+  /** One message for the engine; `related`: the request whose POST stream brought it. */
+  #deliver(message: unknown, related?: RequestId): void {
     if (this.#state !== 'open') return;
     if (isJsonObject(message) && ('result' in message || 'error' in message)) {
       const id = message.id as RequestId;
@@ -262,7 +263,7 @@ export class StreamableHttpClientTransport implements Transport {
         this.#endpoint.protocolVersion = result.protocolVersion;
       }
     }
-    this.onmessage?.(message);
+    this.onmessage?.(message, related === undefined ? undefined : { relatedRequestId: related });
   }
 
   /** A JSON answer's body, at most `maxMessageSize` bytes (else its request fails with MESSAGE_TOO_LARGE). */
