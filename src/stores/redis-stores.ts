@@ -21,8 +21,10 @@ import { RedisTaskStore, type RedisTaskStoreOptions } from './redis-task-store.j
 export interface RedisStoresOptions extends RedisStoreOptions {
   /**
    * With a URL: how long a command may wait for its reply, connected or not, before it fails with a
-   * `StoreError` (default 2000 ms). A client you pass keeps its own settings: give it a
-   * `commandTimeout` and a small `maxRetriesPerRequest` for the same bound.
+   * `StoreError` (default 2000 ms), and how long the connection may hear nothing with commands out before
+   * it is dropped and made again (what timed out is never sent again). A client you pass keeps its own
+   * settings: give it a `commandTimeout`, a small `maxRetriesPerRequest`, a `socketTimeout` and
+   * `autoResendUnfulfilledCommands: false` for the same bounds.
    */
   commandTimeoutMs?: number;
   sessions?: Omit<RedisSessionStoreOptions, 'prefix'>;
@@ -132,6 +134,14 @@ function connect(url: string, options: RedisStoresOptions): Redis {
     connectTimeout: timeout,
     // A command waits for one reconnection at most (and commandTimeout in any case), then fails.
     maxRetriesPerRequest: 1,
+    // A connection that has commands out and hears nothing for that long (Redis frozen: SIGSTOP, DEBUG
+    // SLEEP, a dead peer that keeps the socket open) is dropped and made again: the commands that timed out
+    // would otherwise stay queued, bytes and all, for as long as Redis is frozen (memory growing with the
+    // load), and the handshake of a reconnection to a frozen Redis would wait for ever.
+    socketTimeout: timeout,
+    // A command that timed out was given up on: it is not sent again after a reconnection (its write would
+    // land late, long after its caller was told it failed).
+    autoResendUnfulfilledCommands: false,
     // Reconnect for ever, at most a second apart: Redis coming back is noticed within a second.
     retryStrategy: (times) => Math.min(times * 100, 1000),
   });
