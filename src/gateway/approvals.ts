@@ -16,6 +16,7 @@
 import { LocalErrorCode } from '../index.js';
 import { MemoryApprovalStore, type ApprovalStore, type StoredApproval } from '../stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
+import type { ListedApproval } from '../stores/listed-approval.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
@@ -302,8 +303,11 @@ export class Approvals {
     return { approval, outcome };
   }
 
-  /** The approvals waiting for a decision (in every instance sharing the store), oldest first. */
-  pending(): Promise<PendingApproval[]> {
+  /**
+   * The approvals waiting for a decision (in every instance sharing the store), oldest first, as listed:
+   * without arguments longer than `LISTED_ARGUMENTS_BYTES` (`get(id)` has them).
+   */
+  pending(): Promise<ListedApproval[]> {
     return this.#store.pending();
   }
 

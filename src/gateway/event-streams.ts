@@ -21,10 +21,9 @@
  * @module
  */
 import { failure } from './api-json.js';
-import type { PendingApproval } from './approvals.js';
 import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
-import { listedApproval, streamedEvent } from './listed-approval.js';
+import { listedApproval, streamedEvent, type ListedApproval } from './listed-approval.js';
 
 /** How often an open stream gets a `ping` event (and its credentials are checked again). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -128,7 +127,7 @@ export class EventStreams {
       if (forward) forward(event);
       else if (early.length < MAX_QUEUED_EVENTS) early.push(event);
     });
-    let approvals: PendingApproval[];
+    let approvals: ListedApproval[];
     try {
       approvals = await this.#gateway.approvals.pending();
     } catch (error) {

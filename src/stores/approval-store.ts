@@ -8,6 +8,7 @@
  * @module
  */
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
+import { listedApproval, type ListedApproval } from './listed-approval.js';
 
 /** An approval as the store holds it: pending (no outcome) or settled. */
 export interface StoredApproval {
@@ -41,8 +42,12 @@ export interface ApprovalStore {
   create(approval: PendingApproval): Promise<void>;
   /** The approval, pending or settled (an unsettled one past its expiry reads as expired); undefined when unknown. */
   get(id: string): Promise<StoredApproval | undefined>;
-  /** The approvals waiting for a decision (not settled, not expired), oldest first. */
-  pending(): Promise<PendingApproval[]>;
+  /**
+   * The approvals waiting for a decision (not settled, not expired), oldest first, as listed: arguments
+   * whose JSON is longer than `LISTED_ARGUMENTS_BYTES` are left out (`argumentsOmitted`, `argumentsBytes`;
+   * `get(id)` has them), so that a listing costs little whatever the calls held.
+   */
+  pending(): Promise<ListedApproval[]>;
   /**
    * Settles a pending approval with `outcome`, atomically, unless it is settled already, expired (then it
    * is settled as expired at its `expiresAt`, and that is the answer), or `check.argumentsDigest` is given
@@ -103,11 +108,12 @@ export class MemoryApprovalStore implements ApprovalStore {
     return Promise.resolve(stored);
   }
 
-  pending(): Promise<PendingApproval[]> {
+  pending(): Promise<ListedApproval[]> {
     const now = this.#now();
-    const waiting: PendingApproval[] = [];
+    const waiting: ListedApproval[] = [];
     for (const entry of this.#entries.values()) {
-      if (!entry.outcome && now < entry.expiresAt) waiting.push(structuredClone(entry.approval));
+      if (!entry.outcome && now < entry.expiresAt)
+        waiting.push(structuredClone(listedApproval(entry.approval)));
     }
     return Promise.resolve(waiting);
   }

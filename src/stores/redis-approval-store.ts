@@ -2,7 +2,8 @@
  * Pending approvals in Redis, so that a call held on one gateway instance is decided through any other: a
  * hash per approval (`<prefix>gateway:approval:<id>`: the approval, its expiry, its outcome once settled),
  * dropped `keepSettledMs` after the approval expires, and an index of the pending ones
- * (`<prefix>gateway:approvals`, a sorted set by creation time, kept as long as its last approval). `settle`
+ * (`<prefix>gateway:approvals`, a sorted set by creation time, kept as long as its last approval); an
+ * approval with large arguments keeps its listed form too (`listed`, without them), which listings read. `settle`
  * is one Lua script: it settles a pending approval only, so of two decisions at once exactly one wins, and
  * in the same step publishes the settlement on `<prefix>gateway:approvals:settled`, which the instance
  * holding the call hears.
@@ -17,6 +18,7 @@ import {
   type StoredApproval,
 } from './approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
+import { listedApproval, type ListedApproval } from './listed-approval.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
 import { RedisScript } from './redis-script.js';
@@ -33,10 +35,12 @@ const NOW = `local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)`;
 
 // KEYS: the approval, the pending index. ARGV: the approval's JSON, expires-at (ms), created-at (ms),
-// keep-settled (ms), id, its arguments' digest, its outcome when it expires (JSON).
+// keep-settled (ms), id, its arguments' digest, its outcome when it expires (JSON), its JSON as listed
+// ('' when that is the approval's).
 const CREATE = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'approval', ARGV[1], 'expiresAt', ARGV[2], 'digest', ARGV[6], 'expired', ARGV[7])
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[1], 'listed', ARGV[8]) end
 redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[2]) + tonumber(ARGV[4]))
 redis.call('ZADD', KEYS[2], ARGV[3], ARGV[5])
 ${NOW}
@@ -63,14 +67,16 @@ redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`);
 
 // KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at. Returns the
-// JSON of each pending approval, oldest first; members of settled, expired or gone ones are removed.
+// JSON of each pending approval as listed (its arguments left out when large: never read here), oldest
+// first; members of settled, expired or gone ones are removed.
 const PENDING = new RedisScript(`
 ${NOW}
 local out = {}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
-  local f = redis.call('HMGET', ARGV[1] .. id, 'approval', 'expiresAt', 'outcome')
-  if (not f[1]) or f[3] or now >= tonumber(f[2]) then redis.call('ZREM', KEYS[1], id)
-  else out[#out + 1] = f[1] end
+  local key = ARGV[1] .. id
+  local f = redis.call('HMGET', key, 'expiresAt', 'outcome', 'listed')
+  if (not f[1]) or f[2] or now >= tonumber(f[1]) then redis.call('ZREM', KEYS[1], id)
+  else out[#out + 1] = f[3] or redis.call('HGET', key, 'approval') end
 end
 return out`);
 
@@ -100,6 +106,7 @@ export class RedisApprovalStore implements ApprovalStore {
       throw new TypeError(`approval ${approval.id}: createdAt and expiresAt must be dates`);
     }
     const expired: ApprovalOutcome = { decision: 'expired', decidedAt: approval.expiresAt };
+    const listed = listedApproval(approval);
     const created = await redisOperation(this.#client, NAME, 'create', () =>
       CREATE.run(
         this.#client,
@@ -112,6 +119,7 @@ export class RedisApprovalStore implements ApprovalStore {
           approval.id,
           approval.argumentsDigest,
           JSON.stringify(expired),
+          listed === approval ? '' : JSON.stringify(listed),
         ],
       ),
     );
@@ -135,14 +143,15 @@ export class RedisApprovalStore implements ApprovalStore {
     });
   }
 
-  pending(): Promise<PendingApproval[]> {
+  pending(): Promise<ListedApproval[]> {
     return redisOperation(this.#client, NAME, 'pending', async () => {
       const reply = await PENDING.run(
         this.#client,
         [this.#index()],
         [`${this.#prefix}approval:`, PENDING_BUDGET],
       );
-      return (reply as string[]).map((json) => JSON.parse(json) as PendingApproval);
+      // An approval stored by an earlier version has no listed form: it is listed here.
+      return (reply as string[]).map((json) => listedApproval(JSON.parse(json) as PendingApproval));
     });
   }
 

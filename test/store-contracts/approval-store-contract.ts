@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalStore, SettleResult } from '../../src/stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../../src/stores/gateway-records.js';
+import { LISTED_ARGUMENTS_BYTES } from '../../src/stores/listed-approval.js';
 import type { MakeStores } from './harness.js';
 
 export function describeApprovalStoreContract(name: string, make: MakeStores<ApprovalStore, void>): void {
@@ -61,6 +62,20 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       for (const result of results.filter((r) => r.status !== 'settled')) {
         expect(result).toMatchObject({ status: 'settled-before', outcome: winner });
       }
+    });
+
+    it('lists an approval whose arguments are large without them, and gives them whole by id', async () => {
+      const { a, b, clock } = await make();
+      const small = approval(clock.now(), 'small');
+      const large = { ...approval(clock.now() + 1, 'large'), arguments: { text: 'é'.repeat(10_000) } };
+      await a.create(small);
+      await a.create(large);
+      const { arguments: _omitted, ...rest } = large;
+      expect(await b.pending()).toEqual([
+        small,
+        { ...rest, argumentsOmitted: true, argumentsBytes: LISTED_ARGUMENTS_BYTES + 3_627 },
+      ]);
+      expect(await b.get('large')).toEqual({ approval: large });
     });
 
     it('refuses a decision for other arguments, and leaves the approval pending', async () => {
