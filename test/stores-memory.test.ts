@@ -169,6 +169,34 @@ describe('MemoryCallLogStore', () => {
     expect(await store.get(1)).toMatchObject({ hasResult: false, resultDropped: 'evicted' });
     expect(await store.get(3)).toMatchObject({ hasResult: true });
   });
+
+  it("drops the oldest finished calls' arguments past maxBytes once no result is left to drop", async () => {
+    const store = new MemoryCallLogStore({ maxBytes: 300 });
+    const args = { text: 'x'.repeat(120) };
+    const call = (id: number) => ({
+      id,
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: 'sha256:0',
+    });
+    for (const id of [1, 2, 3]) {
+      store.start(call(id), args, new Date().toISOString());
+      store.finish(id, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+    }
+    store.start(call(4), args, new Date().toISOString()); // running: kept whole
+    expect(await store.get(1)).toMatchObject({ arguments: {}, argumentsDropped: 'evicted' });
+    expect(await store.get(2)).toMatchObject({ arguments: {}, argumentsDropped: 'evicted' });
+    expect(await store.get(3)).toMatchObject({ arguments: args });
+    expect(await store.get(4)).toMatchObject({ arguments: args, state: 'running' });
+    expect((await store.list()).map((summary) => summary.argumentsDropped)).toEqual([
+      undefined,
+      undefined,
+      'evicted',
+      'evicted',
+    ]);
+  });
 });
 
 describe('MemoryGrantStore', () => {

@@ -106,6 +106,11 @@ export interface CallSummary {
   hasResult: boolean;
   /** Why there is no result: too large to keep, or dropped to make room for newer ones. */
   resultDropped?: 'too-large' | 'evicted';
+  /**
+   * The arguments were dropped to make room for newer calls (`arguments` is then `{}`): the memory store's
+   * `maxBytes`, once no older result is left to drop.
+   */
+  argumentsDropped?: 'evicted';
 }
 
 /** A call with its arguments and its result (or the error its caller got instead). */

@@ -73,6 +73,7 @@ function CallDetail({ id }: { id: number }) {
   return (
     <div class="call-detail">
       <h4>Arguments</h4>
+      {record.argumentsDropped && <p class="muted">The arguments were not kept (memory limit).</p>}
       <JsonTree value={record.arguments} label="arguments" open={3} />
       <details>
         <summary>Raw arguments</summary>
