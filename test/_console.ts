@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Client as SdkClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import {
   createGateway,
   serveGateway,
@@ -54,6 +54,50 @@ export interface ConsoleFixture {
   restart(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** What a console test file stands on: the browser and the gateway, once its `beforeAll` ran. */
+export interface ConsoleSuite {
+  readonly browser: Browser;
+  readonly fixture: ConsoleFixture;
+}
+
+/**
+ * For the test file that calls it: before its tests, a browser and a console gateway (`startConsoleGateway`)
+ * in front of the upstream `makeUpstream` builds, with `rules` (and `options`); after them, both closed.
+ */
+export function useConsoleGateway(
+  makeUpstream: () => Server,
+  rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
+  options: Pick<GatewayOptions, 'callLogGraceMs'> = {},
+): ConsoleSuite {
+  let browser: Browser | undefined;
+  let closeBrowser: (() => Promise<void>) | undefined;
+  let fixture: ConsoleFixture | undefined;
+  beforeAll(async () => {
+    const upstream = makeUpstream();
+    ({ browser, close: closeBrowser } = await launchBrowser());
+    fixture = await startConsoleGateway(upstream, rules, options);
+  });
+  afterAll(async () => {
+    await fixture?.close();
+    await closeBrowser?.();
+  });
+  const ready = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the console suite is not set up (beforeAll failed?)');
+    return value;
+  };
+  return {
+    get browser() {
+      return ready(browser);
+    },
+    get fixture() {
+      return ready(fixture);
+    },
+  };
+}
+
+/** The text of a call result's first block (undefined when it has none). */
+export const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
 
 /** A gateway in front of `upstream` (served over HTTP), with rules and the console (and `options`). */
 export async function startConsoleGateway(

@@ -6,8 +6,8 @@
 // model's next call, and a hidden tool leaves the model's tools/list with list_changed; the upstream's
 // status, revision and counts; the audit records.
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { afterAll, describe, expect, it } from 'vitest';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   Server,
@@ -19,28 +19,18 @@ import {
   text,
   toolError,
 } from '../src/server/index.js';
-import {
-  gate,
-  launchBrowser,
-  openConsole,
-  screenshot,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { gate, openConsole, screenshot, useConsoleGateway } from './_console.js';
 
 // A 1×1 PNG and a WAV header with no samples: real files of allowed types.
 const PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQAAAAA=';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
 /** The long task's steps: each waits for the test to open the next gate. */
 let steps: { open: () => void; promise: Promise<void> }[] = [];
 const aborted = gate<string>();
 
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'works', version: '2.0.0' }, { instructions: 'Tools for the tests.' });
   upstream.tool(
     'long_task',
@@ -88,21 +78,18 @@ beforeAll(async () => {
     },
     (args) => text(`wrote ${String((args as { text?: string }).text)}`),
   );
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'write_note', action: 'ask' }]);
-});
+  return upstream;
+}, [{ tool: 'write_note', action: 'ask' }]);
 
 afterAll(async () => {
   for (const step of steps) step.open();
-  await fixture?.close();
-  await closeBrowser?.();
 });
 
 describe('the Activity view', () => {
   it('moves the progress bar as the upstream reports progress, and Cancel stops the call', async () => {
     steps = [gate(), gate(), gate(), gate()];
-    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
-    const model = await fixture.model();
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__long_task', arguments: {} });
     const row = page.getByRole('listitem').filter({ hasText: 'up__long_task' });
     const bar = row.getByRole('progressbar');
@@ -126,8 +113,11 @@ describe('the Activity view', () => {
   });
 
   it("renders a result's text, image, audio, resource link, embedded resource and structuredContent, and marks isError", async () => {
-    const { page, errors } = await openConsole(browser, fixture, { view: 'activity', colorScheme: 'dark' });
-    const model = await fixture.model();
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, {
+      view: 'activity',
+      colorScheme: 'dark',
+    });
+    const model = await suite.fixture.model();
     await model.callTool({ name: 'up__media', arguments: {} });
     await model.callTool({ name: 'up__fails', arguments: {} });
     await page.getByRole('button', { name: /up__media/ }).click();
@@ -150,7 +140,7 @@ describe('the Activity view', () => {
   });
 
   it('filters by state, searches, and exports the calls shown as JSON lines', async () => {
-    const { page } = await openConsole(browser, fixture, { view: 'activity' });
+    const { page } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     await page
       .getByRole('button', { name: /up__fails/ })
       .first()
@@ -183,13 +173,13 @@ describe('the Activity view', () => {
 
 describe('the Tools and Upstreams views', () => {
   it("sets a tool's policy for the model's next call, and hides a tool from the model with list_changed", async () => {
-    const { page } = await openConsole(browser, fixture, { view: 'tools' });
+    const { page } = await openConsole(suite.browser, suite.fixture, { view: 'tools' });
     const card = page.getByRole('listitem').filter({ hasText: 'Write a note' });
     await card.getByText('rule 1 (*.write_note=ask)').waitFor();
     await screenshot(page, 'tools-light');
     await card.getByLabel('Policy').selectOption('allow');
     await card.getByText('set in the console by console').waitFor();
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const wrote = await model.callTool({ name: 'up__write_note', arguments: { text: 'hi' } });
     expect((wrote.content as { text: string }[])[0]!.text).toBe('wrote hi');
     const changed = new Promise<void>((resolve) =>
@@ -208,7 +198,7 @@ describe('the Tools and Upstreams views', () => {
   });
 
   it("shows each upstream's status, revision, server, counts, instructions and capabilities", async () => {
-    const { page } = await openConsole(browser, fixture, { view: 'upstreams' });
+    const { page } = await openConsole(suite.browser, suite.fixture, { view: 'upstreams' });
     const card = page.getByRole('listitem').filter({ hasText: 'connected' });
     await card.waitFor();
     const shown = await card.innerText();
@@ -222,7 +212,7 @@ describe('the Tools and Upstreams views', () => {
   });
 
   it('lists the audit records, newest first, with who decided and how calls ended', async () => {
-    const { page } = await openConsole(browser, fixture, { view: 'audit' });
+    const { page } = await openConsole(suite.browser, suite.fixture, { view: 'audit' });
     const rows = page.getByRole('table').getByRole('row');
     await rows.filter({ hasText: 'up.fails' }).first().waitFor();
     const texts = await rows.allInnerTexts();

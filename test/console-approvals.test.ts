@@ -2,22 +2,11 @@
 // destructive tool through the gateway, the console shows the pending approval with its arguments, and a
 // person's click decides what the model gets — approve, deny with a reason, no decision (expiry), approve
 // always, arguments too long to list loaded on request — while a second person's page sees the same decision, with who took it.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
-import {
-  launchBrowser,
-  openConsole,
-  screenshot,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { openConsole, screenshot, textOf, useConsoleGateway } from './_console.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   upstream.tool(
     'delete_file',
@@ -36,21 +25,13 @@ beforeAll(async () => {
     },
     (args) => text(`deleted ${String((args as { path: string }).path)}`),
   );
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
-
-const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
+  return upstream;
+}, [{ tool: 'delete_file', action: 'ask' }]);
 
 describe('the Approvals view', () => {
   it('shows a pending call with its arguments; Approve gives the model its result', async () => {
-    const { page, errors } = await openConsole(browser, fixture);
-    const model = await fixture.model();
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
     const call = model.callTool({
       name: 'up__delete_file',
       arguments: { path: 'notes/old.md', options: { force: true } },
@@ -76,8 +57,8 @@ describe('the Approvals view', () => {
   });
 
   it('shows characters that would reorder or hide an argument as their escapes', async () => {
-    const { page } = await openConsole(browser, fixture);
-    const model = await fixture.model();
+    const { page } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
     // Shown as is, the override would make the path read "evilhs.png".
     const path = 'evil\u202egnp.sh\u200b';
     const call = model.callTool({ name: 'up__delete_file', arguments: { path, ['\u2066key']: 1 } });
@@ -97,8 +78,8 @@ describe('the Approvals view', () => {
   });
 
   it('arguments too long to list come on request; Approve waits until they are shown', async () => {
-    const { page, errors } = await openConsole(browser, fixture);
-    const model = await fixture.model();
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
     const path = `long/${'p'.repeat(40_000)}.md`;
     const call = model.callTool({ name: 'up__delete_file', arguments: { path } });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
@@ -115,8 +96,8 @@ describe('the Approvals view', () => {
   });
 
   it('Deny with a reason gives the model an isError result that says it', async () => {
-    const { page } = await openConsole(browser, fixture, { colorScheme: 'dark' });
-    const model = await fixture.model();
+    const { page } = await openConsole(suite.browser, suite.fixture, { colorScheme: 'dark' });
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'keep.md' } });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await card.waitFor();
@@ -131,9 +112,9 @@ describe('the Approvals view', () => {
   });
 
   it('an approval no one decides expires: the model gets an isError result, the page says so', async () => {
-    const { page } = await openConsole(browser, fixture);
-    const model = await fixture.model();
-    fixture.gateway.approvals.timeoutMs = 1_500;
+    const { page } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    suite.fixture.gateway.approvals.timeoutMs = 1_500;
     try {
       const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'late.md' } });
       await page.getByRole('listitem').filter({ hasText: 'Delete a file' }).waitFor();
@@ -145,15 +126,15 @@ describe('the Approvals view', () => {
       await page.getByText('expired (no one decided in time)').waitFor();
       await page.getByText('Nothing waits for a decision.').waitFor();
     } finally {
-      fixture.gateway.approvals.timeoutMs = 120_000;
+      suite.fixture.gateway.approvals.timeoutMs = 120_000;
     }
     await page.context().close();
   });
 
   it('two people watch: a decision shows on both pages, with who took it; Approve always lets the next call through', async () => {
-    const alice = await openConsole(browser, fixture, { token: 'alice-token' });
-    const bob = await openConsole(browser, fixture, { token: 'bob-token' });
-    const model = await fixture.model();
+    const alice = await openConsole(suite.browser, suite.fixture, { token: 'alice-token' });
+    const bob = await openConsole(suite.browser, suite.fixture, { token: 'bob-token' });
+    const model = await suite.fixture.model();
     const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'a.md' } });
     const aliceCard = alice.page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await aliceCard.waitFor();
@@ -171,16 +152,16 @@ describe('the Approvals view', () => {
     expect(textOf(await model.callTool({ name: 'up__delete_file', arguments: { path: 'b.md' } }))).toBe(
       'deleted b.md',
     );
-    expect(await fixture.gateway.approvals.pending()).toEqual([]);
+    expect(await suite.fixture.gateway.approvals.pending()).toEqual([]);
     await alice.context.close();
     await bob.context.close();
   });
 
   it('reconnects after the gateway restarts (same API token: the session holds) and shows what waits then', async () => {
-    const { page } = await openConsole(browser, fixture);
-    await fixture.restart();
+    const { page } = await openConsole(suite.browser, suite.fixture);
+    await suite.fixture.restart();
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'after-restart.md' } });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await card.getByText('"after-restart.md"').waitFor();

@@ -2,16 +2,10 @@
 // anyOf, oneOf, $ref/$defs, enums, defaults and formats is filled in like a person would and the call
 // reaches the upstream with exactly those arguments; invalid input shows messages at the fields and sends
 // nothing.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Server, structured } from '../src/server/index.js';
-import {
-  launchBrowser,
-  openConsole,
-  screenshot,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { openConsole, screenshot, useConsoleGateway } from './_console.js';
 
 const SCHEMA = {
   type: 'object',
@@ -71,12 +65,9 @@ const SCHEMA = {
   required: ['name', 'email', 'home', 'contacts', 'payment'],
 } as const;
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
 const received: unknown[] = [];
 
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'people', version: '1.0.0' });
   upstream.tool(
     'register_person',
@@ -86,21 +77,18 @@ beforeAll(async () => {
       return structured({ registered: true });
     },
   );
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }]);
-});
+  return upstream;
+}, [{ tool: '*', action: 'allow' }]);
 
 beforeEach(() => {
   received.length = 0;
 });
 
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
-
 async function openForm(colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-  const { page } = await openConsole(browser, fixture, { view: 'try/up__register_person', colorScheme });
+  const { page } = await openConsole(suite.browser, suite.fixture, {
+    view: 'try/up__register_person',
+    colorScheme,
+  });
   await page.getByRole('form', { name: 'call up__register_person' }).waitFor();
   return page;
 }
@@ -128,7 +116,7 @@ describe('Try a tool', () => {
     expect(await home.getByText('must match the pattern ^[0-9]{5}$').count()).toBe(1);
     await screenshot(page, 'try-a-tool-light');
     expect(received).toEqual([]);
-    expect(await fixture.gateway.calls.list()).toEqual([]);
+    expect(await suite.fixture.gateway.calls.list()).toEqual([]);
     await page.context().close();
   });
 
@@ -189,7 +177,7 @@ describe('Try a tool', () => {
       },
     ]);
     // The call went through the gateway with the person as the caller.
-    expect((await fixture.gateway.calls.list())[0]?.call.caller.principal).toBe('console');
+    expect((await suite.fixture.gateway.calls.list())[0]?.call.caller.principal).toBe('console');
     await page.context().close();
   });
 

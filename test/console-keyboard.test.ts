@@ -1,24 +1,14 @@
 // The console with a keyboard only (issue 18): Tab and Shift+Tab reach every control the tests need — the
 // views' tabs, Approve, Approve always, Deny, Call, Cancel — each with its accessible name and a visible focus
 // ring, and Enter or Space does what a click does: the model gets its result, the call is cancelled.
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { Server } from '../src/server/index.js';
-import {
-  addDeleteFileTool,
-  gate,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { addDeleteFileTool, gate, openConsole, textOf, useConsoleGateway } from './_console.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
 const slowAborted = gate<string>();
 
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   // Registered first: the Try view opens on it.
   upstream.tool(
@@ -37,16 +27,8 @@ beforeAll(async () => {
       ),
   );
   addDeleteFileTool(upstream);
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
-
-const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
+  return upstream;
+}, [{ tool: 'delete_file', action: 'ask' }]);
 
 const isFocused = (target: Locator) => target.evaluate((element) => element === document.activeElement);
 
@@ -77,8 +59,8 @@ async function expectVisibleFocus(page: Page): Promise<void> {
 
 describe('the console by keyboard only', () => {
   it('Tab reaches the tabs and the answers of a pending approval; Enter on Approve gives the model its result', async () => {
-    const { page, errors } = await openConsole(browser, fixture);
-    const model = await fixture.model();
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'kbd.md' } });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await card.waitFor();
@@ -102,7 +84,7 @@ describe('the console by keyboard only', () => {
   });
 
   it('Enter on the "Try a tool" tab opens the view; Enter on Call runs the tool, Space on Cancel stops it', async () => {
-    const { page, errors } = await openConsole(browser, fixture);
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
     await focusByKeyboard(page, page.getByRole('link', { name: 'Try a tool' }));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Try a tool' }).waitFor();

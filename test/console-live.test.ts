@@ -12,40 +12,21 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { Server } from '../src/server/index.js';
-import {
-  addDeleteFileTool,
-  API_TOKEN,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { addDeleteFileTool, API_TOKEN, openConsole, textOf, useConsoleGateway } from './_console.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   addDeleteFileTool(upstream);
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
-
-const textOf = (result: unknown) => (result as { content: { text?: string }[] }).content[0]?.text;
+  return upstream;
+}, [{ tool: 'delete_file', action: 'ask' }]);
 
 /** Denies whatever waits, on the gateway (a test's leftovers). */
 async function denyAll(): Promise<void> {
-  for (const approval of await fixture.gateway.approvals.pending())
-    await fixture.gateway.approvals
+  for (const approval of await suite.fixture.gateway.approvals.pending())
+    await suite.fixture.gateway.approvals
       .decide(approval.id, { approve: false, decidedBy: 'test' })
       .catch(() => undefined);
 }
@@ -104,8 +85,8 @@ beforeEach(denyAll);
 
 describe('the live connection', () => {
   it('a dead link is noticed after 2.5 ping intervals of silence and the page reconnects; pings keep a live link', async () => {
-    const proxy = await link(fixture.origin);
-    const context = await browser.newContext();
+    const proxy = await link(suite.fixture.origin);
+    const context = await suite.browser.newContext();
     // Counts the pings the page's event stream hears (its listener runs before the console's own).
     await context.addInitScript(() => {
       const Original = EventSource;
@@ -119,7 +100,7 @@ describe('the live connection', () => {
     });
     const page = await context.newPage();
     await page.clock.install();
-    await page.goto(fixture.handle.consoleUrl()!.replace(fixture.origin, proxy.origin));
+    await page.goto(suite.fixture.handle.consoleUrl()!.replace(suite.fixture.origin, proxy.origin));
     await badge(page).filter({ hasText: 'live' }).waitFor();
     expect(proxy.state.streams).toBe(1);
 
@@ -133,9 +114,9 @@ describe('the live connection', () => {
 
     // The link dies silently; an approval comes meanwhile.
     proxy.state.dead = true;
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'while-dead.txt' } });
-    await expect.poll(async () => (await fixture.gateway.approvals.pending()).length).toBe(1);
+    await expect.poll(async () => (await suite.fixture.gateway.approvals.pending()).length).toBe(1);
     await page.clock.runFor(40_000);
     await badge(page).filter({ hasText: 'reconnecting…' }).waitFor();
 
@@ -152,11 +133,11 @@ describe('the live connection', () => {
   });
 
   it('a session ended in another tab sends this one back to the sign-in form on its next request', async () => {
-    const { context, page } = await openConsole(browser, fixture);
+    const { context, page } = await openConsole(suite.browser, suite.fixture);
     const other = await context.newPage();
-    await other.goto(`${fixture.origin}/console/#/approvals`);
+    await other.goto(`${suite.fixture.origin}/console/#/approvals`);
     await badge(other).filter({ hasText: 'live' }).waitFor();
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'signed-out.txt' } });
     const card = page.locator('li.approval');
     await card.waitFor();
@@ -175,7 +156,7 @@ describe('the live connection', () => {
     const held = new AbortController();
     const cookies = await Promise.all(
       Array.from({ length: 4 }, async () => {
-        const response = await fetch(`${fixture.handle.apiUrl}/session`, {
+        const response = await fetch(`${suite.fixture.handle.apiUrl}/session`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'x-toolwire-console': '1' },
           body: JSON.stringify({ token: API_TOKEN }),
@@ -187,17 +168,17 @@ describe('the live connection', () => {
     const streams = await Promise.all(
       cookies.flatMap((cookie) =>
         Array.from({ length: 4 }, () =>
-          fetch(`${fixture.handle.apiUrl}/events`, { headers: { cookie }, signal: held.signal }),
+          fetch(`${suite.fixture.handle.apiUrl}/events`, { headers: { cookie }, signal: held.signal }),
         ),
       ),
     );
     expect(streams.map((s) => s.status)).toEqual(Array(16).fill(200));
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'no-slot.txt' } });
-    await expect.poll(async () => (await fixture.gateway.approvals.pending()).length).toBe(1);
-    const context = await browser.newContext();
+    await expect.poll(async () => (await suite.fixture.gateway.approvals.pending()).length).toBe(1);
+    const context = await suite.browser.newContext();
     const page = await context.newPage();
-    await page.goto(fixture.handle.consoleUrl()!);
+    await page.goto(suite.fixture.handle.consoleUrl()!);
     await page
       .getByRole('alert')
       .getByText('Live updates unavailable (Too many event streams are open')
@@ -211,8 +192,8 @@ describe('the live connection', () => {
   });
 
   it('"Approve always" sends the duration picked and says how long it lasts; a settled approval (409) leaves the page', async () => {
-    const { context, page } = await openConsole(browser, fixture);
-    const model = await fixture.model();
+    const { context, page } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'always.txt' } });
     const card = page.locator('li.approval');
     await card.waitFor();
@@ -228,7 +209,7 @@ describe('the live connection', () => {
     );
 
     // Another caller (asked again). The gateway answers that the approval is settled: the card goes.
-    const other = await fixture.model();
+    const other = await suite.fixture.model();
     const second = other.callTool({ name: 'up__delete_file', arguments: { path: 'settled.txt' } });
     const settled = page.locator('li.approval').filter({ hasText: 'settled.txt' });
     await settled.waitFor();

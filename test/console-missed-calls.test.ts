@@ -2,42 +2,35 @@
 // (`callLogGraceMs: 0`) logs a call while a listener is there, none of the two calls made once it left, and
 // the next call once a console watches again. The console, listing #4 and #1, says between them that 2 calls
 // are not in the call log and points to the Audit; a filtered list says nothing of it.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
-import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+import { openConsole, useConsoleGateway } from './_console.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-
-beforeAll(async () => {
-  const upstream = new Server({ name: 'works', version: '2.0.0' });
-  upstream.tool('ping', { inputSchema: { type: 'object', properties: {} } }, () => text('pong'));
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [], { callLogGraceMs: 0 });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
+const suite = useConsoleGateway(
+  () => {
+    const upstream = new Server({ name: 'works', version: '2.0.0' });
+    upstream.tool('ping', { inputSchema: { type: 'object', properties: {} } }, () => text('pong'));
+    return upstream;
+  },
+  [],
+  { callLogGraceMs: 0 },
+);
 
 describe('the Activity view where calls were not logged', () => {
   it('says how many calls are missing between two listed, and points to the Audit', async () => {
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const ping = async () => {
       const result = await model.callTool({ name: 'up__ping', arguments: {} });
       expect(result.isError).toBeFalsy();
     };
     // A listener in this process: the call log records #1; gone (no grace), #2 and #3 are not recorded.
-    const stop = fixture.gateway.on(() => undefined);
+    const stop = suite.fixture.gateway.on(() => undefined);
     await ping();
     stop();
     await ping();
     await ping();
 
-    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     await ping(); // #4, watched by the console
     const list = page.getByRole('list', { name: 'calls' });
     await list.getByRole('button', { name: /#4 up__ping/ }).waitFor();

@@ -3,32 +3,16 @@
 // notification naming the tool; while the page is in view the card itself is the signal, so none shows. The
 // page's Notification is replaced (before the console's script runs) by one that records what it was asked to
 // show, with the browser's own permission behind it.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { Server } from '../src/server/index.js';
-import {
-  addDeleteFileTool,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { addDeleteFileTool, openConsole, useConsoleGateway } from './_console.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   addDeleteFileTool(upstream);
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }]);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
+  return upstream;
+}, [{ tool: 'delete_file', action: 'ask' }]);
 
 interface Shown {
   title: string;
@@ -65,14 +49,14 @@ const shown = (page: Page) => page.evaluate(() => (window as unknown as Instrume
 
 describe('browser notifications', () => {
   it('after "Notify me", an approval raised while the page is hidden shows a notification naming the tool', async () => {
-    const { context, page, errors } = await openConsole(browser, fixture);
-    await context.grantPermissions(['notifications'], { origin: fixture.origin });
+    const { context, page, errors } = await openConsole(suite.browser, suite.fixture);
+    await context.grantPermissions(['notifications'], { origin: suite.fixture.origin });
     await page.addInitScript(instrument);
     await page.reload();
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
     await page.getByRole('button', { name: 'Notify me' }).click();
     await page.getByRole('button', { name: 'Notifications on', pressed: true }).waitFor();
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
 
     // In view: the card shows, no notification.
     const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'seen.md' } });
@@ -89,7 +73,7 @@ describe('browser notifications', () => {
     const [notification] = await shown(page);
     expect(notification?.title).toBe('Approval needed');
     expect(notification?.body).toBe('up__delete_file (up)');
-    const [pending] = await fixture.gateway.approvals.pending();
+    const [pending] = await suite.fixture.gateway.approvals.pending();
     expect(notification?.tag).toBe(pending?.id);
     await page
       .getByRole('listitem')

@@ -3,25 +3,14 @@
 // refuses requests without credentials (401), from another origin (403) and cookie-authenticated changes
 // without the console's same-origin header (CSRF, 403); a watcher cannot decide; the page is served with
 // a strict CSP; the one-time login token leaves the address bar and cannot be used twice.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Server, structured, text } from '../src/server/index.js';
-import {
-  API_TOKEN,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  type ConsoleFixture,
-} from './_console.js';
+import { API_TOKEN, openConsole, useConsoleGateway } from './_console.js';
 
 const IMG = '<img src=x onerror="window.__pwned=1">';
 const SCRIPT = '<script>window.__pwned=2</script>';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-
-beforeAll(async () => {
+const suite = useConsoleGateway(() => {
   const upstream = new Server({ name: 'evil', version: '1.0.0' });
   upstream.tool(
     'evil',
@@ -32,31 +21,25 @@ beforeAll(async () => {
     },
     () => structured({ html: `${IMG}${SCRIPT}` }, text(`result ${IMG} ${SCRIPT}`)),
   );
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'evil', action: 'ask' }]);
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
+  return upstream;
+}, [{ tool: 'evil', action: 'ask' }]);
 
 describe('the console and untrusted content', () => {
   it('renders HTML and script from a tool description and a result as text, and runs none of it', async () => {
-    const { page, errors } = await openConsole(browser, fixture, { view: 'tools' });
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'tools' });
     const card = page.getByRole('listitem').filter({ hasText: 'Looks harmless.' });
     await card.waitFor();
     expect(await card.innerText()).toContain(`${IMG} ${SCRIPT}`);
     // An approval shows the description too; then the result in Activity.
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__evil', arguments: { note: IMG } });
-    await page.goto(`${fixture.origin}/console/#/approvals`);
+    await page.goto(`${suite.fixture.origin}/console/#/approvals`);
     const approval = page.getByRole('listitem').filter({ hasText: 'Looks harmless.' });
     await approval.waitFor();
     expect(await approval.innerText()).toContain(IMG);
     await approval.getByRole('button', { name: 'Approve', exact: true }).click();
     await call;
-    await page.goto(`${fixture.origin}/console/#/activity`);
+    await page.goto(`${suite.fixture.origin}/console/#/activity`);
     await page
       .getByRole('button', { name: /up__evil/ })
       .first()
@@ -64,7 +47,7 @@ describe('the console and untrusted content', () => {
     const result = page.getByTestId('result');
     await result.waitFor();
     expect(await result.innerText()).toContain(`result ${IMG} ${SCRIPT}`);
-    await page.goto(`${fixture.origin}/console/#/try/up__evil`);
+    await page.goto(`${suite.fixture.origin}/console/#/try/up__evil`);
     await page.getByText(`Looks harmless. ${IMG}`).waitFor();
     // Nothing ran, and no element came from the text.
     expect(await page.evaluate(() => (window as { __pwned?: unknown }).__pwned)).toBeUndefined();
@@ -74,7 +57,7 @@ describe('the console and untrusted content', () => {
   });
 
   it('serves the page with a strict Content-Security-Policy', async () => {
-    const response = await fetch(`${fixture.origin}/console/`);
+    const response = await fetch(`${suite.fixture.origin}/console/`);
     expect(response.status).toBe(200);
     const csp = response.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("script-src 'self'");
@@ -87,7 +70,7 @@ describe('the console and untrusted content', () => {
 });
 
 describe('the API behind the console', () => {
-  const api = (path: string, init: RequestInit = {}) => fetch(`${fixture.origin}/api${path}`, init);
+  const api = (path: string, init: RequestInit = {}) => fetch(`${suite.fixture.origin}/api${path}`, init);
 
   it('answers 401 without the cookie or a token, and 403 to a foreign Origin', async () => {
     expect((await api('/approvals')).status).toBe(401);
@@ -100,7 +83,7 @@ describe('the API behind the console', () => {
   });
 
   it('trades a one-time login token once, and refuses cookie changes without the same-origin header (CSRF)', async () => {
-    const token = new URL(fixture.handle.consoleUrl()!).hash.slice('#token='.length);
+    const token = new URL(suite.fixture.handle.consoleUrl()!).hash.slice('#token='.length);
     const signIn = () =>
       api('/session', {
         method: 'POST',
@@ -124,18 +107,18 @@ describe('the API behind the console', () => {
     expect((await change({})).status).toBe(403);
     expect((await change({ 'x-toolwire-console': '1', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await change({ 'x-toolwire-console': '1', origin: 'http://localhost:1' })).status).toBe(403);
-    expect((await change({ 'x-toolwire-console': '1', origin: fixture.origin })).status).toBe(200);
+    expect((await change({ 'x-toolwire-console': '1', origin: suite.fixture.origin })).status).toBe(200);
   });
 
   it('lets a watcher read but not decide', async () => {
-    const { page } = await openConsole(browser, fixture, { token: 'wendy-token' });
+    const { page } = await openConsole(suite.browser, suite.fixture, { token: 'wendy-token' });
     await page.getByText('wendy (watching)').waitFor();
-    const model = await fixture.model();
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__evil', arguments: {} });
     const card = page.getByRole('listitem').filter({ hasText: 'Looks harmless.' });
     await card.waitFor();
     expect(await card.getByRole('button', { name: 'Approve', exact: true }).count()).toBe(0);
-    const id = (await fixture.gateway.approvals.pending())[0]!.id;
+    const id = (await suite.fixture.gateway.approvals.pending())[0]!.id;
     const refused = await page.evaluate(async (approval) => {
       const response = await fetch(`/api/approvals/${approval}/approve`, {
         method: 'POST',
@@ -145,14 +128,14 @@ describe('the API behind the console', () => {
       return response.status;
     }, id);
     expect(refused).toBe(403);
-    await fixture.gateway.approvals.decide(id, { approve: false, decidedBy: 'test' });
+    await suite.fixture.gateway.approvals.decide(id, { approve: false, decidedBy: 'test' });
     expect((await call).isError).toBe(true);
     await page.context().close();
   });
 
   it('takes the login token out of the address bar', async () => {
-    const { page } = await openConsole(browser, fixture);
-    expect(page.url()).toBe(`${fixture.origin}/console/#/approvals`);
+    const { page } = await openConsole(suite.browser, suite.fixture);
+    expect(page.url()).toBe(`${suite.fixture.origin}/console/#/approvals`);
     await page.context().close();
   });
 });
