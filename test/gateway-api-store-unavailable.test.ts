@@ -1,7 +1,7 @@
 // The decision API's 503 when its shared store (a real Redis, stopped here) fails: the caller is told which
 // store and operation failed and when to try again, never why (Redis's reply, where Redis is); the whole
 // error goes to the gateway's log — a real `toolwire gateway --redis` process's stderr — or, in code, to the
-// downstream server's `onError`, as the MCP endpoint's 503 does. The same for a model's call that needs
+// downstream server's `onError`, as the MCP endpoint's 503 does (whose whole error the command logs too). The same for a model's call that needs
 // approval then: its isError result names the store, not where Redis is.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../src/client/index.js';
@@ -83,6 +83,31 @@ describe("the decision API's 503 when Redis is out of reach", () => {
       store: 'Redis approval store',
       message: expect.not.stringContaining(String(redis.port)) as unknown,
     });
+  });
+
+  it("logs the whole error behind the MCP endpoint's 503 on the gateway command's stderr too", async () => {
+    const response = await fetch(command.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-06-18',
+          capabilities: {},
+          clientInfo: { name: 'model', version: '1.0.0' },
+        },
+      }),
+    });
+    expect(response.status).toBe(503);
+    expect(await response.text()).not.toContain(String(redis.port));
+    const [line] = await waitForLine(
+      () => command.stderr(),
+      /toolwire gateway: error: StoreError: Redis session store: [^\n]+/,
+      command.child,
+    );
+    expect(line).toContain(`127.0.0.1:${redis.port}`);
   });
 
   it("tells the downstream server's onError the whole error, in code", async () => {

@@ -73,6 +73,26 @@ describe('a hostile upstream behind the gateway, a host that does not read', () 
     expect(wire.stderr).toMatch(/toolwire gateway: \d+ log lines dropped: stderr was not read/);
   });
 
+  it("escapes an upstream's log message on its stderr: no control character, forged line or bidi override", async () => {
+    await using wire = await hostileGateway();
+    // The upstream sends it once both calls are in flight: no single caller to relay it to; the gateway logs it.
+    for (const id of [1, 2]) {
+      wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'h__escapes', arguments: {} } });
+    }
+    for (const id of [1, 2]) {
+      expect((await collect(wire, id)).answer.result?.content?.[0]?.text).toBe('after the escapes');
+    }
+    for (let i = 0; i < 200 && !wire.stderr.includes('red'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const line = wire.stderr.split('\n').find((text) => text.includes('red'));
+    expect(line).toBe(
+      'toolwire gateway: [h] info: \\u001b[2J\\u001b[31mred\\u000atoolwire gateway: forged\\u202eevil',
+    );
+    expect(wire.stderr).not.toMatch(/^toolwire gateway: forged/m);
+    for (const raw of ['\u001b', '\u202e']) expect(wire.stderr).not.toContain(raw);
+  });
+
   it('fails a call whose upstream answer is over the message limit at once, and goes on', async () => {
     await using wire = await hostileGateway();
     const started = performance.now();

@@ -102,6 +102,9 @@ export class Gateway {
     this.server = new Server(info, {
       toolTimeout: false,
       listChangedDebounceMs: 20,
+      // Errors no caller is told the whole of (a store's failure behind a 503, a transport's): a line of the
+      // gateway's log unless the caller takes them.
+      onError: (error) => this.#line(`error: ${error.name}: ${error.message}`),
       ...options.server,
     });
     const elicitations = new ElicitationRoutes();
@@ -332,11 +335,12 @@ export class Gateway {
 
   /**
    * An error whose whole a caller is not told (a shared store's failure the decision API answered with 503,
-   * or a call could not be held for approval by, naming only the store and the operation): to the downstream server's `onError` when it has one, as the
-   * MCP endpoint does, else a line of the gateway's log (`onLog`, else stderr).
+   * or a call could not be held for approval by, naming only the store and the operation): to the `onError`
+   * of the options' `server` when they have one, as the MCP endpoint does, else a line of the gateway's log
+   * (`onLog`, else stderr) saying where it happened — where the MCP endpoint's go too.
    */
   reportError(error: Error, context: string): void {
-    const onError = this.server.options.onError;
+    const onError = this.#options.server?.onError;
     if (onError) onError(error);
     else this.#line(`${context}: ${error.name}: ${error.message}`);
   }
@@ -349,9 +353,11 @@ export class Gateway {
   }
 
   /**
-   * A line of the gateway's log: to `onLog`, else to stderr — where lines are dropped (and then counted in
-   * one line) while 1 MiB waits unwritten: a host that does not read the gateway's stderr, and an upstream
-   * that floods log messages, would otherwise grow the gateway's memory without bound.
+   * A line of the gateway's log: to `onLog` as it is, else to stderr. There, what a terminal would act on is
+   * escaped (control characters, a newline that would start a forged line, bidi overrides: an upstream's log
+   * message and an error's text are its peers' words), and lines are dropped (then counted in one line) while
+   * 1 MiB waits unwritten: a host that does not read the gateway's stderr, and an upstream that floods log
+   * messages, would otherwise grow the gateway's memory without bound.
    */
   #line(line: string): void {
     if (this.#options.onLog) return this.#options.onLog(line);
@@ -362,7 +368,7 @@ export class Gateway {
       return;
     }
     this.#toldDropped();
-    stderr.write(`toolwire gateway: ${line}\n`);
+    stderr.write(`toolwire gateway: ${printable(line)}\n`);
   }
 
   readonly #toldDropped = (): void => {
@@ -377,6 +383,15 @@ export class Gateway {
       config.toolNames ?? GATEWAY_DEFAULTS.toolNames,
     );
   }
+}
+
+/** Control characters (C0, DEL, C1) and bidi controls: what an upstream could steer a terminal with. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `line` with each character of UNPRINTABLE as its `\uXXXX` escape (linear time). */
+function printable(line: string): string {
+  return line.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A gateway for `config` (checked now: an invalid one throws GatewayError INVALID_CONFIG). Call `start()`. */
