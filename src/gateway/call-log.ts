@@ -7,7 +7,8 @@
  * watching for longer (or ever), the relay skips this, and costs nothing more per call: those calls are in
  * the audit log only. The calls are kept in a `CallLogStore`: in memory by default (bounded: the latest 500
  * calls, the oldest finished going first, and 32 MiB of arguments and results, the oldest results going
- * first), or in Redis, where every instance lists and reads every instance's calls.
+ * first; one call's arguments and result up to 256 KiB each), or in Redis, where every instance lists and
+ * reads every instance's calls (with the same caps).
  *
  * A running call can be cancelled from here: on the instance running it, its cancellation fires, which the relay
  * turns into a cancellation upstream; on another instance sharing the stores, the cancellation is

@@ -12,7 +12,18 @@
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import {
+  boundedError,
+  DEFAULT_CALL_LOG_MAX_ARGUMENTS_BYTES,
+  DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+  jsonWithin,
+} from './call-log-bounds.js';
 import type { CallEnd, CallInfo, CallRecord, CallSummary } from './gateway-records.js';
+
+export {
+  DEFAULT_CALL_LOG_MAX_ARGUMENTS_BYTES,
+  DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+} from './call-log-bounds.js';
 
 /** The latest progress of a call, as the upstream reported it. */
 export type CallProgress = NonNullable<CallSummary['progress']>;
@@ -42,8 +53,16 @@ export interface CallLogStore {
 export interface CallLogStoreOptions {
   /** Calls kept (default 500): the oldest finished ones go first, a running one is never dropped. */
   maxCalls?: number;
-  /** One result's JSON kept at most, in bytes (default 4 MiB; a larger one: `resultDropped: 'too-large'`). */
+  /**
+   * One call's result kept at most, in UTF-8 bytes of JSON (default 256 KiB; a larger one:
+   * `resultDropped: 'too-large'`); an error longer than this is cut to it.
+   */
   maxResultBytes?: number;
+  /**
+   * One call's arguments kept at most, in UTF-8 bytes of JSON (default 256 KiB; larger ones are not kept:
+   * `arguments` is `{}`, `argumentsDropped: 'too-large'`).
+   */
+  maxArgumentsBytes?: number;
 }
 
 export interface MemoryCallLogStoreOptions extends CallLogStoreOptions {
@@ -62,7 +81,6 @@ export const CALL_IDS_PER_INSTANCE = 2 ** 32;
 export function lostCallError(instance: number): string {
   return `The gateway instance running the call (instance ${instance}) stopped before the call ended.`;
 }
-export const DEFAULT_CALL_LOG_MAX_RESULT_BYTES = 4 * 1024 * 1024;
 const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
 
 interface Entry {
@@ -77,6 +95,7 @@ export class MemoryCallLogStore implements CallLogStore {
   readonly #maxCalls: number;
   readonly #maxBytes: number;
   readonly #maxResultBytes: number;
+  readonly #maxArgumentsBytes: number;
   #bytes = 0;
 
   constructor(options: MemoryCallLogStoreOptions = {}) {
@@ -86,11 +105,20 @@ export class MemoryCallLogStore implements CallLogStore {
       options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
       this.#maxBytes,
     );
+    this.#maxArgumentsBytes = Math.min(
+      options.maxArgumentsBytes ?? DEFAULT_CALL_LOG_MAX_ARGUMENTS_BYTES,
+      this.#maxBytes,
+    );
   }
 
   start(call: CallInfo, args: JsonObject, startedAt: string): void {
     const record: CallRecord = { call, startedAt, state: 'running', hasResult: false, arguments: args };
-    const bytes = JSON.stringify(args).length;
+    const json = jsonWithin(args, this.#maxArgumentsBytes);
+    if (json === undefined) {
+      record.arguments = {};
+      record.argumentsDropped = 'too-large';
+    }
+    const bytes = json?.length ?? 0;
     this.#entries.set(call.id, { record, bytes, resultBytes: 0 });
     this.#bytes += bytes;
     this.#trim();
@@ -105,10 +133,11 @@ export class MemoryCallLogStore implements CallLogStore {
     const entry = this.#entries.get(id);
     if (!entry) return;
     const { result, ...rest } = end;
+    if (rest.error !== undefined) rest.error = boundedError(rest.error, this.#maxResultBytes);
     Object.assign(entry.record, rest, { state: 'finished' });
     if (result !== undefined) {
-      const bytes = JSON.stringify(result).length;
-      if (bytes > this.#maxResultBytes) entry.record.resultDropped = 'too-large';
+      const bytes = jsonWithin(result, this.#maxResultBytes)?.length;
+      if (bytes === undefined) entry.record.resultDropped = 'too-large';
       else {
         entry.record.result = result;
         entry.record.hasResult = true;

@@ -107,10 +107,10 @@ export interface CallSummary {
   /** Why there is no result: too large to keep, or dropped to make room for newer ones. */
   resultDropped?: 'too-large' | 'evicted';
   /**
-   * The arguments were dropped to make room for newer calls (`arguments` is then `{}`): the memory store's
-   * `maxBytes`, once no older result is left to drop.
+   * Why the arguments are not kept (`arguments` is then `{}`): larger than the store's `maxArgumentsBytes`,
+   * or dropped to make room for newer calls (the memory store's `maxBytes`, once no older result is left).
    */
-  argumentsDropped?: 'evicted';
+  argumentsDropped?: 'too-large' | 'evicted';
 }
 
 /** A call with its arguments and its result (or the error its caller got instead). */

@@ -2,7 +2,9 @@
  * A gateway's call log in Redis, shared by every instance: a hash per call (`<prefix>gateway:call:<id>`:
  * its summary, arguments, result or error, all JSON, and whether it runs) and an index of the latest calls
  * (`<prefix>gateway:calls`, a sorted set by start time) capped at `maxCalls`: past it the oldest finished
- * calls go, hash and all. Every key expires `ttlMs` after the last write to it.
+ * calls go, hash and all. Every key expires `ttlMs` after the last write to it. A call's arguments and result
+ * are kept up to `maxArgumentsBytes` and `maxResultBytes` each (256 KiB by default; larger, the summary says
+ * `'too-large'`), so the call log holds at most `maxCalls` × both (250 MiB by default) beside its summaries.
  *
  * Writes are the hot path of every call, so they are batched: the calls that start or end within
  * `writeDelayMs` are written together in one script call (one round trip; a call that starts and ends
@@ -21,8 +23,13 @@
 import type { Redis } from 'ioredis';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
-  DEFAULT_CALL_LOG_MAX_CALLS,
+  boundedError,
+  DEFAULT_CALL_LOG_MAX_ARGUMENTS_BYTES,
   DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
+  jsonWithin,
+} from './call-log-bounds.js';
+import {
+  DEFAULT_CALL_LOG_MAX_CALLS,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
@@ -70,6 +77,7 @@ export class RedisCallLogStore implements CallLogStore {
   readonly #prefix: string;
   readonly #maxCalls: number;
   readonly #maxResultBytes: number;
+  readonly #maxArgumentsBytes: number;
   readonly #ttlMs: number;
   readonly #writeMs: number;
   readonly #progressMs: number;
@@ -95,6 +103,10 @@ export class RedisCallLogStore implements CallLogStore {
       options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
       'maxResultBytes',
     );
+    this.#maxArgumentsBytes = positiveOption(
+      options.maxArgumentsBytes ?? DEFAULT_CALL_LOG_MAX_ARGUMENTS_BYTES,
+      'maxArgumentsBytes',
+    );
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_CALL_LOG_TTL_MS, 'ttlMs');
     this.#writeMs = positiveOption(options.writeDelayMs ?? 20, 'writeDelayMs');
     this.#progressMs = positiveOption(options.progressWriteMs ?? 200, 'progressWriteMs');
@@ -106,9 +118,11 @@ export class RedisCallLogStore implements CallLogStore {
     const summary: CallSummary = { call, startedAt, state: 'running', hasResult: false };
     this.#running.set(call.id, summary);
     const score = performance.timeOrigin + performance.now();
-    const json = JSON.stringify(args);
+    // Too large: not written (read as `{}`), the summary says why.
+    const json = jsonWithin(args, this.#maxArgumentsBytes);
+    if (json === undefined) summary.argumentsDropped = 'too-large';
     this.#pending.set(call.id, { summary, start: true, score, arguments: json });
-    this.#pendingBytes += json.length;
+    this.#pendingBytes += json?.length ?? 0;
     this.#schedule(this.#writeMs);
   }
 
@@ -130,15 +144,15 @@ export class RedisCallLogStore implements CallLogStore {
     let pending = this.#pending.get(id);
     if (!pending) this.#pending.set(id, (pending = { summary, start: false }));
     if (result !== undefined) {
-      const json = JSON.stringify(result);
-      if (json.length > this.#maxResultBytes) summary.resultDropped = 'too-large';
+      const json = jsonWithin(result, this.#maxResultBytes);
+      if (json === undefined) summary.resultDropped = 'too-large';
       else {
         summary.hasResult = true;
         pending.result = json;
         this.#pendingBytes += json.length;
       }
     }
-    if (error !== undefined) pending.error = JSON.stringify(error);
+    if (error !== undefined) pending.error = JSON.stringify(boundedError(error, this.#maxResultBytes));
     this.#schedule(this.#writeMs);
   }
 

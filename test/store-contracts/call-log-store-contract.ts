@@ -142,6 +142,42 @@ export function describeCallLogStoreContract(
       expect(record).not.toHaveProperty('result');
     });
 
+    it('keeps no arguments larger than maxArgumentsBytes (UTF-8 bytes of JSON), and says so, listed too', async () => {
+      const { a, b } = await make({ maxArgumentsBytes: 200 });
+      a.start(info(1), { text: 'ü'.repeat(150) }, startedAt); // 163 characters of JSON, 313 bytes
+      a.start(info(2), { text: 'u'.repeat(150) }, startedAt);
+      a.finish(1, { ...ok, result: result('fine') });
+      await a.flushed();
+      expect(await b.get(1)).toMatchObject({
+        state: 'finished',
+        arguments: {},
+        argumentsDropped: 'too-large',
+        hasResult: true,
+        result: result('fine'),
+      });
+      expect(await b.get(2)).toMatchObject({ arguments: { text: 'u'.repeat(150) } });
+      expect(await b.get(2)).not.toHaveProperty('argumentsDropped');
+      const listed = await b.list();
+      expect(listed.map((summary) => summary.argumentsDropped)).toEqual([undefined, 'too-large']);
+    });
+
+    it('counts a result in UTF-8 bytes, and cuts an error longer than maxResultBytes', async () => {
+      const { a, b } = await make({ maxResultBytes: 200 });
+      a.start(info(1), {}, startedAt);
+      a.finish(1, { ...ok, result: result('ü'.repeat(120)) }); // under 200 characters, over 200 bytes
+      a.start(info(2), {}, startedAt);
+      a.finish(2, { ...ok, outcome: 'error', error: `failed: ${'ü'.repeat(400)}` });
+      a.start(info(3), {}, startedAt);
+      a.finish(3, { ...ok, outcome: 'error', error: 'short' });
+      await a.flushed();
+      expect(await b.get(1)).toMatchObject({ hasResult: false, resultDropped: 'too-large' });
+      const { error } = (await b.get(2))!;
+      expect(error).toMatch(/^failed: ü+ … \(cut\)$/);
+      expect(Buffer.byteLength(JSON.stringify(error))).toBeLessThanOrEqual(200);
+      expect(Buffer.byteLength(JSON.stringify(error))).toBeGreaterThan(100);
+      expect(await b.get(3)).toMatchObject({ error: 'short' });
+    });
+
     it('ignores the progress and end of a call it does not keep', async () => {
       const { a, b } = await make();
       a.progress(7, { progress: 1 });

@@ -73,7 +73,12 @@ function CallDetail({ id }: { id: number }) {
   return (
     <div class="call-detail">
       <h4>Arguments</h4>
-      {record.argumentsDropped && <p class="muted">The arguments were not kept (memory limit).</p>}
+      {record.argumentsDropped && (
+        <p class="muted">
+          The arguments were not kept (
+          {record.argumentsDropped === 'too-large' ? 'too large' : 'memory limit'}).
+        </p>
+      )}
       <JsonTree value={record.arguments} label="arguments" open={3} />
       <details>
         <summary>Raw arguments</summary>
