@@ -96,6 +96,40 @@ describeMessageBusContract('redis', () =>
   pair((client, prefix) => new RedisMessageBus(client, { prefix, subscriber: subscriberOf(client) })),
 );
 
+describe('RedisApprovalStore', () => {
+  it('lists at most maxListed pending approvals, the oldest, and says how many wait in all', async () => {
+    const prefix = `listed${++tests}:`;
+    const store = new RedisApprovalStore(one.client, {
+      prefix,
+      subscriber: subscriberOf(one.client),
+      maxListed: 3,
+    });
+    const now = Date.now();
+    for (let i = 0; i < 5; i++) {
+      await store.create({
+        id: `a${i}`,
+        createdAt: new Date(now + i).toISOString(),
+        expiresAt: new Date(now + 60_000).toISOString(),
+        caller: {},
+        upstream: 'files',
+        tool: 'write',
+        exposedName: 'files__write',
+        arguments: { i },
+        argumentsDigest: `sha256:${i}`,
+        reason: 'asks',
+      });
+    }
+    const first = await store.listPending();
+    expect(first.approvals.map((approval) => approval.id)).toEqual(['a0', 'a1', 'a2']);
+    expect(first.total).toBe(5);
+    expect((await store.pending()).map((approval) => approval.id)).toEqual(['a0', 'a1', 'a2']);
+    await store.settle('a0', { decision: 'denied', decidedBy: 'test', decidedAt: new Date().toISOString() });
+    const second = await store.listPending();
+    expect(second.approvals.map((approval) => approval.id)).toEqual(['a1', 'a2', 'a3']);
+    expect(second.total).toBe(4);
+  });
+});
+
 describe('RedisGrantStore', () => {
   it('keeps a grant with an end until that end, past how long a grant without one lasts', async () => {
     const prefix = `grants${++tests}:`;

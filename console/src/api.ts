@@ -4,6 +4,7 @@
 import type { CallToolResult, ReadResourceResult } from 'toolwire';
 import type {
   ApprovalOutcome,
+  ApprovalsListing,
   CallRecord,
   CallSummary,
   ExposedToolView,
@@ -17,6 +18,7 @@ import type {
 
 export type {
   ApprovalOutcome,
+  ApprovalsListing,
   CallRecord,
   CallSummary,
   ExposedToolView,
@@ -112,7 +114,7 @@ export const api = {
       ...(always ? { always: true } : {}),
       ...(always && alwaysForMs !== undefined ? { alwaysForMs } : {}),
     }),
-  approvals: () => request<{ approvals: ListedApproval[] }>('/approvals'),
+  approvals: () => request<ApprovalsListing>('/approvals'),
   deny: (id: string, reason: string) =>
     request<{ outcome: ApprovalOutcome }>(
       `/approvals/${path(id)}/deny`,

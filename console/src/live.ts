@@ -15,6 +15,7 @@ import {
   ApiError,
   onUnauthorized,
   type ApprovalOutcome,
+  type ApprovalsListing,
   type CallSummary,
   type ExposedToolView,
   type GatewayAuditRecord,
@@ -33,6 +34,8 @@ export interface LiveState {
   session: Session | null | undefined;
   connection: 'connecting' | 'live' | 'offline';
   approvals: ListedApproval[];
+  /** Pending approvals the gateway's listing left out (it lists at most so many: its Redis budget). */
+  unlistedApprovals: number;
   /** The latest settled approvals, newest first. */
   decided: Decided[];
   upstreams: UpstreamView[];
@@ -65,6 +68,7 @@ export class Live {
     session: undefined,
     connection: 'connecting',
     approvals: [],
+    unlistedApprovals: 0,
     decided: [],
     upstreams: [],
     tools: [],
@@ -194,9 +198,9 @@ export class Live {
       // unreachable: the message above
     }
     try {
-      const { approvals } = await api.approvals();
+      const listing = await api.approvals();
       if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
-      this.set({ approvals, streamProblem: why });
+      this.set({ ...listed(listing), streamProblem: why });
     } catch {
       // a 401 went to the sign-in form; otherwise the next try
     }
@@ -237,10 +241,10 @@ export class Live {
     source.addEventListener('ping', () => {
       if (this.#source === source) this.#heard();
     });
-    on('snapshot', (data: { approvals: ListedApproval[]; upstreams: UpstreamView[] }) => {
+    on('snapshot', (data: ApprovalsListing & { upstreams: UpstreamView[] }) => {
       this.set({
         connection: 'live',
-        approvals: data.approvals,
+        ...listed(data),
         upstreams: data.upstreams,
         streamProblem: undefined,
       });
@@ -252,8 +256,12 @@ export class Live {
       for (const listener of this.#pendingListeners) listener(approval);
     });
     on('approval.decided', (decided: Decided) => {
+      const { approvals, unlistedApprovals } = this.state;
+      const listedOne = approvals.some((a) => a.id === decided.approval.id);
       this.set({
-        approvals: this.state.approvals.filter((a) => a.id !== decided.approval.id),
+        approvals: approvals.filter((a) => a.id !== decided.approval.id),
+        // One the listing left out: one fewer unlisted.
+        unlistedApprovals: listedOne ? unlistedApprovals : Math.max(0, unlistedApprovals - 1),
         decided: [decided, ...this.state.decided].slice(0, KEPT.decided),
       });
     });
@@ -352,4 +360,9 @@ export function useNow(ms = 1000): number {
     return () => clearInterval(timer);
   }, [ms]);
   return now;
+}
+
+/** The approvals of a listing, and how many it left out. */
+function listed({ approvals, total }: ApprovalsListing): Pick<LiveState, 'approvals' | 'unlistedApprovals'> {
+  return { approvals, unlistedApprovals: Math.max(0, total - approvals.length) };
 }

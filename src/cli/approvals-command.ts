@@ -27,6 +27,7 @@ export const APPROVALS_HELP = `Usage: toolwire approvals list [--gateway URL] [-
 The calls a toolwire gateway holds for approval, and the decisions: approve once, approve always
 (this tool for this caller, until the gateway restarts or for --for MS, at most 365 days), or deny
 (the model reads --reason). An approval is used once; one already decided or expired is refused.
+list shows the oldest first; a gateway that lists only so many (on Redis, 4,000) says "showing N of M".
 
   --gateway URL   the gateway (http://HOST:PORT, its /mcp or /api URL); default $TOOLWIRE_GATEWAY,
                   else http://127.0.0.1:3000
@@ -219,6 +220,12 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     if (values.json) printJson(answer);
     else if (answer.approvals.length === 0) printOut('no pending approvals\n');
     else printOut(`${answer.approvals.map((a: PendingView) => describe(a, Date.now())).join('\n')}\n`);
+    // A gateway listing at most so many (its Redis budget) says how many wait in all.
+    const total = typeof answer.total === 'number' ? answer.total : answer.approvals.length;
+    if (!values.json && total > answer.approvals.length)
+      printOut(
+        `showing ${answer.approvals.length} of ${total} pending (the oldest first; decide them to see the rest)\n`,
+      );
     return ExitCode.Success;
   }
   const body: Record<string, unknown> = {};

@@ -14,7 +14,12 @@
  * @module
  */
 import { LocalErrorCode } from '../index.js';
-import { MemoryApprovalStore, type ApprovalStore, type StoredApproval } from '../stores/approval-store.js';
+import {
+  MemoryApprovalStore,
+  type ApprovalStore,
+  type PendingListing,
+  type StoredApproval,
+} from '../stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 import type { ListedApproval } from '../stores/listed-approval.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
@@ -309,6 +314,13 @@ export class Approvals {
    */
   pending(): Promise<ListedApproval[]> {
     return this.#store.pending();
+  }
+
+  /** `pending()`, with how many wait in all (more than listed when the store's listing stops at its budget). */
+  async listPending(): Promise<PendingListing> {
+    if (this.#store.listPending) return this.#store.listPending();
+    const approvals = await this.#store.pending();
+    return { approvals, total: approvals.length };
   }
 
   /** One approval, pending (no outcome yet) or settled (kept a while past its expiry). */

@@ -8,7 +8,7 @@ import { failure, json } from './api-json.js';
 import type { ApprovalDecision } from './approvals.js';
 import { integerParam, type RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
-import { listedApproval } from './listed-approval.js';
+import { approvalsListing, listedApproval } from './listed-approval.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 /** The answer to a decision endpoint; `events` opens the request's event stream. */
@@ -42,9 +42,7 @@ export async function decisionRoute(
       });
     case 'approvals': {
       if (id === undefined)
-        return method === 'GET'
-          ? json(200, { approvals: (await approvals.pending()).map(listedApproval) })
-          : only('GET');
+        return method === 'GET' ? json(200, approvalsListing(await approvals.listPending())) : only('GET');
       if (action === undefined) {
         if (method !== 'GET') return only('GET');
         const found = await approvals.get(id);

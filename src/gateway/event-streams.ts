@@ -23,7 +23,8 @@
 import { failure } from './api-json.js';
 import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
-import { listedApproval, streamedEvent, type ListedApproval } from './listed-approval.js';
+import { approvalsListing, streamedEvent } from './listed-approval.js';
+import type { PendingListing } from '../stores/approval-store.js';
 
 /** How often an open stream gets a `ping` event (and its credentials are checked again). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -127,9 +128,9 @@ export class EventStreams {
       if (forward) forward(event);
       else if (early.length < MAX_QUEUED_EVENTS) early.push(event);
     });
-    let approvals: ListedApproval[];
+    let approvals: PendingListing;
     try {
-      approvals = await this.#gateway.approvals.pending();
+      approvals = await this.#gateway.approvals.listPending();
     } catch (error) {
       unsubscribe();
       this.#free(slot);
@@ -162,7 +163,7 @@ export class EventStreams {
           // A reader whose stream broke (a gateway restart) tries again after a second, not the browser's default 3 s.
           put(encoder.encode('retry: 1000\n\n'));
           const snapshot = encoder.encode(
-            `event: snapshot\ndata: ${JSON.stringify({ approvals: approvals.map(listedApproval), upstreams: this.#gateway.upstreams() })}\n\n`,
+            `event: snapshot\ndata: ${JSON.stringify({ ...approvalsListing(approvals), upstreams: this.#gateway.upstreams() })}\n\n`,
           );
           byteLimit += snapshot.byteLength;
           put(snapshot);

@@ -35,13 +35,14 @@ export {
   type ApprovalsOptions,
   type PendingApproval,
 } from './approvals.js';
-export { LISTED_ARGUMENTS_BYTES, type ListedApproval } from './listed-approval.js';
+export { LISTED_ARGUMENTS_BYTES, type ApprovalsListing, type ListedApproval } from './listed-approval.js';
 export type { GatewayCaller } from './caller.js';
 export type { GatewayStores } from './gateway-stores.js';
 export {
   MemoryApprovalStore,
   type ApprovalStore,
   type MemoryApprovalStoreOptions,
+  type PendingListing,
   type SettleResult,
   type SettlementWatcher,
   type StoredApproval,

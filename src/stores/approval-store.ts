@@ -37,6 +37,18 @@ export interface SettlementWatcher {
   missed?(): void;
 }
 
+/** The pending approvals as one listing gives them, and how many wait in all. */
+export interface PendingListing {
+  /** Oldest first, as listed (`pending()`'s). */
+  approvals: ListedApproval[];
+  /**
+   * How many approvals wait in all: more than `approvals.length` when the listing stops at its budget (the
+   * Redis store's `maxListed`, 4,000 by default); then an upper bound (beyond the budget, an approval that
+   * expired unseen counts until a listing reaches it).
+   */
+  total: number;
+}
+
 export interface ApprovalStore {
   /** Stores a pending approval. Resolves once every process sharing the store finds it. */
   create(approval: PendingApproval): Promise<void>;
@@ -48,6 +60,11 @@ export interface ApprovalStore {
    * `get(id)` has them), so that a listing costs little whatever the calls held.
    */
   pending(): Promise<ListedApproval[]>;
+  /**
+   * `pending()`, with how many approvals wait in all, so that a listing cut at its budget says so; a store
+   * without it lists everything (`total` is then the listing's length).
+   */
+  listPending?(): Promise<PendingListing>;
   /**
    * Settles a pending approval with `outcome`, atomically, unless it is settled already, expired (then it
    * is settled as expired at its `expiresAt`, and that is the answer), or `check.argumentsDigest` is given
@@ -116,6 +133,12 @@ export class MemoryApprovalStore implements ApprovalStore {
         waiting.push(structuredClone(listedApproval(entry.approval)));
     }
     return Promise.resolve(waiting);
+  }
+
+  /** Every pending approval: one process holds at most its budget of them (pending-budget.ts). */
+  async listPending(): Promise<PendingListing> {
+    const approvals = await this.pending();
+    return { approvals, total: approvals.length };
   }
 
   settle(

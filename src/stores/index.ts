@@ -13,6 +13,7 @@ export {
   MemoryApprovalStore,
   type ApprovalStore,
   type MemoryApprovalStoreOptions,
+  type PendingListing,
   type SettleResult,
   type SettlementWatcher,
   type StoredApproval,

@@ -13,6 +13,7 @@ import type { Redis } from 'ioredis';
 import {
   DEFAULT_KEEP_SETTLED_MS,
   type ApprovalStore,
+  type PendingListing,
   type SettleResult,
   type SettlementWatcher,
   type StoredApproval,
@@ -29,6 +30,11 @@ export interface RedisApprovalStoreOptions extends RedisStoreOptions {
   keepSettledMs?: number;
   /** The pub/sub connection to share with other stores (default: one of its own, closed by `close()`). */
   subscriber?: RedisSubscriber;
+  /**
+   * Pending approvals one listing gives at most, oldest first (default 4,000: four gateways' budget of
+   * 1,000 each); `listPending()` says how many wait in all.
+   */
+  maxListed?: number;
 }
 
 const NOW = `local time = redis.call('TIME')
@@ -67,27 +73,29 @@ redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`);
 
 // KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at. Returns the
-// JSON of each pending approval as listed (its arguments left out when large: never read here), oldest
-// first; members of settled, expired or gone ones are removed.
+// index's size once pruned, then the JSON of each pending approval as listed (its arguments left out when
+// large: never read here), oldest first; members of settled, expired or gone ones are removed.
 const PENDING = new RedisScript(`
 ${NOW}
-local out = {}
+local out = {0}
 for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
   local key = ARGV[1] .. id
   local f = redis.call('HMGET', key, 'expiresAt', 'outcome', 'listed')
   if (not f[1]) or f[2] or now >= tonumber(f[1]) then redis.call('ZREM', KEYS[1], id)
   else out[#out + 1] = f[3] or redis.call('HGET', key, 'approval') end
 end
+out[1] = redis.call('ZCARD', KEYS[1])
 return out`);
 
-/** Index members one `pending()` looks at (gateways hold at most 1,000 approvals each). */
-const PENDING_BUDGET = 4_000;
+/** Index members one listing looks at by default (gateways hold at most 1,000 approvals each). */
+export const DEFAULT_MAX_LISTED_APPROVALS = 4_000;
 const NAME = 'Redis approval store';
 
 export class RedisApprovalStore implements ApprovalStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #keepMs: number;
+  readonly #maxListed: number;
   readonly #subscriber: RedisSubscriber;
   readonly #ownsSubscriber: boolean;
 
@@ -95,6 +103,7 @@ export class RedisApprovalStore implements ApprovalStore {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}gateway:`;
     this.#keepMs = positiveOption(options.keepSettledMs ?? DEFAULT_KEEP_SETTLED_MS, 'keepSettledMs');
+    this.#maxListed = positiveOption(options.maxListed ?? DEFAULT_MAX_LISTED_APPROVALS, 'maxListed');
     this.#ownsSubscriber = options.subscriber === undefined;
     this.#subscriber = options.subscriber ?? new RedisSubscriber(client);
   }
@@ -143,15 +152,21 @@ export class RedisApprovalStore implements ApprovalStore {
     });
   }
 
-  pending(): Promise<ListedApproval[]> {
+  async pending(): Promise<ListedApproval[]> {
+    return (await this.listPending()).approvals;
+  }
+
+  /** One script: the oldest `maxListed` pending approvals, and the index's size once they are pruned. */
+  listPending(): Promise<PendingListing> {
     return redisOperation(this.#client, NAME, 'pending', async () => {
-      const reply = await PENDING.run(
+      const [total, ...found] = (await PENDING.run(
         this.#client,
         [this.#index()],
-        [`${this.#prefix}approval:`, PENDING_BUDGET],
-      );
+        [`${this.#prefix}approval:`, this.#maxListed],
+      )) as [number, ...string[]];
       // An approval stored by an earlier version has no listed form: it is listed here.
-      return (reply as string[]).map((json) => listedApproval(JSON.parse(json) as PendingApproval));
+      const approvals = found.map((json) => listedApproval(JSON.parse(json) as PendingApproval));
+      return { approvals, total: Math.max(total, approvals.length) };
     });
   }
 

@@ -36,6 +36,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
    */
   gateway?: {
     keepSettledMs?: number;
+    /** Pending approvals one listing gives at most (default 4,000; the answer says how many wait). */
+    maxListedApprovals?: number;
     maxGrantMs?: RedisGrantStoreOptions['maxGrantMs'];
     audit?: Omit<RedisAuditStoreOptions, 'prefix'>;
     calls?: Omit<RedisCallLogStoreOptions, 'prefix'>;
@@ -79,6 +81,7 @@ export class RedisStores {
       ...prefix,
       subscriber,
       ...(gateway.keepSettledMs === undefined ? {} : { keepSettledMs: gateway.keepSettledMs }),
+      ...(gateway.maxListedApprovals === undefined ? {} : { maxListed: gateway.maxListedApprovals }),
     });
     this.grants = new RedisGrantStore(this.client, {
       ...prefix,

@@ -38,6 +38,16 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       await expect(b.create(pending)).rejects.toThrow(/exists already/);
     });
 
+    it('lists the pending approvals with how many wait in all (listPending), as pending() lists them', async () => {
+      const { a, b, clock } = await make();
+      expect(await b.listPending?.()).toEqual({ approvals: [], total: 0 });
+      for (const id of ['a1', 'a2', 'a3']) await a.create(approval(clock.now(), id));
+      await b.settle('a2', approve('alice'));
+      const listing = await b.listPending?.();
+      expect(listing).toEqual({ approvals: await a.pending(), total: 2 });
+      expect(listing?.approvals.map((listed) => listed.id)).toEqual(['a1', 'a3']);
+    });
+
     it('settles once: a second decision learns the first, and the approval leaves the pending list', async () => {
       const { a, b, clock } = await make();
       await a.create(approval(clock.now()));

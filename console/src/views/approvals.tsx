@@ -218,7 +218,7 @@ function outcomeText({ outcome }: Decided): string {
 }
 
 export function Approvals() {
-  const { approvals, decided, session, connection, streamProblem } = useLive();
+  const { approvals, unlistedApprovals, decided, session, connection, streamProblem } = useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
   return (
     <section aria-labelledby="approvals-heading">
@@ -227,6 +227,12 @@ export function Approvals() {
         <p class="notice error-text" role="alert">
           Live updates unavailable ({streamProblem}): the list below was fetched once and is fetched again on
           each retry.
+        </p>
+      )}
+      {unlistedApprovals > 0 && (
+        <p class="notice" role="status">
+          Showing {approvals.length} of {approvals.length + unlistedApprovals} pending (the oldest first:
+          decide some to see the rest).
         </p>
       )}
       {approvals.length === 0 ? (
