@@ -103,7 +103,7 @@ export const textOf = (result: unknown) => (result as { content: { text?: string
 export async function startConsoleGateway(
   upstream: Server,
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
-  options: Pick<GatewayOptions, 'callLogGraceMs'> = {},
+  options: Pick<GatewayOptions, 'callLogGraceMs' | 'stores'> = {},
 ): Promise<ConsoleFixture> {
   const served = await serveHttp(upstream, { port: 0 });
   return startGatewayOver({ url: served.url }, rules, served, 'up', options);
@@ -127,7 +127,7 @@ async function startGatewayOver<T extends HttpServerHandle | undefined>(
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
   served: T,
   name = 'up',
-  gatewayOptions: Pick<GatewayOptions, 'callLogGraceMs'> = {},
+  gatewayOptions: Pick<GatewayOptions, 'callLogGraceMs' | 'stores'> = {},
 ): Promise<ConsoleFixture & { upstream: T }> {
   const gateway = createGateway(
     {

@@ -264,6 +264,8 @@ export class Live {
         unlistedApprovals: listedOne ? unlistedApprovals : Math.max(0, unlistedApprovals - 1),
         decided: [decided, ...this.state.decided].slice(0, KEPT.decided),
       });
+      // A listed one went while others were left out: the next of them are listed now.
+      if (listedOne && unlistedApprovals > 0) void this.#relist();
     });
     on('call.started', ({ call }: { call: CallSummary['call'] }) => {
       const summary: CallSummary = {
@@ -317,6 +319,21 @@ export class Live {
   }
 
   /** Reloads every list (after each snapshot: a fresh page, a reconnection). */
+  /** Lists the pending approvals again, with those announced meanwhile, without those decided meanwhile. */
+  async #relist(): Promise<void> {
+    const before = new Set(this.state.approvals.map((a) => a.id));
+    try {
+      const listing = await api.approvals();
+      const fetched = new Set(listing.approvals.map((a) => a.id));
+      const since = this.state.approvals.filter((a) => !before.has(a.id) && !fetched.has(a.id));
+      const gone = new Set(this.state.decided.map((d) => d.approval.id));
+      const next = listed(listing);
+      this.set({ ...next, approvals: [...next.approvals.filter((a) => !gone.has(a.id)), ...since] });
+    } catch {
+      // the next decision or snapshot lists them
+    }
+  }
+
   async reload(): Promise<void> {
     try {
       const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(), api.audit()]);
