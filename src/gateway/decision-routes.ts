@@ -8,7 +8,7 @@ import { failure, json } from './api-json.js';
 import type { ApprovalDecision } from './approvals.js';
 import { integerParam, type RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
-import { approvalsListing, listedApproval } from './listed-approval.js';
+import { approvalsListing, listedApproval } from './approvals-listing.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 /** The answer to a decision endpoint; `events` opens the request's event stream. */

@@ -35,7 +35,7 @@ export {
   type ApprovalsOptions,
   type PendingApproval,
 } from './approvals.js';
-export { LISTED_ARGUMENTS_BYTES, type ApprovalsListing, type ListedApproval } from './listed-approval.js';
+export { LISTED_ARGUMENTS_BYTES, type ApprovalsListing, type ListedApproval } from './approvals-listing.js';
 export type { GatewayCaller } from './caller.js';
 export type { GatewayStores } from './gateway-stores.js';
 export {
