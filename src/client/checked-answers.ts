@@ -128,9 +128,7 @@ export function checkedSampling(
   answer: CreateMessageResult,
   profile: RevisionProfile | undefined,
 ): CreateMessageResult {
-  const problem =
-    createMessageResultProblem(answer) ??
-    samplingContentProblem((answer as unknown as JsonObject).content, profile);
+  const problem = createMessageResultProblem(answer) ?? samplingContentProblem(answer.content, profile);
   if (problem) throw invalidAnswer('sampling', problem);
   return answer;
 }
