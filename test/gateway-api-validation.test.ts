@@ -4,20 +4,13 @@
 // 405 that names those it does (Allow). And `toolwire approvals` refuses the same. A gateway served in this process, one upstream whose `write`
 // tool asks.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../src/client/index.js';
-import {
-  createGateway,
-  MAX_GRANT_MS,
-  serveGateway,
-  type Gateway,
-  type GatewayHttpHandle,
-} from '../src/gateway/index.js';
+import type { Client } from '../src/client/index.js';
+import { MAX_GRANT_MS, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
-import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { runCli } from './_cli.js';
+import { serveGatewayFor, type ServedGateway } from './_served-gateway.js';
 
-let upstream: HttpServerHandle;
+let setup: ServedGateway | undefined;
 let gateway: Gateway;
 let served: GatewayHttpHandle;
 let model: Client;
@@ -25,23 +18,11 @@ let model: Client;
 beforeAll(async () => {
   const server = new Server({ name: 'files', version: '1.0.0' });
   server.tool('write', {}, () => text('written'));
-  upstream = await serveHttp(server, { port: 0 });
-  gateway = createGateway(
-    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
-    { onLog: () => undefined },
-  );
-  await gateway.start();
-  served = await serveGateway(gateway, { port: 0, console: false });
-  model = new Client({ name: 'model', version: '1.0.0' });
-  await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+  setup = await serveGatewayFor(server, { config: { policy: { default: 'ask' } } });
+  ({ gateway, served, model } = setup);
 });
 
-afterAll(async () => {
-  await model?.close();
-  await served?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => setup?.close());
 
 const api = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
   fetch(`${served.apiUrl}${path}`, {

@@ -6,20 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
-  createGateway,
   LISTED_ARGUMENTS_BYTES,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
-  serveGateway,
-  type Gateway,
   type GatewayHttpHandle,
 } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { GatewayEvents, servedApi } from './_gateway.js';
+import { serveGatewayFor, type ServedGateway } from './_served-gateway.js';
 
-let upstream: HttpServerHandle;
-let gateway: Gateway;
+let setup: ServedGateway | undefined;
 let served: GatewayHttpHandle;
 
 beforeAll(async () => {
@@ -29,20 +25,11 @@ beforeAll(async () => {
     { inputSchema: { type: 'object', properties: { content: { type: 'string' } } } },
     (args) => text(`wrote ${String((args as { content: string }).content.length)}`),
   );
-  upstream = await serveHttp(server, { port: 0 });
-  gateway = createGateway(
-    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
-    { onLog: () => undefined },
-  );
-  await gateway.start();
-  served = await serveGateway(gateway, { port: 0, console: false });
+  setup = await serveGatewayFor(server, { config: { policy: { default: 'ask' } }, model: false });
+  ({ served } = setup);
 });
 
-afterAll(async () => {
-  await served?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => setup?.close());
 
 const api = (path: string, body?: unknown) => servedApi(served, path, body);
 

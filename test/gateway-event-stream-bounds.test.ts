@@ -5,33 +5,30 @@
 // tool's name), made by changing a tool's policy through the API.
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import type { GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { servedApi } from './_gateway.js';
+import { serveGatewayFor, type ServedGateway } from './_served-gateway.js';
 
 const TOOLS = 1000;
 /** 60 characters exposed (`up__` and the name): the longest name the gateway exposes unchanged is 64. */
 const toolName = (i: number) => `tool_${String(i).padStart(4, '0')}_${'x'.repeat(46)}`;
 
-let upstream: HttpServerHandle;
-let gateway: Gateway;
+let setup: ServedGateway | undefined;
 let served: GatewayHttpHandle;
 
 beforeAll(async () => {
   const server = new Server({ name: 'many', version: '1.0.0' });
   for (let i = 0; i < TOOLS; i++) server.tool(toolName(i), {}, () => text('ok'));
-  upstream = await serveHttp(server, { port: 0 });
-  gateway = createGateway({ upstreams: { up: { url: upstream.url } } }, { onLog: () => undefined });
-  await gateway.start();
-  served = await serveGateway(gateway, { port: 0, mcp: false, console: false, api: { maxEventStreams: 2 } });
+  setup = await serveGatewayFor(server, {
+    name: 'up',
+    serve: { port: 0, mcp: false, console: false, api: { maxEventStreams: 2 } },
+    model: false,
+  });
+  ({ served } = setup);
 });
 
-afterAll(async () => {
-  await served?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => setup?.close());
 
 const api = (path: string, body?: unknown) => servedApi(served, path, body);
 

@@ -6,20 +6,18 @@
 // caller (a console session, a bearer principal) holds at most 4 streams (429 beyond), and watchers leave a
 // quarter of the slots to deciders (503 beyond). A gateway served in this process, whose `write` tool asks.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { Client } from '../src/client/index.js';
+import type { Client } from '../src/client/index.js';
 import {
-  createGateway,
   MemoryGrantStore,
   serveGateway,
   type Gateway,
   type GatewayHttpHandle,
 } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
-import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { SseReader, type SseEvent } from './_sse.js';
+import { serveGatewayFor, type ServedGateway } from './_served-gateway.js';
 
-let upstream: HttpServerHandle;
+let setup: ServedGateway | undefined;
 let gateway: Gateway;
 let served: GatewayHttpHandle;
 let model: Client;
@@ -44,23 +42,15 @@ beforeAll(async () => {
   server.tool('write', { inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }, () =>
     text('written'),
   );
-  upstream = await serveHttp(server, { port: 0 });
-  gateway = createGateway(
-    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
-    { onLog: () => undefined, stores: { grants } },
-  );
-  await gateway.start();
-  served = await serveGateway(gateway, { port: 0, console: false, api: { verifier } });
-  model = new Client({ name: 'model', version: '1.0.0' });
-  await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+  setup = await serveGatewayFor(server, {
+    config: { policy: { default: 'ask' } },
+    options: { stores: { grants } },
+    serve: { port: 0, console: false, api: { verifier } },
+  });
+  ({ gateway, served, model } = setup);
 });
 
-afterAll(async () => {
-  await model?.close();
-  await served?.close();
-  await gateway?.close();
-  await upstream?.close();
-});
+afterAll(() => setup?.close());
 
 /** Signs in with `token` (the API token unless told): the session cookie's `name=value`. */
 async function signIn(token = served.api.token): Promise<string> {

@@ -4,20 +4,18 @@
 // approvals list` (a process) prints "showing 2 of 3 pending" (and the fields with --json). Once one is
 // decided, the third is listed and nothing is cut. Every wait is for an event or an answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '../src/client/index.js';
-import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
+import type { Client } from '../src/client/index.js';
+import type { GatewayHttpHandle } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { runCli } from './_cli.js';
 import { GatewayEvents, servedApi } from './_gateway.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
+import { serveGatewayFor, type ServedGateway } from './_served-gateway.js';
 
 let redis: RedisServerHandle;
 let stores: RedisStores;
-let upstream: HttpServerHandle;
-let gateway: Gateway;
+let setup: ServedGateway | undefined;
 let served: GatewayHttpHandle;
 let model: Client;
 
@@ -28,11 +26,9 @@ beforeAll(async () => {
   server.tool('write', { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }, (args) =>
     text(`wrote ${String((args as { n: number }).n)}`),
   );
-  upstream = await serveHttp(server, { port: 0 });
-  gateway = createGateway(
-    { upstreams: { files: { url: upstream.url } }, policy: { default: 'ask' } },
-    {
-      onLog: () => undefined,
+  setup = await serveGatewayFor(server, {
+    config: { policy: { default: 'ask' } },
+    options: {
       stores: {
         approvals: stores.approvals,
         grants: stores.grants,
@@ -41,18 +37,12 @@ beforeAll(async () => {
         bus: stores.bus,
       },
     },
-  );
-  await gateway.start();
-  served = await serveGateway(gateway, { port: 0, console: false });
-  model = new Client({ name: 'model', version: '1.0.0' });
-  await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+  });
+  ({ served, model } = setup);
 });
 
 afterAll(async () => {
-  await model?.close().catch(() => undefined);
-  await served?.close();
-  await gateway?.close();
-  await upstream?.close();
+  await setup?.close();
   await stores?.close();
   await redis?.close();
 });
