@@ -1,6 +1,7 @@
 // A real `toolwire gateway` behind a TLS terminator, set up from the command line and the configuration file
 // alone: `--trust-forwarded-proto` (the console's sign-in with `X-Forwarded-Proto: https` and an https Origin
-// passes the cross-site check only with it), `--allowed-host` / `"http": { "allowedHosts" }` (a Host not listed
+// passes the cross-site check only with it; with `--allowed-host` too, the public name's own https Origin
+// passes the MCP endpoint's and the API's checks without `--allowed-origin`), `--allowed-host` / `"http": { "allowedHosts" }` (a Host not listed
 // gets 403 from the API and the MCP endpoint, the loopback names stay), `--allowed-origin` /
 // `"allowedOrigins"` (the MCP endpoint's and the API's Origin check); a change of them in the followed file is
 // reported and left for a restart; invalid values are usage errors naming the flag or the path. Requests go
@@ -99,7 +100,7 @@ beforeAll(async () => {
   configFile = writeConfig({ upstreams: UPSTREAMS, http: HTTP });
   [plain, trusting, configured] = await Promise.all([
     startGateway(['--config', bare]),
-    startGateway(['--config', bare, '--trust-forwarded-proto']),
+    startGateway(['--config', bare, '--trust-forwarded-proto', '--allowed-host', PUBLIC]),
     startGateway(['--config', configFile, '--allowed-host', 'flagged.example.org']),
   ]);
   gateways.push(plain, trusting, configured);
@@ -124,6 +125,19 @@ describe('toolwire gateway --trust-forwarded-proto', () => {
     // The browser is on https: its page's http Origin is another's.
     const http = await signIn(trusting.base, { host: host(trusting), origin: trusting.base });
     expect(http.status).toBe(403);
+  });
+
+  it('with --allowed-host, admits the public name and its own https Origin without --allowed-origin', async () => {
+    const signedIn = await signIn(trusting.base, { host: PUBLIC, origin: `https://${PUBLIC}` });
+    expect(signedIn.status).toBe(200);
+    expect(String(signedIn.headers['set-cookie'])).toMatch(/; Secure/);
+    const mcp = await initialize(trusting.base, { host: PUBLIC, origin: `https://${PUBLIC}` });
+    expect(mcp.status).toBe(200);
+    // Only that name's origin: another site's, or a subdomain's, is refused on both.
+    for (const origin of ['https://evil.example.net', `https://a.${PUBLIC}`]) {
+      expect((await signIn(trusting.base, { host: PUBLIC, origin })).status).toBe(403);
+      expect((await initialize(trusting.base, { host: PUBLIC, origin })).status).toBe(403);
+    }
   });
 });
 

@@ -39,8 +39,8 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
   --allowed-host HOST  a Host header the listener answers besides the loopback names and --host's
                        (repeatable; e.g. gateway.example.com, a proxy's public name): others get 403
   --allowed-origin URL an Origin browsers may send, instead of the loopback ones (repeatable; e.g.
-                       https://gateway.example.com, no path): the MCP endpoint's and the API's check,
-                       and the console's cross-site check
+                       https://app.example.com, no path): the MCP endpoint's and the API's check, and
+                       the console's cross-site check; an allowed host's own origin always passes
   --trust-forwarded-proto  the API takes the browser's scheme from X-Forwarded-Proto: only behind a
                        TLS terminator that sets it (the console then expects an https Origin, and its
                        cookie is Secure)
@@ -85,7 +85,7 @@ Examples:
   ${CLI} gateway --http --upstream files -- ${CLI} serve --policy 'files.write_file=ask' --default allow
   ${CLI} gateway --config gateway.json --print-config
   ${CLI} gateway --http --config gateway.json --allowed-host gateway.example.com \\
-      --allowed-origin https://gateway.example.com --trust-forwarded-proto     (behind nginx with TLS)
+      --trust-forwarded-proto                                                   (behind nginx with TLS)
   ${CLI} approvals list --gateway http://127.0.0.1:3000
 
 ${EXIT_CODES_HELP}

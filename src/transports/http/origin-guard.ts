@@ -1,13 +1,17 @@
 /**
  * DNS-rebinding protection: the Host header must name an allowed host, and an Origin header, when present,
- * an allowed origin. On by default, allowing only loopback names.
+ * an allowed origin or the origin of that host (the server's own pages, in http or https). On by default,
+ * allowing only loopback names.
  * @module
  */
 
 export interface OriginGuardOptions {
   /** Allowed Host header values, with or without a port (default: localhost, 127.0.0.1, [::1]). */
   allowedHosts?: readonly string[];
-  /** Allowed Origin values, e.g. `https://app.example.com` (default: http(s) origins on loopback names). */
+  /**
+   * Allowed Origin values, e.g. `https://app.example.com` (default: http(s) origins on loopback names). The
+   * origin of the request's own (allowed) Host is always allowed, in http or https.
+   */
   allowedOrigins?: readonly string[];
   /** Turns the checks off (not recommended; for servers behind a proxy that checks them). */
   disabled?: boolean;
@@ -58,14 +62,30 @@ export class OriginGuard {
     }
     if (origin === null) return undefined;
     const o = origin.toLowerCase();
-    if (this.#origins) return this.#origins.has(o) ? undefined : `Origin not allowed: ${origin}`;
-    try {
-      const url = new URL(o);
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && LOOPBACK.includes(url.hostname))
-        return undefined;
-    } catch {
-      // fall through
+    if (this.#origins?.has(o)) return undefined;
+    const url = webOrigin(o);
+    if (url && (sameHost(url, host.toLowerCase()) || (!this.#origins && LOOPBACK.includes(url.hostname)))) {
+      return undefined;
     }
     return `Origin not allowed: ${origin}`;
   }
+}
+
+/** An http(s) Origin's URL, or undefined (`null`, another scheme, not a URL). */
+function webOrigin(origin: string): URL | undefined {
+  if (!origin.startsWith('http://') && !origin.startsWith('https://')) return undefined;
+  try {
+    return new URL(origin);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the Origin names the host the request was sent to (an allowed Host header, lower case): a page of
+ * the server's own, in either scheme (behind a TLS terminator the browser is on https, the server on http).
+ */
+function sameHost(url: URL, host: string): boolean {
+  if (url.host === host) return true;
+  return url.port === '' && host === `${url.hostname}:${url.protocol === 'https:' ? '443' : '80'}`;
 }
