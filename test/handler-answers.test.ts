@@ -95,6 +95,25 @@ const BAD_SAMPLING: [string, string, unknown, RegExp][] = [
     /"tool_use", which is no sampling content type in 2025-06-18/,
   ],
   [
+    'more than 1000 blocks',
+    '2025-11-25',
+    reply(Array.from({ length: 1001 }, () => ({ type: 'text', text: 'x' }))),
+    /content holds 1001 blocks, more than the 1000 a sampling answer may hold/,
+  ],
+  [
+    'more than 1000 blocks with those of its tool_result',
+    '2025-11-25',
+    reply([
+      { type: 'text', text: 'x' },
+      {
+        type: 'tool_result',
+        toolUseId: 't1',
+        content: Array.from({ length: 999 }, () => ({ type: 'text', text: 'x' })),
+      },
+    ]),
+    /content holds 1001 blocks, more than the 1000/,
+  ],
+  [
     'audio in 2024-11-05',
     '2024-11-05',
     reply({ type: 'audio', data: 'AA==', mimeType: 'audio/wav' }),
@@ -138,7 +157,8 @@ describe("a toolwire client's sampling answers", () => {
 });
 
 describe("a toolwire client's roots", () => {
-  it('are -32603 to the server unless each is a file:// uri with an optional string name, at most 1000', async () => {
+  it('are -32603 to the server unless each is a file:// uri with an optional string name, at most 1000 of them, of at most 4096 and 1024 characters', async () => {
+    const long = (length: number) => `file:///${'a'.repeat(length - 8)}`;
     const { answers, errors, ask } = await askerClient('2025-11-25');
     const bad: [unknown, RegExp][] = [
       [[{ uri: 'http://not-file/', name: 'x' }], /roots\[0\]\.uri must start with file:\/\//],
@@ -148,6 +168,14 @@ describe("a toolwire client's roots", () => {
       [
         Array.from({ length: 1001 }, (_, i) => ({ uri: `file:///r${i}` })),
         /1001 roots, more than the 1000 a client sends/,
+      ],
+      [
+        [{ uri: 'file:///a', name: 'n'.repeat(1025) }],
+        /roots\[0\]\.name is 1025 characters long, more than the 1024 a root's name may be/,
+      ],
+      [
+        [{ uri: 'file:///a' }, { uri: long(4097) }],
+        /roots\[1\]\.uri is 4097 characters long, more than the 4096 a root's uri may be/,
       ],
     ];
     for (const [roots, words] of bad) {
@@ -159,7 +187,7 @@ describe("a toolwire client's roots", () => {
       expect(error?.message).toMatch(words);
     }
     expect(errors).toHaveLength(bad.length);
-    answers.roots = [{ uri: 'file:///work', name: 'work' }, { uri: 'file:///tmp' }];
+    answers.roots = [{ uri: 'file:///work', name: 'n'.repeat(1024) }, { uri: long(4096) }];
     expect(await ask('roots/list')).toEqual({ result: { roots: answers.roots } });
     expect(errors).toHaveLength(bad.length);
   });
@@ -192,5 +220,40 @@ describe('in the stateless era (input_required)', () => {
       message: "The sampling handler's answer is invalid: content is a text block without a string text",
     });
     expect(seen).toEqual([]);
+  });
+
+  it('a sampling answer of more than 1000 blocks or a root name of more than 1024 characters fails the call', async () => {
+    const server = new Server({ name: 'asks', version: '1.0.0' });
+    const seen: unknown[] = [];
+    server.tool('roots', {}, async (_args, ctx) => {
+      seen.push(await ctx.listRoots());
+      return text('listed');
+    });
+    server.tool('sample', {}, async (_args, ctx) => {
+      seen.push(await ctx.sample(question as never));
+      return text('sampled');
+    });
+    let blocks = 1001;
+    const { client } = await linkServer(server, {
+      protocolVersion: '2026-07-28',
+      roots: () => [{ uri: 'file:///a', name: 'n'.repeat(blocks === 1001 ? 1025 : 1024) }],
+      sampling: () => reply(Array.from({ length: blocks }, () => ({ type: 'text', text: 'x' }))),
+    });
+    cleanup.push(() => client.close());
+    await expect(client.callTool('roots')).rejects.toMatchObject({
+      code: 'INVALID_RESULT',
+      message:
+        "The roots handler's answer is invalid: roots[0].name is 1025 characters long, more than the 1024 a root's name may be",
+    });
+    await expect(client.callTool('sample')).rejects.toMatchObject({
+      code: 'INVALID_RESULT',
+      message:
+        "The sampling handler's answer is invalid: content holds 1001 blocks, more than the 1000 a sampling answer may hold",
+    });
+    expect(seen).toEqual([]);
+    blocks = 1000;
+    expect((await client.callTool('roots')).content).toEqual([{ type: 'text', text: 'listed' }]);
+    expect((await client.callTool('sample')).content).toEqual([{ type: 'text', text: 'sampled' }]);
+    expect(seen).toHaveLength(2);
   });
 });

@@ -27,6 +27,16 @@ import { ClientError } from './client-error.js';
 /** The most roots a client sends (toolwire's bound, not the spec's): a server reads every one. */
 export const MAX_ROOTS = 1000;
 
+/** The longest root `uri` and `name` a client sends, in UTF-16 units (as a server's subscribed URIs). */
+export const MAX_ROOT_URI_LENGTH = 4096;
+export const MAX_ROOT_NAME_LENGTH = 1024;
+
+/**
+ * The most content blocks a sampling answer holds, counting those inside its `tool_result` blocks
+ * (toolwire's bound, not the spec's): a server reads every one.
+ */
+export const MAX_SAMPLING_BLOCKS = 1000;
+
 function invalidAnswer(handler: 'elicitation' | 'sampling' | 'roots', problem: string): ClientError {
   return new ClientError(
     LocalErrorCode.InvalidResult,
@@ -90,6 +100,15 @@ function toolBlockProblem(block: JsonObject): string | undefined {
   return undefined;
 }
 
+/** How many blocks `blocks` holds, with those inside its `tool_result` blocks (one level: they hold no more). */
+function blockCount(blocks: readonly unknown[]): number {
+  let count = blocks.length;
+  for (const block of blocks)
+    if (isJsonObject(block) && block.type === 'tool_result' && Array.isArray(block.content))
+      count += block.content.length;
+  return count;
+}
+
 /**
  * What is wrong with a sampling answer's content in the revision of `profile` (the latest when unknown):
  * one block before 2025-11-25 (text, image, and audio from 2025-03-26), one or a list from 2025-11-25 on,
@@ -102,6 +121,9 @@ function samplingContentProblem(content: unknown, profile: RevisionProfile | und
   if (Array.isArray(content) && !lists)
     return `content must be one block in protocol version ${version}, not a list`;
   const blocks: unknown[] = Array.isArray(content) ? content : [content];
+  const count = blockCount(blocks);
+  if (count > MAX_SAMPLING_BLOCKS)
+    return `content holds ${count} blocks, more than the ${MAX_SAMPLING_BLOCKS} a sampling answer may hold`;
   for (const [i, block] of blocks.entries()) {
     const where = Array.isArray(content) ? `content[${i}]` : 'content';
     const type = isJsonObject(block) ? block.type : undefined;
@@ -136,7 +158,8 @@ export function checkedSampling(
 /**
  * The roots handler's answer as a `ListRootsResult`, unless its roots are not a list of at most
  * {@link MAX_ROOTS} objects, each with a string `uri` starting with `file://` (as every revision says
- * it must, "for now") and an optional string `name`.
+ * it must, "for now") and an optional string `name`, at most {@link MAX_ROOT_URI_LENGTH} and
+ * {@link MAX_ROOT_NAME_LENGTH} characters long.
  */
 export function checkedRoots(roots: Root[]): ListRootsResult {
   const answer = { roots };
@@ -147,6 +170,12 @@ export function checkedRoots(roots: Root[]): ListRootsResult {
 
 function rootsProblem(roots: Root[]): string | undefined {
   if (roots.length > MAX_ROOTS) return `${roots.length} roots, more than the ${MAX_ROOTS} a client sends`;
-  const i = roots.findIndex((root) => !root.uri.startsWith('file://'));
-  return i === -1 ? undefined : `roots[${i}].uri must start with file://`;
+  for (const [i, { uri, name }] of roots.entries()) {
+    if (!uri.startsWith('file://')) return `roots[${i}].uri must start with file://`;
+    if (uri.length > MAX_ROOT_URI_LENGTH)
+      return `roots[${i}].uri is ${uri.length} characters long, more than the ${MAX_ROOT_URI_LENGTH} a root's uri may be`;
+    if (name !== undefined && name.length > MAX_ROOT_NAME_LENGTH)
+      return `roots[${i}].name is ${name.length} characters long, more than the ${MAX_ROOT_NAME_LENGTH} a root's name may be`;
+  }
+  return undefined;
 }
