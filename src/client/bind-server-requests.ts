@@ -1,7 +1,7 @@
 /**
  * The server's requests in the handshake era (elicitation, sampling, roots, ping): JSON-RPC requests of
- * their own, answered through the client's handlers — or through those of the one request in flight that
- * brought its own (`ExchangeOptions.handlers`), tracked by `OwnHandlers`. A request that belongs to a call
+ * their own, answered through the client's handlers — or through those of the call it belongs to, if that
+ * call brought its own (`ExchangeOptions.handlers`; `OwnHandlers` says which call that is). A request that belongs to a call
  * the client can tell (see `callEnd`) has its handler's signal aborted when that call ends.
  * @module
  */
@@ -102,7 +102,8 @@ export function bindServerRequests(
       const urlId =
         params.mode === 'url' && typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
       const fresh = urlId !== undefined && urlElicitations?.expect(urlId) === true;
-      const call = own?.sole();
+      const related = ctx.relatedRequestId === undefined ? null : peer.requestOptions(ctx.relatedRequestId);
+      const call = own?.callOf(related);
       const chosen = withOwnHandlers(handlers, call?.handlers);
       // A request that belongs to a call ends with it.
       const end = callEnd(peer, ctx.relatedRequestId, call);

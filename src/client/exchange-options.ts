@@ -13,8 +13,9 @@ export interface ExchangeOptions extends RequestOptions {
   /**
    * Handlers for this request's own input requests (elicitation, sampling, roots), tried before the
    * client's: the `inputRequests` of its `input_required` results (stateless era), and the server's
-   * requests while it is the only request in flight with handlers of its own (handshake era: a request
-   * the client cannot attribute to one of several such requests goes to the client's handlers). A
+   * requests that belong to it (handshake era): those on its POST response stream (Streamable HTTP), else
+   * those that come while it is the only request in flight with handlers of its own (a request the client
+   * cannot attribute to one of several such requests goes to the client's handlers). A
    * gateway uses them to relay an upstream's questions to the caller that made the call.
    */
   handlers?: ClientHandlers;

@@ -37,11 +37,11 @@ export class HandshakeChannel implements EraChannel {
     return this.#server.serverInfo;
   }
 
-  readonly send = (request: OutgoingRequest): Promise<JsonObject> =>
-    this.#own.track(
-      request.options.handlers,
-      this.#peer.request(request.method, request.params, request.options),
-    );
+  readonly send = (request: OutgoingRequest): Promise<JsonObject> => {
+    // Options of its own for a call with handlers: the engine's request is then known by them (OwnHandlers).
+    const options = request.options.handlers ? { ...request.options } : request.options;
+    return this.#own.track(options, this.#peer.request(request.method, request.params, options));
+  };
 
   async ping(request: Requester, options?: RequestOptions): Promise<void> {
     await request('ping', undefined, options);

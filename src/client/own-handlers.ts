@@ -19,32 +19,53 @@ export interface OwnCall {
   readonly ended: AbortSignal;
 }
 
+/** What a call in flight is known by: the options it was sent with (the engine keeps the same object). */
+export interface TrackedOptions {
+  readonly handlers?: ClientHandlers | undefined;
+}
+
 /**
- * A server request is the call's when exactly one call with handlers of its own is in flight: its handlers
- * answer it, and its handler's signal aborts when that call ends. With several, nothing on the wire says
- * which one it belongs to, so the client's handlers answer it.
+ * Which call with handlers of its own a server request belongs to. Over Streamable HTTP one that arrives on
+ * a call's POST stream is that call's (`related`): its handlers answer it, if it brought some. Elsewhere
+ * (stdio, in-memory, the GET stream) nothing on the wire says which call a request belongs to — the spec's
+ * server requests carry no id of the client's request, and `progressToken` in their `_meta` is the
+ * server's own — so it is the call's only when exactly one call with handlers of its own is in flight;
+ * with several, the client's handlers answer it.
  */
 export class OwnHandlers {
-  readonly #active = new Set<{ handlers: ClientHandlers; ended: AbortController }>();
+  readonly #active = new Map<object, { handlers: ClientHandlers; ended: AbortController }>();
 
-  /** Tracks `handlers` until `pending` settles; returns `pending`. */
-  track<T>(handlers: ClientHandlers | undefined, pending: Promise<T>): Promise<T> {
-    if (!handlers) return pending;
+  /**
+   * Tracks the handlers of the call sent with `options` (an object of its own: two calls in flight share
+   * none) until `pending` settles; returns `pending`.
+   */
+  track<T>(options: TrackedOptions | undefined, pending: Promise<T>): Promise<T> {
+    const handlers = options?.handlers;
+    if (!options || !handlers) return pending;
     // A fresh object per request: two requests may share one handlers object.
     const entry = { handlers: { ...handlers }, ended: new AbortController() };
-    this.#active.add(entry);
+    this.#active.set(options, entry);
     const done = () => {
-      this.#active.delete(entry);
+      this.#active.delete(options);
       entry.ended.abort(callEnded());
     };
     pending.then(done, done);
     return pending;
   }
 
-  /** The only in-flight call with handlers of its own, if exactly one brought some. */
-  sole(): OwnCall | undefined {
+  /**
+   * The call a server request belongs to: the one sent with `related` (the options of the request whose
+   * POST stream brought it; `null` when it came on none), else the only in-flight call with handlers of
+   * its own, if exactly one brought some. A request related to a call without handlers of its own is
+   * no other call's.
+   */
+  callOf(related: object | null | undefined): OwnCall | undefined {
+    if (related !== null) {
+      const entry = related && this.#active.get(related);
+      return entry && { handlers: entry.handlers, ended: entry.ended.signal };
+    }
     if (this.#active.size !== 1) return undefined;
-    for (const { handlers, ended } of this.#active) return { handlers, ended: ended.signal };
+    for (const { handlers, ended } of this.#active.values()) return { handlers, ended: ended.signal };
     return undefined;
   }
 }

@@ -195,6 +195,11 @@ export class OutgoingRequests {
     return true;
   }
 
+  /** The options request `id` was sent with, while it is pending. */
+  optionsOf(id: RequestId): RequestOptions | undefined {
+    return this.#pending.get(id)?.options;
+  }
+
   /**
    * Calls `listener` once request `id` settles, however it does; undefined (and no call) when it is not
    * pending. Returns what stops listening.

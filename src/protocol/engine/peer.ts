@@ -95,6 +95,14 @@ export class Peer<C = unknown> {
   }
 
   /**
+   * The options our request `id` was sent with (the very object given to `request`), while it is in
+   * flight; undefined once it settled, or for an id never sent.
+   */
+  requestOptions(id: RequestId): RequestOptions | undefined {
+    return this.#outgoingRequests?.optionsOf(id);
+  }
+
+  /**
    * Calls `listener` once our request `id` settles (answered, failed, timed out, cancelled, or the
    * connection closed), at once when it is not in flight; returns what stops listening.
    */
