@@ -1,8 +1,9 @@
 // The content blocks a handler returns are checked against the spec's content types (text, image, audio,
-// resource_link, resource) and the members each requires: a block of any other type, or one missing a
-// required member, makes the call an `isError` result reported through onToolBug, in every revision; the
-// five types with their members go out (shaped for the peer's revision), and a gateway relays them from an
-// upstream of any revision. Raw JSON-RPC over the in-memory pair; the gateway's upstream over HTTP.
+// resource_link, resource) and the members each requires: a block of any other type, one missing a required
+// member, or binary data that is not base64 (image and audio data, an embedded blob), makes the call an
+// `isError` result reported through onToolBug, in every revision; the five types with their members go out
+// (shaped for the peer's revision), and a gateway relays them from an upstream of any revision. Raw JSON-RPC
+// over the in-memory pair; the gateway's upstream over HTTP.
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { createGateway } from '../src/gateway/index.js';
@@ -25,6 +26,14 @@ const BAD: Record<string, unknown> = {
     ],
   },
   error_with_bad_block: { isError: true, content: [{ type: 'audio', data: 'AAAA' }] },
+  image_not_base64: { type: 'image', data: 'not base64!!', mimeType: 'image/png' },
+  audio_padding_inside: { content: [{ type: 'audio', data: 'AA=A', mimeType: 'audio/wav' }] },
+  blob_unpadded: {
+    content: [
+      { type: 'text', text: 'ok' },
+      { type: 'resource', resource: { uri: 'file:///a', blob: 'AAEC/w' } },
+    ],
+  },
 };
 
 const EXPECTED_BUGS = [
@@ -35,6 +44,9 @@ const EXPECTED_BUGS = [
   "Tool resource_without_body returned an invalid result: the result's content[0] is an embedded resource without text or blob",
   "Tool link_without_name returned an invalid result: the result's content[1] is a resource_link block without a string uri and name",
   "Tool error_with_bad_block returned an invalid result: the result's content[0] is an audio block without a string data and mimeType",
+  'Tool image_not_base64 returned an invalid result: the handler returned a block that is an image block whose data is not base64 (RFC 4648, padded)',
+  "Tool audio_padding_inside returned an invalid result: the result's content[0] is an audio block whose data is not base64 (RFC 4648, padded)",
+  "Tool blob_unpadded returned an invalid result: the result's content[1] is an embedded resource whose blob is not base64 (RFC 4648, padded)",
 ];
 
 /** Every content type, with the members it requires. */

@@ -95,6 +95,12 @@ const BAD_SAMPLING: [string, string, unknown, RegExp][] = [
     /"tool_use", which is no sampling content type in 2025-06-18/,
   ],
   [
+    'an image block whose data is not base64',
+    '2025-11-25',
+    reply({ type: 'image', data: 'AA=A', mimeType: 'image/png' }),
+    /content is an image block whose data is not base64 \(RFC 4648, padded\)/,
+  ],
+  [
     'more than 1000 blocks',
     '2025-11-25',
     reply(Array.from({ length: 1001 }, () => ({ type: 'text', text: 'x' }))),

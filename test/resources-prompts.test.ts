@@ -622,6 +622,7 @@ describe('results checked on the wire', () => {
       bogus: { type: 'bogus', whatever: 1 },
       textNoText: { type: 'text' },
       imageBytes: { type: 'image', data: new Uint8Array([1, 2, 3]), mimeType: 'image/png' },
+      audioNotBase64: { type: 'audio', data: 'AA=A', mimeType: 'audio/wav' },
       noContent: undefined,
     };
     for (const [name, content] of Object.entries(blocks)) {
@@ -640,11 +641,18 @@ describe('results checked on the wire', () => {
       expect(await raw.call('prompts/get', { name: 'bogus' }).catch((e: unknown) => e)).toMatchObject({
         message: expect.stringContaining('messages[1].content has type "bogus", which is no content type'),
       });
+      expect(
+        await raw.call('prompts/get', { name: 'audioNotBase64' }).catch((e: unknown) => e),
+      ).toMatchObject({
+        message: expect.stringContaining(
+          'messages[1].content is an audio block whose data is not base64 (RFC 4648, padded)',
+        ),
+      });
       expect(await raw.call('prompts/get', { name: 'badRole' }).catch((e: unknown) => e)).toMatchObject({
         code: -32603,
         message: expect.stringContaining('messages[0]'),
       });
-      expect(errors.length).toBe(Object.keys(blocks).length + 2);
+      expect(errors.length).toBe(Object.keys(blocks).length + 3);
     } finally {
       await raw.close();
     }

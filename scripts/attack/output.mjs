@@ -1,7 +1,8 @@
 // Output attacks on the server's sanitizer: tool results an attacker shapes (a fetch or file tool that
 // reflects their text) — text built to slow a naive secret redactor, results of 8 to 64 MiB, image bytes that
-// lie about their type or are not base64, structuredContent full of secret-looking strings. Each result
-// comes back redacted, truncated or refused as the README says, quickly, and nobody else waits.
+// lie about their type or are not base64 (not base64: an isError, a bug in the tool), structuredContent full
+// of secret-looking strings. Each result comes back redacted, truncated or refused as the README says,
+// quickly, and nobody else waits.
 import { callAttack, firstText } from './lib/call-attack.mjs';
 
 const KiB = 1024;
@@ -55,6 +56,11 @@ export default [
             const images = result.content.filter((b) => b.type === 'image');
             if (images.length > 0)
               return `an image block got through: ${images[0].mimeType}, ${String(images[0].data).length} characters`;
+            // Data that is not base64 is a bug in the tool: an isError result naming it (and onToolBug).
+            if (kind === 'not-base64')
+              return result.isError && /whose data is not base64/.test(firstText(result))
+                ? undefined
+                : `not an isError naming the data that is not base64: ${JSON.stringify(result).slice(0, 160)}`;
             const notes = result.content.filter((b) => b.type === 'text' && /removed/.test(b.text));
             return notes.length === 1
               ? undefined

@@ -13,7 +13,7 @@ import type {
 } from '../protocol/types/client-features.js';
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
-import { blockProblem, contentBlockProblem } from '../protocol/types/content-checks.js';
+import { blockProblem, contentBlockProblem, dataProblem } from '../protocol/types/content-checks.js';
 import {
   createMessageResultProblem,
   elicitResultProblem,
@@ -136,7 +136,9 @@ function samplingContentProblem(content: unknown, profile: RevisionProfile | und
       return `${where} has type ${JSON.stringify(type)}, which is no sampling content type in ${version}`;
     const typed = block as JsonObject & { type: string };
     const problem =
-      type === 'tool_use' || type === 'tool_result' ? toolBlockProblem(typed) : contentBlockProblem(typed);
+      type === 'tool_use' || type === 'tool_result'
+        ? toolBlockProblem(typed)
+        : (contentBlockProblem(typed) ?? dataProblem(typed));
     if (problem) return `${where} is ${problem}`;
   }
   return undefined;

@@ -10,6 +10,7 @@
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';
+import { isBase64 } from '../protocol/types/content-checks.js';
 import type {
   Annotations,
   AudioContent,
@@ -25,14 +26,6 @@ import type { CallToolResult } from '../protocol/types/tools.js';
 export interface BlockOptions {
   annotations?: Annotations;
   _meta?: JsonObject;
-}
-
-/** Standard base64 (RFC 4648 §4) with its padding; no backtracking beyond the two `=`, so linear time. */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** Whether `value` is standard base64 text, padded (what the spec's `@format byte` fields hold). */
-export function isBase64(value: string): boolean {
-  return value.length % 4 === 0 && BASE64.test(value);
 }
 
 /**

@@ -3,10 +3,19 @@
  * (`text.text`; `image` / `audio` `data` and `mimeType`; `resource.resource.uri` with `text` or `blob`;
  * `resource_link` `uri` and `name`), no deeper. Every revision's blocks are among these five types
  * (2024-11-05 has text, image and resource). A server sends no other; a client keeps a block of a type it
- * does not know, as a newer revision may add types.
+ * does not know, as a newer revision may add types. What a toolwire peer sends is checked further: its
+ * binary data must be base64 (`dataProblem`).
  * @module
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+
+/** Standard base64 (RFC 4648 §4) with its padding; no backtracking beyond the two `=`, so linear time. */
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Whether `value` is standard base64 text, padded (what the spec's `@format byte` fields hold). */
+export function isBase64(value: string): boolean {
+  return value.length % 4 === 0 && BASE64.test(value);
+}
 
 function media(block: JsonObject): string | undefined {
   return typeof block.data === 'string' && typeof block.mimeType === 'string'
@@ -49,13 +58,31 @@ export function contentBlockProblem(block: JsonObject & { type: string }): strin
 }
 
 /**
+ * What is wrong with the binary data of a well-formed block we send (an image's or audio's `data`, an
+ * embedded resource's `blob`): not base64 (RFC 4648, padded), as the spec's `@format byte` asks. Time
+ * linear in the data. Undefined for a block that holds none.
+ */
+export function dataProblem(block: JsonObject & { type: string }): string | undefined {
+  if (block.type === 'image' || block.type === 'audio')
+    return isBase64(block.data as string)
+      ? undefined
+      : `an ${block.type} block whose data is not base64 (RFC 4648, padded)`;
+  if (block.type !== 'resource') return undefined;
+  const { blob } = block.resource as JsonObject;
+  return typeof blob !== 'string' || isBase64(blob)
+    ? undefined
+    : 'an embedded resource whose blob is not base64 (RFC 4648, padded)';
+}
+
+/**
  * What is wrong with `block` as a content block a server sends (one of the spec's content types, with the
- * members it requires), as the rest of a sentence ("has type …", "is a text block without …"); undefined
- * when nothing is.
+ * members it requires, its binary data base64), as the rest of a sentence ("has type …", "is a text block
+ * without …"); undefined when nothing is.
  */
 export function blockProblem(block: unknown): string | undefined {
   if (!isJsonObject(block) || typeof block.type !== 'string') return 'is not an object with a string type';
   if (!isContentType(block.type)) return `has type ${JSON.stringify(block.type)}, which is no content type`;
-  const problem = contentBlockProblem(block as JsonObject & { type: string });
+  const typed = block as JsonObject & { type: string };
+  const problem = contentBlockProblem(typed) ?? dataProblem(typed);
   return problem === undefined ? undefined : `is ${problem}`;
 }

@@ -4,6 +4,7 @@
  * unchecked; a RIFF container (WAV, WebP) too short to name its form passes on its `RIFF` header alone.
  * @module
  */
+import { isBase64 } from '../../protocol/types/content-checks.js';
 
 type Signature = ReadonlyArray<readonly [offset: number, bytes: readonly number[]]>;
 
@@ -36,14 +37,6 @@ const ALIASES: ReadonlyMap<string, string> = new Map([
   ['audio/opus', 'audio/ogg'],
   ['audio/vorbis', 'audio/ogg'],
 ]);
-
-// Linear on megabytes of data (a grouped repetition would overflow the regex engine's stack).
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-/** `data` is canonical-length base64 (padded to a multiple of 4). */
-export function isBase64(data: string): boolean {
-  return data.length % 4 === 0 && BASE64.test(data);
-}
 
 /** The MIME type without parameters, lower case, aliases resolved (`audio/x-wav` → `audio/wav`). */
 export function essence(mimeType: string): string {
