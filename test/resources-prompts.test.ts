@@ -615,9 +615,13 @@ async function rawOn(server: Server): Promise<Raw> {
 }
 
 describe('results checked on the wire', () => {
-  it('answers a prompt whose getter returns a block the spec does not define with -32603 naming the message', async () => {
+  it('answers a prompt whose getter returns a block the spec does not define with -32603 naming the message, and onPromptBug hears it', async () => {
     const errors: Error[] = [];
-    const server = new Server({ name: 's', version: '1' }, { onError: (e) => errors.push(e) });
+    const bugs: [string, string][] = [];
+    const server = new Server(
+      { name: 's', version: '1' },
+      { onError: (e) => errors.push(e), onPromptBug: (message, prompt) => bugs.push([message, prompt]) },
+    );
     const blocks: Record<string, unknown> = {
       bogus: { type: 'bogus', whatever: 1 },
       textNoText: { type: 'text' },
@@ -632,6 +636,10 @@ describe('results checked on the wire', () => {
       ]);
     }
     server.prompt('badRole', {}, () => [{ role: 'system', content: text('x') } as never]);
+    server.prompt('notMessages', {}, () => ({ messages: 'hello' }) as never);
+    server.prompt('fails', {}, () => {
+      throw new TypeError('the database is down');
+    });
     const raw = await rawOn(server);
     try {
       for (const name of Object.keys(blocks)) {
@@ -652,14 +660,44 @@ describe('results checked on the wire', () => {
         code: -32603,
         message: expect.stringContaining('messages[0]'),
       });
-      expect(errors.length).toBe(Object.keys(blocks).length + 3);
+      expect(bugs.length).toBe(Object.keys(blocks).length + 3);
+      expect(bugs[0]).toEqual([
+        'Prompt bogus returned an invalid result: messages[1].content has type "bogus", which is no content type',
+        'bogus',
+      ]);
+      expect(bugs.at(-1)).toEqual([
+        'Prompt badRole returned an invalid result: messages[0] has no role "user" or "assistant"',
+        'badRole',
+      ]);
+      expect(await raw.call('prompts/get', { name: 'notMessages' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message:
+          'Internal error: Prompt notMessages returned something other than messages ({ role, content })',
+      });
+      expect(bugs.at(-1)).toEqual([
+        'Prompt notMessages returned something other than messages ({ role, content })',
+        'notMessages',
+      ]);
+      expect(errors).toEqual([]);
+      // A getter that fails is no bug: onError hears it, as before.
+      expect(await raw.call('prompts/get', { name: 'fails' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message: 'Internal error: the database is down',
+      });
+      expect(errors.map((e) => e.message)).toEqual(['the database is down']);
+      expect(bugs.length).toBe(Object.keys(blocks).length + 4);
     } finally {
       await raw.close();
     }
   });
 
   it('answers a read whose blob is not base64 with -32603, and passes base64 unchanged', async () => {
-    const server = new Server({ name: 's', version: '1' }, { onError: () => {} });
+    const bugs: [string, string][] = [];
+    const errors: Error[] = [];
+    const server = new Server(
+      { name: 's', version: '1' },
+      { onError: (e) => errors.push(e), onResourceBug: (message, uri) => bugs.push([message, uri]) },
+    );
     const blobs: Record<string, string> = {
       bad: 'this is not base64!!',
       unpadded: 'AAEC/w',
@@ -687,6 +725,47 @@ describe('results checked on the wire', () => {
           contents: [{ uri: `x://${name}`, blob: blobs[name] }],
         });
       }
+      expect(bugs.map(([, uri]) => uri)).toEqual(['x://bad', 'x://unpadded', 'x://padInside', 'x://many']);
+      expect(bugs[0]?.[0]).toMatch(/^Resource x:\/\/bad: read returned a blob that is not base64/);
+      expect(errors).toEqual([]);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('answers a read whose reader returns no contents with -32603, and onResourceBug hears it (a reader that fails, onError)', async () => {
+    const bugs: [string, string][] = [];
+    const errors: Error[] = [];
+    const server = new Server(
+      { name: 's', version: '1' },
+      { onError: (e) => errors.push(e), onResourceBug: (message, uri) => bugs.push([message, uri]) },
+    );
+    server.resource('x://empty', { name: 'empty' }, (uri) => ({ uri, size: 3 }) as never);
+    server.resourceTemplate('x://rows/{id}', { name: 'row' }, () => [42] as never);
+    server.resource('x://fails', { name: 'fails' }, () => {
+      throw new TypeError('the disk is gone');
+    });
+    const raw = await rawOn(server);
+    try {
+      expect(await raw.call('resources/read', { uri: 'x://empty' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message: 'Internal error: Resource x://empty: read returned contents without text or blob',
+      });
+      expect(await raw.call('resources/read', { uri: 'x://rows/7' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message: 'Internal error: Resource x://rows/7: read returned contents that are not objects',
+      });
+      expect(bugs).toEqual([
+        ['Resource x://empty: read returned contents without text or blob', 'x://empty'],
+        ['Resource x://rows/7: read returned contents that are not objects', 'x://rows/7'],
+      ]);
+      expect(errors).toEqual([]);
+      expect(await raw.call('resources/read', { uri: 'x://fails' }).catch((e: unknown) => e)).toMatchObject({
+        code: -32603,
+        message: 'Internal error: the disk is gone',
+      });
+      expect(errors.map((e) => e.message)).toEqual(['the disk is gone']);
+      expect(bugs).toHaveLength(2);
     } finally {
       await raw.close();
     }

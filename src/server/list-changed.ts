@@ -8,6 +8,7 @@
  *   after a change but before the burst's notification does not get it.
  * @module
  */
+import type { BugReporter } from './reported-bug.js';
 import { Coalescer } from './coalescer.js';
 import type { SessionView } from './session-view.js';
 import type { ListenSubscription } from './subscriptions/listen-subscription.js';
@@ -24,6 +25,9 @@ export interface FeatureHost {
   subscriptions(): Iterable<ListenSubscription>;
   /** A registry changed: `method` is the notification its change owes (for processes sharing sessions). */
   listChanged?(method: string): void;
+  /** A prompt getter's or resource reader's invalid result (see `reportedBug`). */
+  readonly onPromptBug?: BugReporter | undefined;
+  readonly onResourceBug?: BugReporter | undefined;
 }
 
 /** A session bound after it initialized was never told of the capability: it gets no notifications. */

@@ -101,6 +101,16 @@ export interface ServerOptions extends ToolChainOptions {
   onError?: (error: Error) => void;
   /** A tool broke its contract (bad result, output that fails its outputSchema). Default: a line on stderr. */
   onToolBug?: (message: string, tool: string) => void;
+  /**
+   * A prompt getter returned no prompt result (messages not a list, a role that is neither `user` nor
+   * `assistant`, a content block the spec does not define); the client got -32603. Default: a line on stderr.
+   */
+  onPromptBug?: (message: string, prompt: string) => void;
+  /**
+   * A resource reader returned no read result (contents without text or blob, a blob that is not base64);
+   * the client got -32603. Default: a line on stderr.
+   */
+  onResourceBug?: (message: string, uri: string) => void;
   /** The client said its roots changed. */
   onRootsListChanged?: (session: SessionView) => void;
 }

@@ -120,6 +120,8 @@ export class ServerRuntime implements ServerCore {
     this.options = {
       ...options,
       onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
+      onPromptBug: options.onPromptBug ?? ((message) => console.error(`[toolwire] ${message}`)),
+      onResourceBug: options.onResourceBug ?? ((message) => console.error(`[toolwire] ${message}`)),
     };
     this.#chain = new ToolChain(options);
     installHandshake(this.handlers, this);
@@ -310,6 +312,8 @@ export class ServerRuntime implements ServerCore {
     return {
       pageSize: this.options.pageSize ?? 100,
       listChangedDebounceMs: this.options.listChangedDebounceMs ?? 10,
+      onPromptBug: this.options.onPromptBug,
+      onResourceBug: this.options.onResourceBug,
       sessions: () => this.#sessions,
       subscriptions: () => this.#subscriptions.open,
       listChanged: (method) => {

@@ -148,8 +148,8 @@ function messageProblem(value: unknown, index: number): string | undefined {
 }
 
 /**
- * Normalizes what a getter returned; a TypeError (an internal error on the wire, reported through the
- * server's `onError`) for anything else: no messages, or a message whose content is none of the spec's
+ * Normalizes what a getter returned; a TypeError (-32603 on the wire, reported through the server's
+ * `onPromptBug`: see `reportedBug`) for anything else: no messages, or a message whose content is none of the spec's
  * content blocks (as a tool's result is checked; raw bytes in `data` included: use `image()` / `audio()`).
  */
 export function toPromptResult(value: unknown, name: string): GetPromptResult {

@@ -16,6 +16,7 @@ import type { SessionView } from '../session-view.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
 import { withInput } from '../context-host.js';
+import { reportedBug, type BugReporter } from '../reported-bug.js';
 import { AskingContext } from '../request-signal-context.js';
 import { buildPrompt, toPromptResult, type PromptSpec, type RegisteredPrompt } from './prompt-definition.js';
 
@@ -43,8 +44,10 @@ export class PromptsFeature implements ServerFeature {
   readonly prompts = new Registry<PromptSpec, RegisteredPrompt>('prompt', buildPrompt);
   readonly #pages: Pages<RegisteredPrompt, Prompt, 'prompts'>;
   readonly #listChanged: ListChanged;
+  readonly #onBug: BugReporter | undefined;
 
   constructor(host: FeatureHost) {
+    this.#onBug = host.onPromptBug;
     this.#pages = new Pages('prompts', host.pageSize, (e, profile) => profile.shapePrompt(e.prompt));
     this.#listChanged = new ListChanged(
       'notifications/prompts/list_changed',
@@ -86,7 +89,8 @@ export class PromptsFeature implements ServerFeature {
         return Promise.resolve(get());
       });
       if (isInputRequired(value)) return value;
-      return scope.profile.shapePromptResult(toPromptResult(value, prompt.name));
+      const result = reportedBug(() => toPromptResult(value, prompt.name), this.#onBug, prompt.name);
+      return scope.profile.shapePromptResult(result);
     });
   }
 

@@ -53,7 +53,10 @@ function contentsOf(value: unknown, uri: string): ResourceContents {
   return out;
 }
 
-/** Normalizes what a reader returned; a TypeError (an internal error on the wire) for anything else. */
+/**
+ * Normalizes what a reader returned; a TypeError (-32603 on the wire, reported through the server's
+ * `onResourceBug`: see `reportedBug`) for anything else.
+ */
 export function toReadResult(value: unknown, uri: string, mimeType: string | undefined): ReadResourceResult {
   const typed = mimeType === undefined ? {} : { mimeType };
   if (typeof value === 'string') return { contents: [{ uri, ...typed, text: value }] };

@@ -24,6 +24,7 @@ import { MAX_SUBSCRIBED_URI_LENGTH, MAX_SUBSCRIPTIONS } from '../subscriptions/s
 import { withInput } from '../context-host.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
+import { reportedBug } from '../reported-bug.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
   buildResource,
@@ -176,12 +177,16 @@ export class ResourcesFeature implements ServerFeature {
   /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */
   async read(uri: string, context: ResourceContext): Promise<ReadResourceResult> {
     const exact = this.resources.get(uri);
-    if (exact) return toReadResult(await exact.read(uri, context), uri, exact.resource.mimeType);
+    const report = this.#host.onResourceBug;
+    if (exact) {
+      const value = await exact.read(uri, context);
+      return reportedBug(() => toReadResult(value, uri, exact.resource.mimeType), report, uri);
+    }
     for (const template of this.templates.list()) {
       const variables = template.matcher.match(uri);
       if (variables) {
         const value = await template.read(uri, variables, context);
-        return toReadResult(value, uri, template.template.mimeType);
+        return reportedBug(() => toReadResult(value, uri, template.template.mimeType), report, uri);
       }
     }
     throw resourceNotFound(uri);
