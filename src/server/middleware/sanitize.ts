@@ -27,10 +27,10 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { compileJsonSchema } from '../../schema/index.js';
 import { toolError } from '../results.js';
 import { mediaMismatch } from './media-signature.js';
+import { reportToolBug } from './tool-bugs.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 import { DEFAULT_SECRET_PATTERNS, Redactor, SECRET_NAME } from './redact.js';
 import { measure, precutText, truncateContent, utf8Length, type SizeCaps } from './size-caps.js';
-import { reportToolBug } from './tool-bugs.js';
 
 export interface SanitizeOptions {
   /** UTF-8 bytes of text per result: text blocks and embedded text resources (default 1 MiB). */

@@ -1,18 +1,21 @@
 /**
- * Where a built-in middleware reports a bug in a tool's result (the server's `onToolBug`): the tool-call
- * pipeline registers a reporter for a call that may need one, and the middleware reports through it.
+ * How a built-in middleware reports a bug in a tool's result (sanitization: redacted structured content that
+ * no longer fits the outputSchema) to the server's `onToolBug`, as the pipeline reports the bugs it finds
+ * itself: every call the chain starts carries the hook from where it started (`CallOrigin.onToolBug`,
+ * tool-call.ts) under {@link REPORT_BUG}. A leaf module, so the middleware need not import the pipeline.
  * @module
  */
 import type { ToolCall } from './middleware.js';
 
-const reporters = new WeakMap<ToolCall, (message: string) => void>();
+/** The method, on the calls the chain starts, that reports a bug in the call's result to `onToolBug`. */
+export const REPORT_BUG: unique symbol = Symbol('toolwire.reportBug');
 
-/** Bugs found in `call`'s result go to `report`. */
-export function reportToolBugsTo(call: ToolCall, report: (message: string) => void): void {
-  reporters.set(call, report);
+/** A call that knows where a bug in its result goes. */
+export interface BugReportingCall {
+  [REPORT_BUG](message: string): void;
 }
 
-/** Reports a bug in `call`'s result, where a reporter was registered for it. */
+/** Reports a bug in `call`'s result; nothing for a `ToolCall` the chain did not start. */
 export function reportToolBug(call: ToolCall, message: string): void {
-  reporters.get(call)?.(message);
+  (call as Partial<BugReportingCall>)[REPORT_BUG]?.(message);
 }

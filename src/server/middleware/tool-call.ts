@@ -16,6 +16,7 @@ import type { InputMethod } from '../input-required/input-requests.js';
 import { ContextBase, type InputOptions, type ToolContext } from '../tool-context.js';
 import type { RegisteredTool } from '../tools/tool-definition.js';
 import type { CallDecision, CalledTool, ToolCall } from './middleware.js';
+import { REPORT_BUG, type BugReportingCall } from './tool-bugs.js';
 
 /** Where a call comes from, beyond what its context says. */
 export interface CallOrigin {
@@ -25,6 +26,8 @@ export interface CallOrigin {
   sessionId?: string | undefined;
   /** The client's address, where the transport knows it and has no session. */
   clientAddress?: string | undefined;
+  /** Reports a server-side bug in the tool's result (the server's `onToolBug`). */
+  onToolBug?: ((message: string, tool: string) => void) | undefined;
 }
 
 /** One call's state: its linked signal, the time its handler waited for input, its `done` promise. */
@@ -74,7 +77,7 @@ class CallState {
 }
 
 /** What every `ToolCall` tells of the call: the tool, its arguments, the caller, the request. */
-abstract class CallFacts {
+abstract class CallFacts implements BugReportingCall {
   readonly tool: CalledTool;
   readonly arguments: JsonObject;
   readonly principal: Principal | undefined;
@@ -85,6 +88,7 @@ abstract class CallFacts {
   readonly protocolVersion: string;
   readonly meta: JsonObject | undefined;
   decision: CallDecision = 'allowed';
+  readonly #onToolBug: CallOrigin['onToolBug'];
 
   constructor(tool: RegisteredTool, args: JsonObject, ctx: ToolContext, origin: CallOrigin) {
     const version = ctx.client.protocolVersion;
@@ -97,6 +101,12 @@ abstract class CallFacts {
     this.era = isStatelessRevision(version) ? 'stateless' : 'handshake';
     this.protocolVersion = version;
     this.meta = ctx.meta;
+    this.#onToolBug = origin.onToolBug;
+  }
+
+  /** A bug in this call's result (see tool-bugs.ts). */
+  [REPORT_BUG](message: string): void {
+    this.#onToolBug?.(message, this.tool.name);
   }
 }
 

@@ -15,17 +15,14 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { formatIssues, type ResolvedSchema, type ValidationOutcome } from '../../schema/index.js';
 import { InputRequiredSignal } from '../input-required/input-round.js';
-import { reportToolBugsTo } from '../middleware/tool-bugs.js';
 import { startToolCall, type CallOrigin } from '../middleware/tool-call.js';
 import { toolError } from '../results.js';
 import type { RegisteredTool, ToolReturn } from './tool-definition.js';
 import type { ToolContext } from '../tool-context.js';
 import { urlElicitationAnswer } from './url-elicitation-answer.js';
 
-export interface CallToolHooks extends CallOrigin {
-  /** Reports a server-side bug (e.g. output that breaks the tool's outputSchema). */
-  onToolBug?: (message: string, tool: string) => void;
-}
+/** Where a call comes from, and where a bug in its result is reported (`onToolBug`). */
+export type CallToolHooks = CallOrigin;
 
 /** Checks `tools/call` params; throws -32602 for a malformed request. */
 export function parseCallParams(params: JsonObject): { name: string; args: JsonObject } {
@@ -128,10 +125,8 @@ function chained(
 ): Promise<CallToolResult> {
   const chain = tool.chain;
   if (!chain) return runHandler(tool, args, ctx, hooks);
+  // The call carries `hooks.onToolBug`: sanitization reports through it (see tool-bugs.ts).
   const started = startToolCall(tool, args as JsonObject, ctx, hooks, !chain.mayAbort(tool.called));
-  // Sanitization checks redacted structured content against the outputSchema again, and reports a misfit.
-  const { onToolBug } = hooks;
-  if (tool.output && onToolBug) reportToolBugsTo(started.call, (message) => onToolBug(message, tool.name));
   const handler = (context: ToolContext) => runHandler(tool, args, context, hooks);
   const running = chain.run(started.call, () => started.handle(handler));
   // A chain that ended without running the handler (a refusal) finishes the call when it settles.
