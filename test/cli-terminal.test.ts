@@ -112,6 +112,53 @@ describe('a server that tries to steer the terminal', () => {
     expect(shown.at(-1)).toBe('last, with no newline');
   });
 
+  it('shows the start of a line once the stream falls quiet, and the rest of the line when it comes', async () => {
+    const shown: string[] = [];
+    let wrote: (text: string) => void = () => undefined;
+    const stream = new PassThrough();
+    showLines(stream, (text) => (shown.push(text), wrote(text)), 20);
+    const next = () => new Promise<string>((resolve) => (wrote = resolve));
+    // A surrogate pair's character (🙂: f0 9f 99 82) cut by the chunks is held until whole.
+    let shownNext = next();
+    stream.write(Buffer.from('Loading \xf0\x9f', 'latin1'));
+    expect(await shownNext).toBe('Loading ');
+    shownNext = next();
+    stream.write(Buffer.from('\x99\x82 still', 'latin1'));
+    expect(await shownNext).toBe('\u{1F642} still');
+    stream.end(Buffer.from(' done\n'));
+    await new Promise((resolve) => stream.on('end', resolve));
+    expect(shown).toEqual(['Loading ', '\u{1F642} still', ' done\n']);
+  });
+
+  it('with -v, shows the start of a line a server leaves unfinished once it falls quiet, never half a character', async () => {
+    // "Loading 🙂..." and the first two of the four bytes of another emoji, then nothing: no newline, no end,
+    // no answer to the handshake (it leaves when its stdin ends).
+    const server = [
+      'process.stderr.write(Buffer.concat([Buffer.from("Loading \\u{1F642}..."), Buffer.from([0xf0, 0x9f])]));',
+      'process.stdin.resume().on("end", () => process.exit(0));',
+    ].join(' ');
+    const child = spawn(
+      process.execPath,
+      [BIN, 'tools', '-v', '--timeout', '10000', '--', process.execPath, '-e', server],
+      { cwd: REPO, stdio: ['pipe', 'pipe', 'pipe'] },
+    );
+    const closed = new Promise((resolve) => child.on('close', resolve));
+    let stderr = '';
+    // Shown while the command still waits for the handshake, not when it gives up (or the server leaves):
+    // what it wrote by then, or undefined if it exited first.
+    const whileWaiting = await new Promise<string | undefined>((resolve) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        if (stderr.includes('...')) resolve(stderr);
+      });
+      void closed.then(() => resolve(undefined));
+    });
+    child.kill();
+    await closed;
+    // The incomplete character is held back (at the stream's very end it would be shown as U+FFFD).
+    expect(whileWaiting).toBe('Loading \u{1F642}...');
+  });
+
   it.runIf(existsSync('/usr/bin/script'))('on a terminal, --json is still valid JSON', async () => {
     // terminalText wrote DEL and C1 as \x7f and \x85, escapes JSON does not have; failures too.
     const json = async (args: string[]) => {

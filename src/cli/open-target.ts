@@ -220,14 +220,32 @@ function captureTail(stream: Readable | null): (() => string) | undefined {
 /** A line of a server's stderr longer than this is shown in pieces of this many characters (nothing grows unbounded). */
 const SHOWN_LINE_CHARS = 4 * 1024;
 
+/** A line's start is shown once this long passes without more bytes (a server that says "Loading..." and hangs). */
+export const SHOWN_PARTIAL_IDLE_MS = 200;
+
 /**
  * Shows a stream's text through `write`, one whole line at a time (a line longer than
  * {@link SHOWN_LINE_CHARS} in pieces), the rest when it ends: what it says is not cut in two by its chunks
- * (a CRLF, a UTF-8 character), nor interleaved mid-line with what the command writes itself.
+ * (a CRLF, a UTF-8 character), nor interleaved mid-line with what the command writes itself. A line's start
+ * is shown as it is once `idleMs` pass without more bytes, never half a UTF-8 character (the decoder keeps
+ * it) nor half a surrogate pair; the rest of that line follows when it comes.
  */
-export function showLines(stream: Readable, write: (text: string) => void): void {
+export function showLines(
+  stream: Readable,
+  write: (text: string) => void,
+  idleMs: number = SHOWN_PARTIAL_IDLE_MS,
+): void {
   const decoder = new StringDecoder('utf8');
   let partial = '';
+  let idle: ReturnType<typeof setTimeout> | undefined;
+  const flush = () => {
+    idle = undefined;
+    // Not between the two halves of a surrogate pair (the decoder never ends on one; a cut piece might).
+    const end = isHighSurrogate(partial.charCodeAt(partial.length - 1)) ? partial.length - 1 : partial.length;
+    if (end === 0) return;
+    write(partial.slice(0, end));
+    partial = partial.slice(end);
+  };
   const take = (text: string) => {
     partial += text;
     const end = partial.lastIndexOf('\n');
@@ -244,8 +262,15 @@ export function showLines(stream: Readable, write: (text: string) => void): void
       partial = partial.slice(cut);
     }
   };
-  stream.on('data', (chunk: Buffer) => take(decoder.write(chunk)));
+  stream.on('data', (chunk: Buffer) => {
+    take(decoder.write(chunk));
+    if (idle !== undefined) clearTimeout(idle);
+    // Unref'd: a quiet server's partial line never keeps the command alive.
+    idle = partial ? setTimeout(flush, idleMs).unref() : undefined;
+  });
   stream.on('end', () => {
+    if (idle !== undefined) clearTimeout(idle);
+    idle = undefined;
     take(decoder.end());
     if (partial) write(partial);
     partial = '';
