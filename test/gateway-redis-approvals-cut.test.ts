@@ -1,8 +1,8 @@
 // A gateway on a real Redis (a throwaway redis-server) whose approval listing stops at its budget
 // (`maxListedApprovals`, 4,000 by default; 2 here): with 3 calls held, `GET /api/approvals` lists the 2
-// oldest and says `total: 3, truncated: true`, the event stream's snapshot says the same, and `toolwire
-// approvals list` (a process) prints "showing 2 of 3 pending" (and the fields with --json). Once one is
-// decided, the third is listed and nothing is cut. Every wait is for an event or an answer.
+// oldest and says `total: 3, truncated: true` with the cursor of the next page, the event stream's snapshot
+// says the same, and `toolwire approvals list` (a process) pages through all 3. Once one is decided, the rest
+// fit one page and nothing is cut. Every wait is for an event or an answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '../src/client/index.js';
 import type { GatewayHttpHandle } from '../src/gateway/index.js';
@@ -68,7 +68,7 @@ describe('a listing of pending approvals cut at its budget', () => {
 
     const listing = (await (await api('/approvals')).json()) as Listing;
     expect(listing.approvals).toHaveLength(2);
-    expect(listing).toMatchObject({ total: 3, truncated: true });
+    expect(listing).toMatchObject({ total: 3, truncated: true, nextCursor: expect.any(String) });
 
     const watcher = new GatewayEvents(await api('/events'));
     const snapshot = (await watcher.next('snapshot')) as unknown as Listing;
@@ -79,9 +79,13 @@ describe('a listing of pending approvals cut at its budget', () => {
     const env = { TOOLWIRE_TOKEN: served.api.token };
     const cli = await runCli(['approvals', 'list', '--gateway', served.apiUrl], { env });
     expect(cli.code).toBe(0);
-    expect(cli.stdout).toContain('showing 2 of 3 pending');
+    expect(cli.stdout).not.toContain('showing');
+    for (const id of held) expect(cli.stdout).toContain(id);
     const json = await runCli(['approvals', 'list', '--gateway', served.apiUrl, '--json'], { env });
-    expect(JSON.parse(json.stdout)).toMatchObject({ total: 3, truncated: true });
+    const all = JSON.parse(json.stdout) as Listing;
+    expect(all.approvals.map((a) => a.id)).toEqual(held);
+    expect(all).toMatchObject({ total: 3 });
+    expect(all).not.toHaveProperty('truncated');
 
     // One decided: the rest fit, and nothing says it is cut.
     expect((await api(`/approvals/${listing.approvals[0]!.id}/deny`, {})).status).toBe(200);

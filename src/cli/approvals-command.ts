@@ -27,7 +27,8 @@ export const APPROVALS_HELP = `Usage: toolwire approvals list [--gateway URL] [-
 The calls a toolwire gateway holds for approval, and the decisions: approve once, approve always
 (this tool for this caller, until the gateway restarts or for --for MS, at most 365 days), or deny
 (the model reads --reason). An approval is used once; one already decided or expired is refused.
-list shows the oldest first; a gateway that lists only so many (on Redis, 4,000) says "showing N of M".
+list shows the oldest first, every page of the gateway's listing (up to 20,000 approvals); past that,
+it says "showing N of M".
 
   --gateway URL   the gateway (http://HOST:PORT, its /mcp or /api URL); default $TOOLWIRE_GATEWAY,
                   else http://127.0.0.1:3000
@@ -182,6 +183,43 @@ function shownArguments(approval: PendingView): string {
   return JSON.stringify(approval.arguments);
 }
 
+/** Approvals `list` reads at most, and requests it makes at most for them (a page may come short). */
+const MAX_LISTED = 20_000;
+const MAX_PAGES = 200;
+
+/**
+ * The pending approvals, page after page (`nextCursor`) up to `MAX_LISTED`: `{ approvals, total }`, and
+ * `truncated: true` when it stopped short of them. A gateway before paging answers one page without a cursor.
+ */
+async function listPending(
+  base: string,
+  token: string,
+  timeout: number,
+): Promise<{ approvals: PendingView[]; total: number; truncated?: true }> {
+  const approvals: PendingView[] = [];
+  const seen = new Set<string>();
+  let total = 0;
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const query = cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`;
+    const answer = await request(base, `/approvals${query}`, token, timeout);
+    if (!isObject(answer) || !Array.isArray(answer.approvals) || !answer.approvals.every(isApproval))
+      throw notTheApi('list of approvals', answer);
+    const page = answer.approvals as PendingView[];
+    for (const approval of page)
+      if (!seen.has(approval.id) && seen.add(approval.id)) approvals.push(approval);
+    // Some decided and others created between pages: how many wait as the latest page says.
+    if (typeof answer.total === 'number') total = answer.total;
+    const next = typeof answer.nextCursor === 'string' ? answer.nextCursor : undefined;
+    // The same cursor again would go round forever.
+    cursor = next !== cursor ? next : undefined;
+  } while (cursor !== undefined && approvals.length < MAX_LISTED && ++pages < MAX_PAGES);
+  if (cursor !== undefined || total > approvals.length)
+    return { approvals, total: Math.max(total, approvals.length + 1), truncated: true };
+  return { approvals, total: approvals.length };
+}
+
 export async function approvalsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
     printOut(APPROVALS_HELP);
@@ -214,17 +252,14 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
     throw usageError(`--for may be at most ${MAX_GRANT_MS} (365 days), got ${forMs}`, HINT);
 
   if (action === 'list') {
-    const answer = await request(base, '/approvals', token, timeout);
-    if (!isObject(answer) || !Array.isArray(answer.approvals) || !answer.approvals.every(isApproval))
-      throw notTheApi('list of approvals', answer);
+    const answer = await listPending(base, token, timeout);
     if (values.json) printJson(answer);
     else if (answer.approvals.length === 0) printOut('no pending approvals\n');
     else printOut(`${answer.approvals.map((a: PendingView) => describe(a, Date.now())).join('\n')}\n`);
     // A gateway listing at most so many (its Redis budget) says how many wait in all.
-    const total = typeof answer.total === 'number' ? answer.total : answer.approvals.length;
-    if (!values.json && total > answer.approvals.length)
+    if (!values.json && answer.total > answer.approvals.length)
       printOut(
-        `showing ${answer.approvals.length} of ${total} pending (the oldest first; decide them to see the rest)\n`,
+        `showing ${answer.approvals.length} of ${answer.total} pending (the oldest first; decide them to see the rest)\n`,
       );
     return ExitCode.Success;
   }

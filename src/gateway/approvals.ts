@@ -22,6 +22,7 @@ import {
 } from '../stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 import type { ListedApproval } from '../stores/listed-approval.js';
+import { pageOf, type PendingPageOptions } from '../stores/pending-position.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
@@ -316,11 +317,17 @@ export class Approvals {
     return this.#store.pending();
   }
 
-  /** `pending()`, with how many wait in all (more than listed when the store's listing stops at its budget). */
-  async listPending(): Promise<PendingListing> {
-    if (this.#store.listPending) return this.#store.listPending();
+  /**
+   * `pending()` a page at a time (`page`: after a position, at most so many), with how many wait in all
+   * (more than listed when the store's listing stops at its budget) and where the next page starts.
+   */
+  async listPending(page: PendingPageOptions = {}): Promise<PendingListing> {
+    if (this.#store.listPending) return this.#store.listPending(page);
     const approvals = await this.#store.pending();
-    return { approvals, total: approvals.length };
+    const { items, next } = pageOf(approvals, page);
+    return next
+      ? { approvals: items, total: approvals.length, next }
+      : { approvals: items, total: approvals.length };
   }
 
   /** One approval, pending (no outcome yet) or settled (kept a while past its expiry). */

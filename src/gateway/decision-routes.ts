@@ -8,7 +8,7 @@ import { failure, json } from './api-json.js';
 import type { ApprovalDecision } from './approvals.js';
 import { integerParam, type RouteContext } from './console-routes.js';
 import type { Gateway } from './gateway.js';
-import { approvalsListing, listedApproval } from './approvals-listing.js';
+import { approvalsListing, approvalsPage, listedApproval } from './approvals-listing.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 /** The answer to a decision endpoint; `events` opens the request's event stream. */
@@ -41,8 +41,13 @@ export async function decisionRoute(
         ],
       });
     case 'approvals': {
-      if (id === undefined)
-        return method === 'GET' ? json(200, approvalsListing(await approvals.listPending())) : only('GET');
+      if (id === undefined) {
+        if (method !== 'GET') return only('GET');
+        const limit = integerParam(url, 'limit');
+        const page = limit instanceof Error ? limit : approvalsPage(limit, url.searchParams.get('cursor'));
+        if (page instanceof Error) return failure(400, 'INVALID_REQUEST', page.message);
+        return json(200, approvalsListing(await approvals.listPending(page), page.after === undefined));
+      }
       if (action === undefined) {
         if (method !== 'GET') return only('GET');
         const found = await approvals.get(id);

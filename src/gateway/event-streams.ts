@@ -23,7 +23,7 @@
 import { failure } from './api-json.js';
 import type { GatewayEvent } from './gateway-events.js';
 import type { Gateway } from './gateway.js';
-import { approvalsListing, streamedEvent } from './approvals-listing.js';
+import { APPROVALS_PAGE_SIZE, approvalsListing, streamedEvent } from './approvals-listing.js';
 import type { PendingListing } from '../stores/approval-store.js';
 
 /** How often an open stream gets a `ping` event (and its credentials are checked again). */
@@ -130,7 +130,7 @@ export class EventStreams {
     });
     let approvals: PendingListing;
     try {
-      approvals = await this.#gateway.approvals.listPending();
+      approvals = await this.#gateway.approvals.listPending({ limit: APPROVALS_PAGE_SIZE });
     } catch (error) {
       unsubscribe();
       this.#free(slot);

@@ -35,7 +35,13 @@ export {
   type ApprovalsOptions,
   type PendingApproval,
 } from './approvals.js';
-export { LISTED_ARGUMENTS_BYTES, type ApprovalsListing, type ListedApproval } from './approvals-listing.js';
+export {
+  APPROVALS_PAGE_SIZE,
+  LISTED_ARGUMENTS_BYTES,
+  MAX_APPROVALS_PAGE_SIZE,
+  type ApprovalsListing,
+  type ListedApproval,
+} from './approvals-listing.js';
 export type { GatewayCaller } from './caller.js';
 export type { GatewayStores } from './gateway-stores.js';
 export {
@@ -47,6 +53,7 @@ export {
   type SettlementWatcher,
   type StoredApproval,
 } from '../stores/approval-store.js';
+export type { PendingPageOptions, PendingPosition } from '../stores/pending-position.js';
 export {
   MAX_GRANT_MS,
   MemoryGrantStore,

@@ -9,6 +9,7 @@
  */
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
 import { listedApproval, type ListedApproval } from './listed-approval.js';
+import { pageOf, type PendingPageOptions, type PendingPosition } from './pending-position.js';
 
 /** An approval as the store holds it: pending (no outcome) or settled. */
 export interface StoredApproval {
@@ -47,6 +48,8 @@ export interface PendingListing {
    * expired unseen counts until a listing reaches it).
    */
   total: number;
+  /** Present when more pending approvals follow this page: the position to list the next page after. */
+  next?: PendingPosition;
 }
 
 export interface ApprovalStore {
@@ -61,10 +64,11 @@ export interface ApprovalStore {
    */
   pending(): Promise<ListedApproval[]>;
   /**
-   * `pending()`, with how many approvals wait in all, so that a listing cut at its budget says so; a store
-   * without it lists everything (`total` is then the listing's length).
+   * `pending()`, a page at a time (`page`: after a position, at most so many; see `PendingPosition`), with
+   * how many approvals wait in all, so that a listing cut at its budget says so, and where the next page
+   * starts (`next`); a store without it lists everything (`total` is then the listing's length).
    */
-  listPending?(): Promise<PendingListing>;
+  listPending?(page?: PendingPageOptions): Promise<PendingListing>;
   /**
    * Settles a pending approval with `outcome`, atomically, unless it is settled already, expired (then it
    * is settled as expired at its `expiresAt`, and that is the answer), or `check.argumentsDigest` is given
@@ -135,10 +139,13 @@ export class MemoryApprovalStore implements ApprovalStore {
     return Promise.resolve(waiting);
   }
 
-  /** Every pending approval: one process holds at most its budget of them (pending-budget.ts). */
-  async listPending(): Promise<PendingListing> {
-    const approvals = await this.pending();
-    return { approvals, total: approvals.length };
+  /** A page of the pending approvals (every one by default: one process holds at most its budget of them). */
+  async listPending(page: PendingPageOptions = {}): Promise<PendingListing> {
+    const waiting = await this.pending();
+    const { items, next } = pageOf(waiting, page);
+    return next
+      ? { approvals: items, total: waiting.length, next }
+      : { approvals: items, total: waiting.length };
   }
 
   settle(

@@ -18,6 +18,7 @@ export {
   type SettlementWatcher,
   type StoredApproval,
 } from './approval-store.js';
+export type { PendingPageOptions, PendingPosition } from './pending-position.js';
 export { MemoryGrantStore, type GrantStore, type MemoryGrantStoreOptions } from './grant-store.js';
 export {
   MemoryAuditStore,

@@ -20,6 +20,7 @@ import {
 } from './approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
 import { listedApproval, type ListedApproval } from './listed-approval.js';
+import type { PendingPageOptions } from './pending-position.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
 import { RedisScript } from './redis-script.js';
@@ -72,13 +73,44 @@ redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`);
 
-// KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at. Returns the
-// index's size once pruned, then the JSON of each pending approval as listed (its arguments left out when
-// large: never read here), oldest first; members of settled, expired or gone ones are removed.
+// KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at, and the
+// position to look after ('' and '' from the start: its creation time in ms, its id). Returns the index's
+// size once pruned, the score and member of the last member looked at when the index holds more after it
+// ('' and '' otherwise), then the JSON of each pending approval as listed (its arguments left out when large:
+// never read here), oldest first; members of settled, expired or gone ones are removed. Members of one score
+// are ordered by their bytes (as Redis orders them), compared here byte by byte.
 const PENDING = new RedisScript(`
 ${NOW}
-local out = {0}
-for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
+local limit = tonumber(ARGV[2])
+local function later(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then return x > y end
+  end
+  return #a > #b
+end
+local ids, scores = {}, {}
+-- One more than the page: whether more follow.
+local function take(found, first)
+  for i = 1, #found, 2 do
+    if #ids <= limit and (not first or later(found[i], ARGV[4])) then
+      ids[#ids + 1] = found[i]; scores[#ids] = found[i + 1]
+    end
+  end
+end
+if ARGV[3] == '' then take(redis.call('ZRANGE', KEYS[1], 0, limit, 'WITHSCORES'), false)
+else
+  take(redis.call('ZRANGE', KEYS[1], ARGV[3], ARGV[3], 'BYSCORE', 'WITHSCORES'), true)
+  if #ids <= limit then
+    take(redis.call('ZRANGE', KEYS[1], '(' .. ARGV[3], '+inf', 'BYSCORE', 'LIMIT', 0, limit + 1 - #ids, 'WITHSCORES'), false)
+  end
+end
+local out = {0, '', ''}
+if #ids > limit then
+  ids[#ids] = nil
+  out[2] = scores[limit]; out[3] = ids[limit]
+end
+for _, id in ipairs(ids) do
   local key = ARGV[1] .. id
   local f = redis.call('HMGET', key, 'expiresAt', 'outcome', 'listed')
   if (not f[1]) or f[2] or now >= tonumber(f[1]) then redis.call('ZREM', KEYS[1], id)
@@ -156,17 +188,25 @@ export class RedisApprovalStore implements ApprovalStore {
     return (await this.listPending()).approvals;
   }
 
-  /** One script: the oldest `maxListed` pending approvals, and the index's size once they are pruned. */
-  listPending(): Promise<PendingListing> {
+  /**
+   * One script: a page of the pending approvals (the oldest `maxListed` by default, never more), and the
+   * index's size once they are pruned. `next` is the last index member looked at when more follow it (an
+   * approval that expired unseen among them makes a page shorter, never a repeat).
+   */
+  listPending(page: PendingPageOptions = {}): Promise<PendingListing> {
+    const limit = Math.max(1, Math.min(Math.floor(page.limit ?? this.#maxListed), this.#maxListed));
+    const { after } = page;
     return redisOperation(this.#client, NAME, 'pending', async () => {
-      const [total, ...found] = (await PENDING.run(
+      const [total, score, member, ...found] = (await PENDING.run(
         this.#client,
         [this.#index()],
-        [`${this.#prefix}approval:`, this.#maxListed],
-      )) as [number, ...string[]];
+        [`${this.#prefix}approval:`, limit, after ? String(after.createdAt) : '', after?.id ?? ''],
+      )) as [number, string, string, ...string[]];
       // An approval stored by an earlier version has no listed form: it is listed here.
       const approvals = found.map((json) => listedApproval(JSON.parse(json) as PendingApproval));
-      return { approvals, total: Math.max(total, approvals.length) };
+      const listing: PendingListing = { approvals, total: Math.max(total, approvals.length) };
+      if (member !== '') listing.next = { createdAt: Number(score), id: member };
+      return listing;
     });
   }
 
