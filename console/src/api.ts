@@ -102,7 +102,7 @@ export const api = {
       { arguments: args, tryId },
       signal,
     ),
-  calls: () => request<{ calls: CallSummary[] }>('/calls'),
+  calls: (limit: number) => request<{ calls: CallSummary[] }>(`/calls?limit=${limit}`),
   callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
   /** One approval whole: its arguments, which a listing leaves out when they are long. */
@@ -114,7 +114,14 @@ export const api = {
       ...(always ? { always: true } : {}),
       ...(always && alwaysForMs !== undefined ? { alwaysForMs } : {}),
     }),
-  approvals: () => request<ApprovalsListing>('/approvals'),
+  /** A page of the pending approvals: the first, or the one `cursor` (a page's `nextCursor`) names. */
+  approvals: (cursor?: string, limit?: number) =>
+    request<ApprovalsListing>(
+      `/approvals?${new URLSearchParams({
+        ...(cursor === undefined ? {} : { cursor }),
+        ...(limit === undefined ? {} : { limit: String(limit) }),
+      }).toString()}`,
+    ),
   deny: (id: string, reason: string) =>
     request<{ outcome: ApprovalOutcome }>(
       `/approvals/${path(id)}/deny`,

@@ -86,7 +86,8 @@ export function App() {
   const state = useLive();
   const { view, arg } = useRoute();
   const [notify, toggleNotify] = useNotifications();
-  const pending = state.approvals.length;
+  // Those listed and those the page did not read (past what it keeps): all that wait.
+  const pending = state.approvals.length + state.unlistedApprovals;
   useEffect(() => {
     document.title = pending > 0 ? `(${pending}) toolwire console` : 'toolwire console';
   }, [pending]);

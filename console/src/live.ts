@@ -53,7 +53,19 @@ export interface LiveState {
   streamProblem?: string | undefined;
 }
 
-const KEPT = { decided: 50, calls: 500, audit: 1000, warnings: 20 };
+/**
+ * What the page keeps at most: the calls as many as a call log holds when configured large (10,000; 500 by
+ * default), drawn a window at a time (WindowedList); the pending approvals read page after page up to
+ * `approvals` (the rest counted, listed as those are decided).
+ */
+const KEPT = { decided: 50, calls: 10_000, approvals: 2_000, audit: 1000, warnings: 20 };
+/** Pending approvals read a page at a time (the gateway's default page). */
+const PAGE = 500;
+/** Call events waiting for the next frame at most; beyond, they are applied at once (a hidden tab, say). */
+const MAX_QUEUED_CALL_EVENTS = 2_000;
+
+/** A call event as queued until the next frame: a call that starts, or a change to one. */
+type CallEvent = { started: CallSummary } | { id: number; patch: Partial<CallSummary> };
 
 /** The gateway's keep-alive interval: a `ping` event this often (src/gateway/event-streams.ts). */
 export const KEEP_ALIVE_MS = 15_000;
@@ -86,6 +98,14 @@ export class Live {
   #failures = 0;
   #flushing = false;
   #watching = false;
+  #callEvents: CallEvent[] = [];
+  /** The pending approvals' next page (the last one read's `nextCursor`); undefined: all are read. */
+  #cursor: string | undefined;
+  #generation = 0;
+  #reading = false;
+  #readAgain = false;
+  /** Approvals announced while older ones waited unlisted: listed by the pages, or after the last one. */
+  readonly #arrived = new Map<string, ListedApproval>();
 
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
@@ -101,11 +121,16 @@ export class Live {
   /** Changes the state now; listeners hear of it once per animation frame (events come in bursts). */
   set(patch: Partial<LiveState>): void {
     this.state = { ...this.state, ...patch };
+    this.#schedule();
+  }
+
+  #schedule(): void {
     if (this.#flushing) return;
     this.#flushing = true;
     const flush = () => {
       if (!this.#flushing) return;
       this.#flushing = false;
+      this.#applyCalls();
       for (const listener of this.#listeners) listener(this.state);
     };
     // A hidden page gets no animation frames: the timer then (slowed, but it runs).
@@ -200,7 +225,8 @@ export class Live {
     try {
       const listing = await api.approvals();
       if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
-      this.set({ ...listed(listing), streamProblem: why });
+      this.#firstPage(listing);
+      this.set({ streamProblem: why });
     } catch {
       // a 401 went to the sign-in form; otherwise the next try
     }
@@ -242,22 +268,24 @@ export class Live {
       if (this.#source === source) this.#heard();
     });
     on('snapshot', (data: ApprovalsListing & { upstreams: UpstreamView[] }) => {
-      this.set({
-        connection: 'live',
-        ...listed(data),
-        upstreams: data.upstreams,
-        streamProblem: undefined,
-      });
+      this.#firstPage(data);
+      this.set({ connection: 'live', upstreams: data.upstreams, streamProblem: undefined });
       void this.reload();
     });
     on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
-      if (this.state.approvals.some((a) => a.id === approval.id)) return;
-      this.set({ approvals: [...this.state.approvals, approval] });
+      const { approvals, unlistedApprovals } = this.state;
+      if (approvals.some((a) => a.id === approval.id)) return;
+      // Older ones wait unlisted: this one is listed after them, by the pages still to read.
+      if (unlistedApprovals > 0 || this.#cursor !== undefined) {
+        if (this.#arrived.size < KEPT.approvals) this.#arrived.set(approval.id, approval);
+        this.set({ unlistedApprovals: unlistedApprovals + 1 });
+      } else this.set({ approvals: [...approvals, approval] });
       for (const listener of this.#pendingListeners) listener(approval);
     });
     on('approval.decided', (decided: Decided) => {
       const { approvals, unlistedApprovals } = this.state;
       const listedOne = approvals.some((a) => a.id === decided.approval.id);
+      this.#arrived.delete(decided.approval.id);
       this.set({
         approvals: approvals.filter((a) => a.id !== decided.approval.id),
         // One the listing left out: one fewer unlisted.
@@ -265,18 +293,11 @@ export class Live {
         decided: [decided, ...this.state.decided].slice(0, KEPT.decided),
       });
       // A listed one went while others were left out: the next of them are listed now.
-      if (listedOne && unlistedApprovals > 0) void this.#relist();
+      if (listedOne && unlistedApprovals > 0) void this.#readOn();
     });
     on('call.started', ({ call }: { call: CallSummary['call'] }) => {
-      const summary: CallSummary = {
-        call,
-        startedAt: new Date().toISOString(),
-        state: 'running',
-        hasResult: false,
-      };
-      this.set({
-        calls: [summary, ...this.state.calls.filter((c) => c.call.id !== call.id)].slice(0, KEPT.calls),
-      });
+      const started = new Date().toISOString();
+      this.#queueCall({ started: { call, startedAt: started, state: 'running', hasResult: false } });
     });
     on('call.progress', (event: { callId: number; progress: number; total?: number; message?: string }) => {
       const { callId, progress, total, message } = event;
@@ -306,7 +327,43 @@ export class Live {
   }
 
   #updateCall(id: number, patch: Partial<CallSummary>): void {
-    this.set({ calls: this.state.calls.map((c) => (c.call.id === id ? { ...c, ...patch } : c)) });
+    this.#queueCall({ id, patch });
+  }
+
+  /** Queues a call event for the next frame, where a burst of them is applied in one pass. */
+  #queueCall(event: CallEvent): void {
+    this.#callEvents.push(event);
+    if (this.#callEvents.length >= MAX_QUEUED_CALL_EVENTS) this.#applyCalls();
+    this.#schedule();
+  }
+
+  /** The queued call events, applied to the calls in one pass (linear in the calls and the events). */
+  #applyCalls(): void {
+    const events = this.#callEvents;
+    if (events.length === 0) return;
+    this.#callEvents = [];
+    const started = new Map<number, CallSummary>();
+    const patches = new Map<number, Partial<CallSummary>>();
+    for (const event of events) {
+      if ('started' in event) {
+        const id = event.started.call.id;
+        started.delete(id);
+        started.set(id, event.started);
+        patches.delete(id);
+        continue;
+      }
+      const fresh = started.get(event.id);
+      if (fresh) started.set(event.id, { ...fresh, ...event.patch });
+      else patches.set(event.id, { ...patches.get(event.id), ...event.patch });
+    }
+    const kept = this.state.calls
+      .filter((c) => !started.has(c.call.id))
+      .map((c) => {
+        const patch = patches.get(c.call.id);
+        return patch ? { ...c, ...patch } : c;
+      });
+    const calls = [...[...started.values()].reverse(), ...kept].slice(0, KEPT.calls);
+    this.state = { ...this.state, calls };
   }
 
   async #refresh(what: 'upstreams' | 'tools'): Promise<void> {
@@ -318,25 +375,61 @@ export class Live {
     }
   }
 
-  /** Reloads every list (after each snapshot: a fresh page, a reconnection). */
-  /** Lists the pending approvals again, with those announced meanwhile, without those decided meanwhile. */
-  async #relist(): Promise<void> {
-    const before = new Set(this.state.approvals.map((a) => a.id));
+  /**
+   * A first page of the pending approvals (the snapshot, or fetched): they are listed, and the next pages
+   * read (`#readOn`) up to what the page keeps.
+   */
+  #firstPage(listing: ApprovalsListing): void {
+    this.#generation++;
+    this.#arrived.clear();
+    this.#cursor = listing.nextCursor;
+    const approvals = listing.approvals.slice(0, KEPT.approvals);
+    this.set({ approvals, unlistedApprovals: Math.max(0, listing.total - approvals.length) });
+    if (this.#cursor !== undefined) void this.#readOn();
+  }
+
+  /**
+   * The pages after the last read (its `nextCursor`, a stable place: approvals decided meanwhile shift
+   * nothing), until the page holds `KEPT.approvals` or none are left; one reading at a time.
+   */
+  async #readOn(): Promise<void> {
+    if (this.#reading) return void (this.#readAgain = true);
+    this.#reading = true;
+    const generation = this.#generation;
     try {
-      const listing = await api.approvals();
-      const fetched = new Set(listing.approvals.map((a) => a.id));
-      const since = this.state.approvals.filter((a) => !before.has(a.id) && !fetched.has(a.id));
-      const gone = new Set(this.state.decided.map((d) => d.approval.id));
-      const next = listed(listing);
-      this.set({ ...next, approvals: [...next.approvals.filter((a) => !gone.has(a.id)), ...since] });
+      do {
+        this.#readAgain = false;
+        const room = KEPT.approvals - this.state.approvals.length;
+        const cursor = this.#cursor;
+        if (room <= 0 || cursor === undefined) break;
+        const listing = await api.approvals(cursor, Math.min(room, PAGE));
+        if (generation !== this.#generation) return; // a new snapshot lists them
+        // The same cursor again would go round forever: the page's own is the end.
+        this.#cursor = listing.nextCursor === cursor ? undefined : listing.nextCursor;
+        const held = new Set(this.state.approvals.map((a) => a.id));
+        const gone = new Set(this.state.decided.map((d) => d.approval.id));
+        // After the last page, those announced meanwhile that it did not list.
+        const arrived = this.#cursor === undefined ? [...this.#arrived.values()] : [];
+        for (const a of listing.approvals) this.#arrived.delete(a.id);
+        if (this.#cursor === undefined) this.#arrived.clear();
+        const fresh = [...listing.approvals, ...arrived].filter(
+          (a) => !held.has(a.id) && !gone.has(a.id) && held.add(a.id),
+        );
+        const approvals = [...this.state.approvals, ...fresh].slice(0, KEPT.approvals);
+        const unlisted = this.#cursor === undefined ? 0 : Math.max(0, listing.total - approvals.length);
+        this.set({ approvals, unlistedApprovals: unlisted });
+      } while (this.#readAgain || this.state.approvals.length < KEPT.approvals);
     } catch {
-      // the next decision or snapshot lists them
+      // the next decision or snapshot reads on
+    } finally {
+      this.#reading = false;
     }
   }
 
   async reload(): Promise<void> {
     try {
-      const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(), api.audit()]);
+      const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(KEPT.calls), api.audit()]);
+      this.#applyCalls(); // the events that came meanwhile, before the merge
       // A call the event stream saw finish meanwhile stays finished.
       const seen = new Map(this.state.calls.map((c) => [c.call.id, c]));
       const merged = calls.calls.map((c) => {
@@ -377,9 +470,4 @@ export function useNow(ms = 1000): number {
     return () => clearInterval(timer);
   }, [ms]);
   return now;
-}
-
-/** The approvals of a listing, and how many it left out. */
-function listed({ approvals, total }: ApprovalsListing): Pick<LiveState, 'approvals' | 'unlistedApprovals'> {
-  return { approvals, unlistedApprovals: Math.max(0, total - approvals.length) };
 }

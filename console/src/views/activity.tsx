@@ -14,6 +14,7 @@ import { JsonTree, RawJson } from '../components/json-tree.js';
 import { ResultView } from '../components/result-view.js';
 import { UpstreamText } from '../components/upstream-text.js';
 import { ViewBoundary } from '../components/view-boundary.js';
+import { WindowedList } from '../components/windowed-list.js';
 import { useLive, useNow } from '../live.js';
 
 /** A call's state in one word: running, ok, error, denied, expired, cancelled… */
@@ -132,9 +133,9 @@ export function missedAfter(calls: readonly CallSummary[]): Map<number, number> 
   return missed;
 }
 
-function MissedCalls({ count }: { count: number }) {
+function MissedCalls({ count, row }: { count: number; row: number }) {
   return (
-    <li class="missed">
+    <li class="missed" data-row={row}>
       <span role="note">
         {count === 1 ? '1 call' : `${count} calls`} not in the call log (made while no console was watching) —
         see <a href="#/audit">Audit</a>
@@ -152,6 +153,10 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** A collapsed call's height with the list's gap, before it is measured (px). */
+const CALL_ROW_PX = 52;
+const callKey = (c: CallSummary) => c.call.id;
+
 const STATES = ['all', 'running', 'ok', 'failed', 'denied', 'expired', 'cancelled'];
 
 const CallRow = memo(function CallRow({
@@ -159,16 +164,21 @@ const CallRow = memo(function CallRow({
   open,
   canDecide,
   toggle,
+  place,
+  of,
 }: {
   c: CallSummary;
   open: boolean;
   canDecide: boolean;
   toggle: (id: number) => void;
+  /** Its place in the list shown, and that list's length (most rows are not drawn). */
+  place: number;
+  of: number;
 }) {
   const state = stateOf(c);
   const id = c.call.id;
   return (
-    <li class={`call state-${state}`} data-call={id}>
+    <li class={`call state-${state}`} data-call={id} data-row={id} aria-posinset={place} aria-setsize={of}>
       <div class="call-row">
         <button type="button" class="link" aria-expanded={open} onClick={() => toggle(id)}>
           #{id} <UpstreamText text={c.call.exposedName} />
@@ -255,8 +265,13 @@ export function Activity() {
         </button>
       </div>
       {shown.length === 0 && <p class="empty">No call{calls.length > 0 ? ' matches' : ' yet'}.</p>}
-      <ul class="calls" role="list" aria-label="calls">
-        {shown.map((c) => {
+      <WindowedList
+        items={shown}
+        keyOf={callKey}
+        estimate={CALL_ROW_PX}
+        class="calls"
+        label="calls"
+        render={(c, index) => {
           const count = missed.get(c.call.id);
           const row = (
             <CallRow
@@ -265,18 +280,20 @@ export function Activity() {
               open={open === c.call.id}
               canDecide={session?.canDecide === true}
               toggle={toggle}
+              place={index + 1}
+              of={shown.length}
             />
           );
           return count === undefined ? (
             row
           ) : (
             <Fragment key={c.call.id}>
-              <MissedCalls count={count} />
+              <MissedCalls count={count} row={c.call.id} />
               {row}
             </Fragment>
           );
-        })}
-      </ul>
+        }}
+      />
     </section>
   );
 }

@@ -15,6 +15,7 @@ import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { UpstreamText } from '../components/upstream-text.js';
+import { WindowedList } from '../components/windowed-list.js';
 import { live, useLive, useNow, type Decided } from '../live.js';
 
 function left(expiresAt: string, now: number): string {
@@ -45,9 +46,14 @@ const ALWAYS_FOR: [string, number | undefined, string][] = [
 const ApprovalCard = memo(function ApprovalCard({
   approval,
   canDecide,
+  place,
+  of,
 }: {
   approval: ListedApproval;
   canDecide: boolean;
+  /** Its place in the list, and the list's length (most cards are not drawn). */
+  place: number;
+  of: number;
 }) {
   const [reason, setReason] = useState('');
   const [alwaysFor, setAlwaysFor] = useState('1h');
@@ -88,7 +94,14 @@ const ApprovalCard = memo(function ApprovalCard({
   const forMs = ALWAYS_FOR.find(([id]) => id === alwaysFor)?.[1];
   const headingId = `approval-${approval.id}`;
   return (
-    <li class="card approval" aria-labelledby={headingId} data-approval={approval.id}>
+    <li
+      class="card approval"
+      aria-labelledby={headingId}
+      data-approval={approval.id}
+      data-row={approval.id}
+      aria-posinset={place}
+      aria-setsize={of}
+    >
       <header>
         <h3 id={headingId}>
           <UpstreamText text={approval.exposedName} />{' '}
@@ -204,6 +217,10 @@ const ApprovalCard = memo(function ApprovalCard({
   );
 });
 
+/** A card's height with the list's gap, before it is measured (px). */
+const CARD_PX = 320;
+const approvalKey = (approval: ListedApproval) => approval.id;
+
 function outcomeText({ outcome }: Decided): string {
   switch (outcome.decision) {
     case 'approved':
@@ -240,11 +257,22 @@ export function Approvals() {
           {unavailable ? 'Nothing waited for a decision when last fetched.' : 'Nothing waits for a decision.'}
         </p>
       ) : (
-        <ul class="cards" role="list" aria-label="pending approvals">
-          {approvals.map((approval) => (
-            <ApprovalCard key={approval.id} approval={approval} canDecide={session?.canDecide === true} />
-          ))}
-        </ul>
+        <WindowedList
+          items={approvals}
+          keyOf={approvalKey}
+          estimate={CARD_PX}
+          class="cards"
+          label="pending approvals"
+          render={(approval, index) => (
+            <ApprovalCard
+              key={approval.id}
+              approval={approval}
+              canDecide={session?.canDecide === true}
+              place={index + 1}
+              of={approvals.length}
+            />
+          )}
+        />
       )}
       <h3>Latest decisions</h3>
       {decided.length === 0 ? (

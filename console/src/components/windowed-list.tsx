@@ -1,0 +1,129 @@
+// A list that draws only the rows near the viewport, whatever its length: the rows above and below the window
+// are the list's padding, of their measured height (a row not drawn yet counts as `estimate`). The page
+// scrolls as usual (the window, not a box of its own), so the scroll bar, Page Down, End and Find's "scroll
+// into view" of a drawn row behave as on any page. At most `MAX_DRAWN` rows are drawn, however tall the
+// viewport or short the rows, so the page's DOM stays bounded with 10,000 calls as with 10.
+//
+// Each row `render` gives is one element or more, every one carrying `data-row={key}` (a call and the note
+// before it, say): their height is measured after each drawing, and the window is computed again when it
+// changes, when the page scrolls or is resized, and when the items change. Rows say their place in the whole
+// list (`aria-posinset`, `aria-setsize` from `render`'s index and `items.length`), since most are not there.
+import type { ComponentChildren } from 'preact';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+
+/** Rows drawn at most at once. */
+export const MAX_DRAWN = 120;
+/** How far beyond the viewport rows are drawn, in px (above and below). */
+const OVERSCAN = 600;
+
+interface Props<T> {
+  items: readonly T[];
+  keyOf: (item: T) => string | number;
+  /** A row's height before it is measured, gap included (px). */
+  estimate: number;
+  render: (item: T, index: number) => ComponentChildren;
+  class: string;
+  label: string;
+}
+
+interface Window {
+  start: number;
+  end: number;
+}
+
+export function WindowedList<T>({ items, keyOf, estimate, render, class: className, label }: Props<T>) {
+  const list = useRef<HTMLUListElement>(null);
+  /** Measured heights by key, gap included; kept for the items there are (see below). */
+  const heights = useRef(new Map<string | number, number>());
+  const [range, setRange] = useState<Window>({ start: 0, end: Math.min(items.length, 30) });
+  const pitch = (item: T) => heights.current.get(keyOf(item)) ?? estimate;
+
+  const compute = () => {
+    const element = list.current;
+    if (!element) return;
+    const top = -element.getBoundingClientRect().top - OVERSCAN;
+    const bottom = top + innerHeight + 2 * OVERSCAN;
+    let offset = 0;
+    let start = 0;
+    while (start < items.length && offset + pitch(items[start]!) <= top) offset += pitch(items[start++]!);
+    start = Math.min(start, Math.max(0, items.length - 1));
+    let end = start;
+    while (end < items.length && offset < bottom && end - start < MAX_DRAWN) offset += pitch(items[end++]!);
+    setRange((now) => (now.start === start && now.end === end ? now : { start, end }));
+  };
+
+  // The items changed: the heights of those no longer there go (memory bounded by the items), the window again.
+  useLayoutEffect(() => {
+    const keys = new Set(items.map(keyOf));
+    for (const key of heights.current.keys()) if (!keys.has(key)) heights.current.delete(key);
+    compute();
+  }, [items]);
+
+  useEffect(() => {
+    let frame = 0;
+    const later = () => {
+      if (frame === 0)
+        frame = requestAnimationFrame(() => {
+          frame = 0;
+          compute();
+        });
+    };
+    addEventListener('scroll', later, { passive: true });
+    addEventListener('resize', later);
+    return () => {
+      removeEventListener('scroll', later);
+      removeEventListener('resize', later);
+      cancelAnimationFrame(frame);
+    };
+  });
+
+  // After each drawing: the drawn rows' heights (a row's elements, from its first top to the next row's).
+  useLayoutEffect(() => {
+    const element = list.current;
+    if (!element) return;
+    const gap = parseFloat(getComputedStyle(element).rowGap) || 0;
+    const tops = new Map<string, number>();
+    let last: { key: string; bottom: number } | undefined;
+    for (const child of Array.from(element.children)) {
+      const key = (child as HTMLElement).dataset.row;
+      if (key === undefined) continue;
+      const box = child.getBoundingClientRect();
+      if (!tops.has(key)) tops.set(key, box.top);
+      last = { key, bottom: box.bottom };
+    }
+    const ordered = [...tops];
+    const drawnKeys = new Map(
+      items.slice(range.start, range.end).map((item) => [String(keyOf(item)), keyOf(item)]),
+    );
+    let changed = false;
+    ordered.forEach(([key, at], i) => {
+      const next = ordered[i + 1]?.[1] ?? (last ? last.bottom + gap : at);
+      const measured = next - at;
+      const rowKey = drawnKeys.get(key);
+      if (rowKey === undefined || measured <= 0) return;
+      const known = heights.current.get(rowKey);
+      if (known === undefined || Math.abs(known - measured) > 0.5) {
+        heights.current.set(rowKey, measured);
+        changed = true;
+      }
+    });
+    if (changed) compute();
+  });
+
+  let before = 0;
+  for (let i = 0; i < range.start && i < items.length; i++) before += pitch(items[i]!);
+  let after = 0;
+  for (let i = range.end; i < items.length; i++) after += pitch(items[i]!);
+  const drawn = items.slice(range.start, range.end);
+  return (
+    <ul
+      ref={list}
+      class={className}
+      role="list"
+      aria-label={label}
+      style={{ paddingTop: `${before}px`, paddingBottom: `${after}px` }}
+    >
+      {drawn.map((item, i) => render(item, range.start + i))}
+    </ul>
+  );
+}

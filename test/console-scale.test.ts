@@ -1,0 +1,126 @@
+// The console at scale, in a real browser: a call log holding 10,000 calls (`maxCalls`) and 1,200 pending
+// approvals (more than a page of the listing; a store shared by several instances holds that many). Activity
+// lists all 10,000 — each row says its place in them (aria-posinset, aria-setsize) — yet draws a bounded
+// number of rows; scrolled to the end it shows the oldest call, and calls arriving from the model come in at
+// the top with the rows still bounded. Approvals reads every page of the listing and draws a bounded number
+// of cards; scrolled to the end it shows the newest. Counts and bounds only: no timing.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryApprovalStore, MemoryCallLogStore } from '../src/gateway/index.js';
+import { CALL_IDS_PER_INSTANCE } from '../src/stores/call-log-store.js';
+import { Server, text } from '../src/server/index.js';
+import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+
+const CALLS = 10_000;
+const APPROVALS = 1_200;
+/** Rows a window may draw (console/src/components/windowed-list.tsx draws 120 at most). */
+const DRAWN_AT_MOST = 120;
+/** The calls put in the log before the gateway starts: ids of an instance of their own (no gaps). */
+const FIRST = 3 * CALL_IDS_PER_INSTANCE + 1;
+const LAST = FIRST + CALLS - 1;
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let fixture: ConsoleFixture;
+const approvalIds: string[] = [];
+
+beforeAll(async () => {
+  const upstream = new Server({ name: 'up', version: '1.0.0' });
+  upstream.tool('echo', { inputSchema: { type: 'object', properties: {} } }, () => text('ok'));
+  const calls = new MemoryCallLogStore({ maxCalls: CALLS });
+  const startedAt = new Date().toISOString();
+  for (let id = FIRST; id <= LAST; id++) {
+    const call = {
+      id,
+      caller: { principal: 'model' },
+      upstream: 'up',
+      tool: 'echo',
+      exposedName: 'up__echo',
+      argumentsDigest: 'sha256:0',
+    };
+    calls.start(call, {}, startedAt);
+    calls.finish(id, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+  }
+  const approvals = new MemoryApprovalStore();
+  const now = Date.now();
+  for (let i = 0; i < APPROVALS; i++) {
+    const args = { path: `/tmp/file-${i}` };
+    const id = randomUUID();
+    approvalIds.push(id);
+    await approvals.create({
+      id,
+      createdAt: new Date(now + i).toISOString(),
+      expiresAt: new Date(now + 3_600_000).toISOString(),
+      caller: { principal: 'model' },
+      upstream: 'up',
+      tool: 'echo',
+      exposedName: 'up__echo',
+      arguments: args,
+      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
+      reason: 'the policy asks',
+    });
+  }
+  ({ browser, close: closeBrowser } = await launchBrowser());
+  fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], {
+    stores: { calls, approvals },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fixture?.close();
+  await closeBrowser?.();
+});
+
+const rows = (page: Page, selector: string) => page.locator(selector).count();
+const scrollToEnd = (page: Page) => page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+
+describe('the console with a full call log and a thousand approvals', () => {
+  it('Activity lists 10,000 calls, draws a bounded number, and scrolls to the oldest', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    const newest = page.locator(`li.call[data-call="${LAST}"]`);
+    await newest.waitFor();
+    expect(await newest.getAttribute('aria-setsize')).toBe(String(CALLS));
+    expect(await newest.getAttribute('aria-posinset')).toBe('1');
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+
+    await scrollToEnd(page);
+    const oldest = page.locator(`li.call[data-call="${FIRST}"]`);
+    await oldest.waitFor();
+    await expect.poll(() => oldest.isVisible()).toBe(true);
+    expect(await oldest.getAttribute('aria-posinset')).toBe(String(CALLS));
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(await page.locator(`li.call[data-call="${LAST}"]`).count()).toBe(0);
+
+    // Calls arrive: the newest at the top, the oldest gone past the log's 10,000, the rows still bounded.
+    const model = await fixture.model();
+    await Promise.all(Array.from({ length: 50 }, () => model.callTool({ name: 'up__echo', arguments: {} })));
+    await page.evaluate(() => scrollTo(0, 0));
+    const first = page.locator('li.call').first();
+    await expect.poll(() => first.getAttribute('data-call')).not.toBe(String(LAST));
+    expect(Number(await first.getAttribute('data-call'))).toBeLessThan(FIRST);
+    await expect.poll(() => first.getAttribute('aria-setsize')).toBe(String(CALLS));
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('Approvals reads every page of the listing, draws a bounded number, and scrolls to the newest', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'approvals' });
+    const oldest = page.locator(`li.approval[data-approval="${approvalIds[0]}"]`);
+    await oldest.waitFor();
+    // Every page read: the list says 1,200, and the tab's count too.
+    await expect.poll(() => oldest.getAttribute('aria-setsize')).toBe(String(APPROVALS));
+    await page.getByLabel(`${APPROVALS} pending`).waitFor();
+    expect(await page.getByText(/Showing \d+ of/).count()).toBe(0);
+    expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+
+    await scrollToEnd(page);
+    const newest = page.locator(`li.approval[data-approval="${approvalIds.at(-1)}"]`);
+    await newest.waitFor();
+    expect(await newest.getAttribute('aria-posinset')).toBe(String(APPROVALS));
+    expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
