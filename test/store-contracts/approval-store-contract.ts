@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApprovalStore, SettleResult } from '../../src/stores/approval-store.js';
 import type { ApprovalOutcome, PendingApproval } from '../../src/stores/gateway-records.js';
 import { LISTED_ARGUMENTS_BYTES } from '../../src/stores/listed-approval.js';
+import type { PendingPosition } from '../../src/stores/pending-position.js';
 import type { MakeStores } from './harness.js';
 
 export function describeApprovalStoreContract(name: string, make: MakeStores<ApprovalStore, void>): void {
@@ -46,6 +47,45 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       const listing = await b.listPending?.();
       expect(listing).toEqual({ approvals: await a.pending(), total: 2 });
       expect(listing?.approvals.map((listed) => listed.id)).toEqual(['a1', 'a3']);
+    });
+
+    it('pages by creation time then id (listPending({ after, limit })), each pending one once while others are settled', async () => {
+      const { a, b, clock } = await make();
+      const at = clock.now();
+      // Ties of one millisecond go by id, byte by byte ('-' before the digits, upper case before lower).
+      const created: [string, number][] = [
+        ['t-b', at],
+        ['t-a', at],
+        ['t-10', at],
+        ['t-1', at],
+        ['T-z', at],
+        ['early', at - 5],
+        ['late-1', at + 5],
+        ['late-0', at + 5],
+        ['last', at + 9],
+      ];
+      for (const [id, when] of created)
+        await a.create({ ...approval(when, id), createdAt: new Date(when).toISOString() });
+      const order = ['early', 'T-z', 't-1', 't-10', 't-a', 't-b', 'late-0', 'late-1', 'last'];
+      const first = await b.listPending?.({ limit: 100 });
+      expect(first?.approvals.map((listed) => listed.id)).toEqual(order);
+      expect(first?.next).toBeUndefined();
+
+      const seen: string[] = [];
+      let after: PendingPosition | undefined;
+      let pages = 0;
+      do {
+        const page = await b.listPending?.({ limit: 2, ...(after ? { after } : {}) });
+        expect(page?.approvals.length).toBeLessThanOrEqual(2);
+        seen.push(...(page?.approvals.map((listed) => listed.id) ?? []));
+        after = page?.next;
+        // Between pages: one listed already and one not listed yet are settled.
+        if (++pages === 2) {
+          await a.settle('early', approve('alice'));
+          await a.settle('late-1', approve('alice'));
+        }
+      } while (after !== undefined && pages < 20);
+      expect(seen).toEqual(order.filter((id) => id !== 'late-1'));
     });
 
     it('settles once: a second decision learns the first, and the approval leaves the pending list', async () => {
