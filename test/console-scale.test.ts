@@ -2,8 +2,9 @@
 // approvals (more than a page of the listing; a store shared by several instances holds that many). Activity
 // lists all 10,000 — each row says its place in them (aria-posinset, aria-setsize) — yet draws a bounded
 // number of rows; scrolled to the end it shows the oldest call, and calls arriving from the model come in at
-// the top with the rows still bounded. Approvals reads every page of the listing and draws a bounded number
-// of cards; scrolled to the end it shows the newest. Counts and bounds only: no timing.
+// the top with the rows still bounded; Tab goes from call to call past the rows first drawn. Approvals reads
+// every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest.
+// Counts and bounds only: no timing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,23 @@ describe('the console with a full call log and a thousand approvals', () => {
     await expect.poll(() => first.getAttribute('data-call')).not.toBe(String(LAST));
     expect(Number(await first.getAttribute('data-call'))).toBeLessThan(FIRST);
     await expect.poll(() => first.getAttribute('aria-setsize')).toBe(String(CALLS));
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('Tab goes from call to call past the rows first drawn', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    const first = page.locator('li.call').first();
+    await first.waitFor();
+    const drawn = await rows(page, 'li.call');
+    await first.getByRole('button').first().focus();
+    const steps = drawn + 20;
+    for (let i = 0; i < steps; i++) await page.keyboard.press('Tab');
+    const place = await page.evaluate(
+      () => document.activeElement?.closest('li.call')?.getAttribute('aria-posinset') ?? null,
+    );
+    expect(place).toBe(String(steps + 1));
     expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
     expect(errors).toEqual([]);
     await context.close();
