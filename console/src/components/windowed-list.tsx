@@ -59,13 +59,16 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     compute();
   }, [items]);
 
+  // Scrolling and resizing compute the window (the latest render's `compute`), at most once a frame.
+  const latest = useRef(compute);
+  latest.current = compute;
   useEffect(() => {
     let frame = 0;
     const later = () => {
       if (frame === 0)
         frame = requestAnimationFrame(() => {
           frame = 0;
-          compute();
+          latest.current();
         });
     };
     addEventListener('scroll', later, { passive: true });
@@ -75,7 +78,7 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
       removeEventListener('resize', later);
       cancelAnimationFrame(frame);
     };
-  });
+  }, []);
 
   // After each drawing: the drawn rows' heights (a row's elements, from its first top to the next row's).
   useLayoutEffect(() => {
