@@ -46,7 +46,8 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     let offset = 0;
     let start = 0;
     while (start < items.length && offset + pitch(items[start]!) <= top) offset += pitch(items[start++]!);
-    start = Math.min(start, Math.max(0, items.length - 1));
+    // Scrolled past the end (the list shrank): the last row at least.
+    if (start === items.length && start > 0) offset -= pitch(items[--start]!);
     let end = start;
     while (end < items.length && offset < bottom && end - start < MAX_DRAWN) offset += pitch(items[end++]!);
     setRange((now) => (now.start === start && now.end === end ? now : { start, end }));
