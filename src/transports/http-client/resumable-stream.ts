@@ -1,8 +1,10 @@
 /**
  * One SSE stream of a Streamable HTTP client, followed across reconnections: a POST's response
- * stream (done once every response it owes has arrived) or the standalone GET stream (never done).
+ * stream (done once every response it owes has arrived, or the client gave up on them) or the standalone
+ * GET stream (never done).
  * @module
  */
+import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { readEventStream } from './read-event-stream.js';
 import { wait, type ReconnectPolicy } from './reconnect-policy.js';
@@ -16,7 +18,10 @@ export interface StreamHost {
   /** Aborted when the transport closes; stops waits and reads. */
   readonly signal: AbortSignal;
   readonly policy: ReconnectPolicy;
-  /** GETs the endpoint with the stream's `Last-Event-ID`; counts failures on the stream. */
+  /**
+   * GETs the endpoint with the stream's `Last-Event-ID` (cancelled with the stream); counts failures on
+   * the stream.
+   */
   reconnect(stream: ResumableStream): Promise<Attempt>;
   /** The largest event read, in characters (`maxMessageSize`). */
   readonly maxMessageSize: number;
@@ -27,6 +32,12 @@ export interface StreamHost {
   /** The stream cannot go on; answer what it owes. */
   abandon(stream: ResumableStream, reason: string): void;
 }
+
+/**
+ * How long a POST's stream that owes no response any more may stay open: the server SHOULD end it after
+ * the last one. One kept open past this is dropped, so a server cannot hold a connection of ours per call.
+ */
+export const ANSWERED_STREAM_GRACE_MS = 1000;
 
 export class ResumableStream {
   readonly kind: 'post' | 'get';
@@ -47,6 +58,7 @@ export class ResumableStream {
   /** The last response stream read brought a message (the server's `retry` is then respected as is). */
   progressed = false;
   readonly #host: StreamHost;
+  readonly #cancel = new CancellationSource();
 
   constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
     this.kind = kind;
@@ -54,6 +66,25 @@ export class ResumableStream {
     this.pending = new Set(requestIds);
     this.opened = kind === 'post';
     this.#host = host;
+  }
+
+  /**
+   * Cancels what the stream has open (a POST, its response stream, a reconnection): cancelled when the
+   * client gave up on every response it owed, when it owes none and the server did not end it, and when
+   * the transport closes.
+   */
+  get cancellation(): Cancellation {
+    return this.#cancel;
+  }
+
+  /** Drops the connection the stream has open, and makes no other. */
+  cancel(reason: string): void {
+    this.#cancel.abort(new Error(reason));
+  }
+
+  /** Whether the stream is over: cancelled, or a POST's stream that owes nothing. */
+  get over(): boolean {
+    return this.#cancel.aborted || (this.kind === 'post' && this.pending.size === 0);
   }
 
   /**
@@ -66,8 +97,7 @@ export class ResumableStream {
     for (;;) {
       if (next === 'stop') return;
       if (next !== 'retry') await this.#read(next);
-      if (host.signal.aborted) return;
-      if (this.kind === 'post' && this.pending.size === 0) return;
+      if (host.signal.aborted || this.over) return;
       if (this.kind === 'post' && this.lastEventId === undefined) {
         return host.abandon(this, 'the server ended it before the response, with no event id to resume');
       }
@@ -75,6 +105,7 @@ export class ResumableStream {
         return host.abandon(this, `${this.failures} reconnections failed`);
       }
       if (!(await wait(host.policy.delay(this.failures, this.retryMs, this.progressed), host.signal))) return;
+      if (this.over) return;
       next = await host.reconnect(this);
     }
   }
@@ -83,6 +114,7 @@ export class ResumableStream {
     this.opened = true;
     this.progressed = false;
     const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
+    let grace: ReturnType<typeof setTimeout> | undefined;
     try {
       if (!response.body) return;
       await readEventStream(response.body, parser, (event) => {
@@ -90,12 +122,20 @@ export class ResumableStream {
         if (event.type === 'message' && event.data !== '') {
           this.progressed = true;
           this.#host.deliver(event.data, this);
+          if (this.over && grace === undefined) {
+            grace = setTimeout(
+              () => this.cancel('it stayed open after its last response'),
+              ANSWERED_STREAM_GRACE_MS,
+            );
+            grace.unref?.();
+          }
         }
-        return !this.#host.signal.aborted;
+        return !this.#host.signal.aborted && !this.#cancel.aborted;
       });
     } catch (error) {
       this.lastError = error; // the connection broke: resume as after a clean end
     } finally {
+      clearTimeout(grace);
       this.lastEventId = parser.lastEventId;
       this.retryMs = parser.retry ?? this.retryMs;
     }

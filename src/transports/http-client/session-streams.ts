@@ -5,6 +5,7 @@
  * stream that cannot go on is reported, and what it still owed is answered locally with JSON-RPC errors.
  * @module
  */
+import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { ErrorCode, LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import { errorResponse, type RequestId } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
@@ -32,8 +33,8 @@ export interface SessionStreamsHost {
   readonly policy: ReconnectPolicy;
   /** Whether the transport is open. */
   open(): boolean;
-  /** One GET to the endpoint with these headers, aborted when the transport closes. */
-  get(headers: Record<string, string | undefined>): Promise<Response>;
+  /** One GET to the endpoint with these headers, aborted when the transport closes or by `cancel`. */
+  get(headers: Record<string, string | undefined>, cancel?: Cancellation): Promise<Response>;
   /** Whether the client's initialize is known (a new session can be started). */
   renewable(): boolean;
   /** The server ended session `ended`: start a new one, unless that was done already. */
@@ -57,6 +58,8 @@ export class SessionStreams implements StreamHost {
   readonly #host: SessionStreamsHost;
   /** Which stream owes the response to each request. */
   readonly #awaiting = new Map<RequestId, ResumableStream>();
+  /** The POSTs sent or followed now, cancelled when the transport closes. */
+  readonly #live = new Set<ResumableStream>();
   #listening = false;
 
   constructor(host: SessionStreamsHost) {
@@ -66,11 +69,21 @@ export class SessionStreams implements StreamHost {
     this.maxMessageSize = host.endpoint.maxMessageSize;
   }
 
-  /** A POST's response stream, owing the responses to `requestIds`. */
+  /**
+   * A POST about to be sent, owing the responses to `requestIds`: what is sent, read and resumed of it is
+   * cancelled with its `cancellation`. `release` it once it is over.
+   */
   track(requestIds: RequestId[]): ResumableStream {
     const stream = new ResumableStream('post', requestIds, this);
     for (const id of requestIds) this.#awaiting.set(id, stream);
+    this.#live.add(stream);
     return stream;
+  }
+
+  /** A POST is over (answered, refused, or its stream followed to the end). */
+  release(stream: ResumableStream): void {
+    this.#live.delete(stream);
+    for (const id of stream.pending) if (this.#awaiting.get(id) === stream) this.#awaiting.delete(id);
   }
 
   /** A response arrived: no stream owes it any more. */
@@ -80,9 +93,22 @@ export class SessionStreams implements StreamHost {
     this.#awaiting.delete(id);
   }
 
-  /** The transport closed: nothing is owed any more. */
+  /**
+   * The client gave up on request `id` (it timed out or was cancelled): the POST that carries it is dropped
+   * when it owes nothing else (its response, or its stream, may never end), and is not resumed.
+   */
+  giveUp(id: RequestId): void {
+    const stream = this.#awaiting.get(id);
+    this.settle(id);
+    if (stream?.kind === 'post' && stream.pending.size === 0)
+      stream.cancel(`request ${String(id)} was given up`);
+  }
+
+  /** The transport closed: nothing is owed any more, and what is open is dropped. */
   clear(): void {
     this.#awaiting.clear();
+    for (const stream of this.#live) stream.cancel('the transport closed');
+    this.#live.clear();
   }
 
   /**
@@ -148,7 +174,10 @@ export class SessionStreams implements StreamHost {
     const sessionId = host.endpoint.sessionId;
     let response: Response;
     try {
-      response = await host.get({ accept: 'text/event-stream', 'last-event-id': stream.lastEventId });
+      response = await host.get(
+        { accept: 'text/event-stream', 'last-event-id': stream.lastEventId },
+        stream.kind === 'post' ? stream.cancellation : undefined,
+      );
     } catch (error) {
       stream.failures += 1;
       stream.lastError = error;

@@ -12,6 +12,7 @@
  * ```
  * @module
  */
+import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
 import {
   isJsonObject,
@@ -33,6 +34,11 @@ import type { StreamableHttpClientTransportOptions } from './streamable-http-cli
 
 export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
+/** How long the server may take to accept (202) a POST of no request: notifications, answers to its requests. */
+export const NOTICE_TIMEOUT_MS = 30_000;
+/** The most POSTs of no request waiting for the server to accept them; past it `send` refuses at once. */
+export const MAX_NOTICES_WAITING = 64;
+
 /**
  * A Streamable HTTP client transport.
  *
@@ -51,6 +57,12 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  *   (no event id, GET refused, retries exhausted), `onerror` gets a `CONNECTION_CLOSED` TransportError and
  *   each pending request is answered locally with a JSON-RPC internal error, so its caller is not left
  *   waiting for a timeout.
+ * - Held answers: when the client gives up on a request (its timeout, its caller's abort: the engine sends
+ *   `notifications/cancelled`), the POST that carried it is dropped (its response, its stream, a resumption)
+ *   once it carries nothing else awaited; a POST's stream still open a second after its last response is
+ *   dropped too. A POST of no request (notifications, answers to the server's requests) the server has not
+ *   accepted within 30 s is dropped, and while 64 wait, `send` refuses more at once (`SEND_FAILED`). So a
+ *   server that never answers costs no connection per call.
  * - Once `notifications/initialized` is sent, a GET stream listens for the server's own messages (a 405
  *   means the server has none) and is reopened with `Last-Event-ID` when it ends. Sending
  *   `notifications/initialized` resolves once that GET is answered (2 s at most), so the handshake ends
@@ -77,6 +89,8 @@ export class StreamableHttpClientTransport implements Transport {
   #closing: Promise<void> | undefined;
   readonly #streams: SessionStreams;
   readonly #stateless: StatelessHttpRequests;
+  /** POSTs of no request (notifications, answers) waiting for the server to accept them. */
+  #notices = 0;
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
@@ -92,7 +106,7 @@ export class StreamableHttpClientTransport implements Transport {
       signal: this.#abort.signal,
       policy: new ReconnectPolicy(options.reconnect),
       open: () => this.#state === 'open',
-      get: (headers) => this.#request('GET', headers),
+      get: (headers, cancel) => this.#request('GET', headers, cancel),
       renewable: () => this.#initialize !== undefined,
       renew: (ended) => {
         // A send that noticed first started the new session already.
@@ -128,9 +142,11 @@ export class StreamableHttpClientTransport implements Transport {
       if (this.#state !== 'open') throw this.#notOpen();
       return this.#stateless.send(message);
     }
-    if (!Array.isArray(message) && 'method' in message) {
-      if (message.method === 'notifications/cancelled' && this.#closesStream(message.params?.requestId))
-        return;
+    if (!Array.isArray(message) && 'method' in message && message.method === 'notifications/cancelled') {
+      const requestId = message.params?.requestId;
+      if (this.#closesStream(requestId)) return;
+      // Told to the server, and its POST dropped: the server need not end it (nor answer) any more.
+      if (typeof requestId === 'string' || typeof requestId === 'number') this.#streams.giveUp(requestId);
     }
     return this.#send(message, true);
   }
@@ -148,6 +164,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #send(message: JsonRpcMessage | JsonRpcMessage[], mayReinitialize: boolean): Promise<void> {
     if (this.#state !== 'open') throw this.#notOpen();
     if (this.#reinitializing) await this.#reinitializing.catch(() => undefined);
+    if (this.#state !== 'open') throw this.#notOpen();
     const messages = Array.isArray(message) ? message : [message];
     const requestIds: RequestId[] = [];
     for (const item of messages) {
@@ -159,43 +176,72 @@ export class StreamableHttpClientTransport implements Transport {
       }
     }
     const withSession = this.#endpoint.sessionId !== undefined;
-    const response = await this.#request('POST', {
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-      body: JSON.stringify(message),
-    });
-    this.#endpoint.learnSession(response);
-    if (
-      response.status === 404 &&
-      withSession &&
-      mayReinitialize &&
-      this.#initialize &&
-      requestIds[0] !== this.#initializeId
-    ) {
-      await discardBody(response);
-      await this.#newSession();
-      return this.#send(message, false);
-    }
-    if (!response.ok) return this.#postFailed(response, withSession);
-    const type = mediaType(response);
-    if (response.status === 202 || requestIds.length === 0) {
-      await discardBody(response);
-      // The GET stream is open (or refused) before the handshake ends: nothing the server sends on it
-      // right after the client's next request is lost.
-      if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
-        await this.#streams.listen();
-      }
-    } else if (type === 'text/event-stream' && response.body) {
-      void this.#streams.track(requestIds).follow(response);
-    } else if (type === 'application/json') {
-      this.#streams.deliver(await this.#readText(response, requestIds));
-    } else {
-      await discardBody(response);
+    // What answers the requests: dropped when the client gives up on them, or the transport closes. A POST
+    // of no request (notifications, answers) is dropped if not accepted in time, and only so many wait.
+    const notice = requestIds.length === 0;
+    if (notice && this.#notices >= MAX_NOTICES_WAITING) {
       throw new TransportError(
         LocalErrorCode.SendFailed,
-        `POST ${this.#endpoint.url.href} answered HTTP ${response.status} with unexpected content type "${type}"`,
-        { details: { status: response.status } },
+        `POST ${this.#endpoint.url.href} not sent: ${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server to accept them`,
       );
+    }
+    const post = this.#streams.track(requestIds);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    if (notice) {
+      this.#notices += 1;
+      const reason = `the server did not accept it within ${NOTICE_TIMEOUT_MS} ms`;
+      timer = setTimeout(() => post.cancel(reason), NOTICE_TIMEOUT_MS);
+      timer.unref?.();
+    }
+    let followed = false;
+    try {
+      const response = await this.#request(
+        'POST',
+        {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          body: JSON.stringify(message),
+        },
+        post.cancellation,
+      );
+      this.#endpoint.learnSession(response);
+      if (
+        response.status === 404 &&
+        withSession &&
+        mayReinitialize &&
+        this.#initialize &&
+        requestIds[0] !== this.#initializeId
+      ) {
+        await discardBody(response);
+        await this.#newSession();
+        return await this.#send(message, false);
+      }
+      if (!response.ok) return await this.#postFailed(response, withSession);
+      const type = mediaType(response);
+      if (notice || response.status === 202) {
+        await discardBody(response);
+        // The GET stream is open (or refused) before the handshake ends: nothing the server sends on it
+        // right after the client's next request is lost.
+        if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
+          await this.#streams.listen();
+        }
+      } else if (type === 'text/event-stream' && response.body) {
+        followed = true;
+        void post.follow(response).finally(() => this.#streams.release(post));
+      } else if (type === 'application/json') {
+        this.#streams.deliver(await this.#readText(response, requestIds));
+      } else {
+        await discardBody(response);
+        throw new TransportError(
+          LocalErrorCode.SendFailed,
+          `POST ${this.#endpoint.url.href} answered HTTP ${response.status} with unexpected content type "${type}"`,
+          { details: { status: response.status } },
+        );
+      }
+    } finally {
+      clearTimeout(timer);
+      if (notice) this.#notices -= 1;
+      if (!followed) this.#streams.release(post);
     }
   }
 
@@ -289,13 +335,14 @@ export class StreamableHttpClientTransport implements Transport {
     }
   }
 
-  /** One request to the endpoint, aborted when the transport closes. */
+  /** One request to the endpoint, aborted when the transport closes (or by `cancel`, which is then). */
   async #request(
     method: 'POST' | 'GET',
     own: Record<string, string | undefined> & { body?: string },
+    cancel?: Cancellation,
   ): Promise<Response> {
     try {
-      return await this.#endpoint.request(method, this.#abort.signal, own);
+      return await this.#endpoint.request(method, cancel ?? this.#abort.signal, own);
     } catch (error) {
       throw this.#state === 'open' ? error : this.#notOpen();
     }

@@ -1,0 +1,144 @@
+// A Streamable HTTP server that holds its answers: each POST of a call the client gave up on (its timeout,
+// its caller's abort), and each answered stream the server keeps open, must not keep a connection of the
+// client's open (a gateway in front of such an upstream held one socket per call, for ever).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { closeAll, connectClient, listen, sseHead, track, until } from './_http-client.js';
+
+afterEach(closeAll);
+
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'holding', version: '1.0.0' },
+};
+
+type Hold = (res: ServerResponse, id: number) => void;
+
+const holds: Record<string, Hold> = {
+  'no answer at all': () => undefined,
+  'a JSON body never ended': (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"jsonrpc":"2.0",');
+  },
+  'an SSE stream with no answer': (res) => {
+    sseHead(res);
+    res.write('id: 1\ndata: \n\n');
+  },
+};
+
+/**
+ * A handshake-era server that holds every `tools/call` POST as `hold` says; `closed` resolves with the
+ * number of such POSTs once as many connections that carried one closed as `expected`.
+ */
+async function holdingServer(
+  hold: Hold,
+  expected: number,
+): Promise<{ url: string; closed: Promise<number> }> {
+  let held = 0;
+  let gone = 0;
+  let done: (count: number) => void = () => undefined;
+  const closed = new Promise<number>((resolve) => (done = resolve));
+  const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
+    const message = (body ? JSON.parse(body) : {}) as { id?: number; method?: string };
+    if (req.method === 'GET') res.writeHead(405).end();
+    else if (req.method === 'DELETE' || message.id === undefined) res.writeHead(202).end();
+    else if (message.method === 'initialize') {
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: INIT_RESULT }));
+    } else if (message.method === 'tools/list') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: message.id,
+          result: { tools: [{ name: 't', inputSchema: { type: 'object' } }] },
+        }),
+      );
+    } else {
+      held += 1;
+      res.once('close', () => {
+        gone += 1;
+        if (gone === expected) done(held);
+      });
+      hold(res, message.id);
+    }
+  });
+  return { url: `${http.origin}/mcp`, closed };
+}
+
+describe('StreamableHttpClientTransport, a server holding its answers (handshake era)', () => {
+  for (const [name, hold] of Object.entries(holds)) {
+    it(`drops the POST of each call given up on, held with ${name}`, async () => {
+      const server = await holdingServer(hold, 4);
+      const errors: Error[] = [];
+      const client = track(connectClient({ onError: (error) => errors.push(error) }));
+      await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+      const aborted = new AbortController();
+      const calls = [
+        client.callTool('t', {}, { timeout: 50 }),
+        client.callTool('t', {}, { timeout: 50 }),
+        client.callTool('t', {}, { timeout: 50 }),
+        client.callTool('t', {}, { signal: aborted.signal }),
+      ];
+      const outcomes = Promise.allSettled(calls);
+      setTimeout(() => aborted.abort(new Error('the caller left')), 50);
+      for (const outcome of await outcomes) expect(outcome.status).toBe('rejected');
+      // Every held connection is closed by the client (without the fix they stay open until the test's timeout).
+      expect(await server.closed).toBe(4);
+      expect(errors.map(String)).toEqual([]);
+    });
+  }
+
+  it('drops an answered stream the server keeps open, after a grace of a second', async () => {
+    const server = await holdingServer((res, id) => {
+      sseHead(res);
+      res.write(`id: 1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result: { content: [] } })}\n\n`);
+    }, 2);
+    const client = track(connectClient());
+    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
+    const started = performance.now();
+    const results = await Promise.all([client.callTool('t', {}), client.callTool('t', {})]);
+    expect(results).toEqual([{ content: [] }, { content: [] }]);
+    expect(await server.closed).toBe(2);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
+
+describe('StreamableHttpClientTransport, a server that never accepts notifications', () => {
+  it('holds at most 64 of their POSTs waiting, refuses more at once, and drops them on close', async () => {
+    let waiting = 0;
+    let most = 0;
+    let done: () => void = () => undefined;
+    const allGone = new Promise<void>((resolve) => (done = resolve));
+    const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
+      const message = (body ? JSON.parse(body) : {}) as { id?: number; method?: string };
+      if (req.method === 'GET') res.writeHead(405).end();
+      else if (req.method === 'DELETE') res.writeHead(200).end();
+      else if (message.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: INIT_RESULT }));
+      } else if (message.method === 'notifications/cancelled') {
+        waiting += 1;
+        most = Math.max(most, waiting);
+        res.once('close', () => {
+          waiting -= 1;
+          if (waiting === 0) done();
+        });
+      } else if (message.id === undefined) res.writeHead(202).end();
+      // tools/call: never answered
+    });
+    const client = track(connectClient());
+    await client.connect(new StreamableHttpClientTransport({ url: `${http.origin}/mcp` }));
+    const calls = Array.from({ length: 80 }, () => client.callTool('t', {}, { timeout: 50 }));
+    for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
+    const cancelled = (): number =>
+      http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
+    await until(() => cancelled() === 64);
+    expect(most).toBe(64);
+    await client.close();
+    await allGone;
+    expect(cancelled()).toBe(64);
+  });
+});
