@@ -3,7 +3,7 @@
 // client's open (a gateway in front of such an upstream held one socket per call, for ever).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { SseClientTransport, StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { closeAll, connectClient, listen, sseHead, track, until } from './_http-client.js';
 
 afterEach(closeAll);
@@ -137,6 +137,77 @@ describe('StreamableHttpClientTransport, a server that never accepts notificatio
       http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
     await until(() => cancelled() === 64);
     expect(most).toBe(64);
+    await client.close();
+    await allGone;
+    expect(cancelled()).toBe(64);
+  });
+});
+
+describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some POSTs', () => {
+  /**
+   * A legacy server answering on its stream, which never answers the POSTs `holds` picks: `held()` counts
+   * those waiting now, `most` the most that waited at once, and `allGone` resolves once as many closed as
+   * `expected`.
+   */
+  async function legacyServer(holds: (method: string | undefined) => boolean, expected: number) {
+    let stream: ServerResponse | undefined;
+    const state = { waiting: 0, most: 0, gone: 0 };
+    let done: () => void = () => undefined;
+    const allGone = new Promise<void>((resolve) => (done = resolve));
+    const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
+      if (req.method === 'GET') {
+        sseHead(res);
+        stream = res;
+        res.write('event: endpoint\ndata: /messages\n\n');
+        return;
+      }
+      const message = JSON.parse(body) as { id?: number; method?: string };
+      if (holds(message.method)) {
+        state.waiting += 1;
+        state.most = Math.max(state.most, state.waiting);
+        res.once('close', () => {
+          state.waiting -= 1;
+          state.gone += 1;
+          if (state.gone === expected) done();
+        });
+        return;
+      }
+      res.writeHead(202).end();
+      const answer = (result: unknown) =>
+        stream?.write(
+          `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n\n`,
+        );
+      if (message.method === 'initialize') answer({ ...INIT_RESULT, protocolVersion: '2024-11-05' });
+    });
+    const client = track(connectClient({ protocolVersion: '2024-11-05' }));
+    await client.connect(new SseClientTransport({ url: `${http.origin}/sse` }));
+    return { client, http, state, allGone };
+  }
+
+  it('drops the POST of each call given up on', async () => {
+    const { client, allGone } = await legacyServer((method) => method === 'tools/call', 4);
+    const aborted = new AbortController();
+    const calls = [
+      client.callTool('t', {}, { timeout: 50 }),
+      client.callTool('t', {}, { timeout: 50 }),
+      client.callTool('t', {}, { timeout: 50 }),
+      client.callTool('t', {}, { signal: aborted.signal }),
+    ];
+    const outcomes = Promise.allSettled(calls);
+    setTimeout(() => aborted.abort(new Error('the caller left')), 50);
+    for (const outcome of await outcomes) expect(outcome.status).toBe('rejected');
+    await allGone;
+  });
+
+  it('holds at most 64 POSTs of notifications waiting, refuses more at once, and drops them on close', async () => {
+    const held = (method: string | undefined) =>
+      method === 'tools/call' || method === 'notifications/cancelled';
+    const { client, http, state, allGone } = await legacyServer(held, 80 + 64);
+    const calls = Array.from({ length: 80 }, () => client.callTool('t', {}, { timeout: 50 }));
+    for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
+    const cancelled = (): number =>
+      http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
+    await until(() => cancelled() === 64);
     await client.close();
     await allGone;
     expect(cancelled()).toBe(64);

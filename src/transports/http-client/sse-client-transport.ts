@@ -6,7 +6,8 @@
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
 import { messageNaming, parsePeerJson } from '../../protocol/json-depth.js';
-import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
+import type { Cancellation } from '../../protocol/engine/cancellation.js';
+import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import {
@@ -24,6 +25,7 @@ import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
+import { WaitingPosts } from './waiting-posts.js';
 
 export interface SseClientTransportOptions extends HttpClientOptions {
   /**
@@ -39,7 +41,8 @@ const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;
  * A legacy HTTP+SSE client transport. `start()` resolves once the `endpoint` event arrived; an
  * endpoint on another origin than the SSE URL is refused (`start()` rejects). When the stream ends,
  * `onerror` gets a `CONNECTION_CLOSED` TransportError and the transport closes: this transport has no
- * resumption.
+ * resumption. A POST the server does not accept is dropped once the client gave up on the requests it
+ * carries (see `WaitingPosts`); one of notifications or answers after 30 s, and only 64 of those wait.
  */
 export class SseClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -56,6 +59,8 @@ export class SseClientTransport implements Transport {
   #state: 'idle' | 'starting' | 'open' | 'closed' = 'idle';
   #endpoint: URL | undefined;
   #closeFired = false;
+  /** The POSTs the server has not answered yet. */
+  readonly #posts = new WaitingPosts();
 
   constructor(options: SseClientTransportOptions) {
     checkHttpClientOptions(options);
@@ -102,21 +107,42 @@ export class SseClientTransport implements Transport {
         ? new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE transport is closed')
         : new TransportError(LocalErrorCode.NotConnected, 'The SSE transport is not started');
     }
-    const response = await this.#request(this.#endpoint, 'POST', {
-      accept: 'application/json, text/event-stream',
-      'content-type': 'application/json',
-      body: JSON.stringify(message),
-    });
-    if (!response.ok) {
-      const body = await readErrorBody(response);
-      throw httpStatusError(`POST ${this.#endpoint.href}`, response, body);
+    const endpoint = this.#endpoint;
+    const messages = Array.isArray(message) ? message : [message];
+    const requestIds: RequestId[] = [];
+    for (const item of messages) {
+      if ('method' in item && 'id' in item) requestIds.push(item.id);
+      else if ('method' in item && item.method === 'notifications/cancelled') {
+        const id = item.params?.requestId;
+        if (typeof id === 'string' || typeof id === 'number') this.#posts.giveUp(id);
+      }
     }
-    await discardBody(response); // responses come on the SSE stream
+    const post = this.#posts.open(endpoint, requestIds);
+    try {
+      const response = await this.#request(
+        endpoint,
+        'POST',
+        {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          body: JSON.stringify(message),
+        },
+        post.cancellation,
+      );
+      if (!response.ok) {
+        const body = await readErrorBody(response);
+        throw httpStatusError(`POST ${endpoint.href}`, response, body);
+      }
+      await discardBody(response); // responses come on the SSE stream
+    } finally {
+      this.#posts.done(post);
+    }
   }
 
   async close(): Promise<void> {
     this.#state = 'closed';
     this.#abort.abort();
+    this.#posts.clear(this.#abort.signal.reason);
     this.#fireClose();
   }
 
@@ -205,6 +231,7 @@ export class SseClientTransport implements Transport {
     );
     if (this.#state === 'starting') return settle(lost);
     this.#state = 'closed';
+    this.#posts.clear(lost);
     this.onerror?.(lost);
     this.#fireClose();
   }
@@ -228,6 +255,7 @@ export class SseClientTransport implements Transport {
     url: URL,
     method: 'GET' | 'POST',
     own: Record<string, string> & { body?: string },
+    cancellation?: Cancellation,
   ): Promise<Response> {
     const { body, ...names } = own;
     try {
@@ -238,7 +266,8 @@ export class SseClientTransport implements Transport {
         method,
         headers,
         body,
-        signal: this.#abort.signal,
+        signal: cancellation ? undefined : this.#abort.signal,
+        cancellation,
       });
     } catch (error) {
       if (error instanceof OAuthError) throw error;

@@ -31,13 +31,9 @@ import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { SessionStreams } from './session-streams.js';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
+import { WaitingPosts } from './waiting-posts.js';
 
 export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
-
-/** How long the server may take to accept (202) a POST of no request: notifications, answers to its requests. */
-export const NOTICE_TIMEOUT_MS = 30_000;
-/** The most POSTs of no request waiting for the server to accept them; past it `send` refuses at once. */
-export const MAX_NOTICES_WAITING = 64;
 
 /**
  * A Streamable HTTP client transport.
@@ -90,7 +86,7 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #streams: SessionStreams;
   readonly #stateless: StatelessHttpRequests;
   /** POSTs of no request (notifications, answers) waiting for the server to accept them. */
-  #notices = 0;
+  readonly #notices = new WaitingPosts();
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
@@ -178,21 +174,8 @@ export class StreamableHttpClientTransport implements Transport {
     const withSession = this.#endpoint.sessionId !== undefined;
     // What answers the requests: dropped when the client gives up on them, or the transport closes. A POST
     // of no request (notifications, answers) is dropped if not accepted in time, and only so many wait.
-    const notice = requestIds.length === 0;
-    if (notice && this.#notices >= MAX_NOTICES_WAITING) {
-      throw new TransportError(
-        LocalErrorCode.SendFailed,
-        `POST ${this.#endpoint.url.href} not sent: ${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server to accept them`,
-      );
-    }
+    const notice = requestIds.length === 0 ? this.#notices.open(this.#endpoint.url, []) : undefined;
     const post = this.#streams.track(requestIds);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    if (notice) {
-      this.#notices += 1;
-      const reason = `the server did not accept it within ${NOTICE_TIMEOUT_MS} ms`;
-      timer = setTimeout(() => post.cancel(reason), NOTICE_TIMEOUT_MS);
-      timer.unref?.();
-    }
     let followed = false;
     try {
       const response = await this.#request(
@@ -202,7 +185,7 @@ export class StreamableHttpClientTransport implements Transport {
           'content-type': 'application/json',
           body: JSON.stringify(message),
         },
-        post.cancellation,
+        notice?.cancellation ?? post.cancellation,
       );
       this.#endpoint.learnSession(response);
       if (
@@ -239,8 +222,7 @@ export class StreamableHttpClientTransport implements Transport {
         );
       }
     } finally {
-      clearTimeout(timer);
-      if (notice) this.#notices -= 1;
+      if (notice) this.#notices.done(notice);
       if (!followed) this.#streams.release(post);
     }
   }
@@ -352,6 +334,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.#state = 'closed';
     this.#abort.abort();
     this.#streams.clear();
+    this.#notices.clear(this.#abort.signal.reason);
     const failure = endSession ? await this.#endpoint.endSession() : undefined;
     if (failure) this.onerror?.(failure);
     this.onclose?.();
