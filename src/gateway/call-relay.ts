@@ -292,6 +292,7 @@ export class CallRelay {
       cancellation,
       timeout: upstream.timeoutMs,
       resetTimeoutOnProgress: true,
+      maxTotalTimeout: upstream.maxCallMs,
       // The gateway's server checks structuredContent against the same outputSchema on the way out.
       validateOutput: false,
     };

@@ -60,6 +60,10 @@ const common = {
     ...positiveMs,
     description: 'How long one call may take, renewed by progress (default 60000).',
   },
+  maxCallMs: {
+    ...positiveMs,
+    description: 'The longest one call may take, whatever its progress (default 600000, at least timeoutMs).',
+  },
 } as const;
 
 const oauth = {

@@ -26,6 +26,11 @@ export interface UpstreamCommon {
   protocolVersion?: 'auto' | Revision;
   /** How long one call may take upstream, in ms, renewed by each progress notification (default 60,000). */
   timeoutMs?: number;
+  /**
+   * The longest one call may take upstream, in ms, however much progress it reports (default 600,000, and
+   * never less than `timeoutMs`): an upstream reporting progress for ever does not hold a call for ever.
+   */
+  maxCallMs?: number;
 }
 
 /** An upstream spawned as a command and spoken to over stdio. */
@@ -178,6 +183,7 @@ export const GATEWAY_DEFAULTS = {
   reconnectCheckIntervalMs: 15_000,
   auditMaxRecords: 1_000,
   upstreamTimeoutMs: 60_000,
+  upstreamMaxCallMs: 600_000,
 } as const;
 
 /** Whether an upstream is reached over HTTP (it has a `url`). */

@@ -128,6 +128,11 @@ export class Upstream {
     return this.config.timeoutMs ?? GATEWAY_DEFAULTS.upstreamTimeoutMs;
   }
 
+  /** The longest one call may take, however much progress renews its `timeoutMs` (never less than it). */
+  get maxCallMs(): number {
+    return Math.max(this.config.maxCallMs ?? GATEWAY_DEFAULTS.upstreamMaxCallMs, this.timeoutMs);
+  }
+
   /** Connects; resolves after the first attempt, whether it succeeded or not (failures retry with backoff). */
   start(): Promise<void> {
     return (this.#first ??= this.#connect());
