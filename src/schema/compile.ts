@@ -121,7 +121,7 @@ function cacheByText(text: string, validator: Validator<unknown>): void {
  *
  * @throws {SchemaError} `UNSUPPORTED_SCHEMA_DIALECT` when `$schema` names a dialect other than 2020-12,
  *   2019-09 or draft-07; `INVALID_SCHEMA` when the schema is not an object, is too large or too deep (see
- *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`), has an unresolvable `$ref`, uses `$async`, has a `pattern` or
+ *   `MAX_SCHEMA_DEPTH`, `MAX_SCHEMA_NODES`, `MAX_SCHEMA_PATTERNS`), has an unresolvable `$ref`, uses `$async`, has a `pattern` or
  *   `patternProperties` key the linear-time engine refuses (`details: { pattern, path, reason }`), or is
  *   rejected by ajv. Values nested deeper than `MAX_VALUE_DEPTH` (64) levels fail validation.
  */

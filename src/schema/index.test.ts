@@ -7,6 +7,7 @@ describe('schema barrel', () => {
       'DEFAULT_SCHEMA_DIALECT',
       'MAX_SCHEMA_DEPTH',
       'MAX_SCHEMA_NODES',
+      'MAX_SCHEMA_PATTERNS',
       'SCHEMA_DIALECT_URIS',
       'SchemaError',
       'assertSchemaBounds',

@@ -10,7 +10,12 @@ export { isJsonSchemaObject, toJsonPointer, escapePointerToken } from './json-sc
 export type { JsonSchema } from './json-schema.js';
 export { schemaDialect, DEFAULT_SCHEMA_DIALECT, SCHEMA_DIALECT_URIS } from './dialect.js';
 export type { SchemaDialect } from './dialect.js';
-export { assertSchemaBounds, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './schema-bounds.js';
+export {
+  assertSchemaBounds,
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  MAX_SCHEMA_PATTERNS,
+} from './schema-bounds.js';
 export { compileJsonSchema, formatIssues } from './compile.js';
 export type { ValidationIssue, ValidationOutcome, Validator } from './compile.js';
 export { isStandardSchema, isStandardJsonSchema } from './standard-schema.js';

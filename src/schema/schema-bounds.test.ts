@@ -1,5 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, assertSchemaBounds } from './schema-bounds.js';
+import {
+  MAX_SCHEMA_DEPTH,
+  MAX_SCHEMA_NODES,
+  MAX_SCHEMA_PATTERNS,
+  assertSchemaBounds,
+} from './schema-bounds.js';
 import { SchemaError } from './schema-error.js';
 
 function nested(levels: number): unknown {
@@ -45,5 +50,28 @@ describe('assertSchemaBounds', () => {
   it('ignores primitive values', () => {
     expect(() => assertSchemaBounds(true)).not.toThrow();
     expect(() => assertSchemaBounds({ type: 'string', enum: ['a', 'b', 1, null] })).not.toThrow();
+  });
+});
+
+describe('assertSchemaBounds, regular expressions', () => {
+  const wide = (count: number) => ({
+    type: 'object',
+    properties: Object.fromEntries(Array.from({ length: count }, (_, i) => [`p${i}`, { pattern: `^a${i}` }])),
+  });
+
+  it('allows 256 and refuses 257 with INVALID_SCHEMA', () => {
+    expect(MAX_SCHEMA_PATTERNS).toBe(256);
+    expect(() => assertSchemaBounds(wide(256))).not.toThrow();
+    expect(() => assertSchemaBounds(wide(257))).toThrow(/more than 256 regular expressions/);
+  });
+
+  it('counts patternProperties keys, and no property merely named pattern', () => {
+    const keys = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`^k${i}`, {}]));
+    expect(() => assertSchemaBounds({ patternProperties: keys, pattern: 'x' }, { maxPatterns: 3 })).toThrow(
+      SchemaError,
+    );
+    expect(() =>
+      assertSchemaBounds({ properties: { pattern: { type: 'string' } } }, { maxPatterns: 0 }),
+    ).not.toThrow();
   });
 });
