@@ -106,6 +106,36 @@ describe('StreamableHttpClientTransport, a server holding its answers (handshake
   });
 });
 
+describe('StreamableHttpClientTransport, an answer on the GET stream', () => {
+  it("drops the call's POST stream the server keeps open, a second after", async () => {
+    let listening: ServerResponse | undefined;
+    let done: () => void = () => undefined;
+    const postClosed = new Promise<void>((resolve) => (done = resolve));
+    const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
+      const message = (body ? JSON.parse(body) : {}) as { id?: number; method?: string };
+      if (req.method === 'GET') {
+        sseHead(res);
+        res.write(': listening\n\n');
+        listening = res;
+      } else if (req.method === 'DELETE' || message.id === undefined) res.writeHead(202).end();
+      else if (message.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: INIT_RESULT }));
+      } else {
+        sseHead(res);
+        res.write('id: 1\ndata: \n\n');
+        res.once('close', done);
+        const answer = { jsonrpc: '2.0', id: message.id, result: { content: [] } };
+        listening?.write(`data: ${JSON.stringify(answer)}\n\n`);
+      }
+    });
+    const client = track(connectClient());
+    await client.connect(new StreamableHttpClientTransport({ url: `${http.origin}/mcp` }));
+    await client.ping();
+    await postClosed;
+  });
+});
+
 describe('StreamableHttpClientTransport, a server that never accepts notifications', () => {
   it('holds at most 64 of their POSTs waiting, refuses more at once, and drops them on close', async () => {
     let waiting = 0;
@@ -202,7 +232,7 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
   it('holds at most 64 POSTs of notifications waiting, refuses more at once, and drops them on close', async () => {
     const held = (method: string | undefined) =>
       method === 'tools/call' || method === 'notifications/cancelled';
-    const { client, http, state, allGone } = await legacyServer(held, 80 + 64);
+    const { client, http, allGone } = await legacyServer(held, 80 + 64);
     const calls = Array.from({ length: 80 }, () => client.callTool('t', {}, { timeout: 50 }));
     for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
     const cancelled = (): number =>

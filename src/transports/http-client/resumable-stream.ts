@@ -59,6 +59,10 @@ export class ResumableStream {
   progressed = false;
   readonly #host: StreamHost;
   readonly #cancel = new CancellationSource();
+  /** A response stream is being read now. */
+  #reading = false;
+  /** Drops the stream being read once it owes nothing and the server did not end it. */
+  #grace: ReturnType<typeof setTimeout> | undefined;
 
   constructor(kind: 'post' | 'get', requestIds: readonly RequestId[], host: StreamHost) {
     this.kind = kind;
@@ -80,6 +84,19 @@ export class ResumableStream {
   /** Drops the connection the stream has open, and makes no other. */
   cancel(reason: string): void {
     this.#cancel.abort(new Error(reason));
+  }
+
+  /**
+   * A response it owed arrived (on it, or on another stream): once it owes none, the response stream being
+   * read has {@link ANSWERED_STREAM_GRACE_MS} to end before it is dropped.
+   */
+  settled(): void {
+    if (!this.#reading || !this.over || this.#grace !== undefined || this.#cancel.aborted) return;
+    this.#grace = setTimeout(
+      () => this.cancel('it stayed open after its last response'),
+      ANSWERED_STREAM_GRACE_MS,
+    );
+    this.#grace.unref?.();
   }
 
   /** Whether the stream is over: cancelled, or a POST's stream that owes nothing. */
@@ -114,7 +131,7 @@ export class ResumableStream {
     this.opened = true;
     this.progressed = false;
     const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
-    let grace: ReturnType<typeof setTimeout> | undefined;
+    this.#reading = true;
     try {
       if (!response.body) return;
       await readEventStream(response.body, parser, (event) => {
@@ -122,20 +139,15 @@ export class ResumableStream {
         if (event.type === 'message' && event.data !== '') {
           this.progressed = true;
           this.#host.deliver(event.data, this);
-          if (this.over && grace === undefined) {
-            grace = setTimeout(
-              () => this.cancel('it stayed open after its last response'),
-              ANSWERED_STREAM_GRACE_MS,
-            );
-            grace.unref?.();
-          }
         }
         return !this.#host.signal.aborted && !this.#cancel.aborted;
       });
     } catch (error) {
       this.lastError = error; // the connection broke: resume as after a clean end
     } finally {
-      clearTimeout(grace);
+      this.#reading = false;
+      clearTimeout(this.#grace);
+      this.#grace = undefined;
       this.lastEventId = parser.lastEventId;
       this.retryMs = parser.retry ?? this.retryMs;
     }

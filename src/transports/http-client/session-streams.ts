@@ -89,8 +89,10 @@ export class SessionStreams implements StreamHost {
   /** A response arrived: no stream owes it any more. */
   settle(id: RequestId): void {
     const stream = this.#awaiting.get(id);
-    stream?.pending.delete(id);
+    if (!stream) return;
+    stream.pending.delete(id);
     this.#awaiting.delete(id);
+    stream.settled();
   }
 
   /**
