@@ -20,6 +20,7 @@ import {
   type PendingListing,
   type StoredApproval,
 } from '../stores/approval-store.js';
+import { StoreError } from '../stores/store-error.js';
 import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 import type { ListedApproval } from '../stores/listed-approval.js';
 import { pageOf, type PendingPageOptions } from '../stores/pending-position.js';
@@ -68,7 +69,19 @@ export interface ApprovalsOptions {
 interface Waiting {
   approval: PendingApproval;
   resolve: (outcome: ApprovalOutcome) => void;
+  /** The call fails with the store's error: the store could not say what became of its approval. */
+  fail: (error: Error) => void;
 }
+
+/** How often a settlement the store did not take is tried again. */
+const STORE_RETRY_MS = 500;
+/**
+ * How long past an abandoned approval's expiry its abandon is tried again: until then a create that timed
+ * out and landed late would list it as pending.
+ */
+const ABANDON_GRACE_MS = 60_000;
+/** Abandons tried again at once, at most (each holds its approval); past it one more is not tried again. */
+const MAX_ABANDONING = 1_000;
 
 export class Approvals {
   timeoutMs: number;
@@ -82,6 +95,10 @@ export class Approvals {
   /** Who hears of console sessions ended (the decision API's event streams). */
   readonly #sessionListeners = new Set<(sessionId: string) => void>();
   #shareSessionEnd: ((sessionId: string) => void) | undefined;
+  /** The approvals whose abandon (`#abandon`) is being tried again. */
+  readonly #abandoning = new Set<string>();
+  /** Aborts when the gateway closes: what is being tried again stops. */
+  #closing = new AbortController();
 
   constructor(options: ApprovalsOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -213,14 +230,21 @@ export class Approvals {
       const timer = setTimeout(() => this.#expire(approval), this.timeoutMs);
       timer.unref?.();
       const withdraw = () => void this.#withdraw(approval, 'the caller cancelled the call');
+      const end = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', withdraw);
+        this.#waiting.delete(approval.id);
+        release();
+      };
       this.#waiting.set(approval.id, {
         approval,
         resolve: (result) => {
-          clearTimeout(timer);
-          signal.removeEventListener('abort', withdraw);
-          this.#waiting.delete(approval.id);
-          release();
+          end();
           resolve(result);
+        },
+        fail: (error) => {
+          end();
+          reject(error);
         },
       });
       signal.addEventListener('abort', withdraw, { once: true });
@@ -233,12 +257,14 @@ export class Approvals {
             else void this.#settleLate(approval);
           },
           (error: unknown) => {
-            if (this.#waiting.get(approval.id)?.approval !== approval) return;
-            clearTimeout(timer);
-            signal.removeEventListener('abort', withdraw);
-            this.#waiting.delete(approval.id);
-            release();
-            reject(error instanceof Error ? error : new Error(String(error)));
+            const failed = error instanceof Error ? error : new Error(String(error));
+            // A create that timed out may still land (Redis read it, then froze): the approval is settled
+            // there as withdrawn (or stored so, if it has not landed yet), so it is not listed as waiting.
+            if (error instanceof StoreError) {
+              const reason = 'the approval store did not store the approval in time';
+              void this.#abandon(approval, { decision: 'withdrawn', reason, decidedAt: stamp() });
+            }
+            if (this.#waiting.get(approval.id)?.approval === approval) this.#fail(approval.id, failed);
           },
         );
     });
@@ -343,6 +369,8 @@ export class Approvals {
   /** Withdraws every approval this instance holds, and stops listening (the gateway is closing). */
   async close(reason = 'the gateway is shutting down'): Promise<void> {
     const settling = [...this.#waiting.values()].map(({ approval }) => this.#withdraw(approval, reason));
+    this.#closing.abort();
+    this.#closing = new AbortController();
     const unwatch = this.#unwatch;
     this.#unwatch = undefined;
     await Promise.all([
@@ -359,6 +387,14 @@ export class Approvals {
     const waiting = this.#waiting.get(id);
     if (!waiting) return false;
     waiting.resolve(outcome);
+    return true;
+  }
+
+  /** The call fails with `error`; false when none waits. */
+  #fail(id: string, error: Error): boolean {
+    const waiting = this.#waiting.get(id);
+    if (!waiting) return false;
+    waiting.fail(error);
     return true;
   }
 
@@ -381,16 +417,50 @@ export class Approvals {
     );
   }
 
+  /**
+   * Settles an approval no call waits for any more (withdrawn, expired, or its create failed) as the store
+   * can, tried again every `STORE_RETRY_MS` until the store takes it or `ABANDON_GRACE_MS` past its expiry:
+   * a create that timed out may land late, and the store then lists it as pending while nobody waits. With
+   * a store that has `abandon`, the settlement is stored even before the create lands, which then stores
+   * nothing. This instance reports a settlement it made (`onSettled`).
+   */
+  async #abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<void> {
+    if (this.#abandoning.has(approval.id)) return;
+    if (this.#abandoning.size >= MAX_ABANDONING) {
+      this.#options.onWarning?.(
+        `approval ${approval.id} could not be settled in the store (too many retried)`,
+      );
+      return;
+    }
+    this.#abandoning.add(approval.id);
+    const giveUpAt = Date.parse(approval.expiresAt) + ABANDON_GRACE_MS;
+    const signal = this.#closing.signal;
+    try {
+      for (;;) {
+        try {
+          const result = this.#store.abandon
+            ? await this.#store.abandon(approval, outcome)
+            : await this.#store.settle(approval.id, outcome);
+          if (result.status === 'settled') this.#options.onSettled?.(approval, outcome);
+          return;
+        } catch (error) {
+          if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
+          this.#options.onWarning?.(
+            `approval ${approval.id} could not be settled in the store (${outcome.decision}): ${String(error)}`,
+          );
+          return;
+        }
+      }
+    } finally {
+      this.#abandoning.delete(approval.id);
+    }
+  }
+
   /** The caller gave up (or the gateway closes): its call ends now; the store learns it as it can. */
   async #withdraw(approval: PendingApproval, reason: string): Promise<void> {
     const withdrawn: ApprovalOutcome = { decision: 'withdrawn', reason, decidedAt: stamp() };
     if (!this.#resolve(approval.id, withdrawn)) return;
-    try {
-      const result = await this.#store.settle(approval.id, withdrawn);
-      if (result.status === 'settled') this.#options.onSettled?.(approval, withdrawn);
-    } catch {
-      // the store is out of reach: the approval expires there by itself
-    }
+    await this.#abandon(approval, withdrawn);
   }
 
   /** The call ended before its approval was stored (the caller cancelled): it is withdrawn in the store too. */
@@ -400,12 +470,7 @@ export class Approvals {
       reason: 'the caller cancelled the call',
       decidedAt: stamp(),
     };
-    try {
-      const result = await this.#store.settle(approval.id, withdrawn);
-      if (result.status === 'settled') this.#options.onSettled?.(approval, withdrawn);
-    } catch {
-      // the store is out of reach: the approval expires there by itself
-    }
+    await this.#abandon(approval, withdrawn);
   }
 
   /** Settlements may have been missed: the approvals held here are read again. */
@@ -435,4 +500,20 @@ function grantKey(caller: GatewayCaller, tool: string): string {
 
 function stamp(): string {
   return new Date().toISOString();
+}
+
+/** Waits `ms` (an unref'd timer); false, at once, when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', aborted);
+      resolve(ok);
+    };
+    const aborted = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    timer.unref?.();
+    signal.addEventListener('abort', aborted, { once: true });
+  });
 }

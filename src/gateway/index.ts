@@ -50,6 +50,7 @@ export {
   type MemoryApprovalStoreOptions,
   type PendingListing,
   type SettleResult,
+  type AbandonResult,
   type SettlementWatcher,
   type StoredApproval,
 } from '../stores/approval-store.js';

@@ -28,6 +28,12 @@ export type SettleResult =
   /** No such approval (never, or no longer). */
   | { status: 'unknown' };
 
+/** What `abandon` did: what `settle` does, or it recorded an approval never stored as settled. */
+export type AbandonResult =
+  | Exclude<SettleResult, { status: 'unknown' | 'mismatch' }>
+  /** The approval was not stored (yet): it is now, settled with the outcome, so a late `create` does nothing. */
+  | { status: 'recorded' };
+
 export interface SettlementWatcher {
   /** An approval was settled, by this process or another one sharing the store. */
   settled(id: string, outcome: ApprovalOutcome): void;
@@ -75,6 +81,15 @@ export interface ApprovalStore {
    * and is not the approval's. Watchers everywhere hear of a settlement this call made.
    */
   settle(id: string, outcome: ApprovalOutcome, check?: { argumentsDigest?: string }): Promise<SettleResult>;
+  /**
+   * Settles an approval whose `create` failed (a shared store that timed out may still run it, late) or
+   * whose caller stopped waiting, with `outcome`, whether it was stored or not: one stored is settled as
+   * `settle` settles it; one not stored (yet) is recorded settled, kept as a settled approval is, so that a
+   * `create` landing late finds it and stores nothing. An approval nobody waits for is thus never listed as
+   * pending for longer than it takes the abandon to land, whatever the order the two writes reach the store
+   * in. A store without it settles (a `create` landing after that lists the approval until it expires).
+   */
+  abandon?(approval: PendingApproval, outcome: ApprovalOutcome): Promise<AbandonResult>;
   /** Calls `watcher` for every settlement from now on; resolves (with the unsubscribe) once it is listening. */
   watch(watcher: SettlementWatcher): Promise<() => void>;
 }
@@ -173,6 +188,23 @@ export class MemoryApprovalStore implements ApprovalStore {
       }
     }
     return Promise.resolve({ status: 'settled', approval, outcome: structuredClone(outcome) });
+  }
+
+  async abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<AbandonResult> {
+    if (this.#live(approval.id)) {
+      const result = await this.settle(approval.id, outcome);
+      if (result.status === 'settled' || result.status === 'settled-before') return result;
+    }
+    this.#sweep();
+    const expiresAt = Date.parse(approval.expiresAt);
+    if (!Number.isFinite(expiresAt)) throw new TypeError('expiresAt is not a date');
+    const entry: Entry = {
+      approval: structuredClone(approval),
+      expiresAt,
+      outcome: structuredClone(outcome),
+    };
+    this.#entries.set(approval.id, entry);
+    return { status: 'recorded' };
   }
 
   watch(watcher: SettlementWatcher): Promise<() => void> {

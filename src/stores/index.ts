@@ -15,6 +15,7 @@ export {
   type MemoryApprovalStoreOptions,
   type PendingListing,
   type SettleResult,
+  type AbandonResult,
   type SettlementWatcher,
   type StoredApproval,
 } from './approval-store.js';

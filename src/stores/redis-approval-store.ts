@@ -12,6 +12,7 @@
 import type { Redis } from 'ioredis';
 import {
   DEFAULT_KEEP_SETTLED_MS,
+  type AbandonResult,
   type ApprovalStore,
   type PendingListing,
   type SettleResult,
@@ -57,7 +58,7 @@ return 1`);
 
 // KEYS: the approval, the pending index. ARGV: the outcome (JSON), the digest to check ('' for none), the
 // channel, the id, the message to publish. Returns { status, approval JSON, outcome JSON }.
-const SETTLE = new RedisScript(`
+const SETTLE_SOURCE = `
 local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired')
 if not f[1] then return {'unknown'} end
 if f[3] then return {'settled-before', f[1], f[3]} end
@@ -71,7 +72,20 @@ if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
-return {'settled', f[1], ARGV[1]}`);
+return {'settled', f[1], ARGV[1]}`;
+
+const SETTLE = new RedisScript(SETTLE_SOURCE);
+
+// SETTLE's KEYS and ARGV, then ARGV[6..9]: the approval's JSON, expires-at (ms), its digest, keep-settled
+// (ms). An approval not stored (its create timed out, and may land late) is stored settled, kept as a
+// settled one is: a create landing after this finds it and stores nothing.
+const ABANDON = new RedisScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  redis.call('HSET', KEYS[1], 'approval', ARGV[6], 'expiresAt', ARGV[7], 'digest', ARGV[8], 'outcome', ARGV[1])
+  redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[7]) + tonumber(ARGV[9]))
+  return {'recorded'}
+end
+${SETTLE_SOURCE}`);
 
 // KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at, and the
 // position to look after ('' and '' from the start: its creation time in ms, its id). Returns the index's
@@ -215,25 +229,37 @@ export class RedisApprovalStore implements ApprovalStore {
     outcome: ApprovalOutcome,
     check: { argumentsDigest?: string } = {},
   ): Promise<SettleResult> {
-    const text = JSON.stringify(outcome);
     return redisOperation(this.#client, NAME, 'settle', async () => {
       const reply = (await SETTLE.run(
         this.#client,
         [this.#key(id), this.#index()],
-        [
-          text,
-          check.argumentsDigest ?? '',
-          this.#channel(),
-          id,
-          `{"id":${JSON.stringify(id)},"outcome":${text}}`,
-        ],
-      )) as [SettleResult['status'], string?, string?];
-      const [status, approval, settled] = reply;
-      if (status === 'unknown') return { status };
-      const parsed = JSON.parse(approval!) as PendingApproval;
-      if (status === 'mismatch') return { status, approval: parsed };
-      return { status, approval: parsed, outcome: JSON.parse(settled!) as ApprovalOutcome };
+        this.#settleArgs(id, outcome, check.argumentsDigest ?? ''),
+      )) as SettleReply;
+      return settleResult(reply);
     });
+  }
+
+  /** One script: settles the approval as `settle` does, or stores it settled when it is not there (yet). */
+  async abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<AbandonResult> {
+    const expiresAt = Date.parse(approval.expiresAt);
+    if (!Number.isFinite(expiresAt)) throw new TypeError(`approval ${approval.id}: expiresAt must be a date`);
+    const reply = await redisOperation(this.#client, NAME, 'abandon', async () =>
+      ABANDON.run(
+        this.#client,
+        [this.#key(approval.id), this.#index()],
+        [
+          ...this.#settleArgs(approval.id, outcome, ''),
+          JSON.stringify(approval),
+          expiresAt,
+          approval.argumentsDigest,
+          this.#keepMs,
+        ],
+      ),
+    );
+    if ((reply as [string])[0] === 'recorded') return { status: 'recorded' };
+    const result = settleResult(reply as SettleReply);
+    if (result.status === 'settled' || result.status === 'settled-before') return result;
+    throw new Error(`approval ${approval.id}: abandon answered ${result.status}`);
   }
 
   watch(watcher: SettlementWatcher): Promise<() => void> {
@@ -251,6 +277,12 @@ export class RedisApprovalStore implements ApprovalStore {
     if (this.#ownsSubscriber) this.#subscriber.close();
   }
 
+  /** SETTLE's ARGV: the outcome, the digest to check, the channel, the id, the message to publish. */
+  #settleArgs(id: string, outcome: ApprovalOutcome, digest: string): string[] {
+    const text = JSON.stringify(outcome);
+    return [text, digest, this.#channel(), id, `{"id":${JSON.stringify(id)},"outcome":${text}}`];
+  }
+
   #key(id: string): string {
     return `${this.#prefix}approval:${id}`;
   }
@@ -262,4 +294,13 @@ export class RedisApprovalStore implements ApprovalStore {
   #channel(): string {
     return `${this.#prefix}approvals:settled`;
   }
+}
+
+type SettleReply = [SettleResult['status'], string?, string?];
+
+function settleResult([status, approval, settled]: SettleReply): SettleResult {
+  if (status === 'unknown') return { status };
+  const parsed = JSON.parse(approval!) as PendingApproval;
+  if (status === 'mismatch') return { status, approval: parsed };
+  return { status, approval: parsed, outcome: JSON.parse(settled!) as ApprovalOutcome };
 }

@@ -158,6 +158,34 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       stop();
     });
 
+    it('abandons an approval never stored as settled, so that its create landing late stores nothing', async () => {
+      const { a, b, clock } = await make();
+      const withdrawn: ApprovalOutcome = {
+        decision: 'withdrawn',
+        reason: 'not stored in time',
+        decidedAt: new Date().toISOString(),
+      };
+      const lost = approval(clock.now(), 'lost');
+      expect(await b.abandon?.(lost, withdrawn)).toEqual({ status: 'recorded' });
+      await expect(a.create(lost)).rejects.toThrow(/exists already/);
+      expect(await a.pending()).toEqual([]);
+      expect(await a.get('lost')).toEqual({ approval: lost, outcome: withdrawn });
+      expect(await a.settle('lost', approve('alice'))).toMatchObject({
+        status: 'settled-before',
+        outcome: withdrawn,
+      });
+      // One stored (the create landed first) is settled as settle settles it, once.
+      const landed = approval(clock.now(), 'landed');
+      await a.create(landed);
+      expect(await b.abandon?.(landed, withdrawn)).toEqual({
+        status: 'settled',
+        approval: landed,
+        outcome: withdrawn,
+      });
+      expect(await a.abandon?.(landed, withdrawn)).toMatchObject({ status: 'settled-before' });
+      expect(await b.listPending?.()).toEqual({ approvals: [], total: 0 });
+    });
+
     it('reads an approval past its expiry as expired, and settles it so', async () => {
       const { a, b, clock } = await make();
       const pending = approval(clock.now(), 'a1', 500);

@@ -1,0 +1,95 @@
+// The gateway's approvals (Approvals, as the gateway holds them) on a real Redis whose writes fail or land
+// late. A create that timed out while Redis was frozen (SIGSTOP: it had read the command, or will) runs
+// when Redis thaws: the approval would then be listed as waiting, for its whole timeout, though its caller
+// was told the store failed and nobody waits for it; it is settled withdrawn instead (or stored so first,
+// and the late create stores nothing).
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Approvals, type ApprovalRequest } from '../src/gateway/approvals.js';
+import type { ApprovalOutcome, PendingApproval } from '../src/stores/gateway-records.js';
+import { StoreError, redisStores, type RedisStores } from '../src/stores/redis.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+
+const COMMAND_TIMEOUT_MS = 300;
+
+const request = (principal: string): ApprovalRequest => ({
+  caller: { principal, sessionId: 's1' },
+  upstream: 'files',
+  tool: 'write_file',
+  exposedName: 'files__write_file',
+  arguments: { path: 'notes.txt' },
+  argumentsDigest: 'sha256:aa',
+  reason: 'the policy asks',
+});
+
+describe('approvals on a Redis whose writes fail or land late', () => {
+  let redis: RedisServerHandle;
+  let admin: Redis;
+  /** Another instance's view: what the listing (console, `toolwire approvals`, the decision API) shows. */
+  let reader: RedisStores;
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    admin = new Redis(redis.url);
+    reader = redisStores(redis.url);
+  });
+
+  afterAll(async () => {
+    if (redis?.pid !== undefined) process.kill(redis.pid, 'SIGCONT');
+    admin?.disconnect();
+    await reader?.close();
+    await redis?.close();
+  });
+
+  it('settles an approval whose create timed out on a frozen Redis, so it is never listed once Redis thaws', async () => {
+    const stores = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const settled: ApprovalOutcome[] = [];
+    const approvals = new Approvals({
+      timeoutMs: 120_000,
+      store: stores.approvals,
+      grants: stores.grants,
+      onSettled: (_approval, outcome) => settled.push(outcome),
+    });
+    try {
+      // A first approval, withdrawn: Redis knows the scripts, so the frozen one's create runs when it thaws.
+      const first = approvals.ask(request('bob'), AbortSignal.abort());
+      await first.outcome;
+      await expect
+        .poll(async () => (await reader.approvals.get(first.approval.id))?.outcome?.decision)
+        .toBe('withdrawn');
+      settled.length = 0;
+      process.kill(redis.pid!, 'SIGSTOP');
+      let ghost: PendingApproval;
+      try {
+        const asked = approvals.ask(request('alice'), new AbortController().signal);
+        ghost = asked.approval;
+        const failed = await asked.outcome.catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(StoreError);
+        expect((failed as StoreError).message).toMatch(/Redis approval store: create failed: .*timed out/);
+        // The connection holding the create goes; Redis still holds the command it was sent.
+        await expect.poll(() => stores.client.status, { timeout: 10_000 }).not.toBe('ready');
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+      // Once Redis thaws, the approval is settled (whichever of the late create and the abandon ran first).
+      await expect
+        .poll(async () => (await reader.approvals.get(ghost.id))?.outcome, { timeout: 10_000 })
+        .toMatchObject({
+          decision: 'withdrawn',
+          reason: 'the approval store did not store the approval in time',
+        });
+      const listing = await reader.approvals.listPending();
+      expect(listing).toEqual({ approvals: [], total: 0 });
+      // A decision on it is answered "settled already", as for any withdrawn approval.
+      const other = new Approvals({ timeoutMs: 120_000, store: reader.approvals, grants: reader.grants });
+      await expect(other.decide(ghost.id, { approve: true, decidedBy: 'carol' })).rejects.toThrow(
+        /is settled already \(withdrawn\)/,
+      );
+      // Reported once, by this instance, only when it settled a create that had landed.
+      expect(settled.length).toBeLessThanOrEqual(1);
+    } finally {
+      await approvals.close();
+      await stores.close();
+    }
+  });
+});
