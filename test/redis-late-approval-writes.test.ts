@@ -2,7 +2,9 @@
 // late. A create that timed out while Redis was frozen (SIGSTOP: it had read the command, or will) runs
 // when Redis thaws: the approval would then be listed as waiting, for its whole timeout, though its caller
 // was told the store failed and nobody waits for it; it is settled withdrawn instead (or stored so first,
-// and the late create stores nothing).
+// and the late create stores nothing). An expiry the store refuses to record (the holder's ACL revoked)
+// is tried again, so that the call ends with what the store holds (a person's approval that reached the
+// store first), not "expired" beside an audit that says approved.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Approvals, type ApprovalRequest } from '../src/gateway/approvals.js';
@@ -88,6 +90,55 @@ describe('approvals on a Redis whose writes fail or land late', () => {
       // Reported once, by this instance, only when it settled a create that had landed.
       expect(settled.length).toBeLessThanOrEqual(1);
     } finally {
+      await approvals.close();
+      await stores.close();
+    }
+  });
+
+  /** The scripts Redis refused to run for the user `holder` (its ACL LOG). */
+  async function refusedScripts(): Promise<number> {
+    const log = (await admin.call('ACL', 'LOG')) as unknown[][];
+    return log.filter((entry) => {
+      const fields = new Map<unknown, unknown>();
+      for (let i = 0; i + 1 < entry.length; i += 2) fields.set(entry[i], entry[i + 1]);
+      return fields.get('username') === 'holder' && fields.get('object') === 'evalsha';
+    }).length;
+  }
+
+  it("ends a call whose expiry the store refused with the store's outcome: a decision that reached it first", async () => {
+    await admin.call('ACL', 'SETUSER', 'holder', 'on', '>secret', '~*', '&*', '+@all');
+    const stores = redisStores(`redis://holder:secret@127.0.0.1:${redis.port}`, {
+      commandTimeoutMs: COMMAND_TIMEOUT_MS,
+    });
+    const settled: ApprovalOutcome[] = [];
+    const warnings: string[] = [];
+    const approvals = new Approvals({
+      timeoutMs: 3_000,
+      store: stores.approvals,
+      grants: stores.grants,
+      onSettled: (_approval, outcome) => settled.push(outcome),
+      onWarning: (message) => warnings.push(message),
+    });
+    try {
+      await approvals.listen();
+      const asked = approvals.ask(request('alice'), new AbortController().signal);
+      const { id } = asked.approval;
+      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
+      // The holding instance loses the store: its commands are refused, its subscription is dropped.
+      await admin.call('ACL', 'SETUSER', 'holder', 'resetchannels', '-@all', '+info');
+      const elsewhere = new Approvals({ timeoutMs: 3_000, store: reader.approvals, grants: reader.grants });
+      const decided = await elsewhere.decide(id, { approve: true, decidedBy: 'carol' });
+      expect(decided.outcome.decision).toBe('approved');
+      // At its expiry the holder's settlement is refused (Redis's ACL LOG shows it).
+      await expect.poll(refusedScripts, { timeout: 10_000 }).toBeGreaterThan(0);
+      await admin.call('ACL', 'SETUSER', 'holder', 'allchannels', '+@all');
+      const outcome = await asked.outcome;
+      expect(outcome).toMatchObject({ decision: 'approved', decidedBy: 'carol' });
+      expect(warnings.join('\n')).toContain(`approval ${id} expired, but the store did not record it`);
+      expect(settled).toEqual([]);
+      expect((await reader.approvals.get(id))?.outcome).toMatchObject({ decision: 'approved' });
+    } finally {
+      await admin.call('ACL', 'SETUSER', 'holder', 'allchannels', '+@all');
       await approvals.close();
       await stores.close();
     }

@@ -18,6 +18,7 @@ import {
   MemoryApprovalStore,
   type ApprovalStore,
   type PendingListing,
+  type SettleResult,
   type StoredApproval,
 } from '../stores/approval-store.js';
 import { StoreError } from '../stores/store-error.js';
@@ -73,6 +74,12 @@ interface Waiting {
   fail: (error: Error) => void;
 }
 
+/**
+ * How long an expiry that the store did not record is tried again at most (never longer than the approval
+ * waited), every `STORE_RETRY_MS`, before the call fails as the store's failure: its outcome is the
+ * store's (a decision may have reached it first), never one guessed here.
+ */
+export const EXPIRY_RETRY_MS = 30_000;
 /** How often a settlement the store did not take is tried again. */
 const STORE_RETRY_MS = 500;
 /**
@@ -227,7 +234,7 @@ export class Approvals {
       return { approval, outcome: Promise.resolve(outcome) };
     }
     const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
-      const timer = setTimeout(() => this.#expire(approval), this.timeoutMs);
+      const timer = setTimeout(() => void this.#expire(approval), this.timeoutMs);
       timer.unref?.();
       const withdraw = () => void this.#withdraw(approval, 'the caller cancelled the call');
       const end = () => {
@@ -398,23 +405,43 @@ export class Approvals {
     return true;
   }
 
-  /** At its expiry: settled as expired, unless a decision came first (and was not heard yet). */
-  #expire(approval: PendingApproval): void {
+  /**
+   * At its expiry: settled as expired, unless a decision came first (and was not heard yet). The call's
+   * outcome is the one the store holds: a settlement the store did not take (out of reach, too slow) is tried
+   * again for `EXPIRY_RETRY_MS` (or as long as the approval waited, if shorter), the call waiting meanwhile;
+   * then the call fails with the store's error (never "expired" when a person's decision may have reached
+   * the store), and the approval is withdrawn as the store can (`#abandon`), as its caller was told.
+   */
+  async #expire(approval: PendingApproval): Promise<void> {
     const expired: ApprovalOutcome = { decision: 'expired', decidedAt: stamp() };
-    this.#store.settle(approval.id, expired).then(
-      (result) => {
-        if (result.status === 'settled-before' && result.outcome.decision !== 'expired') {
-          this.#resolve(approval.id, result.outcome);
-          return;
+    const giveUpAt =
+      Date.now() + Math.min(EXPIRY_RETRY_MS, Date.parse(approval.expiresAt) - Date.parse(approval.createdAt));
+    const held = () => this.#waiting.get(approval.id)?.approval === approval;
+    for (let attempt = 1; ; attempt++) {
+      let result: SettleResult;
+      try {
+        result = await this.#store.settle(approval.id, expired);
+      } catch (error) {
+        if (!held()) return;
+        if (attempt === 1) {
+          this.#options.onWarning?.(
+            `approval ${approval.id} expired, but the store did not record it: ${String(error)}; trying again`,
+          );
         }
-        const outcome = result.status === 'settled-before' ? result.outcome : expired;
-        if (this.#resolve(approval.id, outcome)) this.#options.onSettled?.(approval, outcome);
-      },
-      // The store is out of reach: the call fails as expired all the same (it never hangs).
-      () => {
-        if (this.#resolve(approval.id, expired)) this.#options.onSettled?.(approval, expired);
-      },
-    );
+        if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, this.#closing.signal))) continue;
+        this.#fail(approval.id, error instanceof Error ? error : new Error(String(error)));
+        const reason = 'the approval store could not be reached at its expiry';
+        void this.#abandon(approval, { decision: 'withdrawn', reason, decidedAt: stamp() });
+        return;
+      }
+      if (result.status === 'settled-before' && result.outcome.decision !== 'expired') {
+        this.#resolve(approval.id, result.outcome);
+        return;
+      }
+      const outcome = result.status === 'settled-before' ? result.outcome : expired;
+      if (this.#resolve(approval.id, outcome)) this.#options.onSettled?.(approval, outcome);
+      return;
+    }
   }
 
   /**
