@@ -51,9 +51,9 @@ describeApprovalStoreContract('memory', () => {
   return { a: store, b: store, clock };
 });
 
-describeGrantStoreContract('memory', () => {
+describeGrantStoreContract('memory', (options = {}) => {
   const clock = fakeClock();
-  const store = new MemoryGrantStore({ now: clock.now });
+  const store = new MemoryGrantStore({ now: clock.now, ...options });
   return { a: store, b: store, clock };
 });
 
@@ -196,39 +196,5 @@ describe('MemoryCallLogStore', () => {
       'evicted',
       'evicted',
     ]);
-  });
-});
-
-describe('MemoryGrantStore', () => {
-  it('drops the grants that ran out first when a scope is full, and then owns up to nothing dropped', async () => {
-    const clock = fakeClock();
-    const store = new MemoryGrantStore({ now: clock.now, maxGrantsPerScope: 3 });
-    await store.grant('s', 'short', clock.now() + 1_000);
-    await store.grant('s', 'live1', clock.now() + 60_000);
-    await store.grant('s', 'live2', clock.now() + 60_000);
-    await clock.after(2_000, async () => {
-      await store.grant('s', 'live3', clock.now() + 60_000);
-      for (const key of ['live1', 'live2', 'live3']) expect(await store.has('s', key)).toBe(true);
-      expect(await store.droppedUntil('s')).toBe(0);
-    });
-  });
-
-  it('drops the oldest grant that still holds past its bound, and says until when it would have held', async () => {
-    const clock = fakeClock();
-    const store = new MemoryGrantStore({ now: clock.now, maxGrantsPerScope: 3 });
-    const ends = new Map<string, number>();
-    for (let i = 0; i < 200; i++) {
-      // Ends out of the order granted, as ended console sessions' are.
-      const until = clock.now() + 60_000 + ((i * 7919) % 1000);
-      ends.set(`k${i}`, until);
-      await store.grant('s', `k${i}`, until);
-    }
-    const dropped = await store.droppedUntil('s');
-    expect(dropped).toBeGreaterThan(clock.now());
-    // Whatever it no longer has ends no later than what it says it dropped: a caller that refuses by grants
-    // (the gateway's ended sessions) refuses every one of them still.
-    for (const [key, until] of ends) expect((await store.has('s', key)) || until <= dropped).toBe(true);
-    expect(await store.has('s', 'k199')).toBe(true);
-    expect(await store.droppedUntil('other')).toBe(0);
   });
 });

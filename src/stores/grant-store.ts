@@ -32,8 +32,9 @@ export interface GrantStore {
    * held, to keep the scope within its bound; 0 when it never did. A store that bounds a scope may drop a
    * grant early: for a grant that lets something through ("approve always", a retry) that only means
    * asking again, but a caller that keeps grants to refuse something (the gateway's ended console
-   * sessions) must also refuse whatever ends no later than this, so that nothing dropped comes back. A
-   * store that never drops a grant before its end (Redis) answers 0.
+   * sessions) must also refuse whatever ends no later than this, so that nothing dropped comes back. Both
+   * stores bound a scope (`maxGrantsPerScope`, 10,000 by default): memory drops the oldest granted first,
+   * Redis those that end soonest.
    */
   droppedUntil(scope: string): Promise<number>;
 }

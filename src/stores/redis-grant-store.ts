@@ -5,7 +5,9 @@
  * as in every grant store), one without an end `maxGrantMs` (every key has a TTL). Each grant also sweeps
  * out up to 64 grants of its scope that ran out (the lowest scores): its work is O(log n), however many the
  * scope holds, and what ran out goes 64 times as fast as grants come (the key itself expires with its
- * longest grant). No grant is dropped before its end (`droppedUntil` is 0).
+ * longest grant). A scope holds at most `maxGrantsPerScope` grants (10,000, as in memory): past it, a grant
+ * drops those that end soonest (never itself), and the latest end of one dropped while it still held is
+ * kept (`<prefix>gateway:grant-dropped:<scope>`, until that end) for `droppedUntil`.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -17,21 +19,48 @@ import { RedisScript } from './redis-script.js';
 export interface RedisGrantStoreOptions extends RedisStoreOptions {
   /** How long a grant without an end lasts, in ms (default 24 hours). */
   maxGrantMs?: number;
+  /**
+   * How many grants a scope holds at most (default 10,000). Past it, a grant drops those of the scope that
+   * end soonest, even while they hold (see `droppedUntil`).
+   */
+  maxGrantsPerScope?: number;
 }
+
+/** Grants a scope holds at most in Redis, by default (as in memory). */
+export const DEFAULT_MAX_GRANTS_PER_SCOPE = 10_000;
 
 export const DEFAULT_MAX_GRANT_MS = 24 * 60 * 60_000;
 
 /** Grants that ran out a grant sweeps out of its scope, at most. */
 const SWEEP = 64;
 
-// KEYS: the scope's sorted set. ARGV: the grant's key, until (ms), how many that ran out to sweep at most.
-// Every command is O(log n) or bounded by ARGV[3].
+// KEYS: the scope's sorted set, its latest end dropped. ARGV: the grant's key, until (ms), how many that ran
+// out to sweep (and to drop past the bound) at most, the bound. Every command is O(log n) or bounded by
+// ARGV[3]: past the bound, those that end soonest go (not this grant), and the latest end of one that still
+// held is kept, until that end.
 const GRANT = new RedisScript(`
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local gone = math.min(redis.call('ZCOUNT', KEYS[1], '-inf', now), tonumber(ARGV[3]))
 if gone > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, gone - 1) end
 redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+local over = math.min(redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4]), tonumber(ARGV[3]))
+if over > 0 then
+  local soonest = redis.call('ZRANGE', KEYS[1], 0, over, 'WITHSCORES')
+  local latest = 0
+  for i = 1, #soonest, 2 do
+    if over > 0 and soonest[i] ~= ARGV[1] then
+      redis.call('ZREM', KEYS[1], soonest[i])
+      over = over - 1
+      local ends = tonumber(soonest[i + 1])
+      if ends > now and ends > latest then latest = ends end
+    end
+  end
+  if latest > tonumber(redis.call('GET', KEYS[2]) or '0') then
+    redis.call('SET', KEYS[2], latest)
+    redis.call('PEXPIREAT', KEYS[2], latest)
+  end
+end
 local left = redis.call('PTTL', KEYS[1])
 if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
 return 1`);
@@ -49,12 +78,19 @@ const NAME = 'Redis grant store';
 export class RedisGrantStore implements GrantStore {
   readonly #client: Redis;
   readonly #prefix: string;
+  readonly #dropped: string;
   readonly #maxMs: number;
+  readonly #max: number;
 
   constructor(client: Redis, options: RedisGrantStoreOptions = {}) {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}gateway:grant-ends:`;
+    this.#dropped = `${prefixOf(options)}gateway:grant-dropped:`;
     this.#maxMs = positiveOption(options.maxGrantMs ?? DEFAULT_MAX_GRANT_MS, 'maxGrantMs');
+    const max = options.maxGrantsPerScope ?? DEFAULT_MAX_GRANTS_PER_SCOPE;
+    if (!Number.isSafeInteger(max) || max < 1)
+      throw new RangeError(`maxGrantsPerScope must be a positive integer, not ${max}`);
+    this.#max = max;
   }
 
   async grant(scope: string, key: string, until?: number): Promise<void> {
@@ -62,7 +98,11 @@ export class RedisGrantStore implements GrantStore {
     checkGrantEnd(until, now);
     const end = until ?? now + this.#maxMs;
     await redisOperation(this.#client, NAME, 'grant', () =>
-      GRANT.run(this.#client, [this.#prefix + scope], [key, Math.floor(end), SWEEP]),
+      GRANT.run(
+        this.#client,
+        [this.#prefix + scope, this.#dropped + scope],
+        [key, Math.floor(end), SWEEP, this.#max],
+      ),
     );
   }
 
@@ -80,13 +120,17 @@ export class RedisGrantStore implements GrantStore {
     });
   }
 
-  /** Forgets the scope's one key, reclaimed off Redis's main thread (`UNLINK`), however many it holds. */
+  /** Forgets the scope's keys, reclaimed off Redis's main thread (`UNLINK`), however many grants it holds. */
   async forget(scope: string): Promise<void> {
-    await redisOperation(this.#client, NAME, 'forget', () => this.#client.unlink(this.#prefix + scope));
+    await redisOperation(this.#client, NAME, 'forget', () =>
+      this.#client.unlink(this.#prefix + scope, this.#dropped + scope),
+    );
   }
 
-  /** Always 0: a grant is kept until its end. */
-  droppedUntil(): Promise<number> {
-    return Promise.resolve(0);
+  /** The latest end of a grant of `scope` dropped past the bound while it held (kept until then); else 0. */
+  droppedUntil(scope: string): Promise<number> {
+    return redisOperation(this.#client, NAME, 'droppedUntil', async () =>
+      Number((await this.#client.get(this.#dropped + scope)) ?? 0),
+    );
   }
 }

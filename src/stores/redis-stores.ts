@@ -39,6 +39,8 @@ export interface RedisStoresOptions extends RedisStoreOptions {
     /** Pending approvals one listing gives at most (default 4,000; the answer says how many wait). */
     maxListedApprovals?: number;
     maxGrantMs?: RedisGrantStoreOptions['maxGrantMs'];
+    /** Grants a scope (an upstream's "approve always") holds at most (default 10,000); the soonest ending go first. */
+    maxGrantsPerScope?: RedisGrantStoreOptions['maxGrantsPerScope'];
     audit?: Omit<RedisAuditStoreOptions, 'prefix'>;
     calls?: Omit<RedisCallLogStoreOptions, 'prefix'>;
   };
@@ -86,6 +88,7 @@ export class RedisStores {
     this.grants = new RedisGrantStore(this.client, {
       ...prefix,
       ...(gateway.maxGrantMs === undefined ? {} : { maxGrantMs: gateway.maxGrantMs }),
+      ...(gateway.maxGrantsPerScope === undefined ? {} : { maxGrantsPerScope: gateway.maxGrantsPerScope }),
     });
     this.audit = new RedisAuditStore(this.client, { ...gateway.audit, ...prefix });
     this.calls = new RedisCallLogStore(this.client, { ...gateway.calls, ...prefix });

@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { MAX_GRANT_MS, type GrantStore } from '../../src/stores/grant-store.js';
 import type { MakeStores } from './harness.js';
 
-export function describeGrantStoreContract(name: string, make: MakeStores<GrantStore, void>): void {
+/** What a contract's store is made with. */
+export interface GrantStoreContractOptions {
+  maxGrantsPerScope?: number;
+}
+
+export function describeGrantStoreContract(
+  name: string,
+  make: MakeStores<GrantStore, GrantStoreContractOptions>,
+): void {
   describe(`GrantStore contract: ${name}`, () => {
     it('holds a grant for every handle, in its scope only, for its key only', async () => {
       const { a, b } = await make();
@@ -57,6 +65,44 @@ export function describeGrantStoreContract(name: string, make: MakeStores<GrantS
       expect(await b.droppedUntil('sessions')).toBe(0);
       expect(await b.has('sessions', 's0')).toBe(true);
       expect(await b.droppedUntil('never-granted')).toBe(0);
+    });
+
+    it('drops the grants that ran out first when a scope is full, and then owns up to nothing dropped', async () => {
+      const { a, b, clock } = await make({ maxGrantsPerScope: 3 });
+      await a.grant('s', 'short', clock.now() + 500);
+      await a.grant('s', 'live1', clock.now() + 60_000);
+      await a.grant('s', 'live2', clock.now() + 60_000);
+      await clock.after(700, async () => {
+        expect(await b.has('s', 'short')).toBe(false);
+      });
+      await a.grant('s', 'live3', clock.now() + 60_000);
+      for (const key of ['live1', 'live2', 'live3']) expect(await b.has('s', key)).toBe(true);
+      expect(await b.droppedUntil('s')).toBe(0);
+    });
+
+    it('holds at most its bound of grants per scope, and says until when those it dropped would have held', async () => {
+      const { a, b, clock } = await make({ maxGrantsPerScope: 3 });
+      const ends = new Map<string, number>();
+      const start = clock.now();
+      for (let i = 0; i < 200; i++) {
+        // Ends out of the order granted, as ended console sessions' are.
+        const until = start + 60_000 + ((i * 7919) % 1000);
+        ends.set(`k${i}`, until);
+        await a.grant('s', `k${i}`, until);
+      }
+      const held = [];
+      for (const key of ends.keys()) if (await b.has('s', key)) held.push(key);
+      expect(held).toHaveLength(3);
+      // The grant just given is never the one dropped.
+      expect(held).toContain('k199');
+      const dropped = await b.droppedUntil('s');
+      expect(dropped).toBeGreaterThan(clock.now());
+      // Whatever it no longer has ends no later than what it says it dropped: a caller that refuses by grants
+      // (the gateway's ended sessions) refuses every one of them still.
+      for (const [key, until] of ends) expect(held.includes(key) || until <= dropped).toBe(true);
+      expect(await b.droppedUntil('other')).toBe(0);
+      await a.forget('s');
+      expect(await b.droppedUntil('s')).toBe(0);
     });
 
     it('forgets every grant of a scope at once, for every handle', async () => {
