@@ -204,6 +204,41 @@ describe('RedisGrantStore', () => {
 });
 
 describe('RedisCallLogStore', () => {
+  it('keeps a finished call finished when its start or progress write lands late', async () => {
+    const prefix = `contract${++tests}:`;
+    const store = new RedisCallLogStore(one.client, { prefix });
+    const call = {
+      id: 2 ** 32 * 9 + 1,
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: 'sha256:0',
+    };
+    // The batches' scripts as Redis ran them (MONITOR): what a frozen Redis would run again, late.
+    const monitor = await new Redis(redis.url).monitor();
+    const batches: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
+    });
+    try {
+      store.start(call, { path: 'a' }, new Date().toISOString());
+      await store.flushed();
+      store.progress(call.id, { progress: 1, message: 'half' });
+      await store.flushed();
+      await vi.waitFor(() => expect(batches).toHaveLength(2));
+      store.finish(call.id, { decision: 'allowed', outcome: 'ok', durationMs: 5, result: { content: [] } });
+      await store.flushed();
+      expect(await store.get(call.id)).toMatchObject({ state: 'finished', outcome: 'ok' });
+      // The start's and the progress's batches land after the finish, as they would once Redis thaws.
+      for (const [command, ...args] of batches.slice(0, 2)) await one.client.call(command!, ...args);
+      expect(await store.get(call.id)).toMatchObject({ state: 'finished', outcome: 'ok', hasResult: true });
+      expect(await store.list()).toEqual([expect.objectContaining({ state: 'finished' })]);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   it("shows a killed instance's running calls as lost once its live key expires, without a stop", async () => {
     const prefix = `contract${++tests}:`;
     // The instance's own connection, dropped as a killed process's is: its renewals stop, its key expires.

@@ -12,12 +12,15 @@ const FIELDS = 8;
 
 // KEYS: the index. ARGV: the call hash prefix, max calls, TTL (ms), then per call: id, score, summary,
 // arguments ('' to leave), result ('' none), error ('' none), '1' when it starts (else ''), '1' when it has
-// finished (else '0'). A call that does not start here and is no longer kept is not written again.
+// finished (else '0'). A call that does not start here and is no longer kept is not written again, and one
+// kept finished is never written back to running: a batch that timed out on a frozen Redis still runs when
+// it thaws (the command was on its socket), after the batches sent on the connection made since.
 export const WRITE = new RedisScript(`
 local prefix, max, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 for i = 4, #ARGV, ${FIELDS} do
   local id, key, start = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1'
-  if start or redis.call('EXISTS', key) == 1 then
+  local was = redis.call('HGET', key, 'f')
+  if (start or was) and not (was == '1' and ARGV[i + 7] == '0') then
     local f = {'s', ARGV[i + 2], 'f', ARGV[i + 7]}
     if ARGV[i + 3] ~= '' then f[#f + 1] = 'a'; f[#f + 1] = ARGV[i + 3] end
     if ARGV[i + 4] ~= '' then f[#f + 1] = 'r'; f[#f + 1] = ARGV[i + 4] end

@@ -253,7 +253,8 @@ export class RedisCallLogStore implements CallLogStore {
     this.#pending = new Map();
     this.#pendingBytes = 0;
     // One connection runs its commands in order: a batch is written after the ones sent before it (a call's
-    // end after its start), and once it is, they are too.
+    // end after its start), and once it is, they are too. A batch that timed out on a frozen Redis may still
+    // run when it thaws, after those of the connection made since: WRITE never makes a finished call running.
     const writing = redisOperation(this.#client, NAME, 'write', () =>
       WRITE.run(this.#client, [this.#index], args),
     ).then(() => undefined);
