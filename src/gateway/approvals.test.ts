@@ -46,6 +46,16 @@ describe('Approvals', () => {
     });
   });
 
+  it('reports an approval withdrawn before it was stored, which is then never listed', async () => {
+    const settled: ApprovalOutcome[] = [];
+    const approvals = new Approvals({ timeoutMs: 1000, onSettled: (_a, outcome) => settled.push(outcome) });
+    const { approval, outcome } = approvals.ask(REQUEST, AbortSignal.abort());
+    await expect(outcome).resolves.toMatchObject({ decision: 'withdrawn' });
+    await vi.waitFor(() => expect(settled).toEqual([expect.objectContaining({ decision: 'withdrawn' })]));
+    expect(await approvals.pending()).toEqual([]);
+    expect((await approvals.get(approval.id))?.outcome).toMatchObject({ decision: 'withdrawn' });
+  });
+
   it('is used once: a second decision is refused', async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const { approval, outcome } = approvals.ask(REQUEST, new AbortController().signal);

@@ -79,7 +79,7 @@ interface Waiting {
  * waited), every `STORE_RETRY_MS`, before the call fails as the store's failure: its outcome is the
  * store's (a decision may have reached it first), never one guessed here.
  */
-export const EXPIRY_RETRY_MS = 30_000;
+const EXPIRY_RETRY_MS = 30_000;
 /** How often a settlement the store did not take is tried again. */
 const STORE_RETRY_MS = 500;
 /**
@@ -449,7 +449,7 @@ export class Approvals {
    * can, tried again every `STORE_RETRY_MS` until the store takes it or `ABANDON_GRACE_MS` past its expiry:
    * a create that timed out may land late, and the store then lists it as pending while nobody waits. With
    * a store that has `abandon`, the settlement is stored even before the create lands, which then stores
-   * nothing. This instance reports a settlement it made (`onSettled`).
+   * nothing. This instance reports a settlement it made or recorded (`onSettled`).
    */
   async #abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<void> {
     if (this.#abandoning.has(approval.id)) return;
@@ -468,7 +468,7 @@ export class Approvals {
           const result = this.#store.abandon
             ? await this.#store.abandon(approval, outcome)
             : await this.#store.settle(approval.id, outcome);
-          if (result.status === 'settled') this.#options.onSettled?.(approval, outcome);
+          if (result.status !== 'settled-before') this.#options.onSettled?.(approval, outcome);
           return;
         } catch (error) {
           if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
