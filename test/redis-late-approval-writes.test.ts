@@ -4,7 +4,8 @@
 // was told the store failed and nobody waits for it; it is settled withdrawn instead (or stored so first,
 // and the late create stores nothing). An expiry the store refuses to record (the holder's ACL revoked)
 // is tried again, so that the call ends with what the store holds (a person's approval that reached the
-// store first), not "expired" beside an audit that says approved.
+// store first), not "expired" beside an audit that says approved. A decision that timed out on a frozen
+// Redis and ran when it thawed is reported and granted by the instance that made it.
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Approvals, type ApprovalRequest } from '../src/gateway/approvals.js';
@@ -92,6 +93,50 @@ describe('approvals on a Redis whose writes fail or land late', () => {
     } finally {
       await approvals.close();
       await stores.close();
+    }
+  });
+
+  it('reports and grants a decision that timed out on a frozen Redis and landed when it thawed', async () => {
+    const holding = redisStores(redis.url);
+    const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
+    const reported: ApprovalOutcome[] = [];
+    const decider = new Approvals({
+      timeoutMs: 120_000,
+      store: deciding.approvals,
+      grants: deciding.grants,
+      onSettled: (_approval, outcome) => reported.push(outcome),
+    });
+    try {
+      await holder.listen();
+      const asked = holder.ask(request('dora'), new AbortController().signal);
+      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
+      // The decider's connection has run the settle script once: Redis knows it when it thaws.
+      await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
+        /No approval/,
+      );
+      process.kill(redis.pid!, 'SIGSTOP');
+      try {
+        const failed = await decider
+          .decide(asked.approval.id, { approve: true, always: true, decidedBy: 'carol' })
+          .catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(StoreError);
+        await expect.poll(() => deciding.client.status, { timeout: 10_000 }).not.toBe('ready');
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+      // Redis runs the settle it read before it froze, before anything the new connection sends: the call is
+      // approved, and the instance whose decider was told it failed learns that it landed.
+      expect(await asked.outcome).toMatchObject({ decision: 'approved', always: true, decidedBy: 'carol' });
+      await expect
+        .poll(() => reported, { timeout: 10_000 })
+        .toEqual([expect.objectContaining({ decision: 'approved', always: true })]);
+      expect(await holder.remembered(request('dora').caller, 'files', 'write_file')).toBe(true);
+    } finally {
+      await holder.close();
+      await decider.close();
+      await holding.close();
+      await deciding.close();
     }
   });
 

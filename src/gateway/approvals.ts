@@ -18,6 +18,7 @@ import {
   MemoryApprovalStore,
   type ApprovalStore,
   type PendingListing,
+  type SettleCheck,
   type SettleResult,
   type StoredApproval,
 } from '../stores/approval-store.js';
@@ -306,8 +307,18 @@ export class Approvals {
     } else {
       outcome = { decision: 'approved', always: false, decidedBy: decision.decidedBy, decidedAt };
     }
-    const check = decision.argumentsDigest === undefined ? {} : { argumentsDigest: decision.argumentsDigest };
-    const result = await this.#store.settle(id, outcome, check);
+    const token = crypto.randomUUID();
+    const check: SettleCheck = { token };
+    if (decision.argumentsDigest !== undefined) check.argumentsDigest = decision.argumentsDigest;
+    let result: SettleResult;
+    try {
+      result = await this.#store.settle(id, outcome, check);
+    } catch (error) {
+      // Timed out, it may still land (Redis read it, then froze): once the store answers, a decision that
+      // landed is reported (and granted) as any other, one that did not is fenced off for good.
+      if (error instanceof StoreError && this.#store.fence) void this.#confirm(id, token, outcome, until);
+      throw error;
+    }
     switch (result.status) {
       case 'unknown':
         throw new GatewayError(LocalErrorCode.ApprovalNotFound, `No approval ${id}`, { details: { id } });
@@ -327,19 +338,59 @@ export class Approvals {
         break;
     }
     const { approval } = result;
+    await this.#made(approval, outcome, until);
+    return { approval, outcome };
+  }
+
+  /** A decision made here: its grant stored ("approve always"), its call told, and it reported. */
+  async #made(approval: PendingApproval, outcome: ApprovalOutcome, until: number | undefined): Promise<void> {
     if (outcome.decision === 'approved' && outcome.always) {
       // After the settlement, never before: a decision that lost the race grants nothing.
       await this.#grants
         .grant(approval.upstream, grantKey(approval.caller, approval.tool), until)
         .catch((error: unknown) =>
           this.#options.onWarning?.(
-            `approval ${id} was approved always, but the grant could not be stored: ${String(error)}`,
+            `approval ${approval.id} was approved always, but the grant could not be stored: ${String(error)}`,
           ),
         );
     }
-    this.#resolve(id, outcome);
+    this.#resolve(approval.id, outcome);
     this.#options.onSettled?.(approval, outcome);
-    return { approval, outcome };
+  }
+
+  /**
+   * A decision whose settlement failed (its decider was told so) may land late: asks the store whether it
+   * did (`fence`), every `STORE_RETRY_MS` until the store answers (`ABANDON_GRACE_MS` at most); one that
+   * landed is made as any other (grant, call, report), one that did not never will.
+   */
+  async #confirm(
+    id: string,
+    token: string,
+    outcome: ApprovalOutcome,
+    until: number | undefined,
+  ): Promise<void> {
+    const key = `decision:${token}`;
+    if (this.#abandoning.size >= MAX_ABANDONING) return;
+    this.#abandoning.add(key);
+    const giveUpAt = Date.now() + ABANDON_GRACE_MS;
+    const signal = this.#closing.signal;
+    try {
+      for (;;) {
+        try {
+          const found = await this.#store.fence!(id, token);
+          if (found.status === 'landed') await this.#made(found.approval, found.outcome, until);
+          return;
+        } catch (error) {
+          if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
+          this.#options.onWarning?.(
+            `the decision on approval ${id} failed, and whether it landed late is unknown: ${String(error)}`,
+          );
+          return;
+        }
+      }
+    } finally {
+      this.#abandoning.delete(key);
+    }
   }
 
   /**

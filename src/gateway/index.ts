@@ -51,6 +51,8 @@ export {
   type PendingListing,
   type SettleResult,
   type AbandonResult,
+  type FenceResult,
+  type SettleCheck,
   type SettlementWatcher,
   type StoredApproval,
 } from '../stores/approval-store.js';

@@ -28,6 +28,15 @@ export type SettleResult =
   /** No such approval (never, or no longer). */
   | { status: 'unknown' };
 
+/** What a decision that timed out (`settle` with a `token`) became, as `fence` finds it. */
+export type FenceResult =
+  /** It landed: the approval is settled with it (this outcome). */
+  | { status: 'landed'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /** It had not landed: it never will (a `settle` with this token landing later changes nothing). */
+  | { status: 'fenced' }
+  /** No such approval (never, or no longer). */
+  | { status: 'unknown' };
+
 /** What `abandon` did: what `settle` does, or it recorded an approval never stored as settled. */
 export type AbandonResult =
   | Exclude<SettleResult, { status: 'unknown' | 'mismatch' }>
@@ -42,6 +51,14 @@ export interface SettlementWatcher {
    * approvals you wait for again.
    */
   missed?(): void;
+}
+
+/** What `settle` checks, and the token that `fence` may ask about. */
+export interface SettleCheck {
+  /** The digest of the arguments the decider saw: a settlement for other arguments is refused. */
+  argumentsDigest?: string;
+  /** Names this settlement, for `fence`. */
+  token?: string;
 }
 
 /** The pending approvals as one listing gives them, and how many wait in all. */
@@ -80,7 +97,13 @@ export interface ApprovalStore {
    * is settled as expired at its `expiresAt`, and that is the answer), or `check.argumentsDigest` is given
    * and is not the approval's. Watchers everywhere hear of a settlement this call made.
    */
-  settle(id: string, outcome: ApprovalOutcome, check?: { argumentsDigest?: string }): Promise<SettleResult>;
+  settle(id: string, outcome: ApprovalOutcome, check?: SettleCheck): Promise<SettleResult>;
+  /**
+   * A `settle` given `token` failed (timed out: a shared store may still run it, late): whether it landed,
+   * and if it did not, that it never will (a settle with a fenced token settles nothing). So the instance
+   * that decided learns, once the store answers, whether its decision was made, and reports it.
+   */
+  fence?(id: string, token: string): Promise<FenceResult>;
   /**
    * Settles an approval whose `create` failed (a shared store that timed out may still run it, late) or
    * whose caller stopped waiting, with `outcome`, whether it was stored or not: one stored is settled as
@@ -109,6 +132,10 @@ interface Entry {
   approval: PendingApproval;
   expiresAt: number;
   outcome?: ApprovalOutcome;
+  /** The token of the settlement that settled it. */
+  token?: string;
+  /** Tokens fenced (`fence`): settlements with them settle nothing. */
+  fenced?: Set<string>;
 }
 
 /** The in-memory default: the approvals of this process. */
@@ -163,13 +190,11 @@ export class MemoryApprovalStore implements ApprovalStore {
       : { approvals: items, total: waiting.length };
   }
 
-  settle(
-    id: string,
-    outcome: ApprovalOutcome,
-    check: { argumentsDigest?: string } = {},
-  ): Promise<SettleResult> {
+  settle(id: string, outcome: ApprovalOutcome, check: SettleCheck = {}): Promise<SettleResult> {
     const entry = this.#live(id);
     if (!entry) return Promise.resolve({ status: 'unknown' });
+    if (check.token !== undefined && entry.fenced?.has(check.token))
+      return Promise.resolve({ status: 'unknown' });
     const approval = structuredClone(entry.approval);
     const before = entry.outcome ?? this.#expiry(entry);
     if (before) {
@@ -180,6 +205,7 @@ export class MemoryApprovalStore implements ApprovalStore {
       return Promise.resolve({ status: 'mismatch', approval });
     }
     entry.outcome = structuredClone(outcome);
+    if (check.token !== undefined) entry.token = check.token;
     for (const watcher of this.#watchers) {
       try {
         watcher.settled(id, structuredClone(outcome));
@@ -188,6 +214,17 @@ export class MemoryApprovalStore implements ApprovalStore {
       }
     }
     return Promise.resolve({ status: 'settled', approval, outcome: structuredClone(outcome) });
+  }
+
+  fence(id: string, token: string): Promise<FenceResult> {
+    const entry = this.#live(id);
+    if (!entry) return Promise.resolve({ status: 'unknown' });
+    if (entry.outcome && entry.token === token) {
+      const approval = structuredClone(entry.approval);
+      return Promise.resolve({ status: 'landed', approval, outcome: structuredClone(entry.outcome) });
+    }
+    (entry.fenced ??= new Set()).add(token);
+    return Promise.resolve({ status: 'fenced' });
   }
 
   async abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<AbandonResult> {

@@ -16,6 +16,8 @@ export {
   type PendingListing,
   type SettleResult,
   type AbandonResult,
+  type FenceResult,
+  type SettleCheck,
   type SettlementWatcher,
   type StoredApproval,
 } from './approval-store.js';

@@ -14,6 +14,8 @@ import {
   DEFAULT_KEEP_SETTLED_MS,
   type AbandonResult,
   type ApprovalStore,
+  type FenceResult,
+  type SettleCheck,
   type PendingListing,
   type SettleResult,
   type SettlementWatcher,
@@ -57,10 +59,12 @@ if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[
 return 1`);
 
 // KEYS: the approval, the pending index. ARGV: the outcome (JSON), the digest to check ('' for none), the
-// channel, the id, the message to publish. Returns { status, approval JSON, outcome JSON }.
+// channel, the id, the message to publish, the settlement's token ('' for none: a fenced one settles
+// nothing). Returns { status, approval JSON, outcome JSON }.
 const SETTLE_SOURCE = `
 local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired')
 if not f[1] then return {'unknown'} end
+if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[1], 'fence:' .. ARGV[6]) == 1 then return {'unknown'} end
 if f[3] then return {'settled-before', f[1], f[3]} end
 ${NOW}
 if now >= tonumber(f[2]) then
@@ -70,22 +74,33 @@ if now >= tonumber(f[2]) then
 end
 if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'token', ARGV[6]) end
 redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`;
 
 const SETTLE = new RedisScript(SETTLE_SOURCE);
 
-// SETTLE's KEYS and ARGV, then ARGV[6..9]: the approval's JSON, expires-at (ms), its digest, keep-settled
+// SETTLE's KEYS and ARGV, then ARGV[7..10]: the approval's JSON, expires-at (ms), its digest, keep-settled
 // (ms). An approval not stored (its create timed out, and may land late) is stored settled, kept as a
 // settled one is: a create landing after this finds it and stores nothing.
 const ABANDON = new RedisScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'approval', ARGV[6], 'expiresAt', ARGV[7], 'digest', ARGV[8], 'outcome', ARGV[1])
-  redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[7]) + tonumber(ARGV[9]))
+  redis.call('HSET', KEYS[1], 'approval', ARGV[7], 'expiresAt', ARGV[8], 'digest', ARGV[9], 'outcome', ARGV[1])
+  redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[8]) + tonumber(ARGV[10]))
   return {'recorded'}
 end
 ${SETTLE_SOURCE}`);
+
+// KEYS: the approval. ARGV: a settlement's token. Returns {'landed', approval JSON, outcome JSON} when that
+// settlement settled it, else fences the token ({'fenced'}: a settlement with it landing later settles
+// nothing), or {'unknown'}.
+const FENCE = new RedisScript(`
+local f = redis.call('HMGET', KEYS[1], 'approval', 'outcome', 'token')
+if not f[1] then return {'unknown'} end
+if f[2] and f[3] == ARGV[1] then return {'landed', f[1], f[2]} end
+redis.call('HSET', KEYS[1], 'fence:' .. ARGV[1], '1')
+return {'fenced'}`);
 
 // KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at, and the
 // position to look after ('' and '' from the start: its creation time in ms, its id). Returns the index's
@@ -224,18 +239,31 @@ export class RedisApprovalStore implements ApprovalStore {
     });
   }
 
-  settle(
-    id: string,
-    outcome: ApprovalOutcome,
-    check: { argumentsDigest?: string } = {},
-  ): Promise<SettleResult> {
+  settle(id: string, outcome: ApprovalOutcome, check: SettleCheck = {}): Promise<SettleResult> {
     return redisOperation(this.#client, NAME, 'settle', async () => {
       const reply = (await SETTLE.run(
         this.#client,
         [this.#key(id), this.#index()],
-        this.#settleArgs(id, outcome, check.argumentsDigest ?? ''),
+        this.#settleArgs(id, outcome, check.argumentsDigest ?? '', check.token ?? ''),
       )) as SettleReply;
       return settleResult(reply);
+    });
+  }
+
+  /** One script: whether the settlement named `token` landed; if not, it never will. */
+  fence(id: string, token: string): Promise<FenceResult> {
+    return redisOperation(this.#client, NAME, 'fence', async () => {
+      const [status, approval, outcome] = (await FENCE.run(this.#client, [this.#key(id)], [token])) as [
+        FenceResult['status'],
+        string?,
+        string?,
+      ];
+      if (status !== 'landed') return { status };
+      return {
+        status,
+        approval: JSON.parse(approval!) as PendingApproval,
+        outcome: JSON.parse(outcome!) as ApprovalOutcome,
+      };
     });
   }
 
@@ -248,7 +276,7 @@ export class RedisApprovalStore implements ApprovalStore {
         this.#client,
         [this.#key(approval.id), this.#index()],
         [
-          ...this.#settleArgs(approval.id, outcome, ''),
+          ...this.#settleArgs(approval.id, outcome, '', ''),
           JSON.stringify(approval),
           expiresAt,
           approval.argumentsDigest,
@@ -277,10 +305,10 @@ export class RedisApprovalStore implements ApprovalStore {
     if (this.#ownsSubscriber) this.#subscriber.close();
   }
 
-  /** SETTLE's ARGV: the outcome, the digest to check, the channel, the id, the message to publish. */
-  #settleArgs(id: string, outcome: ApprovalOutcome, digest: string): string[] {
+  /** SETTLE's ARGV: the outcome, the digest to check, the channel, the id, the message to publish, the token. */
+  #settleArgs(id: string, outcome: ApprovalOutcome, digest: string, token: string): string[] {
     const text = JSON.stringify(outcome);
-    return [text, digest, this.#channel(), id, `{"id":${JSON.stringify(id)},"outcome":${text}}`];
+    return [text, digest, this.#channel(), id, `{"id":${JSON.stringify(id)},"outcome":${text}}`, token];
   }
 
   #key(id: string): string {

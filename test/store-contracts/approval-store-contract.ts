@@ -186,6 +186,20 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       expect(await b.listPending?.()).toEqual({ approvals: [], total: 0 });
     });
 
+    it('says whether a settlement named by a token landed, and fences it off for good when it had not', async () => {
+      const { a, b, clock } = await make();
+      const pending = approval(clock.now(), 'f1');
+      await a.create(pending);
+      const first = approve('alice');
+      expect(await b.fence?.('f1', 't1')).toEqual({ status: 'fenced' });
+      // The settlement that timed out lands after the fence: it settles nothing.
+      expect(await a.settle('f1', first, { token: 't1' })).toEqual({ status: 'unknown' });
+      expect(await b.pending()).toEqual([pending]);
+      expect(await a.settle('f1', first, { token: 't2' })).toMatchObject({ status: 'settled' });
+      expect(await b.fence?.('f1', 't2')).toEqual({ status: 'landed', approval: pending, outcome: first });
+      expect(await b.fence?.('gone', 't3')).toEqual({ status: 'unknown' });
+    });
+
     it('reads an approval past its expiry as expired, and settles it so', async () => {
       const { a, b, clock } = await make();
       const pending = approval(clock.now(), 'a1', 500);
