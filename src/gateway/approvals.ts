@@ -30,6 +30,7 @@ import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
 import { PendingBudget } from './pending-budget.js';
+import { StoreRetries } from './store-retries.js';
 
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 export {
@@ -81,15 +82,11 @@ interface Waiting {
  * store's (a decision may have reached it first), never one guessed here.
  */
 const EXPIRY_RETRY_MS = 30_000;
-/** How often a settlement the store did not take is tried again. */
-const STORE_RETRY_MS = 500;
 /**
  * How long past an abandoned approval's expiry its abandon is tried again: until then a create that timed
  * out and landed late would list it as pending.
  */
 const ABANDON_GRACE_MS = 60_000;
-/** Abandons tried again at once, at most (each holds its approval); past it one more is not tried again. */
-const MAX_ABANDONING = 1_000;
 
 export class Approvals {
   timeoutMs: number;
@@ -103,10 +100,8 @@ export class Approvals {
   /** Who hears of console sessions ended (the decision API's event streams). */
   readonly #sessionListeners = new Set<(sessionId: string) => void>();
   #shareSessionEnd: ((sessionId: string) => void) | undefined;
-  /** The approvals whose abandon (`#abandon`) is being tried again. */
-  readonly #abandoning = new Set<string>();
-  /** Aborts when the gateway closes: what is being tried again stops. */
-  #closing = new AbortController();
+  /** The store writes being tried again (`#expire`, `#abandon`, `#confirm`). */
+  readonly #retries = new StoreRetries();
 
   constructor(options: ApprovalsOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -369,28 +364,18 @@ export class Approvals {
     outcome: ApprovalOutcome,
     until: number | undefined,
   ): Promise<void> {
-    const key = `decision:${token}`;
-    if (this.#abandoning.size >= MAX_ABANDONING) return;
-    this.#abandoning.add(key);
-    const giveUpAt = Date.now() + ABANDON_GRACE_MS;
-    const signal = this.#closing.signal;
-    try {
-      for (;;) {
-        try {
-          const found = await this.#store.fence!(id, token);
-          if (found.status === 'landed') await this.#made(found.approval, found.outcome, until);
-          return;
-        } catch (error) {
-          if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
-          this.#options.onWarning?.(
-            `the decision on approval ${id} failed, and whether it landed late is unknown: ${String(error)}`,
-          );
-          return;
-        }
-      }
-    } finally {
-      this.#abandoning.delete(key);
-    }
+    await this.#retries.run(
+      `decision:${token}`,
+      Date.now() + ABANDON_GRACE_MS,
+      async () => {
+        const found = await this.#store.fence!(id, token);
+        if (found.status === 'landed') await this.#made(found.approval, found.outcome, until);
+      },
+      (error) =>
+        this.#options.onWarning?.(
+          `the decision on approval ${id} failed, and whether it landed late is unknown: ${String(error)}`,
+        ),
+    );
   }
 
   /**
@@ -427,8 +412,7 @@ export class Approvals {
   /** Withdraws every approval this instance holds, and stops listening (the gateway is closing). */
   async close(reason = 'the gateway is shutting down'): Promise<void> {
     const settling = [...this.#waiting.values()].map(({ approval }) => this.#withdraw(approval, reason));
-    this.#closing.abort();
-    this.#closing = new AbortController();
+    this.#retries.stop();
     const unwatch = this.#unwatch;
     this.#unwatch = undefined;
     await Promise.all([
@@ -479,7 +463,7 @@ export class Approvals {
             `approval ${approval.id} expired, but the store did not record it: ${String(error)}; trying again`,
           );
         }
-        if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, this.#closing.signal))) continue;
+        if (Date.now() < giveUpAt && (await this.#retries.wait())) continue;
         this.#fail(approval.id, error instanceof Error ? error : new Error(String(error)));
         const reason = 'the approval store could not be reached at its expiry';
         void this.#abandon(approval, { decision: 'withdrawn', reason, decidedAt: stamp() });
@@ -503,35 +487,24 @@ export class Approvals {
    * nothing. This instance reports a settlement it made or recorded (`onSettled`).
    */
   async #abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<void> {
-    if (this.#abandoning.has(approval.id)) return;
-    if (this.#abandoning.size >= MAX_ABANDONING) {
-      this.#options.onWarning?.(
-        `approval ${approval.id} could not be settled in the store (too many retried)`,
-      );
-      return;
-    }
-    this.#abandoning.add(approval.id);
-    const giveUpAt = Date.parse(approval.expiresAt) + ABANDON_GRACE_MS;
-    const signal = this.#closing.signal;
-    try {
-      for (;;) {
-        try {
-          const result = this.#store.abandon
-            ? await this.#store.abandon(approval, outcome)
-            : await this.#store.settle(approval.id, outcome);
-          if (result.status !== 'settled-before') this.#options.onSettled?.(approval, outcome);
-          return;
-        } catch (error) {
-          if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
-          this.#options.onWarning?.(
-            `approval ${approval.id} could not be settled in the store (${outcome.decision}): ${String(error)}`,
-          );
-          return;
-        }
-      }
-    } finally {
-      this.#abandoning.delete(approval.id);
-    }
+    await this.#retries.run(
+      approval.id,
+      Date.parse(approval.expiresAt) + ABANDON_GRACE_MS,
+      async () => {
+        const result = this.#store.abandon
+          ? await this.#store.abandon(approval, outcome)
+          : await this.#store.settle(approval.id, outcome);
+        if (result.status !== 'settled-before') this.#options.onSettled?.(approval, outcome);
+      },
+      (error) =>
+        this.#options.onWarning?.(
+          `approval ${approval.id} could not be settled in the store (${outcome.decision}): ${String(error)}`,
+        ),
+      () =>
+        this.#options.onWarning?.(
+          `approval ${approval.id} could not be settled in the store (too many retried)`,
+        ),
+    );
   }
 
   /** The caller gave up (or the gateway closes): its call ends now; the store learns it as it can. */
@@ -578,20 +551,4 @@ function grantKey(caller: GatewayCaller, tool: string): string {
 
 function stamp(): string {
   return new Date().toISOString();
-}
-
-/** Waits `ms` (an unref'd timer); false, at once, when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', aborted);
-      resolve(ok);
-    };
-    const aborted = () => done(false);
-    const timer = setTimeout(() => done(true), ms);
-    timer.unref?.();
-    signal.addEventListener('abort', aborted, { once: true });
-  });
 }

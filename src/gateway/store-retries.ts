@@ -1,0 +1,76 @@
+/**
+ * Store writes tried again until the store takes them (an approval's expiry, its abandon, a decision's
+ * fence): every `STORE_RETRY_MS` until a deadline, one per key, a bounded number at once, and none once the
+ * gateway closes.
+ * @module
+ */
+
+/** How often a write the store did not take is tried again. */
+export const STORE_RETRY_MS = 500;
+/** Writes tried again at once, at most (each holds its approval); past it one more is not tried again. */
+const MAX_RETRIED = 1_000;
+
+export class StoreRetries {
+  /** The keys of the writes being tried. */
+  readonly #running = new Set<string>();
+  /** Aborts when the gateway closes: what is being tried again stops. */
+  #closing = new AbortController();
+
+  /**
+   * Runs `write` until it resolves; when it throws, again after `STORE_RETRY_MS` while it is before
+   * `giveUpAt` (ms since the epoch) and the retries were not stopped since this run began, else
+   * `onGiveUp(error)`. A write whose key is being tried already is not run; nor is one past the bound
+   * (`onFull` is told).
+   */
+  async run(
+    key: string,
+    giveUpAt: number,
+    write: () => Promise<void>,
+    onGiveUp: (error: unknown) => void,
+    onFull?: () => void,
+  ): Promise<void> {
+    if (this.#running.has(key)) return;
+    if (this.#running.size >= MAX_RETRIED) return onFull?.();
+    this.#running.add(key);
+    const signal = this.#closing.signal;
+    try {
+      for (;;) {
+        try {
+          return await write();
+        } catch (error) {
+          if (Date.now() < giveUpAt && (await pause(STORE_RETRY_MS, signal))) continue;
+          return onGiveUp(error);
+        }
+      }
+    } finally {
+      this.#running.delete(key);
+    }
+  }
+
+  /** Waits `STORE_RETRY_MS` before a write is tried again; false, at once, when the retries stop. */
+  wait(): Promise<boolean> {
+    return pause(STORE_RETRY_MS, this.#closing.signal);
+  }
+
+  /** Stops what is being tried again (the gateway closes); what runs later is tried again as before. */
+  stop(): void {
+    this.#closing.abort();
+    this.#closing = new AbortController();
+  }
+}
+
+/** Waits `ms` (an unref'd timer); false, at once, when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', aborted);
+      resolve(ok);
+    };
+    const aborted = () => done(false);
+    const timer = setTimeout(() => done(true), ms);
+    timer.unref?.();
+    signal.addEventListener('abort', aborted, { once: true });
+  });
+}
