@@ -239,6 +239,86 @@ describe('RedisCallLogStore', () => {
     }
   });
 
+  it('writes a call whose end lands before its start finished, and keeps it so, bounded and trimmed', async () => {
+    const prefix = `contract${++tests}:`;
+    const store = new RedisCallLogStore(one.client, {
+      prefix,
+      maxCalls: 2,
+      maxArgumentsBytes: 100,
+      maxResultBytes: 100,
+    });
+    const call = (n: number) => ({
+      id: 2 ** 32 * 9 + n,
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: 'sha256:0',
+    });
+    const [small, large, later] = [call(1), call(2), call(3)];
+    const result = (text: string) => ({ content: [{ type: 'text' as const, text }] });
+    const monitor = await new Redis(redis.url).monitor();
+    const batches: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
+    });
+    try {
+      store.start(small, { path: 'a' }, new Date().toISOString());
+      store.start(large, { text: 'x'.repeat(300) }, new Date().toISOString());
+      await store.flushed();
+      store.finish(small.id, { decision: 'allowed', outcome: 'ok', durationMs: 5, result: result('ok') });
+      store.finish(large.id, {
+        decision: 'allowed',
+        outcome: 'ok',
+        durationMs: 5,
+        result: result('y'.repeat(300)),
+      });
+      await store.flushed();
+      await vi.waitFor(() => expect(batches).toHaveLength(2));
+      // As if the start's batch timed out on a frozen Redis and the end's reached it first: the end's batch
+      // runs on a log without the calls, then the start's, late.
+      await one.client.del(
+        `${prefix}gateway:calls`,
+        `${prefix}gateway:call:${small.id}`,
+        `${prefix}gateway:call:${large.id}`,
+      );
+      for (const [command, ...args] of [batches[1]!, batches[0]!]) await one.client.call(command!, ...args);
+      expect(await store.get(small.id)).toMatchObject({
+        state: 'finished',
+        outcome: 'ok',
+        arguments: { path: 'a' },
+        hasResult: true,
+        result: result('ok'),
+      });
+      const dropped = await store.get(large.id);
+      expect(dropped).toMatchObject({
+        state: 'finished',
+        arguments: {},
+        argumentsDropped: 'too-large',
+        hasResult: false,
+        resultDropped: 'too-large',
+      });
+      expect(dropped).not.toHaveProperty('result');
+      expect((await store.list()).map((summary) => [summary.call.id, summary.state])).toEqual([
+        [large.id, 'finished'],
+        [small.id, 'finished'],
+      ]);
+      expect(await one.client.pttl(`${prefix}gateway:call:${small.id}`)).toBeGreaterThan(0);
+      // The start's batch holds the index score (ARGV: prefix, max, TTL, then id, score, …).
+      const started = Number(batches[0]![8]);
+      expect(started).toBeGreaterThan(0);
+      expect(Number(await one.client.zscore(`${prefix}gateway:calls`, small.id))).toBe(started);
+      // Indexed as it started: the oldest finished call goes first past maxCalls.
+      store.start(later, {}, new Date().toISOString());
+      store.finish(later.id, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+      await store.flushed();
+      expect((await store.list()).map((summary) => summary.call.id)).toEqual([later.id, large.id]);
+      expect(await one.client.exists(`${prefix}gateway:call:${small.id}`)).toBe(0);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
   it("shows a killed instance's running calls as lost once its live key expires, without a stop", async () => {
     const prefix = `contract${++tests}:`;
     // The instance's own connection, dropped as a killed process's is: its renewals stop, its key expires.

@@ -12,22 +12,29 @@ const FIELDS = 8;
 
 // KEYS: the index. ARGV: the call hash prefix, max calls, TTL (ms), then per call: id, score, summary,
 // arguments ('' to leave), result ('' none), error ('' none), '1' when it starts (else ''), '1' when it has
-// finished (else '0'). A call that does not start here and is no longer kept is not written again, and one
-// kept finished is never written back to running: a batch that timed out on a frozen Redis still runs when
-// it thaws (the command was on its socket), after the batches sent on the connection made since.
+// finished (else '0'). A batch that timed out on a frozen Redis still runs when it thaws (the command was on
+// its socket), after the batches sent on the connection made since: so a call's end is written even when
+// the call is not kept (yet: its start may land later), and a start or progress of a call kept finished
+// never makes it running again (a late start only adds the arguments and index entry it lacks). Progress
+// of a call not kept is not written.
 export const WRITE = new RedisScript(`
 local prefix, max, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 for i = 4, #ARGV, ${FIELDS} do
-  local id, key, start = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1'
+  local id, key, start, finished = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1', ARGV[i + 7] == '1'
   local was = redis.call('HGET', key, 'f')
-  if (start or was) and not (was == '1' and ARGV[i + 7] == '0') then
+  if was == '1' and not finished then
+    if start then
+      if ARGV[i + 3] ~= '' then redis.call('HSETNX', key, 'a', ARGV[i + 3]) end
+      redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 1], id)
+    end
+  elseif start or was or finished then
     local f = {'s', ARGV[i + 2], 'f', ARGV[i + 7]}
     if ARGV[i + 3] ~= '' then f[#f + 1] = 'a'; f[#f + 1] = ARGV[i + 3] end
     if ARGV[i + 4] ~= '' then f[#f + 1] = 'r'; f[#f + 1] = ARGV[i + 4] end
     if ARGV[i + 5] ~= '' then f[#f + 1] = 'e'; f[#f + 1] = ARGV[i + 5] end
     redis.call('HSET', key, unpack(f))
     redis.call('PEXPIRE', key, ttl)
-    if start then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
+    if start or not was then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
   end
 end
 local extra = redis.call('ZCARD', KEYS[1]) - max

@@ -61,10 +61,17 @@ const NAME = 'Redis call log store';
 const MAX_BATCH_CALLS = 256;
 const MAX_BATCH_BYTES = 1024 * 1024;
 
+interface Running {
+  summary: CallSummary;
+  /** When it started (ms since the epoch): its place in the index. */
+  score: number;
+}
+
 interface Pending {
   summary: CallSummary;
-  /** Written as it starts: the index gets it (by `score`, when it started), and its arguments go with it. */
+  /** Written as it starts: the index gets it (by `score`), and its arguments go with it. */
   start: boolean;
+  /** Sent with its start and its end (an end that lands before its start writes the call, indexed). */
   score?: number;
   arguments?: string;
   result?: string;
@@ -85,7 +92,7 @@ export class RedisCallLogStore implements CallLogStore {
   /** The live keys' prefix (an instance's number follows). */
   readonly #live: string;
   /** The summaries of this handle's running calls, which their progress and end change. */
-  readonly #running = new Map<number, CallSummary>();
+  readonly #running = new Map<number, Running>();
   #pending = new Map<number, Pending>();
   /** The arguments' and results' JSON pending, in characters. */
   #pendingBytes = 0;
@@ -116,18 +123,18 @@ export class RedisCallLogStore implements CallLogStore {
 
   start(call: CallInfo, args: JsonObject, startedAt: string): void {
     const summary: CallSummary = { call, startedAt, state: 'running', hasResult: false };
-    this.#running.set(call.id, summary);
     const score = performance.timeOrigin + performance.now();
     // Too large: not written (read as `{}`), the summary says why.
     const json = jsonWithin(args, this.#maxArgumentsBytes);
     if (json === undefined) summary.argumentsDropped = 'too-large';
+    this.#running.set(call.id, { summary, score });
     this.#pending.set(call.id, { summary, start: true, score, arguments: json });
     this.#pendingBytes += json?.length ?? 0;
     this.#schedule(this.#writeMs);
   }
 
   progress(id: number, progress: CallProgress): void {
-    const summary = this.#running.get(id);
+    const summary = this.#running.get(id)?.summary;
     if (!summary) return;
     summary.progress = progress;
     if (!this.#pending.has(id)) this.#pending.set(id, { summary, start: false });
@@ -135,14 +142,15 @@ export class RedisCallLogStore implements CallLogStore {
   }
 
   finish(id: number, end: CallEnd): void {
-    const summary = this.#running.get(id);
-    if (!summary) return;
+    const running = this.#running.get(id);
+    if (!running) return;
     this.#running.delete(id);
+    const { summary, score } = running;
     const { result, error, ...rest } = end;
     Object.assign(summary, rest, { state: 'finished' });
     // Started in this batch too: written once, as it ends.
     let pending = this.#pending.get(id);
-    if (!pending) this.#pending.set(id, (pending = { summary, start: false }));
+    if (!pending) this.#pending.set(id, (pending = { summary, start: false, score }));
     if (result !== undefined) {
       const json = jsonWithin(result, this.#maxResultBytes);
       if (json === undefined) summary.resultDropped = 'too-large';
@@ -254,7 +262,8 @@ export class RedisCallLogStore implements CallLogStore {
     this.#pendingBytes = 0;
     // One connection runs its commands in order: a batch is written after the ones sent before it (a call's
     // end after its start), and once it is, they are too. A batch that timed out on a frozen Redis may still
-    // run when it thaws, after those of the connection made since: WRITE never makes a finished call running.
+    // run when it thaws, after those of the connection made since: WRITE writes an end whose start has not
+    // landed (yet) and never makes a finished call running.
     const writing = redisOperation(this.#client, NAME, 'write', () =>
       WRITE.run(this.#client, [this.#index], args),
     ).then(() => undefined);
