@@ -3,7 +3,8 @@
 // lists all 10,000 — each row says its place in them (aria-posinset, aria-setsize) — yet draws a bounded
 // number of rows; scrolled to the end it shows the oldest call, and calls arriving from the model come in at
 // the top with the rows still bounded; Tab goes from call to call past the rows first drawn. Approvals reads
-// every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest.
+// every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest. A
+// card scrolled out and back has what was done to it (the reason typed, raw JSON shown).
 // Counts and bounds only: no timing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -137,6 +138,30 @@ describe('the console with a full call log and a thousand approvals', () => {
     const newest = page.locator(`li.approval[data-approval="${approvalIds.at(-1)}"]`);
     await newest.waitFor();
     expect(await newest.getAttribute('aria-posinset')).toBe(String(APPROVALS));
+    expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps what was typed in a card scrolled far away and back', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'approvals' });
+    const selector = `li.approval[data-approval="${approvalIds[0]}"]`;
+    const card = page.locator(selector);
+    await card.waitFor();
+    const reason = card.getByPlaceholder('Reason (the model reads it)');
+    await reason.fill('not this file');
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+
+    await scrollToEnd(page);
+    await page.locator(`li.approval[data-approval="${approvalIds.at(-1)}"]`).waitFor();
+    await expect.poll(() => rows(page, selector)).toBe(0);
+    await page.evaluate(() => scrollTo(0, 0));
+    await card.waitFor();
+    expect(await reason.inputValue()).toBe('not this file');
+    expect(await card.getByRole('button', { name: 'Show as a tree' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
     expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
     expect(errors).toEqual([]);
     await context.close();

@@ -7,13 +7,16 @@
 //
 // The heading is the gateway's name of the tool (upstream__tool): the upstream's title is its claim, shown
 // beside it, and every upstream text escapes the characters that reorder or hide text. Each card is drawn
-// again only when its approval changes, and its countdown ticks by itself.
+// again only when its approval changes, and its countdown ticks by itself. What a person did to a card (the
+// reason typed, raw JSON or tree, the "approve always" period, the arguments loaded) is kept by approval id
+// outside it, since a card scrolled far away is taken out of the page, and goes when the approval does.
 import { memo } from 'preact/compat';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
 import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
+import { useRowState, useRowStates } from '../components/row-states.js';
 import { UpstreamText } from '../components/upstream-text.js';
 import { WindowedList } from '../components/windowed-list.js';
 import { live, useLive, useNow, type Decided } from '../live.js';
@@ -43,25 +46,37 @@ const ALWAYS_FOR: [string, number | undefined, string][] = [
   ['restart', undefined, 'until the gateway restarts (24 hours on Redis)'],
 ];
 
+/** What a person did to a card: kept by approval id while the approval is listed. */
+interface CardState {
+  reason: string;
+  alwaysFor: string;
+  raw: boolean;
+  /** The arguments, too long to list, loaded when asked for. */
+  loaded: JsonObject | undefined;
+}
+const newCardState = (): CardState => ({ reason: '', alwaysFor: '1h', raw: false, loaded: undefined });
+
 const ApprovalCard = memo(function ApprovalCard({
   approval,
+  kept,
   canDecide,
   place,
   of,
 }: {
   approval: ListedApproval;
+  kept: CardState;
   canDecide: boolean;
   /** Its place in the list, and the list's length (most cards are not drawn). */
   place: number;
   of: number;
 }) {
-  const [reason, setReason] = useState('');
-  const [alwaysFor, setAlwaysFor] = useState('1h');
+  const [reason, setReason] = useRowState(kept, 'reason');
+  const [alwaysFor, setAlwaysFor] = useRowState(kept, 'alwaysFor');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | undefined>();
-  const [raw, setRaw] = useState(false);
+  const [raw, setRaw] = useRowState(kept, 'raw');
   // The arguments: listed, or (too long to list) loaded when asked for.
-  const [loaded, setLoaded] = useState<JsonObject | undefined>();
+  const [loaded, setLoaded] = useRowState(kept, 'loaded');
   const [loading, setLoading] = useState(false);
   const args = approval.arguments ?? loaded;
   const load = () => {
@@ -237,6 +252,8 @@ function outcomeText({ outcome }: Decided): string {
 export function Approvals() {
   const { approvals, unlistedApprovals, decided, session, connection, streamProblem } = useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
+  const cards = useRowStates(newCardState);
+  useEffect(() => cards.keep(approvals.map((approval) => approval.id)), [approvals]);
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading">Approvals</h2>
@@ -267,6 +284,7 @@ export function Approvals() {
             <ApprovalCard
               key={approval.id}
               approval={approval}
+              kept={cards.of(approval.id)}
               canDecide={session?.canDecide === true}
               place={index + 1}
               of={approvals.length}
