@@ -4,7 +4,8 @@
 // number of rows; scrolled to the end it shows the oldest call, and calls arriving from the model come in at
 // the top with the rows still bounded; Tab goes from call to call past the rows first drawn. Approvals reads
 // every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest. A
-// card scrolled out and back has what was done to it (the reason typed, raw JSON shown).
+// card scrolled out and back has what was done to it (the reason typed, raw JSON shown), and the card holding
+// the focus stays while the keyboard scrolls the page away and back.
 // Counts and bounds only: no timing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -163,6 +164,31 @@ describe('the console with a full call log and a thousand approvals', () => {
       'true',
     );
     expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps the focus in its card while the keyboard scrolls to the end and back', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'approvals' });
+    const card = page.locator(`li.approval[data-approval="${approvalIds[0]}"]`);
+    await card.waitFor();
+    await expect.poll(() => card.getAttribute('aria-setsize')).toBe(String(APPROVALS));
+    const focusedCard = () =>
+      page.evaluate(
+        () => document.activeElement?.closest('li.approval')?.getAttribute('data-approval') ?? null,
+      );
+    await card.getByRole('button', { name: 'Show raw JSON' }).focus();
+
+    await page.keyboard.press('End');
+    await page.locator(`li.approval[data-approval="${approvalIds.at(-1)}"]`).waitFor();
+    expect(await focusedCard()).toBe(approvalIds[0]);
+    expect(await rows(page, 'li.approval')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    await page.keyboard.press('Home');
+    await expect.poll(() => card.isVisible()).toBe(true);
+    expect(await focusedCard()).toBe(approvalIds[0]);
+    // The keyboard still acts on the card: Enter on the focused toggle shows raw JSON.
+    await page.keyboard.press('Enter');
+    await card.getByRole('button', { name: 'Show as a tree' }).waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });

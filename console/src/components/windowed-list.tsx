@@ -8,6 +8,9 @@
 // before it, say): their height is measured after each drawing, and the window is computed again when it
 // changes, when the page scrolls or is resized, and when the items change. Rows say their place in the whole
 // list (`aria-posinset`, `aria-setsize` from `render`'s index and `items.length`), since most are not there.
+//
+// The row holding the focus is never taken out: scrolled out of the window, it stays drawn beside it (the
+// padding one row shorter), out of view, so the focus stays in it rather than falling to `<body>`.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
@@ -29,6 +32,15 @@ interface Props<T> {
 interface Window {
   start: number;
   end: number;
+  /** The key of the row holding the focus when it is outside [start, end). */
+  pinned?: string | undefined;
+}
+
+/** The key (`data-row`) of the row of `list` holding the focus, if one does. */
+function focusedRow(list: HTMLElement): string | undefined {
+  let node = document.activeElement;
+  while (node && node.parentElement !== list) node = node.parentElement;
+  return node instanceof HTMLElement ? node.dataset.row : undefined;
 }
 
 export function WindowedList<T>({ items, keyOf, estimate, render, class: className, label }: Props<T>) {
@@ -48,9 +60,16 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     while (start < items.length && offset + pitch(items[start]!) <= top) offset += pitch(items[start++]!);
     // Scrolled past the end (the list shrank): the last row at least.
     if (start === items.length && start > 0) offset -= pitch(items[--start]!);
+    const focused = focusedRow(element);
+    const at = focused === undefined ? -1 : items.findIndex((item) => String(keyOf(item)) === focused);
+    // A row held back for the focus counts among the rows drawn.
+    const most = at === -1 ? MAX_DRAWN : MAX_DRAWN - 1;
     let end = start;
-    while (end < items.length && offset < bottom && end - start < MAX_DRAWN) offset += pitch(items[end++]!);
-    setRange((now) => (now.start === start && now.end === end ? now : { start, end }));
+    while (end < items.length && offset < bottom && end - start < most) offset += pitch(items[end++]!);
+    const pinned = at !== -1 && (at < start || at >= end) ? focused : undefined;
+    setRange((now) =>
+      now.start === start && now.end === end && now.pinned === pinned ? now : { start, end, pinned },
+    );
   };
 
   // The items changed: the heights of those no longer there go (memory bounded by the items), the window again.
@@ -81,6 +100,17 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     };
   }, []);
 
+  // The rows drawn: the window's, and the focused row's beside it if it is outside (in the list's order).
+  // (By key: until the window is computed again, the items may have changed.)
+  const held = range.pinned;
+  const found = held === undefined ? -1 : items.findIndex((item) => String(keyOf(item)) === held);
+  const pinned = found === -1 ? undefined : found;
+  const drawn: [T, number][] = [];
+  if (pinned !== undefined && pinned < range.start) drawn.push([items[pinned]!, pinned]);
+  for (let i = range.start; i < range.end && i < items.length; i++)
+    if (i !== pinned) drawn.push([items[i]!, i]);
+  if (pinned !== undefined && pinned >= range.end) drawn.push([items[pinned]!, pinned]);
+
   // After each drawing: the drawn rows' heights (a row's elements, from its first top to the next row's).
   useLayoutEffect(() => {
     const element = list.current;
@@ -96,9 +126,7 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
       last = { key, bottom: box.bottom };
     }
     const ordered = [...tops];
-    const drawnKeys = new Map(
-      items.slice(range.start, range.end).map((item) => [String(keyOf(item)), keyOf(item)]),
-    );
+    const drawnKeys = new Map(drawn.map(([item]) => [String(keyOf(item)), keyOf(item)]));
     let changed = false;
     ordered.forEach(([key, at], i) => {
       const next = ordered[i + 1]?.[1] ?? (last ? last.bottom + gap : at);
@@ -115,10 +143,9 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
   });
 
   let before = 0;
-  for (let i = 0; i < range.start && i < items.length; i++) before += pitch(items[i]!);
+  for (let i = 0; i < range.start && i < items.length; i++) if (i !== pinned) before += pitch(items[i]!);
   let after = 0;
-  for (let i = range.end; i < items.length; i++) after += pitch(items[i]!);
-  const drawn = items.slice(range.start, range.end);
+  for (let i = range.end; i < items.length; i++) if (i !== pinned) after += pitch(items[i]!);
   return (
     <ul
       ref={list}
@@ -127,7 +154,7 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
       aria-label={label}
       style={{ paddingTop: `${before}px`, paddingBottom: `${after}px` }}
     >
-      {drawn.map((item, i) => render(item, range.start + i))}
+      {drawn.map(([item, index]) => render(item, index))}
     </ul>
   );
 }
