@@ -185,6 +185,20 @@ describe('an event stream of a bearer token', () => {
       await reader.cancel().catch(() => undefined);
     }
   });
+
+  it('ends at the expiry though its timer fired before the wall clock reached it (the clock stepped back)', async () => {
+    const reader = await stream(as({ token: `brief-${Date.now() + 300}` }));
+    // The wall clock steps back 200 ms once the stream is open: its expiry timer, armed before, fires while
+    // Date.now() is still short of the expiry (the keep-alive, 15 s away, would be the next check).
+    const now = Date.now.bind(Date);
+    const clock = vi.spyOn(Date, 'now').mockImplementation(() => now() - 200);
+    try {
+      await untilEnded(reader, 4000);
+    } finally {
+      clock.mockRestore();
+      await reader.cancel().catch(() => undefined);
+    }
+  });
 });
 
 describe('the keep-alive', () => {

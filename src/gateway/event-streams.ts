@@ -180,17 +180,18 @@ export class EventStreams {
             );
           }, KEEP_ALIVE_MS);
           keepAlive.unref?.();
-          // The stream ends when its credentials expire.
-          const expiry =
-            owner.expiresAt === undefined
-              ? undefined
-              : setTimeout(
-                  () => {
-                    if (owner.expiresAt! <= Date.now()) end(false);
-                  },
-                  Math.min(Math.max(0, owner.expiresAt - Date.now()), MAX_TIMER_MS),
-                );
-          expiry?.unref?.();
+          // The stream ends when its credentials expire. A timer may fire before the clock says so (timers
+          // run on a monotonic clock, Date.now() on the wall clock, which may step back): it is armed again
+          // for what is left, as it is after MAX_TIMER_MS.
+          let expiry: ReturnType<typeof setTimeout> | undefined;
+          const expireAt = (at: number) => {
+            expiry = setTimeout(
+              () => (at <= Date.now() ? end(false) : expireAt(at)),
+              Math.min(Math.max(0, at - Date.now()), MAX_TIMER_MS),
+            );
+            expiry.unref?.();
+          };
+          if (owner.expiresAt !== undefined) expireAt(owner.expiresAt);
           /** Stops sending; the slot is kept until the connection has closed. */
           const stop = () => {
             if (!live) return false;
