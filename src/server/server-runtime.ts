@@ -119,9 +119,9 @@ export class ServerRuntime implements ServerCore {
     this.info = { ...info };
     this.options = {
       ...options,
-      onToolBug: options.onToolBug ?? ((message) => console.error(`[toolwire] ${message}`)),
-      onPromptBug: options.onPromptBug ?? ((message) => console.error(`[toolwire] ${message}`)),
-      onResourceBug: options.onResourceBug ?? ((message) => console.error(`[toolwire] ${message}`)),
+      onToolBug: options.onToolBug ?? bugOnStderr,
+      onPromptBug: options.onPromptBug ?? bugOnStderr,
+      onResourceBug: options.onResourceBug ?? bugOnStderr,
     };
     this.#chain = new ToolChain(options);
     installHandshake(this.handlers, this);
@@ -414,4 +414,9 @@ export class ServerRuntime implements ServerCore {
     this.#shutdown.abort(reason);
     await Promise.all([...this.#sessions].map((s) => s.close()));
   }
+}
+
+/** Where a handler's bug goes when the server's options name no hook for it: one line on stderr. */
+function bugOnStderr(message: string): void {
+  console.error(`[toolwire] ${message}`);
 }
