@@ -702,7 +702,11 @@ describe('results checked on the wire', () => {
       bad: 'this is not base64!!',
       unpadded: 'AAEC/w',
       padInside: 'AA=A',
+      // Non-canonical: the bits left over by the padding are not zero ('QR==' would read as 'QQ==', "A").
+      loosePadding: 'QR==',
+      looseOnePad: 'AAF=',
       good: 'AAEC/w==',
+      goodOnePad: 'AAE=',
       empty: '',
     };
     for (const [name, blob] of Object.entries(blobs)) {
@@ -716,16 +720,23 @@ describe('results checked on the wire', () => {
     }));
     const raw = await rawOn(server);
     try {
-      for (const name of ['bad', 'unpadded', 'padInside', 'many']) {
+      for (const name of ['bad', 'unpadded', 'padInside', 'loosePadding', 'looseOnePad', 'many']) {
         const answer = await raw.call('resources/read', { uri: `x://${name}` }).catch((e: unknown) => e);
         expect(answer, name).toMatchObject({ code: -32603, message: expect.stringMatching(/is not base64/) });
       }
-      for (const name of ['good', 'empty']) {
+      for (const name of ['good', 'goodOnePad', 'empty']) {
         expect(await raw.call('resources/read', { uri: `x://${name}` })).toEqual({
           contents: [{ uri: `x://${name}`, blob: blobs[name] }],
         });
       }
-      expect(bugs.map(([, uri]) => uri)).toEqual(['x://bad', 'x://unpadded', 'x://padInside', 'x://many']);
+      expect(bugs.map(([, uri]) => uri)).toEqual([
+        'x://bad',
+        'x://unpadded',
+        'x://padInside',
+        'x://loosePadding',
+        'x://looseOnePad',
+        'x://many',
+      ]);
       expect(bugs[0]?.[0]).toMatch(/^Resource x:\/\/bad: read returned a blob that is not base64/);
       expect(errors).toEqual([]);
     } finally {

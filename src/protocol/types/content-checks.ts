@@ -9,10 +9,14 @@
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
 
-/** Standard base64 (RFC 4648 §4) with its padding; no backtracking beyond the two `=`, so linear time. */
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/**
+ * Standard base64 (RFC 4648 §4), padded and canonical: the bits a padded quantum leaves over are zero
+ * (§3.5), so one string stands for one byte sequence (`QQ==` is "A"; `QR==` is refused, not read as "A").
+ * Whole quanta of four, then at most one padded one: each step reads fixed-width text, so linear time.
+ */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$/;
 
-/** Whether `value` is standard base64 text, padded (what the spec's `@format byte` fields hold). */
+/** Whether `value` is standard base64 text, padded and canonical (what the spec's `@format byte` fields hold). */
 export function isBase64(value: string): boolean {
   return value.length % 4 === 0 && BASE64.test(value);
 }

@@ -1,0 +1,37 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isBase64 } from './content-checks.js';
+
+/** Base64 alphabet characters and the padding, often in the places a decoder is lenient about. */
+const base64ish = fc.stringMatching(/^[A-Za-z0-9+/=]{0,16}$/);
+
+describe('isBase64', () => {
+  it('accepts what an encoder writes, for any bytes', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), (bytes) => {
+        expect(isBase64(Buffer.from(bytes).toString('base64'))).toBe(true);
+      }),
+      { seed: 20261127, numRuns: 500 },
+    );
+  });
+
+  it('accepts exactly the text that stands for one byte sequence: decoded and encoded again, it is the same', () => {
+    fc.assert(
+      fc.property(base64ish, (text) => {
+        const canonical =
+          /^[A-Za-z0-9+/=]*$/.test(text) && Buffer.from(text, 'base64').toString('base64') === text;
+        expect(isBase64(text)).toBe(canonical);
+      }),
+      { seed: 20261127, numRuns: 2_000 },
+    );
+  });
+
+  it('refuses padding bits that are not zero, and runs in linear time on long near-misses', () => {
+    expect(isBase64('QQ==')).toBe(true);
+    expect(isBase64('QR==')).toBe(false);
+    expect(isBase64('QUE=')).toBe(true);
+    expect(isBase64('QUF=')).toBe(false);
+    // A million quanta then a bad end: a backtracking pattern would take far longer than the suite allows.
+    expect(isBase64(`${'AAAA'.repeat(1_000_000)}AA=A`)).toBe(false);
+  });
+});
