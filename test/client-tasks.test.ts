@@ -67,6 +67,22 @@ for (const { era, protocolVersion } of [
       expect(seen.at(-1)).toBe('completed');
     });
 
+    it('answers each task’s questions through the handlers of the call that made it, with two in flight', async () => {
+      await using client = await overStdio({ protocolVersion });
+      const own = (prefix: string) => ({
+        elicitation: (params: { message: string }) => ({
+          action: 'accept' as const,
+          content: { name: `${prefix}${params.message === 'First?' ? 1 : 2}` },
+        }),
+      });
+      const [a, b] = await Promise.all([
+        client.callTool('two_names', {}, { task: true, handlers: own('A') }),
+        client.callTool('two_names', {}, { task: true, handlers: own('B') }),
+      ]);
+      // Not the client's handlers' 'Ada and Bo': nothing but the task says whose question it is.
+      expect([textOf(a), textOf(b)]).toEqual(['A1 and A2', 'B1 and B2']);
+    });
+
     it('runs a tool that requires a task as one, even when callTool did not ask', async () => {
       await using client = await overStdio({ protocolVersion });
       const seen: TaskInfo[] = [];

@@ -103,7 +103,7 @@ export function bindServerRequests(
         params.mode === 'url' && typeof params.elicitationId === 'string' ? params.elicitationId : undefined;
       const fresh = urlId !== undefined && urlElicitations?.expect(urlId) === true;
       const related = ctx.relatedRequestId === undefined ? null : peer.requestOptions(ctx.relatedRequestId);
-      const call = own?.callOf(related);
+      const call = own?.callOf(related, profile?.features.tasks ? relatedTaskId(params._meta) : undefined);
       const chosen = withOwnHandlers(handlers, call?.handlers);
       // A request that belongs to a call ends with it.
       const end = callEnd(peer, ctx.relatedRequestId, call);

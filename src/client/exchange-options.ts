@@ -13,10 +13,11 @@ export interface ExchangeOptions extends RequestOptions {
   /**
    * Handlers for this request's own input requests (elicitation, sampling, roots), tried before the
    * client's: the `inputRequests` of its `input_required` results (stateless era), and the server's
-   * requests that belong to it (handshake era): those on its POST response stream (Streamable HTTP), else
-   * those that come while it is the only request in flight with handlers of its own (a request the client
-   * cannot attribute to one of several such requests goes to the client's handlers). A
-   * gateway uses them to relay an upstream's questions to the caller that made the call.
+   * requests that belong to it (handshake era): those on its POST response stream (Streamable HTTP), those
+   * that name the task it made (2025-11-25), else those that come while it is the only request in flight
+   * with handlers of its own (a request the client cannot attribute to one of several such requests goes to
+   * the client's handlers). A task's questions are the call's in the 2026-07-28 extension too. A gateway
+   * uses them to relay an upstream's questions to the caller that made the call.
    */
   handlers?: ClientHandlers;
 }

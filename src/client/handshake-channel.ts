@@ -40,7 +40,10 @@ export class HandshakeChannel implements EraChannel {
   readonly send = (request: OutgoingRequest): Promise<JsonObject> => {
     // Options of its own for a call with handlers: the engine's request is then known by them (OwnHandlers).
     const options = request.options.handlers ? { ...request.options } : request.options;
-    return this.#own.track(options, this.#peer.request(request.method, request.params, options));
+    const pending = this.#peer.request(request.method, request.params, options);
+    // A task's questions name the task: the call waiting for its result is theirs (2025-11-25).
+    const taskId = request.method === 'tasks/result' ? request.params?.taskId : undefined;
+    return this.#own.track(options, pending, typeof taskId === 'string' ? taskId : undefined);
   };
 
   async ping(request: Requester, options?: RequestOptions): Promise<void> {

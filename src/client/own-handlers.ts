@@ -30,23 +30,29 @@ export interface TrackedOptions {
  * (stdio, in-memory, the GET stream) nothing on the wire says which call a request belongs to — the spec's
  * server requests carry no id of the client's request, and `progressToken` in their `_meta` is the
  * server's own — so it is the call's only when exactly one call with handlers of its own is in flight;
- * with several, the client's handlers answer it.
+ * with several, the client's handlers answer it — unless it names a task (2025-11-25) that a call with
+ * handlers of its own waits for.
  */
 export class OwnHandlers {
-  readonly #active = new Map<object, { handlers: ClientHandlers; ended: AbortController }>();
+  readonly #active = new Map<object, Entry>();
+  /** The `tasks/result` requests in flight with handlers of their own, by the task they wait for. */
+  readonly #byTask = new Map<string, Entry>();
 
   /**
    * Tracks the handlers of the call sent with `options` (an object of its own: two calls in flight share
-   * none) until `pending` settles; returns `pending`.
+   * none) until `pending` settles; returns `pending`. `taskId`: the task a `tasks/result` request waits
+   * for (2025-11-25), whose questions name it (the related-task key in their `_meta`).
    */
-  track<T>(options: TrackedOptions | undefined, pending: Promise<T>): Promise<T> {
+  track<T>(options: TrackedOptions | undefined, pending: Promise<T>, taskId?: string): Promise<T> {
     const handlers = options?.handlers;
     if (!options || !handlers) return pending;
     // A fresh object per request: two requests may share one handlers object.
     const entry = { handlers: { ...handlers }, ended: new AbortController() };
     this.#active.set(options, entry);
+    if (taskId !== undefined) this.#byTask.set(taskId, entry);
     const done = () => {
       this.#active.delete(options);
+      if (taskId !== undefined && this.#byTask.get(taskId) === entry) this.#byTask.delete(taskId);
       entry.ended.abort(callEnded());
     };
     pending.then(done, done);
@@ -55,17 +61,24 @@ export class OwnHandlers {
 
   /**
    * The call a server request belongs to: the one sent with `related` (the options of the request whose
-   * POST stream brought it; `null` when it came on none), else the only in-flight call with handlers of
-   * its own, if exactly one brought some. A request related to a call without handlers of its own is
-   * no other call's.
+   * POST stream brought it; `null` when it came on none), else the one waiting for the task the request
+   * names (`taskId`, 2025-11-25), else the only in-flight call with handlers of its own, if exactly one
+   * brought some. A request related to a call without handlers of its own is no other call's.
    */
-  callOf(related: object | null | undefined): OwnCall | undefined {
-    if (related !== null) {
-      const entry = related && this.#active.get(related);
-      return entry && { handlers: entry.handlers, ended: entry.ended.signal };
-    }
+  callOf(related: object | null | undefined, taskId?: string): OwnCall | undefined {
+    if (related !== null) return ownCall(related && this.#active.get(related));
+    if (taskId !== undefined && this.#byTask.has(taskId)) return ownCall(this.#byTask.get(taskId));
     if (this.#active.size !== 1) return undefined;
-    for (const { handlers, ended } of this.#active.values()) return { handlers, ended: ended.signal };
+    for (const entry of this.#active.values()) return ownCall(entry);
     return undefined;
   }
+}
+
+interface Entry {
+  readonly handlers: ClientHandlers;
+  readonly ended: AbortController;
+}
+
+function ownCall(entry: Entry | undefined): OwnCall | undefined {
+  return entry && { handlers: entry.handlers, ended: entry.ended.signal };
 }

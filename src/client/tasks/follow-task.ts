@@ -27,7 +27,7 @@ import {
   type TaskInfo,
 } from '../../protocol/types/tasks.js';
 import { ClientError } from '../client-error.js';
-import type { ClientHandlers } from '../client-handlers.js';
+import { withOwnHandlers, type ClientHandlers } from '../client-handlers.js';
 import type { ExchangeOptions } from '../exchange-options.js';
 import { answerInStatelessEra } from '../stateless/exchange-with-input.js';
 
@@ -79,12 +79,15 @@ export function cancelledError(taskId: string): ClientError {
   });
 }
 
-/** Per-request options of the follow: the caller's timeout per request, never the caller's signal. */
+/**
+ * Per-request options of the follow: the caller's timeout per request, never the caller's signal, and
+ * the call's own handlers (the task's questions are the call's).
+ */
 function each(options: ExchangeOptions): ExchangeOptions {
-  return options.timeout === undefined ? {} : { timeout: options.timeout };
+  const { timeout, handlers } = options;
+  return { ...(timeout !== undefined && { timeout }), ...(handlers && { handlers }) };
 }
 
-/** Resolves after `ms`, or at once when `wake` is called; rejects when `signal` aborts. */
 /** The shortest and the longest pause between two `tasks/get` of a task, whatever the server asks. */
 export const MIN_TASK_POLL_INTERVAL_MS = 50;
 export const MAX_TASK_POLL_INTERVAL_MS = 5 * 60_000;
@@ -99,6 +102,7 @@ function pollDelay(asked: number | undefined): number {
   return Math.min(Math.max(asked, MIN_TASK_POLL_INTERVAL_MS), MAX_TASK_POLL_INTERVAL_MS);
 }
 
+/** Resolves after `ms`, or at once when `wake` is called; rejects when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal | undefined, wakeUp: { wake?: () => void }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     let unfollow: (() => void) | undefined;
@@ -216,7 +220,11 @@ async function followCore(
         payload = host.request(
           'tasks/result',
           { taskId },
-          { ...(ended ? each(options) : { timeout: Infinity }), ...(signal ? { signal } : {}) },
+          {
+            ...each(options),
+            ...(!ended && { timeout: Infinity }),
+            ...(signal ? { signal } : {}),
+          },
         );
         payload.then(
           () => ((settled = true), wakeUp.wake?.()),
@@ -330,9 +338,14 @@ async function answerQuestions(
     for (const [key, request] of Object.entries(inputRequests)) {
       if (answered.has(key) || !isJsonObject(request) || typeof request.method !== 'string') continue;
       const params = isJsonObject(request.params) ? request.params : {};
-      responses[key] = await answerInStatelessEra(request.method, params, host.handlers, {
-        signal: controller.signal,
-      });
+      responses[key] = await answerInStatelessEra(
+        request.method,
+        params,
+        withOwnHandlers(host.handlers, options.handlers),
+        {
+          signal: controller.signal,
+        },
+      );
       answered.add(key);
     }
     if (Object.keys(responses).length === 0) return;
