@@ -304,8 +304,8 @@ describe('RedisCallLogStore', () => {
         [small.id, 'finished'],
       ]);
       expect(await one.client.pttl(`${prefix}gateway:call:${small.id}`)).toBeGreaterThan(0);
-      // The start's batch holds the index score (ARGV: prefix, max, TTL, then id, score, …).
-      const started = Number(batches[0]![8]);
+      // The start's batch holds the index score (ARGV: prefix, max, TTL, trimmed kept, then id, score, …).
+      const started = Number(batches[0]![10]);
       expect(started).toBeGreaterThan(0);
       expect(Number(await one.client.zscore(`${prefix}gateway:calls`, small.id))).toBe(started);
       // Indexed as it started: the oldest finished call goes first past maxCalls.
@@ -314,6 +314,51 @@ describe('RedisCallLogStore', () => {
       await store.flushed();
       expect((await store.list()).map((summary) => summary.call.id)).toEqual([later.id, large.id]);
       expect(await one.client.exists(`${prefix}gateway:call:${small.id}`)).toBe(0);
+    } finally {
+      monitor.disconnect();
+    }
+  });
+
+  it('keeps a call trimmed from the log out when its start lands late, after 2 newer calls pushed it out', async () => {
+    const prefix = `contract${++tests}:`;
+    const store = new RedisCallLogStore(one.client, { prefix, maxCalls: 2 });
+    const call = (n: number) => ({
+      id: n, // instance 0: its running calls are never shown lost
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: 'sha256:0',
+    });
+    const monitor = await new Redis(redis.url).monitor();
+    const batches: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
+    });
+    try {
+      const first = call(1);
+      store.start(first, { path: 'a' }, new Date().toISOString());
+      await store.flushed();
+      await vi.waitFor(() => expect(batches).toHaveLength(1));
+      store.finish(first.id, { decision: 'allowed', outcome: 'ok', durationMs: 5 });
+      await store.flushed();
+      for (const n of [2, 3]) {
+        store.start(call(n), {}, new Date().toISOString());
+        store.finish(call(n).id, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+        await store.flushed();
+      }
+      expect((await store.list()).map((summary) => summary.call.id)).toEqual([call(3).id, call(2).id]);
+      expect(await store.get(first.id)).toBeUndefined();
+      // The first call's start batch lands again, late, as a frozen Redis runs it once it thaws.
+      const [command, ...args] = batches[0]!;
+      await one.client.call(command!, ...args);
+      expect(await store.get(first.id)).toBeUndefined();
+      expect(await one.client.exists(`${prefix}gateway:call:${first.id}`)).toBe(0);
+      expect((await store.list()).map((summary) => summary.call.id)).toEqual([call(3).id, call(2).id]);
+      // A call of that id starting later than it (a process numbering its calls again) is written.
+      store.start(first, {}, new Date().toISOString());
+      await store.flushed();
+      expect(await store.get(first.id)).toMatchObject({ state: 'running' });
     } finally {
       monitor.disconnect();
     }

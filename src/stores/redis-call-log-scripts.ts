@@ -10,19 +10,27 @@ import { RedisScript } from './redis-script.js';
 /** Fields per call in WRITE's ARGV. */
 const FIELDS = 8;
 
-// KEYS: the index. ARGV: the call hash prefix, max calls, TTL (ms), then per call: id, score, summary,
-// arguments ('' to leave), result ('' none), error ('' none), '1' when it starts (else ''), '1' when it has
-// finished (else '0'). A batch that timed out on a frozen Redis still runs when it thaws (the command was on
-// its socket), after the batches sent on the connection made since: so a call's end is written even when
-// the call is not kept (yet: its start may land later), and a start or progress of a call kept finished
-// never makes it running again (a late start only adds the arguments and index entry it lacks). Progress
-// of a call not kept is not written.
+// KEYS: the index, the trimmed calls (a sorted set: id by start score). ARGV: the call hash prefix, max
+// calls, TTL (ms), trimmed calls kept, then per call: id, score, summary, arguments ('' to leave), result
+// ('' none), error ('' none), '1' when it starts (else ''), '1' when it has finished (else '0'). A batch that
+// timed out on a frozen Redis still runs when it thaws (the command was on its socket), after the batches
+// sent on the connection made since: so a call's end is written even when the call is not kept (yet: its
+// start may land later), and a start or progress of a call kept finished never makes it running again (a
+// late start only adds the arguments and index entry it lacks). Nor does a late start of a call trimmed
+// since it ended: a trimmed call's id stays in the trimmed set (the latest so many), and a start of it no
+// later than the start it was trimmed with writes nothing. Progress of a call not kept is not written.
 export const WRITE = new RedisScript(`
-local prefix, max, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-for i = 4, #ARGV, ${FIELDS} do
+local prefix, max, ttl, kept = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+for i = 5, #ARGV, ${FIELDS} do
   local id, key, start, finished = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1', ARGV[i + 7] == '1'
   local was = redis.call('HGET', key, 'f')
-  if was == '1' and not finished then
+  local trimmed = false
+  if not was and start and not finished then
+    local at = redis.call('ZSCORE', KEYS[2], id)
+    trimmed = at ~= false and tonumber(at) >= tonumber(ARGV[i + 1])
+  end
+  if trimmed then
+  elseif was == '1' and not finished then
     if start then
       if ARGV[i + 3] ~= '' then redis.call('HSETNX', key, 'a', ARGV[i + 3]) end
       redis.call('ZADD', KEYS[1], 'NX', ARGV[i + 1], id)
@@ -40,14 +48,20 @@ end
 local extra = redis.call('ZCARD', KEYS[1]) - max
 if extra > 0 then
   local removed = 0
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, 2 * extra + 63)) do
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 2 * extra + 63, 'WITHSCORES')
+  for j = 1, #oldest, 2 do
     if removed >= extra then break end
+    local id = oldest[j]
     if redis.call('HGET', prefix .. id, 'f') ~= '0' then
       redis.call('DEL', prefix .. id)
       redis.call('ZREM', KEYS[1], id)
+      redis.call('ZADD', KEYS[2], oldest[j + 1], id)
       removed = removed + 1
     end
   end
+  local over = redis.call('ZCARD', KEYS[2]) - kept
+  if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1) end
+  redis.call('PEXPIRE', KEYS[2], ttl)
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 return 1`);

@@ -2,9 +2,11 @@
  * A gateway's call log in Redis, shared by every instance: a hash per call (`<prefix>gateway:call:<id>`:
  * its summary, arguments, result or error, all JSON, and whether it runs) and an index of the latest calls
  * (`<prefix>gateway:calls`, a sorted set by start time) capped at `maxCalls`: past it the oldest finished
- * calls go, hash and all. Every key expires `ttlMs` after the last write to it. A call's arguments and result
- * are kept up to `maxArgumentsBytes` and `maxResultBytes` each (256 KiB by default; larger, the summary says
- * `'too-large'`), so the call log holds at most `maxCalls` × both (250 MiB by default) beside its summaries.
+ * calls go, hash and all (their ids stay in `<prefix>gateway:calls-trimmed`, the latest 10,000, so that a
+ * start landing late does not bring one back). Every key expires `ttlMs` after the last write to it. A call's
+ * arguments and result are kept up to `maxArgumentsBytes` and `maxResultBytes` each (256 KiB by default;
+ * larger, the summary says `'too-large'`), so the call log holds at most `maxCalls` × both (250 MiB by
+ * default) beside its summaries.
  *
  * Writes are the hot path of every call, so they are batched: the calls that start or end within
  * `writeDelayMs` are written together in one script call (one round trip; a call that starts and ends
@@ -60,6 +62,11 @@ const NAME = 'Redis call log store';
 /** A batch is written at once when it holds this many calls or bytes of JSON (Redis runs a script alone). */
 const MAX_BATCH_CALLS = 256;
 const MAX_BATCH_BYTES = 1024 * 1024;
+/**
+ * The ids of calls trimmed from the log kept at most (≈ 1 MB in Redis), so that a start landing late (its
+ * batch timed out on a frozen Redis) does not bring back a call that ended and was trimmed since.
+ */
+const TRIMMED_KEPT = 10_000;
 
 interface Running {
   summary: CallSummary;
@@ -81,6 +88,8 @@ interface Pending {
 export class RedisCallLogStore implements CallLogStore {
   readonly #client: Redis;
   readonly #index: string;
+  /** The ids of the calls trimmed from the index, the latest `TRIMMED_KEPT` (see WRITE). */
+  readonly #trimmed: string;
   readonly #prefix: string;
   readonly #maxCalls: number;
   readonly #maxResultBytes: number;
@@ -104,6 +113,7 @@ export class RedisCallLogStore implements CallLogStore {
   constructor(client: Redis, options: RedisCallLogStoreOptions = {}) {
     this.#client = client;
     this.#index = `${prefixOf(options)}gateway:calls`;
+    this.#trimmed = `${prefixOf(options)}gateway:calls-trimmed`;
     this.#prefix = `${prefixOf(options)}gateway:call:`;
     this.#maxCalls = positiveOption(options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS, 'maxCalls');
     this.#maxResultBytes = positiveOption(
@@ -245,7 +255,7 @@ export class RedisCallLogStore implements CallLogStore {
     if (this.#timer) clearTimeout(this.#timer.timeout);
     this.#timer = undefined;
     if (this.#pending.size === 0) return;
-    const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs];
+    const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs, TRIMMED_KEPT];
     for (const [id, pending] of this.#pending) {
       args.push(
         id,
@@ -265,7 +275,7 @@ export class RedisCallLogStore implements CallLogStore {
     // run when it thaws, after those of the connection made since: WRITE writes an end whose start has not
     // landed (yet) and never makes a finished call running.
     const writing = redisOperation(this.#client, NAME, 'write', () =>
-      WRITE.run(this.#client, [this.#index], args),
+      WRITE.run(this.#client, [this.#index, this.#trimmed], args),
     ).then(() => undefined);
     // Nobody has to wait for a write: a batch that fails is lost (the calls go on), and `flushed()` says so.
     writing.catch(() => undefined);
