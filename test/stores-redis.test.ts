@@ -130,6 +130,47 @@ describe('RedisApprovalStore', () => {
     expect(second.approvals.map((approval) => approval.id)).toEqual(['a1', 'a2', 'a3']);
     expect(second.total).toBe(4);
   });
+  it("keeps a pending approval's fenced tokens in one field, the latest 32, and none once it is settled", async () => {
+    const prefix = `fenced${++tests}:`;
+    const store = new RedisApprovalStore(one.client, { prefix, subscriber: subscriberOf(one.client) });
+    const key = `${prefix}gateway:approval:f1`;
+    const now = Date.now();
+    await store.create({
+      id: 'f1',
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + 60_000).toISOString(),
+      caller: {},
+      upstream: 'files',
+      tool: 'write',
+      exposedName: 'files__write',
+      arguments: {},
+      argumentsDigest: 'sha256:0',
+      reason: 'asks',
+    });
+    const fields = await one.client.hlen(key);
+    // 200 decisions on it that timed out, one after another, each fenced by its decider.
+    for (let i = 0; i < 200; i++) expect(await store.fence('f1', `t${i}`)).toEqual({ status: 'fenced' });
+    expect(await one.client.hlen(key)).toBe(fields + 1);
+    expect(JSON.parse((await one.client.hget(key, 'fenced'))!)).toHaveLength(32);
+    const approve = (by: string) => ({
+      decision: 'approved' as const,
+      always: false,
+      decidedBy: by,
+      decidedAt: new Date().toISOString(),
+    });
+    // The latest ones still settle nothing when they land.
+    expect(await store.settle('f1', approve('late'), { token: 't199' })).toEqual({ status: 'unknown' });
+    expect(await store.settle('f1', approve('late'), { token: 't168' })).toEqual({ status: 'unknown' });
+    expect(await store.settle('f1', approve('carol'), { token: 'now' })).toMatchObject({ status: 'settled' });
+    // Settled: nothing lands on it any more, so nothing is kept for the fences of later timeouts.
+    expect(await one.client.hexists(key, 'fenced')).toBe(0);
+    expect(await store.fence('f1', 'after')).toEqual({ status: 'fenced' });
+    expect(await one.client.hexists(key, 'fenced')).toBe(0);
+    expect(await store.settle('f1', approve('after'), { token: 'after' })).toMatchObject({
+      status: 'settled-before',
+      outcome: { decidedBy: 'carol' },
+    });
+  });
 });
 
 describe('RedisGrantStore', () => {

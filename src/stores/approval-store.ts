@@ -101,7 +101,9 @@ export interface ApprovalStore {
   /**
    * A `settle` given `token` failed (timed out: a shared store may still run it, late): whether it landed,
    * and if it did not, that it never will (a settle with a fenced token settles nothing). So the instance
-   * that decided learns, once the store answers, whether its decision was made, and reports it.
+   * that decided learns, once the store answers, whether its decision was made, and reports it. A pending
+   * approval keeps the latest 32 tokens fenced; a settled or expired one keeps none (nothing lands
+   * on it).
    */
   fence?(id: string, token: string): Promise<FenceResult>;
   /**
@@ -125,6 +127,11 @@ export interface MemoryApprovalStoreOptions {
 }
 
 export const DEFAULT_KEEP_SETTLED_MS = 10 * 60_000;
+/**
+ * Tokens a pending approval keeps fenced at most (`fence`), the latest: past them the oldest goes, so that
+ * decisions timing out one after another on one approval do not grow it without end.
+ */
+export const MAX_FENCED = 32;
 /** Settled approvals the memory store keeps at most (the oldest go first). */
 const SETTLED_KEPT = 1_000;
 
@@ -134,7 +141,7 @@ interface Entry {
   outcome?: ApprovalOutcome;
   /** The token of the settlement that settled it. */
   token?: string;
-  /** Tokens fenced (`fence`): settlements with them settle nothing. */
+  /** Tokens fenced (`fence`) while it is pending, the latest `MAX_FENCED`: settlements with them settle nothing. */
   fenced?: Set<string>;
 }
 
@@ -199,6 +206,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     const before = entry.outcome ?? this.#expiry(entry);
     if (before) {
       entry.outcome ??= before;
+      delete entry.fenced;
       return Promise.resolve({ status: 'settled-before', approval, outcome: structuredClone(before) });
     }
     if (check.argumentsDigest !== undefined && check.argumentsDigest !== entry.approval.argumentsDigest) {
@@ -206,6 +214,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     }
     entry.outcome = structuredClone(outcome);
     if (check.token !== undefined) entry.token = check.token;
+    delete entry.fenced;
     for (const watcher of this.#watchers) {
       try {
         watcher.settled(id, structuredClone(outcome));
@@ -223,7 +232,11 @@ export class MemoryApprovalStore implements ApprovalStore {
       const approval = structuredClone(entry.approval);
       return Promise.resolve({ status: 'landed', approval, outcome: structuredClone(entry.outcome) });
     }
-    (entry.fenced ??= new Set()).add(token);
+    // A settlement landing on a settled or expired approval changes nothing: only a pending one keeps tokens.
+    if (entry.outcome || this.#expiry(entry)) return Promise.resolve({ status: 'fenced' });
+    const fenced = (entry.fenced ??= new Set());
+    fenced.add(token);
+    if (fenced.size > MAX_FENCED) fenced.delete(fenced.values().next().value!);
     return Promise.resolve({ status: 'fenced' });
   }
 

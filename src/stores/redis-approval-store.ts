@@ -12,6 +12,7 @@
 import type { Redis } from 'ioredis';
 import {
   DEFAULT_KEEP_SETTLED_MS,
+  MAX_FENCED,
   type AbandonResult,
   type ApprovalStore,
   type FenceResult,
@@ -62,19 +63,29 @@ return 1`);
 // channel, the id, the message to publish, the settlement's token ('' for none: a fenced one settles
 // nothing). Returns { status, approval JSON, outcome JSON }.
 const SETTLE_SOURCE = `
-local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired')
+local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired', 'fenced')
 if not f[1] then return {'unknown'} end
-if ARGV[6] ~= '' and redis.call('HEXISTS', KEYS[1], 'fence:' .. ARGV[6]) == 1 then return {'unknown'} end
+if ARGV[6] ~= '' then
+  if f[6] then
+    for _, token in ipairs(cjson.decode(f[6])) do
+      if token == ARGV[6] then return {'unknown'} end
+    end
+  end
+  -- A fence written by an earlier version (a field per token).
+  if redis.call('HEXISTS', KEYS[1], 'fence:' .. ARGV[6]) == 1 then return {'unknown'} end
+end
 if f[3] then return {'settled-before', f[1], f[3]} end
 ${NOW}
 if now >= tonumber(f[2]) then
   redis.call('HSET', KEYS[1], 'outcome', f[5])
+  redis.call('HDEL', KEYS[1], 'fenced')
   redis.call('ZREM', KEYS[2], ARGV[4])
   return {'settled-before', f[1], f[5]}
 end
 if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'token', ARGV[6]) end
+redis.call('HDEL', KEYS[1], 'fenced')
 redis.call('ZREM', KEYS[2], ARGV[4])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`;
@@ -94,12 +105,23 @@ ${SETTLE_SOURCE}`);
 
 // KEYS: the approval. ARGV: a settlement's token. Returns {'landed', approval JSON, outcome JSON} when that
 // settlement settled it, else fences the token ({'fenced'}: a settlement with it landing later settles
-// nothing), or {'unknown'}.
+// nothing), or {'unknown'}. Only a pending approval keeps fenced tokens (a settlement landing on a settled
+// or expired one changes nothing anyway), in one field (a JSON array), the latest MAX_FENCED; settling it
+// drops them.
 const FENCE = new RedisScript(`
-local f = redis.call('HMGET', KEYS[1], 'approval', 'outcome', 'token')
+local f = redis.call('HMGET', KEYS[1], 'approval', 'outcome', 'token', 'expiresAt', 'fenced')
 if not f[1] then return {'unknown'} end
 if f[2] and f[3] == ARGV[1] then return {'landed', f[1], f[2]} end
-redis.call('HSET', KEYS[1], 'fence:' .. ARGV[1], '1')
+${NOW}
+if f[2] or now >= tonumber(f[4]) then return {'fenced'} end
+local fenced = {}
+if f[5] then fenced = cjson.decode(f[5]) end
+for _, token in ipairs(fenced) do
+  if token == ARGV[1] then return {'fenced'} end
+end
+fenced[#fenced + 1] = ARGV[1]
+if #fenced > ${MAX_FENCED} then table.remove(fenced, 1) end
+redis.call('HSET', KEYS[1], 'fenced', cjson.encode(fenced))
 return {'fenced'}`);
 
 // KEYS: the pending index. ARGV: the approval key prefix, how many index members to look at, and the

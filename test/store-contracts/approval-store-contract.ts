@@ -7,6 +7,9 @@ import { LISTED_ARGUMENTS_BYTES } from '../../src/stores/listed-approval.js';
 import type { PendingPosition } from '../../src/stores/pending-position.js';
 import type { MakeStores } from './harness.js';
 
+/** The fenced tokens a pending approval keeps (`MAX_FENCED` in src/stores/approval-store.ts). */
+const MAX_FENCED = 32;
+
 export function describeApprovalStoreContract(name: string, make: MakeStores<ApprovalStore, void>): void {
   describe(`ApprovalStore contract: ${name}`, () => {
     const approval = (now: number, id = 'a1', timeoutMs = 60_000): PendingApproval => ({
@@ -198,6 +201,19 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       expect(await a.settle('f1', first, { token: 't2' })).toMatchObject({ status: 'settled' });
       expect(await b.fence?.('f1', 't2')).toEqual({ status: 'landed', approval: pending, outcome: first });
       expect(await b.fence?.('gone', 't3')).toEqual({ status: 'unknown' });
+    });
+
+    it('keeps the latest MAX_FENCED tokens fenced on a pending approval: the oldest goes past them', async () => {
+      const { a, b, clock } = await make();
+      await a.create(approval(clock.now(), 'f2'));
+      for (let i = 0; i <= MAX_FENCED; i++)
+        expect(await b.fence?.('f2', `t${i}`)).toEqual({ status: 'fenced' });
+      expect(await a.settle('f2', approve('late'), { token: `t${MAX_FENCED}` })).toEqual({
+        status: 'unknown',
+      });
+      expect(await a.settle('f2', approve('late'), { token: 't1' })).toEqual({ status: 'unknown' });
+      // The bound's price: a settlement fenced MAX_FENCED fences ago that lands now settles the approval.
+      expect(await a.settle('f2', approve('oldest'), { token: 't0' })).toMatchObject({ status: 'settled' });
     });
 
     it('reads an approval past its expiry as expired, and settles it so', async () => {
