@@ -5,7 +5,8 @@
  * however many processes carry the task's questions). One hash per task (`<prefix>task:input:<taskId>`),
  * `a:<key>` an answer as JSON, `c:<key>` a claim (`<until ms>:<claimant>`, on the Redis server's clock),
  * expiring with the task. Only the questions the record has pending (`inputRequests`) are answered or
- * claimed, and never once the task has ended.
+ * claimed, and never once the task has ended. An answer stays until its question is no longer pending (a
+ * take hands it over and keeps it: see TAKE).
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -55,16 +56,23 @@ end
 if #kept > 0 then expire_with_task() end
 return kept`);
 
-// KEYS: the input hash. Returns key, answer pairs, removed with their claims.
-const TAKE = new RedisScript(`
-local fields = redis.call('HGETALL', KEYS[1])
+// KEYS: the task, its input hash. Returns the key, answer pairs of the questions the task has pending; the
+// answers (and claims) of the others are removed. A take leaves an answer while its question is pending: a
+// take whose reply never came (it timed out on a frozen Redis, and ran when it thawed) loses nothing, and
+// the process running the task, which ignores answers to questions it no longer waits for, takes it again.
+const TAKE = new RedisScript(`${ASKED}
+local pending = asked()
+local fields = redis.call('HGETALL', KEYS[2])
 local out = {}
 for i = 1, #fields, 2 do
   if string.sub(fields[i], 1, 2) == 'a:' then
     local key = string.sub(fields[i], 3)
-    out[#out + 1] = key
-    out[#out + 1] = fields[i + 1]
-    redis.call('HDEL', KEYS[1], fields[i], 'c:' .. key)
+    if pending and pending[key] ~= nil then
+      out[#out + 1] = key
+      out[#out + 1] = fields[i + 1]
+    else
+      redis.call('HDEL', KEYS[2], fields[i], 'c:' .. key)
+    end
   end
 end
 return out`);
@@ -105,9 +113,9 @@ export async function answerInput(
   return (await ANSWER.run(client, keys, pairs)) as string[];
 }
 
-/** Removes and resolves with the answers kept for a task. */
-export async function takeAnswers(client: Redis, input: string): Promise<JsonObject> {
-  const pairs = (await TAKE.run(client, [input], [])) as string[];
+/** Resolves with the answers kept for a task's pending questions (see TAKE). */
+export async function takeAnswers(client: Redis, keys: [task: string, input: string]): Promise<JsonObject> {
+  const pairs = (await TAKE.run(client, keys, [])) as string[];
   const answers: JsonObject = {};
   for (let i = 0; i + 1 < pairs.length; i += 2) answers[pairs[i]!] = JSON.parse(pairs[i + 1]!) as JsonObject;
   return answers;

@@ -248,7 +248,7 @@ export class RedisTaskStore implements TaskStore {
 
   takeAnswers(taskId: string): Promise<JsonObject> {
     return redisOperation(this.#client, NAME, 'takeAnswers', () =>
-      takeAnswers(this.#client, this.#inputKeys(taskId)[1]),
+      takeAnswers(this.#client, this.#inputKeys(taskId)),
     );
   }
 

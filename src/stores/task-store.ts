@@ -120,7 +120,11 @@ export interface TaskStore {
    * Resolves with the keys kept.
    */
   answerInput?(taskId: string, responses: JsonObject): Promise<string[]>;
-  /** Optional, with `answerInput`: removes and resolves with the answers kept for the task, by key. */
+  /**
+   * Optional, with `answerInput`: resolves with the answers kept for the task's pending questions, by key.
+   * An answer is handed to every take until its question is no longer pending (then it goes), so that a take
+   * whose reply was lost (a shared store that timed out may still run it, late) loses no answer.
+   */
   takeAnswers?(taskId: string): Promise<JsonObject>;
   /**
    * Optional, with `answerInput`: claims the right to send the task's pending questions `keys` to the
@@ -248,9 +252,16 @@ export class MemoryTaskStore implements TaskStore {
 
   takeAnswers(taskId: string): Promise<JsonObject> {
     const slot = this.#live(taskId);
-    const answers: JsonObject = Object.fromEntries(slot?.answers ?? []);
-    for (const key of Object.keys(answers)) slot?.claims?.delete(key);
-    if (slot) slot.answers = undefined;
+    const answers: JsonObject = {};
+    if (!slot?.answers) return Promise.resolve(answers);
+    const pending = this.#asking(taskId)?.record.inputRequests;
+    for (const [key, answer] of slot.answers) {
+      if (pending && Object.hasOwn(pending, key)) answers[key] = structuredClone(answer);
+      else {
+        slot.answers.delete(key);
+        slot.claims?.delete(key);
+      }
+    }
     return Promise.resolve(answers);
   }
 
