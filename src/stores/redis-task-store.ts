@@ -32,6 +32,7 @@ import { RedisSubscriber } from './redis-subscriber.js';
 import { TaskCursors, cursorKey, cursorSecret } from './task-cursors.js';
 import { NOW_MS, TERMINAL, answerInput, claimInput, takeAnswers } from './redis-task-input.js';
 import {
+  checkedUpdateTime,
   InvalidTaskCursor,
   type TaskChange,
   type TaskCreateOptions,
@@ -161,15 +162,20 @@ for i, key in ipairs(KEYS) do
 end
 return lost`);
 
-// KEYS: the task. ARGV: n, then n field/JSON values, then fields to delete. Returns the record as
-// stored afterwards (HGETALL's pairs), or false when there is no such task.
+// KEYS: the task. ARGV: the change's lastUpdatedAt as JSON when it is checked ('' when not: see
+// checkedUpdateTime), n, then n field/JSON values, then fields to delete. A checked change older than the
+// record's lastUpdatedAt (a write that timed out on a frozen Redis and ran when it thawed, after a later
+// one) changes nothing. Returns the record as stored afterwards (HGETALL's pairs), or false when there is no
+// such task.
 const UPDATE = new RedisScript(`
 if redis.call('TYPE', KEYS[1]).ok ~= 'hash' then return false end
-local status = redis.call('HGET', KEYS[1], 'status')
-if not (${TERMINAL}) then
-  local n = tonumber(ARGV[1])
-  if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 2, 1 + n)) end
-  if #ARGV > 1 + n then redis.call('HDEL', KEYS[1], unpack(ARGV, 2 + n)) end
+local status, last = unpack(redis.call('HMGET', KEYS[1], 'status', 'lastUpdatedAt'))
+local stale = ARGV[1] ~= '' and last
+  and string.match(last, '^"%d%d%d%d%-%d%d%-%d%dT%d%d:%d%d:%d%d%.%d%d%dZ"$') ~= nil and ARGV[1] < last
+if not (${TERMINAL}) and not stale then
+  local n = tonumber(ARGV[2])
+  if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + n)) end
+  if #ARGV > 2 + n then redis.call('HDEL', KEYS[1], unpack(ARGV, 3 + n)) end
 end
 return redis.call('HGETALL', KEYS[1])`);
 
@@ -305,7 +311,12 @@ export class RedisTaskStore implements TaskStore {
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const { set, unset } = encodeFields(change);
     return redisOperation(this.#client, NAME, 'update', async () => {
-      const stored = await UPDATE.run(this.#client, [this.#taskKey(taskId)], [set.length, ...set, ...unset]);
+      const at = checkedUpdateTime(change);
+      const stored = await UPDATE.run(
+        this.#client,
+        [this.#taskKey(taskId)],
+        [at === undefined ? '' : JSON.stringify(at), set.length, ...set, ...unset],
+      );
       return Array.isArray(stored) ? taskOf(stored, taskId) : undefined;
     });
   }

@@ -60,6 +60,25 @@ export type TaskChange = Partial<
   >
 >;
 
+/** ISO 8601 as `toISOString` writes it: two such times compare as their strings do. */
+const CANONICAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The `lastUpdatedAt` of a change that `update` applies only when it is not older than the record's: one
+ * that does not end the task, with a time as `toISOString` writes it (else undefined: applied as it comes).
+ */
+export function checkedUpdateTime(change: TaskChange): string | undefined {
+  if (change.status !== undefined && isTerminalStatus(change.status)) return undefined;
+  const at = change.lastUpdatedAt;
+  return at !== undefined && CANONICAL_TIME.test(at) ? at : undefined;
+}
+
+/** Whether `change` is older than `record`'s last update (see `checkedUpdateTime`): it landed late. */
+function isStale(record: TaskRecord, change: TaskChange): boolean {
+  const at = checkedUpdateTime(change);
+  return at !== undefined && CANONICAL_TIME.test(record.lastUpdatedAt) && at < record.lastUpdatedAt;
+}
+
 /** How a task is created. */
 export interface TaskCreateOptions {
   /**
@@ -75,9 +94,11 @@ export interface TaskStore {
   /** The task, or undefined when there is none of that id (never created, or expired). */
   get(taskId: string): Promise<TaskRecord | undefined>;
   /**
-   * Applies `change` unless the task is terminal (fields set to undefined are removed). Resolves with
-   * the record as stored afterwards (unchanged when it was terminal), or undefined when there is no such
-   * task.
+   * Applies `change` unless the task is terminal (fields set to undefined are removed), or the change does
+   * not end the task and its `lastUpdatedAt` is older than the record's (a write that timed out on a shared
+   * store and landed after a later one: times as `toISOString` writes them are compared). Resolves with the
+   * record as stored afterwards (unchanged when the change was not applied), or undefined when there is no
+   * such task.
    */
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined>;
   /** Forgets the task. */
@@ -223,7 +244,7 @@ export class MemoryTaskStore implements TaskStore {
   update(taskId: string, change: TaskChange): Promise<TaskRecord | undefined> {
     const slot = this.#live(taskId);
     if (!slot) return Promise.resolve(undefined);
-    if (!isTerminalStatus(slot.record.status)) {
+    if (!isTerminalStatus(slot.record.status) && !isStale(slot.record, change)) {
       const record: Record<string, unknown> = { ...slot.record };
       for (const [key, value] of Object.entries(change)) {
         if (value === undefined) delete record[key];

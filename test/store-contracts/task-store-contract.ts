@@ -103,6 +103,27 @@ export function describeTaskStoreContract(
       });
     }
 
+    it('ignores a change that does not end the task when it is older than the last one (a write landing late)', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      const at = (ms: number) => new Date(now + ms).toISOString();
+      await a.create(record(now));
+      const asked = { status: 'input_required' as const, inputRequests: { q1: { method: 'roots/list' } } };
+      // The question's write timed out; the run went on, its question answered; then the first write lands.
+      const working = await b.update('t1', {
+        status: 'working',
+        inputRequests: undefined,
+        lastUpdatedAt: at(2),
+      });
+      expect(await a.update('t1', { ...asked, lastUpdatedAt: at(1) })).toEqual(working);
+      expect(await b.get('t1')).toEqual(record(now, { lastUpdatedAt: at(2) }));
+      // A later one applies; so does an ending, however old (a cancellation made elsewhere).
+      expect(await a.update('t1', { ...asked, lastUpdatedAt: at(3) })).toMatchObject(asked);
+      expect(await b.update('t1', { status: 'cancelled', lastUpdatedAt: at(0) })).toMatchObject({
+        status: 'cancelled',
+      });
+    });
+
     it('lets one of two racing endings win, whole: a completed task with its result, or a cancelled one without', async () => {
       const { a, b, clock } = await make();
       for (let i = 0; i < 20; i++) {
