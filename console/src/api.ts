@@ -84,6 +84,29 @@ async function request<T>(path: string, method = 'GET', body?: unknown, signal?:
 
 const path = (name: string) => encodeURIComponent(name);
 
+/** Why the event stream is refused: the gateway's message (too many streams, say), or a general one. */
+async function streamRefusal(): Promise<string> {
+  let why = 'the event stream is unavailable';
+  try {
+    const controller = new AbortController();
+    const response = await fetch('/api/events', {
+      headers: { accept: 'text/event-stream' },
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: controller.signal,
+    });
+    if (response.ok) controller.abort();
+    else {
+      const data = (await response.json().catch(() => undefined)) as
+        { error?: { message?: string } } | undefined;
+      why = data?.error?.message ?? `the gateway answered ${response.status}`;
+    }
+  } catch {
+    // unreachable: the message above
+  }
+  return why;
+}
+
 export const api = {
   signIn: (token: string, name?: string) =>
     request<Session>('/session', 'POST', name ? { token, name } : { token }),
@@ -132,5 +155,6 @@ export const api = {
   startSignIn: (upstream: string) =>
     request<{ authorizationUrl: string }>(`/upstreams/${path(upstream)}/sign-in`, 'POST', {}),
   finishSignIn: (url: string) => request<{ upstream: UpstreamView }>('/sign-in/callback', 'POST', { url }),
+  streamRefusal,
   read: (uri: string) => request<ReadResourceResult>(`/resources/read?uri=${encodeURIComponent(uri)}`),
 };

@@ -3,10 +3,7 @@
 // or a lost connection ends with the same state as a fresh page. Views read it through `useLive`, which
 // re-renders at most once per animation frame however many events came.
 //
-// A dead link (a laptop that slept, a VPN that switched, a NAT that forgot) gives no error for minutes:
-// the gateway sends a `ping` event every KEEP_ALIVE_MS, and SILENCE_MS without any event closes the stream
-// and opens another; so does the browser going back online, and the page becoming visible after a silence.
-// When the stream is refused (too many streams, say), the pending approvals are fetched anyway and the
+// A stream silent for too long is taken for dead and another opened (StreamWatchdog). When the stream is refused (too many streams, say), the pending approvals are fetched anyway and the
 // page says that live updates are unavailable, and why. A 401 anywhere ends the session here too: back to
 // the sign-in form.
 import { useEffect, useState } from 'preact/hooks';
@@ -14,7 +11,6 @@ import {
   api,
   ApiError,
   onUnauthorized,
-  type ApprovalOutcome,
   type ApprovalsListing,
   type CallSummary,
   type ExposedToolView,
@@ -23,21 +19,16 @@ import {
   type Session,
   type UpstreamView,
 } from './api.js';
+import { ApprovalPages, type ApprovalsState, type Decided } from './approval-pages.js';
+import { CallEvents } from './call-events.js';
+import { StreamWatchdog } from './stream-watchdog.js';
 
-export interface Decided {
-  approval: ListedApproval;
-  outcome: ApprovalOutcome;
-}
+export type { Decided } from './approval-pages.js';
 
-export interface LiveState {
+export interface LiveState extends ApprovalsState {
   /** undefined while unknown, null when signed out. */
   session: Session | null | undefined;
   connection: 'connecting' | 'live' | 'offline';
-  approvals: ListedApproval[];
-  /** Pending approvals the gateway's listing left out (it lists at most so many: its Redis budget). */
-  unlistedApprovals: number;
-  /** The latest settled approvals, newest first. */
-  decided: Decided[];
   upstreams: UpstreamView[];
   tools: ExposedToolView[];
   /** Newest first. */
@@ -55,22 +46,10 @@ export interface LiveState {
 
 /**
  * What the page keeps at most: the calls as many as a call log holds when configured large (10,000; 500 by
- * default), drawn a window at a time (WindowedList); the pending approvals read page after page up to
- * `approvals` (the rest counted, listed as those are decided).
+ * default), drawn a window at a time (WindowedList). (The pending approvals: ApprovalPages.)
  */
-const KEPT = { decided: 50, calls: 10_000, approvals: 2_000, audit: 1000, warnings: 20 };
-/** Pending approvals read a page at a time (the gateway's default page). */
-const PAGE = 500;
-/** Call events waiting for the next frame at most; beyond, they are applied at once (a hidden tab, say). */
-const MAX_QUEUED_CALL_EVENTS = 2_000;
+const KEPT = { calls: 10_000, audit: 1000, warnings: 20 };
 
-/** A call event as queued until the next frame: a call that starts, or a change to one. */
-type CallEvent = { started: CallSummary } | { id: number; patch: Partial<CallSummary> };
-
-/** The gateway's keep-alive interval: a `ping` event this often (src/gateway/event-streams.ts). */
-export const KEEP_ALIVE_MS = 15_000;
-/** Silence (no event of any kind) after which the stream is taken for dead: two and a half pings. */
-export const SILENCE_MS = KEEP_ALIVE_MS * 2.5;
 export const SESSION_ENDED = 'Your session ended; sign in again.';
 
 type Listener = (state: LiveState) => void;
@@ -93,19 +72,15 @@ export class Live {
   readonly #pendingListeners = new Set<(approval: ListedApproval) => void>();
   #source: EventSource | undefined;
   #retry: ReturnType<typeof setTimeout> | undefined;
-  #watchdog: ReturnType<typeof setTimeout> | undefined;
-  #heardAt = 0;
+  readonly #watchdog = new StreamWatchdog(() => {
+    // Nothing for SILENCE_MS, not even a ping: the link is dead though no error came. Start over.
+    this.set({ connection: 'offline' });
+    this.#connect();
+  });
   #failures = 0;
   #flushing = false;
-  #watching = false;
-  #callEvents: CallEvent[] = [];
-  /** The pending approvals' next page (the last one read's `nextCursor`); undefined: all are read. */
-  #cursor: string | undefined;
-  #generation = 0;
-  #reading = false;
-  #readAgain = false;
-  /** Approvals announced while older ones waited unlisted: listed by the pages, or after the last one. */
-  readonly #arrived = new Map<string, ListedApproval>();
+  readonly #callEvents = new CallEvents();
+  readonly #pages = new ApprovalPages(this);
 
   subscribe(listener: Listener): () => void {
     this.#listeners.add(listener);
@@ -140,7 +115,12 @@ export class Live {
 
   /** Asks who is signed in; connects when someone is. */
   async start(): Promise<void> {
-    this.#watch();
+    this.#watchdog.watch(
+      () => {
+        if (this.state.session) this.#connect();
+      },
+      () => this.state.connection === 'live',
+    );
     try {
       const session = await api.session();
       this.set({ session: { by: session.by, canDecide: session.canDecide }, signedOut: undefined });
@@ -156,7 +136,7 @@ export class Live {
     this.#source?.close();
     this.#source = undefined;
     clearTimeout(this.#retry);
-    clearTimeout(this.#watchdog);
+    this.#watchdog.stop();
   }
 
   /** Back to the sign-in form, saying why when there is a reason. */
@@ -167,65 +147,16 @@ export class Live {
 
   /** An approval the gateway says is settled (409): its card goes; its outcome is listed when it can be read. */
   settled(id: string): void {
-    this.set({ approvals: this.state.approvals.filter((a) => a.id !== id) });
-    api.approval(id).then(
-      ({ approval, outcome }) => {
-        if (!outcome || this.state.decided.some((d) => d.approval.id === id)) return;
-        this.set({ decided: [{ approval, outcome }, ...this.state.decided].slice(0, KEPT.decided) });
-      },
-      () => undefined,
-    );
-  }
-
-  /** Reconnects when the browser is back online, or the page visible again after a silence. */
-  #watch(): void {
-    if (this.#watching) return;
-    this.#watching = true;
-    const again = () => {
-      if (this.state.session) this.#connect();
-    };
-    addEventListener('online', again);
-    document.addEventListener('visibilitychange', () => {
-      if (document.visibilityState !== 'visible' || !this.state.session) return;
-      if (this.state.connection !== 'live' || Date.now() - this.#heardAt > KEEP_ALIVE_MS) again();
-    });
-  }
-
-  /** Something came on the stream: it lives; the next silence is counted from now. */
-  #heard(): void {
-    this.#heardAt = Date.now();
-    clearTimeout(this.#watchdog);
-    this.#watchdog = setTimeout(() => {
-      // Nothing for SILENCE_MS, not even a ping: the link is dead though no error came. Start over.
-      this.set({ connection: 'offline' });
-      this.#connect();
-    }, SILENCE_MS);
+    this.#pages.settled(id);
   }
 
   /** The event stream is refused: the pending approvals all the same, and why there are no live updates. */
   async #withoutStream(): Promise<void> {
-    let why = 'the event stream is unavailable';
-    try {
-      const controller = new AbortController();
-      const response = await fetch('/api/events', {
-        headers: { accept: 'text/event-stream' },
-        credentials: 'same-origin',
-        cache: 'no-store',
-        signal: controller.signal,
-      });
-      if (response.ok) controller.abort();
-      else {
-        const data = (await response.json().catch(() => undefined)) as
-          { error?: { message?: string } } | undefined;
-        why = data?.error?.message ?? `the gateway answered ${response.status}`;
-      }
-    } catch {
-      // unreachable: the message above
-    }
+    const why = await api.streamRefusal();
     try {
       const listing = await api.approvals();
       if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
-      this.#firstPage(listing);
+      this.#pages.firstPage(listing);
       this.set({ streamProblem: why });
     } catch {
       // a 401 went to the sign-in form; otherwise the next try
@@ -245,13 +176,13 @@ export class Live {
     const on = (type: string, handle: (data: never) => void) =>
       source.addEventListener(type, (event) => {
         if (this.#source !== source) return; // a stream given up on
-        this.#heard();
+        this.#watchdog.heard();
         handle(JSON.parse((event as MessageEvent<string>).data) as never);
       });
-    this.#heard();
+    this.#watchdog.heard();
     source.onopen = () => {
       this.#failures = 0;
-      this.#heard();
+      this.#watchdog.heard();
     };
     source.onerror = () => {
       if (this.#source !== source) return;
@@ -259,63 +190,27 @@ export class Live {
       // Closed for good (an HTTP error such as 401 or 503): the approvals without the stream, and why; ask
       // who we are, then reconnect or sign out.
       if (source.readyState === EventSource.CLOSED) {
-        clearTimeout(this.#watchdog);
+        this.#watchdog.stop();
         void this.#withoutStream();
         this.#later(() => void this.start());
       }
     };
     source.addEventListener('ping', () => {
-      if (this.#source === source) this.#heard();
+      if (this.#source === source) this.#watchdog.heard();
     });
     on('snapshot', (data: ApprovalsListing & { upstreams: UpstreamView[] }) => {
-      this.#firstPage(data);
+      this.#pages.firstPage(data);
       this.set({ connection: 'live', upstreams: data.upstreams, streamProblem: undefined });
       void this.reload();
     });
     on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
-      const { approvals, unlistedApprovals } = this.state;
-      if (approvals.some((a) => a.id === approval.id)) return;
-      // Older ones wait unlisted: this one is listed after them, by the pages still to read.
-      if (unlistedApprovals > 0 || this.#cursor !== undefined) {
-        if (this.#arrived.size < KEPT.approvals) this.#arrived.set(approval.id, approval);
-        this.set({ unlistedApprovals: unlistedApprovals + 1 });
-      } else this.set({ approvals: [...approvals, approval] });
+      if (!this.#pages.pending(approval)) return;
       for (const listener of this.#pendingListeners) listener(approval);
     });
-    on('approval.decided', (decided: Decided) => {
-      const { approvals, unlistedApprovals } = this.state;
-      const listedOne = approvals.some((a) => a.id === decided.approval.id);
-      this.#arrived.delete(decided.approval.id);
-      this.set({
-        approvals: approvals.filter((a) => a.id !== decided.approval.id),
-        // One the listing left out: one fewer unlisted.
-        unlistedApprovals: listedOne ? unlistedApprovals : Math.max(0, unlistedApprovals - 1),
-        decided: [decided, ...this.state.decided].slice(0, KEPT.decided),
-      });
-      // A listed one went while others were left out: the next of them are listed now.
-      if (listedOne && unlistedApprovals > 0) void this.#readOn();
-    });
-    on('call.started', ({ call }: { call: CallSummary['call'] }) => {
-      const started = new Date().toISOString();
-      this.#queueCall({ started: { call, startedAt: started, state: 'running', hasResult: false } });
-    });
-    on('call.progress', (event: { callId: number; progress: number; total?: number; message?: string }) => {
-      const { callId, progress, total, message } = event;
-      this.#updateCall(callId, {
-        progress: {
-          progress,
-          ...(total === undefined ? {} : { total }),
-          ...(message === undefined ? {} : { message }),
-        },
-      });
-    });
-    on(
-      'call.finished',
-      (event: Pick<CallSummary, 'decision' | 'outcome' | 'durationMs'> & { callId: number }) => {
-        const { callId, ...rest } = event;
-        this.#updateCall(callId, { ...rest, state: 'finished' });
-      },
-    );
+    on('approval.decided', (decided: Decided) => this.#pages.decided(decided));
+    // call.started, call.progress, call.finished: queued for the next frame.
+    for (const type of ['started', 'progress', 'finished'] as const)
+      on(`call.${type}`, (event) => this.#queued(this.#callEvents[type](event)));
     on('upstream.status', () => void this.#refresh('upstreams'));
     on('tools.changed', () => void this.#refresh('tools'));
     on('audit', ({ record }: { record: GatewayAuditRecord }) => {
@@ -326,44 +221,16 @@ export class Live {
     });
   }
 
-  #updateCall(id: number, patch: Partial<CallSummary>): void {
-    this.#queueCall({ id, patch });
-  }
-
-  /** Queues a call event for the next frame, where a burst of them is applied in one pass. */
-  #queueCall(event: CallEvent): void {
-    this.#callEvents.push(event);
-    if (this.#callEvents.length >= MAX_QUEUED_CALL_EVENTS) this.#applyCalls();
+  /** A call event was queued: applied at the next frame, or now when the queue is full. */
+  #queued(full: boolean): void {
+    if (full) this.#applyCalls();
     this.#schedule();
   }
 
-  /** The queued call events, applied to the calls in one pass (linear in the calls and the events). */
+  /** The queued call events, applied to the calls in one pass. */
   #applyCalls(): void {
-    const events = this.#callEvents;
-    if (events.length === 0) return;
-    this.#callEvents = [];
-    const started = new Map<number, CallSummary>();
-    const patches = new Map<number, Partial<CallSummary>>();
-    for (const event of events) {
-      if ('started' in event) {
-        const id = event.started.call.id;
-        started.delete(id);
-        started.set(id, event.started);
-        patches.delete(id);
-        continue;
-      }
-      const fresh = started.get(event.id);
-      if (fresh) started.set(event.id, { ...fresh, ...event.patch });
-      else patches.set(event.id, { ...patches.get(event.id), ...event.patch });
-    }
-    const kept = this.state.calls
-      .filter((c) => !started.has(c.call.id))
-      .map((c) => {
-        const patch = patches.get(c.call.id);
-        return patch ? { ...c, ...patch } : c;
-      });
-    const calls = [...[...started.values()].reverse(), ...kept].slice(0, KEPT.calls);
-    this.state = { ...this.state, calls };
+    const calls = this.#callEvents.apply(this.state.calls, KEPT.calls);
+    if (calls) this.state = { ...this.state, calls };
   }
 
   async #refresh(what: 'upstreams' | 'tools'): Promise<void> {
@@ -375,72 +242,14 @@ export class Live {
     }
   }
 
-  /**
-   * A first page of the pending approvals (the snapshot, or fetched): they are listed, and the next pages
-   * read (`#readOn`) up to what the page keeps.
-   */
-  #firstPage(listing: ApprovalsListing): void {
-    this.#generation++;
-    this.#arrived.clear();
-    this.#cursor = listing.nextCursor;
-    const approvals = listing.approvals.slice(0, KEPT.approvals);
-    this.set({ approvals, unlistedApprovals: Math.max(0, listing.total - approvals.length) });
-    if (this.#cursor !== undefined) void this.#readOn();
-  }
-
-  /**
-   * The pages after the last read (its `nextCursor`, a stable place: approvals decided meanwhile shift
-   * nothing), until the page holds `KEPT.approvals` or none are left; one reading at a time.
-   */
-  async #readOn(): Promise<void> {
-    if (this.#reading) return void (this.#readAgain = true);
-    this.#reading = true;
-    const generation = this.#generation;
-    try {
-      do {
-        this.#readAgain = false;
-        const room = KEPT.approvals - this.state.approvals.length;
-        const cursor = this.#cursor;
-        if (room <= 0 || cursor === undefined) break;
-        const listing = await api.approvals(cursor, Math.min(room, PAGE));
-        if (generation !== this.#generation) return; // a new snapshot lists them
-        // The same cursor again would go round forever: the page's own is the end.
-        this.#cursor = listing.nextCursor === cursor ? undefined : listing.nextCursor;
-        const held = new Set(this.state.approvals.map((a) => a.id));
-        const gone = new Set(this.state.decided.map((d) => d.approval.id));
-        // After the last page, those announced meanwhile that it did not list.
-        const arrived = this.#cursor === undefined ? [...this.#arrived.values()] : [];
-        for (const a of listing.approvals) this.#arrived.delete(a.id);
-        if (this.#cursor === undefined) this.#arrived.clear();
-        const fresh = [...listing.approvals, ...arrived].filter(
-          (a) => !held.has(a.id) && !gone.has(a.id) && held.add(a.id),
-        );
-        const approvals = [...this.state.approvals, ...fresh].slice(0, KEPT.approvals);
-        const unlisted = this.#cursor === undefined ? 0 : Math.max(0, listing.total - approvals.length);
-        this.set({ approvals, unlistedApprovals: unlisted });
-      } while (this.#readAgain || this.state.approvals.length < KEPT.approvals);
-    } catch {
-      // the next decision or snapshot reads on
-    } finally {
-      this.#reading = false;
-    }
-  }
-
   async reload(): Promise<void> {
     try {
       const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(KEPT.calls), api.audit()]);
-      this.#applyCalls(); // the events that came meanwhile, before the merge
-      // A call the event stream saw finish meanwhile stays finished.
-      const seen = new Map(this.state.calls.map((c) => [c.call.id, c]));
-      const merged = calls.calls.map((c) => {
-        const known = seen.get(c.call.id);
-        return known?.state === 'finished' && c.state === 'running' ? known : c;
+      this.set({
+        tools: tools.tools,
+        calls: this.#callEvents.merge(this.state.calls, calls.calls, KEPT.calls),
+        audit: [...audit.records].reverse(),
       });
-      const listed = new Set(merged.map((c) => c.call.id));
-      const newer = this.state.calls.filter(
-        (c) => !listed.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0),
-      );
-      this.set({ tools: tools.tools, calls: [...newer, ...merged], audit: [...audit.records].reverse() });
     } catch {
       // a 401 went to the sign-in form (onUnauthorized); otherwise the next snapshot reloads
     }

@@ -1,0 +1,95 @@
+// The calls' events from the stream (a call starts, progresses, finishes) queued until the next frame, where a
+// burst of them is applied to the calls in one pass; and a listing of the calls fetched merged with what the
+// events said meanwhile. The calls are kept newest first, `limit` at most.
+import type { CallSummary } from './api.js';
+
+/** A call event as queued until the next frame: a call that starts, or a change to one. */
+type CallEvent = { started: CallSummary } | { id: number; patch: Partial<CallSummary> };
+
+/** Call events waiting for the next frame at most; beyond, they are applied at once (a hidden tab, say). */
+const MAX_QUEUED = 2_000;
+
+export class CallEvents {
+  #events: CallEvent[] = [];
+
+  /** A call that starts, as the `call.started` event says it. */
+  started({ call }: { call: CallSummary['call'] }): boolean {
+    const startedAt = new Date().toISOString();
+    return this.#push({ started: { call, startedAt, state: 'running', hasResult: false } });
+  }
+
+  /** The latest progress of a running call. */
+  progress(event: { callId: number; progress: number; total?: number; message?: string }): boolean {
+    const { callId, progress, total, message } = event;
+    return this.#push({
+      id: callId,
+      patch: {
+        progress: {
+          progress,
+          ...(total === undefined ? {} : { total }),
+          ...(message === undefined ? {} : { message }),
+        },
+      },
+    });
+  }
+
+  /** How a call ended. */
+  finished(event: Pick<CallSummary, 'decision' | 'outcome' | 'durationMs'> & { callId: number }): boolean {
+    const { callId, ...rest } = event;
+    return this.#push({ id: callId, patch: { ...rest, state: 'finished' } });
+  }
+
+  /** Queues an event; true when the queue is full and must be applied now. */
+  #push(event: CallEvent): boolean {
+    this.#events.push(event);
+    return this.#events.length >= MAX_QUEUED;
+  }
+
+  /**
+   * The queued events applied to `calls` in one pass (linear in the calls and the events), the newest `limit`
+   * kept; undefined when none are queued.
+   */
+  apply(calls: readonly CallSummary[], limit: number): CallSummary[] | undefined {
+    const events = this.#events;
+    if (events.length === 0) return undefined;
+    this.#events = [];
+    const started = new Map<number, CallSummary>();
+    const patches = new Map<number, Partial<CallSummary>>();
+    for (const event of events) {
+      if ('started' in event) {
+        const id = event.started.call.id;
+        started.delete(id);
+        started.set(id, event.started);
+        patches.delete(id);
+        continue;
+      }
+      const fresh = started.get(event.id);
+      if (fresh) started.set(event.id, { ...fresh, ...event.patch });
+      else patches.set(event.id, { ...patches.get(event.id), ...event.patch });
+    }
+    const kept = calls
+      .filter((c) => !started.has(c.call.id))
+      .map((c) => {
+        const patch = patches.get(c.call.id);
+        return patch ? { ...c, ...patch } : c;
+      });
+    return [...[...started.values()].reverse(), ...kept].slice(0, limit);
+  }
+
+  /**
+   * The calls listed by the gateway (newest first) merged with those known (`calls`, with the events queued
+   * meanwhile applied): a call the stream saw finish stays finished, and those newer than the listing's
+   * newest stay on top; the newest `limit` kept.
+   */
+  merge(calls: readonly CallSummary[], listed: readonly CallSummary[], limit: number): CallSummary[] {
+    const known = this.apply(calls, Number.MAX_SAFE_INTEGER) ?? calls;
+    const seen = new Map(known.map((c) => [c.call.id, c]));
+    const merged = listed.map((c) => {
+      const now = seen.get(c.call.id);
+      return now?.state === 'finished' && c.state === 'running' ? now : c;
+    });
+    const ids = new Set(merged.map((c) => c.call.id));
+    const newer = known.filter((c) => !ids.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0));
+    return [...newer, ...merged].slice(0, limit);
+  }
+}
