@@ -111,6 +111,35 @@ describe('the Approvals view', () => {
     await page.context().close();
   });
 
+  it('keeps what was done to a card while another view is shown, and denies with the reason typed', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'away.md' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+    await card.getByPlaceholder('Reason (the model reads it)').fill('not while I am away');
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+    await card.getByLabel('Approve always for').selectOption('8h');
+
+    await page.getByRole('link', { name: 'Activity' }).click();
+    await page.getByRole('heading', { name: 'Activity' }).waitFor();
+    expect(await card.count()).toBe(0);
+    await page.getByRole('link', { name: /^Approvals/ }).click();
+    await card.waitFor();
+    expect(await card.getByPlaceholder('Reason (the model reads it)').inputValue()).toBe(
+      'not while I am away',
+    );
+    expect(await card.getByRole('button', { name: 'Show as a tree' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    expect(await card.getByLabel('Approve always for').inputValue()).toBe('8h');
+    await card.getByRole('button', { name: 'Deny' }).click();
+    const result = await call;
+    expect(textOf(result)).toBe('The call of up__delete_file was denied: not while I am away.');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('an approval no one decides expires: the model gets an isError result, the page says so', async () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     const model = await suite.fixture.model();

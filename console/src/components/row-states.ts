@@ -2,7 +2,7 @@
 // row scrolled far away is taken out and drawn anew when it comes back): its state kept outside it, by key,
 // so a typed text, a toggle or something loaded on request is there again when the row is. The states of the
 // keys no longer listed go (`keep`), so they are bounded by the list.
-import { useMemo, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 
 export class RowStates<S extends object> {
   readonly #states = new Map<string, S>();
@@ -24,11 +24,6 @@ export class RowStates<S extends object> {
     const listed = new Set(keys);
     for (const key of this.#states.keys()) if (!listed.has(key)) this.#states.delete(key);
   }
-}
-
-/** A component's `RowStates`, the same for as long as it is drawn. */
-export function useRowStates<S extends object>(initial: () => S): RowStates<S> {
-  return useMemo(() => new RowStates(initial), []);
 }
 
 /**

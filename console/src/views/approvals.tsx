@@ -9,14 +9,15 @@
 // beside it, and every upstream text escapes the characters that reorder or hide text. Each card is drawn
 // again only when its approval changes, and its countdown ticks by itself. What a person did to a card (the
 // reason typed, raw JSON or tree, the "approve always" period, the arguments loaded) is kept by approval id
-// outside it, since a card scrolled far away is taken out of the page, and goes when the approval does.
+// outside it, for as long as the page (a card scrolled far away is taken out of the page, and the view itself
+// when another is shown), and goes when the approval does or the person signs out.
 import { memo } from 'preact/compat';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
 import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
-import { useRowState, useRowStates } from '../components/row-states.js';
+import { RowStates, useRowState } from '../components/row-states.js';
 import { UpstreamText } from '../components/upstream-text.js';
 import { WindowedList } from '../components/windowed-list.js';
 import { live, useLive, useNow, type Decided } from '../live.js';
@@ -55,6 +56,19 @@ interface CardState {
   loaded: JsonObject | undefined;
 }
 const newCardState = (): CardState => ({ reason: '', alwaysFor: '1h', raw: false, loaded: undefined });
+
+/**
+ * The cards' states, by approval id: the page's, not the view's (another view shown and this one again finds
+ * them); those of approvals no longer listed go as the list changes, and all of them at sign-out.
+ */
+const cards = new RowStates(newCardState);
+let listed: readonly ListedApproval[] | undefined;
+live.subscribe(({ approvals, session }) => {
+  const now = session ? approvals : [];
+  if (now === listed) return;
+  listed = now;
+  cards.keep(now.map((approval) => approval.id));
+});
 
 const ApprovalCard = memo(function ApprovalCard({
   approval,
@@ -252,8 +266,6 @@ function outcomeText({ outcome }: Decided): string {
 export function Approvals() {
   const { approvals, unlistedApprovals, decided, session, connection, streamProblem } = useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
-  const cards = useRowStates(newCardState);
-  useEffect(() => cards.keep(approvals.map((approval) => approval.id)), [approvals]);
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading">Approvals</h2>
