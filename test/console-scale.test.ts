@@ -5,7 +5,8 @@
 // the top with the rows still bounded; Tab goes from call to call past the rows first drawn. Approvals reads
 // every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest. A
 // card scrolled out and back has what was done to it (the reason typed, raw JSON shown), and the card holding
-// the focus stays while the keyboard scrolls the page away and back.
+// the focus stays while the keyboard scrolls the page away and back; Tab and Shift+Tab from a focused row kept
+// drawn out of the window go to the rows beside it, as the list orders them.
 // Counts and bounds only: no timing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -121,6 +122,38 @@ describe('the console with a full call log and a thousand approvals', () => {
       () => document.activeElement?.closest('li.call')?.getAttribute('aria-posinset') ?? null,
     );
     expect(place).toBe(String(steps + 1));
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('Shift+Tab and Tab from a focused row kept drawn out of the window go to the rows beside it', async () => {
+    const { context, page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    const at = (place: number) => page.locator(`li.call[aria-posinset="${place}"]`);
+    const focusedPlace = () =>
+      page.evaluate(() => document.activeElement?.closest('li.call')?.getAttribute('aria-posinset') ?? null);
+    await at(1).waitFor();
+    const total = Number(await at(1).getAttribute('aria-setsize'));
+
+    // The oldest call focused, then Home: it stays drawn (out of view), the window at the top.
+    await scrollToEnd(page);
+    await at(total).waitFor();
+    await at(total).getByRole('button').first().focus();
+    await page.keyboard.press('Home');
+    await expect.poll(() => at(1).isVisible()).toBe(true);
+    expect(await focusedPlace()).toBe(String(total));
+    await page.keyboard.press('Shift+Tab');
+    expect(await focusedPlace()).toBe(String(total - 1));
+    expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
+
+    // The newest call focused, then End: Tab goes to the second.
+    await page.evaluate(() => scrollTo(0, 0));
+    await at(1).getByRole('button').first().focus();
+    await page.keyboard.press('End');
+    await expect.poll(() => at(total).isVisible()).toBe(true);
+    expect(await focusedPlace()).toBe('1');
+    await page.keyboard.press('Tab');
+    expect(await focusedPlace()).toBe('2');
     expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
     expect(errors).toEqual([]);
     await context.close();

@@ -10,7 +10,10 @@
 // list (`aria-posinset`, `aria-setsize` from `render`'s index and `items.length`), since most are not there.
 //
 // The row holding the focus is never taken out: scrolled out of the window, it stays drawn beside it (the
-// padding one row shorter), out of view, so the focus stays in it rather than falling to `<body>`.
+// padding one row shorter), out of view, so the focus stays in it rather than falling to `<body>`; and so do
+// the rows before and after it in the list, so that Tab and Shift+Tab from it go to the next and previous rows
+// (not to the window's, skipping those between). The window is computed again whenever the focus moves into
+// the list, before the next key.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
@@ -32,7 +35,7 @@ interface Props<T> {
 interface Window {
   start: number;
   end: number;
-  /** The key of the row holding the focus when it is outside [start, end). */
+  /** The key of the row holding the focus when it or a row beside it is outside [start, end). */
   pinned?: string | undefined;
 }
 
@@ -62,11 +65,11 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     if (start === items.length && start > 0) offset -= pitch(items[--start]!);
     const focused = focusedRow(element);
     const at = focused === undefined ? -1 : items.findIndex((item) => String(keyOf(item)) === focused);
-    // A row held back for the focus counts among the rows drawn.
-    const most = at === -1 ? MAX_DRAWN : MAX_DRAWN - 1;
+    // The rows held back for the focus (it, and those beside it) count among the rows drawn.
+    const most = at === -1 ? MAX_DRAWN : MAX_DRAWN - 3;
     let end = start;
     while (end < items.length && offset < bottom && end - start < most) offset += pitch(items[end++]!);
-    const pinned = at !== -1 && (at < start || at >= end) ? focused : undefined;
+    const pinned = at !== -1 && (at <= start || at >= end - 1) ? focused : undefined;
     setRange((now) =>
       now.start === start && now.end === end && now.pinned === pinned ? now : { start, end, pinned },
     );
@@ -100,16 +103,17 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     };
   }, []);
 
-  // The rows drawn: the window's, and the focused row's beside it if it is outside (in the list's order).
-  // (By key: until the window is computed again, the items may have changed.)
+  // The rows drawn: the window's, and the focused row with those beside it where they are outside it, in the
+  // list's order. (By key: until the window is computed again, the items may have changed.)
   const held = range.pinned;
   const found = held === undefined ? -1 : items.findIndex((item) => String(keyOf(item)) === held);
-  const pinned = found === -1 ? undefined : found;
+  const end = Math.min(range.end, items.length);
+  const outside = (i: number) => i >= 0 && i < items.length && (i < range.start || i >= end);
+  const extra = found === -1 ? [] : [found - 1, found, found + 1].filter(outside);
   const drawn: [T, number][] = [];
-  if (pinned !== undefined && pinned < range.start) drawn.push([items[pinned]!, pinned]);
-  for (let i = range.start; i < range.end && i < items.length; i++)
-    if (i !== pinned) drawn.push([items[i]!, i]);
-  if (pinned !== undefined && pinned >= range.end) drawn.push([items[pinned]!, pinned]);
+  for (const i of extra) if (i < range.start) drawn.push([items[i]!, i]);
+  for (let i = range.start; i < end; i++) drawn.push([items[i]!, i]);
+  for (const i of extra) if (i >= end) drawn.push([items[i]!, i]);
 
   // After each drawing: the drawn rows' heights (a row's elements, from its first top to the next row's).
   useLayoutEffect(() => {
@@ -143,9 +147,10 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
   });
 
   let before = 0;
-  for (let i = 0; i < range.start && i < items.length; i++) if (i !== pinned) before += pitch(items[i]!);
+  for (let i = 0; i < range.start && i < items.length; i++)
+    if (!extra.includes(i)) before += pitch(items[i]!);
   let after = 0;
-  for (let i = range.end; i < items.length; i++) if (i !== pinned) after += pitch(items[i]!);
+  for (let i = end; i < items.length; i++) if (!extra.includes(i)) after += pitch(items[i]!);
   return (
     <ul
       ref={list}
@@ -153,6 +158,7 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
       role="list"
       aria-label={label}
       style={{ paddingTop: `${before}px`, paddingBottom: `${after}px` }}
+      onFocusIn={() => compute()}
     >
       {drawn.map(([item, index]) => render(item, index))}
     </ul>
