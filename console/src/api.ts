@@ -125,7 +125,8 @@ export const api = {
       { arguments: args, tryId },
       signal,
     ),
-  calls: (limit: number) => request<{ calls: CallSummary[] }>(`/calls?limit=${limit}`),
+  /** The latest `limit` calls, and how many the gateway's call log keeps at most (when it says). */
+  calls: (limit: number) => request<{ calls: CallSummary[]; maxCalls?: number }>(`/calls?limit=${limit}`),
   callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
   /** One approval whole: its arguments, which a listing leaves out when they are long. */

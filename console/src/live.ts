@@ -45,8 +45,9 @@ export interface LiveState extends ApprovalsState {
 }
 
 /**
- * What the page keeps at most: the calls as many as a call log holds when configured large (10,000; 500 by
- * default), drawn a window at a time (WindowedList). (The pending approvals: ApprovalPages.)
+ * What the page keeps at most: the calls as many as the gateway's call log keeps (its `maxCalls`, 500 by
+ * default, as `GET /api/calls` says), 10,000 at most and until it is known, drawn a window at a time
+ * (WindowedList). (The pending approvals: ApprovalPages.)
  */
 const KEPT = { calls: 10_000, audit: 1000, warnings: 20 };
 
@@ -79,6 +80,8 @@ export class Live {
   });
   #failures = 0;
   #flushing = false;
+  /** The calls kept: as many as the gateway's call log keeps, once known (an older one could not be read). */
+  #keptCalls = KEPT.calls;
   readonly #callEvents = new CallEvents();
   readonly #pages = new ApprovalPages(this);
 
@@ -229,7 +232,7 @@ export class Live {
 
   /** The queued call events, applied to the calls in one pass. */
   #applyCalls(): void {
-    const calls = this.#callEvents.apply(this.state.calls, KEPT.calls);
+    const calls = this.#callEvents.apply(this.state.calls, this.#keptCalls);
     if (calls) this.state = { ...this.state, calls };
   }
 
@@ -244,10 +247,13 @@ export class Live {
 
   async reload(): Promise<void> {
     try {
-      const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(KEPT.calls), api.audit()]);
+      const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(this.#keptCalls), api.audit()]);
+      const most = calls.maxCalls;
+      const known = typeof most === 'number' && Number.isSafeInteger(most) && most >= 1;
+      this.#keptCalls = known ? Math.min(most, KEPT.calls) : KEPT.calls;
       this.set({
         tools: tools.tools,
-        calls: this.#callEvents.merge(this.state.calls, calls.calls, KEPT.calls),
+        calls: this.#callEvents.merge(this.state.calls, calls.calls, this.#keptCalls),
         audit: [...audit.records].reverse(),
       });
     } catch {

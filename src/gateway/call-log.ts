@@ -121,6 +121,11 @@ export class CallLog {
     return this.#store.list(limit);
   }
 
+  /** The calls the store keeps at most, when it says (`CallLogStore.maxCalls`). */
+  get maxCalls(): number | undefined {
+    return this.#store.maxCalls;
+  }
+
   get(id: number): Promise<CallRecord | undefined> {
     return this.#store.get(id);
   }

@@ -5,7 +5,8 @@
  *
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
- * - `GET  /api/calls?limit=N`; `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
+ * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls? }`: the latest N, and how many the call log keeps at
+ *   most, when its store says); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
  *   `cancelled` here, or `requested` of the instance running it when instances share their stores; 409
  *   for a call that ended, one whose instance stopped while it ran — `outcome: 'lost'` — included).
  * - `GET  /api/resources/read?uri=URI`.
@@ -170,7 +171,9 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
     if (request.method !== 'GET') return only(context, 'GET');
     const limit = integerParam(url, 'limit');
     if (limit instanceof Error) return fail(400, 'INVALID_REQUEST', limit.message);
-    return reply(200, { calls: await gateway.calls.list(limit ?? 200) });
+    const calls = await gateway.calls.list(limit ?? 200);
+    const { maxCalls } = gateway.calls;
+    return reply(200, maxCalls === undefined ? { calls } : { calls, maxCalls });
   }
   const id = Number(idText);
   if (!Number.isSafeInteger(id) || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);

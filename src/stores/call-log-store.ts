@@ -42,6 +42,11 @@ export interface CallLogStore {
   /** One call with its arguments and result; undefined when unknown (never, or no longer kept). */
   get(id: number): Promise<CallRecord | undefined>;
   /**
+   * The finished calls it keeps at most (its `maxCalls`), when it says: a reader that lists them and follows
+   * the call events (the console) keeps no more, since an older one could no longer be read.
+   */
+  readonly maxCalls?: number;
+  /**
    * Says that instance `instance` (from 1; its call ids start at `instance` × 2^32) lives, until the stop
    * it resolves with is called (or the process ends). From then on — or once the process is gone, for a
    * store shared by processes — its calls still running are shown ended: `state: 'finished'`,
@@ -151,6 +156,10 @@ export class MemoryCallLogStore implements CallLogStore {
 
   flushed(): Promise<void> {
     return Promise.resolve();
+  }
+
+  get maxCalls(): number {
+    return this.#maxCalls;
   }
 
   list(limit = this.#maxCalls): Promise<CallSummary[]> {

@@ -179,6 +179,10 @@ export class RedisCallLogStore implements CallLogStore {
     return this.#writing;
   }
 
+  get maxCalls(): number {
+    return this.#maxCalls;
+  }
+
   async list(limit = this.#maxCalls): Promise<CallSummary[]> {
     await this.flushed().catch(() => undefined);
     const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));

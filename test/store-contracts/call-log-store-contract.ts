@@ -104,6 +104,8 @@ export function describeCallLogStoreContract(
 
     it('keeps the latest maxCalls, and never drops a running one', async () => {
       const { a, b } = await make({ maxCalls: 2 });
+      // It says what it keeps (GET /api/calls passes it on: a console keeps no more).
+      expect(b.maxCalls).toBe(2);
       a.start(info(1), { n: 1 }, startedAt); // stays running
       await a.flushed();
       for (const id of [2, 3, 4]) {

@@ -1,0 +1,72 @@
+// The console keeps no more calls than the gateway's call log (`maxCalls`, which `GET /api/calls` says): past
+// it, the oldest rows go as the log's calls do, so every row shown opens (it kept up to 10,000 whatever the
+// log's size, and a row the log no longer had answered "No call N" when opened). In a real browser; counts only.
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryCallLogStore } from '../src/gateway/index.js';
+import { Server, text } from '../src/server/index.js';
+import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+
+/** The call log's size. */
+const MAX_CALLS = 5;
+const CALLS = 8;
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let fixture: ConsoleFixture;
+
+beforeAll(async () => {
+  const upstream = new Server({ name: 'up', version: '1.0.0' });
+  upstream.tool('echo', { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }, () =>
+    text('ok'),
+  );
+  ({ browser, close: closeBrowser } = await launchBrowser());
+  fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], {
+    stores: { calls: new MemoryCallLogStore({ maxCalls: MAX_CALLS }) },
+  });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+  await closeBrowser?.();
+});
+
+describe("the console and the call log's size", () => {
+  it('keeps as many calls as the call log, and the oldest shown opens', async () => {
+    const model = await fixture.model();
+    const call = async (n: number) => {
+      const result = await model.callTool({ name: 'up__echo', arguments: { n } });
+      expect(result.isError).toBeFalsy();
+    };
+    // Call #1 logged before the console opens (a listener here): listed by the console's first reload, which
+    // has then told it the log's size.
+    const stop = fixture.gateway.on(() => undefined);
+    await call(1);
+    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    stop();
+    const list = page.getByRole('list', { name: 'calls' });
+    await list.getByRole('button', { name: /#1 up__echo/ }).waitFor();
+
+    // The API says the log's size.
+    const listing = await page.evaluate(async () => {
+      const response = await fetch('/api/calls', { headers: { 'x-toolwire-console': '1' } });
+      return (await response.json()) as { calls: unknown[]; maxCalls?: number };
+    });
+    expect(listing.maxCalls).toBe(MAX_CALLS);
+
+    // #2 … #8 through the event stream: the oldest go past the log's size.
+    for (let n = 2; n <= CALLS; n++) await call(n);
+    await list.locator(`li.call.state-ok[data-call="${CALLS}"]`).waitFor();
+    const shown = await list.locator('li.call').evaluateAll((rows) => rows.map((row) => row.dataset.call));
+    expect(shown).toEqual(['8', '7', '6', '5', '4']);
+    expect(await list.locator('li.call').first().getAttribute('aria-setsize')).toBe(String(MAX_CALLS));
+
+    // The oldest shown opens: its arguments, not "No call 4".
+    await list.getByRole('button', { name: /#4 up__echo/ }).click();
+    const detail = list.locator('li.call[data-call="4"] .call-detail');
+    await detail.waitFor();
+    expect(await detail.innerText()).toContain('n: 4');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
