@@ -9,11 +9,11 @@
 // changes, when the page scrolls or is resized, and when the items change. Rows say their place in the whole
 // list (`aria-posinset`, `aria-setsize` from `render`'s index and `items.length`), since most are not there.
 //
-// The row holding the focus is never taken out: scrolled out of the window, it stays drawn beside it (the
-// padding one row shorter), out of view, so the focus stays in it rather than falling to `<body>`; and so do
-// the rows before and after it in the list, so that Tab and Shift+Tab from it go to the next and previous rows
-// (not to the window's, skipping those between). The window is computed again whenever the focus moves into
-// the list, before the next key.
+// The row holding the focus is never taken out: scrolled out of the window, it stays drawn beside it, out of
+// view, so the focus stays in it rather than falling to `<body>`; and so do the rows before and after it in
+// the list, so that Tab and Shift+Tab from it go to the next and previous rows (not to the window's, skipping
+// those between). The padding is shorter by the rows so drawn. The window is computed again whenever the
+// focus moves within the list, before the next key.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
