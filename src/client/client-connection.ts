@@ -11,6 +11,7 @@ import type { Transport } from '../protocol/transport.js';
 import type { Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { ServerView } from './choose-era.js';
 import { ClientError } from './client-error.js';
+import { ErrorReports } from './error-reports.js';
 import { OwnHandlers } from './own-handlers.js';
 import type { ClientOptions } from './client-options.js';
 import type { EraChannel } from './era-channel.js';
@@ -28,6 +29,8 @@ export class ClientConnection {
   server: ServerView | undefined;
   /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
   readonly own = new OwnHandlers();
+  /** What goes to `onError`, rate-limited per kind (see `ErrorReports`). */
+  readonly reports: ErrorReports;
   readonly #links: LinkChain;
   #channel: EraChannel | undefined;
   /** `request`, for the channel's own requests (`ping`, `logging/setLevel`): through the links too. */
@@ -39,7 +42,8 @@ export class ClientConnection {
       defaultTimeout: options.requestTimeout ?? 60_000,
       acceptBatch: () => this.server?.era === 'handshake' && this.server.protocolVersion === '2025-03-26',
     });
-    this.peer.onerror = (error) => options.onError?.(error);
+    this.reports = new ErrorReports(options.onError, options.errorReports);
+    this.peer.onerror = this.reports.report;
   }
 
   /** The channel of the era spoken, once connected. */

@@ -6,6 +6,7 @@ import type { Revision } from '../protocol/revisions/index.js';
 import type { ClientCapabilities, LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { ApprovalOptions, ClientAuditRecord } from './approval/index.js';
 import type { ClientHandlers } from './client-handlers.js';
+import type { ErrorReportLimits } from './error-reports.js';
 import type { ClientLink } from './links/client-link.js';
 
 export interface ClientOptions extends ClientHandlers {
@@ -63,8 +64,16 @@ export interface ClientOptions extends ClientHandlers {
    * spec says).
    */
   onElicitationComplete?: (elicitationId: string) => void;
-  /** Errors that reach no caller. */
+  /** Errors that reach no caller (at most `errorReports.perKind` of a kind per interval). */
   onError?: (error: Error) => void;
+  /**
+   * How many errors `onError` hears: each kind (a name and code, else the start of a message) the first
+   * `perKind` times (default 10) in each `intervalMs` (default 10 s); at the interval's end, one `ClientError`
+   * `REPORTS_DROPPED` per kind says how many more there were (`details: DroppedReports`). A server failing
+   * at full speed (answers to ids never sent, questions whose answers it does not read) cannot make the
+   * client spend its time reporting.
+   */
+  errorReports?: ErrorReportLimits;
   /** Things worth a warning, e.g. a tool left out of `listTools()` for invalid `x-mcp-header` declarations (default: `onError`). */
   onWarning?: (message: string) => void;
   /**

@@ -97,13 +97,13 @@ export class Client {
         tasks: this.#tasks,
         urlElicitations: this.#urlElicitations,
       },
-      options,
+      { ...options, onError: connection.reports.report },
       this.#links,
       this.#listLimits,
     );
     this.#listen = new ListenStream(
       (params, opts) => connection.listen(params, opts),
-      (error) => options.onError?.(error),
+      connection.reports.report,
     );
     bindServerRequests(
       connection.peer,
@@ -120,7 +120,7 @@ export class Client {
       onLog: options.onLog,
       urlElicitations: this.#urlElicitations,
       onElicitationComplete: options.onElicitationComplete,
-      report: (error) => options.onError?.(error),
+      report: connection.reports.report,
     });
     this.#skills = new Skills(this.#send, {
       enabled: options.skills === true,
@@ -184,6 +184,7 @@ export class Client {
   async close(): Promise<void> {
     this.#listen.close();
     await this.#connection.peer.close();
+    this.#connection.reports.close();
   }
 
   /** Pings the server (handshake era; the stateless era has no ping: ClientError CAPABILITY_NOT_SUPPORTED). */

@@ -4,6 +4,7 @@
  */
 export { Client, type ClientOptions, type CallToolOptions } from './client.js';
 export { ClientError } from './client-error.js';
+export type { DroppedReports, ErrorReportLimits } from './error-reports.js';
 export type {
   ClientHandlers,
   ElicitationHandler,

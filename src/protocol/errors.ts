@@ -103,6 +103,8 @@ export const LocalErrorCode = {
   MessageTooLarge: 'MESSAGE_TOO_LARGE',
   SpawnFailed: 'SPAWN_FAILED',
   SendFailed: 'SEND_FAILED',
+  /** A client's `onError` was not told of some errors of one kind (see `ClientOptions.errorReports`). */
+  ReportsDropped: 'REPORTS_DROPPED',
   /** The client's approval policy (or its approver) refused a `tools/call`; nothing was sent. */
   ToolCallDenied: 'TOOL_CALL_DENIED',
   /** A shared store (Redis) could not be reached, or failed, within its time limit: retry later. */
