@@ -282,38 +282,43 @@ describe('StreamableHttpClientTransport (hand-written servers)', () => {
     expect(errors[0]).toMatchObject({ code: 'CONNECTION_CLOSED' });
   });
 
-  it('reconnects a GET stream the server ends at once with retry: 0 at most every 100 ms', async () => {
+  /** A server whose GET stream ends at once with `retry: 0` (and `event`), and a client watching it. */
+  async function endingAtOnce(event: string) {
     const server = await scriptedServer(
       (req, res) => {
         if (req.method !== 'GET') return void res.writeHead(404).end();
         sseHead(res);
-        res.end('retry: 0\n\n');
+        res.end(`retry: 0\n${event}\n`);
       },
       { standalone: true },
     );
-    const client = track(connectClient());
-    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    const gets = server.seen.filter((seen) => seen.method === 'GET').length;
-    // Respected as is, 0 ms made ≈560 reconnections a second here.
-    expect(gets).toBeGreaterThan(1);
-    expect(gets).toBeLessThanOrEqual(12);
+    const errors: Error[] = [];
+    const client = track(connectClient({ onError: (error) => errors.push(error) }));
+    const transport = new StreamableHttpClientTransport({ url: server.url, reconnect: { maxRetries: 3 } });
+    await client.connect(transport);
+    await until(() => errors.some((error) => /server message stream was lost/.test(error.message)), 10_000);
+    const gets = server.seen.filter((seen) => seen.method === 'GET').map((seen) => seen.at);
+    return { errors, gets, gaps: gets.slice(1).map((at, i) => at - (gets[i] ?? 0)) };
+  }
+
+  it('backs off from 100 ms and gives up on a GET stream the server ends at once with retry: 0', async () => {
+    const { errors, gets, gaps } = await endingAtOnce(': nothing\n');
+    // Held to 100 ms only, it reconnected 10 times a second for ever (0 ms: ≈560).
+    expect(gets).toHaveLength(3);
+    expect(gaps[0]).toBeGreaterThanOrEqual(190);
+    expect(gaps[1]).toBeGreaterThanOrEqual(390);
+    expect(errors.at(-1)?.message).toBe(
+      'The server message stream was lost: the server ended it at once 3 times in a row, asking for a reconnection within 0 ms',
+    );
   });
 
-  it('respects a retry under 100 ms on a stream that brings a message each time', async () => {
-    const server = await scriptedServer(
-      (req, res) => {
-        if (req.method !== 'GET') return void res.writeHead(404).end();
-        sseHead(res);
-        res.end(`retry: 0\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message' })}\n\n`);
-      },
-      { standalone: true },
-    );
-    const client = track(connectClient());
-    await client.connect(new StreamableHttpClientTransport({ url: server.url }));
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    await client.close();
-    // Held to 100 ms, it would be 6 at most.
-    expect(server.seen.filter((seen) => seen.method === 'GET').length).toBeGreaterThan(12);
+  it('respects a retry under 100 ms once after a message, then backs off and gives up', async () => {
+    const message = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message' });
+    const { gets, gaps } = await endingAtOnce(`data: ${message}\n`);
+    // Respected as is each time, it reconnected ≈90 times a second for ever.
+    expect(gets).toHaveLength(4);
+    expect(gaps[0]).toBeLessThan(190);
+    expect(gaps[1]).toBeGreaterThanOrEqual(190);
+    expect(gaps[2]).toBeGreaterThanOrEqual(390);
   });
 });

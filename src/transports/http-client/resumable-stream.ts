@@ -7,7 +7,7 @@
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { readEventStream } from './read-event-stream.js';
-import { wait, type ReconnectPolicy } from './reconnect-policy.js';
+import { MIN_SERVER_RETRY_MS, wait, type ReconnectPolicy } from './reconnect-policy.js';
 import { SseParser } from './sse-parser.js';
 
 /** What a (re)connection attempt gave: a stream to read, a reason to try again later, or the end. */
@@ -39,6 +39,12 @@ export interface StreamHost {
  */
 export const ANSWERED_STREAM_GRACE_MS = 1000;
 
+/**
+ * A stream read for less than this, after which the server asked for a reconnection sooner than
+ * {@link MIN_SERVER_RETRY_MS}, was cut short: those in a row count as failed reconnections (see `follow`).
+ */
+export const CUT_SHORT_MS = 1000;
+
 export class ResumableStream {
   readonly kind: 'post' | 'get';
   /** The requests the POST carried (none for the GET stream). */
@@ -57,6 +63,11 @@ export class ResumableStream {
   opened: boolean;
   /** The last response stream read brought a message (the server's `retry` is then respected as is). */
   progressed = false;
+  /**
+   * Streams in a row that ended within {@link CUT_SHORT_MS} of their opening with a `retry` under
+   * {@link MIN_SERVER_RETRY_MS}.
+   */
+  cutShort = 0;
   readonly #host: StreamHost;
   readonly #cancel = new CancellationSource();
   /** A response stream is being read now. */
@@ -118,10 +129,21 @@ export class ResumableStream {
       if (this.kind === 'post' && this.lastEventId === undefined) {
         return host.abandon(this, 'the server ended it before the response, with no event id to resume');
       }
-      if (this.failures >= host.policy.maxRetries) {
-        return host.abandon(this, `${this.failures} reconnections failed`);
+      // A server that ends its stream at once asking for a reconnection at once is respected once after a
+      // stream that brought a message (2025-11-25: the client MUST respect `retry`); each further one in a
+      // row counts as a failed reconnection: the client backs off, then gives up (it looped for ever).
+      const rushed = Math.max(0, this.cutShort - (this.progressed ? 1 : 0));
+      const failed = this.failures + rushed;
+      if (failed >= host.policy.maxRetries) {
+        return host.abandon(
+          this,
+          rushed === 0
+            ? `${this.failures} reconnections failed`
+            : `the server ended it at once ${this.cutShort} times in a row, asking for a reconnection within ${this.retryMs ?? 0} ms`,
+        );
       }
-      if (!(await wait(host.policy.delay(this.failures, this.retryMs, this.progressed), host.signal))) return;
+      const delay = host.policy.delay(failed, this.retryMs, this.progressed && rushed === 0);
+      if (!(await wait(delay, host.signal))) return;
       if (this.over) return;
       next = await host.reconnect(this);
     }
@@ -130,6 +152,7 @@ export class ResumableStream {
   async #read(response: Response): Promise<void> {
     this.opened = true;
     this.progressed = false;
+    const started = performance.now();
     const parser = new SseParser({ lastEventId: this.lastEventId, maxEventSize: this.#host.maxMessageSize });
     this.#reading = true;
     try {
@@ -150,6 +173,8 @@ export class ResumableStream {
       this.#grace = undefined;
       this.lastEventId = parser.lastEventId;
       this.retryMs = parser.retry ?? this.retryMs;
+      const rushed = this.retryMs !== undefined && this.retryMs < MIN_SERVER_RETRY_MS;
+      this.cutShort = rushed && performance.now() - started < CUT_SHORT_MS ? this.cutShort + 1 : 0;
     }
   }
 }
