@@ -154,6 +154,29 @@ describe('nodeFetch', () => {
     expect(other.seen[0]!.headers.authorization).toBeUndefined();
   });
 
+  it('cuts a redirect whose body passes 64 KiB (one that never ended was drained for ever), and reads a short one', async () => {
+    let written = 0;
+    let cut!: () => void;
+    const closed = new Promise<void>((resolve) => (cut = resolve));
+    const chunk = Buffer.alloc(16 * 1024, 120);
+    const { url } = await serve((req, res) => {
+      if (req.url === '/endless') {
+        res.writeHead(307, { location: '/end' });
+        res.once('close', cut);
+        const pump = (): void => {
+          while (!res.destroyed && res.write(chunk)) written += chunk.length;
+          if (!res.destroyed) res.once('drain', pump);
+        };
+        pump();
+      } else if (req.url === '/short') res.writeHead(302, { location: '/end' }).end('moved'.repeat(100));
+      else res.end('here');
+    });
+    expect(await (await nodeFetch(`${url}/endless`)).text()).toBe('here');
+    await closed; // by the client, with no cancellation: the body was read to 64 KiB, not to its end
+    expect(written).toBeLessThan(16 * 1024 * 1024);
+    expect(await (await nodeFetch(`${url}/short`)).text()).toBe('here');
+  });
+
   it('fails after 20 redirects, as fetch does', async () => {
     const { url, seen } = await serve((_req, res) => res.writeHead(302, { location: '/again' }).end());
     const error = await nodeFetch(url).catch((e: unknown) => e);

@@ -10,7 +10,8 @@
  *
  * What it covers is what the transports send: an http or https URL, a method, headers, a string or bytes
  * body, an abort signal; redirects are followed as `fetch` follows them (at most 20; a 303, and a 301 or
- * 302 after a POST, become a GET without a body; the authorization header is not sent to another origin).
+ * 302 after a POST, become a GET without a body; the authorization header is not sent to another origin),
+ * a redirect's own body read to at most 64 KiB and 1 s.
  * Anything else (a `Request` object, a streamed body, a `redirect` mode other than `follow`) goes to the
  * global `fetch`. As with `fetch`, a network failure rejects with `TypeError('fetch failed')` and the error
  * as its cause, and an abort with the signal's (or the cancellation's) reason.
@@ -37,6 +38,13 @@ const agents = {
 
 const MAX_REDIRECTS = 20;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+/**
+ * A redirect's body is read (and dropped) while it is at most this long and ends within
+ * {@link REDIRECT_BODY_MS}, so its connection goes back to the pool; else the connection is closed. Read
+ * to its end, a body that never ended was drained until the request was cancelled (≈400 MB a second).
+ */
+const MAX_REDIRECT_BODY_BYTES = 64 * 1024;
+const REDIRECT_BODY_MS = 1000;
 /** Statuses whose response has no body. */
 const NO_BODY = new Set([204, 205, 304]);
 
@@ -89,7 +97,7 @@ async function follow(request: Outgoing, redirects: number): Promise<Response> {
   if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
     return toResponse(request, response, redirects > 0);
   }
-  response.resume(); // the connection goes back to the pool once the body is read
+  discardRedirectBody(response);
   if (redirects >= MAX_REDIRECTS) {
     throw new TypeError('fetch failed', { cause: new Error(`more than ${MAX_REDIRECTS} redirects`) });
   }
@@ -113,6 +121,23 @@ async function follow(request: Outgoing, redirects: number): Promise<Response> {
     },
     redirects + 1,
   );
+}
+
+/** Drops a redirect's body: read to its end when short and quick (see {@link MAX_REDIRECT_BODY_BYTES}), else cut. */
+function discardRedirectBody(response: http.IncomingMessage): void {
+  let bytes = 0;
+  const cut = (): void => {
+    clearTimeout(timer);
+    response.destroy();
+  };
+  const timer = setTimeout(cut, REDIRECT_BODY_MS);
+  timer.unref();
+  response.on('data', (chunk: Buffer) => {
+    bytes += chunk.length;
+    if (bytes > MAX_REDIRECT_BODY_BYTES) cut();
+  });
+  response.once('end', () => clearTimeout(timer));
+  response.once('close', () => clearTimeout(timer));
 }
 
 /**
