@@ -8,6 +8,7 @@
 import type { Peer } from '../protocol/engine/peer.js';
 import { ErrorCode, ProtocolError, errorMessage } from '../protocol/errors.js';
 import { withMember, type RequestId } from '../protocol/jsonrpc.js';
+import { jsonSize } from '../protocol/json-size.js';
 import {
   isHandshakeRevision,
   isStatelessRevision,
@@ -30,6 +31,14 @@ const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'sampling/createMessage': 'the client does not support sampling/createMessage',
   'roots/list': 'the client has no roots',
 };
+
+/**
+ * The questions of a server (its requests' params, as JSON) a client holds while its handlers answer them,
+ * at most (`ClientOptions.maxQuestionBytes`): the engine takes up to 1,000 requests at once, each up to the
+ * transport's message size (4 MiB on stdio), and a handler waiting for a person (the gateway relaying to
+ * its caller) held them all — ≈4 GB.
+ */
+export const DEFAULT_MAX_QUESTION_BYTES = 64 * 1024 * 1024;
 
 /**
  * The end of the call a server request belongs to, where the client can tell: the request whose POST
@@ -76,6 +85,8 @@ function statelessRefusal(method: string, version: string | undefined): void {
  * era every server request is -32601; no handler runs. In 2025-11-25 the answer to a request that names
  * its task (the related-task key in its `_meta`) names that task too.
  * The id of a URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
+ * A question that would make those being answered hold more than `maxQuestionBytes` of params is -32603,
+ * and no handler runs.
  */
 export function bindServerRequests(
   peer: Peer,
@@ -83,7 +94,10 @@ export function bindServerRequests(
   protocolVersion: () => string | undefined,
   own?: OwnHandlers,
   urlElicitations?: UrlElicitations,
+  maxQuestionBytes = DEFAULT_MAX_QUESTION_BYTES,
 ): void {
+  /** The params of the questions being answered now, in bytes of JSON. */
+  let held = 0;
   peer.setRequestHandler('ping', () => {
     statelessRefusal('ping', protocolVersion());
     return {};
@@ -97,6 +111,13 @@ export function bindServerRequests(
           ErrorCode.MethodNotFound,
           `Method not found: elicitation/create does not exist in protocol version ${profile.version}`,
         );
+      const bytes = jsonSize(params);
+      if (held + bytes > maxQuestionBytes)
+        throw new ProtocolError(
+          ErrorCode.InternalError,
+          `Internal error: the client is answering questions of ${held} bytes already and holds at most ${maxQuestionBytes} (this one: ${bytes} bytes); ask again once they are answered`,
+        );
+      held += bytes;
       // Expected while the handler runs (the flow may complete before it answers), kept only when accepted:
       // an elicitation refused, declined or cancelled never started, and its completion is not this client's.
       const urlId =
@@ -126,6 +147,7 @@ export function bindServerRequests(
           );
         throw error;
       } finally {
+        held -= bytes;
         signal?.dispose();
         end?.dispose();
         if (fresh && (!result || !('action' in result) || result.action !== 'accept'))

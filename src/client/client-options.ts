@@ -39,6 +39,12 @@ export interface ClientOptions extends ClientHandlers {
    * it: TOO_MANY_PAGES.
    */
   maxListBytes?: number;
+  /**
+   * Handshake era: the most the server's questions being answered at once (elicitation, sampling, roots) may
+   * hold, in bytes of their params' JSON (default 64 MiB). One past it is answered with -32603 saying so,
+   * and no handler runs: the client takes up to 1,000 at once, each as large as a message may be.
+   */
+  maxQuestionBytes?: number;
   /** Stateless era: `input_required` rounds answered per request before giving up (default 8). */
   maxInputRounds?: number;
   /**

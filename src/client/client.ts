@@ -111,6 +111,7 @@ export class Client {
       () => connection.protocolVersion,
       connection.own,
       this.#urlElicitations,
+      options.maxQuestionBytes,
     );
     this.#events = new ClientEvents(connection.peer, this.#listen, {
       connection,

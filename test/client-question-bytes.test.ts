@@ -1,0 +1,60 @@
+// What a client holds of the server's questions while its handlers answer them (maxQuestionBytes): a
+// server asking many large questions at once (test/fixtures/asking-server.mjs) gets -32603 for those past
+// the budget, and no handler runs for them.
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import type { CreateMessageResult } from '../src/protocol/index.js';
+import { StdioClientTransport } from '../src/transports/stdio/index.js';
+
+const ASKING = fileURLToPath(new URL('./fixtures/asking-server.mjs', import.meta.url));
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+describe('Client maxQuestionBytes, a server asking many large questions at once', () => {
+  it('answers the questions past the budget with -32603 before any handler runs', async () => {
+    const held: Array<(result: CreateMessageResult) => void> = [];
+    let refused!: (messages: string[]) => void;
+    const refusals = new Promise<string[]>((resolve) => (refused = resolve));
+    const client = new Client(
+      { name: 'questions', version: '1' },
+      {
+        protocolVersion: '2025-11-25',
+        maxQuestionBytes: 350 * 1024,
+        // Held until the server said what it was refused: those held are what the client holds.
+        sampling: () => new Promise((resolve) => held.push(resolve)),
+        onLog: ({ data }) => refused((data as { refused: string[] }).refused),
+      },
+    );
+    cleanup.push(() => client.close());
+    // Six questions of 100 KiB: three fit in 350 KiB.
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [ASKING, '6', '100', '3'],
+        stderr: 'ignore',
+        shutdownTimeoutMs: 200,
+      }),
+    );
+    const call = client.callTool('ask', {});
+    call.catch(() => undefined); // awaited below, once the held questions are answered
+    const messages = await refusals;
+    expect(held).toHaveLength(3);
+    expect(messages).toHaveLength(3);
+    for (const message of messages) {
+      expect(message).toMatch(
+        /^Internal error: the client is answering questions of \d+ bytes already and holds at most 358400 \(this one: \d+ bytes\); ask again once they are answered$/,
+      );
+    }
+    for (const answer of held)
+      answer({ role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } });
+    const result = await call;
+    const outcomes = JSON.parse((result.content[0] as { text: string }).text) as unknown[];
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === -32603)).toHaveLength(3);
+  });
+});
