@@ -5,6 +5,8 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
+import { createGateway } from '../src/gateway/index.js';
+import { createLinkedPair } from '../src/transports/in-memory.js';
 import type { CreateMessageResult } from '../src/protocol/index.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 
@@ -56,5 +58,47 @@ describe('Client maxQuestionBytes, a server asking many large questions at once'
     const outcomes = JSON.parse((result.content[0] as { text: string }).text) as unknown[];
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
     expect(outcomes.filter((o) => o === -32603)).toHaveLength(3);
+  });
+});
+
+describe('a gateway relaying many large questions of an upstream to a caller that does not answer them', () => {
+  it('holds at most 64 MiB of them (its upstream clients take the default) and refuses the rest with -32603', async () => {
+    const gateway = createGateway(
+      {
+        upstreams: { up: { command: process.execPath, args: [ASKING, '20', '4000', '4'], stderr: 'ignore' } },
+        policy: { default: 'allow' },
+      },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const held: Array<(result: CreateMessageResult) => void> = [];
+    let refused!: (messages: string[]) => void;
+    const refusals = new Promise<string[]>((resolve) => (refused = resolve));
+    // A handshake-era caller: its questions are requests the gateway waits on (a stateless-era caller's
+    // question ends the attempt instead).
+    const caller = new Client(
+      { name: 'caller', version: '1' },
+      {
+        protocolVersion: '2025-11-25',
+        sampling: () => new Promise((resolve) => held.push(resolve)),
+        onLog: ({ data }) => refused((data as { refused: string[] }).refused),
+      },
+    );
+    cleanup.push(() => caller.close());
+    const [clientEnd, serverEnd] = createLinkedPair();
+    await gateway.server.connect(serverEnd);
+    await caller.connect(clientEnd);
+    const call = caller.callTool('up__ask', {});
+    call.catch(() => undefined); // awaited below, once the held questions are answered
+    // Twenty questions of ≈4,000 KiB: sixteen fit in 64 MiB; before, all twenty were held (up to 1,000).
+    const messages = await refusals;
+    expect(messages).toHaveLength(4);
+    expect(messages[0]).toMatch(/holds at most 67108864 \(this one: 40\d{5} bytes\)/);
+    expect(held).toHaveLength(16);
+    for (const answer of held)
+      answer({ role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } });
+    const outcomes = JSON.parse(((await call).content[0] as { text: string }).text) as unknown[];
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(16);
   });
 });
