@@ -9,6 +9,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Approvals, type ApprovalRequest } from '../src/gateway/approvals.js';
+import { STORE_RETRY_MS, storeRetryGrace } from '../src/gateway/store-retries.js';
 import type { ApprovalOutcome, PendingApproval } from '../src/stores/gateway-records.js';
 import { StoreError, redisStores, type RedisStores } from '../src/stores/redis.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
@@ -133,6 +134,66 @@ describe('approvals on a Redis whose writes fail or land late', () => {
         .toEqual([expect.objectContaining({ decision: 'approved', always: true })]);
       expect(await holder.remembered(request('dora').caller, 'files', 'write_file')).toBe(true);
     } finally {
+      await holder.close();
+      await decider.close();
+      await holding.close();
+      await deciding.close();
+    }
+  });
+
+  it('reports a decision that landed when Redis thawed, frozen longer than the retry grace, before the expiry', async () => {
+    // The grace is a minute; shortened here so that a freeze outlasts it in a second or two, not a minute.
+    const grace = storeRetryGrace.ms;
+    storeRetryGrace.ms = 1_000;
+    const holding = redisStores(redis.url);
+    const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    // When each fence was tried (the decider asking Redis whether its decision landed).
+    const fences: number[] = [];
+    const fence = deciding.approvals.fence.bind(deciding.approvals);
+    Object.assign(deciding.approvals, {
+      fence: (id: string, token: string) => {
+        fences.push(Date.now());
+        return fence(id, token);
+      },
+    });
+    const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
+    const reported: ApprovalOutcome[] = [];
+    const decider = new Approvals({
+      timeoutMs: 120_000,
+      store: deciding.approvals,
+      grants: deciding.grants,
+      onSettled: (_approval, outcome) => reported.push(outcome),
+    });
+    try {
+      await holder.listen();
+      const asked = holder.ask(request('erin'), new AbortController().signal);
+      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
+      await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
+        /No approval/,
+      );
+      process.kill(redis.pid!, 'SIGSTOP');
+      try {
+        const failed = await decider
+          .decide(asked.approval.id, { approve: true, decidedBy: 'carol' })
+          .catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(StoreError);
+        const failedAt = Date.now();
+        // Redis stays frozen until the decider asks again later than the grace past the decision (and a
+        // retry's pause past that): a fence that gave up after the grace asks no more, and never learns.
+        const past = failedAt + storeRetryGrace.ms + STORE_RETRY_MS + 1_000;
+        await expect
+          .poll(() => fences.at(-1) ?? 0, { timeout: 15_000, interval: 100 })
+          .toBeGreaterThanOrEqual(past);
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+      // The approval had not expired: the settle Redis read before it froze lands, and the decider reports it.
+      expect(await asked.outcome).toMatchObject({ decision: 'approved', always: false, decidedBy: 'carol' });
+      await expect
+        .poll(() => reported, { timeout: 10_000 })
+        .toEqual([expect.objectContaining({ decision: 'approved', decidedBy: 'carol' })]);
+    } finally {
+      storeRetryGrace.ms = grace;
       await holder.close();
       await decider.close();
       await holding.close();

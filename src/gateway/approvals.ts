@@ -30,7 +30,7 @@ import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant
 import { callerKey, type GatewayCaller } from './caller.js';
 import { GatewayError } from './gateway-error.js';
 import { PendingBudget } from './pending-budget.js';
-import { StoreRetries } from './store-retries.js';
+import { StoreRetries, storeRetryGrace } from './store-retries.js';
 
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 export {
@@ -82,11 +82,6 @@ interface Waiting {
  * store's (a decision may have reached it first), never one guessed here.
  */
 const EXPIRY_RETRY_MS = 30_000;
-/**
- * How long past an abandoned approval's expiry its abandon is tried again: until then a create that timed
- * out and landed late would list it as pending.
- */
-const ABANDON_GRACE_MS = 60_000;
 
 export class Approvals {
   timeoutMs: number;
@@ -310,8 +305,13 @@ export class Approvals {
       result = await this.#store.settle(id, outcome, check);
     } catch (error) {
       // Timed out, it may still land (Redis read it, then froze): once the store answers, a decision that
-      // landed is reported (and granted) as any other, one that did not is fenced off for good.
-      if (error instanceof StoreError && this.#store.fence) void this.#confirm(id, token, outcome, until);
+      // landed is reported (and granted) as any other, one that did not is fenced off for good. It may land
+      // until the approval expires: no later than `timeoutMs` from now (its expiry, if held here).
+      if (error instanceof StoreError && this.#store.fence) {
+        const held = this.#waiting.get(id)?.approval.expiresAt;
+        const expiry = Math.max(Date.now() + this.timeoutMs, held === undefined ? 0 : Date.parse(held));
+        void this.#confirm(id, token, outcome, until, expiry);
+      }
       throw error;
     }
     switch (result.status) {
@@ -355,7 +355,8 @@ export class Approvals {
 
   /**
    * A decision whose settlement failed (its decider was told so) may land late: asks the store whether it
-   * did (`fence`), every `STORE_RETRY_MS` until the store answers (`ABANDON_GRACE_MS` at most); one that
+   * did (`fence`), every `STORE_RETRY_MS` until the store answers (until `storeRetryGrace` past the
+   * approval's `expiry` at most: from then on the store settles it as expired, so nothing lands); one that
    * landed is made as any other (grant, call, report), one that did not never will.
    */
   async #confirm(
@@ -363,10 +364,11 @@ export class Approvals {
     token: string,
     outcome: ApprovalOutcome,
     until: number | undefined,
+    expiry: number,
   ): Promise<void> {
     await this.#retries.run(
       `decision:${token}`,
-      Date.now() + ABANDON_GRACE_MS,
+      expiry + storeRetryGrace.ms,
       async () => {
         const found = await this.#store.fence!(id, token);
         if (found.status === 'landed') await this.#made(found.approval, found.outcome, until);
@@ -481,7 +483,7 @@ export class Approvals {
 
   /**
    * Settles an approval no call waits for any more (withdrawn, expired, or its create failed) as the store
-   * can, tried again every `STORE_RETRY_MS` until the store takes it or `ABANDON_GRACE_MS` past its expiry:
+   * can, tried again every `STORE_RETRY_MS` until the store takes it or `storeRetryGrace` past its expiry:
    * a create that timed out may land late, and the store then lists it as pending while nobody waits. With
    * a store that has `abandon`, the settlement is stored even before the create lands, which then stores
    * nothing. This instance reports a settlement it made or recorded (`onSettled`).
@@ -489,7 +491,7 @@ export class Approvals {
   async #abandon(approval: PendingApproval, outcome: ApprovalOutcome): Promise<void> {
     await this.#retries.run(
       approval.id,
-      Date.parse(approval.expiresAt) + ABANDON_GRACE_MS,
+      Date.parse(approval.expiresAt) + storeRetryGrace.ms,
       async () => {
         const result = this.#store.abandon
           ? await this.#store.abandon(approval, outcome)

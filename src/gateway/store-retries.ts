@@ -7,6 +7,14 @@
 
 /** How often a write the store did not take is tried again. */
 export const STORE_RETRY_MS = 500;
+/**
+ * How long past an approval's expiry its abandon, or the fence of a decision on it, is tried again: until
+ * then a create that timed out and landed late would list it as pending, and a decision could land (on
+ * Redis's clock, which may be behind this one). An object, not a constant, so that a test can shorten it
+ * and see a retry outlast it; not part of the package's API (no entry point exports it).
+ * @internal
+ */
+export const storeRetryGrace = { ms: 60_000 };
 /** Writes tried again at once, at most (each holds its approval); past it one more is not tried again. */
 const MAX_RETRIED = 1_000;
 
