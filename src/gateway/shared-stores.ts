@@ -5,7 +5,7 @@
  * that it lives (its running calls are shown lost to the others once it stops).
  * @module
  */
-import { CALL_IDS_PER_INSTANCE } from '../stores/call-log-store.js';
+import { CALL_IDS_PER_INSTANCE, type CallLogStore } from '../stores/call-log-store.js';
 import type { MessageBus } from '../stores/message-bus.js';
 import type { SharedSessionStores } from '../transports/http/index.js';
 import type { Approvals } from './approvals.js';
@@ -82,6 +82,10 @@ export class SharedStores {
         relay.idBase = await this.#shared.start();
         // Its running calls are shown lost to the other instances once this one stops saying it lives.
         this.#stopLiving = await calls.store.live(relay.idBase / CALL_IDS_PER_INSTANCE);
+      } else {
+        // No instance number: ids follow the store's highest, so that a store kept across restarts (given
+        // in code) never gets an id of an earlier run's call again.
+        relay.idBase = Math.max(relay.idBase, await highestLocalId(calls.store));
       }
     } catch (error) {
       await this.#closeStores?.();
@@ -116,4 +120,17 @@ export class SharedStores {
     calls.reach((id, by) => shared.requestCancel(id, by));
     approvals.shareSessionEnds((sessionId) => shared.endSession(sessionId));
   }
+}
+
+/**
+ * The highest id the store keeps of a call numbered without an instance number (below
+ * `CALL_IDS_PER_INSTANCE`), 0 for none: one listing of what it keeps (`maxCalls`, 500 by default), once
+ * per start.
+ */
+async function highestLocalId(store: CallLogStore): Promise<number> {
+  let highest = 0;
+  for (const { call } of await store.list()) {
+    if (call.id < CALL_IDS_PER_INSTANCE && call.id > highest) highest = call.id;
+  }
+  return highest;
 }

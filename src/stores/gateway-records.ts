@@ -78,7 +78,10 @@ export interface GatewayAuditRecord {
 
 /** A call through the gateway, as its `call.*` events and the call log name it. */
 export interface CallInfo {
-  /** Increases by one per call through this gateway (instances sharing stores each take a range of 2^32). */
+  /**
+   * Increases by one per call through this gateway (instances sharing a bus each take a range of 2^32; a
+   * gateway without a bus starts after the highest id its call log keeps).
+   */
   id: number;
   caller: GatewayCaller;
   upstream: string;
