@@ -227,8 +227,8 @@ describe('Approvals of two instances sharing stores', () => {
 
   it('lets a retry allowance be used once, by either instance', async () => {
     const { a, b } = instances();
-    await a.allowRetry('k', 10_000);
-    expect(await b.takeRetry('k')).toBe(true);
-    expect(await a.takeRetry('k')).toBe(false);
+    await a.retryPermits.allow('k', 10_000);
+    expect(await b.retryPermits.take('k')).toBe(true);
+    expect(await a.retryPermits.take('k')).toBe(false);
   });
 });

@@ -28,8 +28,10 @@ import type { ListedApproval } from '../stores/listed-approval.js';
 import { pageOf, type PendingPageOptions } from '../stores/pending-position.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
 import { callerKey, type GatewayCaller } from './caller.js';
+import { EndedSessions } from './ended-sessions.js';
 import { GatewayError } from './gateway-error.js';
 import { PendingBudget } from './pending-budget.js';
+import { RetryPermits } from './retry-permits.js';
 import { StoreRetries, storeRetryGrace } from './store-retries.js';
 
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
@@ -92,11 +94,12 @@ export class Approvals {
   readonly #waiting = new Map<string, Waiting>();
   readonly #budget = new PendingBudget();
   #unwatch: Promise<() => void> | undefined;
-  /** Who hears of console sessions ended (the decision API's event streams). */
-  readonly #sessionListeners = new Set<(sessionId: string) => void>();
-  #shareSessionEnd: ((sessionId: string) => void) | undefined;
   /** The store writes being tried again (`#expire`, `#abandon`, `#confirm`). */
   readonly #retries = new StoreRetries();
+  /** Console sessions ended (signed out), kept in the grant store. @internal */
+  readonly endedSessions = new EndedSessions(() => this.#grants);
+  /** Permits for one retry of an approved call, kept in the grant store. @internal */
+  readonly retryPermits = new RetryPermits(() => this.#grants);
 
   constructor(options: ApprovalsOptions) {
     this.timeoutMs = options.timeoutMs;
@@ -131,67 +134,6 @@ export class Approvals {
   /** Whether this caller was granted "approve always" for this tool (and the grant still holds). */
   remembered(caller: GatewayCaller, upstream: string, tool: string): Promise<boolean> {
     return this.#grants.has(upstream, grantKey(caller, tool));
-  }
-
-  /**
-   * Lets one retry of an approved call through without asking again, for `ms` (a stateless-era call that
-   * asked its caller for input: the retry brings the answer, and may reach another instance).
-   */
-  allowRetry(key: string, ms: number): Promise<void> {
-    return this.#grants.grant(RETRIES, key, Date.now() + ms);
-  }
-
-  /**
-   * Remembers that a console session ended (signed out) until `until`, when its cookie expires anyway: in
-   * the grant store, so that every instance sharing it refuses the cookie from now on. Then the session's
-   * listeners here hear of it (its event streams end), and those of the other instances when they share a
-   * bus.
-   */
-  async endSession(sessionId: string, until: number): Promise<void> {
-    await this.#grants.grant(ENDED_SESSIONS, sessionId, until);
-    this.sessionEndedElsewhere(sessionId);
-    this.#shareSessionEnd?.(sessionId);
-  }
-
-  /** Hears of every console session ended, here or on another instance; returns an unsubscribe. @internal */
-  onSessionEnded(listener: (sessionId: string) => void): () => void {
-    this.#sessionListeners.add(listener);
-    return () => this.#sessionListeners.delete(listener);
-  }
-
-  /** A console session ended on another instance: this one's listeners hear of it. @internal */
-  sessionEndedElsewhere(sessionId: string): void {
-    for (const listener of [...this.#sessionListeners]) {
-      try {
-        listener(sessionId);
-      } catch {
-        // a listener's failure is its own
-      }
-    }
-  }
-
-  /** Tells the other instances of each session ended here, with `share` (undefined: no more). @internal */
-  shareSessionEnds(share: ((sessionId: string) => void) | undefined): void {
-    this.#shareSessionEnd = share;
-  }
-
-  /**
-   * Whether a console session, expiring at `expiresAt` (ms since the epoch), was ended (`endSession`). A
-   * grant store that had to drop ended sessions before they expired (memory, past its bound of a scope)
-   * fails closed: every session that expires no later than the last one it dropped counts as ended too
-   * (its person signs in again).
-   */
-  async sessionEnded(sessionId: string, expiresAt: number): Promise<boolean> {
-    const [ended, droppedUntil] = await Promise.all([
-      this.#grants.has(ENDED_SESSIONS, sessionId),
-      this.#grants.droppedUntil(ENDED_SESSIONS),
-    ]);
-    return ended || expiresAt <= droppedUntil;
-  }
-
-  /** Whether a retry was allowed (`allowRetry`), using the allowance up. */
-  takeRetry(key: string): Promise<boolean> {
-    return this.#grants.take(RETRIES, key);
   }
 
   /**
@@ -540,11 +482,6 @@ export class Approvals {
     }
   }
 }
-
-/** The grants' scope of allowed retries (upstream names, the other scopes, have no ':'). */
-const RETRIES = ':retries';
-/** The grants' scope of ended console sessions, by session id. */
-const ENDED_SESSIONS = ':ended-sessions';
 
 /** The key a grant is stored under within its upstream's scope: the caller and the tool. */
 function grantKey(caller: GatewayCaller, tool: string): string {

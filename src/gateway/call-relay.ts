@@ -330,7 +330,7 @@ export class CallRelay {
     if (ended) {
       if (verdict.decision === 'approved') {
         // The retry with the caller's answer may reach another instance: the allowance is in the grant store.
-        await this.#deps.approvals.allowRetry(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
+        await this.#deps.approvals.retryPermits.allow(retryKey(info), RETRY_GRANT_MS).catch(() => undefined); // not stored: the retry is asked about again
       }
       this.#finish(call, verdict, 'input_required', { error: errorMessage(ended.error) });
       throw ended.error;

@@ -67,7 +67,7 @@ export async function decide(
   }
   let retry: boolean;
   try {
-    retry = await approvals.takeRetry(retryKey(info));
+    retry = await approvals.retryPermits.take(retryKey(info));
   } catch (error) {
     return storeDown(deps, error, entry.name);
   }

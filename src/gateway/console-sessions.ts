@@ -6,7 +6,7 @@
  * signed in, whether they may decide, when it expires, and a random session id: a gateway restarted with
  * the same API token (`TOOLWIRE_TOKEN`) keeps its sessions, and nothing about a live session is stored. A
  * session ended (signed out) is remembered by its id until it would have expired, in the gateway's grant
- * store (see `Approvals.endSession`), shared by the instances on Redis. One-time login tokens are kept (as
+ * store (see `EndedSessions.end`), shared by the instances on Redis. One-time login tokens are kept (as
  * digests) until used or expired, at most 100.
  * @module
  */

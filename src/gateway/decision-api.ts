@@ -223,9 +223,10 @@ export class DecisionApi {
     if (header === null) {
       const name = this.sessions.cookieName(request.headers.get('host'));
       const session = this.sessions.session(request.headers.get('cookie'), name);
-      if (session === undefined || (await approvals.sessionEnded(session.id, session.exp))) return undefined;
+      if (session === undefined || (await approvals.endedSessions.ended(session.id, session.exp)))
+        return undefined;
       const { caller, id, exp } = session;
-      const stillValid = async () => exp > Date.now() && !(await approvals.sessionEnded(id, exp));
+      const stillValid = async () => exp > Date.now() && !(await approvals.endedSessions.ended(id, exp));
       return {
         caller,
         owner: {
@@ -348,7 +349,7 @@ export class DecisionApi {
     const name = this.sessions.cookieName(request.headers.get('host'));
     if (caller.via === 'cookie') {
       const session = this.sessions.session(request.headers.get('cookie'), name);
-      if (session) await this.#gateway.approvals.endSession(session.id, session.exp);
+      if (session) await this.#gateway.approvals.endedSessions.end(session.id, session.exp);
     }
     const secure = this.#publicUrl(request).protocol === 'https:';
     return json(200, { ended: true }, { 'set-cookie': this.sessions.endCookie(name, secure) });

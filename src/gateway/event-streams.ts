@@ -9,7 +9,7 @@
  * after what is queued.
  *
  * A stream lasts only as long as its credentials: it ends, its queue dropped, when its console session ends
- * (signed out, through this instance or another sharing the stores: `Approvals.onSessionEnded`), when its
+ * (signed out, through this instance or another sharing the stores: `EndedSessions.onEnded`), when its
  * credentials expire (the cookie's 12 hours, a principal's `expiresAt`), and when they no longer hold at a
  * keep-alive (`StreamOwner.stillValid`: an ended session the bus did not bring, a token the verifier now
  * refuses).
@@ -119,7 +119,7 @@ export class EventStreams {
     };
     const slot: Slot = { owner, end: (flush) => end(flush) };
     this.#streams.add(slot);
-    this.#unlisten ??= this.#gateway.approvals.onSessionEnded((sessionId) => {
+    this.#unlisten ??= this.#gateway.approvals.endedSessions.onEnded((sessionId) => {
       for (const open of [...this.#streams]) if (open.owner.sessionId === sessionId) open.end(false);
     });
     const early: GatewayEvent[] = [];

@@ -100,7 +100,7 @@ export class SharedStores {
    */
   async close(): Promise<void> {
     this.#shared?.stop();
-    this.#options.approvals.shareSessionEnds(undefined);
+    this.#options.approvals.endedSessions.share(undefined);
     // The last calls' ends are written (when the store can be reached) before its connection closes.
     await this.#options.calls.store.flushed().catch(() => undefined);
     await this.#stopLiving?.().catch(() => undefined);
@@ -114,11 +114,11 @@ export class SharedStores {
       events,
       bus,
       (id, by) => void calls.cancelHere(id, by),
-      (sessionId) => approvals.sessionEndedElsewhere(sessionId),
+      (sessionId) => approvals.endedSessions.endedElsewhere(sessionId),
     );
     this.#shared = shared;
     calls.reach((id, by) => shared.requestCancel(id, by));
-    approvals.shareSessionEnds((sessionId) => shared.endSession(sessionId));
+    approvals.endedSessions.share((sessionId) => shared.endSession(sessionId));
   }
 }
 
