@@ -232,8 +232,13 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
   it('holds at most 64 POSTs of notifications waiting, refuses more at once, and drops them on close', async () => {
     const held = (method: string | undefined) =>
       method === 'tools/call' || method === 'notifications/cancelled';
-    const { client, http, allGone } = await legacyServer(held, 80 + 64);
-    const calls = Array.from({ length: 80 }, () => client.callTool('t', {}, { timeout: 50 }));
+    const { client, http, state, allGone } = await legacyServer(held, 80 + 64);
+    // Given up once the server holds all 80 (a timeout would race their POSTs: one that fires before the
+    // server read a POST drops it unseen, and then fewer than 80 + 64 POSTs close).
+    const aborted = new AbortController();
+    const calls = Array.from({ length: 80 }, () => client.callTool('t', {}, { signal: aborted.signal }));
+    await until(() => state.waiting === 80);
+    aborted.abort(new Error('the caller left'));
     for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
     const cancelled = (): number =>
       http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
