@@ -16,6 +16,15 @@ const GROUPS = [
   ['Types', ['Interface', 'TypeAlias', 'Enum', 'Namespace']],
 ];
 
+/**
+ * What a name stands for: a name an entry point re-exports from another (`export * from './server/index.js'`
+ * in `toolwire`) is a reference in the module that does not declare it, and it is listed by the kind of
+ * what it refers to (a class is a class in both modules).
+ */
+function declared(reflection) {
+  return reflection.tryGetTargetReflectionDeep?.() ?? reflection;
+}
+
 /** docs/API.md's text for a converted TypeDoc project (`kindName(kind)` names a reflection's kind). */
 export function surfaceMarkdown(project, kindName) {
   const modules = [...(project.children ?? [])].sort((a, b) => a.name.localeCompare(b.name));
@@ -39,7 +48,7 @@ export function surfaceMarkdown(project, kindName) {
     }
     for (const [title, kinds] of GROUPS) {
       const names = members
-        .filter((c) => kinds.includes(kindName(c.kind)))
+        .filter((c) => kinds.includes(kindName(declared(c).kind)))
         .map((c) => c.name)
         .sort((a, b) => a.localeCompare(b));
       if (names.length > 0) lines.push('', `- ${title}: ${names.map((n) => `\`${n}\``).join(', ')}`);
