@@ -90,6 +90,12 @@ async function stream(headers: Record<string, string>, on: GatewayHttpHandle = s
   }
 }
 
+/**
+ * A stream kept past its expiry would end at its next keep-alive, `KEEP_ALIVE_MS` (15 s) later: one that ends
+ * within this ended at its expiry, however busy the machine (4 s after opening was too short for one).
+ */
+const AT_EXPIRY_MS = 10_000;
+
 /** Every event until the stream ends (fails when it has not ended within `ms`). */
 async function untilEnded(reader: SseReader, ms = 5000): Promise<SseEvent[]> {
   const events: SseEvent[] = [];
@@ -167,8 +173,8 @@ describe('an event stream of a console session', () => {
     const reader = await stream(as({ cookie }));
     try {
       const started = Date.now();
-      await untilEnded(reader, 4000);
-      expect(Date.now() - started).toBeLessThan(4000);
+      await untilEnded(reader, AT_EXPIRY_MS);
+      expect(Date.now() - started).toBeLessThan(AT_EXPIRY_MS);
       expect((await openStream(as({ cookie }))).status).toBe(401);
     } finally {
       await reader.cancel().catch(() => undefined);
@@ -180,7 +186,7 @@ describe('an event stream of a bearer token', () => {
   it("ends when its principal's token expires", async () => {
     const reader = await stream(as({ token: `brief-${Date.now() + 1500}` }));
     try {
-      await untilEnded(reader, 4000);
+      await untilEnded(reader, AT_EXPIRY_MS);
     } finally {
       await reader.cancel().catch(() => undefined);
     }
@@ -193,7 +199,7 @@ describe('an event stream of a bearer token', () => {
     const now = Date.now.bind(Date);
     const clock = vi.spyOn(Date, 'now').mockImplementation(() => now() - 200);
     try {
-      await untilEnded(reader, 4000);
+      await untilEnded(reader, AT_EXPIRY_MS);
     } finally {
       clock.mockRestore();
       await reader.cancel().catch(() => undefined);
