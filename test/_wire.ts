@@ -7,6 +7,7 @@ export class RawWire {
   readonly child: ChildProcessWithoutNullStreams;
   readonly #lines: string[] = [];
   readonly #waiters: Array<(line: string) => void> = [];
+  /** The exit code, once the child exited: the last of its stderr may still be on its way (poll `stderr`). */
   readonly exited: Promise<number | null>;
   /** What the server wrote on stderr so far. */
   stderr = '';
