@@ -98,7 +98,8 @@ describe('the gateway over stdio, SDK 2.x client', () => {
     expect(texts(await client.callTool({ name: 'fx__echo', arguments: { text: 'over stdio' } }))).toEqual([
       'over stdio',
     ]);
-    expect(stderr).toContain('API token: the one in TOOLWIRE_TOKEN');
+    // Printed after the line the setup waited for, on stderr (a pipe apart from the answers): polled.
+    await expect.poll(() => stderr).toContain('API token: the one in TOOLWIRE_TOKEN');
     expect(stderr).not.toContain(TOKEN);
   });
 
