@@ -3,8 +3,10 @@
 // the transport's queue limit, log lines for a stderr nobody reads are dropped past 1 MiB (and counted), and
 // an answer over the message limit fails its call at once. Each case would otherwise grow the gateway's
 // memory without bound, or hold the call until its timeout.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_MAX_QUEUED_MESSAGES } from '../src/transports/queued-output.js';
 import { BIN } from './_gateway.js';
 import { RawWire } from './_wire.js';
 
@@ -24,6 +26,27 @@ async function hostileGateway(): Promise<RawWire> {
   return wire;
 }
 
+/** The upstream the gateway `wire` runs (its child running the hostile server). */
+function upstreamOf(wire: RawWire): number {
+  const gateway = wire.child.pid!;
+  const children = readFileSync(`/proc/${gateway}/task/${gateway}/children`, 'utf8').trim().split(/\s+/);
+  const upstream = children.find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(HOSTILE));
+  if (upstream === undefined)
+    throw new Error(`no upstream among the gateway's children ${children.join(' ')}`);
+  return Number(upstream);
+}
+
+/** Bytes process `pid` has written so far (`wchar` of /proc/PID/io). */
+const written = (pid: number) => Number(/^wchar: (\d+)$/m.exec(readFileSync(`/proc/${pid}/io`, 'utf8'))?.[1]);
+
+/** The bytes of the first `count` log messages of the hostile server's flood, as it writes them. */
+const floodBytes = (count: number) =>
+  Array.from({ length: count }, (_, k) =>
+    Buffer.byteLength(
+      `${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: `noise ${k}` } })}\n`,
+    ),
+  ).reduce((sum, bytes) => sum + bytes, 0);
+
 /** Calls `tool`; its answer, and the log messages that came before it. */
 async function call(wire: RawWire, id: number, tool: string): Promise<{ answer: Answer; logs: number }> {
   wire.send({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: tool, arguments: {} } });
@@ -41,10 +64,16 @@ async function collect(wire: RawWire, id: number): Promise<{ answer: Answer; log
 describe('a hostile upstream behind the gateway, a host that does not read', () => {
   it('relays a log flood to a caller that stopped reading only up to the queue limit', async () => {
     await using wire = await hostileGateway();
+    const upstream = upstreamOf(wire);
+    const before = written(upstream);
     wire.pauseReading();
     // 100,000 log messages for the one call in flight: each relayed to its caller (≈10 MB).
     wire.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'h__flood', arguments: {} } });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Until the gateway has read far more of them than its queue holds (and a pipe's 64 KiB): the upstream
+    // writes them only as the gateway reads. A 3 s sleep here was too short on a busy machine: the gateway had
+    // read too few to drop any, and all 100,000 came through.
+    const overflowing = floodBytes(2.5 * DEFAULT_MAX_QUEUED_MESSAGES) + 2 * 64 * 1024;
+    await expect.poll(() => written(upstream) - before, { timeout: 15_000 }).toBeGreaterThan(overflowing);
     wire.resumeReading();
     const { answer, logs } = await collect(wire, 1);
     expect(answer.result?.content?.[0]?.text).toBe('after the flood');
