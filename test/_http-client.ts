@@ -230,7 +230,11 @@ export function connectClient(options: ClientOptions = {}): Client {
   return new Client({ name: 'http-test', version: '1.0.0' }, { protocolVersion: '2025-11-25', ...options });
 }
 
-export async function until(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+/**
+ * Resolves once `condition()` holds, checked every 10 ms; fails after `timeoutMs`. 10 s by default, as
+ * `expect.poll` (vitest.config.ts): what it waits for is an event, and 3 s was short for a busy machine.
+ */
+export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out waiting for a condition');

@@ -39,14 +39,14 @@ function whenClosed(res: ServerResponse, closed: () => void): void {
 
 /**
  * A handshake-era server that holds every `tools/call` POST as `hold` says; `closed()` resolves with the
- * number of such POSTs once every one of them closed (10 s at most). Not a count fixed in advance: a POST
+ * number of such POSTs once every one of them closed. Not a count fixed in advance: a POST
  * the client gives up on before it reaches the handler (a 50 ms timeout on a busy machine) is never held.
  */
 async function holdingServer(hold: Hold): Promise<{ url: string; closed: () => Promise<number> }> {
   let held = 0;
   let gone = 0;
   const closed = async () => {
-    await until(() => gone === held, 10_000);
+    await until(() => gone === held);
     return held;
   };
   const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
@@ -171,7 +171,7 @@ describe('StreamableHttpClientTransport, a server that never accepts notificatio
     for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
     const cancelled = (): number =>
       http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
-    await until(() => cancelled() === 64, 10_000);
+    await until(() => cancelled() === 64);
     expect(most).toBe(64);
     await client.close();
     await allGone;
@@ -183,12 +183,12 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
   /**
    * A legacy server answering on its stream, which never answers the POSTs `holds` picks: `state.waiting`
    * counts those waiting now, `most` the most that waited at once, and `allGone()` resolves once every one
-   * held closed (10 s at most; a POST given up on before it reached the handler was never held).
+   * held closed (a POST given up on before it reached the handler was never held).
    */
   async function legacyServer(holds: (method: string | undefined) => boolean) {
     let stream: ServerResponse | undefined;
     const state = { waiting: 0, most: 0, gone: 0 };
-    const allGone = () => until(() => state.waiting === 0, 10_000);
+    const allGone = () => until(() => state.waiting === 0);
     const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
       if (req.method === 'GET') {
         sseHead(res);
@@ -246,7 +246,7 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
     for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe('rejected');
     const cancelled = (): number =>
       http.seen.filter((seen) => seen.body.includes('notifications/cancelled')).length;
-    await until(() => cancelled() === 64, 10_000);
+    await until(() => cancelled() === 64);
     await client.close();
     await allGone();
     expect(cancelled()).toBe(64);
