@@ -3,6 +3,12 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { serverCommand } from './_setup.js';
 
+/**
+ * How long a line is waited for by default: a gateway answering its first `initialize` (started with its
+ * upstreams) took more than the 5 s this was on a busy machine.
+ */
+const NEXT_LINE_MS = 15_000;
+
 export class RawWire {
   readonly child: ChildProcessWithoutNullStreams;
   readonly #lines: string[] = [];
@@ -40,12 +46,12 @@ export class RawWire {
   }
 
   /** The next line the server wrote, parsed. */
-  async next(timeoutMs = 5000): Promise<unknown> {
+  async next(timeoutMs = NEXT_LINE_MS): Promise<unknown> {
     return JSON.parse(await this.nextLine(timeoutMs)) as unknown;
   }
 
   /** The next line the server wrote, as written. */
-  nextLine(timeoutMs = 5000): Promise<string> {
+  nextLine(timeoutMs = NEXT_LINE_MS): Promise<string> {
     const line = this.#lines.shift();
     if (line !== undefined) return Promise.resolve(line);
     return new Promise((resolve, reject) => {
