@@ -98,16 +98,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
   });
 
   it('reports and grants a decision that timed out on a frozen Redis and landed when it thawed', async () => {
-    const holding = redisStores(redis.url);
-    const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
-    const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
-    const reported: ApprovalOutcome[] = [];
-    const decider = new Approvals({
-      timeoutMs: 120_000,
-      store: deciding.approvals,
-      grants: deciding.grants,
-      onSettled: (_approval, outcome) => reported.push(outcome),
-    });
+    const { deciding, holder, decider, reported, close } = holderAndDecider();
     try {
       await holder.listen();
       const asked = holder.ask(request('dora'), new AbortController().signal);
@@ -134,10 +125,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
         .toEqual([expect.objectContaining({ decision: 'approved', always: true })]);
       expect(await holder.remembered(request('dora').caller, 'files', 'write_file')).toBe(true);
     } finally {
-      await holder.close();
-      await decider.close();
-      await holding.close();
-      await deciding.close();
+      await close();
     }
   });
 
@@ -145,8 +133,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
     // The grace is a minute; shortened here so that a freeze outlasts it in a second or two, not a minute.
     const grace = storeRetryGrace.ms;
     storeRetryGrace.ms = 1_000;
-    const holding = redisStores(redis.url);
-    const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const { deciding, holder, decider, reported, close } = holderAndDecider();
     // When each fence was tried (the decider asking Redis whether its decision landed).
     const fences: number[] = [];
     const fence = deciding.approvals.fence.bind(deciding.approvals);
@@ -155,14 +142,6 @@ describe('approvals on a Redis whose writes fail or land late', () => {
         fences.push(Date.now());
         return fence(id, token);
       },
-    });
-    const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
-    const reported: ApprovalOutcome[] = [];
-    const decider = new Approvals({
-      timeoutMs: 120_000,
-      store: deciding.approvals,
-      grants: deciding.grants,
-      onSettled: (_approval, outcome) => reported.push(outcome),
     });
     try {
       await holder.listen();
@@ -194,12 +173,33 @@ describe('approvals on a Redis whose writes fail or land late', () => {
         .toEqual([expect.objectContaining({ decision: 'approved', decidedBy: 'carol' })]);
     } finally {
       storeRetryGrace.ms = grace;
+      await close();
+    }
+  });
+
+  /**
+   * Two instances on the test's Redis: `holder`, whose call waits for the decision, and `decider`, whose
+   * commands time out after COMMAND_TIMEOUT_MS and which reports the outcomes it learns in `reported`.
+   */
+  function holderAndDecider() {
+    const holding = redisStores(redis.url);
+    const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
+    const reported: ApprovalOutcome[] = [];
+    const decider = new Approvals({
+      timeoutMs: 120_000,
+      store: deciding.approvals,
+      grants: deciding.grants,
+      onSettled: (_approval, outcome) => reported.push(outcome),
+    });
+    const close = async () => {
       await holder.close();
       await decider.close();
       await holding.close();
       await deciding.close();
-    }
-  });
+    };
+    return { deciding, holder, decider, reported, close };
+  }
 
   /** The scripts Redis refused to run for the user `holder` (its ACL LOG). */
   async function refusedScripts(): Promise<number> {
