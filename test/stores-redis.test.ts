@@ -244,24 +244,36 @@ describe('RedisGrantStore', () => {
   });
 });
 
+/** A call of the log's tests, numbered `id`. */
+const callInfo = (id: number) => ({
+  id,
+  caller: {},
+  upstream: 'up',
+  tool: 't',
+  exposedName: 'up__t',
+  argumentsDigest: 'sha256:0',
+});
+
+/**
+ * The call log's write batches (under `prefix`) as Redis runs them, heard with MONITOR: what a frozen Redis
+ * would run again, late. Disconnect `monitor` when done.
+ */
+async function callLogBatches(prefix: string): Promise<{ monitor: Redis; batches: string[][] }> {
+  const monitor = await new Redis(redis.url).monitor();
+  const batches: string[][] = [];
+  monitor.on('monitor', (_time: string, args: string[]) => {
+    if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
+  });
+  return { monitor, batches };
+}
+
 describe('RedisCallLogStore', () => {
   it('keeps a finished call finished when its start or progress write lands late', async () => {
     const prefix = `contract${++tests}:`;
     const store = new RedisCallLogStore(one.client, { prefix });
-    const call = {
-      id: 2 ** 32 * 9 + 1,
-      caller: {},
-      upstream: 'up',
-      tool: 't',
-      exposedName: 'up__t',
-      argumentsDigest: 'sha256:0',
-    };
+    const call = callInfo(2 ** 32 * 9 + 1);
     // The batches' scripts as Redis ran them (MONITOR): what a frozen Redis would run again, late.
-    const monitor = await new Redis(redis.url).monitor();
-    const batches: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
-    });
+    const { monitor, batches } = await callLogBatches(prefix);
     try {
       store.start(call, { path: 'a' }, new Date().toISOString());
       await store.flushed();
@@ -288,21 +300,10 @@ describe('RedisCallLogStore', () => {
       maxArgumentsBytes: 100,
       maxResultBytes: 100,
     });
-    const call = (n: number) => ({
-      id: 2 ** 32 * 9 + n,
-      caller: {},
-      upstream: 'up',
-      tool: 't',
-      exposedName: 'up__t',
-      argumentsDigest: 'sha256:0',
-    });
+    const call = (n: number) => callInfo(2 ** 32 * 9 + n);
     const [small, large, later] = [call(1), call(2), call(3)];
     const result = (text: string) => ({ content: [{ type: 'text' as const, text }] });
-    const monitor = await new Redis(redis.url).monitor();
-    const batches: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
-    });
+    const { monitor, batches } = await callLogBatches(prefix);
     try {
       store.start(small, { path: 'a' }, new Date().toISOString());
       store.start(large, { text: 'x'.repeat(300) }, new Date().toISOString());
@@ -363,19 +364,8 @@ describe('RedisCallLogStore', () => {
   it('keeps a call trimmed from the log out when its start lands late, after 2 newer calls pushed it out', async () => {
     const prefix = `contract${++tests}:`;
     const store = new RedisCallLogStore(one.client, { prefix, maxCalls: 2 });
-    const call = (n: number) => ({
-      id: n, // instance 0: its running calls are never shown lost
-      caller: {},
-      upstream: 'up',
-      tool: 't',
-      exposedName: 'up__t',
-      argumentsDigest: 'sha256:0',
-    });
-    const monitor = await new Redis(redis.url).monitor();
-    const batches: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[0]?.toLowerCase() === 'evalsha' && args[3] === `${prefix}gateway:calls`) batches.push(args);
-    });
+    const call = (n: number) => callInfo(n); // instance 0: its running calls are never shown lost
+    const { monitor, batches } = await callLogBatches(prefix);
     try {
       const first = call(1);
       store.start(first, { path: 'a' }, new Date().toISOString());
