@@ -182,12 +182,19 @@ async function startGatewayOver<T extends HttpServerHandle | undefined>(
 export async function openConsole(
   browser: Browser,
   fixture: Pick<ConsoleFixture, 'origin' | 'handle'>,
-  options: { colorScheme?: 'light' | 'dark'; view?: string; token?: string } = {},
+  options: {
+    colorScheme?: 'light' | 'dark';
+    view?: string;
+    token?: string;
+    /** Run on the new context before the console opens (to route its requests, say). */
+    before?: (context: BrowserContext) => Promise<unknown>;
+  } = {},
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     viewport: { width: 1100, height: 760 },
   });
+  await options.before?.(context);
   const page = await context.newPage();
   // Script errors and CSP violations in the page: a test expects none.
   const errors: string[] = [];

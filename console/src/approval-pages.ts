@@ -2,7 +2,7 @@
 // the stream is refused), then the pages after it read one at a time up to what the page keeps (the rest
 // counted, listed as those are decided); the approvals announced and decided on the stream, and the latest
 // decisions. It reads and writes the lists through the state it is given (Live's).
-import { api, type ApprovalOutcome, type ApprovalsListing, type ListedApproval } from './api.js';
+import { api, ApiError, type ApprovalOutcome, type ApprovalsListing, type ListedApproval } from './api.js';
 
 export interface Decided {
   approval: ListedApproval;
@@ -16,6 +16,8 @@ export interface ApprovalsState {
   unlistedApprovals: number;
   /** The latest settled approvals, newest first. */
   decided: Decided[];
+  /** Why the next page of the pending approvals could not be read (it is read again); undefined once it is. */
+  approvalsUnread?: string | undefined;
 }
 
 /** Where the lists live: read with `state`, changed with `set`. */
@@ -29,6 +31,9 @@ export const KEPT_APPROVALS = 2_000;
 const KEPT_DECIDED = 50;
 /** Pending approvals read a page at a time (the gateway's default page). */
 const PAGE = 500;
+/** A page that could not be read is read again after 0.5 s, 1 s, 2 s … 10 s at most between tries. */
+const RETRY_MS = 500;
+const RETRY_MAX_MS = 10_000;
 
 export class ApprovalPages {
   readonly #host: ApprovalsHost;
@@ -39,6 +44,9 @@ export class ApprovalPages {
   #readAgain = false;
   /** Approvals announced while older ones waited unlisted: listed by the pages, or after the last one. */
   readonly #arrived = new Map<string, ListedApproval>();
+  /** The next try of a page that could not be read, and how many tries in a row failed. */
+  #retry: ReturnType<typeof setTimeout> | undefined;
+  #failures = 0;
 
   constructor(host: ApprovalsHost) {
     this.#host = host;
@@ -51,10 +59,22 @@ export class ApprovalPages {
   firstPage(listing: ApprovalsListing): void {
     this.#generation++;
     this.#arrived.clear();
+    clearTimeout(this.#retry);
+    this.#failures = 0;
     this.#cursor = listing.nextCursor;
     const approvals = listing.approvals.slice(0, KEPT_APPROVALS);
-    this.#host.set({ approvals, unlistedApprovals: Math.max(0, listing.total - approvals.length) });
+    this.#host.set({
+      approvals,
+      unlistedApprovals: Math.max(0, listing.total - approvals.length),
+      approvalsUnread: undefined,
+    });
     if (this.#cursor !== undefined) void this.#readOn();
+  }
+
+  /** No more pages read (signed out): a page being read or to be read again is left unlisted. */
+  stop(): void {
+    this.#generation++;
+    clearTimeout(this.#retry);
   }
 
   /** An approval that starts waiting; false when it was listed already. */
@@ -99,11 +119,14 @@ export class ApprovalPages {
 
   /**
    * The pages after the last read (its `nextCursor`, a stable place: approvals decided meanwhile shift
-   * nothing), until the page holds `KEPT_APPROVALS` or none are left; one reading at a time.
+   * nothing), until the page holds `KEPT_APPROVALS` or none are left; one reading at a time. A page that
+   * could not be read is read again (backing off, up to RETRY_MAX_MS between tries), the list said to be
+   * incomplete meanwhile; a 401 is the session's end (back to the sign-in form), not tried again.
    */
   async #readOn(): Promise<void> {
     if (this.#reading) return void (this.#readAgain = true);
     this.#reading = true;
+    clearTimeout(this.#retry);
     const generation = this.#generation;
     try {
       do {
@@ -127,10 +150,17 @@ export class ApprovalPages {
         );
         const approvals = [...state.approvals, ...fresh].slice(0, KEPT_APPROVALS);
         const unlisted = this.#cursor === undefined ? 0 : Math.max(0, listing.total - approvals.length);
-        this.#host.set({ approvals, unlistedApprovals: unlisted });
+        this.#failures = 0;
+        this.#host.set({ approvals, unlistedApprovals: unlisted, approvalsUnread: undefined });
       } while (this.#readAgain || this.#host.state.approvals.length < KEPT_APPROVALS);
-    } catch {
-      // the next decision or snapshot reads on
+    } catch (error) {
+      if (generation !== this.#generation) return; // a new snapshot lists them
+      if (error instanceof ApiError && error.status === 401) return; // signed out
+      this.#host.set({ approvalsUnread: error instanceof Error ? error.message : String(error) });
+      const delay = Math.min(RETRY_MS * 2 ** this.#failures++, RETRY_MAX_MS);
+      this.#retry = setTimeout(() => {
+        if (generation === this.#generation) void this.#readOn();
+      }, delay);
     } finally {
       this.#reading = false;
     }

@@ -145,6 +145,7 @@ export class Live {
   /** Back to the sign-in form, saying why when there is a reason. */
   signedOut(message?: string): void {
     this.stop();
+    this.#pages.stop();
     this.set({ session: null, signedOut: message, connection: 'connecting' });
   }
 

@@ -264,7 +264,8 @@ function outcomeText({ outcome }: Decided): string {
 }
 
 export function Approvals() {
-  const { approvals, unlistedApprovals, decided, session, connection, streamProblem } = useLive();
+  const { approvals, unlistedApprovals, approvalsUnread, decided, session, connection, streamProblem } =
+    useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
   return (
     <section aria-labelledby="approvals-heading">
@@ -275,11 +276,18 @@ export function Approvals() {
           each retry.
         </p>
       )}
-      {unlistedApprovals > 0 && (
-        <p class="notice" role="status">
-          Showing {approvals.length} of {approvals.length + unlistedApprovals} pending (the oldest first:
-          decide some to see the rest).
+      {approvalsUnread !== undefined ? (
+        <p class="notice error-text" role="alert">
+          Showing {approvals.length} of {approvals.length + unlistedApprovals} pending: the rest could not be
+          read ({approvalsUnread}); trying again.
         </p>
+      ) : (
+        unlistedApprovals > 0 && (
+          <p class="notice" role="status">
+            Showing {approvals.length} of {approvals.length + unlistedApprovals} pending (the oldest first:
+            decide some to see the rest).
+          </p>
+        )
       )}
       {approvals.length === 0 ? (
         <p class="empty">
