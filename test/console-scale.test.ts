@@ -6,7 +6,8 @@
 // every page of the listing and draws a bounded number of cards; scrolled to the end it shows the newest. A
 // card scrolled out and back has what was done to it (the reason typed, raw JSON shown), and the card holding
 // the focus stays while the keyboard scrolls the page away and back; Tab and Shift+Tab from a focused row kept
-// drawn out of the window go to the rows beside it, as the list orders them.
+// drawn out of the window go to the rows beside it, as the list orders them, and the page scrolls to where
+// those rows are in the list.
 // Counts and bounds only: no timing.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -77,6 +78,28 @@ afterAll(async () => {
 });
 
 const rows = (page: Page, selector: string) => page.locator(selector).count();
+
+/**
+ * Where the page shows the focused call: whether it is in the viewport, and whether the calls in the viewport
+ * follow one another in the list (their places, aria-posinset, without a gap). At its real place the calls
+ * around it are its neighbours; drawn beside a window elsewhere (kept for the focus), they are that window's.
+ */
+const focusedInPlace = (page: Page) =>
+  page.evaluate(() => {
+    const inView = (row: Element) => {
+      const box = row.getBoundingClientRect();
+      return box.bottom > 0 && box.top < innerHeight;
+    };
+    const focused = document.activeElement?.closest('li.call');
+    const places = Array.from(document.querySelectorAll('li.call'))
+      .filter(inView)
+      .map((row) => Number(row.getAttribute('aria-posinset')))
+      .sort((a, b) => a - b);
+    return {
+      inView: focused ? inView(focused) : false,
+      inOrder: places.every((place, i) => i === 0 || place === places[i - 1]! + 1),
+    };
+  });
 const scrollToEnd = (page: Page) => page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
 
 describe('the console with a full call log and a thousand approvals', () => {
@@ -144,6 +167,11 @@ describe('the console with a full call log and a thousand approvals', () => {
     expect(await focusedPlace()).toBe(String(total));
     await page.keyboard.press('Shift+Tab');
     expect(await focusedPlace()).toBe(String(total - 1));
+    // The page scrolled to its real place: near the end, among its neighbours.
+    await expect.poll(() => focusedInPlace(page)).toEqual({ inView: true, inOrder: true });
+    expect(await page.evaluate(() => scrollY + innerHeight > document.documentElement.scrollHeight / 2)).toBe(
+      true,
+    );
     expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
 
     // The newest call focused, then End: Tab goes to the second.
@@ -154,6 +182,8 @@ describe('the console with a full call log and a thousand approvals', () => {
     expect(await focusedPlace()).toBe('1');
     await page.keyboard.press('Tab');
     expect(await focusedPlace()).toBe('2');
+    await expect.poll(() => focusedInPlace(page)).toEqual({ inView: true, inOrder: true });
+    expect(await page.evaluate(() => scrollY < document.documentElement.scrollHeight / 2)).toBe(true);
     expect(await rows(page, 'li.call')).toBeLessThanOrEqual(DRAWN_AT_MOST);
     expect(errors).toEqual([]);
     await context.close();

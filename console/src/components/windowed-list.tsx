@@ -13,7 +13,8 @@
 // view, so the focus stays in it rather than falling to `<body>`; and so do the rows before and after it in
 // the list, so that Tab and Shift+Tab from it go to the next and previous rows (not to the window's, skipping
 // those between). The padding is shorter by the rows so drawn. The window is computed again whenever the
-// focus moves within the list, before the next key.
+// focus moves within the list, before the next key; when the focus lands on a row drawn outside the window
+// (Tab from a row so kept), the page first scrolls to that row's real place in the list.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 
@@ -73,6 +74,23 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
     setRange((now) =>
       now.start === start && now.end === end && now.pinned === pinned ? now : { start, end, pinned },
     );
+  };
+
+  /**
+   * The focus landed on a row drawn outside the window (Tab or Shift+Tab from a row kept drawn for its focus):
+   * the browser showed it where it is drawn, beside the window; the page scrolls to the row's real place
+   * instead (centred, as the browser centres a focused element), so that the window is drawn around it.
+   */
+  const reveal = () => {
+    const element = list.current;
+    const focused = element ? focusedRow(element) : undefined;
+    if (!element || focused === undefined) return;
+    const at = items.findIndex((item) => String(keyOf(item)) === focused);
+    if (at === -1 || (at >= range.start && at < range.end)) return;
+    let offset = 0;
+    for (let i = 0; i < at; i++) offset += pitch(items[i]!);
+    const top = element.getBoundingClientRect().top + scrollY + offset;
+    scrollTo(scrollX, top - (innerHeight - pitch(items[at]!)) / 2);
   };
 
   // The items changed: the heights of those no longer there go (memory bounded by the items), the window again.
@@ -158,7 +176,10 @@ export function WindowedList<T>({ items, keyOf, estimate, render, class: classNa
       role="list"
       aria-label={label}
       style={{ paddingTop: `${before}px`, paddingBottom: `${after}px` }}
-      onFocusIn={() => compute()}
+      onFocusIn={() => {
+        reveal();
+        compute();
+      }}
     >
       {drawn.map(([item, index]) => render(item, index))}
     </ul>
