@@ -51,8 +51,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Everything the server sends from now on: until the responses to `awaiting` are in, then until it
- * answers a probe sent once the debounce window has passed (so every burst has been flushed). The
- * probe's own response is left out.
+ * answers `settle` (the fixture answers it once every notification the changes made so far owe is out).
+ * The probe's own response is left out.
  */
 async function drain(wire: RawWire, awaiting: Array<string | number>, probe = 99): Promise<Message[]> {
   const seen: Message[] = [];
@@ -62,11 +62,13 @@ async function drain(wire: RawWire, awaiting: Array<string | number>, probe = 99
     seen.push(message);
     if (message.method === undefined && message.id !== undefined) pending.delete(message.id);
   }
-  await sleep(100);
-  wire.send({ jsonrpc: '2.0', id: probe, method: 'server/discover', params: { _meta: META } });
+  wire.send(call(probe, 'settle'));
   for (;;) {
     const message = (await wire.next()) as Message;
-    if (message.id === probe && message.method === undefined) return seen;
+    if (message.id === probe && message.method === undefined) {
+      expect(message).toMatchObject({ result: { content: [{ type: 'text', text: 'settled' }] } });
+      return seen;
+    }
     seen.push(message);
   }
 }
