@@ -243,17 +243,18 @@ describeMatrix('protocol', (connectAny) => {
 
   it('resets the timeout on progress, up to the maximum total timeout', async () => {
     await using c = await connect();
-    // 20 steps of 20 ms: the call lasts at least 400 ms, twice the timeout, so it ends well only if progress
-    // resets the timeout; a gap between two progress notifications stays far under 200 ms (10× the step) even
-    // on a busy machine.
+    // 60 steps of 20 ms: the call lasts at least 1.2 s, more than the timeout, so it ends well only if progress
+    // resets the timeout. A gap between two progress notifications is a step unless a process is starved: the
+    // timeout (50 steps) is what a busy machine keeps (200 ms, 10 steps, was not: a server or client held
+    // back that long timed the call out).
     const started = performance.now();
     const ok = await c.client.callTool(
       'slow',
-      { steps: 20, ms: 20 },
-      { timeout: 200, resetTimeoutOnProgress: true, onProgress: () => {} },
+      { steps: 60, ms: 20 },
+      { timeout: 1000, resetTimeoutOnProgress: true, onProgress: () => {} },
     );
-    expect(ok.content).toEqual([{ type: 'text', text: 'done after 20' }]);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(398);
+    expect(ok.content).toEqual([{ type: 'text', text: 'done after 60' }]);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1198);
     // Progress every 20 ms for 4 s: only the maximum total timeout (300 ms) can end it early; were it ignored,
     // the call would succeed.
     const capped = await c.client

@@ -133,16 +133,17 @@ for (const { sdk, script, serverInfo, pin, expected, title } of CASES) {
     // Timeouts and cancellation do not depend on the revision: checked once per server, at the default.
     if (pin === undefined)
       it('keeps a slow call alive with resetTimeoutOnProgress, and times out without it', async () => {
-        // 20 steps of 20 ms: twice the timeout in all, each gap a tenth of it (a margin a busy machine keeps).
+        // 60 steps of 20 ms: more than the timeout in all, each gap a fiftieth of it (a margin a busy machine
+        // keeps: a tenth, 200 ms, was not, for a server or client held back that long).
         const steps: number[] = [];
         expect(
           await client.callTool(
             'slow',
-            { steps: 20, ms: 20 },
-            { timeout: 200, resetTimeoutOnProgress: true, onProgress: (p) => steps.push(p.progress) },
+            { steps: 60, ms: 20 },
+            { timeout: 1000, resetTimeoutOnProgress: true, onProgress: (p) => steps.push(p.progress) },
           ),
-        ).toEqual({ content: [{ type: 'text', text: 'done after 20' }] });
-        expect(steps).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+        ).toEqual({ content: [{ type: 'text', text: 'done after 60' }] });
+        expect(steps).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
         const error: unknown = await client
           .callTool('slow', { steps: 20, ms: 20 }, { timeout: 200 })
           .catch((e: unknown) => e);
