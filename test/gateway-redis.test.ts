@@ -131,8 +131,9 @@ describe('gateways sharing a Redis', () => {
         headers: { cookie: cookie(a), 'x-toolwire-console': '1' },
       });
       expect(out.status).toBe(200);
-      // It ends well before B's next keep-alive (15 s) would have asked the store.
-      while (await reader.next(3000));
+      // It ends well before B's next keep-alive (15 s) would have asked the store: waited for up to 10 s
+      // (3 s was a deadline a busy machine, relaying through Redis between two processes, could reach).
+      while (await reader.next(10_000));
     } finally {
       await reader.cancel().catch(() => undefined);
     }
