@@ -61,10 +61,8 @@ function plainBus(): RedisSessionBus {
   return bus;
 }
 
-const until = async (test: () => boolean): Promise<void> => {
-  for (let i = 0; i < 200 && !test(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(test()).toBe(true);
-};
+/** Waits for what Redis delivers (as long as expect.poll waits: 200 turns of 10 ms was 2 s, short on a busy machine). */
+const until = (test: () => boolean): Promise<void> => expect.poll(test).toBe(true);
 
 describe('the Redis session bus around unlisten', () => {
   it('hears a session message sent before its unsubscribe lands as released, and none after', async () => {
@@ -128,14 +126,9 @@ describe('legacy HTTP+SSE forwarding while the holder lets its stream go', () =>
     holder.release();
     const watcher = new Redis(redis.url);
     try {
-      for (let i = 0; i < 200; i++) {
-        const [, count] = (await watcher.pubsub('NUMSUB', `toolwire:bus:session:${session}`)) as [
-          string,
-          number,
-        ];
-        if (count === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
+      const listeners = async () =>
+        ((await watcher.pubsub('NUMSUB', `toolwire:bus:session:${session}`)) as [string, number])[1];
+      await expect.poll(listeners).toBe(0);
     } finally {
       watcher.disconnect();
     }
