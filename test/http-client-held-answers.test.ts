@@ -3,6 +3,7 @@
 // client's open (a gateway in front of such an upstream held one socket per call, for ever).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Client } from '../src/client/index.js';
 import { SseClientTransport, StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { closeAll, connectClient, listen, sseHead, track, until } from './_http-client.js';
 
@@ -35,6 +36,19 @@ const holds: Record<string, Hold> = {
 function whenClosed(res: ServerResponse, closed: () => void): void {
   if (res.socket === null || res.socket.destroyed) closed();
   else res.once('close', closed);
+}
+
+/** Four calls of `t`, given up on after 50 ms: three by their timeout, one by its caller's signal. */
+function givenUp(client: Client): Promise<PromiseSettledResult<unknown>[]> {
+  const aborted = new AbortController();
+  const calls = [
+    client.callTool('t', {}, { timeout: 50 }),
+    client.callTool('t', {}, { timeout: 50 }),
+    client.callTool('t', {}, { timeout: 50 }),
+    client.callTool('t', {}, { signal: aborted.signal }),
+  ];
+  setTimeout(() => aborted.abort(new Error('the caller left')), 50);
+  return Promise.allSettled(calls);
 }
 
 /**
@@ -81,16 +95,7 @@ describe('StreamableHttpClientTransport, a server holding its answers (handshake
       const errors: Error[] = [];
       const client = track(connectClient({ onError: (error) => errors.push(error) }));
       await client.connect(new StreamableHttpClientTransport({ url: server.url }));
-      const aborted = new AbortController();
-      const calls = [
-        client.callTool('t', {}, { timeout: 50 }),
-        client.callTool('t', {}, { timeout: 50 }),
-        client.callTool('t', {}, { timeout: 50 }),
-        client.callTool('t', {}, { signal: aborted.signal }),
-      ];
-      const outcomes = Promise.allSettled(calls);
-      setTimeout(() => aborted.abort(new Error('the caller left')), 50);
-      for (const outcome of await outcomes) expect(outcome.status).toBe('rejected');
+      for (const outcome of await givenUp(client)) expect(outcome.status).toBe('rejected');
       // Every held connection is closed by the client (without the fix they stay open until the test's timeout).
       expect(await server.closed()).toBeLessThanOrEqual(4);
       expect(errors.map(String)).toEqual([]);
@@ -220,16 +225,7 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
 
   it('drops the POST of each call given up on', async () => {
     const { client, allGone } = await legacyServer((method) => method === 'tools/call');
-    const aborted = new AbortController();
-    const calls = [
-      client.callTool('t', {}, { timeout: 50 }),
-      client.callTool('t', {}, { timeout: 50 }),
-      client.callTool('t', {}, { timeout: 50 }),
-      client.callTool('t', {}, { signal: aborted.signal }),
-    ];
-    const outcomes = Promise.allSettled(calls);
-    setTimeout(() => aborted.abort(new Error('the caller left')), 50);
-    for (const outcome of await outcomes) expect(outcome.status).toBe('rejected');
+    for (const outcome of await givenUp(client)) expect(outcome.status).toBe('rejected');
     await allGone();
   });
 

@@ -98,15 +98,9 @@ describe('approvals on a Redis whose writes fail or land late', () => {
   });
 
   it('reports and grants a decision that timed out on a frozen Redis and landed when it thawed', async () => {
-    const { deciding, holder, decider, reported, close } = holderAndDecider();
+    const { deciding, holder, decider, reported, askAndPrime, close } = holderAndDecider();
     try {
-      await holder.listen();
-      const asked = holder.ask(request('dora'), new AbortController().signal);
-      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
-      // The decider's connection has run the settle script once: Redis knows it when it thaws.
-      await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
-        /No approval/,
-      );
+      const asked = await askAndPrime('dora');
       process.kill(redis.pid!, 'SIGSTOP');
       try {
         const failed = await decider
@@ -133,7 +127,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
     // The grace is a minute; shortened here so that a freeze outlasts it in a second or two, not a minute.
     const grace = storeRetryGrace.ms;
     storeRetryGrace.ms = 1_000;
-    const { deciding, holder, decider, reported, close } = holderAndDecider();
+    const { deciding, decider, reported, askAndPrime, close } = holderAndDecider();
     // When each fence was tried (the decider asking Redis whether its decision landed).
     const fences: number[] = [];
     const fence = deciding.approvals.fence.bind(deciding.approvals);
@@ -144,12 +138,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
       },
     });
     try {
-      await holder.listen();
-      const asked = holder.ask(request('erin'), new AbortController().signal);
-      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
-      await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
-        /No approval/,
-      );
+      const asked = await askAndPrime('erin');
       process.kill(redis.pid!, 'SIGSTOP');
       try {
         const failed = await decider
@@ -192,13 +181,26 @@ describe('approvals on a Redis whose writes fail or land late', () => {
       grants: deciding.grants,
       onSettled: (_approval, outcome) => reported.push(outcome),
     });
+    /**
+     * The holder asks for `principal`'s call and the store lists it; the decider's connection has run the
+     * settle script once (a decision for no approval), so Redis knows the script when it thaws.
+     */
+    const askAndPrime = async (principal: string) => {
+      await holder.listen();
+      const asked = holder.ask(request(principal), new AbortController().signal);
+      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
+      await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
+        /No approval/,
+      );
+      return asked;
+    };
     const close = async () => {
       await holder.close();
       await decider.close();
       await holding.close();
       await deciding.close();
     };
-    return { deciding, holder, decider, reported, close };
+    return { deciding, holder, decider, reported, askAndPrime, close };
   }
 
   /** The scripts Redis refused to run for the user `holder` (its ACL LOG). */
