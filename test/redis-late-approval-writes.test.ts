@@ -9,7 +9,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Approvals, type ApprovalRequest } from '../src/gateway/approvals.js';
-import { STORE_RETRY_MS, storeRetryGrace } from '../src/gateway/store-retries.js';
+import { STORE_RETRY_MS, storeRetryBound, storeRetryGrace } from '../src/gateway/store-retries.js';
 import type { ApprovalOutcome, PendingApproval } from '../src/stores/gateway-records.js';
 import { StoreError, redisStores, type RedisStores } from '../src/stores/redis.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
@@ -98,10 +98,10 @@ describe('approvals on a Redis whose writes fail or land late', () => {
   });
 
   it('reports and grants a decision that timed out on a frozen Redis and landed when it thawed', async () => {
-    const { deciding, holder, decider, reported, askAndPrime, close } = holderAndDecider();
+    const { deciding, holder, decider, reported, askAndPrime, freezeAtSettle, close } = holderAndDecider();
     try {
       const asked = await askAndPrime('dora');
-      process.kill(redis.pid!, 'SIGSTOP');
+      freezeAtSettle();
       try {
         const failed = await decider
           .decide(asked.approval.id, { approve: true, always: true, decidedBy: 'carol' })
@@ -123,64 +123,135 @@ describe('approvals on a Redis whose writes fail or land late', () => {
     }
   });
 
-  it('reports a decision that landed when Redis thawed, frozen longer than the retry grace, before the expiry', async () => {
-    // The grace is a minute; shortened here so that a freeze outlasts it in a second or two, not a minute.
-    const grace = storeRetryGrace.ms;
-    storeRetryGrace.ms = 1_000;
-    const { deciding, decider, reported, askAndPrime, close } = holderAndDecider();
-    // When each fence was tried (the decider asking Redis whether its decision landed).
-    const fences: number[] = [];
-    const fence = deciding.approvals.fence.bind(deciding.approvals);
-    Object.assign(deciding.approvals, {
-      fence: (id: string, token: string) => {
-        fences.push(Date.now());
-        return fence(id, token);
-      },
-    });
-    try {
-      const asked = await askAndPrime('erin');
-      process.kill(redis.pid!, 'SIGSTOP');
+  it.each([
+    ['the same timeout as the holder', 120_000],
+    ["a timeout shorter than the holder's (the approval's expiry is the holder's)", 1_000],
+  ])(
+    'reports a decision that landed when Redis thawed, frozen longer than the retry grace, before the expiry; the decider has %s',
+    async (_, deciderTimeoutMs) => {
+      // The grace is a minute; shortened here so that a freeze outlasts it in a second or two, not a minute.
+      const grace = storeRetryGrace.ms;
+      storeRetryGrace.ms = 1_000;
+      const { decider, reported, askAndPrime, freezeAtSettle, fences, close } = holderAndDecider({
+        deciderTimeoutMs,
+      });
       try {
-        const failed = await decider
-          .decide(asked.approval.id, { approve: true, decidedBy: 'carol' })
-          .catch((error: unknown) => error);
-        expect(failed).toBeInstanceOf(StoreError);
-        const failedAt = Date.now();
-        // Redis stays frozen until the decider asks again later than the grace past the decision (and a
-        // retry's pause past that): a fence that gave up after the grace asks no more, and never learns.
-        const past = failedAt + storeRetryGrace.ms + STORE_RETRY_MS + 1_000;
+        const asked = await askAndPrime('erin');
+        freezeAtSettle();
+        try {
+          const failed = await decider
+            .decide(asked.approval.id, { approve: true, decidedBy: 'carol' })
+            .catch((error: unknown) => error);
+          expect(failed).toBeInstanceOf(StoreError);
+          const failedAt = Date.now();
+          // Redis stays frozen until the decider asks again later than the grace past the decision, and past
+          // the decider's own timeout (and a retry's pause past that): a fence that gave up then asks no more,
+          // and never learns.
+          const past =
+            failedAt + Math.min(deciderTimeoutMs, 1_000) + storeRetryGrace.ms + STORE_RETRY_MS + 1_000;
+          await expect
+            .poll(() => fences.at(-1) ?? 0, { timeout: 15_000, interval: 100 })
+            .toBeGreaterThanOrEqual(past);
+        } finally {
+          process.kill(redis.pid!, 'SIGCONT');
+        }
+        // The approval had not expired: the settle Redis read before it froze lands, and the decider reports it.
+        expect(await asked.outcome).toMatchObject({
+          decision: 'approved',
+          always: false,
+          decidedBy: 'carol',
+        });
         await expect
-          .poll(() => fences.at(-1) ?? 0, { timeout: 15_000, interval: 100 })
-          .toBeGreaterThanOrEqual(past);
+          .poll(() => reported, { timeout: 10_000 })
+          .toEqual([expect.objectContaining({ decision: 'approved', decidedBy: 'carol' })]);
+      } finally {
+        storeRetryGrace.ms = grace;
+        await close();
+      }
+    },
+  );
+
+  it('refuses a decision, sending nothing, when too many store writes are being tried again to fence it', async () => {
+    const bound = storeRetryBound.max;
+    storeRetryBound.max = 1;
+    const { decider, reported, askAndPrime, freezeAtSettle, close } = holderAndDecider();
+    try {
+      const first = await askAndPrime('fay');
+      const second = await askAndPrime('gus');
+      freezeAtSettle();
+      try {
+        // The first decision times out: its fence, tried again until Redis answers, takes the one place.
+        await expect(
+          decider.decide(first.approval.id, { approve: true, decidedBy: 'carol' }),
+        ).rejects.toBeInstanceOf(StoreError);
+        // The second would have no fence: it is refused, at once, and says why.
+        const refused = await decider
+          .decide(second.approval.id, { approve: true, decidedBy: 'carol' })
+          .catch((error: unknown) => error);
+        expect(refused).toBeInstanceOf(StoreError);
+        expect((refused as StoreError).message).toBe(
+          `the decision on approval ${second.approval.id} was not sent: too many store writes are being tried again`,
+        );
+        expect((refused as StoreError).details).toEqual({ store: 'approval store', operation: 'settle' });
       } finally {
         process.kill(redis.pid!, 'SIGCONT');
       }
-      // The approval had not expired: the settle Redis read before it froze lands, and the decider reports it.
-      expect(await asked.outcome).toMatchObject({ decision: 'approved', always: false, decidedBy: 'carol' });
+      expect(await first.outcome).toMatchObject({ decision: 'approved', decidedBy: 'carol' });
       await expect
         .poll(() => reported, { timeout: 10_000 })
         .toEqual([expect.objectContaining({ decision: 'approved', decidedBy: 'carol' })]);
+      // Nothing of the refused decision reached Redis; once the first is fenced, the second goes through.
+      expect((await reader.approvals.get(second.approval.id))?.outcome).toBeUndefined();
+      await expect
+        .poll(() =>
+          decider.decide(second.approval.id, { approve: false, decidedBy: 'carol' }).then(
+            ({ outcome }) => outcome.decision,
+            (error: unknown) => String(error),
+          ),
+        )
+        .toBe('denied');
+      expect(await second.outcome).toMatchObject({ decision: 'denied', decidedBy: 'carol' });
     } finally {
-      storeRetryGrace.ms = grace;
+      storeRetryBound.max = bound;
       await close();
     }
   });
 
   /**
    * Two instances on the test's Redis: `holder`, whose call waits for the decision, and `decider`, whose
-   * commands time out after COMMAND_TIMEOUT_MS and which reports the outcomes it learns in `reported`.
+   * commands time out after COMMAND_TIMEOUT_MS, which reports the outcomes it learns in `reported`, and whose fences (asking Redis whether a decision landed) are timed in `fences`.
    */
-  function holderAndDecider() {
+  function holderAndDecider({ deciderTimeoutMs = 120_000 } = {}) {
     const holding = redisStores(redis.url);
     const deciding = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
     const holder = new Approvals({ timeoutMs: 120_000, store: holding.approvals, grants: holding.grants });
     const reported: ApprovalOutcome[] = [];
     const decider = new Approvals({
-      timeoutMs: 120_000,
+      timeoutMs: deciderTimeoutMs,
       store: deciding.approvals,
       grants: deciding.grants,
       onSettled: (_approval, outcome) => reported.push(outcome),
     });
+    const fences: number[] = [];
+    const fence = deciding.approvals.fence.bind(deciding.approvals);
+    const settle = deciding.approvals.settle.bind(deciding.approvals);
+    let freezing = false;
+    Object.assign(deciding.approvals, {
+      fence: (id: string, token: string) => {
+        fences.push(Date.now());
+        return fence(id, token);
+      },
+      // Redis freezes (SIGSTOP) as the settle armed by `freezeAtSettle` is sent, after the decider read the
+      // approval: it reads the settle when it thaws.
+      settle: (...args: Parameters<typeof settle>) => {
+        if (freezing) process.kill(redis.pid!, 'SIGSTOP');
+        freezing = false;
+        return settle(...args);
+      },
+    });
+    const freezeAtSettle = () => {
+      freezing = true;
+    };
     /**
      * The holder asks for `principal`'s call and the store lists it; the decider's connection has run the
      * settle script once (a decision for no approval), so Redis knows the script when it thaws.
@@ -188,7 +259,9 @@ describe('approvals on a Redis whose writes fail or land late', () => {
     const askAndPrime = async (principal: string) => {
       await holder.listen();
       const asked = holder.ask(request(principal), new AbortController().signal);
-      await expect.poll(async () => (await reader.approvals.listPending()).total).toBe(1);
+      await expect
+        .poll(async () => (await reader.approvals.listPending()).approvals.map(({ id }) => id))
+        .toContain(asked.approval.id);
       await expect(decider.decide('none', { approve: true, decidedBy: 'carol' })).rejects.toThrow(
         /No approval/,
       );
@@ -200,7 +273,7 @@ describe('approvals on a Redis whose writes fail or land late', () => {
       await holding.close();
       await deciding.close();
     };
-    return { deciding, holder, decider, reported, askAndPrime, close };
+    return { deciding, holder, decider, reported, fences, askAndPrime, freezeAtSettle, close };
   }
 
   /** The scripts Redis refused to run for the user `holder` (its ACL LOG). */

@@ -216,8 +216,10 @@ export class Approvals {
    * Decides a pending approval, held by this instance or another one sharing the store. Rejects with
    * GatewayError `APPROVAL_NOT_FOUND` (no such id), `APPROVAL_SETTLED` (decided, expired or withdrawn
    * already; `details.outcome` says which) or `APPROVAL_MISMATCH` (the decision names other arguments'
-   * digest), or with the store's `StoreError` when it cannot be reached; throws a RangeError, deciding
-   * nothing, for an `alwaysForMs` that is not a positive integer of at most `MAX_GRANT_MS`.
+   * digest), or with the store's `StoreError` when it cannot be reached (or, with a shared store, when too
+   * many of its writes are being tried again to follow one more that fails: the decision is not sent);
+   * throws a RangeError, deciding nothing, for an `alwaysForMs` that is not a positive integer of at most
+   * `MAX_GRANT_MS`.
    */
   async decide(
     id: string,
@@ -242,19 +244,31 @@ export class Approvals {
     const token = crypto.randomUUID();
     const check: SettleCheck = { token };
     if (decision.argumentsDigest !== undefined) check.argumentsDigest = decision.argumentsDigest;
+    // A settlement that times out may land late, until the approval's expiry: its fence (`#confirm`) needs
+    // a place among the retried writes, held before the decision is sent (none free: the decision is refused,
+    // never sent unfenced), and that expiry, read first when the approval is not held here.
+    const fenced = this.#store.fence !== undefined;
+    const retry = `decision:${token}`;
+    if (fenced && !this.#retries.hold(retry)) {
+      const message = `the decision on approval ${id} was not sent: too many store writes are being tried again`;
+      throw new StoreError(LocalErrorCode.StoreUnavailable, message, {
+        details: { store: 'approval store', operation: 'settle' },
+      });
+    }
     let result: SettleResult;
     try {
-      result = await this.#store.settle(id, outcome, check);
-    } catch (error) {
-      // Timed out, it may still land (Redis read it, then froze): once the store answers, a decision that
-      // landed is reported (and granted) as any other, one that did not is fenced off for good. It may land
-      // until the approval expires: no later than `timeoutMs` from now (its expiry, if held here).
-      if (error instanceof StoreError && this.#store.fence) {
-        const held = this.#waiting.get(id)?.approval.expiresAt;
-        const expiry = Math.max(Date.now() + this.timeoutMs, held === undefined ? 0 : Date.parse(held));
-        void this.#confirm(id, token, outcome, until, expiry);
+      const expiry = fenced ? await this.#expiryOf(id) : undefined;
+      try {
+        result = await this.#store.settle(id, outcome, check);
+      } catch (error) {
+        // Timed out, it may still land (Redis read it, then froze): once the store answers, a decision that
+        // landed is reported (and granted) as any other, one that did not is fenced off for good.
+        if (error instanceof StoreError && fenced)
+          void this.#confirm(id, token, outcome, until, expiry ?? Date.now() + this.timeoutMs);
+        throw error;
       }
-      throw error;
+    } finally {
+      this.#retries.release(retry);
     }
     switch (result.status) {
       case 'unknown':
@@ -277,6 +291,16 @@ export class Approvals {
     const { approval } = result;
     await this.#made(approval, outcome, until);
     return { approval, outcome };
+  }
+
+  /**
+   * Until when a decision on approval `id` may land (ms since the epoch): its expiry, as held here or as the
+   * store recorded it (the holding instance's `timeoutMs` may be longer than this one's); undefined when the
+   * store does not know it.
+   */
+  async #expiryOf(id: string): Promise<number | undefined> {
+    const expiresAt = (this.#waiting.get(id)?.approval ?? (await this.#store.get(id))?.approval)?.expiresAt;
+    return expiresAt === undefined ? undefined : Date.parse(expiresAt);
   }
 
   /** A decision made here: its grant stored ("approve always"), its call told, and it reported. */

@@ -15,12 +15,19 @@ export const STORE_RETRY_MS = 500;
  * @internal
  */
 export const storeRetryGrace = { ms: 60_000 };
-/** Writes tried again at once, at most (each holds its approval); past it one more is not tried again. */
-const MAX_RETRIED = 1_000;
+/**
+ * Writes tried again at once, at most (each holds its approval), with the places held for writes that may
+ * need it (`hold`); past it one more is not tried again. An object, not a constant, so that a test can
+ * lower it and fill it; not part of the package's API.
+ * @internal
+ */
+export const storeRetryBound = { max: 1_000 };
 
 export class StoreRetries {
   /** The keys of the writes being tried. */
   readonly #running = new Set<string>();
+  /** The keys of writes that hold a place (`hold`), not run yet. */
+  readonly #held = new Set<string>();
   /** Aborts when the gateway closes: what is being tried again stops. */
   #closing = new AbortController();
 
@@ -28,7 +35,7 @@ export class StoreRetries {
    * Runs `write` until it resolves; when it throws, again after `STORE_RETRY_MS` while it is before
    * `giveUpAt` (ms since the epoch) and the retries were not stopped since this run began, else
    * `onGiveUp(error)`. A write whose key is being tried already is not run; nor is one past the bound
-   * (`onFull` is told).
+   * (`onFull` is told), unless its key holds a place (`hold`).
    */
   async run(
     key: string,
@@ -38,7 +45,7 @@ export class StoreRetries {
     onFull?: () => void,
   ): Promise<void> {
     if (this.#running.has(key)) return;
-    if (this.#running.size >= MAX_RETRIED) return onFull?.();
+    if (!this.#held.delete(key) && this.#full()) return onFull?.();
     this.#running.add(key);
     const signal = this.#closing.signal;
     try {
@@ -53,6 +60,25 @@ export class StoreRetries {
     } finally {
       this.#running.delete(key);
     }
+  }
+
+  /**
+   * Holds a place within the bound for a write that may need to be tried again (`run` with this key takes
+   * it; `release` gives it back): false, holding nothing, when the bound is reached.
+   */
+  hold(key: string): boolean {
+    if (this.#held.has(key) || this.#running.has(key) || this.#full()) return false;
+    this.#held.add(key);
+    return true;
+  }
+
+  /** Gives back a place held (`hold`) that `run` did not take. */
+  release(key: string): void {
+    this.#held.delete(key);
+  }
+
+  #full(): boolean {
+    return this.#running.size + this.#held.size >= storeRetryBound.max;
   }
 
   /** Waits `STORE_RETRY_MS` before a write is tried again; false, at once, when the retries stop. */
