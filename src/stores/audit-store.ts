@@ -30,7 +30,10 @@ export interface AuditStore {
     record: Omit<GatewayAuditRecord, 'seq'>,
     argumentsText: string,
   ): Promise<void> | undefined;
-  /** The latest records, oldest first. */
+  /**
+   * The latest records, in the order stored (by `seq`), oldest first; not in the order of their `time` (a
+   * call's record is stored when it ends, with the time it arrived).
+   */
   list(options?: AuditListOptions): Promise<GatewayAuditRecord[]>;
 }
 
