@@ -3,9 +3,11 @@
 // or a lost connection ends with the same state as a fresh page. Views read it through `useLive`, which
 // re-renders at most once per animation frame however many events came.
 //
-// A stream silent for too long is taken for dead and another opened (StreamWatchdog). When the stream is refused (too many streams, say), the pending approvals are fetched anyway and the
-// page says that live updates are unavailable, and why. A 401 anywhere ends the session here too: back to
-// the sign-in form.
+// A stream silent for too long is taken for dead and another opened (StreamWatchdog). When the stream is
+// refused (too many streams, say), the pending approvals and the calls are fetched anyway and the page says
+// that live updates are unavailable, and why. A list that could not be read is said so on the page and read
+// again (backing off to 10 s between tries). A 401 anywhere ends the session here too: back to the sign-in
+// form.
 import { useEffect, useState } from 'preact/hooks';
 import {
   api,
@@ -42,6 +44,10 @@ export interface LiveState extends ApprovalsState {
   signedOut?: string | undefined;
   /** Why the event stream is not there (the gateway's answer), while the lists are fetched instead. */
   streamProblem?: string | undefined;
+  /** Why the pending approvals could not be read without the event stream (read again); undefined once they are. */
+  approvalsFailed?: string | undefined;
+  /** Why the calls (with the tools and the audit records) could not be read (read again); undefined once they are. */
+  callsUnread?: string | undefined;
 }
 
 /**
@@ -50,6 +56,12 @@ export interface LiveState extends ApprovalsState {
  * (WindowedList). (The pending approvals: ApprovalPages.)
  */
 const KEPT = { calls: 10_000, audit: 1000, warnings: 20 };
+/** Lists that could not be read are read again after 0.5 s, 1 s, 2 s … 10 s at most between tries. */
+const RETRY_MS = 500;
+const RETRY_MAX_MS = 10_000;
+
+/** What an error says, for the page. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 export const SESSION_ENDED = 'Your session ended; sign in again.';
 
@@ -79,6 +91,9 @@ export class Live {
     this.#connect();
   });
   #failures = 0;
+  /** The next read of the lists that could not be read, and how many reads in a row failed. */
+  #reloadRetry: ReturnType<typeof setTimeout> | undefined;
+  #reloadFailures = 0;
   #flushing = false;
   /** The calls kept: as many as the gateway's call log keeps, once known (an older one could not be read). */
   #keptCalls = KEPT.calls;
@@ -139,6 +154,7 @@ export class Live {
     this.#source?.close();
     this.#source = undefined;
     clearTimeout(this.#retry);
+    clearTimeout(this.#reloadRetry);
     this.#watchdog.stop();
   }
 
@@ -154,16 +170,25 @@ export class Live {
     this.#pages.settled(id);
   }
 
-  /** The event stream is refused: the pending approvals all the same, and why there are no live updates. */
+  /**
+   * The event stream is refused: the pending approvals and the calls all the same, and why there are no live
+   * updates. An approvals read that fails is said on the page, and read again with the next try of the
+   * stream (`#later`: 0.5 s doubling to 10 s); the calls are read again by `reload`.
+   */
   async #withoutStream(): Promise<void> {
     const why = await api.streamRefusal();
+    if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
+    this.set({ streamProblem: why });
+    void this.reload();
     try {
       const listing = await api.approvals();
-      if (this.#source?.readyState === EventSource.OPEN) return; // back meanwhile: the snapshot has them
+      if (this.#source?.readyState === EventSource.OPEN) return;
       this.#pages.firstPage(listing);
-      this.set({ streamProblem: why });
-    } catch {
-      // a 401 went to the sign-in form; otherwise the next try
+      this.set({ approvalsFailed: undefined });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return; // the sign-in form
+      if (this.#source?.readyState === EventSource.OPEN) return;
+      this.set({ approvalsFailed: messageOf(error) });
     }
   }
 
@@ -204,7 +229,12 @@ export class Live {
     });
     on('snapshot', (data: ApprovalsListing & { upstreams: UpstreamView[] }) => {
       this.#pages.firstPage(data);
-      this.set({ connection: 'live', upstreams: data.upstreams, streamProblem: undefined });
+      this.set({
+        connection: 'live',
+        upstreams: data.upstreams,
+        streamProblem: undefined,
+        approvalsFailed: undefined,
+      });
       void this.reload();
     });
     on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
@@ -246,7 +276,13 @@ export class Live {
     }
   }
 
+  /**
+   * Reads the tools, the calls and the audit records again (after a snapshot, or without the stream). A read
+   * that fails is said on the page (`callsUnread`) and made again, 0.5 s doubling to 10 s between tries; a
+   * 401 is the session's end (the sign-in form), not tried again.
+   */
   async reload(): Promise<void> {
+    clearTimeout(this.#reloadRetry);
     try {
       const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(this.#keptCalls), api.audit()]);
       const most = calls.maxCalls;
@@ -256,9 +292,15 @@ export class Live {
         tools: tools.tools,
         calls: this.#callEvents.merge(this.state.calls, calls.calls, this.#keptCalls),
         audit: [...audit.records].reverse(),
+        callsUnread: undefined,
       });
-    } catch {
-      // a 401 went to the sign-in form (onUnauthorized); otherwise the next snapshot reloads
+      this.#reloadFailures = 0;
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 401) return; // the sign-in form (onUnauthorized)
+      this.set({ callsUnread: messageOf(error) });
+      clearTimeout(this.#reloadRetry);
+      const delay = Math.min(RETRY_MS * 2 ** this.#reloadFailures++, RETRY_MAX_MS);
+      this.#reloadRetry = setTimeout(() => void this.reload(), delay);
     }
   }
 }

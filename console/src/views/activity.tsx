@@ -208,7 +208,7 @@ const CallRow = memo(function CallRow({
 });
 
 export function Activity() {
-  const { calls, session } = useLive();
+  const { calls, session, callsUnread } = useLive();
   const [filter, setFilter] = useState('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>();
@@ -264,7 +264,14 @@ export function Activity() {
           Export JSON lines
         </button>
       </div>
-      {shown.length === 0 && <p class="empty">No call{calls.length > 0 ? ' matches' : ' yet'}.</p>}
+      {callsUnread !== undefined && (
+        <p class="notice error-text" role="alert">
+          The calls could not be read ({callsUnread}); trying again.
+        </p>
+      )}
+      {shown.length === 0 && callsUnread === undefined && (
+        <p class="empty">No call{calls.length > 0 ? ' matches' : ' yet'}.</p>
+      )}
       <WindowedList
         items={shown}
         keyOf={callKey}

@@ -264,9 +264,18 @@ function outcomeText({ outcome }: Decided): string {
 }
 
 export function Approvals() {
-  const { approvals, unlistedApprovals, approvalsUnread, decided, session, connection, streamProblem } =
-    useLive();
+  const {
+    approvals,
+    unlistedApprovals,
+    approvalsUnread,
+    approvalsFailed,
+    decided,
+    session,
+    connection,
+    streamProblem,
+  } = useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
+  const failed = unavailable && approvalsFailed !== undefined;
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading">Approvals</h2>
@@ -274,6 +283,11 @@ export function Approvals() {
         <p class="notice error-text" role="alert">
           Live updates unavailable ({streamProblem}): the list below was fetched once and is fetched again on
           each retry.
+        </p>
+      )}
+      {failed && (
+        <p class="notice error-text" role="alert">
+          The pending approvals could not be read ({approvalsFailed}); trying again.
         </p>
       )}
       {approvalsUnread !== undefined ? (
@@ -290,9 +304,13 @@ export function Approvals() {
         )
       )}
       {approvals.length === 0 ? (
-        <p class="empty">
-          {unavailable ? 'Nothing waited for a decision when last fetched.' : 'Nothing waits for a decision.'}
-        </p>
+        !failed && (
+          <p class="empty">
+            {unavailable
+              ? 'Nothing waited for a decision when last fetched.'
+              : 'Nothing waits for a decision.'}
+          </p>
+        )
       ) : (
         <WindowedList
           items={approvals}
