@@ -1,11 +1,20 @@
 // The console keeps no more calls than the gateway's call log (`maxCalls`, which `GET /api/calls` says): past
 // it, the oldest rows go as the log's calls do, so every row shown opens (it kept up to 10,000 whatever the
-// log's size, and a row the log no longer had answered "No call N" when opened). In a real browser; counts only.
+// log's size, and a row the log no longer had answered "No call N" when opened). A call that still runs is
+// listed and shown however many calls started after it (it was cut with the oldest, hidden until it ended),
+// over the HTTP API and in a real browser; counts only.
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCallLogStore } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
-import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
+import {
+  API_TOKEN,
+  gate,
+  launchBrowser,
+  openConsole,
+  startConsoleGateway,
+  type ConsoleFixture,
+} from './_console.js';
 
 /** The call log's size. */
 const MAX_CALLS = 5;
@@ -14,12 +23,18 @@ const CALLS = 8;
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let fixture: ConsoleFixture;
+/** What the slow tool waits for. */
+let slow = gate();
 
 beforeAll(async () => {
   const upstream = new Server({ name: 'up', version: '1.0.0' });
   upstream.tool('echo', { inputSchema: { type: 'object', properties: { n: { type: 'number' } } } }, () =>
     text('ok'),
   );
+  upstream.tool('slow', { inputSchema: { type: 'object' } }, async () => {
+    await slow.promise;
+    return text('slow done');
+  });
   ({ browser, close: closeBrowser } = await launchBrowser());
   fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], {
     stores: { calls: new MemoryCallLogStore({ maxCalls: MAX_CALLS }) },
@@ -67,6 +82,57 @@ describe("the console and the call log's size", () => {
     await detail.waitFor();
     expect(await detail.innerText()).toContain('n: 4');
     expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('lists and shows a running call however many calls started after it, over the API and in the page', async () => {
+    slow = gate();
+    const stop = fixture.gateway.on(() => undefined);
+    const model = await fixture.model();
+    const running = model.callTool({ name: 'up__slow', arguments: {} });
+    await expect
+      .poll(async () => (await fixture.gateway.calls.list()).find((c) => c.call.tool === 'slow')?.state)
+      .toBe('running');
+    const id = (await fixture.gateway.calls.list()).find((c) => c.call.tool === 'slow')!.call.id;
+    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    stop();
+    const list = page.getByRole('list', { name: 'calls' });
+    const row = list.locator(`li.call.state-running[data-call="${id}"]`);
+    await row.waitFor();
+
+    // More calls than the log keeps start after it, through the event stream.
+    for (let n = 1; n <= MAX_CALLS + 1; n++) {
+      const result = await model.callTool({ name: 'up__echo', arguments: { n } });
+      expect(result.isError).toBeFalsy();
+    }
+    const last = id + MAX_CALLS + 1;
+    await list.locator(`li.call.state-ok[data-call="${last}"]`).waitFor();
+    const shown = async () =>
+      list.locator('li.call').evaluateAll((rows) => rows.map((row) => Number(row.dataset.call)));
+    const expected = [...Array.from({ length: MAX_CALLS }, (_, i) => last - i), id];
+    expect(await shown()).toEqual(expected);
+
+    // The API lists it after the latest, whatever the limit.
+    const listed = async (query: string) => {
+      const response = await fetch(`${fixture.handle.apiUrl}/calls${query}`, {
+        headers: { authorization: `Bearer ${API_TOKEN}` },
+      });
+      expect(response.status).toBe(200);
+      const { calls } = (await response.json()) as { calls: { call: { id: number }; state: string }[] };
+      return calls.map((c) => `${c.call.id} ${c.state}`);
+    };
+    expect(await listed('')).toEqual([...expected.slice(0, -1).map((n) => `${n} finished`), `${id} running`]);
+    expect(await listed('?limit=2')).toEqual([`${last} finished`, `${last - 1} finished`, `${id} running`]);
+
+    // A page opened now lists it too (from the listing).
+    await page.reload();
+    await list.locator(`li.call.state-ok[data-call="${last}"]`).waitFor();
+    await row.waitFor();
+    expect(await shown()).toEqual(expected);
+    expect(errors).toEqual([]);
+
+    slow.open();
+    expect((await running).isError).toBeFalsy();
     await page.context().close();
   });
 });

@@ -1,6 +1,8 @@
 // The calls' events from the stream (a call starts, progresses, finishes) queued until the next frame, where a
 // burst of them is applied to the calls in one pass; and a listing of the calls fetched merged with what the
-// events said meanwhile. The calls are kept newest first, `limit` at most.
+// events said meanwhile. The calls are kept newest first: the latest `limit`, and the running calls older than
+// them (`limit` at most), as the gateway's call log keeps them — a call that runs is shown however many started
+// after it.
 import type { CallSummary } from './api.js';
 
 /** A call event as queued until the next frame: a call that starts, or a change to one. */
@@ -47,7 +49,7 @@ export class CallEvents {
 
   /**
    * The queued events applied to `calls` in one pass (linear in the calls and the events), the newest `limit`
-   * kept; undefined when none are queued.
+   * kept and the running ones older (`latest`); undefined when none are queued.
    */
   apply(calls: readonly CallSummary[], limit: number): CallSummary[] | undefined {
     const events = this.#events;
@@ -73,13 +75,13 @@ export class CallEvents {
         const patch = patches.get(c.call.id);
         return patch ? { ...c, ...patch } : c;
       });
-    return [...[...started.values()].reverse(), ...kept].slice(0, limit);
+    return latest([...[...started.values()].reverse(), ...kept], limit);
   }
 
   /**
    * The calls listed by the gateway (newest first) merged with those known (`calls`, with the events queued
    * meanwhile applied): a call the stream saw finish stays finished, and those newer than the listing's
-   * newest stay on top; the newest `limit` kept.
+   * newest stay on top; the newest `limit` kept, and the running ones older (`latest`).
    */
   merge(calls: readonly CallSummary[], listed: readonly CallSummary[], limit: number): CallSummary[] {
     const known = this.apply(calls, Number.MAX_SAFE_INTEGER) ?? calls;
@@ -90,6 +92,20 @@ export class CallEvents {
     });
     const ids = new Set(merged.map((c) => c.call.id));
     const newer = known.filter((c) => !ids.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0));
-    return [...newer, ...merged].slice(0, limit);
+    return latest([...newer, ...merged], limit);
   }
+}
+
+/** The newest `limit` of `calls` (newest first) and, after them, the running ones older (`limit` at most). */
+export function latest(calls: CallSummary[], limit: number): CallSummary[] {
+  if (calls.length <= limit) return calls;
+  const kept = calls.slice(0, limit);
+  let older = 0;
+  for (let i = limit; i < calls.length && older < limit; i++) {
+    const call = calls[i]!;
+    if (call.state !== 'running') continue;
+    kept.push(call);
+    older++;
+  }
+  return kept;
 }

@@ -6,7 +6,7 @@
  * default: see `GatewayEvents`), so a console that reconnects lists the calls made meanwhile. Nobody
  * watching for longer (or ever), the relay skips this, and costs nothing more per call: those calls are in
  * the audit log only. The calls are kept in a `CallLogStore`: in memory by default (bounded: the latest 500
- * calls, the oldest finished going first, and 32 MiB of arguments and results, the oldest results going
+ * calls and the running ones older than them, and 32 MiB of arguments and results, the oldest results going
  * first; one call's arguments and result up to 256 KiB each), or in Redis, where every instance lists and
  * reads every instance's calls (with the same caps).
  *
@@ -116,7 +116,7 @@ export class CallLog {
     return this.#running.get(id)?.cancelledBy;
   }
 
-  /** The latest `limit` calls (default all kept), newest first. */
+  /** The latest `limit` calls (default all kept) and the running ones older than them, newest first. */
   list(limit?: number): Promise<CallSummary[]> {
     return this.#store.list(limit);
   }

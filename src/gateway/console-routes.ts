@@ -5,8 +5,8 @@
  *
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
- * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls? }`: the latest N, and how many the call log keeps at
- *   most, when its store says); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
+ * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls? }`: the latest N — 200 by default — and the running
+ *   calls older than them, and how many the call log keeps at most, when its store says); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
  *   `cancelled` here, or `requested` of the instance running it when instances share their stores; 409
  *   for a call that ended, one whose instance stopped while it ran — `outcome: 'lost'` — included).
  * - `GET  /api/resources/read?uri=URI`.

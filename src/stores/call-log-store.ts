@@ -37,7 +37,11 @@ export interface CallLogStore {
   finish(id: number, end: CallEnd): void;
   /** Resolves once the writes made so far are stored; rejects (a `StoreError`) when they could not be. */
   flushed(): Promise<void>;
-  /** The latest `limit` calls (default: all kept), newest first, without arguments and results. */
+  /**
+   * The latest `limit` calls (default and at most `maxCalls`) and, after them, the running calls older than
+   * those (`maxCalls` of them at most: the newest), newest first, without arguments and results: a call that
+   * still runs is listed however many calls started after it.
+   */
   list(limit?: number): Promise<CallSummary[]>;
   /** One call with its arguments and result; undefined when unknown (never, or no longer kept). */
   get(id: number): Promise<CallRecord | undefined>;
@@ -56,7 +60,10 @@ export interface CallLogStore {
 }
 
 export interface CallLogStoreOptions {
-  /** Calls kept (default 500): the oldest finished ones go first, a running one is never dropped. */
+  /**
+   * Calls kept (default 500): the latest so many (by start) and every running call older than them; an older
+   * call goes once it has finished.
+   */
   maxCalls?: number;
   /**
    * One call's result kept at most, in UTF-8 bytes of JSON (default 256 KiB; a larger one:
@@ -165,9 +172,17 @@ export class MemoryCallLogStore implements CallLogStore {
   list(limit = this.#maxCalls): Promise<CallSummary[]> {
     const wanted = Math.max(0, Math.min(limit, this.#maxCalls));
     const summaries: CallSummary[] = [];
+    if (wanted === 0) return Promise.resolve(summaries);
     const entries = [...this.#entries.values()];
-    for (let i = entries.length - 1; i >= 0 && summaries.length < wanted; i--) {
-      const { arguments: _arguments, result: _result, error: _error, ...summary } = entries[i]!.record;
+    // The latest `wanted`, then the running ones older than them (`maxCalls` at most).
+    let older = 0;
+    for (let i = entries.length - 1; i >= 0 && older < this.#maxCalls; i--) {
+      const { record } = entries[i]!;
+      if (summaries.length >= wanted) {
+        if (record.state !== 'running') continue;
+        older++;
+      }
+      const { arguments: _arguments, result: _result, error: _error, ...summary } = record;
       summaries.push(structuredClone(summary));
     }
     return Promise.resolve(summaries);
@@ -190,10 +205,14 @@ export class MemoryCallLogStore implements CallLogStore {
     return Promise.resolve(stop);
   }
 
-  /** Drops the oldest finished calls past `maxCalls`, then the oldest results past `maxBytes`. */
+  /**
+   * Drops the finished calls older than the latest `maxCalls` (those running stay), then the oldest results
+   * past `maxBytes`.
+   */
   #trim(): void {
+    let older = this.#entries.size - this.#maxCalls;
     for (const [id, entry] of this.#entries) {
-      if (this.#entries.size <= this.#maxCalls) break;
+      if (older-- <= 0) break;
       if (entry.record.state === 'running') continue;
       this.#entries.delete(id);
       this.#bytes -= entry.bytes;

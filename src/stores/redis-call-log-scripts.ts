@@ -18,7 +18,8 @@ const FIELDS = 8;
 // start may land later), and a start or progress of a call kept finished never makes it running again (a
 // late start only adds the arguments and index entry it lacks). Nor does a late start of a call trimmed
 // since it ended: a trimmed call's id stays in the trimmed set (the latest so many), and a start of it no
-// later than the start it was trimmed with writes nothing. Progress of a call not kept is not written.
+// later than the start it was trimmed with writes nothing. Progress of a call not kept is not written. Past
+// max calls in the index, the finished ones older than the latest max go (the running ones stay).
 export const WRITE = new RedisScript(`
 local prefix, max, ttl, kept = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
 for i = 5, #ARGV, ${FIELDS} do
@@ -47,16 +48,13 @@ for i = 5, #ARGV, ${FIELDS} do
 end
 local extra = redis.call('ZCARD', KEYS[1]) - max
 if extra > 0 then
-  local removed = 0
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 2 * extra + 63, 'WITHSCORES')
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, extra - 1, 'WITHSCORES')
   for j = 1, #oldest, 2 do
-    if removed >= extra then break end
     local id = oldest[j]
     if redis.call('HGET', prefix .. id, 'f') ~= '0' then
       redis.call('DEL', prefix .. id)
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[2], oldest[j + 1], id)
-      removed = removed + 1
     end
   end
   local over = redis.call('ZCARD', KEYS[2]) - kept
@@ -88,13 +86,23 @@ local function settled(key, id, ...)
 end
 `;
 
-// KEYS: the index. ARGV: the call hash prefix, how many, then as SETTLE's. Returns the summaries, newest
-// first.
+// KEYS: the index. ARGV: the call hash prefix, how many, then as SETTLE's, then how many running calls older
+// than those at most. Returns the summaries, newest first: the latest so many, then the running ones older
+// (the index holds the latest max calls and the running ones older: WRITE trims the others).
 export const LIST = new RedisScript(`${SETTLE}
-local out = {}
-for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[2]) - 1)) do
-  local summary = settled(ARGV[1] .. id, id)[1]
-  if summary then out[#out + 1] = summary end
+local out, count, most, older = {}, tonumber(ARGV[2]), tonumber(ARGV[6]), 0
+for i, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, -1)) do
+  if i <= count then
+    local summary = settled(ARGV[1] .. id, id)[1]
+    if summary then out[#out + 1] = summary end
+  else
+    if older >= most then break end
+    local values = settled(ARGV[1] .. id, id)
+    if values[1] and values[2] == '0' then
+      out[#out + 1] = values[1]
+      older = older + 1
+    end
+  end
 end
 return out`);
 

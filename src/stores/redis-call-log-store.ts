@@ -1,8 +1,8 @@
 /**
  * A gateway's call log in Redis, shared by every instance: a hash per call (`<prefix>gateway:call:<id>`:
  * its summary, arguments, result or error, all JSON, and whether it runs) and an index of the latest calls
- * (`<prefix>gateway:calls`, a sorted set by start time) capped at `maxCalls`: past it the oldest finished
- * calls go, hash and all (their ids stay in `<prefix>gateway:calls-trimmed`, the latest 10,000, so that a
+ * (`<prefix>gateway:calls`, a sorted set by start time): the latest `maxCalls` and the running calls older than
+ * them; the finished calls older than the latest `maxCalls` go, hash and all (their ids stay in `<prefix>gateway:calls-trimmed`, the latest 10,000, so that a
  * start landing late does not bring one back). Every key expires `ttlMs` after the last write to it. A call's
  * arguments and result are kept up to `maxArgumentsBytes` and `maxResultBytes` each (256 KiB by default;
  * larger, the summary says `'too-large'`), so the call log holds at most `maxCalls` × both (250 MiB by
@@ -191,7 +191,7 @@ export class RedisCallLogStore implements CallLogStore {
       const found = (await LIST.run(
         this.#client,
         [this.#index],
-        [this.#prefix, count, ...this.#settleArgs()],
+        [this.#prefix, count, ...this.#settleArgs(), this.#maxCalls],
       )) as string[];
       return found.map((json) => JSON.parse(json) as CallSummary);
     });

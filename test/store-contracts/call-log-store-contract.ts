@@ -36,7 +36,7 @@ export function describeCallLogStoreContract(
       b.start(info(2), {}, startedAt);
       await b.flushed();
       expect(await ids(a)).toEqual([2, 1]);
-      expect(await ids(b, 1)).toEqual([2]);
+      expect(await ids(b, 1)).toEqual([2, 1]); // the latest one, and 1, which still runs
       const [, first] = await b.list();
       expect(first).toEqual({ call: info(1), startedAt, state: 'running', hasResult: false });
       expect(await b.get(1)).toEqual({
@@ -47,6 +47,9 @@ export function describeCallLogStoreContract(
         arguments: { path: 'a.txt', text: 'ünï "code"' },
       });
       expect(await b.get(99)).toBeUndefined();
+      a.finish(1, ok);
+      await a.flushed();
+      expect(await ids(b, 1)).toEqual([2]);
     });
 
     it('records progress, then the end with its result, for the other handle to read', async () => {
@@ -102,7 +105,7 @@ export function describeCallLogStoreContract(
       expect(await ids(b)).toEqual([2, 1]);
     });
 
-    it('keeps the latest maxCalls, and never drops a running one', async () => {
+    it('keeps the latest maxCalls and every running call older than them, and lists those after the latest', async () => {
       const { a, b } = await make({ maxCalls: 2 });
       // It says what it keeps (GET /api/calls passes it on: a console keeps no more).
       expect(b.maxCalls).toBe(2);
@@ -114,10 +117,31 @@ export function describeCallLogStoreContract(
         a.finish(id, { ...ok, result: result(`r${id}`) });
         await a.flushed();
       }
-      expect(await ids(b)).toEqual([4, 1]);
+      expect(await ids(b)).toEqual([4, 3, 1]);
+      expect(await ids(b, 1)).toEqual([4, 1]);
       expect(await b.get(2)).toBeUndefined();
-      expect(await b.get(4)).toMatchObject({ state: 'finished', arguments: { id: 4 }, hasResult: true });
+      expect(await b.get(3)).toMatchObject({ state: 'finished', arguments: { id: 3 }, hasResult: true });
       expect(await b.get(1)).toMatchObject({ state: 'running', hasResult: false });
+      // Once it ends, it is older than the latest maxCalls: it goes.
+      a.finish(1, ok);
+      await a.flushed();
+      expect(await ids(b)).toEqual([4, 3]);
+      expect(await b.get(1)).toBeUndefined();
+    });
+
+    it('lists the running calls older than the latest, maxCalls of them at most (the newest)', async () => {
+      const { a, b } = await make({ maxCalls: 2 });
+      for (const id of [1, 2, 3]) a.start(info(id), { id }, startedAt); // stay running
+      await a.flushed();
+      for (const id of [4, 5, 6]) {
+        a.start(info(id), { id }, startedAt);
+        a.finish(id, ok);
+        await a.flushed();
+      }
+      expect(await ids(b)).toEqual([6, 5, 3, 2]);
+      expect(await ids(b, 1)).toEqual([6, 3, 2]);
+      expect(await b.get(1)).toMatchObject({ state: 'running' });
+      expect(await b.get(4)).toBeUndefined();
     });
 
     it('records a burst of calls, more than one batch holds, all of them', async () => {
@@ -128,8 +152,10 @@ export function describeCallLogStoreContract(
       }
       await a.flushed();
       const listed = await ids(b);
-      expect(listed).toHaveLength(500);
+      // The latest 500, then the 50 older that still run (1, 3 … 99).
+      expect(listed).toHaveLength(550);
       expect(listed.slice(0, 3)).toEqual([600, 599, 598]);
+      expect(listed.slice(500, 502)).toEqual([99, 97]);
       expect(await b.get(600)).toMatchObject({ state: 'finished', arguments: { id: 600 }, hasResult: true });
       expect(await b.get(599)).toMatchObject({ state: 'running', arguments: { id: 599 } });
     });
