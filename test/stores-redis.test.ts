@@ -346,8 +346,9 @@ describe('RedisCallLogStore', () => {
         [small.id, 'finished'],
       ]);
       expect(await one.client.pttl(`${prefix}gateway:call:${small.id}`)).toBeGreaterThan(0);
-      // The start's batch holds the index score (ARGV: prefix, max, TTL, trimmed kept, then id, score, …).
-      const started = Number(batches[0]![10]);
+      // The start's batch holds the index score (4 keys; ARGV: prefix, max, TTL, trimmed kept, epoch, then id,
+      // score, …).
+      const started = Number(batches[0]![13]);
       expect(started).toBeGreaterThan(0);
       expect(Number(await one.client.zscore(`${prefix}gateway:calls`, small.id))).toBe(started);
       // Indexed as it started: the oldest finished call goes first past maxCalls.

@@ -125,8 +125,15 @@ export const api = {
       { arguments: args, tryId },
       signal,
     ),
-  /** The latest `limit` calls, and how many the gateway's call log keeps at most (when it says). */
-  calls: (limit: number) => request<{ calls: CallSummary[]; maxCalls?: number }>(`/calls?limit=${limit}`),
+  /**
+   * The latest `limit` calls (and the running ones older), how many the gateway's call log keeps at most and
+   * where the listing ends (when it says); with `since` (a marker it gave), the calls changed after it
+   * (`whole: false`) or, when it cannot follow the marker, the listing (`whole: true`).
+   */
+  calls: (limit: number, since?: string) =>
+    request<{ calls: CallSummary[]; maxCalls?: number; marker?: string; whole?: boolean }>(
+      `/calls?limit=${limit}${since === undefined ? '' : `&since=${encodeURIComponent(since)}`}`,
+    ),
   callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
   /** One approval whole: its arguments, which a listing leaves out when they are long. */

@@ -94,6 +94,32 @@ export class CallEvents {
     const newer = known.filter((c) => !ids.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0));
     return latest([...newer, ...merged], limit);
   }
+
+  /**
+   * The calls the gateway says changed since the last listing (newest first) applied to those known (with the
+   * events queued meanwhile applied): each replaces the one known (a call the stream saw finish stays
+   * finished), and those not known go on top when newer than the newest known, else after the rest.
+   */
+  changed(calls: readonly CallSummary[], changed: readonly CallSummary[], limit: number): CallSummary[] {
+    const known = this.apply(calls, Number.MAX_SAFE_INTEGER) ?? calls;
+    const fresh = new Map(changed.map((c) => [c.call.id, c]));
+    const updated = known.map((c) => {
+      const now = fresh.get(c.call.id);
+      if (!now) return c;
+      fresh.delete(c.call.id);
+      return c.state === 'finished' && now.state === 'running' ? c : now;
+    });
+    const newest = known[0]?.call.id ?? 0;
+    const unknown = [...fresh.values()];
+    return latest(
+      [
+        ...unknown.filter((c) => c.call.id > newest),
+        ...updated,
+        ...unknown.filter((c) => c.call.id <= newest),
+      ],
+      limit,
+    );
+  }
 }
 
 /** The newest `limit` of `calls` (newest first) and, after them, the running ones older (`limit` at most). */

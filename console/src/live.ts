@@ -97,6 +97,8 @@ export class Live {
   #flushing = false;
   /** The calls kept: as many as the gateway's call log keeps, once known (an older one could not be read). */
   #keptCalls = KEPT.calls;
+  /** Where the last listing of the calls ended (the gateway's marker): the next reads what changed after it. */
+  #callsMarker: string | undefined;
   readonly #callEvents = new CallEvents();
   readonly #pages = new ApprovalPages(this);
 
@@ -277,20 +279,31 @@ export class Live {
   }
 
   /**
-   * Reads the tools, the calls and the audit records again (after a snapshot, or without the stream). A read
+   * Reads the tools, the calls and the audit records again (after a snapshot, or without the stream): the calls
+   * changed since the last listing when the gateway can say (`GET /api/calls?since=`), else all. A read
    * that fails is said on the page (`callsUnread`) and made again, 0.5 s doubling to 10 s between tries; a
    * 401 is the session's end (the sign-in form), not tried again.
    */
   async reload(): Promise<void> {
     clearTimeout(this.#reloadRetry);
     try {
-      const [tools, calls, audit] = await Promise.all([api.tools(), api.calls(this.#keptCalls), api.audit()]);
+      const since = this.#callsMarker;
+      const [tools, calls, audit] = await Promise.all([
+        api.tools(),
+        api.calls(this.#keptCalls, since),
+        api.audit(),
+      ]);
       const most = calls.maxCalls;
       const known = typeof most === 'number' && Number.isSafeInteger(most) && most >= 1;
       this.#keptCalls = known ? Math.min(most, KEPT.calls) : KEPT.calls;
+      // Only what changed since the last listing, when the gateway could say (else the listing, whole).
+      if (this.#callsMarker === since) this.#callsMarker = calls.marker;
       this.set({
         tools: tools.tools,
-        calls: this.#callEvents.merge(this.state.calls, calls.calls, this.#keptCalls),
+        calls:
+          since !== undefined && calls.whole === false
+            ? this.#callEvents.changed(this.state.calls, calls.calls, this.#keptCalls)
+            : this.#callEvents.merge(this.state.calls, calls.calls, this.#keptCalls),
         audit: [...audit.records].reverse(),
         callsUnread: undefined,
       });

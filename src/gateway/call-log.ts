@@ -20,6 +20,7 @@
 import { CancellationSource, type Cancellation, type JsonObject } from '../index.js';
 import {
   MemoryCallLogStore,
+  type CallChanges,
   type CallLogStore,
   type CallProgress,
   type MemoryCallLogStoreOptions,
@@ -119,6 +120,20 @@ export class CallLog {
   /** The latest `limit` calls (default all kept) and the running ones older than them, newest first. */
   list(limit?: number): Promise<CallSummary[]> {
     return this.#store.list(limit);
+  }
+
+  /**
+   * The calls changed after `marker` (`whole: false`), or the listing (`whole: true`: without a marker, with
+   * one the store cannot follow, or a store without `changes`, which gives no marker) — see
+   * `CallLogStore.changes`.
+   */
+  async changes(
+    marker: string | undefined,
+    limit?: number,
+  ): Promise<Omit<CallChanges, 'marker'> & { marker?: string }> {
+    const store = this.#store;
+    if (store.changes) return store.changes(marker, limit);
+    return { calls: await store.list(limit), whole: true };
   }
 
   /** The calls the store keeps at most, when it says (`CallLogStore.maxCalls`). */

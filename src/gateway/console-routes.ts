@@ -5,8 +5,11 @@
  *
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
- * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls? }`: the latest N — 200 by default — and the running
- *   calls older than them, and how many the call log keeps at most, when its store says); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
+ * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls?, marker? }`: the latest N — 200 by default — and the
+ *   running calls older than them, how many the call log keeps at most, when its store says, and where the
+ *   listing ends); `GET /api/calls?since=MARKER&limit=N` (answers `{ calls, maxCalls?, marker?, whole }`: the
+ *   calls changed after the marker, newest first, `whole: false`; or, for a marker the store cannot follow —
+ *   it restarted, trimmed calls that changed after it, another store's — the listing, `whole: true`); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
  *   `cancelled` here, or `requested` of the instance running it when instances share their stores; 409
  *   for a call that ended, one whose instance stopped while it ran — `outcome: 'lost'` — included).
  * - `GET  /api/resources/read?uri=URI`.
@@ -26,6 +29,7 @@ import {
   ProtocolError,
   type JsonObject,
 } from '../index.js';
+import { parseCallMarker } from '../stores/call-log-store.js';
 import { failure } from './api-json.js';
 import type { ApiCaller } from './console-sessions.js';
 import { asPerson } from './console-caller.js';
@@ -171,9 +175,22 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
     if (request.method !== 'GET') return only(context, 'GET');
     const limit = integerParam(url, 'limit');
     if (limit instanceof Error) return fail(400, 'INVALID_REQUEST', limit.message);
-    const calls = await gateway.calls.list(limit ?? 200);
+    const since = url.searchParams.get('since') ?? undefined;
+    if (since !== undefined && parseCallMarker(since) === undefined) {
+      return fail(
+        400,
+        'INVALID_REQUEST',
+        `since must be a marker from an earlier answer, got "${since.slice(0, 40)}"`,
+      );
+    }
+    const { calls, whole, marker } = await gateway.calls.changes(since, limit ?? 200);
     const { maxCalls } = gateway.calls;
-    return reply(200, maxCalls === undefined ? { calls } : { calls, maxCalls });
+    return reply(200, {
+      calls,
+      ...(maxCalls === undefined ? {} : { maxCalls }),
+      ...(marker === undefined ? {} : { marker }),
+      ...(since === undefined ? {} : { whole }),
+    });
   }
   const id = Number(idText);
   if (!Number.isSafeInteger(id) || extra.length > 0) return fail(404, 'NOT_FOUND', `No ${url.pathname}`);

@@ -94,6 +94,7 @@ export {
 } from './call-log.js';
 export {
   MemoryCallLogStore,
+  type CallChanges,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,

@@ -11,6 +11,7 @@
  * shown ended, `outcome: 'lost'`, to every reader.
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
   boundedError,
@@ -27,6 +28,19 @@ export {
 
 /** The latest progress of a call, as the upstream reported it. */
 export type CallProgress = NonNullable<CallSummary['progress']>;
+
+/** What `CallLogStore.changes` answers. */
+export interface CallChanges {
+  /**
+   * `whole: false`: the calls changed after the marker asked with (started, progressed, ended), newest first.
+   * `whole: true`: the listing (`list(limit)`), for a reader without a marker or with one that cannot be
+   * followed (the store restarted, trimmed calls changed after it, another store's): it lists anew.
+   */
+  calls: CallSummary[];
+  whole: boolean;
+  /** Where these calls end: the marker to ask with next. */
+  marker: string;
+}
 
 export interface CallLogStore {
   /** Records a call that starts (running, with its arguments); `startedAt` is ISO 8601. */
@@ -45,6 +59,14 @@ export interface CallLogStore {
   list(limit?: number): Promise<CallSummary[]>;
   /** One call with its arguments and result; undefined when unknown (never, or no longer kept). */
   get(id: number): Promise<CallRecord | undefined>;
+  /**
+   * The calls changed after `marker` (from an earlier answer), or, without one or with one it cannot follow,
+   * the listing (`whole: true`, as `list(limit)`), with the marker to ask with next: a reader that reconnects
+   * reads what changed instead of every call. Each change of a call (start, progress, end, settled lost) takes
+   * the store's next number; the marker names the store (a restart or another store is told apart) and the
+   * last number seen. A store without it is listed whole.
+   */
+  changes?(marker: string | undefined, limit?: number): Promise<CallChanges>;
   /**
    * The finished calls it keeps at most (its `maxCalls`), when it says: a reader that lists them and follows
    * the call events (the console) keeps no more, since an older one could no longer be read.
@@ -99,6 +121,19 @@ interface Entry {
   record: CallRecord;
   bytes: number;
   resultBytes: number;
+  /** The number of its latest change. */
+  changed: number;
+}
+
+/** A marker: the store's epoch (random, per store), a dot, the number of the last change seen. */
+const MARKER = /^([A-Za-z0-9_-]{1,64})\.(\d{1,16})$/;
+
+/** The epoch and number a marker names; undefined when it is not one. */
+export function parseCallMarker(marker: string): { epoch: string; seq: number } | undefined {
+  const match = MARKER.exec(marker);
+  if (!match) return undefined;
+  const seq = Number(match[2]);
+  return Number.isSafeInteger(seq) ? { epoch: match[1]!, seq } : undefined;
 }
 
 /** The in-memory default: the calls of this process, bounded in count and bytes. */
@@ -109,6 +144,11 @@ export class MemoryCallLogStore implements CallLogStore {
   readonly #maxResultBytes: number;
   readonly #maxArgumentsBytes: number;
   #bytes = 0;
+  /** This store's epoch (markers of another store, or of this one before a restart, are not followed). */
+  readonly #epoch = randomUUID();
+  /** The latest change's number, and the latest of a call trimmed since (a marker before it is not followed). */
+  #seq = 0;
+  #trimmedSeq = 0;
 
   constructor(options: MemoryCallLogStoreOptions = {}) {
     this.#maxCalls = Math.max(1, options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS);
@@ -131,14 +171,16 @@ export class MemoryCallLogStore implements CallLogStore {
       record.argumentsDropped = 'too-large';
     }
     const bytes = json?.length ?? 0;
-    this.#entries.set(call.id, { record, bytes, resultBytes: 0 });
+    this.#entries.set(call.id, { record, bytes, resultBytes: 0, changed: ++this.#seq });
     this.#bytes += bytes;
     this.#trim();
   }
 
   progress(id: number, progress: CallProgress): void {
     const entry = this.#entries.get(id);
-    if (entry) entry.record.progress = progress;
+    if (!entry) return;
+    entry.record.progress = progress;
+    entry.changed = ++this.#seq;
   }
 
   finish(id: number, end: CallEnd): void {
@@ -147,6 +189,7 @@ export class MemoryCallLogStore implements CallLogStore {
     const { result, ...rest } = end;
     if (rest.error !== undefined) rest.error = boundedError(rest.error, this.#maxResultBytes);
     Object.assign(entry.record, rest, { state: 'finished' });
+    entry.changed = ++this.#seq;
     if (result !== undefined) {
       const bytes = jsonWithin(result, this.#maxResultBytes)?.length;
       if (bytes === undefined) entry.record.resultDropped = 'too-large';
@@ -170,11 +213,28 @@ export class MemoryCallLogStore implements CallLogStore {
   }
 
   list(limit = this.#maxCalls): Promise<CallSummary[]> {
+    return Promise.resolve(this.#list(limit));
+  }
+
+  changes(marker: string | undefined, limit = this.#maxCalls): Promise<CallChanges> {
+    const next = `${this.#epoch}.${this.#seq}`;
+    const since = marker === undefined ? undefined : parseCallMarker(marker);
+    if (!since || since.epoch !== this.#epoch || since.seq < this.#trimmedSeq || since.seq > this.#seq)
+      return Promise.resolve({ calls: this.#list(limit), whole: true, marker: next });
+    const calls: CallSummary[] = [];
+    const entries = [...this.#entries.values()];
+    for (let i = entries.length - 1; i >= 0; i--) {
+      if (entries[i]!.changed > since.seq) calls.push(summaryOf(entries[i]!.record));
+    }
+    return Promise.resolve({ calls, whole: false, marker: next });
+  }
+
+  /** The latest `limit`, then the running ones older than them (`maxCalls` at most). */
+  #list(limit: number): CallSummary[] {
     const wanted = Math.max(0, Math.min(limit, this.#maxCalls));
     const summaries: CallSummary[] = [];
-    if (wanted === 0) return Promise.resolve(summaries);
+    if (wanted === 0) return summaries;
     const entries = [...this.#entries.values()];
-    // The latest `wanted`, then the running ones older than them (`maxCalls` at most).
     let older = 0;
     for (let i = entries.length - 1; i >= 0 && older < this.#maxCalls; i--) {
       const { record } = entries[i]!;
@@ -182,10 +242,9 @@ export class MemoryCallLogStore implements CallLogStore {
         if (record.state !== 'running') continue;
         older++;
       }
-      const { arguments: _arguments, result: _result, error: _error, ...summary } = record;
-      summaries.push(structuredClone(summary));
+      summaries.push(summaryOf(record));
     }
-    return Promise.resolve(summaries);
+    return summaries;
   }
 
   get(id: number): Promise<CallRecord | undefined> {
@@ -196,9 +255,11 @@ export class MemoryCallLogStore implements CallLogStore {
   /** In one process an instance lives as long as the store: its calls still running end when it stops. */
   live(instance: number): Promise<() => Promise<void>> {
     const stop = () => {
-      for (const [id, { record }] of this.#entries) {
+      for (const [id, entry] of this.#entries) {
+        const { record } = entry;
         if (record.state !== 'running' || Math.floor(id / CALL_IDS_PER_INSTANCE) !== instance) continue;
         Object.assign(record, { state: 'finished', outcome: 'lost', error: lostCallError(instance) });
+        entry.changed = ++this.#seq;
       }
       return Promise.resolve();
     };
@@ -216,6 +277,7 @@ export class MemoryCallLogStore implements CallLogStore {
       if (entry.record.state === 'running') continue;
       this.#entries.delete(id);
       this.#bytes -= entry.bytes;
+      this.#trimmedSeq = Math.max(this.#trimmedSeq, entry.changed);
     }
     for (const entry of this.#entries.values()) {
       if (this.#bytes <= this.#maxBytes) break;
@@ -239,4 +301,10 @@ export class MemoryCallLogStore implements CallLogStore {
       entry.bytes = entry.resultBytes;
     }
   }
+}
+
+/** A call's summary: its record without arguments, result and error, copied. */
+function summaryOf(record: CallRecord): CallSummary {
+  const { arguments: _arguments, result: _result, error: _error, ...summary } = record;
+  return structuredClone(summary);
 }

@@ -32,6 +32,7 @@ export {
 } from './audit-store.js';
 export {
   MemoryCallLogStore,
+  type CallChanges,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,

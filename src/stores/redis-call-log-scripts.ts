@@ -10,8 +10,10 @@ import { RedisScript } from './redis-script.js';
 /** Fields per call in WRITE's ARGV. */
 const FIELDS = 8;
 
-// KEYS: the index, the trimmed calls (a sorted set: id by start score). ARGV: the call hash prefix, max
-// calls, TTL (ms), trimmed calls kept, then per call: id, score, summary, arguments ('' to leave), result
+// KEYS: the index, the trimmed calls (a sorted set: id by start score), the changes (a hash: the store's epoch
+// 'e', the latest change's number 'n', the latest of a trimmed call 't'), the changed calls (a sorted set: id by
+// the number of its latest change). ARGV: the call hash prefix, max calls, TTL (ms), trimmed calls kept, an
+// epoch (taken when the store has none), then per call: id, score, summary, arguments ('' to leave), result
 // ('' none), error ('' none), '1' when it starts (else ''), '1' when it has finished (else '0'). A batch that
 // timed out on a frozen Redis still runs when it thaws (the command was on its socket), after the batches
 // sent on the connection made since: so a call's end is written even when the call is not kept (yet: its
@@ -22,7 +24,8 @@ const FIELDS = 8;
 // max calls in the index, the finished ones older than the latest max go (the running ones stay).
 export const WRITE = new RedisScript(`
 local prefix, max, ttl, kept = ARGV[1], tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-for i = 5, #ARGV, ${FIELDS} do
+redis.call('HSETNX', KEYS[3], 'e', ARGV[5])
+for i = 6, #ARGV, ${FIELDS} do
   local id, key, start, finished = ARGV[i], ARGV[1] .. ARGV[i], ARGV[i + 6] == '1', ARGV[i + 7] == '1'
   local was = redis.call('HGET', key, 'f')
   local trimmed = false
@@ -43,30 +46,39 @@ for i = 5, #ARGV, ${FIELDS} do
     if ARGV[i + 5] ~= '' then f[#f + 1] = 'e'; f[#f + 1] = ARGV[i + 5] end
     redis.call('HSET', key, unpack(f))
     redis.call('PEXPIRE', key, ttl)
+    redis.call('ZADD', KEYS[4], redis.call('HINCRBY', KEYS[3], 'n', 1), id)
     if start or not was then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
   end
 end
 local extra = redis.call('ZCARD', KEYS[1]) - max
 if extra > 0 then
   local oldest = redis.call('ZRANGE', KEYS[1], 0, extra - 1, 'WITHSCORES')
+  local floor = tonumber(redis.call('HGET', KEYS[3], 't') or '0')
   for j = 1, #oldest, 2 do
     local id = oldest[j]
     if redis.call('HGET', prefix .. id, 'f') ~= '0' then
       redis.call('DEL', prefix .. id)
       redis.call('ZREM', KEYS[1], id)
       redis.call('ZADD', KEYS[2], oldest[j + 1], id)
+      local changed = tonumber(redis.call('ZSCORE', KEYS[4], id) or '0')
+      if changed > floor then floor = changed end
+      redis.call('ZREM', KEYS[4], id)
     end
   end
+  redis.call('HSET', KEYS[3], 't', floor)
   local over = redis.call('ZCARD', KEYS[2]) - kept
   if over > 0 then redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1) end
   redis.call('PEXPIRE', KEYS[2], ttl)
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
+redis.call('PEXPIRE', KEYS[4], ttl)
 return 1`);
 
 // Lua: \`settled(key, id, fields...)\` reads a call's fields ('s' and 'f' first); a running call (f '0') of an
 // instance from 1 whose live key (ARGV[3] .. instance) is gone is settled first: its summary says
-// finished and lost, its error why. ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
+// finished and lost, its error why, a change numbered as WRITE's (KEYS[2] and KEYS[3]: the changes and the
+// changed calls). ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
 // the summary's own "state":"running" can match: inside a JSON string every quote is escaped.
 const SETTLE = `
 local alive = {}
@@ -80,33 +92,62 @@ local function settled(key, id, ...)
   local summary = string.gsub(values[1], '"state":"running"', '"state":"finished","outcome":"lost"', 1)
   local error = ARGV[4] .. instance .. ARGV[5]
   redis.call('HSET', key, 's', summary, 'f', '1', 'e', error)
+  redis.call('ZADD', KEYS[3], redis.call('HINCRBY', KEYS[2], 'n', 1), id)
   values[1], values[2] = summary, '1'
   for i = 3, #values do if select(i - 2, ...) == 'e' then values[i] = error end end
   return values
 end
 `;
 
-// KEYS: the index. ARGV: the call hash prefix, how many, then as SETTLE's, then how many running calls older
-// than those at most. Returns the summaries, newest first: the latest so many, then the running ones older
-// (the index holds the latest max calls and the running ones older: WRITE trims the others).
+// KEYS: the index, the changes, the changed calls (as WRITE's). ARGV: the call hash prefix, how many, then as
+// SETTLE's, then how many running calls older than those at most, an epoch (taken when the store has none), the
+// marker's epoch and number ('' for none), the TTL (ms) of changes the read makes. Returns '1' when it follows the marker ('0': it lists), the store's
+// epoch, the latest change's number, then the summaries, newest first: those changed after the marker, or the
+// latest so many, then the running ones older (the index holds the latest max calls and the running ones older:
+// WRITE trims the others). A marker is followed when it is this store's (epoch), no later than its latest change
+// and no earlier than the latest change of a call trimmed.
 export const LIST = new RedisScript(`${SETTLE}
-local out, count, most, older = {}, tonumber(ARGV[2]), tonumber(ARGV[6]), 0
-for i, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, -1)) do
-  if i <= count then
+local count, most = tonumber(ARGV[2]), tonumber(ARGV[6])
+if redis.call('HSETNX', KEYS[2], 'e', ARGV[7]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[10]) end
+local epoch = redis.call('HGET', KEYS[2], 'e')
+local since = tonumber(ARGV[9])
+local follow = since ~= nil and ARGV[8] == epoch
+  and since >= tonumber(redis.call('HGET', KEYS[2], 't') or '0')
+  and since <= tonumber(redis.call('HGET', KEYS[2], 'n') or '0')
+local out = {follow and '1' or '0', epoch, '0'}
+if follow then
+  -- The running calls of an instance gone are settled first: a change after the marker.
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if redis.call('HGET', ARGV[1] .. id, 'f') == '0' then settled(ARGV[1] .. id, id) end
+  end
+  local found = {}
+  for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. since, '+inf')) do
+    local at = redis.call('ZSCORE', KEYS[1], id)
     local summary = settled(ARGV[1] .. id, id)[1]
-    if summary then out[#out + 1] = summary end
-  else
-    if older >= most then break end
-    local values = settled(ARGV[1] .. id, id)
-    if values[1] and values[2] == '0' then
-      out[#out + 1] = values[1]
-      older = older + 1
+    if at and summary then found[#found + 1] = {tonumber(at), summary} end
+  end
+  table.sort(found, function(x, y) return x[1] > y[1] end)
+  for _, call in ipairs(found) do out[#out + 1] = call[2] end
+else
+  local older = 0
+  for i, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, -1)) do
+    if i <= count then
+      local summary = settled(ARGV[1] .. id, id)[1]
+      if summary then out[#out + 1] = summary end
+    else
+      if older >= most then break end
+      local values = settled(ARGV[1] .. id, id)
+      if values[1] and values[2] == '0' then
+        out[#out + 1] = values[1]
+        older = older + 1
+      end
     end
   end
 end
+out[3] = redis.call('HGET', KEYS[2], 'n') or '0'
 return out`);
 
-// KEYS: the call's hash. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
+// KEYS: the call's hash, the changes, the changed calls. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
 export const GET = new RedisScript(`${SETTLE}
 local v = settled(KEYS[1], ARGV[1], 'a', 'r', 'e')
 return {v[1], v[3], v[4], v[5]}`);

@@ -22,6 +22,7 @@
  * below 2^32: a gateway that shares no bus, the only one on its store) are never settled so.
  * @module
  */
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import {
@@ -32,6 +33,8 @@ import {
 } from './call-log-bounds.js';
 import {
   DEFAULT_CALL_LOG_MAX_CALLS,
+  parseCallMarker,
+  type CallChanges,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
@@ -91,6 +94,12 @@ export class RedisCallLogStore implements CallLogStore {
   /** The ids of the calls trimmed from the index, the latest `TRIMMED_KEPT` (see WRITE). */
   readonly #trimmed: string;
   readonly #prefix: string;
+  /** The store's changes (its epoch, the latest change's number, the latest of a call trimmed: see WRITE). */
+  readonly #changes: string;
+  /** The calls by the number of their latest change. */
+  readonly #changed: string;
+  /** The epoch this handle gives a store that has none. */
+  readonly #epoch = randomUUID();
   readonly #maxCalls: number;
   readonly #maxResultBytes: number;
   readonly #maxArgumentsBytes: number;
@@ -115,6 +124,8 @@ export class RedisCallLogStore implements CallLogStore {
     this.#index = `${prefixOf(options)}gateway:calls`;
     this.#trimmed = `${prefixOf(options)}gateway:calls-trimmed`;
     this.#prefix = `${prefixOf(options)}gateway:call:`;
+    this.#changes = `${prefixOf(options)}gateway:calls-changes`;
+    this.#changed = `${prefixOf(options)}gateway:calls-changed`;
     this.#maxCalls = positiveOption(options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS, 'maxCalls');
     this.#maxResultBytes = positiveOption(
       options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
@@ -184,16 +195,38 @@ export class RedisCallLogStore implements CallLogStore {
   }
 
   async list(limit = this.#maxCalls): Promise<CallSummary[]> {
+    const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));
+    if (count === 0) {
+      await this.flushed().catch(() => undefined);
+      return [];
+    }
+    return (await this.changes(undefined, count)).calls;
+  }
+
+  async changes(marker: string | undefined, limit = this.#maxCalls): Promise<CallChanges> {
     await this.flushed().catch(() => undefined);
     const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));
-    if (count === 0) return [];
+    const since = marker === undefined ? undefined : parseCallMarker(marker);
     return redisOperation(this.#client, NAME, 'list', async () => {
-      const found = (await LIST.run(
+      const [follows, epoch, seq, ...found] = (await LIST.run(
         this.#client,
-        [this.#index],
-        [this.#prefix, count, ...this.#settleArgs(), this.#maxCalls],
+        [this.#index, this.#changes, this.#changed],
+        [
+          this.#prefix,
+          count,
+          ...this.#settleArgs(),
+          this.#maxCalls,
+          this.#epoch,
+          since?.epoch ?? '',
+          since?.seq ?? '',
+          this.#ttlMs,
+        ],
       )) as string[];
-      return found.map((json) => JSON.parse(json) as CallSummary);
+      return {
+        calls: found.map((json) => JSON.parse(json) as CallSummary),
+        whole: follows !== '1',
+        marker: `${epoch}.${seq}`,
+      };
     });
   }
 
@@ -202,7 +235,7 @@ export class RedisCallLogStore implements CallLogStore {
     return redisOperation(this.#client, NAME, 'get', async () => {
       const [summary, args, result, error] = (await GET.run(
         this.#client,
-        [`${this.#prefix}${id}`],
+        [`${this.#prefix}${id}`, this.#changes, this.#changed],
         [id, '', ...this.#settleArgs()],
       )) as (string | null)[];
       if (!summary) return undefined;
@@ -259,7 +292,7 @@ export class RedisCallLogStore implements CallLogStore {
     if (this.#timer) clearTimeout(this.#timer.timeout);
     this.#timer = undefined;
     if (this.#pending.size === 0) return;
-    const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs, TRIMMED_KEPT];
+    const args: (string | number)[] = [this.#prefix, this.#maxCalls, this.#ttlMs, TRIMMED_KEPT, this.#epoch];
     for (const [id, pending] of this.#pending) {
       args.push(
         id,
@@ -279,7 +312,7 @@ export class RedisCallLogStore implements CallLogStore {
     // run when it thaws, after those of the connection made since: WRITE writes an end whose start has not
     // landed (yet) and never makes a finished call running.
     const writing = redisOperation(this.#client, NAME, 'write', () =>
-      WRITE.run(this.#client, [this.#index, this.#trimmed], args),
+      WRITE.run(this.#client, [this.#index, this.#trimmed, this.#changes, this.#changed], args),
     ).then(() => undefined);
     // Nobody has to wait for a write: a batch that fails is lost (the calls go on), and `flushed()` says so.
     writing.catch(() => undefined);

@@ -256,6 +256,71 @@ export function describeCallLogStoreContract(
       await stopFour();
     });
 
+    it('answers the calls changed after a marker (started, progressed, ended), and the listing without one', async () => {
+      const { a, b } = await make();
+      a.start(info(1), { n: 1 }, startedAt);
+      a.start(info(2), { n: 2 }, startedAt);
+      await a.flushed();
+      const first = await b.changes!(undefined);
+      expect(first).toMatchObject({ whole: true });
+      expect(first.calls.map((c) => c.call.id)).toEqual([2, 1]);
+      const still = await a.changes!(first.marker);
+      expect(still).toEqual({ calls: [], whole: false, marker: first.marker });
+
+      a.start(info(3), { n: 3 }, startedAt);
+      a.finish(2, ok);
+      await a.flushed();
+      const second = await b.changes!(first.marker);
+      expect(second.whole).toBe(false);
+      expect(second.calls.map((c) => `${c.call.id} ${c.state}`)).toEqual(['3 running', '2 finished']);
+      a.progress(1, { progress: 1, total: 2 });
+      await a.flushed();
+      const third = await b.changes!(second.marker);
+      expect(third.calls).toEqual([
+        expect.objectContaining({ call: info(1), progress: { progress: 1, total: 2 } }),
+      ]);
+      expect(third.calls[0]).not.toHaveProperty('arguments');
+      expect((await b.changes!(third.marker)).calls).toEqual([]);
+    });
+
+    it("lists anew for a marker it cannot follow: not one, another store's, ahead of it, or before a trimmed call changed", async () => {
+      const { a, b } = await make({ maxCalls: 2 });
+      a.start(info(1), { n: 1 }, startedAt);
+      await a.flushed();
+      const { marker } = await b.changes!(undefined);
+      const [epoch, seq] = marker.split('.');
+      const other = (await (await make()).b.changes!(undefined)).marker;
+      for (const stale of ['nonsense', `${epoch}.${Number(seq) + 1000}`, other, `${epoch}.x`]) {
+        expect(await b.changes!(stale)).toMatchObject({ whole: true, marker });
+      }
+      expect((await b.changes!(marker)).whole).toBe(false);
+      // Call 1 ends after the marker, and is trimmed: the marker cannot say so any more.
+      a.finish(1, ok);
+      for (const id of [2, 3]) {
+        a.start(info(id), {}, startedAt);
+        a.finish(id, ok);
+      }
+      await a.flushed();
+      const after = await b.changes!(marker);
+      expect(after.whole).toBe(true);
+      expect(after.calls.map((c) => c.call.id)).toEqual([3, 2]);
+      expect((await b.changes!(after.marker)).whole).toBe(false);
+    });
+
+    it('numbers a call settled as lost as a change', async () => {
+      const { a, b } = await make();
+      const five = 5 * 2 ** 32;
+      const stopFive = await a.live(5);
+      a.start(info(five + 1), {}, startedAt);
+      await a.flushed();
+      const { marker } = await b.changes!(undefined);
+      await stopFive();
+      const changed = await b.changes!(marker);
+      expect(changed.whole).toBe(false);
+      expect(changed.calls).toEqual([expect.objectContaining({ state: 'finished', outcome: 'lost' })]);
+      expect((await b.changes!(changed.marker)).calls).toEqual([]);
+    });
+
     it('keeps its own copy: changing what was read changes nothing stored', async () => {
       const { a, b } = await make();
       a.start(info(1), { n: 1 }, startedAt);
