@@ -111,6 +111,10 @@ describe("the console and the call log's size", () => {
       list.locator('li.call').evaluateAll((rows) => rows.map((row) => Number(row.dataset.call)));
     const expected = [...Array.from({ length: MAX_CALLS }, (_, i) => last - i), id];
     expect(await shown()).toEqual(expected);
+    // The call between them ended and is no longer kept: the note says so (this page watched it).
+    expect(await list.getByRole('note').innerText()).toBe(
+      '1 call not in the call log (finished and no longer kept, or made while no console was watching) — see Audit',
+    );
 
     // The API lists it after the latest, whatever the limit.
     const listed = async (query: string) => {

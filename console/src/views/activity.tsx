@@ -133,12 +133,19 @@ export function missedAfter(calls: readonly CallSummary[]): Map<number, number> 
   return missed;
 }
 
-function MissedCalls({ count, row }: { count: number; row: number }) {
+/**
+ * The note where calls are missing above row `row`; above a running call (listed past the latest because it
+ * runs), those missing may also be finished calls the log no longer keeps.
+ */
+function MissedCalls({ count, row, running }: { count: number; row: number; running: boolean }) {
   return (
     <li class="missed" data-row={row}>
       <span role="note">
-        {count === 1 ? '1 call' : `${count} calls`} not in the call log (made while no console was watching) —
-        see <a href="#/audit">Audit</a>
+        {count === 1 ? '1 call' : `${count} calls`} not in the call log (
+        {running
+          ? 'finished and no longer kept, or made while no console was watching'
+          : 'made while no console was watching'}
+        ) — see <a href="#/audit">Audit</a>
       </span>
     </li>
   );
@@ -295,7 +302,7 @@ export function Activity() {
             row
           ) : (
             <Fragment key={c.call.id}>
-              <MissedCalls count={count} row={c.call.id} />
+              <MissedCalls count={count} row={c.call.id} running={c.state === 'running'} />
               {row}
             </Fragment>
           );
