@@ -117,11 +117,12 @@ describe('the console on reconnecting', () => {
 
     // The gateway stops serving (every connection dropped) and serves again: the page reconnects.
     await fixture.restart();
-    await expect.poll(() => reads.length).toBe(1);
+    await expect.poll(() => reads.length).toBeGreaterThanOrEqual(1);
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
-    const [reconnect] = reads;
-    expect(reconnect!.listing).toMatchObject({ calls: [], whole: false });
-    expect(reconnect!.bytes).toBeLessThan(200);
+    for (const reconnect of reads) {
+      expect(reconnect.listing).toMatchObject({ calls: [], whole: false });
+      expect(reconnect.bytes).toBeLessThan(200);
+    }
     expect(whole).toBeGreaterThan(150_000);
 
     // A call made while the page was away is read on the next reconnection, and shown.
