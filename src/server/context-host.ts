@@ -147,6 +147,14 @@ class StatelessHost extends ScopedHost<StatelessScope> {
     this.#round = round;
   }
 
+  get carried(): JsonObject | undefined {
+    return this.#round?.carried;
+  }
+
+  carry(value: JsonObject | undefined): void {
+    this.#round?.carry(value);
+  }
+
   input(method: InputMethod, params: JsonObject | undefined, options: InputOptions): Promise<JsonObject> {
     if (this.#round) {
       const asked = declaredContext(method, params, this.scope.client.capabilities);

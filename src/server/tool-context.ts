@@ -118,6 +118,22 @@ export interface ToolContext {
    * not declare the extension, the handshake era, a tool not declared for tasks).
    */
   readonly startTask: () => Promise<string | undefined>;
+  /**
+   * Stateless era: what this handler carried to this attempt with `carry()` in the previous round, read
+   * from the `requestState` the client sent back (signed and bound to the call like the rest of it, so the
+   * client can neither read it as plain text it may trust nor change it). Undefined on a first attempt,
+   * in the handshake era (where a handler asks and waits, and needs nothing carried), and where the
+   * previous round carried nothing.
+   */
+  readonly carried: JsonObject | undefined;
+  /**
+   * Stateless era: data of the handler's own for the `requestState` of this attempt's `input_required`,
+   * read back as `carried` on the retry (e.g. the id of work the handler keeps running between rounds).
+   * The last value given wins; undefined carries nothing. Signed, not encrypted: the client can decode
+   * it, so carry ids and digests, not secrets. A no-op in the handshake era and when the attempt does not
+   * end with `input_required`.
+   */
+  readonly carry: (value: JsonObject | undefined) => void;
 }
 
 /** What a session provides to build contexts. */
@@ -142,6 +158,10 @@ export interface ContextHost {
   closeStream(relatedRequestId: RequestId): void;
   /** Turns the call into a task (tasks extension); absent where a call cannot become one. */
   startTask?(): Promise<string | undefined>;
+  /** Stateless era: what the previous round's `requestState` carried for the handler (`ctx.carried`). */
+  readonly carried?: JsonObject | undefined;
+  /** Stateless era: what this attempt's `requestState` carries (`ctx.carry`); absent where nothing is. */
+  carry?(value: JsonObject | undefined): void;
 }
 
 /**
@@ -175,6 +195,7 @@ export type ContextMethods = Pick<
   | 'completeElicitation'
   | 'closeSSEStream'
   | 'startTask'
+  | 'carry'
 >;
 
 /**
@@ -209,6 +230,8 @@ export abstract class ContextBase implements ToolContext {
   protected abstract doCloseSSEStream(): void;
   protected abstract doStartTask(): Promise<string | undefined>;
   protected abstract doCompleteElicitation(elicitationId: string): Promise<void>;
+  abstract get carried(): JsonObject | undefined;
+  protected abstract doCarry(value: JsonObject | undefined): void;
 
   get traceparent(): string | undefined {
     return (this.#trace ??= traceContext(this.meta)).traceparent;
@@ -263,6 +286,10 @@ export abstract class ContextBase implements ToolContext {
 
   get startTask(): ContextMethods['startTask'] {
     return ((this.#bound ??= {}).startTask ??= () => this.doStartTask());
+  }
+
+  get carry(): ContextMethods['carry'] {
+    return ((this.#bound ??= {}).carry ??= (value) => this.doCarry(value));
   }
 }
 
@@ -342,6 +369,14 @@ class HostedContext extends ContextBase {
 
   protected doStartTask(): Promise<string | undefined> {
     return this.#host.startTask?.() ?? Promise.resolve(undefined);
+  }
+
+  get carried(): JsonObject | undefined {
+    return this.#host.carried;
+  }
+
+  protected doCarry(value: JsonObject | undefined): void {
+    this.#host.carry?.(value);
   }
 
   /** Related to the call's request: on HTTP its stream while it is open, the session's GET stream after. */

@@ -22,7 +22,7 @@ import {
   type InputRequest,
   type InputRequiredResult,
 } from './input-requests.js';
-import type { RequestBinding, RequestStateCodec } from './request-state.js';
+import type { RequestBinding, RequestState, RequestStateCodec } from './request-state.js';
 
 /** Thrown into a handler by an ask the client has not answered yet; the call ends with `input_required`. */
 export class InputRequiredSignal extends Error {
@@ -98,17 +98,33 @@ export class InputRound {
   #checks: Array<Promise<unknown>> | undefined;
   #asked = 0;
   #named: Set<string> | undefined;
+  /** What the verified `requestState` carried for the handler (`carried`). */
+  readonly #carried: JsonObject | undefined;
+  /** What this attempt's `requestState` carries, if it ends with input_required (`carry`). */
+  #carry: JsonObject | undefined;
 
   private constructor(
     options: OpenRound,
     binding: Promise<RequestBinding> | undefined,
     answers: Record<string, [string, JsonObject]>,
+    carried?: JsonObject,
   ) {
     this.#options = options;
     this.#binding = binding;
     this.#capabilities = options.capabilities;
     this.#codec = options.codec;
     this.#answers = answers;
+    this.#carried = carried;
+  }
+
+  /** What the handler of the previous round carried in the `requestState` this attempt was opened with. */
+  get carried(): JsonObject | undefined {
+    return this.#carried;
+  }
+
+  /** What the `requestState` of this attempt carries to the retry, should it end with input_required. */
+  carry(value: JsonObject | undefined): void {
+    this.#carry = value;
   }
 
   /**
@@ -159,7 +175,7 @@ export class InputRound {
       checkInputResponse(key, method, response);
       answers[key] = [question, response];
     }
-    return new InputRound(options, binding, answers);
+    return new InputRound(options, binding, answers, state.carried);
   }
 
   /**
@@ -241,10 +257,12 @@ export class InputRound {
   async #inputRequired(): Promise<InputRequiredResult> {
     const pending = [...(this.#pending ?? [])];
     const binding = await (this.#binding ??= bindingOf(this.#options));
-    const requestState = await this.#codec.seal(binding, {
+    const state: RequestState = {
       answers: this.#answers,
       asked: Object.fromEntries(pending.map(([key, { question }]) => [key, question])),
-    });
+    };
+    if (this.#carry !== undefined) state.carried = this.#carry;
+    const requestState = await this.#codec.seal(binding, state);
     return {
       resultType: 'input_required',
       inputRequests: Object.fromEntries(pending.map(([key, { request }]) => [key, request])),

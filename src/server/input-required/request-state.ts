@@ -41,6 +41,8 @@ export interface RequestState {
   answers: Record<string, [string, JsonObject]>;
   /** The questions of the round that produced this state: key → digest of the question. */
   asked: Record<string, string>;
+  /** What the handler of that round carried to the retry (`ctx.carry()`), when it did. */
+  carried?: JsonObject;
 }
 
 interface Payload {
@@ -51,6 +53,7 @@ interface Payload {
   e: number;
   a: Record<string, [string, JsonObject]>;
   k: Record<string, string>;
+  c?: JsonObject;
 }
 
 export type InvalidStateReason = 'malformed' | 'forged' | 'expired' | 'mismatch';
@@ -85,7 +88,8 @@ function isPayload(value: unknown): value is Payload {
       (entry) => Array.isArray(entry) && typeof entry[0] === 'string' && isJsonObject(entry[1]),
     ) &&
     isJsonObject(value.k) &&
-    Object.values(value.k).every((entry) => typeof entry === 'string')
+    Object.values(value.k).every((entry) => typeof entry === 'string') &&
+    (value.c === undefined || isJsonObject(value.c))
   );
 }
 
@@ -120,6 +124,7 @@ export class RequestStateCodec {
       k: state.asked,
     };
     if (binding.principal !== undefined) payload.p = binding.principal;
+    if (state.carried !== undefined) payload.c = state.carried;
     const body = base64url(utf8(JSON.stringify(payload)));
     const mac = await crypto.subtle.sign(HMAC, await this.#key, utf8(body));
     return `${body}.${base64url(new Uint8Array(mac))}`;
@@ -152,7 +157,9 @@ export class RequestStateCodec {
     ) {
       throw invalidRequestState('mismatch');
     }
-    return { answers: payload.a, asked: payload.k };
+    const state: RequestState = { answers: payload.a, asked: payload.k };
+    if (payload.c !== undefined) state.carried = payload.c;
+    return state;
   }
 }
 

@@ -197,6 +197,14 @@ class ChainedContext extends ContextBase {
     return this.#ctx.startTask();
   }
 
+  get carried(): JsonObject | undefined {
+    return this.#ctx.carried;
+  }
+
+  protected doCarry(value: JsonObject | undefined): void {
+    this.#ctx.carry(value);
+  }
+
   /** Not dropped once the call is over: the step it names usually finishes later. */
   protected doCompleteElicitation(elicitationId: string): Promise<void> {
     return this.#ctx.completeElicitation(elicitationId);

@@ -160,6 +160,8 @@ async function startedByHandler(
   const host: ContextHost = {
     client: inline.client,
     principal: inline.principal,
+    carried: inline.carried,
+    carry: (value) => inline.carry?.(value),
     input: (method, p, options) =>
       run ? run.questions.ask(method, p, options.key) : inline.input(method, p, options),
     notify: (...args) => (run ? ignored() : inline.notify(...args)),
