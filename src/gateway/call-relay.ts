@@ -37,13 +37,15 @@ import {
 } from './call-verdict.js';
 import type { CallOutcome, GatewayAuditRecord } from './gateway-audit-sink.js';
 import type { CallEnd, CallLog } from './call-log.js';
-import { callerOf } from './caller.js';
+import { callerKey, callerOf } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
 import type { Policy } from './policy.js';
 import { unavailable, type Upstream } from './upstream.js';
 import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import { HeldRun, isInputWait } from './held-run.js';
+import type { ParkedCalls } from './parked-calls.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
 export interface CallRelayDeps extends VerdictDeps {
@@ -55,6 +57,8 @@ export interface CallRelayDeps extends VerdictDeps {
   calls: CallLog;
   /** Which caller each relayed URL-mode elicitation went to (its completion goes there too). */
   elicitations: ElicitationRoutes;
+  /** Stateless-era calls held upstream between their caller's rounds. */
+  parked: ParkedCalls;
 }
 
 /** A call on its way through the relay. */
@@ -225,6 +229,10 @@ export class CallRelay {
     const { entry, ctx, info, cancellation, cancel } = call;
     const { upstream, tool } = entry;
     if (!isAllowed(verdict.decision)) {
+      // A retry refused now (the policy changed): the call it would have taken back ends upstream too.
+      if (ctx.carried !== undefined) {
+        this.#deps.parked.drop(ctx.carried, parkOwner(call), new Error('The retry was refused'));
+      }
       const person = cancel && this.#deps.calls.cancelledBy(info.id);
       const result = toolError(
         cancellation.aborted && person !== undefined
@@ -261,6 +269,7 @@ export class CallRelay {
     const { entry, args, ctx, info } = call;
     const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
+    if (stateless && !asTask && mayBeAsked(ctx)) return this.#held(call, verdict, client);
     // Stateless era: a question the caller has not answered yet ends this attempt (and the upstream
     // call), so a call that may relay questions has a cancellation of its own, which follows the caller's
     // (or a person's). A `CancellationSource`, not an `AbortController`: on Node 20 an `AbortSignal`
@@ -314,6 +323,70 @@ export class CallRelay {
         unfollow?.();
         calls.delete(ctx);
         return this.#failed(call, verdict, error, ended);
+      },
+    );
+  }
+
+  /**
+   * Stateless era, a caller that may be asked: the upstream call runs once over the caller's rounds (see
+   * held-run.ts). A retry takes back the call its `requestState` names, parked for it; otherwise (a first
+   * attempt, or nothing parked here for it) the call is sent upstream. An attempt that ends with
+   * `input_required` parks the call, or, none may be parked, stops it (the retry sends it again).
+   */
+  #held(call: RelayedCall, verdict: Verdict, client: Client): Promise<CallToolResult> {
+    const { entry, args, ctx, info } = call;
+    const { upstream, tool } = entry;
+    const { parked } = this.#deps;
+    const owner = parkOwner(call);
+    let run = ctx.carried === undefined ? undefined : parked.take(ctx.carried, owner);
+    if (!run) {
+      run = new HeldRun(ctx.client.capabilities);
+      const sent = run;
+      const options: CallToolOptions = {
+        cancellation: sent.stop,
+        timeout: upstream.timeoutMs,
+        resetTimeoutOnProgress: true,
+        maxTotalTimeout: upstream.maxCallMs,
+        validateOutput: false,
+        handlers: sent.handlers,
+      };
+      if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
+        // To the attempt under way, if any (the caller's progress token is its first attempt's).
+        options.onProgress = (progress: ProgressParams) => {
+          const current = attempts.get(sent);
+          if (current) this.#progress(current.info, current.ctx, current.waited, progress);
+        };
+      }
+      sent.start(client.callTool(tool.name, args, options));
+    }
+    const held = run;
+    attempts.set(held, { ctx, info, waited: verdict.waited });
+    // The caller's cancellation (or a person's) during this attempt stops the upstream call.
+    const unfollow = call.cancellation.onAbort((reason) => held.stop.abort(reason));
+    if (call.cancellation.aborted) held.stop.abort(call.cancellation.reason);
+    let active = this.#active.get(upstream);
+    if (!active) this.#active.set(upstream, (active = new Set()));
+    active.add(ctx);
+    const calls = active;
+    const done = () => {
+      unfollow?.();
+      calls.delete(ctx);
+      attempts.delete(held);
+    };
+    return held.attempt(ctx).then(
+      (result) => {
+        done();
+        this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
+        return result;
+      },
+      (error: unknown) => {
+        done();
+        if (!isInputWait(error)) return this.#failed(call, verdict, error, undefined);
+        // Parked even if the upstream call has just ended: a result waits for the retry, an error is dropped.
+        const carried = parked.park(held, callerKey(info.caller), owner);
+        if (carried) ctx.carry(carried);
+        else held.stop.abort(new Error('No more calls may be parked; the retry runs the call again'));
+        return this.#failed(call, verdict, error, { error });
       },
     );
   }
@@ -389,6 +462,16 @@ export class CallRelay {
     const total = progress.total === undefined ? undefined : waited + progress.total;
     void ctx.progress(waited + progress.progress, total, progress.message).catch(() => undefined);
   }
+}
+
+/** The attempt under way of each held run: where the upstream's progress goes. */
+const attempts = new WeakMap<HeldRun, { ctx: ToolContext; info: CallInfo; waited: number }>();
+
+/** Who may take a parked call back: the same caller, for the same tool and the same arguments. */
+function parkOwner(call: RelayedCall): string {
+  const { info, args, argumentsText } = call;
+  const digest = info.argumentsDigest || digestOfText(argumentsText ?? canonicalJson(args));
+  return `${callerKey(info.caller)}\u0000${call.entry.name}\u0000${digest}`;
 }
 
 let lastMs = Number.NaN;

@@ -10,6 +10,7 @@ import type { OAuthStore } from '../transports/http-client/index.js';
 import type { GatewayAuditSink } from './gateway-audit-sink.js';
 import { CALL_LOG_GRACE_MS } from './gateway-events.js';
 import type { GatewayStores } from './gateway-stores.js';
+import type { ParkedCallLimits } from './parked-calls.js';
 
 export interface GatewayOptions {
   /** How the gateway introduces itself, downstream and upstream (default `toolwire-gateway`). */
@@ -41,6 +42,13 @@ export interface GatewayOptions {
    * log only.
    */
   callLogGraceMs?: number;
+  /**
+   * Stateless-era calls whose upstream asked their caller something are held upstream between the
+   * caller's rounds (parked): how long one waits for its retry before it is cancelled upstream (`ttlMs`,
+   * default 60,000), and how many may wait at once (`max`, default 256; `maxPerCaller`, default 16). Past
+   * them a call is not parked, and its retry runs it again upstream.
+   */
+  parkedCalls?: ParkedCallLimits;
 }
 
 /**

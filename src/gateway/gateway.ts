@@ -29,6 +29,7 @@ import { MemoryGrantStore } from '../stores/grant-store.js';
 import { AuditTrail } from './audit-trail.js';
 import { CallLog } from './call-log.js';
 import { CallRelay } from './call-relay.js';
+import { ParkedCalls } from './parked-calls.js';
 import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
@@ -65,6 +66,7 @@ export class Gateway {
   readonly #upstreams: UpstreamSet;
   readonly #options: GatewayOptions;
   readonly #relay: CallRelay;
+  readonly #parked: ParkedCalls;
   readonly #tools: ExposedTools;
   readonly #catalog: ExposedCatalog;
   readonly #audit: AuditTrail;
@@ -108,6 +110,7 @@ export class Gateway {
       ...options.server,
     });
     const elicitations = new ElicitationRoutes();
+    this.#parked = new ParkedCalls(options.parkedCalls);
     this.#relay = new CallRelay({
       policy: () => this.#policy,
       approvals: this.approvals,
@@ -118,6 +121,7 @@ export class Gateway {
       reportError: (error, context) => this.reportError(error, context),
       calls: this.calls,
       elicitations,
+      parked: this.#parked,
     });
     this.#stores = new SharedStores({
       given: options.stores,
@@ -310,6 +314,7 @@ export class Gateway {
     }
     // Held calls end now (with an isError result); the store learns it meanwhile.
     const withdrawn = this.approvals.close();
+    this.#parked.close();
     this.#events.endGrace();
     return (this.#closing = (async () => {
       await withdrawn;

@@ -5,6 +5,7 @@
  */
 export { Gateway, createGateway } from './gateway.js';
 export type { GatewayOptions } from './gateway-options.js';
+export type { ParkedCallLimits } from './parked-calls.js';
 export type { ExposedToolView, UpstreamView } from './gateway-views.js';
 export {
   GATEWAY_DEFAULTS,

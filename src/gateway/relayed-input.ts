@@ -48,9 +48,21 @@ export function takesUrlElicitation(ctx: Pick<ToolContext, 'client'>): boolean {
 }
 
 /**
+ * What the upstream gets for a question its caller was not asked: a question that caller did not declare
+ * what it needs for (URL mode, sampling with tools) gets the -32602 that caller's client would have
+ * answered; any other error as it is.
+ */
+export function upstreamError(error: unknown): unknown {
+  return error instanceof ToolwireError && error.code === LocalErrorCode.CapabilityNotSupported
+    ? new ProtocolError(ErrorCode.InvalidParams, error.message)
+    : error;
+}
+
+/**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
- * and the call runs again (the upstream asks again, and this time gets the answer).
+ * and the request runs again (the upstream asks again, and this time gets the answer). A stateless-era
+ * tool call holds its upstream call between rounds instead (held-run.ts).
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
@@ -64,11 +76,7 @@ export function relayedInput(
       return await ask();
     } catch (error) {
       if (stateless) end(error);
-      // A question its caller did not declare what it needs for (URL mode, sampling with tools): the
-      // upstream gets the -32602 that caller's client would have answered.
-      if (error instanceof ToolwireError && error.code === LocalErrorCode.CapabilityNotSupported)
-        throw new ProtocolError(ErrorCode.InvalidParams, error.message);
-      throw error;
+      throw upstreamError(error);
     }
   };
   const handlers: ClientHandlers = {};

@@ -1,0 +1,172 @@
+/**
+ * The upstream call of a stateless-era caller that may be asked questions, run once however many rounds
+ * its questions take. The upstream's questions are held, each under the key the caller sees in
+ * `inputRequests` (`elicit-1`, `sample-2`, … numbered over the upstream call, as a handler's asks are), and
+ * each attempt of the caller (its call, then each retry with answers) offers every held question to its
+ * own context: the answers its retry brought go upstream, and the attempt ends with `input_required`
+ * listing every question still unanswered — all the upstream asked so far, not only those that came before
+ * the first — or, all answered, waits for the upstream's result or its next questions. Between attempts the
+ * run is parked (parked-calls.ts); a retry that finds it parked answers it, one that does not starts
+ * another run, whose questions the answers carried in `requestState` answer as they come.
+ * @module
+ */
+import {
+  CancellationSource,
+  type CallToolResult,
+  type ClientCapabilities,
+  type ClientHandlers,
+  type CreateMessageParams,
+  type ElicitParams,
+} from '../index.js';
+import type { ToolContext } from '../server/index.js';
+import { upstreamError } from './relayed-input.js';
+
+/** What an attempt asks of its caller's context. */
+export type AskingContext = Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>;
+
+/** A question of the upstream's, waiting for the caller's answer. */
+interface Held {
+  readonly key: string;
+  readonly ask: (ctx: AskingContext, key: string) => Promise<unknown>;
+  readonly answer: (value: unknown) => void;
+  readonly refuse: (error: unknown) => void;
+}
+
+type Outcome = { value: CallToolResult } | { error: unknown };
+
+/** The rejection of an ask whose answer the caller has not given yet (the server's InputRequiredSignal). */
+export function isInputWait(error: unknown): error is Error {
+  return error instanceof Error && error.name === 'InputRequiredSignal';
+}
+
+/** One turn of the event loop: the questions already read from the upstream's stream are held by then. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export class HeldRun {
+  /** Stops the upstream call: the caller cancelled, the run expired parked, the gateway closed. */
+  readonly stop = new CancellationSource();
+  /** The handlers the upstream call is sent with (what the caller declared). */
+  readonly handlers: ClientHandlers = {};
+  readonly #held = new Map<string, Held>();
+  #asked = 0;
+  #outcome: Outcome | undefined;
+  /** Wakes the attempt waiting for a question or the outcome. */
+  #wake: (() => void) | undefined;
+  #settled: ((failed: boolean) => void)[] = [];
+
+  constructor(capabilities: ClientCapabilities) {
+    if (capabilities.elicitation !== undefined) {
+      this.handlers.elicitation = (params: ElicitParams, { signal }) =>
+        this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
+    }
+    if (capabilities.sampling !== undefined) {
+      this.handlers.sampling = (params: CreateMessageParams, { signal }) =>
+        this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
+    }
+    if (capabilities.roots !== undefined) {
+      this.handlers.roots = () =>
+        this.#hold('roots', undefined, (ctx, key) => ctx.listRoots({ key })).then((result) => result.roots);
+    }
+  }
+
+  /** Runs the upstream call (once). */
+  start(call: Promise<CallToolResult>): void {
+    call.then(
+      (value) => this.#settle({ value }),
+      (error: unknown) => this.#settle({ error }),
+    );
+  }
+
+  /** `listener(failed)` once the upstream call has ended (at once if it has). */
+  onSettled(listener: (failed: boolean) => void): void {
+    if (this.#outcome) listener('error' in this.#outcome);
+    else this.#settled.push(listener);
+  }
+
+  #settle(outcome: Outcome): void {
+    this.#outcome = outcome;
+    this.#wake?.();
+    for (const listener of this.#settled.splice(0)) listener('error' in outcome);
+  }
+
+  #hold<T>(
+    prefix: string,
+    signal: AbortSignal | undefined,
+    ask: (ctx: AskingContext, key: string) => Promise<T>,
+  ): Promise<T> {
+    const key = `${prefix}-${++this.#asked}`;
+    return new Promise<T>((resolve, reject) => {
+      const held: Held = {
+        key,
+        ask,
+        answer: (value) => resolve(value as T),
+        refuse: reject,
+      };
+      this.#held.set(key, held);
+      // The upstream cancelled its question (or its call ended): no longer asked.
+      signal?.addEventListener(
+        'abort',
+        () => {
+          if (!this.#held.delete(key)) return;
+          reject(signal.reason instanceof Error ? signal.reason : new Error('The question was cancelled'));
+        },
+        { once: true },
+      );
+      this.#wake?.();
+    });
+  }
+
+  /**
+   * One attempt of the caller whose context is `ctx`: the upstream's result once it has it, its error,
+   * or — some question unanswered — the rejection that ends the attempt with `input_required`, thrown once
+   * every question held by then was offered (the attempt's `input_required` lists them all). Another error
+   * of an ask (a capability the caller did not declare, a malformed answer) stops the upstream call and
+   * ends the attempt with it, as a relayed question's error always has.
+   */
+  async attempt(ctx: AskingContext): Promise<CallToolResult> {
+    const offered = new Set<string>();
+    let waiting: Error | undefined;
+    let drained = false;
+    try {
+      for (;;) {
+        const outcome = this.#outcome;
+        if (outcome) {
+          if ('value' in outcome) return outcome.value;
+          throw outcome.error;
+        }
+        const fresh = [...this.#held.values()].filter((held) => !offered.has(held.key));
+        if (fresh.length === 0) {
+          if (waiting) {
+            if (drained) throw waiting;
+            drained = true;
+            await turn();
+            continue;
+          }
+          await new Promise<void>((resolve) => (this.#wake = resolve));
+          continue;
+        }
+        drained = false;
+        for (const held of fresh) offered.add(held.key);
+        const answers = await Promise.allSettled(fresh.map((held) => held.ask(ctx, held.key)));
+        let failed: { error: unknown } | undefined;
+        answers.forEach((answer, i) => {
+          const held = fresh[i]!;
+          if (answer.status === 'fulfilled') {
+            if (this.#held.delete(held.key)) held.answer(answer.value);
+          } else if (isInputWait(answer.reason)) {
+            waiting ??= answer.reason;
+          } else {
+            failed ??= { error: answer.reason };
+            if (this.#held.delete(held.key)) held.refuse(upstreamError(answer.reason));
+          }
+        });
+        if (failed) {
+          this.stop.abort(failed.error);
+          throw failed.error;
+        }
+      }
+    } finally {
+      this.#wake = undefined;
+    }
+  }
+}

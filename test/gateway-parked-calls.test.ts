@@ -1,0 +1,234 @@
+// Stateless-era callers through the gateway over HTTP, in front of a stdio upstream that asks many
+// questions at once (test/fixtures/many-questions-server.mjs): the upstream call is held between the
+// caller's rounds (parked), so it runs once and no question is asked twice; a retry from another caller
+// takes nothing back, a parked call with no retry is cancelled upstream, and past the cap a call is not
+// parked (its retry runs it again upstream, as before).
+import { fileURLToPath } from 'node:url';
+import { Client as SdkClient } from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import {
+  createGateway,
+  serveGateway,
+  type GatewayConfig,
+  type GatewayOptions,
+  type StdioUpstreamConfig,
+} from '../src/gateway/index.js';
+import type { ElicitParams, ElicitResult, JsonObject } from '../src/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { apiKeyVerifier } from '../src/transports/http/auth/index.js';
+import type { StreamableHttpOptions } from '../src/transports/http/index.js';
+import { META, answer, stateless } from './_http-stateless.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/many-questions-server.mjs', import.meta.url));
+const upstream = (): StdioUpstreamConfig => ({
+  command: process.execPath,
+  args: [FIXTURE],
+  stderr: 'ignore',
+});
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+/** A gateway over HTTP in front of the fixture (as `fx`, unless `upstreams` say otherwise). */
+async function start(
+  options: GatewayOptions = {},
+  config: Partial<GatewayConfig> = {},
+  mcp: StreamableHttpOptions = {},
+): Promise<string> {
+  const gateway = createGateway(
+    { upstreams: { fx: upstream() }, policy: { default: 'allow' }, ...config },
+    { onLog: () => undefined, ...options },
+  );
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  const served = await serveGateway(gateway, { port: 0, console: false, mcp });
+  cleanup.push(() => served.close());
+  return served.url!;
+}
+
+/** The answer to "question i": `{ n: i }`. */
+function answerOf(params: ElicitParams): ElicitResult {
+  const n = Number(/^question (\d+)/.exec(params.message)?.[1]);
+  return { action: 'accept', content: { n } };
+}
+
+/** A toolwire client pinned to 2026-07-28 on `url`, answering with `elicitation`. */
+async function caller(
+  url: string,
+  elicitation: (params: ElicitParams) => ElicitResult | Promise<ElicitResult> = answerOf,
+): Promise<Client> {
+  const client = new Client(
+    { name: 'model', version: '1.0.0' },
+    { protocolVersion: '2026-07-28', elicitation },
+  );
+  await client.connect(new StreamableHttpClientTransport({ url }));
+  cleanup.push(() => client.close());
+  return client;
+}
+
+const textOf = (result: { content: unknown[] }) => (result.content[0] as { text: string }).text;
+const contents = (count: number) => Array.from({ length: count }, (_, n) => ({ n }));
+
+interface Tally {
+  runs: Record<string, number>;
+  cancelled: Record<string, number>;
+}
+async function tally(client: Client, tool = 'fx__tally'): Promise<Tally> {
+  return JSON.parse(textOf(await client.callTool(tool))) as Tally;
+}
+
+describe('a stateless-era caller of an upstream that asks 20 questions at once', () => {
+  it.each([1, 400])(
+    'gets the result (%i KiB a question): the upstream ran once, and each answer reached its question',
+    async (kib) => {
+      const url = await start();
+      const asked: number[] = [];
+      const client = await caller(url, (params) => {
+        const result = answerOf(params);
+        asked.push((result.content as { n: number }).n);
+        return result;
+      });
+      const result = await client.callTool('fx__ask', { count: 20, kib, tag: 'many' });
+      expect(JSON.parse(textOf(result))).toEqual(contents(20));
+      // Every question asked of the caller once; the tool ran once upstream, and nothing was cancelled.
+      expect(asked.sort((a, b) => a - b)).toEqual(contents(20).map(({ n }) => n));
+      expect(await tally(client)).toEqual({ runs: { many: 1 }, cancelled: {} });
+    },
+  );
+
+  it("gets the result through the official SDK 2.x client's stateless era", async () => {
+    const url = await start();
+    const sdk = new SdkClient(
+      { name: 'sdk-v2', version: '2.0.0' },
+      {
+        capabilities: { elicitation: {} },
+        versionNegotiation: { mode: 'auto', probe: { timeoutMs: 5_000 } },
+      },
+    );
+    sdk.setRequestHandler('elicitation/create', (request) =>
+      Promise.resolve({ ...answerOf(request.params as ElicitParams) }),
+    );
+    await sdk.connect(new SdkHttpTransport(new URL(url)));
+    cleanup.push(() => sdk.close());
+    expect(sdk.getProtocolEra()).toBe('modern');
+    const result = await sdk.callTool({ name: 'fx__ask', arguments: { count: 20, kib: 1, tag: 'sdk' } });
+    expect(JSON.parse(textOf(result as { content: unknown[] }))).toEqual(contents(20));
+    const counts = await sdk.callTool({ name: 'fx__tally', arguments: {} });
+    expect(JSON.parse(textOf(counts as { content: unknown[] }))).toEqual({
+      runs: { sdk: 1 },
+      cancelled: {},
+    });
+  });
+});
+
+describe('a parked call', () => {
+  it("is taken back by its caller's retry only: another principal's retry with its requestState is refused", async () => {
+    const verifier = apiKeyVerifier({ 'ada-key': { subject: 'ada' }, 'bob-key': { subject: 'bob' } });
+    const url = await start(
+      {},
+      {},
+      {
+        auth: {
+          verifier,
+          resource: 'http://127.0.0.1/mcp',
+          authorizationServers: ['https://auth.example.com'],
+        },
+      },
+    );
+    const meta = META({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
+    const call = (key: string, extra: JsonObject = {}) =>
+      stateless(url, {
+        method: 'tools/call',
+        params: { name: 'fx__ask', arguments: { count: 2, tag: 'p' }, ...extra, _meta: meta },
+        headers: { authorization: `Bearer ${key}` },
+      }).then(answer);
+    const first = (await call('ada-key')).result as JsonObject;
+    expect(first.resultType).toBe('input_required');
+    const answers = (requests: JsonObject) =>
+      Object.fromEntries(
+        Object.entries(requests).map(([key, request]) => [
+          key,
+          answerOf((request as { params: ElicitParams }).params),
+        ]),
+      );
+    const retry = {
+      requestState: first.requestState as string,
+      inputResponses: answers(first.inputRequests as JsonObject),
+    };
+    // Bob brings Ada's requestState and answers: refused, and Ada's call is left as it was.
+    expect(await call('bob-key', retry)).toMatchObject({
+      error: { code: -32602, message: 'Invalid params: invalid requestState' },
+    });
+    // Ada's retries take her call back until it answers.
+    let next = (await call('ada-key', retry)).result as JsonObject;
+    for (let round = 0; next.resultType === 'input_required' && round < 4; round++) {
+      next = (
+        await call('ada-key', {
+          requestState: next.requestState as string,
+          inputResponses: answers(next.inputRequests as JsonObject),
+        })
+      ).result as JsonObject;
+    }
+    expect(JSON.parse((next.content as { text: string }[])[0]!.text)).toEqual(contents(2));
+    const counts = await stateless(url, {
+      method: 'tools/call',
+      params: { name: 'fx__tally', arguments: {} },
+      headers: { authorization: 'Bearer ada-key' },
+    }).then(answer);
+    expect(JSON.parse((counts.result as { content: { text: string }[] }).content[0]!.text)).toEqual({
+      runs: { p: 1 },
+      cancelled: {},
+    });
+  });
+
+  it('is cancelled upstream when no retry comes within its ttlMs; the late retry runs the call again', async () => {
+    const url = await start({ parkedCalls: { ttlMs: 2_000 } });
+    const watcher = await caller(url);
+    let first: Promise<void> | undefined;
+    const client = await caller(url, async (params) => {
+      first ??= (async () => {
+        // The call is parked: its upstream call still runs.
+        expect(await tally(watcher)).toEqual({ runs: { t: 1 }, cancelled: {} });
+        // No retry comes: the upstream call is cancelled once the ttl has passed.
+        await expect
+          .poll(() => tally(watcher), { timeout: 10_000 })
+          .toEqual({
+            runs: { t: 1 },
+            cancelled: { t: 1 },
+          });
+      })();
+      await first;
+      return answerOf(params);
+    });
+    const result = await client.callTool('fx__ask', { count: 2, tag: 't' });
+    expect(JSON.parse(textOf(result))).toEqual(contents(2));
+    expect(await tally(watcher)).toEqual({ runs: { t: 2 }, cancelled: { t: 1 } });
+  });
+
+  it('is not made past the cap: that call is stopped upstream and its retry runs it again', async () => {
+    // Two upstreams, so that each call is the only one in flight on its stdio upstream.
+    const url = await start({ parkedCalls: { max: 1 } }, { upstreams: { a: upstream(), b: upstream() } });
+    let parked!: () => void;
+    const isParked = new Promise<void>((resolve) => (parked = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const holder = await caller(url, async (params) => {
+      parked();
+      await released;
+      return answerOf(params);
+    });
+    const held = holder.callTool('a__ask', { count: 1, tag: 'A' });
+    await isParked;
+    // The one parked call is A's: B's is stopped upstream, and runs again with its answer.
+    const other = await caller(url);
+    expect(JSON.parse(textOf(await other.callTool('b__ask', { count: 1, tag: 'B' })))).toEqual(contents(1));
+    expect(await tally(other, 'b__tally')).toEqual({ runs: { B: 2 }, cancelled: { B: 1 } });
+    release();
+    expect(JSON.parse(textOf(await held))).toEqual(contents(1));
+    expect(await tally(other, 'a__tally')).toEqual({ runs: { A: 1 }, cancelled: {} });
+  });
+});
