@@ -16,9 +16,10 @@ import {
   type StdioUpstreamConfig,
 } from '../src/gateway/index.js';
 import type { ElicitParams, ElicitResult, JsonObject } from '../src/index.js';
+import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { apiKeyVerifier } from '../src/transports/http/auth/index.js';
-import type { StreamableHttpOptions } from '../src/transports/http/index.js';
+import { serveHttp, type StreamableHttpOptions } from '../src/transports/http/index.js';
 import { META, answer, stateless } from './_http-stateless.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/many-questions-server.mjs', import.meta.url));
@@ -48,6 +49,37 @@ async function start(
   const served = await serveGateway(gateway, { port: 0, console: false, mcp });
   cleanup.push(() => served.close());
   return served.url!;
+}
+
+/**
+ * A handshake-era upstream over HTTP in this process whose tool `wait` asks one question, then waits until
+ * its call is cancelled: how many times it ran, and a promise of each step.
+ */
+async function waitingUpstream(): Promise<{
+  url: string;
+  runs: () => number;
+  answered: Promise<void>;
+  stopped: Promise<void>;
+}> {
+  const server = new Server({ name: 'waiter', version: '1.0.0' });
+  let runs = 0;
+  let answered!: () => void;
+  let stopped!: () => void;
+  const steps = {
+    answered: new Promise<void>((resolve) => (answered = resolve)),
+    stopped: new Promise<void>((resolve) => (stopped = resolve)),
+  };
+  server.tool('wait', {}, async (_args, ctx) => {
+    runs++;
+    ctx.signal.addEventListener('abort', () => stopped(), { once: true });
+    await ctx.elicit({ message: 'question 0', requestedSchema: { type: 'object', properties: {} } });
+    answered();
+    return new Promise(() => undefined);
+  });
+  server.tool('noop', {}, () => text('ok'));
+  const handle = await serveHttp(server, { port: 0 });
+  cleanup.push(() => handle.close());
+  return { url: handle.url, runs: () => runs, ...steps };
 }
 
 /** The answer to "question i": `{ n: i }`. */
@@ -231,4 +263,49 @@ describe('a parked call', () => {
     expect(JSON.parse(textOf(await held))).toEqual(contents(1));
     expect(await tally(other, 'a__tally')).toEqual({ runs: { A: 1 }, cancelled: {} });
   });
+
+  it('is cancelled upstream when its caller cancels the retry that took it back', async () => {
+    const waiter = await waitingUpstream();
+    const url = await start({}, { upstreams: { w: { url: waiter.url, protocolVersion: '2025-11-25' } } });
+    const client = await caller(url);
+    const controller = new AbortController();
+    const call = client.callTool('w__wait', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    // The retry brought the answer to the call it took back, which now waits upstream.
+    await waiter.answered;
+    controller.abort(new Error('enough'));
+    expect(await call).toMatchObject({ code: 'REQUEST_CANCELLED' });
+    await waiter.stopped;
+    expect(waiter.runs()).toBe(1);
+  });
+
+  it('is cancelled upstream when the gateway closes', async () => {
+    const waiter = await waitingUpstream();
+    const gateway = createGateway(
+      { upstreams: { w: { url: waiter.url, protocolVersion: '2025-11-25' } }, policy: { default: 'allow' } },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const served = await serveGateway(gateway, { port: 0, console: false });
+    cleanup.push(() => served.close());
+    const meta = META({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
+    const first = await stateless(served.url!, {
+      method: 'tools/call',
+      params: { name: 'w__wait', arguments: {}, _meta: meta },
+    }).then(answer);
+    expect(first.result).toMatchObject({ resultType: 'input_required' });
+    // Parked: its upstream call still runs, until the gateway closes.
+    expect(await Promise.race([waiter.stopped.then(() => 'stopped'), waitedFor(served.url!)])).toBe(
+      'running',
+    );
+    await gateway.close();
+    await waiter.stopped;
+    expect(waiter.runs()).toBe(1);
+  });
 });
+
+/** 'running' once a call through the gateway has been answered (the gateway's upstream is served meanwhile). */
+async function waitedFor(url: string): Promise<string> {
+  await stateless(url, { method: 'tools/call', params: { name: 'w__noop', arguments: {} } }).then(answer);
+  return 'running';
+}
