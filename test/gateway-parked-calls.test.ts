@@ -241,27 +241,40 @@ describe('a parked call', () => {
     expect(await tally(watcher)).toEqual({ runs: { t: 2 }, cancelled: { t: 1 } });
   });
 
-  it('is not made past the cap: that call is stopped upstream and its retry runs it again', async () => {
-    // Two upstreams, so that each call is the only one in flight on its stdio upstream.
-    const url = await start({ parkedCalls: { max: 1 } }, { upstreams: { a: upstream(), b: upstream() } });
-    let parked!: () => void;
-    const isParked = new Promise<void>((resolve) => (parked = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const holder = await caller(url, async (params) => {
-      parked();
-      await released;
-      return answerOf(params);
-    });
-    const held = holder.callTool('a__ask', { count: 1, tag: 'A' });
-    await isParked;
-    // The one parked call is A's: B's is stopped upstream, and runs again with its answer.
-    const other = await caller(url);
-    expect(JSON.parse(textOf(await other.callTool('b__ask', { count: 1, tag: 'B' })))).toEqual(contents(1));
-    expect(await tally(other, 'b__tally')).toEqual({ runs: { B: 2 }, cancelled: { B: 1 } });
-    release();
-    expect(JSON.parse(textOf(await held))).toEqual(contents(1));
-    expect(await tally(other, 'a__tally')).toEqual({ runs: { A: 1 }, cancelled: {} });
+  it.each([{ max: 1 }, { maxPerCaller: 1 }])(
+    'is not made past the cap (%o): that call is stopped upstream and its retry runs it again',
+    async (limits) => {
+      // Two upstreams, so that each call is the only one in flight on its stdio upstream.
+      const url = await start({ parkedCalls: limits }, { upstreams: { a: upstream(), b: upstream() } });
+      let parked!: () => void;
+      const isParked = new Promise<void>((resolve) => (parked = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const holder = await caller(url, async (params) => {
+        parked();
+        await released;
+        return answerOf(params);
+      });
+      const held = holder.callTool('a__ask', { count: 1, tag: 'A' });
+      await isParked;
+      // The one parked call is A's: B's is stopped upstream, and runs again with its answer.
+      const other = await caller(url);
+      expect(JSON.parse(textOf(await other.callTool('b__ask', { count: 1, tag: 'B' })))).toEqual(contents(1));
+      expect(await tally(other, 'b__tally')).toEqual({ runs: { B: 2 }, cancelled: { B: 1 } });
+      release();
+      expect(JSON.parse(textOf(await held))).toEqual(contents(1));
+      expect(await tally(other, 'a__tally')).toEqual({ runs: { A: 1 }, cancelled: {} });
+    },
+  );
+
+  it('limits are whole numbers: others are refused when the gateway is made', () => {
+    const config: GatewayConfig = { upstreams: { fx: upstream() } };
+    expect(() => createGateway(config, { parkedCalls: { ttlMs: 0 } })).toThrow(
+      new TypeError('parkedCalls.ttlMs must be a whole number from 1 to 2147483647 (got 0)'),
+    );
+    expect(() => createGateway(config, { parkedCalls: { maxPerCaller: 1.5 } })).toThrow(
+      new TypeError('parkedCalls.maxPerCaller must be a whole number from 0 to 2147483647 (got 1.5)'),
+    );
   });
 
   it('is cancelled upstream when its caller cancels the retry that took it back', async () => {
