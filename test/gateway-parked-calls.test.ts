@@ -217,6 +217,37 @@ describe('a parked call', () => {
     });
   });
 
+  it('needs one approval: its retries are approved by it, and a call with other arguments is asked about again', async () => {
+    const gateway = createGateway(
+      { upstreams: { fx: upstream() }, policy: { rules: [{ tool: 'ask', action: 'ask' }] } },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const served = await serveGateway(gateway, { port: 0, console: false });
+    cleanup.push(() => served.close());
+    const approved: string[] = [];
+    gateway.on((event) => {
+      if (event.type !== 'approval.pending') return;
+      approved.push(event.approval.id);
+      void gateway.approvals.decide(event.approval.id, { approve: true, decidedBy: 'test' });
+    });
+    const client = await caller(served.url!);
+    expect(JSON.parse(textOf(await client.callTool('fx__ask', { count: 5, tag: 'one' })))).toEqual(
+      contents(5),
+    );
+    expect(approved).toHaveLength(1);
+    expect(JSON.parse(textOf(await client.callTool('fx__ask', { count: 5, tag: 'two' })))).toEqual(
+      contents(5),
+    );
+    expect(approved).toHaveLength(2);
+    expect(await tally(client)).toEqual({ runs: { one: 1, two: 1 }, cancelled: {} });
+    const calls = (await gateway.audit.list()).filter(
+      (record) => record.kind === 'call' && record.tool === 'ask',
+    );
+    expect(new Set(calls.map((record) => record.decision))).toEqual(new Set(['approved']));
+  });
+
   it('is cancelled upstream when no retry comes within its ttlMs; the late retry runs the call again', async () => {
     const url = await start({ parkedCalls: { ttlMs: 2_000 } });
     const watcher = await caller(url);
