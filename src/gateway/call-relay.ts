@@ -337,8 +337,8 @@ export class CallRelay {
     const { entry, args, ctx, info } = call;
     const { upstream, tool } = entry;
     const { parked } = this.#deps;
-    const owner = parkOwner(call);
-    let run = ctx.carried === undefined ? undefined : parked.take(ctx.carried, owner);
+    // The arguments' digest is computed only for a call that parks or may take one back (a SHA-256).
+    let run = ctx.carried === undefined ? undefined : parked.take(ctx.carried, parkOwner(call));
     if (!run) {
       run = new HeldRun(ctx.client.capabilities);
       const sent = run;
@@ -383,7 +383,7 @@ export class CallRelay {
         done();
         if (!isInputWait(error)) return this.#failed(call, verdict, error, undefined);
         // Parked even if the upstream call has just ended: a result waits for the retry, an error is dropped.
-        const carried = parked.park(held, callerKey(info.caller), owner);
+        const carried = parked.park(held, callerKey(info.caller), parkOwner(call));
         if (carried) ctx.carry(carried);
         else held.stop.abort(new Error('No more calls may be parked; the retry runs the call again'));
         return this.#failed(call, verdict, error, { error });
