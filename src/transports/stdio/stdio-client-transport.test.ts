@@ -1,4 +1,5 @@
-import { realpathSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -130,6 +131,32 @@ describe('StdioClientTransport', () => {
     expect(onclose).toHaveBeenCalledTimes(1);
   });
 
+  // A client held back past the stream-close grace between the end of the child's stdout and its exit (a
+  // busy machine) reported the exit as a server that closed its stdout and ran on.
+  it.runIf(existsSync('/proc/self/stat'))(
+    'reports an exit as an exit when held back past the grace between the end of stdout and the exit',
+    async () => {
+      const { transport, errors, onclose } = connect('echo-server.mjs');
+      await transport.start();
+      const pid = transport.pid!;
+      // The end of stdout seen (the transport's grace timer set first), the process is held until the child
+      // is a zombie, then 150 ms more: both the timer and the exit are due when the loop goes on.
+      const child = (transport as unknown as { child: ChildProcess }).child;
+      child.stdout?.once('end', () => {
+        const deadline = Date.now() + 10_000;
+        while (Date.now() < deadline && !isZombie(pid));
+        const held = Date.now() + 150;
+        while (Date.now() < held);
+      });
+      await transport.send({ jsonrpc: '2.0', method: 'close-then-exit', params: { code: 3, afterMs: 20 } });
+      await vi.waitFor(() => expect(onclose).toHaveBeenCalledTimes(1), { timeout: 10_000 });
+      expect(errors.map((error) => error.message)).toEqual([
+        'The server process exited unexpectedly (exit code 3)',
+      ]);
+      expect(transport.exitStatus).toEqual({ code: 3, signal: null });
+    },
+  );
+
   it('restart() from onclose starts the server again: same options, stderr goes on, onclose fires again', async () => {
     const { transport, errors, onclose, received } = connect('echo-server.mjs', {
       stderr: 'pipe',
@@ -218,3 +245,13 @@ describe('StdioClientTransport', () => {
     await expect(transport.start()).rejects.toMatchObject({ code: LocalErrorCode.AlreadyConnected });
   });
 });
+
+/** Whether the process has exited and not been reaped yet (Linux: its state in /proc is Z). */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}

@@ -274,7 +274,12 @@ export class StdioClientTransport implements Transport {
       end();
       onFinish();
     };
-    /** The child closed its stdout and did not exit: it is gone for this connection, and shut down. */
+    /**
+     * The child closed its stdout and did not exit: it is gone for this connection, and shut down. Decided
+     * after the next poll of I/O (`setImmediate` from the grace timer): a process held back longer than the
+     * grace runs its due timers before the I/O that would tell it the child exited meanwhile, and would
+     * report an exit as a process that runs on.
+     */
     const stdoutClosed = (): void => {
       if (ended || hasExited || this.child !== child || this.state !== 'open') return;
       this.writer?.close(
@@ -309,7 +314,7 @@ export class StdioClientTransport implements Transport {
     });
     stdout.on('end', () => {
       this.dispatch(decoder.end());
-      if (!hasExited) stdoutTimer = setTimeout(stdoutClosed, STREAM_CLOSE_GRACE_MS);
+      if (!hasExited) stdoutTimer = setTimeout(() => setImmediate(stdoutClosed), STREAM_CLOSE_GRACE_MS);
     });
     stdout.on('error', (error) => this.report(error));
     // Not ended with the child: a restart pipes the next one in (see fireClose).
