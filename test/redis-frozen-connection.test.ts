@@ -6,8 +6,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreError, redisStores, type RedisStores } from '../src/stores/redis.js';
-import { startRedis, type RedisServerHandle } from './_redis.js';
+import { PATIENT_TIMEOUT_MS, startRedis, timingOutAfter, type RedisServerHandle } from './_redis.js';
 
+/** While Redis is paused (what succeeds before and after has {@link PATIENT_TIMEOUT_MS}). */
 const COMMAND_TIMEOUT_MS = 300;
 /** How long Redis holds writes: far past the command timeout, and the test's bound for the connection to go. */
 const PAUSE_MS = 20_000;
@@ -19,7 +20,7 @@ describe('a Redis connection whose commands time out', () => {
 
   beforeAll(async () => {
     redis = await startRedis();
-    stores = redisStores(redis.url, { commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    stores = redisStores(redis.url, { commandTimeoutMs: PATIENT_TIMEOUT_MS });
     admin = new Redis(redis.url);
   });
 
@@ -41,17 +42,21 @@ describe('a Redis connection whose commands time out', () => {
     await stores.grants.grant('files', 'before');
     const [frozen] = await otherClients();
     expect(frozen).toBeDefined();
-    await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
-    try {
-      const failed = await stores.grants.grant('files', 'ghost').catch((error: unknown) => error);
-      expect(failed).toBeInstanceOf(StoreError);
-      expect((failed as StoreError).message).toMatch(/Redis grant store: grant failed: .*Command timed out/);
-      // The connection holding the write that timed out goes (long before the pause ends), a new one comes.
-      await expect.poll(otherClients, { timeout: PAUSE_MS / 2, interval: 100 }).not.toContain(frozen);
-      await expect.poll(() => stores.client.status, { timeout: PAUSE_MS / 2 }).toBe('ready');
-    } finally {
-      await admin.call('CLIENT', 'UNPAUSE');
-    }
+    await timingOutAfter(stores.client, COMMAND_TIMEOUT_MS, async () => {
+      await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'WRITE');
+      try {
+        const failed = await stores.grants.grant('files', 'ghost').catch((error: unknown) => error);
+        expect(failed).toBeInstanceOf(StoreError);
+        expect((failed as StoreError).message).toMatch(
+          /Redis grant store: grant failed: .*Command timed out/,
+        );
+        // The connection holding the write that timed out goes (long before the pause ends), a new one comes.
+        await expect.poll(otherClients, { timeout: PAUSE_MS / 2, interval: 100 }).not.toContain(frozen);
+        await expect.poll(() => stores.client.status, { timeout: PAUSE_MS / 2 }).toBe('ready');
+      } finally {
+        await admin.call('CLIENT', 'UNPAUSE');
+      }
+    });
     // Read through the stores' own connection: had the write stayed on it, it would have run by now.
     expect(await stores.grants.has('files', 'ghost')).toBe(false);
     expect(await stores.grants.has('files', 'before')).toBe(true);

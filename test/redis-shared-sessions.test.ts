@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisStores } from '../src/stores/redis.js';
 import { INIT, asSubject, openSession as openHttpSession, post } from './_http.js';
-import { startRedis, type RedisServerHandle } from './_redis.js';
+import { PATIENT_TIMEOUT_MS, startRedis, type RedisServerHandle } from './_redis.js';
 import {
   closeInstances,
   startRedisInstance,
@@ -126,7 +126,7 @@ describe('sessions shared on Redis, in one process', () => {
 
   // After the test above: Redis is down.
   it('a process started while Redis is down hears its messages once Redis is back', async () => {
-    const late = redisStores(redis.url, { commandTimeoutMs: 300 });
+    const late = redisStores(redis.url, { commandTimeoutMs: PATIENT_TIMEOUT_MS });
     try {
       const bus = late.sessionBus;
       const heard = new Promise((resolve) => (bus.onmessage = resolve));

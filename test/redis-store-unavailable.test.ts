@@ -11,13 +11,17 @@ import type { SessionStore } from '../src/stores/session-store.js';
 import { storeOperation } from '../src/stores/store-error.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { INIT, post } from './_http.js';
-import { startRedis, type RedisServerHandle } from './_redis.js';
+import { PATIENT_TIMEOUT_MS, startRedis, timingOutAfter, type RedisServerHandle } from './_redis.js';
 import { SseReader } from './_sse.js';
 
 const FIXTURE = new URL('./fixtures/cluster-server.mjs', import.meta.url).href;
 const STATELESS = '2026-07-28';
 
 let redis: RedisServerHandle;
+/**
+ * The server's stores: what they are asked while Redis runs succeeds however busy the machine; with Redis
+ * down a command fails at once (its connection refused), and frozen after 500 ms (`timingOutAfter`).
+ */
 let stores: RedisStores;
 let server: Server;
 let http: HttpServerHandle;
@@ -29,7 +33,7 @@ const errors: Error[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
-  stores = redisStores(redis.url, { commandTimeoutMs: 500 });
+  stores = redisStores(redis.url, { commandTimeoutMs: PATIENT_TIMEOUT_MS });
   const mod = (await import(FIXTURE)) as { default: (options: object) => Server };
   server = mod.default({ rateLimitStore: stores.rateLimits, onError: (error: Error) => errors.push(error) });
   http = await serveHttp(server, { port: 0, responseMode: 'json' });
@@ -154,15 +158,17 @@ describe('a session answering with SSE, its rate-limit store down', () => {
   it("once the stream has started (a keep-alive), the failure is the request's error response on it", async () => {
     const headers = await openSession(sseQuick.url, '2025-06-18');
     // Frozen: the store's command times out after 500 ms, long after the 50 ms keep-alive started the stream.
-    process.kill(redis.pid!, 'SIGSTOP');
-    let response: Response;
+    let response!: Response;
     let answer: Record<string, unknown> | undefined;
-    try {
-      response = await callLimited(20, sseQuick.url, headers);
-      answer = await new SseReader(response).nextMessage();
-    } finally {
-      process.kill(redis.pid!, 'SIGCONT');
-    }
+    await timingOutAfter(stores.client, 500, async () => {
+      process.kill(redis.pid!, 'SIGSTOP');
+      try {
+        response = await callLimited(20, sseQuick.url, headers);
+        answer = await new SseReader(response).nextMessage();
+      } finally {
+        process.kill(redis.pid!, 'SIGCONT');
+      }
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream');
     expect(answer).toMatchObject({
