@@ -7,6 +7,12 @@ export interface SseEvent {
   retry?: number;
 }
 
+/**
+ * How long `next` waits for an event by default: what it waits for is an event a busy machine may bring
+ * later (as expect.poll's 10 s and RawWire's 15 s); it returns as the event comes.
+ */
+const EVENT_WAIT_MS = 15_000;
+
 export class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
@@ -21,7 +27,7 @@ export class SseReader {
   }
 
   /** The next event (blank-data events included), or undefined when the stream ended. */
-  async next(timeoutMs = 5000): Promise<SseEvent | undefined> {
+  async next(timeoutMs = EVENT_WAIT_MS): Promise<SseEvent | undefined> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.#json && this.done) {
@@ -51,19 +57,20 @@ export class SseReader {
       if (this.done) return undefined;
       const remaining = deadline - Date.now();
       if (remaining <= 0) throw new Error('timed out waiting for an SSE event');
+      let timer: NodeJS.Timeout | undefined;
       const chunk = await Promise.race([
         this.#reader.read(),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('timed out waiting for an SSE event')), remaining),
-        ),
-      ]);
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out waiting for an SSE event')), remaining);
+        }),
+      ]).finally(() => clearTimeout(timer));
       if (chunk.done) this.done = true;
       else this.#buffer += this.#decoder.decode(chunk.value, { stream: true });
     }
   }
 
   /** The next event that carries a JSON-RPC message, parsed. */
-  async nextMessage(timeoutMs = 5000): Promise<Record<string, unknown> | undefined> {
+  async nextMessage(timeoutMs = EVENT_WAIT_MS): Promise<Record<string, unknown> | undefined> {
     for (;;) {
       const event = await this.next(timeoutMs);
       if (!event) return undefined;
