@@ -1,7 +1,7 @@
 /**
  * The command line of every command that talks to a server (`tools`, `call`, `resources`, `read`,
- * `prompts`, `prompt`): the shared options (`--json`, `--timeout`, `--protocol-version`, `--header`,
- * `--verbose`, `--root`), the command's own, and the server: `-- <command...>` or an http(s) URL.
+ * `prompts`, `prompt`): the shared options (`--json`, `--timeout`, `--shutdown-timeout`, `--protocol-version`,
+ * `--header`, `--verbose`, `--root`), the command's own, and the server: `-- <command...>` or an http(s) URL.
  * @module
  */
 import { statSync } from 'node:fs';
@@ -17,6 +17,7 @@ import type { WithClientOptions } from './with-client.js';
 export const CLIENT_OPTIONS = {
   json: { type: 'boolean' },
   timeout: { type: 'string' },
+  'shutdown-timeout': { type: 'string' },
   'protocol-version': { type: 'string' },
   header: { type: 'string', multiple: true },
   verbose: { type: 'boolean', short: 'v' },
@@ -32,6 +33,9 @@ export const KNOWN_REVISIONS: readonly Revision[] = [...STATELESS_REVISIONS, ...
 export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)
   --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
                   (default 60000)
+  --shutdown-timeout MS
+                  when done, how long a server command has to exit once its stdin is closed, then
+                  once sent SIGTERM, before SIGKILL, in ms (default 1000)
   --protocol-version REV
                   speak this protocol revision only: ${KNOWN_REVISIONS.join(', ')}
                   (default: the newest both sides speak; ${STATELESS_REVISIONS.join(', ')} is the stateless era)
@@ -78,6 +82,7 @@ export function parseClientCommandLine<O extends Options>(
   }
   const target = parseTarget(rest, hint, { url, headers: shared.header });
   const timeout = parsePositiveInteger(shared.timeout, 'timeout', hint);
+  const shutdownTimeout = parsePositiveInteger(shared['shutdown-timeout'], 'shutdown-timeout', hint);
   const protocolVersion = parseRevision(shared['protocol-version'], hint);
   const roots = parseRoots(shared.root, hint);
   return {
@@ -85,7 +90,7 @@ export function parseClientCommandLine<O extends Options>(
     positionals: others,
     target,
     json: shared.json === true,
-    client: { timeout, verbose: shared.verbose, protocolVersion, ...(roots && { roots }) },
+    client: { timeout, shutdownTimeout, verbose: shared.verbose, protocolVersion, ...(roots && { roots }) },
   };
 }
 

@@ -26,6 +26,11 @@ export interface OpenTargetOptions {
    */
   showStderr?: boolean;
   /**
+   * How long closing waits for a server command to exit after its stdin ends, then after SIGTERM, before
+   * SIGKILL (default {@link SHUTDOWN_STEP_MS}).
+   */
+  shutdownTimeoutMs?: number | undefined;
+  /**
    * An OAuth access token for URL targets (from `TOOLWIRE_TOKEN`: tokens stay out of the command line,
    * where `ps` and shell history would show them). An `Authorization` given with `--header` wins.
    */
@@ -176,7 +181,7 @@ function openCommand(target: Target & { kind: 'command' }, options: OpenTargetOp
     args: target.args,
     // Never 'inherit': a server's bytes would reach the terminal as they are (retitle it, clear it).
     stderr: 'pipe',
-    shutdownTimeoutMs: SHUTDOWN_STEP_MS,
+    shutdownTimeoutMs: options.shutdownTimeoutMs ?? SHUTDOWN_STEP_MS,
   });
   const tail = captureTail(stdio.stderr);
   if (options.showStderr && stdio.stderr) showLines(stdio.stderr, printErr);

@@ -19,6 +19,11 @@ import { interruptOnSignals, type Interruption } from './stop-signals.js';
 export interface WithClientOptions {
   /** Bounds the connect, and each request after it, in ms (default 60 s). */
   timeout?: number | undefined;
+  /**
+   * How long a server command has to exit once its stdin is closed, then once sent SIGTERM, before
+   * SIGKILL, in ms (default 1 s).
+   */
+  shutdownTimeout?: number | undefined;
   /** Show the server's stderr as it comes (default: keep it, show it only on failure). */
   verbose?: boolean | undefined;
   /** The client's approval policy for tool calls (default none: every call runs). */
@@ -84,6 +89,7 @@ async function connectAndWork<T>(
   const token = process.env.TOOLWIRE_TOKEN;
   const opened = openTarget(target, {
     showStderr: options.verbose === true,
+    shutdownTimeoutMs: options.shutdownTimeout,
     token,
     oauth:
       options.oauth ??
