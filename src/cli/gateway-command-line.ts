@@ -146,13 +146,15 @@ export function asUsageError(error: unknown, hint: string): unknown {
   });
 }
 
-/** The configuration: the file's (if any), the flags merged in, checked as a whole. */
+/** The configuration: `base` (else the file's, if any), the flags merged in, checked as a whole. */
 export function gatewayConfigOf(
   flags: GatewayFlags,
   command: string[] | undefined,
   hint: string,
+  base?: GatewayConfig,
 ): GatewayConfig {
-  const file = flags.config === undefined ? { upstreams: {} } : readConfigFile(resolve(flags.config), hint);
+  const file =
+    base ?? (flags.config === undefined ? { upstreams: {} } : readConfigFile(resolve(flags.config), hint));
   const upstreams: Record<string, UpstreamConfig> = { ...file.upstreams };
   let withCommand = 0;
   for (const flag of flags.upstream ?? []) {

@@ -29,7 +29,7 @@ import { StdioServerTransport } from '../transports/stdio/index.js';
 import { helpHint } from './command-name.js';
 import { ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { FileOAuthStore } from './file-oauth-store.js';
-import { gatewayConfigOf, withHttpFlags, type GatewayFlags } from './gateway-command-line.js';
+import { gatewayConfigOf, type GatewayFlags } from './gateway-command-line.js';
 import { GATEWAY_HELP } from './gateway-help.js';
 import { introduce, narrate } from './gateway-narration.js';
 import { HTTP_AUTH_FLAGS, httpAuthOf, type HttpAuthFlags } from './http-auth-flags.js';
@@ -98,7 +98,8 @@ function configOf(values: Values, rest: string[] | undefined): GatewayConfig {
   if (values.config !== undefined || values.upstream !== undefined || rest !== undefined) {
     throw usageError('--demo brings its own upstream: leave out --config and --upstream', HINT);
   }
-  return withHttpFlags(demoConfig(), values, HINT);
+  // The demo's upstream and rules, with the flags on top as on a file's: --policy, --default, --trust.
+  return gatewayConfigOf(values, undefined, HINT, demoConfig());
 }
 
 function portOf(value: string | undefined, name: string, fallback: number): number {

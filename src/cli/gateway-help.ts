@@ -53,7 +53,9 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
                        this long (default 5000; the next request, anywhere, takes it up from Redis);
                        0 keeps the copies
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
-  --demo               the demo workspace server as the one upstream, asking before write_file
+  --demo               the demo workspace server as the one upstream, "demo" (what npm start runs; HTTP
+                       unless --stdio): demo.write_file=ask, default allow; --policy, --default and
+                       --trust apply on top
 
 Authentication (off unless --jwks is given): requests to the MCP endpoint (--http) need an OAuth 2.1
 access token (Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this
@@ -82,7 +84,7 @@ $TOOLWIRE_OAUTH_FILE else ~/.config/toolwire/oauth.json); one that needs a perso
 and the console's Upstreams view has a "Sign in" button for it.
 
 Examples:
-  ${CLI} gateway --http --upstream files -- ${CLI} serve --policy 'files.write_file=ask' --default allow
+  ${CLI} gateway --http --policy 'files.write_file=ask' --default allow --upstream files -- ${CLI} serve
   ${CLI} gateway --config gateway.json --print-config
   ${CLI} gateway --http --config gateway.json --allowed-host gateway.example.com \\
       --trust-forwarded-proto                                                   (behind nginx with TLS)
