@@ -56,6 +56,34 @@ describe('the Approvals view', () => {
     await page.context().close();
   });
 
+  it('lays out Approve always, its period (in plain words) and what it means apart: none touches the next', async () => {
+    const { page } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'spaced.md' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
+    await card.waitFor();
+    const box = async (locator: ReturnType<typeof card.getByText>) => (await locator.boundingBox())!;
+    const button = await box(card.getByRole('button', { name: 'Approve always' }));
+    const period = await box(card.getByLabel('Approve always for'));
+    const meaning = await box(card.getByText('this tool, this caller: for 1 hour'));
+    expect(period.x - (button.x + button.width)).toBeGreaterThanOrEqual(4);
+    // On the period's line (the page is 1100 px wide), what it means starts a gap after it.
+    expect(Math.abs(meaning.y + meaning.height / 2 - (period.y + period.height / 2))).toBeLessThan(4);
+    expect(meaning.x - (period.x + period.width)).toBeGreaterThanOrEqual(4);
+    expect(await card.getByLabel('Approve always for').locator('option').allInnerTexts()).toEqual([
+      'for 1 hour',
+      'for 8 hours',
+      'for 24 hours',
+      'for 7 days',
+      'until the gateway restarts',
+    ]);
+    await card.getByLabel('Approve always for').selectOption('restart');
+    await card.getByText('this tool, this caller: until the gateway restarts (24 hours on Redis)').waitFor();
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect((await call).isError).toBe(true);
+    await page.context().close();
+  });
+
   it('shows characters that would reorder or hide an argument as their escapes', async () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     const model = await suite.fixture.model();

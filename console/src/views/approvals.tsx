@@ -44,7 +44,7 @@ const ALWAYS_FOR: [string, number | undefined, string][] = [
   ['8h', 8 * HOUR, '8 hours'],
   ['24h', 24 * HOUR, '24 hours'],
   ['7d', 7 * 24 * HOUR, '7 days'],
-  ['restart', undefined, 'until the gateway restarts (24 hours on Redis)'],
+  ['restart', undefined, 'until the gateway restarts'],
 ];
 
 /** What a person did to a card: kept by approval id while the approval is listed. */
@@ -201,9 +201,9 @@ const ApprovalCard = memo(function ApprovalCard({
             <label>
               <span class="visually-hidden">Approve always for</span>
               <select value={alwaysFor} onChange={(e) => setAlwaysFor((e.target as HTMLSelectElement).value)}>
-                {ALWAYS_FOR.map(([id, , label]) => (
+                {ALWAYS_FOR.map(([id, ms, label]) => (
                   <option key={id} value={id}>
-                    for {label}
+                    {ms === undefined ? label : `for ${label}`}
                   </option>
                 ))}
               </select>
