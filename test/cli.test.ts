@@ -318,6 +318,18 @@ describe('toolwire call', () => {
     expect(roots.code).toBe(0);
   });
 
+  it('exits 2 for a value that starts with a dash, naming the option and how to give such a value', async () => {
+    // parseArgs' "Option '--timeout' argument is ambiguous." was all it said.
+    const negative = await run(['tools', '--json', '--timeout', '-5', ...SERVE_FIXTURE]);
+    expect(negative.code).toBe(ExitCode.Usage);
+    expect(failureObject(negative).message).toBe(
+      '--timeout needs a value: "-5" looks like an option (write --timeout=-5 if it is the value)',
+    );
+    const gateway = await run(['gateway', '--demo', '--approval-timeout', '-5']);
+    expect(gateway.code).toBe(ExitCode.Usage);
+    expect(gateway.stderr).toContain('--approval-timeout needs a value: "-5" looks like an option');
+  });
+
   it('exits 2 for a --header value with a line break (it was a connection failure, exit 4)', async () => {
     for (const value of ['X: a\r\nInjected: 1', 'X: a\nb', 'X: a\rb']) {
       const result = await run(['tools', '--json', '--header', value, 'http://127.0.0.1:1/mcp']);

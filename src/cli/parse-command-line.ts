@@ -32,7 +32,7 @@ export function parseCommandLine<O extends Options>(
   try {
     parsed = parseArgs({ args: before, options, allowPositionals: true, strict: true, tokens: true });
   } catch (error) {
-    throw usageError(cleanParseError(error), helpHint);
+    throw usageError(cleanParseError(error, before), helpHint);
   }
   refuseRepeated(parsed.tokens, options, helpHint);
   return { values: parsed.values, positionals: parsed.positionals, rest };
@@ -57,9 +57,22 @@ function refuseRepeated(
   }
 }
 
-/** parseArgs messages carry a long tip about `--`; keep the first sentence. */
-function cleanParseError(error: unknown): string {
+/**
+ * parseArgs messages carry a long tip about `--`; keep the first sentence. A value that starts with a dash
+ * (`--timeout -5`) is "ambiguous" to parseArgs, which alone says nothing of what to do: name the option and how
+ * to give such a value.
+ */
+function cleanParseError(error: unknown, args: readonly string[]): string {
   const message = error instanceof Error ? error.message : String(error);
+  const ambiguous = /^Option '([^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    const name = ambiguous[1]!;
+    const at = args.indexOf(name);
+    const next = at === -1 ? undefined : args[at + 1];
+    if (next !== undefined) {
+      return `${name} needs a value: "${next}" looks like an option (write ${name}=${next} if it is the value)`;
+    }
+  }
   return message.split('. To specify')[0]?.split('\n')[0] ?? message;
 }
 
