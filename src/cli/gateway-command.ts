@@ -124,6 +124,8 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   const http = values.http === true || (values.demo === true && !values.stdio);
   if (!http && (values.stateless || values.json))
     throw usageError('--stateless and --json go with --http', HINT);
+  if (http && values['api-port'] !== undefined)
+    throw usageError('--api-port goes with --stdio: over HTTP the decision API is on --port, at /api', HINT);
   const port = portOf(values.port ?? process.env.PORT, 'port', 3000);
   const config = configOf(values, rest);
   const host = values.host ?? '127.0.0.1';
