@@ -206,6 +206,22 @@ describe('toolwire gateway on the command line', () => {
         },
       },
     });
+    // Files named relative to the directory it is run in, in either form, are printed absolute: a host starts
+    // the gateway in a directory of its own (--config=FILE stayed relative, and so did --audit FILE).
+    const dir = path.dirname(file);
+    const relative = await runCli(
+      ['gateway', '--config=gateway.json', '--audit', 'audit.jsonl', '--print-config'],
+      { cwd: dir },
+    );
+    expect(relative.code).toBe(0);
+    expect(JSON.parse(relative.stdout)).toEqual({
+      mcpServers: {
+        'toolwire-gateway': {
+          command: process.execPath,
+          args: [BIN, 'gateway', '--stdio', `--config=${file}`, '--audit', path.join(dir, 'audit.jsonl')],
+        },
+      },
+    });
     const http = await runCli([
       'gateway',
       '--upstream',

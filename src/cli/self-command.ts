@@ -38,13 +38,27 @@ export function hostConfig(
     );
   }
   const { command, script } = selfCommand();
-  const args = ['gateway', ...argv.filter((arg) => arg !== '--print-config')];
-  const at = args.indexOf('--config');
-  if (at !== -1 && args[at + 1] !== undefined) args[at + 1] = resolve(args[at + 1]!);
-  if (!args.includes('--stdio')) args.splice(1, 0, '--stdio');
+  const split = argv.indexOf('--');
+  const own = split === -1 ? [...argv] : argv.slice(0, split);
+  const upstream = split === -1 ? [] : argv.slice(split);
+  const args = ['gateway', ...absolutePaths(own.filter((arg) => arg !== '--print-config')), ...upstream];
+  if (!own.includes('--stdio')) args.splice(1, 0, '--stdio');
   return JSON.stringify(
     { mcpServers: { 'toolwire-gateway': { command, args: [script, ...args] } } },
     null,
     2,
   );
+}
+
+/** The flags whose value is a file, named relative to this directory: a host starts the gateway elsewhere. */
+const PATH_FLAGS = ['--config', '--audit'];
+
+/** `flags` with the files of `--config FILE`, `--config=FILE`, `--audit FILE` and `--audit=FILE` absolute. */
+function absolutePaths(flags: readonly string[]): string[] {
+  return flags.map((arg, at) => {
+    if (at > 0 && PATH_FLAGS.includes(flags[at - 1]!)) return resolve(arg);
+    const equals = arg.indexOf('=');
+    if (equals === -1 || !PATH_FLAGS.includes(arg.slice(0, equals))) return arg;
+    return `${arg.slice(0, equals + 1)}${resolve(arg.slice(equals + 1))}`;
+  });
 }
