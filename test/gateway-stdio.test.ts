@@ -155,6 +155,9 @@ describe('the gateway over stdio, SDK 2.x client', () => {
     writeFileSync(configFile, '{ "upstreams": { "fx": { "command": "" } } }');
     await printed(/configuration not applied, the running one stays: .*\/upstreams\/fx\/command/);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('crashy__hello');
+    // Back to one upstream, said in words ("1 upstreams" before).
+    writeFileSync(configFile, JSON.stringify(baseConfig));
+    await printed(/configuration applied \(1 upstream\)\n/);
   });
 });
 

@@ -272,7 +272,8 @@ async function reload(
 ): Promise<void> {
   try {
     await gateway.apply(next());
-    say(`configuration applied (${Object.keys(gateway.config.upstreams).length} upstreams)`);
+    const count = Object.keys(gateway.config.upstreams).length;
+    say(`configuration applied (${count} upstream${count === 1 ? '' : 's'})`);
   } catch (error) {
     const detail = (error as { detail?: string }).detail;
     say(
