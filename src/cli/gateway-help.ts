@@ -10,10 +10,10 @@ export const GATEWAY_HELP = `Usage: toolwire gateway [--config FILE] [--upstream
                         [--policy NAME.TOOL=allow|ask|deny]... [--default ACTION] [--trust NAME]...
                         [--http [--port P] [--host H] [--stateless] [--json] | --stdio [--api-port P]]
                         [--allowed-host HOST]... [--allowed-origin URL]... [--trust-forwarded-proto]
-                        [--jwks URL --issuer ISS [--audience URL] [--scope S]]
+                        [--jwks URL --issuer ISS [--audience URL] [--authorization-server URL] [--scope S]]
                         [--approval-timeout MS] [--audit FILE] [--redis URL [--session-unload-ms MS]]
                         [--print-config]
-                        [--upstream NAME -- command args...]
+                        [--demo | --upstream NAME -- command args...]
 
 One MCP endpoint in front of many MCP servers. Their tools appear namespaced (files__read_file),
 and every call passes the policy: allowed, denied, or held until a person approves it from the
