@@ -197,6 +197,24 @@ describe('toolwire gateway on the command line', () => {
     }
   });
 
+  it('says why a stdio upstream is down: the exit code of its process, not only that the connection closed', async () => {
+    const exits = [process.execPath, '-e', 'process.exit(3)'];
+    const gateway = await startGateway(['--upstream', 'bad', '--', ...exits]);
+    try {
+      const [, status] = await waitForLine(
+        () => gateway.stderr(),
+        /1 upstream \((bad: .*)\)\n/,
+        gateway.child,
+      );
+      expect(status).toBe('bad: down (The server process exited unexpectedly (exit code 3))');
+      const response = await gateway.api('/upstreams');
+      const { upstreams } = (await response.json()) as { upstreams: { name: string; error?: string }[] };
+      expect(upstreams).toMatchObject([{ name: 'bad', error: expect.stringContaining('exit code 3') }]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('prints the mcpServers entry a host needs (stdio: the command; --http: the URL)', async () => {
     const file = writeConfig(baseConfig);
     const stdio = await runCli(['gateway', '--config', file, '--print-config']);

@@ -190,6 +190,13 @@ export class Upstream {
     // retry reads the token store again, where someone may have signed in meanwhile.
     if (this.status === 'needs-sign-in') this.oauth?.reload();
     else this.#setStatus('connecting', this.error);
+    // How the transport saw the connection end (a stdio server's exit code or signal): the client's own
+    // error for it only says that the connection closed.
+    let ended: string | undefined;
+    const why = (error: unknown) => {
+      const code = error instanceof ToolwireError ? error.code : undefined;
+      return code === 'CONNECTION_CLOSED' && ended !== undefined ? ended : errorMessage(error);
+    };
     const client = new Client(this.#hooks.clientInfo, {
       ...NO_CALLER,
       capabilities: RELAYED_CAPABILITIES,
@@ -200,12 +207,14 @@ export class Upstream {
       // A caller's form answer is the upstream's to check against its own schema (and a hostile upstream's
       // schema is not compiled here).
       validateElicitation: false,
-      onError: () => undefined,
+      onError: (error) => {
+        if (error instanceof ToolwireError && error.code === 'CONNECTION_CLOSED') ended = error.message;
+      },
       onWarning: (message) => this.#hooks.warn(this, message),
     });
     try {
       await client.connect(await this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
-      client.onclose = () => this.#lost(generation, 'the connection closed');
+      client.onclose = () => this.#lost(generation, ended ?? 'the connection closed');
       // Every log message comes to the gateway, which passes on what each caller's own level lets through.
       if (client.serverCapabilities?.logging) await client.setLoggingLevel('debug').catch(() => undefined);
       await this.#list(client, generation, 'all');
@@ -237,7 +246,7 @@ export class Upstream {
       await client.close().catch(() => undefined);
       if (this.oauth?.needsPerson && authFailure(error) && (await this.oauth.client()) !== undefined) {
         this.#lost(generation, `sign in to upstream ${this.name}: ${errorMessage(error)}`, 'needs-sign-in');
-      } else this.#lost(generation, errorMessage(error));
+      } else this.#lost(generation, why(error));
     }
   }
 
