@@ -70,12 +70,10 @@ describe('toolwire gateway --demo', () => {
     [['--default', 'maybe'], /--default must be allow, ask or deny, got "maybe"/],
     [['--policy', 'demo.read_file=perhaps'], /--policy must be NAME\.TOOL=allow\|ask\|deny/],
     [['--trust', 'files'], /--trust files: there is no upstream of that name/],
-    [
-      ['--api-port', '0', '--print-config'],
-      /--api-port goes with --stdio: over HTTP the decision API is on --port/,
-    ],
+    [['--api-port', '0'], /--api-port goes with --stdio: over HTTP the decision API is on --port/],
   ])('exits 2 for %j, saying what is wrong, before serving anything', async (flags, message) => {
-    const run = await runCli(['gateway', '--demo', '--port', '0', ...flags]);
+    // --print-config: a gateway that took the flags prints its entry and exits 0 instead of serving on.
+    const run = await runCli(['gateway', '--demo', '--port', '0', '--print-config', ...flags]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(run.stdout).toBe('');
