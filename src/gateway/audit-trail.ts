@@ -1,7 +1,8 @@
 /**
  * The gateway's audit trail: each record (a call's, or a person's decision on an approval) stored — in
  * memory, or shared by the instances on Redis — then handed to the sinks and to the listeners of `audit`
- * with its number. A record that cannot be stored still reaches them (unnumbered), and the failure is said.
+ * with its number. A record that cannot be stored still reaches them (unnumbered), and the failure is said:
+ * a store that timed out may still store it, numbered, when it runs the write late (a Redis that thaws).
  * @module
  */
 import { errorMessage } from '../index.js';
@@ -88,6 +89,10 @@ export class AuditTrail {
   }
 
   readonly #notStored = (error: unknown): void => {
-    this.#line(`audit record not stored: ${errorMessage(error)}`);
+    // A write that timed out may still run (Redis frozen with it on its socket runs it when it thaws): the
+    // record is then stored and numbered after all, which this line must not deny.
+    this.#line(
+      `audit record not stored in time (the store may still store it, numbered, if it runs the write late): ${errorMessage(error)}`,
+    );
   };
 }
