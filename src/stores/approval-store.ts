@@ -4,7 +4,7 @@
  * for one approval, from one instance or two, one settles it and the other learns what it was settled
  * with); whoever waits for it hears of the settlement (`watch`). An approval not settled by its
  * `expiresAt` reads as expired. Settled approvals are kept `keepSettledMs` past their expiry, so that a
- * late decision is answered "already settled" rather than "unknown".
+ * late decision is answered "already settled" rather than "unknown": the latest `SETTLED_KEPT` (1,000) at most.
  * @module
  */
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
@@ -132,8 +132,11 @@ export const DEFAULT_KEEP_SETTLED_MS = 10 * 60_000;
  * decisions timing out one after another on one approval do not grow it without end.
  */
 export const MAX_FENCED = 32;
-/** Settled approvals the memory store keeps at most (the oldest go first). */
-const SETTLED_KEPT = 1_000;
+/**
+ * Settled approvals a store keeps at most (the oldest go first, within `keepSettledMs` past their expiry), so
+ * that approvals asked and withdrawn in a loop, each kept with its arguments, do not grow it without end.
+ */
+export const SETTLED_KEPT = 1_000;
 
 interface Entry {
   approval: PendingApproval;

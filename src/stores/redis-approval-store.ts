@@ -3,7 +3,9 @@
  * hash per approval (`<prefix>gateway:approval:<id>`: the approval, its expiry, its outcome once settled),
  * dropped `keepSettledMs` after the approval expires, and an index of the pending ones
  * (`<prefix>gateway:approvals`, a sorted set by creation time, kept as long as its last approval); an
- * approval with large arguments keeps its listed form too (`listed`, without them), which listings read. `settle`
+ * approval with large arguments keeps its listed form too (`listed`, without them), which listings read. The
+ * latest `SETTLED_KEPT` settled approvals are kept (`<prefix>gateway:approvals:done`, a sorted set of their ids by
+ * when they were settled): past them the oldest go, hash and all, however fast approvals are asked and withdrawn. `settle`
  * is one Lua script: it settles a pending approval only, so of two decisions at once exactly one wins, and
  * in the same step publishes the settlement on `<prefix>gateway:approvals:settled`, which the instance
  * holding the call hears.
@@ -13,6 +15,7 @@ import type { Redis } from 'ioredis';
 import {
   DEFAULT_KEEP_SETTLED_MS,
   MAX_FENCED,
+  SETTLED_KEPT,
   type AbandonResult,
   type ApprovalStore,
   type FenceResult,
@@ -59,9 +62,31 @@ local left = redis.call('PTTL', KEYS[2])
 if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[2], ARGV[2]) end
 return 1`);
 
-// KEYS: the approval, the pending index. ARGV: the outcome (JSON), the digest to check ('' for none), the
-// channel, the id, the message to publish, the settlement's token ('' for none: a fenced one settles
-// nothing). Returns { status, approval JSON, outcome JSON }.
+// Lua: keeps the approval just settled (ARGV[4]) among the latest ARGV[8] settled (KEYS[3], scored by when
+// they were settled): past them the oldest go, hashes and all; the set lasts as long as its last hash
+// (`expires` + keep-settled, ARGV[7]).
+const KEEP_SETTLED = `
+local function keep_settled(now, expires)
+  redis.call('ZADD', KEYS[3], now, ARGV[4])
+  local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[8])
+  if over > 0 then
+    local prefix = string.sub(KEYS[1], 1, #KEYS[1] - #ARGV[4])
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do
+      if id ~= ARGV[4] then
+        redis.call('DEL', prefix .. id)
+        redis.call('ZREM', KEYS[3], id)
+      end
+    end
+  end
+  local til = tonumber(expires) + tonumber(ARGV[7])
+  local left = redis.call('PTTL', KEYS[3])
+  if left < 0 or now + left < til then redis.call('PEXPIREAT', KEYS[3], til) end
+end`;
+
+// KEYS: the approval, the pending index, the settled ones kept. ARGV: the outcome (JSON), the digest to check
+// ('' for none), the channel, the id, the message to publish, the settlement's token ('' for none: a fenced
+// one settles nothing), keep-settled (ms), how many settled approvals are kept. Returns { status, approval
+// JSON, outcome JSON }.
 const SETTLE_SOURCE = `
 local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired', 'fenced')
 if not f[1] then return {'unknown'} end
@@ -80,6 +105,7 @@ if now >= tonumber(f[2]) then
   redis.call('HSET', KEYS[1], 'outcome', f[5])
   redis.call('HDEL', KEYS[1], 'fenced')
   redis.call('ZREM', KEYS[2], ARGV[4])
+  keep_settled(now, f[2])
   return {'settled-before', f[1], f[5]}
 end
 if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
@@ -87,18 +113,21 @@ redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'token', ARGV[6]) end
 redis.call('HDEL', KEYS[1], 'fenced')
 redis.call('ZREM', KEYS[2], ARGV[4])
+keep_settled(now, f[2])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`;
 
-const SETTLE = new RedisScript(SETTLE_SOURCE);
+const SETTLE = new RedisScript(KEEP_SETTLED + SETTLE_SOURCE);
 
-// SETTLE's KEYS and ARGV, then ARGV[7..10]: the approval's JSON, expires-at (ms), its digest, keep-settled
-// (ms). An approval not stored (its create timed out, and may land late) is stored settled, kept as a
-// settled one is: a create landing after this finds it and stores nothing.
-const ABANDON = new RedisScript(`
+// SETTLE's KEYS and ARGV, then ARGV[9..11]: the approval's JSON, expires-at (ms), its digest. An approval
+// not stored (its create timed out, and may land late) is stored settled, kept as a settled one is: a create
+// landing after this finds it and stores nothing.
+const ABANDON = new RedisScript(`${KEEP_SETTLED}
 if redis.call('EXISTS', KEYS[1]) == 0 then
-  redis.call('HSET', KEYS[1], 'approval', ARGV[7], 'expiresAt', ARGV[8], 'digest', ARGV[9], 'outcome', ARGV[1])
-  redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[8]) + tonumber(ARGV[10]))
+  redis.call('HSET', KEYS[1], 'approval', ARGV[9], 'expiresAt', ARGV[10], 'digest', ARGV[11], 'outcome', ARGV[1])
+  redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[10]) + tonumber(ARGV[7]))
+  ${NOW}
+  keep_settled(now, ARGV[10])
   return {'recorded'}
 end
 ${SETTLE_SOURCE}`);
@@ -265,7 +294,7 @@ export class RedisApprovalStore implements ApprovalStore {
     return redisOperation(this.#client, NAME, 'settle', async () => {
       const reply = (await SETTLE.run(
         this.#client,
-        [this.#key(id), this.#index()],
+        this.#settleKeys(id),
         this.#settleArgs(id, outcome, check.argumentsDigest ?? '', check.token ?? ''),
       )) as SettleReply;
       return settleResult(reply);
@@ -294,17 +323,12 @@ export class RedisApprovalStore implements ApprovalStore {
     const expiresAt = Date.parse(approval.expiresAt);
     if (!Number.isFinite(expiresAt)) throw new TypeError(`approval ${approval.id}: expiresAt must be a date`);
     const reply = await redisOperation(this.#client, NAME, 'abandon', async () =>
-      ABANDON.run(
-        this.#client,
-        [this.#key(approval.id), this.#index()],
-        [
-          ...this.#settleArgs(approval.id, outcome, '', ''),
-          JSON.stringify(approval),
-          expiresAt,
-          approval.argumentsDigest,
-          this.#keepMs,
-        ],
-      ),
+      ABANDON.run(this.#client, this.#settleKeys(approval.id), [
+        ...this.#settleArgs(approval.id, outcome, '', ''),
+        JSON.stringify(approval),
+        expiresAt,
+        approval.argumentsDigest,
+      ]),
     );
     if ((reply as [string])[0] === 'recorded') return { status: 'recorded' };
     const result = settleResult(reply as SettleReply);
@@ -327,10 +351,19 @@ export class RedisApprovalStore implements ApprovalStore {
     if (this.#ownsSubscriber) this.#subscriber.close();
   }
 
-  /** SETTLE's ARGV: the outcome, the digest to check, the channel, the id, the message to publish, the token. */
-  #settleArgs(id: string, outcome: ApprovalOutcome, digest: string, token: string): string[] {
+  /** SETTLE's KEYS: the approval, the pending index, the settled ones kept. */
+  #settleKeys(id: string): string[] {
+    return [this.#key(id), this.#index(), `${this.#prefix}approvals:done`];
+  }
+
+  /**
+   * SETTLE's ARGV: the outcome, the digest to check, the channel, the id, the message to publish, the token,
+   * keep-settled, how many settled approvals are kept.
+   */
+  #settleArgs(id: string, outcome: ApprovalOutcome, digest: string, token: string): (string | number)[] {
     const text = JSON.stringify(outcome);
-    return [text, digest, this.#channel(), id, `{"id":${JSON.stringify(id)},"outcome":${text}}`, token];
+    const message = `{"id":${JSON.stringify(id)},"outcome":${text}}`;
+    return [text, digest, this.#channel(), id, message, token, this.#keepMs, SETTLED_KEPT];
   }
 
   #key(id: string): string {

@@ -9,6 +9,8 @@ import type { MakeStores } from './harness.js';
 
 /** The fenced tokens a pending approval keeps (`MAX_FENCED` in src/stores/approval-store.ts). */
 const MAX_FENCED = 32;
+/** The settled approvals a store keeps (`SETTLED_KEPT` in src/stores/approval-store.ts). */
+const SETTLED_KEPT = 1_000;
 
 export function describeApprovalStoreContract(name: string, make: MakeStores<ApprovalStore, void>): void {
   describe(`ApprovalStore contract: ${name}`, () => {
@@ -214,6 +216,26 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       expect(await a.settle('f2', approve('late'), { token: 't1' })).toEqual({ status: 'unknown' });
       // The bound's price: a settlement fenced MAX_FENCED fences ago that lands now settles the approval.
       expect(await a.settle('f2', approve('oldest'), { token: 't0' })).toMatchObject({ status: 'settled' });
+    });
+
+    it('keeps the latest SETTLED_KEPT settled approvals: approvals asked and withdrawn in a loop do not pile up', async () => {
+      const { a, b, clock } = await make();
+      const withdrawn: ApprovalOutcome = {
+        decision: 'withdrawn',
+        reason: 'the caller cancelled the call',
+        decidedAt: new Date().toISOString(),
+      };
+      const count = SETTLED_KEPT + 5;
+      for (let i = 0; i < count; i += 100) {
+        const ids = Array.from({ length: Math.min(100, count - i) }, (_, j) => `w${i + j}`);
+        await Promise.all(ids.map((id) => a.create(approval(clock.now(), id))));
+        for (const id of ids) expect(await a.settle(id, withdrawn)).toMatchObject({ status: 'settled' });
+      }
+      await a.create(approval(clock.now(), 'last'));
+      for (let i = 0; i < 5; i++) expect(await b.get(`w${i}`)).toBeUndefined();
+      expect(await b.get('w5')).toMatchObject({ outcome: withdrawn });
+      expect(await b.settle(`w${count - 1}`, approve('late'))).toMatchObject({ status: 'settled-before' });
+      expect((await b.pending()).map(({ id }) => id)).toEqual(['last']);
     });
 
     it('reads an approval past its expiry as expired, and settles it so', async () => {
