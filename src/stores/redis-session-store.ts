@@ -4,7 +4,9 @@
  * only itself and goes with the record) and one sorted set of ids by `lastSeenAt` (`<prefix>sessions`) that answers
  * `idleSince` and `count` without scanning keys. A record expires `ttlMs` after it was last seen (Redis
  * TTL, refreshed by every update of `lastSeenAt`); the index sheds what expired as sessions are created
- * and counted, and expires itself once no session was seen for `ttlMs`.
+ * and counted, and expires itself once no session was seen for `ttlMs`. It holds at most `maxSessions`
+ * records: past them a new session is refused (the handler answers its `initialize` 503), as the copies a
+ * process holds are bounded, so that sessions opened and left idle (their copies unloaded) do not pile up.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -21,16 +23,26 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
    * ends idle sessions first.
    */
   ttlMs?: number;
+  /**
+   * How many session records the store holds at most, of every process sharing it (default 100,000): past
+   * them `create` fails (a `StoreError`: the `initialize` gets 503) until a session ends or expires.
+   */
+  maxSessions?: number;
 }
 
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60_000;
+export const DEFAULT_REDIS_MAX_SESSIONS = 100_000;
 
-// KEYS: record, index. ARGV: id, lastSeenAt, ttl ms, prune-before, then the record's field/JSON pairs.
+// KEYS: record, index. ARGV: id, lastSeenAt, ttl ms, prune-before, the most records, then the record's
+// field/JSON pairs. Returns 0 (nothing written) when the index holds the most records already.
 const CREATE = new RedisScript(`
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  return 0
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1`);
@@ -58,20 +70,23 @@ export class RedisSessionStore implements SessionStore {
   readonly #prefix: string;
   readonly #index: string;
   readonly #ttlMs: number;
+  readonly #max: number;
 
   constructor(client: Redis, options: RedisSessionStoreOptions = {}) {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}session:`;
     this.#index = `${prefixOf(options)}sessions`;
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_SESSION_TTL_MS, 'ttlMs');
+    this.#max = positiveOption(options.maxSessions ?? DEFAULT_REDIS_MAX_SESSIONS, 'maxSessions');
   }
 
   async create(record: SessionRecord): Promise<void> {
     const { set } = encodeFields(record);
-    const args = [record.id, record.lastSeenAt, this.#ttlMs, Date.now() - this.#ttlMs, ...set];
-    await redisOperation(this.#client, NAME, 'create', () =>
-      CREATE.run(this.#client, this.#keys(record.id), args),
-    );
+    const args = [record.id, record.lastSeenAt, this.#ttlMs, Date.now() - this.#ttlMs, this.#max, ...set];
+    await redisOperation(this.#client, NAME, 'create', async () => {
+      if ((await CREATE.run(this.#client, this.#keys(record.id), args)) === 0)
+        throw new Error(`it holds ${this.#max} sessions (its maxSessions); one must end or expire first`);
+    });
   }
 
   get(id: string): Promise<SessionRecord | undefined> {
