@@ -3,14 +3,18 @@
  * sharing the store: one Redis stream per SSE stream (`<prefix>events:<streamId>`), trimmed to the last
  * `maxEventsPerStream` entries as it grows (`XADD … MAXLEN`), and dropped `ttlMs` after it was last
  * written or resumed. An event id is `<streamId>.<entry id>`, the Redis entry id (`<ms>-<seq>`) in place
- * of the memory store's counter: ids still name their stream and still grow.
+ * of the memory store's counter: ids still name their stream and still grow. At most `maxStreams` streams
+ * are kept, as in memory: an index of the stream ids by when they were last written
+ * (`<prefix>event-streams`, a sorted set on the Redis clock, in µs) drops the least recently written, stream and
+ * all, past them; so the finished streams of sessions whose copies were unloaded (each copy deletes its
+ * streams past the last 32 only while it is loaded) do not pile up until their TTL.
  * @module
  */
 import type { Redis } from 'ioredis';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
-import { execReplies } from './redis-script.js';
+import { RedisScript, execReplies } from './redis-script.js';
 import { redisOperation } from './redis-operation.js';
 
 export interface RedisEventStoreOptions extends RedisStoreOptions {
@@ -21,9 +25,38 @@ export interface RedisEventStoreOptions extends RedisStoreOptions {
    * whose session ended are deleted at once; this bounds the ones nobody deletes (their process died).
    */
   ttlMs?: number;
+  /**
+   * Streams kept, of every process sharing the store; past them the least recently written goes (default
+   * 100,000).
+   */
+  maxStreams?: number;
 }
 
 export const DEFAULT_EVENT_TTL_MS = 24 * 60 * 60_000;
+export const DEFAULT_REDIS_MAX_EVENT_STREAMS = 100_000;
+
+// KEYS: the stream, the index. ARGV: the message's JSON ('' for a priming event), events kept, the TTL (ms),
+// the stream id, streams kept, the stream key's prefix. Returns the entry id.
+const APPEND = new RedisScript(`
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'm', ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+-- When written, in µs on the Redis clock, after every stream written before (ties would order by name).
+local time = redis.call('TIME')
+local at = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2]
+if last and at <= tonumber(last) then at = tonumber(last) + 1 end
+redis.call('ZADD', KEYS[2], string.format('%d', at), ARGV[4])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+if over > 0 then
+  for _, stream in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do
+    if stream ~= ARGV[4] then
+      redis.call('DEL', ARGV[6] .. stream)
+      redis.call('ZREM', KEYS[2], stream)
+    end
+  end
+end
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+return id`);
 
 const NAME = 'Redis event store';
 /** A Redis stream entry id. */
@@ -40,14 +73,18 @@ function compareEntryIds(a: RegExpExecArray, b: RegExpExecArray): number {
 export class RedisEventStore implements EventStore {
   readonly #client: Redis;
   readonly #prefix: string;
+  readonly #index: string;
   readonly #maxEvents: number;
+  readonly #maxStreams: number;
   readonly #ttlMs: number;
 
   constructor(client: Redis, options: RedisEventStoreOptions = {}) {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}events:`;
+    this.#index = `${prefixOf(options)}event-streams`;
     this.#maxEvents = positiveOption(options.maxEventsPerStream ?? 1000, 'maxEventsPerStream');
     this.#ttlMs = positiveOption(options.ttlMs ?? DEFAULT_EVENT_TTL_MS, 'ttlMs');
+    this.#maxStreams = positiveOption(options.maxStreams ?? DEFAULT_REDIS_MAX_EVENT_STREAMS, 'maxStreams');
   }
 
   append(streamId: string, message: JsonRpcMessage | null, text?: string): Promise<string> {
@@ -55,12 +92,10 @@ export class RedisEventStore implements EventStore {
     // A priming event (null) is an entry with an empty message: it has an id, and is never replayed.
     const data = message === null ? '' : (text ?? JSON.stringify(message));
     return redisOperation(this.#client, NAME, 'append', async () => {
-      const [entryId] = execReplies(
-        await this.#client
-          .multi()
-          .xadd(key, 'MAXLEN', this.#maxEvents, '*', 'm', data)
-          .pexpire(key, this.#ttlMs)
-          .exec(),
+      const entryId = await APPEND.run(
+        this.#client,
+        [key, this.#index],
+        [data, this.#maxEvents, this.#ttlMs, streamId, this.#maxStreams, this.#prefix],
       );
       return `${streamId}.${String(entryId)}`;
     });
@@ -96,6 +131,14 @@ export class RedisEventStore implements EventStore {
   }
 
   async deleteStream(streamId: string): Promise<void> {
-    await redisOperation(this.#client, NAME, 'deleteStream', () => this.#client.del(this.#prefix + streamId));
+    await redisOperation(this.#client, NAME, 'deleteStream', async () =>
+      execReplies(
+        await this.#client
+          .multi()
+          .del(this.#prefix + streamId)
+          .zrem(this.#index, streamId)
+          .exec(),
+      ),
+    );
   }
 }

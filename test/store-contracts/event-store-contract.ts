@@ -6,6 +6,7 @@ import type { MakeStores } from './harness.js';
 
 export interface EventStoreContractOptions {
   maxEventsPerStream?: number;
+  maxStreams?: number;
 }
 
 const note = (n: number): JsonRpcMessage => ({
@@ -111,6 +112,24 @@ export function describeEventStoreContract(
         events: [{ id: ids[5], message: note(6) }],
       });
       expect(await a.replayAfter(other)).toEqual({ streamId: 's2', events: [] });
+    });
+
+    it('keeps the maxStreams streams written last: the least recently written goes, for every handle', async () => {
+      const { a, b } = await make({ maxStreams: 3 });
+      const first: Record<string, string> = {};
+      for (const stream of ['s1', 's2', 's3']) first[stream] = await a.append(stream, note(1));
+      // Written again: s1 is no longer the least recently written.
+      await a.append('s1', note(2));
+      await b.append('s4', note(1));
+      await a.append('s5', note(1));
+      expect(await b.replayAfter(first.s2!)).toBeUndefined();
+      expect(await b.replayAfter(first.s3!)).toBeUndefined();
+      expect(await b.replayAfter(first.s1!)).toEqual({ streamId: 's1', events: [expect.anything()] });
+      // A deleted stream leaves its place to another.
+      await b.deleteStream('s4');
+      const s6 = await a.append('s6', note(1));
+      expect(await b.replayAfter(first.s1!)).toMatchObject({ streamId: 's1' });
+      expect(await a.replayAfter(s6)).toEqual({ streamId: 's6', events: [] });
     });
 
     it('gives every one of many appends at once, from two handles, its own id, replayed in id order', async () => {
