@@ -44,10 +44,38 @@ async function unloadIdle(): Promise<void> {
 }
 
 describe('the session records a Redis store holds', () => {
+  it('refuses with -32602 an initialize whose capabilities or clientInfo have more than 64 KiB of JSON', async () => {
+    const large = 'x'.repeat(64 * 1024);
+    const before = await admin.zcard('toolwire:sessions');
+    for (const params of [
+      { capabilities: { experimental: { large } }, clientInfo: { name: 'raw', version: '1' } },
+      { capabilities: {}, clientInfo: { name: 'raw', version: '1', description: large } },
+    ]) {
+      const init = {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', ...params },
+      };
+      const response = await post(A.url, init, headers());
+      const text = await response.text();
+      // Its session, opened before the initialize ran, is ended here (else its handshake timeout would).
+      const sessionId = response.headers.get('mcp-session-id');
+      if (sessionId) await fetch(A.url, { method: 'DELETE', headers: headers(sessionId) });
+      expect(text).toContain('"code":-32602');
+      expect(text).toMatch(/Invalid params: \\"(capabilities|clientInfo)\\" has 655\d\d characters of JSON/);
+    }
+    const keys = await admin.keys('toolwire:session:*');
+    const sizes = await Promise.all(keys.map((key) => admin.memory('USAGE', key)));
+    expect(sizes.every((size) => Number(size) < 16 * 1024)).toBe(true);
+    expect(await admin.zcard('toolwire:sessions')).toBe(before);
+  });
+
   it('refuses an initialize with 503 once the store holds maxSessions records, however many copies were unloaded', async () => {
     const opened: string[] = [];
-    while (opened.length < STORED) {
-      for (let i = 0; i < LIVE; i++) opened.push(await openSession(A.url, headers));
+    while ((await admin.zcard('toolwire:sessions')) < STORED) {
+      for (let i = 0; i < LIVE && (await admin.zcard('toolwire:sessions')) < STORED; i++)
+        opened.push(await openSession(A.url, headers));
       await unloadIdle();
       expect(A.http.handler.sessionCount).toBe(0);
     }

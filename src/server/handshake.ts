@@ -56,6 +56,23 @@ function refuseStateless(method: string, params: JsonObject): void {
   }
 }
 
+/**
+ * Characters of JSON a client's `clientInfo`, and its `capabilities`, may have each: a session keeps both
+ * for its life (a shared session in its record, in Redis), so a client cannot make one hold megabytes.
+ */
+export const MAX_CLIENT_DESCRIPTION_CHARS = 64 * 1024;
+
+/** -32602 for a `clientInfo` or `capabilities` longer than `MAX_CLIENT_DESCRIPTION_CHARS` as JSON. */
+function refuseLarge(name: 'clientInfo' | 'capabilities', value: unknown): void {
+  const length = JSON.stringify(value ?? null).length;
+  if (length <= MAX_CLIENT_DESCRIPTION_CHARS) return;
+  throw new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid params: "${name}" has ${length} characters of JSON, more than the ${MAX_CLIENT_DESCRIPTION_CHARS} a session keeps`,
+    { limit: name, max: MAX_CLIENT_DESCRIPTION_CHARS },
+  );
+}
+
 /** Puts the handshake's methods in the server's table. */
 export function installHandshake(table: HandlerTable, core: ServerCore): void {
   const handlers = table.engine;
@@ -76,6 +93,8 @@ export function installHandshake(table: HandlerTable, core: ServerCore): void {
     const profile = profileFor(version, core.options.resultShapes);
     const info = params.clientInfo;
     const asked = params.capabilities;
+    refuseLarge('clientInfo', info);
+    refuseLarge('capabilities', asked);
     session.begin(
       profile,
       isImplementation(info) ? internClientInfo(info) : undefined,
