@@ -8,7 +8,8 @@
  * `task:input:`), and reading a key that is not a task's hash answers "no such task" all the same. A task
  * with an `owner` joins the owner's index
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
- * which `list` pages through, dropping the ids of tasks that expired as it meets them; its cursors are
+ * which `list` pages through, dropping the ids of tasks that expired as it meets them (and each task created
+ * those among the oldest four); its cursors are
  * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`). The
  * answers and claims of a task's questions live beside it (`redis-task-input.ts`); answers kept are told
@@ -72,16 +73,27 @@ local function expire_lease(key, id, at)
 end
 `;
 
+/**
+ * Members of an owner's index looked at, oldest first, by each task created: those of expired tasks go.
+ * Four per task: what expired goes three times as fast as tasks come, past a task that lives longer.
+ */
+const PRUNED_PER_CREATE = 4;
+
 // KEYS: the task, then (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch),
-// the index member, the lease (ms; 0: none), then the record's field/JSON pairs. The index lives as long
-// as its newest task.
+// the index member, the lease (ms; 0: none), the task keys' prefix (`task:t:`), then the record's
+// field/JSON pairs. The index lives as long as its newest task; each task created drops the members of
+// expired tasks among the index's oldest PRUNED_PER_CREATE (a listing drops those it meets), so an owner
+// that never lists does not grow it for as long as it keeps starting tasks.
 const CREATE = new RedisScript(`${LEASES}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 local now = now_ms()
 if tonumber(ARGV[3]) > 0 then redis.call('HSET', KEYS[1], 'lease', now + tonumber(ARGV[3])) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
 if KEYS[2] then
+  for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[2], '-', '+', 'LIMIT', 0, ${PRUNED_PER_CREATE})) do
+    if redis.call('EXISTS', ARGV[4] .. string.sub(member, 17)) == 0 then redis.call('ZREM', KEYS[2], member) end
+  end
   redis.call('ZADD', KEYS[2], 0, ARGV[2])
   local left = redis.call('PTTL', KEYS[2])
   if left < 0 or now + left < tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[2], ARGV[1]) end
@@ -286,6 +298,7 @@ export class RedisTaskStore implements TaskStore {
         expiresAt,
         indexMember(record),
         options.lease ? this.#leaseMs : 0,
+        this.#taskKey(''),
         ...set,
       ]),
     );
