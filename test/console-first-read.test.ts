@@ -60,6 +60,11 @@ it('says the pending approvals and the calls could not be read, reads them again
     .getByText('The pending approvals could not be read (approvals store is down)')
     .waitFor();
   expect(await page.getByText('Nothing waited for a decision when last fetched.').count()).toBe(0);
+  // One notice, saying one thing: not also that the list below was fetched.
+  const alerts = page.getByRole('region', { name: 'Approvals' }).getByRole('alert');
+  expect(await alerts.allInnerTexts()).toEqual([
+    'Live updates unavailable (Too many event streams are open), and the pending approvals could not be read (approvals store is down); trying again.',
+  ]);
   // Read again, and again: the page keeps trying.
   await expect.poll(() => reads.reads.get('approvals')).toBeGreaterThanOrEqual(3);
   await page.goto(`${fixture.origin}/console/#/activity`);

@@ -279,16 +279,19 @@ export function Approvals() {
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading">Approvals</h2>
-      {unavailable && (
+      {/* One notice: the list below was fetched, or it could not be read (not both). */}
+      {failed ? (
         <p class="notice error-text" role="alert">
-          Live updates unavailable ({streamProblem}): the list below was fetched once and is fetched again on
-          each retry.
+          Live updates unavailable ({streamProblem}), and the pending approvals could not be read (
+          {approvalsFailed}); trying again.
         </p>
-      )}
-      {failed && (
-        <p class="notice error-text" role="alert">
-          The pending approvals could not be read ({approvalsFailed}); trying again.
-        </p>
+      ) : (
+        unavailable && (
+          <p class="notice error-text" role="alert">
+            Live updates unavailable ({streamProblem}): the list below was fetched once and is fetched again
+            on each retry.
+          </p>
+        )
       )}
       {approvalsUnread !== undefined ? (
         <p class="notice error-text" role="alert">
