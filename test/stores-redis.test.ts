@@ -190,26 +190,7 @@ describe('RedisGrantStore', () => {
   it('does the same bounded work per grant however many grants its scope holds (no whole-scope read)', async () => {
     const prefix = `grants${++tests}:`;
     const store = new RedisGrantStore(one.client, { prefix });
-    /** The commands Redis ran on the store's keys (MONITOR: the scripts' commands too) while `run` ran. */
-    const commandsDuring = async (run: () => Promise<void>): Promise<string[]> => {
-      const monitor = await new Redis(redis.url).monitor();
-      const seen: string[] = [];
-      const hear = (_time: string, args: string[]) => {
-        if (args[1]?.startsWith(prefix)) seen.push(args[0]!.toLowerCase());
-      };
-      monitor.on('monitor', hear);
-      try {
-        await run();
-        // The monitor hears a marker after every command before it: nothing the run did is missed.
-        const marker = `${prefix}marker`;
-        await one.client.exists(marker);
-        await vi.waitFor(() => expect(seen.at(-1)).toBe('exists'));
-        return seen.slice(0, -1);
-      } finally {
-        monitor.off('monitor', hear);
-        monitor.disconnect();
-      }
-    };
+    const commandsDuring = (run: () => Promise<void>) => commandsOn(prefix, run);
     const grantMany = async (scope: string, count: number, until: number) => {
       for (let i = 0; i < count; i += 100)
         await Promise.all(
@@ -243,6 +224,27 @@ describe('RedisGrantStore', () => {
     expect(sweep.filter(moved)).toEqual(['zcount', 'zremrangebyrank', 'zadd', 'zcard', 'pttl']);
   });
 });
+
+/** The commands Redis ran on keys under `prefix` (MONITOR: the scripts' commands too) while `run` ran. */
+async function commandsOn(prefix: string, run: () => Promise<void>): Promise<string[]> {
+  const monitor = await new Redis(redis.url).monitor();
+  const seen: string[] = [];
+  const hear = (_time: string, args: string[]) => {
+    if (args[1]?.startsWith(prefix)) seen.push(args[0]!.toLowerCase());
+  };
+  monitor.on('monitor', hear);
+  try {
+    await run();
+    // The monitor hears a marker after every command before it: nothing the run did is missed.
+    const marker = `${prefix}marker`;
+    await one.client.exists(marker);
+    await vi.waitFor(() => expect(seen.at(-1)).toBe('exists'));
+    return seen.slice(0, -1);
+  } finally {
+    monitor.off('monitor', hear);
+    monitor.disconnect();
+  }
+}
 
 /** A call of the log's tests, numbered `id`. */
 const callInfo = (id: number) => ({
@@ -346,9 +348,9 @@ describe('RedisCallLogStore', () => {
         [small.id, 'finished'],
       ]);
       expect(await one.client.pttl(`${prefix}gateway:call:${small.id}`)).toBeGreaterThan(0);
-      // The start's batch holds the index score (4 keys; ARGV: prefix, max, TTL, trimmed kept, epoch, then id,
+      // The start's batch holds the index score (5 keys; ARGV: prefix, max, TTL, trimmed kept, epoch, then id,
       // score, …).
-      const started = Number(batches[0]![13]);
+      const started = Number(batches[0]![14]);
       expect(started).toBeGreaterThan(0);
       expect(Number(await one.client.zscore(`${prefix}gateway:calls`, small.id))).toBe(started);
       // Indexed as it started: the oldest finished call goes first past maxCalls.
@@ -422,5 +424,60 @@ describe('RedisCallLogStore', () => {
     );
     expect(await b.list()).toEqual([expect.objectContaining({ state: 'finished', outcome: 'lost' })]);
     expect(await b.get(call.id)).toMatchObject({ error: lostCallError(7) });
+  });
+
+  it('reads the running calls for the calls changed after a marker, not every call kept', async () => {
+    /** The commands of a read after a marker (nothing changed) with 5 calls running and `finished` after them. */
+    const sinceRead = async (finished: number) => {
+      const prefix = `contract${++tests}:`;
+      const store = new RedisCallLogStore(one.client, { prefix, maxCalls: 500 });
+      const stop = await store.live(9);
+      const at = new Date().toISOString();
+      for (let n = 1; n <= 5 + finished; n++) {
+        store.start(callInfo(2 ** 32 * 9 + n), {}, at);
+        if (n > 5) store.finish(2 ** 32 * 9 + n, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+      }
+      const { marker, calls } = await store.changes(undefined);
+      expect(calls).toHaveLength(5 + finished);
+      const commands = await commandsOn(prefix, async () => {
+        expect(await store.changes(marker)).toMatchObject({ calls: [], whole: false });
+      });
+      await stop();
+      return commands.sort();
+    };
+    const few = await sinceRead(5);
+    // 495 finished: the same commands, one for one (they went one HGET per call kept: 514 with 500).
+    expect(await sinceRead(495)).toEqual(few);
+    expect(few.length).toBeLessThan(30);
+  });
+
+  it('finds the running calls of a log written without a set of them (an older version), once', async () => {
+    const prefix = `contract${++tests}:`;
+    const store = new RedisCallLogStore(one.client, { prefix, maxCalls: 1 });
+    const call = (n: number) => ({
+      id: 2 ** 32 * 8 + n,
+      caller: {},
+      upstream: 'up',
+      tool: 't',
+      exposedName: 'up__t',
+      argumentsDigest: `sha256:${n}`,
+    });
+    const stop = await store.live(8);
+    for (const n of [1, 2, 3]) store.start(call(n), {}, new Date().toISOString());
+    store.finish(call(3).id, { decision: 'allowed', outcome: 'ok', durationMs: 1 });
+    await store.flushed();
+    // As an older version leaves it: no running calls kept apart, nor the changes saying they are.
+    await one.client.del(`${prefix}gateway:calls-running`);
+    await one.client.hdel(`${prefix}gateway:calls-changes`, 'r');
+    const { calls, marker } = await store.changes(undefined);
+    // The latest and the newest running older (maxCalls: 1).
+    expect(calls.map((c) => `${c.call.id % 2 ** 32} ${c.state}`)).toEqual(['3 finished', '2 running']);
+    expect(await one.client.zcard(`${prefix}gateway:calls-running`)).toBe(2);
+    expect(await one.client.hget(`${prefix}gateway:calls-changes`, 'r')).toBe('1');
+    // Made once: a read after reads the running calls only; they end lost with their instance.
+    await stop();
+    const changed = await store.changes(marker);
+    expect(changed.calls.map((c) => `${c.call.id % 2 ** 32} ${c.outcome}`)).toEqual(['2 lost', '1 lost']);
+    expect(await one.client.zcard(`${prefix}gateway:calls-running`)).toBe(0);
   });
 });

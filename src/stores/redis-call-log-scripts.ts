@@ -12,7 +12,8 @@ const FIELDS = 8;
 
 // KEYS: the index, the trimmed calls (a sorted set: id by start score), the changes (a hash: the store's epoch
 // 'e', the latest change's number 'n', the latest of a trimmed call 't'), the changed calls (a sorted set: id by
-// the number of its latest change). ARGV: the call hash prefix, max calls, TTL (ms), trimmed calls kept, an
+// the number of its latest change), the running calls (a sorted set: id by start score, as the index; a call
+// goes in as it is written running, and out as it is written finished or settled lost). ARGV: the call hash prefix, max calls, TTL (ms), trimmed calls kept, an
 // epoch (taken when the store has none), then per call: id, score, summary, arguments ('' to leave), result
 // ('' none), error ('' none), '1' when it starts (else ''), '1' when it has finished (else '0'). A batch that
 // timed out on a frozen Redis still runs when it thaws (the command was on its socket), after the batches
@@ -48,6 +49,8 @@ for i = 6, #ARGV, ${FIELDS} do
     redis.call('PEXPIRE', key, ttl)
     redis.call('ZADD', KEYS[4], redis.call('HINCRBY', KEYS[3], 'n', 1), id)
     if start or not was then redis.call('ZADD', KEYS[1], ARGV[i + 1], id) end
+    if finished then redis.call('ZREM', KEYS[5], id)
+    elseif start or not was then redis.call('ZADD', KEYS[5], ARGV[i + 1], id) end
   end
 end
 local extra = redis.call('ZCARD', KEYS[1]) - max
@@ -73,12 +76,13 @@ end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('PEXPIRE', KEYS[3], ttl)
 redis.call('PEXPIRE', KEYS[4], ttl)
+if redis.call('EXISTS', KEYS[5]) == 1 then redis.call('PEXPIRE', KEYS[5], ttl) end
 return 1`);
 
 // Lua: \`settled(key, id, fields...)\` reads a call's fields ('s' and 'f' first); a running call (f '0') of an
 // instance from 1 whose live key (ARGV[3] .. instance) is gone is settled first: its summary says
 // finished and lost, its error why, a change numbered as WRITE's (KEYS[2] and KEYS[3]: the changes and the
-// changed calls). ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
+// changed calls), and it leaves the running calls (KEYS[4]). ARGV[4] and ARGV[5]: the error's JSON around the instance number. Only
 // the summary's own "state":"running" can match: inside a JSON string every quote is escaped.
 const SETTLE = `
 local alive = {}
@@ -93,19 +97,23 @@ local function settled(key, id, ...)
   local error = ARGV[4] .. instance .. ARGV[5]
   redis.call('HSET', key, 's', summary, 'f', '1', 'e', error)
   redis.call('ZADD', KEYS[3], redis.call('HINCRBY', KEYS[2], 'n', 1), id)
+  redis.call('ZREM', KEYS[4], id)
   values[1], values[2] = summary, '1'
   for i = 3, #values do if select(i - 2, ...) == 'e' then values[i] = error end end
   return values
 end
 `;
 
-// KEYS: the index, the changes, the changed calls (as WRITE's). ARGV: the call hash prefix, how many, then as
-// SETTLE's, then how many running calls older than those at most, an epoch (taken when the store has none), the
-// marker's epoch and number ('' for none), the TTL (ms) of changes the read makes. Returns '1' when it follows the marker ('0': it lists), the store's
-// epoch, the latest change's number, then the summaries, newest first: those changed after the marker, or the
-// latest so many, then the running ones older (the index holds the latest max calls and the running ones older:
-// WRITE trims the others). A marker is followed when it is this store's (epoch), no later than its latest change
-// and no earlier than the latest change of a call trimmed.
+// KEYS: the index, the changes, the changed calls, the running calls (as WRITE's). ARGV: the call hash prefix, how
+// many, then as SETTLE's, then how many running calls older than those at most, an epoch (taken when the store
+// has none), the marker's epoch and number ('' for none), the TTL (ms) of changes the read makes. Returns '1'
+// when it follows the marker ('0': it lists), the store's epoch, the latest change's number, then the summaries,
+// newest first: those changed after the marker, or the latest so many, then the running ones older (the index holds the
+// latest max calls and the running ones older: WRITE trims the others). A marker is followed when it is this
+// store's (epoch), no later than its latest change and no earlier than the latest change of a call trimmed.
+// The running calls of an instance gone are settled first (a change after the marker), reading the running
+// calls only (one that is not, its hash gone with its TTL, leaves them); the changes' 'r' says the running calls
+// are kept so (a store written by an older version has the index read once to make them).
 export const LIST = new RedisScript(`${SETTLE}
 local count, most = tonumber(ARGV[2]), tonumber(ARGV[6])
 if redis.call('HSETNX', KEYS[2], 'e', ARGV[7]) == 1 then redis.call('PEXPIRE', KEYS[2], ARGV[10]) end
@@ -115,11 +123,27 @@ local follow = since ~= nil and ARGV[8] == epoch
   and since >= tonumber(redis.call('HGET', KEYS[2], 't') or '0')
   and since <= tonumber(redis.call('HGET', KEYS[2], 'n') or '0')
 local out = {follow and '1' or '0', epoch, '0'}
-if follow then
-  -- The running calls of an instance gone are settled first: a change after the marker.
+-- A store written by a version without the running set ('r' unset in the changes): it is made, once.
+if redis.call('HGET', KEYS[2], 'r') ~= '1' then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    if redis.call('HGET', ARGV[1] .. id, 'f') == '0' then settled(ARGV[1] .. id, id) end
+    if redis.call('HGET', ARGV[1] .. id, 'f') == '0' then
+      redis.call('ZADD', KEYS[4], redis.call('ZSCORE', KEYS[1], id), id)
+    end
   end
+  redis.call('HSET', KEYS[2], 'r', '1')
+  redis.call('PEXPIRE', KEYS[4], ARGV[10])
+end
+-- The running calls older than the latest so many, newest first (the running set sorts as the index).
+local behind = {}
+for _, id in ipairs(redis.call('ZREVRANGE', KEYS[4], 0, -1)) do
+  local values = settled(ARGV[1] .. id, id)
+  if values[2] ~= '0' then redis.call('ZREM', KEYS[4], id)
+  else
+    local rank = redis.call('ZREVRANK', KEYS[1], id)
+    if rank and rank >= count then behind[#behind + 1] = values[1] end
+  end
+end
+if follow then
   local found = {}
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. since, '+inf')) do
     local at = redis.call('ZSCORE', KEYS[1], id)
@@ -129,25 +153,18 @@ if follow then
   table.sort(found, function(x, y) return x[1] > y[1] end)
   for _, call in ipairs(found) do out[#out + 1] = call[2] end
 else
-  local older = 0
-  for i, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, -1)) do
-    if i <= count then
+  if count > 0 then
+    for _, id in ipairs(redis.call('ZREVRANGE', KEYS[1], 0, count - 1)) do
       local summary = settled(ARGV[1] .. id, id)[1]
       if summary then out[#out + 1] = summary end
-    else
-      if older >= most then break end
-      local values = settled(ARGV[1] .. id, id)
-      if values[1] and values[2] == '0' then
-        out[#out + 1] = values[1]
-        older = older + 1
-      end
     end
   end
+  for j = 1, math.min(most, #behind) do out[#out + 1] = behind[j] end
 end
 out[3] = redis.call('HGET', KEYS[2], 'n') or '0'
 return out`);
 
-// KEYS: the call's hash, the changes, the changed calls. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
+// KEYS: the call's hash, the changes, the changed calls, the running calls. ARGV: its id, '', then as SETTLE's. Returns its summary, arguments, result, error.
 export const GET = new RedisScript(`${SETTLE}
 local v = settled(KEYS[1], ARGV[1], 'a', 'r', 'e')
 return {v[1], v[3], v[4], v[5]}`);

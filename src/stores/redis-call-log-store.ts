@@ -3,7 +3,8 @@
  * its summary, arguments, result or error, all JSON, and whether it runs) and an index of the latest calls
  * (`<prefix>gateway:calls`, a sorted set by start time): the latest `maxCalls` and the running calls older than
  * them; the finished calls older than the latest `maxCalls` go, hash and all (their ids stay in `<prefix>gateway:calls-trimmed`, the latest 10,000, so that a
- * start landing late does not bring one back). Every key expires `ttlMs` after the last write to it. A call's
+ * start landing late does not bring one back), and a set of the running calls (`<prefix>gateway:calls-running`,
+ * by start time too: a read settles and counts the running calls through it, not the whole index). Every key expires `ttlMs` after the last write to it. A call's
  * arguments and result are kept up to `maxArgumentsBytes` and `maxResultBytes` each (256 KiB by default;
  * larger, the summary says `'too-large'`), so the call log holds at most `maxCalls` × both (250 MiB by
  * default) beside its summaries.
@@ -98,6 +99,8 @@ export class RedisCallLogStore implements CallLogStore {
   readonly #changes: string;
   /** The calls by the number of their latest change. */
   readonly #changed: string;
+  /** The running calls, by start (as the index): a read settles and counts these only. */
+  readonly #runningCalls: string;
   /** The epoch this handle gives a store that has none. */
   readonly #epoch = randomUUID();
   readonly #maxCalls: number;
@@ -126,6 +129,7 @@ export class RedisCallLogStore implements CallLogStore {
     this.#prefix = `${prefixOf(options)}gateway:call:`;
     this.#changes = `${prefixOf(options)}gateway:calls-changes`;
     this.#changed = `${prefixOf(options)}gateway:calls-changed`;
+    this.#runningCalls = `${prefixOf(options)}gateway:calls-running`;
     this.#maxCalls = positiveOption(options.maxCalls ?? DEFAULT_CALL_LOG_MAX_CALLS, 'maxCalls');
     this.#maxResultBytes = positiveOption(
       options.maxResultBytes ?? DEFAULT_CALL_LOG_MAX_RESULT_BYTES,
@@ -210,7 +214,7 @@ export class RedisCallLogStore implements CallLogStore {
     return redisOperation(this.#client, NAME, 'list', async () => {
       const [follows, epoch, seq, ...found] = (await LIST.run(
         this.#client,
-        [this.#index, this.#changes, this.#changed],
+        [this.#index, this.#changes, this.#changed, this.#runningCalls],
         [
           this.#prefix,
           count,
@@ -235,7 +239,7 @@ export class RedisCallLogStore implements CallLogStore {
     return redisOperation(this.#client, NAME, 'get', async () => {
       const [summary, args, result, error] = (await GET.run(
         this.#client,
-        [`${this.#prefix}${id}`, this.#changes, this.#changed],
+        [`${this.#prefix}${id}`, this.#changes, this.#changed, this.#runningCalls],
         [id, '', ...this.#settleArgs()],
       )) as (string | null)[];
       if (!summary) return undefined;
@@ -312,7 +316,11 @@ export class RedisCallLogStore implements CallLogStore {
     // run when it thaws, after those of the connection made since: WRITE writes an end whose start has not
     // landed (yet) and never makes a finished call running.
     const writing = redisOperation(this.#client, NAME, 'write', () =>
-      WRITE.run(this.#client, [this.#index, this.#trimmed, this.#changes, this.#changed], args),
+      WRITE.run(
+        this.#client,
+        [this.#index, this.#trimmed, this.#changes, this.#changed, this.#runningCalls],
+        args,
+      ),
     ).then(() => undefined);
     // Nobody has to wait for a write: a batch that fails is lost (the calls go on), and `flushed()` says so.
     writing.catch(() => undefined);
