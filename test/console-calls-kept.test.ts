@@ -139,4 +139,48 @@ describe("the console and the call log's size", () => {
     expect((await running).isError).toBeFalsy();
     await page.context().close();
   });
+
+  it('says how many running calls older than those listed are not shown, until they end', async () => {
+    slow = gate();
+    const stop = fixture.gateway.on(() => undefined);
+    const model = await fixture.model();
+    // One more running call than the log lists past its latest, then the latest: all logged.
+    const running = Array.from({ length: MAX_CALLS + 1 }, () =>
+      model.callTool({ name: 'up__slow', arguments: {} }),
+    );
+    const slowRunning = async () =>
+      (await fixture.gateway.calls.list()).filter((c) => c.call.tool === 'slow' && c.state === 'running')
+        .length;
+    await expect.poll(slowRunning).toBe(MAX_CALLS + 1);
+    for (let n = 1; n <= MAX_CALLS; n++) {
+      const result = await model.callTool({ name: 'up__echo', arguments: { n } });
+      expect(result.isError).toBeFalsy();
+    }
+
+    // The API says one is left out; the page, opened now, says so under the calls it shows.
+    const response = await fetch(`${fixture.handle.apiUrl}/calls`, {
+      headers: { authorization: `Bearer ${API_TOKEN}` },
+    });
+    const listing = (await response.json()) as { calls: { state: string }[]; runningOmitted?: number };
+    expect(listing.calls.map((c) => c.state)).toEqual([
+      ...Array<string>(MAX_CALLS).fill('finished'),
+      ...Array<string>(MAX_CALLS).fill('running'),
+    ]);
+    expect(listing.runningOmitted).toBe(1);
+    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    stop();
+    const list = page.getByRole('list', { name: 'calls' });
+    const note = page.getByText(/more running calls? not shown/);
+    await note.waitFor();
+    expect(await list.locator('li.call.state-running').count()).toBe(MAX_CALLS);
+    expect(await note.innerText()).toMatch(/^1 more running call not shown /);
+
+    // They end: the one not shown too, and the page no longer says it.
+    slow.open();
+    for (const call of running) expect((await call).isError).toBeFalsy();
+    await expect.poll(() => list.locator('li.call.state-running').count()).toBe(0);
+    await note.waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -469,15 +469,17 @@ describe('RedisCallLogStore', () => {
     // As an older version leaves it: no running calls kept apart, nor the changes saying they are.
     await one.client.del(`${prefix}gateway:calls-running`);
     await one.client.hdel(`${prefix}gateway:calls-changes`, 'r');
-    const { calls, marker } = await store.changes(undefined);
-    // The latest and the newest running older (maxCalls: 1).
+    const { calls, marker, runningOmitted } = await store.changes(undefined);
+    // The latest and the newest running older (maxCalls: 1), the other counted.
     expect(calls.map((c) => `${c.call.id % 2 ** 32} ${c.state}`)).toEqual(['3 finished', '2 running']);
+    expect(runningOmitted).toBe(1);
     expect(await one.client.zcard(`${prefix}gateway:calls-running`)).toBe(2);
     expect(await one.client.hget(`${prefix}gateway:calls-changes`, 'r')).toBe('1');
     // Made once: a read after reads the running calls only; they end lost with their instance.
     await stop();
     const changed = await store.changes(marker);
     expect(changed.calls.map((c) => `${c.call.id % 2 ** 32} ${c.outcome}`)).toEqual(['2 lost', '1 lost']);
+    expect(changed.runningOmitted).toBe(0);
     expect(await one.client.zcard(`${prefix}gateway:calls-running`)).toBe(0);
   });
 });

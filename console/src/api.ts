@@ -128,12 +128,17 @@ export const api = {
   /**
    * The latest `limit` calls (and the running ones older), how many the gateway's call log keeps at most and
    * where the listing ends (when it says); with `since` (a marker it gave), the calls changed after it
-   * (`whole: false`) or, when it cannot follow the marker, the listing (`whole: true`).
+   * (`whole: false`) or, when it cannot follow the marker, the listing (`whole: true`); how many running calls
+   * older than those listed it leaves out (`runningOmitted`, when the call log counts them).
    */
   calls: (limit: number, since?: string) =>
-    request<{ calls: CallSummary[]; maxCalls?: number; marker?: string; whole?: boolean }>(
-      `/calls?limit=${limit}${since === undefined ? '' : `&since=${encodeURIComponent(since)}`}`,
-    ),
+    request<{
+      calls: CallSummary[];
+      maxCalls?: number;
+      marker?: string;
+      whole?: boolean;
+      runningOmitted?: number;
+    }>(`/calls?limit=${limit}${since === undefined ? '' : `&since=${encodeURIComponent(since)}`}`),
   callDetail: (id: number) => request<CallRecord>(`/calls/${id}`),
   cancel: (id: number) => request<unknown>(`/calls/${id}/cancel`, 'POST', {}),
   /** One approval whole: its arguments, which a listing leaves out when they are long. */

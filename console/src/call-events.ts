@@ -13,6 +13,11 @@ const MAX_QUEUED = 2_000;
 
 export class CallEvents {
   #events: CallEvent[] = [];
+  /**
+   * How the running calls not shown changed with the events applied since asked (`omittedChange`): one more
+   * for each running call cut past the `limit` older, one fewer for each call not shown that finished.
+   */
+  #omitted = 0;
 
   /** A call that starts, as the `call.started` event says it. */
   started({ call }: { call: CallSummary['call'] }): boolean {
@@ -73,9 +78,22 @@ export class CallEvents {
       .filter((c) => !started.has(c.call.id))
       .map((c) => {
         const patch = patches.get(c.call.id);
+        if (patch) patches.delete(c.call.id);
         return patch ? { ...c, ...patch } : c;
       });
-    return latest([...[...started.values()].reverse(), ...kept], limit);
+    // A patch left is of a call not shown: one finishing was a running call not shown (or never listed).
+    for (const patch of patches.values()) if (patch.state === 'finished') this.#omitted--;
+    const all = [...[...started.values()].reverse(), ...kept];
+    const shown = latest(all, limit);
+    this.#omitted += running(all) - running(shown);
+    return shown;
+  }
+
+  /** How many more (or fewer) running calls are not shown since last asked; counted from 0 again. */
+  omittedChange(): number {
+    const change = this.#omitted;
+    this.#omitted = 0;
+    return change;
   }
 
   /**
@@ -120,6 +138,13 @@ export class CallEvents {
       limit,
     );
   }
+}
+
+/** How many of `calls` run. */
+function running(calls: readonly CallSummary[]): number {
+  let count = 0;
+  for (const call of calls) if (call.state === 'running') count++;
+  return count;
 }
 
 /** The newest `limit` of `calls` (newest first) and, after them, the running ones older (`limit` at most). */

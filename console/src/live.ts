@@ -35,6 +35,12 @@ export interface LiveState extends ApprovalsState {
   tools: ExposedToolView[];
   /** Newest first. */
   calls: CallSummary[];
+  /**
+   * The running calls not shown: those the gateway's listing left out (older than the calls listed, past the
+   * running ones it lists), then one more for each running call the page cut, one fewer for each not shown
+   * that finished.
+   */
+  runningOmitted: number;
   /** Newest first. */
   audit: GatewayAuditRecord[];
   warnings: string[];
@@ -77,6 +83,7 @@ export class Live {
     upstreams: [],
     tools: [],
     calls: [],
+    runningOmitted: 0,
     audit: [],
     warnings: [],
     signInNotice: undefined,
@@ -266,7 +273,15 @@ export class Live {
   /** The queued call events, applied to the calls in one pass. */
   #applyCalls(): void {
     const calls = this.#callEvents.apply(this.state.calls, this.#keptCalls);
-    if (calls) this.state = { ...this.state, calls };
+    if (!calls) return;
+    const runningOmitted = Math.max(0, this.state.runningOmitted + this.#callEvents.omittedChange());
+    this.state = { ...this.state, calls, runningOmitted };
+  }
+
+  /** The running calls the gateway's listing left out, as it says (a number from 0), else none. */
+  #runningOmitted(said: unknown): number {
+    this.#callEvents.omittedChange(); // what the events changed is in the gateway's count
+    return typeof said === 'number' && Number.isSafeInteger(said) && said > 0 ? said : 0;
   }
 
   async #refresh(what: 'upstreams' | 'tools'): Promise<void> {
@@ -305,6 +320,7 @@ export class Live {
             ? this.#callEvents.changed(this.state.calls, calls.calls, this.#keptCalls)
             : this.#callEvents.merge(this.state.calls, calls.calls, this.#keptCalls),
         audit: [...audit.records].reverse(),
+        runningOmitted: this.#runningOmitted(calls.runningOmitted),
         callsUnread: undefined,
       });
       this.#reloadFailures = 0;

@@ -5,9 +5,10 @@
  *
  * - `GET  /api/tools`; `POST /api/tools/NAME/policy` `{ action: "allow" | "ask" | "deny" | null }`;
  *   `POST /api/tools/NAME/hidden` `{ hidden }`; `POST /api/tools/NAME/call` `{ arguments, tryId? }`.
- * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls?, marker? }`: the latest N — 200 by default — and the
+ * - `GET  /api/calls?limit=N` (answers `{ calls, maxCalls?, marker?, runningOmitted? }`: the latest N — 200 by default — and the
  *   running calls older than them, how many the call log keeps at most, when its store says, and where the
- *   listing ends); `GET /api/calls?since=MARKER&limit=N` (answers `{ calls, maxCalls?, marker?, whole }`: the
+ *   listing ends, and `runningOmitted`: how many running calls older still it leaves out, when the store
+ *   counts them); `GET /api/calls?since=MARKER&limit=N` (answers the same and `whole`: the
  *   calls changed after the marker, newest first, `whole: false`; or, for a marker the store cannot follow —
  *   it restarted, trimmed calls that changed after it, another store's — the listing, `whole: true`); `GET /api/calls/ID`; `POST /api/calls/ID/cancel` (answers `{ id, state }`:
  *   `cancelled` here, or `requested` of the instance running it when instances share their stores; 409
@@ -183,13 +184,14 @@ async function calls(gateway: Gateway, context: RouteContext): Promise<Response>
         `since must be a marker from an earlier answer, got "${since.slice(0, 40)}"`,
       );
     }
-    const { calls, whole, marker } = await gateway.calls.changes(since, limit ?? 200);
+    const { calls, whole, marker, runningOmitted } = await gateway.calls.changes(since, limit ?? 200);
     const { maxCalls } = gateway.calls;
     return reply(200, {
       calls,
       ...(maxCalls === undefined ? {} : { maxCalls }),
       ...(marker === undefined ? {} : { marker }),
       ...(since === undefined ? {} : { whole }),
+      ...(runningOmitted === undefined ? {} : { runningOmitted }),
     });
   }
   const id = Number(idText);

@@ -40,6 +40,12 @@ export interface CallChanges {
   whole: boolean;
   /** Where these calls end: the marker to ask with next. */
   marker: string;
+  /**
+   * The running calls the store keeps that its listing (`list(limit)`) leaves out: those older than the latest
+   * `limit`, past the `maxCalls` newest of them. Counted for every answer (as of the listing now, `whole` or
+   * not); a store that does not count them leaves it out.
+   */
+  runningOmitted?: number;
 }
 
 export interface CallLogStore {
@@ -219,32 +225,45 @@ export class MemoryCallLogStore implements CallLogStore {
   changes(marker: string | undefined, limit = this.#maxCalls): Promise<CallChanges> {
     const next = `${this.#epoch}.${this.#seq}`;
     const since = marker === undefined ? undefined : parseCallMarker(marker);
+    const listing = this.#listing(limit);
+    const { runningOmitted } = listing;
     if (!since || since.epoch !== this.#epoch || since.seq < this.#trimmedSeq || since.seq > this.#seq)
-      return Promise.resolve({ calls: this.#list(limit), whole: true, marker: next });
+      return Promise.resolve({ calls: listing.calls, whole: true, marker: next, runningOmitted });
     const calls: CallSummary[] = [];
     const entries = [...this.#entries.values()];
     for (let i = entries.length - 1; i >= 0; i--) {
       if (entries[i]!.changed > since.seq) calls.push(summaryOf(entries[i]!.record));
     }
-    return Promise.resolve({ calls, whole: false, marker: next });
+    return Promise.resolve({ calls, whole: false, marker: next, runningOmitted });
   }
 
-  /** The latest `limit`, then the running ones older than them (`maxCalls` at most). */
   #list(limit: number): CallSummary[] {
+    return this.#listing(limit).calls;
+  }
+
+  /**
+   * The latest `limit`, then the running ones older than them (`maxCalls` at most), and how many running ones
+   * that leaves out.
+   */
+  #listing(limit: number): { calls: CallSummary[]; runningOmitted: number } {
     const wanted = Math.max(0, Math.min(limit, this.#maxCalls));
-    const summaries: CallSummary[] = [];
-    if (wanted === 0) return summaries;
+    const calls: CallSummary[] = [];
     const entries = [...this.#entries.values()];
     let older = 0;
-    for (let i = entries.length - 1; i >= 0 && older < this.#maxCalls; i--) {
+    let runningOmitted = 0;
+    for (let i = entries.length - 1; i >= 0; i--) {
       const { record } = entries[i]!;
-      if (summaries.length >= wanted) {
+      if (calls.length >= wanted) {
         if (record.state !== 'running') continue;
+        if (wanted === 0 || older >= this.#maxCalls) {
+          runningOmitted++;
+          continue;
+        }
         older++;
       }
-      summaries.push(summaryOf(record));
+      calls.push(summaryOf(record));
     }
-    return summaries;
+    return { calls, runningOmitted };
   }
 
   get(id: number): Promise<CallRecord | undefined> {

@@ -107,8 +107,9 @@ end
 // KEYS: the index, the changes, the changed calls, the running calls (as WRITE's). ARGV: the call hash prefix, how
 // many, then as SETTLE's, then how many running calls older than those at most, an epoch (taken when the store
 // has none), the marker's epoch and number ('' for none), the TTL (ms) of changes the read makes. Returns '1'
-// when it follows the marker ('0': it lists), the store's epoch, the latest change's number, then the summaries,
-// newest first: those changed after the marker, or the latest so many, then the running ones older (the index holds the
+// when it follows the marker ('0': it lists), the store's epoch, the latest change's number, how many running
+// calls the listing leaves out (older than the latest so many, past the most listed), then the summaries, newest
+// first: those changed after the marker, or the latest so many, then the running ones older (the index holds the
 // latest max calls and the running ones older: WRITE trims the others). A marker is followed when it is this
 // store's (epoch), no later than its latest change and no earlier than the latest change of a call trimmed.
 // The running calls of an instance gone are settled first (a change after the marker), reading the running
@@ -122,7 +123,7 @@ local since = tonumber(ARGV[9])
 local follow = since ~= nil and ARGV[8] == epoch
   and since >= tonumber(redis.call('HGET', KEYS[2], 't') or '0')
   and since <= tonumber(redis.call('HGET', KEYS[2], 'n') or '0')
-local out = {follow and '1' or '0', epoch, '0'}
+local out = {follow and '1' or '0', epoch, '0', '0'}
 -- A store written by a version without the running set ('r' unset in the changes): it is made, once.
 if redis.call('HGET', KEYS[2], 'r') ~= '1' then
   for _, id in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
@@ -143,6 +144,7 @@ for _, id in ipairs(redis.call('ZREVRANGE', KEYS[4], 0, -1)) do
     if rank and rank >= count then behind[#behind + 1] = values[1] end
   end
 end
+out[4] = tostring(math.max(0, #behind - most))
 if follow then
   local found = {}
   for _, id in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. since, '+inf')) do

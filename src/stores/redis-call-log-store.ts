@@ -212,7 +212,7 @@ export class RedisCallLogStore implements CallLogStore {
     const count = Math.max(0, Math.min(Math.floor(limit), this.#maxCalls));
     const since = marker === undefined ? undefined : parseCallMarker(marker);
     return redisOperation(this.#client, NAME, 'list', async () => {
-      const [follows, epoch, seq, ...found] = (await LIST.run(
+      const [follows, epoch, seq, omitted, ...found] = (await LIST.run(
         this.#client,
         [this.#index, this.#changes, this.#changed, this.#runningCalls],
         [
@@ -230,6 +230,7 @@ export class RedisCallLogStore implements CallLogStore {
         calls: found.map((json) => JSON.parse(json) as CallSummary),
         whole: follows !== '1',
         marker: `${epoch}.${seq}`,
+        runningOmitted: Number(omitted),
       };
     });
   }

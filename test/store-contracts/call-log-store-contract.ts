@@ -7,7 +7,7 @@ import {
   type CallLogStore,
   type CallLogStoreOptions,
 } from '../../src/stores/call-log-store.js';
-import type { CallEnd, CallInfo } from '../../src/stores/gateway-records.js';
+import type { CallEnd, CallInfo, CallSummary } from '../../src/stores/gateway-records.js';
 import type { MakeStores } from './harness.js';
 
 export function describeCallLogStoreContract(
@@ -140,8 +140,63 @@ export function describeCallLogStoreContract(
       }
       expect(await ids(b)).toEqual([6, 5, 3, 2]);
       expect(await ids(b, 1)).toEqual([6, 3, 2]);
+      // Call 1 is left out, and the listing (`changes` without a marker) says so.
+      expect((await b.changes!(undefined)).runningOmitted).toBe(1);
       expect(await b.get(1)).toMatchObject({ state: 'running' });
       expect(await b.get(4)).toBeUndefined();
+    });
+
+    it('counts the running calls its listing leaves out, in every answer, until they end or are lost', async () => {
+      const { a, b } = await make({ maxCalls: 2 });
+      // Instance 5 runs calls that stay running until it stops; instance 6 the others.
+      const [five, six] = [5 * 2 ** 32, 6 * 2 ** 32];
+      const stopFive = await a.live(5);
+      const stopSix = await a.live(6);
+      const run = async (id: number) => {
+        a.start(info(id), {}, startedAt);
+        await a.flushed();
+      };
+      const done = async (id: number) => {
+        await run(id);
+        a.finish(id, ok);
+        await a.flushed();
+      };
+      const short = (calls: CallSummary[]) =>
+        calls.map(
+          (c) => `${c.call.id >= six ? 'six' : 'five'}+${c.call.id % 2 ** 32} ${c.outcome ?? c.state}`,
+        );
+      for (const id of [five + 1, five + 2, five + 3]) await run(id);
+      for (const id of [six + 1, six + 2, six + 3]) await done(id);
+      // The latest 2 and the 2 newest running older: five+1 is left out, and the listing says so.
+      const first = await b.changes!(undefined);
+      expect(short(first.calls)).toEqual(['six+3 ok', 'six+2 ok', 'five+3 running', 'five+2 running']);
+      expect(first.runningOmitted).toBe(1);
+      expect((await b.changes!(undefined, 1)).runningOmitted).toBe(1);
+      // An answer with the changes only counts them too.
+      await done(six + 4);
+      const second = await b.changes!(first.marker);
+      expect(second).toMatchObject({ whole: false, runningOmitted: 1 });
+      expect(short(second.calls)).toEqual(['six+4 ok']);
+      // five+3 ends (and goes, older than the latest 2): five+2 and five+1 are listed, none left out.
+      a.finish(five + 3, ok);
+      await a.flushed();
+      const third = await b.changes!(second.marker);
+      expect(short(third.calls)).toEqual(['six+4 ok', 'six+3 ok', 'five+2 running', 'five+1 running']);
+      expect(third.runningOmitted).toBe(0);
+      // Two more run, two more end after them: the 2 newest running older are six's, both of five's left out.
+      for (const id of [six + 5, six + 6]) await run(id);
+      for (const id of [six + 7, six + 8]) await done(id);
+      const fourth = await b.changes!(undefined);
+      expect(short(fourth.calls)).toEqual(['six+8 ok', 'six+7 ok', 'six+6 running', 'six+5 running']);
+      expect(fourth.runningOmitted).toBe(2);
+      // Instance 5 stops: its running calls are lost (a change, listed or not), no longer left out.
+      await stopFive();
+      const fifth = await b.changes!(fourth.marker);
+      expect(fifth.whole).toBe(false);
+      expect(short(fifth.calls)).toEqual(['five+2 lost', 'five+1 lost']);
+      expect(fifth.runningOmitted).toBe(0);
+      expect((await b.changes!(undefined)).runningOmitted).toBe(0);
+      await stopSix();
     });
 
     it('records a burst of calls, more than one batch holds, all of them', async () => {
@@ -265,7 +320,7 @@ export function describeCallLogStoreContract(
       expect(first).toMatchObject({ whole: true });
       expect(first.calls.map((c) => c.call.id)).toEqual([2, 1]);
       const still = await a.changes!(first.marker);
-      expect(still).toEqual({ calls: [], whole: false, marker: first.marker });
+      expect(still).toEqual({ calls: [], whole: false, marker: first.marker, runningOmitted: 0 });
 
       a.start(info(3), { n: 3 }, startedAt);
       a.finish(2, ok);

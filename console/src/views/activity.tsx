@@ -215,7 +215,7 @@ const CallRow = memo(function CallRow({
 });
 
 export function Activity() {
-  const { calls, session, callsUnread } = useLive();
+  const { calls, session, callsUnread, runningOmitted } = useLive();
   const [filter, setFilter] = useState('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>();
@@ -308,6 +308,12 @@ export function Activity() {
           );
         }}
       />
+      {runningOmitted > 0 && (
+        <p class="notice" role="status">
+          {runningOmitted} more running call{runningOmitted === 1 ? '' : 's'} not shown (older than those
+          listed: the call log lists as many running calls past its latest as it keeps calls).
+        </p>
+      )}
     </section>
   );
 }
