@@ -225,10 +225,12 @@ export class MemoryCallLogStore implements CallLogStore {
   changes(marker: string | undefined, limit = this.#maxCalls): Promise<CallChanges> {
     const next = `${this.#epoch}.${this.#seq}`;
     const since = marker === undefined ? undefined : parseCallMarker(marker);
-    const listing = this.#listing(limit);
+    const follows =
+      since && since.epoch === this.#epoch && since.seq >= this.#trimmedSeq && since.seq <= this.#seq;
+    // Summaries for the listing only; the count for every answer.
+    const listing = this.#listing(limit, !follows);
     const { runningOmitted } = listing;
-    if (!since || since.epoch !== this.#epoch || since.seq < this.#trimmedSeq || since.seq > this.#seq)
-      return Promise.resolve({ calls: listing.calls, whole: true, marker: next, runningOmitted });
+    if (!follows) return Promise.resolve({ calls: listing.calls, whole: true, marker: next, runningOmitted });
     const calls: CallSummary[] = [];
     const entries = [...this.#entries.values()];
     for (let i = entries.length - 1; i >= 0; i--) {
@@ -243,17 +245,16 @@ export class MemoryCallLogStore implements CallLogStore {
 
   /**
    * The latest `limit`, then the running ones older than them (`maxCalls` at most), and how many running ones
-   * that leaves out.
+   * that leaves out (the count only, `calls` empty, without `summaries`).
    */
-  #listing(limit: number): { calls: CallSummary[]; runningOmitted: number } {
+  #listing(limit: number, summaries = true): { calls: CallSummary[]; runningOmitted: number } {
     const wanted = Math.max(0, Math.min(limit, this.#maxCalls));
     const calls: CallSummary[] = [];
     const entries = [...this.#entries.values()];
-    let older = 0;
-    let runningOmitted = 0;
+    let [listed, older, runningOmitted] = [0, 0, 0];
     for (let i = entries.length - 1; i >= 0; i--) {
       const { record } = entries[i]!;
-      if (calls.length >= wanted) {
+      if (listed >= wanted) {
         if (record.state !== 'running') continue;
         if (wanted === 0 || older >= this.#maxCalls) {
           runningOmitted++;
@@ -261,7 +262,8 @@ export class MemoryCallLogStore implements CallLogStore {
         }
         older++;
       }
-      calls.push(summaryOf(record));
+      listed++;
+      if (summaries) calls.push(summaryOf(record));
     }
     return { calls, runningOmitted };
   }
