@@ -298,6 +298,30 @@ describe('a parked call', () => {
     },
   );
 
+  it("is not made under the configuration's parkedCalls: { max: 0 } (the retry runs the call again), and a change of it applies to the next call", async () => {
+    const config: GatewayConfig = {
+      upstreams: { fx: upstream() },
+      policy: { default: 'allow' },
+      parkedCalls: { max: 0 },
+    };
+    const gateway = createGateway(config, { onLog: () => undefined });
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const served = await serveGateway(gateway, { port: 0, console: false });
+    cleanup.push(() => served.close());
+    const client = await caller(served.url!);
+    expect(JSON.parse(textOf(await client.callTool('fx__ask', { count: 1, tag: 'none' })))).toEqual(
+      contents(1),
+    );
+    expect(await tally(client)).toEqual({ runs: { none: 2 }, cancelled: { none: 1 } });
+    // The configuration followed changes (as the gateway command's --config): its defaults park again.
+    await gateway.apply({ upstreams: config.upstreams, policy: config.policy });
+    expect(JSON.parse(textOf(await client.callTool('fx__ask', { count: 1, tag: 'again' })))).toEqual(
+      contents(1),
+    );
+    expect(await tally(client)).toEqual({ runs: { none: 2, again: 1 }, cancelled: { none: 1 } });
+  });
+
   it('limits are whole numbers: others are refused when the gateway is made', () => {
     const config: GatewayConfig = { upstreams: { fx: upstream() } };
     expect(() => createGateway(config, { parkedCalls: { ttlMs: 0 } })).toThrow(

@@ -7,6 +7,7 @@
 
 const action = { enum: ['allow', 'ask', 'deny'] } as const;
 const positiveMs = { type: 'integer', minimum: 1, maximum: 86_400_000 } as const;
+const count = { type: 'integer', minimum: 0, maximum: 1_000_000 } as const;
 const redisUrl = {
   type: 'string',
   pattern: '^rediss?://',
@@ -202,6 +203,17 @@ export const GATEWAY_CONFIG_SCHEMA = {
       ],
     },
     http,
+    parkedCalls: {
+      type: 'object',
+      description:
+        "Stateless-era calls held upstream between their caller's rounds: how long, how many (0 parks none).",
+      additionalProperties: false,
+      properties: {
+        ttlMs: { ...positiveMs, description: 'How long one waits for its retry (default 60000).' },
+        max: { ...count, description: 'How many may wait at once (default 256).' },
+        maxPerCaller: { ...count, description: 'How many of one caller (default 16).' },
+      },
+    },
     audit: {
       type: 'object',
       additionalProperties: false,

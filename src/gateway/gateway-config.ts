@@ -5,6 +5,7 @@
  * @module
  */
 import type { ApprovalAction, Revision } from '../index.js';
+import type { ParkedCallLimits } from './parked-calls.js';
 
 /** What a policy rule, or the policy's default, decides for a call. */
 export type PolicyAction = ApprovalAction;
@@ -163,6 +164,13 @@ export interface GatewayConfig {
   redis?: string | { url: string; prefix?: string };
   /** Who may reach the HTTP listener, and by which names (read at start: a change needs a restart). */
   http?: GatewayHttpConfig;
+  /**
+   * Stateless-era calls whose upstream asked their caller something wait upstream between the caller's
+   * rounds (parked): how long one waits for its retry (`ttlMs`, default 60,000), how many may wait at once
+   * (`max`, default 256, 0 parks none; `maxPerCaller`, default 16). `createGateway`'s `parkedCalls` option
+   * overrides each one it gives. A change applies to the calls parked after it (those parked keep their ttl).
+   */
+  parkedCalls?: ParkedCallLimits;
   audit?: {
     /** Records kept for the decision API (default 1,000; the oldest go first). */
     maxRecords?: number;

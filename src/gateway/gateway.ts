@@ -110,7 +110,7 @@ export class Gateway {
       ...options.server,
     });
     const elicitations = new ElicitationRoutes();
-    this.#parked = new ParkedCalls(options.parkedCalls);
+    this.#parked = new ParkedCalls({ ...this.#config.parkedCalls, ...options.parkedCalls });
     this.#relay = new CallRelay({
       policy: () => this.#policy,
       approvals: this.approvals,
@@ -274,10 +274,13 @@ export class Gateway {
    * Applies a new configuration at once (checked first: an invalid one throws and changes nothing):
    * upstreams added are connected, removed ones closed (their tools go), changed ones replaced; the policy,
    * names and approval settings are swapped in one step. Resolves once new upstreams were tried once.
-   * `redis` and `http` are read at start: a change to either is left out, with a warning (a restart applies it).
+   * `parkedCalls` applies to the calls parked from then on. `redis` and `http` are read at start: a change to
+   * either is left out, with a warning (a restart applies it).
    */
   async apply(config: GatewayConfig): Promise<void> {
     let next = checkConfig(config);
+    // The limits are checked before anything changes (the schema bounds them already).
+    this.#parked.configure({ ...next.parkedCalls, ...this.#options.parkedCalls });
     const policy = this.#settings.policyOf(next);
     const renamed = next.separator !== this.#config.separator || next.toolNames !== this.#config.toolNames;
     const before = this.#config;

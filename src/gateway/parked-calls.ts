@@ -51,15 +51,26 @@ function parkId(carried: JsonObject | undefined): string | undefined {
 export class ParkedCalls {
   readonly #calls = new Map<string, Parked>();
   readonly #perCaller = new Map<string, number>();
-  readonly #ttlMs: number;
-  readonly #max: number;
-  readonly #maxPerCaller: number;
+  #ttlMs: number = PARKED_CALL_DEFAULTS.ttlMs;
+  #max: number = PARKED_CALL_DEFAULTS.max;
+  #maxPerCaller: number = PARKED_CALL_DEFAULTS.maxPerCaller;
   #closed = false;
 
   constructor(limits: ParkedCallLimits = {}) {
-    this.#ttlMs = limit('ttlMs', limits.ttlMs, PARKED_CALL_DEFAULTS.ttlMs, 1);
-    this.#max = limit('max', limits.max, PARKED_CALL_DEFAULTS.max, 0);
+    this.configure(limits);
+  }
+
+  /**
+   * Sets the limits (those not given take their defaults; one out of range throws and changes nothing):
+   * they apply to the calls parked from now on (a call parked already keeps its ttl, and stays parked past
+   * a lower cap).
+   */
+  configure(limits: ParkedCallLimits): void {
+    const ttlMs = limit('ttlMs', limits.ttlMs, PARKED_CALL_DEFAULTS.ttlMs, 1);
+    const max = limit('max', limits.max, PARKED_CALL_DEFAULTS.max, 0);
     this.#maxPerCaller = limit('maxPerCaller', limits.maxPerCaller, PARKED_CALL_DEFAULTS.maxPerCaller, 0);
+    this.#ttlMs = ttlMs;
+    this.#max = max;
   }
 
   /** How many calls are parked. */
@@ -75,11 +86,12 @@ export class ParkedCalls {
     const count = this.#perCaller.get(caller) ?? 0;
     if (this.#closed || this.#calls.size >= this.#max || count >= this.#maxPerCaller) return undefined;
     const id = crypto.randomUUID();
+    const ttlMs = this.#ttlMs;
     const timer = setTimeout(() => {
       this.#remove(id)?.stop.abort(
-        new Error(`No retry came for the parked call within ${this.#ttlMs} ms; cancelled`),
+        new Error(`No retry came for the parked call within ${ttlMs} ms; cancelled`),
       );
-    }, this.#ttlMs);
+    }, ttlMs);
     timer.unref?.();
     this.#calls.set(id, { run, caller, owner, timer });
     this.#perCaller.set(caller, count + 1);

@@ -42,6 +42,7 @@ describe('gateway configuration', () => {
       approvals: { timeoutMs: 1000, progressIntervalMs: 100 },
       reconnect: { initialDelayMs: 10, maxDelayMs: 100 },
       audit: { maxRecords: 10, file: 'audit.jsonl' },
+      parkedCalls: { ttlMs: 1000, max: 0, maxPerCaller: 4 },
     };
     expect(checkConfig(config)).toBe(config);
   });
@@ -94,6 +95,25 @@ describe('gateway configuration', () => {
       ),
     ).toMatchObject({
       issues: [{ path: '/upstreams/both/oauth', message: expect.stringContaining('bearerEnv') }],
+    });
+  });
+
+  it('refuses parkedCalls limits that are not whole numbers in range, naming each path', () => {
+    expect(
+      issuesOf(() =>
+        checkConfig({
+          upstreams: {},
+          parkedCalls: { ttlMs: 0, max: -1, maxPerCaller: 1.5, maxPerTool: 1 },
+        }),
+      ),
+    ).toEqual({
+      code: 'INVALID_CONFIG',
+      issues: expect.arrayContaining([
+        expect.objectContaining({ path: '/parkedCalls/ttlMs' }),
+        expect.objectContaining({ path: '/parkedCalls/max' }),
+        expect.objectContaining({ path: '/parkedCalls/maxPerCaller' }),
+        expect.objectContaining({ path: '/parkedCalls', message: expect.stringContaining('maxPerTool') }),
+      ]),
     });
   });
 
