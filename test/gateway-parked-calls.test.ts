@@ -322,6 +322,69 @@ describe('a parked call', () => {
     expect(await tally(client)).toEqual({ runs: { none: 2, again: 1 }, cancelled: { none: 1 } });
   });
 
+  it.each(['back', 'down'] as const)(
+    'is let go when its stdio upstream exits meanwhile: the retry, the upstream %s, runs the call again or says it is unavailable',
+    async (then) => {
+      const gateway = createGateway(
+        {
+          upstreams: { fx: upstream(), b: upstream() },
+          policy: { default: 'allow' },
+          // Back at once, or not within the test.
+          reconnect: { initialDelayMs: then === 'back' ? 10 : 600_000, maxDelayMs: 600_000 },
+        },
+        // One call may be parked: the one let go leaves room for another.
+        { onLog: () => undefined, parkedCalls: { max: 1 } },
+      );
+      cleanup.push(() => gateway.close());
+      await gateway.start();
+      const served = await serveGateway(gateway, { port: 0, console: false });
+      cleanup.push(() => served.close());
+      const statuses: string[] = [];
+      let wentDown!: () => void;
+      const down = new Promise<void>((resolve) => (wentDown = resolve));
+      let cameBack!: () => void;
+      const back = new Promise<void>((resolve) => (cameBack = resolve));
+      gateway.on((event) => {
+        if (event.type !== 'upstream.status' || event.upstream !== 'fx') return;
+        statuses.push(event.status);
+        if (event.status === 'down') wentDown();
+        else if (event.status === 'ready' && statuses.includes('down')) cameBack();
+      });
+      let parked!: () => void;
+      const isParked = new Promise<void>((resolve) => (parked = resolve));
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let asked = 0;
+      const client = await caller(served.url!, async (params) => {
+        asked++;
+        parked();
+        await released;
+        return answerOf(params);
+      });
+      const call = client.callTool('fx__ask', { count: 1, tag: 'gone' });
+      await isParked;
+      // The upstream process exits while the call waits parked there (the call to exit gets no answer).
+      const other = await caller(served.url!);
+      expect((await other.callTool('fx__exit')).isError).toBe(true);
+      await down;
+      if (then === 'back') await back;
+      release();
+      const result = await call;
+      expect(asked).toBe(1);
+      if (then === 'down') {
+        expect(result.isError).toBe(true);
+        expect(textOf(result)).toMatch(/^Upstream fx is unavailable/);
+      } else {
+        // Nothing parked was taken back: the call ran again on the new process, answered by the requestState.
+        expect(JSON.parse(textOf(result))).toEqual(contents(1));
+        expect(await tally(other)).toEqual({ runs: { gone: 1 }, cancelled: {} });
+      }
+      // The call let go holds no place: another call is parked (it runs once on b).
+      expect(JSON.parse(textOf(await other.callTool('b__ask', { count: 1, tag: 'B' })))).toEqual(contents(1));
+      expect(await tally(other, 'b__tally')).toEqual({ runs: { B: 1 }, cancelled: {} });
+    },
+  );
+
   it('limits are whole numbers: others are refused when the gateway is made', () => {
     const config: GatewayConfig = { upstreams: { fx: upstream() } };
     expect(() => createGateway(config, { parkedCalls: { ttlMs: 0 } })).toThrow(
