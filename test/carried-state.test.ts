@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import type { JsonObject } from '../src/index.js';
-import { Server, text } from '../src/server/index.js';
+import { Server, text, type PromptContext, type ResourceContext } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { META, answer, stateless } from './_http-stateless.js';
@@ -27,6 +27,18 @@ async function start(): Promise<string> {
     });
     return text(JSON.stringify({ carried: seen ?? null, action: answer.action }));
   });
+  // A prompt getter and a resource reader carry as a tool handler does.
+  const stepped = async (ctx: PromptContext | ResourceContext) => {
+    const seen = ctx.carried;
+    ctx.carry({ step: typeof seen?.step === 'number' ? seen.step + 1 : 1 });
+    const answer = await ctx.elicit({
+      message: 'Go on?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    return JSON.stringify({ carried: seen ?? null, action: answer.action });
+  };
+  server.prompt('step', {}, (_args, ctx) => stepped(ctx));
+  server.resource('step://one', { name: 'one' }, (_uri, ctx) => stepped(ctx));
   handle = await serveHttp(server, { port: 0 });
   return handle.url;
 }
@@ -61,6 +73,21 @@ describe("a handler's carried data", () => {
       content: { text: string }[];
     };
     expect(JSON.parse(done.content[0]!.text)).toEqual({ carried: { step: 1 }, action: 'accept' });
+  });
+
+  it.each([
+    ['prompts/get', { name: 'step' }],
+    ['resources/read', { uri: 'step://one' }],
+  ] as const)("reaches a %s retry too (a prompt getter's, a resource reader's)", async (method, params) => {
+    const url = await start();
+    const request = (extra: JsonObject = {}) =>
+      stateless(url, { method, params: { ...params, ...extra, _meta: ASKABLE } }).then(answer);
+    const first = (await request()).result as JsonObject;
+    expect(first).toMatchObject({ resultType: 'input_required' });
+    const done = (await request({ requestState: first.requestState as string, inputResponses: ACCEPT }))
+      .result as { messages?: { content: { text: string } }[]; contents?: { text: string }[] };
+    const said = done.messages?.[0]?.content.text ?? done.contents?.[0]?.text;
+    expect(JSON.parse(said!)).toEqual({ carried: { step: 1 }, action: 'accept' });
   });
 
   it('is nothing in the handshake era: carried is undefined and carry does nothing', async () => {

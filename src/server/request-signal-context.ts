@@ -36,17 +36,43 @@ export class AskingContext extends RequestSignalContext {
   readonly sample: ToolContext['sample'];
   readonly listRoots: ToolContext['listRoots'];
   readonly completeElicitation: ToolContext['completeElicitation'];
+  readonly carry: ToolContext['carry'];
+  readonly #tool: Pick<ToolContext, 'principal' | 'sessionId' | 'carried'>;
 
   constructor(
     request: SignalSource & { readonly meta: JsonObject | undefined },
     readonly client: ClientView,
-    tool: Pick<ToolContext, 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'>,
+    tool: Pick<
+      ToolContext,
+      | 'elicit'
+      | 'sample'
+      | 'listRoots'
+      | 'completeElicitation'
+      | 'principal'
+      | 'sessionId'
+      | 'carried'
+      | 'carry'
+    >,
   ) {
     super(request);
     this.meta = request.meta;
+    this.#tool = tool;
     this.elicit = (asked, options) => tool.elicit(asked, options);
     this.sample = (asked, options) => tool.sample(asked, options);
     this.listRoots = (options) => tool.listRoots(options);
     this.completeElicitation = (elicitationId) => tool.completeElicitation(elicitationId);
+    this.carry = (value) => tool.carry(value);
+  }
+
+  get principal(): ToolContext['principal'] {
+    return this.#tool.principal;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#tool.sessionId;
+  }
+
+  get carried(): JsonObject | undefined {
+    return this.#tool.carried;
   }
 }

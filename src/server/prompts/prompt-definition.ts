@@ -38,6 +38,14 @@ export interface PromptContext {
    * `completeElicitation` does (for a -32042 this request answered, say).
    */
   completeElicitation: ToolContext['completeElicitation'];
+  /** Who is asking, as the tool context's `principal` (undefined for anonymous requests). */
+  readonly principal: ToolContext['principal'];
+  /** The HTTP session id of a stateful HTTP connection, as the tool context's `sessionId`. */
+  readonly sessionId: string | undefined;
+  /** Stateless era: what the previous round carried for this request, as the tool context's `carried`. */
+  readonly carried: JsonObject | undefined;
+  /** Stateless era: data for this round's `requestState`, read back as `carried` (the tool context's `carry`). */
+  readonly carry: ToolContext['carry'];
 }
 
 /** An argument as declared: the wire fields plus an optional completion function. */
