@@ -25,9 +25,10 @@ const CONNECT: UrlElicitation = {
 
 /** An upstream whose prompt and resource ask the user, the model and the client's roots. */
 function notesUpstream() {
-  const state = { connected: false, contexts: [] as PromptContext[] };
+  const state = { connected: false, contexts: [] as PromptContext[], runs: { brief: 0, today: 0 } };
   const server = new Server({ name: 'notes', version: '1.0.0' });
   server.prompt('brief', {}, async (_args, ctx) => {
+    state.runs.brief++;
     const answer = await ctx.elicit({
       message: 'Which topic?',
       requestedSchema: { type: 'object', properties: { topic: { type: 'string' } } },
@@ -35,6 +36,7 @@ function notesUpstream() {
     return `Brief me on ${String(answer.content?.topic ?? answer.action)}`;
   });
   server.resource('notes://today', { name: 'today' }, async (_uri, ctx) => {
+    state.runs.today++;
     const sampled = await ctx.sample({
       messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }],
       maxTokens: 10,
@@ -101,6 +103,28 @@ for (const upstreamVersion of ['auto', '2025-11-25'] as const) {
     });
   }
 }
+
+// (A stateless-era upstream runs its getter again on each of its own rounds, by design: met as 2025-11-25.)
+describe('a stateless-era caller', () => {
+  it('has its prompt get and resource read run once upstream over its rounds (parked between them)', async () => {
+    const { server, state } = notesUpstream();
+    const gateway = await gatewayFor(server, '2025-11-25');
+    let rounds = 0;
+    const client = await caller(gateway, {
+      protocolVersion: '2026-07-28',
+      ...ANSWERING,
+      sampling: () => {
+        rounds++;
+        return { role: 'assistant', content: { type: 'text', text: 'calm' }, model: 'm' };
+      },
+    });
+    expect(promptText(await client.getPrompt('notes__brief', {}))).toBe('Brief me on tides');
+    // The reader asks the model, then (answered) the roots: two rounds, one read upstream.
+    expect(readText(await client.readResource('notes://today'))).toBe('calm [file:///notes]');
+    expect(rounds).toBe(1);
+    expect(state.runs).toEqual({ brief: 1, today: 1 });
+  });
+});
 
 describe('a caller that declared nothing', () => {
   it("is asked nothing: the upstream's question is declined for it, as before", async () => {

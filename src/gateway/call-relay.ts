@@ -338,7 +338,8 @@ export class CallRelay {
     const { upstream, tool } = entry;
     const { parked } = this.#deps;
     // The arguments' digest is computed only for a call that parks or may take one back (a SHA-256).
-    let run = ctx.carried === undefined ? undefined : parked.take(ctx.carried, parkOwner(call));
+    let run =
+      ctx.carried === undefined ? undefined : parked.take<CallToolResult>(ctx.carried, parkOwner(call));
     if (!run) {
       run = new HeldRun(ctx.client.capabilities);
       const sent = run;
@@ -471,7 +472,7 @@ const attempts = new WeakMap<HeldRun, { ctx: ToolContext; info: CallInfo; waited
 function parkOwner(call: RelayedCall): string {
   const { info, args, argumentsText } = call;
   const digest = info.argumentsDigest || digestOfText(argumentsText ?? canonicalJson(args));
-  return `${callerKey(info.caller)}\u0000${call.entry.name}\u0000${digest}`;
+  return `${callerKey(info.caller)}\u0000tools/call\u0000${call.entry.name}\u0000${digest}`;
 }
 
 let lastMs = Number.NaN;

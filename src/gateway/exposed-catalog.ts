@@ -9,6 +9,7 @@
 import {
   ErrorCode,
   ProtocolError,
+  canonicalJson,
   errorMessage,
   type Prompt,
   type ReadResourceResult,
@@ -23,6 +24,8 @@ import {
   type Server,
 } from '../server/index.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import { digestOfText } from '../stores/digest-of-text.js';
+import type { ParkedCalls } from './parked-calls.js';
 import { relayedRequest, type AskingContext } from './relayed-request.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
@@ -62,6 +65,8 @@ export class ExposedCatalog {
   readonly #warned = new Set<string>();
   /** Where the URL elicitations relayed to a caller complete. */
   readonly #routes: ElicitationRoutes;
+  /** Where stateless-era prompt gets and resource reads wait between their caller's rounds. */
+  readonly #parked: ParkedCalls;
   #namer: ToolNamer;
 
   constructor(
@@ -69,11 +74,13 @@ export class ExposedCatalog {
     namer: ToolNamer,
     warn: (upstream: Upstream, message: string) => void,
     routes: ElicitationRoutes,
+    parked: ParkedCalls,
   ) {
     this.#server = server;
     this.#namer = namer;
     this.#warn = warn;
     this.#routes = routes;
+    this.#parked = parked;
   }
 
   rename(namer: ToolNamer): void {
@@ -201,8 +208,15 @@ export class ExposedCatalog {
     const { name: _name, arguments: _arguments, ...rest } = prompt;
     return this.#server.prompt(name, { ...rest, arguments: args }, (values, ctx) => {
       const client = clientOf(upstream);
-      return relayedRequest(upstream.name, ctx, this.#routes, (options) =>
-        client.getPrompt(prompt.name, values, options),
+      return relayedRequest(
+        upstream.name,
+        ctx,
+        this.#routes,
+        (options) => client.getPrompt(prompt.name, values, options),
+        {
+          parked: this.#parked,
+          request: () => `prompts/get\u0000${name}\u0000${digestOfText(canonicalJson(values))}`,
+        },
       );
     }) as RegistryHandle<unknown>;
   }
@@ -210,7 +224,10 @@ export class ExposedCatalog {
   /** Reads `uri` from `upstream`, its questions relayed to the reader's caller. */
   #read(upstream: Upstream, uri: string, ctx: AskingContext): Promise<ReadResourceResult> {
     const client = clientOf(upstream);
-    return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options));
+    return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options), {
+      parked: this.#parked,
+      request: () => `resources/read\u0000${uri}`,
+    });
   }
 
   #tell(upstream: Upstream, message: string): void {

@@ -141,7 +141,13 @@ export class Gateway {
       warn,
       (upstream, tool) => this.#settings.hidden(upstream.name, tool),
     );
-    this.#catalog = new ExposedCatalog(this.server, this.#namer(this.#config), warn, elicitations);
+    this.#catalog = new ExposedCatalog(
+      this.server,
+      this.#namer(this.#config),
+      warn,
+      elicitations,
+      this.#parked,
+    );
     const subscriptions = new ResourceSubscriptions(
       this.server,
       (uri) => this.#catalog.ownerOf(uri),

@@ -32,7 +32,7 @@ interface Held {
   readonly refuse: (error: unknown) => void;
 }
 
-type Outcome = { value: CallToolResult } | { error: unknown };
+type Outcome<T> = { value: T } | { error: unknown };
 
 /** The rejection of an ask whose answer the caller has not given yet (the server's InputRequiredSignal). */
 export function isInputWait(error: unknown): error is Error {
@@ -42,14 +42,15 @@ export function isInputWait(error: unknown): error is Error {
 /** One turn of the event loop: the questions already read from the upstream's stream are held by then. */
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export class HeldRun {
+/** A relayed request's run (a tool call's result by default; a prompt's or a resource's as well). */
+export class HeldRun<T = CallToolResult> {
   /** Stops the upstream call: the caller cancelled, the run expired parked, the gateway closed. */
   readonly stop = new CancellationSource();
   /** The handlers the upstream call is sent with (what the caller declared). */
   readonly handlers: ClientHandlers = {};
   readonly #held = new Map<string, Held>();
   #asked = 0;
-  #outcome: Outcome | undefined;
+  #outcome: Outcome<T> | undefined;
   /** Wakes the attempt waiting for a question or the outcome. */
   #wake: (() => void) | undefined;
   #settled: ((failed: boolean) => void)[] = [];
@@ -70,7 +71,7 @@ export class HeldRun {
   }
 
   /** Runs the upstream call (once). */
-  start(call: Promise<CallToolResult>): void {
+  start(call: Promise<T>): void {
     call.then(
       (value) => this.#settle({ value }),
       (error: unknown) => this.#settle({ error }),
@@ -83,23 +84,23 @@ export class HeldRun {
     else this.#settled.push(listener);
   }
 
-  #settle(outcome: Outcome): void {
+  #settle(outcome: Outcome<T>): void {
     this.#outcome = outcome;
     this.#wake?.();
     for (const listener of this.#settled.splice(0)) listener('error' in outcome);
   }
 
-  #hold<T>(
+  #hold<A>(
     prefix: string,
     signal: AbortSignal | undefined,
-    ask: (ctx: AskingContext, key: string) => Promise<T>,
-  ): Promise<T> {
+    ask: (ctx: AskingContext, key: string) => Promise<A>,
+  ): Promise<A> {
     const key = `${prefix}-${++this.#asked}`;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise<A>((resolve, reject) => {
       const held: Held = {
         key,
         ask,
-        answer: (value) => resolve(value as T),
+        answer: (value) => resolve(value as A),
         refuse: reject,
       };
       this.#held.set(key, held);
@@ -123,7 +124,7 @@ export class HeldRun {
    * of an ask (a capability the caller did not declare, a malformed answer) stops the upstream call and
    * ends the attempt with it, as a relayed question's error always has.
    */
-  async attempt(ctx: AskingContext): Promise<CallToolResult> {
+  async attempt(ctx: AskingContext): Promise<T> {
     const offered = new Set<string>();
     let waiting: Error | undefined;
     let drained = false;

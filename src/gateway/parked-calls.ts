@@ -27,7 +27,7 @@ export const PARKED_CALL_DEFAULTS = { ttlMs: 60_000, max: 256, maxPerCaller: 16 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Parked {
-  readonly run: HeldRun;
+  readonly run: HeldRun<unknown>;
   readonly caller: string;
   /** The caller, the exposed tool and the arguments' digest: who may take it back. */
   readonly owner: string;
@@ -82,7 +82,7 @@ export class ParkedCalls {
    * Parks `run` for `caller`'s retry; what the caller's `requestState` carries to find it, or undefined
    * when no more may be parked (the caller's retry runs the call again).
    */
-  park(run: HeldRun, caller: string, owner: string): JsonObject | undefined {
+  park<T>(run: HeldRun<T>, caller: string, owner: string): JsonObject | undefined {
     const count = this.#perCaller.get(caller) ?? 0;
     if (this.#closed || this.#calls.size >= this.#max || count >= this.#maxPerCaller) return undefined;
     const id = crypto.randomUUID();
@@ -103,11 +103,14 @@ export class ParkedCalls {
     return { parked: id };
   }
 
-  /** The call `carried` names, taken back by its `owner` (undefined for anyone else, and if there is none). */
-  take(carried: JsonObject | undefined, owner: string): HeldRun | undefined {
+  /**
+   * The call `carried` names, taken back by its `owner` (undefined for anyone else, and if there is none).
+   * The owner names the method (a run parked for it settles with that method's result, `T`).
+   */
+  take<T>(carried: JsonObject | undefined, owner: string): HeldRun<T> | undefined {
     const id = parkId(carried);
     if (id === undefined || this.#calls.get(id)?.owner !== owner) return undefined;
-    return this.#remove(id);
+    return this.#remove(id) as HeldRun<T> | undefined;
   }
 
   /** Cancels the call `carried` names for its `owner` (the retry was refused). */
@@ -122,7 +125,7 @@ export class ParkedCalls {
       this.#remove(id)?.stop.abort(new Error('The gateway closed; the parked call is cancelled'));
   }
 
-  #remove(id: string): HeldRun | undefined {
+  #remove(id: string): HeldRun<unknown> | undefined {
     const parked = this.#calls.get(id);
     if (!parked) return undefined;
     this.#calls.delete(id);

@@ -2,8 +2,9 @@
  * A prompt get or resource read relayed to its upstream, with the upstream's questions (elicitation,
  * sampling, roots) relayed to the caller that made the request, as they are during a call (see
  * relayed-input.ts): in the handshake era as requests to the caller, in the stateless era as the
- * caller's own `input_required` — a question the caller has not answered yet ends this attempt and the
- * upstream request; the caller's retry sends it again, and the upstream, asking again, gets the answer.
+ * caller's own `input_required`, as a call's are (held-run.ts): the upstream request waits between the
+ * caller's rounds, parked for its retry (the same caller, method, prompt or URI and arguments), and runs
+ * once; a retry that finds nothing parked sends it again, and the upstream, asking again, gets the answer.
  * An upstream's -32042 reaches the caller as the gateway's own prompt or reader would send it (the
  * server shapes it per era); a caller that gets it as it is may later hear of its completion.
  * @module
@@ -18,14 +19,33 @@ import {
   type ExchangeOptions,
 } from '../index.js';
 import type { PromptContext } from '../server/index.js';
+import { callerKey, callerOf } from './caller.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import { HeldRun, isInputWait } from './held-run.js';
+import type { ParkedCalls } from './parked-calls.js';
 import { mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
 
 /** What a prompt getter's or resource reader's context gives a relayed request. */
 export type AskingContext = Pick<
   PromptContext,
-  'client' | 'signal' | 'elicit' | 'sample' | 'listRoots' | 'completeElicitation'
+  | 'client'
+  | 'signal'
+  | 'elicit'
+  | 'sample'
+  | 'listRoots'
+  | 'completeElicitation'
+  | 'principal'
+  | 'sessionId'
+  | 'carried'
+  | 'carry'
 >;
+
+/** Where a stateless-era request waits between rounds, and what it is (method, name or URI, arguments' digest). */
+export interface Parking {
+  readonly parked: ParkedCalls;
+  /** Computed only when the request parks or a retry names a parked one. */
+  readonly request: () => string;
+}
 
 /** `send` the request upstream, relaying its questions to the caller of `ctx`. */
 export function relayedRequest<T>(
@@ -33,6 +53,7 @@ export function relayedRequest<T>(
   ctx: AskingContext,
   routes: ElicitationRoutes,
   send: (options: ExchangeOptions) => Promise<T>,
+  parking?: Parking,
 ): Promise<T> {
   const failed = (error: unknown): never => {
     if (error instanceof UrlElicitationRequiredError) {
@@ -50,6 +71,7 @@ export function relayedRequest<T>(
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
   if (!mayBeAsked(ctx)) return send({ signal: ctx.signal }).catch(failed);
   const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
+  if (stateless && parking) return held(ctx, send, parking, failed);
   let ended: { error: unknown } | undefined;
   const stop = new CancellationSource();
   const handlers = relayedInput(
@@ -66,4 +88,44 @@ export function relayedRequest<T>(
     if (ended) throw ended.error;
     return failed(error);
   });
+}
+
+/**
+ * Stateless era: the upstream request runs once over the caller's rounds. A retry takes back the run its
+ * `requestState` names, parked for it; otherwise the request is sent upstream. An attempt that ends with
+ * `input_required` parks the run, or, none may be parked, stops it (the retry sends it again).
+ */
+function held<T>(
+  ctx: AskingContext,
+  send: (options: ExchangeOptions) => Promise<T>,
+  { parked, request }: Parking,
+  failed: (error: unknown) => never,
+): Promise<T> {
+  const caller = callerKey(callerOf(ctx));
+  const owner = () => `${caller}\u0000${request()}`;
+  let run = ctx.carried === undefined ? undefined : parked.take<T>(ctx.carried, owner());
+  if (!run) {
+    run = new HeldRun<T>(ctx.client.capabilities);
+    run.start(send({ cancellation: run.stop, handlers: run.handlers }));
+  }
+  const taken = run;
+  // The caller's cancellation during this attempt stops the upstream request.
+  const { signal } = ctx;
+  const cancel = () => taken.stop.abort(signal.reason);
+  if (signal.aborted) cancel();
+  else signal.addEventListener('abort', cancel, { once: true });
+  return taken.attempt(ctx).then(
+    (value) => {
+      signal.removeEventListener('abort', cancel);
+      return value;
+    },
+    (error: unknown) => {
+      signal.removeEventListener('abort', cancel);
+      if (!isInputWait(error)) return failed(error);
+      const carried = parked.park(taken, caller, owner());
+      if (carried) ctx.carry(carried);
+      else taken.stop.abort(new Error('No more requests may be parked; the retry sends the request again'));
+      throw error;
+    },
+  );
 }
