@@ -43,10 +43,11 @@ export interface GatewayOptions {
    */
   callLogGraceMs?: number;
   /**
-   * Stateless-era calls whose upstream asked their caller something are held upstream between the
-   * caller's rounds (parked): how long one waits for its retry before it is cancelled upstream (`ttlMs`,
+   * Stateless-era calls (prompt gets, resource reads) whose upstream asked their caller something are
+   * held upstream between the caller's rounds (parked): how long one waits for its retry before it is cancelled upstream (`ttlMs`,
    * default 60,000), and how many may wait at once (`max`, default 256; `maxPerCaller`, default 16). Past
-   * them a call is not parked, and its retry runs it again upstream.
+   * them a call is not parked, and its retry runs it again upstream. Over the configuration's `parkedCalls`,
+   * limit by limit.
    */
   parkedCalls?: ParkedCallLimits;
 }

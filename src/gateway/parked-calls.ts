@@ -1,7 +1,8 @@
 /**
- * The upstream calls of stateless-era callers parked between rounds (see held-run.ts): each under a random
- * id that the `requestState` of the caller's `input_required` carries (signed by the gateway's server),
- * for the caller that made it, that tool and those arguments only. A retry takes its call back; one that
+ * The upstream calls of stateless-era callers parked between rounds (see held-run.ts), and their prompt
+ * gets and resource reads (relayed-request.ts): each under a random id that the `requestState` of the
+ * caller's `input_required` carries (signed by the gateway's server), for the caller that made it, that
+ * method, tool, prompt or URI and those arguments only. A retry takes its call back; one that
  * finds nothing — another instance, expired, a restart, a different caller — runs the call again upstream,
  * as every retry did before. Bounded: a parked call with no retry within `ttlMs` is cancelled upstream;
  * past `max` parked calls (or `maxPerCaller` of one caller) a call is not parked (its upstream call is
