@@ -2,12 +2,13 @@
 // `GET /api/calls?since=MARKER` answers the calls changed after it — or, for a marker the call log cannot
 // follow (another store's, a restarted one's), the listing, `whole: true`. The console reads so on every
 // reconnection of its event stream: with 500 calls logged it read all of them again (≈175 KB) each time; now
-// what changed meanwhile. Over the HTTP API and in a real browser; bytes and counts only.
+// what changed meanwhile. Over the HTTP API and in a real browser; bytes and counts, and where the calls read
+// land: by start time, as the log lists them, not by id (the instances sharing a log number calls apart).
 import { randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCallLogStore } from '../src/gateway/index.js';
-import { CALL_IDS_PER_INSTANCE } from '../src/stores/call-log-store.js';
+import { CALL_IDS_PER_INSTANCE, type CallChanges } from '../src/stores/call-log-store.js';
 import { Server, text } from '../src/server/index.js';
 import {
   API_TOKEN,
@@ -18,18 +19,59 @@ import {
 } from './_console.js';
 
 const CALLS = 500;
-/** The calls put in the log before the gateway starts: ids of an instance of their own. */
+/**
+ * The calls put in the log before the gateway starts: ids of an instance of their own (3), started a minute
+ * before the gateway's (instance 0, ids from 1), as a gateway sharing its log with another would see them.
+ */
 const FIRST = 3 * CALL_IDS_PER_INSTANCE + 1;
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
+/** Each test's own gateway, over a log of its own (`seeded`). */
+let current: ConsoleFixture | undefined;
 
 beforeAll(async () => {
+  ({ browser, close: closeBrowser } = await launchBrowser());
+});
+
+afterEach(async () => {
+  await current?.close();
+  current = undefined;
+});
+
+afterAll(async () => {
+  await closeBrowser?.();
+});
+
+/** A call log whose next answer to `changes` (`hold`), computed when asked, is given when released. */
+class HeldCallLog extends MemoryCallLogStore {
+  #held: { asked: () => void; released: Promise<void> } | undefined;
+
+  /** Holds the next answer: `asked` settles when it is asked for; `release` gives it. */
+  hold(): { asked: Promise<void>; release: () => void } {
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const asked = new Promise<void>((resolve) => (this.#held = { asked: resolve, released }));
+    return { asked, release };
+  }
+
+  override async changes(marker: string | undefined, limit?: number): Promise<CallChanges> {
+    const answer = await super.changes(marker, limit);
+    const held = this.#held;
+    this.#held = undefined;
+    held?.asked();
+    await held?.released;
+    return answer;
+  }
+}
+
+/** A gateway over `calls` (a memory log by default) holding 500 finished calls of instance 3. */
+async function seeded<T extends MemoryCallLogStore>(
+  calls: T = new MemoryCallLogStore({ maxCalls: CALLS }) as T,
+): Promise<{ fixture: ConsoleFixture; calls: T }> {
   const upstream = new Server({ name: 'up', version: '1.0.0' });
   upstream.tool('echo', { inputSchema: { type: 'object', properties: {} } }, () => text('ok'));
-  const calls = new MemoryCallLogStore({ maxCalls: CALLS });
-  const startedAt = new Date().toISOString();
+  const startedAt = new Date(Date.now() - 60_000).toISOString();
   for (let id = FIRST; id < FIRST + CALLS; id++) {
     const call = {
       id,
@@ -42,14 +84,9 @@ beforeAll(async () => {
     calls.start(call, { path: `/tmp/${id}` }, startedAt);
     calls.finish(id, { decision: 'allowed', outcome: 'ok', durationMs: 1, result: { content: [] } });
   }
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], { stores: { calls } });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
+  current = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], { stores: { calls } });
+  return { fixture: current, calls };
+}
 
 interface Listing {
   calls: { call: { id: number }; state: string }[];
@@ -58,7 +95,10 @@ interface Listing {
   whole?: boolean;
 }
 
-async function get(query: string): Promise<{ status: number; body: Listing & { error?: { code: string } } }> {
+async function get(
+  fixture: ConsoleFixture,
+  query: string,
+): Promise<{ status: number; body: Listing & { error?: { code: string } } }> {
   const response = await fetch(`${fixture.handle.apiUrl}/calls${query}`, {
     headers: { authorization: `Bearer ${API_TOKEN}` },
   });
@@ -67,13 +107,14 @@ async function get(query: string): Promise<{ status: number; body: Listing & { e
 
 describe('GET /api/calls?since=MARKER', () => {
   it('answers the calls changed after the marker, and the listing for one the log cannot follow', async () => {
-    const first = await get('?limit=500');
+    const { fixture } = await seeded();
+    const first = await get(fixture, '?limit=500');
     expect(first.status).toBe(200);
     expect(first.body.calls).toHaveLength(CALLS);
     expect(first.body.marker).toMatch(/^[\w-]+\.\d+$/);
     expect(first.body).not.toHaveProperty('whole');
 
-    const none = await get(`?limit=500&since=${first.body.marker}`);
+    const none = await get(fixture, `?limit=500&since=${first.body.marker}`);
     expect(none.body).toEqual({
       calls: [],
       maxCalls: CALLS,
@@ -86,20 +127,20 @@ describe('GET /api/calls?since=MARKER', () => {
     const stop = fixture.gateway.on(() => undefined);
     await model.callTool({ name: 'up__echo', arguments: {} });
     stop();
-    const one = await get(`?since=${first.body.marker}`);
+    const one = await get(fixture, `?since=${first.body.marker}`);
     expect(one.body.whole).toBe(false);
     expect(one.body.calls.map((c) => c.state)).toEqual(['finished']);
     expect(one.body.calls[0]!.call.id).toBeLessThan(FIRST);
     expect(one.body.marker).not.toBe(first.body.marker);
 
     // Another store's marker (or one from before a restart): the listing, whole.
-    const other = await get(`?limit=3&since=${randomUUID()}.7`);
+    const other = await get(fixture, `?limit=3&since=${randomUUID()}.7`);
     expect(other.body.whole).toBe(true);
     expect(other.body.calls).toHaveLength(3);
     expect(other.body.marker).toBe(one.body.marker);
 
     for (const bad of ['', 'x', `${'a'.repeat(65)}.1`, 'a.-1', 'a.1.2']) {
-      const refused = await get(`?since=${encodeURIComponent(bad)}`);
+      const refused = await get(fixture, `?since=${encodeURIComponent(bad)}`);
       expect(refused.status).toBe(400);
       expect(refused.body.error?.code).toBe('INVALID_REQUEST');
     }
@@ -107,7 +148,8 @@ describe('GET /api/calls?since=MARKER', () => {
 });
 
 describe('the console on reconnecting', () => {
-  it('reads only the calls changed meanwhile, not the 500 again', async () => {
+  it('reads only the calls changed meanwhile, not the 500 again, and shows them where they started', async () => {
+    const { fixture } = await seeded();
     const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
     const reads: { bytes: number; listing: Listing }[] = [];
     page.on('response', (response) => {
@@ -139,11 +181,36 @@ describe('the console on reconnecting', () => {
     await model.callTool({ name: 'up__echo', arguments: {} }); // logged: the grace after the page left
     const id = (await fixture.gateway.calls.list(1))[0]!.call.id;
     await page.unroute('**/api/events');
+    // Its id is below the 500 shown (instance 0's, theirs instance 3's); it started last, and is shown first.
+    expect(id).toBeLessThan(FIRST);
     await list.locator(`li.call.state-ok[data-call="${id}"]`).waitFor();
+    expect(await list.locator('li.call').first().getAttribute('data-call')).toBe(String(id));
     const last = reads.at(-1)!;
     expect(last.listing.whole).toBe(false);
     expect(last.listing.calls.map((c) => c.call.id)).toContain(id);
     expect(last.bytes).toBeLessThan(2_000);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
+
+describe('the console merging a listing with the calls it saw start', () => {
+  it('keeps a call that started after the listing on top, whatever its id', async () => {
+    const { fixture, calls } = await seeded(new HeldCallLog({ maxCalls: CALLS }));
+    // The page's first read of the calls is answered as the log was before the call below.
+    const held = calls.hold();
+    const { page, errors } = await openConsole(browser, fixture, { view: 'activity' });
+    await held.asked;
+    const model = await fixture.model();
+    await model.callTool({ name: 'up__echo', arguments: {} });
+    const id = (await calls.list(1))[0]!.call.id;
+    expect(id).toBeLessThan(FIRST);
+    const list = page.getByRole('list', { name: 'calls' });
+    await list.locator(`li.call.state-ok[data-call="${id}"]`).waitFor(); // from the stream's events
+    held.release();
+    await expect.poll(() => list.locator('li.call').first().getAttribute('aria-setsize')).toBe(String(CALLS));
+    expect(await list.locator('li.call').first().getAttribute('data-call')).toBe(String(id));
+    expect(await list.locator('li.call').nth(1).getAttribute('data-call')).toBe(String(FIRST + CALLS - 1));
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -98,8 +98,8 @@ export class CallEvents {
 
   /**
    * The calls listed by the gateway (newest first) merged with those known (`calls`, with the events queued
-   * meanwhile applied): a call the stream saw finish stays finished, and those newer than the listing's
-   * newest stay on top; the newest `limit` kept, and the running ones older (`latest`).
+   * meanwhile applied): a call the stream saw finish stays finished, and those that started after the listing's
+   * newest (`newer`) stay on top; the newest `limit` kept, and the running ones older (`latest`).
    */
   merge(calls: readonly CallSummary[], listed: readonly CallSummary[], limit: number): CallSummary[] {
     const known = this.apply(calls, Number.MAX_SAFE_INTEGER) ?? calls;
@@ -109,14 +109,15 @@ export class CallEvents {
       return now?.state === 'finished' && c.state === 'running' ? now : c;
     });
     const ids = new Set(merged.map((c) => c.call.id));
-    const newer = known.filter((c) => !ids.has(c.call.id) && c.call.id > (merged[0]?.call.id ?? 0));
-    return latest([...newer, ...merged], limit);
+    const head = merged[0];
+    const after = known.filter((c) => !ids.has(c.call.id) && (head === undefined || newer(c, head)));
+    return latest([...after.sort(newestFirst), ...merged], limit);
   }
 
   /**
    * The calls the gateway says changed since the last listing (newest first) applied to those known (with the
    * events queued meanwhile applied): each replaces the one known (a call the stream saw finish stays
-   * finished), and those not known go on top when newer than the newest known, else after the rest.
+   * finished), and those not known go where they started among the rest (`newer`), as the call log lists them.
    */
   changed(calls: readonly CallSummary[], changed: readonly CallSummary[], limit: number): CallSummary[] {
     const known = this.apply(calls, Number.MAX_SAFE_INTEGER) ?? calls;
@@ -127,17 +128,32 @@ export class CallEvents {
       fresh.delete(c.call.id);
       return c.state === 'finished' && now.state === 'running' ? c : now;
     });
-    const newest = known[0]?.call.id ?? 0;
-    const unknown = [...fresh.values()];
-    return latest(
-      [
-        ...unknown.filter((c) => c.call.id > newest),
-        ...updated,
-        ...unknown.filter((c) => c.call.id <= newest),
-      ],
-      limit,
-    );
+    return latest(interleave(updated, [...fresh.values()].sort(newestFirst)), limit);
   }
+}
+
+/**
+ * Whether call `a` started after call `b`: by start time, then id, as the call log orders them. Not by id
+ * alone: the instances of a gateway sharing a log number their calls in ranges of their own (instance n from
+ * n × 2^32), so a call of instance 0 can start after thousands of instance 3's.
+ */
+function newer(a: CallSummary, b: CallSummary): boolean {
+  return a.startedAt === b.startedAt ? a.call.id > b.call.id : a.startedAt > b.startedAt;
+}
+
+/** For `sort`: the call that started later first (`newer`). */
+function newestFirst(a: CallSummary, b: CallSummary): number {
+  return newer(a, b) ? -1 : newer(b, a) ? 1 : 0;
+}
+
+/** Two lists of calls, each newest first, as one (newest first), in linear time; `a`'s first on a tie. */
+function interleave(a: readonly CallSummary[], b: readonly CallSummary[]): CallSummary[] {
+  const all: CallSummary[] = [];
+  let [i, j] = [0, 0];
+  while (i < a.length && j < b.length) all.push(newer(b[j]!, a[i]!) ? b[j++]! : a[i++]!);
+  while (i < a.length) all.push(a[i++]!);
+  while (j < b.length) all.push(b[j++]!);
+  return all;
 }
 
 /** How many of `calls` run. */
