@@ -37,9 +37,11 @@ export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
   InvalidTaskCursor,
   MemoryTaskStore,
+  TaskLimitReached,
   isTerminalStatus,
   type MemoryTaskStoreOptions,
   type TaskCreateOptions,
+  type TaskLimit,
   type TaskChange,
   type TaskInputRequest,
   type TaskPage,

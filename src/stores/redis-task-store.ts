@@ -10,7 +10,9 @@
  * (`<prefix>task:tasks-of:<owner>`, a sorted set ordered by creation time, kept as long as its newest task),
  * which `list` pages through, dropping the ids of tasks that expired as it meets them (and each task created
  * those among the oldest four); its cursors are
- * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task cancelled
+ * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task created with a `limit`
+ * joins the running set of its key (`<prefix>task:running-of:<key>`, ids by expiry), which each such
+ * creation prunes of the tasks that ended before counting it. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`). The
  * answers and claims of a task's questions live beside it (`redis-task-input.ts`); answers kept are told
  * on `<prefix>tasks:answered` (`onAnswers`).
@@ -35,6 +37,7 @@ import { NOW_MS, TERMINAL, answerInput, claimInput, takeAnswers } from './redis-
 import {
   checkedUpdateTime,
   InvalidTaskCursor,
+  TaskLimitReached,
   type TaskChange,
   type TaskCreateOptions,
   type TaskPage,
@@ -79,24 +82,47 @@ end
  */
 const PRUNED_PER_CREATE = 4;
 
-// KEYS: the task, then (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch),
-// the index member, the lease (ms; 0: none), the task keys' prefix (`task:t:`), then the record's
-// field/JSON pairs. The index lives as long as its newest task; each task created drops the members of
-// expired tasks among the index's oldest PRUNED_PER_CREATE (a listing drops those it meets), so an owner
-// that never lists does not grow it for as long as it keeps starting tasks.
+// KEYS: the task, the running tasks of its limit key (the task's key again when it has no limit), then
+// (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch), the index member, the
+// lease (ms; 0: none), the task keys' prefix (`task:t:`), the limit (0: none), the time now (JSON), then
+// the record's field/JSON pairs. Returns 0 when the id is taken, -1 when the limit is reached, else 1.
+// The running set (its ids scored by when they expire) holds the tasks created under the key that may
+// still run: expired ones, ended ones and those whose lease ran out (settled here) are dropped before
+// counting, so a task ended by any process frees its place, and the set never holds more than the limit.
+// The index lives as long as its newest task; each task created drops the members of expired tasks among
+// the index's oldest PRUNED_PER_CREATE (a listing drops those it meets), so an owner that never lists does
+// not grow it for as long as it keeps starting tasks.
 const CREATE = new RedisScript(`${LEASES}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 5))
 local now = now_ms()
+local max = tonumber(ARGV[5])
+if max > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    local key = ARGV[4] .. id
+    expire_lease(key, id, ARGV[6])
+    local status = redis.call('HGET', key, 'status')
+    if not status or ${TERMINAL} then redis.call('ZREM', KEYS[2], id) end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= max then return -1 end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 7))
 if tonumber(ARGV[3]) > 0 then redis.call('HSET', KEYS[1], 'lease', now + tonumber(ARGV[3])) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-if KEYS[2] then
-  for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[2], '-', '+', 'LIMIT', 0, ${PRUNED_PER_CREATE})) do
-    if redis.call('EXISTS', ARGV[4] .. string.sub(member, 17)) == 0 then redis.call('ZREM', KEYS[2], member) end
+local function extend(key)
+  local left = redis.call('PTTL', key)
+  if left < 0 or now + left < tonumber(ARGV[1]) then redis.call('PEXPIREAT', key, ARGV[1]) end
+end
+if max > 0 then
+  redis.call('ZADD', KEYS[2], ARGV[1], string.sub(KEYS[1], #ARGV[4] + 1))
+  extend(KEYS[2])
+end
+if KEYS[3] then
+  for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], '-', '+', 'LIMIT', 0, ${PRUNED_PER_CREATE})) do
+    if redis.call('EXISTS', ARGV[4] .. string.sub(member, 17)) == 0 then redis.call('ZREM', KEYS[3], member) end
   end
-  redis.call('ZADD', KEYS[2], 0, ARGV[2])
-  local left = redis.call('PTTL', KEYS[2])
-  if left < 0 or now + left < tonumber(ARGV[1]) then redis.call('PEXPIREAT', KEYS[2], ARGV[1]) end
+  redis.call('ZADD', KEYS[3], 0, ARGV[2])
+  extend(KEYS[3])
 end
 return 1`);
 
@@ -291,7 +317,9 @@ export class RedisTaskStore implements TaskStore {
     const expiresAt = Date.parse(record.createdAt) + ttlMs;
     if (!Number.isFinite(expiresAt)) throw new TypeError(`task ${record.taskId}: createdAt is not a date`);
     const { set } = encodeFields(record);
-    const keys = [this.#taskKey(record.taskId)];
+    const { limit } = options;
+    const task = this.#taskKey(record.taskId);
+    const keys = [task, limit ? `${this.#prefix}running-of:${limit.key}` : task];
     if (record.owner !== undefined) keys.push(this.#ownerKey(record.owner));
     const created = await redisOperation(this.#client, NAME, 'create', () =>
       CREATE.run(this.#client, keys, [
@@ -299,10 +327,13 @@ export class RedisTaskStore implements TaskStore {
         indexMember(record),
         options.lease ? this.#leaseMs : 0,
         this.#taskKey(''),
+        limit?.max ?? 0,
+        JSON.stringify(new Date().toISOString()),
         ...set,
       ]),
     );
     if (created === 0) throw new Error(`A task with the id ${record.taskId} already exists`);
+    if (created === -1) throw new TaskLimitReached(limit?.max ?? 0);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {

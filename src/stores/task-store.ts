@@ -86,10 +86,39 @@ export interface TaskCreateOptions {
    * running it has not renewed its lease in time (that process is taken for dead). Other stores ignore it.
    */
   lease?: boolean;
+  /**
+   * Caps the running tasks of `key` (a caller: the task's owner, or whoever the server counts it against):
+   * when `max` of the tasks created with that key have not ended nor expired, the task is not stored and
+   * `create` rejects with a `TaskLimitReached`. A task that ends, or expires, frees its place, whichever
+   * process sharing the store ends it.
+   */
+  limit?: TaskLimit;
+}
+
+/** A cap on one caller's running tasks (`TaskCreateOptions.limit`). */
+export interface TaskLimit {
+  /** Whose tasks are counted (tasks created with another key, or none, are not). */
+  key: string;
+  /** How many may run at once (a positive integer). */
+  max: number;
+}
+
+/** `create` refused a task: its caller has `max` tasks running (`TaskCreateOptions.limit`). */
+export class TaskLimitReached extends Error {
+  override readonly name = 'TaskLimitReached';
+  readonly max: number;
+
+  constructor(max: number) {
+    super(`Too many running tasks: at most ${max} at once`);
+    this.max = max;
+  }
 }
 
 export interface TaskStore {
-  /** Stores a new task. Resolves once a `get` for its id, from any process sharing the store, finds it. */
+  /**
+   * Stores a new task. Resolves once a `get` for its id, from any process sharing the store, finds it;
+   * rejects with a `TaskLimitReached` when `options.limit` is reached.
+   */
   create(record: TaskRecord, options?: TaskCreateOptions): Promise<void>;
   /** The task, or undefined when there is none of that id (never created, or expired). */
   get(taskId: string): Promise<TaskRecord | undefined>;
@@ -203,6 +232,8 @@ export class MemoryTaskStore implements TaskStore {
   readonly #slots = new Map<string, Slot>();
   /** Task ids by owner, in creation order (ids of tasks gone are dropped as they are met). */
   readonly #owned = new Map<string, Array<[seq: number, taskId: string]>>();
+  /** The tasks created under each `limit` key that may still run (those found ended go as they are met). */
+  readonly #running = new Map<string, Set<string>>();
   readonly #now: () => number;
   #sweptAt = 0;
   #seq = 0;
@@ -219,11 +250,14 @@ export class MemoryTaskStore implements TaskStore {
     return this.#slots.size;
   }
 
-  create(record: TaskRecord): Promise<void> {
+  create(record: TaskRecord, options: TaskCreateOptions = {}): Promise<void> {
     this.#sweep();
     if (this.#live(record.taskId)) {
       return Promise.reject(new Error(`A task with the id ${record.taskId} already exists`));
     }
+    const { limit } = options;
+    const running = limit && this.#runningOf(limit.key);
+    if (limit && running && running.size >= limit.max) return Promise.reject(new TaskLimitReached(limit.max));
     const created = Date.parse(record.createdAt);
     const expiresAt = record.ttlMs === null ? Infinity : created + record.ttlMs;
     const seq = ++this.#seq;
@@ -233,7 +267,24 @@ export class MemoryTaskStore implements TaskStore {
       if (!owned) this.#owned.set(record.owner, (owned = []));
       owned.push([seq, record.taskId]);
     }
+    if (limit) {
+      if (running) running.add(record.taskId);
+      else this.#running.set(limit.key, new Set([record.taskId]));
+    }
     return Promise.resolve();
+  }
+
+  /** The tasks of a `limit` key that run still, once those that ended or expired are dropped. */
+  #runningOf(key: string): Set<string> | undefined {
+    const running = this.#running.get(key);
+    if (!running) return undefined;
+    for (const taskId of running) {
+      const slot = this.#live(taskId);
+      if (!slot || isTerminalStatus(slot.record.status)) running.delete(taskId);
+    }
+    if (running.size > 0) return running;
+    this.#running.delete(key);
+    return undefined;
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
@@ -356,6 +407,7 @@ export class MemoryTaskStore implements TaskStore {
       if (kept.length === 0) this.#owned.delete(owner);
       else if (kept.length < owned.length) this.#owned.set(owner, kept);
     }
+    for (const key of this.#running.keys()) this.#runningOf(key);
   }
 }
 

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   InvalidTaskCursor,
+  TaskLimitReached,
   type TaskRecord,
   type TaskStatus,
   type TaskStore,
@@ -249,6 +250,58 @@ export function describeTaskStoreContract(
       }
     });
 
+    it('refuses a task past its limit key’s running tasks, from any handle, storing nothing', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      const limit = { key: 'principal:alice', max: 2 };
+      await a.create(record(now, { taskId: 'x1' }), { limit });
+      await b.create(record(now, { taskId: 'x2', owner: 'principal:alice' }), { limit });
+      const refused = b.create(record(now, { taskId: 'x3' }), { limit });
+      await expect(refused).rejects.toBeInstanceOf(TaskLimitReached);
+      await expect(refused).rejects.toMatchObject({ max: 2 });
+      await expect(
+        a.create(record(now, { taskId: 'x3', owner: 'principal:alice' }), { limit }),
+      ).rejects.toThrow(/at most 2/);
+      expect(await b.get('x3')).toBeUndefined();
+      expect(await pages(a, 'principal:alice', 10)).toEqual([['x2']]);
+      // Another key, and tasks created without a limit, count apart; a higher limit lets one more in.
+      await a.create(record(now, { taskId: 'y1' }), { limit: { ...limit, key: 'principal:bob' } });
+      await a.create(record(now, { taskId: 'free' }));
+      await a.create(record(now, { taskId: 'x3' }), { limit: { ...limit, max: 3 } });
+      // Racing creations never take more places than there are.
+      const race = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, i) =>
+          (i % 2 ? a : b).create(record(now, { taskId: `r${i}` }), { limit: { key: 'race', max: 3 } }),
+        ),
+      );
+      expect(race.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(3);
+    });
+
+    it('frees a place when a task ends (through any handle), is deleted or expires', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      const limit = { key: 'session:s1', max: 2 };
+      await a.create(record(now, { taskId: 'done' }), { limit });
+      await a.create(record(now, { taskId: 'short', ttlMs: 1000 }), { limit });
+      await expect(b.create(record(now, { taskId: 'next' }), { limit })).rejects.toThrow(TaskLimitReached);
+      // Still running, a task that asks for input keeps its place.
+      await b.update('done', { status: 'input_required', inputRequests: { q: { method: 'roots/list' } } });
+      await expect(b.create(record(now, { taskId: 'next' }), { limit })).rejects.toThrow(TaskLimitReached);
+      await b.update('done', { status: 'completed', result: { content: [] }, inputRequests: undefined });
+      await a.create(record(now, { taskId: 'next' }), { limit });
+      await expect(b.create(record(now, { taskId: 'then' }), { limit })).rejects.toThrow(TaskLimitReached);
+      await b.delete('next');
+      await a.create(record(now, { taskId: 'then' }), { limit });
+      await expect(b.create(record(now, { taskId: 'last' }), { limit })).rejects.toThrow(TaskLimitReached);
+      // 'short' expires: its place goes to the next task created.
+      await clock.after(1000, async () => {
+        await b.create(record(clock.now(), { taskId: 'last' }), { limit });
+      });
+      await expect(a.create(record(clock.now(), { taskId: 'more' }), { limit })).rejects.toThrow(
+        TaskLimitReached,
+      );
+    });
+
     it.runIf(leases)(
       'fails a leased task whose lease ran out, once, on any read; a renewal that comes first keeps it running',
       async () => {
@@ -295,6 +348,23 @@ export function describeTaskStoreContract(
           error: { code: -32603, message: expect.stringContaining('task listed stopped') as unknown },
         });
         expect(await a.get('listed')).toEqual(listed);
+      },
+    );
+
+    it.runIf(leases)(
+      'frees the place of a leased task whose lease ran out (its process taken for dead)',
+      async () => {
+        const leaseMs = 1000;
+        const { a, b, clock } = await make({ leaseMs });
+        const limit = { key: 'principal:alice', max: 1 };
+        await a.create(record(clock.now(), { taskId: 'orphan' }), { lease: true, limit });
+        await expect(b.create(record(clock.now(), { taskId: 'next' }), { limit })).rejects.toThrow(
+          TaskLimitReached,
+        );
+        await clock.after(leaseMs, async () => {
+          await b.create(record(clock.now(), { taskId: 'next' }), { lease: true, limit });
+        });
+        expect(await a.get('orphan')).toMatchObject({ status: 'failed' });
       },
     );
 
@@ -356,10 +426,21 @@ export function describeTaskStoreContract(
 
     it("answers an id naming the store's other keys as no task: no error, nothing changed", async () => {
       const { a, b, clock } = await make();
-      await a.create({ ...asking(clock.now()), owner: 'session:s1' });
-      // The owner's index and the task's answers exist now, in a store that keeps them by key.
+      await a.create(
+        { ...asking(clock.now()), owner: 'session:s1' },
+        { limit: { key: 'session:s1', max: 5 } },
+      );
+      // The owner's index, its running tasks and the task's answers exist now, in a store that keeps them by key.
       expect(await a.answerInput!('t1', { q1: { roots: [] } })).toEqual(['q1']);
-      for (const id of ['tasks-of:session:s1', 'input:t1', 't:t1', 'task:t1', ':t1', '']) {
+      for (const id of [
+        'tasks-of:session:s1',
+        'running-of:session:s1',
+        'input:t1',
+        't:t1',
+        'task:t1',
+        ':t1',
+        '',
+      ]) {
         expect(await b.get(id)).toBeUndefined();
         expect(await b.update(id, { status: 'cancelled' })).toBeUndefined();
       }

@@ -26,7 +26,7 @@ import type { ToolCall, ToolMiddleware } from './middleware.js';
  * Which limit refused a call: a rate limit, a tool's concurrency cap, or (any request, not only
  * `tools/call`) the connection's `maxRequestsInFlight`.
  */
-export type LimitKind = 'global' | 'caller' | 'tool' | 'concurrency' | 'in-flight';
+export type LimitKind = 'global' | 'caller' | 'tool' | 'concurrency' | 'in-flight' | 'tasks';
 
 /** The `data` of a `-31429` error. */
 export interface RateLimitedData {

@@ -29,11 +29,13 @@ import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { TASKS_EXTENSION, type TaskMetadata } from '../../protocol/types/tasks.js';
 import {
   MemoryTaskStore,
+  TaskLimitReached,
   isTerminalStatus,
   type TaskRecord,
   type TaskStore,
 } from '../../stores/task-store.js';
 import type { Principal } from '../auth/principal.js';
+import { rateLimitedError } from '../middleware/rate-limit.js';
 import type { HandlerTable } from '../handler-table.js';
 import type { RequestScope } from '../request-scope.js';
 import type { ServerFeature } from '../server-feature.js';
@@ -72,6 +74,8 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   /** @internal The polling interval suggested to clients. */
   readonly pollIntervalMs: number;
   readonly #ttlMs: number | null;
+  /** A caller's running tasks at most (`tasks.maxRunning`). */
+  readonly #maxRunning: number;
   /** @internal Errors that reach no caller. */
   readonly onError: ((error: Error) => void) | undefined;
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
@@ -84,9 +88,10 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #shared: SharedTaskMessages;
 
   constructor(options: TasksOptions, host: TasksHost) {
-    const { ttlMs, pollIntervalMs } = taskTimings(options);
+    const { ttlMs, pollIntervalMs, maxRunning } = taskTimings(options);
     this.store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = ttlMs;
+    this.#maxRunning = maxRunning;
     this.pollIntervalMs = pollIntervalMs;
     this.pageSize = host.pageSize;
     this.shutdownSignal = host.shutdownSignal;
@@ -194,7 +199,17 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     }
     await this.#shared.watch();
     const leased = this.#leases.leased;
-    await this.store.create(record, { lease: leased });
+    // Counted against its owner (2025-11-25), else its principal; anonymous stateless callers share one count.
+    const key = record.owner ?? (subject === undefined ? 'anonymous' : `principal:${subject}`);
+    await this.store
+      .create(record, { lease: leased, limit: { key, max: this.#maxRunning } })
+      .catch((error: unknown) => {
+        if (!(error instanceof TaskLimitReached)) throw error;
+        throw rateLimitedError(
+          `Too many running tasks: this caller has ${error.max} (the limit); wait for one to end or cancel one`,
+          { retryAfterMs: this.pollIntervalMs, limit: 'tasks' },
+        );
+      });
     const run = taskRunInForm(record, call, {
       runHost: {
         store: this.store,

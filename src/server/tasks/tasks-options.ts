@@ -1,6 +1,7 @@
 /**
- * What a server's `tasks` option sets: where task records live, how long a task is kept, and the polling
- * interval suggested to clients; their defaults, and the check that refuses a value out of range.
+ * What a server's `tasks` option sets: where task records live, how long a task is kept, the polling
+ * interval suggested to clients and how many tasks a caller may run at once; their defaults, and the check
+ * that refuses a value out of range.
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
@@ -18,24 +19,45 @@ export interface TasksOptions {
   ttlMs?: number | null;
   /** The polling interval suggested to clients, in ms (default 1,000). */
   pollIntervalMs?: number;
+  /**
+   * How many tasks one caller may have running (not ended) at once, whichever instance sharing the store
+   * runs them (default 100). A caller is its principal; an anonymous one, in 2025-11-25, its session (the
+   * owner `tasks/list` uses), in 2026-07-28, every anonymous caller together. Past it a task-augmented
+   * `tools/call` gets -31429 (`data: { retryAfterMs, limit: 'tasks' }`) and nothing runs.
+   */
+  maxRunning?: number;
 }
 
 export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+/**
+ * A caller's running tasks at most: far more than a client following its tasks needs at once, and each
+ * one's handler, record and (on Redis) place in the count are small next to what 100 cost a server.
+ */
+export const DEFAULT_MAX_RUNNING_TASKS = 100;
 
 function positiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
 /** The lifetime and polling interval the options set (else the defaults); a ServerError for a bad one. */
-export function taskTimings(options: TasksOptions): { ttlMs: number | null; pollIntervalMs: number } {
+export function taskTimings(options: TasksOptions): {
+  ttlMs: number | null;
+  pollIntervalMs: number;
+  maxRunning: number;
+} {
   const ttlMs = options.ttlMs === undefined ? DEFAULT_TASK_TTL_MS : options.ttlMs;
   const pollIntervalMs = options.pollIntervalMs ?? DEFAULT_TASK_POLL_INTERVAL_MS;
-  if ((ttlMs !== null && !positiveInteger(ttlMs)) || !positiveInteger(pollIntervalMs)) {
+  const maxRunning = options.maxRunning ?? DEFAULT_MAX_RUNNING_TASKS;
+  if (
+    (ttlMs !== null && !positiveInteger(ttlMs)) ||
+    !positiveInteger(pollIntervalMs) ||
+    !positiveInteger(maxRunning)
+  ) {
     throw new ServerError(
       LocalErrorCode.InvalidDefinition,
-      'tasks: ttlMs must be a positive integer or null, pollIntervalMs a positive integer',
+      'tasks: ttlMs must be a positive integer or null, pollIntervalMs and maxRunning positive integers',
     );
   }
-  return { ttlMs, pollIntervalMs };
+  return { ttlMs, pollIntervalMs, maxRunning };
 }
