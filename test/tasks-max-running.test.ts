@@ -2,9 +2,10 @@
 // answers at once, so `maxRequestsInFlight` never counts it, and without the cap a caller looping on a slow
 // tool made the server hold a running handler and a record for each call. Over Streamable HTTP (JSON
 // answers): 2025-11-25 calls with `params.task` from anonymous sessions (counted per session) and
-// 2026-07-28 calls with the tasks extension from principals; past the cap the call gets 429 with -31429
-// (`data.limit: 'tasks'`) and no handler runs; a task that ends (completed, cancelled) frees its place; and
-// on a real Redis the count is shared, so a task cancelled through another instance frees it too.
+// 2026-07-28 calls with the tasks extension from principals (a handler's own startTask() too); past the
+// cap the call gets 429 with -31429 (`data.limit: 'tasks'`) and no handler runs; a task that ends
+// (completed, cancelled) frees its place; and on a real Redis the count is shared, so a task cancelled
+// through another instance frees it too.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JsonObject } from '../src/protocol/jsonrpc.js';
 import { Server, structured } from '../src/server/index.js';
@@ -36,6 +37,19 @@ async function serve(tasks: TasksOptions, options: { auth?: boolean; stores?: Re
   const server = new Server({ name: 'max-running', version: '1' }, { tasks });
   let started = 0;
   let releases: Array<() => void> = [];
+  // Becomes a task once it has started (2026-07-28 `start: 'handler'`), then holds as `hold` does.
+  server.tool(
+    'hold_later',
+    { rateLimit: false, task: { support: 'optional', start: 'handler' } },
+    async (_args, ctx) => {
+      await ctx.startTask();
+      started++;
+      return new Promise((resolve, reject) => {
+        releases.push(() => resolve(structured({ released: true })));
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true });
+      });
+    },
+  );
   server.tool('hold', { rateLimit: false, task: 'optional' }, (_args, ctx) => {
     started++;
     return new Promise((resolve, reject) => {
@@ -199,6 +213,17 @@ describe('tasks.maxRunning: a caller’s running tasks are capped', () => {
       expect(got.answer).toMatchObject({ result: { status: 'cancelled' } });
     });
     taskId(await stateless(url, 'alice', 'tools/call', HOLD));
+  });
+
+  it('2026-07-28, a task the handler starts: past the cap its startTask() rejects with the -31429', async () => {
+    served = await serve({ maxRunning: 2, pollIntervalMs: 50 }, { auth: true });
+    const { url } = served;
+    const later = { name: 'hold_later', arguments: {} };
+    taskId(await stateless(url, 'alice', 'tools/call', later));
+    taskId(await stateless(url, 'alice', 'tools/call', HOLD));
+    // The handler did not catch it: the call ends with it, and the handler got no further.
+    expect(await stateless(url, 'alice', 'tools/call', later)).toMatchObject(REFUSED);
+    expect(served.started()).toBe(2);
   });
 });
 
