@@ -230,20 +230,47 @@ describe('toolwire call', () => {
     expect(exits.stderr).toMatch(/exited \(exit code 3\) before answering the MCP handshake/);
     expect(exits.stderr).toMatch(/server stderr \(last lines\):\n {2}bye/);
 
-    // --timeout bounds each request too: a 20 s call, cut at 3 s.
+    // --max-time bounds a call however much progress it reports: a 20 s call, progress every 500 ms, cut at 3 s.
     const slow = await run([
       'call',
       '--tool',
       'slow',
       '--timeout',
+      '1000',
+      '--max-time',
       '3000',
       'steps=40',
       'ms=500',
       ...SERVE_FIXTURE,
     ]);
     expect(slow.code).toBe(ExitCode.Connection);
-    expect(slow.stderr).toMatch(/timed out: Request tools\/call timed out after \d+ ms/);
+    expect(slow.stderr).toMatch(
+      /timed out: Request tools\/call exceeded its maximum total timeout of 3000 ms/,
+    );
     expect(slow.ms).toBeLessThan(12_000);
+
+    // --timeout bounds a call silent that long: its first progress would come after 3 s.
+    const silent = await run([
+      'call',
+      '--tool',
+      'slow',
+      '--timeout',
+      '1000',
+      'steps=1',
+      'ms=3000',
+      ...SERVE_FIXTURE,
+    ]);
+    expect(silent.code).toBe(ExitCode.Connection);
+    expect(silent.stderr).toMatch(/timed out: Request tools\/call timed out after \d+ ms/);
+  });
+
+  it('lets a call that reports progress run past --timeout: each notification renews it', async () => {
+    // 8 steps of 300 ms (2.4 s), each followed by a progress notification, under --timeout 1500.
+    const args = ['call', '--tool', 'slow', '--timeout', '1500', 'steps=8', 'ms=300', ...SERVE_FIXTURE];
+    const result = await run(args);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('done after 8\n');
   });
 
   it('pins a protocol revision with --protocol-version, and refuses one it does not know (exit 2)', async () => {

@@ -23,7 +23,7 @@ import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
-import { withClient } from './with-client.js';
+import { renewedByProgress, withClient } from './with-client.js';
 import { printErr, printJson, printOut } from './terminal-text.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
@@ -121,19 +121,19 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
     const result = await client
       .callTool(name, args, {
         signal,
-        ...(line.client.timeout === undefined ? {} : { timeout: line.client.timeout }),
+        ...renewedByProgress(
+          line.client,
+          values.progress
+            ? ({ progress, total, message }) => {
+                const of = total === undefined ? '' : `/${total}`;
+                printErr(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
+              }
+            : undefined,
+        ),
         ...(values.task ? { task: true } : {}),
         onTaskStatus: ({ taskId, status, statusMessage }) => {
           printErr(`task ${taskId}: ${status}${statusMessage ? ` — ${statusMessage}` : ''}\n`);
         },
-        ...(values.progress
-          ? {
-              onProgress: ({ progress, total, message }) => {
-                const of = total === undefined ? '' : `/${total}`;
-                printErr(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
-              },
-            }
-          : {}),
       })
       .catch((error: unknown) => {
         if (listed && !tool && error instanceof ProtocolError)

@@ -11,13 +11,14 @@ import { HANDSHAKE_REVISIONS, STATELESS_REVISIONS, type Revision, type Root } fr
 import { usageError } from './exit-code.js';
 import { isUrlTarget, parseTarget, takeUrlTarget, type Target } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, type CommandLine } from './parse-command-line.js';
-import type { WithClientOptions } from './with-client.js';
+import { DEFAULT_MAX_TIME_MS, type WithClientOptions } from './with-client.js';
 
 /** Options every client command takes. */
 export const CLIENT_OPTIONS = {
   json: { type: 'boolean' },
   timeout: { type: 'string' },
   'shutdown-timeout': { type: 'string' },
+  'max-time': { type: 'string' },
   'protocol-version': { type: 'string' },
   header: { type: 'string', multiple: true },
   verbose: { type: 'boolean', short: 'v' },
@@ -32,7 +33,11 @@ export const KNOWN_REVISIONS: readonly Revision[] = [...STATELESS_REVISIONS, ...
 /** The help text of the shared options. */
 export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)
   --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
-                  (default 60000)
+                  (default 60000); a call, read or prompt that reports progress (a gateway does,
+                  while a call waits for approval) gets another --timeout at each progress
+                  notification, up to --max-time
+  --max-time MS   the longest a call, read or prompt may take, in ms, however much progress it
+                  reports (default ${DEFAULT_MAX_TIME_MS}: 15 minutes)
   --shutdown-timeout MS
                   when done, how long a server command has to exit once its stdin is closed, then
                   once sent SIGTERM, before SIGKILL, in ms (default 1000)
@@ -83,6 +88,7 @@ export function parseClientCommandLine<O extends Options>(
   const target = parseTarget(rest, hint, { url, headers: shared.header });
   const timeout = parsePositiveInteger(shared.timeout, 'timeout', hint);
   const shutdownTimeout = parsePositiveInteger(shared['shutdown-timeout'], 'shutdown-timeout', hint);
+  const maxTime = parsePositiveInteger(shared['max-time'], 'max-time', hint);
   const protocolVersion = parseRevision(shared['protocol-version'], hint);
   const roots = parseRoots(shared.root, hint);
   return {
@@ -90,7 +96,14 @@ export function parseClientCommandLine<O extends Options>(
     positionals: others,
     target,
     json: shared.json === true,
-    client: { timeout, shutdownTimeout, verbose: shared.verbose, protocolVersion, ...(roots && { roots }) },
+    client: {
+      timeout,
+      maxTime,
+      shutdownTimeout,
+      verbose: shared.verbose,
+      protocolVersion,
+      ...(roots && { roots }),
+    },
   };
 }
 

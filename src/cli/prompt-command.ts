@@ -14,7 +14,7 @@ import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 import { setArgument } from './parse-tool-arguments.js';
 
-import { withClient } from './with-client.js';
+import { renewedByProgress, withClient } from './with-client.js';
 import { printJson, printOut } from './terminal-text.js';
 
 export const PROMPT_HELP = `Usage: toolwire prompt NAME [key=value...] [options] -- <command...>
@@ -57,7 +57,7 @@ export async function promptCommand(argv: readonly string[]): Promise<ExitCodeVa
   return withClient(line.target, line.client, async (client, signal) => {
     const prompt = await findPrompt(client, name, line.target, signal);
     if (prompt) checkPromptArguments(prompt, args);
-    const result = await client.getPrompt(name, args, { signal });
+    const result = await client.getPrompt(name, args, { signal, ...renewedByProgress(line.client) });
     if (line.json) printJson(result);
     else printOut(formatPrompt(result));
     return ExitCode.Success;

@@ -7,7 +7,7 @@ import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { formatContents } from './format-listing.js';
 import { wantsHelp } from './parse-command-line.js';
-import { withClient } from './with-client.js';
+import { renewedByProgress, withClient } from './with-client.js';
 import { printJson, printOut } from './terminal-text.js';
 
 export const READ_HELP = `Usage: toolwire read URI [options] -- <command...>
@@ -40,7 +40,7 @@ export async function readCommand(argv: readonly string[]): Promise<ExitCodeValu
   const uri = line.positionals[0];
   if (uri === undefined || uri === '') throw usageError('missing the URI of the resource to read', HINT);
   return withClient(line.target, line.client, async (client, signal) => {
-    const result = await client.readResource(uri, { signal });
+    const result = await client.readResource(uri, { signal, ...renewedByProgress(line.client) });
     if (line.json) printJson(result);
     else printOut(formatContents(result));
     return ExitCode.Success;

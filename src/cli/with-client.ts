@@ -5,7 +5,7 @@
  * @module
  */
 import { Client, type ApprovalOptions } from '../client/index.js';
-import { ToolwireError, type Revision, type Root } from '../protocol/index.js';
+import { ToolwireError, type ProgressParams, type Revision, type Root } from '../protocol/index.js';
 import type { OAuthClient } from '../transports/http-client/index.js';
 import { connectFailure, isReportedTransportError, type ConnectAttempt } from './connect-failure.js';
 import { ExitCode, exitCodeFor } from './exit-code.js';
@@ -17,13 +17,18 @@ import { printErr } from './terminal-text.js';
 import { interruptOnSignals, type Interruption } from './stop-signals.js';
 
 export interface WithClientOptions {
-  /** Bounds the connect, and each request after it, in ms (default 60 s). */
+  /**
+   * Bounds the connect, and each request after it, in ms (default 60 s); a request made with
+   * `renewedByProgress` gets this long again at each progress notification.
+   */
   timeout?: number | undefined;
   /**
    * How long a server command has to exit once its stdin is closed, then once sent SIGTERM, before
    * SIGKILL, in ms (default 1 s).
    */
   shutdownTimeout?: number | undefined;
+  /** The longest a request made with `renewedByProgress` may take, progress or not, in ms (default 15 min). */
+  maxTime?: number | undefined;
   /** Show the server's stderr as it comes (default: keep it, show it only on failure). */
   verbose?: boolean | undefined;
   /** The client's approval policy for tool calls (default none: every call runs). */
@@ -47,6 +52,35 @@ export interface WithClientOptions {
 export const CLIENT_INFO = { name: 'toolwire-cli', version: VERSION } as const;
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+
+/**
+ * `--max-time`'s default: longer than a gateway lets a call take (2 minutes waiting for approval, then up to
+ * 10 minutes upstream by default), yet bounded, so that a server reporting progress forever does not hold
+ * the command forever (the spec: a client SHOULD enforce a maximum timeout whatever the progress).
+ */
+export const DEFAULT_MAX_TIME_MS = 900_000;
+
+/**
+ * The options of a request whose `--timeout` each progress notification renews, up to `--max-time` in all:
+ * it asks for progress (a progress token, `onProgress` given or not), as a gateway holding a call for
+ * approval needs to keep it alive.
+ */
+export function renewedByProgress(
+  options: WithClientOptions,
+  onProgress: (progress: ProgressParams) => void = () => undefined,
+): {
+  timeout: number;
+  resetTimeoutOnProgress: true;
+  maxTotalTimeout: number;
+  onProgress: (progress: ProgressParams) => void;
+} {
+  return {
+    timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
+    resetTimeoutOnProgress: true,
+    maxTotalTimeout: options.maxTime ?? DEFAULT_MAX_TIME_MS,
+    onProgress,
+  };
+}
 
 /** How long a connect waits after a server printed plain text on stdout before saying so (it goes on waiting). */
 const PLAIN_TEXT_NOTE_MS = 2_000;

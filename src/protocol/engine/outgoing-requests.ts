@@ -111,7 +111,8 @@ export class OutgoingRequests {
       }
       if (options.onProgress) this.#byToken.set(id, id);
       this.#pending.set(id, entry);
-      this.#arm(entry, timeout, entry.startedAt);
+      const max = options.resetTimeoutOnProgress ? (options.maxTotalTimeout ?? Infinity) : Infinity;
+      this.#arm(entry, Math.min(timeout, max), entry.startedAt);
     });
   }
 
@@ -153,14 +154,25 @@ export class OutgoingRequests {
     if (next !== Infinity) this.#schedule(next, now);
     for (const [id, entry] of expired) {
       const elapsed = now - entry.startedAt;
+      const { resetTimeoutOnProgress, maxTotalTimeout: max } = entry.options;
+      // Cut by its maximum rather than by a silence of `timeout`: said so, as when progress finds it past.
+      const capped = resetTimeoutOnProgress === true && max !== undefined && elapsed >= max;
       this.#fail(
         id,
-        new ToolwireError(
-          LocalErrorCode.RequestTimeout,
-          `Request ${entry.method} timed out after ${elapsed} ms`,
-          { details: { method: entry.method, timeout: entry.timeout, elapsed } },
-        ),
-        'Request timed out',
+        capped
+          ? new ToolwireError(
+              LocalErrorCode.RequestTimeout,
+              `Request ${entry.method} exceeded its maximum total timeout of ${max} ms`,
+              { details: { method: entry.method, maxTotalTimeout: max, elapsed } },
+            )
+          : new ToolwireError(
+              LocalErrorCode.RequestTimeout,
+              `Request ${entry.method} timed out after ${elapsed} ms`,
+              {
+                details: { method: entry.method, timeout: entry.timeout, elapsed },
+              },
+            ),
+        capped ? 'Maximum total timeout exceeded' : 'Request timed out',
       );
     }
   };
