@@ -8,6 +8,7 @@
 import { CLI, helpHint } from './command-name.js';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
+import { describeFetchFailure } from './report-failure.js';
 import { printJson, printOut } from './terminal-text.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
@@ -99,10 +100,13 @@ async function request(
   } catch (error) {
     throw new CliError(
       ExitCode.Connection,
-      `cannot reach the gateway at ${base}: ${(error as Error).message}`,
+      `cannot reach the gateway at ${base}: ${describeFetchFailure(error)}`,
       {
         code: 'CONNECTION_FAILED',
         cause: error,
+        detail:
+          'Is the gateway running there? Point at another with --gateway URL (or $TOOLWIRE_GATEWAY), e.g. --gateway http://127.0.0.1:3000.',
+        details: { url: `${base}${path}` },
       },
     );
   }

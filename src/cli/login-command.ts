@@ -7,12 +7,13 @@
  */
 import { OAuthClient } from '../transports/http-client/index.js';
 import { CLI, helpHint } from './command-name.js';
-import { EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
+import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { FileOAuthStore } from './file-oauth-store.js';
 import { startLoopbackRedirect } from './loopback-redirect.js';
 import { parseTarget } from './open-target.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
+import { describeFetchFailure } from './report-failure.js';
 import { printJson } from './terminal-text.js';
 
 export const LOGIN_HELP = `Usage: toolwire login [options] URL
@@ -126,7 +127,8 @@ export async function loginCommand(argv: readonly string[]): Promise<ExitCodeVal
 
 /**
  * The server's 401 to an unauthenticated initialize, if it sends one (its challenge tells where its
- * metadata is, even when no well-known URL has it). Any other answer: `undefined`.
+ * metadata is, even when no well-known URL has it). Any other answer: `undefined`; no answer (refused,
+ * timed out): a connection failure.
  */
 async function refusal(url: URL, timeout: number): Promise<Response | undefined> {
   const initialize = {
@@ -148,8 +150,13 @@ async function refusal(url: URL, timeout: number): Promise<Response | undefined>
       redirect: 'manual',
       signal: AbortSignal.timeout(Math.min(timeout, 30_000)),
     });
-  } catch {
-    return undefined; // unreachable: discovery says more
+  } catch (error) {
+    // Nothing to sign in to: a connection failure (exit 4), as for every command, not a denial (5).
+    throw new CliError(ExitCode.Connection, `cannot reach ${url.href}: ${describeFetchFailure(error)}`, {
+      code: 'CONNECTION_FAILED',
+      cause: error,
+      detail: 'Is a server running at that address?',
+    });
   }
   await response.body?.cancel().catch(() => undefined);
   return response.status === 401 ? response : undefined;

@@ -40,6 +40,13 @@ const JSONRPC_CODE_NAMES: ReadonlyMap<number, string> = new Map([
   [ErrorCode.MissingRequiredClientCapability, 'MISSING_CLIENT_CAPABILITY'],
 ]);
 
+/** A failed `fetch` in words: its `fetch failed` says little, its cause (`connect ECONNREFUSED …`) more. */
+export function describeFetchFailure(error: unknown): string {
+  const message = errorMessage(error);
+  const cause = error instanceof Error ? error.cause : undefined;
+  return cause === undefined ? message : `${message} (${errorMessage(cause)})`;
+}
+
 /** The message printed for a failure (without the `toolwire: ` prefix). */
 export function describeError(error: unknown): string {
   if (error instanceof CliError) return error.message;
