@@ -1,7 +1,7 @@
 // The gateway as a host spawns it: `toolwire gateway --stdio --config FILE`, spoken to by the official SDK
 // 2.x client, its decision API on a port of its own (printed on stderr). Approvals that expire, the
 // configuration file changed under a running gateway, `--print-config`, invalid configurations.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
@@ -152,12 +152,32 @@ describe('the gateway over stdio, SDK 2.x client', () => {
     expect(await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } })).toMatchObject({
       structuredContent: { sum: 3 },
     });
-    writeFileSync(configFile, '{ "upstreams": { "fx": { "command": "" } } }');
-    await printed(/configuration not applied, the running one stays: .*\/upstreams\/fx\/command/);
+    // Each problem once, at its path: not also on the first line, nor as ajv's 'must match "else" schema';
+    // and no "See: npx toolwire gateway --help", which does not help on a reload.
+    writeFileSync(
+      configFile,
+      '{ "upstreams": { "fx": { "command": 5 } }, "policy": { "default": "maybe" } }',
+    );
+    const [refused] = await printed(
+      /configuration not applied, the running one stays: [^]*?\/policy\/default: .*\n/,
+    );
+    expect(refused).toBe(
+      `configuration not applied, the running one stays: invalid gateway configuration ${configFile}: 2 problems\n` +
+        '  /upstreams/fx/command: must be string\n' +
+        '  /policy/default: must be equal to one of the allowed values: "allow", "ask", "deny"\n',
+    );
+    expect(stderr).not.toMatch(/must match "(else|then)" schema|See: npx toolwire gateway --help/);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('crashy__hello');
     // Back to one upstream, said in words ("1 upstreams" before).
     writeFileSync(configFile, JSON.stringify(baseConfig));
     await printed(/configuration applied \(1 upstream\)\n/);
+    // A deleted file is said to be (it was silent); the running configuration stays, and a new file applies.
+    unlinkSync(configFile);
+    await printed(/was removed: the running configuration stays \(a new file there is applied\)\n/);
+    expect(stderr).toContain(`toolwire gateway: ${configFile} was removed`);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('fx__echo');
+    writeFileSync(configFile, JSON.stringify(baseConfig));
+    await expect.poll(() => stderr.match(/configuration applied \(1 upstream\)\n/g)?.length).toBe(2);
   });
 });
 
@@ -272,6 +292,16 @@ describe('toolwire gateway on the command line', () => {
     ]);
     expect(collision.code).toBe(2);
     expect(collision.stderr).toContain('/upstreams/b/prefix: has the prefix "a" of upstream "a"');
+    // Each problem once, at its path: it was on the first line too, with ajv's 'must match "else" schema'.
+    const typed = writeConfig({ upstreams: { a: { command: 5 } }, policy: { default: 'maybe' } });
+    const twice = await runCli(['gateway', '--config', typed]);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toBe(
+      `toolwire: invalid gateway configuration ${typed}: 2 problems\n` +
+        '  /upstreams/a/command: must be string\n' +
+        '  /policy/default: must be equal to one of the allowed values: "allow", "ask", "deny"\n' +
+        'See: npx toolwire gateway --help\n',
+    );
     const flags = await runCli([
       'gateway',
       '--policy',

@@ -35,7 +35,7 @@ const ACTIONS: readonly string[] = ['allow', 'ask', 'deny'];
 const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 
 /** `NAME.TOOL=ACTION` (TOOL may be a glob; NAME too, `*` for every upstream). */
-export function parsePolicyFlag(flag: string, hint: string): PolicyRule {
+export function parsePolicyFlag(flag: string, hint: string | undefined): PolicyRule {
   const match = /^([^.=]+)\.([^=]+)=(.+)$/.exec(flag);
   const action = match?.[3]?.trim();
   if (!match || action === undefined || !ACTIONS.includes(action)) {
@@ -54,7 +54,7 @@ export function parsePolicyFlag(flag: string, hint: string): PolicyRule {
 export function parseUpstreamFlag(
   flag: string,
   command: string[] | undefined,
-  hint: string,
+  hint: string | undefined,
 ): [string, UpstreamConfig] {
   const equals = flag.indexOf('=');
   const name = (equals === -1 ? flag : flag.slice(0, equals)).trim();
@@ -80,7 +80,11 @@ const ORIGIN = /^https?:\/\/(.*)$/i;
  * The configuration with `--allowed-host`, `--allowed-origin` and `--trust-forwarded-proto` merged into its
  * `http` settings (the flags' entries first, then the file's).
  */
-export function withHttpFlags(config: GatewayConfig, flags: GatewayFlags, hint: string): GatewayConfig {
+export function withHttpFlags(
+  config: GatewayConfig,
+  flags: GatewayFlags,
+  hint: string | undefined,
+): GatewayConfig {
   const hosts = flags['allowed-host'] ?? [];
   const origins = flags['allowed-origin'] ?? [];
   for (const host of hosts) {
@@ -118,7 +122,7 @@ export function withHttpFlags(config: GatewayConfig, flags: GatewayFlags, hint: 
 }
 
 /** Reads the `--config` file, as a usage error naming the file when it cannot be read or is invalid. */
-export function readConfigFile(path: string, hint: string): GatewayConfig {
+export function readConfigFile(path: string, hint: string | undefined): GatewayConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -134,12 +138,17 @@ export function readConfigFile(path: string, hint: string): GatewayConfig {
   }
 }
 
-/** An invalid configuration as a usage error (exit 2) whose details list every problem. */
-export function asUsageError(error: unknown, hint: string): unknown {
+/**
+ * An invalid configuration as a usage error (exit 2): the file, then each problem once, on a line of its
+ * own at its path (the GatewayError's message lists them all on one line: not repeated).
+ */
+export function asUsageError(error: unknown, hint: string | undefined): unknown {
   if (!(error instanceof GatewayError)) return error;
-  const issues =
-    (error.details as { issues?: { path: string; message: string }[] } | undefined)?.issues ?? [];
-  return usageError(error.message, hint, {
+  const { issues = [], source } =
+    (error.details as { issues?: { path: string; message: string }[]; source?: string } | undefined) ?? {};
+  if (issues.length === 0) return usageError(error.message, hint, { code: error.code });
+  const problems = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
+  return usageError(`invalid gateway configuration${source ? ` ${source}` : ''}: ${problems}`, hint, {
     code: error.code,
     details: { issues },
     detail: issues.map((issue) => `  ${issue.path || '(root)'}: ${issue.message}`).join('\n'),
@@ -150,7 +159,7 @@ export function asUsageError(error: unknown, hint: string): unknown {
 export function gatewayConfigOf(
   flags: GatewayFlags,
   command: string[] | undefined,
-  hint: string,
+  hint: string | undefined,
   base?: GatewayConfig,
 ): GatewayConfig {
   const file =

@@ -93,13 +93,14 @@ type Values = GatewayFlags & {
   json?: boolean | undefined;
 } & HttpAuthFlags;
 
-function configOf(values: Values, rest: string[] | undefined): GatewayConfig {
-  if (!values.demo) return gatewayConfigOf(values, rest, HINT);
+/** The configuration; `hint` (the help to see) is left out of its errors on a reload, where it does not help. */
+function configOf(values: Values, rest: string[] | undefined, hint: string | undefined): GatewayConfig {
+  if (!values.demo) return gatewayConfigOf(values, rest, hint);
   if (values.config !== undefined || values.upstream !== undefined || rest !== undefined) {
-    throw usageError('--demo brings its own upstream: leave out --config and --upstream', HINT);
+    throw usageError('--demo brings its own upstream: leave out --config and --upstream', hint);
   }
   // The demo's upstream and rules, with the flags on top as on a file's: --policy, --default, --trust.
-  return gatewayConfigOf(values, undefined, HINT, demoConfig());
+  return gatewayConfigOf(values, undefined, hint, demoConfig());
 }
 
 function portOf(value: string | undefined, name: string, fallback: number): number {
@@ -127,7 +128,7 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   if (http && values['api-port'] !== undefined)
     throw usageError('--api-port goes with --stdio: over HTTP the decision API is on --port, at /api', HINT);
   const port = portOf(values.port ?? process.env.PORT, 'port', 3000);
-  const config = configOf(values, rest);
+  const config = configOf(values, rest, HINT);
   const host = values.host ?? '127.0.0.1';
   // The tokens' audience is the MCP endpoint; over stdio the API alone takes them (no default audience).
   const auth = await httpAuthOf(values, { host, port: http ? port : 0, hint: HINT });
@@ -218,9 +219,14 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   const watcher =
     values.config === undefined
       ? undefined
-      : watchConfigFile(resolve(values.config), () => {
-          void reload(gateway, () => withTimeout(configOf(values, rest)), say);
-        });
+      : watchConfigFile(
+          resolve(values.config),
+          () => void reload(gateway, () => withTimeout(configOf(values, rest, undefined)), say),
+          () =>
+            say(
+              `${resolve(values.config!)} was removed: the running configuration stays (a new file there is applied)`,
+            ),
+        );
   const graceMs = gateway.server.options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
   if (http) {
     // The first signal: pending approvals end, new requests are refused, the calls running upstream get

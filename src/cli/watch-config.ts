@@ -9,7 +9,11 @@ import { basename, dirname } from 'node:path';
 /** Writes within this window are one change. */
 const SETTLE_MS = 100;
 
-export function watchConfigFile(path: string, changed: () => void): { close(): void } {
+/**
+ * Calls `changed` when the file's content changed, and `removed` when it is gone (once, until it is back;
+ * its return is a change).
+ */
+export function watchConfigFile(path: string, changed: () => void, removed?: () => void): { close(): void } {
   const name = basename(path);
   let last = read(path);
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -20,9 +24,10 @@ export function watchConfigFile(path: string, changed: () => void): { close(): v
       clearTimeout(timer);
       timer = setTimeout(() => {
         const now = read(path);
-        if (now === undefined || now === last) return;
+        if (now === last) return;
         last = now;
-        changed();
+        if (now === undefined) removed?.();
+        else changed();
       }, SETTLE_MS);
     });
   } catch {

@@ -225,8 +225,28 @@ function wrap(validate: ValidateFunction): Validator<unknown> {
       return { ok: false, issues: [{ path: '', message: `could not be validated: ${errorMessage(error)}` }] };
     }
     if (valid === true) return { ok: true, value };
-    return { ok: false, issues: (validate.errors ?? []).map(toIssue) };
+    return { ok: false, issues: precise(validate.errors ?? []).map(toIssue) };
   };
+}
+
+/**
+ * The errors without ajv's `if` wrappers (`must match "then" schema`) that a more precise error at or below
+ * their place explains: each problem is reported once, where it is.
+ */
+function precise(errors: readonly ErrorObject[]): ErrorObject[] {
+  // Every place at or above a precise error (linear in the errors' paths, however many `if`s there are).
+  const explained = new Set<string>();
+  for (const error of errors) {
+    if (error.keyword === 'if') continue;
+    let path = error.instancePath;
+    for (;;) {
+      if (explained.has(path)) break;
+      explained.add(path);
+      if (path === '') break;
+      path = path.slice(0, path.lastIndexOf('/'));
+    }
+  }
+  return errors.filter((error) => error.keyword !== 'if' || !explained.has(error.instancePath));
 }
 
 function toIssue(error: ErrorObject): ValidationIssue {
