@@ -211,6 +211,14 @@ describe('toolwire gateway on the command line', () => {
         demo.child,
       );
       expect([line[1], line[2]]).toEqual([id, '{"path":"new.txt","content":"x"}']);
+      // The upstream's stderr says whose it is: its hint ("try: npx toolwire tools -- …") read like the
+      // gateway's own, as npm start's first line.
+      await waitForLine(
+        () => demo.stderr(),
+        /^\[demo\] toolwire: serving the demo server .* over stdio \(try: /m,
+        demo.child,
+      );
+      expect(demo.stderr()).not.toMatch(/^toolwire: serving/m);
     } finally {
       await model.close();
       await demo.close();

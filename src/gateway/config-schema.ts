@@ -142,7 +142,11 @@ export const GATEWAY_CONFIG_SCHEMA = {
             args: { type: 'array', items: { type: 'string' } },
             env: { ...stringMap, description: "Set over the gateway's environment." },
             cwd: { type: 'string' },
-            stderr: { enum: ['inherit', 'ignore'] },
+            stderr: {
+              enum: ['inherit', 'ignore'],
+              description:
+                "Passed through to the gateway's, each line prefixed [name] (inherit), or dropped.",
+            },
             ...common,
           },
         },

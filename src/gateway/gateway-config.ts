@@ -41,7 +41,10 @@ export interface StdioUpstreamConfig extends UpstreamCommon {
   /** Variables set for the command, over the gateway's own environment. */
   env?: Record<string, string>;
   cwd?: string;
-  /** The command's stderr: passed through to the gateway's (default) or dropped. */
+  /**
+   * The command's stderr: passed through to the gateway's, each line prefixed with the upstream's name
+   * (`[demo] …`; default), or dropped.
+   */
   stderr?: 'inherit' | 'ignore';
 }
 

@@ -30,6 +30,7 @@ import {
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { GATEWAY_DEFAULTS, isHttpUpstream, type UpstreamConfig } from './gateway-config.js';
 import type { UpstreamStatus } from './gateway-events.js';
+import { passStderrThrough } from './prefixed-lines.js';
 import { UpstreamOAuth } from './upstream-oauth.js';
 
 /** What an upstream's listing changed: its status, or one of its lists. */
@@ -315,13 +316,17 @@ export class Upstream {
         ...(oauth ? { oauth } : {}),
       });
     }
-    return new StdioClientTransport({
+    // Passed through as lines that name the upstream (`[demo] …`), not as the gateway's own.
+    const inherit = (config.stderr ?? 'inherit') === 'inherit';
+    const transport = new StdioClientTransport({
       command: config.command,
       args: config.args ?? [],
       ...(config.env ? { env: config.env } : {}),
       ...(config.cwd ? { cwd: config.cwd } : {}),
-      stderr: config.stderr ?? 'inherit',
+      stderr: inherit ? 'pipe' : 'ignore',
     });
+    if (transport.stderr) passStderrThrough(transport.stderr, `[${this.name}] `);
+    return transport;
   }
 
   /**
