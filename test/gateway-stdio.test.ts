@@ -243,6 +243,21 @@ describe('toolwire gateway on the command line', () => {
     }
   });
 
+  it("passes a stdio upstream's stderr through under its name, its control characters escaped", async () => {
+    // A carriage return and an escape sequence would move the cursor back over "[fake] " on a terminal, so
+    // that the line read as the gateway's own.
+    const spoof =
+      "process.stderr.write('\\rtoolwire gateway: all upstreams ok\\x1b[2K\\n', () => process.exit(3))";
+    const gateway = await startGateway(['--upstream', 'fake', '--', process.execPath, '-e', spoof]);
+    try {
+      const [line] = await waitForLine(() => gateway.stderr(), /^\[fake\] [^\n]*\n/m, gateway.child);
+      expect(line).toBe('[fake] \\u000dtoolwire gateway: all upstreams ok\\u001b[2K\n');
+      expect(gateway.stderr()).not.toMatch(/[\r\u001b]/);
+    } finally {
+      await gateway.close();
+    }
+  });
+
   it('prints the mcpServers entry a host needs (stdio: the command; --http: the URL)', async () => {
     const file = writeConfig(baseConfig);
     const stdio = await runCli(['gateway', '--config', file, '--print-config']);

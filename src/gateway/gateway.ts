@@ -46,6 +46,7 @@ import type { ExposedToolView, UpstreamView } from './gateway-views.js';
 import type { Upstream } from './upstream.js';
 import { UpstreamSet } from './upstream-set.js';
 import { ElicitationRoutes } from './elicitation-routes.js';
+import { printable } from './printable.js';
 
 /** The most of an upstream's log message data the gateway's log line holds, in characters. */
 const MAX_LOGGED_DATA = 8 * 1024;
@@ -397,15 +398,6 @@ export class Gateway {
       config.toolNames ?? GATEWAY_DEFAULTS.toolNames,
     );
   }
-}
-
-/** Control characters (C0, DEL, C1) and bidi controls: what an upstream could steer a terminal with. */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** `line` with each character of UNPRINTABLE as its `\uXXXX` escape (linear time). */
-function printable(line: string): string {
-  return line.replace(UNPRINTABLE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A gateway for `config` (checked now: an invalid one throws GatewayError INVALID_CONFIG). Call `start()`. */

@@ -3,11 +3,13 @@
  * child's stderr inherited as it is reads like the gateway's own (the demo server's `toolwire: serving …
  * (try: …)` hint was `npm start`'s first line). Line-buffered, so that two upstreams' lines do not
  * interleave mid-line; a line longer than `maxLine` characters is cut there (the rest of it dropped, said
- * with `…`), so a child writing without newlines holds at most that much.
+ * with `…`), so a child writing without newlines holds at most that much. Control characters are escaped
+ * (printable.ts): a carriage return cannot write over the prefix.
  * @module
  */
 import { StringDecoder } from 'node:string_decoder';
 import { Transform, type TransformCallback } from 'node:stream';
+import { printable } from './printable.js';
 
 /** The longest line passed through, in characters; the rest of a longer one is dropped. */
 export const MAX_UPSTREAM_STDERR_LINE = 4_096;
@@ -18,7 +20,7 @@ export function prefixedLines(prefix: string, maxLine = MAX_UPSTREAM_STDERR_LINE
   let partial = '';
   /** The current line was cut: its rest is dropped up to the next newline. */
   let cut = false;
-  const line = (text: string) => `${prefix}${text}\n`;
+  const line = (text: string) => `${prefix}${printable(text)}\n`;
   return new Transform({
     decodeStrings: false,
     transform(chunk: Buffer | string, _encoding: BufferEncoding, done: TransformCallback) {
