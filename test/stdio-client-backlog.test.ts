@@ -1,6 +1,7 @@
 // What a stdio client holds for a server that stopped reading its stdin (test/fixtures/deaf-server.mjs
 // goes deaf at its first tools/call): bounded by maxQueuedBytes and maxQueuedMessages, past which a
 // request is refused at once (SEND_FAILED) instead of queued; and a gateway's stdio upstream so stuck.
+import { readFileSync } from 'node:fs';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,6 +17,19 @@ const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
 });
+
+/** The processes of DEAF this process started that still run (Linux: /proc). */
+function deafChildren(): number[] {
+  const dir = `/proc/${process.pid}/task`;
+  const children = readFileSync(`${dir}/${process.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return children.map(Number).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(DEAF);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+}
 
 /** A call's outcome: answered, or the error code it failed with. */
 const outcome = (call: Promise<unknown>) =>
@@ -108,4 +122,35 @@ describe('a gateway whose stdio upstream stopped reading its stdin', () => {
     expect(gateway.upstreams()[0]).toMatchObject({ name: 'deaf', status: 'down' });
     await Promise.allSettled(calls);
   });
+
+  it.runIf(process.platform === 'linux')(
+    "has shut the lost upstream's process down once it is closed (a host exiting then left it running)",
+    async () => {
+      const gateway = createGateway(
+        {
+          upstreams: { deaf: { command: process.execPath, args: [DEAF], stderr: 'ignore' } },
+          policy: { default: 'allow' },
+          reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+        },
+        { onLog: () => undefined },
+      );
+      cleanup.push(() => gateway.close());
+      await gateway.start();
+      const [clientEnd, serverEnd] = createLinkedPair();
+      await gateway.server.connect(serverEnd);
+      const caller = new Client({ name: 'caller', version: '1' });
+      cleanup.push(() => caller.close());
+      await caller.connect(clientEnd);
+      const started = deafChildren();
+      expect(started).toHaveLength(1);
+      const big = 'x'.repeat(1024 * KiB);
+      const calls = Array.from({ length: 12 }, () => caller.callTool('deaf__sink', { big }));
+      await calls.at(-1);
+      expect(gateway.upstreams()[0]).toMatchObject({ name: 'deaf', status: 'down' });
+      await caller.close();
+      await gateway.close();
+      expect(deafChildren()).toEqual([]);
+      await Promise.allSettled(calls);
+    },
+  );
 });

@@ -110,6 +110,12 @@ export class Upstream {
   #check: ReturnType<typeof setInterval> | undefined;
   #closed = false;
   #first: Promise<void> | undefined;
+  /**
+   * The closes of connections lost (a stdio upstream's process being shut down: stdin closed, then SIGTERM,
+   * then SIGKILL), which `close()` waits for: a host that exits once the gateway closed would otherwise
+   * leave such a process running, one that no longer reads its stdin for ever.
+   */
+  readonly #closing = new Set<Promise<void>>();
 
   constructor(name: string, config: UpstreamConfig, hooks: UpstreamHooks) {
     this.name = name;
@@ -181,7 +187,7 @@ export class Upstream {
     const client = this.client;
     this.client = undefined;
     this.#setStatus('closed', undefined);
-    await client?.close().catch(() => undefined);
+    await Promise.all([client?.close().catch(() => undefined), ...this.#closing]);
   }
 
   async #connect(): Promise<void> {
@@ -358,7 +364,11 @@ export class Upstream {
     this.client = undefined;
     if (client) {
       client.onclose = undefined;
-      void client.close().catch(() => undefined);
+      const closing: Promise<void> = client
+        .close()
+        .catch(() => undefined)
+        .finally(() => this.#closing.delete(closing));
+      this.#closing.add(closing);
     }
     this.#setStatus(status, why);
     const { initialDelayMs, maxDelayMs } = this.#hooks.reconnect;
