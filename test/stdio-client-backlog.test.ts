@@ -145,12 +145,14 @@ describe('a gateway whose stdio upstream stopped reading its stdin', () => {
       expect(started).toHaveLength(1);
       const big = 'x'.repeat(1024 * KiB);
       const calls = Array.from({ length: 12 }, () => caller.callTool('deaf__sink', { big }));
+      // Closing the caller below fails the calls still waiting: handled from now on, not only at the end.
+      const settled = Promise.allSettled(calls);
       await calls.at(-1);
       expect(gateway.upstreams()[0]).toMatchObject({ name: 'deaf', status: 'down' });
       await caller.close();
       await gateway.close();
       expect(deafChildren()).toEqual([]);
-      await Promise.allSettled(calls);
+      await settled;
     },
   );
 });
