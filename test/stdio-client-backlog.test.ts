@@ -6,7 +6,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
-import { createGateway } from '../src/gateway/index.js';
+import { createGateway, type Gateway } from '../src/gateway/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
 
@@ -90,23 +90,29 @@ describe('StdioClientTransport, a server that stopped reading its stdin', () => 
   });
 });
 
+/** A gateway in front of test/fixtures/deaf-server.mjs, and a caller connected to it in memory. */
+async function deafGateway(): Promise<{ gateway: Gateway; caller: Client }> {
+  const gateway = createGateway(
+    {
+      upstreams: { deaf: { command: process.execPath, args: [DEAF], stderr: 'ignore' } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    },
+    { onLog: () => undefined },
+  );
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  const [clientEnd, serverEnd] = createLinkedPair();
+  await gateway.server.connect(serverEnd);
+  const caller = new Client({ name: 'caller', version: '1' });
+  cleanup.push(() => caller.close());
+  await caller.connect(clientEnd);
+  return { gateway, caller };
+}
+
 describe('a gateway whose stdio upstream stopped reading its stdin', () => {
   it('answers the calls past the limit at once with an isError result, holding no more', async () => {
-    const gateway = createGateway(
-      {
-        upstreams: { deaf: { command: process.execPath, args: [DEAF], stderr: 'ignore' } },
-        policy: { default: 'allow' },
-        reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-      },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const [clientEnd, serverEnd] = createLinkedPair();
-    await gateway.server.connect(serverEnd);
-    const caller = new Client({ name: 'caller', version: '1' });
-    cleanup.push(() => caller.close());
-    await caller.connect(clientEnd);
+    const { gateway, caller } = await deafGateway();
     const big = 'x'.repeat(1024 * KiB);
     // 8 MiB (the default limit) hold nine of these; the tenth and later are refused.
     const calls = Array.from({ length: 12 }, () => caller.callTool('deaf__sink', { big }));
@@ -126,21 +132,7 @@ describe('a gateway whose stdio upstream stopped reading its stdin', () => {
   it.runIf(process.platform === 'linux')(
     "has shut the lost upstream's process down once it is closed (a host exiting then left it running)",
     async () => {
-      const gateway = createGateway(
-        {
-          upstreams: { deaf: { command: process.execPath, args: [DEAF], stderr: 'ignore' } },
-          policy: { default: 'allow' },
-          reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-        },
-        { onLog: () => undefined },
-      );
-      cleanup.push(() => gateway.close());
-      await gateway.start();
-      const [clientEnd, serverEnd] = createLinkedPair();
-      await gateway.server.connect(serverEnd);
-      const caller = new Client({ name: 'caller', version: '1' });
-      cleanup.push(() => caller.close());
-      await caller.connect(clientEnd);
+      const { gateway, caller } = await deafGateway();
       const started = deafChildren();
       expect(started).toHaveLength(1);
       const big = 'x'.repeat(1024 * KiB);
