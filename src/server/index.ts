@@ -51,6 +51,7 @@ export {
   type TaskStore,
 } from '../stores/task-store.js';
 export type { ToolContext, ClientView, InputOptions } from './tool-context.js';
+export type { RequestHandlerContext } from './request-signal-context.js';
 export type {
   ResourceContext,
   ResourceDefinition,

@@ -26,11 +26,39 @@ export abstract class RequestSignalContext {
   }
 }
 
+/** A prompt getter's or resource reader's context (`PromptContext`, `ResourceContext`). */
+export interface RequestHandlerContext {
+  /** Aborted when the client cancels the request, the connection closes, or the server shuts down. */
+  readonly signal: AbortSignal;
+  /** The request's `_meta`. */
+  readonly meta: JsonObject | undefined;
+  readonly client: ClientView;
+  /** Asks the user for input, in both eras, as the tool context's `elicit` does. */
+  readonly elicit: ToolContext['elicit'];
+  /** Asks the client's model, as the tool context's `sample` does. */
+  readonly sample: ToolContext['sample'];
+  /** Lists the client's roots, as the tool context's `listRoots` does. */
+  readonly listRoots: ToolContext['listRoots'];
+  /**
+   * Tells the client a URL-mode elicitation it was sent is done, as the tool context's
+   * `completeElicitation` does (for a -32042 this request answered, say).
+   */
+  readonly completeElicitation: ToolContext['completeElicitation'];
+  /** Who is asking, as the tool context's `principal` (undefined for anonymous requests). */
+  readonly principal: ToolContext['principal'];
+  /** The HTTP session id of a stateful HTTP connection, as the tool context's `sessionId`. */
+  readonly sessionId: string | undefined;
+  /** Stateless era: what the previous round carried for this request, as the tool context's `carried`. */
+  readonly carried: JsonObject | undefined;
+  /** Stateless era: data for this round's `requestState`, read back as `carried` (the tool context's `carry`). */
+  readonly carry: ToolContext['carry'];
+}
+
 /**
  * A prompt getter's or resource reader's context (`PromptContext`, `ResourceContext`): the request's signal
  * and `_meta`, its client, and its questions, asked through the tool context the request runs with.
  */
-export class AskingContext extends RequestSignalContext {
+export class AskingContext extends RequestSignalContext implements RequestHandlerContext {
   readonly meta: JsonObject | undefined;
   readonly elicit: ToolContext['elicit'];
   readonly sample: ToolContext['sample'];

@@ -11,36 +11,12 @@ import type { Icon } from '../../protocol/types/lifecycle.js';
 import type { Resource, ResourceTemplate } from '../../protocol/types/resources.js';
 import { completersOf, type Completer } from '../completions/completer.js';
 import { ServerError } from '../server-error.js';
-import type { ClientView, ToolContext } from '../tool-context.js';
+import type { RequestHandlerContext } from '../request-signal-context.js';
 import type { ResourceReturn } from './read-result.js';
 import { UriTemplate } from './uri-template.js';
 
-export interface ResourceContext {
-  /** Aborted when the client cancels the read, the connection closes, or the server shuts down. */
-  readonly signal: AbortSignal;
-  /** The request's `_meta`. */
-  readonly meta: JsonObject | undefined;
-  readonly client: ClientView;
-  /** Asks the user for input, in both eras, as the tool context's `elicit` does. */
-  elicit: ToolContext['elicit'];
-  /** Asks the client's model, as the tool context's `sample` does. */
-  sample: ToolContext['sample'];
-  /** Lists the client's roots, as the tool context's `listRoots` does. */
-  listRoots: ToolContext['listRoots'];
-  /**
-   * Tells the client a URL-mode elicitation it was sent is done, as the tool context's
-   * `completeElicitation` does (for a -32042 this request answered, say).
-   */
-  completeElicitation: ToolContext['completeElicitation'];
-  /** Who is asking, as the tool context's `principal` (undefined for anonymous requests). */
-  readonly principal: ToolContext['principal'];
-  /** The HTTP session id of a stateful HTTP connection, as the tool context's `sessionId`. */
-  readonly sessionId: string | undefined;
-  /** Stateless era: what the previous round carried for this request, as the tool context's `carried`. */
-  readonly carried: JsonObject | undefined;
-  /** Stateless era: data for this round's `requestState`, read back as `carried` (the tool context's `carry`). */
-  readonly carry: ToolContext['carry'];
-}
+/** A resource reader's context. */
+export type ResourceContext = RequestHandlerContext;
 
 export type ResourceReader = (uri: string, ctx: ResourceContext) => ResourceReturn | Promise<ResourceReturn>;
 
