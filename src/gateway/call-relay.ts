@@ -251,6 +251,10 @@ export class CallRelay {
     }
     const client = upstream.client;
     if (!client || upstream.status !== 'ready') {
+      // The call a retry would have taken back gets no answer from the upstream either: it ends now.
+      if (ctx.carried !== undefined) {
+        this.#deps.parked.drop(ctx.carried, parkOwner(call), new Error(unavailable(upstream)));
+      }
       const result = toolError(unavailable(upstream));
       this.#finish(call, verdict, 'unavailable', { result });
       return Promise.resolve(result);
@@ -384,7 +388,7 @@ export class CallRelay {
         done();
         if (!isInputWait(error)) return this.#failed(call, verdict, error, undefined);
         // Parked even if the upstream call has just ended: a result waits for the retry, an error is dropped.
-        const carried = parked.park(held, callerKey(info.caller), parkOwner(call));
+        const carried = parked.park(held, callerKey(info.caller), parkOwner(call), upstream.name);
         if (carried) ctx.carry(carried);
         else held.stop.abort(new Error('No more calls may be parked; the retry runs the call again'));
         return this.#failed(call, verdict, error, { error });

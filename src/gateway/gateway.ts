@@ -163,6 +163,7 @@ export class Gateway {
       catalog: this.#catalog,
       subscriptions,
       approvals: this.approvals,
+      parked: this.#parked,
       events: this.#events,
       log: (upstream, params) => this.#upstreamLog(upstream, params),
       elicitationComplete: (upstream, elicitationId) => elicitations.complete(upstream.name, elicitationId),

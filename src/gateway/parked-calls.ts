@@ -6,7 +6,8 @@
  * finds nothing — another instance, expired, a restart, a different caller — runs the call again upstream,
  * as every retry did before. Bounded: a parked call with no retry within `ttlMs` is cancelled upstream;
  * past `max` parked calls (or `maxPerCaller` of one caller) a call is not parked (its upstream call is
- * stopped, and the retry runs it again); closing cancels them all.
+ * stopped, and the retry runs it again); an upstream that goes down (or is removed) cancels those parked on
+ * it (a stateless-era upstream's call waits for nothing there that could end it); closing cancels them all.
  * @module
  */
 import type { JsonObject } from '../index.js';
@@ -30,6 +31,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 interface Parked {
   readonly run: HeldRun<unknown>;
   readonly caller: string;
+  /** The upstream it runs on. */
+  readonly upstream: string;
   /** The caller, the exposed tool and the arguments' digest: who may take it back. */
   readonly owner: string;
   readonly timer: ReturnType<typeof setTimeout>;
@@ -80,10 +83,10 @@ export class ParkedCalls {
   }
 
   /**
-   * Parks `run` for `caller`'s retry; what the caller's `requestState` carries to find it, or undefined
-   * when no more may be parked (the caller's retry runs the call again).
+   * Parks `run` (on `upstream`) for `caller`'s retry; what the caller's `requestState` carries to find it,
+   * or undefined when no more may be parked (the caller's retry runs the call again).
    */
-  park<T>(run: HeldRun<T>, caller: string, owner: string): JsonObject | undefined {
+  park<T>(run: HeldRun<T>, caller: string, owner: string, upstream: string): JsonObject | undefined {
     const count = this.#perCaller.get(caller) ?? 0;
     if (this.#closed || this.#calls.size >= this.#max || count >= this.#maxPerCaller) return undefined;
     const id = crypto.randomUUID();
@@ -94,7 +97,7 @@ export class ParkedCalls {
       );
     }, ttlMs);
     timer.unref?.();
-    this.#calls.set(id, { run, caller, owner, timer });
+    this.#calls.set(id, { run, caller, owner, upstream, timer });
     this.#perCaller.set(caller, count + 1);
     // An upstream call that fails while parked (its upstream went down, it timed out) holds nothing worth
     // keeping: the retry runs the call again, and learns what there is to learn. A result is kept for it.
@@ -117,6 +120,16 @@ export class ParkedCalls {
   /** Cancels the call `carried` names for its `owner` (the retry was refused). */
   drop(carried: JsonObject | undefined, owner: string, reason: Error): void {
     this.take(carried, owner)?.stop.abort(reason);
+  }
+
+  /**
+   * Cancels every call parked on `upstream` (it went down, or was removed): their retries run them again
+   * or are told the upstream is unavailable, and their places are free at once.
+   */
+  release(upstream: string, reason: Error): void {
+    for (const [id, parked] of [...this.#calls]) {
+      if (parked.upstream === upstream) this.#remove(id)?.stop.abort(reason);
+    }
   }
 
   /** Cancels every parked call; none is parked after. */

@@ -71,7 +71,7 @@ export function relayedRequest<T>(
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
   if (!mayBeAsked(ctx)) return send({ signal: ctx.signal }).catch(failed);
   const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
-  if (stateless && parking) return held(ctx, send, parking, failed);
+  if (stateless && parking) return held(upstream, ctx, send, parking, failed);
   let ended: { error: unknown } | undefined;
   const stop = new CancellationSource();
   const handlers = relayedInput(
@@ -96,6 +96,7 @@ export function relayedRequest<T>(
  * `input_required` parks the run, or, none may be parked, stops it (the retry sends it again).
  */
 function held<T>(
+  upstream: string,
   ctx: AskingContext,
   send: (options: ExchangeOptions) => Promise<T>,
   { parked, request }: Parking,
@@ -122,7 +123,7 @@ function held<T>(
     (error: unknown) => {
       signal.removeEventListener('abort', cancel);
       if (!isInputWait(error)) return failed(error);
-      const carried = parked.park(taken, caller, owner());
+      const carried = parked.park(taken, caller, owner(), upstream);
       if (carried) ctx.carry(carried);
       else taken.stop.abort(new Error('No more requests may be parked; the retry sends the request again'));
       throw error;

@@ -2,7 +2,8 @@
  * The gateway's upstreams by name, and their lifecycle: each one added from the configuration, started,
  * brought in line with a new configuration (added, removed, replaced), closed. What an upstream's listing
  * changes reaches the server's exposed tools, resources and prompts, and the listeners (`upstream.status`,
- * `tools.changed`); a removed upstream's entries, subscriptions and grants go with it.
+ * `tools.changed`); a removed upstream's entries, subscriptions and grants go with it. The calls parked
+ * on an upstream (parked-calls.ts) are let go when it goes down or is removed.
  * @module
  */
 import { LocalErrorCode, errorMessage, type Implementation, type LoggingMessageParams } from '../index.js';
@@ -13,6 +14,7 @@ import type { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
 import type { GatewayEvents } from './gateway-events.js';
+import type { ParkedCalls } from './parked-calls.js';
 import { upstreamView, type UpstreamView } from './gateway-views.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
@@ -30,6 +32,8 @@ export interface UpstreamSetOptions {
   subscriptions: ResourceSubscriptions;
   /** The grants of a removed upstream are forgotten. */
   approvals: Approvals;
+  /** The calls parked on an upstream that goes down or is removed are cancelled. */
+  parked: ParkedCalls;
   events: GatewayEvents;
   /** A log message from an upstream (`notifications/message`). */
   log: (upstream: Upstream, params: LoggingMessageParams) => void;
@@ -130,8 +134,12 @@ export class UpstreamSet {
   }
 
   async #remove(upstream: Upstream): Promise<void> {
-    const { tools, catalog, subscriptions, approvals, warn } = this.#options;
+    const { tools, catalog, subscriptions, approvals, parked, warn } = this.#options;
     this.#upstreams.delete(upstream.name);
+    parked.release(
+      upstream.name,
+      new Error(`Upstream ${upstream.name} was removed; the parked call is cancelled`),
+    );
     tools.drop(upstream);
     catalog.drop(upstream);
     subscriptions.drop(upstream);
@@ -165,10 +173,18 @@ export class UpstreamSet {
 
   #sync(upstream: Upstream, what: UpstreamChange): void {
     if (this.#upstreams.get(upstream.name) !== upstream) return; // removed meanwhile
-    const { tools, catalog, events } = this.#options;
+    const { tools, catalog, events, parked } = this.#options;
     if (what === 'status') {
       const event = { type: 'upstream.status', upstream: upstream.name, status: upstream.status } as const;
       events.emit(upstream.error === undefined ? event : { ...event, error: upstream.error });
+      // Its connection is gone: a call parked there gets no answer from it (a stateless-era upstream's
+      // call waits, for its caller's answers, on nothing that its connection's end would stop).
+      if (upstream.status !== 'ready') {
+        parked.release(
+          upstream.name,
+          new Error(`Upstream ${upstream.name} is ${upstream.status}; the parked call is cancelled`),
+        );
+      }
     }
     if (upstream.status === 'closed') return;
     if (what === 'status' || what === 'tools') {
