@@ -12,6 +12,7 @@ import { CALL_IDS_PER_INSTANCE, type CallChanges } from '../src/stores/call-log-
 import { Server, text } from '../src/server/index.js';
 import {
   API_TOKEN,
+  gate,
   launchBrowser,
   openConsole,
   startConsoleGateway,
@@ -65,12 +66,20 @@ class HeldCallLog extends MemoryCallLogStore {
   }
 }
 
-/** A gateway over `calls` (a memory log by default) holding 500 finished calls of instance 3. */
+/**
+ * A gateway over `calls` (a memory log by default) holding 500 finished calls of instance 3; its upstream's
+ * `echo` answers at once, its `wait` once `until` has settled.
+ */
 async function seeded<T extends MemoryCallLogStore>(
   calls: T = new MemoryCallLogStore({ maxCalls: CALLS }) as T,
+  until: Promise<void> = Promise.resolve(),
 ): Promise<{ fixture: ConsoleFixture; calls: T }> {
   const upstream = new Server({ name: 'up', version: '1.0.0' });
   upstream.tool('echo', { inputSchema: { type: 'object', properties: {} } }, () => text('ok'));
+  upstream.tool('wait', { inputSchema: { type: 'object', properties: {} } }, async () => {
+    await until;
+    return text('waited');
+  });
   const startedAt = new Date(Date.now() - 60_000).toISOString();
   for (let id = FIRST; id < FIRST + CALLS; id++) {
     const call = {
@@ -216,6 +225,36 @@ describe('the console merging a listing with the calls it saw start', () => {
     await expect.poll(() => list.locator('li.call').first().getAttribute('aria-setsize')).toBe(String(CALLS));
     expect(await list.locator('li.call').first().getAttribute('data-call')).toBe(String(id));
     expect(await list.locator('li.call').nth(1).getAttribute('data-call')).toBe(String(FIRST + CALLS - 1));
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it("keeps a running call there with the browser's clock an hour behind the gateway's: placed by the gateway's start time", async () => {
+    const finish = gate();
+    const { fixture, calls } = await seeded(new HeldCallLog({ maxCalls: CALLS }), finish.promise);
+    const held = calls.hold();
+    // The browser's clock is an hour slow (it runs on from there).
+    const { page, errors } = await openConsole(browser, fixture, {
+      view: 'activity',
+      before: (context) => context.clock.install({ time: Date.now() - 3_600_000 }),
+    });
+    await held.asked;
+    const model = await fixture.model();
+    const call = model.callTool({ name: 'up__wait', arguments: {} });
+    const list = page.getByRole('list', { name: 'calls' });
+    const row = list.locator('li.call.state-running'); // from the stream's call.started
+    await row.waitFor();
+    const id = Number(await row.getAttribute('data-call'));
+    expect(id).toBeLessThan(FIRST);
+    held.release();
+    // The listing (its newest call a minute old) merged: the call that started since stays on top. Placed by
+    // the browser's clock, it was an hour older than the listing's calls, and left out.
+    await expect.poll(() => list.locator('li.call').first().getAttribute('aria-setsize')).toBe(String(CALLS));
+    expect(await list.locator('li.call').first().getAttribute('data-call')).toBe(String(id));
+    expect(await list.locator('li.call').nth(1).getAttribute('data-call')).toBe(String(FIRST + CALLS - 1));
+    finish.open();
+    await call;
+    await list.locator(`li.call.state-ok[data-call="${id}"]`).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -1,7 +1,8 @@
 // The decision API served by `serveGateway` in this process, with authentication on the MCP endpoint: the
 // MCP endpoint's verifier also admits principals with the deciding role, callers are named by their
 // principal in approvals (a principal whose token expired is refused, as at the MCP endpoint), the event
-// stream reports calls as they start and finish, and a console session signed out stays ended.
+// stream reports calls as they start and finish (each event saying when the call started), and a console
+// session signed out stays ended.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { createGateway, serveGateway, type Gateway, type GatewayHttpHandle } from '../src/gateway/index.js';
@@ -50,6 +51,10 @@ beforeAll(async () => {
   const server = new Server({ name: 'notes', version: '1.0.0' });
   server.tool('save', { annotations: { destructiveHint: true } }, () => text('saved'));
   server.tool('read', { annotations: { readOnlyHint: true } }, () => text('notes'));
+  server.tool('count', { annotations: { readOnlyHint: true } }, async (_args, ctx) => {
+    await ctx.progress(1, 2, 'half');
+    return text('counted');
+  });
   upstream = await serveHttp(server, { port: 0 });
   gateway = createGateway(
     { upstreams: { notes: { url: upstream.url, trusted: true } } },
@@ -124,6 +129,31 @@ describe('the decision API beside an authenticated MCP endpoint', () => {
       expect((await call).content).toEqual([{ type: 'text', text: 'saved' }]);
       const decision = await events.next('audit', (e) => (e.record as { kind: string }).kind === 'decision');
       expect(decision.record).toMatchObject({ decidedBy: 'ada', decision: 'approved', approvalId: id });
+    } finally {
+      await bob.close();
+    }
+  });
+
+  it("says in every call event when the call started, by the gateway's clock, as GET /api/calls lists it", async () => {
+    const bob = await client('bob-key');
+    try {
+      const events = new GatewayEvents(await api('/events', served.api.token));
+      const before = new Date().toISOString();
+      expect((await bob.callTool('notes__count')).content).toEqual([{ type: 'text', text: 'counted' }]);
+      const after = new Date().toISOString();
+      const started = await events.next('call.started', (e) => (e.call as { tool: string }).tool === 'count');
+      const id = (started.call as { id: number }).id;
+      const progress = await events.next('call.progress', (e) => e.callId === id);
+      const finished = await events.next('call.finished', (e) => e.callId === id);
+      const startedAt = started.startedAt as string;
+      expect(startedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(startedAt >= before && startedAt <= after).toBe(true);
+      expect(progress).toMatchObject({ startedAt, progress: 1, total: 2, message: 'half' });
+      expect(finished).toMatchObject({ startedAt, outcome: 'ok' });
+      const { calls } = (await (await api('/calls', served.api.token)).json()) as {
+        calls: { call: { id: number }; startedAt: string }[];
+      };
+      expect(calls.find((c) => c.call.id === id)?.startedAt).toBe(startedAt);
     } finally {
       await bob.close();
     }

@@ -19,9 +19,11 @@ export class CallEvents {
    */
   #omitted = 0;
 
-  /** A call that starts, as the `call.started` event says it. */
-  started({ call }: { call: CallSummary['call'] }): boolean {
-    const startedAt = new Date().toISOString();
+  /**
+   * A call that starts, as the `call.started` event says it: placed by when the gateway says it started (its
+   * clock, as its listings of calls are), not by the browser's.
+   */
+  started({ call, startedAt }: Pick<CallSummary, 'call' | 'startedAt'>): boolean {
     return this.#push({ started: { call, startedAt, state: 'running', hasResult: false } });
   }
 

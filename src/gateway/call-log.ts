@@ -69,11 +69,14 @@ export class CallLog {
     this.#reach = request;
   }
 
-  /** Records a call that starts; its cancellation fires when someone cancels it (`cancel`). */
-  start(call: CallInfo, args: JsonObject): Cancellation {
+  /**
+   * Records a call that starts (at `startedAt`, ISO 8601; now by default); its cancellation fires when
+   * someone cancels it (`cancel`).
+   */
+  start(call: CallInfo, args: JsonObject, startedAt = new Date().toISOString()): Cancellation {
     const cancellation = new CancellationSource();
     this.#running.set(call.id, { cancellation });
-    this.#store.start(call, args, new Date().toISOString());
+    this.#store.start(call, args, startedAt);
     return cancellation;
   }
 

@@ -138,7 +138,7 @@ export class CallRelay {
       exposedName: entry.name,
       argumentsDigest: digested ? digestOfText(text) : '',
     };
-    const cancel = watched ? calls.start(info, args) : undefined;
+    const cancel = watched ? calls.start(info, args, time) : undefined;
     // The caller's cancellation (its `notifications/cancelled`, its connection closing), followed without
     // an AbortSignal: nearly every call ends uncancelled, and a signal per call is a noticeable cost.
     let cancellation: Cancellation = ctx.cancellation;
@@ -153,7 +153,7 @@ export class CallRelay {
         byPerson();
       };
     }
-    if (cancel) events.emit({ type: 'call.started', call: info }); // wanted: it was logged above
+    if (cancel) events.emit({ type: 'call.started', call: info, startedAt: time }); // wanted: it was logged above
     // One object per call, its end a method (not a closure over the call's variables).
     const call: RelayedCall = {
       entry,
@@ -217,6 +217,7 @@ export class CallRelay {
       events.emit({
         type: 'call.finished',
         callId: info.id,
+        startedAt: call.time,
         decision: verdict.decision,
         outcome,
         durationMs,
@@ -270,7 +271,7 @@ export class CallRelay {
 
   /** Sends an allowed call upstream; its result (or error) is finished when it settles. */
   #send(call: RelayedCall, verdict: Verdict, client: Client, asTask: boolean): Promise<CallToolResult> {
-    const { entry, args, ctx, info } = call;
+    const { entry, args, ctx } = call;
     const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
     if (stateless && !asTask && mayBeAsked(ctx)) return this.#held(call, verdict, client);
@@ -311,7 +312,7 @@ export class CallRelay {
     };
     // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
     if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
-      options.onProgress = (progress: ProgressParams) => this.#progress(info, ctx, verdict.waited, progress);
+      options.onProgress = (progress: ProgressParams) => this.#progress(call, verdict.waited, progress);
     }
     if (handlers) options.handlers = handlers;
     if (asTask) options.task = true;
@@ -359,13 +360,13 @@ export class CallRelay {
         // To the attempt under way, if any (the caller's progress token is its first attempt's).
         options.onProgress = (progress: ProgressParams) => {
           const current = attempts.get(sent);
-          if (current) this.#progress(current.info, current.ctx, current.waited, progress);
+          if (current) this.#progress(current.call, current.waited, progress);
         };
       }
       sent.start(client.callTool(tool.name, args, options));
     }
     const held = run;
-    attempts.set(held, { ctx, info, waited: verdict.waited });
+    attempts.set(held, { call, waited: verdict.waited });
     // The caller's cancellation (or a person's) during this attempt stops the upstream call.
     const unfollow = call.cancellation.onAbort((reason) => held.stop.abort(reason));
     if (call.cancellation.aborted) held.stop.abort(call.cancellation.reason);
@@ -450,16 +451,17 @@ export class CallRelay {
     return result;
   }
 
-  #progress(info: CallInfo, ctx: ToolContext, waited: number, progress: ProgressParams): void {
+  #progress({ info, ctx, time }: RelayedCall, waited: number, progress: ProgressParams): void {
     const event: Extract<Parameters<GatewayEvents['emit']>[0], { type: 'call.progress' }> = {
       type: 'call.progress',
       callId: info.id,
+      startedAt: time,
       progress: progress.progress,
     };
     if (progress.total !== undefined) event.total = progress.total;
     if (progress.message !== undefined) event.message = progress.message;
     if (this.#deps.events.wants('call.progress')) {
-      const { type: _type, callId: _callId, ...reported } = event;
+      const { type: _type, callId: _callId, startedAt: _startedAt, ...reported } = event;
       this.#deps.calls.progress(info.id, reported);
       this.#deps.events.emit(event);
     }
@@ -470,7 +472,7 @@ export class CallRelay {
 }
 
 /** The attempt under way of each held run: where the upstream's progress goes. */
-const attempts = new WeakMap<HeldRun, { ctx: ToolContext; info: CallInfo; waited: number }>();
+const attempts = new WeakMap<HeldRun, { call: RelayedCall; waited: number }>();
 
 /** Who may take a parked call back: the same caller, for the same tool and the same arguments. */
 function parkOwner(call: RelayedCall): string {

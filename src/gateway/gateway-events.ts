@@ -13,14 +13,26 @@ export type { CallInfo } from '../stores/gateway-records.js';
 /** `needs-sign-in`: an OAuth-protected upstream waits for a person to sign in (the console's "Sign in"). */
 export type UpstreamStatus = 'connecting' | 'ready' | 'down' | 'needs-sign-in' | 'closed';
 
+/**
+ * A call's events (`call.started`, `call.progress`, `call.finished`) each carry `startedAt`, when the call
+ * reached the gateway (ISO 8601, the gateway's clock), as the call's listing (`CallSummary.startedAt`) has it.
+ */
 export type GatewayEvent =
   | { type: 'approval.pending'; approval: PendingApproval }
   | { type: 'approval.decided'; approval: PendingApproval; outcome: ApprovalOutcome }
-  | { type: 'call.started'; call: CallInfo }
-  | { type: 'call.progress'; callId: number; progress: number; total?: number; message?: string }
+  | { type: 'call.started'; call: CallInfo; startedAt: string }
+  | {
+      type: 'call.progress';
+      callId: number;
+      startedAt: string;
+      progress: number;
+      total?: number;
+      message?: string;
+    }
   | {
       type: 'call.finished';
       callId: number;
+      startedAt: string;
       decision: CallDecision;
       outcome: CallOutcome;
       durationMs: number;

@@ -9,6 +9,7 @@ import { SharedEvents, WATCH_HEARTBEAT_MS } from './gateway-stores.js';
 const started: GatewayEvent = {
   type: 'call.started',
   call: { id: 1, caller: {}, upstream: 'up', tool: 't', exposedName: 'up__t', argumentsDigest: 'sha256:0' },
+  startedAt: '2026-07-28T00:00:00.000Z',
 };
 
 async function instance(bus: MemoryMessageBus) {
