@@ -65,8 +65,11 @@ export interface ApprovalsOptions {
   grants?: GrantStore;
   /** An approval this instance holds is stored and waits (every instance sharing the store can decide it). */
   onPending?: (approval: PendingApproval) => void;
-  /** This instance settled an approval (decided it, or it expired or was withdrawn here). */
-  onSettled?: (approval: PendingApproval, outcome: ApprovalOutcome) => void;
+  /**
+   * This instance settled an approval (decided it, or it expired or was withdrawn here); `approval` as listed
+   * when the store gave it back settled (arguments longer than `LISTED_ARGUMENTS_BYTES` left out).
+   */
+  onSettled?: (approval: ListedApproval, outcome: ApprovalOutcome) => void;
   /** Something went wrong that no caller is told of (a grant that could not be stored). */
   onWarning?: (message: string) => void;
 }
@@ -304,7 +307,7 @@ export class Approvals {
   }
 
   /** A decision made here: its grant stored ("approve always"), its call told, and it reported. */
-  async #made(approval: PendingApproval, outcome: ApprovalOutcome, until: number | undefined): Promise<void> {
+  async #made(approval: ListedApproval, outcome: ApprovalOutcome, until: number | undefined): Promise<void> {
     if (outcome.decision === 'approved' && outcome.always) {
       // After the settlement, never before: a decision that lost the race grants nothing.
       await this.#grants

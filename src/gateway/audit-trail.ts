@@ -8,7 +8,8 @@
 import { errorMessage } from '../index.js';
 import type { AuditStore } from '../stores/audit-store.js';
 import { digestOfText } from '../stores/digest-of-text.js';
-import type { ApprovalOutcome, PendingApproval } from './approvals.js';
+import type { ApprovalOutcome } from './approvals.js';
+import type { ListedApproval } from '../stores/listed-approval.js';
 import type { GatewayAuditRecord, GatewayAuditSink } from './gateway-audit-sink.js';
 import type { GatewayEvents } from './gateway-events.js';
 
@@ -33,7 +34,7 @@ export class AuditTrail {
   }
 
   /** Records a settled approval: who decided what (the gateway, when it timed out or was withdrawn). */
-  decided(approval: PendingApproval, outcome: ApprovalOutcome): void {
+  decided(approval: ListedApproval, outcome: ApprovalOutcome): void {
     const record: Omit<GatewayAuditRecord, 'seq'> = {
       time: outcome.decidedAt,
       kind: 'decision',

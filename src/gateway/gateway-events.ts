@@ -7,6 +7,7 @@
 import type { PendingApproval, ApprovalOutcome } from './approvals.js';
 import type { GatewayAuditRecord, CallDecision, CallOutcome } from './gateway-audit-sink.js';
 import type { CallInfo } from '../stores/gateway-records.js';
+import type { ListedApproval } from '../stores/listed-approval.js';
 
 export type { CallInfo } from '../stores/gateway-records.js';
 
@@ -19,7 +20,8 @@ export type UpstreamStatus = 'connecting' | 'ready' | 'down' | 'needs-sign-in' |
  */
 export type GatewayEvent =
   | { type: 'approval.pending'; approval: PendingApproval }
-  | { type: 'approval.decided'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /** `approval` as listed when the store gave it back settled (its large arguments left out). */
+  | { type: 'approval.decided'; approval: ListedApproval; outcome: ApprovalOutcome }
   | { type: 'call.started'; call: CallInfo; startedAt: string }
   | {
       type: 'call.progress';

@@ -4,25 +4,31 @@
  * for one approval, from one instance or two, one settles it and the other learns what it was settled
  * with); whoever waits for it hears of the settlement (`watch`). An approval not settled by its
  * `expiresAt` reads as expired. Settled approvals are kept `keepSettledMs` past their expiry, so that a
- * late decision is answered "already settled" rather than "unknown": the latest `SETTLED_KEPT` (1,000) at most.
+ * late decision is answered "already settled" rather than "unknown": the latest `SETTLED_KEPT` (1,000) at most,
+ * each as listed (`listedApproval`: arguments longer than `LISTED_ARGUMENTS_BYTES` left out, their length and
+ * digest kept), so that they hold 16 MiB at most, not 1,000 calls' arguments of up to 4 MiB each.
  * @module
  */
 import type { ApprovalOutcome, PendingApproval } from './gateway-records.js';
 import { listedApproval, type ListedApproval } from './listed-approval.js';
 import { pageOf, type PendingPageOptions, type PendingPosition } from './pending-position.js';
 
-/** An approval as the store holds it: pending (no outcome) or settled. */
-export interface StoredApproval {
-  approval: PendingApproval;
-  outcome?: ApprovalOutcome;
-}
+/**
+ * An approval as the store holds it: pending (no outcome), with its arguments whole; or settled, as listed
+ * (arguments longer than `LISTED_ARGUMENTS_BYTES` left out: `argumentsOmitted`, `argumentsBytes`).
+ */
+export type StoredApproval =
+  { approval: PendingApproval; outcome?: undefined } | { approval: ListedApproval; outcome: ApprovalOutcome };
 
 /** What `settle` did. */
 export type SettleResult =
-  /** This call settled it with the given outcome. */
+  /** This call settled it with the given outcome (`approval` whole, as it was pending). */
   | { status: 'settled'; approval: PendingApproval; outcome: ApprovalOutcome }
-  /** It was settled before (or had expired): `outcome` is what it was settled with; nothing changed. */
-  | { status: 'settled-before'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /**
+   * It was settled before (or had expired): `outcome` is what it was settled with; nothing changed.
+   * `approval` is as the store keeps a settled one: as listed.
+   */
+  | { status: 'settled-before'; approval: ListedApproval; outcome: ApprovalOutcome }
   /** The check named other arguments than the approval's: nothing changed. */
   | { status: 'mismatch'; approval: PendingApproval }
   /** No such approval (never, or no longer). */
@@ -30,8 +36,8 @@ export type SettleResult =
 
 /** What a decision that timed out (`settle` with a `token`) became, as `fence` finds it. */
 export type FenceResult =
-  /** It landed: the approval is settled with it (this outcome). */
-  | { status: 'landed'; approval: PendingApproval; outcome: ApprovalOutcome }
+  /** It landed: the approval is settled with it (this outcome); `approval` as listed. */
+  | { status: 'landed'; approval: ListedApproval; outcome: ApprovalOutcome }
   /** It had not landed: it never will (a `settle` with this token landing later changes nothing). */
   | { status: 'fenced' }
   /** No such approval (never, or no longer). */
@@ -78,7 +84,10 @@ export interface PendingListing {
 export interface ApprovalStore {
   /** Stores a pending approval. Resolves once every process sharing the store finds it. */
   create(approval: PendingApproval): Promise<void>;
-  /** The approval, pending or settled (an unsettled one past its expiry reads as expired); undefined when unknown. */
+  /**
+   * The approval, pending (its arguments whole) or settled (as listed); an unsettled one past its expiry
+   * reads as expired. Undefined when unknown.
+   */
   get(id: string): Promise<StoredApproval | undefined>;
   /**
    * The approvals waiting for a decision (not settled, not expired), oldest first, as listed: arguments
@@ -139,7 +148,8 @@ export const MAX_FENCED = 32;
 export const SETTLED_KEPT = 1_000;
 
 interface Entry {
-  approval: PendingApproval;
+  /** Whole while pending (a `PendingApproval`); as listed once settled. */
+  approval: ListedApproval;
   expiresAt: number;
   outcome?: ApprovalOutcome;
   /** The token of the settlement that settled it. */
@@ -176,9 +186,10 @@ export class MemoryApprovalStore implements ApprovalStore {
     const entry = this.#live(id);
     if (!entry) return Promise.resolve(undefined);
     const outcome = entry.outcome ?? this.#expiry(entry);
-    const stored: StoredApproval = { approval: structuredClone(entry.approval) };
-    if (outcome) stored.outcome = structuredClone(outcome);
-    return Promise.resolve(stored);
+    const approval = structuredClone(entry.approval);
+    return Promise.resolve(
+      outcome ? { approval, outcome: structuredClone(outcome) } : { approval: approval as PendingApproval },
+    );
   }
 
   pending(): Promise<ListedApproval[]> {
@@ -205,19 +216,19 @@ export class MemoryApprovalStore implements ApprovalStore {
     if (!entry) return Promise.resolve({ status: 'unknown' });
     if (check.token !== undefined && entry.fenced?.has(check.token))
       return Promise.resolve({ status: 'unknown' });
-    const approval = structuredClone(entry.approval);
     const before = entry.outcome ?? this.#expiry(entry);
     if (before) {
-      entry.outcome ??= before;
-      delete entry.fenced;
+      if (!entry.outcome) keepSettled(entry, before);
+      const approval = structuredClone(entry.approval);
       return Promise.resolve({ status: 'settled-before', approval, outcome: structuredClone(before) });
     }
+    // Pending: whole.
+    const approval = structuredClone(entry.approval) as PendingApproval;
     if (check.argumentsDigest !== undefined && check.argumentsDigest !== entry.approval.argumentsDigest) {
       return Promise.resolve({ status: 'mismatch', approval });
     }
-    entry.outcome = structuredClone(outcome);
+    keepSettled(entry, structuredClone(outcome));
     if (check.token !== undefined) entry.token = check.token;
-    delete entry.fenced;
     for (const watcher of this.#watchers) {
       try {
         watcher.settled(id, structuredClone(outcome));
@@ -252,7 +263,7 @@ export class MemoryApprovalStore implements ApprovalStore {
     const expiresAt = Date.parse(approval.expiresAt);
     if (!Number.isFinite(expiresAt)) throw new TypeError('expiresAt is not a date');
     const entry: Entry = {
-      approval: structuredClone(approval),
+      approval: structuredClone(listedApproval(approval)),
       expiresAt,
       outcome: structuredClone(outcome),
     };
@@ -294,4 +305,11 @@ export class MemoryApprovalStore implements ApprovalStore {
       }
     }
   }
+}
+
+/** Settles `entry` with `outcome`: it keeps no fenced tokens, and its approval as listed (not its large arguments). */
+function keepSettled(entry: Entry, outcome: ApprovalOutcome): void {
+  entry.outcome = outcome;
+  entry.approval = listedApproval(entry.approval);
+  delete entry.fenced;
 }

@@ -3,8 +3,9 @@
  * hash per approval (`<prefix>gateway:approval:<id>`: the approval, its expiry, its outcome once settled),
  * dropped `keepSettledMs` after the approval expires, and an index of the pending ones
  * (`<prefix>gateway:approvals`, a sorted set by creation time, kept as long as its last approval); an
- * approval with large arguments keeps its listed form too (`listed`, without them), which listings read. The
- * latest `SETTLED_KEPT` settled approvals are kept (`<prefix>gateway:approvals:done`, a sorted set of their ids by
+ * approval with large arguments keeps its listed form too (`listed`, without them), which listings read, and
+ * which it keeps alone once settled (`approval` becomes it: a settled approval keeps its arguments only up to
+ * `LISTED_ARGUMENTS_BYTES`). The latest `SETTLED_KEPT` settled approvals are kept (`<prefix>gateway:approvals:done`, a sorted set of their ids by
  * when they were settled): past them the oldest go, hash and all, however fast approvals are asked and withdrawn. `settle`
  * is one Lua script: it settles a pending approval only, so of two decisions at once exactly one wins, and
  * in the same step publishes the settlement on `<prefix>gateway:approvals:settled`, which the instance
@@ -62,11 +63,15 @@ local left = redis.call('PTTL', KEYS[2])
 if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[2], ARGV[2]) end
 return 1`);
 
-// Lua: keeps the approval just settled (ARGV[4]) among the latest ARGV[8] settled (KEYS[3], scored by when
-// they were settled): past them the oldest go, hashes and all; the set lasts as long as its last hash
-// (`expires` + keep-settled, ARGV[7]).
+// Lua: keeps the approval just settled (ARGV[4]) as listed (\`listed\`: its large arguments go) among the latest
+// ARGV[8] settled (KEYS[3], scored by when they were settled): past them the oldest go, hashes and all; the
+// set lasts as long as its last hash (\`expires\` + keep-settled, ARGV[7]).
 const KEEP_SETTLED = `
-local function keep_settled(now, expires)
+local function keep_settled(now, expires, listed)
+  if listed then
+    redis.call('HSET', KEYS[1], 'approval', listed)
+    redis.call('HDEL', KEYS[1], 'listed')
+  end
   redis.call('ZADD', KEYS[3], now, ARGV[4])
   local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[8])
   if over > 0 then
@@ -88,7 +93,7 @@ end`;
 // one settles nothing), keep-settled (ms), how many settled approvals are kept. Returns { status, approval
 // JSON, outcome JSON }.
 const SETTLE_SOURCE = `
-local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired', 'fenced')
+local f = redis.call('HMGET', KEYS[1], 'approval', 'expiresAt', 'outcome', 'digest', 'expired', 'fenced', 'listed')
 if not f[1] then return {'unknown'} end
 if ARGV[6] ~= '' then
   if f[6] then
@@ -105,29 +110,29 @@ if now >= tonumber(f[2]) then
   redis.call('HSET', KEYS[1], 'outcome', f[5])
   redis.call('HDEL', KEYS[1], 'fenced')
   redis.call('ZREM', KEYS[2], ARGV[4])
-  keep_settled(now, f[2])
-  return {'settled-before', f[1], f[5]}
+  keep_settled(now, f[2], f[7])
+  return {'settled-before', f[7] or f[1], f[5]}
 end
 if ARGV[2] ~= '' and ARGV[2] ~= f[4] then return {'mismatch', f[1]} end
 redis.call('HSET', KEYS[1], 'outcome', ARGV[1])
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'token', ARGV[6]) end
 redis.call('HDEL', KEYS[1], 'fenced')
 redis.call('ZREM', KEYS[2], ARGV[4])
-keep_settled(now, f[2])
+keep_settled(now, f[2], f[7])
 redis.call('PUBLISH', ARGV[3], ARGV[5])
 return {'settled', f[1], ARGV[1]}`;
 
 const SETTLE = new RedisScript(KEEP_SETTLED + SETTLE_SOURCE);
 
-// SETTLE's KEYS and ARGV, then ARGV[9..11]: the approval's JSON, expires-at (ms), its digest. An approval
-// not stored (its create timed out, and may land late) is stored settled, kept as a settled one is: a create
+// SETTLE's KEYS and ARGV, then ARGV[9..11]: the approval's JSON as listed, expires-at (ms), its digest. An
+// approval not stored (its create timed out, and may land late) is stored settled, kept as a settled one is: a create
 // landing after this finds it and stores nothing.
 const ABANDON = new RedisScript(`${KEEP_SETTLED}
 if redis.call('EXISTS', KEYS[1]) == 0 then
   redis.call('HSET', KEYS[1], 'approval', ARGV[9], 'expiresAt', ARGV[10], 'digest', ARGV[11], 'outcome', ARGV[1])
   redis.call('PEXPIREAT', KEYS[1], tonumber(ARGV[10]) + tonumber(ARGV[7]))
   ${NOW}
-  keep_settled(now, ARGV[10])
+  keep_settled(now, ARGV[10], false)
   return {'recorded'}
 end
 ${SETTLE_SOURCE}`);
@@ -257,9 +262,13 @@ export class RedisApprovalStore implements ApprovalStore {
         'expired',
       );
       if (!approval) return undefined;
-      const stored: StoredApproval = { approval: JSON.parse(approval) as PendingApproval };
       const settled = outcome ?? (Date.now() >= Number(expiresAt) ? expired : null);
-      if (settled) stored.outcome = JSON.parse(settled) as ApprovalOutcome;
+      const stored: StoredApproval = settled
+        ? {
+            approval: JSON.parse(approval) as ListedApproval,
+            outcome: JSON.parse(settled) as ApprovalOutcome,
+          }
+        : { approval: JSON.parse(approval) as PendingApproval };
       return stored;
     });
   }
@@ -312,7 +321,7 @@ export class RedisApprovalStore implements ApprovalStore {
       if (status !== 'landed') return { status };
       return {
         status,
-        approval: JSON.parse(approval!) as PendingApproval,
+        approval: JSON.parse(approval!) as ListedApproval,
         outcome: JSON.parse(outcome!) as ApprovalOutcome,
       };
     });
@@ -325,7 +334,7 @@ export class RedisApprovalStore implements ApprovalStore {
     const reply = await redisOperation(this.#client, NAME, 'abandon', async () =>
       ABANDON.run(this.#client, this.#settleKeys(approval.id), [
         ...this.#settleArgs(approval.id, outcome, '', ''),
-        JSON.stringify(approval),
+        JSON.stringify(listedApproval(approval)),
         expiresAt,
         approval.argumentsDigest,
       ]),

@@ -133,6 +133,64 @@ export function describeApprovalStoreContract(name: string, make: MakeStores<App
       expect(await b.get('large')).toEqual({ approval: large });
     });
 
+    it('keeps a settled approval as listed: arguments past LISTED_ARGUMENTS_BYTES go, their length and digest stay', async () => {
+      const { a, b, clock } = await make();
+      const large = (id: string, timeoutMs?: number): PendingApproval => ({
+        ...approval(clock.now(), id, timeoutMs),
+        arguments: { text: 'é'.repeat(10_000) },
+      });
+      const listed = ({ arguments: _whole, ...fields }: PendingApproval) => ({
+        ...fields,
+        argumentsOmitted: true,
+        argumentsBytes: LISTED_ARGUMENTS_BYTES + 3_627,
+      });
+      // Settled by a decision: the decider is given them whole, once; the store keeps them listed.
+      const decided = large('decided');
+      await a.create(decided);
+      const first = approve('alice');
+      expect(await b.settle('decided', first, { token: 't1' })).toEqual({
+        status: 'settled',
+        approval: decided,
+        outcome: first,
+      });
+      expect(await a.get('decided')).toEqual({ approval: listed(decided), outcome: first });
+      expect(await a.settle('decided', approve('bob'))).toEqual({
+        status: 'settled-before',
+        approval: listed(decided),
+        outcome: first,
+      });
+      expect(await b.fence?.('decided', 't1')).toEqual({
+        status: 'landed',
+        approval: listed(decided),
+        outcome: first,
+      });
+      // Withdrawn before it was stored (abandon): recorded as listed.
+      const withdrawn: ApprovalOutcome = {
+        decision: 'withdrawn',
+        reason: 'gone',
+        decidedAt: first.decidedAt,
+      };
+      const abandoned = large('abandoned');
+      expect(await b.abandon?.(abandoned, withdrawn)).toEqual({ status: 'recorded' });
+      expect(await a.get('abandoned')).toEqual({ approval: listed(abandoned), outcome: withdrawn });
+      // Small arguments are kept whole.
+      const small = approval(clock.now(), 'small');
+      await a.create(small);
+      await b.settle('small', first);
+      expect(await a.get('small')).toEqual({ approval: small, outcome: first });
+      // Settled as expired (by a late decision): listed too.
+      const late = large('late', 500);
+      await a.create(late);
+      await clock.after(700, async () => {
+        expect(await b.get('late')).toMatchObject({ outcome: { decision: 'expired' } });
+      });
+      expect(await b.settle('late', approve('late'))).toMatchObject({
+        status: 'settled-before',
+        approval: listed(late),
+      });
+      expect(await a.get('late')).toMatchObject({ approval: listed(late) });
+    });
+
     it('refuses a decision for other arguments, and leaves the approval pending', async () => {
       const { a, b, clock } = await make();
       await a.create(approval(clock.now()));
