@@ -184,6 +184,43 @@ describe('tasks.maxRunning: a caller’s running tasks are capped', () => {
     expect((await inline).answer).toMatchObject({ result: { structuredContent: { released: true } } });
   });
 
+  it('2025-11-25: keeps a session’s latest maxKept ended tasks; an older one reads as no task once it starts another', async () => {
+    served = await serve({ maxRunning: 2, maxKept: 2, pollIntervalMs: 50 });
+    const { url } = served;
+    const one = await openSession(url);
+    const other = await openSession(url);
+    const otherTask = coreTaskId(await inSession(url, other, 'tools/call', HOLD_AS_TASK));
+    // Short tasks in a loop, each read to its end.
+    const ended: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const task = coreTaskId(await inSession(url, one, 'tools/call', HOLD_AS_TASK));
+      await vi.waitFor(() => expect(served!.started()).toBe(i + 2));
+      served.releaseAll();
+      await vi.waitFor(async () => {
+        const got = await inSession(url, one, 'tasks/get', { taskId: task });
+        expect(got.answer).toMatchObject({ result: { status: 'completed' } });
+      });
+      ended.push(task);
+    }
+    const latest = coreTaskId(await inSession(url, one, 'tools/call', HOLD_AS_TASK));
+    // The oldest of the three ended went as the fourth started; the other two, and the other session's, stay.
+    const [oldest, ...kept] = ended;
+    expect((await inSession(url, one, 'tasks/get', { taskId: oldest! })).answer).toMatchObject({
+      error: { code: -32602 },
+    });
+    for (const task of kept) {
+      expect((await inSession(url, one, 'tasks/result', { taskId: task })).answer).toMatchObject({
+        result: { structuredContent: { released: true } },
+      });
+    }
+    expect((await inSession(url, one, 'tasks/get', { taskId: latest })).answer).toMatchObject({
+      result: { status: 'working' },
+    });
+    expect((await inSession(url, other, 'tasks/get', { taskId: otherTask })).answer).toMatchObject({
+      result: { status: 'completed' },
+    });
+  });
+
   it('holds 100 running tasks of one caller by default, and refuses the 101st', async () => {
     served = await serve({});
     const { url } = served;

@@ -12,7 +12,8 @@
  * those among the oldest four); its cursors are
  * signed with a key every process reads from `<prefix>tasks:cursor-key`. A task created with a `limit`
  * joins the running set of its key (`<prefix>task:running-of:<key>`, ids by expiry), which each such
- * creation prunes of the tasks that ended before counting it. A task cancelled
+ * creation prunes of the tasks that ended before counting it; those join the key's ended set
+ * (`<prefix>task:ended-of:<key>`), of which the oldest past the limit's `maxKept` are deleted. A task cancelled
  * through a process that does not run it is published on `<prefix>tasks:cancelled` (`onCancelled`). The
  * answers and claims of a task's questions live beside it (`redis-task-input.ts`); answers kept are told
  * on `<prefix>tasks:answered` (`onAnswers`).
@@ -82,13 +83,16 @@ end
  */
 const PRUNED_PER_CREATE = 4;
 
-// KEYS: the task, the running tasks of its limit key (the task's key again when it has no limit), then
-// (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch), the index member, the
-// lease (ms; 0: none), the task keys' prefix (`task:t:`), the limit (0: none), the time now (JSON), then
-// the record's field/JSON pairs. Returns 0 when the id is taken, -1 when the limit is reached, else 1.
+// KEYS: the task, the running tasks of its limit key and its ended ones (the task's key again for both when
+// it has no limit), then (when it has an owner) the owner's index. ARGV: expires-at (ms since the epoch), the
+// index member, the lease (ms; 0: none), the task keys' prefix (`task:t:`), the limit (0: none), the time now
+// (JSON), the ended tasks kept (0: every one), then the record's field/JSON pairs. Returns 0 when the id is
+// taken, -1 when the limit is reached, else 1.
 // The running set (its ids scored by when they expire) holds the tasks created under the key that may
 // still run: expired ones, ended ones and those whose lease ran out (settled here) are dropped before
 // counting, so a task ended by any process frees its place, and the set never holds more than the limit.
+// Those found ended join the ended set (scored alike: by creation, for tasks of one ttl), of which the
+// oldest past ARGV[7] go, hash, answers and all (an owner's index drops their ids as it meets them).
 // The index lives as long as its newest task; each task created drops the members of expired tasks among
 // the index's oldest PRUNED_PER_CREATE (a listing drops those it meets), so an owner that never lists does
 // not grow it for as long as it keeps starting tasks.
@@ -96,33 +100,51 @@ const CREATE = new RedisScript(`${LEASES}
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local now = now_ms()
 local max = tonumber(ARGV[5])
+local function extend(key, til)
+  local left = redis.call('PTTL', key)
+  if left < 0 or now + left < tonumber(til) then redis.call('PEXPIREAT', key, til) end
+end
 if max > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
+  local found = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+  for i = 1, #found, 2 do
+    local id = found[i]
     local key = ARGV[4] .. id
     expire_lease(key, id, ARGV[6])
     local status = redis.call('HGET', key, 'status')
-    if not status or ${TERMINAL} then redis.call('ZREM', KEYS[2], id) end
+    if not status or ${TERMINAL} then
+      redis.call('ZREM', KEYS[2], id)
+      if status then
+        redis.call('ZADD', KEYS[3], found[i + 1], id)
+        extend(KEYS[3], found[i + 1])
+      end
+    end
   end
   if redis.call('ZCARD', KEYS[2]) >= max then return -1 end
+  local over = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[7])
+  if tonumber(ARGV[7]) > 0 and over > 0 then
+    local input = string.sub(ARGV[4], 1, #ARGV[4] - 2) .. 'input:'
+    for _, id in ipairs(redis.call('ZRANGE', KEYS[3], 0, over - 1)) do
+      local status = redis.call('HGET', ARGV[4] .. id, 'status')
+      if status and ${TERMINAL} then redis.call('DEL', ARGV[4] .. id, input .. id) end
+      redis.call('ZREM', KEYS[3], id)
+    end
+  end
 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7))
+redis.call('HSET', KEYS[1], unpack(ARGV, 8))
 if tonumber(ARGV[3]) > 0 then redis.call('HSET', KEYS[1], 'lease', now + tonumber(ARGV[3])) end
 redis.call('PEXPIREAT', KEYS[1], ARGV[1])
-local function extend(key)
-  local left = redis.call('PTTL', key)
-  if left < 0 or now + left < tonumber(ARGV[1]) then redis.call('PEXPIREAT', key, ARGV[1]) end
-end
 if max > 0 then
   redis.call('ZADD', KEYS[2], ARGV[1], string.sub(KEYS[1], #ARGV[4] + 1))
-  extend(KEYS[2])
+  extend(KEYS[2], ARGV[1])
 end
-if KEYS[3] then
-  for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], '-', '+', 'LIMIT', 0, ${PRUNED_PER_CREATE})) do
-    if redis.call('EXISTS', ARGV[4] .. string.sub(member, 17)) == 0 then redis.call('ZREM', KEYS[3], member) end
+if KEYS[4] then
+  for _, member in ipairs(redis.call('ZRANGEBYLEX', KEYS[4], '-', '+', 'LIMIT', 0, ${PRUNED_PER_CREATE})) do
+    if redis.call('EXISTS', ARGV[4] .. string.sub(member, 17)) == 0 then redis.call('ZREM', KEYS[4], member) end
   end
-  redis.call('ZADD', KEYS[3], 0, ARGV[2])
-  extend(KEYS[3])
+  redis.call('ZADD', KEYS[4], 0, ARGV[2])
+  extend(KEYS[4], ARGV[1])
 end
 return 1`);
 
@@ -319,7 +341,9 @@ export class RedisTaskStore implements TaskStore {
     const { set } = encodeFields(record);
     const { limit } = options;
     const task = this.#taskKey(record.taskId);
-    const keys = [task, limit ? `${this.#prefix}running-of:${limit.key}` : task];
+    const keys = limit
+      ? [task, `${this.#prefix}running-of:${limit.key}`, `${this.#prefix}ended-of:${limit.key}`]
+      : [task, task, task];
     if (record.owner !== undefined) keys.push(this.#ownerKey(record.owner));
     const created = await redisOperation(this.#client, NAME, 'create', () =>
       CREATE.run(this.#client, keys, [
@@ -329,6 +353,7 @@ export class RedisTaskStore implements TaskStore {
         this.#taskKey(''),
         limit?.max ?? 0,
         JSON.stringify(new Date().toISOString()),
+        limit?.maxKept ?? 0,
         ...set,
       ]),
     );

@@ -95,12 +95,19 @@ export interface TaskCreateOptions {
   limit?: TaskLimit;
 }
 
-/** A cap on one caller's running tasks (`TaskCreateOptions.limit`). */
+/** A cap on one caller's running tasks, and on its ended ones kept (`TaskCreateOptions.limit`). */
 export interface TaskLimit {
   /** Whose tasks are counted (tasks created with another key, or none, are not). */
   key: string;
   /** How many may run at once (a positive integer). */
   max: number;
+  /**
+   * How many of the key's ended tasks are kept at most (a positive integer; default: every one, until its
+   * `ttlMs`): creating the task drops the oldest ended ones (by creation) past it, before their `ttlMs`, so
+   * that a caller running short tasks in a loop does not pile up records. Tasks that ended since the key's
+   * last creation are counted from the next: the key holds at most `maxKept` + `max` ended tasks.
+   */
+  maxKept?: number;
 }
 
 /** `create` refused a task: its caller has `max` tasks running (`TaskCreateOptions.limit`). */
@@ -234,6 +241,8 @@ export class MemoryTaskStore implements TaskStore {
   readonly #owned = new Map<string, Array<[seq: number, taskId: string]>>();
   /** The tasks created under each `limit` key that may still run (those found ended go as they are met). */
   readonly #running = new Map<string, Set<string>>();
+  /** The tasks of each `limit` key found ended, by creation (`seq`, then id), the oldest first. */
+  readonly #ended = new Map<string, Array<[seq: number, taskId: string]>>();
   readonly #now: () => number;
   #sweptAt = 0;
   #seq = 0;
@@ -258,6 +267,7 @@ export class MemoryTaskStore implements TaskStore {
     const { limit } = options;
     const running = limit && this.#runningOf(limit.key);
     if (limit && running && running.size >= limit.max) return Promise.reject(new TaskLimitReached(limit.max));
+    if (limit?.maxKept !== undefined && limit.maxKept > 0) this.#keepEnded(limit.key, limit.maxKept);
     const created = Date.parse(record.createdAt);
     const expiresAt = record.ttlMs === null ? Infinity : created + record.ttlMs;
     const seq = ++this.#seq;
@@ -274,17 +284,41 @@ export class MemoryTaskStore implements TaskStore {
     return Promise.resolve();
   }
 
-  /** The tasks of a `limit` key that run still, once those that ended or expired are dropped. */
+  /**
+   * The tasks of a `limit` key that run still, once those that ended or expired are dropped (the ended ones
+   * join the key's ended tasks).
+   */
   #runningOf(key: string): Set<string> | undefined {
     const running = this.#running.get(key);
     if (!running) return undefined;
     for (const taskId of running) {
       const slot = this.#live(taskId);
-      if (!slot || isTerminalStatus(slot.record.status)) running.delete(taskId);
+      if (slot && !isTerminalStatus(slot.record.status)) continue;
+      running.delete(taskId);
+      if (slot) this.#endedOf(key, [slot.seq, taskId]);
     }
     if (running.size > 0) return running;
     this.#running.delete(key);
     return undefined;
+  }
+
+  /** `entry` joins the ended tasks of `key`, in creation order (tasks end in about that order: from the end). */
+  #endedOf(key: string, entry: [seq: number, taskId: string]): void {
+    let ended = this.#ended.get(key);
+    if (!ended) this.#ended.set(key, (ended = []));
+    let at = ended.length;
+    while (at > 0 && ended[at - 1]![0] > entry[0]) at--;
+    ended.splice(at, 0, entry);
+  }
+
+  /** Drops the oldest ended tasks of `key` past `max` (those gone already count for nothing). */
+  #keepEnded(key: string, max: number): void {
+    const ended = this.#ended.get(key);
+    if (!ended || ended.length <= max) return;
+    const live = ended.filter((entry) => this.#entry(entry) !== undefined);
+    for (const [, taskId] of live.splice(0, Math.max(0, live.length - max))) this.#slots.delete(taskId);
+    if (live.length === 0) this.#ended.delete(key);
+    else this.#ended.set(key, live);
   }
 
   get(taskId: string): Promise<TaskRecord | undefined> {
@@ -408,6 +442,11 @@ export class MemoryTaskStore implements TaskStore {
       else if (kept.length < owned.length) this.#owned.set(owner, kept);
     }
     for (const key of this.#running.keys()) this.#runningOf(key);
+    for (const [key, ended] of this.#ended) {
+      const kept = ended.filter((entry) => this.#entry(entry) !== undefined);
+      if (kept.length === 0) this.#ended.delete(key);
+      else if (kept.length < ended.length) this.#ended.set(key, kept);
+    }
   }
 }
 

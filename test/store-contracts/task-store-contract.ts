@@ -383,6 +383,42 @@ export function describeTaskStoreContract(
         inputRequests: { q1: { method: 'roots/list' }, q2: { method: 'roots/list' } },
       });
 
+    it('keeps the latest maxKept ended tasks of a limit key: the oldest ended go as the next is created', async () => {
+      const { a, b, clock } = await make();
+      const now = clock.now();
+      const limit = { key: 'session:s1', max: 2, maxKept: 2 };
+      const start = (store: TaskStore, taskId: string, at = now) =>
+        store.create(record(at, { taskId, owner: 'session:s1' }), { limit });
+      const end = (store: TaskStore, taskId: string) => store.update(taskId, { status: 'completed' });
+      const kept = async (ids: string[]) =>
+        (await Promise.all(ids.map(async (id) => ((await b.get(id)) ? id : undefined)))).filter(Boolean);
+      const ids = ['k1', 'k2', 'k3', 'k4', 'r1'];
+      // Tasks created and ended one after another, through both handles (as a caller running short tasks in
+      // a loop): ended ones past maxKept go, the oldest first, as the next task of the key is created.
+      for (const [i, id] of ['k1', 'k2', 'k3'].entries()) {
+        await start(i % 2 ? b : a, id, now + i);
+        await end(i % 2 ? a : b, id);
+      }
+      await start(a, 'r1', now + 3);
+      expect(await kept(ids)).toEqual(['k2', 'k3', 'r1']);
+      // A running task is never dropped, however old; ended ones of other keys, or of no key, stay.
+      await a.create(record(now, { taskId: 'o1' }), { limit: { key: 'other', max: 1, maxKept: 1 } });
+      await end(a, 'o1');
+      await a.create(record(now, { taskId: 'n1' }));
+      await end(b, 'n1');
+      await start(b, 'k4', now + 4);
+      await end(a, 'k4');
+      for (const id of ['x1', 'x2']) {
+        await start(a, id, now + 5);
+        await end(b, id);
+      }
+      // k2 went as x1 was created, k3 as x2 was; x2, ended since, counts from the next creation (ended tasks
+      // not counted yet are at most the key's running ones).
+      expect(await kept([...ids, 'x1', 'x2'])).toEqual(['k4', 'r1', 'x1', 'x2']);
+      expect(await kept(['o1', 'n1'])).toEqual(['o1', 'n1']);
+      expect((await pages(b, 'session:s1', 10)).flat()).toEqual(['r1', 'k4', 'x1', 'x2']);
+    });
+
     it('keeps answers to pending questions for every take, until the question is no longer pending', async () => {
       const { a, b, clock } = await make();
       await a.create(asking(clock.now()));
@@ -435,6 +471,7 @@ export function describeTaskStoreContract(
       for (const id of [
         'tasks-of:session:s1',
         'running-of:session:s1',
+        'ended-of:session:s1',
         'input:t1',
         't:t1',
         'task:t1',

@@ -76,6 +76,8 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #ttlMs: number | null;
   /** A caller's running tasks at most (`tasks.maxRunning`). */
   readonly #maxRunning: number;
+  /** A caller's ended tasks kept at most (`tasks.maxKept`). */
+  readonly #maxKept: number;
   /** @internal Errors that reach no caller. */
   readonly onError: ((error: Error) => void) | undefined;
   readonly #listeners: (() => Iterable<TaskListener>) | undefined;
@@ -88,10 +90,11 @@ export class TasksFeature implements ServerFeature, TaskStarter {
   readonly #shared: SharedTaskMessages;
 
   constructor(options: TasksOptions, host: TasksHost) {
-    const { ttlMs, pollIntervalMs, maxRunning } = taskTimings(options);
+    const { ttlMs, pollIntervalMs, maxRunning, maxKept } = taskTimings(options);
     this.store = options.store ?? new MemoryTaskStore();
     this.#ttlMs = ttlMs;
     this.#maxRunning = maxRunning;
+    this.#maxKept = maxKept;
     this.pollIntervalMs = pollIntervalMs;
     this.pageSize = host.pageSize;
     this.shutdownSignal = host.shutdownSignal;
@@ -202,7 +205,7 @@ export class TasksFeature implements ServerFeature, TaskStarter {
     // Counted against its owner (2025-11-25), else its principal; anonymous stateless callers share one count.
     const key = record.owner ?? (subject === undefined ? 'anonymous' : `principal:${subject}`);
     await this.store
-      .create(record, { lease: leased, limit: { key, max: this.#maxRunning } })
+      .create(record, { lease: leased, limit: { key, max: this.#maxRunning, maxKept: this.#maxKept } })
       .catch((error: unknown) => {
         if (!(error instanceof TaskLimitReached)) throw error;
         throw rateLimitedError(
