@@ -168,4 +168,27 @@ describe('resource subscriptions over stdio', () => {
       error: { code: -32602 },
     });
   });
+
+  it('holds at most 256 Ki characters of subscribed URIs per session; past that, a clear refusal', async () => {
+    await using wire = new RawWire(PROTOCOL);
+    await wire.initialize();
+    // URIs of 4,096 characters each (the longest): 64 of them are 262,144 characters, the limit.
+    const uri = (i: number) => `test://${String(i).padStart(4, '0')}/`.padEnd(4096, 'x');
+    wire.write(
+      Array.from({ length: 64 }, (_, i) =>
+        JSON.stringify({ jsonrpc: '2.0', id: i, method: 'resources/subscribe', params: { uri: uri(i) } }),
+      ).join('\n'),
+    );
+    for (let i = 0; i < 64; i++) expect(await wire.next()).toMatchObject({ id: i, result: {} });
+    expect(await wire.call('again', 'resources/subscribe', { uri: uri(7) })).toMatchObject({ result: {} });
+    expect(await wire.call('over', 'resources/subscribe', { uri: 'test://short' })).toMatchObject({
+      id: 'over',
+      error: { code: -31429, data: { limit: 'subscriptions', maxCharacters: 262_144 } },
+    });
+    expect(await wire.call('un', 'resources/unsubscribe', { uri: uri(0) })).toMatchObject({ result: {} });
+    expect(await wire.call('now', 'resources/subscribe', { uri: uri(64) })).toMatchObject({ result: {} });
+    expect(await wire.call('full', 'resources/subscribe', { uri: 'test://short' })).toMatchObject({
+      error: { code: -31429 },
+    });
+  });
 });

@@ -20,7 +20,11 @@ import type { HandlerTable } from '../handler-table.js';
 import type { SessionView } from '../session-view.js';
 import { ListChanged, type FeatureHost } from '../list-changed.js';
 import { AskingContext } from '../request-signal-context.js';
-import { MAX_SUBSCRIBED_URI_LENGTH, MAX_SUBSCRIPTIONS } from '../subscriptions/subscription-filter.js';
+import {
+  MAX_SUBSCRIBED_CHARACTERS,
+  MAX_SUBSCRIBED_URI_LENGTH,
+  MAX_SUBSCRIPTIONS,
+} from '../subscriptions/subscription-filter.js';
 import { withInput } from '../context-host.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
@@ -53,6 +57,8 @@ export class ResourcesFeature implements ServerFeature {
   readonly #resourcePages: Pages<RegisteredResource, Resource, 'resources'>;
   readonly #templatePages: Pages<RegisteredResourceTemplate, ResourceTemplate, 'resourceTemplates'>;
   readonly #subscriptions = new WeakMap<SessionView, Set<string>>();
+  /** The characters of each session's subscribed URIs, all told (`MAX_SUBSCRIBED_CHARACTERS` at most). */
+  readonly #subscribedCharacters = new WeakMap<SessionView, number>();
   readonly #listChanged: ListChanged;
 
   constructor(host: FeatureHost) {
@@ -146,8 +152,17 @@ export class ResourcesFeature implements ServerFeature {
             { limit: 'subscriptions', max: MAX_SUBSCRIPTIONS },
           );
         }
+        const characters = (this.#subscribedCharacters.get(session) ?? 0) + uri.length;
+        if (characters > MAX_SUBSCRIBED_CHARACTERS) {
+          throw new ProtocolError(
+            ErrorCode.RateLimited,
+            `Too many subscriptions: this session's subscribed uris would be longer than ${MAX_SUBSCRIBED_CHARACTERS} characters in all (the limit); unsubscribe from one first`,
+            { limit: 'subscriptions', maxCharacters: MAX_SUBSCRIBED_CHARACTERS },
+          );
+        }
         if (!uris) this.#subscriptions.set(session, (uris = new Set()));
         uris.add(uri);
+        this.#subscribedCharacters.set(session, characters);
         session.stateChanged();
         return {};
       },
@@ -156,7 +171,14 @@ export class ResourcesFeature implements ServerFeature {
     handlers.handle(
       'resources/unsubscribe',
       ({ params, session }) => {
-        if (this.#subscriptions.get(session)?.delete(uriParam(params))) session.stateChanged();
+        const uri = uriParam(params);
+        if (this.#subscriptions.get(session)?.delete(uri)) {
+          this.#subscribedCharacters.set(
+            session,
+            (this.#subscribedCharacters.get(session) ?? 0) - uri.length,
+          );
+          session.stateChanged();
+        }
         return {};
       },
       handshakeOnly,
@@ -170,8 +192,12 @@ export class ResourcesFeature implements ServerFeature {
 
   /** Makes `uris` a session's subscriptions (a session taken up from a shared store, or changed there). */
   subscribe(session: SessionView, uris: readonly string[]): void {
-    if (uris.length > 0) this.#subscriptions.set(session, new Set(uris));
+    const unique = new Set(uris);
+    let characters = 0;
+    for (const uri of unique) characters += uri.length;
+    if (unique.size > 0) this.#subscriptions.set(session, unique);
     else this.#subscriptions.delete(session);
+    this.#subscribedCharacters.set(session, characters);
   }
 
   /** Reads `uri`: the resource registered under it, else the first template that matches; else -32002. */

@@ -32,6 +32,12 @@ export type { SubscriptionFilter };
 export const MAX_SUBSCRIPTIONS = 1_000;
 /** The longest URI that may be subscribed to, in characters. */
 export const MAX_SUBSCRIBED_URI_LENGTH = 4_096;
+/**
+ * The characters of a session's subscribed URIs, all told: past this, a subscription is refused. 1,000 URIs of
+ * 256 characters on average, so that a session's record (in a shared store, read whole by each instance that
+ * takes the session up) holds 256 Ki characters of them, not 1,000 × 4,096 (4 Mi).
+ */
+export const MAX_SUBSCRIBED_CHARACTERS = 256 * 1024;
 
 export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter {
   const value = params.notifications;
