@@ -6,6 +6,7 @@
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject } from '../protocol/jsonrpc.js';
+import { resourceContentsProblem } from '../protocol/types/content-checks.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
 import { ClientError } from './client-error.js';
 import type { Requester } from './exchange-options.js';
@@ -41,7 +42,11 @@ export function listResourceTemplates(
   });
 }
 
-/** Reads a resource; a ClientError INVALID_RESULT when the result has no `contents` array. */
+/**
+ * Reads a resource; a ClientError INVALID_RESULT when the result has no `contents` array, or contents
+ * that are not a resource's (a string `uri` with a string `text` or a `blob` of base64 — RFC 4648, padded,
+ * its padding bits zero — as a toolwire server checks what it sends; `details: { uri, index, problem }`).
+ */
 export async function readResource(
   request: Requester,
   uri: string,
@@ -52,6 +57,17 @@ export async function readResource(
     throw new ClientError(LocalErrorCode.InvalidResult, `resources/read ${uri} returned no contents array`, {
       details: { result },
     });
+  }
+  // An index loop: no iterator and no entry per item (every relayed read passes here).
+  const contents: unknown[] = result.contents;
+  for (let index = 0; index < contents.length; index++) {
+    const problem = resourceContentsProblem(contents[index]);
+    if (problem === undefined) continue;
+    throw new ClientError(
+      LocalErrorCode.InvalidResult,
+      `resources/read ${uri} returned an invalid result: contents[${index}] ${problem}`,
+      { details: { uri, index, problem, result } },
+    );
   }
   return result as unknown as ReadResourceResult;
 }

@@ -4,7 +4,9 @@
  *   throws ClientError MESSAGE_TOO_LARGE (`details: { tool, bytes, limit }`) and is not returned;
  * - shape: `content` is an array of objects with a string `type`; `isError`, when present, is a boolean;
  *   the blocks of known types carry their fields (`text.text`; `image`/`audio` `data` and `mimeType`;
- *   `resource.resource.uri` with `text` or `blob`; `resource_link` `uri` and `name`). A malformed block
+ *   `resource.resource.uri` with `text` or `blob`; `resource_link` `uri` and `name`), and their binary data
+ *   (`image`/`audio` `data`, an embedded `blob`) base64 — RFC 4648, padded, its padding bits zero — as a
+ *   toolwire server checks what it sends (`dataProblem`, in time linear in the data). A malformed block
  *   throws ClientError INVALID_RESULT (`details: { tool, index, problem }`). A block of a type this client
  *   does not know is kept as it came (newer revisions add types) and reported once per type through
  *   `onWarning`;
@@ -13,7 +15,7 @@
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
-import { contentBlockProblem, isContentType } from '../../protocol/types/content-checks.js';
+import { contentBlockProblem, dataProblem, isContentType } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { ClientError } from '../client-error.js';
 
@@ -98,7 +100,8 @@ export function checkToolResult(
       );
       continue;
     }
-    const problem = contentBlockProblem(block as JsonObject & { type: string });
+    const typed = block as JsonObject & { type: string };
+    const problem = contentBlockProblem(typed) ?? dataProblem(typed);
     if (problem) throw invalid(name, raw, `content[${index}] is ${problem}`, index);
   }
   return raw as unknown as CallToolResult;

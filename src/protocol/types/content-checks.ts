@@ -3,8 +3,8 @@
  * (`text.text`; `image` / `audio` `data` and `mimeType`; `resource.resource.uri` with `text` or `blob`;
  * `resource_link` `uri` and `name`), no deeper. Every revision's blocks are among these five types
  * (2024-11-05 has text, image and resource). A server sends no other; a client keeps a block of a type it
- * does not know, as a newer revision may add types. What a toolwire peer sends is checked further: its
- * binary data must be base64 (`dataProblem`).
+ * does not know, as a newer revision may add types. What a toolwire peer sends or receives is checked
+ * further: its binary data must be base64 (`dataProblem`, `resourceContentsProblem`).
  * @module
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
@@ -82,6 +82,19 @@ export function dataProblem(block: JsonObject & { type: string }): string | unde
   return typeof blob !== 'string' || isBase64(blob)
     ? undefined
     : 'an embedded resource whose blob is not base64 (RFC 4648, padded)';
+}
+
+/**
+ * What is wrong with one of the `contents` of a `resources/read` result (a resource's text or binary
+ * contents: a string `uri` with a string `text` or a `blob` of base64, RFC 4648, padded), as the rest of a
+ * sentence ("is …"); undefined when nothing is. Time linear in the blob.
+ */
+export function resourceContentsProblem(contents: unknown): string | undefined {
+  if (!isJsonObject(contents) || typeof contents.uri !== 'string')
+    return 'is not an object with a string uri';
+  if (typeof contents.blob === 'string')
+    return isBase64(contents.blob) ? undefined : 'has a blob that is not base64 (RFC 4648, padded)';
+  return typeof contents.text === 'string' ? undefined : 'has no string text or blob';
 }
 
 /**
