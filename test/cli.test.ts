@@ -391,6 +391,24 @@ describe('toolwire call', () => {
   });
 });
 
+describe('toolwire --max-time', () => {
+  it('exits 2 at once for tools, resources and prompts, which ask for no progress; read takes it', async () => {
+    for (const command of ['tools', 'resources', 'prompts']) {
+      const help = await run([command, '--help']);
+      expect(help.stdout, command).not.toContain('--max-time');
+      const result = await run([command, '--json', '--max-time', '1000', ...SERVE_FIXTURE]);
+      expect(result.code, command).toBe(ExitCode.Usage);
+      expect(failureObject(result).message, command).toBe(
+        '--max-time bounds a call, read or prompt only (a listing asks for no progress: --timeout bounds each of its requests)',
+      );
+    }
+    for (const command of ['call', 'read', 'prompt'])
+      expect((await run([command, '--help'])).stdout, command).toContain('--max-time MS');
+    const read = await run(['read', '--max-time', '5000', 'test://static-text', ...SERVE_FIXTURE]);
+    expect(read.code).toBe(0);
+  });
+});
+
 describe('toolwire serve', () => {
   it('exits 0 when stdin closes, with nothing but MCP on stdout', async () => {
     const request = { jsonrpc: '2.0', id: 1, method: 'ping' };

@@ -1,7 +1,8 @@
 /**
  * The command line of every command that talks to a server (`tools`, `call`, `resources`, `read`,
  * `prompts`, `prompt`): the shared options (`--json`, `--timeout`, `--shutdown-timeout`, `--protocol-version`,
- * `--header`, `--verbose`, `--root`), the command's own, and the server: `-- <command...>` or an http(s) URL.
+ * `--header`, `--verbose`, `--root`; `--max-time` for `call`, `read` and `prompt` only), the command's own, and
+ * the server: `-- <command...>` or an http(s) URL.
  * @module
  */
 import { statSync } from 'node:fs';
@@ -30,15 +31,10 @@ type Options = NonNullable<Parameters<typeof parseCommandLine>[1]>;
 /** Every revision the client speaks, newest first. */
 export const KNOWN_REVISIONS: readonly Revision[] = [...STATELESS_REVISIONS, ...HANDSHAKE_REVISIONS];
 
-/** The help text of the shared options. */
-export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)
-  --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
-                  (default 60000); a call, read or prompt that reports progress (a gateway does,
-                  while a call waits for approval) gets another --timeout at each progress
-                  notification, up to --max-time
-  --max-time MS   the longest a call, read or prompt may take, in ms, however much progress it
-                  reports (default ${DEFAULT_MAX_TIME_MS}: 15 minutes)
-  --shutdown-timeout MS
+const JSON_HELP = `  --json          print the raw result as JSON (and failures as one JSON object: see below)`;
+
+/** The rest of the shared options' help, after `--json` and the timeouts. */
+const SHARED_HELP = `  --shutdown-timeout MS
                   when done, how long a server command has to exit once its stdin is closed, then
                   once sent SIGTERM, before SIGKILL, in ms (default 1000)
   --protocol-version REV
@@ -51,6 +47,22 @@ export const CLIENT_OPTIONS_HELP = `  --json          print the raw result as JS
                   for a server that works in the folders its client names
   -v, --verbose   show the server's stderr as it comes (default: only when the connection fails)
   -h, --help      show this help`;
+
+/** The help text of the shared options of `call`, `read` and `prompt`, whose request progress renews. */
+export const CLIENT_OPTIONS_HELP = `${JSON_HELP}
+  --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
+                  (default 60000); a call, read or prompt that reports progress (a gateway does,
+                  while a call waits for approval) gets another --timeout at each progress
+                  notification, up to --max-time
+  --max-time MS   the longest a call, read or prompt may take, in ms, however much progress it
+                  reports (default ${DEFAULT_MAX_TIME_MS}: 15 minutes)
+${SHARED_HELP}`;
+
+/** The help text of the shared options of `tools`, `resources` and `prompts`: no `--max-time`. */
+export const LISTING_OPTIONS_HELP = `${JSON_HELP}
+  --timeout MS    bounds connecting to the server (spawn and handshake) and each request, in ms
+                  (default 60000)
+${SHARED_HELP}`;
 
 export interface ClientCommandLine<O extends Options> {
   values: CommandLine<typeof CLIENT_OPTIONS & O>['values'];
@@ -73,6 +85,11 @@ export function parseClientCommandLine<O extends Options>(
     maxPositionals?: number;
     /** A positional may be an http(s) URL of its own (`read URI`), not only the server's. */
     urlPositionals?: boolean;
+    /**
+     * The command lists (`tools`, `resources`, `prompts`): no progress renews its requests, each bounded by
+     * `--timeout`, so `--max-time` is a usage error.
+     */
+    listing?: boolean;
   } = {},
 ): ClientCommandLine<O> {
   const { values, positionals, rest } = parseCommandLine(argv, { ...CLIENT_OPTIONS, ...options }, hint);
@@ -88,6 +105,12 @@ export function parseClientCommandLine<O extends Options>(
   const target = parseTarget(rest, hint, { url, headers: shared.header });
   const timeout = parsePositiveInteger(shared.timeout, 'timeout', hint);
   const shutdownTimeout = parsePositiveInteger(shared['shutdown-timeout'], 'shutdown-timeout', hint);
+  if (rules.listing === true && shared['max-time'] !== undefined) {
+    throw usageError(
+      '--max-time bounds a call, read or prompt only (a listing asks for no progress: --timeout bounds each of its requests)',
+      hint,
+    );
+  }
   const maxTime = parsePositiveInteger(shared['max-time'], 'max-time', hint);
   const protocolVersion = parseRevision(shared['protocol-version'], hint);
   const roots = parseRoots(shared.root, hint);

@@ -2,7 +2,7 @@
  * `toolwire prompts [options] (URL | -- <command...>)`: lists a server's prompts (every page).
  * @module
  */
-import { CLIENT_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
+import { LISTING_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { describePrompt, serverLine } from './format-listing.js';
@@ -19,7 +19,7 @@ A server that does not declare the prompts capability has none. With --json, the
 array. Get one with "${CLI} prompt NAME key=value...".
 
 Options (before "--"):
-${CLIENT_OPTIONS_HELP}
+${LISTING_OPTIONS_HELP}
 
 Examples:
   ${CLI} prompts -- node my-server.mjs
@@ -35,7 +35,7 @@ export async function promptsCommand(argv: readonly string[]): Promise<ExitCodeV
     printOut(PROMPTS_HELP);
     return ExitCode.Success;
   }
-  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
+  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0, listing: true });
   return withClient(line.target, line.client, async (client, signal) => {
     const declared = client.serverCapabilities?.prompts !== undefined;
     const prompts = declared ? await client.listPrompts({ signal }) : [];

@@ -5,7 +5,7 @@
  */
 import type { Client } from '../client/index.js';
 import type { ResourceTemplate } from '../protocol/index.js';
-import { CLIENT_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
+import { LISTING_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
 import { CLI, helpHint } from './command-name.js';
 import { EXIT_CODES_HELP, ExitCode, exitCodeFor, type ExitCodeValue } from './exit-code.js';
 import { describeResource, describeTemplate, serverLine } from './format-listing.js';
@@ -22,7 +22,7 @@ A server that does not declare the resources capability has none. With --json:
 {"resources": [...], "resourceTemplates": [...]}. Read one with "${CLI} read URI".
 
 Options (before "--"):
-${CLIENT_OPTIONS_HELP}
+${LISTING_OPTIONS_HELP}
 
 Examples:
   ${CLI} resources -- ${CLI} serve
@@ -38,7 +38,7 @@ export async function resourcesCommand(argv: readonly string[]): Promise<ExitCod
     printOut(RESOURCES_HELP);
     return ExitCode.Success;
   }
-  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
+  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0, listing: true });
   return withClient(line.target, line.client, async (client, signal) => {
     const declared = client.serverCapabilities?.resources !== undefined;
     const resources = declared ? await client.listResources({ signal }) : [];

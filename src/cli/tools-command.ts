@@ -2,7 +2,7 @@
  * `toolwire tools [options] (URL | -- <command...>)`: lists a server's tools.
  * @module
  */
-import { CLIENT_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
+import { LISTING_OPTIONS_HELP, parseClientCommandLine } from './client-command-line.js';
 import { CLI, helpHint } from './command-name.js';
 import { describeTool } from './describe-tool.js';
 import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
@@ -20,7 +20,7 @@ transport), and lists all its tools (every page): name and title, description, a
 schemas. With --json, the raw "tools" array.
 
 Options (before "--"):
-${CLIENT_OPTIONS_HELP}
+${LISTING_OPTIONS_HELP}
 
 Examples:
   ${CLI} tools -- ${CLI} serve
@@ -38,7 +38,7 @@ export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeVal
     printOut(TOOLS_HELP);
     return ExitCode.Success;
   }
-  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0 });
+  const line = parseClientCommandLine(argv, {}, HINT, { maxPositionals: 0, listing: true });
   return withClient(line.target, line.client, async (client, signal) => {
     const tools = await client.listTools({ signal });
     if (line.json) {
