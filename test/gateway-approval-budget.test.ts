@@ -1,12 +1,14 @@
-// Calls held for approval with large arguments, over HTTP: one caller's held calls may take 16 MiB of
-// arguments, and a call beyond is refused at once with an isError result that says why (never held); the
+// Calls held for approval, over HTTP: one caller may have 100 held, whatever their size, and its held calls
+// may take 16 MiB of arguments; a call beyond is refused at once with an isError result that says why (never
+// held), while another caller's call is still held. The
 // decision API lists such approvals without their arguments (flagged, with their size and digest) in
 // `GET /api/approvals`, the event stream's snapshot and its `approval.*` events, and `GET /api/approvals/ID`
 // has them whole — so the approvals can always be listed and decided.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
   LISTED_ARGUMENTS_BYTES,
+  MAX_PENDING_APPROVALS_PER_CALLER,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
   type GatewayHttpHandle,
 } from '../src/gateway/index.js';
@@ -40,6 +42,44 @@ interface Listed {
   argumentsBytes?: number;
   argumentsDigest: string;
 }
+
+/** A model client in a session of its own (handshake era: stateless-era callers are one anonymous caller). */
+async function connectedModel(): Promise<Client> {
+  const model = new Client({ name: 'model', version: '1.0.0' }, { protocolVersion: '2025-11-25' });
+  await model.connect(new StreamableHttpClientTransport({ url: served.url! }));
+  onTestFinished(() => model.close());
+  return model;
+}
+
+describe('approvals of one caller', () => {
+  it(`refuses a caller's call beyond ${MAX_PENDING_APPROVALS_PER_CALLER} of its own held at once, and holds another caller's`, async () => {
+    const flooder = await connectedModel();
+    const events = new GatewayEvents(await api('/events'));
+    const calls = Array.from({ length: MAX_PENDING_APPROVALS_PER_CALLER }, (_, i) =>
+      flooder.callTool('files__write', { content: `${i}` }),
+    );
+    // Handled from when they are made: were the test to fail, closing the client rejects them.
+    for (const call of calls) call.catch(() => undefined);
+    const held: string[] = [];
+    for (let i = 0; i < MAX_PENDING_APPROVALS_PER_CALLER; i++)
+      held.push(((await events.next('approval.pending')).approval as Listed).id);
+    const refused = await flooder.callTool('files__write', { content: 'one more' });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toMatch(
+      /this caller has 100 calls waiting for approval already; try again later/,
+    );
+    // Another caller (a session of its own) is still asked about, not refused.
+    const other = await connectedModel();
+    const theirs = other.callTool('files__write', { content: 'mine' });
+    const pending = await events.next('approval.pending');
+    expect((pending.approval as { arguments?: unknown }).arguments).toEqual({ content: 'mine' });
+    await api(`/approvals/${(pending.approval as Listed).id}/approve`, {});
+    expect((await theirs).isError).toBeFalsy();
+    for (const id of held) await api(`/approvals/${id}/deny`, {});
+    const results = await Promise.all(calls);
+    expect(results.every((result) => result.isError === true)).toBe(true);
+  });
+});
 
 describe('approvals of calls with large arguments', () => {
   it("refuses a caller's call beyond its budget at once, and lists the held ones without their arguments", async () => {

@@ -4,6 +4,7 @@ import { MemoryGrantStore } from '../stores/grant-store.js';
 import {
   Approvals,
   MAX_PENDING_APPROVALS,
+  MAX_PENDING_APPROVALS_PER_CALLER,
   MAX_PENDING_ARGUMENTS_BYTES,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
   type ApprovalRequest,
@@ -132,12 +133,43 @@ describe('Approvals', () => {
   it(`denies at once beyond ${MAX_PENDING_APPROVALS} pending approvals`, async () => {
     const approvals = new Approvals({ timeoutMs: 1000 });
     const signal = new AbortController().signal;
-    for (let i = 0; i < MAX_PENDING_APPROVALS; i++) approvals.ask(REQUEST, signal);
-    const { outcome } = approvals.ask(REQUEST, signal);
-    await expect(outcome).resolves.toMatchObject({ decision: 'denied', decidedBy: 'gateway' });
+    // Callers that each stay within their count, until the instance's is taken.
+    for (let i = 0; i < MAX_PENDING_APPROVALS; i++)
+      approvals.ask({ ...REQUEST, caller: { sessionId: `s${i % 10}` } }, signal);
+    const { outcome } = approvals.ask({ ...REQUEST, caller: { sessionId: 'other' } }, signal);
+    await expect(outcome).resolves.toMatchObject({
+      decision: 'denied',
+      decidedBy: 'gateway',
+      reason: `${MAX_PENDING_APPROVALS} approvals are pending already; try again later`,
+    });
     await vi.waitFor(async () => expect(await approvals.pending()).toHaveLength(MAX_PENDING_APPROVALS));
     await approvals.close();
     expect(await approvals.pending()).toHaveLength(0);
+  });
+
+  it(`denies one caller's call beyond ${MAX_PENDING_APPROVALS_PER_CALLER} of its own pending, not another's`, async () => {
+    const approvals = new Approvals({ timeoutMs: 1000 });
+    const first = new AbortController();
+    approvals.ask(REQUEST, first.signal);
+    for (let i = 1; i < MAX_PENDING_APPROVALS_PER_CALLER; i++)
+      approvals.ask(REQUEST, new AbortController().signal);
+    const over = approvals.ask(REQUEST, new AbortController().signal);
+    await expect(over.outcome).resolves.toMatchObject({
+      decision: 'denied',
+      decidedBy: 'gateway',
+      reason: `this caller has ${MAX_PENDING_APPROVALS_PER_CALLER} calls waiting for approval already; try again later`,
+    });
+    const other = approvals.ask({ ...REQUEST, caller: { principal: 'alice' } }, new AbortController().signal);
+    // A call withdrawn gives its place back: its caller may ask again.
+    first.abort();
+    const again = approvals.ask(REQUEST, new AbortController().signal);
+    await vi.waitFor(async () => {
+      const pending = await approvals.pending();
+      expect(pending).toContainEqual(other.approval);
+      expect(pending).toContainEqual(again.approval);
+      expect(pending).toHaveLength(MAX_PENDING_APPROVALS_PER_CALLER + 1);
+    });
+    await approvals.close();
   });
 
   it('denies at once beyond its budgets of pending arguments, in all and per caller, and frees them', async () => {

@@ -37,6 +37,7 @@ import { StoreRetries, storeRetryGrace } from './store-retries.js';
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 export {
   MAX_PENDING_APPROVALS,
+  MAX_PENDING_APPROVALS_PER_CALLER,
   MAX_PENDING_ARGUMENTS_BYTES,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
 } from './pending-budget.js';

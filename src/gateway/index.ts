@@ -28,6 +28,7 @@ export { LLM_TOOL_NAME_PATTERN, ToolNamer, type NamedTool, type ToolNameRule } f
 export {
   Approvals,
   MAX_PENDING_APPROVALS,
+  MAX_PENDING_APPROVALS_PER_CALLER,
   MAX_PENDING_ARGUMENTS_BYTES,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
   type ApprovalDecision,

@@ -1,14 +1,17 @@
 /**
- * What the approvals held by one gateway instance may take: at most `MAX_PENDING_APPROVALS` of them, whose
- * arguments (the bytes of their JSON) come to at most `MAX_PENDING_ARGUMENTS_BYTES` in all and
- * `MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER` for one caller (its principal, else its session), so that no
- * caller can make the gateway hold gigabytes, nor take the whole budget from the others. A call beyond
- * any of them is denied at once, never held.
+ * What the approvals held by one gateway instance may take: at most `MAX_PENDING_APPROVALS` of them,
+ * `MAX_PENDING_APPROVALS_PER_CALLER` of one caller (its principal, else its session), whose arguments (the
+ * bytes of their JSON) come to at most `MAX_PENDING_ARGUMENTS_BYTES` in all and
+ * `MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER` for one caller, so that no caller can make the gateway hold
+ * gigabytes, nor take the whole budget (the count or the bytes) from the others. A call beyond any of them
+ * is denied at once, never held.
  * @module
  */
 
 /** At most this many approvals wait in one instance at once; more are denied at once. */
 export const MAX_PENDING_APPROVALS = 1_000;
+/** At most this many of them are one caller's; more of its calls are denied at once. */
+export const MAX_PENDING_APPROVALS_PER_CALLER = 100;
 /** The arguments (their JSON's bytes) of the approvals waiting in one instance, at most; more are denied. */
 export const MAX_PENDING_ARGUMENTS_BYTES = 64 * 1024 * 1024;
 /** The same for one caller's approvals. */
@@ -17,8 +20,8 @@ export const MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER = 16 * 1024 * 1024;
 export class PendingBudget {
   #count = 0;
   #bytes = 0;
-  /** Bytes held per caller (its `callerKey`). */
-  readonly #bytesOf = new Map<string, number>();
+  /** Approvals and bytes held per caller (its `callerKey`). */
+  readonly #heldBy = new Map<string, { count: number; bytes: number }>();
 
   /**
    * Takes a place for an approval whose arguments take `bytes`, for `caller`: its release (to call once it
@@ -30,22 +33,26 @@ export class PendingBudget {
     if (this.#bytes + bytes > MAX_PENDING_ARGUMENTS_BYTES) {
       return `the calls waiting for approval would hold more than ${mebibytes(MAX_PENDING_ARGUMENTS_BYTES)} of arguments with this one (${bytes} bytes); try again later`;
     }
-    const held = this.#bytesOf.get(caller) ?? 0;
-    if (held + bytes > MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER) {
+    const held = this.#heldBy.get(caller) ?? { count: 0, bytes: 0 };
+    if (held.count >= MAX_PENDING_APPROVALS_PER_CALLER)
+      return `this caller has ${MAX_PENDING_APPROVALS_PER_CALLER} calls waiting for approval already; try again later`;
+    if (held.bytes + bytes > MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER) {
       return `this caller's calls waiting for approval would hold more than ${mebibytes(MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER)} of arguments with this one (${bytes} bytes); try again later`;
     }
     this.#count++;
     this.#bytes += bytes;
-    this.#bytesOf.set(caller, held + bytes);
+    held.count++;
+    held.bytes += bytes;
+    this.#heldBy.set(caller, held);
     let released = false;
     return () => {
       if (released) return;
       released = true;
       this.#count--;
       this.#bytes -= bytes;
-      const left = (this.#bytesOf.get(caller) ?? 0) - bytes;
-      if (left > 0) this.#bytesOf.set(caller, left);
-      else this.#bytesOf.delete(caller);
+      held.count--;
+      held.bytes -= bytes;
+      if (held.count === 0) this.#heldBy.delete(caller);
     };
   }
 }
