@@ -9,7 +9,7 @@ import { CLI, helpHint } from './command-name.js';
 import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } from './exit-code.js';
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { describeFetchFailure } from './report-failure.js';
-import { printJson, printOut } from './terminal-text.js';
+import { oneLine, printJson, printOut } from './terminal-text.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
 const APPROVALS_OPTIONS = {
@@ -173,10 +173,11 @@ function describe(approval: PendingView, now: number): string {
     approval.caller.principal ??
     (approval.caller.sessionId ? `session ${approval.caller.sessionId}` : 'anonymous');
   const args = shownArguments(approval);
+  // What the gateway relays (an upstream's tool name, a principal, a reason) is one line each.
   return [
-    `${approval.id}  ${approval.upstream}.${approval.tool}  (${caller}; expires in ${seconds} s)`,
+    oneLine(`${approval.id}  ${approval.upstream}.${approval.tool}  (${caller}; expires in ${seconds} s)`),
     `    arguments: ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`,
-    `    why: ${approval.reason}`,
+    `    why: ${oneLine(approval.reason)}`,
   ].join('\n');
 }
 
@@ -286,7 +287,7 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
       outcome: { decision: string; always?: boolean };
     };
     printOut(
-      `${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${shownArguments(approval)}\n`,
+      `${oneLine(`${outcome.decision}${outcome.always ? ' always' : ''}: ${approval.upstream}.${approval.tool} ${shownArguments(approval)}`)}\n`,
     );
   }
   return ExitCode.Success;

@@ -7,7 +7,7 @@
 import type { ApprovalRequest, Approver } from '../client/index.js';
 import { displayName } from '../protocol/index.js';
 import { openQuestions } from './terminal-questions.js';
-import { terminalText } from './terminal-text.js';
+import { oneLine, terminalText } from './terminal-text.js';
 
 /** Why nothing was asked when there is no terminal. */
 export const NO_TERMINAL = 'no one could be asked: there is no terminal (stdin is not a TTY)';
@@ -59,10 +59,11 @@ export function terminalApprover(
 export function describeRequest(request: ApprovalRequest): string {
   const { tool } = request;
   const title = displayName(tool);
+  // The server's names are one line each: a line break in a title cannot write an annotations line.
   const lines = [
-    `toolwire: approval needed to call tool ${tool.name}${title === tool.name ? '' : ` (${title})`}`,
-    `  server:      ${request.server ? `${request.server.name} ${request.server.version}` : 'unknown'}`,
-    `  why:         ${request.reason}`,
+    oneLine(`toolwire: approval needed to call tool ${tool.name}${title === tool.name ? '' : ` (${title})`}`),
+    `  server:      ${request.server ? oneLine(`${request.server.name} ${request.server.version}`) : 'unknown'}`,
+    `  why:         ${oneLine(request.reason)}`,
     `  annotations: ${tool.annotations ? JSON.stringify(tool.annotations) : 'none'}`,
   ];
   if (tool.description) lines.push(`  description: ${tool.description.split('\n')[0] ?? ''}`);

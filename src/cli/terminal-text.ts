@@ -20,6 +20,7 @@ const STEERING =
 
 function escaped(char: string): string {
   if (char === '\r\n') return '\n';
+  if (char === '\n') return '\\n';
   const code = char.charCodeAt(0);
   return code < 0x100
     ? `\\x${code.toString(16).padStart(2, '0')}`
@@ -29,6 +30,19 @@ function escaped(char: string): string {
 /** `text` with every character that would steer a terminal written out as its escape. */
 export function terminalText(text: string): string {
   return text.replace(STEERING, escaped);
+}
+
+/** Line breaks: newline and carriage return, and the Unicode line and paragraph separators. */
+const LINE_BREAKS = /[\n\r\u2028\u2029]/g;
+
+/**
+ * `text` (a server's name, a tool's name or title, a caller, a reason) for a field that is one line of a
+ * listing or a question: its line breaks written out as escapes (`\n`), so that it cannot end the line and
+ * write what reads as the next field (`why: read-only`), piped or not (on a terminal, `printOut` and
+ * `printErr` escape the rest of what steers it).
+ */
+export function oneLine(text: string): string {
+  return text.replace(LINE_BREAKS, escaped);
 }
 
 /** Writes to stdout: as it is when piped, through `terminalText` when stdout is a terminal. */
