@@ -30,6 +30,7 @@ const FAMILIES = [
   'collisions',
   'tokens',
   'gateway',
+  'approvals',
 ];
 
 const { values: flags } = parseArgs({
