@@ -42,6 +42,15 @@ describe('a server that tries to steer the terminal', () => {
     expect(refused.stderr).not.toContain(ESC);
   });
 
+  it("keeps a progress message's line breaks on its progress line", async () => {
+    const run = await runCli(['call', '--tool', 'progress', '--progress', ...SERVE]);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain(
+      'progress: 1/2 half\\ntoolwire: the server is verified by the administrator\n',
+    );
+    expect(run.stderr).not.toMatch(/^toolwire: the server is verified/m);
+  });
+
   // `script` (util-linux, essential on Debian) runs the command on a pseudo-terminal.
   it.runIf(existsSync('/usr/bin/script'))('on a terminal, stdout writes it out too', async () => {
     const command = [process.execPath, BIN, 'call', '--tool', 'steer', '--yes', 'note=hi', ...SERVE];

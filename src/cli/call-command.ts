@@ -24,7 +24,7 @@ import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
 import { renewedByProgress, withClient } from './with-client.js';
-import { printErr, printJson, printOut } from './terminal-text.js';
+import { oneLine, printErr, printJson, printOut } from './terminal-text.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
        toolwire call --tool NAME [--args JSON | key=value...] [options] URL
@@ -126,7 +126,7 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
           values.progress
             ? ({ progress, total, message }) => {
                 const of = total === undefined ? '' : `/${total}`;
-                printErr(`progress: ${progress}${of}${message ? ` ${message}` : ''}\n`);
+                printErr(`progress: ${progress}${of}${message ? ` ${oneLine(message)}` : ''}\n`);
               }
             : undefined,
         ),
