@@ -27,6 +27,7 @@ import type { ElicitationRoutes } from './elicitation-routes.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { relayedRequest, type AskingContext } from './relayed-request.js';
+import { withSafeIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
 
@@ -51,10 +52,10 @@ function clientOf(upstream: Upstream) {
   return client;
 }
 
-/** The listed fields of a resource or template, for registration (`uri` / `uriTemplate` left out). */
+/** The listed fields of a resource or template, for registration (`uri` / `uriTemplate` left out; safe icons only). */
 function described<T extends Resource | ResourceTemplate>(item: T) {
   const { uri: _uri, uriTemplate: _template, ...rest } = item as T & { uri?: string; uriTemplate?: string };
-  return rest;
+  return withSafeIcons(rest);
 }
 
 export class ExposedCatalog {
@@ -206,7 +207,7 @@ export class ExposedCatalog {
       return { ...argument, complete };
     });
     const { name: _name, arguments: _arguments, ...rest } = prompt;
-    return this.#server.prompt(name, { ...rest, arguments: args }, (values, ctx) => {
+    return this.#server.prompt(name, withSafeIcons({ ...rest, arguments: args }), (values, ctx) => {
       const client = clientOf(upstream);
       return relayedRequest(
         upstream.name,

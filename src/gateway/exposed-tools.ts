@@ -1,6 +1,7 @@
 /**
  * The upstreams' tools as tools of the gateway's server, under their namespaced names: title,
- * description, schemas, annotations, icons and `_meta` as the upstream lists them. Kept in step with each
+ * description, schemas, annotations, icons (of safe schemes: safe-icons.ts) and `_meta` as the upstream
+ * lists them. Kept in step with each
  * upstream (and its 2025-11-25 `execution.taskSupport`, see `definitionOf`): a new tool is registered, a
  * changed one updated, a vanished one removed; a down upstream's
  * tools are disabled (out of `tools/list`, which the server announces with `list_changed`) and enabled
@@ -10,6 +11,7 @@
  */
 import { errorMessage, type JsonObject, type Tool } from '../index.js';
 import type { Server, ToolContext, ToolDefinition, ToolHandle, ToolHandler } from '../server/index.js';
+import { withSafeIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
 import { unavailable, type Upstream } from './upstream.js';
 
@@ -42,7 +44,8 @@ function definitionOf(tool: Tool): ToolDefinition<JsonObject, JsonObject> {
   if (tool.description !== undefined) definition.description = tool.description;
   if (tool.outputSchema !== undefined) definition.outputSchema = tool.outputSchema as JsonObject;
   if (tool.annotations !== undefined) definition.annotations = tool.annotations;
-  if (tool.icons !== undefined) definition.icons = tool.icons;
+  const { icons } = withSafeIcons(tool);
+  if (icons !== undefined) definition.icons = icons;
   if (tool._meta !== undefined) definition._meta = tool._meta;
   // An upstream task tool (2025-11-25) is one downstream too — 'optional' even where the upstream requires
   // a task: the gateway runs a plain call as a task upstream.
