@@ -124,4 +124,40 @@ export default [
       }
     },
   },
+  {
+    name: 'unsafe-icons',
+    title:
+      'an upstream tool listed with javascript: and file:// icons: the gateway passes on its data: icon only',
+    target: false,
+    async run(ctx) {
+      const peer = new StdioPeer(process.execPath, [
+        BIN,
+        'gateway',
+        '--stdio',
+        '--default',
+        'allow',
+        '--api-port',
+        '0',
+        '--upstream',
+        'h',
+        '--',
+        process.execPath,
+        HOSTILE,
+        '--forging',
+      ]);
+      try {
+        await peer.initialize('2025-11-25');
+        ctx.tries++;
+        const listed = await peer.request('tools/list', {});
+        const tool = listed?.result?.tools?.find((t) => t.name === 'h__icons');
+        const srcs = tool?.icons?.map((icon) => icon.src) ?? [];
+        ctx.check(
+          tool !== undefined && srcs.length === 1 && srcs[0]?.startsWith('data:'),
+          () => `the gateway listed h__icons with ${JSON.stringify(srcs)}`,
+        );
+      } finally {
+        await peer.close();
+      }
+    },
+  },
 ];
