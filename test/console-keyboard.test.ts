@@ -103,4 +103,46 @@ describe('the console by keyboard only', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it('a card decided by keyboard hands the focus to the next card, the last to the heading; Cancel to its call', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const focusedApproval = () =>
+      page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.approval ?? null);
+    const cards = page.getByRole('list', { name: 'pending approvals' }).getByRole('listitem');
+    const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'one.md' } });
+    await cards.filter({ hasText: 'one.md' }).waitFor();
+    const second = model.callTool({ name: 'up__delete_file', arguments: { path: 'two.md' } });
+    const two = cards.filter({ hasText: 'two.md' });
+    await two.waitFor();
+    const twoId = await two.getAttribute('data-approval');
+
+    await focusByKeyboard(page, cards.first().getByRole('button', { name: 'Approve', exact: true }));
+    await page.keyboard.press('Enter');
+    expect(textOf(await first)).toBe('deleted one.md');
+    // The focus is on the card that took the decided one's place, not back at the top of the page.
+    await expect.poll(focusedApproval).toBe(twoId);
+    await expectVisibleFocus(page);
+    await page.keyboard.press('Tab');
+    expect(await isFocused(two.getByRole('button', { name: 'Show raw JSON' }))).toBe(true);
+
+    await focusByKeyboard(page, two.getByRole('button', { name: 'Deny', exact: true }));
+    await page.keyboard.press('Enter');
+    expect(await second).toMatchObject({ isError: true });
+    await expect.poll(() => isFocused(page.getByRole('heading', { name: 'Approvals', level: 2 }))).toBe(true);
+
+    await focusByKeyboard(page, page.getByRole('link', { name: 'Activity' }));
+    await page.keyboard.press('Enter');
+    const slow = model.callTool({ name: 'up__slow', arguments: {} }).catch((error: Error) => error);
+    const row = page.locator('li.call.state-running').filter({ hasText: 'up__slow' });
+    await row.waitFor();
+    const id = await row.getAttribute('data-call');
+    await focusByKeyboard(page, page.getByRole('button', { name: `Cancel call #${id}` }));
+    await page.keyboard.press('Enter');
+    await page.locator(`li.call[data-call="${id}"]:not(.state-running)`).waitFor();
+    await expect.poll(() => isFocused(page.getByRole('button', { name: `#${id} up__slow` }))).toBe(true);
+    await slow;
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

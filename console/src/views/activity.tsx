@@ -10,6 +10,7 @@ import { memo } from 'preact/compat';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type CallRecord, type CallSummary } from '../api.js';
 import { callerName } from '../components/badges.js';
+import { useFocusHandoff } from '../components/focus-handoff.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { ResultView } from '../components/result-view.js';
 import { UpstreamText } from '../components/upstream-text.js';
@@ -160,6 +161,24 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
+/** A running call's Cancel: once the call ends (and the button goes), its row's own button has the focus. */
+function CancelCall({ id }: { id: number }) {
+  const button = useFocusHandoff<HTMLButtonElement>(() =>
+    document.querySelector<HTMLElement>(`li[data-call="${id}"] .call-row button`),
+  );
+  return (
+    <button
+      ref={button}
+      type="button"
+      class="danger"
+      aria-label={`Cancel call #${id}`}
+      onClick={() => void api.cancel(id).catch(() => undefined)}
+    >
+      Cancel
+    </button>
+  );
+}
+
 /** A collapsed call's height with the list's gap, before it is measured (px). */
 const CALL_ROW_PX = 52;
 const callKey = (c: CallSummary) => c.call.id;
@@ -199,11 +218,7 @@ const CallRow = memo(function CallRow({
         ) : (
           c.durationMs !== undefined && <span class="elapsed">{seconds(c.durationMs)}</span>
         )}
-        {c.state === 'running' && canDecide && (
-          <button type="button" class="danger" onClick={() => void api.cancel(id).catch(() => undefined)}>
-            Cancel
-          </button>
-        )}
+        {c.state === 'running' && canDecide && <CancelCall id={id} />}
       </div>
       {open && (
         <ViewBoundary>

@@ -16,6 +16,7 @@ import { useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
 import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
+import { useFocusHandoff } from '../components/focus-handoff.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { RowStates, useRowState } from '../components/row-states.js';
 import { UpstreamText } from '../components/upstream-text.js';
@@ -122,8 +123,12 @@ const ApprovalCard = memo(function ApprovalCard({
   };
   const forMs = ALWAYS_FOR.find(([id]) => id === alwaysFor)?.[1];
   const headingId = `approval-${approval.id}`;
+  // Decided (here or elsewhere) with the focus in it: the next card takes it, else the heading.
+  const card = useFocusHandoff<HTMLLIElement>(() => document.getElementById('approvals-heading'), true);
   return (
     <li
+      ref={card}
+      tabIndex={-1}
       class="card approval"
       aria-labelledby={headingId}
       data-approval={approval.id}
@@ -278,7 +283,9 @@ export function Approvals() {
   const failed = unavailable && approvalsFailed !== undefined;
   return (
     <section aria-labelledby="approvals-heading">
-      <h2 id="approvals-heading">Approvals</h2>
+      <h2 id="approvals-heading" tabIndex={-1}>
+        Approvals
+      </h2>
       {/* One notice: the list below was fetched, or it could not be read (not both). */}
       {failed ? (
         <p class="notice error-text" role="alert">
