@@ -2,7 +2,8 @@
 // tool's description, a result) that carries HTML or script renders as text and runs nothing; the API
 // refuses requests without credentials (401), from another origin (403) and cookie-authenticated changes
 // without the console's same-origin header (CSRF, 403); a watcher cannot decide; the page is served with
-// a strict CSP; the one-time login token leaves the address bar and cannot be used twice.
+// a strict CSP; the one-time login token leaves the address bar and cannot be used twice (a second
+// browser opening it is told so on the sign-in form).
 import { describe, expect, it } from 'vitest';
 import { Server, structured, text } from '../src/server/index.js';
 import { API_TOKEN, openConsole, useConsoleGateway } from './_console.js';
@@ -137,5 +138,30 @@ describe('the API behind the console', () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     expect(page.url()).toBe(`${suite.fixture.origin}/console/#/approvals`);
     await page.context().close();
+  });
+
+  it('says on the sign-in form that a link opened a second time was used already, and what to do', async () => {
+    const link = suite.fixture.handle.consoleUrl()!;
+    const first = await suite.browser.newContext();
+    const page = await first.newPage();
+    await page.goto(link);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    // Another browser (a fresh context: no cookie) opens the same link.
+    const second = await suite.browser.newContext();
+    const other = await second.newPage();
+    await other.goto(link);
+    // The form and the reason come in one drawing.
+    await other.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await other.getByRole('alert').allInnerTexts()).toEqual([
+      'This sign-in link was used already or has expired: each link signs one browser in, once, within 24 hours. Sign in with the API token the gateway printed (TOOLWIRE_TOKEN).',
+    ]);
+    expect(other.url()).toBe(`${suite.fixture.origin}/console/#/approvals`);
+    // The same link opened again (a new page load) where it signed in: no complaint, the console.
+    await page.goto('about:blank');
+    await page.goto(link);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await first.close();
+    await second.close();
   });
 });

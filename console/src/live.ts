@@ -153,8 +153,9 @@ export class Live {
       this.set({ session: { by: session.by, canDecide: session.canDecide }, signedOut: undefined });
       this.#connect();
     } catch (error) {
+      // Not signed in: the form says why (the session ended, or what the page said before, as a used link).
       if (error instanceof ApiError && error.status === 401)
-        this.signedOut(this.state.session ? SESSION_ENDED : undefined);
+        this.signedOut(this.state.session ? SESSION_ENDED : this.state.signedOut);
       else this.#later(() => void this.start());
     }
   }

@@ -4,7 +4,7 @@
 // in to an upstream back to /console/callback?code=…&state=…: that address, too, leaves the address bar at
 // once, and goes to the gateway, which completes the sign-in its state names.
 import { render } from 'preact';
-import { api } from './api.js';
+import { api, ApiError } from './api.js';
 import { App } from './app.js';
 import { live } from './live.js';
 import './styles.css';
@@ -25,6 +25,13 @@ async function finishSignIn(callback: string): Promise<void> {
   }
 }
 
+/** Why the link the gateway printed did not sign this browser in. */
+function linkProblem(error: unknown): string {
+  if (error instanceof ApiError && error.status === 401)
+    return 'This sign-in link was used already or has expired: each link signs one browser in, once, within 24 hours. Sign in with the API token the gateway printed (TOOLWIRE_TOKEN).';
+  return `The sign-in link did not work: ${(error as Error).message}`;
+}
+
 async function boot(callback: string | undefined): Promise<void> {
   if (callback !== undefined) {
     await live.start();
@@ -36,8 +43,9 @@ async function boot(callback: string | undefined): Promise<void> {
     history.replaceState(null, '', `${location.pathname}${location.search}#/approvals`);
     try {
       await api.signIn(decodeURIComponent(match[1]));
-    } catch {
-      // a used or expired link: the sign-in form says what to do
+    } catch (error) {
+      // Said on the sign-in form, unless this browser is signed in already.
+      live.set({ signedOut: linkProblem(error) });
     }
   }
   await live.start();
