@@ -221,6 +221,13 @@ describe('the Tools and Upstreams views', () => {
     expect(texts.some((row) => row.includes('up.fails') && row.includes('tool-error'))).toBe(true);
     expect(texts.some((row) => row.includes('up.long_task') && row.includes('cancelled'))).toBe(true);
     await page.getByText('page 1 of 1').waitFor();
+    // On a phone the table scrolls in its own box (reachable by Tab), and the page does not scroll sideways.
+    await page.setViewportSize({ width: 375, height: 760 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(375);
+    const box = page.getByRole('region', { name: 'audit records' });
+    expect(await box.count()).toBe(1);
+    expect(await box.evaluate((element) => element.scrollWidth > element.clientWidth)).toBe(true);
+    expect(await box.getAttribute('tabindex')).toBe('0');
     await page.context().close();
   });
 });

@@ -15,38 +15,42 @@ export function Audit() {
   return (
     <section aria-labelledby="audit-heading">
       <h2 id="audit-heading">Audit</h2>
-      <table class="audit">
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">time</th>
-            <th scope="col">kind</th>
-            <th scope="col">caller</th>
-            <th scope="col">tool</th>
-            <th scope="col">decision</th>
-            <th scope="col">by</th>
-            <th scope="col">outcome</th>
-            <th scope="col">reason</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((r) => (
-            <tr key={r.seq}>
-              <td>{r.seq}</td>
-              <td>{new Date(r.time).toLocaleTimeString()}</td>
-              <td>{r.kind}</td>
-              <td>{callerName(r.caller)}</td>
-              <td>
-                {r.upstream}.{r.tool}
-              </td>
-              <td>{r.decision}</td>
-              <td>{r.decidedBy}</td>
-              <td>{r.outcome ?? ''}</td>
-              <td>{r.reason ?? ''}</td>
+      {audit.length === 0 && <p class="empty">No record yet.</p>}
+      {/* Wider than a phone: the table scrolls in its own box (by keyboard too), not the whole page. */}
+      <div class="table-scroll" role="region" aria-label="audit records" tabIndex={0}>
+        <table class="audit">
+          <thead>
+            <tr>
+              <th scope="col">#</th>
+              <th scope="col">time</th>
+              <th scope="col">kind</th>
+              <th scope="col">caller</th>
+              <th scope="col">tool</th>
+              <th scope="col">decision</th>
+              <th scope="col">by</th>
+              <th scope="col">outcome</th>
+              <th scope="col">reason</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {shown.map((r) => (
+              <tr key={r.seq}>
+                <td>{r.seq}</td>
+                <td>{new Date(r.time).toLocaleTimeString()}</td>
+                <td>{r.kind}</td>
+                <td>{callerName(r.caller)}</td>
+                <td>
+                  {r.upstream}.{r.tool}
+                </td>
+                <td>{r.decision}</td>
+                <td>{r.decidedBy}</td>
+                <td>{r.outcome ?? ''}</td>
+                <td>{r.reason ?? ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <nav class="pager" aria-label="audit pages">
         <button type="button" disabled={current === 0} onClick={() => setPage(current - 1)}>
           Newer
