@@ -169,6 +169,26 @@ describe('the Activity view', () => {
     expect(records.every((r) => r.call.exposedName === 'up__media' && r.result !== undefined)).toBe(true);
     await page.context().close();
   });
+
+  it('lists a call cancelled while it waited for approval under its state, withdrawn', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__write_note', arguments: { text: 'never' } });
+    const rows = page.getByRole('list', { name: 'calls' }).getByRole('listitem');
+    const running = rows.filter({ hasText: 'up__write_note' }).filter({ hasText: 'running' });
+    const id = await running.getAttribute('data-call');
+    await running.getByRole('button', { name: `Cancel call #${id}` }).click();
+    expect((await call).isError).toBe(true);
+    const cancelled = page.locator(`li.call[data-call="${id}"]`);
+    await cancelled.getByText('withdrawn', { exact: true }).waitFor();
+    expect(await page.getByLabel('State').locator('option').allInnerTexts()).toContain('withdrawn');
+    await page.getByLabel('State').selectOption('withdrawn');
+    await expect
+      .poll(() => rows.evaluateAll((all) => all.map((li) => li.textContent)))
+      .toEqual([expect.stringContaining(`#${id} up__write_note`)]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
 
 describe('the Tools and Upstreams views', () => {

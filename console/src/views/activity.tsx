@@ -183,7 +183,8 @@ function CancelCall({ id }: { id: number }) {
 const CALL_ROW_PX = 52;
 const callKey = (c: CallSummary) => c.call.id;
 
-const STATES = ['all', 'running', 'ok', 'failed', 'denied', 'expired', 'cancelled'];
+/** Every state `stateOf` names, to filter by. */
+const STATES = ['all', 'running', 'ok', 'failed', 'denied', 'expired', 'withdrawn', 'cancelled'];
 
 const CallRow = memo(function CallRow({
   c,
