@@ -223,7 +223,7 @@ describe('the Tools and Upstreams views', () => {
     await card.waitFor();
     const shown = await card.innerText();
     expect(shown).toContain('works 2.0.0');
-    expect(shown).toMatch(/4 tools · 1 resources/);
+    expect(shown).toContain('4 tools · 1 resource · 0 templates · 0 prompts');
     expect(shown).toMatch(/\d{4}-\d{2}-\d{2} \((handshake|stateless) era\)/);
     await card.getByText('Instructions').click();
     await card.getByText('Tools for the tests.').waitFor();

@@ -48,6 +48,9 @@ function SignInButton({ upstream }: { upstream: UpstreamView }) {
   );
 }
 
+/** `1 tool`, `2 tools`. */
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
 export function Upstreams() {
   const { upstreams, session, signInNotice } = useLive();
   return (
@@ -95,8 +98,8 @@ export function Upstreams() {
               </dd>
               <dt>Lists</dt>
               <dd>
-                {u.counts.tools} tools · {u.counts.resources} resources · {u.counts.templates} templates ·{' '}
-                {u.counts.prompts} prompts
+                {counted(u.counts.tools, 'tool')} · {counted(u.counts.resources, 'resource')} ·{' '}
+                {counted(u.counts.templates, 'template')} · {counted(u.counts.prompts, 'prompt')}
               </dd>
               <dt>Exposed tools</dt>
               <dd>{u.tools.length}</dd>
