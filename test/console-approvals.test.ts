@@ -65,7 +65,7 @@ describe('the Approvals view', () => {
     const box = async (locator: ReturnType<typeof card.getByText>) => (await locator.boundingBox())!;
     const button = await box(card.getByRole('button', { name: 'Approve always' }));
     const period = await box(card.getByLabel('Approve always for'));
-    const meaning = await box(card.getByText('this tool, this caller: for 1 hour'));
+    const meaning = await box(card.getByText(/^this tool, session [0-9a-f]{8} only: for 1 hour$/));
     expect(period.x - (button.x + button.width)).toBeGreaterThanOrEqual(4);
     // On the period's line (the page is 1100 px wide), what it means starts a gap after it.
     expect(Math.abs(meaning.y + meaning.height / 2 - (period.y + period.height / 2))).toBeLessThan(4);
@@ -78,7 +78,9 @@ describe('the Approvals view', () => {
       'until the gateway restarts',
     ]);
     await card.getByLabel('Approve always for').selectOption('restart');
-    await card.getByText('this tool, this caller: until the gateway restarts (24 hours on Redis)').waitFor();
+    await card
+      .getByText(/^this tool, session [0-9a-f]{8} only: until the gateway restarts \(24 hours on Redis\)$/)
+      .waitFor();
     await card.getByRole('button', { name: 'Deny' }).click();
     expect((await call).isError).toBe(true);
     await page.context().close();

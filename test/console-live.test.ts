@@ -198,7 +198,7 @@ describe('the live connection', () => {
     const card = page.locator('li.approval');
     await card.waitFor();
     await card.getByLabel('Approve always for').selectOption({ label: 'for 8 hours' });
-    await card.getByText('this tool, this caller: for 8 hours').waitFor();
+    await card.getByText(/^this tool, session [0-9a-f]{8} only: for 8 hours$/).waitFor();
     const sent = page.waitForRequest((r) => r.url().endsWith('/approve'));
     await card.getByRole('button', { name: 'Approve always', exact: true }).click();
     expect((await sent).postDataJSON()).toMatchObject({ always: true, alwaysForMs: 8 * 3_600_000 });

@@ -48,6 +48,16 @@ const ALWAYS_FOR: [string, number | undefined, string][] = [
   ['restart', undefined, 'until the gateway restarts'],
 ];
 
+/**
+ * Whom "Approve always" covers: the gateway remembers it for the caller's principal, else its HTTP session (a
+ * host that connects again has a new one, and is asked again), else for every anonymous caller alike.
+ */
+function alwaysWhom(caller: ListedApproval['caller']): string {
+  if (caller.principal !== undefined) return `caller ${caller.principal}`;
+  if (caller.sessionId !== undefined) return `${callerName(caller)} only`;
+  return 'any anonymous caller';
+}
+
 /** What a person did to a card: kept by approval id while the approval is listed. */
 interface CardState {
   reason: string;
@@ -214,7 +224,7 @@ const ApprovalCard = memo(function ApprovalCard({
               </select>
             </label>
             <span class="muted" id={`${headingId}-always`}>
-              this tool, this caller:{' '}
+              this tool, {alwaysWhom(approval.caller)}:{' '}
               {forMs === undefined
                 ? 'until the gateway restarts (24 hours on Redis)'
                 : `for ${ALWAYS_FOR.find(([id]) => id === alwaysFor)![2]}`}
