@@ -216,6 +216,22 @@ describe('the Approvals view', () => {
     await bob.context.close();
   });
 
+  it('Try a tool on a tool the policy asks about says it waits, and Approve there shows its result in the form', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'try/up__delete_file' });
+    const form = page.getByRole('form', { name: 'call up__delete_file' });
+    await form.getByLabel(/^path/).fill('tried.md');
+    await form.getByRole('button', { name: 'Call' }).click();
+    const waiting = form.getByRole('status').filter({ hasText: 'Waiting for approval' });
+    await waiting.waitFor();
+    // The same approval is in the Approvals tab's count (it is the console person's call, like any other).
+    await expect.poll(() => page.title()).toBe('(1) toolwire console');
+    await waiting.getByRole('button', { name: 'Approve' }).click();
+    await form.getByRole('region', { name: 'result' }).getByText('deleted tried.md').waitFor();
+    expect(await waiting.count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('reconnects after the gateway restarts (same API token: the session holds) and shows what waits then', async () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     await suite.fixture.restart();

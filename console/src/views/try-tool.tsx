@@ -36,7 +36,7 @@ function ToolForm({
   outputSchema: unknown;
   canDecide: boolean;
 }) {
-  const { calls } = useLive();
+  const { calls, approvals } = useLive();
   const now = useNow(250);
   const fits = useMemo(() => formFits(schema, schema), [schema]);
   const [value, setValue] = useState<unknown>(() => initialValue(schema, schema, true));
@@ -53,6 +53,14 @@ function ToolForm({
   ];
   const shown = useMemo(() => byPath(issues ?? []), [issues]);
   const call = running && calls.find((c) => c.call.caller.sessionId === `console-${running.tryId}`);
+  // The policy asks about it: the approval waits here too (the Approvals view is another view, which this
+  // form and its result would not outlive).
+  const waiting = running && approvals.find((a) => a.caller.sessionId === `console-${running.tryId}`);
+  const [decideError, setDecideError] = useState<string | undefined>();
+  const decide = (run: () => Promise<unknown>) => {
+    setDecideError(undefined);
+    run().catch((error: Error) => setDecideError(error.message));
+  };
 
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -198,6 +206,26 @@ function ToolForm({
           </>
         )}
       </div>
+      {waiting && (
+        <p class="notice waiting" role="status">
+          Waiting for approval (the policy asks); decide here or in Approvals:{' '}
+          <button
+            type="button"
+            class="primary"
+            onClick={() => decide(() => api.approve(waiting.id, waiting.argumentsDigest, false))}
+          >
+            Approve
+          </button>{' '}
+          <button type="button" class="danger" onClick={() => decide(() => api.deny(waiting.id, ''))}>
+            Deny
+          </button>
+        </p>
+      )}
+      {decideError && (
+        <p class="error-text" role="alert">
+          {decideError}
+        </p>
+      )}
       {outcome?.error && (
         <p class="error-text" role="alert">
           {outcome.error}
