@@ -140,6 +140,7 @@ export class ClientTools {
   ): Promise<CallToolResult> {
     const tasks = this.#host.tasks;
     const params: JsonObject = { name, arguments: args };
+    if (options.meta !== undefined) params._meta = ownMeta(options.meta);
     const wanted =
       (options.task !== undefined && options.task !== false) || options[TASK_HANDLE] !== undefined;
     // A plain call unless a task is asked for or the server speaks tasks in the core form (the tool's
@@ -260,4 +261,10 @@ function isWaitEnded(error: unknown): boolean {
     error instanceof ToolwireError &&
     (error.code === LocalErrorCode.RequestCancelled || error.code === LocalErrorCode.RequestTimeout)
   );
+}
+
+/** A call's own `_meta` (`CallToolOptions.meta`), without a `progressToken`: the client's is `onProgress`'s. */
+function ownMeta(meta: JsonObject): JsonObject {
+  const { progressToken: _ignored, ...own } = meta;
+  return own;
 }
