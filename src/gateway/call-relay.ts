@@ -44,6 +44,7 @@ import type { Policy } from './policy.js';
 import { unavailable, type Upstream } from './upstream.js';
 import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import { forwardedMeta } from './forwarded-meta.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 
@@ -310,6 +311,8 @@ export class CallRelay {
       // The gateway's server checks structuredContent against the same outputSchema on the way out.
       validateOutput: false,
     };
+    const meta = forwardedMeta(ctx.meta);
+    if (meta) options.meta = meta;
     // Progress is asked of the upstream only when someone wants it (the caller, or an event listener).
     if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
       options.onProgress = (progress: ProgressParams) => this.#progress(call, verdict.waited, progress);
@@ -356,6 +359,8 @@ export class CallRelay {
         validateOutput: false,
         handlers: sent.handlers,
       };
+      const meta = forwardedMeta(ctx.meta);
+      if (meta) options.meta = meta;
       if (hasToken(ctx) || this.#deps.events.wants('call.progress')) {
         // To the attempt under way, if any (the caller's progress token is its first attempt's).
         options.onProgress = (progress: ProgressParams) => {
