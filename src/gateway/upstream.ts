@@ -10,6 +10,7 @@
  */
 import {
   Client,
+  ErrorCode,
   ProtocolError,
   ToolwireError,
   errorMessage,
@@ -60,14 +61,19 @@ export interface UpstreamHooks {
 }
 
 /**
- * Answers an upstream's questions that belong to no caller's call (see `ExchangeOptions.handlers`): an
- * elicitation is declined, sampling refused, and the roots are none. Declaring them lets every upstream
- * ask; the caller's own client answers during its calls.
+ * Answers an upstream's questions that no caller's client takes — asked outside any call, during the call
+ * of a caller that did not declare what they need, or while several calls are in flight where nothing on
+ * the wire says whose call asks (see `ExchangeOptions.handlers`): an elicitation is declined, sampling
+ * refused with -32602 saying why (what a model reads in the tool's error), and the roots are none.
+ * Declaring them lets every upstream ask; the caller's own client answers during its calls.
  */
 const NO_CALLER: ClientHandlers = {
   elicitation: () => ({ action: 'decline' }),
   sampling: () => {
-    throw new ProtocolError(-32603, 'The gateway relays sampling only during a call of the caller');
+    throw new ProtocolError(
+      ErrorCode.InvalidParams,
+      'The gateway could not relay sampling/createMessage: the client of the call did not declare sampling, or several calls in flight on this server leave unclear whose call asks',
+    );
   },
   roots: [],
 };
