@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import type { JsonObject } from '../src/index.js';
-import { Server, text, type PromptContext, type ResourceContext } from '../src/server/index.js';
+import { Server, text, type RequestHandlerContext } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 import { META, answer, stateless } from './_http-stateless.js';
@@ -28,7 +28,7 @@ async function start(): Promise<string> {
     return text(JSON.stringify({ carried: seen ?? null, action: answer.action }));
   });
   // A prompt getter and a resource reader carry as a tool handler does.
-  const stepped = async (ctx: PromptContext | ResourceContext) => {
+  const stepped = async (ctx: RequestHandlerContext) => {
     const seen = ctx.carried;
     ctx.carry({ step: typeof seen?.step === 'number' ? seen.step + 1 : 1 });
     const answer = await ctx.elicit({
