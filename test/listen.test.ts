@@ -160,6 +160,8 @@ describe('subscriptions/listen over stdio', () => {
       { toolsListChanged: 'yes' },
       { resourceSubscriptions: 'test://watched-resource' },
       { resourceSubscriptions: [1] },
+      // 65 URIs of 4,096 characters: more than the 262,144 a stream (as a session) may watch in all.
+      { resourceSubscriptions: Array.from({ length: 65 }, (_, i) => `test://${i}/`.padEnd(4096, 'x')) },
     ];
     for (const [i, notifications] of bad.entries()) {
       expect(await wire.call(i, 'subscriptions/listen', { notifications, _meta: META })).toMatchObject({

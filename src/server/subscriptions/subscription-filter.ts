@@ -33,9 +33,9 @@ export const MAX_SUBSCRIPTIONS = 1_000;
 /** The longest URI that may be subscribed to, in characters. */
 export const MAX_SUBSCRIBED_URI_LENGTH = 4_096;
 /**
- * The characters of a session's subscribed URIs, all told: past this, a subscription is refused. 1,000 URIs of
- * 256 characters on average, so that a session's record (in a shared store, read whole by each instance that
- * takes the session up) holds 256 Ki characters of them, not 1,000 × 4,096 (4 Mi).
+ * The characters of the URIs a session (or listen stream) subscribes to, all told: past this, a subscription
+ * is refused. 1,000 URIs of 256 characters on average, so that a session's record (in a shared store, read
+ * whole by each instance that takes the session up) holds 256 Ki characters of them, not 1,000 × 4,096 (4 Mi).
  */
 export const MAX_SUBSCRIBED_CHARACTERS = 256 * 1024;
 
@@ -60,7 +60,13 @@ export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter 
         `notifications.resourceSubscriptions must be an array of at most ${MAX_SUBSCRIPTIONS} uris of at most ${MAX_SUBSCRIBED_URI_LENGTH} characters`,
       );
     }
-    filter.resourceSubscriptions = [...new Set(uris as string[])];
+    const unique = [...new Set(uris as string[])];
+    if (unique.reduce((characters, uri) => characters + uri.length, 0) > MAX_SUBSCRIBED_CHARACTERS) {
+      throw invalid(
+        `notifications.resourceSubscriptions must hold at most ${MAX_SUBSCRIBED_CHARACTERS} characters of uris in all`,
+      );
+    }
+    filter.resourceSubscriptions = unique;
   }
   const taskIds = value.taskIds;
   if (taskIds !== undefined) {
