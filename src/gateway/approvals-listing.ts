@@ -3,7 +3,7 @@
  * `approval.*` events): whole, unless their arguments' JSON is longer than `LISTED_ARGUMENTS_BYTES`; then
  * without them, saying so (`argumentsOmitted`) and how long they are (`argumentsBytes`). The stores list
  * them so (`ApprovalStore.pending()`); an event's approval is listed here. Their digest is always there,
- * and `GET /api/approvals/ID` has them whole. So a listing of many approvals with large arguments stays
+ * and `GET /api/approvals/ID` has them whole while the approval is pending. So a listing of many approvals with large arguments stays
  * small enough to send, and the console and `toolwire approvals` can always list and decide. A listing says
  * how many approvals wait in all (`total`). It is a page (`?limit=N`, `APPROVALS_PAGE_SIZE` by default,
  * `MAX_APPROVALS_PAGE_SIZE` at most; the Redis store's budget, 4,000 by default, bounds it too): when more

@@ -352,7 +352,7 @@ export class Approvals {
 
   /**
    * The approvals waiting for a decision (in every instance sharing the store), oldest first, as listed:
-   * without arguments longer than `LISTED_ARGUMENTS_BYTES` (`get(id)` has them).
+   * without arguments longer than `LISTED_ARGUMENTS_BYTES` (`get(id)` has them while they are pending).
    */
   pending(): Promise<ListedApproval[]> {
     return this.#store.pending();

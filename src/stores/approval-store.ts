@@ -92,7 +92,7 @@ export interface ApprovalStore {
   /**
    * The approvals waiting for a decision (not settled, not expired), oldest first, as listed: arguments
    * whose JSON is longer than `LISTED_ARGUMENTS_BYTES` are left out (`argumentsOmitted`, `argumentsBytes`;
-   * `get(id)` has them), so that a listing costs little whatever the calls held.
+   * `get(id)` has them while they are pending), so that a listing costs little whatever the calls held.
    */
   pending(): Promise<ListedApproval[]>;
   /**

@@ -3,7 +3,7 @@
  * /api/approvals`, the event stream's `snapshot` and `approval.*` events): whole, unless its arguments'
  * JSON is longer than `LISTED_ARGUMENTS_BYTES`; then without them, saying so (`argumentsOmitted`) and how
  * long they are (`argumentsBytes`). Their digest is always there, and the store's `get(id)` (`GET
- * /api/approvals/ID`) has them whole. So a listing of many approvals with large arguments stays small,
+ * /api/approvals/ID`) has them whole while the approval is pending (a settled one is kept as listed). So a listing of many approvals with large arguments stays small,
  * wherever it is read from: a shared store does not send every pending approval's arguments — up to
  * 64 MiB per gateway instance — to every listing.
  * @module
@@ -18,7 +18,10 @@ export const LISTED_ARGUMENTS_BYTES = 16 * 1024;
 export type ListedApproval = Omit<PendingApproval, 'arguments'> & {
   /** The exact arguments, unless `argumentsOmitted`. */
   readonly arguments?: JsonObject;
-  /** The arguments were too long to list: the store's `get(id)` (`GET /api/approvals/ID`) has them. */
+  /**
+   * The arguments were too long to list: the store's `get(id)` (`GET /api/approvals/ID`) has them while the
+   * approval is pending (a settled one is kept as listed).
+   */
   readonly argumentsOmitted?: true;
   /** The length of their JSON, in bytes (when omitted). */
   readonly argumentsBytes?: number;
