@@ -56,6 +56,21 @@ describe('the Approvals view', () => {
     await page.context().close();
   });
 
+  it("says in the call's detail on Activity that it waits for approval, with a link to Approvals", async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'notes/waiting.md' } });
+    const row = page.getByRole('list', { name: 'calls' }).locator('li.call.state-running');
+    await row.getByRole('button', { name: /up__delete_file/ }).click();
+    await row.getByText(/^Waits for approval: see it in Approvals \(asked .+, expires .+\)\.$/).waitFor();
+    await row.getByRole('link', { name: 'see it in Approvals' }).click();
+    const card = page.getByRole('listitem').filter({ hasText: 'notes/waiting.md' });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect(textOf(await call)).toBe('deleted notes/waiting.md');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('lays out Approve always, its period (in plain words) and what it means apart: none touches the next', async () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     const model = await suite.fixture.model();

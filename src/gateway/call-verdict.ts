@@ -91,6 +91,7 @@ export async function decide(
       arguments: args,
       argumentsDigest: info.argumentsDigest,
       reason,
+      callId: info.id,
     },
     signalOf(cancellation),
     argumentsBytes,

@@ -35,6 +35,8 @@ export interface PendingApproval {
   readonly argumentsDigest: string;
   /** Why the policy asks. */
   readonly reason: string;
+  /** The call that asks: its id in the call log and the call events (`CallInfo.id`). */
+  readonly callId?: number;
 }
 
 export type ApprovalOutcome =

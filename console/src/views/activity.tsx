@@ -59,8 +59,10 @@ export function CallProgress({ call, now }: { call: CallSummary; now: number }) 
 }
 
 function CallDetail({ id }: { id: number }) {
-  const { tools, audit, calls } = useLive();
+  const { tools, audit, calls, approvals } = useLive();
   const summary = calls.find((c) => c.call.id === id);
+  // A call that waits for a person: its approval, while it is pending (listed on the Approvals view).
+  const asking = summary?.state === 'running' ? approvals.find((a) => a.callId === id) : undefined;
   const [record, setRecord] = useState<CallRecord | { error: string } | undefined>();
   const finished = summary?.state === 'finished';
   useEffect(() => {
@@ -94,6 +96,12 @@ function CallDetail({ id }: { id: number }) {
       ) : record.resultDropped ? (
         <p class="muted">
           The result was not kept ({record.resultDropped === 'too-large' ? 'too large' : 'memory limit'}).
+        </p>
+      ) : asking ? (
+        <p class="muted">
+          Waits for approval: <a href="#/approvals">see it in Approvals</a> (asked{' '}
+          {new Date(asking.createdAt).toLocaleTimeString()}, expires{' '}
+          {new Date(asking.expiresAt).toLocaleTimeString()}).
         </p>
       ) : (
         <p class="muted">No result yet.</p>
