@@ -32,8 +32,10 @@ export function useFocusHandoff<T extends HTMLElement>(
     // busy) drops its focus on <body> before its card leaves the page.
     let inside = element.contains(document.activeElement);
     const focusIn = () => (inside = true);
-    const focusOut = ({ relatedTarget }: FocusEvent) => {
-      if (relatedTarget instanceof Node && !element.contains(relatedTarget)) inside = false;
+    const focusOut = ({ target, relatedTarget }: FocusEvent) => {
+      if (relatedTarget instanceof Node && element.contains(relatedTarget)) return;
+      // Out of it, unless it fell from a control disabled while it works (blur(), another window: it left).
+      inside = relatedTarget === null && target instanceof HTMLButtonElement && target.disabled;
     };
     element.addEventListener('focusin', focusIn);
     element.addEventListener('focusout', focusOut);
