@@ -145,4 +145,22 @@ describe('the console by keyboard only', () => {
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it('tells a screen reader when an approval arrives, in a polite live region, whatever view is shown', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'tools' });
+    // There, empty, before anything arrives: a live region added with its text is not announced.
+    const region = page.locator('.visually-hidden[role="status"]');
+    expect(await region.count()).toBe(1);
+    expect(await region.textContent()).toBe('');
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'heard.md' } });
+    await expect
+      .poll(() => region.textContent())
+      .toMatch(/^Approval needed: up__delete_file \(up\), from session [0-9a-f]{8}$/);
+    for (const approval of await suite.fixture.gateway.approvals.pending())
+      await suite.fixture.gateway.approvals.decide(approval.id, { approve: false, decidedBy: 'test' });
+    expect((await call).isError).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });

@@ -3,6 +3,7 @@
 // title, and browser notifications for new approvals when the person asked for them.
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.js';
+import { callerName } from './components/badges.js';
 import { UpstreamText } from './components/upstream-text.js';
 import { ViewBoundary } from './components/view-boundary.js';
 import { live, useLive } from './live.js';
@@ -82,8 +83,27 @@ function useNotifications(): [boolean, () => void] {
   return [supported && on, supported ? toggle : () => undefined];
 }
 
+/**
+ * What a screen reader is told when an approval arrives, whatever view is shown and wherever the focus is (a
+ * polite live region): the count in the tab and the title are not announced.
+ */
+function useArrivals(): string {
+  const [text, setText] = useState('');
+  useEffect(
+    () =>
+      live.onPending((approval) =>
+        setText(
+          `Approval needed: ${approval.exposedName} (${approval.upstream}), from ${callerName(approval.caller)}`,
+        ),
+      ),
+    [],
+  );
+  return text;
+}
+
 export function App() {
   const state = useLive();
+  const arrival = useArrivals();
   const { view, arg } = useRoute();
   const [notify, toggleNotify] = useNotifications();
   // Those listed and those the page did not read (past what it keeps): all that wait.
@@ -144,6 +164,9 @@ export function App() {
           </ul>
         </details>
       )}
+      <p class="visually-hidden" role="status">
+        <UpstreamText text={arrival} />
+      </p>
       <main>
         <ViewBoundary key={`${view}/${arg ?? ''}`}>
           {view === 'approvals' && <Approvals />}
