@@ -205,6 +205,6 @@ describe('invalid listener settings', () => {
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('/http/allowedHosts/0');
     expect(invalid.stderr).toContain('/http/allowedOrigins/0');
-    expect(invalid.stderr).toContain('/http/trustForwardedProto: must be boolean');
+    expect(invalid.stderr).toMatch(/\/http\/trustForwardedProto \(line \d+, column 28\): must be boolean\n/);
   });
 });

@@ -152,19 +152,20 @@ describe('the gateway over stdio, SDK 2.x client', () => {
     expect(await client.callTool({ name: 'fx__add', arguments: { a: 1, b: 2 } })).toMatchObject({
       structuredContent: { sum: 3 },
     });
-    // Each problem once, at its path: not also on the first line, nor as ajv's 'must match "else" schema';
+    // Each problem once, at its path, line and column: not also on the first line, nor as ajv's 'must match
+    // "else" schema';
     // and no "See: npx toolwire gateway --help", which does not help on a reload.
     writeFileSync(
       configFile,
       '{ "upstreams": { "fx": { "command": 5 } }, "policy": { "default": "maybe" } }',
     );
     const [refused] = await printed(
-      /configuration not applied, the running one stays: [^]*?\/policy\/default: .*\n/,
+      /configuration not applied, the running one stays: [^]*?\/policy\/default[ :].*\n/,
     );
     expect(refused).toBe(
       `configuration not applied, the running one stays: invalid gateway configuration ${configFile}: 2 problems\n` +
-        '  /upstreams/fx/command: must be string\n' +
-        '  /policy/default: must be equal to one of the allowed values: "allow", "ask", "deny"\n',
+        '  /upstreams/fx/command (line 1, column 37): must be string\n' +
+        '  /policy/default (line 1, column 67): must be equal to one of the allowed values: "allow", "ask", "deny"\n',
     );
     expect(stderr).not.toMatch(/must match "(else|then)" schema|See: npx toolwire gateway --help/);
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('crashy__hello');
@@ -301,30 +302,68 @@ describe('toolwire gateway on the command line', () => {
     });
   });
 
-  it('refuses an invalid configuration with exit 2, naming each problem by its path', async () => {
+  it('refuses an invalid configuration with exit 2, naming each problem by its path, line and column', async () => {
     const bad = writeConfig({
       upstreams: { a: { command: 'x' }, b: { command: 'y', prefix: 'a' } },
       policy: { default: 'maybe' },
     });
     const run = await runCli(['gateway', '--config', bad]);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('/policy/default: must be equal to one of the allowed values');
+    expect(run.stderr).toContain(
+      '/policy/default (line 12, column 16): must be equal to one of the allowed values',
+    );
     const collision = await runCli([
       'gateway',
       '--config',
       writeConfig({ upstreams: { a: { command: 'x' }, b: { command: 'y', prefix: 'a' } } }),
     ]);
     expect(collision.code).toBe(2);
-    expect(collision.stderr).toContain('/upstreams/b/prefix: has the prefix "a" of upstream "a"');
+    expect(collision.stderr).toContain(
+      '/upstreams/b/prefix (line 8, column 17): has the prefix "a" of upstream "a"',
+    );
     // Each problem once, at its path: it was on the first line too, with ajv's 'must match "else" schema'.
     const typed = writeConfig({ upstreams: { a: { command: 5 } }, policy: { default: 'maybe' } });
     const twice = await runCli(['gateway', '--config', typed]);
     expect(twice.code).toBe(2);
     expect(twice.stderr).toBe(
       `toolwire: invalid gateway configuration ${typed}: 2 problems\n` +
-        '  /upstreams/a/command: must be string\n' +
-        '  /policy/default: must be equal to one of the allowed values: "allow", "ask", "deny"\n' +
+        '  /upstreams/a/command (line 4, column 18): must be string\n' +
+        '  /policy/default (line 8, column 16): must be equal to one of the allowed values: "allow", "ask", "deny"\n' +
         'See: npx toolwire gateway --help\n',
+    );
+    // A file written by hand: the line of the rule and of the value (issue 17: errors "that name the
+    // line/path"); a syntax error, where the text breaks.
+    const dir = mkdtempSync(path.join(tmpdir(), 'toolwire-gateway-'));
+    const handWritten = path.join(dir, 'by-hand.json');
+    writeFileSync(
+      handWritten,
+      [
+        '{',
+        '  "upstreams": {',
+        '    "files": { "command": "npx", "args": ["toolwire", "serve"] }',
+        '  },',
+        '  "policy": {',
+        '    "rules": [',
+        '      { "upstream": "files", "tool": "write_file", "action": "ask" },',
+        '      { "upstream": "files", "tool": "*", "action": "alow" }',
+        '    ]',
+        '  }',
+        '}',
+      ].join('\n'),
+    );
+    const byHand = await runCli(['gateway', '--stdio', '--config', handWritten]);
+    expect(byHand.code).toBe(2);
+    expect(byHand.stderr).toBe(
+      `toolwire: invalid gateway configuration ${handWritten}: 1 problem\n` +
+        '  /policy/rules/1/action (line 8, column 53): must be equal to one of the allowed values: "allow", "ask", "deny"\n' +
+        'See: npx toolwire gateway --help\n',
+    );
+    const broken = path.join(dir, 'broken.json');
+    writeFileSync(broken, '{\n  "upstreams": {\n    "a": { "command": "node", }\n  }\n}\n');
+    const syntax = await runCli(['gateway', '--stdio', '--config', broken]);
+    expect(syntax.code).toBe(2);
+    expect(syntax.stderr).toMatch(
+      /^ {2}line 3, column 31: not valid JSON \(Expected double-quoted property name in JSON at position 49.*\)$/m,
     );
     const flags = await runCli([
       'gateway',

@@ -138,20 +138,36 @@ export function readConfigFile(path: string, hint: string | undefined): GatewayC
   }
 }
 
+/** A configuration problem as `GatewayError` details have it: read from a file, with its line and column. */
+interface ConfigIssue {
+  path: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+/** Where a problem is: `/upstreams/a/command (line 3, column 27)`, `line 2, column 5` (no path), `(root)`. */
+function place({ path, line, column }: ConfigIssue): string {
+  if (line === undefined) return path || '(root)';
+  const position = `line ${line}, column ${column ?? 1}`;
+  return path ? `${path} (${position})` : position;
+}
+
 /**
  * An invalid configuration as a usage error (exit 2): the file, then each problem once, on a line of its
- * own at its path (the GatewayError's message lists them all on one line: not repeated).
+ * own at its path, with the line and column of the value in the file (the GatewayError's message lists
+ * them all on one line: not repeated).
  */
 export function asUsageError(error: unknown, hint: string | undefined): unknown {
   if (!(error instanceof GatewayError)) return error;
   const { issues = [], source } =
-    (error.details as { issues?: { path: string; message: string }[]; source?: string } | undefined) ?? {};
+    (error.details as { issues?: ConfigIssue[]; source?: string } | undefined) ?? {};
   if (issues.length === 0) return usageError(error.message, hint, { code: error.code });
   const problems = issues.length === 1 ? '1 problem' : `${issues.length} problems`;
   return usageError(`invalid gateway configuration${source ? ` ${source}` : ''}: ${problems}`, hint, {
     code: error.code,
     details: { issues },
-    detail: issues.map((issue) => `  ${issue.path || '(root)'}: ${issue.message}`).join('\n'),
+    detail: issues.map((issue) => `  ${place(issue)}: ${issue.message}`).join('\n'),
   });
 }
 

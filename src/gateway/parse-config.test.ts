@@ -133,7 +133,57 @@ describe('gateway configuration', () => {
 
   it('says on which line and column JSON text breaks', () => {
     expect(issuesOf(() => parseConfigText('{\n  "upstreams": {,\n}', 'gateway.json'))).toMatchObject({
-      issues: [{ path: '', message: expect.stringMatching(/^line 2, column 17: not valid JSON/) }],
+      issues: [{ path: '', line: 2, column: 17, message: expect.stringMatching(/^not valid JSON \(/) }],
+    });
+  });
+
+  it('gives each problem of JSON text the line and column of the value at its path', () => {
+    const text = [
+      '{',
+      '  "upstreams": {',
+      '    "a": { "command": 5 },',
+      '    "c": { "command": "y", "prefix": "a" }',
+      '  },',
+      '  "policy": { "rules": [{ "tool": "x", "action": "maybe" }] }',
+      '}',
+    ].join('\n');
+    let message = '';
+    const issues = issuesOf(() => {
+      try {
+        parseConfigText(text, 'gateway.json');
+      } catch (error) {
+        message = (error as Error).message;
+        throw error;
+      }
+    });
+    expect(issues).toEqual({
+      code: 'INVALID_CONFIG',
+      issues: [
+        { path: '/upstreams/a/command', line: 3, column: 23, message: 'must be string' },
+        {
+          path: '/policy/rules/0/action',
+          line: 6,
+          column: 50,
+          message: 'must be equal to one of the allowed values: "allow", "ask", "deny"',
+        },
+      ],
+    });
+    expect(message).toBe(
+      'Invalid gateway configuration (gateway.json): /upstreams/a/command (line 3, column 23): must be string; ' +
+        '/policy/rules/0/action (line 6, column 50): must be equal to one of the allowed values: "allow", "ask", "deny"',
+    );
+    // What the schema cannot say is placed too.
+    const valid = text.replace('"command": 5', '"command": "x"').replace('"maybe"', '"ask"');
+    expect(issuesOf(() => parseConfigText(valid))).toEqual({
+      code: 'INVALID_CONFIG',
+      issues: [
+        {
+          path: '/upstreams/c/prefix',
+          line: 4,
+          column: 38,
+          message: 'has the prefix "a" of upstream "a": give one of them another prefix',
+        },
+      ],
     });
   });
 
