@@ -1,10 +1,10 @@
 // Binary data a client receives is checked as a toolwire server checks what it sends: an image's or an
-// audio's `data`, an embedded resource's `blob` (tools/call) and a resource's `blob` (resources/read) must be
-// base64 (RFC 4648, padded, its padding bits zero), or the call fails with ClientError INVALID_RESULT naming
-// the block. The server is a raw stdio process (test/fixtures/bad-base64-server.mjs), since toolwire's own
-// refuses to send such data; a gateway in front of it answers its caller that the upstream failed the call,
-// and audits the call as an error (the data passed as the upstream's, the gateway's own server refused it as
-// its own tool's bug, and the audit said ok).
+// audio's `data`, an embedded resource's `blob` (tools/call), a resource's `blob` (resources/read) and a
+// prompt message's image `data` (prompts/get) must be base64 (RFC 4648, padded, its padding bits zero), or
+// the request fails with ClientError INVALID_RESULT naming the block. The server is a raw stdio process
+// (test/fixtures/bad-base64-server.mjs), since toolwire's own refuses to send such data; a gateway in front
+// of it answers its caller that the upstream failed the call, and audits the call as an error (the data
+// passed as the upstream's, the gateway's own server refused it as its own tool's bug, and the audit said ok).
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -83,6 +83,23 @@ describe('a client receiving binary data that is not base64, over stdio', () => 
   });
 });
 
+describe('a client receiving a prompt whose image data is not base64, over stdio', () => {
+  it('fails prompts/get with INVALID_RESULT naming messages[0], and takes base64 as it came', async () => {
+    const client = await clientOfFixture();
+    const error = await failure(client.getPrompt('picture_not_base64'));
+    expect(error).toBeInstanceOf(ClientError);
+    const problem = 'has content that is an image block whose data is not base64 (RFC 4648, padded)';
+    expect(error).toMatchObject({
+      code: LocalErrorCode.InvalidResult,
+      message: `prompts/get picture_not_base64 returned an invalid result: messages[0] ${problem}`,
+      details: { prompt: 'picture_not_base64', index: 0, problem },
+    });
+    expect((await client.getPrompt('picture')).messages).toEqual([
+      { role: 'user', content: { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' } },
+    ]);
+  });
+});
+
 describe('a gateway in front of a server sending binary data that is not base64', () => {
   async function gatewayCaller(): Promise<{ gateway: Gateway; caller: Client }> {
     const gateway = createGateway(
@@ -124,7 +141,7 @@ describe('a gateway in front of a server sending binary data that is not base64'
     ]);
   });
 
-  it("answers its caller's resources/read with -32603 naming the upstream's invalid result", async () => {
+  it("answers its caller's resources/read and prompts/get with -32603 naming the upstream's invalid result", async () => {
     const { caller } = await gatewayCaller();
     const error = await failure(caller.readResource('file:///bad.bin'));
     expect(error).toBeInstanceOf(ProtocolError);
@@ -132,6 +149,12 @@ describe('a gateway in front of a server sending binary data that is not base64'
       code: ErrorCode.InternalError,
       message:
         'Internal error: resources/read file:///bad.bin returned an invalid result: contents[0] has a blob that is not base64 (RFC 4648, padded)',
+    });
+    // A prompt's: the same, where the gateway's own server refused it as its own getter's bug.
+    expect(await failure(caller.getPrompt('bad__picture_not_base64'))).toMatchObject({
+      code: ErrorCode.InternalError,
+      message:
+        'Internal error: prompts/get picture_not_base64 returned an invalid result: messages[0] has content that is an image block whose data is not base64 (RFC 4648, padded)',
     });
     expect((await caller.readResource('file:///good.bin')).contents).toEqual([
       { uri: 'file:///good.bin', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },

@@ -5,7 +5,8 @@
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode } from '../protocol/errors.js';
-import { isJsonObject, wireObject } from '../protocol/jsonrpc.js';
+import { isJsonObject, wireObject, type JsonObject } from '../protocol/jsonrpc.js';
+import { contentBlockProblem, dataProblem, isContentType } from '../protocol/types/content-checks.js';
 import type { RevisionProfile } from '../protocol/revisions/index.js';
 import type {
   CompleteParams,
@@ -28,7 +29,12 @@ export function listPrompts(request: Requester, paging: Paging, options?: Reques
   });
 }
 
-/** Gets a prompt with its arguments; a ClientError INVALID_RESULT when the result has no messages. */
+/**
+ * Gets a prompt with its arguments; a ClientError INVALID_RESULT when the result has no messages array, or
+ * a message without a content block, or whose block of a spec type lacks a member it requires or holds
+ * binary data that is not base64 (RFC 4648, padded, its padding bits zero; checked as a tool result's:
+ * `details: { prompt, index, problem }`). A block of a type this client does not know is kept as it came.
+ */
 export async function getPrompt(
   request: Requester,
   name: string,
@@ -41,7 +47,28 @@ export async function getPrompt(
       details: { result },
     });
   }
+  const messages: unknown[] = result.messages;
+  for (let index = 0; index < messages.length; index++) {
+    const problem = messageProblem(messages[index]);
+    if (problem === undefined) continue;
+    throw new ClientError(
+      LocalErrorCode.InvalidResult,
+      `prompts/get ${name} returned an invalid result: messages[${index}] ${problem}`,
+      { details: { prompt: name, index, problem, result } },
+    );
+  }
   return result as unknown as GetPromptResult;
+}
+
+/** What is wrong with a received prompt message's content block, as the rest of a sentence; or undefined. */
+function messageProblem(message: unknown): string | undefined {
+  const content = isJsonObject(message) ? message.content : undefined;
+  if (!isJsonObject(content) || typeof content.type !== 'string')
+    return 'has no content object with a string type';
+  if (!isContentType(content.type)) return undefined;
+  const block = content as JsonObject & { type: string };
+  const problem = contentBlockProblem(block) ?? dataProblem(block);
+  return problem === undefined ? undefined : `has content that is ${problem}`;
 }
 
 /**
