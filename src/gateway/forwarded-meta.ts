@@ -33,7 +33,11 @@ export function forwardedMeta(meta: JsonObject | undefined): JsonObject | undefi
   let forwarded: JsonObject | undefined;
   for (const [key, value] of Object.entries(meta)) {
     if (value === undefined || isProtocolKey(key)) continue;
-    (forwarded ??= {})[key] = value;
+    forwarded ??= {};
+    // A member named `__proto__` (JSON.parse makes one) stays a member: assigned, it would set the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(forwarded, key, { value, enumerable: true, writable: true });
+    else forwarded[key] = value;
   }
   return forwarded;
 }
