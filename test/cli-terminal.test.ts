@@ -35,7 +35,8 @@ describe('a server that tries to steer the terminal', () => {
   it('piped, stdout keeps its text as sent; stderr (for a person) is always written out', async () => {
     const listed = await runCli(['tools', ...SERVE]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain(`Shows a note.${OVERWRITE}`);
+    // A listing's line is one line piped too: its carriage return is written out, the rest kept as sent.
+    expect(listed.stdout).toContain(`Shows a note.${OVERWRITE.replace('\r', '\\x0d')}`);
     const refused = await runCli(['call', '--tool', 'refuse', ...SERVE]);
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(`refused${SHOWN_OVERWRITE}`);

@@ -8,6 +8,7 @@
  * @module
  */
 import { isJsonObject, type Tool, type ToolAnnotations } from '../protocol/index.js';
+import { oneLine } from './terminal-text.js';
 
 /** The declared hints, in words: `read-only, idempotent, closed-world`; '' when none is declared. */
 export function summarizeAnnotations(annotations: ToolAnnotations | undefined): string {
@@ -75,7 +76,11 @@ function firstSentence(text: string, max = 120): string {
   return sentence.length > max ? `${sentence.slice(0, max - 1)}…` : sentence;
 }
 
-/** The block `toolwire tools` prints for one tool. */
+/**
+ * The block `toolwire tools` prints for one tool: each of its lines one line, whatever line breaks the
+ * server put in the tool's name, title, description or argument names (written out as `\n`), so that they
+ * cannot write what reads as a line of their own (`  hints:  read-only`).
+ */
 export function describeTool(tool: Tool): string {
   const title = tool.title ?? tool.annotations?.title;
   const lines = [title && title !== tool.name ? `${tool.name} — ${title}` : tool.name];
@@ -84,5 +89,5 @@ export function describeTool(tool: Tool): string {
   if (hints) lines.push(`  hints:  ${hints}`);
   lines.push(`  input:  ${summarizeSchema(tool.inputSchema)}`);
   if (tool.outputSchema) lines.push(`  output: ${summarizeSchema(tool.outputSchema)}`);
-  return lines.join('\n');
+  return lines.map(oneLine).join('\n');
 }

@@ -1,7 +1,9 @@
 /**
  * How `toolwire resources`, `read`, `prompts` and `prompt` print what they get: one block per resource,
  * template or prompt (name and title, then indented facts), a resource's contents as they are (text as
- * text, binary as a one-line summary), a prompt's messages under their role.
+ * text, binary as a one-line summary), a prompt's messages under their role. A line that shows what the
+ * server names (a name, title, URI, MIME type, description, argument) is one line whatever line breaks the
+ * server put in it (written out as `\n`: `oneLine`), so that it cannot write what reads as a line of its own.
  * @module
  */
 import type {
@@ -13,6 +15,7 @@ import type {
   ResourceTemplate,
 } from '../protocol/index.js';
 import { base64Size, formatBlock } from './format-result.js';
+import { oneLine } from './terminal-text.js';
 
 /** `protocol-fixture 1.0.0 (protocol 2025-11-25): 4 resources, 2 templates`. */
 export function serverLine(
@@ -22,7 +25,7 @@ export function serverLine(
 ): string {
   const header = `${server?.name ?? 'server'} ${server?.version ?? ''}`.trim();
   const parts = counts.map(([count, noun]) => `${count} ${noun}${count === 1 ? '' : 's'}`);
-  return `${header} (protocol ${protocolVersion ?? '?'}): ${parts.join(', ')}\n`;
+  return `${oneLine(header)} (protocol ${protocolVersion ?? '?'}): ${parts.join(', ')}\n`;
 }
 
 /** `name — title, mime, N bytes`: a resource's or template's second line. */
@@ -41,14 +44,14 @@ function firstLine(text: string, max = 120): string {
 export function describeResource(resource: Resource): string {
   const lines = [resource.uri, nameLine(resource, resource.size)];
   if (resource.description) lines.push(`  ${firstLine(resource.description)}`);
-  return lines.join('\n');
+  return lines.map(oneLine).join('\n');
 }
 
 /** The block for one resource template: its URI template, then as a resource's. */
 export function describeTemplate(template: ResourceTemplate): string {
   const lines = [template.uriTemplate, nameLine(template)];
   if (template.description) lines.push(`  ${firstLine(template.description)}`);
-  return lines.join('\n');
+  return lines.map(oneLine).join('\n');
 }
 
 /** The block for one prompt: name and title, description, its arguments (`topic (required), style?`). */
@@ -61,7 +64,7 @@ export function describePrompt(prompt: Prompt): string {
     arg.required ? `${arg.name} (required)` : `${arg.name}?`,
   );
   lines.push(`  arguments: ${args.length === 0 ? '(none)' : args.join(', ')}`);
-  return lines.join('\n');
+  return lines.map(oneLine).join('\n');
 }
 
 /**
@@ -77,8 +80,8 @@ export function formatContents(result: ReadResourceResult): string {
         ? content.text.endsWith('\n') || content.text === ''
           ? content.text
           : `${content.text}\n`
-        : `[blob ${content.uri}${mime}, ${base64Size(content.blob)} bytes]\n`;
-    return several ? `--- ${content.uri}${mime}\n${body}` : body;
+        : `${oneLine(`[blob ${content.uri}${mime}, ${base64Size(content.blob)} bytes]`)}\n`;
+    return several ? `${oneLine(`--- ${content.uri}${mime}`)}\n${body}` : body;
   });
   return parts.join('');
 }

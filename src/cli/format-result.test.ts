@@ -18,4 +18,19 @@ describe('formatResult', () => {
   it('prints an empty structuredContent when it is all there is', () => {
     expect(formatResult({ content: [], structuredContent: {} })).toBe('{}\n');
   });
+
+  it("prints a link's and an embedded resource's summary on one line, whatever their names hold", () => {
+    const result = {
+      content: [
+        { type: 'resource_link' as const, name: 'notes\n  why: trusted', uri: 'notes://a' },
+        {
+          type: 'resource' as const,
+          resource: { uri: 'notes://b\r\n[link trusted notes://c]', mimeType: 'text/plain', text: 'b' },
+        },
+      ],
+    };
+    expect(formatResult(result)).toBe(
+      '[link notes\\n  why: trusted notes://a]\n[resource notes://b\\x0d\\n[link trusted notes://c] text/plain, 1 chars]\n  b\n',
+    );
+  });
 });

@@ -9,9 +9,12 @@
  * | resource_link        | `[link name uri]`                                 |
  * | resource (embedded)  | `[resource uri text/plain, 3 chars]` + the text's first lines |
  * | structuredContent    | JSON, 2-space indented                            |
+ *
+ * A summary line is one line whatever line breaks the server put in a name, URI or MIME type (`oneLine`).
  * @module
  */
 import type { CallToolResult, ContentBlock } from '../protocol/index.js';
+import { oneLine } from './terminal-text.js';
 
 /** Lines of an embedded text resource shown under its summary. */
 const PREVIEW_LINES = 5;
@@ -30,9 +33,9 @@ export function formatBlock(block: ContentBlock): string {
       return block.text;
     case 'image':
     case 'audio':
-      return `[${block.type} ${block.mimeType}, ${base64Size(block.data)} bytes]`;
+      return oneLine(`[${block.type} ${block.mimeType}, ${base64Size(block.data)} bytes]`);
     case 'resource_link':
-      return `[link ${block.name} ${block.uri}]`;
+      return oneLine(`[link ${block.name} ${block.uri}]`);
     case 'resource': {
       const r = block.resource;
       const mime = r.mimeType ? ` ${r.mimeType}` : '';
@@ -40,12 +43,12 @@ export function formatBlock(block: ContentBlock): string {
         const lines = r.text.split('\n');
         const preview = lines.slice(0, PREVIEW_LINES).map((line) => `  ${line}`);
         if (lines.length > PREVIEW_LINES) preview.push(`  … (${lines.length - PREVIEW_LINES} more lines)`);
-        return [`[resource ${r.uri}${mime}, ${r.text.length} chars]`, ...preview].join('\n');
+        return [oneLine(`[resource ${r.uri}${mime}, ${r.text.length} chars]`), ...preview].join('\n');
       }
-      return `[resource ${r.uri}${mime}, ${base64Size(r.blob)} bytes]`;
+      return oneLine(`[resource ${r.uri}${mime}, ${base64Size(r.blob)} bytes]`);
     }
     default:
-      return `[${String((block as { type?: unknown }).type)} block]`;
+      return oneLine(`[${String((block as { type?: unknown }).type)} block]`);
   }
 }
 

@@ -15,7 +15,7 @@ import { wantsHelp } from './parse-command-line.js';
 import { setArgument } from './parse-tool-arguments.js';
 
 import { renewedByProgress, withClient } from './with-client.js';
-import { printJson, printOut } from './terminal-text.js';
+import { oneLine, printJson, printOut } from './terminal-text.js';
 
 export const PROMPT_HELP = `Usage: toolwire prompt NAME [key=value...] [options] -- <command...>
        toolwire prompt NAME [key=value...] [options] URL
@@ -83,7 +83,7 @@ async function findPrompt(
   const names = prompts.map((p) => p.name);
   throw usageError(`the server has no prompt "${name}"`, `${CLI} prompts ${targetArgs(target)}`, {
     code: 'UNKNOWN_PROMPT',
-    detail: names.length === 0 ? 'It lists no prompts.' : `Its prompts: ${names.join(', ')}`,
+    detail: names.length === 0 ? 'It lists no prompts.' : oneLine(`Its prompts: ${names.join(', ')}`),
     details: { prompt: name, prompts: names },
   });
 }
@@ -103,9 +103,9 @@ function checkPromptArguments(prompt: Prompt, args: Record<string, string>): voi
     ...(unknown.length > 0 ? [`it takes no ${unknown.join(', ')}`] : []),
   ];
   const takes = declared.map((arg) => (arg.required ? `${arg.name} (required)` : `${arg.name}?`));
-  throw usageError(`wrong arguments for prompt ${prompt.name}: ${problems.join('; ')}`, HINT, {
+  throw usageError(oneLine(`wrong arguments for prompt ${prompt.name}: ${problems.join('; ')}`), HINT, {
     code: 'INVALID_ARGUMENTS',
-    detail: `${prompt.name} takes: ${takes.length === 0 ? '(no arguments)' : takes.join(', ')}\nNothing was asked.`,
+    detail: `${oneLine(`${prompt.name} takes: ${takes.length === 0 ? '(no arguments)' : takes.join(', ')}`)}\nNothing was asked.`,
     details: { prompt: prompt.name, missing, unknown },
   });
 }

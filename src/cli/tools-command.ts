@@ -8,7 +8,7 @@ import { describeTool } from './describe-tool.js';
 import { EXIT_CODES_HELP, ExitCode, type ExitCodeValue } from './exit-code.js';
 import { wantsHelp } from './parse-command-line.js';
 import { withClient } from './with-client.js';
-import { printJson, printOut } from './terminal-text.js';
+import { oneLine, printJson, printOut } from './terminal-text.js';
 
 export const TOOLS_HELP = `Usage: toolwire tools [options] -- <command...>
        toolwire tools [options] URL
@@ -46,7 +46,7 @@ export async function toolsCommand(argv: readonly string[]): Promise<ExitCodeVal
       return ExitCode.Success;
     }
     const server = client.serverInfo;
-    const header = `${server?.name ?? 'server'} ${server?.version ?? ''}`.trim();
+    const header = oneLine(`${server?.name ?? 'server'} ${server?.version ?? ''}`.trim());
     const count = `${tools.length} tool${tools.length === 1 ? '' : 's'}`;
     const blocks = tools.map((tool) => describeTool(tool));
     printOut(`${header} (protocol ${client.protocolVersion ?? '?'}): ${count}\n\n`);
