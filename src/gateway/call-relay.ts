@@ -47,6 +47,7 @@ import type { ElicitationRoutes } from './elicitation-routes.js';
 import { forwardedMeta } from './forwarded-meta.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
+import { withSafeResultIcons } from './safe-icons.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
 export interface CallRelayDeps extends VerdictDeps {
@@ -321,7 +322,8 @@ export class CallRelay {
     if (asTask) options.task = true;
     const calls = active;
     return client.callTool(tool.name, args, options).then(
-      (result) => {
+      (relayed) => {
+        const result = withSafeResultIcons(relayed);
         unfollow?.();
         calls.delete(ctx);
         this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
@@ -385,7 +387,8 @@ export class CallRelay {
       attempts.delete(held);
     };
     return held.attempt(ctx).then(
-      (result) => {
+      (relayed) => {
+        const result = withSafeResultIcons(relayed);
         done();
         this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
         return result;

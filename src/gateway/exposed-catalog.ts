@@ -27,7 +27,7 @@ import type { ElicitationRoutes } from './elicitation-routes.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { relayedRequest, type AskingContext } from './relayed-request.js';
-import { withSafeIcons } from './safe-icons.js';
+import { withSafeIcons, withSafePromptIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
 
@@ -213,7 +213,7 @@ export class ExposedCatalog {
         upstream.name,
         ctx,
         this.#routes,
-        (options) => client.getPrompt(prompt.name, values, options),
+        (options) => client.getPrompt(prompt.name, values, options).then(withSafePromptIcons),
         {
           parked: this.#parked,
           request: () => `prompts/get\u0000${name}\u0000${digestOfText(canonicalJson(values))}`,

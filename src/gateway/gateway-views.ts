@@ -7,6 +7,7 @@ import type { Implementation, ServerCapabilities, Tool } from '../index.js';
 import type { PolicyAction } from './gateway-config.js';
 import type { UpstreamStatus } from './gateway-events.js';
 import type { PolicyDecision } from './policy.js';
+import { withSafeIcons } from './safe-icons.js';
 import type { Upstream } from './upstream.js';
 
 /** An upstream as the decision API and `gateway.upstreams()` describe it. */
@@ -24,7 +25,7 @@ export interface UpstreamView {
    * in"), or `client` (the gateway's own client credentials).
    */
   oauth?: 'person' | 'client';
-  /** What the server said of itself when it connected (absent until it did). */
+  /** What the server said of itself when it connected (absent until it did; icons of safe schemes only). */
   serverInfo?: Implementation;
   capabilities?: ServerCapabilities;
   instructions?: string;
@@ -37,7 +38,7 @@ export interface ExposedToolView {
   /** The namespaced name callers use. */
   name: string;
   upstream: string;
-  /** The tool as the upstream lists it (its own name). */
+  /** The tool as the upstream lists it (its own name; icons of safe schemes only). */
   tool: Tool;
   /** What the policy decides for its calls now, and why. */
   policy: PolicyDecision;
@@ -70,7 +71,7 @@ export function upstreamView(upstream: Upstream, tools: string[]): UpstreamView 
   }
   const client = upstream.client;
   if (client?.protocolVersion !== undefined) view.protocolVersion = client.protocolVersion;
-  if (client?.serverInfo !== undefined) view.serverInfo = client.serverInfo;
+  if (client?.serverInfo !== undefined) view.serverInfo = withSafeIcons(client.serverInfo);
   if (client?.serverCapabilities !== undefined) view.capabilities = client.serverCapabilities;
   if (client?.instructions !== undefined) view.instructions = client.instructions;
   return view;

@@ -9,6 +9,7 @@ import type { ExposedTool } from './exposed-tools.js';
 import type { GatewayConfig, PolicyAction } from './gateway-config.js';
 import type { ExposedToolView } from './gateway-views.js';
 import { Policy, type PolicyDecision } from './policy.js';
+import { withSafeIcons } from './safe-icons.js';
 
 export class ToolSettings {
   /** Set per tool from the console: upstream NUL tool → action and who set it, as the policy decides it. */
@@ -41,7 +42,7 @@ export class ToolSettings {
     const view: ExposedToolView = {
       name: entry.name,
       upstream: entry.upstream.name,
-      tool: entry.tool,
+      tool: withSafeIcons(entry.tool),
       policy: policy.decide(entry.upstream.name, entry.tool),
       hidden: this.#hidden.has(key),
       listed: entry.handle.enabled,
