@@ -5,7 +5,7 @@
  * @module
  */
 import { Peer, type RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
+import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Transport } from '../protocol/transport.js';
 import type { Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
@@ -31,6 +31,12 @@ export class ClientConnection {
   readonly own = new OwnHandlers();
   /** What goes to `onError`, rate-limited per kind (see `ErrorReports`). */
   readonly reports: ErrorReports;
+  /**
+   * Aborts when the connection closes, with the error its requests in flight are rejected with: what ends
+   * the work of a request that waits on no answer of the server's (a handler answering its question in the
+   * stateless era, the pause between polls of a task).
+   */
+  readonly closed: AbortSignal;
   readonly #links: LinkChain;
   #channel: EraChannel | undefined;
   /** `request`, for the channel's own requests (`ping`, `logging/setLevel`): through the links too. */
@@ -38,9 +44,13 @@ export class ClientConnection {
 
   constructor(options: ClientOptions, links: LinkChain) {
     this.#links = links;
+    const closing = new AbortController();
+    this.closed = closing.signal;
     this.peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
       acceptBatch: () => this.server?.era === 'handshake' && this.server.protocolVersion === '2025-03-26',
+      closed: () =>
+        closing.abort(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed')),
     });
     this.reports = new ErrorReports(options.onError, options.errorReports);
     this.peer.onerror = this.reports.report;
@@ -76,7 +86,13 @@ export class ClientConnection {
     const window = auto && isRestartable(transport) ? new ProbeWindow(transport) : undefined;
     await this.peer.connect(new ObservedTransport(window ?? transport, observer));
     try {
-      const met = await meetServer(this.peer, info, options, timeout, isCredentialsFailure, window, this.own);
+      const met = await meetServer(this.peer, info, options, {
+        timeout,
+        fatal: isCredentialsFailure,
+        window,
+        own: this.own,
+        closed: this.closed,
+      });
       this.server = met.server;
       this.#channel = met.channel;
     } finally {

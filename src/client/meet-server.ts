@@ -22,21 +22,29 @@ export interface MetServer {
   channel: EraChannel;
 }
 
+/** How `meetServer` meets the server, besides the client's options. */
+export interface MeetingOptions {
+  /** Bounds `initialize`. */
+  timeout: number | undefined;
+  /** A probe failure no fallback can fix (refused credentials): ends the meeting at once. */
+  fatal: ((error: unknown) => boolean) | undefined;
+  /** Set when the transport can start the server again (stdio, see ProbeWindow). */
+  window: ProbeWindow | undefined;
+  /** Tracks the handshake era's requests that brought handlers of their own. */
+  own: OwnHandlers;
+  /** Aborts when the connection closes (see `ClientConnection.closed`). */
+  closed: AbortSignal;
+}
+
 /**
- * Meets the server over a connected `peer` as `options.protocolVersion` says; `timeout` bounds
- * `initialize`; a probe failure that `fatal` says no fallback can fix (refused credentials) ends it at
- * once; `window` is set when the transport can start the server again (stdio, see ProbeWindow); `own`
- * tracks the handshake era's requests that brought handlers of their own. Closes the peer and rethrows
- * on any failure.
+ * Meets the server over a connected `peer` as `options.protocolVersion` says (see `MeetingOptions`). Closes
+ * the peer and rethrows on any failure.
  */
 export async function meetServer(
   peer: Peer,
   info: Implementation,
   options: ClientOptions,
-  timeout: number | undefined,
-  fatal: ((error: unknown) => boolean) | undefined,
-  window: ProbeWindow | undefined,
-  own: OwnHandlers,
+  { timeout, fatal, window, own, closed }: MeetingOptions,
 ): Promise<MetServer> {
   let server: ServerView;
   try {
@@ -64,6 +72,7 @@ export async function meetServer(
     authContext: options.authContext,
     maxInputRounds: options.maxInputRounds,
     defaultTimeout: options.requestTimeout ?? 60_000,
+    closed,
   });
   return { server, channel };
 }

@@ -35,6 +35,17 @@ export interface Exchange {
   rounds: number;
 }
 
+/** What an exchange takes from its client when the caller gives nothing. */
+export interface ExchangeDefaults {
+  defaultTimeout?: number;
+  maxInputRounds?: number;
+  /**
+   * Aborts when the connection closes: the exchange ends at once with its reason, even while handlers answer
+   * its questions (they see their signal abort, and what they answer later is dropped).
+   */
+  closed?: AbortSignal;
+}
+
 /** Sends the request once (with whatever `_meta` the era needs). */
 export type RoundSender = (params: JsonObject, options: RequestOptions) => Promise<JsonObject>;
 
@@ -145,12 +156,16 @@ class ExchangeClock {
   }
 }
 
-/** Runs the handlers for one round's input requests, within the exchange's deadline and signal. */
+/**
+ * Runs the handlers for one round's input requests, within the exchange's deadline and signal, while the
+ * connection is open (`closed` aborting ends the round with its reason).
+ */
 async function answerRound(
   requests: [string, InputRequest][],
   answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
   clock: ExchangeClock,
   signal: AbortSignal | undefined,
+  closed: AbortSignal | undefined,
 ): Promise<JsonObject> {
   const controller = new AbortController();
   const stop = (error: Error) => controller.abort(error);
@@ -172,8 +187,13 @@ async function answerRound(
         cause: signal?.reason,
       }),
     );
-  // The caller's signal may be shared by many calls: followed through one listener (see followSignal).
+  // The caller's signal may be shared by many calls, and the connection's is: each followed through one
+  // listener (see followSignal).
+  const onClosed = (reason: unknown) => stop(reason as Error);
   let unfollow: (() => void) | undefined;
+  let unfollowClosed: (() => void) | undefined;
+  if (closed?.aborted) onClosed(closed.reason);
+  else if (closed) unfollowClosed = followSignal(closed, onClosed);
   if (signal?.aborted) onAbort();
   else if (signal) unfollow = followSignal(signal, onAbort);
   const aborted = new Promise<never>((_, reject) => {
@@ -193,6 +213,7 @@ async function answerRound(
   } finally {
     if (timer) clearTimeout(timer);
     unfollow?.();
+    unfollowClosed?.();
   }
 }
 
@@ -207,7 +228,7 @@ export async function exchangeWithInput(
   send: RoundSender,
   answer: (method: string, params: JsonObject, ctx: HandlerContext) => Promise<JsonObject>,
   options: ExchangeOptions & { defaultTimeout?: number },
-  defaults: { defaultTimeout?: number; maxInputRounds?: number } = {},
+  defaults: ExchangeDefaults = {},
   sent?: { result: JsonObject; at: number },
 ): Promise<Exchange> {
   const timeout = options.timeout ?? options.defaultTimeout ?? defaults.defaultTimeout ?? 60_000;
@@ -246,7 +267,7 @@ export async function exchangeWithInput(
     const signal = requestSignal(options);
     let inputResponses: JsonObject;
     try {
-      inputResponses = await answerRound(requests, answer, clock, signal?.signal);
+      inputResponses = await answerRound(requests, answer, clock, signal?.signal, defaults.closed);
     } finally {
       signal?.dispose();
     }

@@ -16,7 +16,12 @@ import { withOwnHandlers, type ClientHandlers } from '../client-handlers.js';
 import type { EraChannel } from '../era-channel.js';
 import type { ExchangeOptions } from '../exchange-options.js';
 import type { OutgoingRequest } from '../links/client-link.js';
-import { INPUT_REQUIRED_METHODS, answerInStatelessEra, exchangeWithInput } from './exchange-with-input.js';
+import {
+  INPUT_REQUIRED_METHODS,
+  answerInStatelessEra,
+  exchangeWithInput,
+  type ExchangeDefaults,
+} from './exchange-with-input.js';
 import { checkResultType, plainResult, resultTypeOf } from './plain-result.js';
 import { CACHEABLE_METHODS, ResultCache } from './result-cache.js';
 import type { StatelessSender } from './stateless-sender.js';
@@ -30,6 +35,11 @@ export interface StatelessChannelOptions {
   maxInputRounds?: number;
   /** The timeout of a request (its whole exchange) when the caller gives none, in ms. */
   defaultTimeout: number;
+  /**
+   * Aborts when the connection closes: ends every exchange at once, one whose handlers are answering its
+   * questions too, with the signal's reason (as the requests in flight on the connection are).
+   */
+  closed?: AbortSignal;
 }
 
 export class StatelessChannel implements EraChannel {
@@ -39,13 +49,17 @@ export class StatelessChannel implements EraChannel {
   readonly #cache = new ResultCache();
   readonly #options: StatelessChannelOptions;
   /** The exchange's defaults (made once: every call passes them). */
-  readonly #defaults: { defaultTimeout: number; maxInputRounds?: number };
+  readonly #defaults: ExchangeDefaults;
 
   constructor(sender: StatelessSender, options: StatelessChannelOptions) {
     this.#sender = sender;
     this.#options = options;
-    const { defaultTimeout, maxInputRounds } = options;
-    this.#defaults = maxInputRounds === undefined ? { defaultTimeout } : { defaultTimeout, maxInputRounds };
+    const { defaultTimeout, maxInputRounds, closed } = options;
+    this.#defaults = {
+      defaultTimeout,
+      ...(maxInputRounds !== undefined && { maxInputRounds }),
+      ...(closed && { closed }),
+    };
   }
 
   get protocolVersion(): string {

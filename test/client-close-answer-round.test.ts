@@ -1,0 +1,91 @@
+// Closing a client while one of its handlers answers a server's question. In the handshake era the
+// question is a request of the server's, and the call waits on the connection: closing it rejects the
+// call at once. In the stateless era (2026-07-28) the question comes in an `input_required` result and the
+// call waits on the client's handler, not on the connection: closing ends it at once all the same, with
+// the same error, and the handler is told (its signal aborts). Over Streamable HTTP, with a real server.
+import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
+import type { ElicitParams, ElicitResult } from '../src/index.js';
+import { Server } from '../src/server/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
+import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+
+let handle: HttpServerHandle | undefined;
+afterEach(async () => {
+  await handle?.close();
+  handle = undefined;
+});
+
+/** A server whose tool, prompt and resource each ask the user a question before answering. */
+async function askingServer(): Promise<string> {
+  const server = new Server({ name: 'asker', version: '1.0.0' });
+  const ask = async (ctx: { elicit: (params: ElicitParams) => Promise<ElicitResult> }) => {
+    const answer = await ctx.elicit({
+      message: 'Go on?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    return answer.action;
+  };
+  server.tool('ask', {}, async (_args, ctx) => ask(ctx));
+  server.prompt('ask', {}, async (_args, ctx) => ask(ctx));
+  server.resource('ask://one', { name: 'one' }, async (_uri, ctx) => ask(ctx));
+  handle = await serveHttp(server, { port: 0 });
+  return handle.url;
+}
+
+/**
+ * A client of `url` speaking `protocolVersion`, whose elicitation handler never answers by itself: each
+ * question it is asked is in `asked` (its signal, and `answer` to answer it late).
+ */
+async function patientClient(url: string, protocolVersion: '2025-11-25' | '2026-07-28') {
+  const asked: { signal: AbortSignal; answer: (result: ElicitResult) => void }[] = [];
+  let wake: (() => void) | undefined;
+  const client = new Client(
+    { name: 'patient', version: '1.0.0' },
+    {
+      protocolVersion,
+      elicitation: (_params, ctx) =>
+        new Promise<ElicitResult>((answer) => {
+          asked.push({ signal: ctx.signal, answer });
+          wake?.();
+        }),
+    },
+  );
+  await client.connect(new StreamableHttpClientTransport({ url }));
+  /** Resolves once `n` questions were asked. */
+  const askedCount = async (n: number) => {
+    while (asked.length < n) await new Promise<void>((resolve) => (wake = resolve));
+  };
+  return { client, asked, askedCount };
+}
+
+/** How a promise settled: its error's code, or 'resolved'. */
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error as { code?: unknown }).code,
+  );
+
+// A timeout well inside the test's: a call that closing does not end fails with REQUEST_TIMEOUT instead.
+const TIMEOUT = { timeout: 8_000 };
+
+describe('closing a client while its handler answers a question', () => {
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    '%s: ends the tool call, prompt and read waiting for the answer at once with CONNECTION_CLOSED, and aborts the handler',
+    async (protocolVersion) => {
+      const url = await askingServer();
+      const { client, asked, askedCount } = await patientClient(url, protocolVersion);
+      const pending = [
+        outcome(client.callTool('ask', {}, TIMEOUT)),
+        outcome(client.getPrompt('ask', {}, TIMEOUT)),
+        outcome(client.readResource('ask://one', TIMEOUT)),
+      ];
+      await askedCount(3);
+      await client.close();
+      expect(await Promise.all(pending)).toEqual(Array(3).fill('CONNECTION_CLOSED'));
+      expect(asked.map((question) => question.signal.aborted)).toEqual([true, true, true]);
+      // An answer that comes after is dropped: nothing is sent on a closed connection, nothing is thrown.
+      for (const question of asked) question.answer({ action: 'accept', content: {} });
+    },
+  );
+});
