@@ -2,11 +2,13 @@
 // question is a request of the server's, and the call waits on the connection: closing it rejects the
 // call at once. In the stateless era (2026-07-28) the question comes in an `input_required` result and the
 // call waits on the client's handler, not on the connection: closing ends it at once all the same, with
-// the same error, and the handler is told (its signal aborts). Over Streamable HTTP, with a real server.
+// the same error, and the handler is told (its signal aborts). A call that runs as a task ends so too,
+// whether it waits between two polls or for the answer to the task's question. Over Streamable HTTP, with
+// a real server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import type { ElicitParams, ElicitResult } from '../src/index.js';
-import { Server } from '../src/server/index.js';
+import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
 
@@ -29,6 +31,31 @@ async function askingServer(): Promise<string> {
   server.tool('ask', {}, async (_args, ctx) => ask(ctx));
   server.prompt('ask', {}, async (_args, ctx) => ask(ctx));
   server.resource('ask://one', { name: 'one' }, async (_uri, ctx) => ask(ctx));
+  handle = await serveHttp(server, { port: 0 });
+  return handle.url;
+}
+
+/**
+ * A server whose tools run as tasks, polled every `pollIntervalMs`: `forever` works until it is cancelled,
+ * `confirm` asks the user a question.
+ */
+async function taskServer(pollIntervalMs: number): Promise<string> {
+  const server = new Server({ name: 'tasker', version: '1.0.0' }, { tasks: { pollIntervalMs } });
+  server.tool(
+    'forever',
+    { task: 'optional' },
+    (_args, ctx) =>
+      new Promise((_resolve, reject) =>
+        ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason as Error), { once: true }),
+      ),
+  );
+  server.tool('confirm', { task: 'required' }, async (_args, ctx) => {
+    const answer = await ctx.elicit({
+      message: 'Go on?',
+      requestedSchema: { type: 'object', properties: {} },
+    });
+    return text(answer.action);
+  });
   handle = await serveHttp(server, { port: 0 });
   return handle.url;
 }
@@ -88,4 +115,48 @@ describe('closing a client while its handler answers a question', () => {
       for (const question of asked) question.answer({ action: 'accept', content: {} });
     },
   );
+});
+
+describe('closing a client while it follows a task', () => {
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    '%s: ends the call waiting for the next poll at once with CONNECTION_CLOSED',
+    async (protocolVersion) => {
+      const url = await taskServer(10_000);
+      const { client } = await patientClient(url, protocolVersion);
+      const task = await client.callToolAsTask('forever');
+      expect(task.taskId).toBeDefined();
+      const result = outcome(task.result());
+      await client.close();
+      // Before, it waited for the poll (10 s), which failed with NOT_CONNECTED.
+      expect(await result).toBe('CONNECTION_CLOSED');
+    },
+  );
+
+  it.each(['2025-11-25', '2026-07-28'] as const)(
+    '%s: ends the call whose task waits for the handler’s answer at once with CONNECTION_CLOSED, and aborts the handler',
+    async (protocolVersion) => {
+      const url = await taskServer(50);
+      const { client, asked, askedCount } = await patientClient(url, protocolVersion);
+      const task = await client.callToolAsTask('confirm');
+      const result = outcome(task.result());
+      await askedCount(1);
+      await client.close();
+      expect(await result).toBe('CONNECTION_CLOSED');
+      expect(asked[0]!.signal.aborted).toBe(true);
+      asked[0]!.answer({ action: 'accept', content: {} });
+    },
+  );
+
+  it('2026-07-28: ends the call whose task waits for the handler’s answer at once with REQUEST_CANCELLED when its signal aborts', async () => {
+    const url = await taskServer(50);
+    const { client, asked, askedCount } = await patientClient(url, '2026-07-28');
+    const controller = new AbortController();
+    const task = await client.callToolAsTask('confirm', {}, { signal: controller.signal });
+    const result = outcome(task.result());
+    await askedCount(1);
+    controller.abort(new Error('Never mind'));
+    expect(await result).toBe('REQUEST_CANCELLED');
+    expect(asked[0]!.signal.aborted).toBe(true);
+    await client.close();
+  });
 });

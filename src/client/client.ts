@@ -86,6 +86,7 @@ export class Client {
         serverCapabilities: () => this.serverCapabilities,
         listLimits: this.#listLimits,
         listenToTask: (taskId) => this.#events.listenToTask(taskId),
+        closed: connection.closed,
       },
       connection.peer,
     );

@@ -49,6 +49,8 @@ export interface ClientTasksHost {
   listLimits: ListLimits;
   /** 2026-07-28: asks for the task's `notifications/tasks` on the listen stream; returns the undo. */
   listenToTask(taskId: string): () => void;
+  /** Aborts when the connection closes (see `TaskHost.closed`). */
+  readonly closed: AbortSignal;
 }
 
 /** The task a call created, and how it is followed. */
@@ -64,12 +66,14 @@ export function sameStatus(a: TaskInfo, b: TaskInfo): boolean {
 
 export class ClientTasks implements TaskHost {
   readonly handlers: ClientHandlers;
+  readonly closed: AbortSignal;
   readonly #host: ClientTasksHost;
   readonly #watchers = new Map<string, Set<(task: TaskInfo, wire: JsonObject) => void>>();
 
   constructor(host: ClientTasksHost, peer: Peer) {
     this.#host = host;
     this.handlers = host.handlers;
+    this.closed = host.closed;
     const tell = (params: JsonObject) => {
       const task = readTaskInfo(params);
       if (task) this.#watchers.get(task.taskId)?.forEach((listener) => listener(task, params));

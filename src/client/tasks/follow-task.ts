@@ -15,7 +15,7 @@
  * @module
  */
 import { followSignal } from '../../protocol/engine/cancellation.js';
-import { requestSignal } from '../../protocol/engine/merged-signal.js';
+import { mergedSignal } from '../../protocol/engine/merged-signal.js';
 import { LocalErrorCode, ProtocolError, ToolwireError } from '../../protocol/errors.js';
 import { isJsonObject, wireObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
@@ -48,6 +48,11 @@ export interface TaskHost {
   listen(taskId: string): () => void;
   /** Whether `tasks/cancel` may be sent in the form (2025-11-25: the server declared `tasks.cancel`). */
   cancels(form: TaskForm): boolean;
+  /**
+   * Aborts when the connection closes, with the error its requests in flight get: the follow ends at once
+   * with it, in a pause between polls or while the handlers answer the task's questions.
+   */
+  readonly closed?: AbortSignal;
 }
 
 export type TaskForm = 'core' | 'extension';
@@ -147,18 +152,20 @@ export async function followTask(
   given: ExchangeOptions = {},
   wire?: JsonObject,
 ): Promise<JsonObject> {
-  // One signal for the whole follow: the caller's signal and its cancellation (see `RequestOptions`).
+  // One signal for the whole follow: the caller's signal and its cancellation (see `RequestOptions`), and the
+  // connection's close (nothing can be asked of the server after it: the follow ends as its requests do).
   const { cancellation: _followed, ...rest } = given;
-  const merged = requestSignal(given);
-  const signal = merged?.signal;
-  const options: ExchangeOptions = signal ? { ...rest, signal } : rest;
+  const merged = mergedSignal([given.signal, given.cancellation, host.closed]);
+  const signal = merged.signal;
+  const options: ExchangeOptions = { ...rest, signal };
   const taskId = first.taskId;
   try {
     return form === 'core'
       ? await followCore(host, first, report, options)
       : await followExtension(host, first, report, options, wire);
   } catch (error) {
-    if (!signal?.aborted) {
+    if (host.closed?.aborted) throw host.closed.reason;
+    if (!signal.aborted) {
       // The follow failed on its own (a timeout, an answer that is no task): nobody will take the task's
       // result now, so it is cancelled, best effort, whatever its status said (a server that cannot answer
       // for its task may still be running it). A task the server cancelled is left as it is.
@@ -172,7 +179,7 @@ export async function followTask(
       details: { taskId },
     });
   } finally {
-    merged?.dispose();
+    merged.dispose();
   }
 }
 
@@ -321,7 +328,11 @@ async function followExtension(
   }
 }
 
-/** Answers the questions not answered yet through the handlers, and sends the answers (`tasks/update`). */
+/**
+ * Answers the questions not answered yet through the handlers, and sends the answers (`tasks/update`). The
+ * follow's signal aborting (the caller's, or the connection's close) ends it at once: the handlers see their
+ * signal abort, and what they answer after is dropped.
+ */
 async function answerQuestions(
   host: TaskHost,
   taskId: string,
@@ -333,21 +344,29 @@ async function answerQuestions(
   const controller = new AbortController();
   const { signal } = options;
   const unfollow = signal && followSignal(signal, (reason) => controller.abort(reason));
+  if (signal?.aborted) controller.abort(signal.reason);
+  const aborted = new Promise<never>((_, reject) => {
+    const fail = () => reject(controller.signal.reason as Error);
+    if (controller.signal.aborted) fail();
+    else controller.signal.addEventListener('abort', fail, { once: true });
+  });
   try {
-    const responses: JsonObject = {};
-    for (const [key, request] of Object.entries(inputRequests)) {
-      if (answered.has(key) || !isJsonObject(request) || typeof request.method !== 'string') continue;
-      const params = isJsonObject(request.params) ? request.params : {};
-      responses[key] = await answerInStatelessEra(
-        request.method,
-        params,
-        withOwnHandlers(host.handlers, options.handlers),
-        {
-          signal: controller.signal,
-        },
-      );
-      answered.add(key);
-    }
+    const answer = async (): Promise<JsonObject> => {
+      const responses: JsonObject = {};
+      for (const [key, request] of Object.entries(inputRequests)) {
+        if (answered.has(key) || !isJsonObject(request) || typeof request.method !== 'string') continue;
+        const params = isJsonObject(request.params) ? request.params : {};
+        responses[key] = await answerInStatelessEra(
+          request.method,
+          params,
+          withOwnHandlers(host.handlers, options.handlers),
+          { signal: controller.signal },
+        );
+        answered.add(key);
+      }
+      return responses;
+    };
+    const responses = await Promise.race([answer(), aborted]);
     if (Object.keys(responses).length === 0) return;
     await host.request(
       'tasks/update',
