@@ -7,7 +7,7 @@
  * as every retry did before. Bounded: a parked call with no retry within `ttlMs` is cancelled upstream;
  * past `max` parked calls (or `maxPerCaller` of one caller) a call is not parked (its upstream call is
  * stopped, and the retry runs it again); an upstream that goes down (or is removed) cancels those parked on
- * it (a stateless-era upstream's call waits for nothing there that could end it); closing cancels them all.
+ * it, at once (closing its client ends those calls too, once it is closed); closing cancels them all.
  * @module
  */
 import type { JsonObject } from '../index.js';

@@ -177,8 +177,8 @@ export class UpstreamSet {
     if (what === 'status') {
       const event = { type: 'upstream.status', upstream: upstream.name, status: upstream.status } as const;
       events.emit(upstream.error === undefined ? event : { ...event, error: upstream.error });
-      // Its connection is gone: a call parked there gets no answer from it (a stateless-era upstream's
-      // call waits, for its caller's answers, on nothing that its connection's end would stop).
+      // Its connection is gone: a call parked there gets no answer from it. Its place is freed now, not
+      // when the upstream's client closes (which ends the call as well).
       if (upstream.status !== 'ready') {
         parked.release(
           upstream.name,
