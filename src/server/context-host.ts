@@ -48,6 +48,8 @@ abstract class ScopedHost<S extends RequestScope> implements ContextHost {
   readonly client: ContextHost['client'];
   readonly principal: ContextHost['principal'];
   readonly sessionId: string | undefined;
+  /** Handshake era: the session's own object; undefined in the stateless era. */
+  readonly connection: object | undefined;
   protected readonly session: SessionView;
   protected readonly scope: S;
 
@@ -55,6 +57,7 @@ abstract class ScopedHost<S extends RequestScope> implements ContextHost {
     this.client = scope.client;
     this.principal = scope.principal;
     this.sessionId = session.peer.transport?.sessionId;
+    this.connection = scope.era === 'handshake' ? session.connection : undefined;
     this.session = session;
     this.scope = scope;
   }

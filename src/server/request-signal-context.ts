@@ -48,6 +48,8 @@ export interface RequestHandlerContext {
   readonly principal: ToolContext['principal'];
   /** The HTTP session id of a stateful HTTP connection, as the tool context's `sessionId`. */
   readonly sessionId: string | undefined;
+  /** Handshake era: the connection's own object, as the tool context's `connection`. */
+  readonly connection: object | undefined;
   /** Stateless era: what the previous round carried for this request, as the tool context's `carried`. */
   readonly carried: JsonObject | undefined;
   /** Stateless era: data for this round's `requestState`, read back as `carried` (the tool context's `carry`). */
@@ -65,7 +67,7 @@ export class AskingContext extends RequestSignalContext implements RequestHandle
   readonly listRoots: ToolContext['listRoots'];
   readonly completeElicitation: ToolContext['completeElicitation'];
   readonly carry: ToolContext['carry'];
-  readonly #tool: Pick<ToolContext, 'principal' | 'sessionId' | 'carried'>;
+  readonly #tool: Pick<ToolContext, 'principal' | 'sessionId' | 'connection' | 'carried'>;
 
   constructor(
     request: SignalSource & { readonly meta: JsonObject | undefined },
@@ -78,6 +80,7 @@ export class AskingContext extends RequestSignalContext implements RequestHandle
       | 'completeElicitation'
       | 'principal'
       | 'sessionId'
+      | 'connection'
       | 'carried'
       | 'carry'
     >,
@@ -98,6 +101,10 @@ export class AskingContext extends RequestSignalContext implements RequestHandle
 
   get sessionId(): string | undefined {
     return this.#tool.sessionId;
+  }
+
+  get connection(): object | undefined {
+    return this.#tool.connection;
   }
 
   get carried(): JsonObject | undefined {

@@ -36,6 +36,7 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 export class ServerSession implements ServingSession {
   readonly peer: Peer<ServingSession>;
   readonly #core: ServerCore;
+  #connection: object | undefined;
   #phase: Phase = 'new';
   #profile: RevisionProfile | undefined;
   #clientInfo: Implementation | undefined;
@@ -90,6 +91,11 @@ export class ServerSession implements ServingSession {
 
   get core(): ServerCore {
     return this.#core;
+  }
+
+  /** An opaque object of this session's own, made when first asked for (see `SessionView.connection`). */
+  get connection(): object {
+    return (this.#connection ??= Object.freeze({}));
   }
 
   /** The HTTP session id of a stateful HTTP connection; undefined elsewhere. */

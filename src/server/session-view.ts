@@ -40,6 +40,8 @@ export type SessionPeer = Pick<Peer, 'request' | 'notify' | 'transport'>;
 
 export interface SessionView extends ServerConnection {
   readonly peer: SessionPeer;
+  /** An opaque object of this session's own, the same for its life (a handshake-era context's `connection`). */
+  readonly connection: object;
   /** `logging/setLevel` (handshake era): messages below `level` are not sent on this session. */
   setLogLevel(level: LoggingLevel): void;
   /** What a shared session record holds changed after the handshake (resource subscriptions). */

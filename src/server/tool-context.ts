@@ -72,6 +72,14 @@ export interface ToolContext {
   readonly principal: Principal | undefined;
   /** The HTTP session id of a stateful HTTP connection; undefined elsewhere (as `ToolCall.sessionId`). */
   readonly sessionId: string | undefined;
+  /**
+   * Handshake era: an opaque object of the connection the request came on (a stdio or in-memory
+   * connection, a stateful HTTP session, a legacy HTTP+SSE session), the same for every request on it
+   * while it lasts and shared with no other: compare it (`===`) to tell whether two requests come from
+   * one client connection, where neither `sessionId` (stdio, in memory) nor `principal` says so. Undefined
+   * in the stateless era, whose requests stand alone.
+   */
+  readonly connection: object | undefined;
   /** W3C `traceparent` from the request's `_meta` (undefined when absent or malformed). */
   readonly traceparent: string | undefined;
   /** W3C `tracestate` from the request's `_meta` (only alongside a valid `traceparent`). */
@@ -142,6 +150,8 @@ export interface ContextHost {
   readonly principal: Principal | undefined;
   /** The connection's session id, where it has one (stateful HTTP). */
   readonly sessionId?: string | undefined;
+  /** Handshake era: the connection's own object (`ToolContext.connection`). */
+  readonly connection?: object | undefined;
   /**
    * The client's answer to a request for input: a request to the client (handshake era), or the answer
    * the retried request carries (stateless era, which rejects to end the attempt with input_required).
@@ -182,7 +192,10 @@ export function callRequest(id: RequestId, signal: AbortSignal, meta: JsonObject
 }
 
 /** What a context tells about its request, besides its trace context (read from `meta`). */
-export type ContextFacts = Pick<ToolContext, 'requestId' | 'meta' | 'client' | 'principal' | 'sessionId'>;
+export type ContextFacts = Pick<
+  ToolContext,
+  'requestId' | 'meta' | 'client' | 'principal' | 'sessionId' | 'connection'
+>;
 
 /** What a context does: a handler may destructure them (`async (args, { progress }) => …`). */
 export type ContextMethods = Pick<
@@ -211,6 +224,7 @@ export abstract class ContextBase implements ToolContext {
   readonly client: ClientView;
   readonly principal: Principal | undefined;
   readonly sessionId: string | undefined;
+  readonly connection: object | undefined;
   #trace: TraceContext | undefined;
   #bound: { -readonly [K in keyof ContextMethods]?: ContextMethods[K] } | undefined;
 
@@ -220,6 +234,7 @@ export abstract class ContextBase implements ToolContext {
     this.client = facts.client;
     this.principal = facts.principal;
     this.sessionId = facts.sessionId;
+    this.connection = facts.connection;
   }
 
   abstract get signal(): AbortSignal;
@@ -318,6 +333,7 @@ class HostedContext extends ContextBase {
       client: host.client,
       principal: host.principal,
       sessionId: host.sessionId,
+      connection: host.connection,
     });
     this.source = request;
     this.#host = host;

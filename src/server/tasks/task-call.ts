@@ -160,6 +160,7 @@ async function startedByHandler(
   const host: ContextHost = {
     client: inline.client,
     principal: inline.principal,
+    connection: inline.connection,
     carried: inline.carried,
     carry: (value) => inline.carry?.(value),
     input: (method, p, options) =>
