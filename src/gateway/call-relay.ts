@@ -45,6 +45,8 @@ import { unavailable, type Upstream } from './upstream.js';
 import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import { forwardedMeta } from './forwarded-meta.js';
+import type { CallsInFlight } from './calls-in-flight.js';
+import { isHttpUpstream } from './gateway-config.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { withSafeResultIcons } from './safe-icons.js';
@@ -61,6 +63,8 @@ export interface CallRelayDeps extends VerdictDeps {
   elicitations: ElicitationRoutes;
   /** Stateless-era calls held upstream between their caller's rounds. */
   parked: ParkedCalls;
+  /** The requests in flight on each upstream, and their callers' connections (see `CallsInFlight`). */
+  inFlight: CallsInFlight;
 }
 
 /** A call on its way through the relay. */
@@ -293,6 +297,9 @@ export class CallRelay {
             stop?.abort(error);
           },
           (elicitationId) => this.#deps.elicitations.relayed(upstream.name, elicitationId, ctx),
+          // On stdio the upstream's client gives a question to the only call in flight that may be asked,
+          // though another caller's (one that may be asked nothing) may have asked it.
+          isHttpUpstream(upstream.config) ? undefined : () => this.#mine(upstream, ctx),
         )
       : undefined;
     let cancellation = call.cancellation;
@@ -321,8 +328,11 @@ export class CallRelay {
     if (handlers) options.handlers = handlers;
     if (asTask) options.task = true;
     const calls = active;
+    // Counted in flight on the upstream with its caller's connection: whose a question is that names no call.
+    const uncount = this.#deps.inFlight.add(upstream.name, { connection: ctx.connection, handlers });
     return client.callTool(tool.name, args, options).then(
       (relayed) => {
+        uncount();
         const result = withSafeResultIcons(relayed);
         unfollow?.();
         calls.delete(ctx);
@@ -330,6 +340,7 @@ export class CallRelay {
         return result;
       },
       (error: unknown) => {
+        uncount();
         unfollow?.();
         calls.delete(ctx);
         return this.#failed(call, verdict, error, ended);
@@ -370,7 +381,14 @@ export class CallRelay {
           if (current) this.#progress(current.call, current.waited, progress);
         };
       }
-      sent.start(client.callTool(tool.name, args, options));
+      // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
+      const uncount = this.#deps.inFlight.add(upstream.name, {
+        connection: undefined,
+        handlers: sent.handlers,
+      });
+      const pending = client.callTool(tool.name, args, options);
+      pending.then(uncount, uncount);
+      sent.start(pending);
     }
     const held = run;
     attempts.set(held, { call, waited: verdict.waited });
@@ -457,6 +475,12 @@ export class CallRelay {
     const result = toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
     this.#finish(call, verdict, 'error', { result });
     return result;
+  }
+
+  /** Whether a question of `upstream` that names no call may be the caller of `ctx`'s (`CallsInFlight.owner`). */
+  #mine(upstream: Upstream, ctx: ToolContext): boolean {
+    const owner = this.#deps.inFlight.owner(upstream.name);
+    return owner !== undefined && owner.connection === ctx.connection;
   }
 
   #progress({ info, ctx, time }: RelayedCall, waited: number, progress: ProgressParams): void {

@@ -26,6 +26,7 @@ import {
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
+import type { CallsInFlight } from './calls-in-flight.js';
 import { relayedRequest, type AskingContext } from './relayed-request.js';
 import { withSafeIcons, withSafePromptIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
@@ -68,6 +69,8 @@ export class ExposedCatalog {
   readonly #routes: ElicitationRoutes;
   /** Where stateless-era prompt gets and resource reads wait between their caller's rounds. */
   readonly #parked: ParkedCalls;
+  /** The requests in flight on each upstream (see `CallsInFlight`). */
+  readonly #inFlight: CallsInFlight;
   #namer: ToolNamer;
 
   constructor(
@@ -76,12 +79,14 @@ export class ExposedCatalog {
     warn: (upstream: Upstream, message: string) => void,
     routes: ElicitationRoutes,
     parked: ParkedCalls,
+    inFlight: CallsInFlight,
   ) {
     this.#server = server;
     this.#namer = namer;
     this.#warn = warn;
     this.#routes = routes;
     this.#parked = parked;
+    this.#inFlight = inFlight;
   }
 
   rename(namer: ToolNamer): void {
@@ -216,6 +221,7 @@ export class ExposedCatalog {
         (options) => client.getPrompt(prompt.name, values, options).then(withSafePromptIcons),
         {
           parked: this.#parked,
+          inFlight: this.#inFlight,
           request: () => `prompts/get\u0000${name}\u0000${digestOfText(canonicalJson(values))}`,
         },
       );
@@ -227,6 +233,7 @@ export class ExposedCatalog {
     const client = clientOf(upstream);
     return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options), {
       parked: this.#parked,
+      inFlight: this.#inFlight,
       request: () => `resources/read\u0000${uri}`,
     });
   }

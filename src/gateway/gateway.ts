@@ -45,6 +45,7 @@ import { ToolSettings } from './tool-settings.js';
 import type { ExposedToolView, UpstreamView } from './gateway-views.js';
 import type { Upstream } from './upstream.js';
 import { UpstreamSet } from './upstream-set.js';
+import { CallsInFlight } from './calls-in-flight.js';
 import { ElicitationRoutes } from './elicitation-routes.js';
 import { printable } from './printable.js';
 
@@ -111,6 +112,7 @@ export class Gateway {
       ...options.server,
     });
     const elicitations = new ElicitationRoutes();
+    const inFlight = new CallsInFlight();
     this.#parked = new ParkedCalls({ ...this.#config.parkedCalls, ...options.parkedCalls });
     this.#relay = new CallRelay({
       policy: () => this.#policy,
@@ -123,6 +125,7 @@ export class Gateway {
       calls: this.calls,
       elicitations,
       parked: this.#parked,
+      inFlight,
     });
     this.#stores = new SharedStores({
       given: options.stores,
@@ -148,6 +151,7 @@ export class Gateway {
       warn,
       elicitations,
       this.#parked,
+      inFlight,
     );
     const subscriptions = new ResourceSubscriptions(
       this.server,
@@ -166,6 +170,7 @@ export class Gateway {
       parked: this.#parked,
       events: this.#events,
       log: (upstream, params) => this.#upstreamLog(upstream, params),
+      inFlight,
       elicitationComplete: (upstream, elicitationId) => elicitations.complete(upstream.name, elicitationId),
       warn: (message, upstream) => this.#warn(message, upstream),
     });

@@ -58,17 +58,24 @@ export function upstreamError(error: unknown): unknown {
     : error;
 }
 
+/** What an upstream gets for a question the gateway cannot tell the caller of. */
+const NOT_MINE =
+  'The gateway could not relay sampling/createMessage: several callers have calls in flight on this server, and nothing says whose call asks';
+
 /**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
  * and the request runs again (the upstream asks again, and this time gets the answer). A stateless-era
- * tool call holds its upstream call between rounds instead (held-run.ts).
+ * tool call holds its upstream call between rounds instead (held-run.ts). `mine`, where given: whether a
+ * question may be this caller's (see `CallsInFlight.owner`); one that may not is asked of nobody — an
+ * elicitation declined, sampling -32602, no roots — as the gateway answers a question no caller takes.
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
   stateless: boolean,
   end: (error: unknown) => void,
   relayedUrl: (elicitationId: string) => void,
+  mine?: () => boolean,
 ): ClientHandlers {
   const caps = ctx.client.capabilities;
   const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
@@ -83,6 +90,8 @@ export function relayedInput(
   if (caps.elicitation !== undefined) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
     handlers.elicitation = (params, { signal }) => {
+      // Given to this call although another caller's call may have asked: asked of nobody.
+      if (mine && !mine()) return { action: 'decline' };
       // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
       if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
         relayedUrl(params.elicitationId);
@@ -90,8 +99,12 @@ export function relayedInput(
     };
   }
   if (caps.sampling !== undefined) {
-    handlers.sampling = (params, { signal }) => relay(() => ctx.sample(params, { signal }));
+    handlers.sampling = (params, { signal }) => {
+      if (mine && !mine()) throw new ProtocolError(ErrorCode.InvalidParams, NOT_MINE);
+      return relay(() => ctx.sample(params, { signal }));
+    };
   }
-  if (caps.roots !== undefined) handlers.roots = () => relay(() => ctx.listRoots()).then((r) => r.roots);
+  if (caps.roots !== undefined)
+    handlers.roots = () => (mine && !mine() ? [] : relay(() => ctx.listRoots()).then((r) => r.roots));
   return handlers;
 }

@@ -21,6 +21,7 @@ import {
 import type { PromptContext } from '../server/index.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import type { CallsInFlight, InFlight } from './calls-in-flight.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
@@ -36,6 +37,7 @@ export type AskingContext = Pick<
   | 'completeElicitation'
   | 'principal'
   | 'sessionId'
+  | 'connection'
   | 'carried'
   | 'carry'
 >;
@@ -45,6 +47,22 @@ export interface Parking {
   readonly parked: ParkedCalls;
   /** Computed only when the request parks or a retry names a parked one. */
   readonly request: () => string;
+  /** Where the request counts as in flight on its upstream while it is (see `CallsInFlight`). */
+  readonly inFlight: CallsInFlight;
+}
+
+/** Counts the request `send` makes in flight on `upstream` until it settles. */
+function counted<T>(
+  inFlight: CallsInFlight | undefined,
+  upstream: string,
+  entry: InFlight,
+  send: () => Promise<T>,
+): Promise<T> {
+  if (!inFlight) return send();
+  const remove = inFlight.add(upstream, entry);
+  const pending = send();
+  pending.then(remove, remove);
+  return pending;
 }
 
 /** `send` the request upstream, relaying its questions to the caller of `ctx`. */
@@ -69,7 +87,12 @@ export function relayedRequest<T>(
     throw error;
   };
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
-  if (!mayBeAsked(ctx)) return send({ signal: ctx.signal }).catch(failed);
+  const inFlight = parking?.inFlight;
+  const { connection } = ctx;
+  if (!mayBeAsked(ctx))
+    return counted(inFlight, upstream, { connection, handlers: undefined }, () =>
+      send({ signal: ctx.signal }),
+    ).catch(failed);
   const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
   if (stateless && parking) return held(upstream, ctx, send, parking, failed);
   let ended: { error: unknown } | undefined;
@@ -83,7 +106,9 @@ export function relayedRequest<T>(
     },
     (elicitationId) => routes.relayed(upstream, elicitationId, ctx),
   );
-  return send({ signal: ctx.signal, cancellation: stop, handlers }).catch((error: unknown) => {
+  return counted(inFlight, upstream, { connection, handlers }, () =>
+    send({ signal: ctx.signal, cancellation: stop, handlers }),
+  ).catch((error: unknown) => {
     // The caller's answer is awaited: this attempt ends with its question (input_required).
     if (ended) throw ended.error;
     return failed(error);
@@ -99,15 +124,20 @@ function held<T>(
   upstream: string,
   ctx: AskingContext,
   send: (options: ExchangeOptions) => Promise<T>,
-  { parked, request }: Parking,
+  { parked, request, inFlight }: Parking,
   failed: (error: unknown) => never,
 ): Promise<T> {
   const caller = callerKey(callerOf(ctx));
   const owner = () => `${caller}\u0000${request()}`;
   let run = ctx.carried === undefined ? undefined : parked.take<T>(ctx.carried, owner());
   if (!run) {
-    run = new HeldRun<T>(ctx.client.capabilities);
-    run.start(send({ cancellation: run.stop, handlers: run.handlers }));
+    const sent = (run = new HeldRun<T>(ctx.client.capabilities));
+    // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
+    sent.start(
+      counted(inFlight, upstream, { connection: undefined, handlers: sent.handlers }, () =>
+        send({ cancellation: sent.stop, handlers: sent.handlers }),
+      ),
+    );
   }
   const taken = run;
   // The caller's cancellation during this attempt stops the upstream request.

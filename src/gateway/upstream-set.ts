@@ -6,6 +6,7 @@
  * on an upstream (parked-calls.ts) are let go when it goes down or is removed.
  * @module
  */
+import type { CallsInFlight } from './calls-in-flight.js';
 import { LocalErrorCode, errorMessage, type Implementation, type LoggingMessageParams } from '../index.js';
 import type { OAuthStore } from '../transports/http-client/index.js';
 import type { Approvals } from './approvals.js';
@@ -37,6 +38,8 @@ export interface UpstreamSetOptions {
   events: GatewayEvents;
   /** A log message from an upstream (`notifications/message`). */
   log: (upstream: Upstream, params: LoggingMessageParams) => void;
+  /** The requests in flight on each upstream: whose a question that names none is (`UpstreamHooks.owner`). */
+  inFlight: CallsInFlight;
   /** An upstream completed a URL-mode elicitation (see `UpstreamHooks.elicitationComplete`). */
   elicitationComplete: (upstream: Upstream, elicitationId: string) => void;
   /** A warning, of one upstream or of the gateway. */
@@ -152,7 +155,7 @@ export class UpstreamSet {
   }
 
   #hooks(): UpstreamHooks {
-    const { clientInfo, oauthStore, subscriptions, log, elicitationComplete, warn } = this.#options;
+    const { clientInfo, oauthStore, subscriptions, log, elicitationComplete, warn, inFlight } = this.#options;
     const reconnect = this.#options.config().reconnect;
     return {
       clientInfo,
@@ -160,6 +163,7 @@ export class UpstreamSet {
       updated: (upstream, uri) => subscriptions.updated(upstream, uri),
       connected: (upstream, client) => subscriptions.resubscribe(upstream, client),
       log,
+      owner: (upstream) => inFlight.owner(upstream.name)?.handlers,
       elicitationComplete,
       warn: (upstream, message) => warn(`upstream ${upstream.name}: ${message}`, upstream.name),
       reconnect: {

@@ -15,6 +15,7 @@ import {
   ToolwireError,
   errorMessage,
   type ClientHandlers,
+  type ElicitResult,
   type Implementation,
   type LoggingMessageParams,
   type Prompt,
@@ -50,6 +51,11 @@ export interface UpstreamHooks {
   updated(upstream: Upstream, uri: string): void;
   /** A log message from the upstream (`notifications/message`). */
   log(upstream: Upstream, params: LoggingMessageParams): void;
+  /**
+   * What relays a question the upstream asked outside its requests' own handlers (see `NO_CALLER`) to the
+   * caller it belongs to, when one does (see `CallsInFlight.owner`); undefined: nobody's.
+   */
+  owner(upstream: Upstream): ClientHandlers | undefined;
   /** The upstream completed a URL-mode elicitation it named (`notifications/elicitation/complete`). */
   elicitationComplete(upstream: Upstream, elicitationId: string): void;
   /** Something worth a warning (a list that could not be read). */
@@ -62,21 +68,22 @@ export interface UpstreamHooks {
 
 /**
  * Answers an upstream's questions that no caller's client takes — asked outside any call, during the call
- * of a caller that did not declare what they need, or while several calls are in flight where nothing on
- * the wire says whose call asks (see `ExchangeOptions.handlers`): an elicitation is declined, sampling
+ * of a caller that did not declare what they need, or while several calls of different connections are in
+ * flight where nothing on the wire says whose call asks (see `ExchangeOptions.handlers` and
+ * `CallsInFlight.owner`; calls of one connection: its caller is asked): an elicitation is declined, sampling
  * refused with -32602 saying why (what a model reads in the tool's error), and the roots are none.
  * Declaring them lets every upstream ask; the caller's own client answers during its calls.
  */
-const NO_CALLER: ClientHandlers = {
-  elicitation: () => ({ action: 'decline' }),
-  sampling: () => {
+const NO_CALLER = {
+  elicitation: (): ElicitResult => ({ action: 'decline' }),
+  sampling: (): never => {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
       'The gateway could not relay sampling/createMessage: the client of the call did not declare sampling, or several calls in flight on this server leave unclear whose call asks',
     );
   },
   roots: [],
-};
+} satisfies ClientHandlers;
 
 /**
  * What the gateway declares to every upstream beside `NO_CALLER`'s handlers: every elicitation mode, and
@@ -130,6 +137,28 @@ export class Upstream {
     this.oauth = isHttpUpstream(config)
       ? new UpstreamOAuth(name, config.url, config.oauth, hooks.oauthStore)
       : undefined;
+  }
+
+  /**
+   * The client's own handlers: a question no request's handlers took goes to the caller it belongs to
+   * (`UpstreamHooks.owner`), else `NO_CALLER` answers it.
+   */
+  #routed(): ClientHandlers {
+    const owner = () => this.#hooks.owner(this);
+    return {
+      elicitation: (params, ctx) => {
+        const relay = owner()?.elicitation;
+        return relay ? relay(params, ctx) : NO_CALLER.elicitation();
+      },
+      sampling: (params, ctx) => {
+        const relay = owner()?.sampling;
+        return relay ? relay(params, ctx) : NO_CALLER.sampling();
+      },
+      roots: () => {
+        const roots = owner()?.roots;
+        return typeof roots === 'function' ? roots() : [];
+      },
+    };
   }
 
   /** Its tools' and prompts' prefix downstream. */
@@ -211,7 +240,7 @@ export class Upstream {
       return code === 'CONNECTION_CLOSED' && ended !== undefined ? ended : errorMessage(error);
     };
     const client = new Client(this.#hooks.clientInfo, {
-      ...NO_CALLER,
+      ...this.#routed(),
       capabilities: RELAYED_CAPABILITIES,
       protocolVersion: this.config.protocolVersion ?? 'auto',
       requestTimeout: this.timeoutMs,

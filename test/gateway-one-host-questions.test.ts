@@ -1,0 +1,107 @@
+// Questions of a stdio upstream (the official SDK 1.x server), where nothing on the wire says which call
+// asks, while several calls are in flight there: when every one comes from one host's connection, the
+// question is that host's whichever of its calls asked, and it is relayed; when they come from different
+// hosts, nobody is asked (the elicitation is declined), and no host ever gets another's question.
+// Downstream: official SDK 1.x hosts, each its own Streamable HTTP session of the gateway.
+import { fileURLToPath } from 'node:url';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, serveGateway } from '../src/gateway/index.js';
+
+const FIXTURE = fileURLToPath(new URL('./fixtures/sdk-asking-server.mjs', import.meta.url));
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+});
+
+/** A gateway over HTTP in front of the SDK 1.x fixture over stdio (`sdk`). */
+async function start(): Promise<URL> {
+  const gateway = createGateway(
+    {
+      upstreams: { sdk: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' } },
+      policy: { default: 'allow' },
+    },
+    { onLog: () => undefined },
+  );
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  const served = await serveGateway(gateway, { port: 0, console: false });
+  cleanup.push(() => served.close());
+  return new URL(served.url!);
+}
+
+/** An SDK 1.x host; with `asked`, it declares elicitation and answers every form with `{ name }`. */
+async function host(url: URL, name?: string): Promise<{ client: ClientV1; asked: string[] }> {
+  const asked: string[] = [];
+  const client = new ClientV1(
+    { name: 'host', version: '1.0.0' },
+    { capabilities: name === undefined ? {} : { elicitation: {} } },
+  );
+  if (name !== undefined)
+    client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { name } };
+    });
+  await client.connect(new StreamableHTTPClientTransport(url));
+  cleanup.push(() => client.close());
+  return { client, asked };
+}
+
+/** Starts `hold` for `client` and resolves once it runs upstream; abort `stop` to end it. */
+async function holding(client: ClientV1, stop: AbortController): Promise<void> {
+  let running!: () => void;
+  const started = new Promise<void>((resolve) => (running = resolve));
+  void client
+    .callTool({ name: 'sdk__hold', arguments: {} }, undefined, {
+      signal: stop.signal,
+      onprogress: () => running(),
+    })
+    .catch(() => undefined);
+  await started;
+}
+
+const answer = (result: unknown) =>
+  JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as unknown;
+
+describe("a stdio upstream's question while several calls are in flight there", () => {
+  it("reaches the host when every call in flight is that host's", async () => {
+    const url = await start();
+    const { client, asked } = await host(url, 'Ada');
+    const stop = new AbortController();
+    await holding(client, stop);
+    const result = await client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    stop.abort();
+    expect(answer(result)).toEqual({ action: 'accept', content: { name: 'Ada' } });
+    expect(asked).toEqual(['Your name?']);
+  }, 30_000);
+
+  it("is declined, and reaches no other host, when another host's call is in flight", async () => {
+    const url = await start();
+    // The other host may be asked; the one whose call asks may be asked nothing (its call, which brings
+    // no handlers upstream, is not the only one with handlers there).
+    const other = await host(url, 'Eve');
+    const stop = new AbortController();
+    await holding(other.client, stop);
+    const asking = await host(url);
+    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    stop.abort();
+    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(other.asked).toEqual([]);
+  }, 30_000);
+
+  it("is declined when both hosts' calls may be asked", async () => {
+    const url = await start();
+    const other = await host(url, 'Eve');
+    const stop = new AbortController();
+    await holding(other.client, stop);
+    const asking = await host(url, 'Ada');
+    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    stop.abort();
+    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(other.asked).toEqual([]);
+    expect(asking.asked).toEqual([]);
+  }, 30_000);
+});
