@@ -17,14 +17,14 @@ afterEach(async () => {
   for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
 });
 
-/** A gateway over HTTP in front of the SDK 1.x fixture over stdio (`sdk`). */
-async function start(): Promise<URL> {
+/** A gateway over HTTP in front of the SDK 1.x fixture over stdio (`sdk`); `onLog` gets its log lines. */
+async function start(onLog: (line: string) => void = () => undefined): Promise<URL> {
   const gateway = createGateway(
     {
       upstreams: { sdk: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' } },
       policy: { default: 'allow' },
     },
-    { onLog: () => undefined },
+    { onLog },
   );
   cleanup.push(() => gateway.close());
   await gateway.start();
@@ -103,5 +103,25 @@ describe("a stdio upstream's question while several calls are in flight there", 
     expect(answer(result)).toEqual({ action: 'decline' });
     expect(other.asked).toEqual([]);
     expect(asking.asked).toEqual([]);
+  }, 30_000);
+
+  it("is declined, and reaches no other host, when another host's prompt get is in flight", async () => {
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const url = await start((line) => {
+      if (line.includes('prompt held')) held();
+    });
+    // The other host's prompt get is the only request there that may be asked.
+    const other = await host(url, 'Eve');
+    const stop = new AbortController();
+    void other.client
+      .getPrompt({ name: 'sdk__held', arguments: {} }, { signal: stop.signal })
+      .catch(() => undefined);
+    await holding;
+    const asking = await host(url);
+    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    stop.abort();
+    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(other.asked).toEqual([]);
   }, 30_000);
 });

@@ -49,6 +49,11 @@ export interface Parking {
   readonly request: () => string;
   /** Where the request counts as in flight on its upstream while it is (see `CallsInFlight`). */
   readonly inFlight: CallsInFlight;
+  /**
+   * The upstream is spoken to over stdio, where its client gives a question to the only request in flight
+   * that may be asked, though another caller's (one that may be asked nothing) may have asked it.
+   */
+  readonly stdio: boolean;
 }
 
 /** Counts the request `send` makes in flight on `upstream` until it settles. */
@@ -105,6 +110,12 @@ export function relayedRequest<T>(
       stop.abort(error);
     },
     (elicitationId) => routes.relayed(upstream, elicitationId, ctx),
+    inFlight && parking.stdio
+      ? () => {
+          const owner = inFlight.owner(upstream);
+          return owner !== undefined && owner.connection === connection;
+        }
+      : undefined,
   );
   return counted(inFlight, upstream, { connection, handlers }, () =>
     send({ signal: ctx.signal, cancellation: stop, handlers }),
