@@ -69,7 +69,7 @@ export class GatewayEvents {
     return this.#reader.cancel();
   }
 
-  /** The next event of `type` that `match` accepts (others are skipped). */
+  /** The next event of `type` (`*`: any type) that `match` accepts (others are skipped). */
   async next(
     type: string,
     match: (event: GatewayEventData) => boolean = () => true,
@@ -77,8 +77,8 @@ export class GatewayEvents {
     for (;;) {
       const event = await this.#reader.next(15_000);
       if (!event) throw new Error(`the event stream ended before a ${type} event`);
-      if (event.event !== type) continue;
-      const data = JSON.parse(event.data) as GatewayEventData;
+      if (type !== '*' && event.event !== type) continue;
+      const data = { type: event.event, ...(JSON.parse(event.data) as object) } as GatewayEventData;
       if (match(data)) return data;
     }
   }

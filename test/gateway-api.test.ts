@@ -15,7 +15,7 @@ import {
   type HttpServerHandle,
   type TokenVerifier,
 } from '../src/transports/http/index.js';
-import { GatewayEvents } from './_gateway.js';
+import { GatewayEvents, type GatewayEventData } from './_gateway.js';
 
 let upstream: HttpServerHandle;
 let gateway: Gateway;
@@ -129,6 +129,66 @@ describe('the decision API beside an authenticated MCP endpoint', () => {
       expect((await call).content).toEqual([{ type: 'text', text: 'saved' }]);
       const decision = await events.next('audit', (e) => (e.record as { kind: string }).kind === 'decision');
       expect(decision.record).toMatchObject({ decidedBy: 'ada', decision: 'approved', approvalId: id });
+    } finally {
+      await bob.close();
+    }
+  });
+
+  it('names the person who cancelled a call waiting for approval as its withdrawer, and the caller when it did', async () => {
+    const bob = await client('bob-key');
+    try {
+      const events = new GatewayEvents(await api('/events', served.api.token));
+      const call = bob.callTool('notes__save');
+      const pending = await events.next('approval.pending');
+      const { id, callId } = pending.approval as { id: string; callId: number };
+
+      expect((await api(`/calls/${callId}/cancel`, 'ada-key', { body: {} })).status).toBe(200);
+      expect((await call).content).toEqual([
+        { type: 'text', text: 'The call of notes__save was cancelled by ada.' },
+      ]);
+      // The approval's settlement and the call's end are reported in whichever order they happen.
+      const seen: GatewayEventData[] = [];
+      const mine = (e: GatewayEventData) =>
+        (e.type === 'approval.decided' && (e.approval as { id: string }).id === id) ||
+        (e.type === 'audit' && (e.record as { approvalId?: string }).approvalId === id);
+      while (seen.length < 3) seen.push(await events.next('*', mine));
+      const by = (type: string, kind?: string) =>
+        seen.find(
+          (e) => e.type === type && (kind === undefined || (e.record as { kind: string }).kind === kind),
+        );
+      expect(by('approval.decided')?.outcome).toMatchObject({
+        decision: 'withdrawn',
+        decidedBy: 'ada',
+        reason: 'cancelled by ada',
+      });
+      expect(by('audit', 'decision')?.record).toMatchObject({
+        decision: 'withdrawn',
+        decidedBy: 'ada',
+        reason: 'cancelled by ada',
+      });
+      expect(by('audit', 'call')?.record).toMatchObject({
+        decision: 'withdrawn',
+        decidedBy: 'ada',
+        reason: 'cancelled by ada',
+        outcome: 'cancelled',
+      });
+
+      // The caller cancels its own call: the gateway withdraws it, saying so.
+      const controller = new AbortController();
+      const own = bob.callTool('notes__save', {}, { signal: controller.signal });
+      const second = await events.next('approval.pending');
+      const secondId = (second.approval as { id: string }).id;
+      controller.abort();
+      await expect(own).rejects.toThrow();
+      const withdrawn = await events.next(
+        'approval.decided',
+        (e) => (e.approval as { id: string }).id === secondId,
+      );
+      expect(withdrawn.outcome).toMatchObject({
+        decision: 'withdrawn',
+        reason: 'the caller cancelled the call',
+      });
+      expect(withdrawn.outcome).not.toHaveProperty('decidedBy');
     } finally {
       await bob.close();
     }

@@ -145,12 +145,15 @@ export class Approvals {
    * sharing the store), expiry, or `withdrawn` once `signal` aborts. Resolves at once with a denial when
    * too many approvals, or too many bytes of arguments (in all, or of this caller), are pending here
    * already; rejects (with the store's `StoreError`) when the approval cannot be stored. `argumentsBytes`:
-   * the length in bytes of the arguments' JSON, when the caller has it (measured otherwise).
+   * the length in bytes of the arguments' JSON, when the caller has it (measured otherwise). `cancelledBy`:
+   * who cancelled the call once `signal` aborts, when a person did (the withdrawal names them; undefined:
+   * the caller cancelled).
    */
   ask(
     request: ApprovalRequest,
     signal: AbortSignal,
     argumentsBytes?: number,
+    cancelledBy?: () => string | undefined,
   ): { approval: PendingApproval; outcome: Promise<ApprovalOutcome> } {
     const now = Date.now();
     const approval: PendingApproval = Object.freeze({
@@ -173,7 +176,7 @@ export class Approvals {
     const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
       const timer = setTimeout(() => void this.#expire(approval), this.timeoutMs);
       timer.unref?.();
-      const withdraw = () => void this.#withdraw(approval, 'the caller cancelled the call');
+      const withdraw = () => void this.#withdraw(approval, cancelledBy?.());
       const end = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', withdraw);
@@ -198,7 +201,7 @@ export class Approvals {
         .then(
           () => {
             if (this.#waiting.get(approval.id)?.approval === approval) this.#options.onPending?.(approval);
-            else void this.#settleLate(approval);
+            else void this.#settleLate(approval, cancelledBy?.());
           },
           (error: unknown) => {
             const failed = error instanceof Error ? error : new Error(String(error));
@@ -212,7 +215,7 @@ export class Approvals {
           },
         );
     });
-    if (signal.aborted) void this.#withdraw(approval, 'the caller cancelled the call');
+    if (signal.aborted) void this.#withdraw(approval, cancelledBy?.());
     return { approval, outcome };
   }
 
@@ -383,7 +386,9 @@ export class Approvals {
 
   /** Withdraws every approval this instance holds, and stops listening (the gateway is closing). */
   async close(reason = 'the gateway is shutting down'): Promise<void> {
-    const settling = [...this.#waiting.values()].map(({ approval }) => this.#withdraw(approval, reason));
+    const settling = [...this.#waiting.values()].map(({ approval }) =>
+      this.#settle(approval, { decision: 'withdrawn', reason, decidedAt: stamp() }),
+    );
     this.#retries.stop();
     const unwatch = this.#unwatch;
     this.#unwatch = undefined;
@@ -479,21 +484,20 @@ export class Approvals {
     );
   }
 
-  /** The caller gave up (or the gateway closes): its call ends now; the store learns it as it can. */
-  async #withdraw(approval: PendingApproval, reason: string): Promise<void> {
-    const withdrawn: ApprovalOutcome = { decision: 'withdrawn', reason, decidedAt: stamp() };
+  /** The call was cancelled, by its caller or by `person`: it ends now; the store learns it as it can. */
+  #withdraw(approval: PendingApproval, person: string | undefined): Promise<void> {
+    return this.#settle(approval, withdrawal(person));
+  }
+
+  /** A call no decision is waited for any more (cancelled, or the gateway closes) ends with `withdrawn`. */
+  async #settle(approval: PendingApproval, withdrawn: ApprovalOutcome): Promise<void> {
     if (!this.#resolve(approval.id, withdrawn)) return;
     await this.#abandon(approval, withdrawn);
   }
 
   /** The call ended before its approval was stored (the caller cancelled): it is withdrawn in the store too. */
-  async #settleLate(approval: PendingApproval): Promise<void> {
-    const withdrawn: ApprovalOutcome = {
-      decision: 'withdrawn',
-      reason: 'the caller cancelled the call',
-      decidedAt: stamp(),
-    };
-    await this.#abandon(approval, withdrawn);
+  async #settleLate(approval: PendingApproval, person: string | undefined): Promise<void> {
+    await this.#abandon(approval, withdrawal(person));
   }
 
   /** Settlements may have been missed: the approvals held here are read again. */
@@ -514,6 +518,13 @@ export class Approvals {
 /** The key a grant is stored under within its upstream's scope: the caller and the tool. */
 function grantKey(caller: GatewayCaller, tool: string): string {
   return `${callerKey(caller)}\u0000${tool}`;
+}
+
+/** A cancelled call's withdrawal: by the person who cancelled it, else by its caller. */
+function withdrawal(person: string | undefined): ApprovalOutcome {
+  return person === undefined
+    ? { decision: 'withdrawn', reason: 'the caller cancelled the call', decidedAt: stamp() }
+    : { decision: 'withdrawn', reason: `cancelled by ${person}`, decidedBy: person, decidedAt: stamp() };
 }
 
 function stamp(): string {

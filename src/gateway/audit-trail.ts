@@ -48,7 +48,7 @@ export class AuditTrail {
             ? 'approved-always'
             : 'approved'
           : outcome.decision,
-      decidedBy: 'decidedBy' in outcome ? outcome.decidedBy : 'gateway',
+      decidedBy: ('decidedBy' in outcome ? outcome.decidedBy : undefined) ?? 'gateway',
       approvalId: approval.id,
     };
     const reason = 'reason' in outcome ? outcome.reason : undefined;

@@ -19,6 +19,8 @@ export interface VerdictDeps {
   progressIntervalMs(): number;
   /** Hears the whole error of a store that failed (the model is told only which store and operation). */
   reportError(error: Error, context: string): void;
+  /** Who cancelled a call this instance runs, when a person did (the call log, while someone watches). */
+  calls?: { cancelledBy(id: number): string | undefined };
 }
 
 /** How the policy let a call through. */
@@ -95,6 +97,7 @@ export async function decide(
     },
     signalOf(cancellation),
     argumentsBytes,
+    () => deps.calls?.cancelledBy(info.id),
   );
   let waited = 0;
   const tick = () => {
@@ -142,7 +145,7 @@ function verdictOf(outcome: ApprovalOutcome, reason: string): Omit<Verdict, 'wai
     case 'expired':
       return { decision: 'expired', decidedBy: 'gateway', reason: 'no decision before the approval expired' };
     case 'withdrawn':
-      return { decision: 'withdrawn', decidedBy: 'gateway', reason: outcome.reason };
+      return { decision: 'withdrawn', decidedBy: outcome.decidedBy ?? 'gateway', reason: outcome.reason };
   }
 }
 

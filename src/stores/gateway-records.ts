@@ -43,7 +43,8 @@ export type ApprovalOutcome =
   | { decision: 'approved'; always: boolean; decidedBy: string; decidedAt: string; until?: string }
   | { decision: 'denied'; reason?: string; decidedBy: string; decidedAt: string }
   | { decision: 'expired'; decidedAt: string }
-  | { decision: 'withdrawn'; reason: string; decidedAt: string };
+  /** `decidedBy`: the person who cancelled the call (through the decision API), when one did. */
+  | { decision: 'withdrawn'; reason: string; decidedAt: string; decidedBy?: string };
 
 /** How a call was let through, or not. */
 export type CallDecision =
