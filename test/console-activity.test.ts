@@ -170,12 +170,39 @@ describe('the Activity view', () => {
     await page.context().close();
   });
 
+  it('lists a call waiting for approval as waiting, with a link to its card in Approvals', async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
+    const model = await suite.fixture.model();
+    const pending = new Promise<{ id: string; callId?: number }>((resolve) => {
+      const stop = suite.fixture.gateway.on((event) => {
+        if (event.type !== 'approval.pending') return;
+        stop();
+        resolve(event.approval);
+      });
+    });
+    const call = model.callTool({ name: 'up__write_note', arguments: { text: 'wait for me' } });
+    const approval = await pending;
+    const row = page.locator(`li.call[data-call="${approval.callId}"]`);
+    await row.locator('.badge.state', { hasText: 'waiting' }).waitFor();
+    expect(await row.locator('.badge.state').innerText()).toBe('waiting');
+    await page.getByLabel('State').selectOption('waiting');
+    await expect.poll(() => page.getByRole('list', { name: 'calls' }).locator('li.call').count()).toBe(1);
+    await row
+      .getByRole('link', { name: `Approval of call #${approval.callId}: see it in Approvals` })
+      .click();
+    await page.locator(`li[data-approval="${approval.id}"]`).waitFor();
+    await suite.fixture.gateway.approvals.decide(approval.id, { approve: false, decidedBy: 'test' });
+    expect((await call).isError).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('lists a call cancelled while it waited for approval under its state, withdrawn', async () => {
     const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__write_note', arguments: { text: 'never' } });
     const rows = page.getByRole('list', { name: 'calls' }).getByRole('listitem');
-    const running = rows.filter({ hasText: 'up__write_note' }).filter({ hasText: 'running' });
+    const running = rows.filter({ hasText: 'up__write_note' }).filter({ hasText: 'waiting' });
     const id = await running.getAttribute('data-call');
     await running.getByRole('button', { name: `Cancel call #${id}` }).click();
     expect((await call).isError).toBe(true);

@@ -60,10 +60,10 @@ describe('the Approvals view', () => {
     const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'notes/waiting.md' } });
-    const row = page.getByRole('list', { name: 'calls' }).locator('li.call.state-running');
+    const row = page.getByRole('list', { name: 'calls' }).locator('li.call.state-waiting');
     await row.getByRole('button', { name: /up__delete_file/ }).click();
     await row.getByText(/^Waits for approval: see it in Approvals \(asked .+, expires .+\)\.$/).waitFor();
-    await row.getByRole('link', { name: 'see it in Approvals' }).click();
+    await row.getByRole('link', { name: 'see it in Approvals', exact: true }).click();
     const card = page.getByRole('listitem').filter({ hasText: 'notes/waiting.md' });
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     expect(textOf(await call)).toBe('deleted notes/waiting.md');

@@ -74,7 +74,10 @@ it('says the pending approvals and the calls could not be read, reads them again
 
   // The gateway answers again: the call is listed, the alert gone; then the approval.
   reads.failing = false;
-  await page.locator('li.call.state-running').filter({ hasText: 'up__delete_file' }).waitFor();
+  await page
+    .locator('li.call:is(.state-running, .state-waiting)')
+    .filter({ hasText: 'up__delete_file' })
+    .waitFor();
   expect(await page.getByText('The calls could not be read').count()).toBe(0);
   await page.goto(`${fixture.origin}/console/#/approvals`);
   await page.locator('li.approval').filter({ hasText: 'unread.txt' }).waitFor();

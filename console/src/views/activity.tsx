@@ -18,9 +18,12 @@ import { ViewBoundary } from '../components/view-boundary.js';
 import { WindowedList } from '../components/windowed-list.js';
 import { useLive, useNow } from '../live.js';
 
-/** A call's state in one word: running, ok, error, denied, expired, cancelled… */
-export function stateOf(call: CallSummary): string {
-  if (call.state === 'running') return 'running';
+/**
+ * A call's state in one word: running (`waiting` for a person, when its approval is pending), ok, error,
+ * denied, expired, cancelled…
+ */
+export function stateOf(call: CallSummary, waiting = false): string {
+  if (call.state === 'running') return waiting ? 'waiting' : 'running';
   if (call.decision === 'denied' || call.decision === 'expired' || call.decision === 'withdrawn')
     return call.decision;
   if (call.outcome === 'ok') return 'ok';
@@ -192,10 +195,11 @@ const CALL_ROW_PX = 52;
 const callKey = (c: CallSummary) => c.call.id;
 
 /** Every state `stateOf` names, to filter by. */
-const STATES = ['all', 'running', 'ok', 'failed', 'denied', 'expired', 'withdrawn', 'cancelled'];
+const STATES = ['all', 'running', 'waiting', 'ok', 'failed', 'denied', 'expired', 'withdrawn', 'cancelled'];
 
 const CallRow = memo(function CallRow({
   c,
+  waiting,
   open,
   canDecide,
   toggle,
@@ -203,6 +207,8 @@ const CallRow = memo(function CallRow({
   of,
 }: {
   c: CallSummary;
+  /** Whether it waits for a person (its approval is pending). */
+  waiting: boolean;
   open: boolean;
   canDecide: boolean;
   toggle: (id: number) => void;
@@ -210,7 +216,7 @@ const CallRow = memo(function CallRow({
   place: number;
   of: number;
 }) {
-  const state = stateOf(c);
+  const state = stateOf(c, waiting);
   const id = c.call.id;
   return (
     <li class={`call state-${state}`} data-call={id} data-row={id} aria-posinset={place} aria-setsize={of}>
@@ -222,6 +228,11 @@ const CallRow = memo(function CallRow({
           <UpstreamText text={callerName(c.call.caller)} />
         </span>
         <span class={`badge state ${state}`}>{state}</span>
+        {state === 'waiting' && (
+          <a href="#/approvals" aria-label={`Approval of call #${id}: see it in Approvals`}>
+            for approval
+          </a>
+        )}
         {c.state === 'running' ? (
           <RunningCall call={c} />
         ) : (
@@ -239,7 +250,12 @@ const CallRow = memo(function CallRow({
 });
 
 export function Activity() {
-  const { calls, session, callsUnread, runningOmitted } = useLive();
+  const { calls, session, callsUnread, runningOmitted, approvals } = useLive();
+  // The calls that wait for a person: those a pending approval names.
+  const waiting = useMemo(
+    () => new Set(approvals.flatMap((a) => (a.callId === undefined ? [] : [a.callId]))),
+    [approvals],
+  );
   const [filter, setFilter] = useState('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>();
@@ -248,13 +264,14 @@ export function Activity() {
   const shown = useMemo(
     () =>
       calls.filter((c) => {
-        if (filter !== 'all' && stateOf(c) !== filter) return false;
+        const state = stateOf(c, waiting.has(c.call.id));
+        if (filter !== 'all' && state !== filter) return false;
         if (needle === '') return true;
         const text =
-          `${c.call.exposedName} ${c.call.upstream} ${callerName(c.call.caller)} ${stateOf(c)}`.toLowerCase();
+          `${c.call.exposedName} ${c.call.upstream} ${callerName(c.call.caller)} ${state}`.toLowerCase();
         return text.includes(needle);
       }),
-    [calls, filter, needle],
+    [calls, filter, needle, waiting],
   );
   // Only the whole list shows where calls are missing (a filtered one skips calls anyway).
   const missed = useMemo(
@@ -315,6 +332,7 @@ export function Activity() {
             <CallRow
               key={c.call.id}
               c={c}
+              waiting={waiting.has(c.call.id)}
               open={open === c.call.id}
               canDecide={session?.canDecide === true}
               toggle={toggle}
