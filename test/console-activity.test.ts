@@ -190,7 +190,11 @@ describe('the Activity view', () => {
     await row
       .getByRole('link', { name: `Approval of call #${approval.callId}: see it in Approvals` })
       .click();
-    await page.locator(`li[data-approval="${approval.id}"]`).waitFor();
+    // The card shows the start of the approval's id, as `toolwire approvals` takes it.
+    await page
+      .locator(`li[data-approval="${approval.id}"]`)
+      .getByText(`id: ${approval.id.slice(0, 8)}`, { exact: true })
+      .waitFor();
     await suite.fixture.gateway.approvals.decide(approval.id, { approve: false, decidedBy: 'test' });
     expect((await call).isError).toBe(true);
     expect(errors).toEqual([]);

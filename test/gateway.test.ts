@@ -272,6 +272,32 @@ describe('approvals', () => {
     expect(wrongToken.code).toBe(5);
   });
 
+  it("decides from the command line by the start of an approval's id, and says when none is pending so", async () => {
+    const client = await sdkClient();
+    const stream = await gateway.events();
+    const call = client.callTool({ name: 'fx__add', arguments: { a: 7, b: 7 } });
+    const { id } = (await stream.next('approval.pending')).approval as { id: string };
+    const cli = (args: string[]) =>
+      runCli(['approvals', ...args, '--json', '--gateway', gateway.base], { env: { TOOLWIRE_TOKEN: TOKEN } });
+    // Too short to name one, or the start of no pending approval's id: refused, naming what was given.
+    const short = await cli(['deny', id.slice(0, 5)]);
+    expect(short.code).toBe(2);
+    expect(JSON.parse(short.stdout)).toMatchObject({ error: { code: 'APPROVAL_NOT_FOUND' } });
+    const other = id.startsWith('0') ? '1' : '0';
+    const unknown = await cli(['deny', `${other}${id.slice(1, 8)}`]);
+    expect(unknown.code).toBe(2);
+    expect(JSON.parse(unknown.stdout)).toMatchObject({
+      error: { code: 'APPROVAL_NOT_FOUND', message: expect.stringContaining('starts with') },
+    });
+    const deny = await cli(['deny', id.slice(0, 8).toUpperCase(), '--reason', 'by its start']);
+    expect(deny.code).toBe(0);
+    expect(JSON.parse(deny.stdout)).toMatchObject({ approval: { id }, outcome: { decision: 'denied' } });
+    expect(await call).toMatchObject({
+      isError: true,
+      content: [{ text: 'The call of fx__add was denied: by its start.' }],
+    });
+  });
+
   it('tells a caller that asked for progress that it waits for approval, then relays the tool progress', async () => {
     const client = await sdkClient();
     const events = await gateway.events();

@@ -12,6 +12,9 @@ import { describeFetchFailure } from './report-failure.js';
 import { oneLine, printJson, printOut } from './terminal-text.js';
 import { MAX_GRANT_MS } from '../stores/grant-store.js';
 
+/** The fewest characters of an id that name a pending approval by its start. */
+const MIN_PREFIX = 6;
+
 const APPROVALS_OPTIONS = {
   gateway: { type: 'string' },
   always: { type: 'boolean' },
@@ -28,6 +31,8 @@ export const APPROVALS_HELP = `Usage: toolwire approvals list [--gateway URL] [-
 The calls a toolwire gateway holds for approval, and the decisions: approve once, approve always
 (this tool for this caller, until the gateway restarts or for --for MS, at most 365 days), or deny
 (the model reads --reason). An approval is used once; one already decided or expired is refused.
+ID may be the start of a pending approval's id (at least ${MIN_PREFIX} characters, as list and the console
+show it) when no other pending approval's id starts so.
 list shows the oldest first, every page of the gateway's listing (up to 20,000 approvals); past that,
 it says "showing N of M".
 
@@ -41,8 +46,8 @@ The API token comes from TOOLWIRE_TOKEN (the gateway prints it when it starts).
 Examples:
   export TOOLWIRE_TOKEN=…            # as printed by: ${CLI} gateway --http …
   ${CLI} approvals list
-  ${CLI} approvals approve 3f0c… --always
-  ${CLI} approvals deny 3f0c… --reason "not that file"
+  ${CLI} approvals approve 3f0c9a52 --always
+  ${CLI} approvals deny 3f0c9a --reason "not that file"
 
 ${EXIT_CODES_HELP}
 `;
@@ -225,6 +230,40 @@ async function listPending(
   return { approvals, total: approvals.length };
 }
 
+/**
+ * The whole id of the one pending approval whose id starts with `prefix` (at least `MIN_PREFIX` characters,
+ * case aside); `notFound` (the gateway's 404 for `prefix` as an id) when none does, a usage error when several do.
+ */
+async function byPrefix(
+  prefix: string,
+  base: string,
+  token: string,
+  timeout: number,
+  notFound: CliError,
+): Promise<string> {
+  if (prefix.length < MIN_PREFIX) throw notFound;
+  const start = prefix.toLowerCase();
+  const { approvals } = await listPending(base, token, timeout);
+  const matches = approvals.filter((a) => a.id.toLowerCase().startsWith(start));
+  const [only] = matches;
+  if (only === undefined) {
+    throw new CliError(ExitCode.Usage, `no pending approval's id is or starts with "${oneLine(prefix)}"`, {
+      code: 'APPROVAL_NOT_FOUND',
+      detail: `Its id is in: ${CLI} approvals list`,
+      details: { id: prefix },
+    });
+  }
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 5).map((a) => a.id);
+    throw usageError(
+      `"${oneLine(prefix)}" starts the ids of ${matches.length} pending approvals (${shown.join(', ')}${matches.length > 5 ? ', …' : ''}); give more of the id`,
+      HINT,
+      { code: 'APPROVAL_AMBIGUOUS', details: { id: prefix, matches: shown } },
+    );
+  }
+  return only.id;
+}
+
 export async function approvalsCommand(argv: readonly string[]): Promise<ExitCodeValue> {
   if (wantsHelp(argv)) {
     printOut(APPROVALS_HELP);
@@ -272,7 +311,16 @@ export async function approvalsCommand(argv: readonly string[]): Promise<ExitCod
   if (action === 'approve' && (values.always || forMs !== undefined)) body.always = true;
   if (forMs !== undefined) body.alwaysForMs = forMs;
   if (values.reason !== undefined) body.reason = values.reason;
-  const answer = await request(base, `/approvals/${encodeURIComponent(id!)}/${action}`, token, timeout, body);
+  const decide = (full: string) =>
+    request(base, `/approvals/${encodeURIComponent(full)}/${action}`, token, timeout, body);
+  let answer: unknown;
+  try {
+    answer = await decide(id!);
+  } catch (error) {
+    // Not an approval's whole id: the start of one, when a single pending approval's id starts so.
+    if (!(error instanceof CliError) || error.code !== 'APPROVAL_NOT_FOUND') throw error;
+    answer = await decide(await byPrefix(id!, base, token, timeout, error));
+  }
   if (
     !isObject(answer) ||
     !isApproval(answer.approval) ||

@@ -163,6 +163,7 @@ const ApprovalCard = memo(function ApprovalCard({
         <Countdown expiresAt={approval.expiresAt} />
       </header>
       <p class="meta">
+        <span title={approval.id}>id: {approval.id.slice(0, 8)}</span> ·{' '}
         <span>caller: {callerName(approval.caller)}</span> · <span>tool: {approval.exposedName}</span>{' '}
         <AnnotationBadges annotations={approval.annotations} />
       </p>
