@@ -141,6 +141,15 @@ describe('the gateway in front of five upstreams', () => {
     expect(completion.completion.values).toEqual(['paris', 'park', 'party']);
   });
 
+  it("exits 1 for a call the gateway denies, as toolwire call's help says (5 is toolwire's own prompt)", async () => {
+    const denied = await runCli(['call', '--tool', 'fx__throws', '--yes', gateway.url]);
+    expect(denied.code).toBe(1);
+    expect(denied.stdout).toContain("The gateway's policy denies fx__throws");
+    const help = (await runCli(['call', '--help'])).stdout;
+    expect(help).toMatch(/^ {2}1 {2}tool error \(.*a call a gateway denies/m);
+    expect(help).toMatch(/^ {2}5 {2}denied \(toolwire's own prompt did not approve the tool call/m);
+  });
+
   it('denies by rule: an isError result naming the rule, and nothing reaches the upstream', async () => {
     const client = await sdkClient();
     expect(await client.callTool({ name: 'fx__throws', arguments: {} })).toEqual({

@@ -4,11 +4,11 @@
  * | code | meaning                                                                    |
  * | ---- | -------------------------------------------------------------------------- |
  * | 0    | success                                                                    |
- * | 1    | tool error: the tool ran and returned an `isError` result                  |
+ * | 1    | tool error: an `isError` result (a gateway's denial is one too)            |
  * | 2    | usage error: bad options or arguments, or a server module that won't load  |
  * | 3    | protocol error: the server answered with a JSON-RPC error (or bad result)  |
  * | 4    | connection failure: spawn failed, connection closed, timeout, version      |
- * | 5    | denied: the call was not approved, or the server refused the credentials   |
+ * | 5    | denied: toolwire's prompt did not approve the call, or credentials refused |
  * | 130  | interrupted by SIGINT (Ctrl-C): what was in flight was cancelled            |
  * | 143  | stopped by SIGTERM: likewise                                               |
  *
@@ -37,14 +37,15 @@ export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 /** The exit-code section of every help text. */
 export const EXIT_CODES_HELP = `Exit codes:
   0  success
-  1  tool error (the tool returned an isError result)
+  1  tool error (the tool returned an isError result; so does a call a gateway denies, expires or
+     refuses: the model reads why)
   2  usage error (bad options or arguments, arguments that do not match the tool's input schema,
      an unknown tool or prompt, a server module that does not load, a port in use)
   3  protocol error (a JSON-RPC error from the server, or a result that breaks the protocol)
   4  connection failure (spawn failed, not an MCP server, connection closed, timeout, protocol
      version mismatch)
-  5  denied (the tool call was not approved, or the server refused the credentials:
-     HTTP 401/403; nothing was run)
+  5  denied (toolwire's own prompt did not approve the tool call: answered no, or no terminal to
+     ask and no --yes; or the server refused the credentials: HTTP 401/403; nothing was run)
   130, 143  stopped by SIGINT (Ctrl-C) or SIGTERM while talking to a server: the requests in flight
      were cancelled and a server command stopped (a second signal exits at once)
 With --json, every failure with exit code 2 or more also prints one JSON object on stdout:
