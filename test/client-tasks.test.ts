@@ -247,6 +247,33 @@ describe('client tasks, the 2026-07-28 specifics', () => {
     await expect.poll(() => linked.client.subscriptions?.taskIds).toBeUndefined();
   });
 
+  it('hands a task’s first question to the handler at once, not at the next poll (Streamable HTTP)', async () => {
+    // A poll a minute, and a test timeout far below it: only notifications/tasks can bring the question
+    // within the test's time. The tool asks as soon as it runs, before the client's listen stream names the
+    // task: the server's notification of it goes to no stream, and the client must not wait for its poll.
+    const server = new SourceServer({ name: 'asks', version: '1' }, { tasks: { pollIntervalMs: 60_000 } });
+    server.tool('asks_at_once', { task: 'optional' }, async (_args, ctx) => {
+      const answer = await ctx.elicit({
+        message: 'Name?',
+        requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      });
+      return text(`hello ${String(answer.content?.name)}`);
+    });
+    const handle = await serveHttp(server, { port: 0 });
+    const client = new Client(
+      { name: 'asked', version: '1' },
+      { protocolVersion: '2026-07-28', elicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) },
+    );
+    try {
+      await client.connect(new StreamableHttpClientTransport({ url: handle.url }));
+      const task = await client.callToolAsTask('asks_at_once');
+      expect(textOf(await task.result())).toBe('hello Ada');
+    } finally {
+      await client.close();
+      await handle.close();
+    }
+  }, 5_000);
+
   it('has no tasks/list in the extension', async () => {
     await using client = await overStdio({});
     expect(client.era).toBe('stateless');

@@ -6,6 +6,7 @@
  * @module
  */
 import { asError } from '../protocol/errors.js';
+import { isJsonObject } from '../protocol/jsonrpc.js';
 import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
 import type { LoggingMessageParams } from '../protocol/types/lifecycle.js';
 import type { Tool } from '../protocol/types/tools.js';
@@ -37,8 +38,11 @@ export class ClientEvents {
   readonly resourceList = new Set<() => void>();
   readonly promptList = new Set<() => void>();
   readonly #uris = new Set<string>();
-  /** Tasks followed (stateless era): their `notifications/tasks` come on the listen stream. */
-  readonly #taskIds = new Set<string>();
+  /**
+   * Tasks followed (stateless era): their `notifications/tasks` come on the listen stream. Each is mapped
+   * to what to call once an acknowledgement names it (undefined once called).
+   */
+  readonly #taskIds = new Map<string, (() => void) | undefined>();
   readonly #peer: Peer;
   readonly #listen: ListenStream;
   readonly #host: EventsHost;
@@ -82,9 +86,13 @@ export class ClientEvents {
     await this.update();
   }
 
-  /** Stateless era: the task's status notifications join the listen stream until the returned call. */
-  listenToTask(taskId: string): () => void {
-    this.#taskIds.add(taskId);
+  /**
+   * Stateless era: the task's status notifications join the listen stream until the returned call;
+   * `listening` is called once the server acknowledged a stream that names the task (what changed before
+   * then was notified to no stream).
+   */
+  listenToTask(taskId: string, listening?: () => void): () => void {
+    this.#taskIds.set(taskId, listening);
     void this.update().catch(() => undefined);
     return () => {
       if (this.#taskIds.delete(taskId)) void this.update().catch(() => undefined);
@@ -99,7 +107,7 @@ export class ClientEvents {
       promptsListChanged: this.promptList.size > 0,
       resourcesListChanged: this.resourceList.size > 0,
       resourceSubscriptions: [...this.#uris],
-      taskIds: [...this.#taskIds],
+      taskIds: [...this.#taskIds.keys()],
     });
   }
 
@@ -151,9 +159,18 @@ export class ClientEvents {
       host.connection.channel?.forget('prompts/list');
       this.promptList.forEach((listener) => listener());
     });
-    peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) =>
-      this.#listen.acknowledge(params),
-    );
+    peer.setNotificationHandler('notifications/subscriptions/acknowledged', (params) => {
+      this.#listen.acknowledge(params);
+      const taskIds = isJsonObject(params.notifications) ? params.notifications.taskIds : undefined;
+      if (!Array.isArray(taskIds)) return;
+      for (const taskId of taskIds) {
+        if (typeof taskId !== 'string') continue;
+        const listening = this.#taskIds.get(taskId);
+        if (!listening) continue;
+        this.#taskIds.set(taskId, undefined);
+        listening();
+      }
+    });
     peer.setNotificationHandler('notifications/message', (params) => {
       host.onLog?.(params as unknown as LoggingMessageParams);
     });

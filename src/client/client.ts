@@ -85,7 +85,7 @@ export class Client {
         protocolVersion: () => this.protocolVersion,
         serverCapabilities: () => this.serverCapabilities,
         listLimits: this.#listLimits,
-        listenToTask: (taskId) => this.#events.listenToTask(taskId),
+        listenToTask: (taskId, listening) => this.#events.listenToTask(taskId, listening),
         closed: connection.closed,
       },
       connection.peer,

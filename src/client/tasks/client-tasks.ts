@@ -47,8 +47,11 @@ export interface ClientTasksHost {
   protocolVersion(): string | undefined;
   serverCapabilities(): ServerCapabilities | undefined;
   listLimits: ListLimits;
-  /** 2026-07-28: asks for the task's `notifications/tasks` on the listen stream; returns the undo. */
-  listenToTask(taskId: string): () => void;
+  /**
+   * 2026-07-28: asks for the task's `notifications/tasks` on the listen stream, `listening` called once the
+   * server acknowledged it; returns the undo.
+   */
+  listenToTask(taskId: string, listening?: () => void): () => void;
   /** Aborts when the connection closes (see `TaskHost.closed`). */
   readonly closed: AbortSignal;
 }
@@ -87,8 +90,8 @@ export class ClientTasks implements TaskHost {
     return this.#host.request(method, params, options);
   }
 
-  listen(taskId: string): () => void {
-    return this.#host.listenToTask(taskId);
+  listen(taskId: string, listening?: () => void): () => void {
+    return this.#host.listenToTask(taskId, listening);
   }
 
   watch(taskId: string, listener: (task: TaskInfo, wire: JsonObject) => void): () => void {

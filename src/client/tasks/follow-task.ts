@@ -44,8 +44,11 @@ export interface TaskHost {
    * (2026-07-28, `wire` the detailed task) about `taskId`. Returns an unsubscribe.
    */
   watch(taskId: string, listener: (task: TaskInfo, wire: JsonObject) => void): () => void;
-  /** 2026-07-28: has the listen stream carry the task's notifications. Returns the undo. */
-  listen(taskId: string): () => void;
+  /**
+   * 2026-07-28: has the listen stream carry the task's notifications, `listening` called once the server
+   * acknowledged a stream naming the task. Returns the undo.
+   */
+  listen(taskId: string, listening?: () => void): () => void;
   /** Whether `tasks/cancel` may be sent in the form (2025-11-25: the server declared `tasks.cancel`). */
   cancels(form: TaskForm): boolean;
   /**
@@ -274,6 +277,11 @@ async function followExtension(
   let status = first;
   /** A notification told the latest (no `tasks/get` needed after the pause). */
   let told = false;
+  /**
+   * The listen stream names the task now: what it did before (a question asked at once) was notified to
+   * no stream, so one `tasks/get` is due now rather than after the pause.
+   */
+  let listening = false;
   const wakeUp: { wake?: () => void } = {};
   const unwatch = host.watch(taskId, (task, notified) => {
     if (isTerminalStatus(status.status)) return;
@@ -282,7 +290,10 @@ async function followExtension(
     told = true;
     wakeUp.wake?.();
   });
-  const unlisten = host.listen(taskId);
+  const unlisten = host.listen(taskId, () => {
+    listening = true;
+    wakeUp.wake?.();
+  });
   try {
     return await followDetailed();
   } finally {
@@ -318,8 +329,9 @@ async function followExtension(
         case 'working':
           break;
       }
-      if (!told) await pause(pollDelay(status.pollIntervalMs), signal, wakeUp);
+      if (!told && !listening) await pause(pollDelay(status.pollIntervalMs), signal, wakeUp);
       if (told) continue;
+      listening = false;
       const polled = await host.request('tasks/get', taskParams('extension', taskId), each(options));
       if (told) continue; // a notification arrived meanwhile: it is at least as new
       detailed = polled;
