@@ -14,19 +14,54 @@ export interface InFlight {
   readonly handlers: ClientHandlers | undefined;
 }
 
+/** An entry of a `Line`: the request, linked to its neighbours. */
+interface Node extends InFlight {
+  prev: Node | undefined;
+  next: Node | undefined;
+  removed: boolean;
+}
+
+/** One upstream's requests in flight, oldest first. */
+interface Line {
+  head: Node | undefined;
+  tail: Node | undefined;
+  size: number;
+}
+
+/**
+ * A linked list per upstream, not a `Set`: a long-lived hash table whose entries come and go with every call
+ * rehashes every few dozen calls, and V8 keeps its old tables (for iterators), whose stale entries hold the
+ * calls they name — and all each one reaches — through young-generation collections (see the engine's
+ * `SlotMap`). A line is kept once made: one per upstream name.
+ */
 export class CallsInFlight {
-  /** By upstream name; a set keeps its order, oldest first. */
-  readonly #byUpstream = new Map<string, Set<InFlight>>();
+  readonly #byUpstream = new Map<string, Line>();
 
   /** Counts `entry` in flight on `upstream` until the returned function is called. */
   add(upstream: string, entry: InFlight): () => void {
-    let entries = this.#byUpstream.get(upstream);
-    if (!entries) this.#byUpstream.set(upstream, (entries = new Set()));
-    entries.add(entry);
-    const set = entries;
+    let line = this.#byUpstream.get(upstream);
+    if (!line) this.#byUpstream.set(upstream, (line = { head: undefined, tail: undefined, size: 0 }));
+    const node: Node = {
+      connection: entry.connection,
+      handlers: entry.handlers,
+      prev: line.tail,
+      next: undefined,
+      removed: false,
+    };
+    if (line.tail) line.tail.next = node;
+    else line.head = node;
+    line.tail = node;
+    line.size += 1;
+    const owned = line;
     return () => {
-      set.delete(entry);
-      if (set.size === 0 && this.#byUpstream.get(upstream) === set) this.#byUpstream.delete(upstream);
+      if (node.removed) return;
+      node.removed = true;
+      if (node.prev) node.prev.next = node.next;
+      else owned.head = node.next;
+      if (node.next) node.next.prev = node.prev;
+      else owned.tail = node.prev;
+      node.prev = node.next = undefined;
+      owned.size -= 1;
     };
   }
 
@@ -37,14 +72,12 @@ export class CallsInFlight {
    * (or on none): nothing says whose it is, and no other caller may get it.
    */
   owner(upstream: string): InFlight | undefined {
-    const entries = this.#byUpstream.get(upstream);
-    if (!entries) return undefined;
-    let oldest: InFlight | undefined;
-    for (const entry of entries) {
-      if (!oldest) {
-        oldest = entry;
-        if (entries.size > 1 && entry.connection === undefined) return undefined;
-      } else if (entry.connection !== oldest.connection) return undefined;
+    const line = this.#byUpstream.get(upstream);
+    const oldest = line?.head;
+    if (!line || !oldest) return undefined;
+    if (line.size > 1 && oldest.connection === undefined) return undefined;
+    for (let node = oldest.next; node; node = node.next) {
+      if (node.connection !== oldest.connection) return undefined;
     }
     return oldest;
   }
