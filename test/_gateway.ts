@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { onTestFinished } from 'vitest';
 import type { Client, ClientOptions } from '../src/client/index.js';
 import { createGateway, type StdioUpstreamConfig } from '../src/gateway/index.js';
@@ -41,6 +42,16 @@ export function writeConfig(
   const file = path.join(dir, 'gateway.json');
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   return file;
+}
+
+/** The official SDK 1.x stdio transport a host uses to spawn `toolwire gateway --stdio --config CONFIG`. */
+export function sdkGatewayTransport(config: string): StdioClientTransport {
+  return new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'gateway', '--stdio', '--config', config],
+    env: { ...(process.env as Record<string, string>), TOOLWIRE_TOKEN: TOKEN },
+    stderr: 'ignore',
+  });
 }
 
 export interface GatewayEventData {

@@ -6,9 +6,8 @@
 // keys on every request.
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, TOKEN, linkedGateway, writeConfig } from './_gateway.js';
+import { linkedGateway, sdkGatewayTransport, writeConfig } from './_gateway.js';
 
 const META_SERVER = fileURLToPath(new URL('./fixtures/sdk-meta-server.mjs', import.meta.url));
 
@@ -34,14 +33,7 @@ describe('a handshake-era caller (SDK 1.x over stdio)', () => {
       policy: { default: 'allow' },
     });
     client = new ClientV1({ name: 'host', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, 'gateway', '--stdio', '--config', config],
-        env: { ...(process.env as Record<string, string>), TOOLWIRE_TOKEN: TOKEN },
-        stderr: 'ignore',
-      }),
-    );
+    await client.connect(sdkGatewayTransport(config));
   }, 60_000);
 
   afterAll(async () => {

@@ -3,9 +3,8 @@
 // gateway declares sampling to its upstreams, so the question reaches the gateway, which cannot relay it.
 // What the upstream gets, and so what the model reads in the tool's error, must say why.
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, EVERYTHING, TOKEN, writeConfig } from './_gateway.js';
+import { EVERYTHING, sdkGatewayTransport, writeConfig } from './_gateway.js';
 
 const clients: ClientV1[] = [];
 afterEach(async () => {
@@ -20,14 +19,7 @@ async function host(capabilities: Record<string, unknown>): Promise<ClientV1> {
   });
   const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities });
   clients.push(client);
-  await client.connect(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, 'gateway', '--stdio', '--config', config],
-      env: { ...(process.env as Record<string, string>), TOOLWIRE_TOKEN: TOKEN },
-      stderr: 'ignore',
-    }),
-  );
+  await client.connect(sdkGatewayTransport(config));
   return client;
 }
 
