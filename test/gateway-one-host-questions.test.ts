@@ -8,7 +8,9 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { Client } from '../src/client/index.js';
 import { createGateway, serveGateway } from '../src/gateway/index.js';
+import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/sdk-asking-server.mjs', import.meta.url));
 
@@ -123,5 +125,36 @@ describe("a stdio upstream's question while several calls are in flight there", 
     stop.abort();
     expect(answer(result)).toEqual({ action: 'decline' });
     expect(other.asked).toEqual([]);
+  }, 30_000);
+
+  it("is declined, and reaches no stateless-era caller, when that caller's call is the other one in flight", async () => {
+    const url = await start();
+    // A stateless-era caller that may be asked: its call runs upstream once over its rounds (held), and
+    // on stdio nothing says that the question is not its call's.
+    const asked: string[] = [];
+    const stateless = new Client(
+      { name: 'model', version: '1.0.0' },
+      {
+        protocolVersion: '2026-07-28',
+        elicitation: (params) => {
+          asked.push(params.message);
+          return { action: 'accept', content: { name: 'Eve' } };
+        },
+      },
+    );
+    await stateless.connect(new StreamableHttpClientTransport({ url }));
+    cleanup.push(() => stateless.close());
+    const stop = new AbortController();
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    void stateless
+      .callTool('sdk__hold', {}, { signal: stop.signal, onProgress: () => running() })
+      .catch(() => undefined);
+    await started;
+    const asking = await host(url);
+    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    stop.abort();
+    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(asked).toEqual([]);
   }, 30_000);
 });

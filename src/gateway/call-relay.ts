@@ -362,7 +362,11 @@ export class CallRelay {
     let run =
       ctx.carried === undefined ? undefined : parked.take<CallToolResult>(ctx.carried, parkOwner(call));
     if (!run) {
-      run = new HeldRun(ctx.client.capabilities);
+      const { inFlight } = this.#deps;
+      run = new HeldRun(
+        ctx.client.capabilities,
+        isHttpUpstream(upstream.config) ? undefined : (handlers) => inFlight.isOwner(upstream.name, handlers),
+      );
       const sent = run;
       const options: CallToolOptions = {
         cancellation: sent.stop,

@@ -81,4 +81,9 @@ export class CallsInFlight {
     }
     return oldest;
   }
+
+  /** Whether a question of `upstream` that names no request is the one in flight with `handlers` (`owner`). */
+  isOwner(upstream: string, handlers: ClientHandlers): boolean {
+    return this.owner(upstream)?.handlers === handlers;
+  }
 }

@@ -19,7 +19,7 @@ import {
   type ElicitParams,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
-import { upstreamError } from './relayed-input.js';
+import { notMine, upstreamError } from './relayed-input.js';
 
 /** What an attempt asks of its caller's context. */
 export type AskingContext = Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>;
@@ -55,18 +55,33 @@ export class HeldRun<T = CallToolResult> {
   #wake: (() => void) | undefined;
   #settled: ((failed: boolean) => void)[] = [];
 
-  constructor(capabilities: ClientCapabilities) {
+  /**
+   * `mine(handlers)`: whether a question given to these handlers is this run's (on a stdio upstream, whose
+   * client gives a question nothing attributes to the only request in flight that may be asked, though
+   * another caller's, one that may be asked nothing, may have asked it; see `CallsInFlight.owner`). One that
+   * is not is asked of nobody.
+   */
+  constructor(capabilities: ClientCapabilities, mine?: (handlers: ClientHandlers) => boolean) {
+    const theirs = mine ? () => !mine(this.handlers) : () => false;
     if (capabilities.elicitation !== undefined) {
       this.handlers.elicitation = (params: ElicitParams, { signal }) =>
-        this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
+        theirs()
+          ? { action: 'decline' }
+          : this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
     }
     if (capabilities.sampling !== undefined) {
-      this.handlers.sampling = (params: CreateMessageParams, { signal }) =>
-        this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
+      this.handlers.sampling = (params: CreateMessageParams, { signal }) => {
+        if (theirs()) throw notMine();
+        return this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
+      };
     }
     if (capabilities.roots !== undefined) {
       this.handlers.roots = () =>
-        this.#hold('roots', undefined, (ctx, key) => ctx.listRoots({ key })).then((result) => result.roots);
+        theirs()
+          ? []
+          : this.#hold('roots', undefined, (ctx, key) => ctx.listRoots({ key })).then(
+              (result) => result.roots,
+            );
     }
   }
 

@@ -62,6 +62,11 @@ export function upstreamError(error: unknown): unknown {
 const NOT_MINE =
   'The gateway could not relay sampling/createMessage: several callers have calls in flight on this server, and nothing says whose call asks';
 
+/** The error a sampling request gets that may be another caller's (see `CallsInFlight.owner`). */
+export function notMine(): ProtocolError {
+  return new ProtocolError(ErrorCode.InvalidParams, NOT_MINE);
+}
+
 /**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
@@ -100,7 +105,7 @@ export function relayedInput(
   }
   if (caps.sampling !== undefined) {
     handlers.sampling = (params, { signal }) => {
-      if (mine && !mine()) throw new ProtocolError(ErrorCode.InvalidParams, NOT_MINE);
+      if (mine && !mine()) throw notMine();
       return relay(() => ctx.sample(params, { signal }));
     };
   }

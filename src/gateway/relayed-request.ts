@@ -135,14 +135,17 @@ function held<T>(
   upstream: string,
   ctx: AskingContext,
   send: (options: ExchangeOptions) => Promise<T>,
-  { parked, request, inFlight }: Parking,
+  { parked, request, inFlight, stdio }: Parking,
   failed: (error: unknown) => never,
 ): Promise<T> {
   const caller = callerKey(callerOf(ctx));
   const owner = () => `${caller}\u0000${request()}`;
   let run = ctx.carried === undefined ? undefined : parked.take<T>(ctx.carried, owner());
   if (!run) {
-    const sent = (run = new HeldRun<T>(ctx.client.capabilities));
+    const sent = (run = new HeldRun<T>(
+      ctx.client.capabilities,
+      inFlight && stdio ? (handlers) => inFlight.isOwner(upstream, handlers) : undefined,
+    ));
     // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
     sent.start(
       counted(inFlight, upstream, { connection: undefined, handlers: sent.handlers }, () =>
