@@ -131,6 +131,18 @@ class ExchangeClock {
   explain(error: unknown): unknown {
     if (!(error instanceof ToolwireError) || error.code !== LocalErrorCode.RequestTimeout) return error;
     const details = isJsonObject(error.details) ? error.details : {};
+    // Cut at its maximum: named by the exchange's (the round had what was left of it, 2999 ms of 3000).
+    const max = details.maxTotalTimeout;
+    if (typeof max === 'number' && max !== this.#maxTotal && Number.isFinite(this.#maxTotal)) {
+      return new ClientError(
+        LocalErrorCode.RequestTimeout,
+        error.message.replace(/\d+ ms$/, `${this.#maxTotal} ms`),
+        {
+          details: { ...details, maxTotalTimeout: this.#maxTotal },
+          cause: error,
+        },
+      );
+    }
     if (details.timeout === undefined || details.timeout === this.#timeout) return error;
     const elapsed = Date.now() - this.#started;
     return new ClientError(LocalErrorCode.RequestTimeout, error.message.replace(/\d+ ms$/, `${elapsed} ms`), {
