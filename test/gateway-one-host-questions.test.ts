@@ -65,6 +65,15 @@ async function holding(client: ClientV1, stop: AbortController): Promise<void> {
   await started;
 }
 
+/** What `asking` got for `ask_form`, called while `hold` runs for `holder`. */
+async function askWhileHolding(holder: ClientV1, asking: ClientV1): Promise<unknown> {
+  const stop = new AbortController();
+  await holding(holder, stop);
+  const result = await asking.callTool({ name: 'sdk__ask_form', arguments: {} });
+  stop.abort();
+  return answer(result);
+}
+
 const answer = (result: unknown) =>
   JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as unknown;
 
@@ -72,11 +81,7 @@ describe("a stdio upstream's question while several calls are in flight there", 
   it("reaches the host when every call in flight is that host's", async () => {
     const url = await start();
     const { client, asked } = await host(url, 'Ada');
-    const stop = new AbortController();
-    await holding(client, stop);
-    const result = await client.callTool({ name: 'sdk__ask_form', arguments: {} });
-    stop.abort();
-    expect(answer(result)).toEqual({ action: 'accept', content: { name: 'Ada' } });
+    expect(await askWhileHolding(client, client)).toEqual({ action: 'accept', content: { name: 'Ada' } });
     expect(asked).toEqual(['Your name?']);
   }, 30_000);
 
@@ -85,24 +90,16 @@ describe("a stdio upstream's question while several calls are in flight there", 
     // The other host may be asked; the one whose call asks may be asked nothing (its call, which brings
     // no handlers upstream, is not the only one with handlers there).
     const other = await host(url, 'Eve');
-    const stop = new AbortController();
-    await holding(other.client, stop);
     const asking = await host(url);
-    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
-    stop.abort();
-    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(await askWhileHolding(other.client, asking.client)).toEqual({ action: 'decline' });
     expect(other.asked).toEqual([]);
   }, 30_000);
 
   it("is declined when both hosts' calls may be asked", async () => {
     const url = await start();
     const other = await host(url, 'Eve');
-    const stop = new AbortController();
-    await holding(other.client, stop);
     const asking = await host(url, 'Ada');
-    const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
-    stop.abort();
-    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(await askWhileHolding(other.client, asking.client)).toEqual({ action: 'decline' });
     expect(other.asked).toEqual([]);
     expect(asking.asked).toEqual([]);
   }, 30_000);
