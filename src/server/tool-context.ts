@@ -316,7 +316,10 @@ const completed = new WeakSet<ToolContext>();
  * after completion, so a later `progress()` (a handler's timer, say) resolves without sending anything.
  */
 export function endProgress(context: ToolContext): void {
-  completed.add(context);
+  // Only a call with a progress token can send progress (see `doProgress`): the others need no entry, and
+  // a weak set's entry per call is work for every young-generation collection.
+  const token = context.meta?.progressToken;
+  if (typeof token === 'string' || typeof token === 'number') completed.add(context);
 }
 
 /** The context of a request on a host: sends through the host, honours the request's cancellation. */
