@@ -21,6 +21,7 @@ import {
   type Completer,
   type PromptArgumentDefinition,
   type RegistryHandle,
+  type ResourceContext,
   type Server,
 } from '../server/index.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
@@ -28,7 +29,7 @@ import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import type { CallsInFlight } from './calls-in-flight.js';
 import { isHttpUpstream } from './gateway-config.js';
-import { relayedRequest, type AskingContext } from './relayed-request.js';
+import { relayedRequest } from './relayed-request.js';
 import { withSafeIcons, withSafePromptIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
@@ -231,7 +232,7 @@ export class ExposedCatalog {
   }
 
   /** Reads `uri` from `upstream`, its questions relayed to the reader's caller. */
-  #read(upstream: Upstream, uri: string, ctx: AskingContext): Promise<ReadResourceResult> {
+  #read(upstream: Upstream, uri: string, ctx: ResourceContext): Promise<ReadResourceResult> {
     const client = clientOf(upstream);
     return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options), {
       parked: this.#parked,

@@ -18,29 +18,13 @@ import {
   isHandshakeRevision,
   type ExchangeOptions,
 } from '../index.js';
-import type { PromptContext } from '../server/index.js';
+import type { RequestHandlerContext } from '../server/index.js';
 import { callerKey, callerOf } from './caller.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import type { CallsInFlight, InFlight } from './calls-in-flight.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
-
-/** What a prompt getter's or resource reader's context gives a relayed request. */
-export type AskingContext = Pick<
-  PromptContext,
-  | 'client'
-  | 'signal'
-  | 'elicit'
-  | 'sample'
-  | 'listRoots'
-  | 'completeElicitation'
-  | 'principal'
-  | 'sessionId'
-  | 'connection'
-  | 'carried'
-  | 'carry'
->;
 
 /** Where a stateless-era request waits between rounds, and what it is (method, name or URI, arguments' digest). */
 export interface Parking {
@@ -73,7 +57,7 @@ function counted<T>(
 /** `send` the request upstream, relaying its questions to the caller of `ctx`. */
 export function relayedRequest<T>(
   upstream: string,
-  ctx: AskingContext,
+  ctx: RequestHandlerContext,
   routes: ElicitationRoutes,
   send: (options: ExchangeOptions) => Promise<T>,
   parking?: Parking,
@@ -133,7 +117,7 @@ export function relayedRequest<T>(
  */
 function held<T>(
   upstream: string,
-  ctx: AskingContext,
+  ctx: RequestHandlerContext,
   send: (options: ExchangeOptions) => Promise<T>,
   { parked, request, inFlight, stdio }: Parking,
   failed: (error: unknown) => never,

@@ -67,23 +67,13 @@ export class AskingContext extends RequestSignalContext implements RequestHandle
   readonly listRoots: ToolContext['listRoots'];
   readonly completeElicitation: ToolContext['completeElicitation'];
   readonly carry: ToolContext['carry'];
-  readonly #tool: Pick<ToolContext, 'principal' | 'sessionId' | 'connection' | 'carried'>;
+  readonly #tool: Pick<RequestHandlerContext, 'principal' | 'sessionId' | 'connection' | 'carried'>;
 
+  /** `tool`: the tool context the request runs with, which asks its questions and says who is asking. */
   constructor(
     request: SignalSource & { readonly meta: JsonObject | undefined },
     readonly client: ClientView,
-    tool: Pick<
-      ToolContext,
-      | 'elicit'
-      | 'sample'
-      | 'listRoots'
-      | 'completeElicitation'
-      | 'principal'
-      | 'sessionId'
-      | 'connection'
-      | 'carried'
-      | 'carry'
-    >,
+    tool: Omit<RequestHandlerContext, 'signal' | 'meta' | 'client'>,
   ) {
     super(request);
     this.meta = request.meta;
