@@ -24,7 +24,7 @@ import {
 } from '../../protocol/jsonrpc.js';
 import { META } from '../../protocol/types/stateless.js';
 import type { TransportObserver } from '../observed-transport.js';
-import { EXTENSION_META } from '../tasks/follow-task.js';
+import { EXTENSION_META } from '../tasks/task-host.js';
 
 /** Opens the listen request (the era's `_meta` added by the caller). */
 export type ListenSender = (params: JsonObject, options: RequestOptions) => Promise<JsonObject>;

@@ -22,14 +22,8 @@ import { ClientError } from '../client-error.js';
 import type { ClientHandlers } from '../client-handlers.js';
 import { followPages, type ListLimits } from '../follow-pages.js';
 import type { ExchangeOptions } from '../exchange-options.js';
-import {
-  EXTENSION_META,
-  followTask,
-  taskOf,
-  taskParams,
-  type TaskForm,
-  type TaskHost,
-} from './follow-task.js';
+import { followTask } from './follow-task.js';
+import { EXTENSION_META, taskOf, taskParams, type TaskForm, type TaskHost } from './task-host.js';
 import type { ToolTask } from './tool-task.js';
 
 /** What `callTool`'s `task` option asks for. */
