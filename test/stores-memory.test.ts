@@ -10,7 +10,7 @@ import { MemoryGrantStore } from '../src/stores/grant-store.js';
 import { MemoryMessageBus } from '../src/stores/message-bus.js';
 import { MemoryRateLimitStore } from '../src/stores/rate-limit-store.js';
 import { MemorySessionStore } from '../src/stores/session-store.js';
-import { MemoryTaskStore } from '../src/stores/task-store.js';
+import { MemoryTaskStore } from '../src/stores/memory-task-store.js';
 import { describeApprovalStoreContract } from './store-contracts/approval-store-contract.js';
 import { describeAuditStoreContract } from './store-contracts/audit-store-contract.js';
 import { describeCallLogStoreContract } from './store-contracts/call-log-store-contract.js';

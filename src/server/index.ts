@@ -36,10 +36,8 @@ export type { TasksOptions } from './tasks/tasks-options.js';
 export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
   InvalidTaskCursor,
-  MemoryTaskStore,
   TaskLimitReached,
   isTerminalStatus,
-  type MemoryTaskStoreOptions,
   type TaskCreateOptions,
   type TaskLimit,
   type TaskChange,
@@ -50,6 +48,7 @@ export {
   type TaskStatus,
   type TaskStore,
 } from '../stores/task-store.js';
+export { MemoryTaskStore, type MemoryTaskStoreOptions } from '../stores/memory-task-store.js';
 export type { ToolContext, ClientView, InputOptions } from './tool-context.js';
 export type { RequestHandlerContext } from './request-signal-context.js';
 export type {

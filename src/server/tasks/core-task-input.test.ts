@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProtocolError } from '../../protocol/errors.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
-import { MemoryTaskStore } from '../../stores/task-store.js';
+import { MemoryTaskStore } from '../../stores/memory-task-store.js';
 import { CoreTaskInput } from './core-task-input.js';
 
 const FORM = { message: 'Name?', requestedSchema: { type: 'object', properties: {} } };

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryTaskStore } from '../../stores/task-store.js';
+import { MemoryTaskStore } from '../../stores/memory-task-store.js';
 import { TaskLeases } from './task-leases.js';
 
 /** A memory store that keeps leases the way a shared one would be asked to: it records each renewal. */

@@ -27,8 +27,8 @@
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { TASKS_EXTENSION, type TaskMetadata } from '../../protocol/types/tasks.js';
+import { MemoryTaskStore } from '../../stores/memory-task-store.js';
 import {
-  MemoryTaskStore,
   TaskLimitReached,
   isTerminalStatus,
   type TaskRecord,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryTaskStore, type TaskRecord } from './task-store.js';
+import { MemoryTaskStore } from './memory-task-store.js';
+import type { TaskRecord } from './task-store.js';
 
 const T0 = Date.parse('2026-07-28T10:00:00.000Z');
 
