@@ -2,7 +2,7 @@
 // same contracts run against Redis in test/stores-redis.test.ts.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MemoryApprovalStore } from '../src/stores/approval-store.js';
+import { MemoryApprovalStore } from '../src/stores/memory-approval-store.js';
 import { MemoryAuditStore } from '../src/stores/audit-store.js';
 import { MemoryCallLogStore } from '../src/stores/call-log-store.js';
 import { MemoryEventStore } from '../src/stores/event-store.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { MemoryApprovalStore } from '../stores/approval-store.js';
+import { MemoryApprovalStore } from '../stores/memory-approval-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
 import {
   Approvals,

@@ -14,8 +14,8 @@
  * @module
  */
 import { LocalErrorCode } from '../index.js';
+import { MemoryApprovalStore } from '../stores/memory-approval-store.js';
 import {
-  MemoryApprovalStore,
   type ApprovalStore,
   type PendingListing,
   type SettleCheck,

@@ -23,7 +23,7 @@ import { MemoryOAuthStore } from '../transports/http-client/index.js';
 import type { SharedSessionStores } from '../transports/http/index.js';
 import { LocalErrorCode, isJsonObject, type LoggingMessageParams } from '../index.js';
 import { Approvals } from './approvals.js';
-import { MemoryApprovalStore } from '../stores/approval-store.js';
+import { MemoryApprovalStore } from '../stores/memory-approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
 import { MemoryGrantStore } from '../stores/grant-store.js';
 import { AuditTrail } from './audit-trail.js';

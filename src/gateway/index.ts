@@ -47,9 +47,7 @@ export {
 export type { GatewayCaller } from './caller.js';
 export type { GatewayStores } from './gateway-stores.js';
 export {
-  MemoryApprovalStore,
   type ApprovalStore,
-  type MemoryApprovalStoreOptions,
   type PendingListing,
   type SettleResult,
   type AbandonResult,
@@ -58,6 +56,7 @@ export {
   type SettlementWatcher,
   type StoredApproval,
 } from '../stores/approval-store.js';
+export { MemoryApprovalStore, type MemoryApprovalStoreOptions } from '../stores/memory-approval-store.js';
 export type { PendingPageOptions, PendingPosition } from '../stores/pending-position.js';
 export {
   MAX_GRANT_MS,

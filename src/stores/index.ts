@@ -10,9 +10,7 @@ export {
 } from './event-store.js';
 export { MemorySessionStore, type SessionStore, type SessionRecord } from './session-store.js';
 export {
-  MemoryApprovalStore,
   type ApprovalStore,
-  type MemoryApprovalStoreOptions,
   type PendingListing,
   type SettleResult,
   type AbandonResult,
@@ -21,6 +19,7 @@ export {
   type SettlementWatcher,
   type StoredApproval,
 } from './approval-store.js';
+export { MemoryApprovalStore, type MemoryApprovalStoreOptions } from './memory-approval-store.js';
 export type { PendingPageOptions, PendingPosition } from './pending-position.js';
 export { MemoryGrantStore, type GrantStore, type MemoryGrantStoreOptions } from './grant-store.js';
 export {
