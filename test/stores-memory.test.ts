@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemoryApprovalStore } from '../src/stores/memory-approval-store.js';
 import { MemoryAuditStore } from '../src/stores/audit-store.js';
-import { MemoryCallLogStore } from '../src/stores/call-log-store.js';
+import { MemoryCallLogStore } from '../src/stores/memory-call-log-store.js';
 import { MemoryEventStore } from '../src/stores/event-store.js';
 import { MemoryGrantStore } from '../src/stores/grant-store.js';
 import { MemoryMessageBus } from '../src/stores/message-bus.js';

@@ -18,13 +18,8 @@
  * @module
  */
 import { CancellationSource, type Cancellation, type JsonObject } from '../index.js';
-import {
-  MemoryCallLogStore,
-  type CallChanges,
-  type CallLogStore,
-  type CallProgress,
-  type MemoryCallLogStoreOptions,
-} from '../stores/call-log-store.js';
+import type { CallChanges, CallLogStore, CallProgress } from '../stores/call-log-store.js';
+import { MemoryCallLogStore, type MemoryCallLogStoreOptions } from '../stores/memory-call-log-store.js';
 import type { CallEnd, CallInfo, CallRecord, CallSummary } from '../stores/gateway-records.js';
 
 export type { CallEnd, CallRecord, CallSummary } from '../stores/gateway-records.js';

@@ -94,13 +94,12 @@ export {
   type CancelState,
 } from './call-log.js';
 export {
-  MemoryCallLogStore,
   type CallChanges,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
-  type MemoryCallLogStoreOptions,
 } from '../stores/call-log-store.js';
+export { MemoryCallLogStore, type MemoryCallLogStoreOptions } from '../stores/memory-call-log-store.js';
 export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller, type ConsoleSession } from './console-sessions.js';
 export { CONSOLE_CSP } from './console-assets.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';

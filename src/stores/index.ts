@@ -30,13 +30,12 @@ export {
   type MemoryAuditStoreOptions,
 } from './audit-store.js';
 export {
-  MemoryCallLogStore,
   type CallChanges,
   type CallLogStore,
   type CallLogStoreOptions,
   type CallProgress,
-  type MemoryCallLogStoreOptions,
 } from './call-log-store.js';
+export { MemoryCallLogStore, type MemoryCallLogStoreOptions } from './memory-call-log-store.js';
 export { MemoryMessageBus, type BusSubscriber, type MessageBus } from './message-bus.js';
 export type {
   ApprovalOutcome,
