@@ -18,13 +18,8 @@ import { InputRound } from './input-required/input-round.js';
 import type { HandshakeScope, RequestScope, StatelessScope } from './request-scope.js';
 import { ServerError } from './server-error.js';
 import type { SessionView } from './session-view.js';
-import {
-  createToolContext,
-  type CallRequest,
-  type ContextHost,
-  type InputOptions,
-  type ToolContext,
-} from './tool-context.js';
+import { createToolContext, type CallRequest, type ContextHost } from './hosted-context.js';
+import type { InputOptions, ToolContext } from './tool-context.js';
 
 const CAPABILITY: Record<InputMethod, 'elicitation' | 'sampling' | 'roots'> = {
   'elicitation/create': 'elicitation',

@@ -22,7 +22,8 @@ import {
 import { META } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
 import type { RequestStateCodec } from './input-required/request-state.js';
-import type { ClientView, ContextHost } from './tool-context.js';
+import type { ContextHost } from './hosted-context.js';
+import type { ClientView } from './tool-context.js';
 
 /** What one request is served as; `era` tells the two apart. */
 export type RequestScope = HandshakeScope | StatelessScope;

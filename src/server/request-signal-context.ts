@@ -2,7 +2,7 @@
  * The base of the contexts handed to resource readers, prompt getters and completers: their `signal` is their
  * request's, made when first read. Most handlers never read it, and on Node 20 an `AbortSignal` outlives V8's
  * young-generation collections (16 made at a time, ≈3 MB of them promoted per scavenge): one made per request
- * tripled a `resources/read`'s CPU under load. (A tool's context does the same, see `tool-context.ts`.)
+ * tripled a `resources/read`'s CPU under load. (A tool's context does the same, see `hosted-context.ts`.)
  * @module
  */
 import type { JsonObject } from '../protocol/jsonrpc.js';

@@ -22,13 +22,8 @@ import { InputRound } from '../input-required/input-round.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import type { RequestScope, StatelessScope } from '../request-scope.js';
 import type { SessionView } from '../session-view.js';
-import {
-  callRequest,
-  createToolContext,
-  endProgress,
-  type ContextHost,
-  type ToolContext,
-} from '../tool-context.js';
+import { callRequest, createToolContext, endProgress, type ContextHost } from '../hosted-context.js';
+import type { ToolContext } from '../tool-context.js';
 import type { ToolCallAnswer } from '../server-results.js';
 import type { RegisteredTool } from '../tools/tool-definition.js';
 import { scopedHost } from '../context-host.js';

@@ -15,7 +15,8 @@ import type { RequestScope } from '../request-scope.js';
 import { toolError } from '../results.js';
 import type { ServerCore } from '../server-core.js';
 import type { ServerFeature } from '../server-feature.js';
-import { createToolContext, endProgress, type ToolContext } from '../tool-context.js';
+import { createToolContext, endProgress } from '../hosted-context.js';
+import type { ToolContext } from '../tool-context.js';
 import { callTool, parseCallParams, refuseCall } from './call-tool.js';
 
 /** `tools/list` and `tools/call`: the tools of the server's registry, as each caller may see them. */

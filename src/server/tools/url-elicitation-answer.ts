@@ -11,7 +11,8 @@ import type { CallToolResult } from '../../protocol/types/tools.js';
 import type { UrlElicitationRequiredError } from '../../protocol/types/url-elicitation.js';
 import { askUrlElicitations, stillRequired } from '../input-required/url-elicitations-asked.js';
 import { toolError } from '../results.js';
-import { takesUrlElicitation, type ToolContext } from '../tool-context.js';
+import { takesUrlElicitation } from '../hosted-context.js';
+import type { ToolContext } from '../tool-context.js';
 
 /** The answer to a call whose handler threw `error` (see the module). */
 export function urlElicitationAnswer(
