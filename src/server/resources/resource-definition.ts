@@ -5,9 +5,6 @@
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
-import type { JsonObject } from '../../protocol/jsonrpc.js';
-import type { Annotations } from '../../protocol/types/content.js';
-import type { Icon } from '../../protocol/types/lifecycle.js';
 import type { Resource, ResourceTemplate } from '../../protocol/types/resources.js';
 import { completersOf, type Completer } from '../completions/completer.js';
 import { ServerError } from '../server-error.js';
@@ -27,17 +24,7 @@ export type ResourceTemplateReader = (
 ) => ResourceReturn | Promise<ResourceReturn>;
 
 /** The fields of a resource besides its URI (`title`, `icons`, `_meta` reach only revisions that have them). */
-export interface ResourceDefinition {
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  /** Raw size in bytes, if known. */
-  size?: number;
-  annotations?: Annotations;
-  icons?: Icon[];
-  _meta?: JsonObject;
-}
+export type ResourceDefinition = Omit<Resource, 'uri'>;
 
 export interface ResourceTemplateDefinition extends Omit<ResourceDefinition, 'size'> {
   /** Completion of the template's variables, by variable name. */
