@@ -7,6 +7,7 @@
 import { signalOf, type Cancellation } from '../../protocol/engine/cancellation.js';
 import { cancellableFetch, nodeFetch } from './node-fetch.js';
 import type { OAuthClient } from './oauth/oauth-client.js';
+import type { OAuthRequest } from './oauth/oauth-client-options.js';
 
 /** Extra request headers, or a function returning them (called before every request, e.g. for tokens). */
 export type HeadersOption =
@@ -60,16 +61,9 @@ export function checkHttpClientOptions(options: HttpClientOptions): void {
 export function sendRequest(
   options: HttpClientOptions,
   send: typeof fetch,
-  request: {
-    resource: URL;
-    url: URL;
-    method: string;
-    headers: Headers;
-    body?: string | undefined;
-    signal?: AbortSignal | undefined;
+  request: Omit<OAuthRequest, 'fetch'> & {
     /** Cancels it instead of `signal`: with `nodeFetch`, no `AbortSignal` is made for the request. */
     cancellation?: Cancellation | undefined;
-    interactive?: boolean;
   },
 ): Promise<Response> {
   const { url, method, headers, body, cancellation } = request;
