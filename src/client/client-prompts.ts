@@ -15,6 +15,7 @@ import type {
   GetPromptResult,
   Prompt,
 } from '../protocol/types/prompts.js';
+import { checkItems } from './checked-items.js';
 import { ClientError } from './client-error.js';
 import { followPages, type Paging } from './follow-pages.js';
 import type { Requester } from './exchange-options.js';
@@ -42,21 +43,7 @@ export async function getPrompt(
   options?: RequestOptions,
 ): Promise<GetPromptResult> {
   const result = await request('prompts/get', { name, arguments: args }, options);
-  if (!Array.isArray(result.messages)) {
-    throw new ClientError(LocalErrorCode.InvalidResult, `prompts/get ${name} returned no messages array`, {
-      details: { result },
-    });
-  }
-  const messages: unknown[] = result.messages;
-  for (let index = 0; index < messages.length; index++) {
-    const problem = messageProblem(messages[index]);
-    if (problem === undefined) continue;
-    throw new ClientError(
-      LocalErrorCode.InvalidResult,
-      `prompts/get ${name} returned an invalid result: messages[${index}] ${problem}`,
-      { details: { prompt: name, index, problem, result } },
-    );
-  }
+  checkItems(result, 'messages', messageProblem, 'prompts/get', 'prompt', name);
   return result as unknown as GetPromptResult;
 }
 

@@ -4,11 +4,10 @@
  * @module
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
-import { LocalErrorCode } from '../protocol/errors.js';
 import { isJsonObject } from '../protocol/jsonrpc.js';
 import { resourceContentsProblem } from '../protocol/types/content-checks.js';
 import type { ReadResourceResult, Resource, ResourceTemplate } from '../protocol/types/resources.js';
-import { ClientError } from './client-error.js';
+import { checkItems } from './checked-items.js';
 import type { Requester } from './exchange-options.js';
 import { followPages, type Paging } from './follow-pages.js';
 
@@ -53,21 +52,6 @@ export async function readResource(
   options?: RequestOptions,
 ): Promise<ReadResourceResult> {
   const result = await request('resources/read', { uri }, options);
-  if (!Array.isArray(result.contents)) {
-    throw new ClientError(LocalErrorCode.InvalidResult, `resources/read ${uri} returned no contents array`, {
-      details: { result },
-    });
-  }
-  // An index loop: no iterator and no entry per item (every relayed read passes here).
-  const contents: unknown[] = result.contents;
-  for (let index = 0; index < contents.length; index++) {
-    const problem = resourceContentsProblem(contents[index]);
-    if (problem === undefined) continue;
-    throw new ClientError(
-      LocalErrorCode.InvalidResult,
-      `resources/read ${uri} returned an invalid result: contents[${index}] ${problem}`,
-      { details: { uri, index, problem, result } },
-    );
-  }
+  checkItems(result, 'contents', resourceContentsProblem, 'resources/read', 'uri', uri);
   return result as unknown as ReadResourceResult;
 }
