@@ -41,7 +41,8 @@ import {
 } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
 import { demoConfig, hostConfig } from './self-command.js';
-import { listenFailure, principalFromEnv, scavengeOnOneThread } from './serve-command.js';
+import { principalFromEnv, scavengeOnOneThread } from './serve-command.js';
+import { listenFailure } from './serve-over-http.js';
 import { onStopSignals, within } from './stop-signals.js';
 import { VERSION } from './version.js';
 import { watchConfigFile } from './watch-config.js';
