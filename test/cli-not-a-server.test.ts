@@ -18,6 +18,11 @@ const NOISE = /-32601|Method not found|write after|destroyed|Parse error|Unexpec
  */
 const GIVE_UP_MARGIN_MS = 6_000;
 
+/** `toolwire tools --json --timeout MS -- node -e SCRIPT`. */
+function toolsJson(timeoutMs: number, script: string) {
+  return runCli(['tools', '--json', '--timeout', String(timeoutMs), '--', process.execPath, '-e', script]);
+}
+
 let workspace: string;
 
 beforeAll(async () => {
@@ -93,16 +98,7 @@ describe('a command that is not an MCP server', () => {
     // answered with a -32700 queued for it without bound (≈1 GB), and the deadline came seconds late.
     const flood =
       "const l = 'y\\n'.repeat(1000); const w = () => { while (process.stdout.write(l)); process.stdout.once('drain', w); }; w();";
-    const result = await runCli([
-      'tools',
-      '--json',
-      '--timeout',
-      '20000',
-      '--',
-      process.execPath,
-      '-e',
-      flood,
-    ]);
+    const result = await toolsJson(20_000, flood);
     expect(result.code).toBe(ExitCode.Connection);
     expect(result.stderr).toMatch(
       /^toolwire: the command ".*" is not an MCP server: it printed plain text on stdout \("y"\), not MCP messages: 1000 lines and no answer to the MCP handshake$/m,
@@ -134,16 +130,7 @@ describe('a command that is not an MCP server', () => {
       params: { level: 'info', data: 'x' },
     });
     const flood = `const l = ${JSON.stringify(`${note}\n`)}.repeat(1000); const w = () => { while (process.stdout.write(l)); process.stdout.once('drain', w); }; w();`;
-    const result = await runCli([
-      'tools',
-      '--json',
-      '--timeout',
-      String(timeout),
-      '--',
-      process.execPath,
-      '-e',
-      flood,
-    ]);
+    const result = await toolsJson(timeout, flood);
     expect(result.code).toBe(ExitCode.Connection);
     expect(failureObject(result).code).toBe('CONNECT_TIMEOUT');
     expect(result.ms).toBeLessThan(timeout + GIVE_UP_MARGIN_MS);
@@ -151,16 +138,7 @@ describe('a command that is not an MCP server', () => {
 
   it('a program printing text with no line end: said so, not "printed nothing"', async () => {
     const partial = "process.stdout.write('x'.repeat(100)); setInterval(() => {}, 1000);";
-    const result = await runCli([
-      'tools',
-      '--json',
-      '--timeout',
-      '1000',
-      '--',
-      process.execPath,
-      '-e',
-      partial,
-    ]);
+    const result = await toolsJson(1_000, partial);
     expect(result.code).toBe(ExitCode.Connection);
     expect(result.stderr).toMatch(
       /^toolwire: the command ".*" is not an MCP server: it printed 100 bytes on stdout and no whole line, not MCP messages, and did not answer the MCP handshake within 1000 ms$/m,
@@ -184,16 +162,7 @@ describe('a command that is not an MCP server', () => {
 
   it('a silent program: the handshake is bounded by --timeout (it took 37 s with --timeout 3000)', async () => {
     const timeout = 3_000;
-    const silent = ['-e', 'setTimeout(() => {}, 60_000)'];
-    const result = await runCli([
-      'tools',
-      '--json',
-      '--timeout',
-      String(timeout),
-      '--',
-      process.execPath,
-      ...silent,
-    ]);
+    const result = await toolsJson(timeout, 'setTimeout(() => {}, 60_000)');
     expect(result.code).toBe(ExitCode.Connection);
     expect(result.stderr).toMatch(
       /^toolwire: the command ".*" did not answer the MCP handshake within 3000 ms; it printed nothing on stdout/,
