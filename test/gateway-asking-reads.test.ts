@@ -2,7 +2,8 @@
 // made the request, as it does during a call: in the handshake era as requests to the caller, in the
 // stateless era as the caller's own input_required. Upstreams are real HTTP servers in this process,
 // met in either era; the caller is a toolwire client linked to the gateway, in either era. Before, the
-// gateway's client answered such questions itself (declined, no roots), and the caller never saw them.
+// gateway's client answered such questions itself (declined, no roots), and the caller never saw them;
+// now a question no caller may be asked is refused with -32602 saying why (nobody declined it).
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
 import { createGateway, type Gateway } from '../src/gateway/index.js';
@@ -127,11 +128,18 @@ describe('a stateless-era caller', () => {
 });
 
 describe('a caller that declared nothing', () => {
-  it("is asked nothing: the upstream's question is declined for it, as before", async () => {
-    const { server } = notesUpstream();
+  it("is asked nothing: the upstream's question is refused with -32602 saying why, not declined", async () => {
+    const { server, state } = notesUpstream();
     const gateway = await gatewayFor(server, 'auto');
     const client = await caller(gateway, { protocolVersion: '2026-07-28' });
-    expect(promptText(await client.getPrompt('notes__brief', {}))).toBe('Brief me on decline');
+    // Declining would tell the upstream a person said no ('Brief me on decline', before); nobody was asked.
+    await expect(client.getPrompt('notes__brief', {})).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining(
+        'The gateway could not relay elicitation/create: the client of the call did not declare elicitation',
+      ) as unknown,
+    });
+    expect(state.runs.brief).toBe(1);
   });
 });
 

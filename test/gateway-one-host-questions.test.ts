@@ -1,7 +1,8 @@
 // Questions of a stdio upstream (the official SDK 1.x server), where nothing on the wire says which call
 // asks, while several calls are in flight there: when every one comes from one host's connection, the
 // question is that host's whichever of its calls asked, and it is relayed; when they come from different
-// hosts, nobody is asked (the elicitation is declined), and no host ever gets another's question.
+// hosts, nobody is asked (the elicitation is refused with -32602 saying so: declining it would tell the
+// upstream a person said no), and no host ever gets another's question.
 // Downstream: official SDK 1.x hosts, each its own Streamable HTTP session of the gateway.
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
@@ -74,8 +75,23 @@ async function askWhileHolding(holder: ClientV1, asking: ClientV1): Promise<unkn
   return answer(result);
 }
 
-const answer = (result: unknown) =>
-  JSON.parse((result as { content: { text: string }[] }).content[0]!.text) as unknown;
+const answer = (result: unknown) => {
+  const { content, isError } = result as { content: { text: string }[]; isError?: boolean };
+  const text = content[0]!.text;
+  return isError ? { isError, text } : (JSON.parse(text) as unknown);
+};
+
+/** What `ask_form` returns when its elicitation is refused: nobody may be asked (another caller's call may ask). */
+const NOT_MINE = {
+  isError: true,
+  text: 'MCP error -32602: The gateway could not relay elicitation/create: several callers have calls in flight on this server, and nothing says whose call asks',
+};
+
+/** What `ask_form` returns when the gateway's client has no call's handlers to give its elicitation to. */
+const NO_CALLER = {
+  isError: true,
+  text: 'MCP error -32602: The gateway could not relay elicitation/create: the client of the call did not declare elicitation, no call is in flight on this server, or several calls in flight there leave unclear whose call asks; nobody was asked',
+};
 
 describe("a stdio upstream's question while several calls are in flight there", () => {
   it("reaches the host when every call in flight is that host's", async () => {
@@ -85,26 +101,26 @@ describe("a stdio upstream's question while several calls are in flight there", 
     expect(asked).toEqual(['Your name?']);
   }, 30_000);
 
-  it("is declined, and reaches no other host, when another host's call is in flight", async () => {
+  it("is refused, and reaches no other host, when another host's call is in flight", async () => {
     const url = await start();
     // The other host may be asked; the one whose call asks may be asked nothing (its call, which brings
     // no handlers upstream, is not the only one with handlers there).
     const other = await host(url, 'Eve');
     const asking = await host(url);
-    expect(await askWhileHolding(other.client, asking.client)).toEqual({ action: 'decline' });
+    expect(await askWhileHolding(other.client, asking.client)).toEqual(NOT_MINE);
     expect(other.asked).toEqual([]);
   }, 30_000);
 
-  it("is declined when both hosts' calls may be asked", async () => {
+  it("is refused when both hosts' calls may be asked", async () => {
     const url = await start();
     const other = await host(url, 'Eve');
     const asking = await host(url, 'Ada');
-    expect(await askWhileHolding(other.client, asking.client)).toEqual({ action: 'decline' });
+    expect(await askWhileHolding(other.client, asking.client)).toEqual(NO_CALLER);
     expect(other.asked).toEqual([]);
     expect(asking.asked).toEqual([]);
   }, 30_000);
 
-  it("is declined, and reaches no other host, when another host's prompt get is in flight", async () => {
+  it("is refused, and reaches no other host, when another host's prompt get is in flight", async () => {
     let held!: () => void;
     const holding = new Promise<void>((resolve) => (held = resolve));
     const url = await start((line) => {
@@ -120,11 +136,11 @@ describe("a stdio upstream's question while several calls are in flight there", 
     const asking = await host(url);
     const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
     stop.abort();
-    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(answer(result)).toEqual(NOT_MINE);
     expect(other.asked).toEqual([]);
   }, 30_000);
 
-  it("is declined, and reaches no stateless-era caller, when that caller's call is the other one in flight", async () => {
+  it("is refused, and reaches no stateless-era caller, when that caller's call is the other one in flight", async () => {
     const url = await start();
     // A stateless-era caller that may be asked: its call runs upstream once over its rounds (held), and
     // on stdio nothing says that the question is not its call's.
@@ -151,7 +167,7 @@ describe("a stdio upstream's question while several calls are in flight there", 
     const asking = await host(url);
     const result = await asking.client.callTool({ name: 'sdk__ask_form', arguments: {} });
     stop.abort();
-    expect(answer(result)).toEqual({ action: 'decline' });
+    expect(answer(result)).toEqual(NOT_MINE);
     expect(asked).toEqual([]);
   }, 30_000);
 });

@@ -39,7 +39,7 @@ describe("an upstream's sampling request during the call of a host that declared
         content: [
           {
             type: 'text',
-            text: 'MCP error -32602: The gateway could not relay sampling/createMessage: the client of the call did not declare sampling, or several calls in flight on this server leave unclear whose call asks',
+            text: 'MCP error -32602: The gateway could not relay sampling/createMessage: the client of the call did not declare sampling, no call is in flight on this server, or several calls in flight there leave unclear whose call asks; nobody was asked',
           },
         ],
         isError: true,

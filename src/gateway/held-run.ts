@@ -59,19 +59,19 @@ export class HeldRun<T = CallToolResult> {
    * `mine(handlers)`: whether a question given to these handlers is this run's (on a stdio upstream, whose
    * client gives a question nothing attributes to the only request in flight that may be asked, though
    * another caller's, one that may be asked nothing, may have asked it; see `CallsInFlight.owner`). One that
-   * is not is asked of nobody.
+   * is not is asked of nobody: refused with -32602 (`notMine`), or no roots.
    */
   constructor(capabilities: ClientCapabilities, mine?: (handlers: ClientHandlers) => boolean) {
     const theirs = mine ? () => !mine(this.handlers) : () => false;
     if (capabilities.elicitation !== undefined) {
-      this.handlers.elicitation = (params: ElicitParams, { signal }) =>
-        theirs()
-          ? { action: 'decline' }
-          : this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
+      this.handlers.elicitation = (params: ElicitParams, { signal }) => {
+        if (theirs()) throw notMine('elicitation/create');
+        return this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
+      };
     }
     if (capabilities.sampling !== undefined) {
       this.handlers.sampling = (params: CreateMessageParams, { signal }) => {
-        if (theirs()) throw notMine();
+        if (theirs()) throw notMine('sampling/createMessage');
         return this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
       };
     }

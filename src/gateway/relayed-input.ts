@@ -58,13 +58,31 @@ export function upstreamError(error: unknown): unknown {
     : error;
 }
 
-/** What an upstream gets for a question the gateway cannot tell the caller of. */
-const NOT_MINE =
-  'The gateway could not relay sampling/createMessage: several callers have calls in flight on this server, and nothing says whose call asks';
+/** A question the gateway relays to callers (`roots/list` is answered with no roots instead). */
+export type RelayedQuestion = 'elicitation/create' | 'sampling/createMessage';
 
-/** The error a sampling request gets that may be another caller's (see `CallsInFlight.owner`). */
-export function notMine(): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, NOT_MINE);
+/**
+ * The error a question gets that may be another caller's (see `CallsInFlight.owner`): nobody was asked,
+ * so an elicitation is not declined (`decline` says a person said no) but refused, as sampling is.
+ */
+export function notMine(method: RelayedQuestion): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `The gateway could not relay ${method}: several callers have calls in flight on this server, and nothing says whose call asks`,
+  );
+}
+
+/**
+ * The error a question gets that no caller takes (see `NO_CALLER` in upstream.ts): asked outside any call,
+ * during the call of a caller that did not declare what it needs, or while calls of several callers are in
+ * flight where nothing says whose call asks.
+ */
+export function noCaller(method: RelayedQuestion): ProtocolError {
+  const declared = method === 'elicitation/create' ? 'elicitation' : 'sampling';
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `The gateway could not relay ${method}: the client of the call did not declare ${declared}, no call is in flight on this server, or several calls in flight there leave unclear whose call asks; nobody was asked`,
+  );
 }
 
 /**
@@ -73,7 +91,7 @@ export function notMine(): ProtocolError {
  * and the request runs again (the upstream asks again, and this time gets the answer). A stateless-era
  * tool call holds its upstream call between rounds instead (held-run.ts). `mine`, where given: whether a
  * question may be this caller's (see `CallsInFlight.owner`); one that may not is asked of nobody — an
- * elicitation declined, sampling -32602, no roots — as the gateway answers a question no caller takes.
+ * elicitation or sampling refused with -32602 (`notMine`), no roots — as a question no caller takes.
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
@@ -96,7 +114,7 @@ export function relayedInput(
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
     handlers.elicitation = (params, { signal }) => {
       // Given to this call although another caller's call may have asked: asked of nobody.
-      if (mine && !mine()) return { action: 'decline' };
+      if (mine && !mine()) throw notMine('elicitation/create');
       // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
       if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
         relayedUrl(params.elicitationId);
@@ -105,7 +123,7 @@ export function relayedInput(
   }
   if (caps.sampling !== undefined) {
     handlers.sampling = (params, { signal }) => {
-      if (mine && !mine()) throw notMine();
+      if (mine && !mine()) throw notMine('sampling/createMessage');
       return relay(() => ctx.sample(params, { signal }));
     };
   }

@@ -10,12 +10,10 @@
  */
 import {
   Client,
-  ErrorCode,
   ProtocolError,
   ToolwireError,
   errorMessage,
   type ClientHandlers,
-  type ElicitResult,
   type Implementation,
   type LoggingMessageParams,
   type Prompt,
@@ -33,6 +31,7 @@ import { StdioClientTransport } from '../transports/stdio/index.js';
 import { GATEWAY_DEFAULTS, isHttpUpstream, type UpstreamConfig } from './gateway-config.js';
 import type { UpstreamStatus } from './gateway-events.js';
 import { passStderrThrough } from './prefixed-lines.js';
+import { noCaller } from './relayed-input.js';
 import { UpstreamOAuth } from './upstream-oauth.js';
 
 /** What an upstream's listing changed: its status, or one of its lists. */
@@ -70,17 +69,17 @@ export interface UpstreamHooks {
  * Answers an upstream's questions that no caller's client takes — asked outside any call, during the call
  * of a caller that did not declare what they need, or while several calls of different connections are in
  * flight where nothing on the wire says whose call asks (see `ExchangeOptions.handlers` and
- * `CallsInFlight.owner`; calls of one connection: its caller is asked): an elicitation is declined, sampling
- * refused with -32602 saying why (what a model reads in the tool's error), and the roots are none.
- * Declaring them lets every upstream ask; the caller's own client answers during its calls.
+ * `CallsInFlight.owner`; calls of one connection: its caller is asked): an elicitation or sampling is
+ * refused with -32602 saying why (what a model reads in the tool's error; not `decline`, which tells the
+ * server a person said no), and the roots are none. Declaring them lets every upstream ask; the caller's
+ * own client answers during its calls.
  */
 const NO_CALLER = {
-  elicitation: (): ElicitResult => ({ action: 'decline' }),
+  elicitation: (): never => {
+    throw noCaller('elicitation/create');
+  },
   sampling: (): never => {
-    throw new ProtocolError(
-      ErrorCode.InvalidParams,
-      'The gateway could not relay sampling/createMessage: the client of the call did not declare sampling, or several calls in flight on this server leave unclear whose call asks',
-    );
+    throw noCaller('sampling/createMessage');
   },
   roots: [],
 } satisfies ClientHandlers;
