@@ -258,7 +258,8 @@ async function serveStdio(gateway: Gateway, graceMs: number, say: (line: string)
   const closed = new Promise<void>((done) => (onClosed = done));
   const transport = new StdioServerTransport({ onStdinClosed: () => onClosed() });
   const principal = principalFromEnv(process.env);
-  const session = await gateway.server.connect(transport, principal ? { principal } : {});
+  // Its one host: the host's roots are the gateway's, for the upstreams' roots/list that no call carries.
+  const session = await gateway.connectHost(transport, principal ? { principal } : {});
   session.onclose = onClosed;
   // A signal after stdin ended (the host already waits for this process to exit) stops at once.
   const stopSignals = onStopSignals((graceful) => {

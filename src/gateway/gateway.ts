@@ -18,10 +18,10 @@
  * ```
  * @module
  */
-import { Server } from '../server/index.js';
+import { Server, type ConnectOptions, type ServerConnection } from '../server/index.js';
 import { MemoryOAuthStore } from '../transports/http-client/index.js';
 import type { SharedSessionStores } from '../transports/http/index.js';
-import { LocalErrorCode, isJsonObject, type LoggingMessageParams } from '../index.js';
+import { LocalErrorCode, isJsonObject, type LoggingMessageParams, type Transport } from '../index.js';
 import { Approvals } from './approvals.js';
 import { MemoryApprovalStore } from '../stores/memory-approval-store.js';
 import { MemoryAuditStore, type AuditStore } from '../stores/audit-store.js';
@@ -34,6 +34,7 @@ import { ExposedCatalog } from './exposed-catalog.js';
 import { ExposedTools } from './exposed-tools.js';
 import { GATEWAY_DEFAULTS, type GatewayConfig, type PolicyAction } from './gateway-config.js';
 import { GatewayError } from './gateway-error.js';
+import { HostRoots } from './host-roots.js';
 import { GatewayEvents, type GatewayEventType, type GatewayListener } from './gateway-events.js';
 import { callLogGraceMs, type GatewayOptions } from './gateway-options.js';
 import { checkConfig } from './parse-config.js';
@@ -73,6 +74,8 @@ export class Gateway {
   readonly #catalog: ExposedCatalog;
   readonly #audit: AuditTrail;
   readonly #stores: SharedStores;
+  /** The roots of the one host `connectHost` serves, the gateway's own. */
+  readonly #roots: HostRoots;
   #config: GatewayConfig;
   #policy: Policy;
   #closing: Promise<void> | undefined;
@@ -110,6 +113,15 @@ export class Gateway {
       // gateway's log unless the caller takes them.
       onError: (error) => this.#line(`error: ${error.name}: ${error.message}`),
       ...options.server,
+      onRootsListChanged: (session) => {
+        this.#roots.changed(session);
+        options.server?.onRootsListChanged?.(session);
+      },
+    });
+    this.#roots = new HostRoots({
+      server: this.server,
+      announce: () => this.#upstreams.rootsChanged(),
+      warn: (message) => this.#warn(message),
     });
     const elicitations = new ElicitationRoutes();
     const inFlight = new CallsInFlight();
@@ -171,6 +183,7 @@ export class Gateway {
       events: this.#events,
       log: (upstream, params) => this.#upstreamLog(upstream, params),
       inFlight,
+      roots: () => this.#roots.roots(),
       elicitationComplete: (upstream, elicitationId) => elicitations.complete(upstream.name, elicitationId),
       warn: (message, upstream) => this.#warn(message, upstream),
     });
@@ -222,6 +235,28 @@ export class Gateway {
   async start(): Promise<void> {
     await this.#stores.open();
     await this.#upstreams.start();
+  }
+
+  /**
+   * Serves the gateway to its one host over `transport` (stdio, as `toolwire gateway --stdio` does), as
+   * `server.connect(transport, options)`, and makes that host's roots the gateway's own: an upstream's
+   * `roots/list` that no call carries (asked when it is initialized, or after a
+   * `notifications/roots/list_changed`) gets them, asked of the host once it has initialized and declared
+   * `roots` (none before); its initialization and its `notifications/roots/list_changed` reach every ready
+   * upstream (coalesced), and an upstream that connects later asks itself. During a call, an upstream's
+   * questions go to the caller as always. While the server has any other connection (an HTTP endpoint's
+   * session) the gateway has no roots, so that no host supplies or learns another's. Rejects with
+   * GatewayError `ALREADY_CONNECTED` while the host it served before is connected.
+   */
+  async connectHost(transport: Transport, options?: ConnectOptions): Promise<ServerConnection> {
+    if (this.#roots.host)
+      throw new GatewayError(
+        LocalErrorCode.AlreadyConnected,
+        'The gateway serves a host already (connectHost)',
+      );
+    const connection = await this.server.connect(transport, options);
+    this.#roots.serve(connection);
+    return connection;
   }
 
   upstreams(): UpstreamView[] {

@@ -7,7 +7,13 @@
  * @module
  */
 import type { CallsInFlight } from './calls-in-flight.js';
-import { LocalErrorCode, errorMessage, type Implementation, type LoggingMessageParams } from '../index.js';
+import {
+  LocalErrorCode,
+  errorMessage,
+  type Implementation,
+  type LoggingMessageParams,
+  type Root,
+} from '../index.js';
 import type { OAuthStore } from '../transports/http-client/index.js';
 import type { Approvals } from './approvals.js';
 import type { ExposedCatalog } from './exposed-catalog.js';
@@ -40,6 +46,8 @@ export interface UpstreamSetOptions {
   log: (upstream: Upstream, params: LoggingMessageParams) => void;
   /** The requests in flight on each upstream: whose a question that names none is (`UpstreamHooks.owner`). */
   inFlight: CallsInFlight;
+  /** The gateway's own roots (`UpstreamHooks.roots`). */
+  roots: () => Promise<Root[]> | Root[];
   /** An upstream completed a URL-mode elicitation (see `UpstreamHooks.elicitationComplete`). */
   elicitationComplete: (upstream: Upstream, elicitationId: string) => void;
   /** A warning, of one upstream or of the gateway. */
@@ -62,6 +70,11 @@ export class UpstreamSet {
   /** Closes every upstream (a stdio upstream's process is ended). */
   async close(): Promise<void> {
     await Promise.all([...this.#upstreams.values()].map((upstream) => upstream.close()));
+  }
+
+  /** The gateway's roots changed: every upstream's server hears so (see `Upstream.rootsChanged`). */
+  rootsChanged(): void {
+    for (const upstream of this.#upstreams.values()) upstream.rootsChanged();
   }
 
   /** The view of each upstream, with the namespaced names of its exposed tools. */
@@ -155,7 +168,8 @@ export class UpstreamSet {
   }
 
   #hooks(): UpstreamHooks {
-    const { clientInfo, oauthStore, subscriptions, log, elicitationComplete, warn, inFlight } = this.#options;
+    const { clientInfo, oauthStore, subscriptions, log, elicitationComplete, warn, inFlight, roots } =
+      this.#options;
     const reconnect = this.#options.config().reconnect;
     return {
       clientInfo,
@@ -164,6 +178,7 @@ export class UpstreamSet {
       connected: (upstream, client) => subscriptions.resubscribe(upstream, client),
       log,
       owner: (upstream) => inFlight.owner(upstream.name)?.handlers,
+      roots,
       elicitationComplete,
       warn: (upstream, message) => warn(`upstream ${upstream.name}: ${message}`, upstream.name),
       reconnect: {

@@ -19,6 +19,7 @@ import {
   type Prompt,
   type Resource,
   type ResourceTemplate,
+  type Root,
   type Tool,
   type Transport,
 } from '../index.js';
@@ -55,6 +56,11 @@ export interface UpstreamHooks {
    * caller it belongs to, when one does (see `CallsInFlight.owner`); undefined: nobody's.
    */
   owner(upstream: Upstream): ClientHandlers | undefined;
+  /**
+   * The gateway's own roots, what a `roots/list` that no caller takes gets: its one host's (see
+   * `HostRoots`), else none.
+   */
+  roots(): Promise<Root[]> | Root[];
   /** The upstream completed a URL-mode elicitation it named (`notifications/elicitation/complete`). */
   elicitationComplete(upstream: Upstream, elicitationId: string): void;
   /** Something worth a warning (a list that could not be read). */
@@ -138,9 +144,12 @@ export class Upstream {
       : undefined;
   }
 
+  /** The gateway's roots changed while no client was ready: the next one that is tells its server. */
+  #rootsChanged = false;
+
   /**
    * The client's own handlers: a question no request's handlers took goes to the caller it belongs to
-   * (`UpstreamHooks.owner`), else `NO_CALLER` answers it.
+   * (`UpstreamHooks.owner`), else `NO_CALLER` answers it (roots: the gateway's own, `UpstreamHooks.roots`).
    */
   #routed(): ClientHandlers {
     const owner = () => this.#hooks.owner(this);
@@ -155,9 +164,22 @@ export class Upstream {
       },
       roots: () => {
         const roots = owner()?.roots;
-        return typeof roots === 'function' ? roots() : [];
+        return typeof roots === 'function' ? roots() : this.#hooks.roots();
       },
     };
+  }
+
+  /**
+   * The gateway's roots changed (its host's did): the server hears so (`notifications/roots/list_changed`),
+   * now or, while it is not ready, once it is.
+   */
+  rootsChanged(): void {
+    const client = this.client;
+    if (!client) {
+      this.#rootsChanged = true;
+      return;
+    }
+    client.sendRootsListChanged().catch((error: unknown) => this.failed(error));
   }
 
   /** Its tools' and prompts' prefix downstream. */
@@ -281,6 +303,10 @@ export class Upstream {
       this.client = client;
       this.#failures = 0;
       this.#setStatus('ready', undefined);
+      if (this.#rootsChanged) {
+        this.#rootsChanged = false;
+        this.rootsChanged();
+      }
       if (isHttpUpstream(this.config)) this.#watch(client, generation);
     } catch (error) {
       client.onclose = undefined;

@@ -7,13 +7,16 @@
  * @module
  */
 import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
-import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type HandshakeRevision, type RevisionProfile } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
+import type { ListRootsResult } from '../protocol/types/client-features.js';
 import type { ClientCapabilities, Implementation, LoggingLevel } from '../protocol/types/lifecycle.js';
 import { hasStatelessMeta } from '../protocol/types/stateless.js';
 import type { Principal } from './auth/principal.js';
+import { checkedAnswer } from './checked-answer.js';
+import { ServerError } from './server-error.js';
 import { internCapabilities, internClientInfo } from './interned-clients.js';
 import type { HandlerEntry, HandlerRequest, ServingSession } from './handler-table.js';
 import type { ServerRequest } from './middleware/request-chain.js';
@@ -47,6 +50,7 @@ export class ServerSession implements ServingSession {
   #stateVersion = 0;
 
   onclose?: () => void;
+  oninitialized?: () => void;
   /** The server's own bookkeeping, called before `onclose`. */
   readonly #closed: ((session: ServerSession) => void) | undefined;
 
@@ -204,6 +208,22 @@ export class ServerSession implements ServingSession {
     await this.peer.request('ping', undefined, options);
   }
 
+  /** Lists the client's roots outside any request (see `ServerConnection.listRoots`). */
+  listRoots(options?: RequestOptions): Promise<ListRootsResult> {
+    if (this.#phase === 'new' || this.#clientCapabilities.roots === undefined)
+      return Promise.reject(
+        new ServerError(
+          LocalErrorCode.CapabilityNotSupported,
+          this.#phase === 'new'
+            ? 'The client has not initialized, so roots/list cannot be sent'
+            : 'The client did not declare the roots capability, so roots/list cannot be sent',
+        ),
+      );
+    // Checked before it is typed: `checkedAnswer` refuses an answer that is no list of roots.
+    const answer = this.peer.request('roots/list', undefined, options) as Promise<unknown>;
+    return checkedAnswer('roots/list', answer as Promise<ListRootsResult>);
+  }
+
   /**
    * @internal Serves a request with an entry of the server's table. The era is decided here, once: a
    * request whose `_meta` carries a revision (or for a method of the stateless era only) is served
@@ -298,7 +318,9 @@ export class ServerSession implements ServingSession {
 
   /** @internal `notifications/initialized` arrived. */
   confirm(): void {
-    if (this.#phase === 'initialized') this.#phase = 'ready';
+    if (this.#phase !== 'initialized') return;
+    this.#phase = 'ready';
+    this.oninitialized?.();
   }
 
   #statelessScope(params: JsonObject): StatelessScope {

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Peer, RequestOptions } from '../protocol/engine/peer.js';
+import type { ListRootsResult } from '../protocol/types/client-features.js';
 import type { LoggingLevel } from '../protocol/types/lifecycle.js';
 import type { Principal } from './auth/principal.js';
 import type { ClientView } from './tool-context.js';
@@ -26,8 +27,18 @@ export interface ServerConnection {
   readonly sessionId: string | undefined;
   /** Called once the connection has closed. */
   onclose?: () => void;
+  /** Called when the client said it is initialized (`notifications/initialized`, handshake era). */
+  oninitialized?: () => void;
   /** Pings the client (handshake era). */
   ping(options?: RequestOptions): Promise<void>;
+  /**
+   * Lists the client's roots outside any request (`roots/list` on the connection: a stdio client, an HTTP
+   * session's standalone stream), for a handshake-era client that declared `roots`; a request's handler asks
+   * with its context's `listRoots` instead. Rejects with a ServerError CAPABILITY_NOT_SUPPORTED before
+   * `initialize`, in the stateless era and for a client that did not declare `roots`, INVALID_RESULT for an
+   * answer that is no list of roots.
+   */
+  listRoots(options?: RequestOptions): Promise<ListRootsResult>;
   /**
    * Closes the connection. With `graceMs`, first takes no new requests and lets those running finish (at
    * most `graceMs`; what still runs then is cancelled and answered with -32603).
