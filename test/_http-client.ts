@@ -140,11 +140,23 @@ function createSdkServer({ askOnGet = false } = {}): McpServer {
   });
   // Asked on the standalone GET stream (no related request), as the conformance suite's servers do: lost
   // when that stream is not open yet.
-  if (askOnGet)
+  if (askOnGet) {
     server.registerTool('ask_on_get', {}, async () => {
       const answer = await server.server.request(ASK_NAME, ElicitResultSchema);
       return { content: [{ type: 'text', text: `hello ${String(answer.content?.name)}` }] };
     });
+    // Reports progress once, then waits until it is cancelled.
+    server.registerTool('hold', {}, async (extra) => {
+      const progressToken = extra._meta?.progressToken;
+      if (progressToken !== undefined)
+        await extra.sendNotification({
+          method: 'notifications/progress',
+          params: { progressToken, progress: 1 },
+        });
+      await new Promise((resolve) => extra.signal.addEventListener('abort', resolve, { once: true }));
+      return { content: [{ type: 'text', text: 'released' }] };
+    });
+  }
   server.registerTool('poll', {}, async (extra) => {
     extra.closeSSEStream?.(); // 2025-11-25 polling: the client must come back with Last-Event-ID
     await sleep(150);
@@ -164,7 +176,8 @@ interface SdkStreamableFixture extends HttpFixture {
 
 /**
  * The SDK's StreamableHTTPServerTransport, one per session, behind node:http at `/mcp`; `getDelayMs`
- * holds each GET that long before the SDK answers it, and `askOnGet` adds the tool `ask_on_get`.
+ * holds each GET that long before the SDK answers it, and `askOnGet` adds the tools `ask_on_get` and `hold`
+ * (progress once, then it waits until cancelled).
  */
 export async function sdkStreamableServer(
   enableJsonResponse: boolean,

@@ -22,6 +22,7 @@ import {
   answerInputRequest,
   withOwnHandlers,
   type ClientHandlers,
+  type HandlerContext,
 } from './client-handlers.js';
 import { callEnded, type OwnCall, type OwnHandlers } from './own-handlers.js';
 import type { UrlElicitations } from './url-elicitations.js';
@@ -131,13 +132,9 @@ export function bindServerRequests(
       const signal = end && mergedSignal([ctx.cancellation, end.ended]);
       let result: Awaited<ReturnType<typeof answerInputRequest>>;
       try {
-        result = await answerInputRequest(
-          method,
-          params,
-          chosen,
-          { signal: signal?.signal ?? ctx.signal },
-          profile,
-        );
+        const handlerContext: HandlerContext = { signal: signal?.signal ?? ctx.signal };
+        if (call) handlerContext.tiedBy = call.tiedBy;
+        result = await answerInputRequest(method, params, chosen, handlerContext, profile);
       } catch (error) {
         // Cut short because its call ended: the server hears so, and onError nothing (the call's caller did).
         if (end?.ended.aborted && !ctx.aborted)

@@ -30,6 +30,12 @@ import {
   type RevisionProfile,
 } from '../protocol/revisions/index.js';
 
+/**
+ * What made a server request the call's whose handlers answer it (see `HandlerContext.tiedBy`): its POST
+ * response stream, the task it names, or nothing but being the only call in flight with handlers of its own.
+ */
+export type TiedBy = 'stream' | 'task' | 'only';
+
 export interface HandlerContext {
   /**
    * Aborted when the connection closes, and: in the handshake era, when the server cancels its request
@@ -41,6 +47,15 @@ export interface HandlerContext {
    * the stateless era, when the call whose `input_required` round asked it is aborted or times out.
    */
   signal: AbortSignal;
+  /**
+   * Handshake era, a call's own handlers (`ExchangeOptions.handlers`): what made the request that call's —
+   * `'stream'`, it came on the call's POST response stream (Streamable HTTP); `'task'`, it names the task
+   * the call waits for (2025-11-25); `'only'`, nothing on the wire ties it to a call (stdio, the HTTP GET
+   * stream) and the call was the only one in flight with handlers of its own, so another request in flight
+   * (one without handlers of its own) may have asked it. Undefined for the client's own handlers, and in the
+   * stateless era (an `input_required` round's questions are its call's).
+   */
+  tiedBy?: TiedBy;
 }
 
 export type ElicitationHandler = (
@@ -58,7 +73,7 @@ export interface ClientHandlers {
   /** Answers `sampling/createMessage`; declares the `sampling` capability. */
   sampling?: SamplingHandler;
   /** Answers `roots/list`; declares the `roots` capability (with `listChanged` in the handshake era). */
-  roots?: Root[] | (() => Root[] | Promise<Root[]>);
+  roots?: Root[] | ((ctx: HandlerContext) => Root[] | Promise<Root[]>);
 }
 
 /**
@@ -197,7 +212,7 @@ export async function answerInputRequest(
     }
     case 'roots/list': {
       if (!handlers.roots) return undefined;
-      return checkedRoots(typeof handlers.roots === 'function' ? await handlers.roots() : handlers.roots);
+      return checkedRoots(typeof handlers.roots === 'function' ? await handlers.roots(ctx) : handlers.roots);
     }
     default:
       return undefined;

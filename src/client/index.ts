@@ -10,6 +10,7 @@ export type {
   ElicitationHandler,
   SamplingHandler,
   HandlerContext,
+  TiedBy,
 } from './client-handlers.js';
 export type { ExchangeOptions } from './exchange-options.js';
 export type { SubscriptionFilter } from './stateless/listen-stream.js';

@@ -5,7 +5,7 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import { ClientError } from './client-error.js';
-import type { ClientHandlers } from './client-handlers.js';
+import type { ClientHandlers, TiedBy } from './client-handlers.js';
 
 /** Why a server request's handler was aborted: the call it belongs to ended. */
 export function callEnded(): ClientError {
@@ -17,6 +17,8 @@ export interface OwnCall {
   readonly handlers: ClientHandlers;
   /** Aborted when the call settles (answered, failed, timed out or aborted). */
   readonly ended: AbortSignal;
+  /** What made the server request this call's (see `HandlerContext.tiedBy`). */
+  readonly tiedBy: TiedBy;
 }
 
 /** What a call in flight is known by: the options it was sent with (the engine keeps the same object). */
@@ -66,10 +68,10 @@ export class OwnHandlers {
    * brought some. A request related to a call without handlers of its own is no other call's.
    */
   callOf(related: object | null | undefined, taskId?: string): OwnCall | undefined {
-    if (related !== null) return ownCall(related && this.#active.get(related));
-    if (taskId !== undefined && this.#byTask.has(taskId)) return ownCall(this.#byTask.get(taskId));
+    if (related !== null) return ownCall(related && this.#active.get(related), 'stream');
+    if (taskId !== undefined && this.#byTask.has(taskId)) return ownCall(this.#byTask.get(taskId), 'task');
     if (this.#active.size !== 1) return undefined;
-    for (const entry of this.#active.values()) return ownCall(entry);
+    for (const entry of this.#active.values()) return ownCall(entry, 'only');
     return undefined;
   }
 }
@@ -79,6 +81,6 @@ interface Entry {
   readonly ended: AbortController;
 }
 
-function ownCall(entry: Entry | undefined): OwnCall | undefined {
-  return entry && { handlers: entry.handlers, ended: entry.ended.signal };
+function ownCall(entry: Entry | undefined, tiedBy: TiedBy): OwnCall | undefined {
+  return entry && { handlers: entry.handlers, ended: entry.ended.signal, tiedBy };
 }

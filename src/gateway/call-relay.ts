@@ -46,7 +46,6 @@ import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './rela
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import { forwardedMeta } from './forwarded-meta.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { isHttpUpstream } from './gateway-config.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { withSafeResultIcons } from './safe-icons.js';
@@ -297,9 +296,10 @@ export class CallRelay {
             stop?.abort(error);
           },
           (elicitationId) => this.#deps.elicitations.relayed(upstream.name, elicitationId, ctx),
-          // On stdio the upstream's client gives a question to the only call in flight that may be asked,
-          // though another caller's (one that may be asked nothing) may have asked it.
-          isHttpUpstream(upstream.config) ? undefined : () => this.#mine(upstream, ctx),
+          // A question nothing on the wire ties to a call (stdio, an HTTP upstream's standalone stream) goes
+          // to the only call in flight that may be asked, though another caller's (one that may be asked
+          // nothing) may have asked it.
+          () => this.#mine(upstream, ctx),
         )
       : undefined;
     let cancellation = call.cancellation;
@@ -363,10 +363,7 @@ export class CallRelay {
       ctx.carried === undefined ? undefined : parked.take<CallToolResult>(ctx.carried, parkOwner(call));
     if (!run) {
       const { inFlight } = this.#deps;
-      run = new HeldRun(
-        ctx.client.capabilities,
-        isHttpUpstream(upstream.config) ? undefined : (handlers) => inFlight.isOwner(upstream.name, handlers),
-      );
+      run = new HeldRun(ctx.client.capabilities, (handlers) => inFlight.isOwner(upstream.name, handlers));
       const sent = run;
       const options: CallToolOptions = {
         cancellation: sent.stop,

@@ -28,7 +28,6 @@ import type { ElicitationRoutes } from './elicitation-routes.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { isHttpUpstream } from './gateway-config.js';
 import { relayedRequest } from './relayed-request.js';
 import { withSafeIcons, withSafePromptIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
@@ -224,7 +223,6 @@ export class ExposedCatalog {
         {
           parked: this.#parked,
           inFlight: this.#inFlight,
-          stdio: !isHttpUpstream(upstream.config),
           request: () => `prompts/get\u0000${name}\u0000${digestOfText(canonicalJson(values))}`,
         },
       );
@@ -237,7 +235,6 @@ export class ExposedCatalog {
     return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options), {
       parked: this.#parked,
       inFlight: this.#inFlight,
-      stdio: !isHttpUpstream(upstream.config),
       request: () => `resources/read\u0000${uri}`,
     });
   }

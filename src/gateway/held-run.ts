@@ -17,6 +17,7 @@ import {
   type ClientHandlers,
   type CreateMessageParams,
   type ElicitParams,
+  type TiedBy,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
 import { notMine, upstreamError } from './relayed-input.js';
@@ -56,28 +57,31 @@ export class HeldRun<T = CallToolResult> {
   #settled: ((failed: boolean) => void)[] = [];
 
   /**
-   * `mine(handlers)`: whether a question given to these handlers is this run's (on a stdio upstream, whose
-   * client gives a question nothing attributes to the only request in flight that may be asked, though
-   * another caller's, one that may be asked nothing, may have asked it; see `CallsInFlight.owner`). One that
+   * `mine(handlers)`: whether a question given to these handlers is this run's, asked only of a question that
+   * nothing on the wire ties to the run's call (`tiedBy: 'only'`: stdio, an HTTP upstream's standalone
+   * stream), which the upstream's client gives to the only request in flight that may be asked, though
+   * another caller's, one that may be asked nothing, may have asked it (see `CallsInFlight.owner`). One that
    * is not is asked of nobody: refused with -32602 (`notMine`), or no roots.
    */
   constructor(capabilities: ClientCapabilities, mine?: (handlers: ClientHandlers) => boolean) {
-    const theirs = mine ? () => !mine(this.handlers) : () => false;
+    // Only a question nothing on the wire ties to this run's call (see `HandlerContext.tiedBy`) may be another's.
+    const theirs = (tiedBy: TiedBy | undefined) =>
+      mine !== undefined && tiedBy === 'only' && !mine(this.handlers);
     if (capabilities.elicitation !== undefined) {
-      this.handlers.elicitation = (params: ElicitParams, { signal }) => {
-        if (theirs()) throw notMine('elicitation/create');
+      this.handlers.elicitation = (params: ElicitParams, { signal, tiedBy }) => {
+        if (theirs(tiedBy)) throw notMine('elicitation/create');
         return this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
       };
     }
     if (capabilities.sampling !== undefined) {
-      this.handlers.sampling = (params: CreateMessageParams, { signal }) => {
-        if (theirs()) throw notMine('sampling/createMessage');
+      this.handlers.sampling = (params: CreateMessageParams, { signal, tiedBy }) => {
+        if (theirs(tiedBy)) throw notMine('sampling/createMessage');
         return this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
       };
     }
     if (capabilities.roots !== undefined) {
-      this.handlers.roots = () =>
-        theirs()
+      this.handlers.roots = ({ tiedBy }) =>
+        theirs(tiedBy)
           ? []
           : this.#hold('roots', undefined, (ctx, key) => ctx.listRoots({ key })).then(
               (result) => result.roots,

@@ -12,6 +12,7 @@ import {
   ToolwireError,
   type Cancellation,
   type ClientHandlers,
+  type TiedBy,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
 
@@ -109,12 +110,15 @@ export function relayedInput(
       throw upstreamError(error);
     }
   };
+  // A question the upstream's client gave this call only because it is the only one in flight with handlers
+  // (nothing on the wire ties it to a call) is this caller's only if `mine` says so.
+  const theirs = (tiedBy: TiedBy | undefined) => mine !== undefined && tiedBy === 'only' && !mine();
   const handlers: ClientHandlers = {};
   if (caps.elicitation !== undefined) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
-    handlers.elicitation = (params, { signal }) => {
+    handlers.elicitation = (params, { signal, tiedBy }) => {
       // Given to this call although another caller's call may have asked: asked of nobody.
-      if (mine && !mine()) throw notMine('elicitation/create');
+      if (theirs(tiedBy)) throw notMine('elicitation/create');
       // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
       if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
         relayedUrl(params.elicitationId);
@@ -122,12 +126,13 @@ export function relayedInput(
     };
   }
   if (caps.sampling !== undefined) {
-    handlers.sampling = (params, { signal }) => {
-      if (mine && !mine()) throw notMine('sampling/createMessage');
+    handlers.sampling = (params, { signal, tiedBy }) => {
+      if (theirs(tiedBy)) throw notMine('sampling/createMessage');
       return relay(() => ctx.sample(params, { signal }));
     };
   }
   if (caps.roots !== undefined)
-    handlers.roots = () => (mine && !mine() ? [] : relay(() => ctx.listRoots()).then((r) => r.roots));
+    handlers.roots = ({ tiedBy }) =>
+      theirs(tiedBy) ? [] : relay(() => ctx.listRoots()).then((r) => r.roots);
   return handlers;
 }

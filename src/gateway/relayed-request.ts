@@ -31,13 +31,13 @@ export interface Parking {
   readonly parked: ParkedCalls;
   /** Computed only when the request parks or a retry names a parked one. */
   readonly request: () => string;
-  /** Where the request counts as in flight on its upstream while it is (see `CallsInFlight`). */
-  readonly inFlight: CallsInFlight;
   /**
-   * The upstream is spoken to over stdio, where its client gives a question to the only request in flight
-   * that may be asked, though another caller's (one that may be asked nothing) may have asked it.
+   * Where the request counts as in flight on its upstream while it is (see `CallsInFlight`): whose a
+   * question is that nothing on the wire ties to it (stdio, an HTTP upstream's standalone stream), which the
+   * upstream's client gives to the only request in flight that may be asked, though another caller's (one
+   * that may be asked nothing) may have asked it.
    */
-  readonly stdio: boolean;
+  readonly inFlight: CallsInFlight;
 }
 
 /** Counts the request `send` makes in flight on `upstream` until it settles. */
@@ -94,7 +94,7 @@ export function relayedRequest<T>(
       stop.abort(error);
     },
     (elicitationId) => routes.relayed(upstream, elicitationId, ctx),
-    inFlight && parking.stdio
+    inFlight
       ? () => {
           const owner = inFlight.owner(upstream);
           return owner !== undefined && owner.connection === connection;
@@ -119,16 +119,15 @@ function held<T>(
   upstream: string,
   ctx: RequestHandlerContext,
   send: (options: ExchangeOptions) => Promise<T>,
-  { parked, request, inFlight, stdio }: Parking,
+  { parked, request, inFlight }: Parking,
   failed: (error: unknown) => never,
 ): Promise<T> {
   const caller = callerKey(callerOf(ctx));
   const owner = () => `${caller}\u0000${request()}`;
   let run = ctx.carried === undefined ? undefined : parked.take<T>(ctx.carried, owner());
   if (!run) {
-    const sent = (run = new HeldRun<T>(
-      ctx.client.capabilities,
-      inFlight && stdio ? (handlers) => inFlight.isOwner(upstream, handlers) : undefined,
+    const sent = (run = new HeldRun<T>(ctx.client.capabilities, (handlers) =>
+      inFlight.isOwner(upstream, handlers),
     ));
     // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
     sent.start(

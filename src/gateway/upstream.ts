@@ -162,9 +162,9 @@ export class Upstream {
         const relay = owner()?.sampling;
         return relay ? relay(params, ctx) : NO_CALLER.sampling();
       },
-      roots: () => {
+      roots: (ctx) => {
         const roots = owner()?.roots;
-        return typeof roots === 'function' ? roots() : this.#hooks.roots();
+        return typeof roots === 'function' ? roots(ctx) : this.#hooks.roots();
       },
     };
   }
