@@ -158,6 +158,32 @@ describe('gateway.connectHost', () => {
     expect(await upstream.roots()).toEqual(['file:///home/ada/project']);
   });
 
+  it("fails the upstream's roots/list with -32603 saying why when the host cannot answer, rather than none", async () => {
+    const upstream = await askingUpstream();
+    const warnings: string[] = [];
+    const gateway = await gatewayFor(upstream.url);
+    gateway.on((event) => void (event.type === 'warning' && warnings.push(event.message)), ['warning']);
+    const [hostEnd, gatewayEnd] = createLinkedPair();
+    await gateway.connectHost(gatewayEnd);
+    const host = new Client(
+      { name: 'ide', version: '1.0.0' },
+      {
+        protocolVersion: '2025-11-25',
+        roots: () => {
+          throw new Error('the workspace is not open yet');
+        },
+      },
+    );
+    await host.connect(hostEnd);
+    cleanup.push(() => host.close());
+    await upstream.changes(1);
+    await expect(upstream.roots()).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringContaining("the gateway could not read its host's roots") as unknown,
+    });
+    expect(warnings).toEqual([expect.stringContaining("the host's roots could not be read") as unknown]);
+  });
+
   it('refuses a second host while the first is connected', async () => {
     const upstream = await askingUpstream();
     const gateway = await gatewayFor(upstream.url);

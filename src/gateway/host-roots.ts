@@ -8,7 +8,7 @@
  * sessions) has none: no host may supply another's roots, nor learn them through an upstream.
  * @module
  */
-import { errorMessage, type Root } from '../index.js';
+import { ErrorCode, ProtocolError, errorMessage, type Root } from '../index.js';
 import type { Server, ServerConnection } from '../server/index.js';
 
 export interface HostRootsOptions {
@@ -61,7 +61,8 @@ export class HostRoots {
   /**
    * The gateway's roots: the host's, asked of it (one question at a time, shared by the upstreams that ask
    * meanwhile), while it is the server's only connection and has initialized and declared `roots`; else none.
-   * A host that fails to answer gives none (and a warning).
+   * A host that fails to answer (an error, no answer within the server's request timeout) fails the
+   * upstream's question with -32603 saying so (and a warning), rather than telling it there are none.
    */
   roots(): Promise<Root[]> | Root[] {
     const host = this.host;
@@ -71,8 +72,12 @@ export class HostRoots {
     const asking = host.listRoots().then(
       (result) => result.roots,
       (error: unknown) => {
-        this.#options.warn(`the host's roots could not be read: ${errorMessage(error)}`);
-        return [];
+        const why = errorMessage(error);
+        this.#options.warn(`the host's roots could not be read: ${why}`);
+        throw new ProtocolError(
+          ErrorCode.InternalError,
+          `Internal error: the gateway could not read its host's roots: ${why}`,
+        );
       },
     );
     this.#asking = asking;
