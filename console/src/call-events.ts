@@ -42,6 +42,14 @@ export class CallEvents {
     });
   }
 
+  /**
+   * A running call waits for a person (`approvalId`: its pending approval, as the `approval.pending` event
+   * names the call), or no longer does (undefined: the approval was settled).
+   */
+  awaiting(callId: number, approvalId: string | undefined): boolean {
+    return this.#push({ id: callId, patch: { awaitingApproval: approvalId } });
+  }
+
   /** How a call ended. */
   finished(event: Pick<CallSummary, 'decision' | 'outcome' | 'durationMs'> & { callId: number }): boolean {
     const { callId, ...rest } = event;

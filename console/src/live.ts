@@ -247,11 +247,19 @@ export class Live {
       });
       void this.reload();
     });
+    // The call an approval holds waits for a person until it is settled, however many wait (the list of
+    // pending approvals is cut at what the page keeps; the calls are not).
     on('approval.pending', ({ approval }: { approval: ListedApproval }) => {
+      if (approval.callId !== undefined)
+        this.#queued(this.#callEvents.awaiting(approval.callId, approval.id));
       if (!this.#pages.pending(approval)) return;
       for (const listener of this.#pendingListeners) listener(approval);
     });
-    on('approval.decided', (decided: Decided) => this.#pages.decided(decided));
+    on('approval.decided', (decided: Decided) => {
+      const { callId } = decided.approval;
+      if (callId !== undefined) this.#queued(this.#callEvents.awaiting(callId, undefined));
+      this.#pages.decided(decided);
+    });
     // call.started, call.progress, call.finished: queued for the next frame.
     for (const type of ['started', 'progress', 'finished'] as const)
       on(`call.${type}`, (event) => this.#queued(this.#callEvents[type](event)));

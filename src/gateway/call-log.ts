@@ -79,6 +79,11 @@ export class CallLog {
     this.#store.progress(id, progress);
   }
 
+  /** A running call waits for a person (its pending approval's id), or no longer does (undefined). */
+  awaiting(id: number, approvalId: string | undefined): void {
+    this.#store.awaiting?.(id, approvalId);
+  }
+
   finish(id: number, end: CallEnd): void {
     const running = this.#running.get(id);
     this.#running.delete(id);

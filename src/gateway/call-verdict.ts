@@ -20,7 +20,11 @@ export interface VerdictDeps {
   /** Hears the whole error of a store that failed (the model is told only which store and operation). */
   reportError(error: Error, context: string): void;
   /** Who cancelled a call this instance runs, when a person did (the call log, while someone watches). */
-  calls?: { cancelledBy(id: number): string | undefined };
+  calls?: {
+    cancelledBy(id: number): string | undefined;
+    /** A call waits for a person (its approval's id), or no longer does: the call log says so. */
+    awaiting(id: number, approvalId: string | undefined): void;
+  };
 }
 
 /** How the policy let a call through. */
@@ -99,6 +103,7 @@ export async function decide(
     argumentsBytes,
     () => deps.calls?.cancelledBy(info.id),
   );
+  deps.calls?.awaiting(info.id, approval.id);
   let waited = 0;
   const tick = () => {
     waited++;
@@ -115,6 +120,7 @@ export async function decide(
     return { ...storeDown(deps, error, entry.name), approvalId: approval.id, waited };
   } finally {
     clearInterval(timer);
+    deps.calls?.awaiting(info.id, undefined);
   }
   return { ...verdictOf(settled, reason), approvalId: approval.id, waited };
 }

@@ -46,6 +46,11 @@ export interface CallLogStore {
   start(call: CallInfo, args: JsonObject, startedAt: string): void;
   /** The latest progress of a running call (a store may write it less often than it comes). */
   progress(id: number, progress: CallProgress): void;
+  /**
+   * A running call waits for a person (`approvalId`: its pending approval, listed as the call's
+   * `awaitingApproval`), or no longer does (undefined). A store without it lists no call as waiting.
+   */
+  awaiting?(id: number, approvalId: string | undefined): void;
   /** Records how a call ended, and its result (kept when small enough); a call no longer kept is ignored. */
   finish(id: number, end: CallEnd): void;
   /** Resolves once the writes made so far are stored; rejects (a `StoreError`) when they could not be. */

@@ -106,6 +106,11 @@ export interface CallSummary {
   outcome?: CallOutcome | 'lost';
   durationMs?: number;
   approvalId?: string;
+  /**
+   * While it waits for a person: the id of its pending approval (`GET /api/approvals/ID`); gone once the
+   * approval is settled.
+   */
+  awaitingApproval?: string;
   /** Who cancelled it from the API, if someone did. */
   cancelledBy?: string;
   /** Whether the result is kept (`GET /api/calls/ID` has it). */

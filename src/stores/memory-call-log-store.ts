@@ -88,9 +88,18 @@ export class MemoryCallLogStore implements CallLogStore {
     entry.changed = ++this.#seq;
   }
 
+  awaiting(id: number, approvalId: string | undefined): void {
+    const entry = this.#entries.get(id);
+    if (entry?.record.state !== 'running') return;
+    if (approvalId === undefined) delete entry.record.awaitingApproval;
+    else entry.record.awaitingApproval = approvalId;
+    entry.changed = ++this.#seq;
+  }
+
   finish(id: number, end: CallEnd): void {
     const entry = this.#entries.get(id);
     if (!entry) return;
+    delete entry.record.awaitingApproval;
     const { result, ...rest } = end;
     if (rest.error !== undefined) rest.error = boundedError(rest.error, this.#maxResultBytes);
     Object.assign(entry.record, rest, { state: 'finished' });

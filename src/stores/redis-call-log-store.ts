@@ -166,11 +166,21 @@ export class RedisCallLogStore implements CallLogStore {
     this.#schedule(this.#progressMs);
   }
 
+  awaiting(id: number, approvalId: string | undefined): void {
+    const summary = this.#running.get(id)?.summary;
+    if (!summary) return;
+    if (approvalId === undefined) delete summary.awaitingApproval;
+    else summary.awaitingApproval = approvalId;
+    if (!this.#pending.has(id)) this.#pending.set(id, { summary, start: false });
+    this.#schedule(this.#writeMs);
+  }
+
   finish(id: number, end: CallEnd): void {
     const running = this.#running.get(id);
     if (!running) return;
     this.#running.delete(id);
     const { summary, score } = running;
+    delete summary.awaitingApproval;
     const { result, error, ...rest } = end;
     Object.assign(summary, rest, { state: 'finished' });
     // Started in this batch too: written once, as it ends.

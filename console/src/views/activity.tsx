@@ -19,11 +19,11 @@ import { WindowedList } from '../components/windowed-list.js';
 import { useLive, useNow } from '../live.js';
 
 /**
- * A call's state in one word: running (`waiting` for a person, when its approval is pending), ok, error,
+ * A call's state in one word: running (`waiting` for a person, while its approval is pending), ok, error,
  * denied, expired, cancelled…
  */
-export function stateOf(call: CallSummary, waiting = false): string {
-  if (call.state === 'running') return waiting ? 'waiting' : 'running';
+export function stateOf(call: CallSummary): string {
+  if (call.state === 'running') return call.awaitingApproval === undefined ? 'running' : 'waiting';
   if (call.decision === 'denied' || call.decision === 'expired' || call.decision === 'withdrawn')
     return call.decision;
   if (call.outcome === 'ok') return 'ok';
@@ -64,8 +64,9 @@ export function CallProgress({ call, now }: { call: CallSummary; now: number }) 
 function CallDetail({ id }: { id: number }) {
   const { tools, audit, calls, approvals } = useLive();
   const summary = calls.find((c) => c.call.id === id);
-  // A call that waits for a person: its approval, while it is pending (listed on the Approvals view).
-  const asking = summary?.state === 'running' ? approvals.find((a) => a.callId === id) : undefined;
+  // A call that waits for a person: its approval, while it is pending (and when the page lists it).
+  const waitsFor = summary?.state === 'running' ? summary.awaitingApproval : undefined;
+  const asking = waitsFor === undefined ? undefined : approvals.find((a) => a.id === waitsFor);
   const [record, setRecord] = useState<CallRecord | { error: string } | undefined>();
   const finished = summary?.state === 'finished';
   useEffect(() => {
@@ -100,11 +101,12 @@ function CallDetail({ id }: { id: number }) {
         <p class="muted">
           The result was not kept ({record.resultDropped === 'too-large' ? 'too large' : 'memory limit'}).
         </p>
-      ) : asking ? (
+      ) : waitsFor !== undefined ? (
         <p class="muted">
-          Waits for approval: <a href="#/approvals">see it in Approvals</a> (asked{' '}
-          {new Date(asking.createdAt).toLocaleTimeString()}, expires{' '}
-          {new Date(asking.expiresAt).toLocaleTimeString()}).
+          Waits for approval: <a href="#/approvals">see it in Approvals</a>
+          {asking
+            ? ` (asked ${new Date(asking.createdAt).toLocaleTimeString()}, expires ${new Date(asking.expiresAt).toLocaleTimeString()}).`
+            : ` (id ${waitsFor.slice(0, 8)}).`}
         </p>
       ) : (
         <p class="muted">No result yet.</p>
@@ -199,7 +201,6 @@ const STATES = ['all', 'running', 'waiting', 'ok', 'failed', 'denied', 'expired'
 
 const CallRow = memo(function CallRow({
   c,
-  waiting,
   open,
   canDecide,
   toggle,
@@ -207,8 +208,6 @@ const CallRow = memo(function CallRow({
   of,
 }: {
   c: CallSummary;
-  /** Whether it waits for a person (its approval is pending). */
-  waiting: boolean;
   open: boolean;
   canDecide: boolean;
   toggle: (id: number) => void;
@@ -216,7 +215,7 @@ const CallRow = memo(function CallRow({
   place: number;
   of: number;
 }) {
-  const state = stateOf(c, waiting);
+  const state = stateOf(c);
   const id = c.call.id;
   return (
     <li class={`call state-${state}`} data-call={id} data-row={id} aria-posinset={place} aria-setsize={of}>
@@ -250,12 +249,7 @@ const CallRow = memo(function CallRow({
 });
 
 export function Activity() {
-  const { calls, session, callsUnread, runningOmitted, approvals } = useLive();
-  // The calls that wait for a person: those a pending approval names.
-  const waiting = useMemo(
-    () => new Set(approvals.flatMap((a) => (a.callId === undefined ? [] : [a.callId]))),
-    [approvals],
-  );
+  const { calls, session, callsUnread, runningOmitted } = useLive();
   const [filter, setFilter] = useState('all');
   const [search, setSearch] = useState('');
   const [open, setOpen] = useState<number | undefined>();
@@ -264,14 +258,14 @@ export function Activity() {
   const shown = useMemo(
     () =>
       calls.filter((c) => {
-        const state = stateOf(c, waiting.has(c.call.id));
+        const state = stateOf(c);
         if (filter !== 'all' && state !== filter) return false;
         if (needle === '') return true;
         const text =
           `${c.call.exposedName} ${c.call.upstream} ${callerName(c.call.caller)} ${state}`.toLowerCase();
         return text.includes(needle);
       }),
-    [calls, filter, needle, waiting],
+    [calls, filter, needle],
   );
   // Only the whole list shows where calls are missing (a filtered one skips calls anyway).
   const missed = useMemo(
@@ -332,7 +326,6 @@ export function Activity() {
             <CallRow
               key={c.call.id}
               c={c}
-              waiting={waiting.has(c.call.id)}
               open={open === c.call.id}
               canDecide={session?.canDecide === true}
               toggle={toggle}

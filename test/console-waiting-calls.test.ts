@@ -1,0 +1,123 @@
+// Activity's waiting state at any count of pending approvals, in a real browser: with 2,000 approvals pending
+// before it (as many as the Approvals view keeps: console/src/approval-pages.ts KEPT_APPROVALS), a call the
+// model makes that needs approval is listed as waiting, not running — on a page open as it starts (the
+// approval's event names the call) and on one opened afterwards (the call log's listing says the call waits)
+// — and as ok once approved; with the call log in memory and in Redis alike. The page's list of approvals
+// stops at what it keeps; the call's state comes from the call itself.
+import { createHash, randomUUID } from 'node:crypto';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  MemoryApprovalStore,
+  MemoryCallLogStore,
+  type CallLogStore,
+  type GatewayEvent,
+} from '../src/gateway/index.js';
+import { Server } from '../src/server/index.js';
+import { redisStores, type RedisStores } from '../src/stores/redis.js';
+import {
+  addDeleteFileTool,
+  launchBrowser,
+  openConsole,
+  startConsoleGateway,
+  textOf,
+  type ConsoleFixture,
+} from './_console.js';
+import { startRedis, type RedisServerHandle } from './_redis.js';
+
+/** The pending approvals the console's page keeps (KEPT_APPROVALS): those after them are counted only. */
+const KEPT_BY_PAGE = 2_000;
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let redis: RedisServerHandle;
+let redisOwn: RedisStores;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  redisOwn = redisStores(redis.url, { prefix: 'console-waiting:' });
+  ({ browser, close: closeBrowser } = await launchBrowser());
+});
+
+afterAll(async () => {
+  await closeBrowser?.();
+  await redisOwn?.close();
+  await redis?.close();
+});
+
+/** An approval store holding `count` approvals pending (older than any call the test makes). */
+async function fullApprovals(count: number): Promise<MemoryApprovalStore> {
+  const approvals = new MemoryApprovalStore();
+  const asked = Date.now() - 60_000;
+  for (let i = 0; i < count; i++) {
+    const args = { path: `/tmp/old-${i}` };
+    await approvals.create({
+      id: randomUUID(),
+      createdAt: new Date(asked + i).toISOString(),
+      expiresAt: new Date(asked + 3_600_000).toISOString(),
+      caller: { principal: 'someone' },
+      upstream: 'up',
+      tool: 'delete_file',
+      exposedName: 'up__delete_file',
+      arguments: args,
+      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
+      reason: 'the policy asks',
+    });
+  }
+  return approvals;
+}
+
+/** The next approval the gateway asks for. */
+function nextPending(fixture: ConsoleFixture): Promise<{ id: string; callId?: number }> {
+  return new Promise((resolve) => {
+    const stop = fixture.gateway.on((event: GatewayEvent) => {
+      if (event.type !== 'approval.pending') return;
+      stop();
+      resolve(event.approval);
+    });
+  });
+}
+
+describe.each([
+  ['in memory', () => new MemoryCallLogStore()],
+  ['in Redis', () => redisOwn.calls],
+] as [string, () => CallLogStore][])(
+  'Activity past the approvals the page keeps, call log %s',
+  (_, calls) => {
+    let fixture: ConsoleFixture;
+
+    beforeAll(async () => {
+      const upstream = new Server({ name: 'files', version: '1.0.0' });
+      addDeleteFileTool(upstream);
+      fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
+        stores: { approvals: await fullApprovals(KEPT_BY_PAGE), calls: calls() },
+      });
+    }, 60_000);
+
+    afterAll(async () => {
+      await fixture?.close();
+    });
+
+    it('lists a call waiting for approval as waiting, as it starts and when the page opens later', async () => {
+      const open = await openConsole(browser, fixture, { view: 'activity' });
+      const model = await fixture.model();
+      const pending = nextPending(fixture);
+      const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'new.md' } });
+      const { id, callId } = await pending;
+      const state = `li.call[data-call="${callId}"] .badge.state`;
+      await open.page.locator(state, { hasText: /^(waiting|running)$/ }).waitFor();
+      await expect.poll(() => open.page.locator(state).innerText()).toBe('waiting');
+
+      const later = await openConsole(browser, fixture, { view: 'activity' });
+      await later.page.locator(state, { hasText: /^(waiting|running)$/ }).waitFor();
+      expect(await later.page.locator(state).innerText()).toBe('waiting');
+
+      await fixture.gateway.approvals.decide(id, { approve: true, decidedBy: 'test' });
+      expect(textOf(await call)).toBe('deleted new.md');
+      for (const { page } of [open, later]) await page.locator(state, { hasText: 'ok' }).waitFor();
+      expect([...open.errors, ...later.errors]).toEqual([]);
+      await open.context.close();
+      await later.context.close();
+    });
+  },
+);
