@@ -185,6 +185,9 @@ describe('the Activity view', () => {
     const row = page.locator(`li.call[data-call="${approval.callId}"]`);
     await row.locator('.badge.state', { hasText: 'waiting' }).waitFor();
     expect(await row.locator('.badge.state').innerText()).toBe('waiting');
+    // Its spinner says what it waits for, to a screen reader too.
+    expect(await row.getByRole('status', { name: 'waiting for approval' }).count()).toBe(1);
+    expect(await row.getByRole('status', { name: 'running' }).count()).toBe(0);
     await page.getByLabel('State').selectOption('waiting');
     await expect.poll(() => page.getByRole('list', { name: 'calls' }).locator('li.call').count()).toBe(1);
     await row

@@ -43,9 +43,11 @@ function RunningCall({ call }: { call: CallSummary }) {
 
 export function CallProgress({ call, now }: { call: CallSummary; now: number }) {
   const { progress } = call;
+  // Its name says what the call waits for: the upstream, or a person.
+  const doing = call.awaitingApproval === undefined ? 'running' : 'waiting for approval';
   return (
     <span class="running">
-      <span class="spinner" role="status" aria-label="running" />
+      <span class="spinner" role="status" aria-label={doing} />
       {progress?.total !== undefined ? (
         <progress
           value={progress.progress}
