@@ -184,6 +184,9 @@ export async function openConsole(
   fixture: Pick<ConsoleFixture, 'origin' | 'handle'>,
   options: {
     colorScheme?: 'light' | 'dark';
+    /** The browser's locale and time zone (its own by default). */
+    locale?: string;
+    timezoneId?: string;
     view?: string;
     token?: string;
     /** Run on the new context before the console opens (to route its requests, say). */
@@ -192,6 +195,8 @@ export async function openConsole(
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
+    ...(options.locale === undefined ? {} : { locale: options.locale }),
+    ...(options.timezoneId === undefined ? {} : { timezoneId: options.timezoneId }),
     viewport: { width: 1100, height: 760 },
   });
   await options.before?.(context);

@@ -12,6 +12,7 @@ import { api, type CallRecord, type CallSummary } from '../api.js';
 import { callerName } from '../components/badges.js';
 import { useFocusHandoff } from '../components/focus-handoff.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
+import { LocalTime } from '../components/local-time.js';
 import { ResultView } from '../components/result-view.js';
 import { UpstreamText } from '../components/upstream-text.js';
 import { ViewBoundary } from '../components/view-boundary.js';
@@ -115,7 +116,7 @@ function CallDetail({ id }: { id: number }) {
       )}
       <h4>Timing</h4>
       <p>
-        started {new Date(record.startedAt).toLocaleTimeString()}
+        started <LocalTime iso={record.startedAt} />
         {record.durationMs !== undefined && `, took ${seconds(record.durationMs)}`}
         {record.decision && `, ${record.decision}`}
         {record.cancelledBy && `, cancelled by ${record.cancelledBy}`}

@@ -18,6 +18,7 @@ import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
 import { useFocusHandoff } from '../components/focus-handoff.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
+import { LocalTime } from '../components/local-time.js';
 import { RowStates, useRowState } from '../components/row-states.js';
 import { UpstreamText } from '../components/upstream-text.js';
 import { WindowedList } from '../components/windowed-list.js';
@@ -364,7 +365,9 @@ export function Approvals() {
               <span class="outcome">
                 <UpstreamText text={outcomeText(d)} />
               </span>{' '}
-              <span class="muted">{new Date(d.outcome.decidedAt).toLocaleTimeString()}</span>
+              <span class="muted">
+                <LocalTime iso={d.outcome.decidedAt} />
+              </span>
             </li>
           ))}
         </ul>

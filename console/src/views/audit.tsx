@@ -1,7 +1,9 @@
 // Audit: the gateway's records, newest first, a page at a time — one per call (who, which tool, the
-// arguments' digest, the decision and who took it, the outcome, the time) and one per approval decision.
+// arguments' digest, the decision and who took it, the outcome, the time) and one per approval decision. A
+// record's time has its date when it is not today's (LocalTime).
 import { useState } from 'preact/hooks';
 import { callerName } from '../components/badges.js';
+import { LocalTime } from '../components/local-time.js';
 import { useLive } from '../live.js';
 
 const PAGE = 50;
@@ -36,7 +38,9 @@ export function Audit() {
             {shown.map((r) => (
               <tr key={r.seq}>
                 <td>{r.seq}</td>
-                <td>{new Date(r.time).toLocaleTimeString()}</td>
+                <td>
+                  <LocalTime iso={r.time} />
+                </td>
                 <td>{r.kind}</td>
                 <td>{callerName(r.caller)}</td>
                 <td>
