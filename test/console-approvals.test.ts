@@ -39,6 +39,10 @@ describe('the Approvals view', () => {
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await card.waitFor();
     await expect.poll(() => page.title()).toBe('(1) toolwire console');
+    // The view's link says the count apart from its name, to a screen reader too.
+    const views = page.getByRole('navigation', { name: 'views' });
+    const approvalsLink = (name: string) => views.getByRole('link', { name, exact: true }).count();
+    await expect.poll(() => approvalsLink('Approvals, 1 pending')).toBe(1);
     expect(await card.getByRole('group', { name: 'arguments' }).innerText()).toContain('"notes/old.md"');
     await card.getByRole('button', { name: 'Show raw JSON' }).click();
     expect(JSON.parse(await card.getByLabel('arguments').innerText())).toEqual({
@@ -52,6 +56,7 @@ describe('the Approvals view', () => {
     expect(textOf(await call)).toBe('deleted notes/old.md');
     await page.getByRole('list', { name: 'latest decisions' }).getByText('approved by console').waitFor();
     await expect.poll(() => page.title()).toBe('toolwire console');
+    await expect.poll(() => approvalsLink('Approvals')).toBe(1);
     expect(errors).toEqual([]);
     await page.context().close();
   });

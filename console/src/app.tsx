@@ -142,10 +142,16 @@ export function App() {
       </header>
       <nav class="tabs" aria-label="views">
         {VIEWS.map(([id, label]) => (
-          <a key={id} href={`#/${id}`} aria-current={view === id ? 'page' : undefined}>
+          <a
+            key={id}
+            href={`#/${id}`}
+            aria-current={view === id ? 'page' : undefined}
+            // The count is said apart from the name ("Approvals, 1 pending", not "Approvals1 pending").
+            aria-label={id === 'approvals' && pending > 0 ? `${label}, ${pending} pending` : undefined}
+          >
             {label}
             {id === 'approvals' && pending > 0 && (
-              <span class="count" aria-label={`${pending} pending`}>
+              <span class="count" aria-hidden="true">
                 {pending}
               </span>
             )}
