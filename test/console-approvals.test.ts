@@ -61,6 +61,51 @@ describe('the Approvals view', () => {
     await page.context().close();
   });
 
+  it("tells apart the cards and the decisions of one tool by their approvals' ids", async () => {
+    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const calls = ['one.md', 'two.md'].map((path) =>
+      model.callTool({ name: 'up__delete_file', arguments: { path } }),
+    );
+    const cards = page.getByRole('list', { name: 'pending approvals' }).getByRole('listitem');
+    await expect.poll(() => cards.count()).toBe(2);
+    const pending = await suite.fixture.gateway.approvals.pending();
+    const idOf = (path: string) => pending.find((a) => a.arguments?.path === path)!.id;
+    const [one, two] = [idOf('one.md'), idOf('two.md')];
+    // Each card is named by its tool and its id, and its answers are described so.
+    for (const id of [one, two]) {
+      const card = page.getByRole('listitem', { name: `up__delete_file (up) id: ${id.slice(0, 8)}` });
+      expect(await card.count()).toBe(1);
+      const described = await card.getByRole('button', { name: 'Approve', exact: true }).evaluate((button) =>
+        (button.getAttribute('aria-describedby') ?? '')
+          .split(' ')
+          .map((ref) => document.getElementById(ref)?.textContent ?? '')
+          .join(' '),
+      );
+      expect(described).toBe(`up__delete_file (up) id: ${id.slice(0, 8)}`);
+    }
+    await page
+      .getByRole('listitem', { name: `up__delete_file (up) id: ${one.slice(0, 8)}` })
+      .getByRole('button', { name: 'Approve', exact: true })
+      .click();
+    await page
+      .getByRole('listitem', { name: `up__delete_file (up) id: ${two.slice(0, 8)}` })
+      .getByRole('button', { name: 'Deny' })
+      .click();
+    expect(textOf(await calls[0])).toBe('deleted one.md');
+    expect((await calls[1])!.isError).toBe(true);
+    // The latest decisions say which approval each was.
+    const decisions = page.getByRole('list', { name: 'latest decisions' }).getByRole('listitem');
+    await expect
+      .poll(() => decisions.allInnerTexts())
+      .toEqual([
+        expect.stringContaining(`id: ${two.slice(0, 8)} denied by console`),
+        expect.stringContaining(`id: ${one.slice(0, 8)} approved by console`),
+      ]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it("says in the call's detail on Activity that it waits for approval, with a link to Approvals", async () => {
     const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     const model = await suite.fixture.model();

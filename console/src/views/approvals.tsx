@@ -141,7 +141,8 @@ const ApprovalCard = memo(function ApprovalCard({
       ref={card}
       tabIndex={-1}
       class="card approval"
-      aria-labelledby={headingId}
+      // Named with its id too: cards of one tool differ by it (and their arguments).
+      aria-labelledby={`${headingId} ${headingId}-id`}
       data-approval={approval.id}
       data-row={approval.id}
       aria-posinset={place}
@@ -164,8 +165,10 @@ const ApprovalCard = memo(function ApprovalCard({
         <Countdown expiresAt={approval.expiresAt} />
       </header>
       <p class="meta">
-        <span title={approval.id}>id: {approval.id.slice(0, 8)}</span> ·{' '}
-        <span>caller: {callerName(approval.caller)}</span> · <span>tool: {approval.exposedName}</span>{' '}
+        <span title={approval.id} id={`${headingId}-id`}>
+          id: {approval.id.slice(0, 8)}
+        </span>{' '}
+        · <span>caller: {callerName(approval.caller)}</span> · <span>tool: {approval.exposedName}</span>{' '}
         <AnnotationBadges annotations={approval.annotations} />
       </p>
       <p class="meta">
@@ -202,6 +205,7 @@ const ApprovalCard = memo(function ApprovalCard({
             type="button"
             class="primary"
             disabled={busy || args === undefined}
+            aria-describedby={`${headingId} ${headingId}-id`}
             onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, false))}
           >
             Approve
@@ -210,7 +214,7 @@ const ApprovalCard = memo(function ApprovalCard({
             <button
               type="button"
               disabled={busy || args === undefined}
-              aria-describedby={`${headingId}-always`}
+              aria-describedby={`${headingId}-always ${headingId} ${headingId}-id`}
               onClick={() => decide(() => api.approve(approval.id, approval.argumentsDigest, true, forMs))}
             >
               Approve always
@@ -246,6 +250,7 @@ const ApprovalCard = memo(function ApprovalCard({
             type="button"
             class="danger"
             disabled={busy}
+            aria-describedby={`${headingId} ${headingId}-id`}
             onClick={() => decide(() => api.deny(approval.id, reason))}
           >
             Deny
@@ -362,6 +367,9 @@ export function Approvals() {
               <strong>
                 <UpstreamText text={d.approval.exposedName} />
               </strong>{' '}
+              <span class="muted" title={d.approval.id}>
+                id: {d.approval.id.slice(0, 8)}
+              </span>{' '}
               <span class="outcome">
                 <UpstreamText text={outcomeText(d)} />
               </span>{' '}
