@@ -203,6 +203,18 @@ describe('the Approvals view', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe('The call of up__delete_file was denied: keep.md stays.');
     await page.getByText('denied by console: keep.md stays').waitFor();
+    // Its detail in Activity says the gateway answered so, not the tool (which never ran).
+    await page.goto(`${suite.fixture.origin}/console/#/activity`);
+    const row = page.getByRole('list', { name: 'calls' }).getByRole('listitem').filter({ hasText: 'denied' });
+    await row
+      .first()
+      .getByRole('button', { name: /up__delete_file/ })
+      .click();
+    const banner = row.first().getByRole('alert');
+    await banner.waitFor();
+    expect(await banner.innerText()).toBe(
+      'Not run: the gateway refused the call (the model read this error)',
+    );
     await page.context().close();
   });
 

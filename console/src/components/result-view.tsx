@@ -111,7 +111,19 @@ function ContentBlock({ block }: { block: Block }) {
   }
 }
 
-export function ResultView({ result, outputSchema }: { result: unknown; outputSchema?: unknown }) {
+/**
+ * A tool call's result. `errorSays`: what the banner of an `isError` result says (by default that the tool
+ * reported it; the gateway's own refusals say so instead).
+ */
+export function ResultView({
+  result,
+  outputSchema,
+  errorSays = 'The tool reported an error (isError)',
+}: {
+  result: unknown;
+  outputSchema?: unknown;
+  errorSays?: string;
+}) {
   if (result === null || typeof result !== 'object') return <JsonTree value={result} />;
   const { content, structuredContent, isError } = result as Record<string, unknown>;
   const blocks = Array.isArray(content) ? (content as Block[]) : [];
@@ -123,7 +135,7 @@ export function ResultView({ result, outputSchema }: { result: unknown; outputSc
     <div class={isError === true ? 'result is-error' : 'result'} data-testid="result">
       {isError === true && (
         <p class="error-banner" role="alert">
-          The tool reported an error (isError)
+          {errorSays}
         </p>
       )}
       {blocks.map((block, index) => (

@@ -64,6 +64,28 @@ export function CallProgress({ call, now }: { call: CallSummary; now: number }) 
   );
 }
 
+/**
+ * What an `isError` result of a call that ended so is: the tool's error, or the gateway's answer in its stead
+ * (the tool did not run, or was stopped), which the model read as well.
+ */
+function errorBanner(outcome: CallSummary['outcome']): string | undefined {
+  switch (outcome) {
+    case 'refused':
+      return 'Not run: the gateway refused the call (the model read this error)';
+    case 'unavailable':
+      return 'Not run: the upstream or a store was unavailable (the model read this error)';
+    case 'cancelled':
+      return 'Cancelled (the model read this error)';
+    case 'ok':
+    case 'tool-error':
+    case 'error':
+    case 'input_required':
+    case 'lost':
+    case undefined:
+      return undefined;
+  }
+}
+
 function CallDetail({ id }: { id: number }) {
   const { tools, audit, calls, approvals } = useLive();
   const summary = calls.find((c) => c.call.id === id);
@@ -97,7 +119,11 @@ function CallDetail({ id }: { id: number }) {
       </details>
       <h4>Result</h4>
       {record.result !== undefined ? (
-        <ResultView result={record.result} outputSchema={tool?.outputSchema} />
+        <ResultView
+          result={record.result}
+          outputSchema={tool?.outputSchema}
+          errorSays={errorBanner(record.outcome)}
+        />
       ) : record.error !== undefined ? (
         <p class="error-text">{record.error}</p>
       ) : record.resultDropped ? (
