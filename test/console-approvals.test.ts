@@ -38,7 +38,7 @@ describe('the Approvals view', () => {
     });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
     await card.waitFor();
-    await expect.poll(() => page.title()).toBe('(1) toolwire console');
+    await expect.poll(() => page.title()).toBe('(1) Approvals · toolwire console');
     // The view's link says the count apart from its name, to a screen reader too.
     const views = page.getByRole('navigation', { name: 'views' });
     const approvalsLink = (name: string) => views.getByRole('link', { name, exact: true }).count();
@@ -55,8 +55,11 @@ describe('the Approvals view', () => {
     await card.getByRole('button', { name: 'Approve', exact: true }).click();
     expect(textOf(await call)).toBe('deleted notes/old.md');
     await page.getByRole('list', { name: 'latest decisions' }).getByText('approved by console').waitFor();
-    await expect.poll(() => page.title()).toBe('toolwire console');
+    await expect.poll(() => page.title()).toBe('Approvals · toolwire console');
     await expect.poll(() => approvalsLink('Approvals')).toBe(1);
+    // The title names the view shown.
+    await views.getByRole('link', { name: 'Activity' }).click();
+    await expect.poll(() => page.title()).toBe('Activity · toolwire console');
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -301,7 +304,7 @@ describe('the Approvals view', () => {
     const waiting = form.getByRole('status').filter({ hasText: 'Waiting for approval' });
     await waiting.waitFor();
     // The same approval is in the Approvals tab's count (it is the console person's call, like any other).
-    await expect.poll(() => page.title()).toBe('(1) toolwire console');
+    await expect.poll(() => page.title()).toBe('(1) Try a tool · toolwire console');
     await waiting.getByRole('button', { name: 'Approve' }).click();
     await form.getByRole('region', { name: 'result' }).getByText('deleted tried.md').waitFor();
     expect(await waiting.count()).toBe(0);

@@ -108,9 +108,12 @@ export function App() {
   const [notify, toggleNotify] = useNotifications();
   // Those listed and those the page did not read (past what it keeps): all that wait.
   const pending = state.approvals.length + state.unlistedApprovals;
+  // The view shown names the page too (a screen reader says the title as the view changes).
+  const viewLabel = VIEWS.find(([id]) => id === view)?.[1] ?? 'Approvals';
   useEffect(() => {
-    document.title = pending > 0 ? `(${pending}) toolwire console` : 'toolwire console';
-  }, [pending]);
+    const title = `${viewLabel} · toolwire console`;
+    document.title = pending > 0 ? `(${pending}) ${title}` : title;
+  }, [pending, viewLabel]);
   if (state.session === undefined) return <p class="loading">Loading…</p>;
   if (state.session === null) return <SignIn message={state.signedOut} />;
   return (
