@@ -2,8 +2,8 @@
 // before it (as many as the Approvals view keeps: console/src/approval-pages.ts KEPT_APPROVALS), a call the
 // model makes that needs approval is listed as waiting, not running — on a page open as it starts (the
 // approval's event names the call) and on one opened afterwards (the call log's listing says the call waits)
-// — and as ok once approved; with the call log in memory and in Redis alike. The page's list of approvals
-// stops at what it keeps; the call's state comes from the call itself.
+// — and as ok once approved from its card, which its row links to though the page's list of approvals
+// stops before it (at what it keeps); with the call log in memory and in Redis alike.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -112,8 +112,21 @@ describe.each([
       await later.page.locator(state, { hasText: /^(waiting|running)$/ }).waitFor();
       expect(await later.page.locator(state).innerText()).toBe('waiting');
 
-      await fixture.gateway.approvals.decide(id, { approve: true, decidedBy: 'test' });
+      // Its link leads to its card, which the list (the 2,000 older ones) leaves out; the card has the focus.
+      await later.page
+        .locator(`li.call[data-call="${callId}"]`)
+        .getByRole('link', { name: `Approval of call #${callId}: see it in Approvals` })
+        .click();
+      const card = later.page.locator(`li.approval[data-approval="${id}"]`);
+      await card.getByText('"new.md"').waitFor({ timeout: 10_000 });
+      await expect.poll(() => card.evaluate((li) => li === document.activeElement)).toBe(true);
+      await card.getByRole('button', { name: 'Approve', exact: true }).click();
       expect(textOf(await call)).toBe('deleted new.md');
+      await later.page
+        .getByRole('status')
+        .filter({ hasText: 'up__delete_file: approved by console' })
+        .waitFor();
+      await later.page.goto(`${fixture.origin}/console/#/activity`);
       for (const { page } of [open, later]) await page.locator(state, { hasText: 'ok' }).waitFor();
       expect([...open.errors, ...later.errors]).toEqual([]);
       await open.context.close();

@@ -178,7 +178,7 @@ export function App() {
       </p>
       <main>
         <ViewBoundary key={`${view}/${arg ?? ''}`}>
-          {view === 'approvals' && <Approvals />}
+          {view === 'approvals' && <Approvals only={arg} />}
           {view === 'activity' && <Activity />}
           {view === 'tools' && <Tools />}
           {view === 'try' && <TryTool name={arg} />}

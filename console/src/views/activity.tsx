@@ -132,7 +132,7 @@ function CallDetail({ id }: { id: number }) {
         </p>
       ) : waitsFor !== undefined ? (
         <p class="muted">
-          Waits for approval: <a href="#/approvals">see it in Approvals</a>
+          Waits for approval: <a href={`#/approvals/${encodeURIComponent(waitsFor)}`}>see it in Approvals</a>
           {asking
             ? ` (asked ${new Date(asking.createdAt).toLocaleTimeString()}, expires ${new Date(asking.expiresAt).toLocaleTimeString()}).`
             : ` (id ${waitsFor.slice(0, 8)}).`}
@@ -256,8 +256,11 @@ const CallRow = memo(function CallRow({
           <UpstreamText text={callerName(c.call.caller)} />
         </span>
         <span class={`badge state ${state}`}>{state}</span>
-        {state === 'waiting' && (
-          <a href="#/approvals" aria-label={`Approval of call #${id}: see it in Approvals`}>
+        {c.state === 'running' && c.awaitingApproval !== undefined && (
+          <a
+            href={`#/approvals/${encodeURIComponent(c.awaitingApproval)}`}
+            aria-label={`Approval of call #${id}: see it in Approvals`}
+          >
             for approval
           </a>
         )}

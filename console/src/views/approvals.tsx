@@ -12,7 +12,7 @@
 // outside it, for as long as the page (a card scrolled far away is taken out of the page, and the view itself
 // when another is shown), and goes when the approval does or the person signs out.
 import { memo } from 'preact/compat';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
 import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
@@ -285,7 +285,73 @@ function outcomeText({ outcome }: Decided): string {
   }
 }
 
-export function Approvals() {
+/**
+ * One approval (`#/approvals/ID`, where a waiting call's row links): its card, whether or not the list holds
+ * it (past what the page keeps, it is read alone), its outcome once settled, and the way to the whole list.
+ * The card takes the focus as it shows, so a keyboard goes on from it.
+ */
+function OneApproval({ id }: { id: string }) {
+  const { approvals, decided, session } = useLive();
+  const listed = approvals.find((a) => a.id === id);
+  const settled = decided.find((d) => d.approval.id === id);
+  const [read, setRead] = useState<ListedApproval | Decided | { error: string } | undefined>();
+  useEffect(() => {
+    if (listed || settled) return;
+    let current = true;
+    api.approval(id).then(
+      (stored) => {
+        if (!current) return;
+        setRead(stored.outcome ? { approval: stored.approval, outcome: stored.outcome } : stored.approval);
+      },
+      (e: Error) => current && setRead({ error: e.message }),
+    );
+    return () => void (current = false);
+  }, [id, listed === undefined, settled === undefined]);
+  const shown = settled ?? listed ?? read;
+  const pending = shown && !('outcome' in shown) && !('error' in shown) ? shown : undefined;
+  useEffect(() => {
+    if (pending)
+      document.querySelector<HTMLElement>(`li[data-approval="${CSS.escape(pending.id)}"]`)?.focus();
+  }, [pending?.id]);
+  return (
+    <section aria-labelledby="approvals-heading">
+      <h2 id="approvals-heading" tabIndex={-1}>
+        Approval {id.slice(0, 8)}
+      </h2>
+      <p>
+        <a href="#/approvals">All pending approvals</a>
+      </p>
+      {shown === undefined ? (
+        <p class="muted">Loading…</p>
+      ) : 'error' in shown ? (
+        <p class="error-text" role="alert">
+          {shown.error}
+        </p>
+      ) : 'outcome' in shown ? (
+        <p class="notice" role="status">
+          <UpstreamText text={shown.approval.exposedName} />: <UpstreamText text={outcomeText(shown)} />.
+        </p>
+      ) : (
+        <ul class="cards" aria-label="approval">
+          <ApprovalCard
+            approval={shown}
+            kept={cards.of(shown.id)}
+            canDecide={session?.canDecide === true}
+            place={1}
+            of={1}
+          />
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** The pending approvals, or one of them (`only`: its id). */
+export function Approvals({ only }: { only?: string | undefined } = {}) {
+  return only === undefined ? <AllApprovals /> : <OneApproval id={only} />;
+}
+
+function AllApprovals() {
   const {
     approvals,
     unlistedApprovals,
