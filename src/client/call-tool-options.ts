@@ -2,12 +2,11 @@
  * What one `callTool` may add to the client's options (`CallToolOptions`).
  * @module
  */
-import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { TaskInfo } from '../protocol/types/tasks.js';
-import type { ExchangeOptions } from './exchange-options.js';
+import type { RequestMetaOptions } from './request-meta-options.js';
 import type { TaskRequest } from './tasks/client-tasks.js';
 
-export interface CallToolOptions extends ExchangeOptions {
+export interface CallToolOptions extends RequestMetaOptions {
   /** Check `structuredContent` against the tool's cached outputSchema (default true). */
   validateOutput?: boolean;
   /** This call's cap on the size of its result (default: the client's `maxResultBytes`). */
@@ -23,10 +22,4 @@ export interface CallToolOptions extends ExchangeOptions {
   task?: boolean | TaskRequest;
   /** Each status of the task the call runs as, if it runs as one. */
   onTaskStatus?: (task: TaskInfo) => void;
-  /**
-   * The request's `_meta`: keys of your own (`com.example/tenant`) and the W3C trace context (`traceparent`,
-   * `tracestate`, `baggage`). The client's own keys win over these: the `progressToken` (`onProgress` asks
-   * for one; one given here is left out) and, in the stateless era, the era's `io.modelcontextprotocol/…`.
-   */
-  meta?: JsonObject;
 }

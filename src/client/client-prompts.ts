@@ -19,6 +19,7 @@ import { checkItems } from './checked-items.js';
 import { ClientError } from './client-error.js';
 import { followPages, type Paging } from './follow-pages.js';
 import type { Requester } from './exchange-options.js';
+import { ownMeta, type RequestMetaOptions } from './request-meta-options.js';
 
 /** Every prompt of the server, all pages followed. */
 export function listPrompts(request: Requester, paging: Paging, options?: RequestOptions): Promise<Prompt[]> {
@@ -35,14 +36,17 @@ export function listPrompts(request: Requester, paging: Paging, options?: Reques
  * a message without a content block, or whose block of a spec type lacks a member it requires or holds
  * binary data that is not base64 (RFC 4648, padded, its padding bits zero; checked as a tool result's:
  * `details: { prompt, index, problem }`). A block of a type this client does not know is kept as it came.
+ * `options.meta` is the request's `_meta`, as `callTool`'s.
  */
 export async function getPrompt(
   request: Requester,
   name: string,
   args: Record<string, string>,
-  options?: RequestOptions,
+  options?: RequestMetaOptions,
 ): Promise<GetPromptResult> {
-  const result = await request('prompts/get', { name, arguments: args }, options);
+  const params: JsonObject = { name, arguments: args };
+  if (options?.meta !== undefined) params._meta = ownMeta(options.meta);
+  const result = await request('prompts/get', params, options);
   checkItems(result, 'messages', messageProblem, 'prompts/get', 'prompt', name);
   return result as unknown as GetPromptResult;
 }

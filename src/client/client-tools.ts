@@ -14,6 +14,7 @@ import type { CallToolResult, Tool } from '../protocol/types/tools.js';
 import { approvalLink, auditLink } from './approval/index.js';
 import { ClientError } from './client-error.js';
 import type { CallToolOptions } from './call-tool-options.js';
+import { ownMeta } from './request-meta-options.js';
 import type { ClientOptions } from './client-options.js';
 import type { EraChannel } from './era-channel.js';
 import type { ExchangeOptions } from './exchange-options.js';
@@ -261,10 +262,4 @@ function isWaitEnded(error: unknown): boolean {
     error instanceof ToolwireError &&
     (error.code === LocalErrorCode.RequestCancelled || error.code === LocalErrorCode.RequestTimeout)
   );
-}
-
-/** A call's own `_meta` (`CallToolOptions.meta`), without a `progressToken`: the client's is `onProgress`'s. */
-function ownMeta(meta: JsonObject): JsonObject {
-  const { progressToken: _ignored, ...own } = meta;
-  return own;
 }

@@ -50,9 +50,11 @@ import type { LoadedSkill } from './skills/loaded-skill.js';
 import { Skills, withSkillsExtension } from './skills/skills.js';
 import { ClientTasks } from './tasks/client-tasks.js';
 import { UrlElicitations } from './url-elicitations.js';
+import type { RequestMetaOptions } from './request-meta-options.js';
 import { TASK_HANDLE, ToolTask } from './tasks/tool-task.js';
 
 export type { CallToolOptions } from './call-tool-options.js';
+export type { RequestMetaOptions } from './request-meta-options.js';
 export type { ClientOptions } from './client-options.js';
 
 export class Client {
@@ -297,8 +299,11 @@ export class Client {
     return listResourceTemplates(this.#send, this.#paging(), options);
   }
 
-  /** Reads a resource. An unknown URI rejects with ProtocolError -32002 (-32602 in the stateless era). */
-  readResource(uri: string, options?: ExchangeOptions): Promise<ReadResourceResult> {
+  /**
+   * Reads a resource. An unknown URI rejects with ProtocolError -32002 (-32602 in the stateless era).
+   * `meta` is the request's `_meta`, as `callTool`'s.
+   */
+  readResource(uri: string, options?: RequestMetaOptions): Promise<ReadResourceResult> {
     return readResource(this.#send, uri, options).catch(this.#sawError);
   }
 
@@ -335,11 +340,14 @@ export class Client {
     return listPrompts(this.#send, this.#paging(), options);
   }
 
-  /** Gets a prompt. An unknown prompt or a missing required argument rejects with ProtocolError -32602. */
+  /**
+   * Gets a prompt. An unknown prompt or a missing required argument rejects with ProtocolError -32602.
+   * `meta` is the request's `_meta`, as `callTool`'s.
+   */
   getPrompt(
     name: string,
     args: Record<string, string> = {},
-    options?: ExchangeOptions,
+    options?: RequestMetaOptions,
   ): Promise<GetPromptResult> {
     return getPrompt(this.#send, name, args, options).catch(this.#sawError);
   }

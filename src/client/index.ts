@@ -2,7 +2,7 @@
  * `toolwire/client`: discover and call tools of MCP servers. Everything exported here is public API.
  * @module toolwire/client
  */
-export { Client, type ClientOptions, type CallToolOptions } from './client.js';
+export { Client, type ClientOptions, type CallToolOptions, type RequestMetaOptions } from './client.js';
 export { ClientError } from './client-error.js';
 export type { DroppedReports, ErrorReportLimits } from './error-reports.js';
 export type {
