@@ -11,6 +11,7 @@ import {
   ProtocolError,
   canonicalJson,
   errorMessage,
+  type ExchangeOptions,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -25,6 +26,7 @@ import {
   type Server,
 } from '../server/index.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
+import { forwardedMeta } from './forwarded-meta.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import type { CallsInFlight } from './calls-in-flight.js';
@@ -215,11 +217,15 @@ export class ExposedCatalog {
     const { name: _name, arguments: _arguments, ...rest } = prompt;
     return this.#server.prompt(name, withSafeIcons({ ...rest, arguments: args }), (values, ctx) => {
       const client = clientOf(upstream);
+      const meta = forwardedMeta(ctx.meta);
       return relayedRequest(
         upstream.name,
         ctx,
         this.#routes,
-        (options) => client.getPrompt(prompt.name, values, options).then(withSafePromptIcons),
+        (options) =>
+          client
+            .getPrompt(prompt.name, values, meta ? { ...options, meta } : options)
+            .then(withSafePromptIcons),
         {
           parked: this.#parked,
           inFlight: this.#inFlight,
@@ -229,10 +235,16 @@ export class ExposedCatalog {
     }) as RegistryHandle<unknown>;
   }
 
-  /** Reads `uri` from `upstream`, its questions relayed to the reader's caller. */
+  /**
+   * Reads `uri` from `upstream`, its questions relayed to the reader's caller, with what of the caller's
+   * `_meta` goes upstream (see forwarded-meta.ts).
+   */
   #read(upstream: Upstream, uri: string, ctx: ResourceContext): Promise<ReadResourceResult> {
     const client = clientOf(upstream);
-    return relayedRequest(upstream.name, ctx, this.#routes, (options) => client.readResource(uri, options), {
+    const meta = forwardedMeta(ctx.meta);
+    const read = (options: ExchangeOptions) =>
+      client.readResource(uri, meta ? { ...options, meta } : options);
+    return relayedRequest(upstream.name, ctx, this.#routes, read, {
       parked: this.#parked,
       inFlight: this.#inFlight,
       request: () => `resources/read\u0000${uri}`,
