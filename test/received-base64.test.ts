@@ -141,20 +141,20 @@ describe('a gateway in front of a server sending binary data that is not base64'
     ]);
   });
 
-  it("answers its caller's resources/read and prompts/get with -32603 naming the upstream's invalid result", async () => {
+  it("answers its caller's resources/read and prompts/get with -32603 naming the upstream and its invalid result", async () => {
     const { caller } = await gatewayCaller();
     const error = await failure(caller.readResource('file:///bad.bin'));
     expect(error).toBeInstanceOf(ProtocolError);
     expect(error).toMatchObject({
       code: ErrorCode.InternalError,
       message:
-        'Internal error: resources/read file:///bad.bin returned an invalid result: contents[0] has a blob that is not base64 (RFC 4648, padded)',
+        'Upstream bad failed to read file:///bad.bin: resources/read file:///bad.bin returned an invalid result: contents[0] has a blob that is not base64 (RFC 4648, padded)',
     });
-    // A prompt's: the same, where the gateway's own server refused it as its own getter's bug.
+    // A prompt's: the same, as a tool call's failure names the upstream and the upstream's tool.
     expect(await failure(caller.getPrompt('bad__picture_not_base64'))).toMatchObject({
       code: ErrorCode.InternalError,
       message:
-        'Internal error: prompts/get picture_not_base64 returned an invalid result: messages[0] has content that is an image block whose data is not base64 (RFC 4648, padded)',
+        'Upstream bad failed to get prompt picture_not_base64: prompts/get picture_not_base64 returned an invalid result: messages[0] has content that is an image block whose data is not base64 (RFC 4648, padded)',
     });
     expect((await caller.readResource('file:///good.bin')).contents).toEqual([
       { uri: 'file:///good.bin', mimeType: 'image/png', blob: 'iVBORw0KGgo=' },

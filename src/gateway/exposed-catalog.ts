@@ -220,6 +220,7 @@ export class ExposedCatalog {
       const meta = forwardedMeta(ctx.meta);
       return relayedRequest(
         upstream.name,
+        `get prompt ${prompt.name}`,
         ctx,
         this.#routes,
         (options) =>
@@ -244,7 +245,7 @@ export class ExposedCatalog {
     const meta = forwardedMeta(ctx.meta);
     const read = (options: ExchangeOptions) =>
       client.readResource(uri, meta ? { ...options, meta } : options);
-    return relayedRequest(upstream.name, ctx, this.#routes, read, {
+    return relayedRequest(upstream.name, `read ${uri}`, ctx, this.#routes, read, {
       parked: this.#parked,
       inFlight: this.#inFlight,
       request: () => `resources/read\u0000${uri}`,

@@ -54,9 +54,13 @@ function counted<T>(
   return pending;
 }
 
-/** `send` the request upstream, relaying its questions to the caller of `ctx`. */
+/**
+ * `send` the request upstream, relaying its questions to the caller of `ctx`. `action` says what the
+ * request does (`read file:///a.txt`, `get prompt review`) where its failure names the upstream.
+ */
 export function relayedRequest<T>(
   upstream: string,
+  action: string,
   ctx: RequestHandlerContext,
   routes: ElicitationRoutes,
   send: (options: ExchangeOptions) => Promise<T>,
@@ -73,7 +77,13 @@ export function relayedRequest<T>(
         `Upstream ${upstream} asked for a URL elicitation the gateway does not pass on: ${errorMessage(error)}`,
       );
     }
-    throw error;
+    // The upstream's JSON-RPC error goes as it sent it; the caller's cancellation is answered by nobody.
+    if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
+    // What went wrong on the way (a timeout, a lost connection, a result refused): said as a tool call's is.
+    throw new ProtocolError(
+      ErrorCode.InternalError,
+      `Upstream ${upstream} failed to ${action}: ${errorMessage(error)}`,
+    );
   };
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
   const inFlight = parking?.inFlight;
