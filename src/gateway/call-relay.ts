@@ -11,7 +11,7 @@ import {
   ErrorCode,
   ProtocolError,
   UrlElicitationRequiredError,
-  type CancellationSource,
+  CancellationSource,
   canonicalJson,
   errorMessage,
   isHandshakeRevision,
@@ -42,7 +42,7 @@ import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
 import type { Policy } from './policy.js';
 import { unavailable, type Upstream } from './upstream.js';
-import { following, mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
+import { following, mayBeAsked, relayedInput, REQUEST_ENDED, takesUrlElicitation } from './relayed-input.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import { forwardedMeta } from './forwarded-meta.js';
 import type { CallsInFlight } from './calls-in-flight.js';
@@ -286,8 +286,10 @@ export class CallRelay {
     // outlives the young-generation collections.
     let stop: CancellationSource | undefined;
     let ended: { error: unknown } | undefined;
+    // Fires when the upstream call ends: a question relayed for it then is withdrawn (see relayedInput).
+    const settled = mayBeAsked(ctx) ? new CancellationSource() : undefined;
     // A caller that can be asked nothing (most) gets no handlers, and no closure is made for them.
-    const handlers = mayBeAsked(ctx)
+    const handlers = settled
       ? relayedInput(
           ctx,
           stateless,
@@ -300,6 +302,7 @@ export class CallRelay {
           // to the only call in flight that may be asked, though another caller's (one that may be asked
           // nothing) may have asked it.
           () => this.#mine(upstream, ctx),
+          settled,
         )
       : undefined;
     let cancellation = call.cancellation;
@@ -333,6 +336,7 @@ export class CallRelay {
     return client.callTool(tool.name, args, options).then(
       (relayed) => {
         uncount();
+        settled?.abort(REQUEST_ENDED);
         const result = withSafeResultIcons(relayed);
         unfollow?.();
         calls.delete(ctx);
@@ -341,6 +345,7 @@ export class CallRelay {
       },
       (error: unknown) => {
         uncount();
+        settled?.abort(REQUEST_ENDED);
         unfollow?.();
         calls.delete(ctx);
         return this.#failed(call, verdict, error, ended);

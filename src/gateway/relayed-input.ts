@@ -86,6 +86,17 @@ export function noCaller(method: RelayedQuestion): ProtocolError {
   );
 }
 
+/** Why a question relayed for a request that ended is cancelled (`notifications/cancelled` to its caller). */
+export const REQUEST_ENDED = 'the request this question was relayed for ended';
+
+/** What the upstream gets for a question withdrawn because the request it was relayed for ended. */
+function withdrawn(method: string): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InternalError,
+    `The gateway withdrew ${method}: the request it was relayed for ended before its caller answered`,
+  );
+}
+
 /**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
@@ -93,6 +104,10 @@ export function noCaller(method: RelayedQuestion): ProtocolError {
  * tool call holds its upstream call between rounds instead (held-run.ts). `mine`, where given: whether a
  * question may be this caller's (see `CallsInFlight.owner`); one that may not is asked of nobody — an
  * elicitation or sampling refused with -32602 (`notMine`), no roots — as a question no caller takes.
+ * `settled`, where given, fires when the request the handlers were made for ends (answered, failed,
+ * cancelled, timed out): a question relayed for it and not answered yet is withdrawn — the caller's client
+ * gets `notifications/cancelled` for it, the upstream an error — since no request of that caller's would
+ * wait for the answer any more (a question that names no request was only attributed to this one).
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
@@ -100,12 +115,15 @@ export function relayedInput(
   end: (error: unknown) => void,
   relayedUrl: (elicitationId: string) => void,
   mine?: () => boolean,
+  settled?: Cancellation,
 ): ClientHandlers {
   const caps = ctx.client.capabilities;
-  const relay = async <T>(ask: () => Promise<T>): Promise<T> => {
+  const relay = async <T>(method: string, ask: () => Promise<T>): Promise<T> => {
+    if (settled?.aborted) throw withdrawn(method);
     try {
       return await ask();
     } catch (error) {
+      if (settled?.aborted) throw withdrawn(method);
       if (stateless) end(error);
       throw upstreamError(error);
     }
@@ -122,17 +140,21 @@ export function relayedInput(
       // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
       if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
         relayedUrl(params.elicitationId);
-      return relay(() => ctx.elicit(params, { signal, validate: false }));
+      return relay('elicitation/create', () =>
+        ctx.elicit(params, { signal, cancellation: settled, validate: false }),
+      );
     };
   }
   if (caps.sampling !== undefined) {
     handlers.sampling = (params, { signal, tiedBy }) => {
       if (theirs(tiedBy)) throw notMine('sampling/createMessage');
-      return relay(() => ctx.sample(params, { signal }));
+      return relay('sampling/createMessage', () => ctx.sample(params, { signal, cancellation: settled }));
     };
   }
   if (caps.roots !== undefined)
     handlers.roots = ({ tiedBy }) =>
-      theirs(tiedBy) ? [] : relay(() => ctx.listRoots()).then((r) => r.roots);
+      theirs(tiedBy)
+        ? []
+        : relay('roots/list', () => ctx.listRoots({ cancellation: settled })).then((r) => r.roots);
   return handlers;
 }

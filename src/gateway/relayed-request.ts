@@ -24,7 +24,7 @@ import type { ElicitationRoutes } from './elicitation-routes.js';
 import type { CallsInFlight, InFlight } from './calls-in-flight.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
-import { mayBeAsked, relayedInput, takesUrlElicitation } from './relayed-input.js';
+import { mayBeAsked, relayedInput, REQUEST_ENDED, takesUrlElicitation } from './relayed-input.js';
 
 /** Where a stateless-era request waits between rounds, and what it is (method, name or URI, arguments' digest). */
 export interface Parking {
@@ -96,6 +96,8 @@ export function relayedRequest<T>(
   if (stateless && parking) return held(upstream, ctx, send, parking, failed);
   let ended: { error: unknown } | undefined;
   const stop = new CancellationSource();
+  // Fires when the upstream request ends: a question relayed for it then is withdrawn (see relayedInput).
+  const settled = new CancellationSource();
   const handlers = relayedInput(
     ctx,
     stateless,
@@ -110,14 +112,22 @@ export function relayedRequest<T>(
           return owner !== undefined && owner.connection === connection;
         }
       : undefined,
+    settled,
   );
   return counted(inFlight, upstream, { connection, handlers }, () =>
     send({ signal: ctx.signal, cancellation: stop, handlers }),
-  ).catch((error: unknown) => {
-    // The caller's answer is awaited: this attempt ends with its question (input_required).
-    if (ended) throw ended.error;
-    return failed(error);
-  });
+  ).then(
+    (value) => {
+      settled.abort(REQUEST_ENDED);
+      return value;
+    },
+    (error: unknown) => {
+      settled.abort(REQUEST_ENDED);
+      // The caller's answer is awaited: this attempt ends with its question (input_required).
+      if (ended) throw ended.error;
+      return failed(error);
+    },
+  );
 }
 
 /**
