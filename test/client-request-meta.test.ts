@@ -1,7 +1,7 @@
-// A toolwire client's own request `_meta` on `prompts/get` and `resources/read` (`{ meta }`, as `callTool`
-// has): to an official SDK 1.x server over stdio (handshake era), whose prompt and resource answer with the
+// A toolwire client's own request `_meta` on `prompts/get`, `resources/read` and `completion/complete`
+// (`{ meta }`, as `callTool` has): to an official SDK 1.x server over stdio (handshake era), whose prompt and resource answer with the
 // `_meta` they got, and to a toolwire server in the stateless era (2026-07-28), whose every request carries
-// the era's keys. The client's own keys win: a `progressToken` given in `meta` is left out; a `meta` that is
+// the era's keys (and whose completer reads it in both eras). The client's own keys win: a `progressToken` given in `meta` is left out; a `meta` that is
 // no JSON object is refused before anything is sent.
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,3 +89,36 @@ describe('to a toolwire server (stateless era)', () => {
     expect(read).toMatchObject({ ...MINE, 'io.modelcontextprotocol/protocolVersion': '2026-07-28' });
   });
 });
+
+describe.each(['2025-11-25', '2026-07-28'] as const)(
+  'completion/complete to a toolwire server (%s)',
+  (era) => {
+    const server = new Server({ name: 'echo', version: '1.0.0' });
+    const own = (meta: JsonObject | undefined) =>
+      Object.fromEntries(
+        Object.entries(meta ?? {}).filter(([key]) => !key.startsWith('io.modelcontextprotocol/')),
+      );
+    server.prompt(
+      'meta',
+      { arguments: [{ name: 'word', complete: (_v, ctx) => [JSON.stringify(own(ctx.meta))] }] },
+      () => 'x',
+    );
+    let client: Client;
+
+    beforeAll(async () => {
+      ({ client } = await linkServer(server, { protocolVersion: era }));
+    });
+
+    afterAll(async () => {
+      await client?.close();
+      await server.close();
+    });
+
+    it('sends complete’s meta as the request’s _meta, without a progressToken given there', async () => {
+      const ref = { type: 'ref/prompt', name: 'meta' } as const;
+      const meta = { ...MINE, progressToken: 'not-mine' };
+      const { values } = await client.complete(ref, { name: 'word', value: '' }, undefined, { meta });
+      expect(JSON.parse(values[0]!)).toEqual(MINE);
+    });
+  },
+);

@@ -8,9 +8,11 @@
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkedGateway, sdkGatewayTransport, writeConfig } from './_gateway.js';
+import { BIN, linkedGateway, sdkGatewayTransport, writeConfig } from './_gateway.js';
 
 const META_SERVER = fileURLToPath(new URL('./fixtures/sdk-meta-server.mjs', import.meta.url));
+/** A toolwire server whose prompt `meta` completes `word` with the `_meta` the request came with. */
+const COMPLETION_SERVER = fileURLToPath(new URL('./fixtures/meta-completion-server.mjs', import.meta.url));
 
 const TRACE = {
   traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
@@ -141,5 +143,24 @@ describe('a handshake-era caller (toolwire client, 2025-11-25)', () => {
     );
     expect(promptSaw(await client.getPrompt('v2__meta', {}, { meta: SENT }))).toEqual(PASSED);
     expect(readSaw(await client.readResource('meta://v2', { meta: SENT }))).toEqual(PASSED);
+  });
+});
+
+describe.each(['2025-11-25', '2026-07-28'] as const)('a completion request (toolwire client, %s)', (era) => {
+  const cleanup: (() => Promise<unknown>)[] = [];
+  afterAll(async () => {
+    for (const step of cleanup.reverse()) await step().catch(() => undefined);
+  });
+
+  it("passes its trace context and own keys on to the upstream's completer, not the protocol's", async () => {
+    const client = await linkedGateway(
+      'tw',
+      [BIN, 'serve', COMPLETION_SERVER],
+      { protocolVersion: era },
+      cleanup,
+    );
+    const ref = { type: 'ref/prompt', name: 'tw__meta' } as const;
+    const { values } = await client.complete(ref, { name: 'word', value: '' }, undefined, { meta: SENT });
+    expect(JSON.parse(values[0]!)).toEqual(PASSED);
   });
 });

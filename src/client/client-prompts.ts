@@ -64,7 +64,8 @@ function messageProblem(message: unknown): string | undefined {
 
 /**
  * Asks for values of one argument of a prompt (`ref/prompt`) or variable of a resource template
- * (`ref/resource`). `context` (the other arguments' values) reaches only 2025-06-18 and later servers.
+ * (`ref/resource`). `context` (the other arguments' values) reaches only 2025-06-18 and later servers;
+ * `options.meta` is the request's `_meta`, as `callTool`'s.
  */
 export async function complete(
   request: Requester,
@@ -72,10 +73,11 @@ export async function complete(
   ref: CompletionReference,
   argument: { name: string; value: string },
   context: Record<string, string> | undefined,
-  options?: RequestOptions,
+  options?: RequestMetaOptions,
 ): Promise<CompleteResult['completion']> {
   const params: CompleteParams = { ref, argument };
   if (context !== undefined) params.context = { arguments: context };
+  if (options?.meta !== undefined) params._meta = ownMeta(options.meta);
   const result = await request(
     'completion/complete',
     wireObject(profile.shapeCompleteParams(params)),

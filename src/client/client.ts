@@ -383,13 +383,14 @@ export class Client {
   /**
    * Asks for values of a prompt argument (`{ type: 'ref/prompt', name }`) or a resource-template
    * variable (`{ type: 'ref/resource', uri: uriTemplate }`). `context` holds the values already chosen for
-   * the other arguments (sent to 2025-06-18 and later servers only).
+   * the other arguments (sent to 2025-06-18 and later servers only). `meta` is the request's `_meta`, as
+   * `callTool`'s.
    */
   async complete(
     ref: CompletionReference,
     argument: { name: string; value: string },
     context?: Record<string, string>,
-    options?: RequestOptions,
+    options?: RequestMetaOptions,
   ): Promise<CompleteResult['completion']> {
     this.#connection.requireConnected();
     const profile = profileFor(this.protocolVersion as Revision);

@@ -14,12 +14,14 @@ import {
   type ExchangeOptions,
   type Prompt,
   type ReadResourceResult,
+  type RequestMetaOptions,
   type Resource,
   type ResourceTemplate,
 } from '../index.js';
 import {
   UriTemplate,
   type Completer,
+  type CompletionContext,
   type PromptArgumentDefinition,
   type RegistryHandle,
   type ResourceContext,
@@ -54,6 +56,12 @@ function clientOf(upstream: Upstream) {
     );
   }
   return client;
+}
+
+/** A relayed `completion/complete`'s options: the caller's signal, and what of its `_meta` goes upstream. */
+function completeOptions(ctx: CompletionContext): RequestMetaOptions {
+  const meta = forwardedMeta(ctx.meta);
+  return meta ? { signal: ctx.signal, meta } : { signal: ctx.signal };
 }
 
 /** The listed fields of a resource or template, for registration (`uri` / `uriTemplate` left out; safe icons only). */
@@ -188,7 +196,7 @@ export class ExposedCatalog {
               { type: 'ref/resource', uri: template.uriTemplate },
               { name: variable, value },
               { ...ctx.arguments },
-              { signal: ctx.signal },
+              completeOptions(ctx),
             )
           ).values;
       }
@@ -209,7 +217,7 @@ export class ExposedCatalog {
             { type: 'ref/prompt', name: prompt.name },
             { name: argument.name, value },
             { ...ctx.arguments },
-            { signal: ctx.signal },
+            completeOptions(ctx),
           )
         ).values;
       return { ...argument, complete };

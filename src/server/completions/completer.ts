@@ -4,6 +4,7 @@
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { MAX_COMPLETION_VALUES, type CompleteResult } from '../../protocol/types/prompts.js';
 import { ServerError } from '../server-error.js';
 
@@ -12,6 +13,8 @@ export interface CompletionContext {
   readonly arguments: Readonly<Record<string, string>>;
   /** Aborted when the client cancels, the connection closes, or the server shuts down. */
   readonly signal: AbortSignal;
+  /** The request's `_meta` (optional here so that a context made by hand, in a test, needs none). */
+  readonly meta?: JsonObject | undefined;
 }
 
 /** Suggests values for one argument, given what the user typed so far. Filtering is up to it. */

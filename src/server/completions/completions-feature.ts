@@ -94,9 +94,14 @@ export class CompletionsFeature implements ServerFeature {
 /** A completer's context: its signal (the request's) is made when first read, see `RequestSignalContext`. */
 class CompleteContext extends RequestSignalContext implements CompletionContext {
   readonly arguments: Readonly<Record<string, string>>;
+  readonly meta: JsonObject | undefined;
 
-  constructor(request: SignalSource, chosen: Readonly<Record<string, string>>) {
+  constructor(
+    request: SignalSource & { readonly meta: JsonObject | undefined },
+    chosen: Readonly<Record<string, string>>,
+  ) {
     super(request);
     this.arguments = chosen;
+    this.meta = request.meta;
   }
 }
