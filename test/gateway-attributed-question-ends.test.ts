@@ -3,13 +3,15 @@
 // request ends (cancelled, or answered) before the host answers, the question ends with it: the host's
 // client gets `notifications/cancelled` for the relayed request, and the upstream an error for its own, so
 // the call that asked is answered instead of waiting for an answer nobody would take. Hosts: the official
-// SDK 1.x client spawning `toolwire gateway --stdio`, and a toolwire client linked in memory to a gateway
-// run as a library.
+// SDK 1.x client spawning `toolwire gateway --stdio` or on the gateway's Streamable HTTP, and a toolwire
+// client linked in memory to a gateway run as a library.
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway } from '../src/gateway/index.js';
+import { createGateway, serveGateway } from '../src/gateway/index.js';
 import { linkServer } from './_setup.js';
 import { sdkGatewayTransport, writeConfig } from './_gateway.js';
 
@@ -34,18 +36,17 @@ function question() {
 }
 
 /**
- * An SDK 1.x host on `toolwire gateway --stdio` that never answers a form. What it saw is read off the wire:
- * SDK 1.x ignores `notifications/cancelled` for request id 0 (`if (!requestId) return`), the id of the
- * gateway's first request to it.
+ * An SDK 1.x host that never answers a form, on `toolwire gateway --stdio` (or on `transport`). What it saw
+ * is read off the wire: SDK 1.x ignores `notifications/cancelled` for request id 0 (`if (!requestId)
+ * return`), the id of the gateway's first request to it.
  */
-async function sdkHost(seen: ReturnType<typeof question>): Promise<ClientV1> {
+async function sdkHost(seen: ReturnType<typeof question>, transport?: Transport): Promise<ClientV1> {
   const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
   client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
     await new Promise((resolve) => extra.signal.addEventListener('abort', resolve, { once: true }));
     return { action: 'decline' };
   });
-  const config = writeConfig({ upstreams: UPSTREAMS, policy: { default: 'allow' } });
-  const transport = sdkGatewayTransport(config);
+  transport ??= sdkGatewayTransport(writeConfig({ upstreams: UPSTREAMS, policy: { default: 'allow' } }));
   await client.connect(transport);
   cleanup.push(() => client.close());
   const received = transport.onmessage!;
@@ -106,6 +107,31 @@ describe('a question relayed as the oldest call’s, on a stdio upstream', () =>
     expect(await seen.asked.promise).toBe('Your name?');
     expect(text(await client.callTool({ name: 'sdk__release', arguments: {} }))).toBe('released 1');
     expect(text(await held)).toBe('released');
+    expect(await seen.cancelled.promise).toBe(ENDED);
+    const result = await asking;
+    expect(result.isError).toBe(true);
+    expect(text(result)).toContain(WITHDRAWN);
+  }, 30_000);
+});
+
+describe('a question relayed as the oldest call’s, on a stdio upstream, to a Streamable HTTP host', () => {
+  it('is cancelled for the host, and refused to the upstream, when the host cancels that call', async () => {
+    const gateway = createGateway(
+      { upstreams: UPSTREAMS, policy: { default: 'allow' } },
+      { onLog: () => undefined },
+    );
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const served = await serveGateway(gateway, { port: 0, console: false });
+    cleanup.push(() => served.close());
+    const seen = question();
+    // The question comes on the held call's POST response stream; its cancellation after that stream ended.
+    const client = await sdkHost(seen, new StreamableHTTPClientTransport(new URL(served.url!)));
+    const stop = new AbortController();
+    await holding(client, stop);
+    const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    expect(await seen.asked.promise).toBe('Your name?');
+    stop.abort();
     expect(await seen.cancelled.promise).toBe(ENDED);
     const result = await asking;
     expect(result.isError).toBe(true);
