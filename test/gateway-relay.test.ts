@@ -85,6 +85,29 @@ describe('an upstream that stays down', () => {
   });
 });
 
+describe('an upstream gone while a resource is read from it', () => {
+  it('answers the read with -32603 naming the upstream, and takes the upstream as down', async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    upstream.resource('file:///notes.txt', { name: 'notes' }, (uri) => ({ uri, text: 'hello' }));
+    const web = await serve(upstream);
+    const { gateway } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const client = await connect(gateway);
+    expect((await client.readResource('file:///notes.txt')).contents).toEqual([
+      { uri: 'file:///notes.txt', text: 'hello' },
+    ]);
+    await web.close(); // the server is gone; the gateway learns it from the next read, as from a call
+    await expect(client.readResource('file:///notes.txt')).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Upstream web failed to read file:\/\/\/notes\.txt: /),
+    });
+    expect(gateway.upstreams()[0]).toMatchObject({ name: 'web', status: 'down' });
+  });
+});
+
 describe.each([
   { era: 'handshake', protocolVersion: '2025-11-25' as const },
   { era: 'stateless', protocolVersion: '2026-07-28' as const },

@@ -227,7 +227,7 @@ export class ExposedCatalog {
       const client = clientOf(upstream);
       const meta = forwardedMeta(ctx.meta);
       return relayedRequest(
-        upstream.name,
+        upstream,
         `get prompt ${prompt.name}`,
         ctx,
         this.#routes,
@@ -253,7 +253,7 @@ export class ExposedCatalog {
     const meta = forwardedMeta(ctx.meta);
     const read = (options: ExchangeOptions) =>
       client.readResource(uri, meta ? { ...options, meta } : options);
-    return relayedRequest(upstream.name, `read ${uri}`, ctx, this.#routes, read, {
+    return relayedRequest(upstream, `read ${uri}`, ctx, this.#routes, read, {
       parked: this.#parked,
       inFlight: this.#inFlight,
       request: () => `resources/read\u0000${uri}`,

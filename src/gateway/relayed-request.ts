@@ -25,6 +25,7 @@ import type { CallsInFlight, InFlight } from './calls-in-flight.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { mayBeAsked, relayedInput, REQUEST_ENDED, takesUrlElicitation } from './relayed-input.js';
+import type { Upstream } from './upstream.js';
 
 /** Where a stateless-era request waits between rounds, and what it is (method, name or URI, arguments' digest). */
 export interface Parking {
@@ -56,16 +57,18 @@ function counted<T>(
 
 /**
  * `send` the request upstream, relaying its questions to the caller of `ctx`. `action` says what the
- * request does (`read file:///a.txt`, `get prompt review`) where its failure names the upstream.
+ * request does (`read file:///a.txt`, `get prompt review`) where its failure names the upstream; a failure
+ * on the way is told to `target` too, which takes a lost connection as its being down (as a call's does).
  */
 export function relayedRequest<T>(
-  upstream: string,
+  target: Pick<Upstream, 'name' | 'failed'>,
   action: string,
   ctx: RequestHandlerContext,
   routes: ElicitationRoutes,
   send: (options: ExchangeOptions) => Promise<T>,
   parking?: Parking,
 ): Promise<T> {
+  const upstream = target.name;
   const failed = (error: unknown): never => {
     if (error instanceof UrlElicitationRequiredError) {
       if (takesUrlElicitation(ctx))
@@ -80,6 +83,7 @@ export function relayedRequest<T>(
     // The upstream's JSON-RPC error goes as it sent it; the caller's cancellation is answered by nobody.
     if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
     // What went wrong on the way (a timeout, a lost connection, a result refused): said as a tool call's is.
+    target.failed(error);
     throw new ProtocolError(
       ErrorCode.InternalError,
       `Upstream ${upstream} failed to ${action}: ${errorMessage(error)}`,
