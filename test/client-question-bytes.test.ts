@@ -1,6 +1,6 @@
-// What a client holds of the server's questions while its handlers answer them (maxQuestionBytes): a
-// server asking many large questions at once (test/fixtures/asking-server.mjs) gets -32603 for those past
-// the budget, and no handler runs for them.
+// What a client holds of the server's questions while its handlers answer them or they wait their turn
+// (maxQuestionBytes): a server asking many large questions at once (test/fixtures/asking-server.mjs) gets
+// -32603 for those past the budget, and no handler runs for them.
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -58,6 +58,41 @@ describe('Client maxQuestionBytes, a server asking many large questions at once'
     const outcomes = JSON.parse((result.content[0] as { text: string }).text) as unknown[];
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
     expect(outcomes.filter((o) => o === -32603)).toHaveLength(3);
+  });
+
+  it('counts the questions waiting their turn: those past the budget as they arrive are -32603', async () => {
+    // Twelve questions of 1 KiB in one line burst: the first ones start, the rest wait in the engine's line
+    // (each of them held there), and the handlers answer each at the next turn. Three fit in the budget: the
+    // nine that arrived past it are refused, though by their turn the first three were answered.
+    let asked = 0;
+    const client = new Client(
+      { name: 'questions', version: '1' },
+      {
+        protocolVersion: '2025-11-25',
+        maxQuestionBytes: 3600,
+        sampling: () => {
+          asked += 1;
+          return new Promise<CreateMessageResult>((resolve) =>
+            setImmediate(() =>
+              resolve({ role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } }),
+            ),
+          );
+        },
+      },
+    );
+    cleanup.push(() => client.close());
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [ASKING, '12', '1', '9'],
+        stderr: 'ignore',
+        shutdownTimeoutMs: 200,
+      }),
+    );
+    const result = await client.callTool('ask', {});
+    const outcomes = JSON.parse((result.content[0] as { text: string }).text) as unknown[];
+    expect(outcomes).toEqual(['ok', 'ok', 'ok', ...Array<number>(9).fill(-32603)]);
+    expect(asked).toBe(3);
   });
 });
 

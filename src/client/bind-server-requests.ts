@@ -25,6 +25,7 @@ import {
   type HandlerContext,
 } from './client-handlers.js';
 import { callEnded, type OwnCall, type OwnHandlers } from './own-handlers.js';
+import type { QuestionBytes } from './question-bytes.js';
 import type { UrlElicitations } from './url-elicitations.js';
 
 const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
@@ -32,14 +33,6 @@ const REFUSALS: Record<(typeof INPUT_METHODS)[number], string> = {
   'sampling/createMessage': 'the client does not support sampling/createMessage',
   'roots/list': 'the client has no roots',
 };
-
-/**
- * The questions of a server (its requests' params, as JSON) a client holds while its handlers answer them,
- * at most (`ClientOptions.maxQuestionBytes`): the engine takes up to 1,000 requests at once, each up to the
- * transport's message size (4 MiB on stdio), and a handler waiting for a person (the gateway relaying to
- * its caller) held them all — ≈4 GB.
- */
-export const DEFAULT_MAX_QUESTION_BYTES = 64 * 1024 * 1024;
 
 /**
  * The end of the call a server request belongs to, where the client can tell: the request whose POST
@@ -86,19 +79,17 @@ function statelessRefusal(method: string, version: string | undefined): void {
  * era every server request is -32601; no handler runs. In 2025-11-25 the answer to a request that names
  * its task (the related-task key in its `_meta`) names that task too.
  * The id of a URL-mode elicitation goes to `urlElicitations`, whose completion the server may announce.
- * A question that would make those being answered hold more than `maxQuestionBytes` of params is -32603,
- * and no handler runs.
+ * A question that would make the client hold more than its `questions` budget of params (those being
+ * answered and those waiting their turn) is -32603, and no handler runs.
  */
 export function bindServerRequests(
   peer: Peer,
   handlers: ClientHandlers,
   protocolVersion: () => string | undefined,
+  questions: QuestionBytes,
   own?: OwnHandlers,
   urlElicitations?: UrlElicitations,
-  maxQuestionBytes = DEFAULT_MAX_QUESTION_BYTES,
 ): void {
-  /** The params of the questions being answered now, in bytes of JSON. */
-  let held = 0;
   peer.setRequestHandler('ping', () => {
     statelessRefusal('ping', protocolVersion());
     return {};
@@ -113,12 +104,7 @@ export function bindServerRequests(
           `Method not found: elicitation/create does not exist in protocol version ${profile.version}`,
         );
       const bytes = jsonSize(params);
-      if (held + bytes > maxQuestionBytes)
-        throw new ProtocolError(
-          ErrorCode.InternalError,
-          `Internal error: the client is answering questions of ${held} bytes already and holds at most ${maxQuestionBytes} (this one: ${bytes} bytes); ask again once they are answered`,
-        );
-      held += bytes;
+      questions.take(bytes);
       // Expected while the handler runs (the flow may complete before it answers), kept only when accepted:
       // an elicitation refused, declined or cancelled never started, and its completion is not this client's.
       const urlId =
@@ -144,7 +130,7 @@ export function bindServerRequests(
           );
         throw error;
       } finally {
-        held -= bytes;
+        questions.answered(bytes);
         signal?.dispose();
         end?.dispose();
         if (fresh && (!result || !('action' in result) || result.action !== 'accept'))

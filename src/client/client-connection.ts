@@ -20,6 +20,7 @@ import type { LinkChain } from './links/link-chain.js';
 import { meetServer } from './meet-server.js';
 import { ObservedTransport, isCredentialsFailure, type TransportObserver } from './observed-transport.js';
 import { ProbeWindow, isRestartable } from './probe-window.js';
+import { DEFAULT_MAX_QUESTION_BYTES, QuestionBytes } from './question-bytes.js';
 
 const notConnected = () => new ClientError(LocalErrorCode.NotConnected, 'The client is not connected');
 
@@ -29,6 +30,8 @@ export class ClientConnection {
   server: ServerView | undefined;
   /** Handshake era: the requests in flight with handlers of their own (see `ExchangeOptions.handlers`). */
   readonly own = new OwnHandlers();
+  /** Handshake era: what the client holds of the server's questions, at most (`maxQuestionBytes`). */
+  readonly questions: QuestionBytes;
   /** What goes to `onError`, rate-limited per kind (see `ErrorReports`). */
   readonly reports: ErrorReports;
   /**
@@ -46,8 +49,14 @@ export class ClientConnection {
     this.#links = links;
     const closing = new AbortController();
     this.closed = closing.signal;
+    const questions = new QuestionBytes(
+      options.maxQuestionBytes ?? DEFAULT_MAX_QUESTION_BYTES,
+      () => this.peer.waitingBytes,
+    );
+    this.questions = questions;
     this.peer = new Peer({
       defaultTimeout: options.requestTimeout ?? 60_000,
+      admitWaiting: questions.admitWaiting,
       acceptBatch: () => this.server?.era === 'handshake' && this.server.protocolVersion === '2025-03-26',
       closed: () =>
         closing.abort(new ToolwireError(LocalErrorCode.ConnectionClosed, 'The connection closed')),

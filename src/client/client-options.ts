@@ -40,9 +40,10 @@ export interface ClientOptions extends ClientHandlers {
    */
   maxListBytes?: number;
   /**
-   * Handshake era: the most the server's questions being answered at once (elicitation, sampling, roots) may
-   * hold, in bytes of their params' JSON (default 64 MiB). One past it is answered with -32603 saying so,
-   * and no handler runs: the client takes up to 1,000 at once, each as large as a message may be.
+   * Handshake era: the most the server's questions (elicitation, sampling, roots) being answered at once and
+   * read and waiting their turn to start may hold, in bytes of their params' JSON (default 64 MiB). One past
+   * it is answered with -32603 saying so as it arrives, and no handler runs: the client takes up to 1,000 at
+   * once, each as large as a message may be.
    */
   maxQuestionBytes?: number;
   /** Stateless era: `input_required` rounds answered per request before giving up (default 8). */

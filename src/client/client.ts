@@ -112,9 +112,9 @@ export class Client {
       connection.peer,
       this.#options,
       () => connection.protocolVersion,
+      connection.questions,
       connection.own,
       this.#urlElicitations,
-      options.maxQuestionBytes,
     );
     this.#events = new ClientEvents(connection.peer, this.#listen, {
       connection,

@@ -46,6 +46,8 @@ export interface Waiting {
    * is (after the same promise hops): a request read later and started at once cannot overtake it.
    */
   readonly resolve: (response: JsonRpcResponse | undefined) => void;
+  /** Characters of its params' JSON, where the engine counts them (`PeerOptions.admitWaiting`), else 0. */
+  readonly bytes: number;
   /** Taken out of the line (cancelled) before its turn. */
   gone: boolean;
 }
@@ -73,6 +75,7 @@ export class AnswerPacer {
   #holding = false;
   /** Bytes of the answers held for this connection's unfinished batches. */
   heldBytes = 0;
+  #waitingBytes = 0;
 
   constructor(
     private readonly start: StartWaiting,
@@ -82,6 +85,11 @@ export class AnswerPacer {
   /** Requests waiting for their turn. */
   get waiting(): number {
     return this.#byId.size;
+  }
+
+  /** Characters of the params of the requests waiting (as each was counted: see {@link Waiting.bytes}). */
+  get waitingBytes(): number {
+    return this.#waitingBytes;
   }
 
   /** Whether a request with this id waits. */
@@ -101,16 +109,21 @@ export class AnswerPacer {
     return true;
   }
 
-  /** Puts a request in line; `resolve` takes its answer (see {@link Waiting.resolve}). */
+  /**
+   * Puts a request in line; `resolve` takes its answer (see {@link Waiting.resolve}), `bytes` is what it
+   * counts for in {@link waitingBytes}.
+   */
   wait(
     message: JsonRpcRequest,
     batch: BatchAnswers | undefined,
     resolve: (response: JsonRpcResponse | undefined) => void,
     related?: RequestId,
+    bytes = 0,
   ): void {
-    const waiting: Waiting = { message, batch, related, resolve, gone: false };
+    const waiting: Waiting = { message, batch, related, resolve, bytes, gone: false };
     this.#line.push(waiting);
     this.#byId.set(message.id, waiting);
+    this.#waitingBytes += bytes;
     if (!this.#holding) {
       this.#holding = true;
       this.transport()?.holdInput?.(true);
@@ -130,6 +143,7 @@ export class AnswerPacer {
     if (!waiting) return undefined;
     waiting.gone = true;
     this.#byId.delete(id);
+    this.#waitingBytes -= waiting.bytes;
     if (this.#byId.size === 0) this.#emptied();
     return waiting;
   }
@@ -184,6 +198,7 @@ export class AnswerPacer {
       if (next.gone) continue;
       next.gone = true;
       this.#byId.delete(next.message.id);
+      this.#waitingBytes -= next.bytes;
       if (this.start(next)) this.#started += 1;
     }
     if (this.#head > 1024 && this.#head * 2 > this.#line.length) {
@@ -196,6 +211,7 @@ export class AnswerPacer {
 
   #emptied(): void {
     this.#line.length = 0;
+    this.#waitingBytes = 0;
     this.#head = 0;
     if (!this.#holding) return;
     this.#holding = false;

@@ -42,6 +42,7 @@ export class IncomingRequests<C = unknown> {
   readonly #inflight = new SmallMap<RequestId, Inflight<C>>();
   readonly #maxInflight: number;
   readonly #maxBatchAnswerBytes: number;
+  readonly #admitWaiting: PeerOptions<C>['admitWaiting'];
   /**
    * Requests read and not started yet: when they start, paced by the bytes of their answers. Made when a
    * request arrives while another runs (a peer that answers one request at a time, as each stateless-era
@@ -72,6 +73,7 @@ export class IncomingRequests<C = unknown> {
     this.#reportError = reportError;
     this.#maxInflight = options.maxRequestsInFlight ?? DEFAULT_MAX_REQUESTS_IN_FLIGHT;
     this.#maxBatchAnswerBytes = options.maxBatchAnswerBytes ?? DEFAULT_MAX_BATCH_ANSWER_BYTES;
+    this.#admitWaiting = options.admitWaiting;
   }
 
   get #pacer(): AnswerPacer {
@@ -89,6 +91,11 @@ export class IncomingRequests<C = unknown> {
   /** No request is running or waiting, and no batch waits for answers. */
   get idle(): boolean {
     return this.#inflight.size === 0 && this.#batches === 0 && (this.#pacing?.waiting ?? 0) === 0;
+  }
+
+  /** Characters of the params of the requests waiting to start, where they are counted (`admitWaiting`). */
+  get waitingBytes(): number {
+    return this.#pacing?.waitingBytes ?? 0;
   }
 
   /** The transport's backlog came down: what waits may go on. */
@@ -238,10 +245,15 @@ export class IncomingRequests<C = unknown> {
     if (!this.#pacing && this.#inflight.size === 0 && !batch && !this.#transport?.backlog?.full) {
       return this.#handleRequest(message, related);
     }
-    if (this.#pacer.tryStart()) return this.#handleRequest(message, related);
+    const pacer = this.#pacer;
+    if (pacer.tryStart()) return this.#handleRequest(message, related);
+    // It waits, and its params with it: where they are counted, past what may wait it is answered now.
+    const bytes = this.#admitWaiting ? jsonSize(message.params ?? {}) : 0;
+    const refused = this.#admitWaiting?.(message, bytes, pacer.waitingBytes, this.#connection);
+    if (refused) return Promise.resolve(errorResponse(id, refused.toJSON()));
     // A batch's answer joins the batch's; a lone request's goes out from the pacer's turn, as it is made.
-    if (batch) return new Promise((resolve) => this.#pacer.wait(message, batch, resolve, related));
-    this.#pacer.wait(message, undefined, this.respond, related);
+    if (batch) return new Promise((resolve) => pacer.wait(message, batch, resolve, related, bytes));
+    pacer.wait(message, undefined, this.respond, related, bytes);
     return undefined;
   }
 

@@ -5,6 +5,8 @@
  * are told which peer's connection they are called for.
  * @module
  */
+import type { ProtocolError } from '../errors.js';
+import type { JsonRpcRequest } from '../jsonrpc.js';
 import type { Handlers } from './handlers.js';
 
 export interface PeerOptions<C = unknown> {
@@ -43,6 +45,18 @@ export interface PeerOptions<C = unknown> {
    * (default 8 MiB). What runs already finishes, so a batch holds at most this plus a wave of answers.
    */
   maxBatchAnswerBytes?: number;
+  /**
+   * @internal Whether a request read while others run may wait in line for its turn (its params are held
+   * meanwhile and counted: `bytes`, characters of their JSON; `waiting`, those of the requests in line
+   * already): an error returned is its answer at once, and it never runs. Unset: every request may wait,
+   * and none is measured (a client sets it: what waits counts against its `maxQuestionBytes`).
+   */
+  admitWaiting?: (
+    message: JsonRpcRequest,
+    bytes: number,
+    waiting: number,
+    connection: C,
+  ) => ProtocolError | undefined;
   /**
    * When the transport says the other side sends nothing more (`onend`: a stdio server's stdin ended), how
    * long the requests already read may take to be answered before they are cancelled and the peer closes

@@ -95,6 +95,14 @@ export class Peer<C = unknown> {
   }
 
   /**
+   * Characters of the params of the other side's requests read and waiting to start, where they are
+   * counted (`PeerOptions.admitWaiting`); 0 otherwise.
+   */
+  get waitingBytes(): number {
+    return this.#incoming.waitingBytes;
+  }
+
+  /**
    * The options our request `id` was sent with (the very object given to `request`), while it is in
    * flight; undefined once it settled, or for an id never sent.
    */
