@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isBase64 } from './content-checks.js';
+import { dataProblem, isBase64 } from './content-checks.js';
 
 /** Base64 alphabet characters and the padding, often in the places a decoder is lenient about. */
 const base64ish = fc.stringMatching(/^[A-Za-z0-9+/=]{0,16}$/);
@@ -35,5 +35,21 @@ describe('isBase64', () => {
     // (RangeError) on such a string, or takes far longer than the suite allows.
     expect(isBase64(`${'AAAA'.repeat(5_000_000)}QQ==`)).toBe(true);
     expect(isBase64(`${'AAAA'.repeat(5_000_000)}AA=A`)).toBe(false);
+  });
+});
+
+describe('dataProblem', () => {
+  it('checks a block again once it holds other data, and an embedded resource once its blob changed', () => {
+    const image = { type: 'image', mimeType: 'image/png', data: 'QQ==' };
+    expect(dataProblem(image)).toBeUndefined();
+    image.data = 'QR==';
+    expect(dataProblem(image)).toBe('an image block whose data is not base64 (RFC 4648, padded)');
+    image.data = ['Q', 'Q==='].join('').slice(0, 4); // the same text as first, another string
+    expect(dataProblem(image)).toBeUndefined();
+    const resource = { uri: 'file:///a', blob: 'QQ==' };
+    const block = { type: 'resource', resource };
+    expect(dataProblem(block)).toBeUndefined();
+    resource.blob = 'Q===';
+    expect(dataProblem(block)).toBe('an embedded resource whose blob is not base64 (RFC 4648, padded)');
   });
 });

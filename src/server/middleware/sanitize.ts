@@ -23,6 +23,7 @@
  * @module
  */
 import type { ContentBlock } from '../../protocol/types/content.js';
+import { isCheckedBase64 } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { compileJsonSchema } from '../../schema/index.js';
 import { toolError } from '../results.js';
@@ -84,7 +85,11 @@ function mapBlocks(
 /** An image or audio block whose data does not match its MIME type, as a text note (else the block). */
 function checkedMedia(block: ContentBlock): ContentBlock {
   if (block.type !== 'image' && block.type !== 'audio') return block;
-  const why = mediaMismatch(String(block.data), String(block.mimeType));
+  // Its base64 checked once per block and text (the result's check did it: not again here).
+  const data = String(block.data);
+  const why = isCheckedBase64(block, data)
+    ? mediaMismatch(data, String(block.mimeType), true)
+    : 'its data is not valid base64';
   if (why === undefined) return block;
   return { type: 'text', text: `[${block.type} removed: declared as ${block.mimeType}, but ${why}]` };
 }
