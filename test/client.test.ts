@@ -90,6 +90,28 @@ describe('client against misbehaving servers', () => {
     await expect(client.listTools()).rejects.toMatchObject({ code: 'INVALID_RESULT' });
   });
 
+  it('counts the cursors it keeps against maxListBytes, and names a long repeated one by its start', async () => {
+    // One tool a page and a distinct 1 MB cursor each: only the cursors grow (they are kept to catch a
+    // repeat); 100 pages of 3 MB ones held 300 MB.
+    let pages = 0;
+    let cursor = (n: number) => `${n}:${'c'.repeat(1_000_000)}`;
+    const { clientEnd } = await fakeServer({
+      'tools/list': () => ({ tools: [{ name: 't', inputSchema: {} }], nextCursor: cursor(pages++) }),
+    });
+    const client = new Client({ name: 'c', version: '1' }, { maxListBytes: 8_000_000 });
+    await client.connect(clientEnd);
+    await expect(client.listTools()).rejects.toMatchObject({
+      code: 'TOO_MANY_PAGES',
+      message: expect.stringContaining('more than 8000000 bytes of items and cursors'),
+    });
+    expect(pages).toBe(9);
+    pages = 0;
+    cursor = () => `same:${'c'.repeat(1_000_000)}`;
+    const repeated = await client.listTools({ refresh: true }).catch((error: unknown) => error);
+    expect(repeated).toMatchObject({ code: 'INVALID_RESULT' });
+    expect((repeated as Error).message).toBe(`tools/list repeated the cursor "same:${'c'.repeat(75)}…"`);
+  });
+
   it('reports structuredContent that breaks the cached outputSchema, but not for isError results', async () => {
     const { client, clientEnd } = await fakeServer({
       'tools/list': () => ({

@@ -35,8 +35,8 @@ export interface ClientOptions extends ClientHandlers {
   /** Cap on the items one listing keeps across its pages (default 100,000); past it: TOO_MANY_PAGES. */
   maxListItems?: number;
   /**
-   * Cap on the size (as JSON text) of the items one listing keeps across its pages (default 32 MiB); past
-   * it: TOO_MANY_PAGES.
+   * Cap on the size (as JSON text) of the items one listing keeps across its pages, and of the cursors it
+   * keeps to catch a repeat (default 32 MiB); past it: TOO_MANY_PAGES.
    */
   maxListBytes?: number;
   /**

@@ -1,7 +1,10 @@
 /**
  * Follows the cursors of a paginated list method (`tools/list`, `resources/list`, …) to the end, with caps
  * against servers that never stop (pages, and the items and bytes kept across pages: 100 pages of 60,000
- * tools each held a gigabyte before the page cap ended them), and a check against cursors that repeat.
+ * tools each held a gigabyte before the page cap ended them), and a check against cursors that repeat. The
+ * cursors seen are kept for that check, so their size counts against the bytes too: 100 pages of one tool
+ * and a distinct 3 MB cursor each held 300 MB (a gateway's upstream listing at 413 MB RSS) before the page
+ * cap ended them.
  *
  * Where a listing ends: the schema leaves `nextCursor` out of the last page; servers written to the
  * "pocket spec" send `nextCursor: ""`, and some send `null`. A `null` (no cursor) ends it in both eras.
@@ -24,7 +27,7 @@ export interface ListLimits {
   maxPages: number;
   /** Items kept across pages (default 100,000). */
   maxItems: number;
-  /** Size of the items kept across pages, as JSON text (default 32 MiB). */
+  /** Size of the items kept across pages, as JSON text, and of the cursors kept (default 32 MiB). */
   maxBytes: number;
 }
 
@@ -98,16 +101,21 @@ export async function followPages<T>(fetchPage: PageFetcher, options: FollowPage
     if (bytes > maxBytes) {
       throw new ClientError(
         LocalErrorCode.TooManyPages,
-        `${method} returned more than ${maxBytes} bytes of items; stopping (raise maxListBytes if this is expected)`,
+        `${method} returned more than ${maxBytes} bytes of items and cursors; stopping (raise maxListBytes if this is expected)`,
         { details: { pages: page + 1, bytes } },
       );
     }
     const next = result.nextCursor;
     if (typeof next !== 'string' || (next === '' && options.emptyCursorEnds)) break;
     if (seen.has(next)) {
-      throw new ClientError(LocalErrorCode.InvalidResult, `${method} repeated the cursor "${next}"`);
+      throw new ClientError(
+        LocalErrorCode.InvalidResult,
+        `${method} repeated the cursor "${next.length > 80 ? `${next.slice(0, 80)}…` : next}"`,
+      );
     }
+    // Kept (in `seen`) until the listing ends: counted with the items, checked with the next page's.
     seen.add(next);
+    bytes += next.length;
     cursor = next;
   }
   return items;
