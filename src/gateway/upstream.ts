@@ -3,7 +3,9 @@
  * client's `auto`), what the server lists (tools, resources, templates, prompts, kept fresh by its
  * `list_changed`), and its health. A lost connection — the process exited, the HTTP server went away, a
  * call failed on the transport — makes it `down` and it reconnects with backoff (the first delay, doubled
- * after each failure up to the last), listing everything again once it is back. An OAuth-protected HTTP
+ * after each failure up to the last), listing everything again once it is back. The backoff starts over
+ * only once a connection stayed up as long as the last delay: a server that crashes soon after each start
+ * (a crash loop) is started less and less often, not every first delay for ever. An OAuth-protected HTTP
  * upstream whose tokens cannot authorize it (none yet, or no longer refreshable) `needs-sign-in`: it keeps
  * trying, with the same backoff, and connects at once when a person has signed in (`signIn`).
  * @module
@@ -123,6 +125,8 @@ export class Upstream {
   readonly oauth: UpstreamOAuth | undefined;
   #generation = 0;
   #failures = 0;
+  /** When the connection now up became ready (`performance.now()`); undefined while none is. */
+  #readySince: number | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
   /** The health check of an HTTP upstream while it is up. */
   #check: ReturnType<typeof setInterval> | undefined;
@@ -301,7 +305,7 @@ export class Upstream {
         return;
       }
       this.client = client;
-      this.#failures = 0;
+      this.#readySince = performance.now();
       this.#setStatus('ready', undefined);
       if (this.#rootsChanged) {
         this.#rootsChanged = false;
@@ -432,6 +436,12 @@ export class Upstream {
     }
     this.#setStatus(status, why);
     const { initialDelayMs, maxDelayMs } = this.#hooks.reconnect;
+    // Lost after being up as long as the last delay: a fresh failure. Sooner: one more of a crash loop (an
+    // upstream that exited 100 ms after each start was started again every 0.8 s, each start a full listing
+    // and a list_changed to every caller).
+    const upMs = this.#readySince === undefined ? 0 : performance.now() - this.#readySince;
+    this.#readySince = undefined;
+    if (upMs >= maxDelayMs) this.#failures = 0;
     const delay = Math.min(initialDelayMs * 2 ** Math.min(this.#failures, 30), maxDelayMs);
     this.#failures++;
     clearTimeout(this.#timer);
