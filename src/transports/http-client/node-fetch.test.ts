@@ -154,6 +154,39 @@ describe('nodeFetch', () => {
     expect(other.seen[0]!.headers.authorization).toBeUndefined();
   });
 
+  it("sends only HTTP's and MCP's headers on to another origin (a key of one's own stays home), all on the same", async () => {
+    const other = await serve((_req, res) => res.end('there'));
+    const { url, seen } = await serve((req, res) => {
+      if (req.url === '/away') res.writeHead(307, { location: `${other.url}/mcp` }).end();
+      else if (req.url === '/stay') res.writeHead(307, { location: '/mcp' }).end();
+      else res.end('here');
+    });
+    const headers = {
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-session-id': 'S1',
+      'x-api-key': 'key-of-one-s-own',
+      cookie: 'session=1',
+    };
+    const post = { method: 'POST', headers, body: '{}' };
+    expect(await (await nodeFetch(`${url}/away`, post)).text()).toBe('there');
+    const { host: _host, connection: _connection, ...away } = other.seen[0]!.headers;
+    expect(away).toEqual({
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+      'content-length': '2',
+      'mcp-protocol-version': '2025-11-25',
+      'mcp-session-id': 'S1',
+    });
+    expect(other.seen[0]).toMatchObject({ method: 'POST', body: '{}' });
+    expect(await (await nodeFetch(`${url}/stay`, post)).text()).toBe('here');
+    expect(seen[2]).toMatchObject({
+      url: '/mcp',
+      headers: { 'x-api-key': 'key-of-one-s-own', cookie: 'session=1' },
+    });
+  });
+
   it('cuts a redirect whose body passes 64 KiB (one that never ended was drained for ever), and reads a short one', async () => {
     let written = 0;
     let cut!: () => void;

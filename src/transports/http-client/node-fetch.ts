@@ -10,8 +10,10 @@
  *
  * What it covers is what the transports send: an http or https URL, a method, headers, a string or bytes
  * body, an abort signal; redirects are followed as `fetch` follows them (at most 20; a 303, and a 301 or
- * 302 after a POST, become a GET without a body; the authorization header is not sent to another origin),
- * a redirect's own body read to at most 64 KiB and 1 s.
+ * 302 after a POST, become a GET without a body), a redirect's own body read to at most 64 KiB and 1 s —
+ * but for the headers sent on to another origin: `fetch` drops only `authorization`; here every header but
+ * the protocol's (see {@link keptAcrossOrigins}) is dropped, so that an API key in a header of one's own
+ * (a gateway upstream's `headers`) is not sent to whatever host a server redirects to.
  * Anything else (a `Request` object, a streamed body, a `redirect` mode other than `follow`) goes to the
  * global `fetch`. As with `fetch`, a network failure rejects with `TypeError('fetch failed')` and the error
  * as its cause, and an abort with the signal's (or the cancellation's) reason.
@@ -45,6 +47,25 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  */
 const MAX_REDIRECT_BODY_BYTES = 64 * 1024;
 const REDIRECT_BODY_MS = 1000;
+/**
+ * The headers a request sent on to another origin keeps: those of HTTP and of MCP (`MCP-Protocol-Version`,
+ * `Mcp-Session-Id`, the stateless era's `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`), none that may carry a
+ * credential (`authorization`, `cookie`, an `x-api-key` of one's own).
+ */
+function keptAcrossOrigins(name: string): boolean {
+  return name.startsWith('mcp-') || ACROSS_ORIGINS.has(name);
+}
+const ACROSS_ORIGINS = new Set([
+  'accept',
+  'accept-language',
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'last-event-id',
+  'user-agent',
+]);
+
 /** Statuses whose response has no body. */
 const NO_BODY = new Set([204, 205, 304]);
 
@@ -103,7 +124,9 @@ async function follow(request: Outgoing, redirects: number): Promise<Response> {
   }
   const url = new URL(location, request.url);
   const headers = { ...request.headers };
-  if (url.origin !== request.url.origin) delete headers.authorization;
+  if (url.origin !== request.url.origin) {
+    for (const name of Object.keys(headers)) if (!keptAcrossOrigins(name)) delete headers[name];
+  }
   const status = response.statusCode;
   const asGet = status === 303 || ((status === 301 || status === 302) && request.method === 'POST');
   if (asGet) {
