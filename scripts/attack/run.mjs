@@ -30,6 +30,7 @@ const FAMILIES = [
   'collisions',
   'tokens',
   'gateway',
+  'upstream',
   'approvals',
 ];
 

@@ -21,10 +21,14 @@ export class StdioPeer {
   #buffer = [];
   #nextId = 1;
 
-  /** `keep`: a function applied to every message before it is kept (to keep less of huge answers). */
-  constructor(child, { keep = (message) => message } = {}) {
+  /**
+   * `keep`: a function applied to every message before it is kept (to keep less of huge answers);
+   * `onMessage`: called with every message as it comes (to answer the server's requests).
+   */
+  constructor(child, { keep = (message) => message, onMessage } = {}) {
     this.child = child;
     this.keep = keep;
+    this.onMessage = onMessage;
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => this.#onData(chunk));
   }
@@ -55,6 +59,7 @@ export class StdioPeer {
   }
 
   #take(message) {
+    this.onMessage?.(message);
     this.messages.push(message);
     if (message?.method === undefined && message?.id !== undefined) {
       const key = JSON.stringify(message.id);
