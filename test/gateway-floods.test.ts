@@ -132,4 +132,16 @@ describe('a hostile upstream behind the gateway, a host that does not read', () 
     expect(performance.now() - started).toBeLessThan(15_000);
     expect((await call(wire, 2, 'h__echo')).answer.result?.content?.[0]?.text).toBe('echo');
   });
+
+  it("fails a call whose upstream answer is too deep to read with an isError result, not the caller's parse error", async () => {
+    await using wire = await hostileGateway();
+    // Nested 100,000 deep: the gateway's client refuses it unparsed (-32700 to the client's own caller).
+    // Passed on as it was, the host was told that its own well-formed call was not JSON.
+    const { answer } = await call(wire, 1, 'h__deep_answer');
+    expect(answer).toMatchObject({ id: 1, result: { isError: true } });
+    expect(answer.result?.content?.[0]?.text).toMatch(
+      /^Upstream h failed to run deep_answer: The answer to request \d+ was refused unparsed: JSON nested deeper than 1024 levels$/,
+    );
+    expect((await call(wire, 2, 'h__echo')).answer.result?.content?.[0]?.text).toBe('echo');
+  });
 });

@@ -1,6 +1,6 @@
 // Attacks on the gateway: `toolwire gateway --stdio` (from dist/) in front of a hostile upstream
-// (fixtures/hostile-server.mjs: validator-bait outputSchemas, 64 MiB and endless answers, 100,000 log
-// notifications, answers to ids nobody sent) and of a well-behaved one (bench/fixture-server.mjs). The
+// (fixtures/hostile-server.mjs: validator-bait outputSchemas, 64 MiB, 100,000-deep and endless answers,
+// 100,000 log notifications, answers to ids nobody sent) and of a well-behaved one (bench/fixture-server.mjs). The
 // gateway is the attacked process: the bystander is a second caller on the same connection calling the
 // well-behaved upstream's `echo` while each hostile call runs, and what it waited past its own baseline is
 // what any caller of the gateway would have waited. Each hostile call must end in a clear answer (an
@@ -39,6 +39,11 @@ const CALLS = [
       answer?.result?.structuredContent?.items?.length === 50_000 ? undefined : 'no result',
   },
   { tool: 'h__huge', what: 'a 64 MiB answer', expect: isErrorWith(/exceeds the maximum message size/) },
+  {
+    tool: 'h__deep_answer',
+    what: 'an answer nested 100,000 deep',
+    expect: isErrorWith(/was refused unparsed: JSON nested deeper than 1024 levels$/),
+  },
   {
     tool: 'h__endless',
     what: '32 MiB without a newline, then the answer',

@@ -468,7 +468,10 @@ export class CallRelay {
       this.#finish(call, verdict, 'error', { result });
       return result;
     }
-    if (error instanceof ProtocolError) {
+    // A parse error is never the caller's: the upstream's answer could not be read (nested too deep, the
+    // client says so with -32700), or the upstream could not read the gateway's request. Passed on as it
+    // was, the caller was told its own well-formed request was not JSON.
+    if (error instanceof ProtocolError && error.code !== ErrorCode.ParseError) {
       this.#finish(call, verdict, 'error', { error: errorMessage(error) });
       // -32042: the gateway's server hands it on as the caller can take it (url-elicitation-answer.ts);
       // a caller that gets it as it is may later hear of its completion.
