@@ -268,14 +268,29 @@ export class CallRelay {
     // A tool that requires a task upstream runs as one, and so does a caller's task (cancelling it cancels
     // the upstream task); otherwise the call runs inline upstream.
     const support = tool.execution?.taskSupport;
-    if (support === 'optional') {
-      return ctx.startTask().then((task) => this.#send(call, verdict, client, task !== undefined));
+    if (support === 'optional' || support === 'required') {
+      return ctx
+        .startTask()
+        .then((task) =>
+          this.#send(call, verdict, client, support === 'required' || task !== undefined, task !== undefined),
+        );
     }
-    return this.#send(call, verdict, client, support === 'required');
+    return this.#send(call, verdict, client, false, false);
   }
 
-  /** Sends an allowed call upstream; its result (or error) is finished when it settles. */
-  #send(call: RelayedCall, verdict: Verdict, client: Client, asTask: boolean): Promise<CallToolResult> {
+  /**
+   * Sends an allowed call upstream; its result (or error) is finished when it settles. `callerTask`: the
+   * caller holds a task of its own (which it follows, and may cancel), so the call's whole length is not
+   * bounded here; a caller waiting on its call is answered within `maxCallMs`, even when the call runs as a
+   * task upstream.
+   */
+  #send(
+    call: RelayedCall,
+    verdict: Verdict,
+    client: Client,
+    asTask: boolean,
+    callerTask: boolean,
+  ): Promise<CallToolResult> {
     const { entry, args, ctx } = call;
     const { upstream, tool } = entry;
     const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
@@ -330,6 +345,7 @@ export class CallRelay {
     }
     if (handlers) options.handlers = handlers;
     if (asTask) options.task = true;
+    if (callerTask) delete options.maxTotalTimeout;
     const calls = active;
     // Counted in flight on the upstream with its caller's connection: whose a question is that names no call.
     const uncount = this.#deps.inFlight.add(upstream.name, { connection: ctx.connection, handlers });

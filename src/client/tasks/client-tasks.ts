@@ -13,7 +13,8 @@
  * @module
  */
 import type { Peer } from '../../protocol/engine/peer.js';
-import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
+import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { TASKS_EXTENSION, readTaskInfo, type TaskInfo } from '../../protocol/types/tasks.js';
@@ -146,6 +147,7 @@ export class ClientTasks implements TaskHost {
       form === 'core'
         ? { ...params, task: request.ttlMs === undefined ? {} : { ttl: request.ttlMs } }
         : { ...params, _meta: { ...(isJsonObject(params._meta) ? params._meta : {}), ...EXTENSION_META } };
+    const started = Date.now();
     // The call's progress keeps coming after the task is created, with the call's token, until it ends.
     let ended!: () => void;
     const progressUntil = new Promise<void>((resolve) => (ended = resolve));
@@ -166,7 +168,9 @@ export class ClientTasks implements TaskHost {
         onStatus?.(status);
       };
       handle?.started(task, { cancel: () => this.cancel(task.taskId, form) });
-      return await followTask(this, form, task, report, options);
+      return await followWithin(options.maxTotalTimeout, started, options.cancellation, (bounded) =>
+        followTask(this, form, task, report, bounded ? { ...options, ...bounded } : options),
+      );
     } finally {
       ended();
     }
@@ -251,4 +255,37 @@ function undeclared(method: string, capability: string): ClientError {
     LocalErrorCode.CapabilityNotSupported,
     `${method}: the server did not declare ${capability}`,
   );
+}
+
+/**
+ * Follows a call's task for what is left of the call's `maxTotalTimeout` (from when the call was sent) at
+ * most: then the task is cancelled, as when the caller aborts, and the call rejects with ToolwireError
+ * REQUEST_TIMEOUT, as a plain call cut at its maximum does. Without it a task that never ended held the
+ * call, polled, for ever (a gateway's plain call of a tool that requires a task upstream: 20 polls a
+ * second, the call never answered, whatever its `maxCallMs`).
+ */
+async function followWithin(
+  maxTotal: number | undefined,
+  started: number,
+  given: Cancellation | undefined,
+  follow: (bounded?: { cancellation: Cancellation }) => Promise<JsonObject>,
+): Promise<JsonObject> {
+  if (maxTotal === undefined || !Number.isFinite(maxTotal)) return follow();
+  const own = new CancellationSource();
+  const timedOut = new ToolwireError(
+    LocalErrorCode.RequestTimeout,
+    `Request tools/call exceeded its maximum total timeout of ${maxTotal} ms`,
+    { details: { method: 'tools/call', maxTotalTimeout: maxTotal } },
+  );
+  const timer = setTimeout(() => own.abort(timedOut), Math.max(0, started + maxTotal - Date.now()));
+  const unfollow = given?.onAbort((reason) => own.abort(reason));
+  if (given?.aborted) own.abort(given.reason);
+  try {
+    return await follow({ cancellation: own });
+  } catch (error) {
+    throw own.reason === timedOut ? timedOut : error;
+  } finally {
+    clearTimeout(timer);
+    unfollow?.();
+  }
 }
