@@ -102,7 +102,12 @@ const RELAYED_CAPABILITIES = {
   sampling: { tools: {} },
 };
 
-/** How long connecting (spawn, era probe, handshake, first lists) may take before it counts as a failure. */
+/**
+ * How long connecting (spawn, era probe, handshake, logging level, first lists) may take, in all, before it
+ * counts as a failure. Each step had only its own timeout: an upstream that never answered took 61 s (the
+ * probe, then `initialize`), one that answered only `initialize` and `tools/list` up to 120 s by those
+ * timeouts, and the gateway served nobody until every upstream's first attempt was over.
+ */
 const CONNECT_TIMEOUT_MS = 30_000;
 
 export class Upstream {
@@ -279,6 +284,13 @@ export class Upstream {
       },
       onWarning: (message) => this.#hooks.warn(this, message),
     });
+    // Past the whole attempt's time, the client is closed: the step under way fails, and so the attempt.
+    let late = false;
+    const deadline = setTimeout(() => {
+      late = true;
+      client.onclose = undefined;
+      void client.close().catch(() => undefined);
+    }, CONNECT_TIMEOUT_MS);
     try {
       await client.connect(await this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
       client.onclose = () => this.#lost(generation, ended ?? 'the connection closed');
@@ -300,8 +312,10 @@ export class Upstream {
         if (generation === this.#generation) this.#hooks.updated(this, uri);
       });
       await this.#hooks.connected(this, client);
-      if (generation !== this.#generation || this.#closed) {
+      clearTimeout(deadline);
+      if (generation !== this.#generation || this.#closed || late) {
         await client.close();
+        if (late) this.#lost(generation, connectedTooLate());
         return;
       }
       this.client = client;
@@ -313,9 +327,11 @@ export class Upstream {
       }
       if (isHttpUpstream(this.config)) this.#watch(client, generation);
     } catch (error) {
+      clearTimeout(deadline);
       client.onclose = undefined;
       await client.close().catch(() => undefined);
-      if (this.oauth?.needsPerson && authFailure(error) && (await this.oauth.client()) !== undefined) {
+      if (late) this.#lost(generation, connectedTooLate());
+      else if (this.oauth?.needsPerson && authFailure(error) && (await this.oauth.client()) !== undefined) {
         this.#lost(generation, `sign in to upstream ${this.name}: ${errorMessage(error)}`, 'needs-sign-in');
       } else this.#lost(generation, why(error));
     }
@@ -455,6 +471,11 @@ export class Upstream {
     this.error = error;
     if (changed) this.#hooks.changed(this, 'status');
   }
+}
+
+/** Why an attempt that took longer than `CONNECT_TIMEOUT_MS` failed. */
+function connectedTooLate(): string {
+  return `connecting took longer than ${CONNECT_TIMEOUT_MS / 1000} s`;
 }
 
 /** What a call of a tool of `upstream` is told while the upstream is not ready. */
