@@ -4,7 +4,8 @@
 // connection calling the well-behaved upstream's `echo` throughout; what it waited past its own baseline is
 // what any caller of the gateway would have waited. Each attack checks what the gateway did about the
 // upstream (its listing cut, its restarts spaced, its redirect followed without a key of the gateway's, its
-// endless tasks cut at maxCallMs) and that the gateway stayed up, within its memory.
+// endless tasks cut at maxCallMs, its silence cut at 30 s) and that the gateway stayed up, within its
+// memory.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -190,6 +191,36 @@ export default [
           () => `the gateway's RSS peaked at ${gw.peakRssMb().toFixed(0)} MB (413 before the fix)`,
         );
         ctx.note(`the gateway's RSS peaked at ${gw.peakRssMb().toFixed(0)} MB`);
+      } finally {
+        await gw.close();
+      }
+    },
+  },
+  {
+    name: 'mute',
+    title:
+      'an upstream that answers nothing, not even initialize: the gateway serves within 30 s of trying it',
+    target: false,
+    budgetMs: 90_000,
+    async run(ctx) {
+      ctx.tries++;
+      const started = performance.now();
+      const gw = await gateway({
+        h: { command: process.execPath, args: [HOSTILE, '--mute'], stderr: 'ignore' },
+      });
+      const waited = performance.now() - started;
+      try {
+        // 30 s for the attempt, and the gateway's start; before, 61 s (the era probe, then initialize).
+        ctx.check(
+          waited < 45_000,
+          () => `the gateway answered initialize after ${(waited / 1000).toFixed(1)} s`,
+        );
+        ctx.check(
+          /h: down \(connecting took longer than 30 s\)/.test(gw.stderr()),
+          () => `the gateway did not say why: ${gw.stderr().slice(-300)}`,
+        );
+        ctx.note(`the gateway answered initialize after ${(waited / 1000).toFixed(1)} s`);
+        await beside(ctx, gw, () => sleep(500));
       } finally {
         await gw.close();
       }
