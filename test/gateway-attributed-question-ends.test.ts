@@ -37,8 +37,7 @@ function question() {
 
 /**
  * An SDK 1.x host that never answers a form, on `toolwire gateway --stdio` (or on `transport`). What it saw
- * is read off the wire: SDK 1.x ignores `notifications/cancelled` for request id 0 (`if (!requestId)
- * return`), the id of the gateway's first request to it.
+ * is read off the wire: the question, and the `notifications/cancelled` that names it.
  */
 async function sdkHost(seen: ReturnType<typeof question>, transport?: Transport): Promise<ClientV1> {
   const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: {} } });

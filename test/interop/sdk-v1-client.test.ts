@@ -6,6 +6,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { AnySchema, SchemaOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import {
+  ElicitRequestSchema,
   ErrorCode,
   McpError,
   type ClientRequest,
@@ -171,5 +172,41 @@ describe.each(REVISIONS)('SDK 1.x client -> toolwire server over stdio at %s', (
 
   it('pings', async () => {
     expect(await client.ping()).toEqual({});
+  });
+});
+
+describe('SDK 1.x client <- toolwire server over stdio: requests the server sends', () => {
+  it('withdraws the first question it sent when the call is cancelled: the SDK handler is aborted', async () => {
+    // SDK 1.x ignores notifications/cancelled whose requestId is falsy (`_oncancel`), so a first request
+    // numbered 0 could never be withdrawn: the dialog stayed in front of the person.
+    const client = new Client(
+      { name: 'sdk-v1-interop', version: '1.0.0' },
+      { capabilities: { elicitation: {} } },
+    );
+    let asked!: (signal: AbortSignal) => void;
+    const question = new Promise<AbortSignal>((resolve) => (asked = resolve));
+    client.setRequestHandler(ElicitRequestSchema, (_request, extra) => {
+      asked(extra.signal);
+      // Answered only once withdrawn (toolwire drops the answer to a request it cancelled).
+      return new Promise((resolve) => {
+        extra.signal.addEventListener('abort', () => resolve({ action: 'cancel' }), { once: true });
+      });
+    });
+    await client.connect(new StdioClientTransport(toolwireServeCommand()));
+    try {
+      const controller = new AbortController();
+      const call = client.callTool({ name: 'ask', arguments: {} }, undefined, { signal: controller.signal });
+      const signal = await question;
+      controller.abort('never mind');
+      await expect(call).rejects.toThrow('never mind');
+      const reason = signal.aborted
+        ? signal.reason
+        : await new Promise((resolve) => {
+            signal.addEventListener('abort', () => resolve(signal.reason), { once: true });
+          });
+      expect(String(reason)).toContain('never mind');
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -52,7 +52,11 @@ interface Pending {
 export type CancelSender = (id: RequestId, reason: string, method: string) => void;
 
 export class OutgoingRequests {
-  #nextId = 0;
+  /**
+   * Ids start at 1, not 0: the official SDK 1.x ignores `notifications/cancelled` whose `requestId` is
+   * falsy, so a first request numbered 0 (a server's first question to a person) could never be withdrawn.
+   */
+  #nextId = 1;
   /** A slot map, not a `Map` (see {@link SlotMap}): a pending request refers to its whole call. */
   readonly #pending = new SlotMap<RequestId, Pending>();
   readonly #byToken = new Map<string | number, RequestId>();
