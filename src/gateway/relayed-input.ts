@@ -37,14 +37,17 @@ export function mayBeAsked(ctx: Pick<ToolContext, 'client'>): boolean {
 
 /**
  * Whether the caller takes URL-mode elicitations with ids, whose completion it may hear of: a
- * handshake-era client of 2025-11-25 or later that declared `elicitation.url`.
+ * handshake-era client of 2025-11-25 or later that declared `elicitation.url` (a `null` declares nothing,
+ * as the gateway's server reads it: `takesUrlElicitation` in src/server/hosted-context.ts, not public).
  */
 export function takesUrlElicitation(ctx: Pick<ToolContext, 'client'>): boolean {
   const { protocolVersion, capabilities } = ctx.client;
+  const url: unknown = capabilities.elicitation?.url;
   return (
     isHandshakeRevision(protocolVersion) &&
     protocolVersion >= '2025-11-25' &&
-    capabilities.elicitation?.url !== undefined
+    url !== undefined &&
+    url !== null
   );
 }
 
