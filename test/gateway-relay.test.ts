@@ -108,6 +108,57 @@ describe('an upstream gone while a resource is read from it', () => {
   });
 });
 
+describe('an upstream gone while a value is completed from it', () => {
+  it('answers completion/complete with -32603 naming the upstream and what it completes, and takes it as down', async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    const langs = ['go', 'rust', 'ts'];
+    upstream.prompt(
+      'review',
+      { arguments: [{ name: 'lang', complete: (value) => langs.filter((l) => l.startsWith(value)) }] },
+      ({ lang }) => `Review the ${lang ?? ''}`,
+    );
+    const web = await serve(upstream);
+    const { gateway } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const client = await connect(gateway);
+    const prompt = { type: 'ref/prompt', name: 'web__review' } as const;
+    expect((await client.complete(prompt, { name: 'lang', value: 'r' })).values).toEqual(['rust']);
+    await web.close(); // the server is gone; the gateway learns it from the next completion, as from a read
+    await expect(client.complete(prompt, { name: 'lang', value: 'r' })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Upstream web failed to complete lang of prompt review: /),
+    });
+    expect(gateway.upstreams()[0]).toMatchObject({ name: 'web', status: 'down' });
+  });
+
+  it("names the upstream and the template variable for a template's completion lost on the way", async () => {
+    const upstream = new Server({ name: 'web', version: '1.0.0' });
+    upstream.resourceTemplate(
+      'file:///{name}',
+      { name: 'file', complete: { name: (value) => [`${value}.txt`] } },
+      (uri) => ({ uri, text: 'hello' }),
+    );
+    const web = await serve(upstream);
+    const { gateway } = await start({
+      upstreams: { web: { url: web.url } },
+      policy: { default: 'allow' },
+      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+    });
+    const client = await connect(gateway);
+    const template = { type: 'ref/resource', uri: 'file:///{name}' } as const;
+    expect((await client.complete(template, { name: 'name', value: 'a' })).values).toEqual(['a.txt']);
+    await web.close();
+    await expect(client.complete(template, { name: 'name', value: 'a' })).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^Upstream web failed to complete name of file:\/\/\/\{name\}: /),
+    });
+    expect(gateway.upstreams()[0]).toMatchObject({ name: 'web', status: 'down' });
+  });
+});
+
 describe.each([
   { era: 'handshake', protocolVersion: '2025-11-25' as const },
   { era: 'stateless', protocolVersion: '2026-07-28' as const },

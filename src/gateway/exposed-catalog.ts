@@ -11,6 +11,7 @@ import {
   ProtocolError,
   canonicalJson,
   errorMessage,
+  type CompletionReference,
   type ExchangeOptions,
   type Prompt,
   type ReadResourceResult,
@@ -32,7 +33,7 @@ import { forwardedMeta } from './forwarded-meta.js';
 import { digestOfText } from '../stores/digest-of-text.js';
 import type { ParkedCalls } from './parked-calls.js';
 import type { CallsInFlight } from './calls-in-flight.js';
-import { relayedRequest } from './relayed-request.js';
+import { relayedRequest, upstreamFailure } from './relayed-request.js';
 import { withSafeIcons, withSafePromptIcons } from './safe-icons.js';
 import type { ToolNamer } from './tool-namer.js';
 import type { Upstream } from './upstream.js';
@@ -58,10 +59,25 @@ function clientOf(upstream: Upstream) {
   return client;
 }
 
-/** A relayed `completion/complete`'s options: the caller's signal, and what of its `_meta` goes upstream. */
-function completeOptions(ctx: CompletionContext): RequestMetaOptions {
+/**
+ * Completes `argument` from `upstream` with the caller's signal and what of its `_meta` goes upstream; a
+ * failure on the way names the upstream and `what` (`lang of prompt review`), as a read's or get's does.
+ */
+async function relayedComplete(
+  upstream: Upstream,
+  what: string,
+  ref: CompletionReference,
+  argument: { name: string; value: string },
+  ctx: CompletionContext,
+): Promise<string[]> {
+  const client = clientOf(upstream);
   const meta = forwardedMeta(ctx.meta);
-  return meta ? { signal: ctx.signal, meta } : { signal: ctx.signal };
+  const options: RequestMetaOptions = meta ? { signal: ctx.signal, meta } : { signal: ctx.signal };
+  try {
+    return (await client.complete(ref, argument, { ...ctx.arguments }, options)).values;
+  } catch (error) {
+    return upstreamFailure(upstream, `complete ${what}`, ctx.signal, error);
+  }
 }
 
 /** The listed fields of a resource or template, for registration (`uri` / `uriTemplate` left out; safe icons only). */
@@ -190,15 +206,14 @@ export class ExposedCatalog {
     const complete: Record<string, Completer> = {};
     if (upstream.completions) {
       for (const variable of new UriTemplate(template.uriTemplate).variables) {
-        complete[variable] = async (value, ctx) =>
-          (
-            await clientOf(upstream).complete(
-              { type: 'ref/resource', uri: template.uriTemplate },
-              { name: variable, value },
-              { ...ctx.arguments },
-              completeOptions(ctx),
-            )
-          ).values;
+        complete[variable] = (value, ctx) =>
+          relayedComplete(
+            upstream,
+            `${variable} of ${template.uriTemplate}`,
+            { type: 'ref/resource', uri: template.uriTemplate },
+            { name: variable, value },
+            ctx,
+          );
       }
     }
     return this.#server.resourceTemplate(
@@ -211,15 +226,14 @@ export class ExposedCatalog {
   #prompt(upstream: Upstream, name: string, prompt: Prompt): RegistryHandle<unknown> {
     const args: PromptArgumentDefinition[] = (prompt.arguments ?? []).map((argument) => {
       if (!upstream.completions) return { ...argument };
-      const complete: Completer = async (value, ctx) =>
-        (
-          await clientOf(upstream).complete(
-            { type: 'ref/prompt', name: prompt.name },
-            { name: argument.name, value },
-            { ...ctx.arguments },
-            completeOptions(ctx),
-          )
-        ).values;
+      const complete: Completer = (value, ctx) =>
+        relayedComplete(
+          upstream,
+          `${argument.name} of prompt ${prompt.name}`,
+          { type: 'ref/prompt', name: prompt.name },
+          { name: argument.name, value },
+          ctx,
+        );
       return { ...argument, complete };
     });
     const { name: _name, arguments: _arguments, ...rest } = prompt;

@@ -56,6 +56,26 @@ function counted<T>(
 }
 
 /**
+ * What a request relayed to `target` that failed becomes for its caller (`action` as in `relayedRequest`):
+ * the upstream's JSON-RPC error as it sent it, the caller's own cancellation as it is, anything that went
+ * wrong on the way (a timeout, a lost connection, a result refused) -32603 naming the upstream, as a tool
+ * call's failure does; `target` is told of it, and takes a lost connection as its being down.
+ */
+export function upstreamFailure(
+  target: Pick<Upstream, 'name' | 'failed'>,
+  action: string,
+  signal: AbortSignal,
+  error: unknown,
+): never {
+  if (error instanceof ProtocolError || signal.aborted) throw error;
+  target.failed(error);
+  throw new ProtocolError(
+    ErrorCode.InternalError,
+    `Upstream ${target.name} failed to ${action}: ${errorMessage(error)}`,
+  );
+}
+
+/**
  * `send` the request upstream, relaying its questions to the caller of `ctx`. `action` says what the
  * request does (`read file:///a.txt`, `get prompt review`) where its failure names the upstream; a failure
  * on the way is told to `target` too, which takes a lost connection as its being down (as a call's does).
@@ -80,14 +100,7 @@ export function relayedRequest<T>(
         `Upstream ${upstream} asked for a URL elicitation the gateway does not pass on: ${errorMessage(error)}`,
       );
     }
-    // The upstream's JSON-RPC error goes as it sent it; the caller's cancellation is answered by nobody.
-    if (error instanceof ProtocolError || ctx.signal.aborted) throw error;
-    // What went wrong on the way (a timeout, a lost connection, a result refused): said as a tool call's is.
-    target.failed(error);
-    throw new ProtocolError(
-      ErrorCode.InternalError,
-      `Upstream ${upstream} failed to ${action}: ${errorMessage(error)}`,
-    );
+    return upstreamFailure(target, action, ctx.signal, error);
   };
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
   const inFlight = parking?.inFlight;
