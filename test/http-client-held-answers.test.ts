@@ -148,7 +148,7 @@ describe('StreamableHttpClientTransport, an answer on the GET stream', () => {
 });
 
 describe('StreamableHttpClientTransport, a server that never accepts notifications', () => {
-  it('holds at most 64 of their POSTs waiting, refuses more at once, and drops them on close', async () => {
+  it('holds at most 64 of their POSTs waiting, the rest in line, and drops them all on close', async () => {
     let waiting = 0;
     let most = 0;
     let done: () => void = () => undefined;
@@ -229,7 +229,7 @@ describe('SseClientTransport (legacy HTTP+SSE), a server that never accepts some
     await allGone();
   });
 
-  it('holds at most 64 POSTs of notifications waiting, refuses more at once, and drops them on close', async () => {
+  it('holds at most 64 POSTs of notifications waiting, the rest in line, and drops them all on close', async () => {
     const held = (method: string | undefined) =>
       method === 'tools/call' || method === 'notifications/cancelled';
     const { client, http, state, allGone } = await legacyServer(held);

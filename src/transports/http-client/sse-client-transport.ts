@@ -42,7 +42,8 @@ const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;
  * endpoint on another origin than the SSE URL is refused (`start()` rejects). When the stream ends,
  * `onerror` gets a `CONNECTION_CLOSED` TransportError and the transport closes: this transport has no
  * resumption. A POST the server does not accept is dropped once the client gave up on the requests it
- * carries (see `WaitingPosts`); one of notifications or answers after 30 s, and only 64 of those wait.
+ * carries (see `WaitingPosts`); one of notifications or answers after 30 s, and while 64 of those wait the
+ * next ones wait in line for them (bounded: an answer past the bound is sent as an error answer instead).
  */
 export class SseClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
@@ -117,23 +118,28 @@ export class SseClientTransport implements Transport {
         if (typeof id === 'string' || typeof id === 'number') this.#posts.giveUp(id);
       }
     }
-    const post = this.#posts.open(endpoint, requestIds);
+    // A POST of no request waits in line while as many as may wait for the server to accept them.
+    const { post, body, dropped } =
+      requestIds.length > 0
+        ? { post: this.#posts.open(requestIds), body: JSON.stringify(message), dropped: undefined }
+        : await this.#posts.openNotice(endpoint, message).catch((error: unknown) => {
+            throw this.#state === 'open'
+              ? error
+              : new TransportError(LocalErrorCode.ConnectionClosed, 'The SSE transport is closed');
+          });
     try {
       const response = await this.#request(
         endpoint,
         'POST',
-        {
-          accept: 'application/json, text/event-stream',
-          'content-type': 'application/json',
-          body: JSON.stringify(message),
-        },
+        { accept: 'application/json, text/event-stream', 'content-type': 'application/json', body },
         post.cancellation,
       );
       if (!response.ok) {
-        const body = await readErrorBody(response);
-        throw httpStatusError(`POST ${endpoint.href}`, response, body);
+        const errorBody = await readErrorBody(response);
+        throw httpStatusError(`POST ${endpoint.href}`, response, errorBody);
       }
       await discardBody(response); // responses come on the SSE stream
+      if (dropped) throw dropped;
     } finally {
       this.#posts.done(post);
     }

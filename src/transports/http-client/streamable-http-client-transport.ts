@@ -31,7 +31,7 @@ import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { SessionStreams } from './session-streams.js';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
-import { WaitingPosts } from './waiting-posts.js';
+import { WaitingPosts, type NoticePost } from './waiting-posts.js';
 
 export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
@@ -57,8 +57,10 @@ export type { StreamableHttpClientTransportOptions } from './streamable-http-cli
  *   `notifications/cancelled`), the POST that carried it is dropped (its response, its stream, a resumption)
  *   once it carries nothing else awaited; a POST's stream still open a second after its last response is
  *   dropped too. A POST of no request (notifications, answers to the server's requests) the server has not
- *   accepted within 30 s is dropped, and while 64 wait, `send` refuses more at once (`SEND_FAILED`). So a
- *   server that never answers costs no connection per call.
+ *   accepted within 30 s is dropped, and while 64 wait, the next ones wait in line for them, in order (at
+ *   most 1,024 and 16 MiB of JSON: past it an answer is sent as a -32603 error answer saying so, and its
+ *   `send` rejects with `SEND_FAILED`; a notification is refused at once). So a server that never answers
+ *   costs no connection per call, and a bounded amount of memory.
  * - Once `notifications/initialized` is sent, a GET stream listens for the server's own messages (a 405
  *   means the server has none) and is reopened with `Last-Event-ID` when it ends. Sending
  *   `notifications/initialized` resolves once that GET is answered (2 s at most), so the handshake ends
@@ -171,10 +173,16 @@ export class StreamableHttpClientTransport implements Transport {
         this.#initialize = item;
       }
     }
-    const withSession = this.#endpoint.sessionId !== undefined;
     // What answers the requests: dropped when the client gives up on them, or the transport closes. A POST
-    // of no request (notifications, answers) is dropped if not accepted in time, and only so many wait.
-    const notice = requestIds.length === 0 ? this.#notices.open(this.#endpoint.url, []) : undefined;
+    // of no request (notifications, answers) is dropped if not accepted in time; while 64 wait, the next
+    // ones wait in line for them (see `WaitingPosts.openNotice`).
+    let notice: NoticePost | undefined;
+    if (requestIds.length === 0) {
+      notice = await this.#notices.openNotice(this.#endpoint.url, message).catch((error: unknown) => {
+        throw this.#state === 'open' ? error : this.#notOpen();
+      });
+    }
+    const withSession = this.#endpoint.sessionId !== undefined;
     const post = this.#streams.track(requestIds);
     let followed = false;
     try {
@@ -183,9 +191,9 @@ export class StreamableHttpClientTransport implements Transport {
         {
           accept: 'application/json, text/event-stream',
           'content-type': 'application/json',
-          body: JSON.stringify(message),
+          body: notice?.body ?? JSON.stringify(message),
         },
-        notice?.cancellation ?? post.cancellation,
+        notice?.post.cancellation ?? post.cancellation,
       );
       this.#endpoint.learnSession(response);
       if (
@@ -196,6 +204,8 @@ export class StreamableHttpClientTransport implements Transport {
         requestIds[0] !== this.#initializeId
       ) {
         await discardBody(response);
+        // Its slot is free for the retry (which takes one of its own) while the new session starts.
+        if (notice) this.#notices.done(notice.post);
         await this.#newSession();
         return await this.#send(message, false);
       }
@@ -203,6 +213,7 @@ export class StreamableHttpClientTransport implements Transport {
       const type = mediaType(response);
       if (notice || response.status === 202) {
         await discardBody(response);
+        if (notice?.dropped) throw notice.dropped;
         // The GET stream is open (or refused) before the handshake ends: nothing the server sends on it
         // right after the client's next request is lost.
         if (messages.some((item) => 'method' in item && item.method === 'notifications/initialized')) {
@@ -222,7 +233,7 @@ export class StreamableHttpClientTransport implements Transport {
         );
       }
     } finally {
-      if (notice) this.#notices.done(notice);
+      if (notice) this.#notices.done(notice.post);
       if (!followed) this.#streams.release(post);
     }
   }

@@ -3,25 +3,40 @@
  * cancellation, so that a server holding them costs no connection per call: a POST is dropped once the
  * client gave up on every request it carries (the engine sends `notifications/cancelled` for each), or, when
  * it carries none (notifications, answers to the server's requests), once the server has not accepted it
- * within {@link NOTICE_TIMEOUT_MS}; only {@link MAX_NOTICES_WAITING} of those wait at once. The legacy
+ * within {@link NOTICE_TIMEOUT_MS}. Only {@link MAX_NOTICES_WAITING} of those are sent at once; the others
+ * wait in line for a free one, in order ({@link NoticeLine}: at most {@link MAX_NOTICES_QUEUED} of them and
+ * {@link MAX_QUEUED_NOTICE_BYTES}). An answer the line has no room for becomes a small error answer
+ * (-32603) saying so, so the server's request does not hang; a notification is refused. The legacy
  * HTTP+SSE transport holds all its POSTs here (their answers come on its SSE stream).
  * @module
  */
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
-import { LocalErrorCode } from '../../protocol/errors.js';
-import type { RequestId } from '../../protocol/jsonrpc.js';
+import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
+import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import { TransportError } from '../transport-error.js';
+import { MAX_NOTICES_QUEUED, MAX_QUEUED_NOTICE_BYTES, NoticeLine } from './notice-line.js';
+
+export { MAX_NOTICES_QUEUED, MAX_QUEUED_NOTICE_BYTES } from './notice-line.js';
 
 /** How long the server may take to accept (202) a POST of no request: notifications, answers to its requests. */
 export const NOTICE_TIMEOUT_MS = 30_000;
 
-/** The most POSTs of no request waiting for the server to accept them; past it `send` refuses at once. */
+/** The most POSTs of no request sent and waiting for the server to accept them; more wait in line. */
 export const MAX_NOTICES_WAITING = 64;
 
 /** One POST waiting: what cancels it, and the requests it carries that the client still awaits. */
 export interface WaitingPost {
   readonly cancellation: Cancellation;
   readonly pending: Set<RequestId>;
+}
+
+/** A POST of no request given its slot: the body to send, and why the message itself is not it. */
+export interface NoticePost {
+  readonly post: WaitingPost;
+  /** The JSON text to POST: the message's, or the error answer that replaces it. */
+  readonly body: string;
+  /** The answer was replaced by an error answer (there was no room for it in line): to throw once sent. */
+  readonly dropped?: TransportError;
 }
 
 interface Entry extends WaitingPost {
@@ -32,20 +47,44 @@ interface Entry extends WaitingPost {
 export class WaitingPosts {
   readonly #byRequest = new Map<RequestId, Entry>();
   readonly #live = new Set<Entry>();
+  readonly #line = new NoticeLine<Entry>();
   #notices = 0;
 
+  /** A POST about to be sent, carrying `requestIds` (at least one); `done` it once the server answered it. */
+  open(requestIds: readonly RequestId[]): WaitingPost {
+    return this.#open(requestIds);
+  }
+
   /**
-   * A POST about to be sent to `url`, carrying `requestIds` (none: a notice); `done` it once the server
-   * answered it. Throws a `SEND_FAILED` TransportError when it is a notice and as many wait already.
+   * A POST of `message`, which carries no request (notifications, answers to the server's requests), to
+   * `url`: resolves once one of the {@link MAX_NOTICES_WAITING} slots is its own (`done` it once the server
+   * accepted it), in the order asked. When the line has no room for it, an answer is replaced by an error
+   * answer saying so (see {@link NoticePost.dropped}), and anything else rejects at once with a
+   * `SEND_FAILED` TransportError; it rejects with `reason` when the transport closes while it waits.
    */
-  open(url: URL, requestIds: readonly RequestId[]): WaitingPost {
-    const notice = requestIds.length === 0;
-    if (notice && this.#notices >= MAX_NOTICES_WAITING) {
-      throw new TransportError(
+  async openNotice(url: URL, message: JsonRpcMessage | JsonRpcMessage[]): Promise<NoticePost> {
+    let body = JSON.stringify(message);
+    if (this.#notices < MAX_NOTICES_WAITING && this.#line.size === 0) return { post: this.#open([]), body };
+    let dropped: TransportError | undefined;
+    if (!this.#line.fits(body.length)) {
+      const full = `${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server to accept them, and ${this.#line.size} more (${this.#line.bytes} bytes of JSON) wait in line for one (at most ${MAX_NOTICES_QUEUED} and ${MAX_QUEUED_NOTICE_BYTES} bytes)`;
+      const id = answerId(message);
+      const replaced = id === undefined ? undefined : JSON.stringify(droppedAnswer(id, body.length, full));
+      if (replaced === undefined || !this.#line.fits(replaced.length)) {
+        throw new TransportError(LocalErrorCode.SendFailed, `POST ${url.href} not sent: ${full}`);
+      }
+      dropped = new TransportError(
         LocalErrorCode.SendFailed,
-        `POST ${url.href} not sent: ${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server to accept them`,
+        `The answer to request ${String(id)} (${body.length} bytes) was not sent: ${full}; the server was sent a -32603 error answer instead`,
       );
+      body = replaced;
     }
+    const post = await this.#line.wait(body.length);
+    return dropped ? { post, body, dropped } : { post, body };
+  }
+
+  #open(requestIds: readonly RequestId[]): Entry {
+    const notice = requestIds.length === 0;
     const entry: Entry = {
       cancellation: new CancellationSource(),
       pending: new Set(requestIds),
@@ -69,6 +108,8 @@ export class WaitingPosts {
     if (entry.timer !== undefined) {
       clearTimeout(entry.timer);
       this.#notices -= 1;
+      // The slot is the next one's in line at once: one asking now cannot take it first.
+      if (this.#line.size > 0) this.#line.next(this.#open([]));
     }
     for (const id of entry.pending) if (this.#byRequest.get(id) === entry) this.#byRequest.delete(id);
   }
@@ -82,12 +123,32 @@ export class WaitingPosts {
     if (entry.pending.size === 0) entry.cancellation.abort(new Error(`request ${String(id)} was given up`));
   }
 
-  /** The transport closed: every POST waiting is dropped. */
+  /** The transport closed: every POST waiting is dropped, and every one waiting in line. */
   clear(reason: unknown): void {
+    this.#line.clear(reason);
     for (const entry of [...this.#live]) {
       this.done(entry);
       entry.cancellation.abort(reason);
     }
     this.#byRequest.clear();
   }
+}
+
+/** The id of a lone answer (a result or an error to a request of the server's), else undefined. */
+function answerId(message: JsonRpcMessage | JsonRpcMessage[]): RequestId | undefined {
+  if (Array.isArray(message) || !('result' in message || 'error' in message)) return undefined;
+  const id = (message as { id?: unknown }).id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
+/** The error answer that replaces an answer of `bytes` the line had no room for. */
+function droppedAnswer(id: RequestId, bytes: number, full: string): JsonRpcMessage {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: ErrorCode.InternalError,
+      message: `Internal error: the client's answer (${bytes} bytes) was dropped: ${full}`,
+    },
+  };
 }
