@@ -24,6 +24,11 @@ const question: CreateMessageParams = {
   messages: [{ role: 'user', content: { type: 'text', text: 'q'.repeat(10 * 1024) } }],
   maxTokens: 5,
 };
+const INIT_RESULT = {
+  protocolVersion: '2025-11-25',
+  capabilities: { tools: {} },
+  serverInfo: { name: 'pinging', version: '1.0.0' },
+};
 const reply: CreateMessageResult = { role: 'assistant', model: 'm', content: { type: 'text', text: 'hi' } };
 
 describe('StreamableHttpClientTransport, answering many of the server’s questions at once', () => {
@@ -67,6 +72,47 @@ describe('StreamableHttpClientTransport, answering many of the server’s questi
     expect(await call).toMatchObject({ content: [{ type: 'text', text: 'asked' }] });
     expect(outcomes.filter((outcome) => outcome === 'ok')).toHaveLength(answered);
     expect(outcomes.filter((outcome) => outcome === -32603)).toHaveLength(QUESTIONS - answered);
+  });
+});
+
+describe('StreamableHttpClientTransport, a burst of pings on a call’s stream', () => {
+  it('answers every one', async () => {
+    const PINGS = 300;
+    const answered = new Set<unknown>();
+    let stream: ServerResponse | undefined;
+    let callId: unknown;
+    const http = await listen((req: IncomingMessage, res: ServerResponse, body: string) => {
+      const message = (body ? JSON.parse(body) : {}) as { id?: unknown; method?: string; result?: unknown };
+      if (req.method !== 'POST') res.writeHead(405).end();
+      else if (message.method === 'initialize') {
+        res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 's1' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result: INIT_RESULT }));
+      } else if (message.method === 'tools/call') {
+        // Every ping at once on the call's stream; the call is answered once every ping was.
+        sseHead(res);
+        stream = res;
+        callId = message.id;
+        for (let n = 0; n < PINGS; n += 1) {
+          res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: `p${n}`, method: 'ping' })}\n\n`);
+        }
+      } else {
+        res.writeHead(202).end();
+        if (message.result !== undefined) answered.add(message.id);
+        if (answered.size === PINGS) {
+          const result = { content: [{ type: 'text', text: 'pinged' }] };
+          stream?.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: callId, result })}\n\n`);
+        }
+      }
+    });
+    const errors: Error[] = [];
+    const client = track(connectClient({ onError: (error) => errors.push(error) }));
+    await client.connect(new StreamableHttpClientTransport({ url: `${http.origin}/mcp` }));
+    const call = client.callTool('t', {});
+    call.catch(() => undefined); // awaited below
+    await until(() => answered.size === PINGS || errors.length > 0);
+    expect(errors.map(String)).toEqual([]);
+    expect(answered.size).toBe(PINGS);
+    expect(await call).toMatchObject({ content: [{ type: 'text', text: 'pinged' }] });
   });
 });
 
