@@ -49,7 +49,8 @@ describe('Audit times', () => {
       locale: 'en-US',
       timezoneId: 'UTC',
     });
-    const cells = page.getByRole('region', { name: 'audit records' }).locator('tbody tr td:nth-child(2)');
+    // The column of when the calls started (their records' time).
+    const cells = page.getByRole('region', { name: 'audit records' }).locator('tbody tr td:nth-child(6)');
     await expect.poll(() => cells.count()).toBe(3);
     const shown = await cells.evaluateAll((all) =>
       all.map((td) => {

@@ -51,6 +51,8 @@ export class AuditTrail {
       decidedBy: ('decidedBy' in outcome ? outcome.decidedBy : undefined) ?? 'gateway',
       approvalId: approval.id,
     };
+    // The call that asked (its own record, written as it ends, has the same approval id and call id).
+    if (approval.callId !== undefined) record.callId = approval.callId;
     const reason = 'reason' in outcome ? outcome.reason : undefined;
     this.record(reason === undefined ? record : { ...record, reason });
   }

@@ -57,7 +57,10 @@ export type CallOutcome =
 export interface GatewayAuditRecord {
   /** Increases by one per record, from 1 (per store: instances sharing a store share the numbering). */
   seq: number;
-  /** When the call arrived, or when the decision was taken (ISO 8601). */
+  /**
+   * When the call arrived, or when the decision was taken (ISO 8601). A call's record is written as it ends
+   * (`time` + `durationMs`), so it follows the records made meanwhile: its decision's, for one.
+   */
   time: string;
   kind: 'call' | 'decision';
   caller: GatewayCaller;
@@ -71,8 +74,12 @@ export interface GatewayAuditRecord {
   reason?: string;
   /** Who decided: `policy`, or the decider (`api-token`, a principal's subject). */
   decidedBy: string;
+  /** The approval the call asked for (a call's record and its decision's have the same). */
   approvalId?: string;
-  /** Calls: the call's id (as in the `call.*` events and `GET /api/calls/ID`). */
+  /**
+   * The call's id (as in the `call.*` events and `GET /api/calls/ID`); a decision's: the call that asked, when
+   * the gateway knows it.
+   */
   callId?: number;
   /** Calls: how they ended, and how long they took (ms, arrival to answer). */
   outcome?: CallOutcome;
