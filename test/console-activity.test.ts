@@ -133,7 +133,7 @@ describe('the Activity view', () => {
     await screenshot(page, 'activity-dark');
     await page.getByRole('button', { name: /up__fails/ }).click();
     const failed = page.locator('.result.is-error');
-    await failed.getByRole('alert').waitFor();
+    await failed.locator('.error-banner').waitFor();
     expect(await failed.innerText()).toContain('it broke');
     expect(errors).toEqual([]);
     await page.context().close();

@@ -113,16 +113,20 @@ function ContentBlock({ block }: { block: Block }) {
 
 /**
  * A tool call's result. `errorSays`: what the banner of an `isError` result says (by default that the tool
- * reported it; the gateway's own refusals say so instead).
+ * reported it; the gateway's own refusals say so instead). `fresh`: the result just came, for a call the person
+ * made or watched run, and its error banner is an alert (said at once by a screen reader); the result of a
+ * call that ended before it was opened is read like the rest of the page.
  */
 export function ResultView({
   result,
   outputSchema,
   errorSays = 'The tool reported an error (isError)',
+  fresh = false,
 }: {
   result: unknown;
   outputSchema?: unknown;
   errorSays?: string;
+  fresh?: boolean;
 }) {
   if (result === null || typeof result !== 'object') return <JsonTree value={result} />;
   const { content, structuredContent, isError } = result as Record<string, unknown>;
@@ -134,7 +138,7 @@ export function ResultView({
   return (
     <div class={isError === true ? 'result is-error' : 'result'} data-testid="result">
       {isError === true && (
-        <p class="error-banner" role="alert">
+        <p class="error-banner" role={fresh ? 'alert' : undefined}>
           {errorSays}
         </p>
       )}

@@ -94,6 +94,8 @@ function CallDetail({ id }: { id: number }) {
   const asking = waitsFor === undefined ? undefined : approvals.find((a) => a.id === waitsFor);
   const [record, setRecord] = useState<CallRecord | { error: string } | undefined>();
   const finished = summary?.state === 'finished';
+  // Opened while it ran: its error, when it ends so, just happened (an alert); not one of a call ended before.
+  const [openedRunning] = useState(summary?.state === 'running');
   useEffect(() => {
     api.callDetail(id).then(setRecord, (e: Error) => setRecord({ error: e.message }));
   }, [id, finished]);
@@ -123,6 +125,7 @@ function CallDetail({ id }: { id: number }) {
           result={record.result}
           outputSchema={tool?.outputSchema}
           errorSays={errorBanner(record.outcome)}
+          fresh={openedRunning}
         />
       ) : record.error !== undefined ? (
         <p class="error-text">{record.error}</p>

@@ -234,7 +234,7 @@ function ToolForm({
       {outcome?.result && (
         <section aria-label="result">
           <h3>Result</h3>
-          <ResultView result={outcome.result} outputSchema={outputSchema} />
+          <ResultView result={outcome.result} outputSchema={outputSchema} fresh />
         </section>
       )}
     </form>
