@@ -10,7 +10,8 @@
 // again only when its approval changes, and its countdown ticks by itself. What a person did to a card (the
 // reason typed, raw JSON or tree, the "approve always" period, the arguments loaded) is kept by approval id
 // outside it, for as long as the page (a card scrolled far away is taken out of the page, and the view itself
-// when another is shown), and goes when the approval does or the person signs out.
+// when another is shown) — a card opened alone too, which the list may not hold — and goes when the approval
+// does or the person signs out.
 import { memo } from 'preact/compat';
 import { useEffect, useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
@@ -71,16 +72,39 @@ const newCardState = (): CardState => ({ reason: '', alwaysFor: '1h', raw: false
 
 /**
  * The cards' states, by approval id: the page's, not the view's (another view shown and this one again finds
- * them); those of approvals no longer listed go as the list changes, and all of them at sign-out.
+ * them); those of approvals no longer listed, nor opened alone, go as the list changes, and all of them at
+ * sign-out.
  */
 const cards = new RowStates(newCardState);
+/** Cards opened alone (`#/approvals/ID`) lately, oldest first: kept though the list may not hold them. */
+const alone: string[] = [];
+/** Cards opened alone whose states are kept at most (the list's are kept besides). */
+const ALONE_KEPT = 20;
 let listed: readonly ListedApproval[] | undefined;
-live.subscribe(({ approvals, session }) => {
+let settled: readonly Decided[] | undefined;
+live.subscribe(({ approvals, decided, session }) => {
   const now = session ? approvals : [];
-  if (now === listed) return;
+  const done = session ? decided : [];
+  if (now === listed && done === settled) return;
   listed = now;
-  cards.keep(now.map((approval) => approval.id));
+  settled = done;
+  if (!session) alone.length = 0;
+  // Settled: a card opened alone goes too.
+  for (const { approval } of done) {
+    const at = alone.indexOf(approval.id);
+    if (at !== -1) alone.splice(at, 1);
+  }
+  cards.keep([...now.map((approval) => approval.id), ...alone]);
 });
+
+/** The state of a card opened alone: kept while it waits (listed or not), among the latest so opened. */
+function aloneCard(id: string): CardState {
+  const at = alone.indexOf(id);
+  if (at !== -1) alone.splice(at, 1);
+  alone.push(id);
+  if (alone.length > ALONE_KEPT) alone.shift();
+  return cards.of(id);
+}
 
 const ApprovalCard = memo(function ApprovalCard({
   approval,
@@ -335,7 +359,7 @@ function OneApproval({ id }: { id: string }) {
         <ul class="cards" aria-label="approval">
           <ApprovalCard
             approval={shown}
-            kept={cards.of(shown.id)}
+            kept={aloneCard(shown.id)}
             canDecide={session?.canDecide === true}
             place={1}
             of={1}

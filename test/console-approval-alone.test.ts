@@ -1,0 +1,104 @@
+// A card opened alone in a real browser (`#/approvals/ID`, an approval the page's list does not hold: 2,001
+// older ones wait, one more than the page keeps): what a person did to it (the reason typed, raw JSON shown) is
+// there again when the view is shown again after the list changed (an older approval decided) — as for a
+// listed card — and Deny sends the reason typed.
+import { createHash, randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MemoryApprovalStore, type GatewayEvent } from '../src/gateway/index.js';
+import { Server } from '../src/server/index.js';
+import {
+  addDeleteFileTool,
+  launchBrowser,
+  openConsole,
+  startConsoleGateway,
+  textOf,
+  type ConsoleFixture,
+} from './_console.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { Browser } from 'playwright-core';
+
+/** The pending approvals the console's page keeps (console/src/approval-pages.ts KEPT_APPROVALS). */
+const KEPT_BY_PAGE = 2_000;
+
+let browser: Browser;
+let closeBrowser: () => Promise<void>;
+let fixture: ConsoleFixture;
+const older: string[] = [];
+
+beforeAll(async () => {
+  const approvals = new MemoryApprovalStore();
+  const asked = Date.now() - 60_000;
+  for (let i = 0; i <= KEPT_BY_PAGE; i++) {
+    const args = { path: `/tmp/old-${i}` };
+    const id = randomUUID();
+    older.push(id);
+    await approvals.create({
+      id,
+      createdAt: new Date(asked + i).toISOString(),
+      expiresAt: new Date(asked + 3_600_000).toISOString(),
+      caller: { principal: 'someone' },
+      upstream: 'up',
+      tool: 'delete_file',
+      exposedName: 'up__delete_file',
+      arguments: args,
+      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
+      reason: 'the policy asks',
+    });
+  }
+  const upstream = new Server({ name: 'files', version: '1.0.0' });
+  addDeleteFileTool(upstream);
+  ({ browser, close: closeBrowser } = await launchBrowser());
+  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
+    stores: { approvals },
+  });
+}, 60_000);
+
+afterAll(async () => {
+  await fixture?.close();
+  await closeBrowser?.();
+});
+
+/** The next approval the gateway asks for. */
+function nextPending(): Promise<{ id: string }> {
+  return new Promise((resolve) => {
+    const stop = fixture.gateway.on((event: GatewayEvent) => {
+      if (event.type !== 'approval.pending') return;
+      stop();
+      resolve(event.approval);
+    });
+  });
+}
+
+describe('a card opened alone', () => {
+  it('keeps the reason typed when the list changes and the view is shown again', async () => {
+    const { page, errors, context } = await openConsole(browser, fixture);
+    // The page holds 2,000 of the older approvals and counts the last of them and this one.
+    const pending = nextPending();
+    const model = await fixture.model();
+    const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'alone.md' } });
+    const { id } = await pending;
+    await expect.poll(() => page.title()).toBe(`(${KEPT_BY_PAGE + 2}) Approvals · toolwire console`);
+
+    await page.goto(`${fixture.origin}/console/#/approvals/${id}`);
+    const card = page.locator(`li.approval[data-approval="${id}"]`);
+    await card.getByText('"alone.md"').waitFor();
+    await card.getByPlaceholder('Reason (the model reads it)').fill('not this one');
+    await card.getByRole('button', { name: 'Show raw JSON' }).click();
+
+    // The list changes: an older approval is decided, the next older one listed in its place.
+    await fixture.gateway.approvals.decide(older[0]!, { approve: false, decidedBy: 'test' });
+    await expect.poll(() => page.title()).toBe(`(${KEPT_BY_PAGE + 1}) Approvals · toolwire console`);
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByRole('heading', { name: 'Audit' }).waitFor();
+    await page.goto(`${fixture.origin}/console/#/approvals/${id}`);
+    await card.getByText('"alone.md"').waitFor();
+    expect(await card.getByPlaceholder('Reason (the model reads it)').inputValue()).toBe('not this one');
+    expect(await card.getByRole('button', { name: 'Show as a tree' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+    await card.getByRole('button', { name: 'Deny' }).click();
+    expect(textOf(await call)).toBe('The call of up__delete_file was denied: not this one.');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
