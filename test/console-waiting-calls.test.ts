@@ -1,5 +1,5 @@
-// Activity's waiting state at any count of pending approvals, in a real browser: with 2,000 approvals pending
-// before it (as many as the Approvals view keeps: console/src/approval-pages.ts KEPT_APPROVALS), a call the
+// Activity's waiting state at any count of pending approvals, in a real browser: with 2,001 approvals pending
+// before it (one more than the Approvals view keeps: console/src/approval-pages.ts KEPT_APPROVALS), a call the
 // model makes that needs approval is listed as waiting, not running — on a page open as it starts (the
 // approval's event names the call) and on one opened afterwards (the call log's listing says the call waits)
 // — and as ok once approved from its card, which its row links to though the page's list of approvals
@@ -90,7 +90,7 @@ describe.each([
       const upstream = new Server({ name: 'files', version: '1.0.0' });
       addDeleteFileTool(upstream);
       fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
-        stores: { approvals: await fullApprovals(KEPT_BY_PAGE), calls: calls() },
+        stores: { approvals: await fullApprovals(KEPT_BY_PAGE + 1), calls: calls() },
       });
     }, 60_000);
 
@@ -112,7 +112,7 @@ describe.each([
       await later.page.locator(state, { hasText: /^(waiting|running)$/ }).waitFor();
       expect(await later.page.locator(state).innerText()).toBe('waiting');
 
-      // Its link leads to its card, which the list (the 2,000 older ones) leaves out; the card has the focus.
+      // Its link leads to its card, which the list (the 2,001 older ones) leaves out; the card has the focus.
       await later.page
         .locator(`li.call[data-call="${callId}"]`)
         .getByRole('link', { name: `Approval of call #${callId}: see it in Approvals` })
