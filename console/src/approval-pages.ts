@@ -81,8 +81,9 @@ export class ApprovalPages {
   pending(approval: ListedApproval): boolean {
     const { approvals, unlistedApprovals } = this.#host.state;
     if (approvals.some((a) => a.id === approval.id)) return false;
-    // Older ones wait unlisted: this one is listed after them, by the pages still to read.
-    if (unlistedApprovals > 0 || this.#cursor !== undefined) {
+    // Older ones wait unlisted, or the page holds what it keeps: this one is listed after them, by the pages
+    // still to read or as listed ones go.
+    if (unlistedApprovals > 0 || this.#cursor !== undefined || approvals.length >= KEPT_APPROVALS) {
       if (this.#arrived.size < KEPT_APPROVALS) this.#arrived.set(approval.id, approval);
       this.#host.set({ unlistedApprovals: unlistedApprovals + 1 });
     } else this.#host.set({ approvals: [...approvals, approval] });
@@ -100,8 +101,16 @@ export class ApprovalPages {
       unlistedApprovals: listedOne ? unlistedApprovals : Math.max(0, unlistedApprovals - 1),
       decided: [decided, ...this.#host.state.decided].slice(0, KEPT_DECIDED),
     });
-    // A listed one went while others were left out: the next of them are listed now.
-    if (listedOne && unlistedApprovals > 0) void this.#readOn();
+    // A listed one went while others were left out: the next of them are listed now — read on, or (all
+    // pages read) the oldest of those announced meanwhile.
+    if (!listedOne || unlistedApprovals === 0) return;
+    const next = this.#cursor === undefined ? this.#arrived.values().next() : undefined;
+    if (next === undefined || next.done) return void this.#readOn();
+    this.#arrived.delete(next.value.id);
+    this.#host.set({
+      approvals: [...this.#host.state.approvals, next.value],
+      unlistedApprovals: this.#host.state.unlistedApprovals - 1,
+    });
   }
 
   /** An approval the gateway says is settled (409): its card goes; its outcome is listed when it can be read. */
