@@ -2,9 +2,7 @@
 // older ones wait, one more than the page keeps): what a person did to it (the reason typed, raw JSON shown) is
 // there again when the view is shown again after the list changed (an older approval decided) — as for a
 // listed card — and Deny sends the reason typed.
-import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MemoryApprovalStore, type GatewayEvent } from '../src/gateway/index.js';
 import { Server } from '../src/server/index.js';
 import {
   addDeleteFileTool,
@@ -14,37 +12,18 @@ import {
   textOf,
   type ConsoleFixture,
 } from './_console.js';
+import { KEPT_BY_PAGE, nextPending, olderApprovals } from './_older-approvals.js';
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-
-/** The pending approvals the console's page keeps (console/src/approval-pages.ts KEPT_APPROVALS). */
-const KEPT_BY_PAGE = 2_000;
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let fixture: ConsoleFixture;
-const older: string[] = [];
+let older: string[] = [];
 
 beforeAll(async () => {
-  const approvals = new MemoryApprovalStore();
-  const asked = Date.now() - 60_000;
-  for (let i = 0; i <= KEPT_BY_PAGE; i++) {
-    const args = { path: `/tmp/old-${i}` };
-    const id = randomUUID();
-    older.push(id);
-    await approvals.create({
-      id,
-      createdAt: new Date(asked + i).toISOString(),
-      expiresAt: new Date(asked + 3_600_000).toISOString(),
-      caller: { principal: 'someone' },
-      upstream: 'up',
-      tool: 'delete_file',
-      exposedName: 'up__delete_file',
-      arguments: args,
-      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
-      reason: 'the policy asks',
-    });
-  }
+  const { approvals, ids } = await olderApprovals(KEPT_BY_PAGE + 1);
+  older = ids;
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   addDeleteFileTool(upstream);
   ({ browser, close: closeBrowser } = await launchBrowser());
@@ -58,22 +37,11 @@ afterAll(async () => {
   await closeBrowser?.();
 });
 
-/** The next approval the gateway asks for. */
-function nextPending(): Promise<{ id: string }> {
-  return new Promise((resolve) => {
-    const stop = fixture.gateway.on((event: GatewayEvent) => {
-      if (event.type !== 'approval.pending') return;
-      stop();
-      resolve(event.approval);
-    });
-  });
-}
-
 describe('a card opened alone', () => {
   it('keeps the reason typed when the list changes and the view is shown again', async () => {
     const { page, errors, context } = await openConsole(browser, fixture);
     // The page holds 2,000 of the older approvals and counts the last of them and this one.
-    const pending = nextPending();
+    const pending = nextPending(fixture);
     const model = await fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'alone.md' } });
     const { id } = await pending;

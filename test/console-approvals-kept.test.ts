@@ -1,10 +1,8 @@
 // The pending approvals the console's page keeps, in a real browser: with exactly as many waiting as it keeps
 // (2,000), an approval announced on the stream is counted, not added past the cap ("Showing 2000 of 2001
 // pending"); when a listed one is decided it takes the freed place, and the list is whole again.
-import { createHash, randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryApprovalStore, type GatewayEvent } from '../src/gateway/index.js';
 import { Server } from '../src/server/index.js';
 import {
   addDeleteFileTool,
@@ -14,35 +12,16 @@ import {
   textOf,
   type ConsoleFixture,
 } from './_console.js';
-
-/** The pending approvals the console's page keeps (console/src/approval-pages.ts KEPT_APPROVALS). */
-const KEPT_BY_PAGE = 2_000;
+import { KEPT_BY_PAGE, nextPending, olderApprovals } from './_older-approvals.js';
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
 let fixture: ConsoleFixture;
-const older: string[] = [];
+let older: string[] = [];
 
 beforeAll(async () => {
-  const approvals = new MemoryApprovalStore();
-  const asked = Date.now() - 60_000;
-  for (let i = 0; i < KEPT_BY_PAGE; i++) {
-    const args = { path: `/tmp/old-${i}` };
-    const id = randomUUID();
-    older.push(id);
-    await approvals.create({
-      id,
-      createdAt: new Date(asked + i).toISOString(),
-      expiresAt: new Date(asked + 3_600_000).toISOString(),
-      caller: { principal: 'someone' },
-      upstream: 'up',
-      tool: 'delete_file',
-      exposedName: 'up__delete_file',
-      arguments: args,
-      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
-      reason: 'the policy asks',
-    });
-  }
+  const { approvals, ids } = await olderApprovals(KEPT_BY_PAGE);
+  older = ids;
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   addDeleteFileTool(upstream);
   ({ browser, close: closeBrowser } = await launchBrowser());
@@ -56,17 +35,6 @@ afterAll(async () => {
   await closeBrowser?.();
 });
 
-/** The next approval the gateway asks for. */
-function nextPending(): Promise<{ id: string }> {
-  return new Promise((resolve) => {
-    const stop = fixture.gateway.on((event: GatewayEvent) => {
-      if (event.type !== 'approval.pending') return;
-      stop();
-      resolve(event.approval);
-    });
-  });
-}
-
 describe('the Approvals view at what the page keeps', () => {
   it('counts an approval past the cap, and lists it when a listed one goes', async () => {
     const { page, errors, context } = await openConsole(browser, fixture);
@@ -74,7 +42,7 @@ describe('the Approvals view at what the page keeps', () => {
     await expect.poll(() => page.title()).toBe(`(${KEPT_BY_PAGE}) Approvals · toolwire console`);
     expect(await page.getByText(/Showing \d+ of \d+ pending/).count()).toBe(0);
 
-    const pending = nextPending();
+    const pending = nextPending(fixture);
     const model = await fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'new.md' } });
     const { id } = await pending;

@@ -4,15 +4,9 @@
 // approval's event names the call) and on one opened afterwards (the call log's listing says the call waits)
 // — and as ok once approved from its card, which its row links to though the page's list of approvals
 // stops before it (at what it keeps); with the call log in memory and in Redis alike.
-import { createHash, randomUUID } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  MemoryApprovalStore,
-  MemoryCallLogStore,
-  type CallLogStore,
-  type GatewayEvent,
-} from '../src/gateway/index.js';
+import { MemoryCallLogStore, type CallLogStore } from '../src/gateway/index.js';
 import { Server } from '../src/server/index.js';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
 import {
@@ -23,10 +17,8 @@ import {
   textOf,
   type ConsoleFixture,
 } from './_console.js';
+import { KEPT_BY_PAGE, nextPending, olderApprovals } from './_older-approvals.js';
 import { startRedis, type RedisServerHandle } from './_redis.js';
-
-/** The pending approvals the console's page keeps (KEPT_APPROVALS): those after them are counted only. */
-const KEPT_BY_PAGE = 2_000;
 
 let browser: Browser;
 let closeBrowser: () => Promise<void>;
@@ -45,39 +37,6 @@ afterAll(async () => {
   await redis?.close();
 });
 
-/** An approval store holding `count` approvals pending (older than any call the test makes). */
-async function fullApprovals(count: number): Promise<MemoryApprovalStore> {
-  const approvals = new MemoryApprovalStore();
-  const asked = Date.now() - 60_000;
-  for (let i = 0; i < count; i++) {
-    const args = { path: `/tmp/old-${i}` };
-    await approvals.create({
-      id: randomUUID(),
-      createdAt: new Date(asked + i).toISOString(),
-      expiresAt: new Date(asked + 3_600_000).toISOString(),
-      caller: { principal: 'someone' },
-      upstream: 'up',
-      tool: 'delete_file',
-      exposedName: 'up__delete_file',
-      arguments: args,
-      argumentsDigest: `sha256:${createHash('sha256').update(JSON.stringify(args)).digest('hex')}`,
-      reason: 'the policy asks',
-    });
-  }
-  return approvals;
-}
-
-/** The next approval the gateway asks for. */
-function nextPending(fixture: ConsoleFixture): Promise<{ id: string; callId?: number }> {
-  return new Promise((resolve) => {
-    const stop = fixture.gateway.on((event: GatewayEvent) => {
-      if (event.type !== 'approval.pending') return;
-      stop();
-      resolve(event.approval);
-    });
-  });
-}
-
 describe.each([
   ['in memory', () => new MemoryCallLogStore()],
   ['in Redis', () => redisOwn.calls],
@@ -90,7 +49,7 @@ describe.each([
       const upstream = new Server({ name: 'files', version: '1.0.0' });
       addDeleteFileTool(upstream);
       fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
-        stores: { approvals: await fullApprovals(KEPT_BY_PAGE + 1), calls: calls() },
+        stores: { approvals: (await olderApprovals(KEPT_BY_PAGE + 1)).approvals, calls: calls() },
       });
     }, 60_000);
 
