@@ -41,10 +41,42 @@ function textOf(result: unknown): string | undefined {
 }
 
 /**
+ * The one message serialized ahead of its send (see {@link serializeAhead}), and its text: one slot, no
+ * map, taken by the next {@link stringifyJson} of that very object.
+ */
+let aheadMessage: object | undefined;
+let aheadText = '';
+
+/**
+ * Serializes `message` (as {@link stringifyJson} does) just before it is sent, for the transport's own
+ * `stringifyJson` of it to take the text: the engine learns an answer's exact length for the cost of
+ * writing it once. Call {@link dropSerializedAhead} once the send returned, so that a transport that
+ * serializes later does not find the slot, and nothing outlives the send.
+ */
+export function serializeAhead(message: object): number {
+  const text = stringifyJson(message);
+  aheadMessage = message;
+  aheadText = text;
+  return text.length;
+}
+
+/** Empties the slot {@link serializeAhead} filled (taken or not). */
+export function dropSerializedAhead(): void {
+  aheadMessage = undefined;
+  aheadText = '';
+}
+
+/**
  * `JSON.stringify` for anything a transport writes: a JSON-RPC message, a batch of them, or any other
- * body. A response whose result is marked by {@link serializeOnce} is spliced from the kept text.
+ * body. A response whose result is marked by {@link serializeOnce} is spliced from the kept text; the
+ * message serialized ahead ({@link serializeAhead}) is its text.
  */
 export function stringifyJson(value: unknown): string {
+  if (aheadMessage !== undefined && value === aheadMessage) {
+    const text = aheadText;
+    dropSerializedAhead();
+    return text;
+  }
   if (!Array.isArray(value)) return splice(value) ?? JSON.stringify(value);
   const spliced = value.map(splice);
   if (spliced.every((text) => text === undefined)) return JSON.stringify(value);

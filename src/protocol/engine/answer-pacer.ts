@@ -103,9 +103,17 @@ export class AnswerPacer {
    */
   tryStart(): boolean {
     if (this.#byId.size > 0 || this.#backedUp()) return false;
-    this.#sync(currentTurn());
-    if (this.#started >= this.#wave()) return false;
+    // The clock ticks only once a wave is full: a request that arrives alone (a client that sends one
+    // at a time, as most do) costs no turn of the loop of its own (a `setImmediate` each made the loop
+    // poll once more per request).
+    this.#sync(turns);
+    const wave = this.#wave();
+    if (this.#started >= wave) {
+      currentTurn();
+      return false;
+    }
     this.#started += 1;
+    if (this.#started >= wave) currentTurn();
     return true;
   }
 
@@ -221,7 +229,8 @@ export class AnswerPacer {
 
 /**
  * The event loop's turns, counted by one shared `setImmediate` while anyone asks: what one synchronous run
- * of deliveries (and its microtasks) starts is one turn's wave.
+ * of deliveries (and its microtasks) starts is one turn's wave. Turns nobody asked for are not counted: a
+ * wave may then take in requests of several turns, which only makes it fill sooner.
  */
 let turns = 0;
 let ticking = false;

@@ -20,7 +20,7 @@ import {
 } from '../jsonrpc.js';
 import type { SendOptions, Transport } from '../transport.js';
 import { jsonSize } from '../json-size.js';
-import { knownJsonLength } from '../json-text.js';
+import { dropSerializedAhead, knownJsonLength, serializeAhead } from '../json-text.js';
 import { isStoreFailure, storeUnavailableError } from '../store-unavailable.js';
 import { isPromiseLike } from '../promise-like.js';
 import { AnswerPacer, BatchAnswers, type Waiting } from './answer-pacer.js';
@@ -183,9 +183,20 @@ export class IncomingRequests<C = unknown> {
   /** Sends the answer to a request (one function for all: no closure per message). */
   readonly respond = (response: JsonRpcResponse | undefined): void => {
     if (response) {
-      this.#pacing?.answered(answerSize(response));
       const id = response.id;
-      this.send(response, id === undefined || id === null ? undefined : { relatedRequestId: id });
+      const options = id === undefined || id === null ? undefined : { relatedRequestId: id };
+      const pacer = this.#pacing;
+      if (pacer && this.#transport?.backlog) {
+        // A transport that counts its backlog writes text as it sends (stdio): serialized here, the
+        // answer's length is exact, the transport takes the text, and no walk estimates it (≈7% of a
+        // pipelined call's instructions).
+        pacer.answered(aheadLength(response));
+        this.send(response, options);
+        dropSerializedAhead();
+      } else {
+        pacer?.answered(answerSize(response));
+        this.send(response, options);
+      }
     }
     // A drain is over once the last answer has gone to the transport (not when its handler settled).
     if (this.#drainWaiters) this.#checkDrained();
@@ -343,6 +354,15 @@ export class IncomingRequests<C = unknown> {
 
   #settled(inflight: Inflight<C>): void {
     if (this.#inflight.get(inflight.id) === inflight) this.#inflight.delete(inflight.id);
+  }
+}
+
+/** The length of a response's JSON text, serialized ahead; 0 when it cannot be (the send fails it then). */
+function aheadLength(response: JsonRpcResponse): number {
+  try {
+    return serializeAhead(response);
+  } catch {
+    return 0;
   }
 }
 
