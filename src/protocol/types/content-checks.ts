@@ -72,15 +72,18 @@ export function contentBlockProblem(block: JsonObject & { type: string }): strin
  * resource): a block checked once and held on is not checked again while it holds the same text — a
  * gateway's server sends the blocks its client received and checked (≈2–5 ms per MiB each time). Strings are
  * compared by content (at once when they are the same string), so data replaced by other text is checked
- * anew. Weak: it holds nothing a block does not.
+ * anew. Weak: it holds nothing a block does not. Data shorter than `MEMO_FLOOR` is checked each time: a
+ * check of under ≈2 µs costs less than an entry in a weak map (each one work for every garbage collection).
  */
 const checkedData = new WeakMap<object, string>();
+const MEMO_FLOOR = 1_024;
 
 /**
  * Whether `data`, the binary data `holder` holds (a block's `data`, a resource's `blob`), is base64 (see
  * {@link isBase64}): checked once for as long as `holder` holds the same text.
  */
 export function isCheckedBase64(holder: object, data: string): boolean {
+  if (data.length < MEMO_FLOOR) return isBase64(data);
   if (checkedData.get(holder) === data) return true;
   if (!isBase64(data)) return false;
   checkedData.set(holder, data);
