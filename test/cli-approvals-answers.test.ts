@@ -84,6 +84,16 @@ describe('toolwire approvals, answered JSON of another shape', () => {
     expect(decisions).toEqual(['/api/approvals/3f0c9a/deny']);
   });
 
+  it("exits 3 for an error of another shape: an MCP server's JSON-RPC 404 at --gateway", async () => {
+    const body = '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Not found: /api/approvals"}}';
+    const run = await approvals(['list', '--json'], { status: 404, body });
+    expect(run.code).toBe(3);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'UNEXPECTED_ANSWER' } });
+    expect(run.stderr).toMatch(/which is not the decision API's error \(HTTP 404\)/);
+    expect(run.stderr).toContain('Is --gateway a toolwire gateway');
+    expect(run.stderr).not.toMatch(/the gateway refused/);
+  });
+
   it('reads an error answered as null by its status', async () => {
     const run = await approvals(['list'], { status: 409, body: 'null' });
     expect(run.code).toBe(2);

@@ -143,6 +143,10 @@ async function request(
       details: { status: response.status, retryAfter },
     });
   }
+  // The decision API's errors are { error: { code, message } }; other JSON (an MCP endpoint's JSON-RPC error,
+  // another service's) is not its answer, whatever the status: no approval was found unknown or settled.
+  if (parsed !== null && typeof error.code !== 'string')
+    throw notTheApi(`error (HTTP ${response.status})`, parsed);
   throw new CliError(response.status >= 500 ? ExitCode.Protocol : ExitCode.Usage, message, {
     code,
     details: { status: response.status },
@@ -168,7 +172,10 @@ function notTheApi(what: string, answer: unknown): CliError {
   return new CliError(
     ExitCode.Protocol,
     `the gateway answered ${text.length > 200 ? `${text.slice(0, 200)}…` : text}, which is not the decision API's ${what}`,
-    { code: 'UNEXPECTED_ANSWER' },
+    {
+      code: 'UNEXPECTED_ANSWER',
+      detail: 'Is --gateway a toolwire gateway (http://HOST:PORT, its /mcp or /api URL), not an MCP server?',
+    },
   );
 }
 
