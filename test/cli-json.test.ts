@@ -60,6 +60,14 @@ describe('toolwire --json on failure', () => {
     );
     expect(tool.details).toMatchObject({ tool: 'nope', tools: expect.arrayContaining(['echo', 'add']) });
     failure(await runCli(['prompt', '--json', 'nope', ...SERVE_FIXTURE]), 2, 'UNKNOWN_PROMPT');
+    // The demo declares no prompts: a prompt of it is unknown (exit 2), not a -32601 from prompts/get (exit 3).
+    const none = failure(
+      await runCli(['prompt', '--json', 'review', '--', process.execPath, BIN, 'serve']),
+      2,
+      'UNKNOWN_PROMPT',
+    );
+    expect(none.details).toMatchObject({ prompt: 'review', prompts: [] });
+    expect(none.message).toBe('the server has no prompt "review"');
   });
 
   it('protocol errors (exit 3): the JSON-RPC error by name, its number and data in details', async () => {

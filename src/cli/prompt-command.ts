@@ -71,9 +71,11 @@ async function findPrompt(
   target: Target,
   signal: AbortSignal,
 ): Promise<Prompt | undefined> {
-  let prompts: Prompt[];
+  // A server that does not declare prompts has none, as `toolwire prompts` says: no prompts/get for -32601.
+  const declared = client.serverCapabilities?.prompts !== undefined;
+  let prompts: Prompt[] = [];
   try {
-    prompts = await client.listPrompts({ signal });
+    if (declared) prompts = await client.listPrompts({ signal });
   } catch (error) {
     if (exitCodeFor(error) === ExitCode.Connection) throw error;
     return undefined;
@@ -83,7 +85,11 @@ async function findPrompt(
   const names = prompts.map((p) => p.name);
   throw usageError(`the server has no prompt "${name}"`, `${CLI} prompts ${targetArgs(target)}`, {
     code: 'UNKNOWN_PROMPT',
-    detail: names.length === 0 ? 'It lists no prompts.' : oneLine(`Its prompts: ${names.join(', ')}`),
+    detail: !declared
+      ? 'It declares no prompts.'
+      : names.length === 0
+        ? 'It lists no prompts.'
+        : oneLine(`Its prompts: ${names.join(', ')}`),
     details: { prompt: name, prompts: names },
   });
 }
