@@ -23,7 +23,8 @@ export type ServeValues = {
 };
 
 export const SERVE_HELP = `Usage: toolwire serve [MODULE] [--http [--port P] [--host H] [--stateless] [--json]
-                                      [--jwks URL --issuer ISS [--audience URL] [--scope S]]
+                                      [--jwks URL --issuer ISS [--audience URL]
+                                       [--authorization-server URL] [--scope S]]
                                       [--redis URL [--session-unload-ms MS]]]
 
 Serves a toolwire server over stdio: MCP messages on stdin and stdout, one JSON message per line.
