@@ -41,6 +41,11 @@ export interface AuthorizationHost {
 /** How long before its expiry an access token is refreshed, in ms. */
 const EXPIRY_MARGIN_MS = 30_000;
 
+/** Whether `tokens` expire within `marginMs` from now (held tokens of unknown lifetime never do). */
+function expired(tokens: StoredTokens | undefined, marginMs = 0): boolean {
+  return tokens?.expiresAt !== undefined && tokens.expiresAt - marginMs <= Date.now();
+}
+
 /** The credentials of one request. */
 export interface RequestCredentials {
   headers: Record<string, string>;
@@ -77,10 +82,10 @@ export class ResourceAuthorization {
     await this.#load();
     if (this.#flow) await this.#flow.catch(() => false);
     let tokens = this.#record?.tokens;
-    if (tokens?.expiresAt !== undefined && tokens.expiresAt - EXPIRY_MARGIN_MS <= Date.now()) {
-      if (tokens.refreshToken !== undefined) await this.#once(() => this.#refresh()).catch(() => false);
+    if (expired(tokens, EXPIRY_MARGIN_MS)) {
+      if (tokens?.refreshToken !== undefined) await this.#once(() => this.#refresh()).catch(() => false);
       tokens = this.#record?.tokens;
-      if (tokens?.expiresAt !== undefined && tokens.expiresAt <= Date.now()) return { headers: {} };
+      if (expired(tokens)) return { headers: {} };
     }
     if (tokens === undefined) return { headers: {} };
     this.#requireSecureResource();
@@ -109,7 +114,9 @@ export class ResourceAuthorization {
     interactive: boolean,
   ): Promise<boolean> {
     return this.#once(async () => {
-      if (this.#record?.tokens?.accessToken !== sent) return true; // renewed meanwhile
+      // Renewed meanwhile (an expired token held was not sent: it is no renewal).
+      const held = this.#record?.tokens;
+      if (held?.accessToken !== sent && !expired(held)) return true;
       if (
         refresh &&
         this.#record?.tokens?.refreshToken !== undefined &&

@@ -1,0 +1,124 @@
+// The OAuth client against a resource server and an authorization server that answer what they should not,
+// on 127.0.0.1 over real HTTP (one node:http server plays both: `/mcp` is the protected resource, the
+// rest its metadata and the authorization server's): tokens whose lifetime is over and none to refresh
+// them with. Each case is one found by `npm run attack -- --only oauth`.
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { MemoryOAuthStore, OAuthClient, type OAuthStore } from '../src/transports/http-client/index.js';
+
+interface HostileServer extends AsyncDisposable {
+  origin: string;
+  mcp: URL;
+  /** The token requests it answered, by grant type. */
+  grants: string[];
+  /** The `Authorization` headers `/mcp` was sent (`''` for none). */
+  presented: string[];
+}
+
+/** A resource and authorization server on one port; `tokenAnswer` is the JSON its token endpoint sends. */
+async function startHostileServer(
+  tokenAnswer: (grant: number) => Record<string, unknown>,
+): Promise<HostileServer> {
+  const grants: string[] = [];
+  const presented: string[] = [];
+  const issued = new Set<string>();
+  let origin = '';
+  const json = (response: ServerResponse, status: number, body: unknown, headers = {}) => {
+    response.writeHead(status, { 'content-type': 'application/json', ...headers });
+    response.end(JSON.stringify(body));
+  };
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    let body = '';
+    request.setEncoding('utf8');
+    request.on('data', (chunk: string) => (body += chunk));
+    request.on('end', () => {
+      const path = new URL(request.url ?? '/', origin).pathname;
+      if (path === '/.well-known/oauth-protected-resource/mcp') {
+        json(response, 200, { resource: `${origin}/mcp`, authorization_servers: [origin] });
+      } else if (path === '/.well-known/oauth-authorization-server') {
+        json(response, 200, {
+          issuer: origin,
+          token_endpoint: `${origin}/token`,
+          grant_types_supported: ['client_credentials', 'refresh_token'],
+          code_challenge_methods_supported: ['S256'],
+          token_endpoint_auth_methods_supported: ['client_secret_basic'],
+        });
+      } else if (path === '/token') {
+        grants.push(new URLSearchParams(body).get('grant_type') ?? '');
+        const answer = tokenAnswer(grants.length);
+        if (typeof answer.access_token === 'string') issued.add(answer.access_token);
+        json(response, 200, answer, { 'cache-control': 'no-store' });
+      } else if (path === '/mcp') {
+        const authorization = request.headers.authorization ?? '';
+        presented.push(authorization);
+        if (authorization.startsWith('Bearer ') && issued.has(authorization.slice(7))) {
+          json(response, 200, { ok: true });
+        } else {
+          json(
+            response,
+            401,
+            { error: 'unauthorized' },
+            {
+              'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/mcp"`,
+            },
+          );
+        }
+      } else {
+        json(response, 404, {});
+      }
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    mcp: new URL(`${origin}/mcp`),
+    grants,
+    presented,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+const service = (store: OAuthStore) =>
+  new OAuthClient({ grant: 'client_credentials', clientId: 'svc', clientSecret: 'secret', store });
+
+const send = (oauth: OAuthClient, server: HostileServer) =>
+  oauth.send({
+    resource: server.mcp,
+    url: server.mcp,
+    method: 'POST',
+    headers: new Headers({ 'content-type': 'application/json' }),
+    body: '{}',
+    fetch,
+  });
+
+describe('the OAuth client against hostile servers', () => {
+  it('authorizes again when the token it holds has expired and there is no refresh token', async () => {
+    await using server = await startHostileServer((n) => ({
+      access_token: `fresh-${n}`,
+      token_type: 'Bearer',
+      expires_in: 3600,
+    }));
+    const store = new MemoryOAuthStore();
+    store.save(`${server.origin}/mcp`, {
+      tokens: {
+        accessToken: 'stale',
+        tokenType: 'Bearer',
+        issuer: server.origin,
+        expiresAt: Date.now() - 60_000,
+        client: { clientId: 'svc', source: 'pre-registered', tokenEndpointAuthMethod: 'client_secret_basic' },
+      },
+    });
+    const response = await send(service(store), server);
+    expect(response.status).toBe(200);
+    expect(server.grants).toEqual(['client_credentials']);
+    expect(server.presented).toEqual(['', 'Bearer fresh-1']);
+  });
+});
