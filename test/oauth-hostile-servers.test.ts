@@ -1,12 +1,17 @@
 // The OAuth client against a resource server and an authorization server that answer what they should not,
 // on 127.0.0.1 over real HTTP (one node:http server plays both: `/mcp` is the protected resource, the
 // rest its metadata and the authorization server's): tokens whose lifetime is over and none to refresh
-// them with. Each case is one found by `npm run attack -- --only oauth`.
+// them with, lifetimes no clock can hold. Each case is one found by `npm run attack -- --only oauth`.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { MemoryOAuthStore, OAuthClient, type OAuthStore } from '../src/transports/http-client/index.js';
+import {
+  MemoryOAuthStore,
+  OAuthClient,
+  type OAuthRecord,
+  type OAuthStore,
+} from '../src/transports/http-client/index.js';
 
 interface HostileServer extends AsyncDisposable {
   origin: string;
@@ -86,6 +91,21 @@ async function startHostileServer(
   };
 }
 
+/** A store that keeps records the way a file does: as JSON text. */
+class JsonOAuthStore implements OAuthStore {
+  readonly #records = new Map<string, string>();
+  load(key: string): OAuthRecord | undefined {
+    const text = this.#records.get(key);
+    return text === undefined ? undefined : (JSON.parse(text) as OAuthRecord);
+  }
+  save(key: string, record: OAuthRecord): void {
+    this.#records.set(key, JSON.stringify(record));
+  }
+  delete(key: string): void {
+    this.#records.delete(key);
+  }
+}
+
 const service = (store: OAuthStore) =>
   new OAuthClient({ grant: 'client_credentials', clientId: 'svc', clientSecret: 'secret', store });
 
@@ -121,4 +141,26 @@ describe('the OAuth client against hostile servers', () => {
     expect(server.grants).toEqual(['client_credentials']);
     expect(server.presented).toEqual(['', 'Bearer fresh-1']);
   });
+
+  it.each([
+    ['1e308', 1e308],
+    ['the string "1e300"', '1e300'],
+  ])(
+    'keeps a token whose expires_in (%s) no clock can hold as one without an expiry, through a JSON store',
+    async (_what, expiresIn) => {
+      await using server = await startHostileServer((n) => ({
+        access_token: `long-${n}`,
+        token_type: 'Bearer',
+        expires_in: expiresIn,
+      }));
+      const store = new JsonOAuthStore();
+      expect((await send(service(store), server)).status).toBe(200);
+      const status = await service(store).status(server.mcp);
+      expect(status?.expiresAt).toBeUndefined();
+      // Another client with the same store (another process of the CLI) sends the token it holds.
+      expect((await send(service(store), server)).status).toBe(200);
+      expect(server.grants).toEqual(['client_credentials']);
+      expect(server.presented).toEqual(['', 'Bearer long-1', 'Bearer long-1']);
+    },
+  );
 });

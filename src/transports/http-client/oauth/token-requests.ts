@@ -40,6 +40,9 @@ export interface GrantRequest {
 
 type RequestOptions = oauth.TokenEndpointRequestOptions;
 
+/** The latest time a `Date` holds, in ms since the epoch (ECMA-262 §21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 /**
  * Sends a token request (`send`, given oauth4webapi's options) and reads its answer (`read`), with a DPoP
  * proof when the endpoint binds tokens, once more with the server's nonce if it asks for one.
@@ -82,12 +85,14 @@ export function storedTokens(
 ): StoredTokens {
   const refreshToken = response.refresh_token ?? previous?.refreshToken;
   const scope = response.scope ?? requestedScope ?? previous?.scope;
+  // A lifetime past what a Date can hold (`1e308`, which JSON would keep as null) is no known expiry.
+  const expiresAt = response.expires_in === undefined ? undefined : Date.now() + response.expires_in * 1000;
   return {
     accessToken: response.access_token,
     tokenType: response.token_type === 'dpop' ? 'DPoP' : 'Bearer',
     issuer,
     ...(refreshToken === undefined ? {} : { refreshToken }),
-    ...(response.expires_in === undefined ? {} : { expiresAt: Date.now() + response.expires_in * 1000 }),
+    ...(expiresAt === undefined || expiresAt > MAX_DATE_MS ? {} : { expiresAt }),
     ...(scope === undefined ? {} : { scope }),
     ...(requestedScope === undefined ? {} : { requestedScope }),
   };
