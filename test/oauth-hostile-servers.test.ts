@@ -1,7 +1,7 @@
 // The OAuth client against a resource server and an authorization server that answer what they should not,
 // on 127.0.0.1 over real HTTP (one node:http server plays both: `/mcp` is the protected resource, the
 // rest its metadata and the authorization server's): tokens whose lifetime is over and none to refresh
-// them with, lifetimes no clock can hold. Each case is one found by `npm run attack -- --only oauth`.
+// them with, lifetimes no clock can hold, a metadata document trickled in while the request is given up. Each case is one found by `npm run attack -- --only oauth`.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,9 +22,15 @@ interface HostileServer extends AsyncDisposable {
   presented: string[];
 }
 
-/** A resource and authorization server on one port; `tokenAnswer` is the JSON its token endpoint sends. */
+type Route = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * A resource and authorization server on one port; `tokenAnswer` is the JSON its token endpoint sends,
+ * `routes` replace the answers of their paths.
+ */
 async function startHostileServer(
   tokenAnswer: (grant: number) => Record<string, unknown>,
+  routes: Record<string, Route> = {},
 ): Promise<HostileServer> {
   const grants: string[] = [];
   const presented: string[] = [];
@@ -40,7 +46,10 @@ async function startHostileServer(
     request.on('data', (chunk: string) => (body += chunk));
     request.on('end', () => {
       const path = new URL(request.url ?? '/', origin).pathname;
-      if (path === '/.well-known/oauth-protected-resource/mcp') {
+      const route = routes[path];
+      if (route !== undefined) {
+        route(request, response);
+      } else if (path === '/.well-known/oauth-protected-resource/mcp') {
         json(response, 200, { resource: `${origin}/mcp`, authorization_servers: [origin] });
       } else if (path === '/.well-known/oauth-authorization-server') {
         json(response, 200, {
@@ -109,7 +118,7 @@ class JsonOAuthStore implements OAuthStore {
 const service = (store: OAuthStore) =>
   new OAuthClient({ grant: 'client_credentials', clientId: 'svc', clientSecret: 'secret', store });
 
-const send = (oauth: OAuthClient, server: HostileServer) =>
+const send = (oauth: OAuthClient, server: HostileServer, signal?: AbortSignal) =>
   oauth.send({
     resource: server.mcp,
     url: server.mcp,
@@ -117,6 +126,7 @@ const send = (oauth: OAuthClient, server: HostileServer) =>
     headers: new Headers({ 'content-type': 'application/json' }),
     body: '{}',
     fetch,
+    signal,
   });
 
 describe('the OAuth client against hostile servers', () => {
@@ -163,4 +173,24 @@ describe('the OAuth client against hostile servers', () => {
       expect(server.presented).toEqual(['', 'Bearer long-1', 'Bearer long-1']);
     },
   );
+
+  it('ends a request its caller aborts while the resource metadata trickles in, a space a second', async () => {
+    let arrived!: () => void;
+    const trickling = new Promise<void>((resolve) => (arrived = resolve));
+    await using server = await startHostileServer((n) => ({ access_token: `t${n}`, token_type: 'Bearer' }), {
+      '/.well-known/oauth-protected-resource/mcp': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{');
+        const timer = setInterval(() => response.write(' '), 1000);
+        response.on('close', () => clearInterval(timer));
+        arrived();
+      },
+    });
+    const controller = new AbortController();
+    const sent = send(service(new MemoryOAuthStore()), server, controller.signal);
+    await trickling;
+    controller.abort();
+    await expect(sent).rejects.toMatchObject({ name: 'AbortError' });
+    expect(server.grants).toEqual([]);
+  });
 });

@@ -120,6 +120,7 @@ export interface OAuthRequest {
   method: string;
   headers: Headers;
   body?: string | undefined;
+  /** Aborts the request, and its wait for a refresh or authorization under way (which runs on for others). */
   signal?: AbortSignal | undefined;
   /** The fetch that sends it (the transport's). */
   fetch: typeof fetch;

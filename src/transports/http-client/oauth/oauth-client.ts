@@ -27,6 +27,7 @@ import { MemoryOAuthStore, type OAuthStore } from './oauth-store.js';
 import { resourceChallenge, wantsDpopNonce } from './resource-challenge.js';
 import type * as Flows from './oauth-flows.js';
 import { keepNewest } from '../../../protocol/keep-newest.js';
+import { followSignal } from '../../../protocol/engine/cancellation.js';
 import type { ResourceAuthorization } from './resource-authorization.js';
 
 /**
@@ -97,7 +98,10 @@ export class OAuthClient {
     let stepUps = 0;
     let nonceRetries = 0;
     for (;;) {
-      const { headers: credentials, token } = await authorization.credentials(request.method, request.url);
+      const { headers: credentials, token } = await untilAborted(
+        authorization.credentials(request.method, request.url),
+        request.signal,
+      );
       const headers = new Headers(request.headers);
       for (const [name, value] of Object.entries(credentials)) headers.set(name, value);
       const response = await request.fetch(request.url, {
@@ -116,11 +120,14 @@ export class OAuthClient {
         } else if (response.status === 401) {
           again =
             recoveries < MAX_RECOVERIES &&
-            (await authorization.recover(challenge, token, recoveries === 0, interactive));
+            (await untilAborted(
+              authorization.recover(challenge, token, recoveries === 0, interactive),
+              request.signal,
+            ));
           recoveries++;
         } else if (challenge.error === 'insufficient_scope' && stepUps < this.#maxStepUps) {
           stepUps++;
-          again = await authorization.stepUp(challenge, token, interactive);
+          again = await untilAborted(authorization.stepUp(challenge, token, interactive), request.signal);
         }
       } catch (error) {
         await response.body?.cancel().catch(() => undefined);
@@ -201,6 +208,19 @@ export class OAuthClient {
     );
     return metadata;
   }
+}
+
+/**
+ * `work`, unless `signal` aborts first: then its reason. A flow is shared by every request it serves (and
+ * bounded in time on its own): a request given up no longer waits for it, and the flow runs on for the rest.
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const stop = followSignal(signal, reject);
+    work.then(resolve, reject).finally(stop);
+  });
 }
 
 /** Refuses options that cannot work, at construction. */
