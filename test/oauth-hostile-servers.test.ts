@@ -1,7 +1,8 @@
 // The OAuth client against a resource server and an authorization server that answer what they should not,
 // on 127.0.0.1 over real HTTP (one node:http server plays both: `/mcp` is the protected resource, the
 // rest its metadata and the authorization server's): tokens whose lifetime is over and none to refresh
-// them with, lifetimes no clock can hold, a metadata document trickled in while the request is given up. Each case is one found by `npm run attack -- --only oauth`.
+// them with, lifetimes no clock can hold, a metadata document trickled in while the request is given up, registrations
+// issuing a client id no authorization URL should carry. Each case is one found by `npm run attack -- --only oauth`.
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -192,5 +193,45 @@ describe('the OAuth client against hostile servers', () => {
     controller.abort();
     await expect(sent).rejects.toMatchObject({ name: 'AbortError' });
     expect(server.grants).toEqual([]);
+  });
+
+  it.each([
+    ['200,000 characters long', 'c'.repeat(200_000)],
+    ['made of a CR LF', 'a\r\nb'],
+  ])('refuses a registration whose client_id is %s, before any browser opens', async (_what, clientId) => {
+    let origin = '';
+    await using server = await startHostileServer(() => ({}), {
+      '/.well-known/oauth-authorization-server': (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            issuer: origin,
+            authorization_endpoint: `${origin}/authorize`,
+            token_endpoint: `${origin}/token`,
+            registration_endpoint: `${origin}/register`,
+            response_types_supported: ['code'],
+            code_challenge_methods_supported: ['S256'],
+          }),
+        );
+      },
+      '/register': (_request, response) => {
+        response.writeHead(201, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ client_id: clientId }));
+      },
+    });
+    origin = server.origin;
+    const opened: string[] = [];
+    const oauth = new OAuthClient({
+      redirectUrl: 'http://127.0.0.1:9/callback',
+      authorize: (url) => {
+        opened.push(url.href);
+        return Promise.reject(new Error('no browser here'));
+      },
+    });
+    await expect(send(oauth, server)).rejects.toMatchObject({
+      code: 'AUTHORIZATION_FAILED',
+      details: { step: 'registration' },
+    });
+    expect(opened).toEqual([]);
   });
 });

@@ -183,7 +183,10 @@ async function register(
     );
   }
   if (typeof body.client_id !== 'string' || body.client_id === '') throw fail('the answer has no client_id');
+  if (!CLIENT_CREDENTIAL.test(body.client_id)) throw fail(`the client_id is ${unusable(body.client_id)}`);
   const secret = typeof body.client_secret === 'string' ? body.client_secret : undefined;
+  if (secret !== undefined && !CLIENT_CREDENTIAL.test(secret))
+    throw fail(`the client_secret is ${unusable(secret)}`);
   const expires =
     typeof body.client_secret_expires_at === 'number' ? body.client_secret_expires_at : undefined;
   const registered =
@@ -195,6 +198,18 @@ async function register(
     tokenEndpointAuthMethod: registered,
     redirectUris,
   };
+}
+
+/**
+ * A client id or secret as RFC 6749 (Appendix A.1, A.2) has them: visible ASCII characters and spaces
+ * (VSCHAR), and at most 4,096 of them (every authorization URL and token request carries the id).
+ */
+const CLIENT_CREDENTIAL = /^[\x20-\x7e]{1,4096}$/;
+
+function unusable(value: string): string {
+  return value.length > 4096
+    ? `${value.length} characters long (4,096 at most)`
+    : 'not made of visible ASCII characters (RFC 6749 VSCHAR)';
 }
 
 /** SEP-837: `native` for a loopback or custom-scheme redirect (a desktop or CLI app), else `web`. */
