@@ -32,6 +32,7 @@ const FAMILIES = [
   'gateway',
   'upstream',
   'approvals',
+  'oauth',
 ];
 
 const { values: flags } = parseArgs({
