@@ -16,24 +16,9 @@ import { digestOfText } from './digest-of-text.js';
 import type { GatewayAuditRecord } from './gateway-records.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
-import { RedisScript } from './redis-script.js';
+import { APPEND } from './redis-audit-scripts.js';
 
 export interface RedisAuditStoreOptions extends RedisStoreOptions, AuditStoreOptions {}
-
-// KEYS: the stream, the counter. ARGV: max records, TTL (ms), then the records (JSON, without seq), numbered
-// in order. Returns the last record's seq.
-const APPEND = new RedisScript(`
-local count = #ARGV - 2
-local last = redis.call('INCRBY', KEYS[2], count)
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-for i = 1, count do
-  redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[1], '*', 's', last - count + i, 'r', ARGV[i + 2])
-end
-redis.call('XTRIM', KEYS[1], 'MINID', now - tonumber(ARGV[2]))
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('PEXPIRE', KEYS[2], ARGV[2])
-return last`);
 
 /** Records appended in one turn of the event loop go in one script call; at most this many in one. */
 const MAX_BATCH = 256;

@@ -14,7 +14,8 @@ import type { Redis } from 'ioredis';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
 import type { EventStore, StoredEvent } from './event-store.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
-import { RedisScript, execReplies } from './redis-script.js';
+import { APPEND } from './redis-event-scripts.js';
+import { execReplies } from './redis-script.js';
 import { redisOperation } from './redis-operation.js';
 
 export interface RedisEventStoreOptions extends RedisStoreOptions {
@@ -34,29 +35,6 @@ export interface RedisEventStoreOptions extends RedisStoreOptions {
 
 export const DEFAULT_EVENT_TTL_MS = 24 * 60 * 60_000;
 export const DEFAULT_REDIS_MAX_EVENT_STREAMS = 100_000;
-
-// KEYS: the stream, the index. ARGV: the message's JSON ('' for a priming event), events kept, the TTL (ms),
-// the stream id, streams kept, the stream key's prefix. Returns the entry id.
-const APPEND = new RedisScript(`
-local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[2], '*', 'm', ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
--- When written, in µs on the Redis clock, after every stream written before (ties would order by name).
-local time = redis.call('TIME')
-local at = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')[2]
-if last and at <= tonumber(last) then at = tonumber(last) + 1 end
-redis.call('ZADD', KEYS[2], string.format('%d', at), ARGV[4])
-local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
-if over > 0 then
-  for _, stream in ipairs(redis.call('ZRANGE', KEYS[2], 0, over - 1)) do
-    if stream ~= ARGV[4] then
-      redis.call('DEL', ARGV[6] .. stream)
-      redis.call('ZREM', KEYS[2], stream)
-    end
-  end
-end
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return id`);
 
 const NAME = 'Redis event store';
 /** A Redis stream entry id. */

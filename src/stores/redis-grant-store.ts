@@ -14,7 +14,7 @@ import type { Redis } from 'ioredis';
 import { checkGrantEnd, type GrantStore } from './grant-store.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
 import { redisOperation } from './redis-operation.js';
-import { RedisScript } from './redis-script.js';
+import { GRANT, TAKE } from './redis-grant-scripts.js';
 
 export interface RedisGrantStoreOptions extends RedisStoreOptions {
   /** How long a grant without an end lasts, in ms (default 24 hours). */
@@ -33,45 +33,6 @@ export const DEFAULT_MAX_GRANT_MS = 24 * 60 * 60_000;
 
 /** Grants that ran out a grant sweeps out of its scope, at most. */
 const SWEEP = 64;
-
-// KEYS: the scope's sorted set, its latest end dropped. ARGV: the grant's key, until (ms), how many that ran
-// out to sweep (and to drop past the bound) at most, the bound. Every command is O(log n) or bounded by
-// ARGV[3]: past the bound, those that end soonest go (not this grant), and the latest end of one that still
-// held is kept, until that end.
-const GRANT = new RedisScript(`
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-local gone = math.min(redis.call('ZCOUNT', KEYS[1], '-inf', now), tonumber(ARGV[3]))
-if gone > 0 then redis.call('ZREMRANGEBYRANK', KEYS[1], 0, gone - 1) end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
-local over = math.min(redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[4]), tonumber(ARGV[3]))
-if over > 0 then
-  local soonest = redis.call('ZRANGE', KEYS[1], 0, over, 'WITHSCORES')
-  local latest = 0
-  for i = 1, #soonest, 2 do
-    if over > 0 and soonest[i] ~= ARGV[1] then
-      redis.call('ZREM', KEYS[1], soonest[i])
-      over = over - 1
-      local ends = tonumber(soonest[i + 1])
-      if ends > now and ends > latest then latest = ends end
-    end
-  end
-  if latest > tonumber(redis.call('GET', KEYS[2]) or '0') then
-    redis.call('SET', KEYS[2], latest)
-    redis.call('PEXPIREAT', KEYS[2], latest)
-  end
-end
-local left = redis.call('PTTL', KEYS[1])
-if left < 0 or now + left < tonumber(ARGV[2]) then redis.call('PEXPIREAT', KEYS[1], ARGV[2]) end
-return 1`);
-
-// KEYS: the scope's sorted set. ARGV: the grant's key, now (ms). Returns 1 when it held (and removes it).
-const TAKE = new RedisScript(`
-local ends = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not ends then return 0 end
-redis.call('ZREM', KEYS[1], ARGV[1])
-if tonumber(ends) > tonumber(ARGV[2]) then return 1 end
-return 0`);
 
 const NAME = 'Redis grant store';
 

@@ -12,7 +12,8 @@
 import type { Redis } from 'ioredis';
 import { decodeFields, encodeFields } from './redis-fields.js';
 import { positiveOption, prefixOf, type RedisStoreOptions } from './redis-options.js';
-import { RedisScript, execReplies } from './redis-script.js';
+import { execReplies } from './redis-script.js';
+import { CREATE, UPDATE } from './redis-session-scripts.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
 import { redisOperation } from './redis-operation.js';
 
@@ -32,33 +33,6 @@ export interface RedisSessionStoreOptions extends RedisStoreOptions {
 
 export const DEFAULT_SESSION_TTL_MS = 24 * 60 * 60_000;
 export const DEFAULT_REDIS_MAX_SESSIONS = 100_000;
-
-// KEYS: record, index. ARGV: id, lastSeenAt, ttl ms, prune-before, the most records, then the record's
-// field/JSON pairs. Returns 0 (nothing written) when the index holds the most records already.
-const CREATE = new RedisScript(`
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[4])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) and not redis.call('ZSCORE', KEYS[2], ARGV[1]) then
-  return 0
-end
-redis.call('DEL', KEYS[1])
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
-return 1`);
-
-// KEYS: record, index. ARGV: id, lastSeenAt or '', ttl ms, n, then n field/JSON values, then fields to delete.
-const UPDATE = new RedisScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local n = tonumber(ARGV[4])
-if n > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + n)) end
-if #ARGV > 4 + n then redis.call('HDEL', KEYS[1], unpack(ARGV, 5 + n)) end
-if ARGV[2] ~= '' then
-  redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-end
-return 1`);
 
 const NAME = 'Redis session store';
 /** The hash field of a subscribed URI (no property name holds a colon). */
