@@ -4,9 +4,7 @@
  * @module
  */
 import { followSignal } from '../../protocol/engine/cancellation.js';
-
-/** The polling interval when the server suggests none, in ms. */
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+import { DEFAULT_TASK_POLL_INTERVAL_MS } from '../../protocol/types/tasks.js';
 
 /** The shortest and the longest pause between two `tasks/get` of a task, whatever the server asks. */
 export const MIN_TASK_POLL_INTERVAL_MS = 50;

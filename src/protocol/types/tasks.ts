@@ -30,6 +30,9 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** 2025-11-25: the `_meta` key that ties a message to its task (`{ taskId }`). */
 export const RELATED_TASK_META = 'io.modelcontextprotocol/related-task';
 
+/** The polling interval of a task when none is given, in ms: what a server suggests, and a client waits. */
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
+
 /** 2025-11-25: an optional hint in a `CreateTaskResult`'s `_meta`, text a host may hand the model at once. */
 export const MODEL_IMMEDIATE_RESPONSE_META = 'io.modelcontextprotocol/model-immediate-response';
 

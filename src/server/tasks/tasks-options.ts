@@ -5,6 +5,7 @@
  * @module
  */
 import { LocalErrorCode } from '../../protocol/errors.js';
+import { DEFAULT_TASK_POLL_INTERVAL_MS } from '../../protocol/types/tasks.js';
 import type { TaskStore } from '../../stores/task-store.js';
 import { ServerError } from '../server-error.js';
 
@@ -38,7 +39,6 @@ export interface TasksOptions {
 }
 
 export const DEFAULT_TASK_TTL_MS = 60 * 60 * 1000;
-export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000;
 /**
  * A caller's running tasks at most: far more than a client following its tasks needs at once, and each
  * one's handler, record and (on Redis) place in the count are small next to what 100 cost a server.
