@@ -18,7 +18,7 @@ import {
   type GatewayOptions,
 } from '../src/gateway/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
-import { text, type Server } from '../src/server/index.js';
+import { Server, text } from '../src/server/index.js';
 import { CHROMIUM_FLAGS } from '../scripts/chromium.mjs';
 
 export const API_TOKEN = 'console-test-api-token-0123456789';
@@ -61,23 +61,28 @@ export interface ConsoleSuite {
   readonly fixture: ConsoleFixture;
 }
 
+/** What a console test may set of its gateway's options. */
+export type ConsoleGatewayOptions = Pick<GatewayOptions, 'callLogGraceMs' | 'stores'>;
+
 /**
  * For the test file that calls it: before its tests, a browser and a console gateway (`startConsoleGateway`)
- * in front of the upstream `makeUpstream` builds, with `rules` (and `options`); after them, both closed.
+ * in front of the upstream `makeUpstream` builds, with `rules` (and `options`, or what they resolve to);
+ * after them, both closed.
  */
 export function useConsoleGateway(
   makeUpstream: () => Server,
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
-  options: Pick<GatewayOptions, 'callLogGraceMs'> = {},
+  options: ConsoleGatewayOptions | (() => Promise<ConsoleGatewayOptions>) = {},
 ): ConsoleSuite {
   let browser: Browser | undefined;
   let closeBrowser: (() => Promise<void>) | undefined;
   let fixture: ConsoleFixture | undefined;
   beforeAll(async () => {
     const upstream = makeUpstream();
+    const gatewayOptions = typeof options === 'function' ? await options() : options;
     ({ browser, close: closeBrowser } = await launchBrowser());
-    fixture = await startConsoleGateway(upstream, rules, options);
-  });
+    fixture = await startConsoleGateway(upstream, rules, gatewayOptions);
+  }, 60_000);
   afterAll(async () => {
     await fixture?.close();
     await closeBrowser?.();
@@ -103,7 +108,7 @@ export const textOf = (result: unknown) => (result as { content: { text?: string
 export async function startConsoleGateway(
   upstream: Server,
   rules: { tool: string; action: 'allow' | 'ask' | 'deny' }[],
-  options: Pick<GatewayOptions, 'callLogGraceMs' | 'stores'> = {},
+  options: ConsoleGatewayOptions = {},
 ): Promise<ConsoleFixture> {
   const served = await serveHttp(upstream, { port: 0 });
   return startGatewayOver({ url: served.url }, rules, served, 'up', options);
@@ -250,4 +255,14 @@ export function addDeleteFileTool(upstream: Server): void {
     },
     (args) => text(`deleted ${String((args as { path: string }).path)}`),
   );
+}
+
+/** The rules of the approval tests: a person is asked before each `delete_file`. */
+export const ASK_BEFORE_DELETE: { tool: string; action: 'ask' }[] = [{ tool: 'delete_file', action: 'ask' }];
+
+/** The upstream of the approval tests: a toolwire server, `files`, with `delete_file` alone. */
+export function filesUpstream(): Server {
+  const upstream = new Server({ name: 'files', version: '1.0.0' });
+  addDeleteFileTool(upstream);
+  return upstream;
 }

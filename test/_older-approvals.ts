@@ -3,7 +3,13 @@
 // console at and past the pending approvals its page keeps.
 import { createHash, randomUUID } from 'node:crypto';
 import { MemoryApprovalStore, type GatewayEvent } from '../src/gateway/index.js';
-import type { ConsoleFixture } from './_console.js';
+import {
+  ASK_BEFORE_DELETE,
+  filesUpstream,
+  useConsoleGateway,
+  type ConsoleFixture,
+  type ConsoleSuite,
+} from './_console.js';
 
 /** The pending approvals the console's page keeps (console/src/approval-pages.ts KEPT_APPROVALS). */
 export const KEPT_BY_PAGE = 2_000;
@@ -44,4 +50,29 @@ export function nextPending(fixture: ConsoleFixture): Promise<{ id: string; call
       resolve(event.approval);
     });
   });
+}
+
+/**
+ * For the test file that calls it: a browser and a console gateway in front of the `files` upstream (a person
+ * asked before each `delete_file`) whose approval store holds `count` approvals pending before the test's own
+ * (their ids in `older`, oldest first); after its tests, both closed.
+ */
+export function useOlderApprovals(count: number): ConsoleSuite & { readonly older: readonly string[] } {
+  let older: string[] = [];
+  const suite = useConsoleGateway(filesUpstream, ASK_BEFORE_DELETE, async () => {
+    const { approvals, ids } = await olderApprovals(count);
+    older = ids;
+    return { stores: { approvals } };
+  });
+  return {
+    get browser() {
+      return suite.browser;
+    },
+    get fixture() {
+      return suite.fixture;
+    },
+    get older() {
+      return older;
+    },
+  };
 }

@@ -3,62 +3,33 @@
 // there again when the view is shown again after the list changed (an older approval decided) — as for a
 // listed card — and Deny sends the reason typed.
 import { describe, expect, it } from 'vitest';
-import { Server } from '../src/server/index.js';
-import {
-  addDeleteFileTool,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  textOf,
-  type ConsoleFixture,
-} from './_console.js';
-import { KEPT_BY_PAGE, nextPending, olderApprovals } from './_older-approvals.js';
-import { afterAll, beforeAll } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { openConsole, textOf } from './_console.js';
+import { KEPT_BY_PAGE, nextPending, useOlderApprovals } from './_older-approvals.js';
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let fixture: ConsoleFixture;
-let older: string[] = [];
-
-beforeAll(async () => {
-  const { approvals, ids } = await olderApprovals(KEPT_BY_PAGE + 1);
-  older = ids;
-  const upstream = new Server({ name: 'files', version: '1.0.0' });
-  addDeleteFileTool(upstream);
-  ({ browser, close: closeBrowser } = await launchBrowser());
-  fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
-    stores: { approvals },
-  });
-}, 60_000);
-
-afterAll(async () => {
-  await fixture?.close();
-  await closeBrowser?.();
-});
+const suite = useOlderApprovals(KEPT_BY_PAGE + 1);
 
 describe('a card opened alone', () => {
   it('keeps the reason typed when the list changes and the view is shown again', async () => {
-    const { page, errors, context } = await openConsole(browser, fixture);
+    const { page, errors, context } = await openConsole(suite.browser, suite.fixture);
     // The page holds 2,000 of the older approvals and counts the last of them and this one.
-    const pending = nextPending(fixture);
-    const model = await fixture.model();
+    const pending = nextPending(suite.fixture);
+    const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'alone.md' } });
     const { id } = await pending;
     await expect.poll(() => page.title()).toBe(`(${KEPT_BY_PAGE + 2}) Approvals · toolwire console`);
 
-    await page.goto(`${fixture.origin}/console/#/approvals/${id}`);
+    await page.goto(`${suite.fixture.origin}/console/#/approvals/${id}`);
     const card = page.locator(`li.approval[data-approval="${id}"]`);
     await card.getByText('"alone.md"').waitFor();
     await card.getByPlaceholder('Reason (the model reads it)').fill('not this one');
     await card.getByRole('button', { name: 'Show raw JSON' }).click();
 
     // The list changes: an older approval is decided, the next older one listed in its place.
-    await fixture.gateway.approvals.decide(older[0]!, { approve: false, decidedBy: 'test' });
+    await suite.fixture.gateway.approvals.decide(suite.older[0]!, { approve: false, decidedBy: 'test' });
     await expect.poll(() => page.title()).toBe(`(${KEPT_BY_PAGE + 1}) Approvals · toolwire console`);
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByRole('heading', { name: 'Audit' }).waitFor();
-    await page.goto(`${fixture.origin}/console/#/approvals/${id}`);
+    await page.goto(`${suite.fixture.origin}/console/#/approvals/${id}`);
     await card.getByText('"alone.md"').waitFor();
     expect(await card.getByPlaceholder('Reason (the model reads it)').inputValue()).toBe('not this one');
     expect(await card.getByRole('button', { name: 'Show as a tree' }).getAttribute('aria-pressed')).toBe(

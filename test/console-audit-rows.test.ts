@@ -3,14 +3,9 @@
 // tooltip), and the rows — newest first, as recorded — read in time: a call's row says when it was recorded
 // (as it ended, after its decision) and, apart, when it started (before its decision).
 import { describe, expect, it } from 'vitest';
-import { Server } from '../src/server/index.js';
-import { addDeleteFileTool, openConsole, textOf, useConsoleGateway } from './_console.js';
+import { ASK_BEFORE_DELETE, filesUpstream, openConsole, textOf, useConsoleGateway } from './_console.js';
 
-const suite = useConsoleGateway(() => {
-  const upstream = new Server({ name: 'files', version: '1.0.0' });
-  addDeleteFileTool(upstream);
-  return upstream;
-}, [{ tool: 'delete_file', action: 'ask' }]);
+const suite = useConsoleGateway(filesUpstream, ASK_BEFORE_DELETE);
 
 describe('Audit rows', () => {
   it("ties each call's row to its decision's, and lists them in the order of their times", async () => {

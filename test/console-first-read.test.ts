@@ -4,14 +4,9 @@
 // gateway's answers are routed by the test (Playwright); counts and states only.
 import type { BrowserContext, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { Server } from '../src/server/index.js';
-import { addDeleteFileTool, useConsoleGateway } from './_console.js';
+import { ASK_BEFORE_DELETE, filesUpstream, useConsoleGateway } from './_console.js';
 
-const suite = useConsoleGateway(() => {
-  const upstream = new Server({ name: 'files', version: '1.0.0' });
-  addDeleteFileTool(upstream);
-  return upstream;
-}, [{ tool: 'delete_file', action: 'ask' }]);
+const suite = useConsoleGateway(filesUpstream, ASK_BEFORE_DELETE);
 
 /** The event stream refused (as with every slot taken); reads of `paths` fail with a 500 while `failing`. */
 async function refuseAndFail(context: BrowserContext, paths: string[]) {

@@ -14,14 +14,16 @@ import {
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { Server } from '../src/server/index.js';
-import { addDeleteFileTool, API_TOKEN, openConsole, textOf, useConsoleGateway } from './_console.js';
+import {
+  ASK_BEFORE_DELETE,
+  filesUpstream,
+  API_TOKEN,
+  openConsole,
+  textOf,
+  useConsoleGateway,
+} from './_console.js';
 
-const suite = useConsoleGateway(() => {
-  const upstream = new Server({ name: 'files', version: '1.0.0' });
-  addDeleteFileTool(upstream);
-  return upstream;
-}, [{ tool: 'delete_file', action: 'ask' }]);
+const suite = useConsoleGateway(filesUpstream, ASK_BEFORE_DELETE);
 
 /** Denies whatever waits, on the gateway (a test's leftovers). */
 async function denyAll(): Promise<void> {

@@ -5,14 +5,9 @@
 // show, with the browser's own permission behind it.
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { Server } from '../src/server/index.js';
-import { addDeleteFileTool, openConsole, useConsoleGateway } from './_console.js';
+import { ASK_BEFORE_DELETE, filesUpstream, openConsole, useConsoleGateway } from './_console.js';
 
-const suite = useConsoleGateway(() => {
-  const upstream = new Server({ name: 'files', version: '1.0.0' });
-  addDeleteFileTool(upstream);
-  return upstream;
-}, [{ tool: 'delete_file', action: 'ask' }]);
+const suite = useConsoleGateway(filesUpstream, ASK_BEFORE_DELETE);
 
 interface Shown {
   title: string;

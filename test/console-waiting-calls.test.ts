@@ -7,10 +7,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryCallLogStore, type CallLogStore } from '../src/gateway/index.js';
-import { Server } from '../src/server/index.js';
 import { redisStores, type RedisStores } from '../src/stores/redis.js';
 import {
-  addDeleteFileTool,
+  ASK_BEFORE_DELETE,
+  filesUpstream,
   launchBrowser,
   openConsole,
   startConsoleGateway,
@@ -46,9 +46,7 @@ describe.each([
     let fixture: ConsoleFixture;
 
     beforeAll(async () => {
-      const upstream = new Server({ name: 'files', version: '1.0.0' });
-      addDeleteFileTool(upstream);
-      fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
+      fixture = await startConsoleGateway(filesUpstream(), ASK_BEFORE_DELETE, {
         stores: { approvals: (await olderApprovals(KEPT_BY_PAGE + 1)).approvals, calls: calls() },
       });
     }, 60_000);
