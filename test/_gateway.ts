@@ -5,6 +5,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { onTestFinished } from 'vitest';
 import type { Client, ClientOptions } from '../src/client/index.js';
@@ -42,6 +43,21 @@ export function writeConfig(
   const file = path.join(dir, 'gateway.json');
   writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
   return file;
+}
+
+/**
+ * An official SDK 1.x host declaring `capabilities`, spawning `toolwire gateway --stdio` in front of the
+ * official server-everything (`everything`, every call allowed); closed when the test ends.
+ */
+export async function everythingHost(capabilities: Record<string, unknown>): Promise<ClientV1> {
+  const config = writeConfig({
+    upstreams: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' } },
+    policy: { default: 'allow' },
+  });
+  const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities });
+  onTestFinished(() => client.close().catch(() => undefined));
+  await client.connect(sdkGatewayTransport(config));
+  return client;
 }
 
 /** The official SDK 1.x stdio transport a host uses to spawn `toolwire gateway --stdio --config CONFIG`. */

@@ -3,33 +3,15 @@
 // elicitation to its upstreams, so the question reaches the gateway, which cannot relay it. Nobody was
 // asked, so the upstream must not hear that a person declined (`decline`, what it heard before): it gets
 // -32602 saying why, as sampling does, and the model reads that in the tool's error.
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EVERYTHING, sdkGatewayTransport, writeConfig } from './_gateway.js';
-
-const clients: ClientV1[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-});
-
-/** An SDK 1.x host declaring `capabilities`, spawning the gateway in front of server-everything. */
-async function host(capabilities: Record<string, unknown>): Promise<ClientV1> {
-  const config = writeConfig({
-    upstreams: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' } },
-    policy: { default: 'allow' },
-  });
-  const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities });
-  clients.push(client);
-  await client.connect(sdkGatewayTransport(config));
-  return client;
-}
+import { describe, expect, it } from 'vitest';
+import { everythingHost } from './_gateway.js';
 
 describe("an upstream's elicitation during the call of a host that declared no elicitation", () => {
   it.each([
     { declared: 'nothing', capabilities: {} },
     { declared: 'sampling only', capabilities: { sampling: {} } },
   ])('fails with -32602 saying why, not as declined by a person ($declared)', async ({ capabilities }) => {
-    const client = await host(capabilities);
+    const client = await everythingHost(capabilities);
     const result = await client.callTool({ name: 'everything__trigger-elicitation-request', arguments: {} });
     expect(result).toEqual({
       content: [

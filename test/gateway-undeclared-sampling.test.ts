@@ -2,26 +2,8 @@
 // of the official server-everything, whose trigger-sampling-request tool asks its client for sampling: the
 // gateway declares sampling to its upstreams, so the question reaches the gateway, which cannot relay it.
 // What the upstream gets, and so what the model reads in the tool's error, must say why.
-import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterEach, describe, expect, it } from 'vitest';
-import { EVERYTHING, sdkGatewayTransport, writeConfig } from './_gateway.js';
-
-const clients: ClientV1[] = [];
-afterEach(async () => {
-  for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-});
-
-/** An SDK 1.x host declaring `capabilities`, spawning the gateway in front of server-everything. */
-async function host(capabilities: Record<string, unknown>): Promise<ClientV1> {
-  const config = writeConfig({
-    upstreams: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], stderr: 'ignore' } },
-    policy: { default: 'allow' },
-  });
-  const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities });
-  clients.push(client);
-  await client.connect(sdkGatewayTransport(config));
-  return client;
-}
+import { describe, expect, it } from 'vitest';
+import { everythingHost } from './_gateway.js';
 
 describe("an upstream's sampling request during the call of a host that declared no sampling", () => {
   it.each([
@@ -30,7 +12,7 @@ describe("an upstream's sampling request during the call of a host that declared
   ])(
     'fails with -32602 saying why: the caller did not declare sampling ($declared)',
     async ({ capabilities }) => {
-      const client = await host(capabilities);
+      const client = await everythingHost(capabilities);
       const result = await client.callTool({
         name: 'everything__trigger-sampling-request',
         arguments: { prompt: 'hello' },
