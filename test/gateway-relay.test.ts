@@ -52,19 +52,29 @@ function nextEvent(gateway: Gateway, match: (event: GatewayEvent) => boolean): P
   });
 }
 
+/**
+ * `upstream` served over HTTP as the gateway's `web` (every call allowed), with a caller connected: once the
+ * server is closed, the upstream stays down for the test (the gateway reconnects after 60 s).
+ */
+async function upstreamThatStaysDown(
+  upstream: Server,
+): Promise<{ web: HttpServerHandle; gateway: Gateway; client: Client }> {
+  const web = await serve(upstream);
+  const { gateway } = await start({
+    upstreams: { web: { url: web.url } },
+    policy: { default: 'allow' },
+    reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
+  });
+  return { web, gateway, client: await connect(gateway) };
+}
+
 const text0 = (result: { content: { type: string }[] }) => (result.content[0] as { text?: string }).text;
 
 describe('an upstream that stays down', () => {
   it('answers calls of its tools with isError results, and lists none of them', async () => {
     const upstream = new Server({ name: 'web', version: '1.0.0' });
     upstream.tool('ping', {}, () => text('pong'));
-    const web = await serve(upstream);
-    const { gateway } = await start({
-      upstreams: { web: { url: web.url } },
-      policy: { default: 'allow' },
-      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    const client = await connect(gateway);
+    const { web, gateway, client } = await upstreamThatStaysDown(upstream);
     expect(text0(await client.callTool('web__ping'))).toBe('pong');
     await web.close(); // the server is gone; the gateway learns it from the next call
     const failed = await client.callTool('web__ping');
@@ -89,13 +99,7 @@ describe('an upstream gone while a resource is read from it', () => {
   it('answers the read with -32603 naming the upstream, and takes the upstream as down', async () => {
     const upstream = new Server({ name: 'web', version: '1.0.0' });
     upstream.resource('file:///notes.txt', { name: 'notes' }, (uri) => ({ uri, text: 'hello' }));
-    const web = await serve(upstream);
-    const { gateway } = await start({
-      upstreams: { web: { url: web.url } },
-      policy: { default: 'allow' },
-      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    const client = await connect(gateway);
+    const { web, gateway, client } = await upstreamThatStaysDown(upstream);
     expect((await client.readResource('file:///notes.txt')).contents).toEqual([
       { uri: 'file:///notes.txt', text: 'hello' },
     ]);
@@ -117,13 +121,7 @@ describe('an upstream gone while a value is completed from it', () => {
       { arguments: [{ name: 'lang', complete: (value) => langs.filter((l) => l.startsWith(value)) }] },
       ({ lang }) => `Review the ${lang ?? ''}`,
     );
-    const web = await serve(upstream);
-    const { gateway } = await start({
-      upstreams: { web: { url: web.url } },
-      policy: { default: 'allow' },
-      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    const client = await connect(gateway);
+    const { web, gateway, client } = await upstreamThatStaysDown(upstream);
     const prompt = { type: 'ref/prompt', name: 'web__review' } as const;
     expect((await client.complete(prompt, { name: 'lang', value: 'r' })).values).toEqual(['rust']);
     await web.close(); // the server is gone; the gateway learns it from the next completion, as from a read
@@ -141,13 +139,7 @@ describe('an upstream gone while a value is completed from it', () => {
       { name: 'file', complete: { name: (value) => [`${value}.txt`] } },
       (uri) => ({ uri, text: 'hello' }),
     );
-    const web = await serve(upstream);
-    const { gateway } = await start({
-      upstreams: { web: { url: web.url } },
-      policy: { default: 'allow' },
-      reconnect: { initialDelayMs: 60_000, maxDelayMs: 60_000 },
-    });
-    const client = await connect(gateway);
+    const { web, gateway, client } = await upstreamThatStaysDown(upstream);
     const template = { type: 'ref/resource', uri: 'file:///{name}' } as const;
     expect((await client.complete(template, { name: 'name', value: 'a' })).values).toEqual(['a.txt']);
     await web.close();
