@@ -83,19 +83,35 @@ const ENDED = 'the request this question was relayed for ended';
 const WITHDRAWN =
   'The gateway withdrew elicitation/create: the request it was relayed for ended before its caller answered';
 
+/** The call that asked the question ends as an isError result saying the gateway withdrew it. */
+async function expectWithdrawn(asking: Promise<unknown>): Promise<void> {
+  const result = (await asking) as { isError?: boolean };
+  expect(result.isError).toBe(true);
+  expect(text(result)).toContain(WITHDRAWN);
+}
+
+/**
+ * `sdk__hold` runs, `sdk__ask_form` asks the host (relayed as the held call's), and the host cancels the held
+ * call: the question must be cancelled for the host and the call that asked answered with the withdrawal.
+ */
+async function cancelTheHeldCallWhileAsked(
+  client: ClientV1,
+  seen: ReturnType<typeof question>,
+): Promise<void> {
+  const stop = new AbortController();
+  await holding(client, stop);
+  const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
+  expect(await seen.asked.promise).toBe('Your name?');
+  stop.abort();
+  expect(await seen.cancelled.promise).toBe(ENDED);
+  await expectWithdrawn(asking);
+}
+
 describe('a question relayed as the oldest call’s, on a stdio upstream', () => {
   it('is cancelled for the host, and refused to the upstream, when the host cancels that call', async () => {
     const seen = question();
     const client = await sdkHost(seen);
-    const stop = new AbortController();
-    await holding(client, stop);
-    const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
-    expect(await seen.asked.promise).toBe('Your name?');
-    stop.abort();
-    expect(await seen.cancelled.promise).toBe(ENDED);
-    const result = await asking;
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain(WITHDRAWN);
+    await cancelTheHeldCallWhileAsked(client, seen);
   }, 30_000);
 
   it('is cancelled for the host, and refused to the upstream, when that call is answered', async () => {
@@ -107,9 +123,7 @@ describe('a question relayed as the oldest call’s, on a stdio upstream', () =>
     expect(text(await client.callTool({ name: 'sdk__release', arguments: {} }))).toBe('released 1');
     expect(text(await held)).toBe('released');
     expect(await seen.cancelled.promise).toBe(ENDED);
-    const result = await asking;
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain(WITHDRAWN);
+    await expectWithdrawn(asking);
   }, 30_000);
 });
 
@@ -126,15 +140,7 @@ describe('a question relayed as the oldest call’s, on a stdio upstream, to a S
     const seen = question();
     // The question comes on the held call's POST response stream; its cancellation after that stream ended.
     const client = await sdkHost(seen, new StreamableHTTPClientTransport(new URL(served.url!)));
-    const stop = new AbortController();
-    await holding(client, stop);
-    const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
-    expect(await seen.asked.promise).toBe('Your name?');
-    stop.abort();
-    expect(await seen.cancelled.promise).toBe(ENDED);
-    const result = await asking;
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain(WITHDRAWN);
+    await cancelTheHeldCallWhileAsked(client, seen);
   }, 30_000);
 });
 
@@ -165,8 +171,6 @@ describe('a question relayed as the oldest prompt get’s, on a stdio upstream',
     expect(await seen.asked.promise).toBe('Your name?');
     stop.abort();
     await seen.cancelled.promise;
-    const result = await asking;
-    expect(result.isError).toBe(true);
-    expect(text(result)).toContain(WITHDRAWN);
+    await expectWithdrawn(asking);
   }, 30_000);
 });
