@@ -49,6 +49,8 @@ import type { CallsInFlight } from './calls-in-flight.js';
 import { HeldRun, isInputWait } from './held-run.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { withSafeResultIcons } from './safe-icons.js';
+import { isoNow } from './iso-now.js';
+import { parkOwner, type RelayedCall } from './relayed-call.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
 export interface CallRelayDeps extends VerdictDeps {
@@ -64,25 +66,6 @@ export interface CallRelayDeps extends VerdictDeps {
   parked: ParkedCalls;
   /** The requests in flight on each upstream, and their callers' connections (see `CallsInFlight`). */
   inFlight: CallsInFlight;
-}
-
-/** A call on its way through the relay. */
-interface RelayedCall {
-  entry: ExposedTool;
-  args: JsonObject;
-  /** The arguments' canonical JSON while their digest is not computed (`info.argumentsDigest` is empty). */
-  argumentsText: string | undefined;
-  ctx: ToolContext;
-  info: CallInfo;
-  /** The caller's cancellation, or (someone watching) the caller's or a person's. */
-  cancellation: Cancellation;
-  /** A person's cancellation, while someone watches the calls. */
-  cancel: Cancellation | undefined;
-  /** When it started (`performance.now()`), and as ISO time. */
-  started: number;
-  time: string;
-  /** Stops following the caller's and the person's cancellation (while someone watches the calls). */
-  detach: (() => void) | undefined;
 }
 
 /** How long the retry of an approved stateless-era call that asked its caller for input stays approved. */
@@ -530,23 +513,3 @@ export class CallRelay {
 
 /** The attempt under way of each held run: where the upstream's progress goes. */
 const attempts = new WeakMap<HeldRun, { call: RelayedCall; waited: number }>();
-
-/** Who may take a parked call back: the same caller, for the same tool and the same arguments. */
-function parkOwner(call: RelayedCall): string {
-  const { info, args, argumentsText } = call;
-  const digest = info.argumentsDigest || digestOfText(argumentsText ?? canonicalJson(args));
-  return `${callerKey(info.caller)}\u0000tools/call\u0000${call.entry.name}\u0000${digest}`;
-}
-
-let lastMs = Number.NaN;
-let lastIso = '';
-
-/** The time as an ISO string, formatted once per millisecond (≈0.8 µs each: calls come many a millisecond). */
-function isoNow(): string {
-  const ms = Date.now();
-  if (ms !== lastMs) {
-    lastMs = ms;
-    lastIso = new Date(ms).toISOString();
-  }
-  return lastIso;
-}
