@@ -27,6 +27,7 @@ import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records
 import type { ListedApproval } from '../stores/listed-approval.js';
 import { pageOf, type PendingPageOptions } from '../stores/pending-position.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
+import type { ApprovalDecision, ApprovalRequest } from './approval-decision.js';
 import { callerKey, type GatewayCaller } from './caller.js';
 import { EndedSessions } from './ended-sessions.js';
 import { GatewayError } from './gateway-error.js';
@@ -34,6 +35,7 @@ import { PendingBudget } from './pending-budget.js';
 import { RetryPermits } from './retry-permits.js';
 import { StoreRetries, storeRetryGrace } from './store-retries.js';
 
+export type { ApprovalDecision, ApprovalRequest } from './approval-decision.js';
 export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
 export {
   MAX_PENDING_APPROVALS,
@@ -41,22 +43,6 @@ export {
   MAX_PENDING_ARGUMENTS_BYTES,
   MAX_PENDING_ARGUMENTS_BYTES_PER_CALLER,
 } from './pending-budget.js';
-
-export interface ApprovalDecision {
-  approve: boolean;
-  /** Approve this and every later call of this tool by this caller (as long as grants last, or `alwaysForMs`). */
-  always?: boolean;
-  /** How long "always" lasts, in ms: a positive integer, at most `MAX_GRANT_MS` (365 days). */
-  alwaysForMs?: number;
-  /** A denial's reason, which the model sees. */
-  reason?: string;
-  /** The digest of the arguments the decider saw; refused when it is not the call's. */
-  argumentsDigest?: string;
-  /** Who decides (a principal's subject, `api-token`). */
-  decidedBy: string;
-}
-
-export type ApprovalRequest = Omit<PendingApproval, 'id' | 'createdAt' | 'expiresAt'>;
 
 export interface ApprovalsOptions {
   timeoutMs: number;
