@@ -22,13 +22,13 @@ import {
 import type { ToolContext } from '../server/index.js';
 import { notMine, upstreamError } from './relayed-input.js';
 
-/** What an attempt asks of its caller's context. */
-export type AskingContext = Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>;
+/** The caller's context as an attempt uses it: what it may ask the caller (elicitation, sampling, roots). */
+export type CallerQuestions = Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>;
 
 /** A question of the upstream's, waiting for the caller's answer. */
 interface Held {
   readonly key: string;
-  readonly ask: (ctx: AskingContext, key: string) => Promise<unknown>;
+  readonly ask: (ctx: CallerQuestions, key: string) => Promise<unknown>;
   readonly answer: (value: unknown) => void;
   readonly refuse: (error: unknown) => void;
 }
@@ -112,7 +112,7 @@ export class HeldRun<T = CallToolResult> {
   #hold<A>(
     prefix: string,
     signal: AbortSignal | undefined,
-    ask: (ctx: AskingContext, key: string) => Promise<A>,
+    ask: (ctx: CallerQuestions, key: string) => Promise<A>,
   ): Promise<A> {
     const key = `${prefix}-${++this.#asked}`;
     return new Promise<A>((resolve, reject) => {
@@ -143,7 +143,7 @@ export class HeldRun<T = CallToolResult> {
    * of an ask (a capability the caller did not declare, a malformed answer) stops the upstream call and
    * ends the attempt with it, as a relayed question's error always has.
    */
-  async attempt(ctx: AskingContext): Promise<T> {
+  async attempt(ctx: CallerQuestions): Promise<T> {
     const offered = new Set<string>();
     let waiting: Error | undefined;
     let drained = false;
