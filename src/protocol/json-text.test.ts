@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeOnce, stringifyJson } from './json-text.js';
+import { dropSerializedAhead, serializeAhead, serializeOnce, stringifyJson } from './json-text.js';
 import { errorResponse, notification, request, resultResponse, type JsonObject } from './jsonrpc.js';
 
 describe('serializeOnce / stringifyJson', () => {
@@ -127,5 +127,29 @@ describe('serializeOnce / stringifyJson', () => {
       notification('notifications/progress', { _meta: meta, progress: 1 }),
     ];
     for (const value of values) expect(stringifyJson(value)).toBe(JSON.stringify(value));
+  });
+});
+
+describe('serializeAhead', () => {
+  it('gives the exact length, and the next stringifyJson of that very message its text, once', () => {
+    const message = resultResponse(3, { content: [{ type: 'text', text: 'é "q" \u2028' }] });
+    const length = serializeAhead(message);
+    expect(length).toBe(JSON.stringify(message).length);
+    // Another message is serialized as it is, and leaves the slot.
+    const other = resultResponse(4, { content: [] });
+    expect(stringifyJson(other)).toBe(JSON.stringify(other));
+    expect(stringifyJson(message)).toBe(JSON.stringify(message));
+    // Taken: a change made since is written (no stale text).
+    (message.result as { content: unknown[] }).content.push({ type: 'text', text: 'later' });
+    expect(stringifyJson(message)).toBe(JSON.stringify(message));
+  });
+
+  it('keeps nothing once dropped: a message changed after the drop is written as it is now', () => {
+    const message = resultResponse(5, { content: [] });
+    serializeAhead(message);
+    dropSerializedAhead();
+    (message.result as { content: unknown[] }).content.push({ type: 'text', text: 'changed' });
+    expect(stringifyJson(message)).toBe(JSON.stringify(message));
+    expect(stringifyJson(undefined)).toBe(JSON.stringify(undefined));
   });
 });
