@@ -65,6 +65,13 @@ const common = {
     ...positiveMs,
     description: 'The longest one call may take, whatever its progress (default 600000, at least timeoutMs).',
   },
+  maxTools: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 100_000,
+    description:
+      'The most tools (and resources, templates, prompts: each list) it may list; past it the upstream is down (default 10000).',
+  },
 } as const;
 
 const oauth = {

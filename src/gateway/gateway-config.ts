@@ -32,6 +32,14 @@ export interface UpstreamCommon {
    * never less than `timeoutMs`): an upstream reporting progress for ever does not hold a call for ever.
    */
   maxCallMs?: number;
+  /**
+   * The most tools it may list (default 10,000; at most 100,000), and as many items of each of its other
+   * lists (resources, resource templates, prompts). Each listed tool costs the gateway memory (≈2 KB: its
+   * upstream record, its downstream registration, its pages): an upstream listing more is not exposed — it
+   * is `down`, its error saying so, and is tried again with the reconnection backoff — rather than holding
+   * hundreds of megabytes. Its paging stops at the page that passes the cap.
+   */
+  maxTools?: number;
 }
 
 /** An upstream spawned as a command and spoken to over stdio. */
@@ -195,6 +203,7 @@ export const GATEWAY_DEFAULTS = {
   auditMaxRecords: 1_000,
   upstreamTimeoutMs: 60_000,
   upstreamMaxCallMs: 600_000,
+  upstreamMaxTools: 10_000,
 } as const;
 
 /** Whether an upstream is reached over HTTP (it has a `url`). */

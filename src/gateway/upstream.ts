@@ -206,6 +206,11 @@ export class Upstream {
     return Math.max(this.config.maxCallMs ?? GATEWAY_DEFAULTS.upstreamMaxCallMs, this.timeoutMs);
   }
 
+  /** The most tools (and items of each other list) it may list: `maxTools`. */
+  get maxTools(): number {
+    return this.config.maxTools ?? GATEWAY_DEFAULTS.upstreamMaxTools;
+  }
+
   /** Connects; resolves after the first attempt, whether it succeeded or not (failures retry with backoff). */
   start(): Promise<void> {
     return (this.#first ??= this.#connect());
@@ -280,6 +285,8 @@ export class Upstream {
       capabilities: RELAYED_CAPABILITIES,
       protocolVersion: this.config.protocolVersion ?? 'auto',
       requestTimeout: this.timeoutMs,
+      // Its paging stops at the page past `maxTools` (see `#listTools`).
+      maxListItems: this.maxTools,
       onLog: (params) => this.#hooks.log(this, params),
       onElicitationComplete: (elicitationId) => this.#hooks.elicitationComplete(this, elicitationId),
       // A caller's form answer is the upstream's to check against its own schema (and a hostile upstream's
@@ -371,7 +378,7 @@ export class Upstream {
     const caps = client.serverCapabilities ?? {};
     this.completions = caps.completions !== undefined;
     const timeout = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MS);
-    if (what === 'all') this.tools = caps.tools ? await client.listTools({ timeout }) : [];
+    if (what === 'all') this.tools = caps.tools ? await this.#listTools(client, timeout) : [];
     try {
       if (what !== 'prompts' && caps.resources) {
         const [resources, templates] = await Promise.all([
@@ -394,6 +401,24 @@ export class Upstream {
         this,
         `listing its ${what === 'all' ? 'resources and prompts' : what} failed: ${errorMessage(error)}`,
       );
+    }
+  }
+
+  /**
+   * Its tools; more than `maxTools` of them is a failure that says so (the client's own error names its
+   * option, `maxListItems`, which the gateway's configuration does not have).
+   */
+  async #listTools(client: Client, timeout: number): Promise<readonly Tool[]> {
+    try {
+      return await client.listTools({ timeout });
+    } catch (error) {
+      if (error instanceof ToolwireError && error.code === 'TOO_MANY_PAGES' && pastItems(error.details)) {
+        throw new Error(
+          `it lists more than ${this.maxTools} tools (or items of another list); not exposed (raise its maxTools if this is expected)`,
+          { cause: error },
+        );
+      }
+      throw error;
     }
   }
 
@@ -478,6 +503,11 @@ export class Upstream {
     this.error = error;
     if (changed) this.#hooks.changed(this, 'status');
   }
+}
+
+/** Whether a TOO_MANY_PAGES error's `details` say that the items (not the pages or bytes) were too many. */
+function pastItems(details: unknown): boolean {
+  return typeof details === 'object' && details !== null && 'items' in details;
 }
 
 /** Why an attempt that took longer than `CONNECT_TIMEOUT_MS` failed. */
