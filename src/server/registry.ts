@@ -112,50 +112,101 @@ export class Registry<TDefinition, TEntry> {
   }
 
   #handle(name: string, slot: Slot<TDefinition, TEntry>): RegistryHandle<TDefinition> {
-    const live = () => this.#slots.get(name) === slot;
-    const assertLive = (action: string) => {
-      if (!live()) {
-        throw new ServerError(
-          LocalErrorCode.InvalidDefinition,
-          `Cannot ${action} ${this.#kind} "${name}": it was removed`,
-        );
-      }
+    this.#ops ??= {
+      kind: this.#kind,
+      live: (key, held) => this.#slots.get(key) === held,
+      build: (key, definition) => this.#build(key, definition),
+      changed: (entry, listed) => this.#changed(entry, listed),
+      delete: (key) => this.#slots.delete(key),
     };
-    const setEnabled = (enabled: boolean, action: string, reason?: string) => {
-      assertLive(action);
-      if (reason !== undefined && typeof reason !== 'string') {
-        throw new ServerError(
-          LocalErrorCode.InvalidDefinition,
-          `Cannot disable ${this.#kind} "${name}": its reason must be a string`,
-        );
-      }
-      slot.reason = enabled ? undefined : reason;
-      if (slot.enabled === enabled) return;
-      slot.enabled = enabled;
-      this.#changed(slot.entry, enabled);
-    };
-    return {
-      name,
-      get enabled() {
-        return live() && slot.enabled;
-      },
-      get removed() {
-        return !live();
-      },
-      enable: () => setEnabled(true, 'enable'),
-      disable: (reason?: string) => setEnabled(false, 'disable', reason),
-      update: (patch) => {
-        assertLive('update');
-        const definition = { ...slot.definition, ...patch };
-        slot.entry = this.#build(name, definition);
-        slot.definition = definition;
-        this.#changed(slot.entry, slot.enabled);
-      },
-      remove: () => {
-        if (!live()) return;
-        this.#slots.delete(name);
-        this.#changed(slot.entry, false);
-      },
-    };
+    return new EntryHandle(this.#ops, name, slot);
+  }
+
+  /** What every handle of this registry reaches it through (one object, not closures per handle). */
+  #ops: HandleOps<TDefinition, TEntry> | undefined;
+}
+
+/** A registry's side of its handles. */
+interface HandleOps<TDefinition, TEntry> {
+  readonly kind: string;
+  live(name: string, slot: Slot<TDefinition, TEntry>): boolean;
+  build(name: string, definition: TDefinition): TEntry;
+  changed(entry: TEntry, listed: boolean): void;
+  delete(name: string): void;
+}
+
+/**
+ * One entry's handle. A class, its methods shared: a handle made of an object literal with getters and
+ * nine closures cost ≈1.2 KB (its own hidden class, dictionary-mode properties), 70 MB of a gateway's heap
+ * for an upstream listing 60,000 tools.
+ */
+class EntryHandle<TDefinition, TEntry> implements RegistryHandle<TDefinition> {
+  readonly name: string;
+  readonly #ops: HandleOps<TDefinition, TEntry>;
+  readonly #slot: Slot<TDefinition, TEntry>;
+
+  constructor(ops: HandleOps<TDefinition, TEntry>, name: string, slot: Slot<TDefinition, TEntry>) {
+    this.#ops = ops;
+    this.name = name;
+    this.#slot = slot;
+  }
+
+  get enabled(): boolean {
+    return this.#live() && this.#slot.enabled;
+  }
+
+  get removed(): boolean {
+    return !this.#live();
+  }
+
+  enable(): void {
+    this.#setEnabled(true, 'enable');
+  }
+
+  disable(reason?: string): void {
+    this.#setEnabled(false, 'disable', reason);
+  }
+
+  update(patch: Partial<TDefinition>): void {
+    this.#assertLive('update');
+    const slot = this.#slot;
+    const definition = { ...slot.definition, ...patch };
+    slot.entry = this.#ops.build(this.name, definition);
+    slot.definition = definition;
+    this.#ops.changed(slot.entry, slot.enabled);
+  }
+
+  remove(): void {
+    if (!this.#live()) return;
+    this.#ops.delete(this.name);
+    this.#ops.changed(this.#slot.entry, false);
+  }
+
+  #live(): boolean {
+    return this.#ops.live(this.name, this.#slot);
+  }
+
+  #assertLive(action: string): void {
+    if (!this.#live()) {
+      throw new ServerError(
+        LocalErrorCode.InvalidDefinition,
+        `Cannot ${action} ${this.#ops.kind} "${this.name}": it was removed`,
+      );
+    }
+  }
+
+  #setEnabled(enabled: boolean, action: string, reason?: string): void {
+    this.#assertLive(action);
+    if (reason !== undefined && typeof reason !== 'string') {
+      throw new ServerError(
+        LocalErrorCode.InvalidDefinition,
+        `Cannot disable ${this.#ops.kind} "${this.name}": its reason must be a string`,
+      );
+    }
+    const slot = this.#slot;
+    slot.reason = enabled ? undefined : reason;
+    if (slot.enabled === enabled) return;
+    slot.enabled = enabled;
+    this.#ops.changed(slot.entry, enabled);
   }
 }
