@@ -29,6 +29,7 @@ import { withInput } from '../context-host.js';
 import { isInputRequired } from '../input-required/input-requests.js';
 import { askingUrlElicitations } from '../input-required/url-elicitations-asked.js';
 import { reportedBug } from '../reported-bug.js';
+import { CoalescedUpdates } from './coalesced-updates.js';
 import { resourceNotFound, toReadResult } from './read-result.js';
 import {
   buildResource,
@@ -57,6 +58,8 @@ export class ResourcesFeature implements ServerFeature {
   readonly #resourcePages: Pages<RegisteredResource, Resource, 'resources'>;
   readonly #templatePages: Pages<RegisteredResourceTemplate, ResourceTemplate, 'resourceTemplates'>;
   readonly #subscriptions = new WeakMap<SessionView, Set<string>>();
+  /** The updates being sent, per subscriber and URI (a flood of one URI's updates is one more each). */
+  readonly #updates = new CoalescedUpdates();
   /** The characters of each session's subscribed URIs, all told (`MAX_SUBSCRIBED_CHARACTERS` at most). */
   readonly #subscribedCharacters = new WeakMap<SessionView, number>();
   readonly #listChanged: ListChanged;
@@ -228,12 +231,19 @@ export class ResourcesFeature implements ServerFeature {
     for (const session of this.#host.sessions()) {
       if (!session.ready || !this.#subscriptions.get(session)?.has(uri)) continue;
       sends.push(
-        session.peer.notify('notifications/resources/updated', { ...params }).catch(() => undefined),
+        this.#updates.send(session, uri, () =>
+          session.peer.notify('notifications/resources/updated', { ...params }),
+        ),
       );
     }
     for (const subscription of this.#host.subscriptions()) {
-      if (subscription.watches(uri))
-        sends.push(subscription.notify('notifications/resources/updated', { uri }));
+      if (subscription.watches(uri)) {
+        sends.push(
+          this.#updates.send(subscription, uri, () =>
+            subscription.notify('notifications/resources/updated', { uri }),
+          ),
+        );
+      }
     }
     await Promise.all(sends);
   }
