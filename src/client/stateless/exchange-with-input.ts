@@ -168,6 +168,50 @@ class ExchangeClock {
   }
 }
 
+const OWN = { enumerable: true, writable: true, configurable: true } as const;
+
+/** How many of one round's input requests are answered at once. */
+export const MAX_CONCURRENT_INPUTS = 16;
+
+/**
+ * Answers a round's input requests, `MAX_CONCURRENT_INPUTS` at a time, each answer under its own key. One
+ * that fails is left out of the responses, and the others are sent (the server asks again for what is
+ * missing, as the spec says it must); when every one fails, the first (in the round's order) is thrown.
+ * Before, they were answered one after another (2,000 questions relayed by a gateway took 1.6 s), and the
+ * first failure dropped the answers of the rest.
+ */
+async function answerAll(
+  requests: readonly [string, InputRequest][],
+  answerOne: (request: InputRequest) => Promise<JsonObject>,
+  signal: AbortSignal,
+): Promise<JsonObject> {
+  const outcomes: ({ ok: true; value: JsonObject } | { ok: false; error: unknown } | undefined)[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    // Once the round is over (timed out, cancelled, the connection closed), nothing more is asked.
+    while (next < requests.length && !signal.aborted) {
+      const index = next++;
+      const [, request] = requests[index]!;
+      try {
+        outcomes[index] = { ok: true, value: await answerOne(request) };
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(MAX_CONCURRENT_INPUTS, requests.length) }, worker));
+  const responses: JsonObject = {};
+  let failure: { error: unknown } | undefined;
+  for (const [index, [key]] of requests.entries()) {
+    const outcome = outcomes[index];
+    // Defined, not assigned: a key `__proto__` is an answer like any other.
+    if (outcome?.ok) Object.defineProperty(responses, key, { ...OWN, value: outcome.value });
+    else failure ??= { error: outcome?.error };
+  }
+  if (failure && Object.keys(responses).length === 0) throw failure.error;
+  return responses;
+}
+
 /**
  * Runs the handlers for one round's input requests, within the exchange's deadline and signal, while the
  * connection is open (`closed` aborting ends the round with its reason).
@@ -214,13 +258,11 @@ async function answerRound(
     else controller.signal.addEventListener('abort', fail, { once: true });
   });
   try {
-    const work = (async () => {
-      const responses: JsonObject = {};
-      for (const [key, request] of requests) {
-        responses[key] = await answer(request.method, request.params, { signal: controller.signal });
-      }
-      return responses;
-    })();
+    const work = answerAll(
+      requests,
+      (request) => answer(request.method, request.params, { signal: controller.signal }),
+      controller.signal,
+    );
     return await Promise.race([work, aborted]);
   } finally {
     if (timer) clearTimeout(timer);
