@@ -197,7 +197,7 @@ export async function openConsole(
     /** Run on the new context before the console opens (to route its requests, say). */
     before?: (context: BrowserContext) => Promise<unknown>;
   } = {},
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+): Promise<{ context: BrowserContext; page: Page; errors: string[]; by: string }> {
   const context = await browser.newContext({
     colorScheme: options.colorScheme ?? 'light',
     ...(options.locale === undefined ? {} : { locale: options.locale }),
@@ -221,7 +221,10 @@ export async function openConsole(
   }
   await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
   if (options.view) await page.goto(`${fixture.origin}/console/#/${options.view}`);
-  return { context, page, errors };
+  // Who the decisions taken here read as (a link's session: console-link:ID).
+  const session = await context.request.get(`${fixture.origin}/api/session`);
+  const { by } = (await session.json()) as { by: string };
+  return { context, page, errors, by };
 }
 
 const DOCS = fileURLToPath(new URL('../docs/console/', import.meta.url));

@@ -88,7 +88,7 @@ afterAll(async () => {
 describe('the Activity view', () => {
   it('moves the progress bar as the upstream reports progress, and Cancel stops the call', async () => {
     steps = [gate(), gate(), gate(), gate()];
-    const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
+    const { page, errors, by } = await openConsole(suite.browser, suite.fixture, { view: 'activity' });
     const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__long_task', arguments: {} });
     const row = page.getByRole('listitem').filter({ hasText: 'up__long_task' });
@@ -105,7 +105,7 @@ describe('the Activity view', () => {
     const result = await call;
     expect(result.isError).toBe(true);
     expect((result.content as { text: string }[])[0]!.text).toBe(
-      'The call of up__long_task was cancelled by console.',
+      `The call of up__long_task was cancelled by ${by}.`,
     );
     await row.getByText('cancelled', { exact: true }).waitFor();
     expect(errors).toEqual([]);

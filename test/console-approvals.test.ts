@@ -194,7 +194,7 @@ describe('the Approvals view', () => {
   });
 
   it('Deny with a reason gives the model an isError result that says it', async () => {
-    const { page } = await openConsole(suite.browser, suite.fixture, { colorScheme: 'dark' });
+    const { page, by } = await openConsole(suite.browser, suite.fixture, { colorScheme: 'dark' });
     const model = await suite.fixture.model();
     const call = model.callTool({ name: 'up__delete_file', arguments: { path: 'keep.md' } });
     const card = page.getByRole('listitem').filter({ hasText: 'Delete a file' });
@@ -205,7 +205,7 @@ describe('the Approvals view', () => {
     const result = await call;
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe('The call of up__delete_file was denied: keep.md stays.');
-    await page.getByText('denied by console: keep.md stays').waitFor();
+    await page.getByText(`denied by ${by}: keep.md stays`).waitFor();
     // Its detail in Activity says the gateway answered so, not the tool (which never ran).
     await page.goto(`${suite.fixture.origin}/console/#/activity`);
     const row = page.getByRole('list', { name: 'calls' }).getByRole('listitem').filter({ hasText: 'denied' });

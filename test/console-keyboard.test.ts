@@ -84,7 +84,7 @@ describe('the console by keyboard only', () => {
   });
 
   it('Enter on the "Try a tool" tab opens the view; Enter on Call runs the tool, Space on Cancel stops it', async () => {
-    const { page, errors } = await openConsole(suite.browser, suite.fixture);
+    const { page, errors, by } = await openConsole(suite.browser, suite.fixture);
     await focusByKeyboard(page, page.getByRole('link', { name: 'Try a tool' }));
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Try a tool' }).waitFor();
@@ -99,7 +99,7 @@ describe('the console by keyboard only', () => {
     await expectVisibleFocus(page);
     await page.keyboard.press('Space');
     await slowAborted.promise;
-    await page.getByText('The call of up__slow was cancelled by console.').waitFor();
+    await page.getByText(`The call of up__slow was cancelled by ${by}.`).waitFor();
     expect(errors).toEqual([]);
     await page.context().close();
   });

@@ -4,6 +4,7 @@
 // without the console's same-origin header (CSRF, 403); a watcher cannot decide; the page is served with
 // a strict CSP; the one-time login token leaves the address bar and cannot be used twice (a second
 // browser opening it is told so on the sign-in form).
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { Server, structured, text } from '../src/server/index.js';
 import { API_TOKEN, openConsole, useConsoleGateway } from './_console.js';
@@ -132,6 +133,33 @@ describe('the API behind the console', () => {
     await suite.fixture.gateway.approvals.decide(id, { approve: false, decidedBy: 'test' });
     expect((await call).isError).toBe(true);
     await page.context().close();
+  });
+
+  it('names a decision taken in a session a one-time link started by the link (console-link:ID), in the Audit view and the API', async () => {
+    const link = suite.fixture.handle.consoleUrl()!;
+    // The link's id: the first 8 hex digits of its token's SHA-256 (what the gateway prints beside it).
+    const token = new URL(link).hash.slice('#token='.length);
+    const by = `console-link:${createHash('sha256').update(token).digest('hex').slice(0, 8)}`;
+    const context = await suite.browser.newContext();
+    const page = await context.newPage();
+    await page.goto(link);
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    await page.getByText(by, { exact: true }).waitFor();
+    const model = await suite.fixture.model();
+    const call = model.callTool({ name: 'up__evil', arguments: { note: 'by link' } });
+    const card = page.getByRole('listitem').filter({ hasText: 'Looks harmless.' });
+    await card.getByRole('button', { name: 'Approve', exact: true }).click();
+    expect((await call).isError).toBeFalsy();
+    const listed = await api('/audit', { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    const { records } = (await listed.json()) as {
+      records: { kind: string; decision?: string; decidedBy?: string }[];
+    };
+    const decided = records.filter((r) => r.kind === 'decision' && r.decision === 'approved');
+    expect(decided.at(-1)?.decidedBy).toBe(by);
+    await page.goto(`${suite.fixture.origin}/console/#/audit`);
+    const rows = page.getByRole('region', { name: 'audit records' }).getByRole('row');
+    await rows.filter({ hasText: 'approved' }).filter({ hasText: by }).first().waitFor();
+    await context.close();
   });
 
   it('takes the login token out of the address bar', async () => {

@@ -4,7 +4,7 @@
  * decided, and per upstream going down or up (`narrate`).
  * @module
  */
-import type { Gateway, GatewayEvent, GatewayHttpHandle } from '../gateway/index.js';
+import { loginLinkId, type Gateway, type GatewayEvent, type GatewayHttpHandle } from '../gateway/index.js';
 import { CLI } from './command-name.js';
 
 export function introduce(
@@ -33,7 +33,10 @@ export function introduce(
     );
   }
   const consoleUrl = handle.consoleUrl();
-  if (consoleUrl) say(`console (the link signs one browser in, once): ${consoleUrl}`);
+  if (consoleUrl)
+    say(
+      `console (the link signs one browser in, once; its decisions read console-link:${loginLinkId(consoleUrl)}): ${consoleUrl}`,
+    );
   if (generated) say(`API token (shown only now): export TOOLWIRE_TOKEN=${handle.api.token}`);
   else say('API token: the one in TOOLWIRE_TOKEN');
   if (http)

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ConsoleSessions, SESSION_TTL_MS } from './console-sessions.js';
+import { ConsoleSessions, loginLinkId, SESSION_TTL_MS } from './console-sessions.js';
 
 afterEach(() => vi.useRealTimers());
 
@@ -12,6 +13,13 @@ describe('ConsoleSessions', () => {
     expect(sessions.useLoginToken('other')).toBe(false);
     expect(sessions.useLoginToken(token)).toBe(true);
     expect(sessions.useLoginToken(token)).toBe(false);
+  });
+
+  it("names a login token, and the link that carries it, by its SHA-256's first 8 hex digits", () => {
+    const token = new ConsoleSessions('api-token').mintLoginToken();
+    const id = createHash('sha256').update(token).digest('hex').slice(0, 8);
+    expect(loginLinkId(token)).toBe(id);
+    expect(loginLinkId(`http://127.0.0.1:3000/console/#token=${token}`)).toBe(id);
   });
 
   it('reads back a cookie it signed, per port, and refuses one tampered with or signed with another key', () => {

@@ -14,7 +14,11 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 
 /** Who makes a request of the decision API, and how. */
 export interface ApiCaller {
-  /** Who decides: a principal's subject, `api-token`, `console` or `console:<name>`. */
+  /**
+   * Who decides: a principal's subject, `api-token`, `console` or `console:<name>` (the API token traded for
+   * a session, with the name the person gave), or `console-link:<id>` (a one-time login link's session:
+   * `loginLinkId`; `console:<name> (link <id>)` when a name came with it).
+   */
   by: string;
   /** Whether they may decide (approve, deny, change tools, call, cancel), not only watch. */
   canDecide: boolean;
@@ -29,6 +33,18 @@ const MAX_LOGIN_TOKENS = 100;
 
 function digest(text: string): Buffer {
   return createHash('sha256').update(text).digest();
+}
+
+/**
+ * The public id of a one-time login token (or of the link that carries it, `…#token=…`): the first 8 hex
+ * digits of its SHA-256, which the gateway prints beside the link and the decisions taken in the session it
+ * starts carry (`console-link:<id>`), so that an audit trail tells one link's decisions from another's
+ * without holding anything that signs in.
+ */
+export function loginLinkId(tokenOrLink: string): string {
+  const hash = tokenOrLink.indexOf('#token=');
+  const token = hash === -1 ? tokenOrLink : tokenOrLink.slice(hash + '#token='.length).split('&')[0]!;
+  return digest(token).toString('hex').slice(0, 8);
 }
 
 /** A session a cookie carries: who, its id and when it expires (ms since the epoch). */

@@ -35,7 +35,7 @@ import { errorMessage, LocalErrorCode, ToolwireError } from '../index.js';
 import { OriginGuard, type OriginGuardOptions, type TokenVerifier } from '../transports/http/index.js';
 import { failure, json, readJson } from './api-json.js';
 import { consoleRoute, type RouteContext } from './console-routes.js';
-import { ConsoleSessions, type ApiCaller } from './console-sessions.js';
+import { ConsoleSessions, loginLinkId, type ApiCaller } from './console-sessions.js';
 import { decisionRoute } from './decision-routes.js';
 import { EventStreams, type StreamOwner } from './event-streams.js';
 import type { Gateway } from './gateway.js';
@@ -324,10 +324,15 @@ export class DecisionApi {
       return failure(400, 'INVALID_REQUEST', 'name must be 1-40 letters, digits, spaces or . _ @ -');
     }
     let who: { by: string; canDecide: boolean; expiresAt?: number } | undefined;
-    if (this.sessions.useLoginToken(token)) who = { by: 'console', canDecide: true };
-    else who = await this.#verify(token, request);
+    if (this.sessions.useLoginToken(token)) {
+      // A link's session is named by the link (which the gateway printed it with), not by the console.
+      const link = loginLinkId(token);
+      who = { by: name ? `console:${name} (link ${link})` : `console-link:${link}`, canDecide: true };
+    } else {
+      who = await this.#verify(token, request);
+      if (who?.by === 'console' || who?.by === 'api-token') who.by = name ? `console:${name}` : 'console';
+    }
     if (who === undefined) return failure(401, 'UNAUTHORIZED', 'The token is unknown, used or expired');
-    if (who.by === 'console' || who.by === 'api-token') who.by = name ? `console:${name}` : 'console';
     const cookie = this.sessions.startCookie(
       this.sessions.cookieName(request.headers.get('host')),
       who,

@@ -100,6 +100,12 @@ export {
   type CallProgress,
 } from '../stores/call-log-store.js';
 export { MemoryCallLogStore, type MemoryCallLogStoreOptions } from '../stores/memory-call-log-store.js';
-export { ConsoleSessions, SESSION_TTL_MS, type ApiCaller, type ConsoleSession } from './console-sessions.js';
+export {
+  ConsoleSessions,
+  loginLinkId,
+  SESSION_TTL_MS,
+  type ApiCaller,
+  type ConsoleSession,
+} from './console-sessions.js';
 export { CONSOLE_CSP } from './console-assets.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';
