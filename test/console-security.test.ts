@@ -162,6 +162,42 @@ describe('the API behind the console', () => {
     await context.close();
   });
 
+  it('shows the sign-in form without a failing request or a console error, and signs in from it', async () => {
+    const context = await suite.browser.newContext();
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('requestfailed', (request) => problems.push(`failed: ${request.url()}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
+    });
+    await page.goto(`${suite.fixture.origin}/console/`);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(await page.getByRole('alert').count()).toBe(0);
+    await page.getByLabel('Token').fill(API_TOKEN);
+    await page.getByLabel(/Your name/).fill('Ada');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
+    await page.getByText('console:Ada', { exact: true }).waitFor();
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('answers "who is signed in?" without credentials with nobody, and a wrong token with 401', async () => {
+    const nobody = await api('/session');
+    expect(nobody.status).toBe(200);
+    expect(await nobody.json()).toEqual({ signedIn: false });
+    expect((await api('/session', { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    const port = new URL(suite.fixture.origin).port;
+    const forged = await api('/session', { headers: { cookie: `toolwire_console_${port}=forged.cookie` } });
+    expect(forged.status).toBe(401);
+    const bearer = await api('/session', { headers: { authorization: `Bearer ${API_TOKEN}` } });
+    expect(await bearer.json()).toEqual({ signedIn: true, by: 'api-token', canDecide: true, via: 'bearer' });
+  });
+
   it('takes the login token out of the address bar', async () => {
     const { page } = await openConsole(suite.browser, suite.fixture);
     expect(page.url()).toBe(`${suite.fixture.origin}/console/#/approvals`);

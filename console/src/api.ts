@@ -110,7 +110,8 @@ async function streamRefusal(): Promise<string> {
 export const api = {
   signIn: (token: string, name?: string) =>
     request<Session>('/session', 'POST', name ? { token, name } : { token }),
-  session: () => request<Session & { via: string }>('/session'),
+  /** Who is signed in; `{ signedIn: false }` when this browser has no session cookie (not a 401). */
+  session: () => request<(Session & { signedIn: true; via: string }) | { signedIn: false }>('/session'),
   signOut: () => request<unknown>('/session', 'DELETE'),
   upstreams: () => request<{ upstreams: UpstreamView[] }>('/upstreams'),
   tools: () => request<{ tools: ExposedToolView[] }>('/tools'),

@@ -150,6 +150,8 @@ export class Live {
     );
     try {
       const session = await api.session();
+      // No session cookie (a first visit, signed out): the form, having asked without a 401.
+      if (!session.signedIn) return this.signedOut(this.state.session ? SESSION_ENDED : this.state.signedOut);
       this.set({ session: { by: session.by, canDecide: session.canDecide }, signedOut: undefined });
       this.#connect();
     } catch (error) {

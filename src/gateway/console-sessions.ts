@@ -116,6 +116,11 @@ export class ConsoleSessions {
     return this.session(cookieHeader, name)?.caller;
   }
 
+  /** Whether a Cookie header carries a cookie named `name` (a session's or not: `session` says). */
+  hasCookie(cookieHeader: string | null, name: string): boolean {
+    return cookieValue(cookieHeader, name) !== undefined;
+  }
+
   /** The session a Cookie header carries under `name`, when its signature holds and it has not expired. */
   session(cookieHeader: string | null, name: string): ConsoleSession | undefined {
     const value = cookieValue(cookieHeader, name);

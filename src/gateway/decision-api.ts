@@ -16,7 +16,8 @@
  *   `call.progress`, `call.finished`, `upstream.status`, `tools.changed`, `warning`, `audit`), after a
  *   `snapshot` of the pending approvals and upstreams.
  * - The console's endpoints (tools, calls, resources: see console-routes.ts), and its session:
- *   `POST /api/session` `{ token, name? }` sets the session cookie, `GET` says who it is, `DELETE` ends it.
+ *   `POST /api/session` `{ token, name? }` sets the session cookie, `GET` says who it is (`{ signedIn: false }`
+ *   to a request with no credentials: no 401), `DELETE` ends it.
  *
  * Every request is checked, in this order: Host and Origin (403; loopback names by default), then the
  * credentials (401): `Authorization: Bearer <token>` — the token the gateway generated at start, or one the
@@ -136,6 +137,16 @@ export class DecisionApi {
     const changes = request.method !== 'GET' && request.method !== 'HEAD';
     if (parts[0] === 'session' && parts.length === 1 && request.method === 'POST') {
       return this.#csrf(request) ?? this.#signIn(request);
+    }
+    // "Who is signed in?" asked with no credentials at all (the console's first question, before anyone
+    // signed in) has an answer, nobody, not a 401: a browser logs every 401 as an error.
+    if (
+      parts[0] === 'session' &&
+      parts.length === 1 &&
+      request.method === 'GET' &&
+      this.#anonymous(request)
+    ) {
+      return json(200, { signedIn: false });
     }
     let authenticated: Authenticated | undefined;
     try {
@@ -257,6 +268,13 @@ export class DecisionApi {
     };
   }
 
+  /** Whether a request carries no credentials: no Authorization header, no session cookie of this port's. */
+  #anonymous(request: Request): boolean {
+    if (request.headers.get('authorization') !== null) return false;
+    const name = this.sessions.cookieName(request.headers.get('host'));
+    return !this.sessions.hasCookie(request.headers.get('cookie'), name);
+  }
+
   /** Who a token names: the API token, or a principal the verifier accepts with a role of the API's. */
   async #verify(
     token: string,
@@ -343,11 +361,11 @@ export class DecisionApi {
   }
 
   /**
-   * `GET /api/session`: who this is; `DELETE`: ends a cookie session, here and (stores shared) in every
+   * `GET /api/session`: who this is (`signedIn: true`); `DELETE`: ends a cookie session, here and (stores shared) in every
    * instance: its cookie is refused from now on, wherever it comes from.
    */
   async #session(request: Request, caller: ApiCaller): Promise<Response> {
-    if (request.method === 'GET') return json(200, caller);
+    if (request.method === 'GET') return json(200, { ...caller, signedIn: true });
     if (request.method !== 'DELETE') {
       return failure(405, 'METHOD_NOT_ALLOWED', 'Use GET, POST or DELETE', { allow: 'GET, POST, DELETE' });
     }
