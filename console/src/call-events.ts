@@ -10,6 +10,8 @@ type CallEvent = { started: CallSummary } | { id: number; patch: Partial<CallSum
 
 /** Call events waiting for the next frame at most; beyond, they are applied at once (a hidden tab, say). */
 const MAX_QUEUED = 2_000;
+/** Calls not known yet whose approval's news is kept for when they start (the oldest forgotten past this). */
+const MAX_EARLY = 2_000;
 
 export class CallEvents {
   #events: CallEvent[] = [];
@@ -18,6 +20,12 @@ export class CallEvents {
    * for each running call cut past the `limit` older, one fewer for each call not shown that finished.
    */
   #omitted = 0;
+  /**
+   * Whether calls not known yet wait for a person (their approval's id, or undefined once it was settled), as
+   * the approval's events said before the call's `call.started` came (another instance's call: the events
+   * reach this page by different ways); applied when it comes. `MAX_EARLY` at most, the oldest forgotten.
+   */
+  readonly #early = new Map<number, string | undefined>();
 
   /**
    * A call that starts, as the `call.started` event says it: placed by when the gateway says it started (its
@@ -76,8 +84,15 @@ export class CallEvents {
       if ('started' in event) {
         const id = event.started.call.id;
         started.delete(id);
-        started.set(id, event.started);
+        // Its approval's news, heard before it started (in this frame or before), is kept.
+        const early = patches.get(id);
         patches.delete(id);
+        const known = early !== undefined && 'awaitingApproval' in early;
+        if (known || this.#early.has(id)) {
+          const awaitingApproval = known ? early.awaitingApproval : this.#early.get(id);
+          started.set(id, { ...event.started, awaitingApproval });
+        } else started.set(id, event.started);
+        this.#early.delete(id);
         continue;
       }
       const fresh = started.get(event.id);
@@ -88,15 +103,33 @@ export class CallEvents {
       .filter((c) => !started.has(c.call.id))
       .map((c) => {
         const patch = patches.get(c.call.id);
-        if (patch) patches.delete(c.call.id);
-        return patch ? { ...c, ...patch } : c;
+        if (!patch) return c;
+        patches.delete(c.call.id);
+        if ('awaitingApproval' in patch) this.#early.delete(c.call.id); // newer news than any kept
+        return { ...c, ...patch };
       });
-    // A patch left is of a call not shown: one finishing was a running call not shown (or never listed).
-    for (const patch of patches.values()) if (patch.state === 'finished') this.#omitted--;
+    // A patch left is of a call not shown: one finishing was a running call not shown (or never listed);
+    // whether one not known waits for a person is kept for when it starts.
+    for (const [id, patch] of patches) {
+      if (patch.state === 'finished') {
+        this.#omitted--;
+        this.#early.delete(id);
+      } else if ('awaitingApproval' in patch) this.#remember(id, patch.awaitingApproval);
+    }
     const all = [...[...started.values()].reverse(), ...kept];
     const shown = latest(all, limit);
     this.#omitted += running(all) - running(shown);
     return shown;
+  }
+
+  /** Keeps whether a call not known yet waits for a person, forgetting the oldest past `MAX_EARLY`. */
+  #remember(id: number, approvalId: string | undefined): void {
+    this.#early.delete(id);
+    this.#early.set(id, approvalId);
+    if (this.#early.size > MAX_EARLY) {
+      const oldest = this.#early.keys().next();
+      if (!oldest.done) this.#early.delete(oldest.value);
+    }
   }
 
   /** How many more (or fewer) running calls are not shown since last asked; counted from 0 again. */
