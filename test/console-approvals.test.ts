@@ -298,6 +298,32 @@ describe('the Approvals view', () => {
     await bob.context.close();
   });
 
+  it('says on a card that asked before an "Approve always" of its tool and caller that the grant does not cover it', async () => {
+    const { page, errors, by } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'one.md' } });
+    const second = model.callTool({ name: 'up__delete_file', arguments: { path: 'two.md' } });
+    const one = page.getByRole('listitem').filter({ hasText: '"one.md"' });
+    const two = page.getByRole('listitem').filter({ hasText: '"two.md"' });
+    await two.waitFor();
+    expect(await two.locator('.notice').count()).toBe(0);
+    await one.getByRole('button', { name: 'Approve always' }).click();
+    expect(textOf(await first)).toBe('deleted one.md');
+    await two
+      .getByText(
+        `${by} chose “Approve always” for this tool and caller: that covers its next calls, not this one, which asked before. Decide it here.`,
+      )
+      .waitFor();
+    // It still waits: the grant did not decide it.
+    expect((await suite.fixture.gateway.approvals.pending()).map((a) => a.arguments)).toEqual([
+      { path: 'two.md' },
+    ]);
+    await two.getByRole('button', { name: 'Deny' }).click();
+    expect((await second).isError).toBe(true);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('Try a tool on a tool the policy asks about says it waits, and Approve there shows its result in the form', async () => {
     const { page, errors } = await openConsole(suite.browser, suite.fixture, { view: 'try/up__delete_file' });
     const form = page.getByRole('form', { name: 'call up__delete_file' });

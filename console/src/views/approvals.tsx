@@ -13,7 +13,7 @@
 // when another is shown) — a card opened alone too, which the list may not hold — and goes when the approval
 // does or the person signs out.
 import { memo } from 'preact/compat';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { JsonObject } from 'toolwire';
 import { api, ApiError, type ListedApproval } from '../api.js';
 import { AnnotationBadges, callerName } from '../components/badges.js';
@@ -58,6 +58,31 @@ function alwaysWhom(caller: ListedApproval['caller']): string {
   if (caller.principal !== undefined) return `caller ${caller.principal}`;
   if (caller.sessionId !== undefined) return `${callerName(caller)} only`;
   return 'any anonymous caller';
+}
+
+/** Who a grant of "Approve always" covers, with the tool: the key of `alwaysWhom`'s caller. */
+function grantKey({ upstream, tool, caller }: ListedApproval): string {
+  const whom =
+    caller.principal !== undefined
+      ? `p:${caller.principal}`
+      : caller.sessionId !== undefined
+        ? `s:${caller.sessionId}`
+        : 'anonymous';
+  return JSON.stringify([upstream, tool, whom]);
+}
+
+/**
+ * Who gave "Approve always" (among the latest decisions) that covers a pending approval's tool and caller: it
+ * covers the calls that come after it, not this one, which asked before and still waits for a decision.
+ */
+function grantsGiven(decided: readonly Decided[]): Map<string, string> {
+  const given = new Map<string, string>();
+  for (const { approval, outcome } of decided) {
+    if (outcome.decision !== 'approved' || !outcome.always) continue;
+    const key = grantKey(approval);
+    if (!given.has(key)) given.set(key, outcome.decidedBy ?? 'someone');
+  }
+  return given;
 }
 
 /** What a person did to a card: kept by approval id while the approval is listed. */
@@ -112,10 +137,13 @@ const ApprovalCard = memo(function ApprovalCard({
   canDecide,
   place,
   of,
+  grantedBy,
 }: {
   approval: ListedApproval;
   kept: CardState;
   canDecide: boolean;
+  /** Who gave "Approve always" for this tool and caller after this approval asked (`grantsGiven`). */
+  grantedBy?: string | undefined;
   /** Its place in the list, and the list's length (most cards are not drawn). */
   place: number;
   of: number;
@@ -223,6 +251,12 @@ const ApprovalCard = memo(function ApprovalCard({
           <JsonTree value={args} label="arguments" open={4} />
         )}
       </div>
+      {grantedBy !== undefined && (
+        <p class="notice">
+          {grantedBy} chose “Approve always” for this tool and caller: that covers its next calls, not this
+          one, which asked before. Decide it here.
+        </p>
+      )}
       {canDecide ? (
         <div class="decide">
           <button
@@ -363,6 +397,7 @@ function OneApproval({ id }: { id: string }) {
             canDecide={session?.canDecide === true}
             place={1}
             of={1}
+            grantedBy={grantsGiven(decided).get(grantKey(shown))}
           />
         </ul>
       )}
@@ -388,6 +423,7 @@ function AllApprovals() {
   } = useLive();
   const unavailable = connection !== 'live' && streamProblem !== undefined;
   const failed = unavailable && approvalsFailed !== undefined;
+  const granted = useMemo(() => grantsGiven(decided), [decided]);
   return (
     <section aria-labelledby="approvals-heading">
       <h2 id="approvals-heading" tabIndex={-1}>
@@ -443,6 +479,7 @@ function AllApprovals() {
               canDecide={session?.canDecide === true}
               place={index + 1}
               of={approvals.length}
+              grantedBy={granted.get(grantKey(approval))}
             />
           )}
         />
