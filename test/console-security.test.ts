@@ -162,7 +162,7 @@ describe('the API behind the console', () => {
     await context.close();
   });
 
-  it('shows the sign-in form without a failing request or a console error, and signs in from it', async () => {
+  it("shows the sign-in form without a failing request or a console error, and signs in from it to the view's heading", async () => {
     const context = await suite.browser.newContext();
     const page = await context.newPage();
     const problems: string[] = [];
@@ -182,6 +182,8 @@ describe('the API behind the console', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
     await page.getByText('console:Ada', { exact: true }).waitFor();
+    // The form went with the focus: the focus is on the view's heading, not lost to the page.
+    await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Approvals');
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,7 @@
 // The console's frame: who is signed in, whether the live connection holds, the views (by the address's
 // fragment: #/approvals, #/tools, #/activity, #/try/NAME, #/upstreams, #/audit), the pending count in the
 // title, and browser notifications for new approvals when the person asked for them.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { callerName } from './components/badges.js';
 import { UpstreamText } from './components/upstream-text.js';
@@ -114,6 +114,17 @@ export function App() {
     const title = `${viewLabel} · toolwire console`;
     document.title = pending > 0 ? `(${pending}) ${title}` : title;
   }, [pending, viewLabel]);
+  // Signed in from the form (which goes, and the focus with it): the focus goes to the view's heading.
+  const fromForm = useRef(false);
+  useEffect(() => {
+    if (state.session === null) fromForm.current = true;
+    else if (state.session && fromForm.current) {
+      fromForm.current = false;
+      const heading = document.querySelector<HTMLElement>('main h2');
+      if (heading && !heading.hasAttribute('tabindex')) heading.tabIndex = -1;
+      heading?.focus();
+    }
+  }, [state.session]);
   if (state.session === undefined) return <p class="loading">Loading…</p>;
   if (state.session === null) return <SignIn message={state.signedOut} />;
   return (
