@@ -80,12 +80,10 @@ export class HeldRun<T = CallToolResult> {
       };
     }
     if (capabilities.roots !== undefined) {
-      this.handlers.roots = ({ tiedBy }) =>
+      this.handlers.roots = ({ signal, tiedBy }) =>
         theirs(tiedBy)
           ? []
-          : this.#hold('roots', undefined, (ctx, key) => ctx.listRoots({ key })).then(
-              (result) => result.roots,
-            );
+          : this.#hold('roots', signal, (ctx, key) => ctx.listRoots({ key })).then((result) => result.roots);
     }
   }
 
@@ -116,22 +114,26 @@ export class HeldRun<T = CallToolResult> {
   ): Promise<A> {
     const key = `${prefix}-${++this.#asked}`;
     return new Promise<A>((resolve, reject) => {
+      // The upstream cancelled its question (or its call ended): no longer asked.
+      const withdrawn = () => {
+        if (!this.#held.delete(key)) return;
+        reject(signal?.reason instanceof Error ? signal.reason : new Error('The question was cancelled'));
+      };
       const held: Held = {
         key,
         ask,
-        answer: (value) => resolve(value as A),
-        refuse: reject,
+        answer: (value) => {
+          signal?.removeEventListener('abort', withdrawn);
+          resolve(value as A);
+        },
+        refuse: (error: unknown) => {
+          signal?.removeEventListener('abort', withdrawn);
+          reject(error as Error);
+        },
       };
       this.#held.set(key, held);
-      // The upstream cancelled its question (or its call ended): no longer asked.
-      signal?.addEventListener(
-        'abort',
-        () => {
-          if (!this.#held.delete(key)) return;
-          reject(signal.reason instanceof Error ? signal.reason : new Error('The question was cancelled'));
-        },
-        { once: true },
-      );
+      if (signal?.aborted) withdrawn();
+      else signal?.addEventListener('abort', withdrawn, { once: true });
       this.#wake?.();
     });
   }
