@@ -1,10 +1,12 @@
 // A question of a stdio upstream (the official SDK 1.x server) that names no call, asked while one host has
 // two requests in flight there: the gateway relays it to that host as the oldest request's. When that
-// request ends (cancelled, or answered) before the host answers, the question ends with it: the host's
-// client gets `notifications/cancelled` for the relayed request, and the upstream an error for its own, so
-// the call that asked is answered instead of waiting for an answer nobody would take. Hosts: the official
-// SDK 1.x client spawning `toolwire gateway --stdio` or on the gateway's Streamable HTTP, and a toolwire
-// client linked in memory to a gateway run as a library.
+// request ends (cancelled, or answered) before the host answers, the host's client gets
+// `notifications/cancelled` for the relayed request; the question is the host's still (its other call,
+// `ask_form`, asked it, and is in flight), so it is asked again as part of that call, and the host's answer
+// reaches the upstream (it used to be withdrawn: the call that asked got "The gateway withdrew …"). With no
+// request of the host's left there, it is withdrawn (test/gateway-question-heir.test.ts). Hosts: the
+// official SDK 1.x client spawning `toolwire gateway --stdio` or on the gateway's Streamable HTTP, and a
+// toolwire client linked in memory to a gateway run as a library.
 import { fileURLToPath } from 'node:url';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -30,18 +32,27 @@ function signalled<T = void>(): { promise: Promise<T>; resolve: (value: T) => vo
   return { promise, resolve };
 }
 
-/** What the host saw: the question once asked, and the reason of its cancellation once cancelled. */
+/**
+ * What the host saw: the question once asked, the reason of its cancellation once cancelled, and the question
+ * once asked again.
+ */
 function question() {
-  return { asked: signalled<string>(), cancelled: signalled<unknown>() };
+  return { asked: signalled<string>(), cancelled: signalled<unknown>(), again: signalled<string>() };
 }
 
+/** What the host answers the question asked again. */
+const ANSWER = { action: 'accept', content: { name: 'Ada' } } as const;
+
 /**
- * An SDK 1.x host that never answers a form, on `toolwire gateway --stdio` (or on `transport`). What it saw
- * is read off the wire: the question, and the `notifications/cancelled` that names it.
+ * An SDK 1.x host that answers a form only when it is asked again (the first waits until it is cancelled),
+ * on `toolwire gateway --stdio` (or on `transport`). What it saw is read off the wire: the question, the
+ * `notifications/cancelled` that names it, and the question asked again.
  */
 async function sdkHost(seen: ReturnType<typeof question>, transport?: Transport): Promise<ClientV1> {
   const client = new ClientV1({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  let forms = 0;
   client.setRequestHandler(ElicitRequestSchema, async (_request, extra) => {
+    if (forms++ > 0) return ANSWER;
     await new Promise((resolve) => extra.signal.addEventListener('abort', resolve, { once: true }));
     return { action: 'decline' };
   });
@@ -54,8 +65,9 @@ async function sdkHost(seen: ReturnType<typeof question>, transport?: Transport)
     if ('method' in message) {
       const params = message.params;
       if (message.method === 'elicitation/create' && 'id' in message) {
-        asked = message.id;
-        seen.asked.resolve(String(params?.message));
+        if (asked === undefined) seen.asked.resolve(String(params?.message));
+        else seen.again.resolve(String(params?.message));
+        asked ??= message.id;
       }
       if (message.method === 'notifications/cancelled' && asked !== undefined && params?.requestId === asked)
         seen.cancelled.resolve(params?.reason);
@@ -80,41 +92,27 @@ async function holding(client: ClientV1, stop: AbortController): Promise<{ held:
 const text = (result: unknown) => (result as { content: { text: string }[] }).content[0]!.text;
 
 const ENDED = 'the request this question was relayed for ended';
-const WITHDRAWN =
-  'The gateway withdrew elicitation/create: the request it was relayed for ended before its caller answered';
 
-/** The call that asked the question ends as an isError result saying the gateway withdrew it. */
-async function expectWithdrawn(asking: Promise<unknown>): Promise<void> {
-  const result = (await asking) as { isError?: boolean };
-  expect(result.isError).toBe(true);
-  expect(text(result)).toContain(WITHDRAWN);
-}
-
-/**
- * `sdk__hold` runs, `sdk__ask_form` asks the host (relayed as the held call's), and the host cancels the held
- * call: the question must be cancelled for the host and the call that asked answered with the withdrawal.
- */
-async function cancelTheHeldCallWhileAsked(
-  client: ClientV1,
-  seen: ReturnType<typeof question>,
-): Promise<void> {
-  const stop = new AbortController();
-  await holding(client, stop);
-  const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
-  expect(await seen.asked.promise).toBe('Your name?');
-  stop.abort();
-  expect(await seen.cancelled.promise).toBe(ENDED);
-  await expectWithdrawn(asking);
+/** The host is asked the question again, as the asking call's, and that call gets the host's answer. */
+async function expectAskedAgain(seen: ReturnType<typeof question>, asking: Promise<unknown>): Promise<void> {
+  expect(await seen.again.promise).toBe('Your name?');
+  expect(JSON.parse(text(await asking))).toEqual(ANSWER);
 }
 
 describe('a question relayed as the oldest call’s, on a stdio upstream', () => {
-  it('is cancelled for the host, and refused to the upstream, when the host cancels that call', async () => {
+  it('is cancelled for the host, and asked again as its asking call’s, when the host cancels that call', async () => {
     const seen = question();
     const client = await sdkHost(seen);
-    await cancelTheHeldCallWhileAsked(client, seen);
+    const stop = new AbortController();
+    await holding(client, stop);
+    const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    expect(await seen.asked.promise).toBe('Your name?');
+    stop.abort();
+    expect(await seen.cancelled.promise).toBe(ENDED);
+    await expectAskedAgain(seen, asking);
   }, 30_000);
 
-  it('is cancelled for the host, and refused to the upstream, when that call is answered', async () => {
+  it('is cancelled for the host, and asked again as its asking call’s, when that call is answered', async () => {
     const seen = question();
     const client = await sdkHost(seen);
     const { held } = await holding(client, new AbortController());
@@ -123,12 +121,12 @@ describe('a question relayed as the oldest call’s, on a stdio upstream', () =>
     expect(text(await client.callTool({ name: 'sdk__release', arguments: {} }))).toBe('released 1');
     expect(text(await held)).toBe('released');
     expect(await seen.cancelled.promise).toBe(ENDED);
-    await expectWithdrawn(asking);
+    await expectAskedAgain(seen, asking);
   }, 30_000);
 });
 
 describe('a question relayed as the oldest call’s, on a stdio upstream, to a Streamable HTTP host', () => {
-  it('is cancelled for the host, and refused to the upstream, when the host cancels that call', async () => {
+  it('is cancelled for the host, and asked again as its asking call’s, when the host cancels that call', async () => {
     const gateway = createGateway(
       { upstreams: UPSTREAMS, policy: { default: 'allow' } },
       { onLog: () => undefined },
@@ -140,12 +138,18 @@ describe('a question relayed as the oldest call’s, on a stdio upstream, to a S
     const seen = question();
     // The question comes on the held call's POST response stream; its cancellation after that stream ended.
     const client = await sdkHost(seen, new StreamableHTTPClientTransport(new URL(served.url!)));
-    await cancelTheHeldCallWhileAsked(client, seen);
+    const stop = new AbortController();
+    await holding(client, stop);
+    const asking = client.callTool({ name: 'sdk__ask_form', arguments: {} });
+    expect(await seen.asked.promise).toBe('Your name?');
+    stop.abort();
+    expect(await seen.cancelled.promise).toBe(ENDED);
+    await expectAskedAgain(seen, asking);
   }, 30_000);
 });
 
 describe('a question relayed as the oldest prompt get’s, on a stdio upstream', () => {
-  it('is cancelled for the host, and refused to the upstream, when the host cancels that get', async () => {
+  it('is cancelled for the host, and asked again as its asking call’s, when the host cancels that get', async () => {
     const held = signalled();
     const gateway = createGateway(
       { upstreams: UPSTREAMS, policy: { default: 'allow' } },
@@ -154,9 +158,14 @@ describe('a question relayed as the oldest prompt get’s, on a stdio upstream',
     cleanup.push(() => gateway.close());
     await gateway.start();
     const seen = question();
+    let asked = 0;
     const { client } = await linkServer(gateway.server, {
       protocolVersion: '2025-11-25',
       elicitation: async (params, { signal }) => {
+        if (asked++ > 0) {
+          seen.again.resolve(params.message);
+          return ANSWER;
+        }
         seen.asked.resolve(params.message);
         await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
         seen.cancelled.resolve(signal.reason instanceof Error ? signal.reason.message : signal.reason);
@@ -171,6 +180,6 @@ describe('a question relayed as the oldest prompt get’s, on a stdio upstream',
     expect(await seen.asked.promise).toBe('Your name?');
     stop.abort();
     await seen.cancelled.promise;
-    await expectWithdrawn(asking);
+    await expectAskedAgain(seen, asking);
   }, 30_000);
 });

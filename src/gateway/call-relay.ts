@@ -301,6 +301,8 @@ export class CallRelay {
           // nothing) may have asked it.
           () => this.#mine(upstream, ctx),
           settled,
+          // A question only attributed to this call, which ends first, is its caller's next request's there.
+          () => this.#deps.inFlight.heir(upstream.name, ctx.connection),
         )
       : undefined;
     let cancellation = call.cancellation;

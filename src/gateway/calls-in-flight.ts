@@ -82,6 +82,19 @@ export class CallsInFlight {
     return oldest;
   }
 
+  /**
+   * Who takes over a question of `upstream` that names no request, relayed as part of a request of
+   * `connection` that ended before its caller answered: the handlers of the oldest request in flight there,
+   * when every one came on that connection (the question is that caller's whichever of its requests asked,
+   * `owner`); undefined otherwise (none is left, or others' requests are in flight there, or there is no
+   * connection: the stateless era's requests stand alone).
+   */
+  heir(upstream: string, connection: object | undefined): ClientHandlers | undefined {
+    if (connection === undefined) return undefined;
+    const owner = this.owner(upstream);
+    return owner?.connection === connection ? owner.handlers : undefined;
+  }
+
   /** Whether a question of `upstream` that names no request is the one in flight with `handlers` (`owner`). */
   isOwner(upstream: string, handlers: ClientHandlers): boolean {
     return this.owner(upstream)?.handlers === handlers;

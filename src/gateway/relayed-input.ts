@@ -100,6 +100,9 @@ function withdrawn(method: string): ProtocolError {
   );
 }
 
+/** Whether a question was tied to its request by the wire (its POST stream, the task it names): no other's. */
+const tied = (tiedBy: TiedBy | undefined) => tiedBy === 'stream' || tiedBy === 'task';
+
 /**
  * The caller's client answers the upstream's questions, for what it declared. In the stateless era a
  * question the caller has not answered yet ends this attempt (`end`): the caller retries with its answer,
@@ -110,7 +113,10 @@ function withdrawn(method: string): ProtocolError {
  * `settled`, where given, fires when the request the handlers were made for ends (answered, failed,
  * cancelled, timed out): a question relayed for it and not answered yet is withdrawn — the caller's client
  * gets `notifications/cancelled` for it, the upstream an error — since no request of that caller's would
- * wait for the answer any more (a question that names no request was only attributed to this one).
+ * wait for the answer any more — unless nothing on the wire tied the question to that request (it was only
+ * attributed to it, the oldest of its caller's there) and `heir` names another request in flight there whose
+ * caller may take it (see `CallsInFlight.heir`): its handlers are asked instead, and the caller is asked
+ * again as part of that request (the question may be its).
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
@@ -119,14 +125,32 @@ export function relayedInput(
   relayedUrl: (elicitationId: string) => void,
   mine?: () => boolean,
   settled?: Cancellation,
+  heir?: () => ClientHandlers | undefined,
 ): ClientHandlers {
   const caps = ctx.client.capabilities;
-  const relay = async <T>(method: string, ask: () => Promise<T>): Promise<T> => {
-    if (settled?.aborted) throw withdrawn(method);
+  // The question, its request ended: asked of the heir's handlers (`again`), if it was only attributed to
+  // this request and another takes it over; else withdrawn.
+  const ended = <T>(
+    method: string,
+    tiedBy: TiedBy | undefined,
+    again: (next: ClientHandlers) => Promise<T> | undefined,
+  ): Promise<T> => {
+    const next = tied(tiedBy) ? undefined : heir?.();
+    const asked = next && next !== handlers ? again(next) : undefined;
+    if (asked) return asked;
+    throw withdrawn(method);
+  };
+  const relay = async <T>(
+    method: string,
+    tiedBy: TiedBy | undefined,
+    ask: () => Promise<T>,
+    again: (next: ClientHandlers) => Promise<T> | undefined,
+  ): Promise<T> => {
+    if (settled?.aborted) return ended(method, tiedBy, again);
     try {
       return await ask();
     } catch (error) {
-      if (settled?.aborted) throw withdrawn(method);
+      if (settled?.aborted) return ended(method, tiedBy, again);
       if (stateless) end(error);
       throw upstreamError(error);
     }
@@ -137,27 +161,45 @@ export function relayedInput(
   const handlers: ClientHandlers = {};
   if (caps.elicitation !== undefined) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
-    handlers.elicitation = (params, { signal, tiedBy }) => {
+    handlers.elicitation = (params, handlerCtx) => {
+      const { signal, tiedBy } = handlerCtx;
       // Given to this call although another caller's call may have asked: asked of nobody.
       if (theirs(tiedBy)) throw notMine('elicitation/create');
       // A URL elicitation with an id (the handshake era): its completion may follow, for this caller.
       if (params.mode === 'url' && typeof params.elicitationId === 'string' && takesUrlElicitation(ctx))
         relayedUrl(params.elicitationId);
-      return relay('elicitation/create', () =>
-        ctx.elicit(params, { signal, cancellation: settled, validate: false }),
+      return relay(
+        'elicitation/create',
+        tiedBy,
+        () => ctx.elicit(params, { signal, cancellation: settled, validate: false }),
+        (next) => next.elicitation && Promise.resolve(next.elicitation(params, handlerCtx)),
       );
     };
   }
   if (caps.sampling !== undefined) {
-    handlers.sampling = (params, { signal, tiedBy }) => {
+    handlers.sampling = (params, handlerCtx) => {
+      const { signal, tiedBy } = handlerCtx;
       if (theirs(tiedBy)) throw notMine('sampling/createMessage');
-      return relay('sampling/createMessage', () => ctx.sample(params, { signal, cancellation: settled }));
+      return relay(
+        'sampling/createMessage',
+        tiedBy,
+        () => ctx.sample(params, { signal, cancellation: settled }),
+        (next) => next.sampling && Promise.resolve(next.sampling(params, handlerCtx)),
+      );
     };
   }
   if (caps.roots !== undefined)
-    handlers.roots = ({ tiedBy }) =>
-      theirs(tiedBy)
+    handlers.roots = (handlerCtx) =>
+      theirs(handlerCtx.tiedBy)
         ? []
-        : relay('roots/list', () => ctx.listRoots({ cancellation: settled })).then((r) => r.roots);
+        : relay(
+            'roots/list',
+            handlerCtx.tiedBy,
+            () => ctx.listRoots({ cancellation: settled }).then((r) => r.roots),
+            ({ roots }) =>
+              roots === undefined
+                ? undefined
+                : Promise.resolve(typeof roots === 'function' ? roots(handlerCtx) : roots),
+          );
   return handlers;
 }

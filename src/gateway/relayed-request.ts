@@ -130,6 +130,7 @@ export function relayedRequest<T>(
         }
       : undefined,
     settled,
+    inFlight ? () => inFlight.heir(upstream, connection) : undefined,
   );
   return counted(inFlight, upstream, { connection, handlers }, () =>
     send({ signal: ctx.signal, cancellation: stop, handlers }),
