@@ -10,6 +10,7 @@
  */
 import { ErrorCode, ProtocolError, errorMessage, type Root } from '../index.js';
 import type { Server, ServerConnection } from '../server/index.js';
+import { declares } from './relayed-input.js';
 
 export interface HostRootsOptions {
   /** The gateway's downstream server: the host must be its only connection. */
@@ -46,7 +47,7 @@ export class HostRoots {
     connection.oninitialized = () => {
       if (this.#host !== connection || this.#initialized) return;
       this.#initialized = true;
-      if (connection.client.capabilities.roots !== undefined) this.changed(connection);
+      if (declares(connection.client.capabilities, 'roots')) this.changed(connection);
     };
   }
 
@@ -66,7 +67,7 @@ export class HostRoots {
    */
   roots(): Promise<Root[]> | Root[] {
     const host = this.host;
-    if (!host || !this.#initialized || host.client.capabilities.roots === undefined) return [];
+    if (!host || !this.#initialized || !declares(host.client.capabilities, 'roots')) return [];
     if (this.#options.server.connections.size !== 1) return [];
     if (this.#asking) return this.#asking;
     const asking = host.listRoots().then(

@@ -11,6 +11,7 @@ import {
   ProtocolError,
   ToolwireError,
   type Cancellation,
+  type ClientCapabilities,
   type ClientHandlers,
   type TiedBy,
 } from '../index.js';
@@ -29,10 +30,23 @@ export function following(parent: Cancellation): {
   return { own, unfollow: parent.onAbort((reason) => own.abort(reason)) };
 }
 
+/**
+ * Whether `capabilities` declare `name`: present, and not `null` — as the gateway's server reads a
+ * capability before it asks (`missingCapabilities` in src/protocol/types/input-checks.ts, not public), so
+ * the gateway relays a question to a caller only when its server would ask it.
+ */
+export function declares(
+  capabilities: ClientCapabilities,
+  name: 'elicitation' | 'sampling' | 'roots',
+): boolean {
+  const declared: unknown = capabilities[name];
+  return declared !== undefined && declared !== null;
+}
+
 /** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
 export function mayBeAsked(ctx: Pick<ToolContext, 'client'>): boolean {
   const caps = ctx.client.capabilities;
-  return caps.elicitation !== undefined || caps.sampling !== undefined || caps.roots !== undefined;
+  return declares(caps, 'elicitation') || declares(caps, 'sampling') || declares(caps, 'roots');
 }
 
 /**
@@ -159,7 +173,7 @@ export function relayedInput(
   // (nothing on the wire ties it to a call) is this caller's only if `mine` says so.
   const theirs = (tiedBy: TiedBy | undefined) => mine !== undefined && tiedBy === 'only' && !mine();
   const handlers: ClientHandlers = {};
-  if (caps.elicitation !== undefined) {
+  if (declares(caps, 'elicitation')) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
     handlers.elicitation = (params, handlerCtx) => {
       const { signal, tiedBy } = handlerCtx;
@@ -176,7 +190,7 @@ export function relayedInput(
       );
     };
   }
-  if (caps.sampling !== undefined) {
+  if (declares(caps, 'sampling')) {
     handlers.sampling = (params, handlerCtx) => {
       const { signal, tiedBy } = handlerCtx;
       if (theirs(tiedBy)) throw notMine('sampling/createMessage');
@@ -188,7 +202,7 @@ export function relayedInput(
       );
     };
   }
-  if (caps.roots !== undefined)
+  if (declares(caps, 'roots'))
     handlers.roots = (handlerCtx) =>
       theirs(handlerCtx.tiedBy)
         ? []
