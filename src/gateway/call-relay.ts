@@ -42,7 +42,14 @@ import type { ExposedTool } from './exposed-tools.js';
 import type { CallInfo, GatewayEvents } from './gateway-events.js';
 import type { Policy } from './policy.js';
 import { unavailable, type Upstream } from './upstream.js';
-import { following, mayBeAsked, relayedInput, REQUEST_ENDED, takesUrlElicitation } from './relayed-input.js';
+import {
+  following,
+  mayBeAsked,
+  relayedInput,
+  REQUEST_ENDED,
+  sessionless,
+  takesUrlElicitation,
+} from './relayed-input.js';
 import type { ElicitationRoutes } from './elicitation-routes.js';
 import { forwardedMeta } from './forwarded-meta.js';
 import type { CallsInFlight } from './calls-in-flight.js';
@@ -333,7 +340,11 @@ export class CallRelay {
     if (callerTask) delete options.maxTotalTimeout;
     const calls = active;
     // Counted in flight on the upstream with its caller's connection: whose a question is that names no call.
-    const uncount = this.#deps.inFlight.add(upstream.name, { connection: ctx.connection, handlers });
+    const uncount = this.#deps.inFlight.add(upstream.name, {
+      connection: ctx.connection,
+      handlers,
+      sessionless: handlers === undefined && sessionless(ctx),
+    });
     return client.callTool(tool.name, args, options).then(
       (relayed) => {
         uncount();

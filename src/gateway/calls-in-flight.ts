@@ -12,6 +12,11 @@ export interface InFlight {
   readonly connection: object | undefined;
   /** What relays a question to its caller; undefined where the caller may be asked nothing. */
   readonly handlers: ClientHandlers | undefined;
+  /**
+   * A handshake-era caller served without a session (`toolwire gateway --stateless`): what it declared went
+   * with an `initialize` no session kept, so it is asked nothing, whatever it declared (see `sessionless`).
+   */
+  readonly sessionless?: boolean;
 }
 
 /** An entry of a `Line`: the request, linked to its neighbours. */
@@ -44,6 +49,7 @@ export class CallsInFlight {
     const node: Node = {
       connection: entry.connection,
       handlers: entry.handlers,
+      sessionless: entry.sessionless === true,
       prev: line.tail,
       next: undefined,
       removed: false,

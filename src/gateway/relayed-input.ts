@@ -103,6 +103,41 @@ export function noCaller(method: RelayedQuestion): ProtocolError {
   );
 }
 
+/**
+ * Whether the caller is a handshake-era client the gateway's server serves without a session (`toolwire
+ * gateway --stateless`): it knows neither its `clientInfo` nor its capabilities (they went with an
+ * `initialize` no session kept), so the gateway can ask it nothing, whatever it declared.
+ */
+export function sessionless(ctx: Pick<ToolContext, 'client' | 'sessionId'>): boolean {
+  const { protocolVersion, info, capabilities } = ctx.client;
+  return (
+    isHandshakeRevision(protocolVersion) &&
+    info === undefined &&
+    ctx.sessionId === undefined &&
+    Object.keys(capabilities).length === 0
+  );
+}
+
+/**
+ * Answers a question asked during the request of a caller served without a session (`sessionless`): refused
+ * with -32602 saying so (not that the caller declared nothing: it may have, on its `initialize`).
+ */
+export const SESSIONLESS = {
+  elicitation: (): never => {
+    throw unaskable('elicitation/create');
+  },
+  sampling: (): never => {
+    throw unaskable('sampling/createMessage');
+  },
+} satisfies ClientHandlers;
+
+function unaskable(method: RelayedQuestion): ProtocolError {
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `The gateway could not relay ${method}: it serves the client of the call without sessions (toolwire gateway --stateless), so it cannot ask a handshake-era client anything (what the client declared went with its initialize, which no session kept); nobody was asked`,
+  );
+}
+
 /** Why a question relayed for a request that ended is cancelled (`notifications/cancelled` to its caller). */
 export const REQUEST_ENDED = 'the request this question was relayed for ended';
 

@@ -23,6 +23,7 @@ import { GatewayError } from './gateway-error.js';
 import type { GatewayEvents } from './gateway-events.js';
 import type { ParkedCalls } from './parked-calls.js';
 import { upstreamView, type UpstreamView } from './gateway-views.js';
+import { SESSIONLESS } from './relayed-input.js';
 import type { ResourceSubscriptions } from './resource-subscriptions.js';
 import { Upstream, type UpstreamChange, type UpstreamHooks } from './upstream.js';
 
@@ -177,7 +178,10 @@ export class UpstreamSet {
       updated: (upstream, uri) => subscriptions.updated(upstream, uri),
       connected: (upstream, client) => subscriptions.resubscribe(upstream, client),
       log,
-      owner: (upstream) => inFlight.owner(upstream.name)?.handlers,
+      owner: (upstream) => {
+        const owner = inFlight.owner(upstream.name);
+        return owner?.handlers ?? (owner?.sessionless === true ? SESSIONLESS : undefined);
+      },
       roots,
       elicitationComplete,
       warn: (upstream, message) => warn(`upstream ${upstream.name}: ${message}`, upstream.name),
