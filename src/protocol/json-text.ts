@@ -69,7 +69,7 @@ export function dropSerializedAhead(): void {
 /**
  * `JSON.stringify` for anything a transport writes: a JSON-RPC message, a batch of them, or any other
  * body. A response whose result is marked by {@link serializeOnce} is spliced from the kept text; the
- * message serialized ahead ({@link serializeAhead}) is its text.
+ * message the engine serialized ahead of its send (`serializeAhead`) is its text.
  */
 export function stringifyJson(value: unknown): string {
   if (aheadMessage !== undefined && value === aheadMessage) {
