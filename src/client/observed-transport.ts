@@ -7,7 +7,7 @@
  */
 import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { SendOptions, Transport } from '../protocol/transport.js';
+import type { OutputBacklog, SendOptions, Transport } from '../protocol/transport.js';
 
 export interface TransportObserver {
   /** A message is about to be sent. */
@@ -88,5 +88,22 @@ export class ObservedTransport implements Transport {
 
   closeStream(relatedRequestId: Parameters<NonNullable<Transport['closeStream']>>[0]): void {
     this.#inner.closeStream?.(relatedRequestId);
+  }
+
+  /** The inner transport's backlog, where it has one (the engine paces the server's requests by it). */
+  get backlog(): OutputBacklog | undefined {
+    return this.#inner.backlog;
+  }
+
+  set ondrain(listener: (() => void) | undefined) {
+    this.#inner.ondrain = listener;
+  }
+
+  get ondrain(): (() => void) | undefined {
+    return this.#inner.ondrain;
+  }
+
+  holdInput(hold: boolean): void {
+    this.#inner.holdInput?.(hold);
   }
 }

@@ -7,6 +7,7 @@
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
 import type { RequestId } from '../../protocol/jsonrpc.js';
 import { readEventStream } from './read-event-stream.js';
+import type { ReadGate } from './read-gate.js';
 import { MIN_SERVER_RETRY_MS, wait, type ReconnectPolicy } from './reconnect-policy.js';
 import { SseParser } from './sse-parser.js';
 
@@ -25,6 +26,8 @@ export interface StreamHost {
   reconnect(stream: ResumableStream): Promise<Attempt>;
   /** The largest event read, in characters (`maxMessageSize`). */
   readonly maxMessageSize: number;
+  /** Shut while the client is behind: the stream reads no more meanwhile. */
+  readonly gate: ReadGate;
   /** The data of one `message` event, and the stream it came on. */
   deliver(data: string, stream: ResumableStream): void;
   /** An event passed `maxMessageSize` (it is skipped); returns whether to read on. */
@@ -157,14 +160,19 @@ export class ResumableStream {
     this.#reading = true;
     try {
       if (!response.body) return;
-      await readEventStream(response.body, parser, (event) => {
-        if (event.tooLarge) return this.#host.tooLarge(this) && !this.#host.signal.aborted;
-        if (event.type === 'message' && event.data !== '') {
-          this.progressed = true;
-          this.#host.deliver(event.data, this);
-        }
-        return !this.#host.signal.aborted && !this.#cancel.aborted;
-      });
+      await readEventStream(
+        response.body,
+        parser,
+        (event) => {
+          if (event.tooLarge) return this.#host.tooLarge(this) && !this.#host.signal.aborted;
+          if (event.type === 'message' && event.data !== '') {
+            this.progressed = true;
+            this.#host.deliver(event.data, this);
+          }
+          return !this.#host.signal.aborted && !this.#cancel.aborted;
+        },
+        this.#host.gate,
+      );
     } catch (error) {
       this.lastError = error; // the connection broke: resume as after a clean end
     } finally {

@@ -14,6 +14,7 @@ import { httpStatusError, readErrorBody } from './http-failure.js';
 import { jsonMessages } from './json-messages.js';
 import { eventTooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
+import type { ReadGate } from './read-gate.js';
 import type { ReconnectPolicy } from './reconnect-policy.js';
 import { ResumableStream, type Attempt, type StreamHost } from './resumable-stream.js';
 
@@ -31,6 +32,8 @@ export interface SessionStreamsHost {
   /** Aborted when the transport closes; stops waits and reads. */
   readonly signal: AbortSignal;
   readonly policy: ReconnectPolicy;
+  /** Shut while the client is behind: no stream reads meanwhile. */
+  readonly gate: ReadGate;
   /** Whether the transport is open. */
   open(): boolean;
   /** One GET to the endpoint with these headers, aborted when the transport closes or by `cancel`. */
@@ -55,6 +58,7 @@ export class SessionStreams implements StreamHost {
   readonly signal: AbortSignal;
   readonly policy: ReconnectPolicy;
   readonly maxMessageSize: number;
+  readonly gate: ReadGate;
   readonly #host: SessionStreamsHost;
   /** Which stream owes the response to each request. */
   readonly #awaiting = new Map<RequestId, ResumableStream>();
@@ -66,6 +70,7 @@ export class SessionStreams implements StreamHost {
     this.#host = host;
     this.signal = host.signal;
     this.policy = host.policy;
+    this.gate = host.gate;
     this.maxMessageSize = host.endpoint.maxMessageSize;
   }
 

@@ -8,7 +8,7 @@ import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../pr
 import { messageNaming, parsePeerJson } from '../../protocol/json-depth.js';
 import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
-import type { SendOptions, Transport } from '../../protocol/transport.js';
+import type { OutputBacklog, SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import {
   checkHttpClientOptions,
@@ -24,8 +24,9 @@ import { eventTooLargeError, maxMessageSizeOption } from './message-limit.js';
 import { nodeFetch } from './node-fetch.js';
 import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
+import { ReadGate } from './read-gate.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
-import { WaitingPosts } from './waiting-posts.js';
+import { MAX_QUEUED_NOTICE_BYTES, WaitingPosts } from './waiting-posts.js';
 
 export interface SseClientTransportOptions extends HttpClientOptions {
   /**
@@ -44,11 +45,20 @@ const DEFAULT_ENDPOINT_TIMEOUT_MS = 30_000;
  * resumption. A POST the server does not accept is dropped once the client gave up on the requests it
  * carries (see `WaitingPosts`); one of notifications or answers after 30 s, and while 64 of those wait the
  * next ones wait in line for them (bounded: an answer past the bound is sent as an error answer instead).
+ * While as many of those wait as may be sent at once, the stream is not read (see {@link backlog}).
  */
 export class SseClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /** Set by the engine: the POSTs of answers waiting came down to half (see {@link backlog}). */
+  ondrain?: () => void;
+  /**
+   * The POSTs of notifications and answers waiting for the server to accept them: while as many wait as
+   * may be sent at once (64), the engine starts none of the server's requests and the SSE stream is not
+   * read (see {@link holdInput}) until half of them are accepted.
+   */
+  readonly backlog: OutputBacklog;
   readonly sessionId: string | undefined = undefined;
   /** The largest event read, in bytes (`maxMessageSize`). */
   readonly maxMessageSize: number;
@@ -61,14 +71,31 @@ export class SseClientTransport implements Transport {
   #endpoint: URL | undefined;
   #closeFired = false;
   /** The POSTs the server has not answered yet. */
-  readonly #posts = new WaitingPosts();
+  readonly #posts = new WaitingPosts(() => this.ondrain?.());
+  /** Shut while the engine holds the server's requests it has not started: the stream is not read. */
+  readonly #gate = new ReadGate();
 
   constructor(options: SseClientTransportOptions) {
+    const posts = this.#posts;
+    this.backlog = {
+      get bytes() {
+        return posts.queuedBytes;
+      },
+      maxBytes: MAX_QUEUED_NOTICE_BYTES,
+      get full() {
+        return posts.full;
+      },
+    };
     checkHttpClientOptions(options);
     this.#url = new URL(options.url);
     this.#options = options;
     this.#fetch = options.fetch ?? nodeFetch;
     this.maxMessageSize = maxMessageSizeOption(options.maxMessageSize);
+  }
+
+  /** Called by the engine while it holds the server's requests it has not started: the stream waits. */
+  holdInput(hold: boolean): void {
+    this.#gate.hold(hold && this.#state !== 'closed');
   }
 
   /** The URL messages are POSTed to, once the server named it. */
@@ -96,6 +123,7 @@ export class SseClientTransport implements Transport {
       opening.catch(() => undefined); // aborted below, if still under way
       this.#state = 'closed';
       this.#abort.abort();
+      this.#gate.hold(false);
       throw error;
     } finally {
       clearTimeout(timer);
@@ -148,6 +176,7 @@ export class SseClientTransport implements Transport {
   async close(): Promise<void> {
     this.#state = 'closed';
     this.#abort.abort();
+    this.#gate.hold(false);
     this.#posts.clear(this.#abort.signal.reason);
     this.#fireClose();
   }
@@ -196,7 +225,8 @@ export class SseClientTransport implements Transport {
         }
         return this.#state !== 'closed';
       };
-      readEventStream(body, new SseParser({ maxEventSize: this.maxMessageSize }), onEvent).then(
+      const parser = new SseParser({ maxEventSize: this.maxMessageSize });
+      readEventStream(body, parser, onEvent, this.#gate).then(
         () => this.#ended(undefined, settle),
         (error: unknown) => this.#ended(error, settle),
       );
@@ -237,6 +267,7 @@ export class SseClientTransport implements Transport {
     );
     if (this.#state === 'starting') return settle(lost);
     this.#state = 'closed';
+    this.#gate.hold(false);
     this.#posts.clear(lost);
     this.onerror?.(lost);
     this.#fireClose();

@@ -20,18 +20,19 @@ import {
   type JsonRpcRequest,
   type RequestId,
 } from '../../protocol/jsonrpc.js';
-import type { MessageExtra, SendOptions, Transport } from '../../protocol/transport.js';
+import type { MessageExtra, OutputBacklog, SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
 import { readBoundedText } from './bounded-body.js';
 import { discardBody, mediaType } from './http-client-options.js';
 import { httpStatusError, isAuthStatus, jsonRpcErrorWithId, readErrorBody } from './http-failure.js';
 import { McpEndpoint } from './mcp-endpoint.js';
+import { ReadGate } from './read-gate.js';
 import { StatelessHttpRequests, isStatelessRequest } from './stateless-http-requests.js';
 import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { SessionStreams } from './session-streams.js';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
-import { WaitingPosts, type NoticePost } from './waiting-posts.js';
+import { MAX_QUEUED_NOTICE_BYTES, WaitingPosts, type NoticePost } from './waiting-posts.js';
 
 export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
@@ -76,6 +77,15 @@ export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /** Set by the engine: the POSTs of answers waiting came down to half (see {@link backlog}). */
+  ondrain?: () => void;
+  /**
+   * The POSTs of notifications and answers waiting for the server to accept them: while as many wait as
+   * may be sent at once (64), the engine starts none of the server's requests, and no response body is
+   * read (see {@link holdInput}), until half of them are accepted. What the server sends meanwhile waits
+   * in the connection, so a fast server loses no answer and a hostile one cannot fill the client.
+   */
+  readonly backlog: OutputBacklog;
 
   readonly #endpoint: McpEndpoint;
   readonly #abort = new AbortController();
@@ -88,10 +98,22 @@ export class StreamableHttpClientTransport implements Transport {
   readonly #streams: SessionStreams;
   readonly #stateless: StatelessHttpRequests;
   /** POSTs of no request (notifications, answers) waiting for the server to accept them. */
-  readonly #notices = new WaitingPosts();
+  readonly #notices = new WaitingPosts(() => this.ondrain?.());
+  /** Shut while the engine holds the server's requests it has not started: no body is read meanwhile. */
+  readonly #gate = new ReadGate();
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
+    const notices = this.#notices;
+    this.backlog = {
+      get bytes() {
+        return notices.queuedBytes;
+      },
+      maxBytes: MAX_QUEUED_NOTICE_BYTES,
+      get full() {
+        return notices.full;
+      },
+    };
     this.#stateless = new StatelessHttpRequests({
       endpoint: this.#endpoint,
       signal: this.#abort.signal,
@@ -103,6 +125,7 @@ export class StreamableHttpClientTransport implements Transport {
       endpoint: this.#endpoint,
       signal: this.#abort.signal,
       policy: new ReconnectPolicy(options.reconnect),
+      gate: this.#gate,
       open: () => this.#state === 'open',
       get: (headers, cancel) => this.#request('GET', headers, cancel),
       renewable: () => this.#initialize !== undefined,
@@ -115,6 +138,11 @@ export class StreamableHttpClientTransport implements Transport {
       answer: (message) => this.onmessage?.(message),
       report: (error) => this.onerror?.(error),
     });
+  }
+
+  /** Called by the engine while it holds the server's requests it has not started: bodies are not read. */
+  holdInput(hold: boolean): void {
+    this.#gate.hold(hold && this.#state === 'open');
   }
 
   /** The session id the server assigned, once it has. */
@@ -223,6 +251,7 @@ export class StreamableHttpClientTransport implements Transport {
         followed = true;
         void post.follow(response).finally(() => this.#streams.release(post));
       } else if (type === 'application/json') {
+        await this.#gate.opened();
         this.#streams.deliver(await this.#readText(response, requestIds));
       } else {
         await discardBody(response);
@@ -344,6 +373,7 @@ export class StreamableHttpClientTransport implements Transport {
   async #shutdown(endSession: boolean): Promise<void> {
     this.#state = 'closed';
     this.#abort.abort();
+    this.#gate.hold(false);
     this.#streams.clear();
     this.#notices.clear(this.#abort.signal.reason);
     const failure = endSession ? await this.#endpoint.endSession() : undefined;

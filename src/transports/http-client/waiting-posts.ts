@@ -7,7 +7,9 @@
  * wait in line for a free one, in order ({@link NoticeLine}: at most {@link MAX_NOTICES_QUEUED} of them and
  * {@link MAX_QUEUED_NOTICE_BYTES}). An answer the line has no room for becomes a small error answer
  * (-32603) saying so, so the server's request does not hang; a notification is refused. The legacy
- * HTTP+SSE transport holds all its POSTs here (their answers come on its SSE stream).
+ * HTTP+SSE transport holds all its POSTs here (their answers come on its SSE stream). While as many wait as
+ * may be sent at once, they are {@link WaitingPosts.full}: the transport's `backlog`, so the engine starts
+ * no more of the server's requests and the transport stops reading until they come down.
  * @module
  */
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
@@ -49,6 +51,39 @@ export class WaitingPosts {
   readonly #live = new Set<Entry>();
   readonly #line = new NoticeLine<Entry>();
   #notices = 0;
+  #full = false;
+  readonly #onDrain: (() => void) | undefined;
+
+  /** `onDrain`: called when the POSTs of no request came down to half of what makes them {@link full}. */
+  constructor(onDrain?: () => void) {
+    this.#onDrain = onDrain;
+  }
+
+  /**
+   * As many POSTs of no request wait as may be sent at once ({@link MAX_NOTICES_WAITING}, those sent and
+   * those in line together), or those in line hold half their bytes: the client's engine starts no more of
+   * the server's requests (their answers would only wait in line) and its transport reads no more until
+   * they come down to half of it (`onDrain`).
+   */
+  get full(): boolean {
+    return this.#full;
+  }
+
+  /** Characters of JSON the POSTs waiting in line for a slot hold. */
+  get queuedBytes(): number {
+    return this.#line.bytes;
+  }
+
+  #pressure(): void {
+    const waiting = this.#notices + this.#line.size;
+    const bytes = this.#line.bytes;
+    if (!this.#full) {
+      this.#full = waiting >= MAX_NOTICES_WAITING || bytes >= MAX_QUEUED_NOTICE_BYTES / 2;
+    } else if (waiting <= MAX_NOTICES_WAITING / 2 && bytes <= MAX_QUEUED_NOTICE_BYTES / 4) {
+      this.#full = false;
+      this.#onDrain?.();
+    }
+  }
 
   /** A POST about to be sent, carrying `requestIds` (at least one); `done` it once the server answered it. */
   open(requestIds: readonly RequestId[]): WaitingPost {
@@ -64,7 +99,11 @@ export class WaitingPosts {
    */
   async openNotice(url: URL, message: JsonRpcMessage | JsonRpcMessage[]): Promise<NoticePost> {
     let body = JSON.stringify(message);
-    if (this.#notices < MAX_NOTICES_WAITING && this.#line.size === 0) return { post: this.#open([]), body };
+    if (this.#notices < MAX_NOTICES_WAITING && this.#line.size === 0) {
+      const post = this.#open([]);
+      this.#pressure();
+      return { post, body };
+    }
     let dropped: TransportError | undefined;
     if (!this.#line.fits(body.length)) {
       const full = `${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server to accept them, and ${this.#line.size} more (${this.#line.bytes} bytes of JSON) wait in line for one (at most ${MAX_NOTICES_QUEUED} and ${MAX_QUEUED_NOTICE_BYTES} bytes)`;
@@ -79,7 +118,9 @@ export class WaitingPosts {
       );
       body = replaced;
     }
-    const post = await this.#line.wait(body.length);
+    const waiting = this.#line.wait(body.length);
+    this.#pressure();
+    const post = await waiting;
     return dropped ? { post, body, dropped } : { post, body };
   }
 
@@ -110,6 +151,7 @@ export class WaitingPosts {
       this.#notices -= 1;
       // The slot is the next one's in line at once: one asking now cannot take it first.
       if (this.#line.size > 0) this.#line.next(this.#open([]));
+      this.#pressure();
     }
     for (const id of entry.pending) if (this.#byRequest.get(id) === entry) this.#byRequest.delete(id);
   }
