@@ -4,12 +4,12 @@
 // bounded: a server that never accepts the POSTs costs the client at most 1,024 of them and 16 MiB; an
 // answer past the bound reaches the server as a -32603 error answer saying so.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LocalErrorCode } from '../src/protocol/errors.js';
 import type { CreateMessageParams, CreateMessageResult } from '../src/protocol/index.js';
 import { Server, text } from '../src/server/index.js';
 import { SseClientTransport, StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
-import { MAX_NOTICES_WAITING } from '../src/transports/http-client/waiting-posts.js';
+import { MAX_NOTICES_WAITING, NOTICE_TIMEOUT_MS } from '../src/transports/http-client/waiting-posts.js';
 import { serveHttp } from '../src/transports/http/index.js';
 import { closeAll, connectClient, listen, sseHead, track, until } from './_http-client.js';
 
@@ -200,5 +200,35 @@ describe('SseClientTransport (legacy HTTP+SSE), a server slow to accept POSTs of
     for (const res of holding.splice(0)) res.writeHead(202).end();
     await Promise.all(sends);
     expect(http.seen.filter((seen) => seen.method === 'POST')).toHaveLength(100);
+  });
+});
+
+describe('StreamableHttpClientTransport, a POST waiting in line behind 64 the server never accepts', () => {
+  it('is given up 30 s after it was asked for, not 30 s after a slot came', async () => {
+    const holding: ServerResponse[] = [];
+    const http = await listen((req: IncomingMessage, res: ServerResponse) => {
+      if (req.method !== 'POST') res.writeHead(405).end();
+      else holding.push(res);
+    });
+    const transport = track(new StreamableHttpClientTransport({ url: `${http.origin}/mcp` }));
+    await transport.start();
+    const notice = (n: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/n', params: { n } });
+    const sends = Array.from({ length: MAX_NOTICES_WAITING }, (_, n) => transport.send(notice(n)));
+    for (const send of sends) send.catch(() => undefined); // dropped at their own deadline
+    await until(() => holding.length === MAX_NOTICES_WAITING);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      // The line's last answer waited ≈8 min before (each slot's 30 s, one after the other): 30 s now.
+      const late = transport.send({ jsonrpc: '2.0', id: 'q1', result: {} });
+      late.catch(() => undefined); // awaited below
+      await vi.advanceTimersByTimeAsync(NOTICE_TIMEOUT_MS);
+      await expect(late).rejects.toMatchObject({
+        code: LocalErrorCode.SendFailed,
+        message: `POST not sent: it waited ${NOTICE_TIMEOUT_MS} ms in line and none of the ${MAX_NOTICES_WAITING} POSTs before it was accepted by the server`,
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(http.seen.filter((seen) => seen.method === 'POST')).toHaveLength(MAX_NOTICES_WAITING);
   });
 });

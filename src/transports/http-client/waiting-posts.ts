@@ -3,7 +3,7 @@
  * cancellation, so that a server holding them costs no connection per call: a POST is dropped once the
  * client gave up on every request it carries (the engine sends `notifications/cancelled` for each), or, when
  * it carries none (notifications, answers to the server's requests), once the server has not accepted it
- * within {@link NOTICE_TIMEOUT_MS}. Only {@link MAX_NOTICES_WAITING} of those are sent at once; the others
+ * within {@link NOTICE_TIMEOUT_MS} of when it was asked for (its wait in line included). Only {@link MAX_NOTICES_WAITING} of those are sent at once; the others
  * wait in line for a free one, in order ({@link NoticeLine}: at most {@link MAX_NOTICES_QUEUED} of them and
  * {@link MAX_QUEUED_NOTICE_BYTES}). An answer the line has no room for becomes a small error answer
  * (-32603) saying so, so the server's request does not hang; a notification is refused. The legacy
@@ -49,7 +49,13 @@ interface Entry extends WaitingPost {
 export class WaitingPosts {
   readonly #byRequest = new Map<RequestId, Entry>();
   readonly #live = new Set<Entry>();
-  readonly #line = new NoticeLine<Entry>();
+  readonly #line = new NoticeLine<Entry>(
+    () =>
+      new TransportError(
+        LocalErrorCode.SendFailed,
+        `POST not sent: it waited ${NOTICE_TIMEOUT_MS} ms in line and none of the ${MAX_NOTICES_WAITING} POSTs before it was accepted by the server`,
+      ),
+  );
   #notices = 0;
   #full = false;
   readonly #onDrain: (() => void) | undefined;
@@ -118,13 +124,20 @@ export class WaitingPosts {
       );
       body = replaced;
     }
-    const waiting = this.#line.wait(body.length);
+    const waiting = this.#line.wait(body.length, performance.now() + NOTICE_TIMEOUT_MS);
     this.#pressure();
-    const post = await waiting;
+    let post: Entry;
+    try {
+      post = await waiting;
+    } catch (error) {
+      this.#pressure(); // its deadline passed in line: the line is shorter
+      throw error;
+    }
     return dropped ? { post, body, dropped } : { post, body };
   }
 
-  #open(requestIds: readonly RequestId[]): Entry {
+  /** `deadline` (`performance.now()` time), for a POST of no request: when it is dropped unaccepted. */
+  #open(requestIds: readonly RequestId[], deadline = performance.now() + NOTICE_TIMEOUT_MS): Entry {
     const notice = requestIds.length === 0;
     const entry: Entry = {
       cancellation: new CancellationSource(),
@@ -136,7 +149,8 @@ export class WaitingPosts {
     if (notice) {
       this.#notices += 1;
       const reason = new Error(`the server did not accept it within ${NOTICE_TIMEOUT_MS} ms`);
-      entry.timer = setTimeout(() => entry.cancellation.abort(reason), NOTICE_TIMEOUT_MS);
+      const ms = Math.max(0, deadline - performance.now());
+      entry.timer = setTimeout(() => entry.cancellation.abort(reason), ms);
       entry.timer.unref?.();
     }
     return entry;
@@ -150,7 +164,7 @@ export class WaitingPosts {
       clearTimeout(entry.timer);
       this.#notices -= 1;
       // The slot is the next one's in line at once: one asking now cannot take it first.
-      if (this.#line.size > 0) this.#line.next(this.#open([]));
+      if (this.#line.size > 0) this.#line.next((deadline) => this.#open([], deadline));
       this.#pressure();
     }
     for (const id of entry.pending) if (this.#byRequest.get(id) === entry) this.#byRequest.delete(id);
