@@ -6,6 +6,7 @@
  * arrives; this side of it answers.
  * @module
  */
+import { echoedName } from '../echoed-name.js';
 import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, errorMessage } from '../errors.js';
 import {
   errorResponse,
@@ -307,7 +308,9 @@ export class IncomingRequests<C = unknown> {
     let pending: Promise<object> | object;
     try {
       const handler = this.#handlers.requestHandler(method);
-      if (!handler) throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      if (!handler) {
+        throw new ProtocolError(ErrorCode.MethodNotFound, `Method not found: ${echoedName(method)}`);
+      }
       pending = handler(params, inflight);
     } catch (error) {
       return Promise.resolve(this.#failed(inflight, error));
