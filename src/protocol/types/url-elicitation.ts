@@ -7,6 +7,7 @@
  */
 import { ErrorCode, ProtocolError, type ErrorObject } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+import { boundPeerError } from '../peer-error-bounds.js';
 import { elicitParamsProblem } from './input-checks.js';
 
 /** A URL-mode elicitation that must be completed before a request can be retried. */
@@ -68,8 +69,12 @@ export class UrlElicitationRequiredError extends ProtocolError {
   }
 }
 
-/** An error object received on the wire, as the error to throw: a `UrlElicitationRequiredError` where it is one. */
-export function receivedError(error: ErrorObject): ProtocolError {
+/**
+ * An error object received on the wire, as the error to throw (its message and data bounded: see
+ * `boundPeerError`): a `UrlElicitationRequiredError` where it is one.
+ */
+export function receivedError(received: ErrorObject): ProtocolError {
+  const error = boundPeerError(received);
   if (error.code === ErrorCode.UrlElicitationRequired && isJsonObject(error.data)) {
     const elicitations = error.data.elicitations;
     if (urlElicitationsProblem(elicitations) === undefined)
