@@ -5,6 +5,7 @@
  * (`notifications/progress`) in both directions.
  * @module
  */
+import { withoutStack } from '../without-stack.js';
 import { ErrorCode, LocalErrorCode, ProtocolError, ToolwireError, asError, errorMessage } from '../errors.js';
 import {
   classify,
@@ -355,8 +356,9 @@ export class Peer<C = unknown> {
     switch (item.kind) {
       case 'response':
         if (!this.#outgoingRequests?.settle(item.message)) {
+          const id = String(item.message.id);
           this.#reportError(
-            new Error(`Received a response for an unknown request id ${String(item.message.id)}`),
+            withoutStack(() => new Error(`Received a response for an unknown request id ${id}`)),
           );
         }
         return undefined;

@@ -7,6 +7,7 @@
  * line, only what names its message (`OversizedLine`: its first 4 KiB, once, and its last 256 bytes).
  * @module
  */
+import { withoutStack } from '../../protocol/without-stack.js';
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
 import { parsePeerJson } from '../../protocol/json-depth.js';
 import { stringifyJson } from '../../protocol/json-text.js';
@@ -164,7 +165,9 @@ function decodeLine(text: string, out: DecodedItem[]): void {
   if (notJson !== -1) {
     out.push({
       kind: 'parse-error',
-      error: new ProtocolError(ErrorCode.ParseError, `Parse error: ${unexpectedToken(text, notJson)}`),
+      error: withoutStack(
+        () => new ProtocolError(ErrorCode.ParseError, `Parse error: ${unexpectedToken(text, notJson)}`),
+      ),
     });
     return;
   }
