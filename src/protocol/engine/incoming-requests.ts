@@ -188,9 +188,9 @@ export class IncomingRequests<C = unknown> {
       const options = id === undefined || id === null ? undefined : { relatedRequestId: id };
       const pacer = this.#pacing;
       if (pacer && this.#transport?.backlog) {
-        // A transport that counts its backlog writes text as it sends (stdio): serialized here, the
-        // answer's length is exact, the transport takes the text, and no walk estimates it (≈7% of a
-        // pipelined call's instructions).
+        // A transport that counts its backlog serializes what it sends as it sends it, with `stringifyJson`
+        // (stdio, the HTTP clients): serialized here, the answer's length is exact, the transport takes
+        // the text, and no walk estimates it (≈7% of a pipelined call's instructions).
         pacer.answered(aheadLength(response));
         this.send(response, options);
         dropSerializedAhead();

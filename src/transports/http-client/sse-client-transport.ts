@@ -6,6 +6,7 @@
  */
 import { ErrorCode, LocalErrorCode, ProtocolError, errorMessage } from '../../protocol/errors.js';
 import { messageNaming, parsePeerJson } from '../../protocol/json-depth.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
 import type { OutputBacklog, SendOptions, Transport } from '../../protocol/transport.js';
@@ -149,7 +150,7 @@ export class SseClientTransport implements Transport {
     // A POST of no request waits in line while as many as may wait for the server to accept them.
     const { post, body, dropped } =
       requestIds.length > 0
-        ? { post: this.#posts.open(requestIds), body: JSON.stringify(message), dropped: undefined }
+        ? { post: this.#posts.open(requestIds), body: stringifyJson(message), dropped: undefined }
         : await this.#posts.openNotice(endpoint, message).catch((error: unknown) => {
             throw this.#state === 'open'
               ? error

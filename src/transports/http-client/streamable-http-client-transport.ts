@@ -14,6 +14,7 @@
  */
 import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import {
   isJsonObject,
   type JsonRpcMessage,
@@ -219,7 +220,7 @@ export class StreamableHttpClientTransport implements Transport {
         {
           accept: 'application/json, text/event-stream',
           'content-type': 'application/json',
-          body: notice?.body ?? JSON.stringify(message),
+          body: notice?.body ?? stringifyJson(message),
         },
         notice?.post.cancellation ?? post.cancellation,
       );

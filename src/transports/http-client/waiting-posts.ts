@@ -15,6 +15,7 @@
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import { stringifyJson } from '../../protocol/json-text.js';
 import { TransportError } from '../transport-error.js';
 import { MAX_NOTICES_QUEUED, MAX_QUEUED_NOTICE_BYTES, NoticeLine } from './notice-line.js';
 
@@ -104,7 +105,7 @@ export class WaitingPosts {
    * `SEND_FAILED` TransportError; it rejects with `reason` when the transport closes while it waits.
    */
   async openNotice(url: URL, message: JsonRpcMessage | JsonRpcMessage[]): Promise<NoticePost> {
-    let body = JSON.stringify(message);
+    let body = stringifyJson(message);
     if (this.#notices < MAX_NOTICES_WAITING && this.#line.size === 0) {
       const post = this.#open([]);
       this.#pressure();
