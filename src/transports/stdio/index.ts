@@ -10,11 +10,4 @@ export {
   type ExitStatus,
 } from './stdio-client-transport.js';
 export { SAFE_ENV_VARS } from './child-environment.js';
-export {
-  LineDecoder,
-  serializeMessage,
-  DEFAULT_MAX_MESSAGE_SIZE,
-  type DecodedItem,
-  type LineDecoderOptions,
-} from './line-decoder.js';
 export { TransportError } from '../transport-error.js';
