@@ -21,7 +21,6 @@ export {
   type FetchHandler,
   type ReplyHandler,
 } from './node-adapter.js';
-export { httpStatusFor } from './http-status.js';
 export { MemoryEventStore, MemorySessionStore } from '../../stores/index.js';
 export type {
   EventStore,
@@ -37,7 +36,6 @@ export type { Principal } from '../../server/index.js';
 export {
   JsonReply,
   SseReply,
-  toResponse,
   type ReplyHeaders,
   type ClientWatch,
   type HeaderReader,

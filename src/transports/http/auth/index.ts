@@ -12,13 +12,9 @@ export {
   type TokenVerifier,
 } from './token-verifier.js';
 export { jwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier.js';
-export {
-  metadataUrl,
-  protectedResourceMetadata,
-  resourceUrl,
-  PROTECTED_RESOURCE_WELL_KNOWN,
-  type ProtectedResourceMetadata,
-  type ProtectedResourceMetadataOptions,
+export type {
+  ProtectedResourceMetadata,
+  ProtectedResourceMetadataOptions,
 } from './protected-resource-metadata.js';
-export { VerificationCache, type VerificationCacheOptions } from './verification-cache.js';
-export { bearerChallenge, quotedString, type BearerChallenge, type BearerError } from './bearer-challenge.js';
+export type { VerificationCacheOptions } from './verification-cache.js';
+export type { BearerChallenge, BearerError } from './bearer-challenge.js';
