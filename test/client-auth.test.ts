@@ -5,11 +5,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
-import {
-  StreamableHttpClientTransport,
-  TransportError,
-  parseWwwAuthenticate,
-} from '../src/transports/http-client/index.js';
+import { StreamableHttpClientTransport, TransportError } from '../src/transports/http-client/index.js';
+import { parseWwwAuthenticate } from '../src/transports/http-client/www-authenticate.js';
 
 async function refusing(status: number, challenge: string) {
   const seen: IncomingHttpHeaders[] = [];

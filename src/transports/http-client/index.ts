@@ -25,20 +25,10 @@ export {
   FallbackHttpClientTransport,
   type FallbackHttpClientTransportOptions,
 } from './fallback-http-client-transport.js';
-export {
-  scanMcpHeaderDeclarations,
-  validateMcpHeaderDeclarations,
-  type McpHeaderDeclaration,
-  type McpHeaderScan,
-} from '../../protocol/types/mcp-header-declarations.js';
+export type { McpHeaderDeclaration, McpHeaderScan } from '../../protocol/types/mcp-header-declarations.js';
 export type { BearerOption, HttpClientOptions, HeadersOption } from './http-client-options.js';
 export { authFailure, type HttpAuthFailureDetails, type HttpFailureDetails } from './http-failure.js';
-export {
-  bearerChallenge,
-  parseWwwAuthenticate,
-  type AuthChallenge,
-  type BearerChallenge,
-} from './www-authenticate.js';
+export type { AuthChallenge, BearerChallenge } from './www-authenticate.js';
 export { OAuthClient } from './oauth/oauth-client.js';
 export type {
   AuthorizationCodeOptions,
@@ -64,6 +54,6 @@ export { OAuthError, type OAuthErrorDetails, type OAuthStep } from './oauth/oaut
 export type { AuthorizeHandler } from './oauth/authorization-code-grant.js';
 export type { IdentityProvider } from './oauth/token-requests.js';
 export type { TokenEndpointAuthMethod } from './oauth/client-authentication.js';
-export { DEFAULT_RECONNECT, type ReconnectOptions } from './reconnect-policy.js';
-export { SseParser, type SseEvent, type SseParserOptions } from './sse-parser.js';
+export type { ReconnectOptions } from './reconnect-policy.js';
+export type { SseEvent, SseParserOptions } from './sse-parser.js';
 export { TransportError } from '../transport-error.js';
