@@ -37,7 +37,6 @@ export { TASKS_EXTENSION } from './tasks/task-wire.js';
 export {
   InvalidTaskCursor,
   TaskLimitReached,
-  isTerminalStatus,
   type TaskCreateOptions,
   type TaskLimit,
   type TaskChange,
@@ -97,33 +96,19 @@ export type {
 } from './middleware/request-chain.js';
 export {
   rateLimit,
-  rateLimitedError,
   DEFAULT_CALLER_RATE_LIMIT,
   type RateLimitOptions,
   type RateLimitedData,
   type LimitKind,
 } from './middleware/rate-limit.js';
-export { concurrencyLimit, type ConcurrencyOptions } from './middleware/concurrency-limit.js';
-export { timeout, DEFAULT_TOOL_TIMEOUT_MS, type TimeoutOptions } from './middleware/timeout.js';
-export {
-  sanitize,
-  DEFAULT_MAX_TEXT_BYTES,
-  DEFAULT_MAX_BINARY_BYTES,
-  REDACTION_MARGIN,
-  type SanitizeOptions,
-} from './middleware/sanitize.js';
-export {
-  SECRET_PATTERNS,
-  DEFAULT_SECRET_PATTERNS,
-  REDACTED,
-  redactText,
-  redactJson,
-} from './middleware/redact.js';
+export type { ConcurrencyOptions } from './middleware/concurrency-limit.js';
+export { timeout, type TimeoutOptions } from './middleware/timeout.js';
+export { sanitize, REDACTION_MARGIN, type SanitizeOptions } from './middleware/sanitize.js';
+export { SECRET_PATTERNS, DEFAULT_SECRET_PATTERNS, REDACTED } from './middleware/redact.js';
 export {
   audit,
   jsonLinesSink,
   pinoSink,
-  sha256Digest,
   type AuditOptions,
   type AuditRecord,
   type AuditSink,
