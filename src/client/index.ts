@@ -23,11 +23,9 @@ export type {
   ToolCallLink,
   ToolCallVerdict,
 } from './links/client-link.js';
-export { DEFAULT_MAX_RESULT_BYTES } from './links/check-tool-result.js';
 export {
   argumentsDigest,
   canonicalJson,
-  decideApproval,
   matchGlob,
   type ApprovalAction,
   type ApprovalAnswer,
