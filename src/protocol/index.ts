@@ -15,7 +15,6 @@ export {
   type LocalErrorCodeValue,
 } from './errors.js';
 export {
-  classify,
   isJsonObject,
   wireObject,
   type Classified,
@@ -28,7 +27,6 @@ export {
   type JsonRpcResultResponse,
   type RequestId,
 } from './jsonrpc.js';
-export { serializeOnce, stringifyJson } from './json-text.js';
 export { MAX_VALUE_DEPTH, isNestedDeeper } from './json-depth.js';
 export type {
   MessageExtra,
@@ -44,8 +42,6 @@ export {
   LATEST_HANDSHAKE_REVISION,
   STATELESS_REVISIONS,
   isHandshakeRevision,
-  negotiateVersion,
-  profileFor,
   type HandshakeRevision,
   type StatelessRevision,
   type Revision,
@@ -62,22 +58,20 @@ export type * from './types/client-features.js';
 export type * from './types/resources.js';
 export type * from './types/prompts.js';
 export { MAX_COMPLETION_VALUES } from './types/prompts.js';
-export {
-  LOGGING_LEVELS,
-  isLoggingLevel,
-  type Icon,
-  type Implementation,
-  type ClientCapabilities,
-  type ServerCapabilities,
-  type InitializeParams,
-  type InitializeResult,
-  type LoggingLevel,
-  type LoggingMessageParams,
-  type ProgressParams,
-  type CancelledParams,
+export { LOGGING_LEVELS } from './types/lifecycle.js';
+export type {
+  Icon,
+  Implementation,
+  ClientCapabilities,
+  ServerCapabilities,
+  InitializeParams,
+  InitializeResult,
+  LoggingLevel,
+  LoggingMessageParams,
+  ProgressParams,
+  CancelledParams,
 } from './types/lifecycle.js';
 export {
-  TOOL_NAME_PATTERN,
   displayName,
   type Tool,
   type ToolAnnotations,
