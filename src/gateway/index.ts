@@ -7,24 +7,21 @@ export { Gateway, createGateway } from './gateway.js';
 export type { GatewayOptions } from './gateway-options.js';
 export type { ParkedCallLimits } from './parked-calls.js';
 export type { ExposedToolView, UpstreamView } from './gateway-views.js';
-export {
-  GATEWAY_DEFAULTS,
-  isHttpUpstream,
-  type GatewayConfig,
-  type GatewayHttpConfig,
-  type HttpUpstreamConfig,
-  type PolicyAction,
-  type PolicyRule,
-  type StdioUpstreamConfig,
-  type UpstreamCommon,
-  type UpstreamConfig,
-  type UpstreamOAuthConfig,
+export type {
+  GatewayConfig,
+  GatewayHttpConfig,
+  HttpUpstreamConfig,
+  PolicyAction,
+  PolicyRule,
+  StdioUpstreamConfig,
+  UpstreamCommon,
+  UpstreamConfig,
+  UpstreamOAuthConfig,
 } from './gateway-config.js';
-export { GATEWAY_CONFIG_SCHEMA } from './config-schema.js';
 export { checkConfig, parseConfigText } from './parse-config.js';
 export { GatewayError } from './gateway-error.js';
 export { Policy, type PolicyDecision, type PolicyOptions } from './policy.js';
-export { LLM_TOOL_NAME_PATTERN, ToolNamer, type NamedTool, type ToolNameRule } from './tool-namer.js';
+export type { NamedTool, ToolNameRule } from './tool-namer.js';
 export {
   Approvals,
   MAX_PENDING_APPROVALS,
@@ -84,14 +81,14 @@ export {
   type UpstreamStatus,
 } from './gateway-events.js';
 export { DecisionApi, type DecisionApiOptions } from './decision-api.js';
-export {
-  CallLog,
-  type CallEnd,
-  type CallLogOptions,
-  type CallRecord,
-  type CallSummary,
-  type CancelRequest,
-  type CancelState,
+export { CallLog } from './call-log.js';
+export type {
+  CallEnd,
+  CallLogOptions,
+  CallRecord,
+  CallSummary,
+  CancelRequest,
+  CancelState,
 } from './call-log.js';
 export {
   type CallChanges,
@@ -100,12 +97,5 @@ export {
   type CallProgress,
 } from '../stores/call-log-store.js';
 export { MemoryCallLogStore, type MemoryCallLogStoreOptions } from '../stores/memory-call-log-store.js';
-export {
-  ConsoleSessions,
-  loginLinkId,
-  SESSION_TTL_MS,
-  type ApiCaller,
-  type ConsoleSession,
-} from './console-sessions.js';
-export { CONSOLE_CSP } from './console-assets.js';
+export { ConsoleSessions, loginLinkId, type ApiCaller, type ConsoleSession } from './console-sessions.js';
 export { serveGateway, type GatewayHttpHandle, type ServeGatewayOptions } from './serve-gateway.js';
