@@ -21,7 +21,6 @@ export type {
 export { checkConfig, parseConfigText } from './parse-config.js';
 export { GatewayError } from './gateway-error.js';
 export { Policy, type PolicyDecision, type PolicyOptions } from './policy.js';
-export type { NamedTool, ToolNameRule } from './tool-namer.js';
 export {
   Approvals,
   MAX_PENDING_APPROVALS,

@@ -17,7 +17,6 @@ export {
 export {
   isJsonObject,
   wireObject,
-  type Classified,
   type JsonObject,
   type JsonRpcErrorResponse,
   type JsonRpcMessage,
@@ -46,10 +45,7 @@ export {
   type StatelessRevision,
   type Revision,
   type Era,
-  type ResultExtras,
   type ResultShapes,
-  type RevisionFeatures,
-  type RevisionProfile,
 } from './revisions/index.js';
 export type { CacheHint } from './types/stateless.js';
 export { UrlElicitationRequiredError, type UrlElicitation } from './types/url-elicitation.js';

@@ -2,8 +2,7 @@
  * The HTTP client transports (`toolwire/http-client`): Streamable HTTP (MCP 2025-03-26 and later,
  * with the 2026-07-28 request metadata headers), the legacy HTTP+SSE transport (2024-11-05), and a
  * transport that picks between them the way the spec's backwards-compatibility rules say; the OAuth
- * client of MCP's authorization spec (`OAuthClient`, the transports' `oauth` option); and
- * `validateMcpHeaderDeclarations`, which checks a tool's `x-mcp-header` marks. Web-standard only
+ * client of MCP's authorization spec (`OAuthClient`, the transports' `oauth` option). Web-standard only
  * (`fetch`, streams, WebCrypto): no Node imports. Everything exported here is public API.
  *
  * @example
@@ -25,10 +24,9 @@ export {
   FallbackHttpClientTransport,
   type FallbackHttpClientTransportOptions,
 } from './fallback-http-client-transport.js';
-export type { McpHeaderDeclaration, McpHeaderScan } from '../../protocol/types/mcp-header-declarations.js';
 export type { BearerOption, HttpClientOptions, HeadersOption } from './http-client-options.js';
 export { authFailure, type HttpAuthFailureDetails, type HttpFailureDetails } from './http-failure.js';
-export type { AuthChallenge, BearerChallenge } from './www-authenticate.js';
+export type { BearerChallenge } from './www-authenticate.js';
 export { OAuthClient } from './oauth/oauth-client.js';
 export type {
   AuthorizationCodeOptions,
@@ -55,5 +53,4 @@ export type { AuthorizeHandler } from './oauth/authorization-code-grant.js';
 export type { IdentityProvider } from './oauth/token-requests.js';
 export type { TokenEndpointAuthMethod } from './oauth/client-authentication.js';
 export type { ReconnectOptions } from './reconnect-policy.js';
-export type { SseEvent, SseParserOptions } from './sse-parser.js';
 export { TransportError } from '../transport-error.js';

@@ -12,9 +12,6 @@ export {
   type TokenVerifier,
 } from './token-verifier.js';
 export { jwtVerifier, DEFAULT_JWT_ALGORITHMS, type JwtVerifierOptions } from './jwt-verifier.js';
-export type {
-  ProtectedResourceMetadata,
-  ProtectedResourceMetadataOptions,
-} from './protected-resource-metadata.js';
+export type { ProtectedResourceMetadataOptions } from './protected-resource-metadata.js';
 export type { VerificationCacheOptions } from './verification-cache.js';
 export type { BearerChallenge, BearerError } from './bearer-challenge.js';
