@@ -176,8 +176,10 @@ describe('Try a tool', () => {
         newsletter: true,
       },
     ]);
-    // The call went through the gateway with the person as the caller.
-    expect((await suite.fixture.gateway.calls.list())[0]?.call.caller.principal).toBe('console');
+    // The call went through the gateway with the person as the caller: the one-time link they signed in with.
+    expect((await suite.fixture.gateway.calls.list())[0]?.call.caller.principal).toMatch(
+      /^console-link:[0-9a-f]{8}$/,
+    );
     await page.context().close();
   });
 
