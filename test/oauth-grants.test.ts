@@ -233,4 +233,62 @@ describe('2025-03-26 servers', () => {
     expect(as.to('/authorize')[0]?.query.code_challenge_method).toBe('S256');
     expect(as.to('/authorize')[0]?.query.resource).toBeUndefined();
   });
+
+  /** One POST to the MCP endpoint, of a session at `revision` (its `MCP-Protocol-Version`). */
+  const post = (oauth: OAuthClient, url: string, revision: string) =>
+    oauth.send({
+      resource: new URL(url),
+      url: new URL(url),
+      method: 'POST',
+      headers: new Headers({
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': revision,
+      }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      fetch,
+    });
+
+  it('is not how a session at 2025-06-18 or later finds its authorization server: that needs resource metadata', async () => {
+    await using as = await startAuthorizationServer({ noMetadata: true, iss: 'omit' });
+    await using rs = await startProtectedServer(as, { legacy: true });
+    const oauth = new OAuthClient({ redirectUrl: 'http://127.0.0.1:8976/callback', authorize: browser });
+    for (const revision of ['2025-06-18', '2025-11-25']) {
+      const error = await post(oauth, rs.url, revision).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OAuthError);
+      expect(error).toMatchObject({ details: { step: 'discovery' } });
+      expect((error as Error).message).toContain(`which protocol ${revision} requires`);
+    }
+    expect(as.requests.map((request) => request.path)).not.toContain(
+      '/.well-known/oauth-authorization-server',
+    );
+    expect(as.to('/register')).toHaveLength(0);
+    // A 2025-03-26 session's request is authorized at the origin.
+    await post(oauth, rs.url, '2025-03-26').then((response) => response.body?.cancel());
+    expect(as.to('/token')).toHaveLength(1);
+  });
+
+  it('presents a pre-registered client only when clientIssuer names the origin: no resource metadata binds it', async () => {
+    await using as = await startAuthorizationServer({
+      noMetadata: true,
+      clients: { svc: { secret: 'svc-secret' } },
+    });
+    await using rs = await startProtectedServer(as, { legacy: true });
+    const service = (extra: { clientIssuer?: string } = {}) =>
+      new OAuthClient({ grant: 'client_credentials', clientId: 'svc', clientSecret: 'svc-secret', ...extra });
+    const client = new Client({ name: 'oauth-grants', version: '1.0.0' });
+    const error = await client
+      .connect(new StreamableHttpClientTransport({ url: rs.url, oauth: service() }))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OAuthError);
+    expect(error).toMatchObject({ details: { step: 'registration' } });
+    expect((error as Error).message).toContain('is bound to no authorization server yet');
+    expect(as.to('/token')).toHaveLength(0);
+
+    await using connected = await connect(rs.url, service({ clientIssuer: new URL(rs.url).origin }));
+    expect((await connected.callTool('echo', { text: 'old' })).content).toEqual([
+      { type: 'text', text: 'old' },
+    ]);
+    expect(basicUser(as.to('/token')[0]?.headers.authorization)).toBe('svc');
+  });
 });

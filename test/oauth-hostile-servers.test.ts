@@ -153,6 +153,21 @@ describe('the OAuth client against hostile servers', () => {
     expect(server.presented).toEqual(['', 'Bearer fresh-1']);
   });
 
+  it('sends no client secret to the origin of a server whose resource_metadata URL has no metadata (no 2025-03-26 fallback)', async () => {
+    // Its 401 names resource metadata that is not there (404, as are the well-known URLs); the origin
+    // publishes authorization server metadata, which a 2025-03-26 server's client would use.
+    await using server = await startHostileServer((n) => ({ access_token: `t${n}`, token_type: 'Bearer' }), {
+      '/.well-known/oauth-protected-resource/mcp': (_request, response) => void response.writeHead(404).end(),
+    });
+    const error = await send(service(new MemoryOAuthStore()), server).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'AUTHORIZATION_FAILED', details: { step: 'discovery' } });
+    expect((error as Error).message).toContain(
+      `named its protected resource metadata (${server.origin}/.well-known/oauth-protected-resource/mcp)`,
+    );
+    expect(server.grants).toEqual([]);
+    expect(server.presented).toEqual(['']);
+  });
+
   it.each([
     ['1e308', 1e308],
     ['the string "1e300"', '1e300'],

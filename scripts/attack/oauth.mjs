@@ -231,7 +231,7 @@ export default [
   ),
   clientAttack(
     'resource-metadata',
-    'resource metadata on another port, at another resource path, or for another resource: refused, no token asked',
+    'resource metadata on another port, at another resource path, for another resource, or not where the 401 says: refused, no token asked',
     async (ctx) => {
       // Another server on another port, whose metadata at /x is for its own /mcp.
       const elsewhere = await startHostile({
@@ -275,6 +275,31 @@ export default [
             },
           );
         }
+        // No metadata where the 401 says, nor at the well-known URLs: the origin, which serves authorization
+        // server metadata, is not taken for a 2025-03-26 server's, and the client's secret goes nowhere.
+        ctx.tries++;
+        await against(
+          {
+            '/mcp': (req, res, { json, origin }) =>
+              json(
+                res,
+                401,
+                {},
+                {
+                  'www-authenticate': `Bearer resource_metadata="${origin}/.well-known/oauth-protected-resource/x"`,
+                },
+              ),
+            '/.well-known/oauth-protected-resource/mcp': (req, res, { json }) => json(res, 404, {}),
+          },
+          async (server) => {
+            const outcome = await send(service(), server);
+            refused(ctx, 'no metadata where the 401 says', outcome, 'discovery');
+            ctx.check(
+              !server.hits['/token'] && !server.hits['/.well-known/oauth-authorization-server'],
+              'no metadata where the 401 says: the origin was taken for the authorization server',
+            );
+          },
+        );
       } finally {
         await elsewhere.close();
       }

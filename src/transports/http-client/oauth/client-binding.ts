@@ -5,6 +5,8 @@
  * With `clientIssuer` the application says which server that is, and only that issuer (the very string)
  * gets the credentials. Without it the credentials are bound on first use: the issuer they are first sent
  * to is kept in the client's store (under `pre-registered:<client id>`), and every other one is refused.
+ * Only an authorization server resource metadata names is bound on first use: a 2025-03-26 server's
+ * origin (no metadata names it) gets the credentials when `clientIssuer` names it or they are bound to it.
  * A refusal is an `OAuthError` (step `registration`) raised before any request carries the credentials.
  * @module
  */
@@ -33,16 +35,17 @@ export class ClientBinding {
 
   /**
    * Resolves when the credentials may be presented to `issuer` (binding them to it when nothing bound
-   * them yet); rejects with an `OAuthError` when they belong to another authorization server.
-   * `resource`: the MCP server that named `issuer`, for the message.
+   * them yet and `named`); rejects with an `OAuthError` when they belong to another authorization server,
+   * or to none yet and `issuer` is not `named`. `resource`: the MCP server whose resource metadata named
+   * `issuer` (`named`), or whose origin it is, for the message.
    */
-  check(issuer: string, resource: string): Promise<void> {
-    const checked = this.#queue.then(() => this.#check(issuer, resource));
+  check(issuer: string, resource: string, named = true): Promise<void> {
+    const checked = this.#queue.then(() => this.#check(issuer, resource, named));
     this.#queue = checked.catch(() => undefined);
     return checked;
   }
 
-  async #check(issuer: string, resource: string): Promise<void> {
+  async #check(issuer: string, resource: string, named: boolean): Promise<void> {
     if (this.#configured !== undefined) {
       if (issuer !== this.#configured)
         throw this.#refusal(issuer, this.#configured, resource, 'clientIssuer');
@@ -50,6 +53,14 @@ export class ClientBinding {
     }
     const key = bindingKey(this.#clientId);
     const bound = (await this.#store.load(key))?.boundIssuer;
+    if (bound === undefined && !named) {
+      throw new OAuthError(
+        `The pre-registered client ${JSON.stringify(this.#clientId)} is bound to no authorization server yet, ` +
+          `and ${issuer} is one no resource metadata names (${resource} publishes none: a 2025-03-26 server): ` +
+          'its credentials are not sent there (set clientIssuer to it if that server registered the client)',
+        { step: 'registration' },
+      );
+    }
     if (bound === undefined) {
       await this.#store.save(key, { boundIssuer: issuer });
       return;

@@ -118,6 +118,11 @@ export interface OAuthRequest {
   /** Where the request goes (the endpoint itself, or the legacy transport's message URL). */
   url: URL;
   method: string;
+  /**
+   * Its headers. An `MCP-Protocol-Version` of 2025-06-18 or later (a session negotiated at that revision)
+   * means the server's authorization server is found through its resource metadata only, never taken to
+   * be at its origin as a 2025-03-26 server's.
+   */
   headers: Headers;
   body?: string | undefined;
   /** Aborts the request, and its wait for a refresh or authorization under way (which runs on for others). */

@@ -93,7 +93,10 @@ export class OAuthClient {
    */
   async send(request: OAuthRequest): Promise<Response> {
     const authorization = await this.#resource(request.resource);
-    const interactive = request.interactive !== false;
+    const refused = {
+      interactive: request.interactive !== false,
+      revision: request.headers.get('mcp-protocol-version') ?? undefined,
+    };
     let recoveries = 0;
     let stepUps = 0;
     let nonceRetries = 0;
@@ -121,13 +124,16 @@ export class OAuthClient {
           again =
             recoveries < MAX_RECOVERIES &&
             (await untilAborted(
-              authorization.recover(challenge, token, recoveries === 0, interactive),
+              authorization.recover(challenge, { ...refused, sent: token }, recoveries === 0),
               request.signal,
             ));
           recoveries++;
         } else if (challenge.error === 'insufficient_scope' && stepUps < this.#maxStepUps) {
           stepUps++;
-          again = await untilAborted(authorization.stepUp(challenge, token, interactive), request.signal);
+          again = await untilAborted(
+            authorization.stepUp(challenge, { ...refused, sent: token }),
+            request.signal,
+          );
         }
       } catch (error) {
         await response.body?.cancel().catch(() => undefined);
@@ -142,8 +148,9 @@ export class OAuthClient {
    * Authorizes for the MCP server at `resource` now, without waiting for a request to be refused (the
    * CLI's `login`). With `challenge`, a 401 the server sent: as if a request had been refused with it
    * (its `resource_metadata` and `scope` are used, and a server without resource metadata is a 2025-03-26
-   * server). Without: discovery through the well-known URLs, and a server that publishes no resource
-   * metadata is an `OAuthError`. `scope` replaces the scopes the challenge or metadata name.
+   * server when its challenge names none). Without: discovery through the well-known URLs, and a server
+   * that publishes no resource metadata is an `OAuthError`. `scope` replaces the scopes the challenge or
+   * metadata name.
    */
   authorize(resource: string | URL, options: { scope?: string; challenge?: Response } = {}): Promise<void> {
     const challenge = options.challenge === undefined ? undefined : resourceChallenge(options.challenge);

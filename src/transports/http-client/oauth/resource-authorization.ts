@@ -17,6 +17,7 @@ import type { ClientBinding } from './client-binding.js';
 import { issuedClient, resolveClient } from './client-registration.js';
 import { DpopProver } from './dpop-prover.js';
 import { clientSettings, needsPerson, runGrant, wantsDpop } from './grant-flow.js';
+import { legacyDiscoveryRefusal } from './legacy-discovery-refusal.js';
 import type { OAuthClientOptions } from './oauth-client-options.js';
 import { OAuthError } from './oauth-error.js';
 import { checkedUrl } from './oauth-http.js';
@@ -44,6 +45,16 @@ const EXPIRY_MARGIN_MS = 30_000;
 /** Whether `tokens` expire within `marginMs` from now (held tokens of unknown lifetime never do). */
 function expired(tokens: StoredTokens | undefined, marginMs = 0): boolean {
   return tokens?.expiresAt !== undefined && tokens.expiresAt - marginMs <= Date.now();
+}
+
+/** A request the server refused, as the OAuth client sent it. */
+export interface RefusedRequest {
+  /** The access token it carried, if any. */
+  sent: string | undefined;
+  /** Whether a person may be asked to sign in for it. */
+  interactive: boolean;
+  /** Its `MCP-Protocol-Version` header, if it had one (the revision of its session). */
+  revision: string | undefined;
 }
 
 /** The credentials of one request. */
@@ -103,48 +114,39 @@ export class ResourceAuthorization {
   }
 
   /**
-   * The server refused the request (401): refresh (when `refresh` and a refresh token is held), else
+   * The server refused `request` (401): refresh (when `refresh` and a refresh token is held), else
    * authorize again (unless the grant needs a person and the request is not `interactive`). Resolves
    * true when the request should be sent again.
    */
-  async recover(
-    challenge: ResourceChallenge,
-    sent: string | undefined,
-    refresh: boolean,
-    interactive: boolean,
-  ): Promise<boolean> {
+  async recover(challenge: ResourceChallenge, request: RefusedRequest, refresh: boolean): Promise<boolean> {
     return this.#once(async () => {
       // Renewed meanwhile (an expired token held was not sent: it is no renewal).
       const held = this.#record?.tokens;
-      if (held?.accessToken !== sent && !expired(held)) return true;
+      if (held?.accessToken !== request.sent && !expired(held)) return true;
       if (
         refresh &&
         this.#record?.tokens?.refreshToken !== undefined &&
         (await this.#refresh().catch(() => false))
       )
         return true;
-      if (!interactive && needsPerson(this.#host.options)) return false;
-      await this.#authorize(challenge);
+      if (!request.interactive && needsPerson(this.#host.options)) return false;
+      await this.#authorize(challenge, true, request.revision);
       return true;
     });
   }
 
   /**
-   * The server wants more scopes (403 `insufficient_scope`): authorize again for the union of what was
-   * asked before and what the challenge names. Resolves false when that cannot help: the challenge names
-   * no scope, or the token already has every scope it names.
+   * The server wants more scopes (403 `insufficient_scope`) for `request`: authorize again for the union
+   * of what was asked before and what the challenge names. Resolves false when that cannot help: the
+   * challenge names no scope, or the token already has every scope it names.
    */
-  async stepUp(
-    challenge: ResourceChallenge,
-    sent: string | undefined,
-    interactive: boolean,
-  ): Promise<boolean> {
+  async stepUp(challenge: ResourceChallenge, request: RefusedRequest): Promise<boolean> {
     return this.#once(async () => {
       const tokens = this.#record?.tokens;
-      if (tokens?.accessToken !== sent) return true;
+      if (tokens?.accessToken !== request.sent) return true;
       if (challenge.scope === undefined || scopeCovers(tokens?.scope, challenge.scope)) return false;
-      if (!interactive && needsPerson(this.#host.options)) return false;
-      await this.#authorize(challenge);
+      if (!request.interactive && needsPerson(this.#host.options)) return false;
+      await this.#authorize(challenge, true, request.revision);
       return true;
     });
   }
@@ -245,9 +247,10 @@ export class ResourceAuthorization {
 
   /**
    * Discovery, the client's identity, and the grant; keeps the tokens. `legacy`: a server without resource
-   * metadata is a 2025-03-26 server (it asked for a token: it sent a 401).
+   * metadata may be a 2025-03-26 server (it asked for a token: it sent a 401), unless its challenge or the
+   * request's `revision` says otherwise (see `legacyDiscoveryRefusal`).
    */
-  async #authorize(challenge: ResourceChallenge, legacy = true): Promise<void> {
+  async #authorize(challenge: ResourceChallenge, legacy = true, revision?: string): Promise<void> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
     this.#requireSecureResource();
     const record = (this.#record ??= {});
@@ -257,11 +260,11 @@ export class ResourceAuthorization {
       fetcher,
       allowInsecureHttp,
     );
-    if (resource === undefined && !legacy) {
-      throw new OAuthError(
-        `${this.resource.href} publishes no protected resource metadata (RFC 9728): nothing to authorize for`,
-        { step: 'discovery' },
-      );
+    if (resource === undefined) {
+      const refusal = legacy
+        ? legacyDiscoveryRefusal(this.resource, challenge.resourceMetadata, revision)
+        : `${this.resource.href} publishes no protected resource metadata (RFC 9728): nothing to authorize for`;
+      if (refusal !== undefined) throw new OAuthError(refusal, { step: 'discovery' });
     }
     const found = await this.#findServer(resource, record.tokens?.issuer);
     const server = found.metadata;
@@ -282,6 +285,7 @@ export class ResourceAuthorization {
       server,
       wantsDpop(options.dpop, server, resource, challenge),
       needsPerson(options),
+      resource !== undefined,
     );
     const response = await runGrant(endpoint, options, { ...request, defaults: found.defaults });
     this.#server = server;
@@ -335,12 +339,14 @@ export class ResourceAuthorization {
   /**
    * The token endpoint of `server` with this client's identity there (registering it if needed), and that
    * identity as kept with the tokens. `redirect`: the grant sends a person to the redirect URI (a
-   * registration must name it).
+   * registration must name it). `named`: resource metadata named `server` (else it is a 2025-03-26
+   * server's origin, to which pre-registered credentials go only when already bound to it).
    */
   async #endpoint(
     server: AuthorizationServer,
     dpop: boolean,
-    redirect = false,
+    redirect: boolean,
+    named: boolean,
   ): Promise<{ endpoint: TokenEndpoint; client: StoredClient }> {
     const { options, fetcher, allowInsecureHttp } = this.#host;
     const record = (this.#record ??= {});
@@ -353,7 +359,7 @@ export class ResourceAuthorization {
       allowInsecureHttp,
     );
     if (resolved.source === 'pre-registered')
-      await this.#host.binding?.check(server.issuer, this.resource.href);
+      await this.#host.binding?.check(server.issuer, this.resource.href, named);
     if (resolved.registration !== undefined) {
       record.registrations = { ...record.registrations, [server.issuer]: resolved.registration };
       await this.#save();
