@@ -4,7 +4,7 @@
 // server's URL), on 127.0.0.1. Optionally behind a DPoP front that checks each proof (RFC 9449 §7: htm,
 // htu, ath, the key the token is bound to, fresh jti, the nonce it asks for) before the token goes on as a
 // Bearer token; or as a 2025-03-26 server: no resource metadata, and the authorization server's endpoints
-// served from its own origin.
+// served from its own origin. Access tokens it was sent can be revoked.
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -42,6 +42,11 @@ export interface ProtectedServer {
   readonly schemes: string[];
   /** The `jti` of every DPoP proof the front accepted. */
   readonly proofs: string[];
+  /**
+   * Revokes every access token presented so far: a request carrying one is answered as one without a
+   * token (401 with the server's challenge).
+   */
+  revokeTokens(): void;
   close(): Promise<void>;
   [Symbol.asyncDispose](): Promise<void>;
 }
@@ -53,6 +58,8 @@ export async function startProtectedServer(
   const build = ((await import(FIXTURE.href)) as { build: (mod: typeof source) => Server }).build;
   const schemes: string[] = [];
   const proofs: string[] = [];
+  const presented = new Set<string>();
+  const revoked = new Set<string>();
   let url = '';
   // The handlers are made once the port (so the server's URL, its default resource) is known.
   let node: NodeHandler = (_req, res) => void res.writeHead(503).end();
@@ -64,6 +71,9 @@ export async function startProtectedServer(
       return node(req, res);
     }
     schemes.push(req.headers.authorization?.split(' ')[0] ?? 'none');
+    const token = req.headers.authorization?.split(' ')[1];
+    if (token !== undefined && revoked.has(token)) delete req.headers.authorization;
+    else if (token !== undefined) presented.add(token);
     if (options.legacy) return void legacy(req, res, as, open);
     if (options.dpop) return void dpopFront(req, res, url, options.dpop.nonce, proofs, node);
     node(req, res);
@@ -95,6 +105,9 @@ export async function startProtectedServer(
     url,
     schemes,
     proofs,
+    revokeTokens: () => {
+      for (const token of presented) revoked.add(token);
+    },
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -3,7 +3,7 @@
 // test plays the browser: it opens the URL the CLI prints, and follows the redirect to the CLI's loopback
 // listener. The tokens land in a 0600 file (in a 0700 directory) of a temporary $TOOLWIRE_OAUTH_FILE.
 import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -61,6 +61,17 @@ function login(url: string, args: string[] = [], env: Record<string, string> = {
   });
 }
 
+/** Makes the tokens the token file keeps expired (as if kept long enough ago): the next use refreshes them. */
+async function expireKept(): Promise<void> {
+  const contents = JSON.parse(await readFile(file, 'utf8')) as {
+    servers: Record<string, { tokens?: { expiresAt?: number } }>;
+  };
+  for (const record of Object.values(contents.servers)) {
+    if (record.tokens !== undefined) record.tokens.expiresAt = Date.now() - 1000;
+  }
+  await writeFile(file, JSON.stringify(contents));
+}
+
 /** Runs a command with the test's token file. */
 const run = (args: string[], env: Record<string, string> = {}) =>
   runCli(args, { env: { TOOLWIRE_OAUTH_FILE: file, ...env } });
@@ -110,9 +121,10 @@ describe('toolwire login', () => {
   });
 
   it('refreshes the stored tokens when they expire, and says to log in again when that fails', async () => {
-    as = await startAuthorizationServer({ expiresIn: 20 }); // inside the client's 30 s margin
+    as = await startAuthorizationServer();
     rs = await startProtectedServer(as);
     expect((await login(rs.url)).code).toBe(0);
+    await expireKept();
     const before = as.to('/token').length;
     const tools = await run(['tools', rs.url]);
     expect(tools.code, tools.stderr).toBe(0);
@@ -126,6 +138,7 @@ describe('toolwire login', () => {
     // The authorization server forgets every refresh token: the next command cannot refresh, and asks
     // for a new sign-in instead of starting one.
     as.revokeRefreshTokens();
+    await expireKept();
     const stale = await run(['tools', rs.url]);
     expect(stale.code).toBe(5);
     expect(stale.stderr).toContain('the stored sign-in has ended; sign in again:');
@@ -149,12 +162,13 @@ describe('toolwire login', () => {
   ] as const)(
     'refreshes tokens login got with %s as that same client, never registering one (commands and gateway)',
     async (_flag, asOptions, args, clientId) => {
-      as = await startAuthorizationServer({ expiresIn: 20, ...asOptions }); // inside the 30 s margin
+      as = await startAuthorizationServer(asOptions);
       rs = await startProtectedServer(as);
       const env = { TOOLWIRE_CLIENT_SECRET: 'cli-app-secret' };
       const signedIn = await login(rs.url, [...args], env);
       expect(signedIn.code, signedIn.stderr).toBe(0);
       expect(await readFile(file, 'utf8')).not.toContain('cli-app-secret');
+      await expireKept();
       const refreshes = (since: number) =>
         as
           .to('/token')
@@ -167,6 +181,7 @@ describe('toolwire login', () => {
       expect(refreshes(before).length).toBeGreaterThan(0);
       expect(refreshes(before)).toEqual(refreshes(before).map(() => ['refresh_token', clientId]));
 
+      await expireKept();
       const beforeGateway = as.to('/token').length;
       const gateway = await startGateway(['--upstream', `notes=${rs.url}`, '--default', 'allow'], {
         TOOLWIRE_OAUTH_FILE: file,

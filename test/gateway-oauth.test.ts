@@ -192,7 +192,7 @@ describe('gateway upstreams behind OAuth', () => {
   });
 
   it('needs a person again when the tokens stop working, and a call then says to sign in', async () => {
-    await using as = await startAuthorizationServer({ expiresIn: 20 }); // refreshed at every request
+    await using as = await startAuthorizationServer();
     await using rs = await startProtectedServer(as);
     const store = new MemoryOAuthStore();
     await new OAuthClient({
@@ -213,8 +213,9 @@ describe('gateway upstreams behind OAuth', () => {
       expect((await client.callTool('notes__echo', { text: 'hi' })).content).toEqual([
         { type: 'text', text: 'hi' },
       ]);
-      // The authorization server forgets its refresh tokens: the next refresh fails, the tokens go.
+      // The tokens are revoked: the next call's 401 asks for a refresh, which fails; the tokens go.
       as.revokeRefreshTokens();
+      rs.revokeTokens();
       const needed = statusOf(gateway, 'notes', 'needs-sign-in');
       await client.callTool('notes__echo', { text: 'again' }).catch(() => undefined);
       await needed;

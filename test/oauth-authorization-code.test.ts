@@ -38,6 +38,35 @@ async function connect(url: string, oauth: OAuthClient): Promise<Client & AsyncD
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }
 
+/** One `initialize` POST to `url` through `oauth` (its body read). */
+async function initialize(oauth: OAuthClient, url: string): Promise<Response> {
+  const response = await oauth.send({
+    resource: new URL(url),
+    url: new URL(url),
+    method: 'POST',
+    headers: new Headers({
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    }),
+    fetch,
+  });
+  await response.text();
+  return response;
+}
+
+/** Makes the tokens `store` keeps for `url` expired (as if kept long enough ago). */
+function expireKept(store: MemoryOAuthStore, url: string): void {
+  const record = store.load(url);
+  if (record?.tokens === undefined) throw new Error(`no tokens kept for ${url}`);
+  store.save(url, { ...record, tokens: { ...record.tokens, expiresAt: Date.now() - 1000 } });
+}
+
 const names = async (client: Client) => (await client.listTools()).map((tool) => tool.name).sort();
 
 describe('OAuth authorization code grant', () => {
@@ -127,18 +156,44 @@ describe('OAuth authorization code grant', () => {
   });
 
   it('refreshes an expiring token with its refresh token instead of signing in again', async () => {
-    // 20 s of life is within the client's 30 s margin: every request refreshes first.
-    await using as = await startAuthorizationServer({ expiresIn: 20 });
+    await using as = await startAuthorizationServer();
     await using rs = await startProtectedServer(as);
-    await using client = await connect(rs.url, oauthClient());
+    const store = new MemoryOAuthStore();
+    await oauthClient({ store }).authorize(rs.url);
+    expireKept(store, rs.url);
+    await using client = await connect(rs.url, oauthClient({ store }));
     await client.listTools();
     await client.callTool('echo', { text: 'again' });
     const grants = as.to('/token').map((request) => request.body.grant_type);
-    expect(grants[0]).toBe('authorization_code');
-    expect(grants.slice(1).length).toBeGreaterThan(0);
-    expect(grants.slice(1).every((grant) => grant === 'refresh_token')).toBe(true);
+    expect(grants).toEqual(['authorization_code', 'refresh_token']);
     expect(as.to('/authorize')).toHaveLength(1);
     expect(as.to('/token').at(-1)?.body.resource).toBe(rs.url);
+  });
+
+  it('refreshes a token that lives 10 s once half of it is gone, not before every request', async () => {
+    await using as = await startAuthorizationServer({ expiresIn: 10 });
+    await using rs = await startProtectedServer(as);
+    await using client = await connect(rs.url, oauthClient());
+    for (let i = 0; i < 20; i++) await client.callTool('echo', { text: `${i}` });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => client.callTool('echo', { text: `${i}` })));
+    const refreshes = as.to('/token').filter((request) => request.body.grant_type === 'refresh_token');
+    // None while the 40 calls take less than 5 s; one per 5 s on a host slow enough to take longer.
+    expect(refreshes.length).toBeLessThanOrEqual(1);
+  });
+
+  it('runs one refresh for requests that find the token expiring together', async () => {
+    await using as = await startAuthorizationServer({ expiresIn: 10 });
+    await using rs = await startProtectedServer(as);
+    const store = new MemoryOAuthStore();
+    await oauthClient({ store }).authorize(rs.url);
+    expireKept(store, rs.url);
+    const oauth = oauthClient({ store });
+    const responses = await Promise.all(Array.from({ length: 20 }, () => initialize(oauth, rs.url)));
+    expect(responses.map((response) => response.status)).toEqual(responses.map(() => 200));
+    expect(as.to('/token').map((request) => request.body.grant_type)).toEqual([
+      'authorization_code',
+      'refresh_token',
+    ]);
   });
 
   it('steps up to the union of the scopes held and the scopes a 403 names, once', async () => {
@@ -166,25 +221,7 @@ describe('OAuth authorization code grant', () => {
     await using as = await startAuthorizationServer();
     await using rs = await startProtectedServer(as);
     const oauth = oauthClient();
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    });
-    const send = () =>
-      oauth.send({
-        resource: new URL(rs.url),
-        url: new URL(rs.url),
-        method: 'POST',
-        headers: new Headers({
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        }),
-        body,
-        fetch,
-      });
-    const responses = await Promise.all([send(), send(), send()]);
+    const responses = await Promise.all([1, 2, 3].map(() => initialize(oauth, rs.url)));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(as.to('/authorize')).toHaveLength(1);
   });

@@ -17,6 +17,11 @@ export interface StoredTokens {
   refreshToken?: string;
   /** When the access token expires (ms since the epoch), when the server said. */
   expiresAt?: number;
+  /**
+   * When they were obtained (ms since the epoch), kept with `expiresAt`: the access token is refreshed
+   * once half its lifetime is left, or 30 s when that is less (30 s before its expiry without this).
+   */
+  obtainedAt?: number;
   /** The scopes granted (the server's `scope`, else the scopes asked for). */
   scope?: string;
   /** The scopes asked for (a later re-authorization asks for at least these). */

@@ -39,8 +39,19 @@ export interface AuthorizationHost {
   serverMetadata(issuer: string): Promise<AuthorizationServer | undefined>;
 }
 
-/** How long before its expiry an access token is refreshed, in ms. */
+/** How long before its expiry an access token is refreshed, at most, in ms. */
 const EXPIRY_MARGIN_MS = 30_000;
+
+/**
+ * How long before their expiry `tokens` are refreshed: 30 s, or half their lifetime when that is less (a
+ * token that lives 10 s is refreshed once 5 s are left, not before every request); 30 s when their
+ * lifetime is unknown (kept without `obtainedAt`).
+ */
+function refreshMargin(tokens: StoredTokens): number {
+  const { expiresAt, obtainedAt } = tokens;
+  if (expiresAt === undefined || obtainedAt === undefined) return EXPIRY_MARGIN_MS;
+  return Math.min(EXPIRY_MARGIN_MS, Math.max(0, (expiresAt - obtainedAt) / 2));
+}
 
 /** Whether `tokens` expire within `marginMs` from now (held tokens of unknown lifetime never do). */
 function expired(tokens: StoredTokens | undefined, marginMs = 0): boolean {
@@ -93,7 +104,7 @@ export class ResourceAuthorization {
     await this.#load();
     if (this.#flow) await this.#flow.catch(() => false);
     let tokens = this.#record?.tokens;
-    if (expired(tokens, EXPIRY_MARGIN_MS)) {
+    if (tokens !== undefined && expired(tokens, refreshMargin(tokens))) {
       if (tokens?.refreshToken !== undefined) await this.#once(() => this.#refresh()).catch(() => false);
       tokens = this.#record?.tokens;
       if (expired(tokens)) return { headers: {} };

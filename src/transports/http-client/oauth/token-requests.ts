@@ -86,13 +86,14 @@ export function storedTokens(
   const refreshToken = response.refresh_token ?? previous?.refreshToken;
   const scope = response.scope ?? requestedScope ?? previous?.scope;
   // A lifetime past what a Date can hold (`1e308`, which JSON would keep as null) is no known expiry.
-  const expiresAt = response.expires_in === undefined ? undefined : Date.now() + response.expires_in * 1000;
+  const now = Date.now();
+  const expiresAt = response.expires_in === undefined ? undefined : now + response.expires_in * 1000;
   return {
     accessToken: response.access_token,
     tokenType: response.token_type === 'dpop' ? 'DPoP' : 'Bearer',
     issuer,
     ...(refreshToken === undefined ? {} : { refreshToken }),
-    ...(expiresAt === undefined || expiresAt > MAX_DATE_MS ? {} : { expiresAt }),
+    ...(expiresAt === undefined || expiresAt > MAX_DATE_MS ? {} : { expiresAt, obtainedAt: now }),
     ...(scope === undefined ? {} : { scope }),
     ...(requestedScope === undefined ? {} : { requestedScope }),
   };
