@@ -38,8 +38,8 @@ async function connect(url: string, oauth: OAuthClient): Promise<Client & AsyncD
   return Object.assign(client, { [Symbol.asyncDispose]: () => client.close() });
 }
 
-/** One `initialize` POST to `url` through `oauth` (its body read). */
-async function initialize(oauth: OAuthClient, url: string): Promise<Response> {
+/** One `initialize` POST to `url` through `oauth`, sent with `send` (its body read). */
+async function initialize(oauth: OAuthClient, url: string, send: typeof fetch = fetch): Promise<Response> {
   const response = await oauth.send({
     resource: new URL(url),
     url: new URL(url),
@@ -54,7 +54,7 @@ async function initialize(oauth: OAuthClient, url: string): Promise<Response> {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     }),
-    fetch,
+    fetch: send,
   });
   await response.text();
   return response;
@@ -224,6 +224,48 @@ describe('OAuth authorization code grant', () => {
     const responses = await Promise.all([1, 2, 3].map(() => initialize(oauth, rs.url)));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
     expect(as.to('/authorize')).toHaveLength(1);
+  });
+
+  it('asks a person once for requests their revoked tokens got refused together, and for none started meanwhile', async () => {
+    await using as = await startAuthorizationServer();
+    await using rs = await startProtectedServer(as);
+    let prompts = 0;
+    let decline = false;
+    let meanwhile: Promise<unknown> | undefined;
+    const oauth: OAuthClient = oauthClient({
+      authorize: async (url, signal) => {
+        prompts++;
+        if (!decline) return browser(url, signal);
+        // A request comes while the person is asked (it waits for the answer); then they close the tab.
+        meanwhile ??= initialize(oauth, rs.url).catch((error: unknown) => error);
+        await new Promise((resolve) => setImmediate(resolve));
+        throw new Error('the person closed the tab');
+      },
+    });
+    expect((await initialize(oauth, rs.url)).status).toBe(200);
+    as.revokeRefreshTokens();
+    rs.revokeTokens();
+    decline = true;
+    // Five requests go out with the revoked token: the first one's 401 asks the person; the others' 401s
+    // are held back until it has failed.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const late: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      await held;
+      return response;
+    };
+    const first = initialize(oauth, rs.url).catch((error: unknown) => error);
+    const others = [1, 2, 3, 4].map(() => initialize(oauth, rs.url, late).catch((error: unknown) => error));
+    const declined = { code: 'AUTHORIZATION_FAILED', details: { step: 'authorization' } };
+    expect(await first).toMatchObject(declined);
+    release();
+    for (const outcome of await Promise.all([...others, meanwhile])) expect(outcome).toMatchObject(declined);
+    expect(prompts).toBe(2);
+    // A request started after the refusal asks again.
+    decline = false;
+    expect((await initialize(oauth, rs.url)).status).toBe(200);
+    expect(prompts).toBe(3);
   });
 
   it('keeps tokens in its store across clients, and forgets them on logout', async () => {

@@ -96,6 +96,7 @@ export class OAuthClient {
     const refused = {
       interactive: request.interactive !== false,
       revision: request.headers.get('mcp-protocol-version') ?? undefined,
+      startedAt: performance.now(),
     };
     let recoveries = 0;
     let stepUps = 0;

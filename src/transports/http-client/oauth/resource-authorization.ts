@@ -66,6 +66,8 @@ export interface RefusedRequest {
   interactive: boolean;
   /** Its `MCP-Protocol-Version` header, if it had one (the revision of its session). */
   revision: string | undefined;
+  /** When it was handed to the OAuth client (`performance.now()`), before it was first sent. */
+  startedAt: number;
 }
 
 /** The credentials of one request. */
@@ -86,6 +88,11 @@ export class ResourceAuthorization {
   #dpop: DpopProver | undefined;
   /** The authorization server the last flow used, for refreshes. */
   #server: AuthorizationServer | undefined;
+  /**
+   * The last authorization after a 401 that failed (the person declined, or did not come back in time),
+   * and when: a request started before it shares its failure instead of asking again.
+   */
+  #failure: { at: number; error: unknown } | undefined;
 
   constructor(host: AuthorizationHost, resource: URL) {
     this.#host = host;
@@ -127,13 +134,15 @@ export class ResourceAuthorization {
   /**
    * The server refused `request` (401): refresh (when `refresh` and a refresh token is held), else
    * authorize again (unless the grant needs a person and the request is not `interactive`). Resolves
-   * true when the request should be sent again.
+   * true when the request should be sent again. Requests refused together share one flow; one started
+   * before an authorization that failed since (the person declined) shares that failure: a person is
+   * asked once for them all, not once for each.
    */
   async recover(challenge: ResourceChallenge, request: RefusedRequest, refresh: boolean): Promise<boolean> {
     return this.#once(async () => {
-      // Renewed meanwhile (an expired token held was not sent: it is no renewal).
+      // Renewed meanwhile (tokens deleted meanwhile, or an expired token held but not sent, are no renewal).
       const held = this.#record?.tokens;
-      if (held?.accessToken !== request.sent && !expired(held)) return true;
+      if (held !== undefined && held.accessToken !== request.sent && !expired(held)) return true;
       if (
         refresh &&
         this.#record?.tokens?.refreshToken !== undefined &&
@@ -141,7 +150,14 @@ export class ResourceAuthorization {
       )
         return true;
       if (!request.interactive && needsPerson(this.#host.options)) return false;
-      await this.#authorize(challenge, true, request.revision);
+      const failure = this.#failure;
+      if (failure !== undefined && request.startedAt <= failure.at) throw failure.error;
+      try {
+        await this.#authorize(challenge, true, request.revision);
+      } catch (error) {
+        this.#failure = { at: performance.now(), error };
+        throw error;
+      }
       return true;
     });
   }
