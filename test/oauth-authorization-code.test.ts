@@ -170,6 +170,35 @@ describe('OAuth authorization code grant', () => {
     expect(as.to('/token').at(-1)?.body.resource).toBe(rs.url);
   });
 
+  it('keeps the refresh token through a refresh the authorization server could not answer, and uses it after', async () => {
+    await using as = await startAuthorizationServer();
+    await using rs = await startProtectedServer(as);
+    const store = new MemoryOAuthStore();
+    await oauthClient({ store }).authorize(rs.url);
+    expireKept(store, rs.url);
+    // The token endpoint is down (503) for a while; nobody is there to sign in meanwhile.
+    let down = true;
+    const outage: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : input);
+      if (down && url.pathname === '/token') return Promise.resolve(new Response('{}', { status: 503 }));
+      return fetch(input, init);
+    };
+    const oauth = oauthClient({
+      store,
+      fetch: outage,
+      authorize: () => Promise.reject(new Error('nobody is there')),
+    });
+    await expect(initialize(oauth, rs.url)).rejects.toMatchObject({ code: 'AUTHORIZATION_FAILED' });
+    expect(store.load(rs.url)?.tokens?.refreshToken).toEqual(expect.any(String));
+    down = false;
+    expect((await initialize(oauth, rs.url)).status).toBe(200);
+    expect(as.to('/token').map((request) => request.body.grant_type)).toEqual([
+      'authorization_code',
+      'refresh_token',
+    ]);
+    expect(as.to('/authorize')).toHaveLength(1);
+  });
+
   it('refreshes a token that lives 10 s once half of it is gone, not before every request', async () => {
     await using as = await startAuthorizationServer({ expiresIn: 10 });
     await using rs = await startProtectedServer(as);

@@ -58,6 +58,12 @@ function expired(tokens: StoredTokens | undefined, marginMs = 0): boolean {
   return tokens?.expiresAt !== undefined && tokens.expiresAt - marginMs <= Date.now();
 }
 
+/** Whether a token request failed on the authorization server's error answer (4xx), not for want of one. */
+function refused(error: unknown): boolean {
+  const status = error instanceof OAuthError ? error.details.status : undefined;
+  return status !== undefined && status >= 400 && status < 500;
+}
+
 /** A request the server refused, as the OAuth client sent it. */
 export interface RefusedRequest {
   /** The access token it carried, if any. */
@@ -246,7 +252,12 @@ export class ResourceAuthorization {
     return this.#dpop;
   }
 
-  /** Refreshes the access token; resolves false when there is nothing to refresh with or it failed. */
+  /**
+   * Refreshes the access token; resolves false when there is nothing to refresh with or it failed. The
+   * tokens are dropped when the authorization server refused the refresh (an error answer, 4xx: RFC 6749
+   * §5.2, `invalid_grant` …); when it could not be reached, did not answer in time or failed (5xx), they
+   * are kept for the next try.
+   */
   async #refresh(): Promise<boolean> {
     const tokens = this.#record?.tokens;
     if (tokens?.refreshToken === undefined) return false;
@@ -265,9 +276,11 @@ export class ResourceAuthorization {
       });
       await this.#keep(response, tokens.issuer, tokens.requestedScope, issued.client, tokens);
       return true;
-    } catch {
-      delete this.#record?.tokens;
-      await this.#save();
+    } catch (error) {
+      if (refused(error)) {
+        delete this.#record?.tokens;
+        await this.#save();
+      }
       return false;
     }
   }
