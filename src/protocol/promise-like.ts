@@ -7,3 +7,6 @@
 export function isPromiseLike<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
   return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
 }
+
+/** A value now, or a promise of it: what a step that may answer synchronously gives. */
+export type MaybePromise<T> = T | Promise<T>;

@@ -7,6 +7,7 @@
  */
 import { LocalErrorCode } from '../protocol/errors.js';
 import type { JsonObject, RequestId } from '../protocol/jsonrpc.js';
+import type { MaybePromise } from '../protocol/promise-like.js';
 import { declaredContext, revisionCapabilities, shapeInput } from '../protocol/revisions/shape-input.js';
 import { loggingRank, type LoggingLevel, type ProgressParams } from '../protocol/types/lifecycle.js';
 import {
@@ -184,8 +185,8 @@ export function withInput<T>(
   params: JsonObject,
   method: 'tools/call' | 'prompts/get' | 'resources/read',
   request: CallRequest,
-  work: (context: ToolContext) => Promise<T>,
-): Promise<T | InputRequiredResult> {
+  work: (context: ToolContext) => MaybePromise<T>,
+): MaybePromise<T | InputRequiredResult> {
   // Not async: the handshake era's promise is the work's own (an async wrapper costs microtask hops).
   if (scope.era === 'handshake') return work(createToolContext(scopedHost(session, scope), request));
   const opened = InputRound.open({

@@ -11,6 +11,7 @@
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { isPromiseLike, type MaybePromise } from '../../protocol/promise-like.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
 import { digest } from './digest.js';
 import {
@@ -216,13 +217,20 @@ export class InputRound {
    * `InputRequiredResult`, even when the handler caught the signal and went on. A ProtocolError from the
    * handler (e.g. -32021) is passed on.
    */
-  run<T>(handler: () => Promise<T>): Promise<T | InputRequiredResult> {
-    // Not async: a call that asked nothing (nearly all) is answered with its own value, no frame kept.
-    let running: Promise<T>;
+  run<T>(handler: () => MaybePromise<T>): MaybePromise<T | InputRequiredResult> {
+    // Not async: a call that asked nothing (nearly all) is answered with its own value, no frame kept
+    // (and at once, when the handler answered at once).
+    let running: MaybePromise<T>;
     try {
       running = handler();
     } catch (error) {
       return this.#failed(error);
+    }
+    if (!isPromiseLike(running)) {
+      const value = running;
+      return this.#checks
+        ? this.#settled().then<T | InputRequiredResult>(() => this.#done(value))
+        : this.#done(value);
     }
     return running.then(
       (value): T | Promise<T | InputRequiredResult> =>

@@ -9,7 +9,9 @@
 import { ServerError } from '../server-error.js';
 import { LocalErrorCode } from '../../protocol/errors.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
-import type { ToolCall, ToolMiddleware } from './middleware.js';
+import type { MaybePromise } from '../../protocol/promise-like.js';
+import type { InlineMiddleware } from './compose.js';
+import type { ToolCall } from './middleware.js';
 import { rateLimitedError } from './rate-limit.js';
 
 export interface ConcurrencyOptions {
@@ -38,7 +40,9 @@ export function checkConcurrency(value: number | undefined, what: string): void 
   }
 }
 
-export function concurrencyLimit(options: ConcurrencyOptions = {}): ToolMiddleware {
+export function concurrencyLimit(
+  options: ConcurrencyOptions = {},
+): InlineMiddleware<ToolCall, CallToolResult> {
   const { perTool, maxWaitMs = 10_000, maxQueue = 100, retryAfterMs = 1000 } = options;
   checkConcurrency(perTool, 'concurrency.perTool');
   const slots = new Map<string, Slots>();
@@ -100,7 +104,7 @@ export function concurrencyLimit(options: ConcurrencyOptions = {}): ToolMiddlewa
     });
   };
 
-  const limited = async (call: ToolCall, next: () => Promise<CallToolResult>, cap: number) => {
+  const limited = async (call: ToolCall, next: () => MaybePromise<CallToolResult>, cap: number) => {
     await acquire(call, cap);
     try {
       return await next();

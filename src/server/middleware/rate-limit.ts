@@ -20,6 +20,8 @@ import {
   type TokenBucket,
 } from '../../stores/rate-limit-store.js';
 import { ServerError } from '../server-error.js';
+import type { CallToolResult } from '../../protocol/types/tools.js';
+import type { InlineMiddleware } from './compose.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 
 /**
@@ -89,6 +91,12 @@ const KIND_BY_PREFIX: ReadonlyArray<[string, LimitKind]> = [
 const MAX_KEPT_LISTS = 1_000;
 
 export function rateLimit(options: RateLimitOptions = {}): ToolMiddleware {
+  const inline = inlineRateLimit(options);
+  return (call, next) => Promise.resolve(inline(call, next));
+}
+
+/** The rate limit as the chain's built-in: a call let through gets the rest of the chain's result as it comes. */
+export function inlineRateLimit(options: RateLimitOptions = {}): InlineMiddleware<ToolCall, CallToolResult> {
   const store = options.store ?? new MemoryRateLimitStore();
   const { global, perTool } = options;
   const perCaller = options.perCaller === undefined ? DEFAULT_CALLER_RATE_LIMIT : options.perCaller;

@@ -24,9 +24,11 @@
  */
 import type { ContentBlock } from '../../protocol/types/content.js';
 import { isCheckedBase64 } from '../../protocol/types/content-checks.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { compileJsonSchema } from '../../schema/index.js';
 import { toolError } from '../results.js';
+import type { InlineMiddleware } from './compose.js';
 import { mediaMismatch } from './media-signature.js';
 import { reportToolBug } from './tool-bugs.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
@@ -131,6 +133,12 @@ function redactBlock(block: ContentBlock, redactor: Redactor): ContentBlock {
 }
 
 export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
+  const inline = inlineSanitize(options);
+  return (call, next) => Promise.resolve(inline(call, next));
+}
+
+/** Sanitization as the chain's built-in: a result that came at once is sanitized at once. */
+export function inlineSanitize(options: SanitizeOptions = {}): InlineMiddleware<ToolCall, CallToolResult> {
   const caps: SizeCaps = {
     maxTextBytes: options.maxTextBytes ?? DEFAULT_MAX_TEXT_BYTES,
     maxBinaryBytes: options.maxBinaryBytes ?? DEFAULT_MAX_BINARY_BYTES,
@@ -220,7 +228,12 @@ export function sanitize(options: SanitizeOptions = {}): ToolMiddleware {
     if (isError !== undefined) out.isError = isError;
     return out;
   };
-  // Not async: one reaction on the rest of the chain (an async function's frame is most of a call's
-  // allocation here).
-  return (call, next) => next().then((result) => sanitized(call, result));
+  // Not async: the result as it comes (a synchronous handler's at once), or one reaction on the rest of
+  // the chain's promise.
+  return (call, next) => {
+    const running = next();
+    return isPromiseLike(running)
+      ? running.then((result) => sanitized(call, result))
+      : sanitized(call, running);
+  };
 }

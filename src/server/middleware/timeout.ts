@@ -7,9 +7,11 @@
  * @module
  */
 import { LocalErrorCode, asError } from '../../protocol/errors.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { toolError } from '../results.js';
 import { ServerError } from '../server-error.js';
+import type { InlineMiddleware } from './compose.js';
 import { DeadlineEntry, DeadlineList } from './deadline-list.js';
 import type { ToolCall, ToolMiddleware } from './middleware.js';
 
@@ -40,14 +42,15 @@ class TimedCall extends DeadlineEntry {
     list: DeadlineList,
     resolve: (result: CallToolResult) => void,
     reject: (error: Error) => void,
+    started: number,
   ) {
     super();
     this.#call = call;
     this.#list = list;
     this.#resolve = resolve;
     this.#reject = reject;
-    this.#started = performance.now();
-    list.add(this, this.#started);
+    this.#started = started;
+    list.add(this, started);
   }
 
   /** Settles with what the chain produced, unless the call already timed out. */
@@ -87,6 +90,16 @@ class TimedCall extends DeadlineEntry {
 }
 
 export function timeout(options: TimeoutOptions = {}): ToolMiddleware {
+  const inline = inlineTimeout(options);
+  return (call, next) => Promise.resolve(inline(call, next));
+}
+
+/**
+ * The timeout as the chain's built-in: a handler that answered synchronously has nothing left to time
+ * out, so its result passes as it is; only a call still running when the rest of the chain returns gets
+ * a deadline (counted from before it started).
+ */
+export function inlineTimeout(options: TimeoutOptions = {}): InlineMiddleware<ToolCall, CallToolResult> {
   const defaultMs = options.defaultMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   checkTimeout(defaultMs, 'toolTimeout');
   // One list per timeout length (the default, and each length tools declare).
@@ -96,12 +109,15 @@ export function timeout(options: TimeoutOptions = {}): ToolMiddleware {
     // A tool declared for tasks is long-running by design: only its own timeout applies.
     const ms = call.tool.limits.timeout ?? (call.tool.task ? 0 : defaultMs);
     if (ms <= 0) return next();
+    const started = performance.now();
+    const running = next();
+    if (!isPromiseLike(running)) return running;
     let list = lists.get(ms);
     if (!list) lists.set(ms, (list = new DeadlineList(ms)));
     const deadlines = list;
     return new Promise<CallToolResult>((resolve, reject) => {
-      const timed = new TimedCall(call, deadlines, resolve, reject);
-      next().then(
+      const timed = new TimedCall(call, deadlines, resolve, reject, started);
+      running.then(
         (result) => timed.done(result),
         (error: unknown) => timed.fail(error),
       );

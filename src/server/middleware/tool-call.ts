@@ -7,6 +7,7 @@
  */
 import type { Cancellation } from '../../protocol/engine/cancellation.js';
 import { linkedSignal, type LinkedSignal } from '../linked-signal.js';
+import { isPromiseLike, type MaybePromise } from '../../protocol/promise-like.js';
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import { isStatelessRevision } from '../../protocol/revisions/index.js';
 import type { Principal } from '../auth/principal.js';
@@ -227,11 +228,12 @@ export class StartedCall {
     this.context = new ChainedContext(ctx, state);
   }
 
-  /** Runs the handler (the chain's innermost step); the call is finished when it settles. */
-  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T> {
+  /** Runs the handler (the chain's innermost step); the call is finished when it settles (at once if it answered). */
+  handle<T>(handler: (context: ToolContext) => MaybePromise<T>): MaybePromise<T> {
     this.#ran = true;
     const running = handler(this.context);
-    running.then(this.#finish, this.#finish);
+    if (isPromiseLike(running)) running.then(this.#finish, this.#finish);
+    else this.#state.finish();
     return running;
   }
 
@@ -296,8 +298,13 @@ class DirectCall extends CallFacts implements ToolCall {
     throw new Error(`Tool ${this.tool.name}: no middleware of this chain aborts calls`);
   }
 
-  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T> {
+  handle<T>(handler: (context: ToolContext) => MaybePromise<T>): MaybePromise<T> {
     const running = handler(this.context);
+    if (!isPromiseLike(running)) {
+      // Answered at once: the call is over (as if the chain had ended without it).
+      this.end();
+      return running;
+    }
     this.#running = running;
     const resolve = this.#resolveDone;
     if (resolve) running.then(resolve, resolve);
@@ -316,7 +323,7 @@ function ignore(): void {}
 /** What the chain runs: the `ToolCall` middleware sees, and the handler run with its context. */
 export interface ChainedRun {
   readonly call: ToolCall;
-  handle<T>(handler: (context: ToolContext) => Promise<T>): Promise<T>;
+  handle<T>(handler: (context: ToolContext) => MaybePromise<T>): MaybePromise<T>;
   /** Finishes the call if its handler never ran (refused by the chain). */
   readonly end: () => void;
 }

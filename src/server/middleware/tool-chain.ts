@@ -17,12 +17,13 @@
  */
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { audit, type AuditOptions } from './audit.js';
-import { compose } from './compose.js';
+import type { MaybePromise } from '../../protocol/promise-like.js';
+import { compose, runInline, type InlineMiddleware } from './compose.js';
 import { concurrencyLimit, type ConcurrencyOptions } from './concurrency-limit.js';
 import type { CalledTool, ToolCall, ToolMiddleware } from './middleware.js';
-import { rateLimit, type RateLimitOptions } from './rate-limit.js';
-import { sanitize, type SanitizeOptions } from './sanitize.js';
-import { DEFAULT_TOOL_TIMEOUT_MS, timeout } from './timeout.js';
+import { inlineRateLimit, type RateLimitOptions } from './rate-limit.js';
+import { inlineSanitize, type SanitizeOptions } from './sanitize.js';
+import { DEFAULT_TOOL_TIMEOUT_MS, inlineTimeout } from './timeout.js';
 
 /** The server options that configure the built-ins (each `false` turns one off). */
 export interface ToolChainOptions {
@@ -42,23 +43,23 @@ export interface ToolChainOptions {
 }
 
 export class ToolChain {
-  readonly #builtIns: readonly ToolMiddleware[];
+  readonly #builtIns: readonly InlineMiddleware<ToolCall, CallToolResult>[];
   readonly #audit: readonly ToolMiddleware[];
   readonly #added: ToolMiddleware[] = [];
-  #all: readonly ToolMiddleware[];
   /** The default execution timeout in ms (0: none but a tool's own); undefined: the built-in is off. */
   readonly #timeoutMs: number | undefined;
 
   constructor(options: ToolChainOptions = {}) {
-    const builtIns: ToolMiddleware[] = [];
-    if (options.audit) builtIns.push(audit(options.audit));
-    this.#audit = [...builtIns];
-    if (options.rateLimit !== false) builtIns.push(rateLimit(options.rateLimit));
+    const builtIns: InlineMiddleware<ToolCall, CallToolResult>[] = [];
+    const audited = options.audit ? [audit(options.audit)] : [];
+    this.#audit = audited;
+    // The audit log waits for the rest of the chain anyway (it records the outcome): a promise for it.
+    for (const log of audited) builtIns.push((call, next) => log(call, () => Promise.resolve(next())));
+    if (options.rateLimit !== false) builtIns.push(inlineRateLimit(options.rateLimit));
     if (options.concurrency !== false) builtIns.push(concurrencyLimit(options.concurrency));
-    if (options.toolTimeout !== false) builtIns.push(timeout({ defaultMs: options.toolTimeout }));
-    if (options.sanitize !== false) builtIns.push(sanitize(options.sanitize));
+    if (options.toolTimeout !== false) builtIns.push(inlineTimeout({ defaultMs: options.toolTimeout }));
+    if (options.sanitize !== false) builtIns.push(inlineSanitize(options.sanitize));
     this.#builtIns = builtIns;
-    this.#all = builtIns;
     this.#timeoutMs =
       options.toolTimeout === false ? undefined : (options.toolTimeout ?? DEFAULT_TOOL_TIMEOUT_MS);
   }
@@ -81,7 +82,6 @@ export class ToolChain {
   use(middleware: ToolMiddleware): void {
     if (typeof middleware !== 'function') throw new TypeError('A tool middleware must be a function');
     this.#added.push(middleware);
-    this.#all = [...this.#builtIns, ...this.#added];
   }
 
   /**
@@ -95,8 +95,11 @@ export class ToolChain {
     })(call);
   }
 
-  /** Runs `call` through the chain, `handler` innermost. */
-  run(call: ToolCall, handler: () => Promise<CallToolResult>): Promise<CallToolResult> {
-    return compose(this.#all, handler)(call);
+  /**
+   * Runs `call` through the chain, `handler` innermost: the result itself when the handler answered
+   * synchronously and no middleware waited (see `runInline`), else its promise.
+   */
+  run(call: ToolCall, handler: () => MaybePromise<CallToolResult>): MaybePromise<CallToolResult> {
+    return runInline(this.#builtIns, this.#added, call, handler);
   }
 }

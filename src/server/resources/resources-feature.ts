@@ -114,12 +114,14 @@ export class ResourcesFeature implements ServerFeature {
       'resources/read',
       async ({ params, scope, ctx, session }) => {
         const uri = uriParam(params);
-        const value = await withInput(session, scope, params, 'resources/read', ctx, (tool) => {
-          const read = () => this.read(uri, new AskingContext(ctx, scope.client, tool));
-          // The stateless era has no -32042: a reader's URL elicitations are asked (input_required).
-          if (scope.era === 'stateless') return askingUrlElicitations(`resource ${uri}`, tool, read);
-          return read();
-        }).catch((error: unknown) => {
+        const value = await Promise.resolve(
+          withInput(session, scope, params, 'resources/read', ctx, (tool) => {
+            const read = () => this.read(uri, new AskingContext(ctx, scope.client, tool));
+            // The stateless era has no -32042: a reader's URL elicitations are asked (input_required).
+            if (scope.era === 'stateless') return askingUrlElicitations(`resource ${uri}`, tool, read);
+            return read();
+          }),
+        ).catch((error: unknown) => {
           // 2026-07-28: an unknown resource is -32602 (never -32002).
           if (
             scope.profile.features.stateless &&

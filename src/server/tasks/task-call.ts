@@ -175,7 +175,7 @@ async function startedByHandler(
     },
   };
   const context = createToolContext(host, callRequest(ctx.id, signal.signal, ctx.meta));
-  const outcome = round.run(() => call.run(context));
+  const outcome = Promise.resolve(round.run(() => call.run(context)));
   // Answered inline, or the task it became ended: its progress stops.
   const ended = () => {
     signal.dispose();

@@ -8,7 +8,7 @@
  */
 import { ErrorCode, ProtocolError, ToolwireError, errorMessage } from '../../protocol/errors.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
-import { isPromiseLike } from '../../protocol/promise-like.js';
+import { isPromiseLike, type MaybePromise } from '../../protocol/promise-like.js';
 import type { ContentBlock } from '../../protocol/types/content.js';
 import { blockProblem } from '../../protocol/types/content-checks.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
@@ -95,7 +95,7 @@ export function callTool(
   args: JsonObject,
   ctx: ToolContext,
   hooks: CallToolHooks = {},
-): Promise<CallToolResult> {
+): MaybePromise<CallToolResult> {
   const validated = validate(tool.input, args);
   if (validated instanceof Promise)
     return validated.then((checked) => checkedCall(tool, checked, ctx, hooks));
@@ -107,12 +107,9 @@ function checkedCall(
   checked: ValidationOutcome<unknown>,
   ctx: ToolContext,
   hooks: CallToolHooks,
-): Promise<CallToolResult> {
-  if (!checked.ok) {
-    return Promise.resolve(
-      toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`),
-    );
-  }
+): MaybePromise<CallToolResult> {
+  if (!checked.ok)
+    return toolError(`Invalid arguments for tool ${tool.name}: ${formatIssues(checked.issues)}`);
   return chained(tool, checked.value, ctx, hooks);
 }
 
@@ -122,7 +119,7 @@ function chained(
   args: unknown,
   ctx: ToolContext,
   hooks: CallToolHooks,
-): Promise<CallToolResult> {
+): MaybePromise<CallToolResult> {
   const chain = tool.chain;
   if (!chain) return runHandler(tool, args, ctx, hooks);
   // The call carries `hooks.onToolBug`: sanitization reports through it (see tool-bugs.ts).
@@ -130,7 +127,8 @@ function chained(
   const handler = (context: ToolContext) => runHandler(tool, args, context, hooks);
   const running = chain.run(started.call, () => started.handle(handler));
   // A chain that ended without running the handler (a refusal) finishes the call when it settles.
-  running.then(started.end, started.end);
+  if (isPromiseLike(running)) running.then(started.end, started.end);
+  else started.end();
   return running;
 }
 
@@ -165,7 +163,7 @@ function runHandler(
   args: unknown,
   ctx: ToolContext,
   hooks: CallToolHooks,
-): Promise<CallToolResult> {
+): MaybePromise<CallToolResult> {
   let returned: ToolReturn | PromiseLike<ToolReturn>;
   try {
     returned = tool.handler(args as never, ctx);
@@ -178,7 +176,7 @@ function runHandler(
       (error: unknown) => handlerFailed(tool, ctx, error),
     );
   }
-  return Promise.resolve(checkResult(tool, returned, hooks));
+  return checkResult(tool, returned, hooks);
 }
 
 /** A handler threw or rejected: an `isError` result, or the error itself where it ends the call as such. */

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { scopedHost, withInput } from '../context-host.js';
@@ -62,18 +63,26 @@ export class ToolsFeature implements ServerFeature {
         const context = createToolContext(scopedHost(session, scope), ctx);
         return refuseCall(tool, args, context, hooks, refusal);
       }
-      const run = (context: ToolContext) => callTool(tool, args, context, hooks);
       const shape = (result: CallToolResult) => scope.profile.shapeCallResult(result, tool.tool);
       // Tasks: the client asks (2025-11-25, params.task) or the server decides (the 2026-07-28 extension).
       const tasks = core.tasks;
       const task = tasks?.decide(tool, scope, params);
       if (tasks && task !== undefined) {
+        const run = (context: ToolContext) => Promise.resolve(callTool(tool, args, context, hooks));
         return tasks.call({ session, scope, params, tool, ctx, run, shape, ttl: task.ttl });
       }
       // Once answered, the call's progress stops (a handler's late `progress()` sends nothing).
       let context: ToolContext | undefined;
       const answered = () => context && endProgress(context);
-      return withInput(session, scope, params, 'tools/call', ctx, (c) => run((context = c))).then(
+      const running = withInput(session, scope, params, 'tools/call', ctx, (c) =>
+        callTool(tool, args, (context = c), hooks),
+      );
+      // A handler that answered at once: its result is shaped at once (no reaction, no microtask).
+      if (!isPromiseLike(running)) {
+        answered();
+        return isInputRequired(running) ? running : shape(running);
+      }
+      return running.then(
         (result) => {
           answered();
           return isInputRequired(result) ? result : shape(result);
