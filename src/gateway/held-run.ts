@@ -12,6 +12,7 @@
  */
 import {
   CancellationSource,
+  declaresCapability,
   type CallToolResult,
   type ClientCapabilities,
   type ClientHandlers,
@@ -20,7 +21,7 @@ import {
   type TiedBy,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
-import { declares, notMine, upstreamError } from './relayed-input.js';
+import { notMine, upstreamError } from './relayed-input.js';
 
 /** The caller's context as an attempt uses it: what it may ask the caller (elicitation, sampling, roots). */
 export type CallerQuestions = Pick<ToolContext, 'elicit' | 'sample' | 'listRoots'>;
@@ -67,19 +68,19 @@ export class HeldRun<T = CallToolResult> {
     // Only a question nothing on the wire ties to this run's call (see `HandlerContext.tiedBy`) may be another's.
     const theirs = (tiedBy: TiedBy | undefined) =>
       mine !== undefined && tiedBy === 'only' && !mine(this.handlers);
-    if (declares(capabilities, 'elicitation')) {
+    if (declaresCapability(capabilities, 'elicitation')) {
       this.handlers.elicitation = (params: ElicitParams, { signal, tiedBy }) => {
         if (theirs(tiedBy)) throw notMine('elicitation/create');
         return this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
       };
     }
-    if (declares(capabilities, 'sampling')) {
+    if (declaresCapability(capabilities, 'sampling')) {
       this.handlers.sampling = (params: CreateMessageParams, { signal, tiedBy }) => {
         if (theirs(tiedBy)) throw notMine('sampling/createMessage');
         return this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
       };
     }
-    if (declares(capabilities, 'roots')) {
+    if (declaresCapability(capabilities, 'roots')) {
       this.handlers.roots = ({ signal, tiedBy }) =>
         theirs(tiedBy)
           ? []

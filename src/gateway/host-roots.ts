@@ -8,9 +8,8 @@
  * sessions) has none: no host may supply another's roots, nor learn them through an upstream.
  * @module
  */
-import { ErrorCode, ProtocolError, errorMessage, type Root } from '../index.js';
+import { ErrorCode, ProtocolError, declaresCapability, errorMessage, type Root } from '../index.js';
 import type { Server, ServerConnection } from '../server/index.js';
-import { declares } from './relayed-input.js';
 
 export interface HostRootsOptions {
   /** The gateway's downstream server: the host must be its only connection. */
@@ -47,7 +46,7 @@ export class HostRoots {
     connection.oninitialized = () => {
       if (this.#host !== connection || this.#initialized) return;
       this.#initialized = true;
-      if (declares(connection.client.capabilities, 'roots')) this.changed(connection);
+      if (declaresCapability(connection.client.capabilities, 'roots')) this.changed(connection);
     };
   }
 
@@ -67,7 +66,7 @@ export class HostRoots {
    */
   roots(): Promise<Root[]> | Root[] {
     const host = this.host;
-    if (!host || !this.#initialized || !declares(host.client.capabilities, 'roots')) return [];
+    if (!host || !this.#initialized || !declaresCapability(host.client.capabilities, 'roots')) return [];
     if (this.#options.server.connections.size !== 1) return [];
     if (this.#asking) return this.#asking;
     const asking = host.listRoots().then(

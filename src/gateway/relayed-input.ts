@@ -5,13 +5,13 @@
  */
 import {
   CancellationSource,
+  declaresCapability,
   ErrorCode,
   LocalErrorCode,
   isHandshakeRevision,
   ProtocolError,
   ToolwireError,
   type Cancellation,
-  type ClientCapabilities,
   type ClientHandlers,
   type TiedBy,
 } from '../index.js';
@@ -30,38 +30,27 @@ export function following(parent: Cancellation): {
   return { own, unfollow: parent.onAbort((reason) => own.abort(reason)) };
 }
 
-/**
- * Whether `capabilities` declare `name`: present, and not `null` — as the gateway's server reads a
- * capability before it asks (`missingCapabilities` in src/protocol/types/input-checks.ts, not public), so
- * the gateway relays a question to a caller only when its server would ask it.
- */
-export function declares(
-  capabilities: ClientCapabilities,
-  name: 'elicitation' | 'sampling' | 'roots',
-): boolean {
-  const declared: unknown = capabilities[name];
-  return declared !== undefined && declared !== null;
-}
-
 /** Whether the caller declared a capability the upstream's questions need (elicitation, sampling, roots). */
 export function mayBeAsked(ctx: Pick<ToolContext, 'client'>): boolean {
   const caps = ctx.client.capabilities;
-  return declares(caps, 'elicitation') || declares(caps, 'sampling') || declares(caps, 'roots');
+  return (
+    declaresCapability(caps, 'elicitation') ||
+    declaresCapability(caps, 'sampling') ||
+    declaresCapability(caps, 'roots')
+  );
 }
 
 /**
  * Whether the caller takes URL-mode elicitations with ids, whose completion it may hear of: a
- * handshake-era client of 2025-11-25 or later that declared `elicitation.url` (a `null` declares nothing,
- * as the gateway's server reads it: `takesUrlElicitation` in src/server/hosted-context.ts, not public).
+ * handshake-era client of 2025-11-25 or later that declared `elicitation.url` (as the gateway's server
+ * reads it: `takesUrlElicitation` in src/server/hosted-context.ts, not public).
  */
 export function takesUrlElicitation(ctx: Pick<ToolContext, 'client'>): boolean {
   const { protocolVersion, capabilities } = ctx.client;
-  const url: unknown = capabilities.elicitation?.url;
   return (
     isHandshakeRevision(protocolVersion) &&
     protocolVersion >= '2025-11-25' &&
-    url !== undefined &&
-    url !== null
+    declaresCapability(capabilities.elicitation, 'url')
   );
 }
 
@@ -208,7 +197,7 @@ export function relayedInput(
   // (nothing on the wire ties it to a call) is this caller's only if `mine` says so.
   const theirs = (tiedBy: TiedBy | undefined) => mine !== undefined && tiedBy === 'only' && !mine();
   const handlers: ClientHandlers = {};
-  if (declares(caps, 'elicitation')) {
+  if (declaresCapability(caps, 'elicitation')) {
     // The form's content is the upstream's to check against its own schema: no compiling of it here.
     handlers.elicitation = (params, handlerCtx) => {
       const { signal, tiedBy } = handlerCtx;
@@ -225,7 +214,7 @@ export function relayedInput(
       );
     };
   }
-  if (declares(caps, 'sampling')) {
+  if (declaresCapability(caps, 'sampling')) {
     handlers.sampling = (params, handlerCtx) => {
       const { signal, tiedBy } = handlerCtx;
       if (theirs(tiedBy)) throw notMine('sampling/createMessage');
@@ -237,7 +226,7 @@ export function relayedInput(
       );
     };
   }
-  if (declares(caps, 'roots'))
+  if (declaresCapability(caps, 'roots'))
     handlers.roots = (handlerCtx) =>
       theirs(handlerCtx.tiedBy)
         ? []

@@ -54,7 +54,7 @@ export type * from './types/client-features.js';
 export type * from './types/resources.js';
 export type * from './types/prompts.js';
 export { MAX_COMPLETION_VALUES } from './types/prompts.js';
-export { LOGGING_LEVELS } from './types/lifecycle.js';
+export { LOGGING_LEVELS, declaresCapability } from './types/lifecycle.js';
 export type {
   Icon,
   Implementation,

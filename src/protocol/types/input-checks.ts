@@ -9,10 +9,7 @@
  * @module
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
-import type { ClientCapabilities } from './lifecycle.js';
-
-const present = (value: unknown) => value !== undefined && value !== null;
-const sub = (value: unknown, key: string) => (isJsonObject(value) ? value[key] : undefined);
+import { declaresCapability, type ClientCapabilities } from './lifecycle.js';
 
 /**
  * The capabilities a request for `method` needs that `capabilities` lacks (the `requiredCapabilities`
@@ -27,21 +24,23 @@ export function missingCapabilities(
 ): ClientCapabilities | undefined {
   switch (method) {
     case 'elicitation/create': {
-      const declared = capabilities.elicitation;
-      if (!present(declared)) return { elicitation: {} };
-      if (params?.mode === 'url')
-        return present(sub(declared, 'url')) ? undefined : { elicitation: { url: {} } };
-      const formOnly = !present(sub(declared, 'form')) && !present(sub(declared, 'url'));
-      return formOnly || present(sub(declared, 'form')) ? undefined : { elicitation: { form: {} } };
+      if (!declaresCapability(capabilities, 'elicitation')) return { elicitation: {} };
+      const url = declaresCapability(capabilities.elicitation, 'url');
+      if (params?.mode === 'url') return url ? undefined : { elicitation: { url: {} } };
+      // Neither mode named (`{}`) is form mode only.
+      return !url || declaresCapability(capabilities.elicitation, 'form')
+        ? undefined
+        : { elicitation: { form: {} } };
     }
     case 'sampling/createMessage': {
-      const declared = capabilities.sampling;
-      if (!present(declared)) return { sampling: {} };
+      if (!declaresCapability(capabilities, 'sampling')) return { sampling: {} };
       const usesTools = params?.tools !== undefined || params?.toolChoice !== undefined;
-      return usesTools && !present(sub(declared, 'tools')) ? { sampling: { tools: {} } } : undefined;
+      return usesTools && !declaresCapability(capabilities.sampling, 'tools')
+        ? { sampling: { tools: {} } }
+        : undefined;
     }
     case 'roots/list':
-      return present(capabilities.roots) ? undefined : { roots: {} };
+      return declaresCapability(capabilities, 'roots') ? undefined : { roots: {} };
   }
 }
 

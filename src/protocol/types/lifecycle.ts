@@ -2,7 +2,7 @@
  * The handshake era's lifecycle: initialize, capabilities, implementation info.
  * @module
  */
-import type { JsonObject } from '../jsonrpc.js';
+import { isJsonObject, type JsonObject } from '../jsonrpc.js';
 
 /** From 2025-11-25. */
 export interface Icon {
@@ -49,6 +49,19 @@ export interface ServerCapabilities {
   tools?: { listChanged?: boolean };
   tasks?: JsonObject;
   [key: string]: unknown;
+}
+
+/**
+ * Whether `capabilities` declare `name`, as toolwire's server and gateway read a declaration: the member is
+ * present and not `null` (`{}` declares it; `"elicitation": null`, which some clients send for a capability
+ * they lack, does not). For a peer's capabilities or one of their members:
+ * `declaresCapability(capabilities, 'elicitation')`, `declaresCapability(capabilities.elicitation, 'url')`.
+ * Anything but a JSON object (`null`, an array, a string) declares nothing.
+ */
+export function declaresCapability(capabilities: unknown, name: string): boolean {
+  if (!isJsonObject(capabilities)) return false;
+  const declared = capabilities[name];
+  return declared !== undefined && declared !== null;
 }
 
 export interface InitializeParams {
