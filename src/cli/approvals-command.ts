@@ -10,7 +10,7 @@ import { CliError, EXIT_CODES_HELP, ExitCode, usageError, type ExitCodeValue } f
 import { parseCommandLine, parsePositiveInteger, wantsHelp } from './parse-command-line.js';
 import { describeFetchFailure } from './report-failure.js';
 import { oneLine, printJson, printOut } from './terminal-text.js';
-import { MAX_GRANT_MS } from '../stores/grant-store.js';
+import { MAX_GRANT_MS } from '../gateway/index.js';
 
 /** The fewest characters of an id that name a pending approval by its start. */
 const MIN_PREFIX = 6;

@@ -5,8 +5,7 @@
  * dialect, a `$ref` it cannot resolve) is left to the server to apply.
  * @module
  */
-import type { JsonObject, Tool } from '../protocol/index.js';
-import { compileJsonSchema, formatIssues, type Validator } from '../schema/index.js';
+import { compileJsonSchema, formatIssues, type JsonObject, type Tool, type Validator } from '../index.js';
 import { summarizeSchema } from './describe-tool.js';
 import { usageError } from './exit-code.js';
 

@@ -14,8 +14,7 @@
  * An empty answer keeps the field's default, or leaves an optional field out.
  * @module
  */
-import { isJsonObject, type JsonObject } from '../protocol/index.js';
-import { formValidator } from '../schema/form-validator.js';
+import { compileJsonSchema, isJsonObject, type JsonObject } from '../index.js';
 
 export type FieldValue = string | number | boolean | string[];
 
@@ -145,7 +144,7 @@ export function readField(typed: string, key: string, schema: JsonObject, requir
 function checked(key: string, schema: JsonObject, value: FieldValue): FieldAnswer {
   let outcome;
   try {
-    outcome = formValidator({ type: 'object', properties: { [key]: schema } })({ [key]: value });
+    outcome = compileJsonSchema(schema)(value);
   } catch {
     return { ok: true, value }; // a field this client cannot compile: the server checks it
   }
