@@ -2,12 +2,14 @@
  * A transport wrapper that lets the client see what passes through before the engine does: the id the
  * engine gave an outgoing request (the `subscriptions/listen` stream is named after it), and incoming
  * messages (a stdio server ends a listen stream with `notifications/cancelled` naming that id, which the
- * engine, knowing only the requests it serves, would ignore). Everything else is the inner transport's.
+ * engine, knowing only the requests it serves, would ignore). Everything else is the inner transport's
+ * (`TransportWrapper`).
  * @module
  */
 import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { OutputBacklog, SendOptions, Transport } from '../protocol/transport.js';
+import type { SendOptions, Transport } from '../protocol/transport.js';
+import { TransportWrapper } from '../protocol/transport-wrapper.js';
 
 export interface TransportObserver {
   /** A message is about to be sent. */
@@ -27,25 +29,16 @@ export function isCredentialsFailure(error: unknown): boolean {
   return status === 401 || status === 403;
 }
 
-export class ObservedTransport implements Transport {
-  readonly #inner: Transport;
+export class ObservedTransport extends TransportWrapper {
   readonly #observer: TransportObserver;
 
   constructor(inner: Transport, observer: TransportObserver) {
-    this.#inner = inner;
+    super(inner);
     this.#observer = observer;
   }
 
-  get inner(): Transport {
-    return this.#inner;
-  }
-
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
-  set onmessage(listener: Transport['onmessage']) {
-    this.#inner.onmessage =
+  override set onmessage(listener: Transport['onmessage']) {
+    this.inner.onmessage =
       listener &&
       ((message, extra) => {
         this.#observer.incoming?.(message);
@@ -53,57 +46,12 @@ export class ObservedTransport implements Transport {
       });
   }
 
-  get onmessage(): Transport['onmessage'] {
-    return this.#inner.onmessage;
+  override get onmessage(): Transport['onmessage'] {
+    return this.inner.onmessage;
   }
 
-  set onerror(listener: ((error: Error) => void) | undefined) {
-    this.#inner.onerror = listener;
-  }
-
-  get onerror(): ((error: Error) => void) | undefined {
-    return this.#inner.onerror;
-  }
-
-  set onclose(listener: (() => void) | undefined) {
-    this.#inner.onclose = listener;
-  }
-
-  get onclose(): (() => void) | undefined {
-    return this.#inner.onclose;
-  }
-
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+  override send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (!Array.isArray(message)) this.#observer.outgoing?.(message);
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  closeStream(relatedRequestId: Parameters<NonNullable<Transport['closeStream']>>[0]): void {
-    this.#inner.closeStream?.(relatedRequestId);
-  }
-
-  /** The inner transport's backlog, where it has one (the engine paces the server's requests by it). */
-  get backlog(): OutputBacklog | undefined {
-    return this.#inner.backlog;
-  }
-
-  set ondrain(listener: (() => void) | undefined) {
-    this.#inner.ondrain = listener;
-  }
-
-  get ondrain(): (() => void) | undefined {
-    return this.#inner.ondrain;
-  }
-
-  holdInput(hold: boolean): void {
-    this.#inner.holdInput?.(hold);
+    return this.inner.send(message, options);
   }
 }

@@ -10,7 +10,8 @@
  */
 import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
 import type { JsonRpcMessage } from '../protocol/jsonrpc.js';
-import type { OutputBacklog, SendOptions, Transport } from '../protocol/transport.js';
+import type { SendOptions, Transport } from '../protocol/transport.js';
+import { TransportWrapper } from '../protocol/transport-wrapper.js';
 
 /** A transport that can start its server again after the server exited on its own. */
 export interface RestartableTransport extends Transport {
@@ -26,8 +27,7 @@ export function isRestartable(transport: Transport): transport is RestartableTra
 const isExitReport = (error: Error) =>
   error instanceof ToolwireError && error.code === LocalErrorCode.ConnectionClosed;
 
-export class ProbeWindow implements Transport {
-  readonly #inner: RestartableTransport;
+export class ProbeWindow extends TransportWrapper<RestartableTransport> {
   /** `probing`: an exit restarts the server; `restarting`: nothing may be sent; `open`: plain pass-through. */
   #state: 'probing' | 'restarting' | 'open' = 'probing';
   #onerror: ((error: Error) => void) | undefined;
@@ -40,78 +40,41 @@ export class ProbeWindow implements Transport {
   readonly restarting: Promise<void>;
 
   constructor(inner: RestartableTransport) {
-    this.#inner = inner;
+    super(inner);
     this.restarting = new Promise<void>((resolve) => (this.#onRestart = resolve));
     inner.onerror = (error) => this.#error(error);
     inner.onclose = () => this.#close();
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
-  set onmessage(listener: Transport['onmessage']) {
-    this.#inner.onmessage = listener;
-  }
-
-  get onmessage(): Transport['onmessage'] {
-    return this.#inner.onmessage;
-  }
-
-  set onerror(listener: ((error: Error) => void) | undefined) {
+  override set onerror(listener: ((error: Error) => void) | undefined) {
     this.#onerror = listener;
   }
 
-  get onerror(): ((error: Error) => void) | undefined {
+  override get onerror(): ((error: Error) => void) | undefined {
     return this.#onerror;
   }
 
-  set onclose(listener: (() => void) | undefined) {
+  override set onclose(listener: (() => void) | undefined) {
     this.#onclose = listener;
   }
 
-  get onclose(): (() => void) | undefined {
+  override get onclose(): (() => void) | undefined {
     return this.#onclose;
   }
 
-  start(): Promise<void> {
-    return this.#inner.start();
-  }
-
   /** Refused while the server restarts: what the first process was sent must not reach the second. */
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+  override send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.#state === 'restarting') {
       return Promise.reject(
         new ToolwireError(LocalErrorCode.ConnectionClosed, 'The server process exited and is restarting'),
       );
     }
-    return this.#inner.send(message, options);
+    return this.inner.send(message, options);
   }
 
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.#state = 'open';
-    return this.#inner.close();
-  }
-
-  closeStream(relatedRequestId: Parameters<NonNullable<Transport['closeStream']>>[0]): void {
-    this.#inner.closeStream?.(relatedRequestId);
-  }
-
-  /** The inner transport's backlog, where it has one (the engine paces the server's requests by it). */
-  get backlog(): OutputBacklog | undefined {
-    return this.#inner.backlog;
-  }
-
-  set ondrain(listener: (() => void) | undefined) {
-    this.#inner.ondrain = listener;
-  }
-
-  get ondrain(): (() => void) | undefined {
-    return this.#inner.ondrain;
-  }
-
-  holdInput(hold: boolean): void {
-    this.#inner.holdInput?.(hold);
+    return this.inner.close();
   }
 
   /**
@@ -145,7 +108,7 @@ export class ProbeWindow implements Transport {
     if (this.#state === 'probing') {
       this.#state = 'restarting';
       // From onclose itself, so that a piped stderr goes on with the new process.
-      this.#restart = this.#inner.restart();
+      this.#restart = this.inner.restart();
       this.#restart.catch(() => undefined); // the client sees it through restarted()
       this.#onRestart();
       return;
