@@ -27,7 +27,7 @@ import { OAuthError } from './oauth/oauth-error.js';
 import { readEventStream } from './read-event-stream.js';
 import { ReadGate } from './read-gate.js';
 import { SseParser, type SseEvent } from './sse-parser.js';
-import { MAX_QUEUED_NOTICE_BYTES, WaitingPosts } from './waiting-posts.js';
+import { WaitingPosts } from './waiting-posts.js';
 
 export interface SseClientTransportOptions extends HttpClientOptions {
   /**
@@ -77,16 +77,7 @@ export class SseClientTransport implements Transport {
   readonly #gate = new ReadGate();
 
   constructor(options: SseClientTransportOptions) {
-    const posts = this.#posts;
-    this.backlog = {
-      get bytes() {
-        return posts.queuedBytes;
-      },
-      maxBytes: MAX_QUEUED_NOTICE_BYTES,
-      get full() {
-        return posts.full;
-      },
-    };
+    this.backlog = this.#posts.backlog;
     checkHttpClientOptions(options);
     this.#url = new URL(options.url);
     this.#options = options;

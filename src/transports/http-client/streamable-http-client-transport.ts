@@ -33,7 +33,7 @@ import { ReconnectPolicy } from './reconnect-policy.js';
 import { reinitializeSession } from './reinitialize-session.js';
 import { SessionStreams } from './session-streams.js';
 import type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
-import { MAX_QUEUED_NOTICE_BYTES, WaitingPosts, type NoticePost } from './waiting-posts.js';
+import { WaitingPosts, type NoticePost } from './waiting-posts.js';
 
 export type { StreamableHttpClientTransportOptions } from './streamable-http-client-transport-options.js';
 
@@ -105,16 +105,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   constructor(options: StreamableHttpClientTransportOptions) {
     this.#endpoint = new McpEndpoint(options);
-    const notices = this.#notices;
-    this.backlog = {
-      get bytes() {
-        return notices.queuedBytes;
-      },
-      maxBytes: MAX_QUEUED_NOTICE_BYTES,
-      get full() {
-        return notices.full;
-      },
-    };
+    this.backlog = this.#notices.backlog;
     this.#stateless = new StatelessHttpRequests({
       endpoint: this.#endpoint,
       signal: this.#abort.signal,

@@ -15,6 +15,7 @@
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.js';
 import type { JsonRpcMessage, RequestId } from '../../protocol/jsonrpc.js';
+import type { OutputBacklog } from '../../protocol/transport.js';
 import { stringifyJson } from '../../protocol/json-text.js';
 import { TransportError } from '../transport-error.js';
 import { MAX_NOTICES_QUEUED, MAX_QUEUED_NOTICE_BYTES, NoticeLine } from './notice-line.js';
@@ -60,10 +61,23 @@ export class WaitingPosts {
   #notices = 0;
   #full = false;
   readonly #onDrain: (() => void) | undefined;
+  /** What waits, as the transport's `backlog` shows it to the engine: {@link queuedBytes} and {@link full}. */
+  readonly backlog: OutputBacklog;
 
   /** `onDrain`: called when the POSTs of no request came down to half of what makes them {@link full}. */
   constructor(onDrain?: () => void) {
     this.#onDrain = onDrain;
+    const bytes = () => this.queuedBytes;
+    const full = () => this.#full;
+    this.backlog = {
+      get bytes() {
+        return bytes();
+      },
+      maxBytes: MAX_QUEUED_NOTICE_BYTES,
+      get full() {
+        return full();
+      },
+    };
   }
 
   /**
