@@ -72,3 +72,30 @@ export async function serveGatewayFor(
     throw error;
   }
 }
+
+/**
+ * A gateway of `config` (its log dropped) started and served in this process, on a free port without the
+ * console unless `serve` says otherwise; `cleanup` gets how to close each, the served gateway last (a test
+ * file runs its steps in reverse).
+ */
+export async function servedGateway(
+  config: GatewayConfig,
+  cleanup: (() => Promise<unknown>)[],
+  serve: Partial<ServeGatewayOptions> = {},
+): Promise<{ gateway: Gateway; served: GatewayHttpHandle }> {
+  const gateway = await startedGateway(config, cleanup);
+  const served = await serveGateway(gateway, { port: 0, console: false, ...serve });
+  cleanup.push(() => served.close());
+  return { gateway, served };
+}
+
+/** A gateway of `config` (its log dropped), started in this process; `cleanup` gets how to close it. */
+export async function startedGateway(
+  config: GatewayConfig,
+  cleanup: (() => Promise<unknown>)[],
+): Promise<Gateway> {
+  const gateway = createGateway(config, { onLog: () => undefined });
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  return gateway;
+}

@@ -1,12 +1,12 @@
 // `--json` covers failures too: every exit code >= 2 prints exactly one JSON object on stdout,
 // {"error": {"code", "message", "details"?}} with a stable code, besides the human line on stderr.
-import { createServer } from 'node:net';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/cli/exit-code.js';
 import { BIN, SERVE_FIXTURE, failureObject, runCli, type CliRun } from './_cli.js';
+import { closedPort } from './_closed-port.js';
 
 let workspace: string;
 
@@ -25,15 +25,6 @@ function failure(run: CliRun, exitCode: number, code: string) {
   expect(error.code).toBe(code);
   expect(run.stderr.startsWith(`toolwire: ${error.message}\n`), run.stderr).toBe(true);
   return error;
-}
-
-/** A closed port on 127.0.0.1: nothing listens there. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('toolwire --json on failure', () => {

@@ -2,20 +2,16 @@
 // command's), naming the URL tried and the cause (ECONNREFUSED), and for approvals how to point elsewhere.
 // login exited 5 ("denied") saying only that fetching the protected resource metadata failed; approvals
 // said "fetch failed" and no more.
-import { createServer } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExitCode } from '../src/cli/exit-code.js';
 import { failureObject, runCli } from './_cli.js';
+import { closedPort } from './_closed-port.js';
 
 /** A port on 127.0.0.1 that was just free: a connection to it is refused. */
 let port = 0;
 
 beforeAll(async () => {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  port = typeof address === 'object' && address ? address.port : 0;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  port = await closedPort();
 });
 
 describe('a command whose server does not answer', () => {

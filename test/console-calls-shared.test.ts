@@ -2,55 +2,33 @@
 // from n × 2^32), the console on the first: a call the first makes while the page is away is read on the
 // next reconnection and shown where it started, on top, though its id is below those of the other
 // instance's calls shown (the console placed by id: it went last and was cut by the row limit).
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Server, text } from '../src/server/index.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import { launchBrowser, openConsole, startConsoleGateway, type ConsoleFixture } from './_console.js';
-import { startRedis, type RedisServerHandle } from './_redis.js';
+import { openConsole } from './_console.js';
+import { sharedConsole, type SharedInstance } from './_shared-console.js';
 
 /** The calls each store keeps (and the console's rows). */
 const KEPT = 3;
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let redis: RedisServerHandle;
-const stores: RedisStores[] = [];
-const gateways: ConsoleFixture[] = [];
+const shared = sharedConsole('console-pair:');
 
 /** A gateway (an instance) on the shared Redis, with stores of its own, as another process would have. */
-async function instance(): Promise<{ fixture: ConsoleFixture; stores: RedisStores }> {
-  const own = redisStores(redis.url, {
-    prefix: 'console-pair:',
-    gateway: { calls: { maxCalls: KEPT } },
-  });
-  stores.push(own);
+function instance(): Promise<SharedInstance> {
   const upstream = new Server({ name: 'up', version: '1.0.0' });
   upstream.tool('echo', { inputSchema: { type: 'object', properties: {} } }, () => text('ok'));
-  const fixture = await startConsoleGateway(upstream, [{ tool: '*', action: 'allow' }], {
-    stores: { calls: own.calls, bus: own.bus },
-  });
-  gateways.push(fixture);
-  return { fixture, stores: own };
+  return shared.instance(
+    upstream,
+    [{ tool: '*', action: 'allow' }],
+    (own) => ({ calls: own.calls, bus: own.bus }),
+    { gateway: { calls: { maxCalls: KEPT } } },
+  );
 }
-
-beforeAll(async () => {
-  redis = await startRedis();
-  ({ browser, close: closeBrowser } = await launchBrowser());
-});
-
-afterAll(async () => {
-  for (const fixture of gateways) await fixture.close();
-  for (const own of stores) await own.close();
-  await closeBrowser?.();
-  await redis?.close();
-});
 
 describe('Activity over two gateways sharing a call log', () => {
   it("shows a call made while the page was away on top, below the other instance's ids", async () => {
     const a = await instance();
     const b = await instance();
-    const { page, errors } = await openConsole(browser, a.fixture, { view: 'activity' });
+    const { page, errors } = await openConsole(shared.browser, a.fixture, { view: 'activity' });
     const list = page.getByRole('list', { name: 'calls' });
     const other = await b.fixture.model();
     for (let i = 0; i < KEPT; i++) await other.callTool({ name: 'up__echo', arguments: {} });

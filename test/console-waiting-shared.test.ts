@@ -3,23 +3,13 @@
 // page before the call's `call.started`, and the page dropped it (a change to a call it did not know): the
 // call showed as running, not waiting, until the next listing. The second instance's bus here delivers its
 // `call.started` only once the page has heard the approval, so the order is the one that lost the mark.
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../src/index.js';
 import { Server } from '../src/server/index.js';
 import type { BusSubscriber, MessageBus } from '../src/stores/message-bus.js';
-import { redisStores, type RedisStores } from '../src/stores/redis.js';
-import {
-  addDeleteFileTool,
-  gate,
-  launchBrowser,
-  openConsole,
-  startConsoleGateway,
-  textOf,
-  type ConsoleFixture,
-} from './_console.js';
+import { addDeleteFileTool, gate, openConsole, textOf, type ConsoleFixture } from './_console.js';
 import { nextPending } from './_older-approvals.js';
-import { startRedis, type RedisServerHandle } from './_redis.js';
+import { sharedConsole } from './_shared-console.js';
 
 /** A bus that holds the `call.started` events published on it until `release()`; the rest go at once. */
 class HeldCallStarts implements MessageBus {
@@ -60,36 +50,19 @@ class HeldCallStarts implements MessageBus {
   }
 }
 
-let browser: Browser;
-let closeBrowser: () => Promise<void>;
-let redis: RedisServerHandle;
-const stores: RedisStores[] = [];
-const gateways: ConsoleFixture[] = [];
+const shared = sharedConsole('console-waiting-shared:');
 
 /** A gateway (an instance) on the shared Redis, with stores of its own, as another process would have. */
 async function instance(bus?: (bus: MessageBus) => MessageBus): Promise<ConsoleFixture> {
-  const own = redisStores(redis.url, { prefix: 'console-waiting-shared:' });
-  stores.push(own);
   const upstream = new Server({ name: 'files', version: '1.0.0' });
   addDeleteFileTool(upstream);
-  const fixture = await startConsoleGateway(upstream, [{ tool: 'delete_file', action: 'ask' }], {
-    stores: { approvals: own.approvals, calls: own.calls, bus: bus ? bus(own.bus) : own.bus },
-  });
-  gateways.push(fixture);
+  const { fixture } = await shared.instance(upstream, [{ tool: 'delete_file', action: 'ask' }], (own) => ({
+    approvals: own.approvals,
+    calls: own.calls,
+    bus: bus ? bus(own.bus) : own.bus,
+  }));
   return fixture;
 }
-
-beforeAll(async () => {
-  redis = await startRedis();
-  ({ browser, close: closeBrowser } = await launchBrowser());
-});
-
-afterAll(async () => {
-  for (const fixture of gateways) await fixture.close();
-  for (const own of stores) await own.close();
-  await closeBrowser?.();
-  await redis?.close();
-});
 
 describe('Activity over two gateways sharing Redis', () => {
   it("marks another instance's call waiting when its approval's news came before the call's start", async () => {
@@ -98,7 +71,7 @@ describe('Activity over two gateways sharing Redis', () => {
     const b = await instance((bus) => (held = new HeldCallStarts(bus)));
     // The page's first listing of the calls is read before the call is made (a listing would mend the mark).
     const listed = gate();
-    const { page, errors } = await openConsole(browser, a, {
+    const { page, errors } = await openConsole(shared.browser, a, {
       view: 'activity',
       before: async (context) =>
         context.on('response', (response) => {

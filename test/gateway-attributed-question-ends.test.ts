@@ -13,9 +13,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ElicitRequestSchema, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, serveGateway } from '../src/gateway/index.js';
+import { createGateway } from '../src/gateway/index.js';
 import { linkServer } from './_setup.js';
 import { sdkGatewayTransport, writeConfig } from './_gateway.js';
+import { servedGateway } from './_served-gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/sdk-asking-server.mjs', import.meta.url));
 const UPSTREAMS = { sdk: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' as const } };
@@ -127,14 +128,7 @@ describe('a question relayed as the oldest call’s, on a stdio upstream', () =>
 
 describe('a question relayed as the oldest call’s, on a stdio upstream, to a Streamable HTTP host', () => {
   it('is cancelled for the host, and asked again as its asking call’s, when the host cancels that call', async () => {
-    const gateway = createGateway(
-      { upstreams: UPSTREAMS, policy: { default: 'allow' } },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const served = await serveGateway(gateway, { port: 0, console: false });
-    cleanup.push(() => served.close());
+    const { served } = await servedGateway({ upstreams: UPSTREAMS, policy: { default: 'allow' } }, cleanup);
     const seen = question();
     // The question comes on the held call's POST response stream; its cancellation after that stream ended.
     const client = await sdkHost(seen, new StreamableHTTPClientTransport(new URL(served.url!)));

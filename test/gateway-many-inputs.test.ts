@@ -6,10 +6,10 @@
 // failure lost every other answer of the round.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
-import { createGateway, serveGateway } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { serveHttp } from '../src/transports/http/index.js';
+import { servedGateway } from './_served-gateway.js';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -36,14 +36,10 @@ async function upstreamAsking(count: number): Promise<string> {
 }
 
 async function gatewayFor(url: string): Promise<string> {
-  const gateway = createGateway(
+  const { served } = await servedGateway(
     { upstreams: { web: { url, protocolVersion: '2026-07-28' } }, policy: { default: 'allow' } },
-    { onLog: () => undefined },
+    cleanup,
   );
-  cleanup.push(() => gateway.close());
-  await gateway.start();
-  const served = await serveGateway(gateway, { port: 0, console: false });
-  cleanup.push(() => served.close());
   return served.url!;
 }
 

@@ -7,11 +7,11 @@
 // (test/fixtures/question-fates-server.mjs) answers its call with what its question got.
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, serveGateway } from '../src/gateway/index.js';
 import type { JsonObject } from '../src/index.js';
 import { META, answer, stateless } from './_http-stateless.js';
 import { BIN, TOKEN, writeConfig } from './_gateway.js';
 import { RawWire } from './_wire.js';
+import { servedGateway } from './_served-gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/question-fates-server.mjs', import.meta.url));
 const UPSTREAMS = { fx: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' as const } };
@@ -28,14 +28,7 @@ const textOf = (result: JsonObject) => (result.content as { text: string }[])[0]
 
 describe('a caller declaring "elicitation": null', () => {
   it('over Streamable HTTP (2026-07-28) is asked nothing: the upstream is told no caller takes its question', async () => {
-    const gateway = createGateway(
-      { upstreams: UPSTREAMS, policy: { default: 'allow' } },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const served = await serveGateway(gateway, { port: 0, console: false });
-    cleanup.push(() => served.close());
+    const { served } = await servedGateway({ upstreams: UPSTREAMS, policy: { default: 'allow' } }, cleanup);
     const meta = META({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: null } });
     const message = await stateless(served.url!, {
       method: 'tools/call',

@@ -21,6 +21,7 @@ import { StreamableHttpClientTransport } from '../src/transports/http-client/ind
 import { apiKeyVerifier } from '../src/transports/http/auth/index.js';
 import { serveHttp, type StreamableHttpOptions } from '../src/transports/http/index.js';
 import { META, answer, stateless } from './_http-stateless.js';
+import { servedGateway } from './_served-gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/many-questions-server.mjs', import.meta.url));
 const upstream = (): StdioUpstreamConfig => ({
@@ -218,14 +219,10 @@ describe('a parked call', () => {
   });
 
   it('needs one approval: its retries are approved by it, and a call with other arguments is asked about again', async () => {
-    const gateway = createGateway(
+    const { gateway, served } = await servedGateway(
       { upstreams: { fx: upstream() }, policy: { rules: [{ tool: 'ask', action: 'ask' }] } },
-      { onLog: () => undefined },
+      cleanup,
     );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const served = await serveGateway(gateway, { port: 0, console: false });
-    cleanup.push(() => served.close());
     const approved: string[] = [];
     gateway.on((event) => {
       if (event.type !== 'approval.pending') return;
@@ -411,14 +408,10 @@ describe('a parked call', () => {
 
   it('is cancelled upstream when the gateway closes', async () => {
     const waiter = await waitingUpstream();
-    const gateway = createGateway(
+    const { gateway, served } = await servedGateway(
       { upstreams: { w: { url: waiter.url, protocolVersion: '2025-11-25' } }, policy: { default: 'allow' } },
-      { onLog: () => undefined },
+      cleanup,
     );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
-    const served = await serveGateway(gateway, { port: 0, console: false });
-    cleanup.push(() => served.close());
     const meta = META({ 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } });
     const first = await stateless(served.url!, {
       method: 'tools/call',

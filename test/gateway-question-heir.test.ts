@@ -11,10 +11,10 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, type ClientOptions } from '../src/client/index.js';
-import { createGateway, serveGateway } from '../src/gateway/index.js';
 import type { JsonObject } from '../src/index.js';
 import { StreamableHttpClientTransport } from '../src/transports/http-client/index.js';
 import { sdkGatewayTransport, writeConfig } from './_gateway.js';
+import { servedGateway } from './_served-gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/question-fates-server.mjs', import.meta.url));
 const UPSTREAMS = { fx: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' as const } };
@@ -35,14 +35,7 @@ interface Host {
 async function toolwireHost(
   elicitation: NonNullable<ClientOptions['elicitation']> = () => ANSWER,
 ): Promise<Host & { client: Client }> {
-  const gateway = createGateway(
-    { upstreams: UPSTREAMS, policy: { default: 'allow' } },
-    { onLog: () => undefined },
-  );
-  cleanup.push(() => gateway.close());
-  await gateway.start();
-  const served = await serveGateway(gateway, { port: 0, console: false });
-  cleanup.push(() => served.close());
+  const { served } = await servedGateway({ upstreams: UPSTREAMS, policy: { default: 'allow' } }, cleanup);
   const asked: string[] = [];
   const client = new Client(
     { name: 'host', version: '1.0.0' },

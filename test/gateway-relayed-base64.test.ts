@@ -5,8 +5,8 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Client } from '../src/client/index.js';
-import { createGateway } from '../src/gateway/index.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
+import { startedGateway } from './_served-gateway.js';
 
 const IMAGE = fileURLToPath(new URL('./fixtures/image-server.mjs', import.meta.url));
 const MiB = 1024 * 1024;
@@ -19,15 +19,13 @@ afterEach(async () => {
 
 describe('a gateway relaying an image', () => {
   it("checks its base64 once: the gateway's client does, its server sends the checked blocks as they are", async () => {
-    const gateway = createGateway(
+    const gateway = await startedGateway(
       {
         upstreams: { up: { command: process.execPath, args: [IMAGE], stderr: 'ignore' } },
         policy: { default: 'allow' },
       },
-      { onLog: () => undefined },
+      cleanup,
     );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
     const caller = new Client({ name: 'caller', version: '1' }, { protocolVersion: '2025-11-25' });
     cleanup.push(() => caller.close());
     const [clientEnd, serverEnd] = createLinkedPair();

@@ -6,8 +6,8 @@
 // answers its call with what its question got.
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createGateway, serveGateway } from '../src/gateway/index.js';
 import { answer } from './_http-stateless.js';
+import { servedGateway } from './_served-gateway.js';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/question-fates-server.mjs', import.meta.url));
 const UPSTREAMS = { fx: { command: process.execPath, args: [FIXTURE], stderr: 'ignore' as const } };
@@ -31,15 +31,10 @@ const post = (url: string, message: object) =>
 
 describe('a gateway served without sessions (--stateless)', () => {
   it('refuses an upstream’s elicitation to a handshake-era host that declared it, saying it cannot ask without a session', async () => {
-    const gateway = createGateway(
-      { upstreams: UPSTREAMS, policy: { default: 'allow' } },
-      { onLog: () => undefined },
-    );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
     // As `toolwire gateway --http --stateless` serves it.
-    const served = await serveGateway(gateway, { port: 0, console: false, mcp: { stateless: true } });
-    cleanup.push(() => served.close());
+    const { served } = await servedGateway({ upstreams: UPSTREAMS, policy: { default: 'allow' } }, cleanup, {
+      mcp: { stateless: true },
+    });
     const url = served.url!;
     const init = await post(url, {
       id: 1,

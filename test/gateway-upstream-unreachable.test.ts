@@ -2,18 +2,9 @@
 // (`connect ECONNREFUSED …`), on stderr and in the decision API (the console's Upstreams view), as
 // `toolwire tools URL` does. Before, the fallback transport's failure reached the gateway only as the
 // connection closing: "down (The connection closed)", whatever the cause (refused, no such host, TLS).
-import { createServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { closedPort } from './_closed-port.js';
 import { startGateway, waitForLine } from './_gateway.js';
-
-/** A port on 127.0.0.1 where nothing listens. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('an HTTP upstream that cannot be reached', () => {
   it('is down naming the transport failure, on stderr and in GET /api/upstreams', async () => {

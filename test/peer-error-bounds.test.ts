@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import { ProtocolError } from '../src/protocol/errors.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
-import { createGateway } from '../src/gateway/index.js';
 import { rawPeer } from './_raw-peer.js';
+import { startedGateway } from './_served-gateway.js';
 
 const HUGE_ERROR = fileURLToPath(new URL('./fixtures/huge-error-server.mjs', import.meta.url));
 /** What is kept of the fixture's message: 64 Ki − 1 characters (the emoji astride the cut is left out). */
@@ -43,15 +43,13 @@ describe('a peer’s error of a 2 Mi-character message and 1.5 MiB of data', () 
   });
 
   it('is relayed by the gateway cut, with its data dropped', async () => {
-    const gateway = createGateway(
+    const gateway = await startedGateway(
       {
         upstreams: { up: { command: process.execPath, args: [HUGE_ERROR], stderr: 'ignore' } },
         policy: { default: 'allow' },
       },
-      { onLog: () => undefined },
+      cleanup,
     );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
     // A raw caller: what the gateway sends, not what a toolwire client keeps of it.
     const peer = await rawPeer(gateway.server, '2025-11-25');
     cleanup.push(() => peer.close());

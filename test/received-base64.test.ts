@@ -9,10 +9,11 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client, ClientError } from '../src/client/index.js';
-import { createGateway, type Gateway } from '../src/gateway/index.js';
+import type { Gateway } from '../src/gateway/index.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../src/protocol/errors.js';
 import { createLinkedPair } from '../src/transports/in-memory.js';
 import { StdioClientTransport } from '../src/transports/stdio/index.js';
+import { startedGateway } from './_served-gateway.js';
 
 const BAD_BASE64 = fileURLToPath(new URL('./fixtures/bad-base64-server.mjs', import.meta.url));
 
@@ -102,15 +103,13 @@ describe('a client receiving a prompt whose image data is not base64, over stdio
 
 describe('a gateway in front of a server sending binary data that is not base64', () => {
   async function gatewayCaller(): Promise<{ gateway: Gateway; caller: Client }> {
-    const gateway = createGateway(
+    const gateway = await startedGateway(
       {
         upstreams: { bad: { command: process.execPath, args: [BAD_BASE64], stderr: 'ignore' } },
         policy: { default: 'allow' },
       },
-      { onLog: () => undefined },
+      cleanup,
     );
-    cleanup.push(() => gateway.close());
-    await gateway.start();
     const [clientEnd, serverEnd] = createLinkedPair();
     await gateway.server.connect(serverEnd);
     const caller = new Client({ name: 'model', version: '1' }, { protocolVersion: '2025-11-25' });
