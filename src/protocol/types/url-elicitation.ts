@@ -7,7 +7,8 @@
  */
 import { ErrorCode, ProtocolError, type ErrorObject } from '../errors.js';
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
-import { boundPeerError } from '../peer-error-bounds.js';
+import { jsonSize } from '../json-size.js';
+import { MAX_PEER_ERROR_DATA, boundPeerError } from '../peer-error-bounds.js';
 import { elicitParamsProblem } from './input-checks.js';
 
 /** A URL-mode elicitation that must be completed before a request can be retried. */
@@ -25,6 +26,9 @@ export interface UrlElicitation {
 /** The most elicitations one error may list (a server's list is read in linear time, and bounded). */
 export const MAX_URL_ELICITATIONS = 32;
 
+/** The most characters of an elicitation's URL (one a person is asked to open). */
+export const MAX_URL_ELICITATION_URL = 8 * 1024;
+
 /** What is wrong with a list of required URL elicitations, in words; undefined when nothing is. */
 export function urlElicitationsProblem(value: unknown): string | undefined {
   if (!Array.isArray(value) || value.length === 0) return 'elicitations must be a non-empty array';
@@ -35,6 +39,8 @@ export function urlElicitationsProblem(value: unknown): string | undefined {
     if (!isJsonObject(item) || item.mode !== 'url') return `elicitations[${i}].mode must be "url"`;
     if (typeof item.elicitationId !== 'string' || item.elicitationId === '')
       return `elicitations[${i}].elicitationId must be a non-empty string`;
+    if (typeof item.url === 'string' && item.url.length > MAX_URL_ELICITATION_URL)
+      return `elicitations[${i}].url has ${item.url.length} characters, more than ${MAX_URL_ELICITATION_URL}`;
     const problem = elicitParamsProblem(item);
     if (problem) return `elicitations[${i}]: ${problem}`;
   }
@@ -71,10 +77,15 @@ export class UrlElicitationRequiredError extends ProtocolError {
 
 /**
  * An error object received on the wire, as the error to throw (its message and data bounded: see
- * `boundPeerError`): a `UrlElicitationRequiredError` where it is one.
+ * `boundPeerError`): a `UrlElicitationRequiredError` where it is one. A -32042 whose data is over the
+ * bound keeps its `elicitations` (and so its type) when they are valid and fit in it: at most
+ * {@link MAX_URL_ELICITATIONS}, each URL at most {@link MAX_URL_ELICITATION_URL} characters.
  */
 export function receivedError(received: ErrorObject): ProtocolError {
-  const error = boundPeerError(received);
+  const error = boundPeerError(
+    received,
+    received.code === ErrorCode.UrlElicitationRequired ? keptElicitations : undefined,
+  );
   if (error.code === ErrorCode.UrlElicitationRequired && isJsonObject(error.data)) {
     const elicitations = error.data.elicitations;
     if (urlElicitationsProblem(elicitations) === undefined)
@@ -85,4 +96,13 @@ export function receivedError(received: ErrorObject): ProtocolError {
       );
   }
   return ProtocolError.fromObject(error);
+}
+
+/** Of a -32042's data over the bound: its `elicitations`, when they are valid and fit in it. */
+function keptElicitations(data: unknown): JsonObject | undefined {
+  if (!isJsonObject(data)) return undefined;
+  const { elicitations } = data;
+  if (urlElicitationsProblem(elicitations) !== undefined) return undefined;
+  // `{"elicitations":…}`: 17 characters around the list.
+  return jsonSize(elicitations) + 17 <= MAX_PEER_ERROR_DATA ? { elicitations } : undefined;
 }
