@@ -7,6 +7,7 @@
  */
 import type { RequestOptions } from '../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../protocol/errors.js';
+import { echoedName } from '../protocol/echoed-name.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import type { Implementation } from '../protocol/types/lifecycle.js';
 import { validateMcpHeaderDeclarations } from '../protocol/types/mcp-header-declarations.js';
@@ -240,7 +241,7 @@ export class ClientTools {
   #validHeaders(tool: Tool): boolean {
     const problems = validateMcpHeaderDeclarations(tool.inputSchema);
     if (problems.length === 0) return true;
-    const message = `Tool ${tool.name} is left out of tools/list: invalid x-mcp-header (${problems.join('; ')})`;
+    const message = `Tool ${echoedName(tool.name)} is left out of tools/list: invalid x-mcp-header (${problems.join('; ')})`;
     this.#warn(message, message);
     return false;
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { echoedName } from '../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js';
 import {
   isStatelessRevision,
@@ -86,7 +87,7 @@ export function statelessScope(
   if (logLevel !== undefined && !isLoggingLevel(logLevel)) {
     throw new ProtocolError(
       ErrorCode.InvalidParams,
-      `Invalid params: unknown logging level ${JSON.stringify(logLevel)}`,
+      `Invalid params: unknown logging level ${echoedName(JSON.stringify(logLevel) ?? 'undefined')}`,
     );
   }
   return {

@@ -8,6 +8,7 @@
  */
 import { Peer, type PeerOptions, type RequestContext, type RequestOptions } from '../protocol/engine/peer.js';
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../protocol/errors.js';
+import { echoedName } from '../protocol/echoed-name.js';
 import type { JsonObject } from '../protocol/jsonrpc.js';
 import { profileFor, type HandshakeRevision, type RevisionProfile } from '../protocol/revisions/index.js';
 import type { Transport } from '../protocol/transport.js';
@@ -337,7 +338,7 @@ export class ServerSession implements ServingSession {
   #beforeInitialize(method: string): never {
     throw new ProtocolError(
       ErrorCode.InvalidRequest,
-      `Invalid request: ${method} before initialize; the client must initialize first`,
+      `Invalid request: ${echoedName(method)} before initialize; the client must initialize first`,
     );
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../protocol/errors.js';
+import { echoedName } from '../protocol/echoed-name.js';
 import { isLoggingLevel } from '../protocol/types/lifecycle.js';
 import type { HandlerTable } from './handler-table.js';
 import type { ServerCore } from './server-core.js';
@@ -17,7 +18,7 @@ export function installSessionHandlers(table: HandlerTable, core: ServerCore): v
       if (!isLoggingLevel(params.level)) {
         throw new ProtocolError(
           ErrorCode.InvalidParams,
-          `Invalid params: unknown logging level ${String(params.level)}`,
+          `Invalid params: unknown logging level ${echoedName(String(params.level))}`,
         );
       }
       session.setLogLevel(params.level);

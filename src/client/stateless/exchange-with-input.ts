@@ -14,6 +14,7 @@ import { followSignal } from '../../protocol/engine/cancellation.js';
 import { requestSignal } from '../../protocol/engine/merged-signal.js';
 import type { RequestOptions } from '../../protocol/engine/peer.js';
 import { LocalErrorCode, ToolwireError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, wireObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ProgressParams } from '../../protocol/types/lifecycle.js';
 import { ClientError } from '../client-error.js';
@@ -64,7 +65,7 @@ export async function answerInStatelessEra(
   if (method === 'elicitation/create') return { action: 'decline' };
   throw new ClientError(
     LocalErrorCode.CapabilityNotSupported,
-    `The server asked for ${method}, which this client has no handler for`,
+    `The server asked for ${echoedName(method)}, which this client has no handler for`,
     { details: { method, params } },
   );
 }
@@ -94,7 +95,7 @@ function readInputRequired(
   const requests: [string, InputRequest][] = [];
   for (const [key, request] of Object.entries(inputRequests ?? {})) {
     if (!isJsonObject(request) || typeof request.method !== 'string') {
-      throw invalid(`inputRequests["${key}"] is not a request`);
+      throw invalid(`inputRequests["${echoedName(key)}"] is not a request`);
     }
     const params = isJsonObject(request.params) ? request.params : {};
     requests.push([key, { method: request.method, params }]);

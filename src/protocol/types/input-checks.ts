@@ -9,6 +9,7 @@
  * @module
  */
 import { isJsonObject, type JsonObject } from '../jsonrpc.js';
+import { echoedName } from '../echoed-name.js';
 import { declaresCapability, type ClientCapabilities } from './lifecycle.js';
 
 /**
@@ -74,7 +75,7 @@ function requestedSchemaProblem(schema: unknown): string | undefined {
     return `requestedSchema has ${fields} properties, more than the ${MAX_FORM_FIELDS} a form may have`;
   for (const [name, property] of Object.entries(properties ?? {})) {
     if (!isJsonObject(property) || !FORM_TYPES.has(property.type))
-      return `requestedSchema.properties.${name} must be a string, number, integer, boolean or array (multi-select) schema`;
+      return `requestedSchema.properties.${echoedName(name)} must be a string, number, integer, boolean or array (multi-select) schema`;
   }
   if (required !== undefined && !isStringArray(required))
     return 'requestedSchema.required must be an array of strings';
@@ -138,7 +139,7 @@ export function elicitResultProblem(result: unknown): string | undefined {
   for (const [name, value] of Object.entries(content)) {
     const type = typeof value;
     if (type !== 'string' && type !== 'number' && type !== 'boolean' && !isStringArray(value))
-      return `content.${name} must be a string, number, boolean or array of strings`;
+      return `content.${echoedName(name)} must be a string, number, boolean or array of strings`;
   }
   return undefined;
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { RegisteredPrompt } from '../prompts/prompt-definition.js';
@@ -69,9 +70,9 @@ export class CompletionsFeature implements ServerFeature {
     if (ref.type === 'ref/prompt') {
       if (typeof ref.name !== 'string') throw invalidParams('ref/prompt needs a name');
       const prompt = this.#sources.prompt(ref.name);
-      if (!prompt) throw invalidParams(`unknown prompt "${ref.name}"`);
+      if (!prompt) throw invalidParams(`unknown prompt "${echoedName(ref.name)}"`);
       if (!prompt.argumentNames.includes(name)) {
-        throw invalidParams(`prompt "${ref.name}" has no argument "${name}"`);
+        throw invalidParams(`prompt "${ref.name}" has no argument "${echoedName(name)}"`);
       }
       return prompt.completers.get(name);
     }
@@ -80,14 +81,14 @@ export class CompletionsFeature implements ServerFeature {
       const template = this.#sources.template(ref.uri);
       if (!template) {
         if (this.#sources.hasResource(ref.uri)) return undefined;
-        throw invalidParams(`unknown resource template "${ref.uri}"`);
+        throw invalidParams(`unknown resource template "${echoedName(ref.uri)}"`);
       }
       if (!template.matcher.variables.includes(name)) {
-        throw invalidParams(`resource template "${ref.uri}" has no variable "${name}"`);
+        throw invalidParams(`resource template "${ref.uri}" has no variable "${echoedName(name)}"`);
       }
       return template.completers.get(name);
     }
-    throw invalidParams(`unknown ref type ${JSON.stringify(ref.type)}`);
+    throw invalidParams(`unknown ref type ${echoedName(JSON.stringify(ref.type) ?? 'undefined')}`);
   }
 }
 

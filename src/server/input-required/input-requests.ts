@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { inputResultProblem, missingCapabilities } from '../../protocol/types/input-checks.js';
 
@@ -61,7 +62,7 @@ export function checkInputResponse(
   if (problem === undefined && isJsonObject(value)) return;
   throw new ProtocolError(
     ErrorCode.InvalidParams,
-    `Invalid params: inputResponses["${key}"] is not a valid ${method} result: ${problem ?? 'it must be an object'}`,
+    `Invalid params: inputResponses["${echoedName(key)}"] is not a valid ${method} result: ${problem ?? 'it must be an object'}`,
   );
 }
 

@@ -10,6 +10,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import { isPromiseLike, type MaybePromise } from '../../protocol/promise-like.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
@@ -57,7 +58,7 @@ const ANY_QUESTION = '*';
 function invalidAnswer(key: string, what: string): ProtocolError {
   return new ProtocolError(
     ErrorCode.InvalidParams,
-    `Invalid params: inputResponses["${key}"] is not a valid ${what}`,
+    `Invalid params: inputResponses["${echoedName(key)}"] is not a valid ${what}`,
   );
 }
 

@@ -4,6 +4,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { Prompt } from '../../protocol/types/prompts.js';
@@ -29,7 +30,7 @@ function promptArguments(prompt: RegisteredPrompt, value: unknown): Record<strin
   if (value !== undefined && !isJsonObject(value)) throw invalidParams('arguments must be an object');
   const args: Record<string, string> = {};
   for (const [key, v] of Object.entries(value ?? {})) {
-    if (typeof v !== 'string') throw invalidParams(`argument "${key}" must be a string`);
+    if (typeof v !== 'string') throw invalidParams(`argument "${echoedName(key)}" must be a string`);
     args[key] = v;
   }
   const missing = prompt.required.filter((name) => !Object.hasOwn(args, name));
@@ -77,7 +78,7 @@ export class PromptsFeature implements ServerFeature {
     handlers.handle('prompts/get', async ({ params, scope, ctx, session }) => {
       if (typeof params.name !== 'string') throw invalidParams('name must be a string');
       const prompt = this.prompts.get(params.name);
-      if (!prompt) throw invalidParams(`unknown prompt "${params.name}"`);
+      if (!prompt) throw invalidParams(`unknown prompt "${echoedName(params.name)}"`);
       const args = promptArguments(prompt, params.arguments);
       // The request's own signal, made if the getter reads it: server.close() closes every session, which
       // cancels the requests in flight. (An `AbortSignal.any` with the server's shutdown signal per request

@@ -14,6 +14,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ResourceContents } from '../../protocol/types/content.js';
 import type { ReadResourceResult } from '../../protocol/types/resources.js';
@@ -35,9 +36,12 @@ export type ResourceReturn =
   | ResourceContentsInput[]
   | { contents: ResourceContentsInput[]; _meta?: JsonObject };
 
-/** The -32002 error of an unknown resource (2024-11-05 … 2025-11-25), for readers to throw. */
+/**
+ * The -32002 error of an unknown resource (2024-11-05 … 2025-11-25), for readers to throw; its `data.uri`
+ * is `uri` cut as an echo of the caller's input is (to 200 characters and "…").
+ */
 export function resourceNotFound(uri: string): ProtocolError {
-  return new ProtocolError(ErrorCode.ResourceNotFound, 'Resource not found', { uri });
+  return new ProtocolError(ErrorCode.ResourceNotFound, 'Resource not found', { uri: echoedName(uri) });
 }
 
 function contentsOf(value: unknown, uri: string): ResourceContents {

@@ -10,6 +10,7 @@
  * @module
  */
 import { ErrorCode, LocalErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import type { JsonObject } from '../../protocol/jsonrpc.js';
 import { SKILLS_EXTENSION } from '../../protocol/skills/skill-entry.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
@@ -135,7 +136,9 @@ export class SkillsFeature implements ServerFeature {
         const uri = uriParam(params);
         const skill = this.skills.list().find((s) => s.uri === uri);
         if (!skill)
-          throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: no skill at ${uri}`, { uri });
+          throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: no skill at ${echoedName(uri)}`, {
+            uri: echoedName(uri),
+          });
         return { skill: await skill.entry() };
       },
       cacheable,
@@ -146,9 +149,11 @@ export class SkillsFeature implements ServerFeature {
         const uri = uriParam(params);
         const children = this.#directory(uri);
         if (!children) {
-          throw new ProtocolError(ErrorCode.InvalidParams, `Invalid params: ${uri} is not a directory`, {
-            uri,
-          });
+          throw new ProtocolError(
+            ErrorCode.InvalidParams,
+            `Invalid params: ${echoedName(uri)} is not a directory`,
+            { uri: echoedName(uri) },
+          );
         }
         const { page, next } = pageOf(children, cursorParam(params), this.#pageSize);
         const resources = page.map((resource) => scope.profile.shapeResource(resource));

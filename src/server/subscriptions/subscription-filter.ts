@@ -6,6 +6,7 @@
  */
 import type { SubscriptionFilter } from '../../protocol/types/stateless.js';
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 
@@ -46,7 +47,7 @@ export function parseSubscriptionFilter(params: JsonObject): SubscriptionFilter 
   for (const key of FLAGS) {
     const flag = value[key];
     if (flag === undefined) continue;
-    if (typeof flag !== 'boolean') throw invalid(`notifications.${key} must be a boolean`);
+    if (typeof flag !== 'boolean') throw invalid(`notifications.${echoedName(key)} must be a boolean`);
     filter[key] = flag;
   }
   const uris = value.resourceSubscriptions;

@@ -6,6 +6,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, withMember, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import { coreTask, withRelatedTask, type CoreTask, type TaskMetadata } from '../../protocol/types/tasks.js';
@@ -104,6 +105,6 @@ export function alreadyTerminal(record: TaskRecord): ProtocolError {
 export function invalidTaskCursor(cursor: unknown): ProtocolError {
   return new ProtocolError(
     ErrorCode.InvalidParams,
-    `Invalid params: unknown cursor ${JSON.stringify(cursor)}`,
+    `Invalid params: unknown cursor ${echoedName(JSON.stringify(cursor))}`,
   );
 }

@@ -6,6 +6,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
 import type { ClientCapabilities } from '../../protocol/types/lifecycle.js';
 import { TASKS_EXTENSION } from '../../protocol/types/tasks.js';
@@ -30,7 +31,10 @@ export function missingTasksExtension(what: string): ProtocolError {
 
 /** -32602 for a task id the store does not know (never issued, or expired). */
 export function unknownTask(taskId: string): ProtocolError {
-  return new ProtocolError(ErrorCode.InvalidParams, `Invalid params: no task with the id ${taskId}`);
+  return new ProtocolError(
+    ErrorCode.InvalidParams,
+    `Invalid params: no task with the id ${echoedName(taskId)}`,
+  );
 }
 
 /** The `taskId` of `tasks/get`, `tasks/update` and `tasks/cancel` params (-32602 when it is missing). */

@@ -5,6 +5,7 @@
  * @module
  */
 import { ErrorCode, ProtocolError } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import { isPromiseLike } from '../../protocol/promise-like.js';
 import type { ServerCapabilities } from '../../protocol/types/lifecycle.js';
 import type { CallToolResult } from '../../protocol/types/tools.js';
@@ -103,7 +104,7 @@ export class ToolsFeature implements ServerFeature {
     const core = this.#core;
     const away = core.tools.away(name);
     if (!away || core.access.refusal(scope.principal, away.entry)) {
-      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+      throw new ProtocolError(ErrorCode.InvalidParams, `Unknown tool: ${echoedName(name)}`);
     }
     return scope.profile.shapeCallResult(toolError(away.reason), away.entry.tool);
   }

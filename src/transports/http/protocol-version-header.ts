@@ -9,6 +9,7 @@
  */
 import type { HttpRequestLike, JsonReply } from './http-exchange.js';
 import { ErrorCode } from '../../protocol/errors.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import {
   HANDSHAKE_REVISIONS,
   isHandshakeRevision,
@@ -47,7 +48,7 @@ export function unsupportedVersionHeader(
   const version = request.headers.get('mcp-protocol-version');
   if (version === null || (supported as readonly string[]).includes(version)) return undefined;
   return badRequest(
-    `unsupported MCP-Protocol-Version ${version} (supported: ${supported.join(', ') || 'none'})`,
+    `unsupported MCP-Protocol-Version ${echoedName(version)} (supported: ${supported.join(', ') || 'none'})`,
     version,
   );
 }

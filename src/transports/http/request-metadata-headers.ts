@@ -6,6 +6,7 @@
  * @module
  */
 import type { HeaderReader } from './http-exchange.js';
+import { echoedName } from '../../protocol/echoed-name.js';
 import type { JsonObject, JsonRpcRequest } from '../../protocol/jsonrpc.js';
 import {
   scanMcpHeaderDeclarations,
@@ -80,7 +81,7 @@ export function requestMetadataHeaders(
 }
 
 const mismatch = (header: string, sent: string, body: unknown) =>
-  `Header mismatch: ${header} header value ${JSON.stringify(sent)} does not match body value ${JSON.stringify(body)}`;
+  `Header mismatch: ${header} header value ${echoedName(JSON.stringify(sent))} does not match body value ${echoedName(JSON.stringify(body) ?? 'undefined')}`;
 const missing = (header: string) => `Header mismatch: the ${header} header is required`;
 const malformed = (header: string) =>
   `Header mismatch: the ${header} header holds invalid characters or an invalid Base64 value`;
