@@ -204,12 +204,17 @@ describe('FallbackHttpClientTransport', () => {
     const server = await listen((_req, res) => void res.writeHead(404).end());
     const errors: Error[] = [];
     const client = connectClient({ onError: (error) => errors.push(error) });
-    await expect(
-      client.connect(new FallbackHttpClientTransport({ url: `${server.origin}/mcp` })),
-    ).rejects.toThrow(/closed/);
-    expect(errors[0]?.message).toMatch(
+    // The connect rejects with the transport's own error (it said only "The connection closed" before).
+    const failure = await client
+      .connect(new FallbackHttpClientTransport({ url: `${server.origin}/mcp` }))
+      .then(
+        () => undefined,
+        (reason: unknown) => reason,
+      );
+    expect((failure as Error).message).toMatch(
       /neither a Streamable HTTP endpoint \(POST got HTTP 404\) nor an HTTP\+SSE endpoint/,
     );
+    expect(errors).toEqual([failure]);
     expect(server.seen.map((seen) => seen.method)).toEqual(['POST', 'GET']);
   });
 });

@@ -29,7 +29,6 @@ import {
   FallbackHttpClientTransport,
   authFailure,
   type OAuthStore,
-  TransportError,
 } from '../transports/http-client/index.js';
 import { StdioClientTransport } from '../transports/stdio/index.js';
 import { GATEWAY_DEFAULTS, isHttpUpstream, type UpstreamConfig } from './gateway-config.js';
@@ -269,16 +268,12 @@ export class Upstream {
     if (this.status === 'needs-sign-in') this.oauth?.reload();
     else this.#setStatus('connecting', this.error);
     // How the transport saw the connection end (a stdio server's exit code or signal): the client's own
-    // error for it only says that the connection closed.
+    // error for it only says that the connection closed. (An HTTP upstream that cannot be reached fails
+    // the connect with the transport's own error, naming `connect ECONNREFUSED …`.)
     let ended: string | undefined;
-    // What the transport reported before it closed (an HTTP upstream's `connect ECONNREFUSED …` or
-    // `getaddrinfo ENOTFOUND …`): the connection closing names it, as `toolwire tools URL` does.
-    let failure: string | undefined;
     const why = (error: unknown) => {
       const code = error instanceof ToolwireError ? error.code : undefined;
-      if (code !== 'CONNECTION_CLOSED') return errorMessage(error);
-      if (ended !== undefined) return ended;
-      return failure === undefined ? errorMessage(error) : `${errorMessage(error)}: ${failure}`;
+      return code === 'CONNECTION_CLOSED' && ended !== undefined ? ended : errorMessage(error);
     };
     const client = new Client(this.#hooks.clientInfo, {
       ...this.#routed(),
@@ -294,7 +289,6 @@ export class Upstream {
       validateElicitation: false,
       onError: (error) => {
         if (error instanceof ToolwireError && error.code === 'CONNECTION_CLOSED') ended = error.message;
-        else if (error instanceof TransportError) failure ??= errorMessage(error);
       },
       onWarning: (message) => this.#hooks.warn(this, message),
     });

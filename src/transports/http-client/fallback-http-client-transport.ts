@@ -4,7 +4,7 @@
  * describes.
  * @module
  */
-import { LocalErrorCode, asError, errorMessage } from '../../protocol/errors.js';
+import { LocalErrorCode, errorMessage } from '../../protocol/errors.js';
 import type { JsonRpcMessage } from '../../protocol/jsonrpc.js';
 import type { MessageExtra, SendOptions, Transport } from '../../protocol/transport.js';
 import { TransportError } from '../transport-error.js';
@@ -46,9 +46,11 @@ class Undecided extends Error {
  * 3. A 401 or 403 (refused credentials) rejects the send with the `UNAUTHORIZED` / `FORBIDDEN`
  *    TransportError and its Bearer challenge, and decides nothing: the transport stays open. So does an
  *    `OAuthError` (the `oauth` client could not get credentials).
- * 4. Any other failure (network errors, 500, …), or a legacy attempt that fails too, is
- *    reported through `onerror`, closes this transport and rejects the send: the Client's `connect`
- *    fails with a `CONNECTION_CLOSED` error.
+ * 4. Any other failure (network errors, 500, …), or a legacy attempt that fails too, closes this
+ *    transport: the send, and any later one, rejects with a `CONNECTION_CLOSED` TransportError that names
+ *    it (`The connection closed: POST … failed: fetch failed (connect ECONNREFUSED …)`, the failure as its
+ *    `cause`), which `onerror` reports too, and `onclose` fires after. So the Client's `connect` fails with
+ *    that error, not with the engine's bare "The connection closed".
  *
  * When that first message is a stateless-era request (2026-07-28, the Client's `server/discover` probe),
  * the same rules apply, except that a 400 decides nothing: the send rejects, the connection stays up, and
@@ -77,6 +79,10 @@ export class FallbackHttpClientTransport implements Transport {
   /** Why the first message was not sent over the transport chosen for it (a probe to an HTTP+SSE server). */
   #unsent: Error | undefined;
   #state: 'idle' | 'open' | 'closed' = 'idle';
+  /** Why nothing could carry the first message: what every send rejects with from then on. */
+  #failure: TransportError | undefined;
+  /** The transports attached, closing since that failure. */
+  #abandoned: Promise<unknown> | undefined;
   #closeFired = false;
 
   constructor(options: FallbackHttpClientTransportOptions) {
@@ -104,7 +110,8 @@ export class FallbackHttpClientTransport implements Transport {
     if (this.#state !== 'open') {
       throw this.#state === 'idle'
         ? new TransportError(LocalErrorCode.NotConnected, 'The HTTP transport is not started')
-        : new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP transport is closed');
+        : (this.#failure ??
+            new TransportError(LocalErrorCode.ConnectionClosed, 'The HTTP transport is closed'));
     }
     if (this.#kind === undefined && this.#streamable && isCancellation(message)) {
       // The probe being decided on timed out: its stream closes now, not once the server answers.
@@ -119,24 +126,27 @@ export class FallbackHttpClientTransport implements Transport {
           this.#chosen = undefined;
           throw error.cause;
         }
-        if (this.#state === 'open') {
-          // Nothing could carry the first message: the connection never came up.
-          this.onerror?.(asError(error));
-          await this.close();
-        }
-        throw error;
+        if (this.#state !== 'open') throw error;
+        // Nothing could carry the first message: the connection never came up.
+        throw this.#fail(error);
       }
       const unsent = this.#unsent;
       this.#unsent = undefined;
       if (unsent) throw unsent;
       return;
     }
-    const inner = await this.#chosen;
+    const inner = await this.#chosen.catch((error: unknown) => {
+      // What failed the first message, as that send was told.
+      throw this.#failure ?? (error instanceof Undecided ? error.cause : error);
+    });
     await inner.send(message, options);
   }
 
   async close(): Promise<void> {
-    if (this.#state === 'closed') return;
+    if (this.#state === 'closed') {
+      await this.#abandoned;
+      return;
+    }
     this.#state = 'closed';
     const attached = [...this.#attached];
     this.#attached.clear();
@@ -243,6 +253,37 @@ export class FallbackHttpClientTransport implements Transport {
     this.#attached.delete(inner);
     if (this.#inner === inner) this.#inner = undefined;
     await inner.close();
+  }
+
+  /**
+   * The first message could not be carried: the transport closes, with `error` named. The send rejects
+   * with the failure before `onclose` fires (on the next turn): the engine fails the request with it, not
+   * with its own "The connection closed".
+   */
+  #fail(error: unknown): TransportError {
+    const failure =
+      error instanceof TransportError && error.code === LocalErrorCode.ConnectionClosed
+        ? error
+        : new TransportError(
+            LocalErrorCode.ConnectionClosed,
+            `The connection closed: ${errorMessage(error)}`,
+            {
+              cause: error,
+              ...(error instanceof TransportError && error.details !== undefined
+                ? { details: error.details }
+                : {}),
+            },
+          );
+    this.#failure = failure;
+    this.#state = 'closed';
+    this.onerror?.(failure);
+    // Detached first: their own `onclose` would tell the engine before the send's rejection does.
+    const abandoned = Promise.all(
+      [...this.#attached].map((inner) => this.#abandon(inner).catch(() => undefined)),
+    );
+    this.#abandoned = abandoned;
+    setImmediate(() => void abandoned.then(() => this.#fireClose()));
+    return failure;
   }
 
   #fireClose(): void {
