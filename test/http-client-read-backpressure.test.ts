@@ -1,8 +1,10 @@
 // The HTTP client transports read no more of a server's stream while the POSTs of their answers pile up: a
-// server in a child process floods pings down its SSE stream and accepts the POSTs of the answers 64 at a
+// server in a child process floods pings down an SSE stream and accepts the POSTs of the answers 32 at a
 // time. The client stops reading while 64 wait (the server's writes wait in the connection) and goes on
 // once they are accepted, so every ping is answered; before, it read every ping at once, queued 1,024
-// answers and refused the rest (the server's pings were never answered).
+// answers and refused the rest (the server's pings were never answered). The same holds for the stream of
+// a stateless-era request (where every ping is answered -32601: the era has no server requests), which
+// was read regardless.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ interface Report {
   ok: number;
   errors: number;
   messages: string[];
+  codes: Record<string, number>;
   written: number;
 }
 
@@ -29,9 +32,9 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill();
 });
 
-/** Starts the flooding server; resolves with its origin. */
-async function floodingServer(): Promise<string> {
-  const child = spawn(process.execPath, [FIXTURE.pathname, String(PINGS)], {
+/** Starts the flooding server, which accepts the POSTs of the answers `batch` at a time; resolves with its origin. */
+async function floodingServer(batch = 32): Promise<string> {
+  const child = spawn(process.execPath, [FIXTURE.pathname, String(PINGS), String(batch)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -43,16 +46,30 @@ async function report(origin: string): Promise<Report> {
   return (await (await fetch(`${origin}/report`)).json()) as Report;
 }
 
-/** Connects a client through `transport`; resolves once the server got an answer to every ping (or an error). */
-async function answerFlood(origin: string, transport: Transport): Promise<{ last: Report; errors: Error[] }> {
+interface FloodOptions {
+  protocolVersion?: '2025-11-25' | '2026-07-28';
+  request?: (client: Client) => Promise<unknown>;
+}
+
+/**
+ * Connects a client through `transport` (speaking `protocolVersion`), calls `request` on it, and resolves
+ * once the server got an answer to every ping (or the client reported an error).
+ */
+async function answerFlood(
+  origin: string,
+  transport: Transport,
+  { protocolVersion = '2025-11-25', request }: FloodOptions = {},
+): Promise<{ last: Report; errors: Error[]; requested: Promise<unknown> }> {
   const errors: Error[] = [];
   const client = new Client(
     { name: 'flooded', version: '1.0.0' },
-    { protocolVersion: '2025-11-25', onError: (error) => errors.push(error) },
+    { protocolVersion, onError: (error) => errors.push(error) },
   );
   clients.push(client);
   await client.connect(transport);
-  let last: Report = { ok: 0, errors: 0, messages: [], written: 0 };
+  const requested = request?.(client) ?? Promise.resolve();
+  requested.catch(() => undefined); // awaited by the caller
+  let last: Report = { ok: 0, errors: 0, messages: [], codes: {}, written: 0 };
   let polling = false;
   await until(() => {
     if (!polling) {
@@ -64,10 +81,10 @@ async function answerFlood(origin: string, transport: Transport): Promise<{ last
     }
     return last.ok + last.errors === PINGS || errors.length > 0;
   }, 15_000);
-  return { last, errors };
+  return { last, errors, requested };
 }
 
-describe('HTTP client transports, a server flooding pings and accepting answers 64 at a time', () => {
+describe('HTTP client transports, a server flooding pings and accepting answers 32 at a time', () => {
   it('Streamable HTTP: reads no more while 64 answers wait, and answers every ping', async () => {
     const origin = await floodingServer();
     const { last, errors } = await answerFlood(
@@ -83,5 +100,18 @@ describe('HTTP client transports, a server flooding pings and accepting answers 
     const { last, errors } = await answerFlood(origin, new SseClientTransport({ url: `${origin}/sse` }));
     expect(errors.map(String)).toEqual([]);
     expect(last).toMatchObject({ ok: PINGS, errors: 0, written: PINGS });
+  });
+
+  it('stateless era: reads no more of a request’s stream while 64 answers wait, and answers every ping', async () => {
+    const origin = await floodingServer();
+    const { last, errors, requested } = await answerFlood(
+      origin,
+      new StreamableHttpClientTransport({ url: `${origin}/mcp` }),
+      { protocolVersion: '2026-07-28', request: (client) => client.listTools() },
+    );
+    expect(errors.map(String)).toEqual([]);
+    // -32601 each, the era having no server requests: none refused for want of room.
+    expect(last).toMatchObject({ ok: 0, errors: PINGS, codes: { '-32601': PINGS }, written: PINGS });
+    await expect(requested).resolves.toEqual([]);
   });
 });

@@ -4,7 +4,10 @@
  * never a session id; the answer is one JSON body or an SSE stream that ends with the response. Nothing
  * resumes: a stream that ends early loses its request (answered locally with an error; the caller may
  * send it again as a new request). Cancelling a request closes its stream, which is how the server
- * learns of it (no `notifications/cancelled` is posted).
+ * learns of it (no `notifications/cancelled` is posted). Each answer is read behind the transport's
+ * `ReadGate`, as the session's streams are: while the POSTs of the client's own answers pile up (a server
+ * sending requests down a request's stream), nothing more is read, so what the server sends meanwhile
+ * waits in the connection, not in the client.
  *
  * `Mcp-Param-*` headers come from the called tool's `x-mcp-header` marks. The tool definitions are
  * learned from the `tools/list` results that pass through here (the latest definition of each name
@@ -34,6 +37,7 @@ import { listToolSchema } from './list-tool-schema.js';
 import { eventTooLargeError } from './message-limit.js';
 import type { McpEndpoint } from './mcp-endpoint.js';
 import { readEventStream } from './read-event-stream.js';
+import type { ReadGate } from './read-gate.js';
 import { SseParser } from './sse-parser.js';
 
 /** Whether a message is a stateless-era request (its `_meta` names the protocol version). */
@@ -63,6 +67,8 @@ export interface StatelessHttpHost {
   report(error: Error): void;
   /** The caller's tool definitions, when it supplies them (see the `toolSchemas` option). */
   toolSchemas?: ((name: string) => object | undefined) | undefined;
+  /** Shut while the engine holds messages it read and has not started: no body is read meanwhile. */
+  readonly gate?: ReadGate | undefined;
 }
 
 export class StatelessHttpRequests {
@@ -169,6 +175,7 @@ export class StatelessHttpRequests {
     } else if (type === 'application/json') {
       let text: string;
       try {
+        await this.#host.gate?.opened();
         const what = `The answer to request ${JSON.stringify(id)} (POST ${this.#host.endpoint.url.href})`;
         text = await readBoundedText(response, this.#host.endpoint.maxMessageSize, what, id);
       } catch (error) {
@@ -205,15 +212,20 @@ export class StatelessHttpRequests {
     let cause: unknown;
     const maxMessageSize = this.#host.endpoint.maxMessageSize;
     try {
-      await readEventStream(body, new SseParser({ maxEventSize: maxMessageSize }), (event) => {
-        if (event.tooLarge) {
-          // Its response, or a message before it: either way the response cannot come whole.
-          this.#tooLarge(id, maxMessageSize);
-          return false;
-        }
-        if (event.type === 'message' && event.data !== '') this.#parse(event.data);
-        return this.#inflight.get(id) === controller;
-      });
+      await readEventStream(
+        body,
+        new SseParser({ maxEventSize: maxMessageSize }),
+        (event) => {
+          if (event.tooLarge) {
+            // Its response, or a message before it: either way the response cannot come whole.
+            this.#tooLarge(id, maxMessageSize);
+            return false;
+          }
+          if (event.type === 'message' && event.data !== '') this.#parse(event.data);
+          return this.#inflight.get(id) === controller;
+        },
+        this.#host.gate,
+      );
     } catch (error) {
       cause = error;
     }

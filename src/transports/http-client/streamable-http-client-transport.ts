@@ -83,7 +83,8 @@ export class StreamableHttpClientTransport implements Transport {
   /**
    * The POSTs of notifications and answers waiting for the server to accept them: while as many wait as
    * may be sent at once (64), the engine starts none of the server's requests, and no response body is
-   * read (see {@link holdInput}), until half of them are accepted. What the server sends meanwhile waits
+   * read (see {@link holdInput}: a stateless-era request's stream neither), until half of them are
+   * accepted. What the server sends meanwhile waits
    * in the connection, so a fast server loses no answer and a hostile one cannot fill the client.
    */
   readonly backlog: OutputBacklog;
@@ -112,6 +113,7 @@ export class StreamableHttpClientTransport implements Transport {
       deliver: (message) => this.#deliver(message),
       report: (error) => this.onerror?.(error),
       toolSchemas: options.toolSchemas,
+      gate: this.#gate,
     });
     this.#streams = new SessionStreams({
       endpoint: this.#endpoint,
