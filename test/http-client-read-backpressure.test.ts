@@ -4,7 +4,9 @@
 // once they are accepted, so every ping is answered; before, it read every ping at once, queued 1,024
 // answers and refused the rest (the server's pings were never answered). The same holds for the stream of
 // a stateless-era request (where every ping is answered -32601: the era has no server requests), which
-// was read regardless.
+// was read regardless. And a server that accepts none until it holds 64 gets them: the client sends more
+// as soon as one of its 64 is accepted; before, it sent none until half were, and the server, holding 33
+// to 63 of them, waited with it until they were dropped 30 s later.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,5 +115,24 @@ describe('HTTP client transports, a server flooding pings and accepting answers 
     // -32601 each, the era having no server requests: none refused for want of room.
     expect(last).toMatchObject({ ok: 0, errors: PINGS, codes: { '-32601': PINGS }, written: PINGS });
     await expect(requested).resolves.toEqual([]);
+  });
+});
+
+describe('HTTP client transports, a server that accepts the POSTs of answers only once it holds 64', () => {
+  it('Streamable HTTP: sends more as soon as one is accepted, and answers every ping', async () => {
+    const origin = await floodingServer(64);
+    const { last, errors } = await answerFlood(
+      origin,
+      new StreamableHttpClientTransport({ url: `${origin}/mcp` }),
+    );
+    expect(errors.map(String)).toEqual([]);
+    expect(last).toMatchObject({ ok: PINGS, errors: 0, written: PINGS });
+  });
+
+  it('legacy HTTP+SSE: sends more as soon as one is accepted, and answers every ping', async () => {
+    const origin = await floodingServer(64);
+    const { last, errors } = await answerFlood(origin, new SseClientTransport({ url: `${origin}/sse` }));
+    expect(errors.map(String)).toEqual([]);
+    expect(last).toMatchObject({ ok: PINGS, errors: 0, written: PINGS });
   });
 });

@@ -52,12 +52,12 @@ export class SseClientTransport implements Transport {
   onmessage?: (message: unknown) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /** Set by the engine: the POSTs of answers waiting came down to half (see {@link backlog}). */
+  /** Set by the engine: one of the POSTs of answers waiting was accepted (see {@link backlog}). */
   ondrain?: () => void;
   /**
    * The POSTs of notifications and answers waiting for the server to accept them: while as many wait as
    * may be sent at once (64), the engine starts none of the server's requests and the SSE stream is not
-   * read (see {@link holdInput}) until half of them are accepted.
+   * read (see {@link holdInput}) until one of them is accepted.
    */
   readonly backlog: OutputBacklog;
   readonly sessionId: string | undefined = undefined;

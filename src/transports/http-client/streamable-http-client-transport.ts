@@ -78,13 +78,13 @@ export class StreamableHttpClientTransport implements Transport {
   onmessage?: (message: unknown, extra?: MessageExtra) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /** Set by the engine: the POSTs of answers waiting came down to half (see {@link backlog}). */
+  /** Set by the engine: one of the POSTs of answers waiting was accepted (see {@link backlog}). */
   ondrain?: () => void;
   /**
    * The POSTs of notifications and answers waiting for the server to accept them: while as many wait as
    * may be sent at once (64), the engine starts none of the server's requests, and no response body is
-   * read (see {@link holdInput}: a stateless-era request's stream neither), until half of them are
-   * accepted. What the server sends meanwhile waits
+   * read (see {@link holdInput}: a stateless-era request's stream neither), until one of them is accepted
+   * (a server may accept none until it holds all 64). What the server sends meanwhile waits
    * in the connection, so a fast server loses no answer and a hostile one cannot fill the client.
    */
   readonly backlog: OutputBacklog;

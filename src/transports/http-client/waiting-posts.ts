@@ -9,7 +9,9 @@
  * (-32603) saying so, so the server's request does not hang; a notification is refused. The legacy
  * HTTP+SSE transport holds all its POSTs here (their answers come on its SSE stream). While as many wait as
  * may be sent at once, they are {@link WaitingPosts.full}: the transport's `backlog`, so the engine starts
- * no more of the server's requests and the transport stops reading until they come down.
+ * no more of the server's requests and the transport stops reading until one of them is accepted. (Not
+ * until half are: a server that accepts none until it holds all 64, which it may, waited with the client
+ * once the answers still waiting in line had taken the first slots freed, until they were dropped.)
  * @module
  */
 import { CancellationSource, type Cancellation } from '../../protocol/engine/cancellation.js';
@@ -27,6 +29,9 @@ export const NOTICE_TIMEOUT_MS = 30_000;
 
 /** The most POSTs of no request sent and waiting for the server to accept them; more wait in line. */
 export const MAX_NOTICES_WAITING = 64;
+
+/** Why a POST of no request is dropped at {@link NOTICE_TIMEOUT_MS}. */
+const UNACCEPTED = `the server did not accept it within ${NOTICE_TIMEOUT_MS} ms (at most ${MAX_NOTICES_WAITING} POSTs of notifications or answers wait for the server at once: one that accepts none until it holds more is never sent them)`;
 
 /** One POST waiting: what cancels it, and the requests it carries that the client still awaits. */
 export interface WaitingPost {
@@ -64,7 +69,7 @@ export class WaitingPosts {
   /** What waits, as the transport's `backlog` shows it to the engine: {@link queuedBytes} and {@link full}. */
   readonly backlog: OutputBacklog;
 
-  /** `onDrain`: called when the POSTs of no request came down to half of what makes them {@link full}. */
+  /** `onDrain`: called when the POSTs of no request are no longer {@link full}. */
   constructor(onDrain?: () => void) {
     this.#onDrain = onDrain;
     const bytes = () => this.queuedBytes;
@@ -83,8 +88,9 @@ export class WaitingPosts {
   /**
    * As many POSTs of no request wait as may be sent at once ({@link MAX_NOTICES_WAITING}, those sent and
    * those in line together), or those in line hold half their bytes: the client's engine starts no more of
-   * the server's requests (their answers would only wait in line) and its transport reads no more until
-   * they come down to half of it (`onDrain`).
+   * the server's requests (their answers would only wait in line) and its transport reads no more until one
+   * of the slots is free with no one in line for it (`onDrain`). Free at once, not at half: the server may
+   * be one that accepts none until it holds all the client may send.
    */
   get full(): boolean {
     return this.#full;
@@ -96,14 +102,13 @@ export class WaitingPosts {
   }
 
   #pressure(): void {
-    const waiting = this.#notices + this.#line.size;
-    const bytes = this.#line.bytes;
-    if (!this.#full) {
-      this.#full = waiting >= MAX_NOTICES_WAITING || bytes >= MAX_QUEUED_NOTICE_BYTES / 2;
-    } else if (waiting <= MAX_NOTICES_WAITING / 2 && bytes <= MAX_QUEUED_NOTICE_BYTES / 4) {
-      this.#full = false;
-      this.#onDrain?.();
-    }
+    // Fewer than all the slots waiting means no one is in line: the line holds no bytes then.
+    const full =
+      this.#notices + this.#line.size >= MAX_NOTICES_WAITING ||
+      this.#line.bytes >= MAX_QUEUED_NOTICE_BYTES / 2;
+    if (full === this.#full) return;
+    this.#full = full;
+    if (!full) this.#onDrain?.();
   }
 
   /** A POST about to be sent, carrying `requestIds` (at least one); `done` it once the server answered it. */
@@ -163,7 +168,7 @@ export class WaitingPosts {
     this.#live.add(entry);
     if (notice) {
       this.#notices += 1;
-      const reason = new Error(`the server did not accept it within ${NOTICE_TIMEOUT_MS} ms`);
+      const reason = new Error(UNACCEPTED);
       const ms = Math.max(0, deadline - performance.now());
       entry.timer = setTimeout(() => entry.cancellation.abort(reason), ms);
       entry.timer.unref?.();
