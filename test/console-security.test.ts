@@ -181,7 +181,7 @@ describe('the API behind the console', () => {
     await page.getByLabel(/Your name/).fill('Ada');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('status').filter({ hasText: 'live' }).waitFor();
-    await page.getByText('console:Ada', { exact: true }).waitFor();
+    await page.getByText('console:Ada (api-token)', { exact: true }).waitFor();
     // The form went with the focus: the focus is on the view's heading, not lost to the page.
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Approvals');
     expect(problems).toEqual([]);

@@ -15,9 +15,10 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 /** Who makes a request of the decision API, and how. */
 export interface ApiCaller {
   /**
-   * Who decides: a principal's subject, `api-token`, `console` or `console:<name>` (the API token traded for
-   * a session, with the name the person gave), or `console-link:<id>` (a one-time login link's session:
-   * `loginLinkId`; `console:<name> (link <id>)` when a name came with it).
+   * Who decides: a principal's subject, `api-token` (the API token as a bearer), `console:api-token` (the API
+   * token traded for a session), or `console-link:<id>` (a one-time login link's session: `loginLinkId`). A
+   * name the person typed at sign-in is their own claim, nothing checks it: it comes first, with what signed
+   * in beside it, `console:<name> (api-token)` or `console:<name> (link <id>)`.
    */
   by: string;
   /** Whether they may decide (approve, deny, change tools, call, cancel), not only watch. */

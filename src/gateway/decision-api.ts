@@ -279,8 +279,9 @@ export class DecisionApi {
   async #verify(
     token: string,
     request: Request,
-  ): Promise<{ by: string; canDecide: boolean; expiresAt?: number } | undefined> {
-    if (timingSafeEqual(digest(token), this.#tokenDigest)) return { by: 'api-token', canDecide: true };
+  ): Promise<{ by: string; canDecide: boolean; expiresAt?: number; apiToken?: true } | undefined> {
+    if (timingSafeEqual(digest(token), this.#tokenDigest))
+      return { by: 'api-token', canDecide: true, apiToken: true };
     const verifier = this.#options.verifier;
     if (!verifier) return undefined;
     try {
@@ -329,7 +330,11 @@ export class DecisionApi {
 
   /**
    * `POST /api/session` `{ token, name? }`: a one-time login token, the API token or a token the verifier
-   * accepts, traded for the session cookie. `name` (the console's) says who decides with a shared token.
+   * accepts, traded for the session cookie. The session is named by what signed it in: the link
+   * (`console-link:ID`), the API token (`console:api-token`) or the verifier's principal. `name`, typed at
+   * sign-in with a link or the API token, is the person's own claim, nothing checks it: it is put first, with
+   * what signed in beside it (`console:NAME (link ID)`, `console:NAME (api-token)`); a principal's subject
+   * needs none.
    */
   async #signIn(request: Request): Promise<Response> {
     const body = await readJson(request);
@@ -347,8 +352,11 @@ export class DecisionApi {
       const link = loginLinkId(token);
       who = { by: name ? `console:${name} (link ${link})` : `console-link:${link}`, canDecide: true };
     } else {
-      who = await this.#verify(token, request);
-      if (who?.by === 'console' || who?.by === 'api-token') who.by = name ? `console:${name}` : 'console';
+      const verified = await this.#verify(token, request);
+      // The API token names no one: the session reads as the token's, a name typed with it as a claim.
+      if (verified?.apiToken)
+        who = { by: name ? `console:${name} (api-token)` : 'console:api-token', canDecide: true };
+      else who = verified;
     }
     if (who === undefined) return failure(401, 'UNAUTHORIZED', 'The token is unknown, used or expired');
     const cookie = this.sessions.startCookie(

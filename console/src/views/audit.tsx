@@ -8,6 +8,7 @@
 import { useState } from 'preact/hooks';
 import type { GatewayAuditRecord } from '../api.js';
 import { callerName } from '../components/badges.js';
+import { DeciderName } from '../components/decider-name.js';
 import { LocalTime } from '../components/local-time.js';
 import { useLive } from '../live.js';
 
@@ -84,7 +85,9 @@ export function Audit() {
                     {r.upstream}.{r.tool}
                   </td>
                   <td>{r.decision}</td>
-                  <td>{r.decidedBy}</td>
+                  <td>
+                    <DeciderName by={r.decidedBy} />
+                  </td>
                   <td>{r.outcome ?? ''}</td>
                   <td>{r.reason ?? ''}</td>
                 </tr>
