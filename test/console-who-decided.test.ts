@@ -1,7 +1,9 @@
 // Who decided, as the console and the API name them: a console session the API token signed in reads as the
 // token's (`console:api-token`, not a bare "console"); a name typed at sign-in is that person's own claim,
 // put first with what signed in beside it (`console:NAME (api-token)`, `console:NAME (link ID)`) and marked
-// "declared name" in the Audit view; a principal the verifier names needs no name.
+// "declared name" in the Audit view; a principal the verifier names needs no name. And a call that an
+// "Approve always" grant let through names that grant — who gave it, when, on which approval — in its audit
+// record, its Activity row and the Audit view, not only "ok".
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -96,5 +98,42 @@ describe('who signed in, as the decisions name them', () => {
       expect(await row.getByText('declared name', { exact: true }).count()).toBe(name === undefined ? 0 : 1);
       await context.close();
     }
+  });
+});
+
+describe('a call that an "Approve always" grant let through', () => {
+  it('names the grant, who gave it, when and on which approval, in its record, its Activity row and the Audit', async () => {
+    const { page, context, by, errors } = await openConsole(suite.browser, suite.fixture);
+    const model = await suite.fixture.model();
+    const first = model.callTool({ name: 'up__delete_file', arguments: { path: 'always.txt' } });
+    const card = page.locator('li.approval').filter({ hasText: 'always.txt' });
+    await card.getByRole('button', { name: 'Approve always' }).click();
+    expect(textOf(await first)).toBe('deleted always.txt');
+    // The same caller again: the grant lets it through without asking.
+    expect(textOf(await model.callTool({ name: 'up__delete_file', arguments: { path: 'again.txt' } }))).toBe(
+      'deleted again.txt',
+    );
+    const records = await auditRecords();
+    const decision = records.findLast((r) => r.kind === 'decision' && r.decision === 'approved-always')!;
+    const call = records.findLast((r) => r.kind === 'call' && r.decision === 'remembered')!;
+    expect(call).toMatchObject({
+      outcome: 'ok',
+      decidedBy: by,
+      grant: { approvalId: decision.approvalId, decidedBy: by, decidedAt: decision.time },
+    });
+    const says = new RegExp(
+      `allowed by an “Approve always” grant from ${by} given .+ \\(approval ${decision.approvalId!.slice(0, 8)}\\)`,
+    );
+    await page.goto(`${suite.fixture.origin}/console/#/activity`);
+    const row = page.locator(`li[data-call="${call.callId}"]`);
+    await expect.poll(() => row.innerText()).toMatch(says);
+    await page.goto(`${suite.fixture.origin}/console/#/audit`);
+    const audited = page
+      .getByRole('region', { name: 'audit records' })
+      .getByRole('row')
+      .filter({ hasText: `#${call.callId}` });
+    await expect.poll(() => audited.innerText()).toMatch(says);
+    expect(errors).toEqual([]);
+    await context.close();
   });
 });

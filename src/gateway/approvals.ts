@@ -23,7 +23,7 @@ import {
   type StoredApproval,
 } from '../stores/approval-store.js';
 import { StoreError } from '../stores/store-error.js';
-import type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
+import type { ApprovalOutcome, GrantGiven, PendingApproval } from '../stores/gateway-records.js';
 import type { ListedApproval } from '../stores/listed-approval.js';
 import { pageOf, type PendingPageOptions } from '../stores/pending-position.js';
 import { MAX_GRANT_MS, MemoryGrantStore, type GrantStore } from '../stores/grant-store.js';
@@ -36,7 +36,7 @@ import { RetryPermits } from './retry-permits.js';
 import { StoreRetries, storeRetryGrace } from './store-retries.js';
 
 export type { ApprovalDecision, ApprovalRequest } from './approval-decision.js';
-export type { ApprovalOutcome, PendingApproval } from '../stores/gateway-records.js';
+export type { ApprovalOutcome, GrantGiven, PendingApproval } from '../stores/gateway-records.js';
 export {
   MAX_PENDING_APPROVALS,
   MAX_PENDING_APPROVALS_PER_CALLER,
@@ -124,6 +124,18 @@ export class Approvals {
   /** Whether this caller was granted "approve always" for this tool (and the grant still holds). */
   remembered(caller: GatewayCaller, upstream: string, tool: string): Promise<boolean> {
     return this.#grants.has(upstream, grantKey(caller, tool));
+  }
+
+  /**
+   * The "approve always" grant of this tool to this caller, when one holds: the approval it was given on,
+   * who gave it, when and until when (`{}` for a grant stored without saying so: by an older gateway, or
+   * in a grant store without `held`); undefined when none holds.
+   */
+  async grantOf(caller: GatewayCaller, upstream: string, tool: string): Promise<GrantGiven | undefined> {
+    const key = grantKey(caller, tool);
+    if (this.#grants.held === undefined) return (await this.#grants.has(upstream, key)) ? {} : undefined;
+    const held = await this.#grants.held(upstream, key);
+    return held === undefined ? undefined : grantGiven(held.note);
   }
 
   /**
@@ -300,8 +312,14 @@ export class Approvals {
   async #made(approval: ListedApproval, outcome: ApprovalOutcome, until: number | undefined): Promise<void> {
     if (outcome.decision === 'approved' && outcome.always) {
       // After the settlement, never before: a decision that lost the race grants nothing.
+      const given: GrantGiven = {
+        approvalId: approval.id,
+        decidedBy: outcome.decidedBy,
+        decidedAt: outcome.decidedAt,
+        ...(outcome.until === undefined ? {} : { until: outcome.until }),
+      };
       await this.#grants
-        .grant(approval.upstream, grantKey(approval.caller, approval.tool), until)
+        .grant(approval.upstream, grantKey(approval.caller, approval.tool), until, JSON.stringify(given))
         .catch((error: unknown) =>
           this.#options.onWarning?.(
             `approval ${approval.id} was approved always, but the grant could not be stored: ${String(error)}`,
@@ -499,6 +517,24 @@ export class Approvals {
       );
     }
   }
+}
+
+/** A grant's note as stored (JSON of a `GrantGiven`), read back: what of it is well formed. */
+function grantGiven(note: string | undefined): GrantGiven {
+  if (note === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(note);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const given: GrantGiven = {};
+  for (const field of ['approvalId', 'decidedBy', 'decidedAt', 'until'] as const) {
+    const value = (parsed as Record<string, unknown>)[field];
+    if (typeof value === 'string') given[field] = value;
+  }
+  return given;
 }
 
 /** The key a grant is stored under within its upstream's scope: the caller and the tool. */

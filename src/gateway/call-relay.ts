@@ -198,6 +198,7 @@ export class CallRelay {
       durationMs,
     };
     if (verdict.approvalId !== undefined) record.approvalId = verdict.approvalId;
+    if (verdict.grant !== undefined) record.grant = verdict.grant;
     this.#deps.audit(record, call.argumentsText);
     if (cancel) {
       calls.finish(info.id, {
@@ -205,6 +206,7 @@ export class CallRelay {
         outcome,
         durationMs,
         ...(verdict.approvalId === undefined ? {} : { approvalId: verdict.approvalId }),
+        ...(verdict.grant === undefined ? {} : { grant: verdict.grant }),
         ...end,
       });
     }
@@ -214,6 +216,7 @@ export class CallRelay {
         callId: info.id,
         startedAt: call.time,
         decision: verdict.decision,
+        ...(verdict.grant === undefined ? {} : { grant: verdict.grant }),
         outcome,
         durationMs,
       });

@@ -6,7 +6,7 @@
  */
 import { errorMessage, signalOf, type Cancellation, type JsonObject } from '../index.js';
 import type { ToolContext } from '../server/index.js';
-import type { ApprovalOutcome, Approvals } from './approvals.js';
+import type { ApprovalOutcome, Approvals, GrantGiven } from './approvals.js';
 import type { CallDecision } from './gateway-audit-sink.js';
 import { callerKey } from './caller.js';
 import type { ExposedTool } from './exposed-tools.js';
@@ -33,6 +33,8 @@ export interface Verdict {
   decidedBy: string;
   reason: string;
   approvalId?: string;
+  /** The "approve always" grant that let the call through (`decision: 'remembered'`). */
+  grant?: GrantGiven;
   /** Progress notifications sent while it waited: the upstream's progress is counted on from there. */
   waited: number;
   /** Refused because the approval store could not be reached (not a person's or the policy's no). */
@@ -57,17 +59,19 @@ export async function decide(
   if (action === 'allow') return { decision: 'allowed', decidedBy: 'policy', reason, waited: 0 };
   if (action === 'deny') return { decision: 'denied', decidedBy: 'policy', reason, waited: 0 };
   const { approvals } = deps;
-  let remembered: boolean;
+  let grant: GrantGiven | undefined;
   try {
-    remembered = await approvals.remembered(info.caller, info.upstream, info.tool);
+    grant = await approvals.grantOf(info.caller, info.upstream, info.tool);
   } catch (error) {
     return storeDown(deps, error, entry.name);
   }
-  if (remembered) {
+  if (grant !== undefined) {
+    // The grant decided: its giver is who let the call through (the policy, for a grant that did not say).
     return {
       decision: 'remembered',
-      decidedBy: 'policy',
-      reason: `${reason}; approved always earlier`,
+      decidedBy: grant.decidedBy ?? 'policy',
+      reason: `${reason}; ${grantText(grant)}`,
+      grant,
       waited: 0,
     };
   }
@@ -153,6 +157,17 @@ function verdictOf(outcome: ApprovalOutcome, reason: string): Omit<Verdict, 'wai
     case 'withdrawn':
       return { decision: 'withdrawn', decidedBy: outcome.decidedBy ?? 'gateway', reason: outcome.reason };
   }
+}
+
+/** A grant in words: `approved always by NAME at TIME (approval ID, until TIME)`, what of it is known. */
+function grantText(grant: GrantGiven): string {
+  const by = grant.decidedBy === undefined ? '' : ` by ${grant.decidedBy}`;
+  const at = grant.decidedAt === undefined ? ' earlier' : ` at ${grant.decidedAt}`;
+  const about = [
+    ...(grant.approvalId === undefined ? [] : [`approval ${grant.approvalId}`]),
+    ...(grant.until === undefined ? [] : [`until ${grant.until}`]),
+  ];
+  return `approved always${by}${at}${about.length === 0 ? '' : ` (${about.join(', ')})`}`;
 }
 
 /** What the model reads when a person cancelled its call. */

@@ -6,7 +6,7 @@
  */
 import type { PendingApproval, ApprovalOutcome } from './approvals.js';
 import type { GatewayAuditRecord, CallDecision, CallOutcome } from './gateway-audit-sink.js';
-import type { CallInfo } from '../stores/gateway-records.js';
+import type { CallInfo, GrantGiven } from '../stores/gateway-records.js';
 import type { ListedApproval } from '../stores/listed-approval.js';
 
 export type { CallInfo } from '../stores/gateway-records.js';
@@ -36,6 +36,8 @@ export type GatewayEvent =
       callId: number;
       startedAt: string;
       decision: CallDecision;
+      /** The "approve always" grant that let it through, for `decision: 'remembered'`. */
+      grant?: GrantGiven;
       outcome: CallOutcome;
       durationMs: number;
     }

@@ -31,6 +31,7 @@ export {
   type ApprovalOutcome,
   type ApprovalRequest,
   type ApprovalsOptions,
+  type GrantGiven,
   type PendingApproval,
 } from './approvals.js';
 export {

@@ -46,6 +46,18 @@ export type ApprovalOutcome =
   /** `decidedBy`: the person who cancelled the call (through the decision API), when one did. */
   | { decision: 'withdrawn'; reason: string; decidedAt: string; decidedBy?: string };
 
+/**
+ * The "approve always" grant that let a call through (`decision: 'remembered'`): the approval it was given
+ * on, who gave it, when, and until when (absent: as long as the grant store keeps grants). A field is absent
+ * where the grant did not say (one stored by an older gateway).
+ */
+export interface GrantGiven {
+  approvalId?: string;
+  decidedBy?: string;
+  decidedAt?: string;
+  until?: string;
+}
+
 /** How a call was let through, or not. */
 export type CallDecision =
   'allowed' | 'approved' | 'approved-always' | 'remembered' | 'denied' | 'expired' | 'withdrawn';
@@ -74,6 +86,8 @@ export interface GatewayAuditRecord {
   reason?: string;
   /** Who decided: `policy`, or the decider (`api-token`, a principal's subject). */
   decidedBy: string;
+  /** A call an "approve always" grant let through (`decision: 'remembered'`): that grant. */
+  grant?: GrantGiven;
   /** The approval the call asked for (a call's record and its decision's have the same). */
   approvalId?: string;
   /**
@@ -109,6 +123,8 @@ export interface CallSummary {
   /** The latest progress the upstream reported. */
   progress?: { progress: number; total?: number; message?: string };
   decision?: CallDecision;
+  /** A call an "approve always" grant let through (`decision: 'remembered'`): that grant. */
+  grant?: GrantGiven;
   /** How it ended; `lost`: the gateway instance running it stopped first (its process was killed). */
   outcome?: CallOutcome | 'lost';
   durationMs?: number;
@@ -141,6 +157,8 @@ export interface CallRecord extends CallSummary {
 /** How a call ended, as the call log records it. */
 export interface CallEnd {
   decision: CallDecision;
+  /** The "approve always" grant that let it through, for `decision: 'remembered'`. */
+  grant?: GrantGiven;
   outcome: CallOutcome;
   durationMs: number;
   approvalId?: string;

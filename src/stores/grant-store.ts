@@ -15,11 +15,18 @@ export const MAX_GRANT_MS = 365 * 24 * 60 * 60_000;
 export interface GrantStore {
   /**
    * Grants `key` in `scope` until `until` (ms since the epoch), or for as long as the store keeps grants.
-   * Rejects with a RangeError, granting nothing, when `until` is more than `MAX_GRANT_MS` from now.
+   * Rejects with a RangeError, granting nothing, when `until` is more than `MAX_GRANT_MS` from now. `note`
+   * (the gateway's: who granted it, when, on which approval) is kept with the grant for `held`, replacing
+   * the note of an earlier grant of the key (none: the earlier one's goes).
    */
-  grant(scope: string, key: string, until?: number): Promise<void>;
+  grant(scope: string, key: string, until?: number, note?: string): Promise<void>;
   /** Whether `key` holds in `scope` now. */
   has(scope: string, key: string): Promise<boolean>;
+  /**
+   * Whether `key` holds in `scope` now, with the note it was granted with (`{}`: none); undefined when it
+   * does not hold. Optional: for a store without it, the gateway asks `has` and knows no note.
+   */
+  held?(scope: string, key: string): Promise<{ note?: string } | undefined>;
   /**
    * Uses a single-use grant: whether `key` held in `scope` now, removing it atomically (of two takers at
    * once, one gets true).
@@ -61,6 +68,8 @@ const DEFAULT_MAX_GRANTS_PER_SCOPE = 10_000;
 interface Scope {
   /** Key → until (ms since the epoch; Infinity: no end), in the order granted (a grant again moves to the end). */
   grants: Map<string, number>;
+  /** Key → the note it was granted with, for the keys of `grants` that have one. */
+  notes: Map<string, string>;
   /** The latest end of a grant dropped while it still held (`droppedUntil`). */
   droppedUntil: number;
   /** Grants since the scope was last swept of those that ran out. */
@@ -86,7 +95,7 @@ export class MemoryGrantStore implements GrantStore {
     this.#max = max;
   }
 
-  grant(scope: string, key: string, until?: number): Promise<void> {
+  grant(scope: string, key: string, until?: number, note?: string): Promise<void> {
     const now = this.#now();
     try {
       checkGrantEnd(until, now);
@@ -94,38 +103,55 @@ export class MemoryGrantStore implements GrantStore {
       return Promise.reject(error as Error);
     }
     let entry = this.#scopes.get(scope);
-    if (!entry) this.#scopes.set(scope, (entry = { grants: new Map(), droppedUntil: 0, sinceSweep: 0 }));
-    const { grants } = entry;
+    if (!entry)
+      this.#scopes.set(
+        scope,
+        (entry = { grants: new Map(), notes: new Map(), droppedUntil: 0, sinceSweep: 0 }),
+      );
+    const { grants, notes } = entry;
     grants.delete(key);
     grants.set(key, until ?? Infinity);
+    if (note === undefined) notes.delete(key);
+    else notes.set(key, note);
     entry.sinceSweep++;
     if (grants.size <= this.#max) return Promise.resolve();
     if (entry.sinceSweep >= Math.ceil(this.#max / 4)) {
       entry.sinceSweep = 0;
-      for (const [other, end] of grants) if (end <= now) grants.delete(other);
+      for (const [other, end] of grants) if (end <= now) drop(entry, other);
     }
     for (const [other, end] of grants) {
       if (grants.size <= this.#max) break;
-      grants.delete(other);
+      drop(entry, other);
       if (end > now) entry.droppedUntil = Math.max(entry.droppedUntil, end);
     }
     return Promise.resolve();
   }
 
   has(scope: string, key: string): Promise<boolean> {
-    const grants = this.#scopes.get(scope)?.grants;
-    const until = grants?.get(key);
-    if (until === undefined) return Promise.resolve(false);
-    if (until > this.#now()) return Promise.resolve(true);
-    grants!.delete(key);
-    return Promise.resolve(false);
+    return Promise.resolve(this.#holding(scope, key) !== undefined);
+  }
+
+  held(scope: string, key: string): Promise<{ note?: string } | undefined> {
+    const entry = this.#holding(scope, key);
+    const note = entry?.notes.get(key);
+    return Promise.resolve(entry === undefined ? undefined : note === undefined ? {} : { note });
+  }
+
+  /** The scope of `key` when it holds now (one that ran out is dropped); else undefined. */
+  #holding(scope: string, key: string): Scope | undefined {
+    const entry = this.#scopes.get(scope);
+    const until = entry?.grants.get(key);
+    if (until === undefined) return undefined;
+    if (until > this.#now()) return entry;
+    drop(entry!, key);
+    return undefined;
   }
 
   take(scope: string, key: string): Promise<boolean> {
-    const grants = this.#scopes.get(scope)?.grants;
-    const until = grants?.get(key);
+    const entry = this.#scopes.get(scope);
+    const until = entry?.grants.get(key);
     if (until === undefined) return Promise.resolve(false);
-    grants!.delete(key);
+    drop(entry!, key);
     return Promise.resolve(until > this.#now());
   }
 
@@ -137,4 +163,10 @@ export class MemoryGrantStore implements GrantStore {
   droppedUntil(scope: string): Promise<number> {
     return Promise.resolve(this.#scopes.get(scope)?.droppedUntil ?? 0);
   }
+}
+
+/** Forgets one grant of a scope, and its note. */
+function drop(entry: Scope, key: string): void {
+  entry.grants.delete(key);
+  entry.notes.delete(key);
 }

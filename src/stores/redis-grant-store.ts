@@ -7,7 +7,10 @@
  * scope holds, and what ran out goes 64 times as fast as grants come (the key itself expires with its
  * longest grant). A scope holds at most `maxGrantsPerScope` grants (10,000, as in memory): past it, a grant
  * drops those that end soonest (never itself), and the latest end of one dropped while it still held is
- * kept (`<prefix>gateway:grant-dropped:<scope>`, until that end) for `droppedUntil`.
+ * kept (`<prefix>gateway:grant-dropped:<scope>`, until that end) for `droppedUntil`. A grant's note (who
+ * granted it, when) is a string of its own (`<prefix>gateway:grant-note:<scope>` NUL `<key>`), written before
+ * the grant and expiring with it; `held` reads it only while the grant holds, so the note of a grant dropped,
+ * taken or forgotten is never read, and goes at that grant's end.
  * @module
  */
 import type { Redis } from 'ioredis';
@@ -40,6 +43,7 @@ export class RedisGrantStore implements GrantStore {
   readonly #client: Redis;
   readonly #prefix: string;
   readonly #dropped: string;
+  readonly #notes: string;
   readonly #maxMs: number;
   readonly #max: number;
 
@@ -47,6 +51,7 @@ export class RedisGrantStore implements GrantStore {
     this.#client = client;
     this.#prefix = `${prefixOf(options)}gateway:grant-ends:`;
     this.#dropped = `${prefixOf(options)}gateway:grant-dropped:`;
+    this.#notes = `${prefixOf(options)}gateway:grant-note:`;
     this.#maxMs = positiveOption(options.maxGrantMs ?? DEFAULT_MAX_GRANT_MS, 'maxGrantMs');
     const max = options.maxGrantsPerScope ?? DEFAULT_MAX_GRANTS_PER_SCOPE;
     if (!Number.isSafeInteger(max) || max < 1)
@@ -54,10 +59,16 @@ export class RedisGrantStore implements GrantStore {
     this.#max = max;
   }
 
-  async grant(scope: string, key: string, until?: number): Promise<void> {
+  async grant(scope: string, key: string, until?: number, note?: string): Promise<void> {
     const now = Date.now();
     checkGrantEnd(until, now);
     const end = until ?? now + this.#maxMs;
+    // The note first: a grant that holds has its own note, never an earlier grant's.
+    const noteKey = `${this.#notes}${scope}\u0000${key}`;
+    await redisOperation(this.#client, NAME, 'grant', async () => {
+      if (note === undefined) await this.#client.del(noteKey);
+      else await this.#client.set(noteKey, note, 'PX', Math.max(1, Math.ceil(end - now)));
+    });
     await redisOperation(this.#client, NAME, 'grant', () =>
       GRANT.run(
         this.#client,
@@ -71,6 +82,15 @@ export class RedisGrantStore implements GrantStore {
     return redisOperation(this.#client, NAME, 'has', async () => {
       const until = await this.#client.zscore(this.#prefix + scope, key);
       return until !== null && Number(until) > Date.now();
+    });
+  }
+
+  held(scope: string, key: string): Promise<{ note?: string } | undefined> {
+    return redisOperation(this.#client, NAME, 'held', async () => {
+      const until = await this.#client.zscore(this.#prefix + scope, key);
+      if (until === null || Number(until) <= Date.now()) return undefined;
+      const note = await this.#client.get(`${this.#notes}${scope}\u0000${key}`);
+      return note === null ? {} : { note };
     });
   }
 

@@ -105,6 +105,28 @@ export function describeGrantStoreContract(
       expect(await b.droppedUntil('s')).toBe(0);
     });
 
+    it("keeps a grant's note for every handle while it holds, replaced by the next grant's, gone with it", async () => {
+      const { a, b, clock } = await make();
+      await a.grant('files', 'k', clock.now() + 500, '{"decidedBy":"ada"}');
+      expect(await b.held!('files', 'k')).toEqual({ note: '{"decidedBy":"ada"}' });
+      expect(await b.held!('files', 'other')).toBeUndefined();
+      expect(await b.held!('other', 'k')).toBeUndefined();
+      await clock.after(700, async () => {
+        expect(await b.held!('files', 'k')).toBeUndefined();
+      });
+      // Granted again: its own note, or none (never the earlier grant's).
+      await b.grant('files', 'k', clock.now() + 60_000, 'second');
+      expect(await a.held!('files', 'k')).toEqual({ note: 'second' });
+      await b.grant('files', 'k', clock.now() + 60_000);
+      expect(await a.held!('files', 'k')).toEqual({});
+      await a.grant('files', 'taken', clock.now() + 60_000, 'once');
+      expect(await b.take('files', 'taken')).toBe(true);
+      expect(await b.held!('files', 'taken')).toBeUndefined();
+      await a.grant('files', 'forgotten', undefined, 'kept');
+      await a.forget('files');
+      expect(await b.held!('files', 'forgotten')).toBeUndefined();
+    });
+
     it('forgets every grant of a scope at once, for every handle', async () => {
       const { a, b } = await make();
       await a.grant('files', 'k1');

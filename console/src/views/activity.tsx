@@ -10,6 +10,7 @@ import { memo } from 'preact/compat';
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { api, type CallRecord, type CallSummary } from '../api.js';
 import { callerName } from '../components/badges.js';
+import { GrantNote } from '../components/grant-note.js';
 import { useFocusHandoff } from '../components/focus-handoff.js';
 import { JsonTree, RawJson } from '../components/json-tree.js';
 import { LocalTime } from '../components/local-time.js';
@@ -102,8 +103,10 @@ function CallDetail({ id }: { id: number }) {
   if (!record) return <p class="muted">Loading…</p>;
   if ('error' in record) return <p class="error-text">{record.error}</p>;
   const tool = tools.find((t) => t.name === record.call.exposedName)?.tool;
+  // Its records, and those of the approval it was held for or whose "Approve always" let it through.
+  const approvalIds = [record.approvalId, record.grant?.approvalId].filter((a) => a !== undefined);
   const records = audit.filter(
-    (r) => r.callId === id || (r.approvalId !== undefined && r.approvalId === record.approvalId),
+    (r) => r.callId === id || (r.approvalId !== undefined && approvalIds.includes(r.approvalId)),
   );
   return (
     <div class="call-detail">
@@ -148,6 +151,11 @@ function CallDetail({ id }: { id: number }) {
         started <LocalTime iso={record.startedAt} />
         {record.durationMs !== undefined && `, took ${seconds(record.durationMs)}`}
         {record.decision && `, ${record.decision}`}
+        {record.decision === 'remembered' && (
+          <>
+            : <GrantNote grant={record.grant} />
+          </>
+        )}
         {record.cancelledBy && `, cancelled by ${record.cancelledBy}`}
       </p>
       <h4>Audit</h4>
@@ -259,6 +267,7 @@ const CallRow = memo(function CallRow({
           <UpstreamText text={callerName(c.call.caller)} />
         </span>
         <span class={`badge state ${state}`}>{state}</span>
+        {c.decision === 'remembered' && <GrantNote grant={c.grant} />}
         {c.state === 'running' && c.awaitingApproval !== undefined && (
           <a
             href={`#/approvals/${encodeURIComponent(c.awaitingApproval)}`}

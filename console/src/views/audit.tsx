@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import type { GatewayAuditRecord } from '../api.js';
 import { callerName } from '../components/badges.js';
 import { DeciderName } from '../components/decider-name.js';
+import { GrantNote } from '../components/grant-note.js';
 import { LocalTime } from '../components/local-time.js';
 import { useLive } from '../live.js';
 
@@ -84,7 +85,14 @@ export function Audit() {
                   <td>
                     {r.upstream}.{r.tool}
                   </td>
-                  <td>{r.decision}</td>
+                  <td>
+                    {r.decision}
+                    {r.decision === 'remembered' && (
+                      <>
+                        : <GrantNote grant={r.grant} />
+                      </>
+                    )}
+                  </td>
                   <td>
                     <DeciderName by={r.decidedBy} />
                   </td>
