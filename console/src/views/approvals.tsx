@@ -220,7 +220,8 @@ const ApprovalCard = memo(function ApprovalCard({
         <span title={approval.id} id={`${headingId}-id`}>
           id: {approval.id.slice(0, 8)}
         </span>{' '}
-        · <span>caller: {callerName(approval.caller)}</span> · <span>tool: {approval.exposedName}</span>{' '}
+        · <span>caller: {callerName(approval.caller)}</span>{' '}
+        <span class="meta-tool">· tool: {approval.exposedName}</span>{' '}
         <AnnotationBadges annotations={approval.annotations} />
       </p>
       <p class="meta">

@@ -1,6 +1,7 @@
 // Signing in: the one-time link the gateway prints signs a browser in by itself; without it, a person
 // pastes a token (the API token, or one of the deciding or watching role) and may say their name, which
-// the decisions they take carry.
+// the decisions they take carry as their own claim (`console:NAME (api-token)`). Sign in stays disabled
+// until a token is typed, and says so: the button is described by the line that says what to enter.
 import { useState } from 'preact/hooks';
 import { api } from '../api.js';
 import { live } from '../live.js';
@@ -32,14 +33,19 @@ export function SignIn({ message }: { message?: string }) {
           value={token}
           onInput={(e) => setToken((e.target as HTMLInputElement).value)}
         />
-        <label for="name">Your name (shown with your decisions; optional)</label>
+        <label for="name">Your name (optional; your decisions show it as declared by you)</label>
         <input
           id="name"
           type="text"
           value={name}
           onInput={(e) => setName((e.target as HTMLInputElement).value)}
         />
-        <button type="submit" class="primary" disabled={token.trim() === ''}>
+        <p id="sign-in-needs" class="muted">
+          {token.trim() === ''
+            ? 'Enter a token to sign in: the API token the gateway printed (TOOLWIRE_TOKEN), or a token of the approver or watcher role.'
+            : 'Ready to sign in.'}
+        </p>
+        <button type="submit" class="primary" disabled={token.trim() === ''} aria-describedby="sign-in-needs">
           Sign in
         </button>
         {error && (
