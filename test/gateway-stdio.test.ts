@@ -1,7 +1,15 @@
 // The gateway as a host spawns it: `toolwire gateway --stdio --config FILE`, spoken to by the official SDK
 // 2.x client, its decision API on a port of its own (printed on stderr). Approvals that expire, the
 // configuration file changed under a running gateway, `--print-config`, invalid configurations.
-import { mkdtempSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client as ClientV2 } from '@modelcontextprotocol/client';
@@ -212,17 +220,52 @@ describe('toolwire gateway on the command line', () => {
         demo.child,
       );
       expect([line[1], line[2]]).toEqual([id, '{"path":"new.txt","content":"x"}']);
-      // The upstream's stderr says whose it is: its hint ("try: npx toolwire tools -- …") read like the
-      // gateway's own, as npm start's first line.
+      // The upstream's stderr says whose it is, and gives no hint to try it alone ("try: npx toolwire tools
+      // -- …", for a person who started it at a terminal): through the gateway it read as the gateway's advice.
       await waitForLine(
         () => demo.stderr(),
-        /^\[demo\] toolwire: serving the demo server .* over stdio \(try: /m,
+        /^\[demo\] toolwire: serving the demo server \(root .*\) over stdio\n/m,
         demo.child,
       );
       expect(demo.stderr()).not.toMatch(/^toolwire: serving/m);
+      expect(demo.stderr()).not.toMatch(/try: /);
     } finally {
       await model.close();
       await demo.close();
+    }
+  });
+
+  it("roots npm start's demo in a fresh folder under the temporary directory, which it names, not in the cwd", async () => {
+    // As npm start runs it: from the clone (this process's cwd), TOOLWIRE_DEMO_ROOT unset.
+    const demo = await startGateway(['--demo'], { TOOLWIRE_DEMO_ROOT: '' });
+    const model = new Client({ name: 'model', version: '1.0.0' });
+    const file = `demo-root-${process.pid}.txt`;
+    let root: string | undefined;
+    try {
+      await model.connect(new StreamableHttpClientTransport({ url: demo.url }));
+      const info = await model.callTool('demo__workspace_info', {});
+      const said = /^Workspace root: (.+)$/m.exec((info.content[0] as { text: string }).text);
+      root = said?.[1];
+      expect(root).toBeDefined();
+      expect(root).not.toBe(realpathSync(process.cwd()));
+      expect(root!.startsWith(`${realpathSync(tmpdir())}${path.sep}toolwire-demo-`)).toBe(true);
+      expect(demo.stderr()).toMatch(
+        /demo workspace: (.+) \(a fresh folder; TOOLWIRE_DEMO_ROOT serves another\)\n/,
+      );
+      expect(realpathSync(/demo workspace: (.+) \(a fresh/.exec(demo.stderr())![1]!)).toBe(root);
+      // A write, once approved, lands there.
+      const events = await demo.events();
+      const write = model.callTool('demo__write_file', { path: file, content: 'x' });
+      const { id } = (await events.next('approval.pending')).approval as { id: string };
+      await demo.api(`/approvals/${id}/approve`, { body: {} });
+      expect((await write).isError).toBeFalsy();
+      expect(readFileSync(path.join(root!, file), 'utf8')).toBe('x');
+      expect(existsSync(path.join(process.cwd(), file))).toBe(false);
+    } finally {
+      await model.close();
+      await demo.close();
+      rmSync(path.join(process.cwd(), file), { force: true });
+      if (root?.includes('toolwire-demo-')) rmSync(root, { recursive: true, force: true });
     }
   });
 

@@ -40,6 +40,7 @@ import {
   wantsHelp,
 } from './parse-command-line.js';
 import { quietPipes } from './quiet-pipes.js';
+import { demoWorkspace, type DemoWorkspace } from './demo-workspace.js';
 import { demoConfig, hostConfig } from './self-command.js';
 import { principalFromEnv, scavengeOnOneThread } from './serve-command.js';
 import { listenFailure } from './serve-over-http.js';
@@ -94,14 +95,23 @@ type Values = GatewayFlags & {
   json?: boolean | undefined;
 } & HttpAuthFlags;
 
-/** The configuration; `hint` (the help to see) is left out of its errors on a reload, where it does not help. */
-function configOf(values: Values, rest: string[] | undefined, hint: string | undefined): GatewayConfig {
+/**
+ * The configuration; `hint` (the help to see) is left out of its errors on a reload, where it does not help.
+ * `demo`: where the demo's workspace is, with `--demo` (which takes no file, so is never reloaded).
+ */
+function configOf(
+  values: Values,
+  rest: string[] | undefined,
+  hint: string | undefined,
+  demo?: DemoWorkspace,
+): GatewayConfig {
   if (!values.demo) return gatewayConfigOf(values, rest, hint);
   if (values.config !== undefined || values.upstream !== undefined || rest !== undefined) {
     throw usageError('--demo brings its own upstream: leave out --config and --upstream', hint);
   }
   // The demo's upstream and rules, with the flags on top as on a file's: --policy, --default, --trust.
-  return gatewayConfigOf(values, undefined, hint, demoConfig());
+  // Without `demo`, the configuration is only printed (--print-config), never started.
+  return gatewayConfigOf(values, undefined, hint, demoConfig(demo?.root ?? process.cwd()));
 }
 
 function portOf(value: string | undefined, name: string, fallback: number): number {
@@ -129,7 +139,9 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
   if (http && values['api-port'] !== undefined)
     throw usageError('--api-port goes with --stdio: over HTTP the decision API is on --port, at /api', HINT);
   const port = portOf(values.port ?? process.env.PORT, 'port', 3000);
-  const config = configOf(values, rest, HINT);
+  // A fresh folder for the demo (not the cwd, a clone of toolwire under npm start); none to print a config.
+  const demo = values.demo && !values['print-config'] ? demoWorkspace() : undefined;
+  const config = configOf(values, rest, HINT, demo);
   const host = values.host ?? '127.0.0.1';
   // The tokens' audience is the MCP endpoint; over stdio the API alone takes them (no default audience).
   const auth = await httpAuthOf(values, { host, port: http ? port : 0, hint: HINT });
@@ -212,6 +224,12 @@ export async function gatewayCommand(argv: readonly string[]): Promise<ExitCodeV
     quietPipes();
     process.stdout.write(`${handle.url}\n`);
   }
+  if (demo !== undefined)
+    say(
+      demo.fresh
+        ? `demo workspace: ${demo.root} (a fresh folder; TOOLWIRE_DEMO_ROOT serves another)`
+        : `demo workspace: ${demo.root} (TOOLWIRE_DEMO_ROOT)`,
+    );
   introduce(gateway, handle, say, token === undefined, http);
   const unsubscribe = gateway.on(
     (event) => narrate(event, handle, say),

@@ -54,8 +54,9 @@ decision API (toolwire approvals, or the HTTP API at /api with the token printed
                        0 keeps the copies
   --print-config       print the "mcpServers" entry a host needs to start this gateway, and exit
   --demo               the demo workspace server as the one upstream, "demo" (what npm start runs; HTTP
-                       unless --stdio): demo.write_file=ask, default allow; --policy, --default and
-                       --trust apply on top
+                       unless --stdio), rooted at $TOOLWIRE_DEMO_ROOT, else a fresh folder under the
+                       temporary directory: demo.write_file=ask, default allow; --policy, --default
+                       and --trust apply on top
 
 Authentication (off unless --jwks is given): requests to the MCP endpoint (--http) need an OAuth 2.1
 access token (Authorization: Bearer), a JWT signed by a key of the JWKS, issued by ISS for this

@@ -14,11 +14,14 @@ export function selfCommand(): { command: string; script: string } {
   return { command: process.execPath, script: resolve(script) };
 }
 
-/** The demo: the workspace server as the one upstream, write_file asking, everything else allowed. */
-export function demoConfig(): GatewayConfig {
+/**
+ * The demo: the workspace server as the one upstream, rooted at `root` (`demoWorkspace`), write_file asking,
+ * everything else allowed.
+ */
+export function demoConfig(root: string): GatewayConfig {
   const { command, script } = selfCommand();
   return {
-    upstreams: { demo: { command, args: [script, 'serve'] } },
+    upstreams: { demo: { command, args: [script, 'serve'], env: { TOOLWIRE_DEMO_ROOT: root } } },
     policy: { rules: [{ upstream: 'demo', tool: 'write_file', action: 'ask' }], default: 'allow' },
   };
 }

@@ -6,7 +6,8 @@
  * - MODULE is a .js/.mjs file, resolved from the current directory, whose default export is a
  *   toolwire `Server` or a (possibly async) function returning one. Without MODULE: the demo server.
  * - stdout carries MCP messages only (console.log/info/debug are sent to stderr while serving).
- * - One line on stderr says what is served and how to call it.
+ * - One line on stderr says what is served and, when stdin is a terminal (a person started it, not a host
+ *   or a gateway, whose stderr is a log or the gateway's own terminal), how to call it.
  * - Exit 0 when stdin closes (the client ends the session), once the requests already read are
  *   answered (within the server's `shutdownGraceMs`, 10 s by default); exit 2, with a message on stderr,
  *   when the module cannot be loaded.
@@ -133,7 +134,9 @@ export async function serveCommand(argv: readonly string[]): Promise<ExitCodeVal
   const stopSignals = onStopSignals((graceful) => {
     void server.close(graceful && !transport.inputEnded ? { graceMs } : {}).catch(() => undefined);
   });
-  printErr(`toolwire: serving ${what} over stdio (try: ${CLI} tools -- ${invocation(module)})\n`);
+  // The hint is for a person at a terminal; through a gateway (npm start) it told them to start another server.
+  const hint = process.stdin.isTTY ? ` (try: ${CLI} tools -- ${invocation(module)})` : '';
+  printErr(`toolwire: serving ${what} over stdio${hint}\n`);
   await closed;
   // The answers are written before the process exits (a pipe's writes are asynchronous), within the grace.
   await within(transport.flushed(), graceMs);
