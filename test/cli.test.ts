@@ -115,6 +115,27 @@ describe('toolwire tools', () => {
 });
 
 describe('toolwire call', () => {
+  it("prints a progress notification's count once when its message states it (the demo's search_files)", async () => {
+    const searched = await run(
+      [
+        'call',
+        '--tool',
+        'search_files',
+        'pattern=needle',
+        '--progress',
+        '--',
+        process.execPath,
+        BIN,
+        'serve',
+      ],
+      { env: { TOOLWIRE_DEMO_ROOT: workspace } },
+    );
+    expect(searched.code).toBe(0);
+    // The server's message is "1/1 files scanned": the counter before it said the same.
+    expect(searched.stderr).toContain('progress: 1/1 files scanned\n');
+    expect(searched.stderr).not.toMatch(/progress: 1\/1 1\/1/);
+  });
+
   it('says which page a -32042 asks the user to open, and to run the call again after', async () => {
     const server = ['--', process.execPath, 'test/fixtures/sdk-url-elicitation-server.mjs'];
     const human = await run(['call', '--tool', 'needs_connect', ...server]);

@@ -22,9 +22,10 @@ import { formatResult } from './format-result.js';
 import { targetArgs, type Target } from './open-target.js';
 import { wantsHelp } from './parse-command-line.js';
 import { buildToolArguments, parseToolArguments } from './parse-tool-arguments.js';
+import { progressLine } from './progress-line.js';
 import { NO_TERMINAL, terminalApprover } from './terminal-approver.js';
 import { renewedByProgress, withClient } from './with-client.js';
-import { oneLine, printErr, printJson, printOut } from './terminal-text.js';
+import { printErr, printJson, printOut } from './terminal-text.js';
 
 export const CALL_HELP = `Usage: toolwire call --tool NAME [--args JSON | key=value...] [options] -- <command...>
        toolwire call --tool NAME [--args JSON | key=value...] [options] URL
@@ -123,12 +124,7 @@ export async function callCommand(argv: readonly string[]): Promise<ExitCodeValu
         signal,
         ...renewedByProgress(
           line.client,
-          values.progress
-            ? ({ progress, total, message }) => {
-                const of = total === undefined ? '' : `/${total}`;
-                printErr(`progress: ${progress}${of}${message ? ` ${oneLine(message)}` : ''}\n`);
-              }
-            : undefined,
+          values.progress ? (report) => printErr(progressLine(report)) : undefined,
         ),
         ...(values.task ? { task: true } : {}),
         onTaskStatus: ({ taskId, status, statusMessage }) => {
