@@ -21,7 +21,8 @@ export async function roundRobin(targets: readonly string[]): Promise<RoundRobin
     const target = new URL(incoming.url ?? '/', targets[index]);
     const upstream = request(
       target,
-      { method: incoming.method, headers: { ...incoming.headers, host: target.host } },
+      // The Host as the client sent it, port included: the console's Origin is checked against it.
+      { method: incoming.method, headers: incoming.headers },
       (response) => {
         outgoing.writeHead(response.statusCode ?? 502, response.headers);
         response.pipe(outgoing);

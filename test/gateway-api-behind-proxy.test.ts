@@ -1,5 +1,6 @@
 // Console sign-in (a cookie-authenticated POST, CSRF-checked) through what stands in front of a gateway: a
-// proxy passing the browser's Host as nginx's `$http_host` does (the README's block), a TLS terminator
+// proxy passing the browser's Host as nginx's `$http_host` does (the README's block) and the README's
+// plain-Node round-robin balancer (which passes it as sent), a TLS terminator
 // whose `X-Forwarded-Proto: https` the API trusts only when told (`trustForwardedProto`), and a public
 // address listed in `allowedOrigins`. The Origin check is not weakened by default: an https Origin, or an
 // `X-Forwarded-Proto` the API was not told to trust, is still refused.
@@ -15,6 +16,7 @@ import {
 } from '../src/gateway/index.js';
 import { Server, text } from '../src/server/index.js';
 import { serveHttp, type HttpServerHandle } from '../src/transports/http/index.js';
+import { roundRobin } from './_round-robin.js';
 
 let upstream: HttpServerHandle;
 let gateway: Gateway;
@@ -87,6 +89,21 @@ describe('console sign-in behind a reverse proxy', () => {
       expect(response.status).toBe(200);
     } finally {
       server.close();
+    }
+  });
+
+  it("signs in through the README's round-robin balancer (test/_round-robin.ts), which passes the Host as sent", async () => {
+    const served = await serve();
+    const balancer = await roundRobin([`http://127.0.0.1:${served.port}`]);
+    try {
+      const response = await signIn(balancer.base, served.api.token, {
+        origin: balancer.base,
+        'sec-fetch-site': 'same-origin',
+      });
+      expect(response.status).toBe(200);
+      expect(balancer.served).toEqual([1]);
+    } finally {
+      await balancer.close();
     }
   });
 
