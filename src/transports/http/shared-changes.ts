@@ -1,13 +1,15 @@
 /**
  * Registry changes and resource updates shared by the processes on one session bus (`bus:all`): a
  * `list_changed` a registry change owes (once per burst) and each `server.notifyResourceUpdated(uri)`
- * made here are sent to the other processes; what they send is delivered here, on the stateless-era
+ * made here (coalesced per URI: one publish under way, one more for the updates that came meanwhile) are
+ * sent to the other processes; what they send is delivered here, on the stateless-era
  * `subscriptions/listen` streams open here that asked for it and through `deliver` (the handshake-era
  * `GET` streams of shared sessions). The process that made a change sends on its own streams itself, and
  * the bus does not echo, so each stream gets each change once.
  * @module
  */
 import { isJsonObject, type JsonObject } from '../../protocol/jsonrpc.js';
+import { CoalescedUpdates } from '../../server/resources/coalesced-updates.js';
 import type { ServerRuntime } from '../../server/server-runtime.js';
 import type { BusAddress, SessionBus } from '../../stores/session-bus.js';
 
@@ -30,6 +32,8 @@ export class SharedChanges {
   readonly #owed = new Set<string>();
   #owedTimer: ReturnType<typeof setTimeout> | undefined;
   readonly #unlisten: () => void;
+  /** The resource updates being published, per URI (see `CoalescedUpdates`). */
+  readonly #updates = new CoalescedUpdates();
 
   constructor(
     bus: SessionBus,
@@ -42,10 +46,14 @@ export class SharedChanges {
     this.#onError = onError;
     this.#deliver = deliver;
     const unlisten = server.onListChanged((method) => this.#registryChanged(method));
+    // Coalesced per URI, as each subscriber's are (one publish under way, one more for what came meanwhile):
+    // a server relaying 100,000 updates of one URI made 100,000 publishes.
     const unwatch = server.onResourceUpdated((uri) => {
-      this.#bus
-        .toAll({ kind: 'resourceUpdated', uri })
-        .catch((error: unknown) => this.#onError(error as Error));
+      void this.#updates.send(this, uri, () =>
+        this.#bus
+          .toAll({ kind: 'resourceUpdated', uri })
+          .catch((error: unknown) => this.#onError(error as Error)),
+      );
     });
     const untask = server.onTaskChanged((task) => {
       this.#bus.toAll({ kind: 'task', task }).catch((error: unknown) => this.#onError(error as Error));
