@@ -313,6 +313,8 @@ export class CallRelay {
           settled,
           // A question only attributed to this call, which ends first, is its caller's next request's there.
           () => this.#deps.inFlight.heir(upstream.name, ctx.connection),
+          // At most so many open with the caller's connection (a stateless-era task call: with the call).
+          () => this.#deps.inFlight.questions.take(ctx.connection ?? call, upstream.name),
         )
       : undefined;
     let cancellation = call.cancellation;

@@ -5,6 +5,7 @@
  * @module
  */
 import type { ClientHandlers } from '../index.js';
+import { QuestionBudget } from './question-budget.js';
 
 /** A request in flight upstream. */
 export interface InFlight {
@@ -41,6 +42,8 @@ interface Line {
  */
 export class CallsInFlight {
   readonly #byUpstream = new Map<string, Line>();
+  /** The questions relayed to the callers of these requests and not answered yet, per caller and upstream. */
+  readonly questions = new QuestionBudget();
 
   /** Counts `entry` in flight on `upstream` until the returned function is called. */
   add(upstream: string, entry: InFlight): () => void {

@@ -5,7 +5,9 @@
  * each attempt of the caller (its call, then each retry with answers) offers every held question to its
  * own context: the answers its retry brought go upstream, and the attempt ends with `input_required`
  * listing every question still unanswered — all the upstream asked so far, not only those that came before
- * the first — or, all answered, waits for the upstream's result or its next questions. Between attempts the
+ * the first — or, all answered, waits for the upstream's result or its next questions. At most
+ * `MAX_OPEN_QUESTIONS` are held unanswered, so a round lists 16 at most: one past them is refused at once
+ * (-31429, question-budget.ts), and the upstream may ask it again once one is answered. Between attempts the
  * run is parked (parked-calls.ts); a retry that finds it parked answers it, one that does not starts
  * another run, whose questions the answers carried in `requestState` answer as they come.
  * @module
@@ -21,6 +23,7 @@ import {
   type TiedBy,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
+import { MAX_OPEN_QUESTIONS, tooManyQuestions } from './question-budget.js';
 import { notMine, upstreamError } from './relayed-input.js';
 
 /** The caller's context as an attempt uses it: what it may ask the caller (elicitation, sampling, roots). */
@@ -71,20 +74,26 @@ export class HeldRun<T = CallToolResult> {
     if (declaresCapability(capabilities, 'elicitation')) {
       this.handlers.elicitation = (params: ElicitParams, { signal, tiedBy }) => {
         if (theirs(tiedBy)) throw notMine('elicitation/create');
-        return this.#hold('elicit', signal, (ctx, key) => ctx.elicit(params, { key, validate: false }));
+        return this.#hold('elicitation/create', 'elicit', signal, (ctx, key) =>
+          ctx.elicit(params, { key, validate: false }),
+        );
       };
     }
     if (declaresCapability(capabilities, 'sampling')) {
       this.handlers.sampling = (params: CreateMessageParams, { signal, tiedBy }) => {
         if (theirs(tiedBy)) throw notMine('sampling/createMessage');
-        return this.#hold('sample', signal, (ctx, key) => ctx.sample(params, { key }));
+        return this.#hold('sampling/createMessage', 'sample', signal, (ctx, key) =>
+          ctx.sample(params, { key }),
+        );
       };
     }
     if (declaresCapability(capabilities, 'roots')) {
       this.handlers.roots = ({ signal, tiedBy }) =>
         theirs(tiedBy)
           ? []
-          : this.#hold('roots', signal, (ctx, key) => ctx.listRoots({ key })).then((result) => result.roots);
+          : this.#hold('roots/list', 'roots', signal, (ctx, key) => ctx.listRoots({ key })).then(
+              (result) => result.roots,
+            );
     }
   }
 
@@ -108,11 +117,17 @@ export class HeldRun<T = CallToolResult> {
     for (const listener of this.#settled.splice(0)) listener('error' in outcome);
   }
 
+  /**
+   * Holds a question of the upstream's (`method`) for the caller's rounds, under a key named by `prefix`;
+   * past `MAX_OPEN_QUESTIONS` held unanswered (what one round lists), refused at once (-31429).
+   */
   #hold<A>(
+    method: string,
     prefix: string,
     signal: AbortSignal | undefined,
     ask: (ctx: CallerQuestions, key: string) => Promise<A>,
   ): Promise<A> {
+    if (this.#held.size >= MAX_OPEN_QUESTIONS) return Promise.reject(tooManyQuestions(method));
     const key = `${prefix}-${++this.#asked}`;
     return new Promise<A>((resolve, reject) => {
       // The upstream cancelled its question (or its call ended): no longer asked.

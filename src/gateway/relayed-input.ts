@@ -16,6 +16,7 @@ import {
   type TiedBy,
 } from '../index.js';
 import type { ToolContext } from '../server/index.js';
+import { tooManyQuestions } from './question-budget.js';
 
 /** A cancellation of its own that follows `parent` (aborted already if it is); `unfollow` stops following. */
 export function following(parent: Cancellation): {
@@ -154,7 +155,9 @@ const tied = (tiedBy: TiedBy | undefined) => tiedBy === 'stream' || tiedBy === '
  * wait for the answer any more — unless nothing on the wire tied the question to that request (it was only
  * attributed to it, the oldest of its caller's there) and `heir` names another request in flight there whose
  * caller may take it (see `CallsInFlight.heir`): its handlers are asked instead, and the caller is asked
- * again as part of that request (the question may be its).
+ * again as part of that request (the question may be its). `room`, where given, takes a place for a
+ * question among those open with the caller (`QuestionBudget.take`): one it has none for is not relayed,
+ * and the upstream gets -31429 (`tooManyQuestions`).
  */
 export function relayedInput(
   ctx: Pick<ToolContext, 'client' | 'elicit' | 'sample' | 'listRoots'>,
@@ -164,6 +167,7 @@ export function relayedInput(
   mine?: () => boolean,
   settled?: Cancellation,
   heir?: () => ClientHandlers | undefined,
+  room?: () => (() => void) | undefined,
 ): ClientHandlers {
   const caps = ctx.client.capabilities;
   // The question, its request ended: asked of the heir's handlers (`again`), if it was only attributed to
@@ -185,12 +189,18 @@ export function relayedInput(
     again: (next: ClientHandlers) => Promise<T> | undefined,
   ): Promise<T> => {
     if (settled?.aborted) return ended(method, tiedBy, again);
+    // A place among the caller's open questions of this upstream: past them, not relayed.
+    const release = room?.();
+    if (room && !release) throw tooManyQuestions(method);
     try {
       return await ask();
     } catch (error) {
+      release?.();
       if (settled?.aborted) return ended(method, tiedBy, again);
       if (stateless) end(error);
       throw upstreamError(error);
+    } finally {
+      release?.();
     }
   };
   // A question the upstream's client gave this call only because it is the only one in flight with handlers

@@ -131,6 +131,7 @@ export function relayedRequest<T>(
       : undefined,
     settled,
     inFlight ? () => inFlight.heir(upstream, connection) : undefined,
+    inFlight ? () => inFlight.questions.take(connection ?? ctx, upstream) : undefined,
   );
   return counted(inFlight, upstream, { connection, handlers }, () =>
     send({ signal: ctx.signal, cancellation: stop, handlers }),
