@@ -345,8 +345,10 @@ export class CallRelay {
     if (callerTask) delete options.maxTotalTimeout;
     const calls = active;
     // Counted in flight on the upstream with its caller's connection: whose a question is that names no call.
-    const uncount = this.#deps.inFlight.add(upstream.name, {
+    const { inFlight } = this.#deps;
+    const uncount = inFlight.add(upstream.name, {
       connection: ctx.connection,
+      caller: ctx.connection === undefined ? inFlight.callerOf(ctx) : undefined,
       handlers,
       sessionless: handlers === undefined && sessionless(ctx),
     });
@@ -405,8 +407,9 @@ export class CallRelay {
         };
       }
       // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
-      const uncount = this.#deps.inFlight.add(upstream.name, {
+      const uncount = inFlight.add(upstream.name, {
         connection: undefined,
+        caller: inFlight.callerOf(ctx),
         handlers: sent.handlers,
       });
       const pending = client.callTool(tool.name, args, options);

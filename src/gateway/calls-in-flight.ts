@@ -1,16 +1,23 @@
 /**
  * The requests in flight on each upstream (calls, parked ones included, prompt gets, resource reads),
- * with the downstream connection each came on: whose a question is that an upstream asks where nothing
- * on the wire says which of its requests asked it (stdio, an HTTP upstream's standalone stream).
+ * with the downstream connection each came on (or, a stateless-era request, which has none, the caller
+ * that made it where something says so): whose a question is that an upstream asks where nothing on the
+ * wire says which of its requests asked it (stdio, an HTTP upstream's standalone stream).
  * @module
  */
 import type { ClientHandlers } from '../index.js';
+import type { ToolContext } from '../server/index.js';
 import { QuestionBudget } from './question-budget.js';
 
 /** A request in flight upstream. */
 export interface InFlight {
   /** The caller's connection (`ToolContext.connection`); undefined where there is none (stateless era). */
   readonly connection: object | undefined;
+  /**
+   * Stateless era, where there is no connection: who made the request, where something says so
+   * (`CallsInFlight.callerOf`); requests of one caller are one caller's, as a connection's are.
+   */
+  readonly caller?: string | undefined;
   /** What relays a question to its caller; undefined where the caller may be asked nothing. */
   readonly handlers: ClientHandlers | undefined;
   /**
@@ -22,6 +29,8 @@ export interface InFlight {
 
 /** An entry of a `Line`: the request, linked to its neighbours. */
 interface Node extends InFlight {
+  /** Whose the request is: its connection, else its caller; undefined where nothing says. */
+  readonly who: object | string | undefined;
   prev: Node | undefined;
   next: Node | undefined;
   removed: boolean;
@@ -44,6 +53,25 @@ export class CallsInFlight {
   readonly #byUpstream = new Map<string, Line>();
   /** The questions relayed to the callers of these requests and not answered yet, per caller and upstream. */
   readonly questions = new QuestionBudget();
+  readonly #alone: () => boolean;
+
+  /**
+   * `alone`: whether the gateway's server has one connection, its one host's (`Gateway.connectHost`,
+   * stdio): every request under way then came over it.
+   */
+  constructor(alone: () => boolean = () => false) {
+    this.#alone = alone;
+  }
+
+  /**
+   * Who made a stateless-era request, which has no connection, where something says so: its principal
+   * (`principal:SUBJECT`); else, while the gateway's one host is its server's only connection, that host
+   * (`host`). Undefined otherwise: anonymous callers over HTTP are not told apart.
+   */
+  callerOf(ctx: Pick<ToolContext, 'principal'>): string | undefined {
+    if (ctx.principal) return `principal:${ctx.principal.subject}`;
+    return this.#alone() ? 'host' : undefined;
+  }
 
   /** Counts `entry` in flight on `upstream` until the returned function is called. */
   add(upstream: string, entry: InFlight): () => void {
@@ -51,6 +79,7 @@ export class CallsInFlight {
     if (!line) this.#byUpstream.set(upstream, (line = { head: undefined, tail: undefined, size: 0 }));
     const node: Node = {
       connection: entry.connection,
+      who: entry.connection ?? entry.caller,
       handlers: entry.handlers,
       sessionless: entry.sessionless === true,
       prev: line.tail,
@@ -76,17 +105,18 @@ export class CallsInFlight {
 
   /**
    * Whose a question of `upstream` is that names no request: the only request in flight there; or, with
-   * several, the oldest, when every one came on the same connection (it is that caller's question, whichever
-   * of its requests asked). Undefined when none is in flight, or when they came on different connections
-   * (or on none): nothing says whose it is, and no other caller may get it.
+   * several, the oldest, when every one came on the same connection, or (stateless era) from the same caller
+   * (it is that caller's question, whichever of its requests asked). Undefined when none is in flight, or
+   * when they came on different connections (or from callers nothing tells apart): nothing says whose it
+   * is, and no other caller may get it.
    */
   owner(upstream: string): InFlight | undefined {
     const line = this.#byUpstream.get(upstream);
     const oldest = line?.head;
     if (!line || !oldest) return undefined;
-    if (line.size > 1 && oldest.connection === undefined) return undefined;
+    if (line.size > 1 && oldest.who === undefined) return undefined;
     for (let node = oldest.next; node; node = node.next) {
-      if (node.connection !== oldest.connection) return undefined;
+      if (node.who !== oldest.who) return undefined;
     }
     return oldest;
   }

@@ -124,7 +124,10 @@ export class Gateway {
       warn: (message) => this.#warn(message),
     });
     const elicitations = new ElicitationRoutes();
-    const inFlight = new CallsInFlight();
+    // A stateless-era request has no connection: with the one host as the only one, it is that host's.
+    const inFlight = new CallsInFlight(
+      () => this.#roots.host !== undefined && this.server.connections.size === 1,
+    );
     this.#parked = new ParkedCalls({ ...this.#config.parkedCalls, ...options.parkedCalls });
     this.#relay = new CallRelay({
       policy: () => this.#policy,

@@ -105,8 +105,10 @@ export function relayedRequest<T>(
   // A caller that can be asked nothing gets no handlers: the upstream's questions are declined.
   const inFlight = parking?.inFlight;
   const { connection } = ctx;
+  // A stateless-era request has no connection: its caller, where something says who it is.
+  const caller = connection === undefined ? inFlight?.callerOf(ctx) : undefined;
   if (!mayBeAsked(ctx))
-    return counted(inFlight, upstream, { connection, handlers: undefined }, () =>
+    return counted(inFlight, upstream, { connection, caller, handlers: undefined }, () =>
       send({ signal: ctx.signal }),
     ).catch(failed);
   const stateless = !isHandshakeRevision(ctx.client.protocolVersion);
@@ -133,7 +135,7 @@ export function relayedRequest<T>(
     inFlight ? () => inFlight.heir(upstream, connection) : undefined,
     inFlight ? () => inFlight.questions.take(connection ?? ctx, upstream) : undefined,
   );
-  return counted(inFlight, upstream, { connection, handlers }, () =>
+  return counted(inFlight, upstream, { connection, caller, handlers }, () =>
     send({ signal: ctx.signal, cancellation: stop, handlers }),
   ).then(
     (value) => {
@@ -170,8 +172,11 @@ function held<T>(
     ));
     // In flight until the upstream answers, parked or not; no connection of its own (the stateless era).
     sent.start(
-      counted(inFlight, upstream, { connection: undefined, handlers: sent.handlers }, () =>
-        send({ cancellation: sent.stop, handlers: sent.handlers }),
+      counted(
+        inFlight,
+        upstream,
+        { connection: undefined, caller: inFlight.callerOf(ctx), handlers: sent.handlers },
+        () => send({ cancellation: sent.stop, handlers: sent.handlers }),
       ),
     );
   }
