@@ -243,7 +243,8 @@ export function relayedInput(
         : relay(
             'roots/list',
             handlerCtx.tiedBy,
-            () => ctx.listRoots({ cancellation: settled }).then((r) => r.roots),
+            // The upstream cancelling its roots/list cancels it downstream, as a form or sampling request.
+            () => ctx.listRoots({ signal: handlerCtx.signal, cancellation: settled }).then((r) => r.roots),
             ({ roots }) =>
               roots === undefined
                 ? undefined
