@@ -350,7 +350,7 @@ export class CallRelay {
       connection: ctx.connection,
       caller: ctx.connection === undefined ? inFlight.callerOf(ctx) : undefined,
       handlers,
-      sessionless: handlers === undefined && sessionless(ctx),
+      sessionless: handlers === undefined && sessionless(ctx, inFlight.hostAlone()),
     });
     return client.callTool(tool.name, args, options).then(
       (relayed) => {

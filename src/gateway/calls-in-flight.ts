@@ -73,6 +73,11 @@ export class CallsInFlight {
     return this.#alone() ? 'host' : undefined;
   }
 
+  /** Whether the gateway's one host is its server's only connection: a request under way now is that host's. */
+  hostAlone(): boolean {
+    return this.#alone();
+  }
+
   /** Counts `entry` in flight on `upstream` until the returned function is called. */
   add(upstream: string, entry: InFlight): () => void {
     let line = this.#byUpstream.get(upstream);

@@ -96,11 +96,14 @@ export function noCaller(method: RelayedQuestion): ProtocolError {
 /**
  * Whether the caller is a handshake-era client the gateway's server serves without a session (`toolwire
  * gateway --stateless`): it knows neither its `clientInfo` nor its capabilities (they went with an
- * `initialize` no session kept), so the gateway can ask it nothing, whatever it declared.
+ * `initialize` no session kept), so the gateway can ask it nothing, whatever it declared. `fromHost`: the
+ * request came from the gateway's one host (`CallsInFlight.hostAlone`), whose connection (stdio) is its
+ * session — a host that sent no `clientInfo` and declared nothing looks the same otherwise.
  */
-export function sessionless(ctx: Pick<ToolContext, 'client' | 'sessionId'>): boolean {
+export function sessionless(ctx: Pick<ToolContext, 'client' | 'sessionId'>, fromHost: boolean): boolean {
   const { protocolVersion, info, capabilities } = ctx.client;
   return (
+    !fromHost &&
     isHandshakeRevision(protocolVersion) &&
     info === undefined &&
     ctx.sessionId === undefined &&
