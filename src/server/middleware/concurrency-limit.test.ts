@@ -32,7 +32,7 @@ describe('concurrencyLimit', () => {
   it('runs at most maxConcurrency calls of a tool at once; the next waits for a slot', async () => {
     const mw = concurrencyLimit();
     const calls = [held(), held(), held()];
-    const results = calls.map((c) => mw(c.call, c.handler));
+    const results = calls.map((c) => Promise.resolve(mw(c.call, c.handler)));
     await tick();
     expect(calls.map((c) => c.started)).toEqual([true, true, false]);
     calls[0]!.release();
@@ -91,7 +91,7 @@ describe('concurrencyLimit', () => {
     await expect(capped(fakeCall(), async () => ok())).rejects.toMatchObject({ code: -31429 });
     a.finish();
     const open = concurrencyLimit();
-    const calls = Array.from({ length: 50 }, () => open(fakeCall(), async () => ok()));
+    const calls = Array.from({ length: 50 }, () => Promise.resolve(open(fakeCall(), async () => ok())));
     await expect(Promise.all(calls)).resolves.toHaveLength(50);
   });
 
