@@ -58,6 +58,7 @@ import type { ParkedCalls } from './parked-calls.js';
 import { withSafeResultIcons } from './safe-icons.js';
 import { isoNow } from './iso-now.js';
 import { parkOwner, type RelayedCall } from './relayed-call.js';
+import { ActiveCalls } from './active-calls.js';
 
 /** What the relay needs of the gateway: with `approvals` and `progressIntervalMs` (see `VerdictDeps`). */
 export interface CallRelayDeps extends VerdictDeps {
@@ -85,9 +86,9 @@ export class CallRelay {
   idBase = 0;
   /**
    * Calls in flight per upstream, so that its log messages reach the caller when there is one. Kept while
-   * its upstream is (a set made per call, one at a time, was a noticeable cost).
+   * its upstream is (a set made per call, one at a time, was a noticeable cost; see `ActiveCalls`).
    */
-  readonly #active = new WeakMap<Upstream, Set<ToolContext>>();
+  readonly #active = new WeakMap<Upstream, ActiveCalls>();
 
   constructor(deps: CallRelayDeps) {
     this.#deps = deps;
@@ -98,9 +99,9 @@ export class CallRelay {
    * otherwise false (the gateway logs it itself).
    */
   log(upstream: Upstream, params: LoggingMessageParams): boolean {
-    const active = this.#active.get(upstream);
-    if (active?.size !== 1) return false;
-    for (const ctx of active) void ctx.log(params.level, params.data, params.logger).catch(() => undefined);
+    const ctx = this.#active.get(upstream)?.only();
+    if (!ctx) return false;
+    void ctx.log(params.level, params.data, params.logger).catch(() => undefined);
     return true;
   }
 
@@ -323,9 +324,8 @@ export class CallRelay {
       ({ own: stop, unfollow } = following(cancellation));
       cancellation = stop;
     }
-    let active = this.#active.get(upstream);
-    if (!active) this.#active.set(upstream, (active = new Set()));
-    active.add(ctx);
+    const calls = this.#activeOn(upstream);
+    const active = calls.add(ctx);
     const options: CallToolOptions = {
       cancellation,
       timeout: upstream.timeoutMs,
@@ -343,7 +343,6 @@ export class CallRelay {
     if (handlers) options.handlers = handlers;
     if (asTask) options.task = true;
     if (callerTask) delete options.maxTotalTimeout;
-    const calls = active;
     // Counted in flight on the upstream with its caller's connection: whose a question is that names no call.
     const { inFlight } = this.#deps;
     const uncount = inFlight.add(upstream.name, {
@@ -358,7 +357,7 @@ export class CallRelay {
         settled?.abort(REQUEST_ENDED);
         const result = withSafeResultIcons(relayed);
         unfollow?.();
-        calls.delete(ctx);
+        calls.remove(active);
         this.#finish(call, verdict, result.isError === true ? 'tool-error' : 'ok', { result });
         return result;
       },
@@ -366,7 +365,7 @@ export class CallRelay {
         uncount();
         settled?.abort(REQUEST_ENDED);
         unfollow?.();
-        calls.delete(ctx);
+        calls.remove(active);
         return this.#failed(call, verdict, error, ended);
       },
     );
@@ -421,13 +420,11 @@ export class CallRelay {
     // The caller's cancellation (or a person's) during this attempt stops the upstream call.
     const unfollow = call.cancellation.onAbort((reason) => held.stop.abort(reason));
     if (call.cancellation.aborted) held.stop.abort(call.cancellation.reason);
-    let active = this.#active.get(upstream);
-    if (!active) this.#active.set(upstream, (active = new Set()));
-    active.add(ctx);
-    const calls = active;
+    const calls = this.#activeOn(upstream);
+    const active = calls.add(ctx);
     const done = () => {
       unfollow?.();
-      calls.delete(ctx);
+      calls.remove(active);
       attempts.delete(held);
     };
     return held.attempt(ctx).then(
@@ -504,6 +501,13 @@ export class CallRelay {
     const result = toolError(`Upstream ${upstream.name} failed to run ${tool.name}: ${errorMessage(error)}`);
     this.#finish(call, verdict, 'error', { result });
     return result;
+  }
+
+  /** The calls in flight on `upstream` (made on its first call, kept while it is). */
+  #activeOn(upstream: Upstream): ActiveCalls {
+    let active = this.#active.get(upstream);
+    if (!active) this.#active.set(upstream, (active = new ActiveCalls()));
+    return active;
   }
 
   /** Whether a question of `upstream` that names no call may be the caller of `ctx`'s (`CallsInFlight.owner`). */
