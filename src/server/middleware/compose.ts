@@ -23,42 +23,36 @@ export function compose<C, R>(
   middleware: ReadonlyArray<Middleware<C, R>>,
   handler: (call: C) => Promise<R>,
 ): (call: C) => Promise<R> {
-  return (call) => {
-    let last = -1;
-    const dispatch = (i: number): Promise<R> => {
-      if (i <= last) return Promise.reject(new Error('next() was called more than once by one middleware'));
-      last = i;
-      const fn = middleware[i];
-      try {
-        return Promise.resolve(fn ? fn(call, () => dispatch(i + 1)) : handler(call));
-      } catch (error) {
-        return Promise.reject(asError(error));
-      }
-    };
-    return dispatch(0);
-  };
+  return (call) => Promise.resolve(runChain(NO_INLINE, middleware, call, () => handler(call)));
 }
 
+/** No inline middleware (a chain of `added` only). */
+export const NO_INLINE: readonly never[] = [];
+
 /**
- * Runs `inline` middleware in order, then `added` (as `compose` runs them: each gets a promise from
- * `next`), then `handler`. While every step answers at once the result is the value itself: a call whose
- * handler answers synchronously costs no promise, reaction or microtask here (each is ≈ 300–600
- * instructions, and a call passes several layers). A synchronous throw, and `next` called twice, reject.
+ * The one dispatch of every chain: runs `inline` middleware in order, then `added` (each gets a promise
+ * from `next` and its result is taken as a promise), then `handler`. While every step answers at once the
+ * result is the value itself: a call whose handler answers synchronously costs no promise, reaction or
+ * microtask here (each is ≈ 300–600 instructions, and a call passes several layers). A synchronous throw,
+ * and `next` called twice, reject.
  */
-export function runInline<C, R>(
+export function runChain<C, R>(
   inline: ReadonlyArray<InlineMiddleware<C, R>>,
   added: ReadonlyArray<Middleware<C, R>>,
   call: C,
   handler: () => MaybePromise<R>,
 ): MaybePromise<R> {
-  const rest = added.length === 0 ? handler : () => compose(added, () => Promise.resolve(handler()))(call);
+  const inlined = inline.length;
   let last = -1;
   const dispatch = (i: number): MaybePromise<R> => {
     if (i <= last) return Promise.reject(new Error('next() was called more than once by one middleware'));
     last = i;
-    const fn = inline[i];
     try {
-      return fn ? fn(call, () => dispatch(i + 1)) : rest();
+      const own = inline[i];
+      if (own) return own(call, () => dispatch(i + 1));
+      const fn = added[i - inlined];
+      if (fn) return Promise.resolve(fn(call, () => Promise.resolve(dispatch(i + 1))));
+      return added.length === 0 ? handler() : Promise.resolve(handler());
     } catch (error) {
       return Promise.reject(asError(error));
     }

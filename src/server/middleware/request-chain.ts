@@ -17,7 +17,8 @@
  */
 import type { JsonObject, RequestId } from '../../protocol/jsonrpc.js';
 import type { Principal } from '../auth/principal.js';
-import { asError } from '../../protocol/errors.js';
+import type { MaybePromise } from '../../protocol/promise-like.js';
+import { NO_INLINE, runChain } from './compose.js';
 
 /** One request on its way through the request chain. */
 export interface ServerRequest {
@@ -134,19 +135,7 @@ export class RequestChain {
     request: ServerRequest,
     handler: () => Promise<object> | object,
   ): Promise<JsonObject> {
-    let last = -1;
-    const dispatch = (i: number): Promise<JsonObject> => {
-      if (i <= last) return Promise.reject(new Error('next() was called more than once by one middleware'));
-      last = i;
-      const middleware = chain[i];
-      try {
-        if (middleware) return Promise.resolve(middleware(request, () => dispatch(i + 1)));
-        // The handler's own promise as it is (a result is a wire object already: no `then` to say so).
-        return Promise.resolve(handler() as Promise<JsonObject> | JsonObject);
-      } catch (error) {
-        return Promise.reject(asError(error));
-      }
-    };
-    return dispatch(0);
+    // The handler's own promise as it is (a result is a wire object already: no `then` to say so).
+    return Promise.resolve(runChain(NO_INLINE, chain, request, handler as () => MaybePromise<JsonObject>));
   }
 }

@@ -18,7 +18,7 @@
 import type { CallToolResult } from '../../protocol/types/tools.js';
 import { audit, type AuditOptions } from './audit.js';
 import type { MaybePromise } from '../../protocol/promise-like.js';
-import { compose, runInline, type InlineMiddleware } from './compose.js';
+import { compose, runChain, type InlineMiddleware } from './compose.js';
 import { concurrencyLimit, type ConcurrencyOptions } from './concurrency-limit.js';
 import type { CalledTool, ToolCall, ToolMiddleware } from './middleware.js';
 import { inlineRateLimit, type RateLimitOptions } from './rate-limit.js';
@@ -97,9 +97,9 @@ export class ToolChain {
 
   /**
    * Runs `call` through the chain, `handler` innermost: the result itself when the handler answered
-   * synchronously and no middleware waited (see `runInline`), else its promise.
+   * synchronously and no middleware waited (see `runChain`), else its promise.
    */
   run(call: ToolCall, handler: () => MaybePromise<CallToolResult>): MaybePromise<CallToolResult> {
-    return runInline(this.#builtIns, this.#added, call, handler);
+    return runChain(this.#builtIns, this.#added, call, handler);
   }
 }
