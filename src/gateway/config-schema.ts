@@ -72,6 +72,13 @@ const common = {
     description:
       'The most tools (and resources, templates, prompts: each list) it may list; past it the upstream is down (default 10000).',
   },
+  connectTimeoutMs: {
+    type: 'integer',
+    minimum: 100,
+    maximum: 600_000,
+    description:
+      'How long connecting (spawn, handshake, first lists) may take in all before the attempt fails (default 30000).',
+  },
 } as const;
 
 const oauth = {

@@ -40,6 +40,12 @@ export interface UpstreamCommon {
    * hundreds of megabytes. Its paging stops at the page that passes the cap.
    */
   maxTools?: number;
+  /**
+   * How long connecting may take in all (spawn, era probe, handshake, first lists) before the attempt counts
+   * as failed, in ms (default 30,000). Raise it for a server that is slow to start (an `npx` that downloads
+   * its package first); the gateway serves once every upstream was tried once, so it also bounds the start.
+   */
+  connectTimeoutMs?: number;
 }
 
 /** An upstream spawned as a command and spoken to over stdio. */

@@ -104,7 +104,7 @@ const RELAYED_CAPABILITIES = {
 
 /**
  * How long connecting (spawn, era probe, handshake, logging level, first lists) may take, in all, before it
- * counts as a failure. Each step had only its own timeout: an upstream that never answered took 61 s (the
+ * counts as a failure, unless the upstream's `connectTimeoutMs` says otherwise. Each step had only its own timeout: an upstream that never answered took 61 s (the
  * probe, then `initialize`), one that answered only `initialize` and `tools/list` up to 120 s by those
  * timeouts, and the gateway served nobody until every upstream's first attempt was over.
  */
@@ -205,6 +205,11 @@ export class Upstream {
     return Math.max(this.config.maxCallMs ?? GATEWAY_DEFAULTS.upstreamMaxCallMs, this.timeoutMs);
   }
 
+  /** How long connecting may take in all: `connectTimeoutMs`. */
+  get connectTimeoutMs(): number {
+    return this.config.connectTimeoutMs ?? CONNECT_TIMEOUT_MS;
+  }
+
   /** The most tools (and items of each other list) it may list: `maxTools`. */
   get maxTools(): number {
     return this.config.maxTools ?? GATEWAY_DEFAULTS.upstreamMaxTools;
@@ -298,9 +303,9 @@ export class Upstream {
       late = true;
       client.onclose = undefined;
       void client.close().catch(() => undefined);
-    }, CONNECT_TIMEOUT_MS);
+    }, this.connectTimeoutMs);
     try {
-      await client.connect(await this.#transport(), { timeout: CONNECT_TIMEOUT_MS });
+      await client.connect(await this.#transport(), { timeout: this.connectTimeoutMs });
       client.onclose = () => this.#lost(generation, ended ?? 'the connection closed');
       // Every log message comes to the gateway, which passes on what each caller's own level lets through.
       if (client.serverCapabilities?.logging) await client.setLoggingLevel('debug').catch(() => undefined);
@@ -323,7 +328,7 @@ export class Upstream {
       clearTimeout(deadline);
       if (generation !== this.#generation || this.#closed || late) {
         await client.close();
-        if (late) this.#lost(generation, connectedTooLate());
+        if (late) this.#lost(generation, connectedTooLate(this.connectTimeoutMs));
         return;
       }
       this.client = client;
@@ -338,7 +343,7 @@ export class Upstream {
       clearTimeout(deadline);
       client.onclose = undefined;
       await client.close().catch(() => undefined);
-      if (late) this.#lost(generation, connectedTooLate());
+      if (late) this.#lost(generation, connectedTooLate(this.connectTimeoutMs));
       else if (this.oauth?.needsPerson && authFailure(error) && (await this.oauth.client()) !== undefined) {
         this.#lost(generation, `sign in to upstream ${this.name}: ${errorMessage(error)}`, 'needs-sign-in');
       } else this.#lost(generation, why(error));
@@ -371,7 +376,7 @@ export class Upstream {
   async #list(client: Client, generation: number, what: 'all' | 'resources' | 'prompts'): Promise<void> {
     const caps = client.serverCapabilities ?? {};
     this.completions = caps.completions !== undefined;
-    const timeout = Math.min(this.timeoutMs, CONNECT_TIMEOUT_MS);
+    const timeout = Math.min(this.timeoutMs, this.connectTimeoutMs);
     if (what === 'all') this.tools = caps.tools ? await this.#listTools(client, timeout) : [];
     try {
       if (what !== 'prompts' && caps.resources) {
@@ -504,9 +509,9 @@ function pastItems(details: unknown): boolean {
   return typeof details === 'object' && details !== null && 'items' in details;
 }
 
-/** Why an attempt that took longer than `CONNECT_TIMEOUT_MS` failed. */
-function connectedTooLate(): string {
-  return `connecting took longer than ${CONNECT_TIMEOUT_MS / 1000} s`;
+/** Why an attempt that took longer than its `connectTimeoutMs` failed. */
+function connectedTooLate(ms: number): string {
+  return `connecting took longer than ${ms / 1000} s`;
 }
 
 /** What a call of a tool of `upstream` is told while the upstream is not ready. */
