@@ -58,6 +58,12 @@ export class IncomingRequests<C = unknown> {
   #drainWaiters: Array<() => void> | undefined;
   /** Batches whose answer has not been sent yet. */
   #batches = 0;
+  /**
+   * Answers of requests that took the unpaced path and were answered at once (a synchronous handler),
+   * not yet handed to `respond`: the peer's reaction sends them. While one is unsent, the next request is
+   * not "one at a time" and goes through the pacer, which counts what the transport holds.
+   */
+  #unsent = 0;
 
   /**
    * @param connection what handlers see as `ctx.connection`
@@ -183,6 +189,7 @@ export class IncomingRequests<C = unknown> {
 
   /** Sends the answer to a request (one function for all: no closure per message). */
   readonly respond = (response: JsonRpcResponse | undefined): void => {
+    if (this.#unsent > 0) this.#unsent -= 1;
     if (response) {
       const id = response.id;
       const options = id === undefined || id === null ? undefined : { relatedRequestId: id };
@@ -254,8 +261,19 @@ export class IncomingRequests<C = unknown> {
     const refusal = batch && this.#overBatchAnswers(id);
     if (refusal) return Promise.resolve(refusal);
     // Nothing runs or waits, and the reader keeps up: no pacing needed (the common case of one at a time).
-    if (!this.#pacing && this.#inflight.size === 0 && !batch && !this.#transport?.backlog?.full) {
-      return this.#handleRequest(message, related);
+    if (
+      !this.#pacing &&
+      this.#inflight.size === 0 &&
+      this.#unsent === 0 &&
+      !batch &&
+      !this.#transport?.backlog?.full
+    ) {
+      const answer = this.#handleRequest(message, related);
+      // Answered already (its record is gone): sent once the peer's reaction runs, not before the next
+      // request of this read is admitted — which must not take this path too (64 requests for 1 MiB
+      // answers in one chunk would all run, and 64 MiB wait for a client that reads nothing).
+      if (this.#inflight.size === 0) this.#unsent += 1;
+      return answer;
     }
     const pacer = this.#pacer;
     if (pacer.tryStart()) return this.#handleRequest(message, related);
