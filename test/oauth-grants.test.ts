@@ -8,6 +8,7 @@ import { SignJWT, decodeJwt, exportPKCS8, generateKeyPair } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { Client } from '../src/client/index.js';
 import {
+  MemoryOAuthStore,
   OAuthClient,
   OAuthError,
   SseClientTransport,
@@ -266,6 +267,32 @@ describe('2025-03-26 servers', () => {
     // A 2025-03-26 session's request is authorized at the origin.
     await post(oauth, rs.url, '2025-03-26').then((response) => response.body?.cancel());
     expect(as.to('/token')).toHaveLength(1);
+  });
+
+  it('refreshes its tokens from a later client too, at the default /token of the origin', async () => {
+    await using as = await startAuthorizationServer({ noMetadata: true, iss: 'omit' });
+    await using rs = await startProtectedServer(as, { legacy: true });
+    const store = new MemoryOAuthStore();
+    const signIn = () =>
+      new OAuthClient({ redirectUrl: 'http://127.0.0.1:8976/callback', authorize: browser, store });
+    {
+      await using first = await connect(rs.url, signIn());
+      await first.callTool('echo', { text: 'first' });
+    }
+    // Kept long enough ago to have expired; a later process (a new client on the same store) calls.
+    const record = store.load(rs.url);
+    if (record?.tokens === undefined) throw new Error('no tokens kept');
+    store.save(rs.url, { ...record, tokens: { ...record.tokens, expiresAt: Date.now() - 1000 } });
+    await using later = await connect(rs.url, signIn());
+    expect((await later.callTool('echo', { text: 'later' })).content).toEqual([
+      { type: 'text', text: 'later' },
+    ]);
+    // Refreshed, not signed in again: the origin has no metadata to look the issuer up by.
+    expect(as.to('/token').map((request) => request.body.grant_type)).toEqual([
+      'authorization_code',
+      'refresh_token',
+    ]);
+    expect(as.to('/authorize')).toHaveLength(1);
   });
 
   it('presents a pre-registered client only when clientIssuer names the origin: no resource metadata binds it', async () => {

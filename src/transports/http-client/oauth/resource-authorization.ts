@@ -265,7 +265,8 @@ export class ResourceAuthorization {
     const server =
       this.#server?.issuer === tokens.issuer
         ? this.#server
-        : await this.#host.serverMetadata(tokens.issuer).catch(() => undefined);
+        : ((await this.#host.serverMetadata(tokens.issuer).catch(() => undefined)) ??
+          (await this.#originDefaults(tokens.issuer)));
     if (server === undefined) return false;
     const issued = await this.#issuedEndpoint(server, tokens);
     // The client the tokens were issued to cannot be presented here: they are kept for one that can.
@@ -283,6 +284,18 @@ export class ResourceAuthorization {
       }
       return false;
     }
+  }
+
+  /**
+   * The default endpoints of a 2025-03-26 server's origin, when `issuer` is this server's origin (its
+   * tokens came from there: a client that signed in looked its metadata up there and found none); else
+   * undefined. A later client refreshing them finds no metadata to look the issuer up by either.
+   */
+  async #originDefaults(issuer: string): Promise<AuthorizationServer | undefined> {
+    if (issuer !== this.resource.origin) return undefined;
+    const { fetcher, allowInsecureHttp } = this.#host;
+    return (await legacyAuthorizationServer(this.resource, fetcher, allowInsecureHttp).catch(() => undefined))
+      ?.metadata;
   }
 
   /**
